@@ -1,0 +1,99 @@
+# plumb — the one entry point. See README.md.
+#   make            build build/libplumb.a and build/plumb
+#   make check      every test (unit, corpus, stablehlo testdata, docs)
+#   make asan       every test under AddressSanitizer + UBSan (build/asan/)
+#   make certify    certify the built-in runtime against the reference
+#   make bench      benchmarks (never part of check)
+#   make clean
+
+CC      ?= cc
+BUILD   ?= build
+SHARED  ?= ../shared
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# -ffp-contract=off: the reference must round every operation exactly as
+# written (no fused multiply-add); fast-math is never used anywhere.
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(WARN) \
+              -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Iinclude \
+              $(CFLAGS) $(EXTRA_CFLAGS) -MMD -MP
+LDLIBS   := -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl
+TEST_LDLIBS := -lcmocka $(LDLIBS)
+
+LIB_DIRS := ir ref runtime conformance golden fuzz nn
+LIB_SRCS := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
+CLI_SRCS := $(sort $(wildcard cli/*.c))
+TEST_SRCS := $(sort $(wildcard tests/*/test_*.c))
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
+TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(BUILD)/tools/%)
+LIB       := $(BUILD)/libplumb.a
+PLUMB     := $(BUILD)/plumb
+
+# Dependencies: ci/deps.sh installs what is missing (or says how to).
+DEP_HDRS := cmocka.h xxhash.h mpfr.h gmp.h gsl/gsl_rng.h
+HDR_DIRS := /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/local/include
+MISSING_DEPS := $(strip $(foreach h,$(DEP_HDRS),$(if $(wildcard $(addsuffix /$(h),$(HDR_DIRS))),,$(h))))
+
+.PHONY: all deps check asan clean certify bench tests docs check-docs
+all: $(LIB) $(PLUMB) $(TOOL_BINS)
+
+deps:
+ifneq ($(MISSING_DEPS),)
+	@echo "plumb: missing headers: $(MISSING_DEPS); running ci/deps.sh"
+	@sh ci/deps.sh
+endif
+
+$(BUILD)/obj/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(PLUMB): $(CLI_OBJS) $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIB) $(TEST_LDLIBS)
+
+$(BUILD)/tools/%: tools/%.c $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+tests: $(TEST_BINS) $(PLUMB)
+
+# docs/ops.md is generated from ir/ops.def; check fails when it is stale.
+docs: $(PLUMB)
+	$(PLUMB) ops --markdown > docs/ops.md
+
+check-docs: $(PLUMB)
+	@$(PLUMB) ops --markdown | diff -u docs/ops.md - > /dev/null || \
+	  { echo "docs/ops.md is stale: run 'make docs' and commit it"; exit 1; }
+
+check: all tests check-docs
+	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh
+
+asan:
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  check
+
+certify: all
+	@mkdir -p $(BUILD)/certify
+	$(PLUMB) certify --backend runtime --suite quick --json $(BUILD)/certify/report.json \
+	  --junit $(BUILD)/certify/report.xml --text $(BUILD)/certify/report.txt
+
+bench: all
+	@echo "no benchmarks yet"
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d)

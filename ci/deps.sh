@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs what plumb needs to build and test, when it is missing.
+# As root: installs with apt-get. Otherwise: prints the command and fails.
+set -eu
+need=""
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for p in libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov; do
+    have_pkg "$p" || need="$need $p"
+done
+if [ -z "$need" ]; then
+    exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "plumb needs:$need" >&2
+    echo "install them with:  sudo apt-get install -y$need" >&2
+    exit 1
+fi
+echo "ci/deps.sh: installing$need"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $need

@@ -1,0 +1,207 @@
+/* The IR: arena-owned modules of functions whose bodies are blocks of ops.
+ * Built by the parser or by the builder calls below; checked by ir_verify;
+ * printed by ir_print. */
+#ifndef PLUMB_IR_H
+#define PLUMB_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "dtype.h"
+#include "ops.h"
+#include "tensor.h"
+
+/* A dimension is static (>= 0) or polymorphic (PLUMB_DIM_DYN) with an
+ * optional declared upper bound. */
+#define PLUMB_DIM_DYN (-1)
+#define PLUMB_NO_BOUND (-1)
+
+typedef struct ir_type {
+    plumb_dtype dtype;
+    uint32_t rank;
+    int64_t dims[PLUMB_MAX_RANK];    /* elements, or PLUMB_DIM_DYN */
+    int64_t bounds[PLUMB_MAX_RANK];  /* declared bound of a PLUMB_DIM_DYN dim, else PLUMB_NO_BOUND */
+} ir_type;
+
+typedef enum ir_cmp_dir { IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT, IR_CMP_GE } ir_cmp_dir;
+/* IR_CMP_TYPE_NONE: not written; the element type decides (FLOAT for floats,
+ * SIGNED for signed integers, UNSIGNED for unsigned and i1). */
+typedef enum ir_cmp_type { IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER, IR_CMP_SIGNED, IR_CMP_UNSIGNED } ir_cmp_type;
+typedef enum ir_precision { IR_PREC_DEFAULT, IR_PREC_HIGH, IR_PREC_HIGHEST } ir_precision;
+typedef enum ir_rng_alg { IR_RNG_DEFAULT, IR_RNG_THREE_FRY, IR_RNG_PHILOX } ir_rng_alg;
+
+/* A list of integers (dimension numbers, sizes, permutations). */
+typedef struct ir_ints {
+    int64_t *v;
+    uint32_t n;
+} ir_ints;
+
+/* An attribute plumb does not interpret, kept verbatim so that printing does
+ * not lose what the user wrote (e.g. mhlo.sharding). */
+typedef struct ir_named_attr {
+    const char *name;
+    const char *text;     /* the value's source text */
+} ir_named_attr;
+
+/* Every attribute an op of the table can carry; each op uses the fields its
+ * row documents in docs/format.md and leaves the rest zero. */
+typedef struct ir_attrs {
+    /* broadcast_in_dim: broadcast_dimensions; transpose: permutation;
+     * reverse: dimensions; reduce: dimensions */
+    ir_ints dims;
+    /* iota: iota_dimension; concatenate: dimension; sort: dimension (default -1) */
+    int64_t dimension;
+    ir_ints start, limit, strides;        /* slice */
+    ir_ints sizes;                        /* dynamic_slice: slice_sizes; gather: slice_sizes */
+    ir_ints low, high, interior;          /* pad */
+    ir_cmp_dir cmp_dir;                   /* compare */
+    ir_cmp_type cmp_type;                 /* compare */
+    /* dot_general (dot leaves them empty) */
+    ir_ints lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+    ir_precision precision[2];            /* dot_general, dot: lhs, rhs */
+    bool has_precision;                   /* precision_config was written */
+    /* gather */
+    ir_ints offset_dims, collapsed_slice_dims, operand_batching_dims,
+            start_indices_batching_dims, start_index_map;
+    /* scatter */
+    ir_ints update_window_dims, inserted_window_dims, input_batching_dims,
+            scatter_indices_batching_dims, scatter_dims_to_operand_dims;
+    int64_t index_vector_dim;             /* gather, scatter */
+    bool indices_are_sorted, unique_indices;  /* gather, scatter: hints only */
+    bool is_stable;                       /* sort */
+    ir_rng_alg rng_alg;                   /* rng_bit_generator */
+    int32_t exponent_bits, mantissa_bits; /* reduce_precision */
+    int64_t k;                            /* top_k */
+    const char *callee;                   /* call: callee name without '@' */
+    plumb_tensor *value;                  /* constant; *_const checks: expected */
+    int64_t min_ulp, max_ulp;             /* expect_close (defaults 0 and 3) */
+    double tolerance;                     /* expect_almost_eq (default 1e-4 as StableHLO) */
+    ir_named_attr *extra;                 /* uninterpreted attributes */
+    uint32_t n_extra;
+} ir_attrs;
+
+struct ir_op;
+struct ir_block;
+
+typedef struct ir_value {
+    ir_type type;
+    uint32_t id;               /* unique within the module */
+    struct ir_op *def;         /* defining op; NULL for block arguments */
+    struct ir_block *owner;    /* block whose argument this is (def == NULL) */
+    uint32_t index;            /* result index in def, or argument index */
+    const char *name;          /* SSA name as written (without '%'), or NULL */
+} ir_value;
+
+/* A single-block region: function bodies, reduce bodies, sort comparators,
+ * scatter update computations. */
+typedef struct ir_block {
+    ir_value **args;
+    uint32_t n_args;
+    uint32_t cap_args;
+    struct ir_op *first, *last;
+    uint32_t n_ops;
+    struct ir_op *parent;      /* op owning this region, NULL for a function body */
+} ir_block;
+
+typedef struct ir_op {
+    plumb_opcode code;
+    plumb_loc loc;             /* where the op was written */
+    ir_value **operands;
+    uint32_t n_operands;
+    ir_value **results;
+    uint32_t n_results;
+    ir_block *regions;
+    uint32_t n_regions;
+    ir_attrs a;
+    struct ir_op *next, *prev;
+    ir_block *parent;
+} ir_op;
+
+typedef struct ir_func {
+    const char *name;          /* without '@' */
+    bool is_public;            /* public (default) or private */
+    plumb_loc loc;
+    ir_block body;             /* body.args are the parameters */
+    ir_type *result_types;
+    uint32_t n_results;
+    const char **arg_attrs;    /* per parameter: raw "{...}" text, or NULL */
+    const char **result_attrs; /* per result: raw "{...}" text, or NULL */
+} ir_func;
+
+typedef struct ir_module {
+    plumb_arena *arena;        /* owns everything below */
+    const char *name;          /* module @name, without '@'; NULL if unnamed */
+    const char *attrs;         /* raw "{...}" text of `attributes`, or NULL */
+    const char *filename;      /* for diagnostics; NULL if built in memory */
+    ir_func **funcs;
+    uint32_t n_funcs;
+    uint32_t cap_funcs;
+    uint32_t next_value_id;
+} ir_module;
+
+/* ---- building -------------------------------------------------------------
+ * Every builder call allocates from the module's arena and returns NULL only
+ * when an allocation fails; the module then stays valid but incomplete. */
+ir_module *ir_module_new(const char *name);
+void ir_module_free(ir_module *m);
+ir_func *ir_func_new(ir_module *m, const char *name, bool is_public);
+ir_func *ir_module_find_func(const ir_module *m, const char *name);
+ir_value *ir_block_add_arg(ir_module *m, ir_block *b, const ir_type *t);
+bool ir_func_set_results(ir_module *m, ir_func *f, const ir_type *types, uint32_t n);
+/* Creates an op with result values of the given types (not yet in a block). */
+ir_op *ir_op_new(ir_module *m, plumb_opcode code, ir_value *const *operands, uint32_t n_operands,
+                 const ir_type *result_types, uint32_t n_results);
+/* Adds n empty regions to op. */
+bool ir_op_add_regions(ir_module *m, ir_op *op, uint32_t n);
+void ir_block_append(ir_block *b, ir_op *op);
+void ir_block_insert_before(ir_block *b, ir_op *before, ir_op *op);
+void ir_block_remove(ir_block *b, ir_op *op);
+ir_ints ir_ints_make(ir_module *m, const int64_t *v, uint32_t n);  /* n == 0 -> {NULL, 0} */
+bool ir_add_extra_attr(ir_module *m, ir_attrs *a, const char *name, const char *text);
+
+/* Type helpers. */
+ir_type ir_type_make(plumb_dtype t, uint32_t rank, const int64_t *dims);
+ir_type ir_type_scalar(plumb_dtype t);
+bool ir_type_equal(const ir_type *a, const ir_type *b);   /* dtype, dims and bounds */
+bool ir_type_is_static(const ir_type *t);
+/* "tensor<?x128xf32, #stablehlo.bounds<64, ?>>" */
+void ir_type_print(plumb_buf *b, const ir_type *t);
+
+/* ---- text -------------------------------------------------------------------
+ * Parses StableHLO text (docs/format.md). On error returns NULL with d set to
+ * the line, column and what was expected; d->file is set to filename. */
+typedef struct ir_parse_options {
+    size_t struct_size;        /* sizeof(ir_parse_options) */
+    uint32_t max_depth;        /* nesting limit for regions/lists; 0 = 64 */
+} ir_parse_options;
+
+ir_module *ir_parse(const char *text, size_t len, const char *filename,
+                    const ir_parse_options *opts, plumb_diag *d);
+/* Prints the canonical form; print(parse(print(m))) == print(m). */
+void ir_print(plumb_buf *b, const ir_module *m);
+void ir_print_op(plumb_buf *b, const ir_op *op, int indent);
+
+/* ---- verification -----------------------------------------------------------
+ * Type and shape inference for every op of the table, checking the
+ * constraints the StableHLO spec states. Errors name the op, its location,
+ * the operand and the violated constraint. Sizes are checked for overflow and
+ * against max_bytes before anything is allocated. */
+typedef struct ir_verify_options {
+    size_t struct_size;        /* sizeof(ir_verify_options) */
+    uint64_t max_bytes;        /* per-tensor limit; 0 = PLUMB_MAX_BYTES env or 16 GiB */
+} ir_verify_options;
+
+bool ir_verify(const ir_module *m, const ir_verify_options *opts, plumb_diag *d);
+/* Verifies one op in isolation (its operands' types are taken as given). */
+bool ir_verify_op(const ir_op *op, const ir_module *m, uint64_t max_bytes, plumb_diag *d);
+/* The effective per-tensor byte limit for an options value (env applied). */
+uint64_t ir_max_bytes(uint64_t requested);
+
+/* Walks every op of every block of m in order, descending into regions
+ * before continuing; stops early when fn returns false. */
+typedef bool (*ir_walk_fn)(ir_op *op, void *ud);
+bool ir_walk(const ir_module *m, ir_walk_fn fn, void *ud);
+
+#endif

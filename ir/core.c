@@ -1,0 +1,385 @@
+/* The allocator hook, arenas, diagnostics, string buffers and file reading
+ * shared by every module. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/core.h"
+
+/* ---- allocator hook ------------------------------------------------------- */
+
+static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+static plumb_alloc_fn g_alloc = default_alloc;
+static void *g_alloc_ud;
+
+void plumb_set_allocator(plumb_alloc_fn fn, void *ud)
+{
+    g_alloc = fn ? fn : default_alloc;
+    g_alloc_ud = fn ? ud : NULL;
+}
+
+void plumb_get_allocator(plumb_alloc_fn *fn, void **ud)
+{
+    *fn = g_alloc;
+    *ud = g_alloc_ud;
+}
+
+void *plumb_malloc(size_t n)
+{
+    if (n == 0)
+        return NULL;
+    return g_alloc(g_alloc_ud, NULL, 0, n);
+}
+
+void *plumb_calloc(size_t count, size_t size)
+{
+    uint64_t n;
+    if (plumb_mul_overflow_u64(count, size, &n) || n == 0 || n > SIZE_MAX)
+        return NULL;
+    void *p = plumb_malloc((size_t)n);
+    if (p)
+        memset(p, 0, (size_t)n);
+    return p;
+}
+
+void *plumb_realloc(void *p, size_t osize, size_t nsize)
+{
+    if (nsize == 0) {
+        g_alloc(g_alloc_ud, p, osize, 0);
+        return NULL;
+    }
+    return g_alloc(g_alloc_ud, p, osize, nsize);
+}
+
+void plumb_free(void *p, size_t size)
+{
+    if (p)
+        g_alloc(g_alloc_ud, p, size, 0);
+}
+
+char *plumb_strndup(const char *s, size_t n)
+{
+    char *p = plumb_malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+bool plumb_mul_overflow_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+bool plumb_add_overflow_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+/* ---- arena ------------------------------------------------------------------ */
+
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t size;        /* usable bytes after the header */
+    size_t used;        /* bytes handed out from this chunk */
+    _Alignas(16) unsigned char data[];
+} arena_chunk;
+
+struct plumb_arena {
+    arena_chunk *head;
+    size_t chunk_bytes;  /* default usable size of a new chunk */
+    size_t handed_out;   /* total bytes returned by plumb_arena_alloc */
+};
+
+plumb_arena *plumb_arena_new(size_t chunk_bytes)
+{
+    plumb_arena *a = plumb_malloc(sizeof *a);
+    if (!a)
+        return NULL;
+    a->head = NULL;
+    a->chunk_bytes = chunk_bytes ? chunk_bytes : 64 * 1024;
+    a->handed_out = 0;
+    return a;
+}
+
+void plumb_arena_free(plumb_arena *a)
+{
+    if (!a)
+        return;
+    arena_chunk *c = a->head;
+    while (c) {
+        arena_chunk *next = c->next;
+        plumb_free(c, sizeof *c + c->size);
+        c = next;
+    }
+    plumb_free(a, sizeof *a);
+}
+
+void *plumb_arena_alloc(plumb_arena *a, size_t n)
+{
+    if (!a)
+        return NULL;
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX - 15 - sizeof(arena_chunk))
+        return NULL;
+    size_t need = (n + 15) & ~(size_t)15;
+    arena_chunk *c = a->head;
+    if (!c || c->size - c->used < need) {
+        size_t size = need > a->chunk_bytes ? need : a->chunk_bytes;
+        arena_chunk *nc = plumb_malloc(sizeof *nc + size);
+        if (!nc)
+            return NULL;
+        nc->size = size;
+        nc->used = 0;
+        /* A large one-off block goes behind the head so the head's free space
+         * stays usable for small allocations. */
+        if (c && need > a->chunk_bytes) {
+            nc->next = c->next;
+            c->next = nc;
+        } else {
+            nc->next = c;
+            a->head = nc;
+        }
+        c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += need;
+    a->handed_out += need;
+    memset(p, 0, n);
+    return p;
+}
+
+void *plumb_arena_array(plumb_arena *a, size_t count, size_t size)
+{
+    uint64_t n;
+    if (plumb_mul_overflow_u64(count, size, &n) || n > SIZE_MAX)
+        return NULL;
+    return plumb_arena_alloc(a, (size_t)n);
+}
+
+char *plumb_arena_strndup(plumb_arena *a, const char *s, size_t n)
+{
+    char *p = plumb_arena_alloc(a, n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *plumb_arena_strdup(plumb_arena *a, const char *s)
+{
+    return plumb_arena_strndup(a, s, strlen(s));
+}
+
+size_t plumb_arena_bytes(const plumb_arena *a)
+{
+    return a ? a->handed_out : 0;
+}
+
+/* ---- diagnostics ---------------------------------------------------------------- */
+
+plumb_code plumb_diag_vset(plumb_diag *d, plumb_code code, plumb_loc loc,
+                           const char *fmt, va_list ap)
+{
+    if (!d || d->code != PLUMB_OK)
+        return code;
+    d->code = code;
+    d->loc = loc;
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    /* A diagnostic is one line: fold embedded newlines. */
+    for (char *p = d->msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return code;
+}
+
+plumb_code plumb_diag_set(plumb_diag *d, plumb_code code, plumb_loc loc,
+                          const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    plumb_code r = plumb_diag_vset(d, code, loc, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+void plumb_diag_clear(plumb_diag *d)
+{
+    const char *file = d->file;
+    memset(d, 0, sizeof *d);
+    d->file = file;
+}
+
+void plumb_diag_print(const plumb_diag *d, FILE *f)
+{
+    if (d->file && d->loc.line)
+        fprintf(f, "%s:%u:%u: error: %s\n", d->file, d->loc.line, d->loc.col, d->msg);
+    else if (d->file)
+        fprintf(f, "%s: error: %s\n", d->file, d->msg);
+    else if (d->loc.line)
+        fprintf(f, "%u:%u: error: %s\n", d->loc.line, d->loc.col, d->msg);
+    else
+        fprintf(f, "error: %s\n", d->msg);
+}
+
+const char *plumb_code_name(plumb_code code)
+{
+    switch (code) {
+    case PLUMB_OK: return "ok";
+    case PLUMB_ERR_PARSE: return "parse";
+    case PLUMB_ERR_INVALID: return "invalid";
+    case PLUMB_ERR_UNSUPPORTED: return "unsupported";
+    case PLUMB_ERR_LIMIT: return "limit";
+    case PLUMB_ERR_NOMEM: return "out of memory";
+    case PLUMB_ERR_IO: return "io";
+    case PLUMB_ERR_CHECK: return "check failed";
+    case PLUMB_ERR_RUNTIME: return "runtime";
+    case PLUMB_ERR_USAGE: return "usage";
+    }
+    return "unknown";
+}
+
+/* ---- string buffer ------------------------------------------------------------- */
+
+void plumb_buf_init(plumb_buf *b)
+{
+    memset(b, 0, sizeof *b);
+}
+
+void plumb_buf_free(plumb_buf *b)
+{
+    plumb_free(b->data, b->cap);
+    memset(b, 0, sizeof *b);
+}
+
+static bool buf_reserve(plumb_buf *b, size_t extra)
+{
+    if (b->failed)
+        return false;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->failed = true;
+        return false;
+    }
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    char *p = plumb_realloc(b->data, b->cap, cap);
+    if (!p) {
+        b->failed = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+void plumb_buf_append(plumb_buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void plumb_buf_puts(plumb_buf *b, const char *s)
+{
+    plumb_buf_append(b, s, strlen(s));
+}
+
+void plumb_buf_printf(plumb_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        plumb_buf_append(b, small, (size_t)n);
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+char *plumb_buf_take(plumb_buf *b, size_t *len)
+{
+    if (!b->data && !b->failed)
+        buf_reserve(b, 0);
+    if (b->failed) {
+        plumb_buf_free(b);
+        return NULL;
+    }
+    b->data[b->len] = '\0';
+    /* Shrink to len + 1 so the caller's plumb_free(p, len + 1) is exact. */
+    char *p = plumb_realloc(b->data, b->cap, b->len + 1);
+    if (!p)
+        p = b->data; /* shrinking failed: the block is still valid */
+    if (len)
+        *len = b->len;
+    memset(b, 0, sizeof *b);
+    return p;
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+char *plumb_read_file(const char *path, size_t max_bytes, size_t *len, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    plumb_buf b;
+    plumb_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (max_bytes && b.len + n > max_bytes) {
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "'%s' is larger than the limit of %zu bytes",
+                           path, max_bytes);
+            plumb_buf_free(&b);
+            fclose(f);
+            return NULL;
+        }
+        plumb_buf_append(&b, chunk, n);
+        if (b.failed)
+            break;
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (err) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot read '%s'", path);
+        plumb_buf_free(&b);
+        return NULL;
+    }
+    char *p = plumb_buf_take(&b, len);
+    if (!p)
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory reading '%s'", path);
+    return p;
+}

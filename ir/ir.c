@@ -1,0 +1,318 @@
+/* IR construction: modules, functions, blocks, ops and types. Everything is
+ * allocated from the module's arena; ir_module_free releases it all. */
+#include <string.h>
+
+#include "plumb/ir.h"
+
+ir_module *ir_module_new(const char *name)
+{
+    plumb_arena *a = plumb_arena_new(0);
+    if (!a)
+        return NULL;
+    ir_module *m = plumb_arena_alloc(a, sizeof *m);
+    if (!m) {
+        plumb_arena_free(a);
+        return NULL;
+    }
+    m->arena = a;
+    if (name && !(m->name = plumb_arena_strdup(a, name))) {
+        plumb_arena_free(a);
+        return NULL;
+    }
+    return m;
+}
+
+void ir_module_free(ir_module *m)
+{
+    if (m)
+        plumb_arena_free(m->arena);
+}
+
+/* Grows an arena-owned pointer array to hold one more element. */
+static bool grow(plumb_arena *a, void ***arr, uint32_t n, uint32_t *cap)
+{
+    if (n < *cap)
+        return true;
+    uint32_t ncap = *cap ? *cap * 2 : 4;
+    if (ncap < *cap)
+        return false;
+    void **p = plumb_arena_array(a, ncap, sizeof *p);
+    if (!p)
+        return false;
+    if (n)
+        memcpy(p, *arr, n * sizeof *p);
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+ir_func *ir_func_new(ir_module *m, const char *name, bool is_public)
+{
+    ir_func *f = plumb_arena_alloc(m->arena, sizeof *f);
+    if (!f || !(f->name = plumb_arena_strdup(m->arena, name)))
+        return NULL;
+    f->is_public = is_public;
+    if (!grow(m->arena, (void ***)&m->funcs, m->n_funcs, &m->cap_funcs))
+        return NULL;
+    m->funcs[m->n_funcs++] = f;
+    return f;
+}
+
+ir_func *ir_module_find_func(const ir_module *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+        if (strcmp(m->funcs[i]->name, name) == 0)
+            return m->funcs[i];
+    return NULL;
+}
+
+static ir_value *new_value(ir_module *m, const ir_type *t)
+{
+    ir_value *v = plumb_arena_alloc(m->arena, sizeof *v);
+    if (!v)
+        return NULL;
+    v->type = *t;
+    v->id = m->next_value_id++;
+    return v;
+}
+
+ir_value *ir_block_add_arg(ir_module *m, ir_block *b, const ir_type *t)
+{
+    ir_value *v = new_value(m, t);
+    if (!v || !grow(m->arena, (void ***)&b->args, b->n_args, &b->cap_args))
+        return NULL;
+    v->owner = b;
+    v->index = b->n_args;
+    b->args[b->n_args++] = v;
+    return v;
+}
+
+bool ir_func_set_results(ir_module *m, ir_func *f, const ir_type *types, uint32_t n)
+{
+    f->n_results = 0;
+    f->result_types = NULL;
+    f->result_attrs = NULL;
+    if (n == 0)
+        return true;
+    f->result_types = plumb_arena_array(m->arena, n, sizeof *types);
+    f->result_attrs = plumb_arena_array(m->arena, n, sizeof *f->result_attrs);
+    if (!f->result_types || !f->result_attrs)
+        return false;
+    memcpy(f->result_types, types, n * sizeof *types);
+    f->n_results = n;
+    return true;
+}
+
+ir_op *ir_op_new(ir_module *m, plumb_opcode code, ir_value *const *operands, uint32_t n_operands,
+                 const ir_type *result_types, uint32_t n_results)
+{
+    ir_op *op = plumb_arena_alloc(m->arena, sizeof *op);
+    if (!op)
+        return NULL;
+    op->code = code;
+    op->a.dimension = -1;
+    op->a.index_vector_dim = -1;
+    op->a.max_ulp = 3;
+    op->a.tolerance = 1e-4;
+    if (n_operands) {
+        op->operands = plumb_arena_array(m->arena, n_operands, sizeof *op->operands);
+        if (!op->operands)
+            return NULL;
+        memcpy(op->operands, operands, n_operands * sizeof *operands);
+        op->n_operands = n_operands;
+    }
+    if (n_results) {
+        op->results = plumb_arena_array(m->arena, n_results, sizeof *op->results);
+        if (!op->results)
+            return NULL;
+        for (uint32_t i = 0; i < n_results; i++) {
+            ir_value *v = new_value(m, &result_types[i]);
+            if (!v)
+                return NULL;
+            v->def = op;
+            v->index = i;
+            op->results[i] = v;
+        }
+        op->n_results = n_results;
+    }
+    return op;
+}
+
+bool ir_op_add_regions(ir_module *m, ir_op *op, uint32_t n)
+{
+    ir_block *r = plumb_arena_array(m->arena, op->n_regions + n, sizeof *r);
+    if (!r)
+        return false;
+    if (op->n_regions)
+        memcpy(r, op->regions, op->n_regions * sizeof *r);
+    /* Regions moved: re-point their ops and arguments at the new blocks. */
+    for (uint32_t i = 0; i < op->n_regions; i++) {
+        for (ir_op *o = r[i].first; o; o = o->next)
+            o->parent = &r[i];
+        for (uint32_t j = 0; j < r[i].n_args; j++)
+            r[i].args[j]->owner = &r[i];
+    }
+    for (uint32_t i = op->n_regions; i < op->n_regions + n; i++)
+        r[i].parent = op;
+    op->regions = r;
+    op->n_regions += n;
+    return true;
+}
+
+void ir_block_append(ir_block *b, ir_op *op)
+{
+    op->parent = b;
+    op->next = NULL;
+    op->prev = b->last;
+    if (b->last)
+        b->last->next = op;
+    else
+        b->first = op;
+    b->last = op;
+    b->n_ops++;
+}
+
+void ir_block_insert_before(ir_block *b, ir_op *before, ir_op *op)
+{
+    if (!before) {
+        ir_block_append(b, op);
+        return;
+    }
+    op->parent = b;
+    op->next = before;
+    op->prev = before->prev;
+    if (before->prev)
+        before->prev->next = op;
+    else
+        b->first = op;
+    before->prev = op;
+    b->n_ops++;
+}
+
+void ir_block_remove(ir_block *b, ir_op *op)
+{
+    if (op->prev)
+        op->prev->next = op->next;
+    else
+        b->first = op->next;
+    if (op->next)
+        op->next->prev = op->prev;
+    else
+        b->last = op->prev;
+    op->next = op->prev = NULL;
+    op->parent = NULL;
+    b->n_ops--;
+}
+
+ir_ints ir_ints_make(ir_module *m, const int64_t *v, uint32_t n)
+{
+    ir_ints r = {NULL, 0};
+    if (n == 0)
+        return r;
+    r.v = plumb_arena_array(m->arena, n, sizeof *v);
+    if (!r.v)
+        return r;
+    memcpy(r.v, v, n * sizeof *v);
+    r.n = n;
+    return r;
+}
+
+bool ir_add_extra_attr(ir_module *m, ir_attrs *a, const char *name, const char *text)
+{
+    ir_named_attr *e = plumb_arena_array(m->arena, a->n_extra + 1, sizeof *e);
+    if (!e)
+        return false;
+    if (a->n_extra)
+        memcpy(e, a->extra, a->n_extra * sizeof *e);
+    e[a->n_extra].name = plumb_arena_strdup(m->arena, name);
+    e[a->n_extra].text = plumb_arena_strdup(m->arena, text);
+    if (!e[a->n_extra].name || !e[a->n_extra].text)
+        return false;
+    a->extra = e;
+    a->n_extra++;
+    return true;
+}
+
+ir_type ir_type_make(plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    ir_type ty;
+    memset(&ty, 0, sizeof ty);
+    ty.dtype = t;
+    ty.rank = rank > PLUMB_MAX_RANK ? PLUMB_MAX_RANK : rank;
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++) {
+        ty.dims[i] = i < ty.rank ? dims[i] : 0;
+        ty.bounds[i] = PLUMB_NO_BOUND;
+    }
+    return ty;
+}
+
+ir_type ir_type_scalar(plumb_dtype t)
+{
+    return ir_type_make(t, 0, NULL);
+}
+
+bool ir_type_equal(const ir_type *a, const ir_type *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank)
+        return false;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i] || a->bounds[i] != b->bounds[i])
+            return false;
+    return true;
+}
+
+bool ir_type_is_static(const ir_type *t)
+{
+    for (uint32_t i = 0; i < t->rank; i++)
+        if (t->dims[i] < 0)
+            return false;
+    return true;
+}
+
+void ir_type_print(plumb_buf *b, const ir_type *t)
+{
+    plumb_buf_puts(b, "tensor<");
+    bool any_bound = false;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        if (t->dims[i] == PLUMB_DIM_DYN)
+            plumb_buf_puts(b, "?x");
+        else
+            plumb_buf_printf(b, "%lldx", (long long)t->dims[i]);
+        if (t->dims[i] == PLUMB_DIM_DYN && t->bounds[i] != PLUMB_NO_BOUND)
+            any_bound = true;
+    }
+    plumb_buf_puts(b, plumb_dtype_name(t->dtype));
+    if (any_bound) {
+        plumb_buf_puts(b, ", #stablehlo.bounds<");
+        for (uint32_t i = 0; i < t->rank; i++) {
+            if (i)
+                plumb_buf_puts(b, ", ");
+            if (t->dims[i] == PLUMB_DIM_DYN && t->bounds[i] != PLUMB_NO_BOUND)
+                plumb_buf_printf(b, "%lld", (long long)t->bounds[i]);
+            else
+                plumb_buf_puts(b, "?");
+        }
+        plumb_buf_puts(b, ">");
+    }
+    plumb_buf_puts(b, ">");
+}
+
+static bool walk_block(const ir_block *b, ir_walk_fn fn, void *ud)
+{
+    for (ir_op *op = b->first; op; op = op->next) {
+        if (!fn(op, ud))
+            return false;
+        for (uint32_t r = 0; r < op->n_regions; r++)
+            if (!walk_block(&op->regions[r], fn, ud))
+                return false;
+    }
+    return true;
+}
+
+bool ir_walk(const ir_module *m, ir_walk_fn fn, void *ud)
+{
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+        if (!walk_block(&m->funcs[i]->body, fn, ud))
+            return false;
+    return true;
+}

@@ -1,0 +1,75 @@
+/* The op table, generated from ir/ops.def. */
+#include <string.h>
+
+#include "plumb/ops.h"
+
+const plumb_op_info plumb_op_table[PLUMB_OP_COUNT] = {
+#define OP(e, nm, ar, nr, kd, ty, ag, u, uh, syn) \
+    [PLUMB_OP_##e] = {nm, NULL, ar, nr, kd, ty, ag, u, uh, syn},
+#include "../ir/ops.def"
+#undef OP
+};
+
+const char *plumb_kind_name(plumb_kind k)
+{
+    switch (k) {
+    case PLUMB_KIND_ELEMENTWISE: return "elementwise";
+    case PLUMB_KIND_MOVEMENT: return "data movement";
+    case PLUMB_KIND_REDUCTION: return "reduction";
+    case PLUMB_KIND_CONTRACTION: return "contraction";
+    case PLUMB_KIND_INDEXING: return "indexing";
+    case PLUMB_KIND_RNG: return "rng";
+    case PLUMB_KIND_FUNC: return "function";
+    case PLUMB_KIND_CHECK: return "check";
+    }
+    return "?";
+}
+
+const char *plumb_agree_name(plumb_agree a)
+{
+    switch (a) {
+    case PLUMB_AGREE_EXACT: return "exact";
+    case PLUMB_AGREE_ULP: return "ulp";
+    case PLUMB_AGREE_DATA: return "bound(data)";
+    }
+    return "?";
+}
+
+static const char *after_dot(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+bool plumb_op_lookup(const char *name, size_t len, plumb_opcode *out)
+{
+    for (int i = 0; i < PLUMB_OP_COUNT; i++) {
+        const char *full = plumb_op_table[i].name;
+        if (strlen(full) == len && memcmp(full, name, len) == 0) {
+            *out = (plumb_opcode)i;
+            return true;
+        }
+    }
+    /* Bare names: stablehlo ops without their prefix, and func.call /
+     * func.return written as `call` / `return`. */
+    for (int i = 0; i < PLUMB_OP_COUNT; i++) {
+        const char *full = plumb_op_table[i].name;
+        bool bare_ok = strncmp(full, "stablehlo.", 10) == 0 || strncmp(full, "func.", 5) == 0;
+        if (!bare_ok || i == PLUMB_OP_RETURN)
+            continue;
+        const char *s = after_dot(full);
+        if (strlen(s) == len && memcmp(s, name, len) == 0) {
+            *out = (plumb_opcode)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t plumb_op_ulp_bound(plumb_opcode op, plumb_dtype t)
+{
+    const plumb_op_info *in = &plumb_op_table[op];
+    if (in->agree != PLUMB_AGREE_ULP)
+        return 0;
+    return (t == PLUMB_F16 || t == PLUMB_BF16) ? in->ulp_half : in->ulp;
+}
