@@ -1,0 +1,37 @@
+/* The reference interpreter: the executable form of docs/spec.md. */
+#ifndef PLUMB_REF_H
+#define PLUMB_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core.h"
+#include "ir.h"
+#include "tensor.h"
+
+typedef struct plumb_ref_options {
+    size_t struct_size;       /* sizeof(plumb_ref_options) */
+    uint64_t max_bytes;       /* per-tensor limit; 0 = ir_max_bytes(0) */
+    double timeout_s;         /* wall-clock limit in seconds; 0 = none */
+    FILE *check_log;          /* where failing checks are described; NULL = stderr */
+    uint32_t max_mismatches;  /* mismatching elements printed per failing check; 0 = 5 */
+} plumb_ref_options;
+
+typedef struct plumb_ref_result {
+    plumb_tensor **outputs;   /* the entry's results, owned: plumb_ref_result_free */
+    uint32_t n_outputs;
+    uint32_t checks_run;      /* check ops executed */
+    uint32_t checks_failed;   /* of those, how many failed */
+} plumb_ref_result;
+
+/* Runs function `entry` (NULL = "main") of a verified module on inputs that
+ * match its parameters. Returns false with d set on an error (bad inputs,
+ * limits, timeout, allocation failure); a failing check is not an error: it
+ * is counted in res->checks_failed and described on opts->check_log. */
+bool plumb_ref_run(const ir_module *m, const char *entry,
+                   plumb_tensor *const *inputs, uint32_t n_inputs,
+                   const plumb_ref_options *opts, plumb_ref_result *res, plumb_diag *d);
+void plumb_ref_result_free(plumb_ref_result *res);
+
+#endif

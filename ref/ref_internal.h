@@ -1,0 +1,76 @@
+/* Internal interface between the reference interpreter (ref/interp.c) and
+ * its kernels. One kernel per row of ir/ops.def, named ref_op_<ENUM>; the
+ * dispatch table in ref/interp.c is generated from the same rows, so a
+ * missing kernel is a link error. */
+#ifndef PLUMB_REF_INTERNAL_H
+#define PLUMB_REF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plumb/ir.h"
+#include "plumb/ref.h"
+
+typedef struct ref_ctx ref_ctx;
+
+/* A kernel reads in[0..op->n_operands) and writes out[0..op->n_results),
+ * which the interpreter has allocated (zero-filled) with the op's result
+ * types. It returns false only after ref_fail (or a callee) set the error. */
+typedef bool (*ref_kernel_fn)(ref_ctx *c, const ir_op *op,
+                              plumb_tensor *const *in, plumb_tensor *const *out);
+
+#define OP(e, name, arity, nres, kind, types, agree, ulp, ulph, syn) \
+    bool ref_op_##e(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out);
+#include "../ir/ops.def"
+#undef OP
+
+/* Sets the run's error, naming op (name and source location) and the message;
+ * returns false so kernels can `return ref_fail(...)`. */
+bool ref_fail(ref_ctx *c, const ir_op *op, plumb_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Evaluates a single-block region (reduce body, sort comparator, scatter
+ * update) on args (one tensor per block argument, typically scalars) and
+ * writes the values of its stablehlo.return into results, which the caller
+ * allocated with the returned types. */
+bool ref_eval_region(ref_ctx *c, const ir_block *region,
+                     plumb_tensor *const *args, plumb_tensor *const *results);
+
+/* Calls function f with inputs; results are allocated by the callee and
+ * owned by the caller (plumb_tensor_free each). */
+bool ref_call(ref_ctx *c, const ir_op *site, const ir_func *f,
+              plumb_tensor *const *inputs, plumb_tensor **results);
+
+/* False (with a timeout error naming op) once the deadline has passed.
+ * Long kernels call it every few thousand elements. */
+bool ref_poll(ref_ctx *c, const ir_op *op);
+
+/* Allocates a zero-filled tensor of type t (static dims), honoring the
+ * run's memory limit; NULL after setting the error. */
+plumb_tensor *ref_tensor_new(ref_ctx *c, const ir_op *op, const ir_type *t);
+uint64_t ref_max_bytes(const ref_ctx *c);
+/* Where check kernels describe failures, and how many mismatches they print. */
+FILE *ref_check_log(const ref_ctx *c);
+uint32_t ref_max_mismatches(const ref_ctx *c);
+/* Records one executed check and whether it passed. */
+void ref_count_check(ref_ctx *c, bool passed);
+
+/* Row-major index helpers. */
+static inline void ref_unravel(uint64_t lin, uint32_t rank, const int64_t *dims, int64_t *idx)
+{
+    for (uint32_t i = rank; i-- > 0;) {
+        int64_t d = dims[i];
+        idx[i] = d ? (int64_t)(lin % (uint64_t)d) : 0;
+        lin = d ? lin / (uint64_t)d : 0;
+    }
+}
+
+static inline uint64_t ref_ravel(uint32_t rank, const int64_t *dims, const int64_t *idx)
+{
+    uint64_t lin = 0;
+    for (uint32_t i = 0; i < rank; i++)
+        lin = lin * (uint64_t)dims[i] + (uint64_t)idx[i];
+    return lin;
+}
+
+#endif
