@@ -2,8 +2,6 @@
 #   make            build build/libplumb.a and build/plumb
 #   make check      every test (unit, corpus, stablehlo testdata, docs)
 #   make asan       every test under AddressSanitizer + UBSan (build/asan/)
-#   make certify    certify the built-in runtime against the reference
-#   make bench      benchmarks (never part of check)
 #   make clean
 
 CC      ?= cc
@@ -38,7 +36,7 @@ DEP_HDRS := cmocka.h xxhash.h mpfr.h gmp.h gsl/gsl_rng.h
 HDR_DIRS := /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/local/include
 MISSING_DEPS := $(strip $(foreach h,$(DEP_HDRS),$(if $(wildcard $(addsuffix /$(h),$(HDR_DIRS))),,$(h))))
 
-.PHONY: all deps check asan clean certify bench tests docs check-docs
+.PHONY: all deps check asan clean tests docs check-docs
 all: $(LIB) $(PLUMB) $(TOOL_BINS)
 
 deps:
@@ -84,14 +82,6 @@ asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  check
-
-certify: all
-	@mkdir -p $(BUILD)/certify
-	$(PLUMB) certify --backend runtime --suite quick --json $(BUILD)/certify/report.json \
-	  --junit $(BUILD)/certify/report.xml --text $(BUILD)/certify/report.txt
-
-bench: all
-	@echo "no benchmarks yet"
 
 clean:
 	rm -rf build
