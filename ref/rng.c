@@ -1,0 +1,8 @@
+/* stablehlo.rng_bit_generator (work in progress). */
+#include "ref_internal.h"
+
+bool ref_op_RNG_BIT_GENERATOR(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)in; (void)out;
+    return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+}
