@@ -1,0 +1,602 @@
+/* The reference interpreter: runs a verified module op by op, one kernel per
+ * row of ir/ops.def. docs/spec/interpreter.md describes the execution model
+ * (environment, lifetimes, limits, errors).
+ *
+ * Each function activation (a frame) owns an environment: an array indexed
+ * by ir_value.id holding the tensor of every value defined so far. Values
+ * defined in a function body are freed right after their last use, so the
+ * live set stays bounded by the program, not by its length. Values defined
+ * inside regions (reduce bodies, sort comparators, scatter updates) are kept
+ * in the environment between evaluations and reused, because a region runs
+ * once per element and allocating its scalars every time would dominate. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ref_internal.h"
+
+/* Calls nest at most this deep; deeper recursion is an error, not a stack
+ * overflow. */
+#define REF_MAX_CALL_DEPTH 256
+
+/* Operand and result pointer arrays up to this size live on the stack. */
+#define REF_SMALL_ARGS 8
+
+static const ref_kernel_fn ref_kernels[PLUMB_OP_COUNT] = {
+#define OP(e, ...) [PLUMB_OP_##e] = ref_op_##e,
+#include "../ir/ops.def"
+#undef OP
+};
+
+/* When each value defined by a function body's ops dies: after op i runs,
+ * the values ids[free_at[i] .. free_at[i+1]) are freed. */
+typedef struct ref_plan {
+    const ir_block *block;
+    uint32_t n_ops;
+    uint32_t *free_at;     /* n_ops + 1 offsets into ids */
+    uint32_t *ids;         /* value ids, grouped by the op after which they die */
+    uint32_t n_ids;
+} ref_plan;
+
+struct ref_ctx {
+    const ir_module *m;
+    plumb_diag *d;
+    uint64_t max_bytes;         /* per-tensor byte limit */
+    bool has_deadline;
+    struct timespec deadline;   /* CLOCK_MONOTONIC */
+    double timeout_s;           /* for messages */
+    FILE *check_log;
+    uint32_t max_mismatches;
+    uint32_t checks_run, checks_failed;
+    uint32_t depth;             /* current call depth */
+    uint32_t n_values;          /* module->next_value_id */
+    plumb_tensor **env;         /* current frame */
+    ref_plan **plans;
+    uint32_t n_plans, cap_plans;
+};
+
+/* ---- errors, limits, time ------------------------------------------------ */
+
+static bool vfail(ref_ctx *c, const ir_op *op, plumb_code code, const char *fmt, va_list ap)
+{
+    if (c->d->code != PLUMB_OK)
+        return false;   /* keep the root cause */
+    char msg[900];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    plumb_loc none = {0, 0};
+    c->d->file = c->m->filename;
+    if (op)
+        plumb_diag_set(c->d, code, op->loc, "%s: %s", plumb_op_name(op->code), msg);
+    else
+        plumb_diag_set(c->d, code, none, "%s", msg);
+    return false;
+}
+
+bool ref_fail(ref_ctx *c, const ir_op *op, plumb_code code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(c, op, code, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool deadline_passed(const ref_ctx *c)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec != c->deadline.tv_sec)
+        return now.tv_sec > c->deadline.tv_sec;
+    return now.tv_nsec >= c->deadline.tv_nsec;
+}
+
+bool ref_poll(ref_ctx *c, const ir_op *op)
+{
+    if (c->d->code != PLUMB_OK)
+        return false;
+    if (c->has_deadline && deadline_passed(c))
+        return ref_fail(c, op, PLUMB_ERR_RUNTIME,
+                        "timeout: the run exceeded its limit of %g s while executing this op",
+                        c->timeout_s);
+    return true;
+}
+
+uint64_t ref_max_bytes(const ref_ctx *c) { return c->max_bytes; }
+FILE *ref_check_log(const ref_ctx *c) { return c->check_log; }
+uint32_t ref_max_mismatches(const ref_ctx *c) { return c->max_mismatches; }
+
+void ref_count_check(ref_ctx *c, bool passed)
+{
+    c->checks_run++;
+    if (!passed)
+        c->checks_failed++;
+}
+
+static void type_str(char *out, size_t n, const ir_type *t)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    ir_type_print(&b, t);
+    snprintf(out, n, "%s", b.data && !b.failed ? b.data : "tensor<?>");
+    plumb_buf_free(&b);
+}
+
+plumb_tensor *ref_tensor_new(ref_ctx *c, const ir_op *op, const ir_type *t)
+{
+    if (!ir_type_is_static(t)) {
+        char ts[256];
+        type_str(ts, sizeof ts, t);
+        ref_fail(c, op, PLUMB_ERR_UNSUPPORTED,
+                 "type %s has a dynamic dimension; the reference runs static shapes only", ts);
+        return NULL;
+    }
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    uint64_t numel, nbytes;
+    /* The limit is checked before anything is allocated. */
+    if (!plumb_shape_size(t->dtype, t->rank, t->dims, c->max_bytes, &numel, &nbytes, &sd)) {
+        ref_fail(c, op, sd.code ? sd.code : PLUMB_ERR_LIMIT, "%s", sd.msg);
+        return NULL;
+    }
+    plumb_tensor *r = plumb_tensor_new(t->dtype, t->rank, t->dims, c->max_bytes, &sd);
+    if (!r) {
+        char ts[256];
+        type_str(ts, sizeof ts, t);
+        ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory allocating %s (%llu bytes)%s%s", ts,
+                 (unsigned long long)nbytes, sd.msg[0] ? ": " : "", sd.msg);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---- lifetimes ------------------------------------------------------------- */
+
+static void plan_free(ref_plan *p)
+{
+    if (!p)
+        return;
+    plumb_free(p->free_at, ((size_t)p->n_ops + 1) * sizeof *p->free_at);
+    plumb_free(p->ids, (size_t)p->n_ids * sizeof *p->ids);
+    plumb_free(p, sizeof *p);
+}
+
+/* Marks every value used by op or by any op nested in its regions as last
+ * used at index i (only values tracked in last[], i.e. defined in the block
+ * being planned). */
+static void mark_uses(const ir_op *op, uint32_t i, uint32_t *last)
+{
+    for (uint32_t k = 0; k < op->n_operands; k++) {
+        uint32_t id = op->operands[k]->id;
+        if (last[id] != UINT32_MAX)
+            last[id] = i;
+    }
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const ir_op *o = op->regions[r].first; o; o = o->next)
+            mark_uses(o, i, last);
+}
+
+static ref_plan *plan_build(ref_ctx *c, const ir_block *b)
+{
+    size_t nv = c->n_values ? c->n_values : 1;
+    uint32_t *last = plumb_malloc(nv * sizeof *last);
+    ref_plan *p = plumb_calloc(1, sizeof *p);
+    if (!last || !p)
+        goto nomem;
+    p->block = b;
+    p->n_ops = b->n_ops;
+    memset(last, 0xff, nv * sizeof *last);
+    uint32_t i = 0;
+    for (const ir_op *op = b->first; op; op = op->next, i++)
+        for (uint32_t k = 0; k < op->n_results; k++) {
+            last[op->results[k]->id] = i;   /* an unused result dies at once */
+            p->n_ids++;
+        }
+    i = 0;
+    for (const ir_op *op = b->first; op; op = op->next, i++)
+        mark_uses(op, i, last);
+    p->free_at = plumb_calloc((size_t)p->n_ops + 1, sizeof *p->free_at);
+    if (!p->free_at || (p->n_ids && !(p->ids = plumb_malloc((size_t)p->n_ids * sizeof *p->ids))))
+        goto nomem;
+    /* Counting sort of the defined values by the op after which they die. */
+    for (const ir_op *op = b->first; op; op = op->next)
+        for (uint32_t k = 0; k < op->n_results; k++)
+            p->free_at[last[op->results[k]->id] + 1]++;
+    for (uint32_t j = 0; j < p->n_ops; j++)
+        p->free_at[j + 1] += p->free_at[j];
+    uint32_t *fill = plumb_calloc(p->n_ops ? p->n_ops : 1, sizeof *fill);
+    if (!fill)
+        goto nomem;
+    for (const ir_op *op = b->first; op; op = op->next)
+        for (uint32_t k = 0; k < op->n_results; k++) {
+            uint32_t at = last[op->results[k]->id];
+            p->ids[p->free_at[at] + fill[at]++] = op->results[k]->id;
+        }
+    plumb_free(fill, (p->n_ops ? p->n_ops : 1) * sizeof *fill);
+    plumb_free(last, nv * sizeof *last);
+    return p;
+nomem:
+    plumb_free(last, nv * sizeof *last);
+    plan_free(p);
+    ref_fail(c, NULL, PLUMB_ERR_NOMEM, "out of memory planning the lifetimes of a block");
+    return NULL;
+}
+
+static ref_plan *plan_get(ref_ctx *c, const ir_block *b)
+{
+    for (uint32_t i = 0; i < c->n_plans; i++)
+        if (c->plans[i]->block == b)
+            return c->plans[i];
+    if (c->n_plans == c->cap_plans) {
+        uint32_t ncap = c->cap_plans ? c->cap_plans * 2 : 8;
+        ref_plan **np = plumb_realloc(c->plans, c->cap_plans * sizeof *np, ncap * sizeof *np);
+        if (!np) {
+            ref_fail(c, NULL, PLUMB_ERR_NOMEM, "out of memory planning the lifetimes of a block");
+            return NULL;
+        }
+        c->plans = np;
+        c->cap_plans = ncap;
+    }
+    ref_plan *p = plan_build(c, b);
+    if (p)
+        c->plans[c->n_plans++] = p;
+    return p;
+}
+
+/* ---- executing ops ----------------------------------------------------------- */
+
+static void env_drop(ref_ctx *c, uint32_t id)
+{
+    plumb_tensor_free(c->env[id]);
+    c->env[id] = NULL;
+}
+
+/* Runs one non-terminator op in the current frame: gathers operands,
+ * provides result tensors, calls the kernel. Result tensors already in the
+ * environment (values of a region evaluated before) are zeroed and reused. */
+static bool exec_op(ref_ctx *c, const ir_op *op)
+{
+    plumb_tensor *in_small[REF_SMALL_ARGS], *out_small[REF_SMALL_ARGS];
+    plumb_tensor **in = in_small, **out = out_small;
+    bool ok = false;
+    if (op->n_operands > REF_SMALL_ARGS &&
+        !(in = plumb_calloc(op->n_operands, sizeof *in))) {
+        in = NULL;
+        ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory gathering %u operands", op->n_operands);
+        goto done;
+    }
+    if (op->n_results > REF_SMALL_ARGS &&
+        !(out = plumb_calloc(op->n_results, sizeof *out))) {
+        out = NULL;
+        ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory gathering %u results", op->n_results);
+        goto done;
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        in[i] = c->env[op->operands[i]->id];
+        if (!in[i]) {
+            ref_fail(c, op, PLUMB_ERR_INVALID, "operand %u (%%%s) has no value at this point", i,
+                     op->operands[i]->name ? op->operands[i]->name : "?");
+            goto done;
+        }
+    }
+    if (op->code == PLUMB_OP_CALL) {
+        const ir_func *f = op->a.callee ? ir_module_find_func(c->m, op->a.callee) : NULL;
+        if (!f) {
+            ref_fail(c, op, PLUMB_ERR_INVALID, "no function @%s in the module",
+                     op->a.callee ? op->a.callee : "?");
+            goto done;
+        }
+        for (uint32_t i = 0; i < op->n_results; i++)
+            env_drop(c, op->results[i]->id);   /* a region's earlier value */
+        if (!ref_call(c, op, f, in, out))
+            goto done;
+        for (uint32_t i = 0; i < op->n_results; i++)
+            c->env[op->results[i]->id] = out[i];
+        ok = true;
+        goto done;
+    }
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        uint32_t id = op->results[i]->id;
+        plumb_tensor *t = c->env[id];
+        if (t) {
+            if (t->nbytes)
+                memset(t->data, 0, t->nbytes);
+        } else if (!(t = c->env[id] = ref_tensor_new(c, op, &op->results[i]->type))) {
+            goto done;
+        }
+        out[i] = t;
+    }
+    ok = ref_kernels[op->code](c, op, in, out);
+    if (!ok && c->d->code == PLUMB_OK)
+        ref_fail(c, op, PLUMB_ERR_RUNTIME, "the kernel failed without saying why");
+done:
+    if (in != in_small && in)
+        plumb_free(in, op->n_operands * sizeof *in);
+    if (out != out_small && out)
+        plumb_free(out, op->n_results * sizeof *out);
+    return ok;
+}
+
+bool ref_eval_region(ref_ctx *c, const ir_block *region,
+                     plumb_tensor *const *args, plumb_tensor *const *results)
+{
+    for (uint32_t i = 0; i < region->n_args; i++)
+        c->env[region->args[i]->id] = (plumb_tensor *)args[i];
+    bool ok = true;
+    const ir_op *op = region->first;
+    for (; op; op = op->next) {
+        if (op->code == PLUMB_OP_RETURN || op->code == PLUMB_OP_FUNC_RETURN)
+            break;
+        if (!(ok = exec_op(c, op)))
+            break;
+    }
+    if (ok && !op)
+        ok = ref_fail(c, region->parent, PLUMB_ERR_INVALID, "region has no return");
+    if (ok) {
+        for (uint32_t i = 0; i < op->n_operands; i++) {
+            const plumb_tensor *src = c->env[op->operands[i]->id];
+            if (!src || src->nbytes != results[i]->nbytes || src->dtype != results[i]->dtype) {
+                ok = ref_fail(c, op, PLUMB_ERR_INVALID,
+                              "returned value %u does not match the type its caller expects", i);
+                break;
+            }
+            if (src->nbytes)
+                memcpy(results[i]->data, src->data, src->nbytes);
+        }
+    }
+    for (uint32_t i = 0; i < region->n_args; i++)
+        c->env[region->args[i]->id] = NULL;
+    return ok;
+}
+
+/* Clears a frame: parameters are the caller's, everything else is owned. */
+static void frame_clear(ref_ctx *c, const ir_func *f)
+{
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        c->env[f->body.args[i]->id] = NULL;
+    for (uint32_t i = 0; i < c->n_values; i++)
+        if (c->env[i])
+            env_drop(c, i);
+}
+
+bool ref_call(ref_ctx *c, const ir_op *site, const ir_func *f,
+              plumb_tensor *const *inputs, plumb_tensor **results)
+{
+    if (c->depth >= REF_MAX_CALL_DEPTH)
+        return ref_fail(c, site, PLUMB_ERR_LIMIT,
+                        "calls nest deeper than %d (calling @%s); is the program recursive?",
+                        REF_MAX_CALL_DEPTH, f->name);
+    ref_plan *plan = plan_get(c, &f->body);
+    if (!plan)
+        return false;
+    size_t nv = c->n_values ? c->n_values : 1;
+    plumb_tensor **env = plumb_calloc(nv, sizeof *env);
+    if (!env)
+        return ref_fail(c, site, PLUMB_ERR_NOMEM, "out of memory entering @%s", f->name);
+    for (uint32_t i = 0; i < f->n_results; i++)
+        results[i] = NULL;
+    plumb_tensor **saved = c->env;
+    c->env = env;
+    c->depth++;
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        env[f->body.args[i]->id] = (plumb_tensor *)inputs[i];
+
+    bool ok = true;
+    uint32_t idx = 0;
+    const ir_op *op = f->body.first;
+    for (; op; op = op->next, idx++) {
+        if (op->code == PLUMB_OP_FUNC_RETURN || op->code == PLUMB_OP_RETURN)
+            break;
+        if (!(ok = ref_poll(c, op)) || !(ok = exec_op(c, op)))
+            break;
+        for (uint32_t k = plan->free_at[idx]; k < plan->free_at[idx + 1]; k++)
+            env_drop(c, plan->ids[k]);
+    }
+    if (ok && !op)
+        ok = ref_fail(c, site, PLUMB_ERR_INVALID, "function @%s has no return", f->name);
+    if (ok && op->n_operands != f->n_results)
+        ok = ref_fail(c, op, PLUMB_ERR_INVALID, "returns %u values but @%s declares %u",
+                      op->n_operands, f->name, f->n_results);
+    for (uint32_t i = 0; ok && i < op->n_operands; i++) {
+        const ir_value *v = op->operands[i];
+        const plumb_tensor *src = env[v->id];
+        for (uint32_t j = 0; j < i; j++)
+            if (op->operands[j]->id == v->id)
+                src = results[j];   /* returned twice: moved out at j */
+        plumb_diag sd;
+        memset(&sd, 0, sizeof sd);
+        if (!src) {
+            ok = ref_fail(c, op, PLUMB_ERR_INVALID, "returned value %u has no value", i);
+        } else if (v->def == NULL || src != env[v->id]) {
+            /* A parameter (owned by the caller) or a value returned twice. */
+            if (!(results[i] = plumb_tensor_clone(src, &sd)))
+                ok = ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory copying returned value %u", i);
+        } else {
+            results[i] = env[v->id];
+            env[v->id] = NULL;
+        }
+    }
+    frame_clear(c, f);
+    c->depth--;
+    c->env = saved;
+    plumb_free(env, nv * sizeof *env);
+    if (!ok) {
+        for (uint32_t i = 0; i < f->n_results; i++) {
+            plumb_tensor_free(results[i]);
+            results[i] = NULL;
+        }
+    }
+    return ok;
+}
+
+/* ---- structure kernels --------------------------------------------------------- */
+
+/* func.call as a kernel: the interpreter runs calls itself (exec_op hands
+ * the callee's results over without a copy); this path serves callers that
+ * dispatch through the kernel table and copies into the provided results.
+ * Semantics: runs the callee on the operands; results are its returns. */
+bool ref_op_CALL(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const ir_func *f = op->a.callee ? ir_module_find_func(c->m, op->a.callee) : NULL;
+    if (!f)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "no function @%s in the module",
+                        op->a.callee ? op->a.callee : "?");
+    plumb_tensor *small[REF_SMALL_ARGS];
+    plumb_tensor **res = small;
+    if (f->n_results > REF_SMALL_ARGS && !(res = plumb_calloc(f->n_results, sizeof *res)))
+        return ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory calling @%s", f->name);
+    bool called = ref_call(c, op, f, in, res), ok = called;
+    for (uint32_t i = 0; ok && i < op->n_results && i < f->n_results; i++) {
+        if (res[i]->nbytes != out[i]->nbytes)
+            ok = ref_fail(c, op, PLUMB_ERR_INVALID, "result %u of @%s has the wrong size", i, f->name);
+        else if (res[i]->nbytes)
+            memcpy(out[i]->data, res[i]->data, res[i]->nbytes);
+    }
+    for (uint32_t i = 0; called && i < f->n_results; i++)
+        plumb_tensor_free(res[i]);
+    if (res != small)
+        plumb_free(res, f->n_results * sizeof *res);
+    return ok;
+}
+
+/* func.return and stablehlo.return end a block; the interpreter reads their
+ * operands as the block's results (ref_call, ref_eval_region) and never
+ * dispatches them. Run as kernels they have no results and nothing to do. */
+bool ref_op_FUNC_RETURN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)c, (void)op, (void)in, (void)out;
+    return true;
+}
+
+bool ref_op_RETURN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)c, (void)op, (void)in, (void)out;
+    return true;
+}
+
+/* ---- public entry ------------------------------------------------------------- */
+
+static void run_fail(plumb_diag *d, const ir_module *m, plumb_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void run_fail(plumb_diag *d, const ir_module *m, plumb_code code, const char *fmt, ...)
+{
+    if (d->code != PLUMB_OK)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    plumb_loc none = {0, 0};
+    d->file = m->filename;
+    plumb_diag_vset(d, code, none, fmt, ap);
+    va_end(ap);
+}
+
+static bool check_inputs(const ir_module *m, const ir_func *f, plumb_tensor *const *inputs,
+                         uint32_t n_inputs, plumb_diag *d)
+{
+    if (n_inputs != f->body.n_args) {
+        run_fail(d, m, PLUMB_ERR_USAGE, "@%s takes %u parameters but %u inputs were given",
+                 f->name, f->body.n_args, n_inputs);
+        return false;
+    }
+    for (uint32_t i = 0; i < n_inputs; i++) {
+        const ir_value *p = f->body.args[i];
+        const plumb_tensor *t = inputs[i];
+        char want[256], got[256];
+        type_str(want, sizeof want, &p->type);
+        if (!t) {
+            run_fail(d, m, PLUMB_ERR_USAGE, "input %u for parameter %%%s of @%s is missing",
+                     i, p->name ? p->name : "?", f->name);
+            return false;
+        }
+        if (!ir_type_is_static(&p->type)) {
+            run_fail(d, m, PLUMB_ERR_UNSUPPORTED,
+                     "parameter %u (%%%s) of @%s has type %s with a dynamic dimension; the "
+                     "reference runs static shapes only", i, p->name ? p->name : "?", f->name, want);
+            return false;
+        }
+        bool same = t->dtype == p->type.dtype && t->rank == p->type.rank;
+        for (uint32_t k = 0; same && k < t->rank; k++)
+            same = t->dims[k] == p->type.dims[k];
+        if (!same) {
+            plumb_buf b;
+            plumb_buf_init(&b);
+            plumb_tensor_type_print(&b, t);
+            snprintf(got, sizeof got, "%s", b.data && !b.failed ? b.data : "tensor<?>");
+            plumb_buf_free(&b);
+            run_fail(d, m, PLUMB_ERR_USAGE,
+                     "input %u has type %s but parameter %u (%%%s) of @%s has type %s",
+                     i, got, i, p->name ? p->name : "?", f->name, want);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool plumb_ref_run(const ir_module *m, const char *entry,
+                   plumb_tensor *const *inputs, uint32_t n_inputs,
+                   const plumb_ref_options *opts, plumb_ref_result *res, plumb_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    const char *name = entry ? entry : "main";
+    const ir_func *f = ir_module_find_func(m, name);
+    if (!f) {
+        run_fail(d, m, PLUMB_ERR_USAGE, "the module has no function @%s", name);
+        return false;
+    }
+    if (!check_inputs(m, f, inputs, n_inputs, d))
+        return false;
+
+    ref_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.d = d;
+    uint64_t want_bytes = opts && opts->struct_size >= sizeof *opts ? opts->max_bytes : 0;
+    c.max_bytes = want_bytes ? want_bytes : ir_max_bytes(0);
+    c.check_log = opts && opts->check_log ? opts->check_log : stderr;
+    c.max_mismatches = opts && opts->max_mismatches ? opts->max_mismatches : 5;
+    c.n_values = m->next_value_id;
+    /* Past 1e9 s no run can end in time: no deadline (and no overflow). */
+    if (opts && opts->timeout_s > 0 && opts->timeout_s < 1e9) {
+        c.has_deadline = true;
+        c.timeout_s = opts->timeout_s;
+        clock_gettime(CLOCK_MONOTONIC, &c.deadline);
+        time_t whole = (time_t)opts->timeout_s;
+        c.deadline.tv_sec += whole;
+        c.deadline.tv_nsec += (long)((opts->timeout_s - (double)whole) * 1e9);
+        if (c.deadline.tv_nsec >= 1000000000L) {
+            c.deadline.tv_sec++;
+            c.deadline.tv_nsec -= 1000000000L;
+        }
+    }
+
+    bool ok = true;
+    plumb_tensor **outs = NULL;
+    if (f->n_results && !(outs = plumb_calloc(f->n_results, sizeof *outs))) {
+        run_fail(d, m, PLUMB_ERR_NOMEM, "out of memory preparing the results of @%s", f->name);
+        ok = false;
+    }
+    if (ok)
+        ok = ref_call(&c, NULL, f, inputs, outs);
+    for (uint32_t i = 0; i < c.n_plans; i++)
+        plan_free(c.plans[i]);
+    plumb_free(c.plans, c.cap_plans * sizeof *c.plans);
+    res->checks_run = c.checks_run;
+    res->checks_failed = c.checks_failed;
+    if (!ok) {
+        plumb_free(outs, f->n_results * sizeof *outs);
+        return false;
+    }
+    res->outputs = outs;
+    res->n_outputs = f->n_results;
+    return true;
+}
+
+void plumb_ref_result_free(plumb_ref_result *res)
+{
+    if (!res)
+        return;
+    for (uint32_t i = 0; i < res->n_outputs; i++)
+        plumb_tensor_free(res->outputs[i]);
+    plumb_free(res->outputs, res->n_outputs * sizeof *res->outputs);
+    memset(res, 0, sizeof *res);
+}
