@@ -1,0 +1,96 @@
+/* The `plumb` command: subcommands generated from cli/commands.def and the
+ * helpers they share (option parsing, input reading, output, exit codes). */
+#ifndef PLUMB_CLI_H
+#define PLUMB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plumb/core.h"
+
+/* Exit codes, the same for every command (docs/cli.md). */
+enum {
+    CLI_EXIT_OK = 0,       /* success */
+    CLI_EXIT_INVALID = 1,  /* the program is invalid, or a check failed */
+    CLI_EXIT_USAGE = 2,    /* bad command line, or input that cannot be read */
+};
+
+/* The paragraph every command's --help ends with. */
+#define CLI_EXIT_CODES_HELP \
+    "exit codes:\n" \
+    "  0  success\n" \
+    "  1  a program is invalid (parse or verification error)\n" \
+    "  2  usage error, or an input that cannot be read or an output that cannot be written\n"
+
+#define CMD(name, summary) int cmd_##name(int argc, char **argv);
+#include "commands.def"
+#undef CMD
+
+/* ---- option parsing ---------------------------------------------------------
+ * Accepts `--name`, `--name VALUE`, `--name=VALUE`, `-x`, `-x VALUE`,
+ * `-xVALUE`; `--` ends the options; `-` alone is an operand (stdin). */
+typedef struct cli_opt {
+    const char *long_name;   /* without "--"; NULL if none */
+    char short_name;         /* 0 if none */
+    bool takes_value;
+    int id;                  /* returned by cli_next; must be > 0 */
+} cli_opt;
+
+enum {
+    CLI_END = 0,             /* no arguments left */
+    CLI_OPERAND = -1,        /* a non-option argument, in *value */
+    CLI_ERROR = -2,          /* bad option; the message was printed */
+};
+
+typedef struct cli_args {
+    const char *cmd;         /* command name, for messages */
+    int argc;
+    char **argv;
+    int next;                /* index of the next argument to look at */
+    bool operands_only;      /* after `--` */
+    const char *pending;     /* rest of a short-option cluster ("-qv") */
+} cli_args;
+
+void cli_args_init(cli_args *a, int argc, char **argv);
+/* Returns an option id, CLI_OPERAND, CLI_END or CLI_ERROR; *value is the
+ * option's value or the operand (NULL otherwise). opts ends with a row whose
+ * id is 0. */
+int cli_next(cli_args *a, const cli_opt *opts, const char **value);
+
+/* Prints "plumb CMD: error: MESSAGE" and a pointer to --help on stderr;
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Parses a byte count: digits with an optional suffix K, M, G, T (powers of
+ * 1000) or Ki, Mi, Gi, Ti (powers of 1024). False on anything else, on 0 and
+ * on overflow. */
+bool cli_parse_bytes(const char *s, uint64_t *out);
+
+/* ---- input and output ---------------------------------------------------- */
+
+/* Reads a whole file ("-" = stdin), NUL-terminated. NULL with d set on error.
+ * Free with plumb_free(p, *len + 1). */
+char *cli_read_input(const char *path, size_t *len, plumb_diag *d);
+/* The name diagnostics use for path ("<stdin>" for "-"). */
+const char *cli_display_name(const char *path);
+
+/* Replaces path's contents with data atomically: writes a temporary file in
+ * the same directory (following a symlink to its target), keeps the old
+ * file's permissions, then renames it over. On failure path is untouched and
+ * d is set. */
+bool cli_write_atomic(const char *path, const char *data, size_t len, plumb_diag *d);
+
+/* Writes to stdout; false with d set if stdout cannot be written. */
+bool cli_write_stdout(const char *data, size_t len, plumb_diag *d);
+/* Flushes stdout; on error prints a message and returns CLI_EXIT_USAGE,
+ * otherwise returns rc. */
+int cli_finish(const char *cmd, int rc);
+
+/* Prints d as "plumb CMD: error: ..." for errors without a source location
+ * (I/O, usage), or as "FILE:LINE:COL: error: ..." when it has one. */
+void cli_print_diag(const char *cmd, const plumb_diag *d);
+
+#endif

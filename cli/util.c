@@ -1,0 +1,301 @@
+/* Helpers shared by the plumb subcommands: option parsing, byte counts,
+ * reading inputs, atomic writes and the mapping of errors to exit codes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_args_init(cli_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = argc > 0 ? argv[0] : "plumb";
+    a->argc = argc;
+    a->argv = argv;
+    a->next = 1;   /* argv[0] is the command name */
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "plumb %s: error: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nrun 'plumb %s --help' for usage\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+static const cli_opt *find_long(const cli_opt *opts, const char *name, size_t n)
+{
+    for (; opts->id; opts++)
+        if (opts->long_name && strlen(opts->long_name) == n && memcmp(opts->long_name, name, n) == 0)
+            return opts;
+    return NULL;
+}
+
+static const cli_opt *find_short(const cli_opt *opts, char c)
+{
+    for (; opts->id; opts++)
+        if (opts->short_name && opts->short_name == c)
+            return opts;
+    return NULL;
+}
+
+/* Takes the value of an option from the rest of the argument or the next
+ * argument. */
+static int take_value(cli_args *a, const cli_opt *o, const char *rest, const char *spelled,
+                      const char **value)
+{
+    if (rest && *rest) {
+        *value = rest;
+        return o->id;
+    }
+    if (a->next >= a->argc) {
+        cli_usage_error(a->cmd, "option '%s' needs a value", spelled);
+        return CLI_ERROR;
+    }
+    *value = a->argv[a->next++];
+    return o->id;
+}
+
+static int next_short(cli_args *a, const cli_opt *opts, const char **value)
+{
+    char c = *a->pending++;
+    const cli_opt *o = find_short(opts, c);
+    char spelled[3] = {'-', c, 0};
+    if (!o) {
+        a->pending = NULL;
+        cli_usage_error(a->cmd, "unknown option '%s'", spelled);
+        return CLI_ERROR;
+    }
+    if (o->takes_value) {
+        const char *rest = a->pending;
+        a->pending = NULL;
+        return take_value(a, o, rest, spelled, value);
+    }
+    if (!*a->pending)
+        a->pending = NULL;
+    return o->id;
+}
+
+int cli_next(cli_args *a, const cli_opt *opts, const char **value)
+{
+    *value = NULL;
+    if (a->pending)
+        return next_short(a, opts, value);
+    if (a->next >= a->argc)
+        return CLI_END;
+    const char *arg = a->argv[a->next++];
+    if (a->operands_only || arg[0] != '-' || arg[1] == 0) {
+        *value = arg;
+        return CLI_OPERAND;
+    }
+    if (arg[1] == '-') {
+        if (arg[2] == 0) {
+            a->operands_only = true;
+            return cli_next(a, opts, value);
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        const cli_opt *o = find_long(opts, name, n);
+        if (!o) {
+            cli_usage_error(a->cmd, "unknown option '--%.*s'", (int)n, name);
+            return CLI_ERROR;
+        }
+        if (!o->takes_value) {
+            if (eq) {
+                cli_usage_error(a->cmd, "option '--%s' takes no value", o->long_name);
+                return CLI_ERROR;
+            }
+            return o->id;
+        }
+        if (eq) {
+            *value = eq + 1;
+            return o->id;
+        }
+        return take_value(a, o, NULL, arg, value);
+    }
+    a->pending = arg + 1;
+    return next_short(a, opts, value);
+}
+
+bool cli_parse_bytes(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9')
+        return false;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (plumb_mul_overflow_u64(v, 10, &v) || plumb_add_overflow_u64(v, (uint64_t)(*p - '0'), &v))
+            return false;
+    }
+    static const struct { const char *suffix; uint64_t scale; } units[] = {
+        {"", 1},
+        {"K", 1000ull}, {"M", 1000000ull}, {"G", 1000000000ull}, {"T", 1000000000000ull},
+        {"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30}, {"Ti", 1ull << 40},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(p, units[i].suffix) == 0) {
+            if (plumb_mul_overflow_u64(v, units[i].scale, &v) || v == 0)
+                return false;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *cli_display_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+static char *read_stream(FILE *f, size_t *len, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    plumb_buf b;
+    plumb_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        plumb_buf_append(&b, chunk, n);
+        if (b.failed) {
+            plumb_buf_free(&b);
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory reading standard input");
+            return NULL;
+        }
+    }
+    if (ferror(f)) {
+        plumb_buf_free(&b);
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot read standard input: %s", strerror(errno));
+        return NULL;
+    }
+    char *p = plumb_buf_take(&b, len);
+    if (!p)
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory reading standard input");
+    return p;
+}
+
+char *cli_read_input(const char *path, size_t *len, plumb_diag *d)
+{
+    if (strcmp(path, "-") == 0)
+        return read_stream(stdin, len, d);
+    return plumb_read_file(path, 0, len, d);
+}
+
+bool cli_write_stdout(const char *data, size_t len, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    if (len && fwrite(data, 1, len, stdout) != len) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write standard output: %s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int cli_finish(const char *cmd, int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "plumb %s: error: cannot write standard output: %s\n", cmd, strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    return rc;
+}
+
+void cli_print_diag(const char *cmd, const plumb_diag *d)
+{
+    if (d->file || d->loc.line) {
+        plumb_diag_print(d, stderr);
+        return;
+    }
+    fprintf(stderr, "plumb %s: error: %s\n", cmd, d->msg);
+}
+
+/* Writes all of data to fd, retrying short writes. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+bool cli_write_atomic(const char *path, const char *data, size_t len, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    /* Rename replaces a symlink itself, so write next to its target instead. */
+    char *resolved = realpath(path, NULL);
+    const char *target = resolved ? resolved : path;
+    struct stat st;
+    bool have_mode = stat(target, &st) == 0;
+
+    size_t n = strlen(target);
+    static const char suffix[] = ".plumb-tmp.XXXXXX";
+    char *tmp = plumb_malloc(n + sizeof suffix);
+    if (!tmp) {
+        free(resolved);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing '%s'", path);
+        return false;
+    }
+    memcpy(tmp, target, n);
+    memcpy(tmp + n, suffix, sizeof suffix);
+
+    bool ok = false;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create a temporary file next to '%s': %s",
+                       path, strerror(errno));
+        goto out;
+    }
+    if (!write_all(fd, data, len)) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        goto out;
+    }
+    /* mkstemp creates the file 0600; keep the mode the user had, or the
+     * usual umask-governed mode for a new file. */
+    mode_t mode;
+    if (have_mode) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        goto out;
+    }
+    if (close(fd) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    if (rename(tmp, target) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot replace '%s': %s", path, strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    ok = true;
+out:
+    plumb_free(tmp, n + sizeof suffix);
+    free(resolved);
+    return ok;
+}
