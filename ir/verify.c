@@ -1,0 +1,1551 @@
+/* The verifier: type and shape inference for every op of ir/ops.def, checking
+ * the constraints the StableHLO spec states for each op (constraint ids such
+ * as "C3" refer to the op's section of the spec), plus the module-level rules
+ * (unique function names, calls, returns, terminators, value scoping) and the
+ * size limits of every tensor type. docs/verifier.md lists what is checked.
+ *
+ * The rule is: everything an executor relies on is proven here, so that the
+ * reference and the runtime can index shapes without re-checking them, and a
+ * tensor's size is known to fit before anything is allocated. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/ir.h"
+
+typedef struct vctx {
+    const ir_module *m;
+    uint64_t max_bytes;     /* effective per-tensor limit, bytes */
+    plumb_diag *d;
+} vctx;
+
+#define TSTR 768   /* room for a rank-16 type with bounds */
+
+/* ---- formatting ------------------------------------------------------------ */
+
+/* Appends to buf (capacity cap, used *n) and truncates silently: these are
+ * message fragments. */
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    if (*n + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *n += (size_t)k;
+    if (*n >= cap)
+        *n = cap - 1;
+}
+
+static void type_str(const ir_type *t, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    put(buf, cap, &n, "tensor<");
+    uint32_t rank = t->rank <= PLUMB_MAX_RANK ? t->rank : PLUMB_MAX_RANK;
+    bool any_bound = false;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (t->dims[i] == PLUMB_DIM_DYN) {
+            put(buf, cap, &n, "?x");
+            if (t->bounds[i] != PLUMB_NO_BOUND)
+                any_bound = true;
+        } else {
+            put(buf, cap, &n, "%lldx", (long long)t->dims[i]);
+        }
+    }
+    if ((unsigned)t->dtype < PLUMB_DTYPE_COUNT)
+        put(buf, cap, &n, "%s", plumb_dtype_name(t->dtype));
+    else
+        put(buf, cap, &n, "<dtype %u>", (unsigned)t->dtype);
+    if (any_bound) {
+        put(buf, cap, &n, ", #stablehlo.bounds<");
+        for (uint32_t i = 0; i < rank; i++) {
+            if (t->dims[i] == PLUMB_DIM_DYN && t->bounds[i] != PLUMB_NO_BOUND)
+                put(buf, cap, &n, "%s%lld", i ? ", " : "", (long long)t->bounds[i]);
+            else
+                put(buf, cap, &n, "%s?", i ? ", " : "");
+        }
+        put(buf, cap, &n, ">");
+    }
+    if (t->rank > PLUMB_MAX_RANK)
+        put(buf, cap, &n, "...(rank %u)", t->rank);
+    put(buf, cap, &n, ">");
+}
+
+/* " (%name)" when the value has an SSA name, else "". */
+static const char *vname(const ir_value *v, char *buf, size_t cap)
+{
+    if (v && v->name)
+        snprintf(buf, cap, " (%%%s)", v->name);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+static const char *dt(plumb_dtype t)
+{
+    return (unsigned)t < PLUMB_DTYPE_COUNT ? plumb_dtype_name(t) : "?";
+}
+
+static bool fail_at(vctx *V, plumb_code code, plumb_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool fail_at(vctx *V, plumb_code code, plumb_loc loc, const char *fmt, ...)
+{
+    if (V->d && V->d->code == PLUMB_OK && V->m && V->m->filename)
+        V->d->file = V->m->filename;
+    va_list ap;
+    va_start(ap, fmt);
+    plumb_diag_vset(V->d, code, loc, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* An error about op: the message starts with the op's full name. */
+static bool op_fail(vctx *V, const ir_op *op, plumb_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool op_fail(vctx *V, const ir_op *op, plumb_code code, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail_at(V, code, op->loc, "%s: %s", plumb_op_name(op->code), msg);
+}
+
+#define BAD(...) op_fail(V, op, PLUMB_ERR_INVALID, __VA_ARGS__)
+
+/* ---- types ------------------------------------------------------------------ */
+
+/* Structure of a type (element type, rank, dims, bounds) without its size;
+ * what: "operand 1 (%x)", "result 0", "argument 2 of @f"... */
+static bool check_type_form(vctx *V, plumb_loc loc, const char *prefix, const char *what,
+                            const ir_type *t)
+{
+    if ((unsigned)t->dtype >= PLUMB_DTYPE_COUNT)
+        return fail_at(V, PLUMB_ERR_INVALID, loc, "%s%s has an unknown element type %u",
+                       prefix, what, (unsigned)t->dtype);
+    if (t->rank > PLUMB_MAX_RANK)
+        return fail_at(V, PLUMB_ERR_LIMIT, loc, "%s%s: rank %u exceeds the maximum rank %d",
+                       prefix, what, t->rank, PLUMB_MAX_RANK);
+    for (uint32_t i = 0; i < t->rank; i++) {
+        char ts[TSTR];
+        if (t->dims[i] < 0 && t->dims[i] != PLUMB_DIM_DYN) {
+            type_str(t, ts, sizeof ts);
+            return fail_at(V, PLUMB_ERR_INVALID, loc, "%s%s: type %s: dimension %u has negative size %lld",
+                           prefix, what, ts, i, (long long)t->dims[i]);
+        }
+        if (t->dims[i] != PLUMB_DIM_DYN && t->bounds[i] != PLUMB_NO_BOUND) {
+            type_str(t, ts, sizeof ts);
+            return fail_at(V, PLUMB_ERR_INVALID, loc,
+                           "%s%s: type %s: dimension %u is static but has a bound %lld (bounds apply to '?' dimensions only)",
+                           prefix, what, ts, i, (long long)t->bounds[i]);
+        }
+        if (t->dims[i] == PLUMB_DIM_DYN && t->bounds[i] < 0 && t->bounds[i] != PLUMB_NO_BOUND) {
+            type_str(t, ts, sizeof ts);
+            return fail_at(V, PLUMB_ERR_INVALID, loc, "%s%s: type %s: dimension %u has negative bound %lld",
+                           prefix, what, ts, i, (long long)t->bounds[i]);
+        }
+    }
+    return true;
+}
+
+/* Form plus size: the element count and byte size, with the bound standing in
+ * for a '?' dimension, must fit in 64 bits and in max_bytes. An unbounded '?'
+ * counts as 1, so the static part of the shape is still checked. */
+static bool check_type(vctx *V, plumb_loc loc, const char *prefix, const char *what,
+                       const ir_type *t)
+{
+    if (!check_type_form(V, loc, prefix, what, t))
+        return false;
+    int64_t dims[PLUMB_MAX_RANK];
+    for (uint32_t i = 0; i < t->rank; i++)
+        dims[i] = t->dims[i] != PLUMB_DIM_DYN ? t->dims[i]
+                : t->bounds[i] != PLUMB_NO_BOUND ? t->bounds[i] : 1;
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    uint64_t numel, nbytes;
+    if (!plumb_shape_size(t->dtype, t->rank, dims, V->max_bytes, &numel, &nbytes, &sd)) {
+        char ts[TSTR];
+        type_str(t, ts, sizeof ts);
+        return fail_at(V, sd.code != PLUMB_OK ? sd.code : PLUMB_ERR_LIMIT, loc, "%s%s: type %s: %s",
+                       prefix, what, ts, sd.msg);
+    }
+    return true;
+}
+
+static bool dim_compat(int64_t a, int64_t b)
+{
+    return a == b || a == PLUMB_DIM_DYN || b == PLUMB_DIM_DYN;
+}
+
+/* StableHLO's compatible shapes: same rank, and each pair of dims equal or
+ * at least one of them '?'. */
+static bool shape_compat(const ir_type *a, const ir_type *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (!dim_compat(a->dims[i], b->dims[i]))
+            return false;
+    return true;
+}
+
+static bool type_compat(const ir_type *a, const ir_type *b)
+{
+    return a->dtype == b->dtype && shape_compat(a, b);
+}
+
+static ir_type blank_type(plumb_dtype t, uint32_t rank)
+{
+    ir_type r;
+    memset(&r, 0, sizeof r);
+    r.dtype = t;
+    r.rank = rank;
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
+        r.bounds[i] = PLUMB_NO_BOUND;
+    return r;
+}
+
+/* Compares result i's declared type with the inferred one. */
+static bool expect_result(vctx *V, const ir_op *op, uint32_t i, const ir_type *want,
+                          const char *constraint)
+{
+    const ir_type *got = &op->results[i]->type;
+    if (type_compat(got, want))
+        return true;
+    char g[TSTR], w[TSTR], nb[160];
+    type_str(got, g, sizeof g);
+    type_str(want, w, sizeof w);
+    return BAD("result %u%s: type %s does not match the inferred type %s (StableHLO %s)",
+               i, vname(op->results[i], nb, sizeof nb), g, w, constraint);
+}
+
+static const char *odesc(const ir_op *op, uint32_t i, char *buf, size_t cap)
+{
+    char nb[160];
+    snprintf(buf, cap, "operand %u%s", i, vname(op->operands[i], nb, sizeof nb));
+    return buf;
+}
+
+/* Operand i's element type equals operand j's. */
+static bool same_elem(vctx *V, const ir_op *op, uint32_t i, uint32_t j, const char *constraint)
+{
+    plumb_dtype a = op->operands[i]->type.dtype, b = op->operands[j]->type.dtype;
+    if (a == b)
+        return true;
+    char od[200];
+    return BAD("%s: element type %s does not match operand %u's %s (StableHLO %s)",
+               odesc(op, i, od, sizeof od), dt(a), j, dt(b), constraint);
+}
+
+/* Operand i's shape is compatible with operand j's. */
+static bool same_shape(vctx *V, const ir_op *op, uint32_t i, uint32_t j, const char *constraint)
+{
+    const ir_type *a = &op->operands[i]->type, *b = &op->operands[j]->type;
+    if (shape_compat(a, b))
+        return true;
+    char od[200], ta[TSTR], tb[TSTR];
+    type_str(a, ta, sizeof ta);
+    type_str(b, tb, sizeof tb);
+    return BAD("%s: shape of %s does not match operand %u's %s (StableHLO %s; no implicit broadcasting)",
+               odesc(op, i, od, sizeof od), ta, j, tb, constraint);
+}
+
+static bool is_scalar_int(const ir_type *t)
+{
+    return t->rank == 0 && plumb_dtype_is_int(t->dtype);
+}
+
+/* Numbers of a dimension list lie in [0, rank). */
+static bool dims_in_range(vctx *V, const ir_op *op, const char *name, const ir_ints *l,
+                          int64_t rank, const char *rank_of, const char *constraint)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i] < 0 || l->v[i] >= rank)
+            return BAD("%s[%u] = %lld is out of range for %s rank %lld (StableHLO %s)",
+                       name, i, (long long)l->v[i], rank_of, (long long)rank, constraint);
+    return true;
+}
+
+static bool dims_unique(vctx *V, const ir_op *op, const char *name, const ir_ints *l,
+                        const char *constraint)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (l->v[i] == l->v[j])
+                return BAD("%s[%u] = %lld repeats %s[%u] (StableHLO %s)", name, i,
+                           (long long)l->v[i], name, j, constraint);
+    return true;
+}
+
+static bool dims_sorted(vctx *V, const ir_op *op, const char *name, const ir_ints *l,
+                        const char *constraint)
+{
+    for (uint32_t i = 1; i < l->n; i++)
+        if (l->v[i] < l->v[i - 1])
+            return BAD("%s must be sorted in ascending order, but %s[%u] = %lld follows %lld (StableHLO %s)",
+                       name, name, i, (long long)l->v[i], (long long)l->v[i - 1], constraint);
+    return true;
+}
+
+/* Two lists together hold no number twice (e.g. collapsed_slice_dims and
+ * operand_batching_dims). */
+static bool dims_disjoint(vctx *V, const ir_op *op, const char *na, const ir_ints *a,
+                          const char *nb, const ir_ints *b, const char *constraint)
+{
+    for (uint32_t i = 0; i < a->n; i++)
+        for (uint32_t j = 0; j < b->n; j++)
+            if (a->v[i] == b->v[j])
+                return BAD("%s[%u] and %s[%u] are both %lld (StableHLO %s)", na, i, nb, j,
+                           (long long)a->v[i], constraint);
+    return true;
+}
+
+static bool in_list(const ir_ints *l, int64_t x)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i] == x)
+            return true;
+    return false;
+}
+
+/* is_promotable(from, to) of the spec: same kind and at least as wide. */
+static bool promotable(plumb_dtype from, plumb_dtype to)
+{
+    const plumb_dtype_info *a = plumb_dtype_get(from), *b = plumb_dtype_get(to);
+    if (from == to)
+        return true;
+    if (a->cls != b->cls || a->cls == PLUMB_DC_BOOL)
+        return false;
+    if (a->cls == PLUMB_DC_FLOAT)
+        return b->mant_bits >= a->mant_bits && b->exp_bits >= a->exp_bits;
+    return b->bits >= a->bits;
+}
+
+/* ---- regions ----------------------------------------------------------------- */
+
+/* The region's block arguments are scalars of the given element types and its
+ * stablehlo.return returns scalars of ret_types (n_ret of them). */
+static bool check_region(vctx *V, const ir_op *op, const char *what, const ir_block *b,
+                         const plumb_dtype *arg_types, uint32_t n_args,
+                         const plumb_dtype *ret_types, uint32_t n_ret, const char *constraint)
+{
+    if (b->n_args != n_args)
+        return BAD("%s takes %u arguments, expected %u scalars (StableHLO %s)", what, b->n_args,
+                   n_args, constraint);
+    for (uint32_t i = 0; i < n_args; i++) {
+        const ir_type *t = &b->args[i]->type;
+        if (t->rank != 0 || t->dtype != arg_types[i]) {
+            char ts[TSTR], nb[160];
+            type_str(t, ts, sizeof ts);
+            return BAD("%s argument %u%s has type %s, expected tensor<%s> (StableHLO %s)", what, i,
+                       vname(b->args[i], nb, sizeof nb), ts, dt(arg_types[i]), constraint);
+        }
+    }
+    const ir_op *ret = b->last;
+    if (!ret || ret->code != PLUMB_OP_RETURN)
+        return BAD("%s must end in stablehlo.return", what);
+    if (ret->n_operands != n_ret)
+        return BAD("%s returns %u values, expected %u (StableHLO %s)", what, ret->n_operands, n_ret,
+                   constraint);
+    for (uint32_t i = 0; i < n_ret; i++) {
+        const ir_type *t = &ret->operands[i]->type;
+        if (t->rank != 0 || t->dtype != ret_types[i]) {
+            char ts[TSTR];
+            type_str(t, ts, sizeof ts);
+            return BAD("%s returns %s as value %u, expected tensor<%s> (StableHLO %s)", what, ts, i,
+                       dt(ret_types[i]), constraint);
+        }
+    }
+    return true;
+}
+
+/* ---- per-op rules -------------------------------------------------------------- */
+
+static bool v_unary(vctx *V, const ir_op *op)
+{
+    ir_type want = op->operands[0]->type;
+    if (op->code == PLUMB_OP_IS_FINITE)
+        want.dtype = PLUMB_I1;
+    if (op->code == PLUMB_OP_REDUCE_PRECISION) {
+        if (op->a.exponent_bits < 1)
+            return BAD("exponent_bits = %d must be at least 1 (StableHLO C2)", (int)op->a.exponent_bits);
+        if (op->a.mantissa_bits < 0)
+            return BAD("mantissa_bits = %d must not be negative (StableHLO C3)", (int)op->a.mantissa_bits);
+    }
+    return expect_result(V, op, 0, &want, "C1");
+}
+
+static bool v_binary(vctx *V, const ir_op *op)
+{
+    if (!same_elem(V, op, 1, 0, "C1") || !same_shape(V, op, 1, 0, "C1"))
+        return false;
+    ir_type want = op->operands[0]->type;
+    if (op->code != PLUMB_OP_COMPARE)
+        return expect_result(V, op, 0, &want, "C1");
+    plumb_dtype e = want.dtype;
+    if ((unsigned)op->a.cmp_dir > IR_CMP_GE)
+        return BAD("unknown comparison_direction %u", (unsigned)op->a.cmp_dir);
+    const char *need = NULL;
+    switch (op->a.cmp_type) {
+    case IR_CMP_TYPE_NONE:
+        break;
+    case IR_CMP_FLOAT:
+    case IR_CMP_TOTALORDER:
+        if (!plumb_dtype_is_float(e))
+            need = op->a.cmp_type == IR_CMP_FLOAT ? "FLOAT" : "TOTALORDER";
+        break;
+    case IR_CMP_SIGNED:
+        if (!plumb_dtype_is_signed(e))
+            need = "SIGNED";
+        break;
+    case IR_CMP_UNSIGNED:
+        if (!plumb_dtype_is_unsigned(e) && !plumb_dtype_is_bool(e))
+            need = "UNSIGNED";
+        break;
+    default:
+        return BAD("unknown comparison_type %u", (unsigned)op->a.cmp_type);
+    }
+    if (need)
+        return BAD("comparison_type %s does not fit element type %s (StableHLO C3: FLOAT or TOTALORDER for floats, SIGNED for signed integers, UNSIGNED for unsigned integers and i1)",
+                   need, dt(e));
+    want.dtype = PLUMB_I1;
+    return expect_result(V, op, 0, &want, "C2");
+}
+
+static bool v_select(vctx *V, const ir_op *op)
+{
+    const ir_type *pred = &op->operands[0]->type;
+    char od[200];
+    if (pred->dtype != PLUMB_I1)
+        return BAD("%s: pred must have element type i1, not %s", odesc(op, 0, od, sizeof od),
+                   dt(pred->dtype));
+    if (pred->rank != 0 && !same_shape(V, op, 0, 1, "C1: pred is a scalar or has on_true's shape"))
+        return false;
+    if (!same_elem(V, op, 2, 1, "C2") || !same_shape(V, op, 2, 1, "C2"))
+        return false;
+    return expect_result(V, op, 0, &op->operands[1]->type, "C2");
+}
+
+static bool v_clamp(vctx *V, const ir_op *op)
+{
+    if (op->operands[0]->type.rank != 0 &&
+        !same_shape(V, op, 0, 1, "C1: min is a scalar or has operand's shape"))
+        return false;
+    if (op->operands[2]->type.rank != 0 &&
+        !same_shape(V, op, 2, 1, "C2: max is a scalar or has operand's shape"))
+        return false;
+    if (!same_elem(V, op, 0, 1, "C3") || !same_elem(V, op, 2, 1, "C3"))
+        return false;
+    return expect_result(V, op, 0, &op->operands[1]->type, "C4");
+}
+
+static bool v_convert(vctx *V, const ir_op *op)
+{
+    ir_type want = op->operands[0]->type;
+    want.dtype = op->results[0]->type.dtype;
+    return expect_result(V, op, 0, &want, "C1");
+}
+
+static bool v_bitcast(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type;
+    plumb_dtype eo = op->results[0]->type.dtype;
+    uint32_t bi = plumb_dtype_get(in->dtype)->bits, bo = plumb_dtype_get(eo)->bits;
+    ir_type want = *in;
+    want.dtype = eo;
+    if (bo < bi) {
+        /* narrower result: one more, last dimension of bi / bo elements */
+        if (in->rank + 1 > PLUMB_MAX_RANK)
+            return BAD("result rank %u exceeds the maximum rank %d", in->rank + 1, PLUMB_MAX_RANK);
+        if (bi % bo)
+            return BAD("%s is not a whole number of %s (StableHLO C1)", dt(in->dtype), dt(eo));
+        want.rank = in->rank + 1;
+        want.dims[in->rank] = bi / bo;
+        want.bounds[in->rank] = PLUMB_NO_BOUND;
+    } else if (bo > bi) {
+        /* wider result: the operand's last dimension of bo / bi elements goes */
+        if (in->rank == 0)
+            return BAD("bitcast from %s to the wider %s needs an operand of rank >= 1 whose last dimension is %u (StableHLO C1)",
+                       dt(in->dtype), dt(eo), bo / bi);
+        int64_t last = in->dims[in->rank - 1];
+        if (bo % bi || (last != PLUMB_DIM_DYN && (uint64_t)last * bi != bo))
+            return BAD("bitcast from %s to %s needs the operand's last dimension to be %u, not %lld (StableHLO C1)",
+                       dt(in->dtype), dt(eo), bo / bi, (long long)last);
+        want.rank = in->rank - 1;
+    }
+    return expect_result(V, op, 0, &want, "C1");
+}
+
+static bool v_constant(vctx *V, const ir_op *op)
+{
+    const plumb_tensor *v = op->a.value;
+    const ir_type *t = &op->results[0]->type;
+    if (!v)
+        return BAD("has no value");
+    char ts[TSTR];
+    type_str(t, ts, sizeof ts);
+    if (!ir_type_is_static(t))
+        return BAD("result type %s must be static", ts);
+    bool ok = v->dtype == t->dtype && v->rank == t->rank;
+    for (uint32_t i = 0; ok && i < t->rank; i++)
+        ok = v->dims[i] == t->dims[i];
+    if (!ok) {
+        ir_type vt = blank_type(v->dtype, v->rank <= PLUMB_MAX_RANK ? v->rank : PLUMB_MAX_RANK);
+        for (uint32_t i = 0; i < vt.rank; i++)
+            vt.dims[i] = v->dims[i];
+        char vs[TSTR];
+        type_str(&vt, vs, sizeof vs);
+        return BAD("value of type %s does not match the declared type %s (StableHLO C1)", vs, ts);
+    }
+    return true;
+}
+
+static bool v_iota(vctx *V, const ir_op *op)
+{
+    const ir_type *t = &op->results[0]->type;
+    if (op->a.dimension < 0 || op->a.dimension >= (int64_t)t->rank)
+        return BAD("iota_dimension = %lld is out of range for result rank %u (StableHLO C1)",
+                   (long long)op->a.dimension, t->rank);
+    return true;
+}
+
+static bool v_broadcast(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    const ir_ints *bd = &op->a.dims;
+    if (out->dtype != in->dtype)
+        return BAD("result element type %s does not match the operand's %s (StableHLO C1)",
+                   dt(out->dtype), dt(in->dtype));
+    if (bd->n != in->rank)
+        return BAD("broadcast_dimensions has %u entries but the operand has rank %u (StableHLO C2)",
+                   bd->n, in->rank);
+    if (!dims_in_range(V, op, "broadcast_dimensions", bd, out->rank, "result", "C3") ||
+        !dims_unique(V, op, "broadcast_dimensions", bd, "C4"))
+        return false;
+    for (uint32_t d = 0; d < in->rank; d++) {
+        int64_t a = in->dims[d], b = out->dims[bd->v[d]];
+        if (a != 1 && !dim_compat(a, b))
+            return BAD("operand dimension %u has size %lld, which is neither 1 nor result dimension %lld's size %lld (StableHLO C5)",
+                       d, (long long)a, (long long)bd->v[d], (long long)b);
+    }
+    return true;
+}
+
+static bool v_reshape(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    if (out->dtype != in->dtype)
+        return BAD("result element type %s does not match the operand's %s (StableHLO C1)",
+                   dt(out->dtype), dt(in->dtype));
+    if (!ir_type_is_static(in) || !ir_type_is_static(out))
+        return true;
+    uint64_t a = 1, b = 1;
+    for (uint32_t i = 0; i < in->rank; i++)
+        plumb_mul_overflow_u64(a, (uint64_t)in->dims[i], &a);
+    for (uint32_t i = 0; i < out->rank; i++)
+        plumb_mul_overflow_u64(b, (uint64_t)out->dims[i], &b);
+    if (a != b) {
+        char ti[TSTR], to[TSTR];
+        type_str(in, ti, sizeof ti);
+        type_str(out, to, sizeof to);
+        return BAD("operand %s has %llu elements but result %s has %llu (StableHLO C2)", ti,
+                   (unsigned long long)a, to, (unsigned long long)b);
+    }
+    return true;
+}
+
+static bool v_transpose(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type;
+    const ir_ints *p = &op->a.dims;
+    if (p->n != in->rank)
+        return BAD("permutation has %u entries but the operand has rank %u (StableHLO C2)", p->n,
+                   in->rank);
+    if (!dims_in_range(V, op, "permutation", p, in->rank, "operand", "C2") ||
+        !dims_unique(V, op, "permutation", p, "C2"))
+        return false;
+    ir_type want = blank_type(in->dtype, in->rank);
+    for (uint32_t j = 0; j < in->rank; j++) {
+        want.dims[j] = in->dims[p->v[j]];
+        want.bounds[j] = in->bounds[p->v[j]];
+    }
+    return expect_result(V, op, 0, &want, "C3");
+}
+
+static bool v_slice(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type;
+    const ir_attrs *a = &op->a;
+    if (a->start.n != in->rank || a->limit.n != in->rank || a->strides.n != in->rank)
+        return BAD("start_indices, limit_indices and strides have %u, %u and %u entries, expected the operand's rank %u (StableHLO C2)",
+                   a->start.n, a->limit.n, a->strides.n, in->rank);
+    ir_type want = blank_type(in->dtype, in->rank);
+    for (uint32_t d = 0; d < in->rank; d++) {
+        int64_t s = a->start.v[d], l = a->limit.v[d], st = a->strides.v[d], n = in->dims[d];
+        if (s < 0 || s > l || (n != PLUMB_DIM_DYN && l > n))
+            return BAD("dimension %u: need 0 <= start_indices (%lld) <= limit_indices (%lld) <= operand size (%lld) (StableHLO C3)",
+                       d, (long long)s, (long long)l, (long long)n);
+        if (st <= 0)
+            return BAD("strides[%u] = %lld must be positive (StableHLO C4)", d, (long long)st);
+        want.dims[d] = (l - s) / st + ((l - s) % st != 0);
+    }
+    return expect_result(V, op, 0, &want, "C5");
+}
+
+/* Start indices operands [first, n_operands): rank-0 integers of one type. */
+static bool check_start_indices(vctx *V, const ir_op *op, uint32_t first, const char *c_scalar,
+                                const char *c_same)
+{
+    for (uint32_t i = first; i < op->n_operands; i++) {
+        char od[200], ts[TSTR];
+        if (!is_scalar_int(&op->operands[i]->type)) {
+            type_str(&op->operands[i]->type, ts, sizeof ts);
+            return BAD("%s: start index has type %s, expected a 0-dimensional integer tensor (StableHLO %s)",
+                       odesc(op, i, od, sizeof od), ts, c_scalar);
+        }
+        if (i > first && !same_elem(V, op, i, first, c_same))
+            return false;
+    }
+    return true;
+}
+
+static bool v_dynamic_slice(vctx *V, const ir_op *op)
+{
+    if (op->n_operands < 1)
+        return BAD("takes an operand and one start index per dimension, got no operands");
+    const ir_type *in = &op->operands[0]->type;
+    const ir_ints *sz = &op->a.sizes;
+    if (op->n_operands - 1 != in->rank)
+        return BAD("takes %u start indices for an operand of rank %u, got %u (StableHLO C2)",
+                   in->rank, in->rank, op->n_operands - 1);
+    if (sz->n != in->rank)
+        return BAD("slice_sizes has %u entries, expected the operand's rank %u (StableHLO C2)",
+                   sz->n, in->rank);
+    if (!check_start_indices(V, op, 1, "C3", "C3"))
+        return false;
+    ir_type want = blank_type(in->dtype, in->rank);
+    for (uint32_t d = 0; d < in->rank; d++) {
+        if (sz->v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && sz->v[d] > in->dims[d]))
+            return BAD("slice_sizes[%u] = %lld is outside [0, %lld], the operand's dimension size (StableHLO C4)",
+                       d, (long long)sz->v[d], (long long)in->dims[d]);
+        want.dims[d] = sz->v[d];
+    }
+    return expect_result(V, op, 0, &want, "C5");
+}
+
+static bool v_dynamic_update_slice(vctx *V, const ir_op *op)
+{
+    if (op->n_operands < 2)
+        return BAD("takes an operand, an update and one start index per dimension, got %u operands",
+                   op->n_operands);
+    const ir_type *in = &op->operands[0]->type, *up = &op->operands[1]->type;
+    if (!same_elem(V, op, 1, 0, "C2"))
+        return false;
+    if (up->rank != in->rank)
+        return BAD("update has rank %u but the operand has rank %u (StableHLO C3)", up->rank, in->rank);
+    if (op->n_operands - 2 != in->rank)
+        return BAD("takes %u start indices for an operand of rank %u, got %u (StableHLO C4)",
+                   in->rank, in->rank, op->n_operands - 2);
+    if (!check_start_indices(V, op, 2, "C4", "C5"))
+        return false;
+    for (uint32_t d = 0; d < in->rank; d++)
+        if (up->dims[d] != PLUMB_DIM_DYN && in->dims[d] != PLUMB_DIM_DYN && up->dims[d] > in->dims[d])
+            return BAD("update dimension %u has size %lld, larger than the operand's %lld (StableHLO C6)",
+                       d, (long long)up->dims[d], (long long)in->dims[d]);
+    return expect_result(V, op, 0, in, "C1");
+}
+
+static bool v_concatenate(vctx *V, const ir_op *op)
+{
+    if (op->n_operands < 1)
+        return BAD("needs at least one input (StableHLO C3)");
+    const ir_type *t0 = &op->operands[0]->type;
+    int64_t dim = op->a.dimension;
+    if (dim < 0 || dim >= (int64_t)t0->rank)
+        return BAD("dimension = %lld is out of range for input rank %u (StableHLO C4)",
+                   (long long)dim, t0->rank);
+    ir_type want = *t0;
+    for (uint32_t i = 1; i < op->n_operands; i++) {
+        const ir_type *t = &op->operands[i]->type;
+        char od[200];
+        if (!same_elem(V, op, i, 0, "C1"))
+            return false;
+        if (t->rank != t0->rank)
+            return BAD("%s has rank %u but operand 0 has rank %u (StableHLO C2)",
+                       odesc(op, i, od, sizeof od), t->rank, t0->rank);
+        for (uint32_t d = 0; d < t0->rank; d++)
+            if (d != (uint32_t)dim && !dim_compat(t->dims[d], t0->dims[d]))
+                return BAD("%s: dimension %u has size %lld but operand 0's has %lld (StableHLO C2)",
+                           odesc(op, i, od, sizeof od), d, (long long)t->dims[d], (long long)t0->dims[d]);
+        if (want.dims[dim] == PLUMB_DIM_DYN || t->dims[dim] == PLUMB_DIM_DYN)
+            want.dims[dim] = PLUMB_DIM_DYN;
+        else
+            want.dims[dim] += t->dims[dim];   /* sizes are within the byte limit: no overflow */
+    }
+    want.bounds[dim] = PLUMB_NO_BOUND;
+    return expect_result(V, op, 0, &want, "C6");
+}
+
+static bool v_pad(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *pv = &op->operands[1]->type;
+    const ir_attrs *a = &op->a;
+    char od[200];
+    if (pv->rank != 0)
+        return BAD("%s: padding_value must be 0-dimensional, has rank %u", odesc(op, 1, od, sizeof od),
+                   pv->rank);
+    if (!same_elem(V, op, 1, 0, "C1"))
+        return false;
+    if (a->low.n != in->rank || a->high.n != in->rank || a->interior.n != in->rank)
+        return BAD("edge_padding_low, edge_padding_high and interior_padding have %u, %u and %u entries, expected the operand's rank %u (StableHLO C2)",
+                   a->low.n, a->high.n, a->interior.n, in->rank);
+    ir_type want = blank_type(in->dtype, in->rank);
+    for (uint32_t d = 0; d < in->rank; d++) {
+        int64_t lo = a->low.v[d], hi = a->high.v[d], it = a->interior.v[d], n = in->dims[d];
+        if (it < 0)
+            return BAD("interior_padding[%u] = %lld must not be negative (StableHLO C3)", d, (long long)it);
+        if (n == PLUMB_DIM_DYN) {
+            want.dims[d] = PLUMB_DIM_DYN;
+            continue;
+        }
+        int64_t r;
+        bool ovf = __builtin_mul_overflow(n > 0 ? n - 1 : 0, it, &r);
+        ovf = ovf || __builtin_add_overflow(r, n, &r);
+        ovf = ovf || __builtin_add_overflow(r, lo, &r);
+        ovf = ovf || __builtin_add_overflow(r, hi, &r);
+        if (ovf)
+            return op_fail(V, op, PLUMB_ERR_LIMIT, "result dimension %u overflows 64 bits", d);
+        if (r < 0)
+            return BAD("result dimension %u would be %lld = %lld + %lld + %lld + (%lld - 1) * %lld, which is negative (StableHLO C4)",
+                       d, (long long)r, (long long)lo, (long long)hi, (long long)n, (long long)n,
+                       (long long)it);
+        want.dims[d] = r;
+    }
+    return expect_result(V, op, 0, &want, "C4");
+}
+
+static bool v_reverse(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type;
+    if (!dims_unique(V, op, "dimensions", &op->a.dims, "C2") ||
+        !dims_in_range(V, op, "dimensions", &op->a.dims, in->rank, "operand", "C3"))
+        return false;
+    return expect_result(V, op, 0, in, "C1");
+}
+
+static bool v_reduce(vctx *V, const ir_op *op)
+{
+    uint32_t n = op->n_operands / 2;
+    if (op->n_operands == 0 || op->n_operands % 2)
+        return BAD("takes N inputs and N init values (2N operands, N >= 1), got %u operands (StableHLO C3)",
+                   op->n_operands);
+    if (op->n_results != n)
+        return BAD("has %u results for %u inputs (StableHLO C3)", op->n_results, n);
+    if (op->n_regions != 1)
+        return BAD("needs exactly one body region, has %u", op->n_regions);
+    const ir_type *t0 = &op->operands[0]->type;
+    char od[200];
+    for (uint32_t i = 1; i < n; i++)
+        if (!same_shape(V, op, i, 0, "C1"))
+            return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (op->operands[n + i]->type.rank != 0)
+            return BAD("%s: init value must be 0-dimensional, has rank %u",
+                       odesc(op, n + i, od, sizeof od), op->operands[n + i]->type.rank);
+        if (!same_elem(V, op, n + i, i, "C2"))
+            return false;
+    }
+    if (!dims_in_range(V, op, "dimensions", &op->a.dims, t0->rank, "input", "C4") ||
+        !dims_unique(V, op, "dimensions", &op->a.dims, "C5"))
+        return false;
+    /* The body's element types Ei may be wider than the inputs' (C6). */
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != 2 * n)
+        return BAD("body takes %u arguments, expected %u scalars (StableHLO C6)", b->n_args, 2 * n);
+    plumb_dtype *e = plumb_calloc(2 * (size_t)n, sizeof *e);
+    if (!e)
+        return op_fail(V, op, PLUMB_ERR_NOMEM, "out of memory");
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        plumb_dtype ei = b->args[i]->type.dtype;
+        if ((unsigned)ei >= PLUMB_DTYPE_COUNT || !promotable(op->operands[i]->type.dtype, ei)) {
+            ok = BAD("body argument %u has element type %s, which input %u's %s does not promote to (StableHLO C6)",
+                     i, dt(ei), i, dt(op->operands[i]->type.dtype));
+            break;
+        }
+        e[i] = e[n + i] = ei;
+    }
+    ok = ok && check_region(V, op, "body", b, e, 2 * n, e, n, "C6");
+    for (uint32_t i = 0; i < n && ok; i++) {
+        ir_type want = blank_type(e[i], 0);
+        for (uint32_t d = 0; d < t0->rank; d++)
+            if (!in_list(&op->a.dims, d)) {
+                want.dims[want.rank] = op->operands[i]->type.dims[d];
+                want.bounds[want.rank] = op->operands[i]->type.bounds[d];
+                want.rank++;
+            }
+        ok = expect_result(V, op, i, &want, "C7, C8");
+    }
+    plumb_free(e, 2 * (size_t)n * sizeof *e);
+    return ok;
+}
+
+static bool v_dot_general(vctx *V, const ir_op *op)
+{
+    const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type;
+    const ir_attrs *a = &op->a;
+    if (a->lhs_batch.n != a->rhs_batch.n)
+        return BAD("lhs_batching_dimensions has %u entries but rhs_batching_dimensions has %u (StableHLO C1)",
+                   a->lhs_batch.n, a->rhs_batch.n);
+    if (a->lhs_contract.n != a->rhs_contract.n)
+        return BAD("lhs_contracting_dimensions has %u entries but rhs_contracting_dimensions has %u (StableHLO C2)",
+                   a->lhs_contract.n, a->rhs_contract.n);
+    if (!dims_unique(V, op, "lhs_batching_dimensions", &a->lhs_batch, "C3") ||
+        !dims_unique(V, op, "lhs_contracting_dimensions", &a->lhs_contract, "C3") ||
+        !dims_disjoint(V, op, "lhs_batching_dimensions", &a->lhs_batch, "lhs_contracting_dimensions",
+                       &a->lhs_contract, "C3") ||
+        !dims_unique(V, op, "rhs_batching_dimensions", &a->rhs_batch, "C4") ||
+        !dims_unique(V, op, "rhs_contracting_dimensions", &a->rhs_contract, "C4") ||
+        !dims_disjoint(V, op, "rhs_batching_dimensions", &a->rhs_batch, "rhs_contracting_dimensions",
+                       &a->rhs_contract, "C4") ||
+        !dims_in_range(V, op, "lhs_batching_dimensions", &a->lhs_batch, l->rank, "lhs", "C5") ||
+        !dims_in_range(V, op, "lhs_contracting_dimensions", &a->lhs_contract, l->rank, "lhs", "C6") ||
+        !dims_in_range(V, op, "rhs_batching_dimensions", &a->rhs_batch, r->rank, "rhs", "C7") ||
+        !dims_in_range(V, op, "rhs_contracting_dimensions", &a->rhs_contract, r->rank, "rhs", "C8"))
+        return false;
+    for (uint32_t i = 0; i < a->lhs_batch.n; i++) {
+        int64_t x = l->dims[a->lhs_batch.v[i]], y = r->dims[a->rhs_batch.v[i]];
+        if (!dim_compat(x, y))
+            return BAD("batching dimension pair %u: lhs dimension %lld has size %lld but rhs dimension %lld has size %lld (StableHLO C9)",
+                       i, (long long)a->lhs_batch.v[i], (long long)x, (long long)a->rhs_batch.v[i], (long long)y);
+    }
+    for (uint32_t i = 0; i < a->lhs_contract.n; i++) {
+        int64_t x = l->dims[a->lhs_contract.v[i]], y = r->dims[a->rhs_contract.v[i]];
+        if (!dim_compat(x, y))
+            return BAD("contracting dimension pair %u: lhs dimension %lld has size %lld but rhs dimension %lld has size %lld (StableHLO C10)",
+                       i, (long long)a->lhs_contract.v[i], (long long)x, (long long)a->rhs_contract.v[i], (long long)y);
+    }
+    plumb_dtype el = l->dtype, er = r->dtype, eo = op->results[0]->type.dtype;
+    /* Mixed lhs/rhs element types are accepted (precision is then at least
+     * that of the narrower input); a float input needs a float result. */
+    if ((plumb_dtype_is_float(el) || plumb_dtype_is_float(er)) && !plumb_dtype_is_float(eo))
+        return BAD("result element type %s must be a float type for inputs %s and %s",
+                   dt(eo), dt(el), dt(er));
+    ir_type want = blank_type(eo, 0);
+    for (uint32_t i = 0; i < a->lhs_batch.n; i++) {
+        want.dims[want.rank] = l->dims[a->lhs_batch.v[i]];
+        want.bounds[want.rank++] = l->bounds[a->lhs_batch.v[i]];
+    }
+    for (uint32_t d = 0; d < l->rank; d++)
+        if (!in_list(&a->lhs_batch, d) && !in_list(&a->lhs_contract, d)) {
+            if (want.rank >= PLUMB_MAX_RANK)
+                return BAD("result rank exceeds the maximum rank %d", PLUMB_MAX_RANK);
+            want.dims[want.rank] = l->dims[d];
+            want.bounds[want.rank++] = l->bounds[d];
+        }
+    for (uint32_t d = 0; d < r->rank; d++)
+        if (!in_list(&a->rhs_batch, d) && !in_list(&a->rhs_contract, d)) {
+            if (want.rank >= PLUMB_MAX_RANK)
+                return BAD("result rank exceeds the maximum rank %d", PLUMB_MAX_RANK);
+            want.dims[want.rank] = r->dims[d];
+            want.bounds[want.rank++] = r->bounds[d];
+        }
+    return expect_result(V, op, 0, &want, "C12");
+}
+
+static bool v_dot(vctx *V, const ir_op *op)
+{
+    const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type;
+    plumb_dtype el = l->dtype, er = r->dtype, eo = op->results[0]->type.dtype;
+    if (l->rank < 1 || l->rank > 2 || r->rank < 1 || r->rank > 2)
+        return BAD("lhs and rhs must have rank 1 or 2, have %u and %u", l->rank, r->rank);
+    int64_t k1 = l->dims[l->rank - 1], k2 = r->dims[0];
+    if (!dim_compat(k1, k2))
+        return BAD("lhs's last dimension (%lld) does not match rhs's first dimension (%lld)",
+                   (long long)k1, (long long)k2);
+    if ((plumb_dtype_is_float(el) || plumb_dtype_is_float(er)) && !plumb_dtype_is_float(eo))
+        return BAD("result element type %s must be a float type for inputs %s and %s",
+                   dt(eo), dt(el), dt(er));
+    ir_type want = blank_type(eo, 0);
+    if (l->rank == 2) {
+        want.dims[want.rank] = l->dims[0];
+        want.bounds[want.rank++] = l->bounds[0];
+    }
+    if (r->rank == 2) {
+        want.dims[want.rank] = r->dims[1];
+        want.bounds[want.rank++] = r->bounds[1];
+    }
+    return expect_result(V, op, 0, &want, "dot: [m]x[k] . [k]x[n] -> [m]x[n]");
+}
+
+/* index_vector_dim: the builder's -1 means "not written", whose StableHLO
+ * default is 0. */
+static int64_t index_vector_dim(const ir_op *op)
+{
+    return op->a.index_vector_dim == -1 ? 0 : op->a.index_vector_dim;
+}
+
+static bool v_gather(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *idx = &op->operands[1]->type;
+    const ir_type *out = &op->results[0]->type;
+    const ir_attrs *a = &op->a;
+    int64_t ivd = index_vector_dim(op);
+    char od[200];
+    if (!plumb_dtype_is_int(idx->dtype))
+        return BAD("%s: start_indices must have an integer element type, not %s",
+                   odesc(op, 1, od, sizeof od), dt(idx->dtype));
+    if (in->rank != a->offset_dims.n + a->collapsed_slice_dims.n + a->operand_batching_dims.n)
+        return BAD("operand rank %u != size(offset_dims) %u + size(collapsed_slice_dims) %u + size(operand_batching_dims) %u (StableHLO C1)",
+                   in->rank, a->offset_dims.n, a->collapsed_slice_dims.n, a->operand_batching_dims.n);
+    if (ivd < 0 || ivd > (int64_t)idx->rank)
+        return BAD("index_vector_dim = %lld is outside [0, %u], the start_indices rank (StableHLO C2)",
+                   (long long)ivd, idx->rank);
+    int64_t nidx = ivd < (int64_t)idx->rank ? idx->dims[ivd] : 1;
+    if (nidx != PLUMB_DIM_DYN && (int64_t)a->start_index_map.n != nidx)
+        return BAD("start_index_map has %u entries but the index vector has %lld (StableHLO C3)",
+                   a->start_index_map.n, (long long)nidx);
+    if (!dims_unique(V, op, "offset_dims", &a->offset_dims, "C4") ||
+        !dims_sorted(V, op, "offset_dims", &a->offset_dims, "C4") ||
+        !dims_in_range(V, op, "offset_dims", &a->offset_dims, out->rank, "result", "C5") ||
+        !dims_unique(V, op, "collapsed_slice_dims", &a->collapsed_slice_dims, "C6") ||
+        !dims_unique(V, op, "operand_batching_dims", &a->operand_batching_dims, "C6") ||
+        !dims_disjoint(V, op, "collapsed_slice_dims", &a->collapsed_slice_dims,
+                       "operand_batching_dims", &a->operand_batching_dims, "C6") ||
+        !dims_sorted(V, op, "collapsed_slice_dims", &a->collapsed_slice_dims, "C7") ||
+        !dims_in_range(V, op, "collapsed_slice_dims", &a->collapsed_slice_dims, in->rank, "operand", "C8") ||
+        !dims_sorted(V, op, "operand_batching_dims", &a->operand_batching_dims, "C10") ||
+        !dims_in_range(V, op, "operand_batching_dims", &a->operand_batching_dims, in->rank, "operand", "C11") ||
+        !dims_unique(V, op, "start_indices_batching_dims", &a->start_indices_batching_dims, "C13") ||
+        !dims_in_range(V, op, "start_indices_batching_dims", &a->start_indices_batching_dims, idx->rank,
+                       "start_indices", "C14"))
+        return false;
+    if (a->sizes.n != in->rank)
+        return BAD("slice_sizes has %u entries, expected the operand's rank %u (StableHLO C20)",
+                   a->sizes.n, in->rank);
+    for (uint32_t i = 0; i < a->collapsed_slice_dims.n; i++)
+        if (a->sizes.v[a->collapsed_slice_dims.v[i]] > 1)
+            return BAD("slice_sizes[%lld] = %lld must be at most 1 for a collapsed slice dimension (StableHLO C9)",
+                       (long long)a->collapsed_slice_dims.v[i], (long long)a->sizes.v[a->collapsed_slice_dims.v[i]]);
+    for (uint32_t i = 0; i < a->operand_batching_dims.n; i++)
+        if (a->sizes.v[a->operand_batching_dims.v[i]] > 1)
+            return BAD("slice_sizes[%lld] = %lld must be at most 1 for an operand batching dimension (StableHLO C12)",
+                       (long long)a->operand_batching_dims.v[i], (long long)a->sizes.v[a->operand_batching_dims.v[i]]);
+    if (in_list(&a->start_indices_batching_dims, ivd))
+        return BAD("index_vector_dim = %lld must not be one of start_indices_batching_dims (StableHLO C15)",
+                   (long long)ivd);
+    if (a->operand_batching_dims.n != a->start_indices_batching_dims.n)
+        return BAD("operand_batching_dims has %u entries but start_indices_batching_dims has %u (StableHLO C16)",
+                   a->operand_batching_dims.n, a->start_indices_batching_dims.n);
+    for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
+        int64_t x = in->dims[a->operand_batching_dims.v[i]], y = idx->dims[a->start_indices_batching_dims.v[i]];
+        if (!dim_compat(x, y))
+            return BAD("batching dimension pair %u: operand dimension size %lld != start_indices dimension size %lld (StableHLO C17)",
+                       i, (long long)x, (long long)y);
+    }
+    if (!dims_unique(V, op, "start_index_map", &a->start_index_map, "C18") ||
+        !dims_disjoint(V, op, "start_index_map", &a->start_index_map, "operand_batching_dims",
+                       &a->operand_batching_dims, "C18") ||
+        !dims_in_range(V, op, "start_index_map", &a->start_index_map, in->rank, "operand", "C19"))
+        return false;
+    for (uint32_t d = 0; d < in->rank; d++)
+        if (a->sizes.v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && a->sizes.v[d] > in->dims[d]))
+            return BAD("slice_sizes[%u] = %lld is outside [0, %lld], the operand's dimension size (StableHLO C21)",
+                       d, (long long)a->sizes.v[d], (long long)in->dims[d]);
+    /* C22: batch dims (start_indices without index_vector_dim) fill the
+     * result axes not in offset_dims; the kept slice sizes fill offset_dims. */
+    uint32_t nbatch = idx->rank - (ivd < (int64_t)idx->rank ? 1 : 0);
+    uint32_t rank = nbatch + a->offset_dims.n;
+    if (out->rank != rank)
+        return BAD("result has rank %u, expected %u batch dimensions + %u offset dimensions (StableHLO C22)",
+                   out->rank, nbatch, a->offset_dims.n);
+    ir_type want = blank_type(in->dtype, rank);
+    uint32_t bi = 0, oi = 0;
+    for (uint32_t d = 0; d < rank; d++) {
+        if (in_list(&a->offset_dims, d)) {
+            while (in_list(&a->collapsed_slice_dims, oi) || in_list(&a->operand_batching_dims, oi))
+                oi++;
+            want.dims[d] = a->sizes.v[oi++];
+        } else {
+            if ((int64_t)bi == ivd)
+                bi++;
+            want.dims[d] = idx->dims[bi];
+            want.bounds[d] = idx->bounds[bi];
+            bi++;
+        }
+    }
+    return expect_result(V, op, 0, &want, "C22, C23");
+}
+
+static bool v_scatter(vctx *V, const ir_op *op)
+{
+    if (op->n_operands < 3 || op->n_operands % 2 == 0)
+        return BAD("takes N inputs, the scatter indices and N updates (2N + 1 operands, N >= 1), got %u (StableHLO C5)",
+                   op->n_operands);
+    uint32_t n = (op->n_operands - 1) / 2;
+    if (op->n_results != n)
+        return BAD("has %u results for %u inputs (StableHLO C24)", op->n_results, n);
+    if (op->n_regions != 1)
+        return BAD("needs exactly one update_computation region, has %u", op->n_regions);
+    const ir_type *in = &op->operands[0]->type, *idx = &op->operands[n]->type;
+    const ir_type *up = &op->operands[n + 1]->type;
+    const ir_attrs *a = &op->a;
+    int64_t ivd = index_vector_dim(op);
+    char od[200];
+    for (uint32_t i = 1; i < n; i++)
+        if (!same_shape(V, op, i, 0, "C1"))
+            return false;
+    for (uint32_t i = 1; i < n; i++)
+        if (!same_shape(V, op, n + 1 + i, n + 1, "C3"))
+            return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!same_elem(V, op, n + 1 + i, i, "C6"))
+            return false;
+    if (!plumb_dtype_is_int(idx->dtype))
+        return BAD("%s: scatter_indices must have an integer element type, not %s",
+                   odesc(op, n, od, sizeof od), dt(idx->dtype));
+    if (in->rank != a->update_window_dims.n + a->inserted_window_dims.n + a->input_batching_dims.n)
+        return BAD("input rank %u != size(update_window_dims) %u + size(inserted_window_dims) %u + size(input_batching_dims) %u (StableHLO C2)",
+                   in->rank, a->update_window_dims.n, a->inserted_window_dims.n, a->input_batching_dims.n);
+    if (ivd < 0 || ivd > (int64_t)idx->rank)
+        return BAD("index_vector_dim = %lld is outside [0, %u], the scatter_indices rank (StableHLO C22)",
+                   (long long)ivd, idx->rank);
+    if (!dims_unique(V, op, "update_window_dims", &a->update_window_dims, "C7") ||
+        !dims_sorted(V, op, "update_window_dims", &a->update_window_dims, "C7") ||
+        !dims_in_range(V, op, "update_window_dims", &a->update_window_dims, up->rank, "updates", "C8") ||
+        !dims_unique(V, op, "inserted_window_dims", &a->inserted_window_dims, "C9") ||
+        !dims_unique(V, op, "input_batching_dims", &a->input_batching_dims, "C9") ||
+        !dims_disjoint(V, op, "inserted_window_dims", &a->inserted_window_dims, "input_batching_dims",
+                       &a->input_batching_dims, "C9") ||
+        !dims_sorted(V, op, "inserted_window_dims", &a->inserted_window_dims, "C10") ||
+        !dims_in_range(V, op, "inserted_window_dims", &a->inserted_window_dims, in->rank, "input", "C11") ||
+        !dims_sorted(V, op, "input_batching_dims", &a->input_batching_dims, "C12") ||
+        !dims_in_range(V, op, "input_batching_dims", &a->input_batching_dims, in->rank, "input", "C13") ||
+        !dims_unique(V, op, "scatter_indices_batching_dims", &a->scatter_indices_batching_dims, "C14") ||
+        !dims_in_range(V, op, "scatter_indices_batching_dims", &a->scatter_indices_batching_dims, idx->rank,
+                       "scatter_indices", "C15"))
+        return false;
+    if (in_list(&a->scatter_indices_batching_dims, ivd))
+        return BAD("index_vector_dim = %lld must not be one of scatter_indices_batching_dims (StableHLO C16)",
+                   (long long)ivd);
+    if (a->input_batching_dims.n != a->scatter_indices_batching_dims.n)
+        return BAD("input_batching_dims has %u entries but scatter_indices_batching_dims has %u (StableHLO C17)",
+                   a->input_batching_dims.n, a->scatter_indices_batching_dims.n);
+    for (uint32_t i = 0; i < a->input_batching_dims.n; i++) {
+        int64_t x = in->dims[a->input_batching_dims.v[i]], y = idx->dims[a->scatter_indices_batching_dims.v[i]];
+        if (!dim_compat(x, y))
+            return BAD("batching dimension pair %u: input dimension size %lld != scatter_indices dimension size %lld (StableHLO C18)",
+                       i, (long long)x, (long long)y);
+    }
+    int64_t nidx = ivd < (int64_t)idx->rank ? idx->dims[ivd] : 1;
+    if (nidx != PLUMB_DIM_DYN && (int64_t)a->scatter_dims_to_operand_dims.n != nidx)
+        return BAD("scatter_dims_to_operand_dims has %u entries but the index vector has %lld (StableHLO C19)",
+                   a->scatter_dims_to_operand_dims.n, (long long)nidx);
+    if (!dims_unique(V, op, "scatter_dims_to_operand_dims", &a->scatter_dims_to_operand_dims, "C20") ||
+        !dims_disjoint(V, op, "scatter_dims_to_operand_dims", &a->scatter_dims_to_operand_dims,
+                       "input_batching_dims", &a->input_batching_dims, "C20") ||
+        !dims_in_range(V, op, "scatter_dims_to_operand_dims", &a->scatter_dims_to_operand_dims, in->rank,
+                       "input", "C21"))
+        return false;
+    /* C4: updates = scatter dims (scatter_indices without index_vector_dim)
+     * on the axes not in update_window_dims, and window sizes no larger than
+     * the input's kept dimensions on update_window_dims. */
+    uint32_t nscatter = idx->rank - (ivd < (int64_t)idx->rank ? 1 : 0);
+    if (up->rank != nscatter + a->update_window_dims.n)
+        return BAD("updates have rank %u, expected %u scatter dimensions + %u window dimensions (StableHLO C4)",
+                   up->rank, nscatter, a->update_window_dims.n);
+    uint32_t si = 0, wi = 0;
+    for (uint32_t d = 0; d < up->rank; d++) {
+        if (in_list(&a->update_window_dims, d)) {
+            while (in_list(&a->inserted_window_dims, wi) || in_list(&a->input_batching_dims, wi))
+                wi++;
+            int64_t u = up->dims[d], lim = in->dims[wi];
+            if (u != PLUMB_DIM_DYN && lim != PLUMB_DIM_DYN && u > lim)
+                return BAD("updates dimension %u (a window dimension) has size %lld, larger than input dimension %u's %lld (StableHLO C4)",
+                           d, (long long)u, wi, (long long)lim);
+            wi++;
+        } else {
+            if ((int64_t)si == ivd)
+                si++;
+            if (!dim_compat(up->dims[d], idx->dims[si]))
+                return BAD("updates dimension %u has size %lld but scatter_indices dimension %u has %lld (StableHLO C4)",
+                           d, (long long)up->dims[d], si, (long long)idx->dims[si]);
+            si++;
+        }
+    }
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != 2 * n)
+        return BAD("update_computation takes %u arguments, expected %u scalars (StableHLO C23)",
+                   b->n_args, 2 * n);
+    plumb_dtype *e = plumb_calloc(2 * (size_t)n, sizeof *e);
+    if (!e)
+        return op_fail(V, op, PLUMB_ERR_NOMEM, "out of memory");
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        plumb_dtype ei = b->args[i]->type.dtype;
+        if ((unsigned)ei >= PLUMB_DTYPE_COUNT || !promotable(op->operands[i]->type.dtype, ei)) {
+            ok = BAD("update_computation argument %u has element type %s, which input %u's %s does not promote to (StableHLO C23)",
+                     i, dt(ei), i, dt(op->operands[i]->type.dtype));
+            break;
+        }
+        e[i] = e[n + i] = ei;
+    }
+    ok = ok && check_region(V, op, "update_computation", b, e, 2 * n, e, n, "C23");
+    for (uint32_t i = 0; i < n && ok; i++) {
+        ir_type want = op->operands[i]->type;
+        want.dtype = e[i];
+        ok = expect_result(V, op, i, &want, "C24, C25");
+    }
+    plumb_free(e, 2 * (size_t)n * sizeof *e);
+    return ok;
+}
+
+static bool v_sort(vctx *V, const ir_op *op)
+{
+    uint32_t n = op->n_operands;
+    if (n == 0)
+        return BAD("needs at least one input (StableHLO C1)");
+    if (op->n_results != n)
+        return BAD("has %u results for %u inputs (StableHLO C2)", op->n_results, n);
+    if (op->n_regions != 1)
+        return BAD("needs exactly one comparator region, has %u", op->n_regions);
+    for (uint32_t i = 1; i < n; i++)
+        if (!same_shape(V, op, i, 0, "C3"))
+            return false;
+    int64_t rank = op->operands[0]->type.rank;
+    if (op->a.dimension < -rank || op->a.dimension >= rank)
+        return BAD("dimension = %lld is outside [-%lld, %lld) for input rank %lld (StableHLO C4)",
+                   (long long)op->a.dimension, (long long)rank, (long long)rank, (long long)rank);
+    plumb_dtype *e = plumb_calloc(2 * (size_t)n, sizeof *e);
+    if (!e)
+        return op_fail(V, op, PLUMB_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        e[2 * i] = e[2 * i + 1] = op->operands[i]->type.dtype;
+    plumb_dtype i1 = PLUMB_I1;
+    bool ok = check_region(V, op, "comparator", &op->regions[0], e, 2 * n, &i1, 1, "C5");
+    plumb_free(e, 2 * (size_t)n * sizeof *e);
+    for (uint32_t i = 0; i < n && ok; i++)
+        ok = expect_result(V, op, i, &op->operands[i]->type, "C2");
+    return ok;
+}
+
+static bool v_top_k(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type;
+    if (in->rank < 1)
+        return BAD("operand must have rank >= 1");
+    int64_t last = in->dims[in->rank - 1];
+    if (op->a.k < 0 || (last != PLUMB_DIM_DYN && op->a.k > last))
+        return BAD("k = %lld is outside [0, %lld], the operand's last dimension", (long long)op->a.k,
+                   (long long)last);
+    ir_type want = *in;
+    want.dims[in->rank - 1] = op->a.k;
+    want.bounds[in->rank - 1] = PLUMB_NO_BOUND;
+    if (!expect_result(V, op, 0, &want, "top_k: values have the operand's shape with k as the last dimension"))
+        return false;
+    want.dtype = PLUMB_I32;
+    return expect_result(V, op, 1, &want, "top_k: indices are i32 with the values' shape");
+}
+
+static bool v_rng(vctx *V, const ir_op *op)
+{
+    const ir_type *st = &op->operands[0]->type;
+    char ts[TSTR];
+    type_str(st, ts, sizeof ts);
+    const char *alg = op->a.rng_alg == IR_RNG_THREE_FRY ? "THREE_FRY"
+                    : op->a.rng_alg == IR_RNG_PHILOX ? "PHILOX" : "DEFAULT";
+    if ((unsigned)op->a.rng_alg > IR_RNG_PHILOX)
+        return BAD("unknown rng_algorithm %u", (unsigned)op->a.rng_alg);
+    bool ok = st->dtype == PLUMB_UI64 && st->rank == 1;
+    int64_t n = ok ? st->dims[0] : -2;
+    if (ok && op->a.rng_alg == IR_RNG_THREE_FRY)
+        ok = n == 2;
+    else if (ok)
+        ok = n == 2 || n == 3;
+    if (!ok)
+        return BAD("initial_state has type %s; %s needs tensor<%sxui64> (StableHLO C2)", ts, alg,
+                   op->a.rng_alg == IR_RNG_THREE_FRY ? "2" : "2xui64> or tensor<3");
+    if (!expect_result(V, op, 0, st, "C1"))
+        return false;
+    plumb_dtype eo = op->results[1]->type.dtype;
+    if (plumb_dtype_is_float(eo))
+        return op_fail(V, op, PLUMB_ERR_UNSUPPORTED,
+                       "unsupported: output element type %s (op set v1 generates integer bits only)", dt(eo));
+    if (!plumb_dtype_is_int(eo))
+        return BAD("output element type %s must be an integer type", dt(eo));
+    if (!ir_type_is_static(&op->results[1]->type))
+        return BAD("output shape must be static");
+    return true;
+}
+
+static bool v_call(vctx *V, const ir_op *op)
+{
+    if (!op->a.callee)
+        return BAD("has no callee");
+    if (!V->m)
+        return true;
+    const ir_func *f = ir_module_find_func(V->m, op->a.callee);
+    if (!f)
+        return BAD("calls @%s, which is not a function of this module", op->a.callee);
+    if (op->n_operands != f->body.n_args)
+        return BAD("passes %u arguments to @%s, which takes %u", op->n_operands, f->name, f->body.n_args);
+    if (op->n_results != f->n_results)
+        return BAD("expects %u results from @%s, which returns %u", op->n_results, f->name, f->n_results);
+    char a[TSTR], b[TSTR], od[200];
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!ir_type_equal(&op->operands[i]->type, &f->body.args[i]->type)) {
+            type_str(&op->operands[i]->type, a, sizeof a);
+            type_str(&f->body.args[i]->type, b, sizeof b);
+            return BAD("%s has type %s but @%s's parameter %u has type %s", odesc(op, i, od, sizeof od),
+                       a, f->name, i, b);
+        }
+    for (uint32_t i = 0; i < op->n_results; i++)
+        if (!ir_type_equal(&op->results[i]->type, &f->result_types[i])) {
+            type_str(&op->results[i]->type, a, sizeof a);
+            type_str(&f->result_types[i], b, sizeof b);
+            return BAD("result %u has type %s but @%s's result %u has type %s", i, a, f->name, i, b);
+        }
+    return true;
+}
+
+static bool v_check(vctx *V, const ir_op *op)
+{
+    const ir_type *t = &op->operands[0]->type;
+    char ts[TSTR], vs[TSTR];
+    type_str(t, ts, sizeof ts);
+    if (op->code == PLUMB_OP_EXPECT_CLOSE || op->code == PLUMB_OP_EXPECT_CLOSE_CONST) {
+        if (op->a.min_ulp < 0 || op->a.min_ulp > op->a.max_ulp)
+            return BAD("needs 0 <= min_ulp_difference (%lld) <= max_ulp_difference (%lld)",
+                       (long long)op->a.min_ulp, (long long)op->a.max_ulp);
+    }
+    if (op->code == PLUMB_OP_EXPECT_ALMOST_EQ || op->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) {
+        if (!(op->a.tolerance >= 0))
+            return BAD("tolerance %g must be a non-negative number", op->a.tolerance);
+    }
+    if (op->n_operands == 2) {
+        if (!same_elem(V, op, 1, 0, "check: both operands have one type") ||
+            !same_shape(V, op, 1, 0, "check: both operands have one type"))
+            return false;
+        return true;
+    }
+    const plumb_tensor *v = op->a.value;
+    if (!v)
+        return BAD("has no expected value");
+    bool ok = v->dtype == t->dtype && v->rank == t->rank;
+    for (uint32_t i = 0; ok && i < t->rank; i++)
+        ok = dim_compat(v->dims[i], t->dims[i]);
+    if (!ok) {
+        ir_type vt = blank_type(v->dtype, v->rank <= PLUMB_MAX_RANK ? v->rank : PLUMB_MAX_RANK);
+        for (uint32_t i = 0; i < vt.rank; i++)
+            vt.dims[i] = v->dims[i];
+        type_str(&vt, vs, sizeof vs);
+        return BAD("expected value of type %s does not match operand 0's type %s", vs, ts);
+    }
+    return true;
+}
+
+/* ---- one op ------------------------------------------------------------------ */
+
+/* The operand whose element type the table's `types` mask constrains; -1
+ * when it is the result (ops without operands), -2 when none is. */
+static int primary_operand(const ir_op *op)
+{
+    switch (op->code) {
+    case PLUMB_OP_SELECT:
+    case PLUMB_OP_CLAMP:
+        return 1;
+    case PLUMB_OP_CONSTANT:
+    case PLUMB_OP_IOTA:
+        return -1;
+    case PLUMB_OP_CALL:
+    case PLUMB_OP_FUNC_RETURN:
+    case PLUMB_OP_RETURN:
+        return -2;
+    default:
+        return op->n_operands ? 0 : -2;
+    }
+}
+
+static bool verify_op(vctx *V, const ir_op *op)
+{
+    if ((unsigned)op->code >= PLUMB_OP_COUNT)
+        return fail_at(V, PLUMB_ERR_INVALID, op->loc, "unknown opcode %u", (unsigned)op->code);
+    const plumb_op_info *info = plumb_op_get(op->code);
+    if (info->arity != PLUMB_VAR && op->n_operands != (uint32_t)info->arity)
+        return BAD("takes %d operand%s, got %u", info->arity, info->arity == 1 ? "" : "s", op->n_operands);
+    if (info->results != PLUMB_VAR && op->n_results != (uint32_t)info->results)
+        return BAD("has %d result%s, got %u", info->results, info->results == 1 ? "" : "s", op->n_results);
+    bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
+                        op->code == PLUMB_OP_SCATTER;
+    if (!wants_region && op->n_regions)
+        return BAD("takes no regions, has %u", op->n_regions);
+    char what[200];
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        if (!op->operands[i])
+            return BAD("operand %u is missing", i);
+        char nb[160];
+        snprintf(what, sizeof what, "operand %u%s", i, vname(op->operands[i], nb, sizeof nb));
+        char prefix[80];
+        snprintf(prefix, sizeof prefix, "%s: ", info->name);
+        if (!check_type_form(V, op->loc, prefix, what, &op->operands[i]->type))
+            return false;
+    }
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        if (!op->results[i])
+            return BAD("result %u is missing", i);
+        char nb[160], prefix[80];
+        snprintf(what, sizeof what, "result %u%s", i, vname(op->results[i], nb, sizeof nb));
+        snprintf(prefix, sizeof prefix, "%s: ", info->name);
+        if (!check_type(V, op->loc, prefix, what, &op->results[i]->type))
+            return false;
+    }
+    int p = primary_operand(op);
+    if (p != -2) {
+        const ir_value *pv = p >= 0 ? op->operands[p] : op->results[0];
+        plumb_dtype e = pv->type.dtype;
+        if (!(info->types & PLUMB_TY_BIT(e))) {
+            char nb[160];
+            return BAD("%s %u%s: element type %s is not accepted (the op takes %s%s%s%s)",
+                       p >= 0 ? "operand" : "result", p >= 0 ? (unsigned)p : 0u,
+                       vname(pv, nb, sizeof nb), dt(e),
+                       (info->types & PLUMB_TY_BOOL) ? "i1 " : "",
+                       (info->types & PLUMB_TY_SINT) ? "signed integers " : "",
+                       (info->types & PLUMB_TY_UINT) ? "unsigned integers " : "",
+                       (info->types & PLUMB_TY_FLOAT) ? "floats" : "");
+        }
+    }
+    switch (op->code) {
+    case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_FLOOR:
+    case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN: case PLUMB_OP_ROUND_NEAREST_AFZ:
+    case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT: case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL:
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
+    case PLUMB_OP_TAN: case PLUMB_OP_IS_FINITE: case PLUMB_OP_NOT: case PLUMB_OP_POPCNT:
+    case PLUMB_OP_COUNT_LEADING_ZEROS: case PLUMB_OP_REDUCE_PRECISION: case PLUMB_OP_ERF:
+        return v_unary(V, op);
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+    case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
+    case PLUMB_OP_ATAN2: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:
+    case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
+    case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE:
+        return v_binary(V, op);
+    case PLUMB_OP_SELECT: return v_select(V, op);
+    case PLUMB_OP_CLAMP: return v_clamp(V, op);
+    case PLUMB_OP_CONVERT: return v_convert(V, op);
+    case PLUMB_OP_BITCAST_CONVERT: return v_bitcast(V, op);
+    case PLUMB_OP_CONSTANT: return v_constant(V, op);
+    case PLUMB_OP_IOTA: return v_iota(V, op);
+    case PLUMB_OP_BROADCAST_IN_DIM: return v_broadcast(V, op);
+    case PLUMB_OP_RESHAPE: return v_reshape(V, op);
+    case PLUMB_OP_TRANSPOSE: return v_transpose(V, op);
+    case PLUMB_OP_SLICE: return v_slice(V, op);
+    case PLUMB_OP_DYNAMIC_SLICE: return v_dynamic_slice(V, op);
+    case PLUMB_OP_DYNAMIC_UPDATE_SLICE: return v_dynamic_update_slice(V, op);
+    case PLUMB_OP_CONCATENATE: return v_concatenate(V, op);
+    case PLUMB_OP_PAD: return v_pad(V, op);
+    case PLUMB_OP_REVERSE: return v_reverse(V, op);
+    case PLUMB_OP_REDUCE: return v_reduce(V, op);
+    case PLUMB_OP_DOT_GENERAL: return v_dot_general(V, op);
+    case PLUMB_OP_DOT: return v_dot(V, op);
+    case PLUMB_OP_GATHER: return v_gather(V, op);
+    case PLUMB_OP_SCATTER: return v_scatter(V, op);
+    case PLUMB_OP_SORT: return v_sort(V, op);
+    case PLUMB_OP_TOP_K: return v_top_k(V, op);
+    case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
+    case PLUMB_OP_CALL: return v_call(V, op);
+    case PLUMB_OP_FUNC_RETURN:
+    case PLUMB_OP_RETURN:
+        return true;   /* checked against their function or owning op */
+    case PLUMB_OP_EXPECT_EQ: case PLUMB_OP_EXPECT_EQ_CONST: case PLUMB_OP_EXPECT_CLOSE:
+    case PLUMB_OP_EXPECT_CLOSE_CONST: case PLUMB_OP_EXPECT_ALMOST_EQ:
+    case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
+        return v_check(V, op);
+    case PLUMB_OP_COUNT:
+        break;
+    }
+    return fail_at(V, PLUMB_ERR_INVALID, op->loc, "unknown opcode %u", (unsigned)op->code);
+}
+
+/* ---- module ------------------------------------------------------------------ */
+
+typedef struct scope {
+    uint8_t *defined;      /* per value id: 1 while the value is in scope */
+    uint32_t n;            /* entries in defined */
+} scope;
+
+static bool in_scope(const scope *s, const ir_value *v)
+{
+    return v->id < s->n && s->defined[v->id];
+}
+
+static void set_scope(scope *s, const ir_value *v, uint8_t on)
+{
+    if (v && v->id < s->n)
+        s->defined[v->id] = on;
+}
+
+static bool verify_block(vctx *V, scope *s, const ir_block *b, const ir_func *f);
+
+static bool block_arg_types(vctx *V, const ir_block *b, plumb_loc loc, const char *prefix)
+{
+    for (uint32_t i = 0; i < b->n_args; i++) {
+        char what[200], nb[160];
+        if (!b->args[i])
+            return fail_at(V, PLUMB_ERR_INVALID, loc, "%sargument %u is missing", prefix, i);
+        snprintf(what, sizeof what, "argument %u%s", i, vname(b->args[i], nb, sizeof nb));
+        if (!check_type(V, loc, prefix, what, &b->args[i]->type))
+            return false;
+    }
+    return true;
+}
+
+/* Verifies the ops of b in order. f is the function when b is its body, NULL
+ * for a region. Values go out of scope when their block ends. */
+static bool verify_block(vctx *V, scope *s, const ir_block *b, const ir_func *f)
+{
+    bool ok = true;
+    for (uint32_t i = 0; i < b->n_args; i++)
+        set_scope(s, b->args[i], 1);
+    if (!b->first) {
+        if (f)
+            ok = fail_at(V, PLUMB_ERR_INVALID, f->loc, "function @%s: body is empty; it must end in func.return", f->name);
+        else
+            ok = fail_at(V, PLUMB_ERR_INVALID, b->parent ? b->parent->loc : (plumb_loc){0, 0},
+                         "%s: region is empty; it must end in stablehlo.return",
+                         b->parent ? plumb_op_name(b->parent->code) : "region");
+    }
+    for (const ir_op *op = b->first; op && ok; op = op->next) {
+        for (uint32_t i = 0; i < op->n_operands && ok; i++) {
+            const ir_value *v = op->operands[i];
+            if (v && !in_scope(s, v)) {
+                char od[200];
+                ok = BAD("%s is not defined before this use (values must be defined earlier in the same block or an enclosing one)",
+                         odesc(op, i, od, sizeof od));
+            }
+        }
+        if (!ok)
+            break;
+        bool last = op->next == NULL;
+        if (op->code == PLUMB_OP_FUNC_RETURN && (!f || !last)) {
+            ok = BAD("%s", f ? "must be the last op of its function" : "may only end a function body, not a region");
+            break;
+        }
+        if (op->code == PLUMB_OP_RETURN && (f || !last)) {
+            ok = BAD("%s", f ? "may only end a region, not a function body (use func.return)" : "must be the last op of its region");
+            break;
+        }
+        if (last && f && op->code != PLUMB_OP_FUNC_RETURN) {
+            ok = fail_at(V, PLUMB_ERR_INVALID, op->loc, "function @%s: body must end in func.return, ends in %s",
+                         f->name, (unsigned)op->code < PLUMB_OP_COUNT ? plumb_op_name(op->code) : "?");
+            break;
+        }
+        if (last && !f && op->code != PLUMB_OP_RETURN) {
+            ok = fail_at(V, PLUMB_ERR_INVALID, op->loc, "%s: region must end in stablehlo.return, ends in %s",
+                         b->parent ? plumb_op_name(b->parent->code) : "region",
+                         (unsigned)op->code < PLUMB_OP_COUNT ? plumb_op_name(op->code) : "?");
+            break;
+        }
+        /* Regions first: the op's rules read its regions' terminators. */
+        for (uint32_t r = 0; r < op->n_regions && ok; r++) {
+            char prefix[120];
+            snprintf(prefix, sizeof prefix, "%s: region %u ", plumb_op_name(op->code), r);
+            ok = block_arg_types(V, &op->regions[r], op->loc, prefix) &&
+                 verify_block(V, s, &op->regions[r], NULL);
+        }
+        ok = ok && verify_op(V, op);
+        if (ok && op->code == PLUMB_OP_FUNC_RETURN) {
+            if (op->n_operands != f->n_results)
+                ok = BAD("returns %u values but @%s declares %u results", op->n_operands, f->name, f->n_results);
+            for (uint32_t i = 0; i < op->n_operands && ok; i++)
+                if (!ir_type_equal(&op->operands[i]->type, &f->result_types[i])) {
+                    char a[TSTR], t[TSTR], od[200];
+                    type_str(&op->operands[i]->type, a, sizeof a);
+                    type_str(&f->result_types[i], t, sizeof t);
+                    ok = BAD("%s has type %s but @%s declares result %u as %s", odesc(op, i, od, sizeof od),
+                             a, f->name, i, t);
+                }
+        }
+        for (uint32_t i = 0; i < op->n_results && ok; i++)
+            set_scope(s, op->results[i], 1);
+    }
+    /* Leaving the block: its values are no longer visible. */
+    for (const ir_op *op = b->first; op; op = op->next)
+        for (uint32_t i = 0; i < op->n_results; i++)
+            set_scope(s, op->results[i], 0);
+    for (uint32_t i = 0; i < b->n_args; i++)
+        set_scope(s, b->args[i], 0);
+    return ok;
+}
+
+uint64_t ir_max_bytes(uint64_t requested)
+{
+    if (requested)
+        return requested;
+    /* Same reading as the tensor module: a positive decimal byte count; any
+     * other value is ignored (never taken as "no limit"). */
+    const char *env = getenv("PLUMB_MAX_BYTES");
+    if (env && *env >= '0' && *env <= '9') {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (errno == 0 && *end == '\0' && v > 0)
+            return v;
+    }
+    return PLUMB_DEFAULT_MAX_BYTES;
+}
+
+bool ir_verify_op(const ir_op *op, const ir_module *m, uint64_t max_bytes, plumb_diag *d)
+{
+    vctx V = {m, ir_max_bytes(max_bytes), d};
+    return verify_op(&V, op);
+}
+
+bool ir_verify(const ir_module *m, const ir_verify_options *opts, plumb_diag *d)
+{
+    uint64_t req = 0;
+    if (opts) {
+        if (opts->struct_size < offsetof(ir_verify_options, max_bytes) + sizeof opts->max_bytes) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0},
+                           "ir_verify: options struct_size %zu is too small", opts->struct_size);
+            return false;
+        }
+        req = opts->max_bytes;
+    }
+    vctx V = {m, ir_max_bytes(req), d};
+    vctx *Vp = &V;
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(m->funcs[i]->name, m->funcs[j]->name) == 0)
+                return fail_at(Vp, PLUMB_ERR_INVALID, m->funcs[i]->loc,
+                               "function @%s is defined twice (first at line %u)", m->funcs[i]->name,
+                               m->funcs[j]->loc.line);
+    scope s = {NULL, m->next_value_id};
+    if (s.n && !(s.defined = plumb_calloc(s.n, 1)))
+        return fail_at(Vp, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory verifying the module");
+    bool ok = true;
+    for (uint32_t i = 0; i < m->n_funcs && ok; i++) {
+        const ir_func *f = m->funcs[i];
+        char prefix[300];
+        snprintf(prefix, sizeof prefix, "function @%s: ", f->name);
+        ok = block_arg_types(Vp, &f->body, f->loc, prefix);
+        for (uint32_t r = 0; r < f->n_results && ok; r++) {
+            char what[40];
+            snprintf(what, sizeof what, "result %u", r);
+            ok = check_type(Vp, f->loc, prefix, what, &f->result_types[r]);
+        }
+        ok = ok && verify_block(Vp, &s, &f->body, f);
+    }
+    plumb_free(s.defined, s.n);
+    return ok;
+}
