@@ -105,6 +105,7 @@ bool ref_poll(ref_ctx *c, const ir_op *op)
 uint64_t ref_max_bytes(const ref_ctx *c) { return c->max_bytes; }
 FILE *ref_check_log(const ref_ctx *c) { return c->check_log; }
 uint32_t ref_max_mismatches(const ref_ctx *c) { return c->max_mismatches; }
+const ir_module *ref_module(const ref_ctx *c) { return c->m; }
 
 void ref_count_check(ref_ctx *c, bool passed)
 {

@@ -54,6 +54,8 @@ FILE *ref_check_log(const ref_ctx *c);
 uint32_t ref_max_mismatches(const ref_ctx *c);
 /* Records one executed check and whether it passed. */
 void ref_count_check(ref_ctx *c, bool passed);
+/* The module being run (for its filename in check reports). */
+const ir_module *ref_module(const ref_ctx *c);
 
 /* Row-major index helpers. */
 static inline void ref_unravel(uint64_t lin, uint32_t rank, const int64_t *dims, int64_t *idx)
