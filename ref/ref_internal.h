@@ -57,6 +57,14 @@ void ref_count_check(ref_ctx *c, bool passed);
 /* The module being run (for its filename in check reports). */
 const ir_module *ref_module(const ref_ctx *c);
 
+/* Element comparisons of the check kernels (ref/check.c), on raw bit
+ * patterns of dtype t; exposed for tests. */
+bool ref_float_is_nan(plumb_dtype t, uint64_t bits);
+/* Distance on the ordered integer line of float bit patterns (not NaNs). */
+uint64_t ref_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b);
+/* expect_almost_eq's element test with StableHLO's definition. */
+bool ref_almost_eq(plumb_dtype t, uint64_t got, uint64_t want, double tolerance);
+
 /* Row-major index helpers. */
 static inline void ref_unravel(uint64_t lin, uint32_t rank, const int64_t *dims, int64_t *idx)
 {
