@@ -89,6 +89,12 @@ bool cli_write_stdout(const char *data, size_t len, plumb_diag *d);
  * otherwise returns rc. */
 int cli_finish(const char *cmd, int rc);
 
+/* The exit code for an error raised while parsing or verifying a program:
+ * CLI_EXIT_INVALID when it is the program's fault, CLI_EXIT_USAGE when it is
+ * not (out of memory, I/O, API misuse). A failure that left no code set
+ * counts as invalid. */
+int cli_program_exit(plumb_code code);
+
 /* Prints d as "plumb CMD: error: ..." for errors without a source location
  * (I/O, usage), or as "FILE:LINE:COL: error: ..." when it has one. */
 void cli_print_diag(const char *cmd, const plumb_diag *d);

@@ -80,8 +80,7 @@ int cmd_fmt(int argc, char **argv)
             d.file = name;
         cli_print_diag(cmd, &d);
         plumb_free(text, len + 1);
-        /* Running out of memory says nothing about the program. */
-        return d.code == PLUMB_ERR_NOMEM ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
+        return cli_program_exit(d.code);
     }
 
     plumb_buf b;

@@ -17,7 +17,8 @@ static const char verify_help[] =
     "  -q, --quiet         print nothing for valid files\n"
     "      --max-bytes N   largest byte size allowed for one tensor; N may end\n"
     "                      in K, M, G (powers of 1000) or Ki, Mi, Gi (powers\n"
-    "                      of 1024). Default: $PLUMB_MAX_BYTES, else 16Gi\n"
+    "                      of 1024). Default: $PLUMB_MAX_BYTES (a plain\n"
+    "                      byte count), else 16Gi\n"
     "  -h, --help          show this help\n"
     "\n"
     "Errors are printed on standard error as FILE:LINE:COL: error: message.\n"
@@ -60,9 +61,7 @@ static int verify_one(const char *cmd, const char *file, uint64_t max_bytes, boo
         if (!d.file)
             d.file = name;
         cli_print_diag(cmd, &d);
-        /* Running out of memory says nothing about the program. */
-        if (d.code == PLUMB_ERR_NOMEM)
-            rc = CLI_EXIT_USAGE;
+        rc = cli_program_exit(d.code);
     } else if (!quiet) {
         printf("%s: ok\n", name);
     }

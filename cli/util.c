@@ -209,6 +209,18 @@ int cli_finish(const char *cmd, int rc)
     return rc;
 }
 
+int cli_program_exit(plumb_code code)
+{
+    switch (code) {
+    case PLUMB_ERR_NOMEM:
+    case PLUMB_ERR_IO:
+    case PLUMB_ERR_USAGE:
+        return CLI_EXIT_USAGE;
+    default:
+        return CLI_EXIT_INVALID;
+    }
+}
+
 void cli_print_diag(const char *cmd, const plumb_diag *d)
 {
     if (d->file || d->loc.line) {

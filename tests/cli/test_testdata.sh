@@ -1,0 +1,86 @@
+#!/bin/sh
+# Every StableHLO test program in $SHARED/stablehlo-testdata must verify, and
+# its canonical form must round-trip: fmt(fmt(x)) == fmt(x), and the
+# canonical form verifies too. A missing or empty folder is a failure.
+# Ends with "N passed, N failed".
+#
+# Each check is a function check_<name> FILE run by for_each_file; to add a
+# check, write the function and add one for_each_file line at the bottom.
+PLUMB=${PLUMB:-build/plumb}
+SHARED=${SHARED:-../shared}
+DIR="$SHARED/stablehlo-testdata"
+passed=0
+failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-testdata.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL - $1"
+    if [ -s "$tmp/err" ]; then sed 's/^/    /' "$tmp/err" | head -n 3; fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+    exit
+}
+
+# check_verify FILE: the program parses and verifies.
+check_verify() {
+    if "$PLUMB" verify -q "$1" > /dev/null 2> "$tmp/err"; then
+        ok "verify $(basename "$1")"
+    else
+        fail "verify $(basename "$1")"
+    fi
+}
+
+# check_roundtrip FILE: formatting the canonical form again gives the same
+# bytes, and the canonical form verifies.
+check_roundtrip() {
+    name=$(basename "$1")
+    : > "$tmp/err"
+    if ! "$PLUMB" fmt "$1" > "$tmp/once.mlir" 2> "$tmp/err"; then
+        fail "fmt $name"
+    elif ! "$PLUMB" fmt "$tmp/once.mlir" > "$tmp/twice.mlir" 2> "$tmp/err"; then
+        fail "fmt of the canonical form of $name"
+    elif ! cmp -s "$tmp/once.mlir" "$tmp/twice.mlir"; then
+        diff "$tmp/once.mlir" "$tmp/twice.mlir" | head -n 4 > "$tmp/err"
+        fail "round-trip $name: fmt(fmt(x)) differs from fmt(x)"
+    elif ! "$PLUMB" verify -q "$tmp/once.mlir" > /dev/null 2> "$tmp/err"; then
+        fail "verify the canonical form of $name"
+    else
+        ok "round-trip $name"
+    fi
+}
+
+# for_each_file CHECK: runs CHECK on every .mlir file of $DIR.
+for_each_file() {
+    for f in "$DIR"/*.mlir; do
+        [ -f "$f" ] || continue
+        "$1" "$f"
+    done
+}
+
+if [ ! -x "$PLUMB" ]; then
+    fail "the plumb binary '$PLUMB' exists and is executable"
+    finish
+fi
+if [ ! -d "$DIR" ]; then
+    fail "the testdata folder '$DIR' exists"
+    finish
+fi
+n=0
+for f in "$DIR"/*.mlir; do
+    [ -f "$f" ] && n=$((n + 1))
+done
+if [ "$n" = 0 ]; then
+    fail "'$DIR' holds .mlir files"
+    finish
+fi
+echo "# $n files in $DIR"
+
+for_each_file check_verify
+for_each_file check_roundtrip
+
+finish
