@@ -275,7 +275,8 @@ bool ref_op_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_
         }
         for (uint32_t i = 0; i < a->input_batching_dims.n; i++) {
             int64_t sd = a->scatter_indices_batching_dims.v[i];
-            fstart[a->input_batching_dims.v[i]] += sidx[sd < a->index_vector_dim ? sd : sd - 1];
+            int64_t d = a->input_batching_dims.v[i], v = sidx[sd < a->index_vector_dim ? sd : sd - 1];
+            fstart[d] = fstart[d] > INT64_MAX - v ? INT64_MAX : fstart[d] + v;
         }
         bool inside = true;
         for (int64_t d = 0; d < irank && inside; d++)
