@@ -1,0 +1,2357 @@
+/* The StableHLO text parser (docs/format.md): a recursive-descent parser over
+ * the raw bytes. Pretty forms are parsed per op class from the op table
+ * (ir/ops.def); the generic form `"name"(...) <{...}> ({...}) {...} : ...`
+ * works for every op. Anything plumb cannot represent is rejected with a
+ * located message, never skipped. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/ir.h"
+
+/* ---- parser state ---------------------------------------------------------- */
+
+/* A name bound to one or more consecutive values: `%0:2` binds "0" to both
+ * results, `%a` binds "a" to one. */
+typedef struct sym {
+    const char *name;
+    uint32_t len;
+    uint32_t next;          /* chain in the hash bucket, NO_SYM at the end */
+    ir_value **vals;
+    uint32_t n_vals;
+} sym;
+
+#define NO_SYM UINT32_MAX
+
+typedef struct pending_call {
+    ir_op *op;
+    size_t off;             /* where the callee was written */
+} pending_call;
+
+typedef struct P {
+    const char *src;
+    size_t len;
+    size_t pos;
+    /* loc() walks forward from the last position it resolved */
+    size_t loc_off;
+    uint32_t loc_line, loc_col;
+    ir_module *m;
+    plumb_diag *d;
+    uint32_t depth, max_depth;
+    bool failed;
+    sym *syms;
+    uint32_t n_syms, cap_syms;
+    uint32_t *buckets;
+    uint32_t n_buckets;     /* power of two */
+    uint32_t *scopes;       /* n_syms at each scope's start */
+    uint32_t n_scopes, cap_scopes;
+    pending_call *calls;
+    uint32_t n_calls, cap_calls;
+} P;
+
+static plumb_loc loc_at(P *p, size_t off)
+{
+    if (off > p->len)
+        off = p->len;
+    if (off < p->loc_off) {
+        p->loc_off = 0;
+        p->loc_line = 1;
+        p->loc_col = 1;
+    }
+    while (p->loc_off < off) {
+        if (p->src[p->loc_off] == '\n') {
+            p->loc_line++;
+            p->loc_col = 1;
+        } else {
+            p->loc_col++;
+        }
+        p->loc_off++;
+    }
+    plumb_loc l = {p->loc_line, p->loc_col};
+    return l;
+}
+
+__attribute__((format(printf, 4, 5)))
+static bool err_at(P *p, size_t off, plumb_code code, const char *fmt, ...)
+{
+    if (!p->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        plumb_diag_vset(p->d, code, loc_at(p, off), fmt, ap);
+        va_end(ap);
+        p->failed = true;
+    }
+    return false;
+}
+
+static bool nomem(P *p)
+{
+    return err_at(p, p->pos, PLUMB_ERR_NOMEM, "out of memory while parsing");
+}
+
+static bool is_id_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_id_char(int c)
+{
+    return is_id_start(c) || (c >= '0' && c <= '9') || c == '$' || c == '.';
+}
+
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static void ws(P *p)
+{
+    while (p->pos < p->len) {
+        char c = p->src[p->pos];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            p->pos++;
+        } else if (c == '/' && p->pos + 1 < p->len && p->src[p->pos + 1] == '/') {
+            while (p->pos < p->len && p->src[p->pos] != '\n')
+                p->pos++;
+        } else {
+            break;
+        }
+    }
+}
+
+static int peek(P *p)
+{
+    ws(p);
+    return p->pos < p->len ? (unsigned char)p->src[p->pos] : 0;
+}
+
+static bool at_end(P *p)
+{
+    ws(p);
+    return p->pos >= p->len;
+}
+
+/* Describes what is at off for "expected X, found Y" messages. */
+static void describe(P *p, size_t off, char *out, size_t cap)
+{
+    if (off >= p->len) {
+        snprintf(out, cap, "end of input");
+        return;
+    }
+    const char *s = p->src + off;
+    size_t n = 1;
+    if (is_id_start((unsigned char)*s) || *s == '%' || *s == '@' || is_digit((unsigned char)*s)) {
+        while (off + n < p->len && n < 32 && (is_id_char((unsigned char)s[n]) || s[n] == '-'))
+            n++;
+    } else if ((unsigned char)*s >= 0x80) {
+        snprintf(out, cap, "byte 0x%02X", (unsigned char)*s);
+        return;
+    }
+    snprintf(out, cap, "'%.*s'", (int)n, s);
+}
+
+static bool expected(P *p, const char *what)
+{
+    ws(p);
+    char found[64];
+    describe(p, p->pos, found, sizeof found);
+    return err_at(p, p->pos, PLUMB_ERR_PARSE, "expected %s, found %s", what, found);
+}
+
+static bool eat(P *p, char c)
+{
+    if (peek(p) == (unsigned char)c) {
+        p->pos++;
+        return true;
+    }
+    return false;
+}
+
+static bool expect(P *p, char c)
+{
+    if (eat(p, c))
+        return true;
+    char what[8];
+    snprintf(what, sizeof what, "'%c'", c);
+    return expected(p, what);
+}
+
+static bool eat_arrow(P *p)
+{
+    ws(p);
+    if (p->pos + 1 < p->len && p->src[p->pos] == '-' && p->src[p->pos + 1] == '>') {
+        p->pos += 2;
+        return true;
+    }
+    return false;
+}
+
+/* Reads a bare identifier (letters, digits, '_', '$', '.'). */
+static bool ident(P *p, const char **s, size_t *n)
+{
+    ws(p);
+    if (p->pos >= p->len || !is_id_start((unsigned char)p->src[p->pos]))
+        return false;
+    size_t st = p->pos;
+    while (p->pos < p->len && is_id_char((unsigned char)p->src[p->pos]))
+        p->pos++;
+    *s = p->src + st;
+    *n = p->pos - st;
+    return true;
+}
+
+static bool peek_kw(P *p, const char *kw)
+{
+    ws(p);
+    size_t n = strlen(kw);
+    return p->pos + n <= p->len && memcmp(p->src + p->pos, kw, n) == 0 &&
+           (p->pos + n == p->len || !is_id_char((unsigned char)p->src[p->pos + n]));
+}
+
+static bool eat_kw(P *p, const char *kw)
+{
+    if (!peek_kw(p, kw))
+        return false;
+    p->pos += strlen(kw);
+    return true;
+}
+
+static bool expect_kw(P *p, const char *kw)
+{
+    if (eat_kw(p, kw))
+        return true;
+    char what[64];
+    snprintf(what, sizeof what, "'%s'", kw);
+    return expected(p, what);
+}
+
+static bool enter(P *p)
+{
+    if (++p->depth > p->max_depth)
+        return err_at(p, p->pos, PLUMB_ERR_LIMIT, "nesting deeper than %u levels", p->max_depth);
+    return true;
+}
+
+static void leave(P *p)
+{
+    p->depth--;
+}
+
+/* Integers: decimal or 0x hex, optional '-', checked against int64. */
+static bool parse_i64(P *p, int64_t *out)
+{
+    ws(p);
+    size_t st = p->pos;
+    bool neg = false;
+    if (p->pos < p->len && p->src[p->pos] == '-') {
+        neg = true;
+        p->pos++;
+    }
+    if (p->pos >= p->len || !is_digit((unsigned char)p->src[p->pos])) {
+        p->pos = st;
+        return expected(p, "an integer");
+    }
+    uint64_t v = 0;
+    bool over = false;
+    unsigned base = 10;
+    if (p->src[p->pos] == '0' && p->pos + 1 < p->len && (p->src[p->pos + 1] == 'x' || p->src[p->pos + 1] == 'X')) {
+        base = 16;
+        p->pos += 2;
+    }
+    size_t digits = 0;
+    while (p->pos < p->len) {
+        int c = (unsigned char)p->src[p->pos];
+        unsigned dv;
+        if (is_digit(c))
+            dv = (unsigned)(c - '0');
+        else if (base == 16 && c >= 'a' && c <= 'f')
+            dv = (unsigned)(c - 'a' + 10);
+        else if (base == 16 && c >= 'A' && c <= 'F')
+            dv = (unsigned)(c - 'A' + 10);
+        else
+            break;
+        if (plumb_mul_overflow_u64(v, base, &v) || plumb_add_overflow_u64(v, dv, &v))
+            over = true;
+        digits++;
+        p->pos++;
+    }
+    if (digits == 0) {
+        p->pos = st;
+        return expected(p, "an integer");
+    }
+    if (over || (!neg && v > (uint64_t)INT64_MAX) || (neg && v > (uint64_t)INT64_MAX + 1))
+        return err_at(p, st, PLUMB_ERR_PARSE, "integer '%.*s' does not fit in 64 bits",
+                      (int)(p->pos - st > 40 ? 40 : p->pos - st), p->src + st);
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+/* Skips one balanced attribute value or bracketed group starting at pos,
+ * stopping (at depth 0) before ',' or any of the stop characters. Strings,
+ * nesting and `->` are understood; nesting counts against max_depth. */
+static bool skip_balanced(P *p, const char *stop)
+{
+    uint32_t base = p->depth;
+    size_t st = p->pos;
+    while (p->pos < p->len) {
+        char c = p->src[p->pos];
+        if (p->depth == base && (c == ',' || strchr(stop, c)))
+            break;
+        if (c == '"') {
+            p->pos++;
+            while (p->pos < p->len && p->src[p->pos] != '"') {
+                if (p->src[p->pos] == '\\' && p->pos + 1 < p->len)
+                    p->pos++;
+                p->pos++;
+            }
+            if (p->pos >= p->len)
+                return err_at(p, st, PLUMB_ERR_PARSE, "unterminated string");
+            p->pos++;
+            continue;
+        }
+        if (c == '-' && p->pos + 1 < p->len && p->src[p->pos + 1] == '>') {
+            p->pos += 2;
+            continue;
+        }
+        if (c == '/' && p->pos + 1 < p->len && p->src[p->pos + 1] == '/') {
+            ws(p);
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{' || c == '<') {
+            if (!enter(p))
+                return false;
+        } else if (c == ')' || c == ']' || c == '}' || c == '>') {
+            if (p->depth == base)
+                break;
+            leave(p);
+        }
+        p->pos++;
+    }
+    if (p->depth != base) {
+        p->depth = base;
+        return err_at(p, st, PLUMB_ERR_PARSE, "unterminated attribute value (missing closing bracket)");
+    }
+    return true;
+}
+
+/* Captures a balanced `{...}` group as raw text (argument, result and
+ * module attributes). */
+static bool raw_group(P *p, const char **out)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (!expect(p, '{'))
+        return false;
+    if (!enter(p))
+        return false;
+    for (;;) {
+        if (!skip_balanced(p, "}"))
+            return false;
+        if (p->pos >= p->len)
+            return err_at(p, st, PLUMB_ERR_PARSE, "unterminated attribute dictionary");
+        if (p->src[p->pos] == ',') {
+            p->pos++;
+            continue;
+        }
+        if (p->src[p->pos] == '}')
+            break;
+        return expected(p, "'}'");
+    }
+    p->pos++;
+    leave(p);
+    *out = plumb_arena_strndup(p->m->arena, p->src + st, p->pos - st);
+    return *out ? true : nomem(p);
+}
+
+/* ---- symbols --------------------------------------------------------------- */
+
+static uint32_t hash_name(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static sym *lookup(P *p, const char *name, size_t len)
+{
+    if (!p->n_buckets)
+        return NULL;
+    for (uint32_t i = p->buckets[hash_name(name, len) & (p->n_buckets - 1)]; i != NO_SYM; i = p->syms[i].next)
+        if (p->syms[i].len == len && memcmp(p->syms[i].name, name, len) == 0)
+            return &p->syms[i];
+    return NULL;
+}
+
+/* True when name is bound in the innermost scope. */
+static bool defined_here(P *p, const char *name, size_t len)
+{
+    sym *s = lookup(p, name, len);
+    uint32_t start = p->n_scopes ? p->scopes[p->n_scopes - 1] : 0;
+    return s && (uint32_t)(s - p->syms) >= start;
+}
+
+static bool rehash(P *p, uint32_t nb)
+{
+    uint32_t *b = plumb_malloc((size_t)nb * sizeof *b);
+    if (!b)
+        return false;
+    for (uint32_t i = 0; i < nb; i++)
+        b[i] = NO_SYM;
+    /* Ascending order keeps later (shadowing) symbols at the chain heads. */
+    for (uint32_t i = 0; i < p->n_syms; i++) {
+        uint32_t h = hash_name(p->syms[i].name, p->syms[i].len) & (nb - 1);
+        p->syms[i].next = b[h];
+        b[h] = i;
+    }
+    plumb_free(p->buckets, (size_t)p->n_buckets * sizeof *p->buckets);
+    p->buckets = b;
+    p->n_buckets = nb;
+    return true;
+}
+
+static bool bind(P *p, const char *name, size_t len, ir_value **vals, uint32_t n)
+{
+    if (p->n_syms == p->cap_syms) {
+        uint32_t nc = p->cap_syms ? p->cap_syms * 2 : 64;
+        sym *s = plumb_realloc(p->syms, (size_t)p->cap_syms * sizeof *s, (size_t)nc * sizeof *s);
+        if (!s)
+            return nomem(p);
+        p->syms = s;
+        p->cap_syms = nc;
+    }
+    if (p->n_syms + 1 > p->n_buckets / 2 && !rehash(p, p->n_buckets ? p->n_buckets * 2 : 128))
+        return nomem(p);
+    sym *s = &p->syms[p->n_syms];
+    s->name = name;
+    s->len = (uint32_t)len;
+    s->vals = vals;
+    s->n_vals = n;
+    uint32_t h = hash_name(name, len) & (p->n_buckets - 1);
+    s->next = p->buckets[h];
+    p->buckets[h] = p->n_syms++;
+    return true;
+}
+
+static bool push_scope(P *p)
+{
+    if (p->n_scopes == p->cap_scopes) {
+        uint32_t nc = p->cap_scopes ? p->cap_scopes * 2 : 16;
+        uint32_t *s = plumb_realloc(p->scopes, (size_t)p->cap_scopes * sizeof *s, (size_t)nc * sizeof *s);
+        if (!s)
+            return nomem(p);
+        p->scopes = s;
+        p->cap_scopes = nc;
+    }
+    p->scopes[p->n_scopes++] = p->n_syms;
+    return true;
+}
+
+static void pop_scope(P *p)
+{
+    uint32_t start = p->scopes[--p->n_scopes];
+    while (p->n_syms > start) {
+        sym *s = &p->syms[--p->n_syms];
+        uint32_t h = hash_name(s->name, s->len) & (p->n_buckets - 1);
+        p->buckets[h] = s->next;   /* s was the chain head (LIFO) */
+    }
+}
+
+/* ---- types ----------------------------------------------------------------- */
+
+/* Element type spellings that exist in StableHLO but not in plumb's set. */
+static bool looks_like_elem_type(const char *s, size_t n)
+{
+    static const char *const pre[] = {"i", "ui", "si", "f", "bf", "tf", "index", "complex"};
+    for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) {
+        size_t k = strlen(pre[i]);
+        if (n >= k && memcmp(s, pre[i], k) == 0 && (n == k ? strcmp(pre[i], "index") == 0 : is_digit((unsigned char)s[k]) || strcmp(pre[i], "complex") == 0))
+            return true;
+    }
+    return false;
+}
+
+static bool parse_bounds(P *p, ir_type *t, bool list_form)
+{
+    uint32_t i = 0;
+    size_t st = p->pos;
+    if (!(list_form ? expect(p, '[') : expect(p, '<')))
+        return false;
+    if (!(list_form ? eat(p, ']') : eat(p, '>'))) {
+        do {
+            if (i >= t->rank)
+                return err_at(p, st, PLUMB_ERR_PARSE, "bounds list has more entries than the rank %u", t->rank);
+            if (eat(p, '?')) {
+                t->bounds[i] = PLUMB_NO_BOUND;
+            } else {
+                size_t boff = p->pos;
+                int64_t b;
+                if (!parse_i64(p, &b))
+                    return false;
+                if (b < 0)
+                    return err_at(p, boff, PLUMB_ERR_PARSE, "bound %lld is negative", (long long)b);
+                if (t->dims[i] != PLUMB_DIM_DYN)
+                    return err_at(p, boff, PLUMB_ERR_PARSE, "bound given for static dimension %u", i);
+                t->bounds[i] = b;
+            }
+            i++;
+        } while (eat(p, ','));
+        if (!(list_form ? expect(p, ']') : expect(p, '>')))
+            return false;
+    }
+    if (i != t->rank)
+        return err_at(p, st, PLUMB_ERR_PARSE, "bounds list has %u entries but the rank is %u", i, t->rank);
+    return true;
+}
+
+static bool parse_type(P *p, ir_type *t)
+{
+    ws(p);
+    size_t st = p->pos;
+    const char *s;
+    size_t n;
+    if (peek(p) == '!') {
+        size_t e = p->pos + 1;
+        while (e < p->len && is_id_char((unsigned char)p->src[e]))
+            e++;
+        return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (only tensor types are in op set v1)",
+                      (int)(e - st > 40 ? 40 : e - st), p->src + st);
+    }
+    if (!ident(p, &s, &n))
+        return expected(p, "a type");
+    if (n != 6 || memcmp(s, "tensor", 6) != 0) {
+        if ((n == 5 && memcmp(s, "tuple", 5) == 0) || looks_like_elem_type(s, n))
+            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (only ranked tensor types are in op set v1)", (int)n, s);
+        p->pos = st;
+        return expected(p, "a tensor type");
+    }
+    if (p->pos >= p->len || p->src[p->pos] != '<')
+        return expected(p, "'<' after 'tensor'");
+    p->pos++;
+    memset(t, 0, sizeof *t);
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
+        t->bounds[i] = PLUMB_NO_BOUND;
+    uint32_t rank = 0;
+    /* dims: (INT | '?') 'x' ... then the element type */
+    for (;;) {
+        ws(p);
+        size_t doff = p->pos;
+        int c = peek(p);
+        int64_t dim;
+        if (c == '*')
+            return err_at(p, doff, PLUMB_ERR_UNSUPPORTED, "unsupported: unranked tensor type");
+        if (c == '?') {
+            p->pos++;
+            dim = PLUMB_DIM_DYN;
+        } else if (is_digit(c)) {
+            /* a dim is digits immediately followed by 'x' */
+            size_t e = p->pos;
+            while (e < p->len && is_digit((unsigned char)p->src[e]))
+                e++;
+            if (e >= p->len || p->src[e] != 'x')
+                break;
+            /* decimal only: "0xf32" is a zero dimension, not hex */
+            uint64_t v = 0;
+            for (; p->pos < e; p->pos++)
+                if (plumb_mul_overflow_u64(v, 10, &v) || plumb_add_overflow_u64(v, (uint64_t)(p->src[p->pos] - '0'), &v) ||
+                    v > (uint64_t)INT64_MAX)
+                    return err_at(p, doff, PLUMB_ERR_PARSE, "dimension '%.*s' does not fit in 64 bits",
+                                  (int)(e - doff > 40 ? 40 : e - doff), p->src + doff);
+            dim = (int64_t)v;
+        } else {
+            break;
+        }
+        if (p->pos >= p->len || p->src[p->pos] != 'x')
+            return expected(p, "'x' after a dimension");
+        p->pos++;
+        if (rank >= PLUMB_MAX_RANK)
+            return err_at(p, doff, PLUMB_ERR_UNSUPPORTED, "unsupported: tensor rank above %d", PLUMB_MAX_RANK);
+        t->dims[rank++] = dim;
+    }
+    t->rank = rank;
+    size_t eoff = p->pos;
+    if (!ident(p, &s, &n)) {
+        if (peek(p) == '!')
+            return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED, "unsupported: element type '%.*s' (quantized and custom element types are not in op set v1)",
+                          (int)(p->len - eoff > 24 ? 24 : p->len - eoff), p->src + eoff);
+        return expected(p, "an element type");
+    }
+    plumb_dtype dt;
+    if (!plumb_dtype_parse(s, n, &dt)) {
+        if (looks_like_elem_type(s, n))
+            return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED, "unsupported: element type '%.*s'", (int)(n > 40 ? 40 : n), s);
+        p->pos = eoff;
+        return expected(p, "an element type");
+    }
+    t->dtype = dt;
+    if (eat(p, ',')) {
+        ws(p);
+        size_t aoff = p->pos;
+        if (peek_kw(p, "#stablehlo.bounds")) {
+            p->pos += strlen("#stablehlo.bounds");
+            if (!parse_bounds(p, t, false))
+                return false;
+        } else if (peek_kw(p, "#stablehlo.type_extensions")) {
+            p->pos += strlen("#stablehlo.type_extensions");
+            if (!expect(p, '<') || !expect_kw(p, "bounds") || !expect(p, '=') || !parse_bounds(p, t, true) || !expect(p, '>'))
+                return false;
+        } else {
+            return err_at(p, aoff, PLUMB_ERR_UNSUPPORTED, "unsupported: tensor encoding (only #stablehlo.bounds is in op set v1)");
+        }
+    }
+    if (!expect(p, '>'))
+        return false;
+    return true;
+}
+
+/* ---- value uses and small syntax ------------------------------------------ */
+
+static bool value_name(P *p, const char **s, size_t *n)
+{
+    ws(p);
+    if (p->pos >= p->len || p->src[p->pos] != '%')
+        return expected(p, "a value ('%name')");
+    size_t st = ++p->pos;
+    while (p->pos < p->len && (is_id_char((unsigned char)p->src[p->pos]) || p->src[p->pos] == '-'))
+        p->pos++;
+    if (p->pos == st)
+        return expected(p, "a value name after '%'");
+    *s = p->src + st;
+    *n = p->pos - st;
+    return true;
+}
+
+static bool parse_use(P *p, ir_value **out)
+{
+    ws(p);
+    size_t off = p->pos;
+    const char *s;
+    size_t n;
+    if (!value_name(p, &s, &n))
+        return false;
+    int64_t idx = 0;
+    bool has_idx = false;
+    if (p->pos < p->len && p->src[p->pos] == '#') {
+        p->pos++;
+        if (p->pos >= p->len || !is_digit((unsigned char)p->src[p->pos]))
+            return expected(p, "a result index after '#'");
+        if (!parse_i64(p, &idx))
+            return false;
+        has_idx = true;
+    }
+    sym *sy = lookup(p, s, n);
+    if (!sy)
+        return err_at(p, off, PLUMB_ERR_PARSE, "use of undefined value '%%%.*s'", (int)n, s);
+    if (idx < 0 || (uint64_t)idx >= sy->n_vals)
+        return err_at(p, off, PLUMB_ERR_PARSE, "result index #%lld out of range: '%%%.*s' has %u result%s",
+                      (long long)idx, (int)n, s, sy->n_vals, sy->n_vals == 1 ? "" : "s");
+    (void)has_idx;
+    *out = sy->vals[idx];
+    return true;
+}
+
+/* ---- op under construction ------------------------------------------------- */
+
+typedef struct def_name {
+    const char *name;
+    size_t len;
+    uint32_t count;
+    size_t off;
+} def_name;
+
+typedef struct opb {
+    plumb_opcode code;
+    size_t off;                 /* where the op name was written */
+    const char *name;           /* as written, for messages */
+    size_t name_len;
+    ir_value **ops;
+    uint32_t n_ops, cap_ops;
+    size_t *op_offs;            /* where each operand was written */
+    ir_type *rt;                /* result types */
+    uint32_t n_rt, cap_rt;
+    ir_type *ot;                /* declared operand types, or NULL */
+    uint32_t n_ot;
+    size_t ot_off;
+    ir_attrs a;
+    ir_block *regs;
+    uint32_t n_regs, cap_regs;
+    uint32_t n_defs;
+} opb;
+
+static void attrs_default(ir_attrs *a)
+{
+    memset(a, 0, sizeof *a);
+    a->dimension = -1;
+    a->index_vector_dim = -1;
+    a->max_ulp = 3;
+    a->tolerance = 1e-4;
+}
+
+static bool grow_arr(P *p, void **arr, uint32_t n, uint32_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    uint32_t nc = *cap ? *cap * 2 : 4;
+    void *na = plumb_arena_array(p->m->arena, nc, elem);
+    if (!na)
+        return nomem(p);
+    if (n)
+        memcpy(na, *arr, (size_t)n * elem);
+    *arr = na;
+    *cap = nc;
+    return true;
+}
+
+static bool push_operand(P *p, opb *ob, ir_value *v, size_t off)
+{
+    if (ob->n_ops == ob->cap_ops) {
+        uint32_t nc = ob->cap_ops ? ob->cap_ops * 2 : 4;
+        ir_value **no = plumb_arena_array(p->m->arena, nc, sizeof *no);
+        size_t *oo = plumb_arena_array(p->m->arena, nc, sizeof *oo);
+        if (!no || !oo)
+            return nomem(p);
+        if (ob->n_ops) {
+            memcpy(no, ob->ops, ob->n_ops * sizeof *no);
+            memcpy(oo, ob->op_offs, ob->n_ops * sizeof *oo);
+        }
+        ob->ops = no;
+        ob->op_offs = oo;
+        ob->cap_ops = nc;
+    }
+    ob->op_offs[ob->n_ops] = off;
+    ob->ops[ob->n_ops++] = v;
+    return true;
+}
+
+static bool add_operand(P *p, opb *ob)
+{
+    ws(p);
+    size_t off = p->pos;
+    ir_value *v;
+    return parse_use(p, &v) && push_operand(p, ob, v, off);
+}
+
+static bool parse_operand_list(P *p, opb *ob, char close)
+{
+    if (eat(p, close))
+        return true;
+    do {
+        if (!add_operand(p, ob))
+            return false;
+    } while (eat(p, ','));
+    return expect(p, close);
+}
+
+/* A parenthesized or bare list of types into (arr, n). */
+static bool parse_types(P *p, ir_type **arr, uint32_t *n, bool parens)
+{
+    uint32_t cap = 0;
+    *arr = NULL;
+    *n = 0;
+    if (parens) {
+        if (!expect(p, '('))
+            return false;
+        if (eat(p, ')'))
+            return true;
+    }
+    do {
+        if (!grow_arr(p, (void **)arr, *n, &cap, sizeof **arr))
+            return false;
+        if (!parse_type(p, &(*arr)[*n]))
+            return false;
+        (*n)++;
+    } while (eat(p, ','));
+    return parens ? expect(p, ')') : true;
+}
+
+/* `-> T` or `-> (T, ...)` (the arrow already consumed). */
+static bool parse_result_types(P *p, opb *ob)
+{
+    if (peek(p) == '(')
+        return parse_types(p, &ob->rt, &ob->n_rt, true);
+    return parse_types(p, &ob->rt, &ob->n_rt, false) && (ob->n_rt == 1 || expected(p, "one result type"));
+}
+
+/* `(T, ...) -> R` */
+static bool sig_functional(P *p, opb *ob)
+{
+    ws(p);
+    ob->ot_off = p->pos;
+    if (!parse_types(p, &ob->ot, &ob->n_ot, true))
+        return false;
+    if (!eat_arrow(p))
+        return expected(p, "'->'");
+    return parse_result_types(p, ob);
+}
+
+/* Elementwise signatures: `T` (operands and result alike), `P, T` (select),
+ * `T -> T` or `(T, ...) -> T`. */
+static bool sig_ew(P *p, opb *ob)
+{
+    if (peek(p) == '(')
+        return sig_functional(p, ob);
+    ws(p);
+    size_t off = p->pos;
+    ir_type *ts;
+    uint32_t n;
+    if (!parse_types(p, &ts, &n, false))
+        return false;
+    if (eat_arrow(p)) {
+        ob->ot = ts;
+        ob->n_ot = n;
+        ob->ot_off = off;
+        return parse_result_types(p, ob);
+    }
+    ob->rt = plumb_arena_array(p->m->arena, 1, sizeof *ob->rt);
+    ob->ot = plumb_arena_array(p->m->arena, ob->n_ops ? ob->n_ops : 1, sizeof *ob->ot);
+    if (!ob->rt || !ob->ot)
+        return nomem(p);
+    ob->ot_off = off;
+    if (n == 1) {
+        ob->rt[0] = ts[0];
+        for (uint32_t i = 0; i < ob->n_ops; i++)
+            ob->ot[i] = ts[0];
+    } else if (n == 2 && ob->code == PLUMB_OP_SELECT && ob->n_ops == 3) {
+        ob->rt[0] = ts[1];
+        ob->ot[0] = ts[0];
+        ob->ot[1] = ts[1];
+        ob->ot[2] = ts[1];
+    } else {
+        return err_at(p, off, PLUMB_ERR_PARSE, "expected one type, or '(operand types) -> result type', found %u types", n);
+    }
+    ob->n_rt = 1;
+    ob->n_ot = ob->n_ops;
+    return true;
+}
+
+static bool parse_int_list_into(P *p, ir_ints *out, char open, char close)
+{
+    if (!expect(p, open))
+        return false;
+    int64_t small[32];
+    int64_t *v = small;
+    uint32_t n = 0, cap = 32;
+    bool ok = true;
+    if (!eat(p, close)) {
+        do {
+            if (n == cap) {
+                int64_t *nv = plumb_arena_array(p->m->arena, (size_t)cap * 2, sizeof *nv);
+                if (!nv) {
+                    ok = nomem(p);
+                    break;
+                }
+                memcpy(nv, v, (size_t)n * sizeof *v);
+                v = nv;
+                cap *= 2;
+            }
+            if (!parse_i64(p, &v[n])) {
+                ok = false;
+                break;
+            }
+            n++;
+        } while (eat(p, ','));
+        if (ok)
+            ok = expect(p, close);
+    }
+    if (!ok)
+        return false;
+    *out = ir_ints_make(p->m, v, n);
+    if (n && !out->v)
+        return nomem(p);
+    return true;
+}
+
+static bool parse_int_list(P *p, ir_ints *out)
+{
+    return parse_int_list_into(p, out, '[', ']');
+}
+
+/* `name =` keyword argument of a pretty form. */
+static bool kwarg(P *p, const char *name)
+{
+    return expect_kw(p, name) && expect(p, '=');
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+/* A sub-parser over [start, end) of the same text, for interpreting one
+ * attribute value that was skipped as a balanced group. */
+typedef struct span {
+    size_t start, end;
+} span;
+
+static bool at_span_end(P *p, span v)
+{
+    ws(p);
+    return p->pos >= v.end;
+}
+
+static bool span_done(P *p, span v, const char *name)
+{
+    if (!at_span_end(p, v))
+        return err_at(p, p->pos, PLUMB_ERR_PARSE, "unexpected text in attribute '%s'", name);
+    return true;
+}
+
+/* Int list attribute: array<i64: ...>, dense<[...]> : tensor<...>, [..]. */
+static bool attr_ints(P *p, ir_ints *out)
+{
+    if (eat_kw(p, "array")) {
+        if (!expect(p, '<') || !expect_kw(p, "i64"))
+            return false;
+        if (eat(p, '>')) {
+            out->v = NULL;
+            out->n = 0;
+            return true;
+        }
+        if (!expect(p, ':'))
+            return false;
+        p->pos--;   /* reuse the list parser with ':' as the opener */
+        return parse_int_list_into(p, out, ':', '>');
+    }
+    if (eat_kw(p, "dense")) {
+        if (!expect(p, '<'))
+            return false;
+        if (peek(p) == '[') {
+            if (!parse_int_list(p, out) || !expect(p, '>'))
+                return false;
+        } else {
+            int64_t v;
+            if (!parse_i64(p, &v) || !expect(p, '>'))
+                return false;
+            *out = ir_ints_make(p->m, &v, 1);
+        }
+        if (eat(p, ':')) {
+            ir_type t;
+            size_t toff = p->pos;
+            if (!parse_type(p, &t))
+                return false;
+            if (t.rank != 1 || !plumb_dtype_is_int(t.dtype))
+                return err_at(p, toff, PLUMB_ERR_PARSE, "expected a rank-1 integer tensor type for an index list");
+            if (out->n == 1 && t.dims[0] != 1) {
+                /* a splat: repeat the one value */
+                if (t.dims[0] < 0 || t.dims[0] > 4096)
+                    return err_at(p, toff, PLUMB_ERR_PARSE, "index list of %lld entries is too long", (long long)t.dims[0]);
+                int64_t *v = plumb_arena_array(p->m->arena, (size_t)t.dims[0], sizeof *v);
+                if (!v && t.dims[0])
+                    return nomem(p);
+                for (int64_t i = 0; i < t.dims[0]; i++)
+                    v[i] = out->v[0];
+                out->v = t.dims[0] ? v : NULL;
+                out->n = (uint32_t)t.dims[0];
+            } else if (t.dims[0] != (int64_t)out->n) {
+                return err_at(p, toff, PLUMB_ERR_PARSE, "index list has %u entries but its type has %lld", out->n, (long long)t.dims[0]);
+            }
+        }
+        return true;
+    }
+    return parse_int_list(p, out);
+}
+
+/* Integer attribute: `5 : i64` or `5`. */
+static bool attr_int(P *p, int64_t *out)
+{
+    if (!parse_i64(p, out))
+        return false;
+    if (eat(p, ':')) {
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "an integer type");
+    }
+    return true;
+}
+
+static bool attr_bool(P *p, bool *out)
+{
+    if (eat_kw(p, "true"))
+        *out = true;
+    else if (eat_kw(p, "false"))
+        *out = false;
+    else
+        return expected(p, "'true' or 'false'");
+    return true;
+}
+
+static bool attr_float(P *p, double *out)
+{
+    ws(p);
+    size_t st = p->pos;
+    size_t e = st;
+    while (e < p->len && (is_id_char((unsigned char)p->src[e]) || p->src[e] == '-' || p->src[e] == '+'))
+        e++;
+    if (e == st || e - st > 64)
+        return expected(p, "a number");
+    char buf[72];
+    memcpy(buf, p->src + st, e - st);
+    buf[e - st] = 0;
+    char *endp;
+    errno = 0;
+    double v = strtod(buf, &endp);
+    if (*endp || errno == ERANGE)
+        return err_at(p, st, PLUMB_ERR_PARSE, "expected a number, found '%s'", buf);
+    p->pos = e;
+    *out = v;
+    if (eat(p, ':')) {
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "a float type");
+    }
+    return true;
+}
+
+typedef struct enum_name {
+    const char *name;
+    int value;
+} enum_name;
+
+static const enum_name cmp_dirs[] = {{"EQ", IR_CMP_EQ}, {"NE", IR_CMP_NE}, {"LT", IR_CMP_LT}, {"LE", IR_CMP_LE}, {"GT", IR_CMP_GT}, {"GE", IR_CMP_GE}, {NULL, 0}};
+static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR_CMP_FLOAT}, {"TOTALORDER", IR_CMP_TOTALORDER}, {"SIGNED", IR_CMP_SIGNED}, {"UNSIGNED", IR_CMP_UNSIGNED}, {NULL, 0}};
+static const enum_name precisions[] = {{"DEFAULT", IR_PREC_DEFAULT}, {"HIGH", IR_PREC_HIGH}, {"HIGHEST", IR_PREC_HIGHEST}, {NULL, 0}};
+static const enum_name rng_algs[] = {{"DEFAULT", IR_RNG_DEFAULT}, {"THREE_FRY", IR_RNG_THREE_FRY}, {"PHILOX", IR_RNG_PHILOX}, {NULL, 0}};
+
+static bool parse_enum(P *p, const enum_name *tab, const char *what, int *out)
+{
+    ws(p);
+    size_t off = p->pos;
+    const char *s;
+    size_t n;
+    if (ident(p, &s, &n))
+        for (const enum_name *e = tab; e->name; e++)
+            if (strlen(e->name) == n && memcmp(e->name, s, n) == 0) {
+                *out = e->value;
+                return true;
+            }
+    p->pos = off;
+    return expected(p, what);
+}
+
+/* `#stablehlo<KIND VALUE>` or the bare VALUE. */
+static bool attr_enum(P *p, const char *kind, const enum_name *tab, const char *what, int *out)
+{
+    if (eat_kw(p, "#stablehlo")) {
+        if (!expect(p, '<') || !expect_kw(p, kind) || !parse_enum(p, tab, what, out) || !expect(p, '>'))
+            return false;
+        return true;
+    }
+    return parse_enum(p, tab, what, out);
+}
+
+static bool precision_list(P *p, ir_attrs *a)
+{
+    if (!expect(p, '['))
+        return false;
+    uint32_t n = 0;
+    if (!eat(p, ']')) {
+        do {
+            int v;
+            if (!attr_enum(p, "precision", precisions, "a precision (DEFAULT, HIGH or HIGHEST)", &v))
+                return false;
+            if (n < 2)
+                a->precision[n] = (ir_precision)v;
+            n++;
+        } while (eat(p, ','));
+        if (!expect(p, ']'))
+            return false;
+    }
+    if (n != 0 && n != 2)
+        return err_at(p, p->pos, PLUMB_ERR_PARSE, "precision config needs 2 entries, found %u", n);
+    a->has_precision = n == 2;
+    return true;
+}
+
+/* The fields of a #stablehlo.gather / scatter / dot attribute. */
+typedef struct field {
+    const char *name;
+    ir_ints *ints;
+    int64_t *scalar;
+} field;
+
+static bool struct_attr(P *p, const char *tag, field *fields)
+{
+    if (!expect_kw(p, tag) || !expect(p, '<'))
+        return false;
+    if (eat(p, '>'))
+        return true;
+    do {
+        ws(p);
+        size_t off = p->pos;
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "a field name");
+        field *f = NULL;
+        for (field *q = fields; q->name; q++)
+            if (strlen(q->name) == n && memcmp(q->name, s, n) == 0)
+                f = q;
+        if (!f)
+            return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: field '%.*s' in %s", (int)n, s, tag);
+        if (!expect(p, '='))
+            return false;
+        if (f->ints ? !parse_int_list(p, f->ints) : !parse_i64(p, f->scalar))
+            return false;
+    } while (eat(p, ','));
+    return expect(p, '>');
+}
+
+static bool dense_value(P *p, ir_attrs *a);
+
+/* Interprets one attribute `name = value` (value spans v) of op code, or
+ * keeps it verbatim. has_value is false for unit attributes. */
+static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
+{
+    ir_attrs *a = &ob->a;
+    plumb_opcode c = ob->code;
+    size_t save = p->pos;
+    p->pos = v.start;
+    bool known = true, ok = true;
+#define IS(s) (strcmp(name, s) == 0)
+    if (plumb_op_get(c)->kind == PLUMB_KIND_CHECK && IS("has_side_effect")) {
+        /* always true for checks; the printer writes it back */
+        if (has_value) {
+            bool b;
+            ok = attr_bool(p, &b);
+        }
+    } else if (!has_value) {
+        if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_SCATTER) && IS("indices_are_sorted"))
+            a->indices_are_sorted = true;
+        else if (c == PLUMB_OP_SCATTER && IS("unique_indices"))
+            a->unique_indices = true;
+        else if (c == PLUMB_OP_SORT && IS("is_stable"))
+            a->is_stable = true;
+        else
+            known = false;
+    } else if ((c == PLUMB_OP_BROADCAST_IN_DIM && IS("broadcast_dimensions")) || (c == PLUMB_OP_TRANSPOSE && IS("permutation")) ||
+               ((c == PLUMB_OP_REVERSE || c == PLUMB_OP_REDUCE) && IS("dimensions"))) {
+        ok = attr_ints(p, &a->dims);
+    } else if ((c == PLUMB_OP_IOTA && IS("iota_dimension")) || ((c == PLUMB_OP_CONCATENATE || c == PLUMB_OP_SORT) && IS("dimension"))) {
+        ok = attr_int(p, &a->dimension);
+    } else if (c == PLUMB_OP_SLICE && IS("start_indices")) {
+        ok = attr_ints(p, &a->start);
+    } else if (c == PLUMB_OP_SLICE && IS("limit_indices")) {
+        ok = attr_ints(p, &a->limit);
+    } else if (c == PLUMB_OP_SLICE && IS("strides")) {
+        ok = attr_ints(p, &a->strides);
+    } else if ((c == PLUMB_OP_DYNAMIC_SLICE || c == PLUMB_OP_GATHER) && IS("slice_sizes")) {
+        ok = attr_ints(p, &a->sizes);
+    } else if (c == PLUMB_OP_PAD && IS("edge_padding_low")) {
+        ok = attr_ints(p, &a->low);
+    } else if (c == PLUMB_OP_PAD && IS("edge_padding_high")) {
+        ok = attr_ints(p, &a->high);
+    } else if (c == PLUMB_OP_PAD && IS("interior_padding")) {
+        ok = attr_ints(p, &a->interior);
+    } else if (c == PLUMB_OP_COMPARE && IS("comparison_direction")) {
+        int e;
+        ok = attr_enum(p, "comparison_direction", cmp_dirs, "a comparison direction", &e);
+        a->cmp_dir = (ir_cmp_dir)e;
+    } else if (c == PLUMB_OP_COMPARE && IS("compare_type")) {
+        int e;
+        ok = attr_enum(p, "comparison_type", cmp_types, "a comparison type", &e);
+        a->cmp_type = (ir_cmp_type)e;
+    } else if (c == PLUMB_OP_DOT_GENERAL && IS("dot_dimension_numbers")) {
+        field f[] = {{"lhs_batching_dimensions", &a->lhs_batch, NULL}, {"rhs_batching_dimensions", &a->rhs_batch, NULL},
+                     {"lhs_contracting_dimensions", &a->lhs_contract, NULL}, {"rhs_contracting_dimensions", &a->rhs_contract, NULL},
+                     {NULL, NULL, NULL}};
+        ok = struct_attr(p, "#stablehlo.dot", f);
+    } else if ((c == PLUMB_OP_DOT_GENERAL || c == PLUMB_OP_DOT) && IS("precision_config")) {
+        ok = precision_list(p, a);
+    } else if (c == PLUMB_OP_GATHER && IS("dimension_numbers")) {
+        field f[] = {{"offset_dims", &a->offset_dims, NULL}, {"collapsed_slice_dims", &a->collapsed_slice_dims, NULL},
+                     {"operand_batching_dims", &a->operand_batching_dims, NULL},
+                     {"start_indices_batching_dims", &a->start_indices_batching_dims, NULL},
+                     {"start_index_map", &a->start_index_map, NULL}, {"index_vector_dim", NULL, &a->index_vector_dim},
+                     {NULL, NULL, NULL}};
+        a->index_vector_dim = 0;   /* StableHLO's default when the field is absent */
+        ok = struct_attr(p, "#stablehlo.gather", f);
+    } else if (c == PLUMB_OP_SCATTER && IS("scatter_dimension_numbers")) {
+        field f[] = {{"update_window_dims", &a->update_window_dims, NULL}, {"inserted_window_dims", &a->inserted_window_dims, NULL},
+                     {"input_batching_dims", &a->input_batching_dims, NULL},
+                     {"scatter_indices_batching_dims", &a->scatter_indices_batching_dims, NULL},
+                     {"scatter_dims_to_operand_dims", &a->scatter_dims_to_operand_dims, NULL},
+                     {"index_vector_dim", NULL, &a->index_vector_dim}, {NULL, NULL, NULL}};
+        a->index_vector_dim = 0;
+        ok = struct_attr(p, "#stablehlo.scatter", f);
+    } else if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_SCATTER) && IS("indices_are_sorted")) {
+        ok = attr_bool(p, &a->indices_are_sorted);
+    } else if (c == PLUMB_OP_SCATTER && IS("unique_indices")) {
+        ok = attr_bool(p, &a->unique_indices);
+    } else if (c == PLUMB_OP_SORT && IS("is_stable")) {
+        ok = attr_bool(p, &a->is_stable);
+    } else if (c == PLUMB_OP_RNG_BIT_GENERATOR && IS("rng_algorithm")) {
+        int e;
+        ok = attr_enum(p, "rng_algorithm", rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e);
+        a->rng_alg = (ir_rng_alg)e;
+    } else if (c == PLUMB_OP_REDUCE_PRECISION && (IS("exponent_bits") || IS("mantissa_bits"))) {
+        int64_t b;
+        size_t off = p->pos;
+        ok = attr_int(p, &b);
+        if (ok && (b < 0 || b > 64))
+            ok = err_at(p, off, PLUMB_ERR_PARSE, "%s %lld is out of range", name, (long long)b);
+        if (IS("exponent_bits"))
+            a->exponent_bits = (int32_t)b;
+        else
+            a->mantissa_bits = (int32_t)b;
+    } else if (c == PLUMB_OP_TOP_K && IS("k")) {
+        ok = attr_int(p, &a->k);
+    } else if (c == PLUMB_OP_CALL && IS("callee")) {
+        ws(p);
+        size_t st = p->pos;
+        if (!eat(p, '@'))
+            ok = expected(p, "'@name'");
+        else {
+            const char *s;
+            size_t n;
+            if (!ident(p, &s, &n))
+                ok = expected(p, "a function name");
+            else if (!(a->callee = plumb_arena_strndup(p->m->arena, s, n)))
+                ok = nomem(p);
+        }
+        (void)st;
+    } else if ((c == PLUMB_OP_EXPECT_CLOSE || c == PLUMB_OP_EXPECT_CLOSE_CONST) && IS("max_ulp_difference")) {
+        ok = attr_int(p, &a->max_ulp);
+    } else if ((c == PLUMB_OP_EXPECT_CLOSE || c == PLUMB_OP_EXPECT_CLOSE_CONST) && IS("min_ulp_difference")) {
+        ok = attr_int(p, &a->min_ulp);
+    } else if ((c == PLUMB_OP_EXPECT_ALMOST_EQ || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) && IS("tolerance")) {
+        ok = attr_float(p, &a->tolerance);
+    } else if (c == PLUMB_OP_CONSTANT || c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST ||
+               c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) {
+        if (IS("value")) {
+            ok = dense_value(p, a);
+        } else {
+            known = false;
+        }
+    } else {
+        known = false;
+    }
+#undef IS
+    if (ok && known && has_value)
+        ok = span_done(p, v, name);
+    p->pos = save;
+    if (!ok)
+        return false;
+    if (!known) {
+        const char *text = has_value ? plumb_arena_strndup(p->m->arena, p->src + v.start, v.end - v.start) : "";
+        if (!text || !ir_add_extra_attr(p->m, a, name, text))
+            return nomem(p);
+    }
+    return true;
+}
+
+/* `dense<BODY> : tensor<...>`: decoded by the literal module into a tensor
+ * whose struct and payload live in the module's arena. */
+static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (!eat_kw(p, "dense")) {
+        if (peek_kw(p, "sparse") || peek_kw(p, "dense_resource"))
+            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: only dense<...> literals are in op set v1");
+        return expected(p, "'dense<...>'");
+    }
+    if (p->pos >= p->len || p->src[p->pos] != '<')
+        return expected(p, "'<' after 'dense'");
+    p->pos++;
+    size_t body = p->pos;
+    if (!enter(p))
+        return false;
+    for (;;) {
+        if (!skip_balanced(p, ">"))
+            return false;
+        if (p->pos < p->len && p->src[p->pos] == ',') {
+            p->pos++;
+            continue;
+        }
+        break;
+    }
+    if (p->pos >= p->len)
+        return err_at(p, st, PLUMB_ERR_PARSE, "unterminated dense<...> literal");
+    size_t body_end = p->pos;
+    p->pos++;
+    leave(p);
+    if (!expect(p, ':'))
+        return false;
+    ws(p);
+    size_t toff = p->pos;
+    if (!parse_type(p, ty))
+        return false;
+    if (!ir_type_is_static(ty))
+        return err_at(p, toff, PLUMB_ERR_PARSE, "a literal's type must have static dimensions");
+    uint64_t numel, nbytes;
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    if (!plumb_shape_size(ty->dtype, ty->rank, ty->dims, 0, &numel, &nbytes, &sd))
+        return err_at(p, toff, sd.code ? sd.code : PLUMB_ERR_LIMIT, "literal type: %s", sd.msg);
+    plumb_tensor *t = plumb_arena_alloc(p->m->arena, sizeof *t);
+    if (!t)
+        return nomem(p);
+    t->dtype = ty->dtype;
+    t->rank = ty->rank;
+    for (uint32_t i = 0; i < ty->rank; i++)
+        t->dims[i] = ty->dims[i];
+    t->nbytes = (size_t)nbytes;
+    t->owned = false;
+    if (nbytes) {
+        t->data = plumb_arena_alloc(p->m->arena, (size_t)nbytes);
+        if (!t->data)
+            return nomem(p);
+    }
+    if (!plumb_dense_decode(p->src + body, body_end - body, loc_at(p, body), t, p->d)) {
+        if (p->d && p->d->code == PLUMB_OK)
+            plumb_diag_set(p->d, PLUMB_ERR_PARSE, loc_at(p, body), "invalid dense literal");
+        p->failed = true;
+        return false;
+    }
+    *out = t;
+    return true;
+}
+
+static bool dense_value(P *p, ir_attrs *a)
+{
+    ir_type ty;
+    return dense_literal(p, &a->value, &ty);
+}
+
+/* `{name = value, unit_name, ...}`; values are skipped as balanced groups,
+ * then interpreted by apply_attr. */
+static bool attr_dict(P *p, opb *ob)
+{
+    if (!expect(p, '{') || !enter(p))
+        return false;
+    if (!eat(p, '}')) {
+        do {
+            ws(p);
+            const char *s;
+            size_t n;
+            if (peek(p) == '"') {
+                size_t st = ++p->pos;
+                while (p->pos < p->len && p->src[p->pos] != '"' && p->src[p->pos] != '\n')
+                    p->pos++;
+                if (p->pos >= p->len || p->src[p->pos] != '"')
+                    return err_at(p, st - 1, PLUMB_ERR_PARSE, "unterminated string");
+                s = p->src + st;
+                n = p->pos - st;
+                p->pos++;
+            } else if (!ident(p, &s, &n)) {
+                return expected(p, "an attribute name");
+            }
+            char *name = plumb_arena_strndup(p->m->arena, s, n);
+            if (!name)
+                return nomem(p);
+            span v = {0, 0};
+            bool has_value = eat(p, '=');
+            if (has_value) {
+                ws(p);
+                v.start = p->pos;
+                if (!skip_balanced(p, "}"))
+                    return false;
+                v.end = p->pos;
+                while (v.end > v.start && strchr(" \t\r\n", p->src[v.end - 1]))
+                    v.end--;
+                if (v.end == v.start)
+                    return expected(p, "an attribute value");
+            }
+            if (!apply_attr(p, ob, name, v, has_value))
+                return false;
+        } while (eat(p, ','));
+        if (!expect(p, '}'))
+            return false;
+    }
+    leave(p);
+    return true;
+}
+
+static bool opt_attr_dict(P *p, opb *ob)
+{
+    return peek(p) == '{' ? attr_dict(p, ob) : true;
+}
+
+/* ---- blocks and regions ---------------------------------------------------- */
+
+static bool parse_stmt(P *p, ir_block *blk);
+
+/* Statements up to (not including) the closing '}'. */
+static bool parse_ops(P *p, ir_block *blk)
+{
+    for (;;) {
+        int c = peek(p);
+        if (c == '}')
+            return true;
+        if (c == 0)
+            return err_at(p, p->pos, PLUMB_ERR_PARSE, "expected '}', found end of input (unterminated block)");
+        if (!parse_stmt(p, blk))
+            return false;
+    }
+}
+
+/* `%name: type` bound in the current scope as a new argument of blk. */
+static bool block_arg(P *p, ir_block *blk, const char **name, size_t *len, ir_type *t, size_t *off)
+{
+    ws(p);
+    *off = p->pos;
+    if (!value_name(p, name, len))
+        return false;
+    if (!expect(p, ':') || !parse_type(p, t))
+        return false;
+    return true;
+}
+
+static bool bind_arg(P *p, const char *name, size_t len, size_t off, ir_value *v)
+{
+    if (defined_here(p, name, len))
+        return err_at(p, off, PLUMB_ERR_PARSE, "redefinition of value '%%%.*s'", (int)len, name);
+    ir_value **slot = plumb_arena_alloc(p->m->arena, sizeof *slot);
+    if (!slot)
+        return nomem(p);
+    *slot = v;
+    v->name = plumb_arena_strndup(p->m->arena, name, len);
+    return bind(p, name, len, slot, 1);
+}
+
+/* `{ [^bb0(%a: T, ...):] ops }` */
+static bool parse_region(P *p, ir_block *blk)
+{
+    if (!expect(p, '{') || !enter(p) || !push_scope(p))
+        return false;
+    if (peek(p) == '^') {
+        p->pos++;
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n) && !(p->pos < p->len && is_digit((unsigned char)p->src[p->pos])))
+            return expected(p, "a block label");
+        while (p->pos < p->len && is_id_char((unsigned char)p->src[p->pos]))
+            p->pos++;
+        if (eat(p, '(') && !eat(p, ')')) {
+            do {
+                const char *an;
+                size_t al, off;
+                ir_type t;
+                if (!block_arg(p, blk, &an, &al, &t, &off))
+                    return false;
+                ir_value *v = ir_block_add_arg(p->m, blk, &t);
+                if (!v)
+                    return nomem(p);
+                if (!bind_arg(p, an, al, off, v))
+                    return false;
+            } while (eat(p, ','));
+            if (!expect(p, ')'))
+                return false;
+        }
+        if (!expect(p, ':'))
+            return false;
+    }
+    if (!parse_ops(p, blk) || !expect(p, '}'))
+        return false;
+    pop_scope(p);
+    leave(p);
+    return true;
+}
+
+static ir_block *new_region(P *p, opb *ob)
+{
+    if (!grow_arr(p, (void **)&ob->regs, ob->n_regs, &ob->cap_regs, sizeof *ob->regs))
+        return NULL;
+    ir_block *b = &ob->regs[ob->n_regs++];
+    memset(b, 0, sizeof *b);
+    return b;
+}
+
+/* Regions were parsed into temporary blocks (in an array that may have
+ * moved since); re-point their ops and arguments at the blocks op owns. */
+static void adopt_regions(ir_op *op, const opb *ob)
+{
+    for (uint32_t i = 0; i < ob->n_regs; i++) {
+        ir_block *r = &op->regions[i];
+        ir_op *parent = r->parent;
+        *r = ob->regs[i];
+        r->parent = parent;
+        for (ir_op *o = r->first; o; o = o->next)
+            o->parent = r;
+        for (uint32_t j = 0; j < r->n_args; j++)
+            r->args[j]->owner = r;
+    }
+}
+
+/* ---- finishing an op ------------------------------------------------------- */
+
+static void type_str(const ir_type *t, char *out, size_t cap)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    ir_type_print(&b, t);
+    snprintf(out, cap, "%s", b.data && !b.failed ? b.data : "?");
+    plumb_buf_free(&b);
+}
+
+static bool finish_op(P *p, opb *ob, ir_block *blk, def_name *defs, uint32_t n_defs, ir_op **out)
+{
+    const plumb_op_info *info = plumb_op_get(ob->code);
+    if (info->arity != PLUMB_VAR && (int)ob->n_ops != info->arity)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' takes %d operand%s, found %u", info->name, info->arity,
+                      info->arity == 1 ? "" : "s", ob->n_ops);
+    if (info->results != PLUMB_VAR && (int)ob->n_rt != info->results)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' has %d result%s, but its signature declares %u", info->name,
+                      info->results, info->results == 1 ? "" : "s", ob->n_rt);
+    if (ob->n_defs != ob->n_rt)
+        return err_at(p, n_defs ? defs[0].off : ob->off, PLUMB_ERR_PARSE, "op '%s' has %u result%s but %u value%s defined",
+                      info->name, ob->n_rt, ob->n_rt == 1 ? "" : "s", ob->n_defs, ob->n_defs == 1 ? " is" : "s are");
+    if (ob->ot) {
+        if (ob->n_ot != ob->n_ops)
+            return err_at(p, ob->ot_off, PLUMB_ERR_PARSE, "op '%s' has %u operand%s but its signature lists %u type%s", info->name,
+                          ob->n_ops, ob->n_ops == 1 ? "" : "s", ob->n_ot, ob->n_ot == 1 ? "" : "s");
+        for (uint32_t i = 0; i < ob->n_ops; i++)
+            if (!ir_type_equal(&ob->ops[i]->type, &ob->ot[i])) {
+                char want[256], got[256];
+                type_str(&ob->ot[i], want, sizeof want);
+                type_str(&ob->ops[i]->type, got, sizeof got);
+                return err_at(p, ob->op_offs[i], PLUMB_ERR_PARSE, "operand %u of '%s' has type %s but the signature says %s", i,
+                              info->name, got, want);
+            }
+    }
+    ir_op *op = ir_op_new(p->m, ob->code, ob->ops, ob->n_ops, ob->rt, ob->n_rt);
+    if (!op)
+        return nomem(p);
+    op->a = ob->a;
+    op->loc = loc_at(p, ob->off);
+    if (ob->n_regs) {
+        if (!ir_op_add_regions(p->m, op, ob->n_regs))
+            return nomem(p);
+        adopt_regions(op, ob);
+    }
+    ir_block_append(blk, op);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n_defs; i++) {
+        if (!bind(p, defs[i].name, defs[i].len, op->results + k, defs[i].count))
+            return false;
+        for (uint32_t j = 0; j < defs[i].count; j++)
+            if (!(op->results[k + j]->name = plumb_arena_strndup(p->m->arena, defs[i].name, defs[i].len)))
+                return nomem(p);
+        k += defs[i].count;
+    }
+    if (ob->code == PLUMB_OP_CALL) {
+        if (p->n_calls == p->cap_calls) {
+            uint32_t nc = p->cap_calls ? p->cap_calls * 2 : 16;
+            pending_call *c = plumb_realloc(p->calls, (size_t)p->cap_calls * sizeof *c, (size_t)nc * sizeof *c);
+            if (!c)
+                return nomem(p);
+            p->calls = c;
+            p->cap_calls = nc;
+        }
+        p->calls[p->n_calls].op = op;
+        p->calls[p->n_calls].off = ob->off;
+        p->n_calls++;
+    }
+    if (out)
+        *out = op;
+    return true;
+}
+
+/* ---- pretty forms ---------------------------------------------------------- */
+
+static bool symbol_ref(P *p, const char **out, size_t *out_len)
+{
+    ws(p);
+    if (!eat(p, '@'))
+        return expected(p, "'@name'");
+    const char *s;
+    size_t n;
+    if (p->pos < p->len && p->src[p->pos] == '"') {
+        size_t st = ++p->pos;
+        while (p->pos < p->len && p->src[p->pos] != '"' && p->src[p->pos] != '\n')
+            p->pos++;
+        if (p->pos >= p->len || p->src[p->pos] != '"')
+            return err_at(p, st - 1, PLUMB_ERR_PARSE, "unterminated string");
+        s = p->src + st;
+        n = p->pos - st;
+        p->pos++;
+    } else {
+        size_t st = p->pos;
+        while (p->pos < p->len && is_id_char((unsigned char)p->src[p->pos]))
+            p->pos++;
+        if (p->pos == st)
+            return expected(p, "a symbol name after '@'");
+        s = p->src + st;
+        n = p->pos - st;
+    }
+    *out = s;
+    *out_len = n;
+    return true;
+}
+
+/* Operands `%a, %b, ...` followed by keyword arguments; stops before the
+ * first entry that is not a value. Returns true with *more set when a ','
+ * was consumed and a keyword follows. */
+static bool operands_then(P *p, opb *ob, bool *more)
+{
+    *more = false;
+    if (peek(p) != '%')
+        return true;
+    do {
+        if (peek(p) != '%') {
+            *more = true;
+            return true;
+        }
+        if (!add_operand(p, ob))
+            return false;
+    } while (eat(p, ','));
+    return true;
+}
+
+static bool need_more(P *p, bool more, const char *kw)
+{
+    if (!more) {
+        char what[64];
+        snprintf(what, sizeof what, "', %s'", kw);
+        return expected(p, what);
+    }
+    return true;
+}
+
+static bool dims_x_dims(P *p, ir_ints *l, ir_ints *r)
+{
+    return parse_int_list(p, l) && expect_kw(p, "x") && parse_int_list(p, r);
+}
+
+static bool reduce_pretty(P *p, opb *ob)
+{
+    /* (%in init: %init), ... */
+    ir_value *ins[64], *inits[64];
+    size_t in_off[64], init_off[64];
+    uint32_t n = 0;
+    do {
+        if (!expect(p, '('))
+            return false;
+        if (n == 64)
+            return err_at(p, p->pos, PLUMB_ERR_LIMIT, "reduce with more than 64 inputs");
+        ws(p);
+        in_off[n] = p->pos;
+        if (!parse_use(p, &ins[n]) || !expect_kw(p, "init") || !expect(p, ':'))
+            return false;
+        ws(p);
+        init_off[n] = p->pos;
+        if (!parse_use(p, &inits[n]) || !expect(p, ')'))
+            return false;
+        n++;
+    } while (eat(p, ','));
+    for (uint32_t i = 0; i < n; i++)
+        if (!push_operand(p, ob, ins[i], in_off[i]))
+            return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!push_operand(p, ob, inits[i], init_off[i]))
+            return false;
+    ws(p);
+    size_t app_off = p->pos;
+    plumb_opcode body = PLUMB_OP_COUNT;
+    if (eat_kw(p, "applies")) {
+        ws(p);
+        app_off = p->pos;
+        const char *s;
+        size_t sl;
+        if (!ident(p, &s, &sl))
+            return expected(p, "an op name after 'applies'");
+        if (!plumb_op_lookup(s, sl, &body) || plumb_op_get(body)->arity != 2 || plumb_op_get(body)->results != 1 ||
+            plumb_op_get(body)->syntax != PLUMB_SYN_EW)
+            return err_at(p, app_off, PLUMB_ERR_PARSE, "'applies' needs a binary elementwise op, found '%.*s'", (int)sl, s);
+        if (n != 1)
+            return err_at(p, app_off, PLUMB_ERR_PARSE, "'applies' needs exactly one input, found %u", n);
+    }
+    if (!expect_kw(p, "across") || !kwarg(p, "dimensions") || !parse_int_list(p, &ob->a.dims))
+        return false;
+    if (!opt_attr_dict(p, ob) || !expect(p, ':') || !sig_functional(p, ob))
+        return false;
+    ir_block *blk = new_region(p, ob);
+    if (!blk)
+        return false;
+    if (body != PLUMB_OP_COUNT) {
+        ir_value *a0 = ir_block_add_arg(p->m, blk, &inits[0]->type);
+        ir_value *a1 = ir_block_add_arg(p->m, blk, &inits[0]->type);
+        if (!a0 || !a1)
+            return nomem(p);
+        ir_value *args[2] = {a0, a1};
+        ir_op *o = ir_op_new(p->m, body, args, 2, &inits[0]->type, 1);
+        if (!o)
+            return nomem(p);
+        o->loc = loc_at(p, app_off);
+        ir_block_append(blk, o);
+        ir_op *r = ir_op_new(p->m, PLUMB_OP_RETURN, o->results, 1, NULL, 0);
+        if (!r)
+            return nomem(p);
+        r->loc = o->loc;
+        ir_block_append(blk, r);
+        return true;
+    }
+    /* reducer(%acc_i: T, %val_i: T) ... { body }: pair i holds block
+     * arguments i and n + i */
+    if (!expect_kw(p, "reducer"))
+        return false;
+    const char *names[128];
+    size_t lens[128], offs[128];
+    ir_type *types = plumb_arena_array(p->m->arena, 2 * n, sizeof *types);
+    if (!types)
+        return nomem(p);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!expect(p, '('))
+            return false;
+        if (!block_arg(p, blk, &names[i], &lens[i], &types[i], &offs[i]) || !expect(p, ','))
+            return false;
+        if (!block_arg(p, blk, &names[n + i], &lens[n + i], &types[n + i], &offs[n + i]) || !expect(p, ')'))
+            return false;
+    }
+    ws(p);
+    if (p->pos >= p->len || p->src[p->pos] != '{')
+        return expected(p, "'{'");
+    if (!enter(p) || !push_scope(p))
+        return false;
+    p->pos++;
+    for (uint32_t i = 0; i < 2 * n; i++) {
+        ir_value *v = ir_block_add_arg(p->m, blk, &types[i]);
+        if (!v)
+            return nomem(p);
+        if (!bind_arg(p, names[i], lens[i], offs[i], v))
+            return false;
+    }
+    if (!parse_ops(p, blk) || !expect(p, '}'))
+        return false;
+    pop_scope(p);
+    leave(p);
+    return true;
+}
+
+static bool slice_pretty(P *p, opb *ob)
+{
+    if (!add_operand(p, ob) || !expect(p, '['))
+        return false;
+    int64_t st[PLUMB_MAX_RANK], li[PLUMB_MAX_RANK], sd[PLUMB_MAX_RANK];
+    uint32_t n = 0;
+    if (!eat(p, ']')) {
+        do {
+            if (n == PLUMB_MAX_RANK)
+                return err_at(p, p->pos, PLUMB_ERR_UNSUPPORTED, "unsupported: slice of rank above %d", PLUMB_MAX_RANK);
+            sd[n] = 1;
+            if (!parse_i64(p, &st[n]) || !expect(p, ':') || !parse_i64(p, &li[n]))
+                return false;
+            if (eat(p, ':') && !parse_i64(p, &sd[n]))
+                return false;
+            n++;
+        } while (eat(p, ','));
+        if (!expect(p, ']'))
+            return false;
+    }
+    ob->a.start = ir_ints_make(p->m, st, n);
+    ob->a.limit = ir_ints_make(p->m, li, n);
+    ob->a.strides = ir_ints_make(p->m, sd, n);
+    if (n && (!ob->a.start.v || !ob->a.limit.v || !ob->a.strides.v))
+        return nomem(p);
+    return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+}
+
+static bool check_pretty(P *p, opb *ob)
+{
+    bool is_const = ob->code == PLUMB_OP_EXPECT_EQ_CONST || ob->code == PLUMB_OP_EXPECT_CLOSE_CONST ||
+                    ob->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
+    bool paren = eat(p, '(');
+    if (!add_operand(p, ob) || !expect(p, ','))
+        return false;
+    if (is_const) {
+        if (!dense_value(p, &ob->a))
+            return false;
+    } else if (!add_operand(p, ob)) {
+        return false;
+    }
+    if (paren && !expect(p, ')'))
+        return false;
+    while (!paren && eat(p, ',')) {
+        ws(p);
+        const char *s;
+        size_t n;
+        size_t off = p->pos;
+        if (!ident(p, &s, &n))
+            return expected(p, "a keyword argument");
+        char *name = plumb_arena_strndup(p->m->arena, s, n);
+        if (!name)
+            return nomem(p);
+        if (!expect(p, '='))
+            return false;
+        ws(p);
+        span v = {p->pos, 0};
+        if (!skip_balanced(p, ":{"))
+            return false;
+        v.end = p->pos;
+        while (v.end > v.start && strchr(" \t\r\n", p->src[v.end - 1]))
+            v.end--;
+        uint32_t before = ob->a.n_extra;
+        if (!apply_attr(p, ob, name, v, true))
+            return false;
+        if (ob->a.n_extra != before)
+            return err_at(p, off, PLUMB_ERR_PARSE, "unknown keyword '%s' for '%s'", name, plumb_op_name(ob->code));
+    }
+    if (!opt_attr_dict(p, ob))
+        return false;
+    if (is_const && !paren && peek(p) != ':')
+        return true;
+    if (!expect(p, ':'))
+        return false;
+    ws(p);
+    ob->ot_off = p->pos;
+    if (peek(p) == '(')
+        return sig_functional(p, ob);
+    if (!parse_types(p, &ob->ot, &ob->n_ot, false))
+        return false;
+    if (ob->n_ot == 1 && ob->n_ops == 2) {
+        /* `: T` for both sides */
+        ir_type *t2 = plumb_arena_array(p->m->arena, 2, sizeof *t2);
+        if (!t2)
+            return nomem(p);
+        t2[0] = t2[1] = ob->ot[0];
+        ob->ot = t2;
+        ob->n_ot = 2;
+    }
+    return true;
+}
+
+static bool custom_call(P *p, opb *ob)
+{
+    ws(p);
+    size_t off = p->pos;
+    const char *s;
+    size_t n;
+    if (!symbol_ref(p, &s, &n))
+        return false;
+    plumb_opcode c;
+    if (!plumb_op_lookup(s, n, &c) || plumb_op_get(c)->kind != PLUMB_KIND_CHECK)
+        return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in op set v1",
+                      (int)(n > 80 ? 80 : n), s);
+    ob->code = c;
+    if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
+        return false;
+    if (!opt_attr_dict(p, ob) || !expect(p, ':') || !sig_functional(p, ob))
+        return false;
+    bool is_const = c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
+    if (is_const && !ob->a.value)
+        return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s' needs a 'value = dense<...> : tensor<...>' attribute", (int)n, s);
+    return true;
+}
+
+static bool pretty(P *p, opb *ob, bool *has_sig)
+{
+    bool more;
+    plumb_opcode c = ob->code;
+    *has_sig = true;
+    if (plumb_op_get(c)->syntax == PLUMB_SYN_EW) {
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more)
+            return expected(p, "a value");
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    }
+    switch (c) {
+    case PLUMB_OP_REDUCE_PRECISION: {
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "format = eXmY") || !kwarg(p, "format"))
+            return false;
+        ws(p);
+        size_t off = p->pos;
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "a format 'eXmY'");
+        unsigned e = 0, m = 0;
+        int used = 0;
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.*s", (int)(n > 30 ? 30 : n), s);
+        if (sscanf(buf, "e%2um%2u%n", &e, &m, &used) != 2 || (size_t)used != n || e > 64 || m > 64)
+            return err_at(p, off, PLUMB_ERR_PARSE, "expected a format 'eXmY', found '%s'", buf);
+        ob->a.exponent_bits = (int32_t)e;
+        ob->a.mantissa_bits = (int32_t)m;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    }
+    case PLUMB_OP_COMPARE: {
+        int e;
+        if (!parse_enum(p, cmp_dirs, "a comparison direction (EQ, NE, LT, LE, GT, GE)", &e) || !expect(p, ','))
+            return false;
+        ob->a.cmp_dir = (ir_cmp_dir)e;
+        if (!add_operand(p, ob) || !expect(p, ',') || !add_operand(p, ob))
+            return false;
+        if (eat(p, ',')) {
+            if (!parse_enum(p, cmp_types, "a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED)", &e))
+                return false;
+            ob->a.cmp_type = (ir_cmp_type)e;
+        }
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    }
+    case PLUMB_OP_CONSTANT: {
+        if (!opt_attr_dict(p, ob))
+            return false;
+        ir_type t;
+        if (!dense_literal(p, &ob->a.value, &t))
+            return false;
+        ob->rt = plumb_arena_alloc(p->m->arena, sizeof *ob->rt);
+        if (!ob->rt)
+            return nomem(p);
+        ob->rt[0] = t;
+        ob->n_rt = 1;
+        return true;
+    }
+    case PLUMB_OP_IOTA:
+        if (!kwarg(p, "dim") || !parse_i64(p, &ob->a.dimension) || !opt_attr_dict(p, ob) || !expect(p, ':'))
+            return false;
+        ob->rt = plumb_arena_alloc(p->m->arena, sizeof *ob->rt);
+        if (!ob->rt)
+            return nomem(p);
+        ob->n_rt = 1;
+        return parse_type(p, &ob->rt[0]);
+    case PLUMB_OP_BROADCAST_IN_DIM:
+    case PLUMB_OP_TRANSPOSE:
+    case PLUMB_OP_REVERSE:
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "dims = [...]") || !kwarg(p, "dims") ||
+            !parse_int_list(p, &ob->a.dims))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_SLICE:
+        return slice_pretty(p, ob);
+    case PLUMB_OP_DYNAMIC_SLICE:
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "sizes = [...]") || !kwarg(p, "sizes") ||
+            !parse_int_list(p, &ob->a.sizes))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_CONCATENATE:
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "dim = N") || !kwarg(p, "dim") ||
+            !parse_i64(p, &ob->a.dimension))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_PAD:
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "low = [...]") || !kwarg(p, "low") ||
+            !parse_int_list(p, &ob->a.low) || !expect(p, ',') || !kwarg(p, "high") || !parse_int_list(p, &ob->a.high) ||
+            !expect(p, ',') || !kwarg(p, "interior") || !parse_int_list(p, &ob->a.interior))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_REDUCE:
+        return reduce_pretty(p, ob);
+    case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_DOT:
+        if (!operands_then(p, ob, &more))
+            return false;
+        while (more) {
+            ws(p);
+            size_t off = p->pos;
+            if (c == PLUMB_OP_DOT_GENERAL && eat_kw(p, "batching_dims")) {
+                if (!expect(p, '=') || !dims_x_dims(p, &ob->a.lhs_batch, &ob->a.rhs_batch))
+                    return false;
+            } else if (c == PLUMB_OP_DOT_GENERAL && eat_kw(p, "contracting_dims")) {
+                if (!expect(p, '=') || !dims_x_dims(p, &ob->a.lhs_contract, &ob->a.rhs_contract))
+                    return false;
+            } else if (eat_kw(p, "precision")) {
+                if (!expect(p, '=') || !precision_list(p, &ob->a))
+                    return false;
+            } else if (eat_kw(p, "algorithm")) {
+                return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: dot algorithm (not in op set v1)");
+            } else {
+                return expected(p, c == PLUMB_OP_DOT ? "'precision'" : "'batching_dims', 'contracting_dims' or 'precision'");
+            }
+            more = eat(p, ',');
+        }
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_TOP_K:
+        if (!expect(p, '(') || !add_operand(p, ob) || !expect(p, ',') || !kwarg(p, "k") || !parse_i64(p, &ob->a.k) ||
+            !expect(p, ')'))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_RNG_BIT_GENERATOR: {
+        int e;
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "algorithm = ...") || !kwarg(p, "algorithm") ||
+            !parse_enum(p, rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e))
+            return false;
+        ob->a.rng_alg = (ir_rng_alg)e;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    }
+    case PLUMB_OP_CALL: {
+        const char *s;
+        size_t n;
+        if (!symbol_ref(p, &s, &n))
+            return false;
+        if (!(ob->a.callee = plumb_arena_strndup(p->m->arena, s, n)))
+            return nomem(p);
+        if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
+    }
+    case PLUMB_OP_FUNC_RETURN:
+    case PLUMB_OP_RETURN:
+        *has_sig = false;
+        if (peek(p) != '%')
+            return opt_attr_dict(p, ob);
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more)
+            return expected(p, "a value");
+        if (!opt_attr_dict(p, ob) || !expect(p, ':'))
+            return false;
+        ws(p);
+        ob->ot_off = p->pos;
+        return parse_types(p, &ob->ot, &ob->n_ot, false);
+    case PLUMB_OP_EXPECT_EQ:
+    case PLUMB_OP_EXPECT_EQ_CONST:
+    case PLUMB_OP_EXPECT_CLOSE:
+    case PLUMB_OP_EXPECT_CLOSE_CONST:
+    case PLUMB_OP_EXPECT_ALMOST_EQ:
+    case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
+        return check_pretty(p, ob);
+    default:
+        break;
+    }
+    return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' has no pretty form; write it in the generic form \"%s\"(...)",
+                  plumb_op_name(c), plumb_op_name(c));
+}
+
+/* `"name"(%a, ...) <{props}> ({region}, ...) {attrs} : (T, ...) -> R` */
+static bool generic(P *p, opb *ob)
+{
+    if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
+        return false;
+    ws(p);
+    if (p->pos + 1 < p->len && p->src[p->pos] == '<' && p->src[p->pos + 1] == '{') {
+        p->pos++;
+        if (!attr_dict(p, ob) || !expect(p, '>'))
+            return false;
+    }
+    ws(p);
+    if (p->pos + 1 < p->len && p->src[p->pos] == '(' && p->src[p->pos + 1] == '{') {
+        p->pos++;
+        do {
+            ir_block *b = new_region(p, ob);
+            if (!b || !parse_region(p, b))
+                return false;
+        } while (eat(p, ','));
+        if (!expect(p, ')'))
+            return false;
+    }
+    if (!opt_attr_dict(p, ob) || !expect(p, ':'))
+        return false;
+    return sig_functional(p, ob);
+}
+
+static bool parse_stmt(P *p, ir_block *blk)
+{
+    def_name defs_small[8];
+    def_name *defs = defs_small;
+    uint32_t n_defs = 0, cap_defs = 8, total = 0;
+    ws(p);
+    if (peek(p) == '%') {
+        do {
+            ws(p);
+            size_t off = p->pos;
+            const char *s;
+            size_t n;
+            if (!value_name(p, &s, &n))
+                return false;
+            int64_t count = 1;
+            if (p->pos < p->len && p->src[p->pos] == ':' && p->pos + 1 < p->len && is_digit((unsigned char)p->src[p->pos + 1])) {
+                p->pos++;
+                size_t coff = p->pos;
+                if (!parse_i64(p, &count))
+                    return false;
+                if (count < 1 || count > 65536)
+                    return err_at(p, coff, PLUMB_ERR_PARSE, "result count %lld is out of range", (long long)count);
+            }
+            if (defined_here(p, s, n))
+                return err_at(p, off, PLUMB_ERR_PARSE, "redefinition of value '%%%.*s'", (int)n, s);
+            for (uint32_t i = 0; i < n_defs; i++)
+                if (defs[i].len == n && memcmp(defs[i].name, s, n) == 0)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "redefinition of value '%%%.*s'", (int)n, s);
+            if (n_defs == cap_defs) {
+                def_name *nd = plumb_arena_array(p->m->arena, (size_t)cap_defs * 2, sizeof *nd);
+                if (!nd)
+                    return nomem(p);
+                memcpy(nd, defs, n_defs * sizeof *nd);
+                defs = nd;
+                cap_defs *= 2;
+            }
+            defs[n_defs].name = s;
+            defs[n_defs].len = n;
+            defs[n_defs].count = (uint32_t)count;
+            defs[n_defs].off = off;
+            n_defs++;
+            total += (uint32_t)count;
+            if (total > 65536)
+                return err_at(p, off, PLUMB_ERR_PARSE, "too many results");
+        } while (eat(p, ','));
+        if (!expect(p, '='))
+            return false;
+    }
+    opb ob;
+    memset(&ob, 0, sizeof ob);
+    attrs_default(&ob.a);
+    ws(p);
+    ob.off = p->pos;
+    ob.n_defs = total;
+    bool ok;
+    bool has_sig = true;
+    if (peek(p) == '"') {
+        size_t st = ++p->pos;
+        while (p->pos < p->len && p->src[p->pos] != '"' && p->src[p->pos] != '\n')
+            p->pos++;
+        if (p->pos >= p->len || p->src[p->pos] != '"')
+            return err_at(p, ob.off, PLUMB_ERR_PARSE, "unterminated string");
+        const char *s = p->src + st;
+        size_t n = p->pos - st;
+        p->pos++;
+        if (!plumb_op_lookup(s, n, &ob.code))
+            return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in op set v1", (int)(n > 80 ? 80 : n), s);
+        ok = generic(p, &ob);
+    } else {
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "an op");
+        if ((n == 21 && memcmp(s, "stablehlo.custom_call", 21) == 0) || (n == 11 && memcmp(s, "custom_call", 11) == 0)) {
+            ok = custom_call(p, &ob);
+        } else {
+            if (!plumb_op_lookup(s, n, &ob.code))
+                return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in op set v1", (int)(n > 80 ? 80 : n), s);
+            if (ob.code == PLUMB_OP_RETURN && !(n == 16 && memcmp(s, "stablehlo.return", 16) == 0))
+                ob.code = PLUMB_OP_FUNC_RETURN;
+            ok = pretty(p, &ob, &has_sig);
+        }
+    }
+    (void)has_sig;
+    if (!ok)
+        return false;
+    return finish_op(p, &ob, blk, defs, n_defs, NULL);
+}
+
+/* ---- functions and the module ---------------------------------------------- */
+
+static bool parse_func(P *p)
+{
+    ws(p);
+    size_t off = p->pos;
+    bool is_public = true;
+    if (eat_kw(p, "private"))
+        is_public = false;
+    else if (!eat_kw(p, "public"))
+        (void)eat_kw(p, "nested");
+    ws(p);
+    size_t noff = p->pos;
+    const char *s;
+    size_t n;
+    if (!symbol_ref(p, &s, &n))
+        return false;
+    char *name = plumb_arena_strndup(p->m->arena, s, n);
+    if (!name)
+        return nomem(p);
+    if (ir_module_find_func(p->m, name))
+        return err_at(p, noff, PLUMB_ERR_PARSE, "redefinition of function '@%s'", name);
+    ir_func *f = ir_func_new(p->m, name, is_public);
+    if (!f)
+        return nomem(p);
+    f->loc = loc_at(p, off);
+    if (!push_scope(p) || !expect(p, '('))
+        return false;
+    const char **attrs = NULL;
+    uint32_t cap_attrs = 0;
+    if (!eat(p, ')')) {
+        do {
+            const char *an;
+            size_t al, aoff;
+            ir_type t;
+            if (!block_arg(p, &f->body, &an, &al, &t, &aoff))
+                return false;
+            ir_value *v = ir_block_add_arg(p->m, &f->body, &t);
+            if (!v)
+                return nomem(p);
+            if (!bind_arg(p, an, al, aoff, v))
+                return false;
+            uint32_t i = f->body.n_args - 1;
+            if (!grow_arr(p, (void **)&attrs, i, &cap_attrs, sizeof *attrs))
+                return false;
+            attrs[i] = NULL;
+            if (peek(p) == '{' && !raw_group(p, &attrs[i]))
+                return false;
+        } while (eat(p, ','));
+        if (!expect(p, ')'))
+            return false;
+    }
+    f->arg_attrs = attrs;
+    if (eat_arrow(p)) {
+        ir_type *rt = NULL;
+        const char **rattrs = NULL;
+        uint32_t nr = 0, cap = 0, cap2 = 0;
+        if (eat(p, '(')) {
+            if (!eat(p, ')')) {
+                do {
+                    if (!grow_arr(p, (void **)&rt, nr, &cap, sizeof *rt) || !grow_arr(p, (void **)&rattrs, nr, &cap2, sizeof *rattrs))
+                        return false;
+                    rattrs[nr] = NULL;
+                    if (!parse_type(p, &rt[nr]))
+                        return false;
+                    if (peek(p) == '{' && !raw_group(p, &rattrs[nr]))
+                        return false;
+                    nr++;
+                } while (eat(p, ','));
+                if (!expect(p, ')'))
+                    return false;
+            }
+        } else {
+            if (!grow_arr(p, (void **)&rt, 0, &cap, sizeof *rt) || !parse_type(p, &rt[0]))
+                return false;
+            nr = 1;
+        }
+        if (!ir_func_set_results(p->m, f, rt, nr))
+            return nomem(p);
+        for (uint32_t i = 0; i < nr; i++)
+            f->result_attrs[i] = rattrs ? rattrs[i] : NULL;
+    }
+    if (eat_kw(p, "attributes")) {
+        /* function-level attributes carry nothing plumb uses; dropped */
+        const char *ignored;
+        if (!raw_group(p, &ignored))
+            return false;
+    }
+    ws(p);
+    if (p->pos >= p->len || p->src[p->pos] != '{')
+        return expected(p, "'{' to open the function body");
+    p->pos++;
+    if (!enter(p))
+        return false;
+    if (!parse_ops(p, &f->body) || !expect(p, '}'))
+        return false;
+    leave(p);
+    pop_scope(p);
+    return true;
+}
+
+static bool parse_funcs(P *p, bool in_module)
+{
+    for (;;) {
+        int c = peek(p);
+        if (c == 0) {
+            if (in_module)
+                return err_at(p, p->pos, PLUMB_ERR_PARSE, "expected '}', found end of input (unterminated module)");
+            return true;
+        }
+        if (in_module && c == '}')
+            return true;
+        if (eat_kw(p, "func.func") || eat_kw(p, "func")) {
+            if (!parse_func(p))
+                return false;
+            continue;
+        }
+        return expected(p, in_module ? "'func.func' or '}'" : "'func.func'");
+    }
+}
+
+/* NUL bytes and malformed UTF-8 are rejected before parsing, with the
+ * location of the first bad byte. */
+static bool check_text(P *p)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = 0;
+    while (i < p->len) {
+        unsigned c = s[i];
+        if (c == 0)
+            return err_at(p, i, PLUMB_ERR_PARSE, "NUL byte in input");
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t need;
+        uint32_t cp, min;
+        if ((c & 0xE0) == 0xC0) {
+            need = 1;
+            cp = c & 0x1F;
+            min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            need = 2;
+            cp = c & 0x0F;
+            min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            need = 3;
+            cp = c & 0x07;
+            min = 0x10000;
+        } else {
+            return err_at(p, i, PLUMB_ERR_PARSE, "invalid UTF-8 byte 0x%02X", c);
+        }
+        for (size_t k = 1; k <= need; k++) {
+            if (i + k >= p->len || (s[i + k] & 0xC0) != 0x80)
+                return err_at(p, i, PLUMB_ERR_PARSE, "invalid UTF-8: bad continuation after byte 0x%02X", c);
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return err_at(p, i, PLUMB_ERR_PARSE, "invalid UTF-8 sequence starting with byte 0x%02X", c);
+        i += need + 1;
+    }
+    return true;
+}
+
+static bool parse_top(P *p)
+{
+    if (!check_text(p))
+        return false;
+    if (eat_kw(p, "module") || eat_kw(p, "builtin.module")) {
+        ws(p);
+        if (peek(p) == '@') {
+            const char *s;
+            size_t n;
+            if (!symbol_ref(p, &s, &n))
+                return false;
+            if (!(p->m->name = plumb_arena_strndup(p->m->arena, s, n)))
+                return nomem(p);
+        }
+        if (eat_kw(p, "attributes") && !raw_group(p, &p->m->attrs))
+            return false;
+        if (!expect(p, '{') || !enter(p) || !parse_funcs(p, true) || !expect(p, '}'))
+            return false;
+        leave(p);
+        if (!at_end(p))
+            return expected(p, "end of input after the module");
+    } else if (!parse_funcs(p, false)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < p->n_calls; i++) {
+        const char *callee = p->calls[i].op->a.callee;
+        if (!callee || !ir_module_find_func(p->m, callee))
+            return err_at(p, p->calls[i].off, PLUMB_ERR_PARSE, "call to undefined function '@%s'", callee ? callee : "");
+    }
+    return true;
+}
+
+ir_module *ir_parse(const char *text, size_t len, const char *filename,
+                    const ir_parse_options *opts, plumb_diag *d)
+{
+    plumb_diag local;
+    if (!d) {
+        memset(&local, 0, sizeof local);
+        d = &local;
+    }
+    d->file = filename;
+    P p;
+    memset(&p, 0, sizeof p);
+    p.src = text ? text : "";
+    p.len = text ? len : 0;
+    p.loc_line = p.loc_col = 1;
+    p.d = d;
+    p.max_depth = 64;
+    if (opts && opts->struct_size >= sizeof *opts && opts->max_depth)
+        p.max_depth = opts->max_depth;
+    p.m = ir_module_new(NULL);
+    if (!p.m) {
+        plumb_loc none = {0, 0};
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory");
+        return NULL;
+    }
+    if (filename && !(p.m->filename = plumb_arena_strdup(p.m->arena, filename)))
+        nomem(&p);
+    bool ok = !p.failed && parse_top(&p);
+    plumb_free(p.syms, (size_t)p.cap_syms * sizeof *p.syms);
+    plumb_free(p.buckets, (size_t)p.n_buckets * sizeof *p.buckets);
+    plumb_free(p.scopes, (size_t)p.cap_scopes * sizeof *p.scopes);
+    plumb_free(p.calls, (size_t)p.cap_calls * sizeof *p.calls);
+    if (!ok) {
+        if (d->code == PLUMB_OK) {
+            plumb_loc none = {0, 0};
+            plumb_diag_set(d, PLUMB_ERR_PARSE, none, "parse failed");
+        }
+        ir_module_free(p.m);
+        return NULL;
+    }
+    return p.m;
+}

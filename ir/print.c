@@ -1,0 +1,777 @@
+/* The canonical printer (docs/format.md): one spelling per module, so that
+ * fmt(fmt(x)) == fmt(x) and parse(print(m)) is m again. Values are renumbered
+ * per function: arguments of every block %arg0, %arg1, ... in order of
+ * appearance, op results %0, %1, ... (`%3:2` / `%3#1` for several). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/ir.h"
+
+#define ARG_FLAG 0x80000000u
+
+typedef struct pr {
+    plumb_buf *b;
+    uint32_t *num;          /* per value id: 0 = unnamed, else number + 1 (| ARG_FLAG) */
+    uint32_t cap;           /* entries in num */
+    uint32_t next_arg, next_res;
+} pr;
+
+/* ---- naming ----------------------------------------------------------------- */
+
+static void name_block(pr *q, const ir_block *blk);
+
+static void name_op(pr *q, const ir_op *op)
+{
+    if (op->n_results) {
+        uint32_t n = q->next_res++;
+        for (uint32_t i = 0; i < op->n_results; i++)
+            if (op->results[i] && op->results[i]->id < q->cap)
+                q->num[op->results[i]->id] = n + 1;
+    }
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        name_block(q, &op->regions[r]);
+}
+
+static void name_block(pr *q, const ir_block *blk)
+{
+    for (uint32_t i = 0; i < blk->n_args; i++)
+        if (blk->args[i] && blk->args[i]->id < q->cap)
+            q->num[blk->args[i]->id] = (q->next_arg++ + 1) | ARG_FLAG;
+    for (const ir_op *op = blk->first; op; op = op->next)
+        name_op(q, op);
+}
+
+static uint32_t max_id_block(const ir_block *blk);
+
+static uint32_t max_id_op(const ir_op *op)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < op->n_results; i++)
+        if (op->results[i] && op->results[i]->id + 1 > m)
+            m = op->results[i]->id + 1;
+    for (uint32_t r = 0; r < op->n_regions; r++) {
+        uint32_t k = max_id_block(&op->regions[r]);
+        if (k > m)
+            m = k;
+    }
+    return m;
+}
+
+static uint32_t max_id_block(const ir_block *blk)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < blk->n_args; i++)
+        if (blk->args[i] && blk->args[i]->id + 1 > m)
+            m = blk->args[i]->id + 1;
+    for (const ir_op *op = blk->first; op; op = op->next) {
+        uint32_t k = max_id_op(op);
+        if (k > m)
+            m = k;
+    }
+    return m;
+}
+
+static bool pr_init(pr *q, plumb_buf *b, uint32_t cap)
+{
+    memset(q, 0, sizeof *q);
+    q->b = b;
+    q->cap = cap;
+    if (cap) {
+        q->num = plumb_calloc(cap, sizeof *q->num);
+        if (!q->num) {
+            b->failed = true;
+            return false;
+        }
+    }
+    return true;
+}
+
+static void pr_free(pr *q)
+{
+    plumb_free(q->num, (size_t)q->cap * sizeof *q->num);
+}
+
+/* ---- small pieces ------------------------------------------------------------ */
+
+static void puts_(pr *q, const char *s)
+{
+    plumb_buf_puts(q->b, s);
+}
+
+static void indent(pr *q, int n)
+{
+    for (int i = 0; i < n; i++)
+        plumb_buf_append(q->b, " ", 1);
+}
+
+static void value(pr *q, const ir_value *v)
+{
+    uint32_t k = v && v->id < q->cap ? q->num[v->id] : 0;
+    if (!k) {
+        puts_(q, "%<unnamed>");
+        return;
+    }
+    if (k & ARG_FLAG) {
+        plumb_buf_printf(q->b, "%%arg%u", (k & ~ARG_FLAG) - 1);
+        return;
+    }
+    if (v->def && v->def->n_results > 1)
+        plumb_buf_printf(q->b, "%%%u#%u", k - 1, v->index);
+    else
+        plumb_buf_printf(q->b, "%%%u", k - 1);
+}
+
+static void values(pr *q, ir_value *const *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            puts_(q, ", ");
+        value(q, v[i]);
+    }
+}
+
+static void type(pr *q, const ir_type *t)
+{
+    ir_type_print(q->b, t);
+}
+
+static void ints(pr *q, ir_ints l)
+{
+    puts_(q, "[");
+    for (uint32_t i = 0; i < l.n; i++)
+        plumb_buf_printf(q->b, i ? ", %lld" : "%lld", (long long)l.v[i]);
+    puts_(q, "]");
+}
+
+static void array_i64(pr *q, ir_ints l)
+{
+    puts_(q, "array<i64");
+    for (uint32_t i = 0; i < l.n; i++)
+        plumb_buf_printf(q->b, i ? ", %lld" : ": %lld", (long long)l.v[i]);
+    puts_(q, ">");
+}
+
+static bool is_bare_id(const char *s)
+{
+    if (!s || !*s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '$' || *s == '.'))
+            return false;
+    return true;
+}
+
+static void symbol(pr *q, const char *name)
+{
+    if (is_bare_id(name))
+        plumb_buf_printf(q->b, "@%s", name);
+    else
+        plumb_buf_printf(q->b, "@\"%s\"", name ? name : "");
+}
+
+static const char *cmp_dir_name(ir_cmp_dir d)
+{
+    static const char *const n[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    return (unsigned)d < 6 ? n[d] : "EQ";
+}
+
+static const char *cmp_type_name(ir_cmp_type t)
+{
+    static const char *const n[] = {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
+    return (unsigned)t < 5 ? n[t] : "NOTYPE";
+}
+
+static const char *precision_name(ir_precision p)
+{
+    static const char *const n[] = {"DEFAULT", "HIGH", "HIGHEST"};
+    return (unsigned)p < 3 ? n[p] : "DEFAULT";
+}
+
+static const char *rng_name(ir_rng_alg a)
+{
+    static const char *const n[] = {"DEFAULT", "THREE_FRY", "PHILOX"};
+    return (unsigned)a < 3 ? n[a] : "DEFAULT";
+}
+
+/* Shortest %g spelling that reads back to the same double, always with a
+ * '.' or exponent so that it reads as a float. */
+static void print_double(pr *q, double v)
+{
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".eEn"))
+        strcat(buf, ".0");
+    puts_(q, buf);
+}
+
+/* Extra (uninterpreted) attributes as `name = text` entries. */
+static void extra_entries(pr *q, const ir_attrs *a, bool first)
+{
+    for (uint32_t i = 0; i < a->n_extra; i++) {
+        if (!first)
+            puts_(q, ", ");
+        first = false;
+        if (is_bare_id(a->extra[i].name))
+            puts_(q, a->extra[i].name);
+        else
+            plumb_buf_printf(q->b, "\"%s\"", a->extra[i].name);
+        if (a->extra[i].text && a->extra[i].text[0]) {
+            puts_(q, " = ");
+            puts_(q, a->extra[i].text);
+        }
+    }
+}
+
+static void extra_dict(pr *q, const ir_attrs *a)
+{
+    if (!a->n_extra)
+        return;
+    puts_(q, " {");
+    extra_entries(q, a, true);
+    puts_(q, "}");
+}
+
+static void result_types(pr *q, const ir_op *op)
+{
+    if (op->n_results == 1) {
+        type(q, &op->results[0]->type);
+        return;
+    }
+    puts_(q, "(");
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        if (i)
+            puts_(q, ", ");
+        type(q, &op->results[i]->type);
+    }
+    puts_(q, ")");
+}
+
+static void sig_functional(pr *q, const ir_op *op)
+{
+    puts_(q, " : (");
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        if (i)
+            puts_(q, ", ");
+        type(q, &op->operands[i]->type);
+    }
+    puts_(q, ") -> ");
+    result_types(q, op);
+}
+
+/* `: T` when every operand and the result share T, `: P, T` for select,
+ * the functional form otherwise. */
+static void sig_ew(pr *q, const ir_op *op)
+{
+    if (op->n_results == 1 && op->n_operands >= 1) {
+        const ir_type *r = &op->results[0]->type;
+        bool same = true;
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (!ir_type_equal(&op->operands[i]->type, r))
+                same = false;
+        if (same) {
+            puts_(q, " : ");
+            type(q, r);
+            return;
+        }
+        if (op->code == PLUMB_OP_SELECT && op->n_operands == 3 && ir_type_equal(&op->operands[1]->type, r) &&
+            ir_type_equal(&op->operands[2]->type, r)) {
+            puts_(q, " : ");
+            type(q, &op->operands[0]->type);
+            puts_(q, ", ");
+            type(q, r);
+            return;
+        }
+    }
+    sig_functional(q, op);
+}
+
+/* ---- ops ---------------------------------------------------------------------- */
+
+static void print_op(pr *q, const ir_op *op, int ind);
+
+static void print_ops(pr *q, const ir_block *blk, int ind)
+{
+    for (const ir_op *op = blk->first; op; op = op->next)
+        print_op(q, op, ind);
+}
+
+static void block_args(pr *q, const ir_block *blk, uint32_t from, uint32_t step, uint32_t count)
+{
+    for (uint32_t k = 0; k < count; k++) {
+        const ir_value *v = blk->args[from + k * step];
+        if (k)
+            puts_(q, ", ");
+        value(q, v);
+        puts_(q, ": ");
+        type(q, &v->type);
+    }
+}
+
+/* The `applies OP` shorthand fits a one-input reduce whose body is one
+ * binary elementwise op over the two arguments, returned as is. */
+static bool reduce_compact(const ir_op *op, plumb_opcode *body)
+{
+    if (op->n_operands != 2 || op->n_regions != 1)
+        return false;
+    const ir_block *r = &op->regions[0];
+    if (r->n_args != 2 || r->n_ops != 2)
+        return false;
+    const ir_type *t = &op->operands[1]->type;
+    if (!ir_type_equal(&r->args[0]->type, t) || !ir_type_equal(&r->args[1]->type, t))
+        return false;
+    const ir_op *b = r->first, *ret = b->next;
+    const plumb_op_info *in = plumb_op_get(b->code);
+    if (in->syntax != PLUMB_SYN_EW || in->arity != 2 || b->n_operands != 2 || b->n_results != 1 || b->n_regions ||
+        b->a.n_extra || b->operands[0] != r->args[0] || b->operands[1] != r->args[1] ||
+        !ir_type_equal(&b->results[0]->type, t))
+        return false;
+    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || ret->operands[0] != b->results[0] || ret->a.n_extra)
+        return false;
+    *body = b->code;
+    return true;
+}
+
+static void print_reduce(pr *q, const ir_op *op, int ind)
+{
+    uint32_t n = op->n_operands / 2;
+    puts_(q, "stablehlo.reduce");
+    for (uint32_t i = 0; i < n; i++) {
+        puts_(q, i ? ", (" : "(");
+        value(q, op->operands[i]);
+        puts_(q, " init: ");
+        value(q, op->operands[n + i]);
+        puts_(q, ")");
+    }
+    plumb_opcode body;
+    bool compact = reduce_compact(op, &body);
+    if (compact) {
+        puts_(q, " applies ");
+        puts_(q, plumb_op_name(body));
+    }
+    puts_(q, " across dimensions = ");
+    ints(q, op->a.dims);
+    extra_dict(q, &op->a);
+    sig_functional(q, op);
+    if (compact || op->n_regions != 1)
+        return;
+    const ir_block *r = &op->regions[0];
+    puts_(q, "\n");
+    indent(q, ind + 2);
+    puts_(q, "reducer");
+    uint32_t m = r->n_args / 2;
+    for (uint32_t i = 0; i < m; i++) {
+        puts_(q, i ? " (" : "(");
+        block_args(q, r, i, m, 2);
+        puts_(q, ")");
+    }
+    puts_(q, " {\n");
+    print_ops(q, r, ind + 4);
+    indent(q, ind + 2);
+    puts_(q, "}");
+}
+
+static bool is_const_check(plumb_opcode c)
+{
+    return c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
+}
+
+static void print_check(pr *q, const ir_op *op)
+{
+    const ir_attrs *a = &op->a;
+    puts_(q, "stablehlo.custom_call ");
+    symbol(q, plumb_op_name(op->code));
+    puts_(q, "(");
+    values(q, op->operands, op->n_operands);
+    puts_(q, ") {has_side_effect = true");
+    if (op->code == PLUMB_OP_EXPECT_ALMOST_EQ || op->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) {
+        puts_(q, ", tolerance = ");
+        print_double(q, a->tolerance);
+    }
+    if (op->code == PLUMB_OP_EXPECT_CLOSE || op->code == PLUMB_OP_EXPECT_CLOSE_CONST)
+        plumb_buf_printf(q->b, ", max_ulp_difference = %lld, min_ulp_difference = %lld", (long long)a->max_ulp,
+                         (long long)a->min_ulp);
+    if (is_const_check(op->code) && a->value) {
+        puts_(q, ", value = ");
+        plumb_dense_print(q->b, a->value, false);
+        puts_(q, " : ");
+        plumb_tensor_type_print(q->b, a->value);
+    }
+    extra_entries(q, a, false);
+    puts_(q, "}");
+    sig_functional(q, op);
+}
+
+static void gather_scatter_field(pr *q, bool *first, const char *name, ir_ints l)
+{
+    if (!l.n)
+        return;
+    if (!*first)
+        puts_(q, ", ");
+    *first = false;
+    puts_(q, name);
+    puts_(q, " = ");
+    ints(q, l);
+}
+
+/* The properties `<{...}>` of the ops printed in generic form. */
+static void generic_props(pr *q, const ir_op *op)
+{
+    const ir_attrs *a = &op->a;
+    bool first = true;
+    switch (op->code) {
+    case PLUMB_OP_GATHER:
+        puts_(q, " <{dimension_numbers = #stablehlo.gather<");
+        gather_scatter_field(q, &first, "offset_dims", a->offset_dims);
+        gather_scatter_field(q, &first, "collapsed_slice_dims", a->collapsed_slice_dims);
+        gather_scatter_field(q, &first, "operand_batching_dims", a->operand_batching_dims);
+        gather_scatter_field(q, &first, "start_indices_batching_dims", a->start_indices_batching_dims);
+        gather_scatter_field(q, &first, "start_index_map", a->start_index_map);
+        plumb_buf_printf(q->b, "%sindex_vector_dim = %lld>", first ? "" : ", ", (long long)a->index_vector_dim);
+        if (a->indices_are_sorted)
+            puts_(q, ", indices_are_sorted = true");
+        puts_(q, ", slice_sizes = ");
+        array_i64(q, a->sizes);
+        puts_(q, "}>");
+        break;
+    case PLUMB_OP_SCATTER:
+        puts_(q, " <{scatter_dimension_numbers = #stablehlo.scatter<");
+        gather_scatter_field(q, &first, "update_window_dims", a->update_window_dims);
+        gather_scatter_field(q, &first, "inserted_window_dims", a->inserted_window_dims);
+        gather_scatter_field(q, &first, "input_batching_dims", a->input_batching_dims);
+        gather_scatter_field(q, &first, "scatter_indices_batching_dims", a->scatter_indices_batching_dims);
+        gather_scatter_field(q, &first, "scatter_dims_to_operand_dims", a->scatter_dims_to_operand_dims);
+        plumb_buf_printf(q->b, "%sindex_vector_dim = %lld>", first ? "" : ", ", (long long)a->index_vector_dim);
+        if (a->indices_are_sorted)
+            puts_(q, ", indices_are_sorted = true");
+        if (a->unique_indices)
+            puts_(q, ", unique_indices = true");
+        puts_(q, "}>");
+        break;
+    case PLUMB_OP_SORT:
+        plumb_buf_printf(q->b, " <{dimension = %lld : i64%s}>", (long long)a->dimension, a->is_stable ? ", is_stable = true" : "");
+        break;
+    default:
+        break;
+    }
+}
+
+static void print_generic(pr *q, const ir_op *op, int ind)
+{
+    plumb_buf_printf(q->b, "\"%s\"(", plumb_op_name(op->code));
+    values(q, op->operands, op->n_operands);
+    puts_(q, ")");
+    generic_props(q, op);
+    if (op->n_regions) {
+        puts_(q, " (");
+        for (uint32_t r = 0; r < op->n_regions; r++) {
+            const ir_block *blk = &op->regions[r];
+            puts_(q, r ? ", {\n" : "{\n");
+            if (blk->n_args) {
+                indent(q, ind);
+                puts_(q, "^bb0(");
+                block_args(q, blk, 0, 1, blk->n_args);
+                puts_(q, "):\n");
+            }
+            print_ops(q, blk, ind + 2);
+            indent(q, ind);
+            puts_(q, "}");
+        }
+        puts_(q, ")");
+    }
+    extra_dict(q, &op->a);
+    sig_functional(q, op);
+}
+
+static void print_op(pr *q, const ir_op *op, int ind)
+{
+    const ir_attrs *a = &op->a;
+    indent(q, ind);
+    if (op->n_results) {
+        uint32_t k = op->results[0] && op->results[0]->id < q->cap ? q->num[op->results[0]->id] : 0;
+        if (k && !(k & ARG_FLAG))
+            plumb_buf_printf(q->b, "%%%u", k - 1);
+        else
+            puts_(q, "%<unnamed>");
+        if (op->n_results > 1)
+            plumb_buf_printf(q->b, ":%u", op->n_results);
+        puts_(q, " = ");
+    }
+    const plumb_op_info *info = plumb_op_get(op->code);
+    if (info->syntax == PLUMB_SYN_EW) {
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        puts_(q, "\n");
+        return;
+    }
+    switch (op->code) {
+    case PLUMB_OP_REDUCE_PRECISION:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, ", format = e%dm%d", (int)a->exponent_bits, (int)a->mantissa_bits);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_COMPARE:
+        plumb_buf_printf(q->b, "%s %s, ", info->name, cmp_dir_name(a->cmp_dir));
+        values(q, op->operands, op->n_operands);
+        if (a->cmp_type != IR_CMP_TYPE_NONE)
+            plumb_buf_printf(q->b, ", %s", cmp_type_name(a->cmp_type));
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_CONSTANT:
+        puts_(q, info->name);
+        extra_dict(q, a);
+        puts_(q, " ");
+        if (a->value)
+            plumb_dense_print(q->b, a->value, false);
+        else
+            puts_(q, "dense<>");
+        puts_(q, " : ");
+        result_types(q, op);
+        break;
+    case PLUMB_OP_IOTA:
+        plumb_buf_printf(q->b, "%s dim = %lld", info->name, (long long)a->dimension);
+        extra_dict(q, a);
+        puts_(q, " : ");
+        result_types(q, op);
+        break;
+    case PLUMB_OP_BROADCAST_IN_DIM:
+    case PLUMB_OP_TRANSPOSE:
+    case PLUMB_OP_REVERSE:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, ", dims = ");
+        ints(q, a->dims);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_SLICE:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, " [");
+        for (uint32_t i = 0; i < a->start.n && i < a->limit.n; i++) {
+            plumb_buf_printf(q->b, "%s%lld:%lld", i ? ", " : "", (long long)a->start.v[i], (long long)a->limit.v[i]);
+            if (i < a->strides.n && a->strides.v[i] != 1)
+                plumb_buf_printf(q->b, ":%lld", (long long)a->strides.v[i]);
+        }
+        puts_(q, "]");
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_DYNAMIC_SLICE:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, ", sizes = ");
+        ints(q, a->sizes);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_CONCATENATE:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, ", dim = %lld", (long long)a->dimension);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_PAD:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, ", low = ");
+        ints(q, a->low);
+        puts_(q, ", high = ");
+        ints(q, a->high);
+        puts_(q, ", interior = ");
+        ints(q, a->interior);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_REDUCE:
+        print_reduce(q, op, ind);
+        break;
+    case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_DOT:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        if (op->code == PLUMB_OP_DOT_GENERAL) {
+            if (a->lhs_batch.n || a->rhs_batch.n) {
+                puts_(q, ", batching_dims = ");
+                ints(q, a->lhs_batch);
+                puts_(q, " x ");
+                ints(q, a->rhs_batch);
+            }
+            puts_(q, ", contracting_dims = ");
+            ints(q, a->lhs_contract);
+            puts_(q, " x ");
+            ints(q, a->rhs_contract);
+        }
+        if (a->has_precision)
+            plumb_buf_printf(q->b, ", precision = [%s, %s]", precision_name(a->precision[0]), precision_name(a->precision[1]));
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_TOP_K:
+        plumb_buf_printf(q->b, "%s(", info->name);
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, ", k = %lld)", (long long)a->k);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_RNG_BIT_GENERATOR:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, ", algorithm = %s", rng_name(a->rng_alg));
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_CALL:
+        puts_(q, "call ");
+        symbol(q, a->callee);
+        puts_(q, "(");
+        values(q, op->operands, op->n_operands);
+        puts_(q, ")");
+        extra_dict(q, a);
+        sig_functional(q, op);
+        break;
+    case PLUMB_OP_FUNC_RETURN:
+    case PLUMB_OP_RETURN:
+        puts_(q, op->code == PLUMB_OP_RETURN ? "stablehlo.return" : "return");
+        if (op->n_operands) {
+            puts_(q, " ");
+            values(q, op->operands, op->n_operands);
+        }
+        extra_dict(q, a);
+        if (op->n_operands) {
+            puts_(q, " : ");
+            for (uint32_t i = 0; i < op->n_operands; i++) {
+                if (i)
+                    puts_(q, ", ");
+                type(q, &op->operands[i]->type);
+            }
+        }
+        break;
+    case PLUMB_OP_EXPECT_EQ:
+    case PLUMB_OP_EXPECT_EQ_CONST:
+    case PLUMB_OP_EXPECT_CLOSE:
+    case PLUMB_OP_EXPECT_CLOSE_CONST:
+    case PLUMB_OP_EXPECT_ALMOST_EQ:
+    case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
+        print_check(q, op);
+        break;
+    default:
+        print_generic(q, op, ind);
+        break;
+    }
+    puts_(q, "\n");
+}
+
+/* ---- functions and modules ------------------------------------------------------ */
+
+static void print_func(pr *q, const ir_func *f, int ind)
+{
+    q->next_arg = q->next_res = 0;
+    name_block(q, &f->body);
+    indent(q, ind);
+    puts_(q, f->is_public ? "func.func " : "func.func private ");
+    symbol(q, f->name);
+    puts_(q, "(");
+    for (uint32_t i = 0; i < f->body.n_args; i++) {
+        if (i)
+            puts_(q, ", ");
+        value(q, f->body.args[i]);
+        puts_(q, ": ");
+        type(q, &f->body.args[i]->type);
+        if (f->arg_attrs && f->arg_attrs[i]) {
+            puts_(q, " ");
+            puts_(q, f->arg_attrs[i]);
+        }
+    }
+    puts_(q, ")");
+    bool any_attr = false;
+    for (uint32_t i = 0; i < f->n_results; i++)
+        if (f->result_attrs && f->result_attrs[i])
+            any_attr = true;
+    if (f->n_results == 1 && !any_attr) {
+        puts_(q, " -> ");
+        type(q, &f->result_types[0]);
+    } else if (f->n_results) {
+        puts_(q, " -> (");
+        for (uint32_t i = 0; i < f->n_results; i++) {
+            if (i)
+                puts_(q, ", ");
+            type(q, &f->result_types[i]);
+            if (f->result_attrs && f->result_attrs[i]) {
+                puts_(q, " ");
+                puts_(q, f->result_attrs[i]);
+            }
+        }
+        puts_(q, ")");
+    }
+    puts_(q, " {\n");
+    print_ops(q, &f->body, ind + 2);
+    indent(q, ind);
+    puts_(q, "}\n");
+}
+
+void ir_print(plumb_buf *b, const ir_module *m)
+{
+    pr q;
+    if (!m || !pr_init(&q, b, m->next_value_id))
+        return;
+    int ind = 0;
+    if (m->name || m->attrs) {
+        puts_(&q, "module");
+        if (m->name) {
+            puts_(&q, " ");
+            symbol(&q, m->name);
+        }
+        if (m->attrs) {
+            puts_(&q, " attributes ");
+            puts_(&q, m->attrs);
+        }
+        puts_(&q, " {\n");
+        ind = 2;
+    }
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+        print_func(&q, m->funcs[i], ind);
+    if (ind)
+        puts_(&q, "}\n");
+    pr_free(&q);
+}
+
+void ir_print_op(plumb_buf *b, const ir_op *op, int indent_spaces)
+{
+    if (!op)
+        return;
+    /* Number values as ir_print would: from the top of the enclosing
+     * function body (or from op itself when it is not in a block). */
+    const ir_block *top = op->parent;
+    while (top && top->parent && top->parent->parent)
+        top = top->parent->parent;
+    uint32_t cap = top ? max_id_block(top) : max_id_op(op);
+    pr q;
+    if (!pr_init(&q, b, cap))
+        return;
+    if (top)
+        name_block(&q, top);
+    else
+        name_op(&q, op);
+    print_op(&q, op, indent_spaces < 0 ? 0 : indent_spaces);
+    pr_free(&q);
+}
