@@ -912,7 +912,10 @@ static bool attr_ints(P *p, ir_ints *out)
     if (eat_kw(p, "dense")) {
         if (!expect(p, '<'))
             return false;
-        if (peek(p) == '[') {
+        if (eat(p, '>')) {
+            out->v = NULL;
+            out->n = 0;
+        } else if (peek(p) == '[') {
             if (!parse_int_list(p, out) || !expect(p, '>'))
                 return false;
         } else {
@@ -973,7 +976,7 @@ static bool attr_bool(P *p, bool *out)
     return true;
 }
 
-static bool attr_float(P *p, double *out)
+static bool attr_float(P *p, double *out, bool suffix)
 {
     ws(p);
     size_t st = p->pos;
@@ -992,7 +995,7 @@ static bool attr_float(P *p, double *out)
         return err_at(p, st, PLUMB_ERR_PARSE, "expected a number, found '%s'", buf);
     p->pos = e;
     *out = v;
-    if (eat(p, ':')) {
+    if (suffix && eat(p, ':')) {
         const char *s;
         size_t n;
         if (!ident(p, &s, &n))
@@ -1213,7 +1216,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
     } else if ((c == PLUMB_OP_EXPECT_CLOSE || c == PLUMB_OP_EXPECT_CLOSE_CONST) && IS("min_ulp_difference")) {
         ok = attr_int(p, &a->min_ulp);
     } else if ((c == PLUMB_OP_EXPECT_ALMOST_EQ || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) && IS("tolerance")) {
-        ok = attr_float(p, &a->tolerance);
+        ok = attr_float(p, &a->tolerance, true);
     } else if (c == PLUMB_OP_CONSTANT || c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST ||
                c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) {
         if (IS("value")) {
@@ -1760,30 +1763,26 @@ static bool check_pretty(P *p, opb *ob)
     }
     if (paren && !expect(p, ')'))
         return false;
+    bool close = ob->code == PLUMB_OP_EXPECT_CLOSE || ob->code == PLUMB_OP_EXPECT_CLOSE_CONST;
+    bool almost = ob->code == PLUMB_OP_EXPECT_ALMOST_EQ || ob->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
     while (!paren && eat(p, ',')) {
+        /* keyword values carry no `: type` suffix here: a ':' starts the
+         * signature */
         ws(p);
-        const char *s;
-        size_t n;
         size_t off = p->pos;
-        if (!ident(p, &s, &n))
-            return expected(p, "a keyword argument");
-        char *name = plumb_arena_strndup(p->m->arena, s, n);
-        if (!name)
-            return nomem(p);
-        if (!expect(p, '='))
-            return false;
-        ws(p);
-        span v = {p->pos, 0};
-        if (!skip_balanced(p, ":{"))
-            return false;
-        v.end = p->pos;
-        while (v.end > v.start && strchr(" \t\r\n", p->src[v.end - 1]))
-            v.end--;
-        uint32_t before = ob->a.n_extra;
-        if (!apply_attr(p, ob, name, v, true))
-            return false;
-        if (ob->a.n_extra != before)
-            return err_at(p, off, PLUMB_ERR_PARSE, "unknown keyword '%s' for '%s'", name, plumb_op_name(ob->code));
+        if (close && eat_kw(p, "max_ulp_difference")) {
+            if (!expect(p, '=') || !parse_i64(p, &ob->a.max_ulp))
+                return false;
+        } else if (close && eat_kw(p, "min_ulp_difference")) {
+            if (!expect(p, '=') || !parse_i64(p, &ob->a.min_ulp))
+                return false;
+        } else if (almost && eat_kw(p, "tolerance")) {
+            if (!expect(p, '=') || !attr_float(p, &ob->a.tolerance, false))
+                return false;
+        } else {
+            p->pos = off;
+            return expected(p, close ? "'max_ulp_difference' or 'min_ulp_difference'" : almost ? "'tolerance'" : "':'");
+        }
     }
     if (!opt_attr_dict(p, ob))
         return false;

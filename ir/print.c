@@ -19,6 +19,7 @@ typedef struct pr {
 /* ---- naming ----------------------------------------------------------------- */
 
 static void name_block(pr *q, const ir_block *blk);
+static bool reduce_compact(const ir_op *op, plumb_opcode *body);
 
 static void name_op(pr *q, const ir_op *op)
 {
@@ -28,6 +29,10 @@ static void name_op(pr *q, const ir_op *op)
             if (op->results[i] && op->results[i]->id < q->cap)
                 q->num[op->results[i]->id] = n + 1;
     }
+    plumb_opcode body;
+    /* the `applies` shorthand prints no region, so it takes no names */
+    if (op->code == PLUMB_OP_REDUCE && reduce_compact(op, &body))
+        return;
     for (uint32_t r = 0; r < op->n_regions; r++)
         name_block(q, &op->regions[r]);
 }
