@@ -1,0 +1,5 @@
+// expect-error: 3:8: stablehlo.gather: slice_sizes[0] = 2 must be at most 1 for a collapsed slice dimension (StableHLO C9)
+func.func @main(%a: tensor<3x4x2xi32>, %i: tensor<2x3x2xi64>) -> tensor<2x3x2x2xi32> {
+  %0 = "stablehlo.gather"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 2, 2, 2>}> : (tensor<3x4x2xi32>, tensor<2x3x2xi64>) -> tensor<2x3x2x2xi32>
+  return %0 : tensor<2x3x2x2xi32>
+}
