@@ -8,8 +8,9 @@
  * in the context's plumb_diag and the call returns NULL. Every later call
  * that receives a NULL value, or is made on a failed context, returns NULL
  * without building anything, so a whole graph can be written straight
- * through and checked once with plumb_nn_ok. Nothing invalid is ever
- * appended to the function. Only static shapes are accepted. */
+ * through and checked once with plumb_nn_ok. Invalid arguments never
+ * append anything (after an allocation failure the partial graph is only
+ * fit for ir_module_free). Only static shapes are accepted. */
 #ifndef PLUMB_NN_H
 #define PLUMB_NN_H
 
