@@ -83,4 +83,16 @@ echo "# $n files in $DIR"
 for_each_file check_verify
 for_each_file check_roundtrip
 
+# check_run FILE: the program runs on the reference and every check in it
+# passes (exit 0).
+check_run() {
+    if "$PLUMB" run --timeout 300 "$1" > /dev/null 2> "$tmp/err"; then
+        ok "run $(basename "$1")"
+    else
+        tail -n 3 "$tmp/err" > "$tmp/err.tail" && mv "$tmp/err.tail" "$tmp/err"
+        fail "run $(basename "$1")"
+    fi
+}
+for_each_file check_run
+
 finish
