@@ -1361,6 +1361,133 @@ static void test_checks(void **state)
     expect_err(&b, "check.expect_close: needs 0 <= min_ulp_difference (4) <= max_ulp_difference (3)");
 }
 
+/* ---- text programs ------------------------------------------------------------ */
+
+/* Lists the .mlir files of dir, sorted; fails the test when the folder is
+ * missing or holds none (never a silent pass). */
+static char **list_mlir(const char *dir, size_t *n)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        fail_msg("cannot open folder %s", dir);
+    char **names = NULL;
+    size_t cap = 0;
+    *n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".mlir") != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            names = realloc(names, cap * sizeof *names);
+            assert_non_null(names);
+        }
+        size_t plen = strlen(dir) + 1 + len + 1;
+        names[*n] = malloc(plen);
+        assert_non_null(names[*n]);
+        snprintf(names[*n], plen, "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(dp);
+    if (*n == 0)
+        fail_msg("no .mlir files in %s", dir);
+    for (size_t i = 1; i < *n; i++)   /* insertion sort: small lists */
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    return names;
+}
+
+static void free_list(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Parses a file; NULL (with d set) when it cannot be read or parsed. */
+static ir_module *parse_file(const char *path, plumb_diag *d, char **text, size_t *len)
+{
+    *text = plumb_read_file(path, 0, len, d);
+    if (!*text)
+        return NULL;
+    return ir_parse(*text, *len, path, NULL, d);
+}
+
+/* Every StableHLO sample program parses and verifies. */
+static void test_stablehlo_testdata(void **state)
+{
+    (void)state;
+    const char *shared = getenv("SHARED");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/stablehlo-testdata", shared && *shared ? shared : "../shared");
+    size_t n;
+    char **files = list_mlir(dir, &n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        char *text;
+        size_t len = 0;
+        ir_module *m = parse_file(files[i], &d, &text, &len);
+        if (!m || !ir_verify(m, NULL, &d)) {
+            print_message("%s:%u:%u: %s\n", files[i], d.loc.line, d.loc.col, d.msg);
+            bad++;
+        }
+        ir_module_free(m);
+        if (text)
+            plumb_free(text, len + 1);
+    }
+    free_list(files, n);
+    if (bad)
+        fail_msg("%zu of %zu sample programs did not parse and verify", bad, n);
+}
+
+/* Each tests/ir/badverify program parses, then fails verification at the
+ * line and column its first line names, with a message containing the
+ * expected text: "// expect-error: LINE:COL: substring". */
+static void test_badverify_corpus(void **state)
+{
+    (void)state;
+    size_t n;
+    char **files = list_mlir("tests/ir/badverify", &n);
+    assert_true(n >= 40);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        char *text;
+        size_t len = 0;
+        ir_module *m = parse_file(files[i], &d, &text, &len);
+        unsigned line = 0, col = 0;
+        char want[1024];
+        if (!text || sscanf(text, "// expect-error: %u:%u: %1023[^\n]", &line, &col, want) != 3) {
+            print_message("%s: missing '// expect-error: LINE:COL: text' header\n", files[i]);
+            bad++;
+        } else if (!m) {
+            print_message("%s: does not parse: %u:%u: %s\n", files[i], d.loc.line, d.loc.col, d.msg);
+            bad++;
+        } else if (ir_verify(m, NULL, &d)) {
+            print_message("%s: verified, expected: %s\n", files[i], want);
+            bad++;
+        } else if (d.loc.line != line || d.loc.col != col || !strstr(d.msg, want) ||
+                   !d.file || strcmp(d.file, files[i]) != 0) {
+            print_message("%s: expected %u:%u: %s\n  got %u:%u: %s\n", files[i], line, col, want,
+                          d.loc.line, d.loc.col, d.msg);
+            bad++;
+        }
+        ir_module_free(m);
+        if (text)
+            plumb_free(text, len + 1);
+    }
+    free_list(files, n);
+    if (bad)
+        fail_msg("%zu of %zu badverify programs did not fail as expected", bad, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1395,6 +1522,8 @@ int main(void)
         cmocka_unit_test(test_max_bytes),
         cmocka_unit_test(test_arity),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_stablehlo_testdata),
+        cmocka_unit_test(test_badverify_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
