@@ -298,14 +298,14 @@ static bool skip_balanced(P *p, const char *stop)
         if (p->depth == base && (c == ',' || strchr(stop, c)))
             break;
         if (c == '"') {
-            p->pos++;
+            size_t q = p->pos++;
             while (p->pos < p->len && p->src[p->pos] != '"') {
                 if (p->src[p->pos] == '\\' && p->pos + 1 < p->len)
                     p->pos++;
                 p->pos++;
             }
             if (p->pos >= p->len)
-                return err_at(p, st, PLUMB_ERR_PARSE, "unterminated string");
+                return err_at(p, q, PLUMB_ERR_PARSE, "unterminated string");
             p->pos++;
             continue;
         }
@@ -465,7 +465,8 @@ static bool looks_like_elem_type(const char *s, size_t n)
     static const char *const pre[] = {"i", "ui", "si", "f", "bf", "tf", "index", "complex"};
     for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) {
         size_t k = strlen(pre[i]);
-        if (n >= k && memcmp(s, pre[i], k) == 0 && (n == k ? strcmp(pre[i], "index") == 0 : is_digit((unsigned char)s[k]) || strcmp(pre[i], "complex") == 0))
+        bool word = strcmp(pre[i], "index") == 0 || strcmp(pre[i], "complex") == 0;
+        if (n >= k && memcmp(s, pre[i], k) == 0 && (word ? n == k : n > k && is_digit((unsigned char)s[k])))
             return true;
     }
     return false;

@@ -1,0 +1,2 @@
+// expect-error: 2:1: expected 'func.func', found 'hello'
+hello world

@@ -1,0 +1,4 @@
+// expect-error: 2:21: unsupported: type '!stablehlo.token'
+func.func @main(%a: !stablehlo.token) {
+  return
+}
