@@ -137,6 +137,11 @@ static void put_decimal(plumb_buf *b, const char *e_form)
 
 void plumb_float_print(plumb_buf *b, plumb_dtype t, uint64_t bits)
 {
+    if ((unsigned)t >= PLUMB_DTYPE_COUNT || !plumb_dtype_is_float(t)) {
+        /* Misuse, but a printer must not fail: show the raw bits. */
+        plumb_buf_printf(b, "0x%llX", (unsigned long long)bits);
+        return;
+    }
     fmt_info f = float_fmt(t);
     if (fmt_is_inf_or_nan(f, bits)) {
         plumb_buf_printf(b, "0x%0*llX", (int)(f.bits / 4), (unsigned long long)bits);
