@@ -76,8 +76,7 @@ int cmd_fmt(int argc, char **argv)
     ir_parse_options po = {sizeof po, 0};
     ir_module *m = ir_parse(text, len, name, &po, &d);
     if (!m) {
-        if (!d.file)
-            d.file = name;
+        d.file = name;
         cli_print_diag(cmd, &d);
         plumb_free(text, len + 1);
         return cli_program_exit(d.code);

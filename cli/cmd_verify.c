@@ -58,8 +58,8 @@ static int verify_one(const char *cmd, const char *file, uint64_t max_bytes, boo
     }
     plumb_free(text, len + 1);
     if (rc != CLI_EXIT_OK) {
-        if (!d.file)
-            d.file = name;
+        /* d.file may point into the freed module's arena. */
+        d.file = name;
         cli_print_diag(cmd, &d);
         rc = cli_program_exit(d.code);
     } else if (!quiet) {
