@@ -287,6 +287,17 @@ else
     fail "fmt -o writes the canonical form to OUT (exit $rc)"
 fi
 
+run "$PLUMB" fmt -o "$tmp/no/such/dir/out.mlir" "$tmp/messy.mlir"
+expect_rc "fmt -o into a missing directory exits 2" 2
+if [ -w /dev/full ]; then
+    "$PLUMB" fmt "$tmp/messy.mlir" > /dev/full 2> "$tmp/err"
+    rc=$?
+    expect_rc "fmt to a full standard output exits 2" 2
+    "$PLUMB" ops > /dev/full 2> "$tmp/err"
+    rc=$?
+    expect_rc "ops to a full standard output exits 2" 2
+fi
+
 cp "$tmp/messy.mlir" "$tmp/inplace.mlir"
 chmod 640 "$tmp/inplace.mlir"
 run "$PLUMB" fmt -i "$tmp/inplace.mlir"
