@@ -35,7 +35,11 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "Run 'plumb COMMAND --help' for a command's options and exit codes.\n"
-            "\n" CLI_EXIT_CODES_HELP);
+            "\n"
+            "exit codes:\n"
+            "  0  success\n"
+            "  1  a program is invalid, or a check in it failed\n"
+            "  2  usage error, or an input that cannot be read or an output that cannot be written\n");
 }
 
 int main(int argc, char **argv)
