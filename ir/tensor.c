@@ -10,7 +10,7 @@ static const plumb_loc no_loc = {0, 0};
 /* 0 means "the default": PLUMB_MAX_BYTES from the environment when it holds a
  * positive decimal byte count, otherwise 16 GiB. A malformed variable is
  * ignored rather than turned into "no limit". */
-static uint64_t effective_limit(uint64_t max_bytes)
+uint64_t plumb_max_bytes(uint64_t max_bytes)
 {
     if (max_bytes)
         return max_bytes;
@@ -70,7 +70,7 @@ bool plumb_shape_size(plumb_dtype t, uint32_t rank, const int64_t *dims,
                        (unsigned long long)n, plumb_dtype_name(t));
         return false;
     }
-    uint64_t limit = effective_limit(max_bytes);
+    uint64_t limit = plumb_max_bytes(max_bytes);
     if (bytes > limit || bytes > SIZE_MAX) {
         plumb_diag_set(d, PLUMB_ERR_LIMIT, no_loc,
                        "tensor of %llu bytes exceeds the limit of %llu bytes",

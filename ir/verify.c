@@ -1490,19 +1490,7 @@ static bool verify_block(vctx *V, scope *s, const ir_block *b, const ir_func *f)
 
 uint64_t ir_max_bytes(uint64_t requested)
 {
-    if (requested)
-        return requested;
-    /* Same reading as the tensor module: a positive decimal byte count; any
-     * other value is ignored (never taken as "no limit"). */
-    const char *env = getenv("PLUMB_MAX_BYTES");
-    if (env && *env >= '0' && *env <= '9') {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(env, &end, 10);
-        if (errno == 0 && *end == '\0' && v > 0)
-            return v;
-    }
-    return PLUMB_DEFAULT_MAX_BYTES;
+    return plumb_max_bytes(requested);
 }
 
 bool ir_verify_op(const ir_op *op, const ir_module *m, uint64_t max_bytes, plumb_diag *d)

@@ -25,6 +25,12 @@ typedef struct plumb_tensor {
     bool owned;                      /* data came from plumb_malloc */
 } plumb_tensor;
 
+/* The effective per-tensor byte limit: max_bytes when nonzero, otherwise
+ * PLUMB_MAX_BYTES from the environment when it holds a positive decimal byte
+ * count, otherwise PLUMB_DEFAULT_MAX_BYTES. A malformed variable is ignored,
+ * never read as "no limit". */
+uint64_t plumb_max_bytes(uint64_t max_bytes);
+
 /* Element count and byte size of a shape, overflow-checked: false (with d
  * set, naming the dimension) when the count or size overflows 64 bits or the
  * size exceeds max_bytes (0 = PLUMB_DEFAULT_MAX_BYTES). */
@@ -57,7 +63,7 @@ bool plumb_dense_decode(const char *body, size_t len, plumb_loc start,
                         plumb_tensor *out, plumb_diag *d);
 
 /* Prints dense<...> for t: decimal (shortest round-trip for floats, hex bit
- * patterns for NaNs with a payload other than the default quiet NaN), with a
+ * patterns for infinities and NaNs, which round-trip exactly), with a
  * splat when every element is bitwise equal; hex=true prints the raw
  * dense<"0x..."> form. */
 void plumb_dense_print(plumb_buf *b, const plumb_tensor *t, bool hex);
