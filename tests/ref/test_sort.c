@@ -11,67 +11,7 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 
-/* Parses and verifies src, runs @main on inputs; fails the test on any error. */
-static plumb_ref_result run_inputs(const char *src, plumb_tensor *const *inputs, uint32_t n)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
-    if (!m) plumb_diag_print(&d, stderr);
-    assert_non_null(m);
-    bool ok = ir_verify(m, NULL, &d);
-    if (!ok) plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    plumb_ref_result res;
-    memset(&res, 0, sizeof res);
-    ok = plumb_ref_run(m, NULL, inputs, n, NULL, &res, &d);
-    if (!ok) plumb_diag_print(&d, stderr);
-    ir_module_free(m);
-    assert_true(ok);
-    assert_int_equal(res.checks_failed, 0);
-    return res;
-}
-
-static inline plumb_ref_result run(const char *src) { return run_inputs(src, NULL, 0); }
-
-/* Asserts element i of output k has the bit pattern bits. */
-static void expect_bits(const plumb_ref_result *r, uint32_t k, size_t i, uint64_t bits)
-{
-    assert_true(k < r->n_outputs);
-    const plumb_tensor *t = r->outputs[k];
-    assert_true(i < plumb_tensor_numel(t));
-    uint64_t got = plumb_load_bits(t->dtype, t->data, i);
-    if (got != bits)
-        fprintf(stderr, "output %u element %zu: got 0x%llx, expected 0x%llx\n", k, i,
-                (unsigned long long)got, (unsigned long long)bits);
-    assert_true(got == bits);
-}
-
-static inline void expect_f32(const plumb_ref_result *r, uint32_t k, size_t i, float v)
-{
-    expect_bits(r, k, i, plumb_f32_bits(v));
-}
-
-static inline void expect_f64(const plumb_ref_result *r, uint32_t k, size_t i, double v)
-{
-    expect_bits(r, k, i, plumb_f64_bits(v));
-}
-
-static inline void expect_int(const plumb_ref_result *r, uint32_t k, size_t i, int64_t v)
-{
-    const plumb_tensor *t = r->outputs[k];
-    assert_true(i < plumb_tensor_numel(t));
-    int64_t got = plumb_load_i64(t->dtype, t->data, i);
-    if (got != v)
-        fprintf(stderr, "output %u element %zu: got %lld, expected %lld\n", k, i, (long long)got, (long long)v);
-    assert_true(got == v);
-}
-
-static inline void expect_nan(const plumb_ref_result *r, uint32_t k, size_t i)
-{
-    const plumb_tensor *t = r->outputs[k];
-    assert_true(isnan(plumb_load_f64(t->dtype, t->data, i)));
-}
+#include "ref/ref_test.h"
 
 /* Stable multi-operand sort by key (operand 0) ascending: equal keys keep
  * input order, and operand 1 moves with its key. */
