@@ -1,0 +1,74 @@
+/* Internal interface of the conformance machinery: case generators and the
+ * agreement checker (conformance/gen.c, conformance/check.c), used by the
+ * certification runner (conformance/runner.c) and `plumb exhaustive`. */
+#ifndef PLUMB_CONF_H
+#define PLUMB_CONF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plumb/core.h"
+#include "plumb/ir.h"
+#include "plumb/tensor.h"
+
+typedef enum conf_suite { CONF_SUITE_QUICK, CONF_SUITE_FULL } conf_suite;
+
+/* One case: a small program whose @main takes the inputs, and the inputs.
+ * Its id is stable for a (suite, seed): "<op>/<dtype>/<shape class>/<value class>/<n>". */
+typedef struct conf_case {
+    char id[128];
+    plumb_opcode op;            /* the op under test */
+    plumb_dtype dtype;          /* its primary element type */
+    const char *shape_class;    /* "scalar", "empty", "one", "odd", "wide", "broadcast", "dimnums", ... */
+    const char *value_class;    /* "special", "subnormal", "boundary", "normal", "uniform", "loguniform", "exhaustive", ... */
+    char *program;              /* StableHLO text (owned by the case list's arena) */
+    plumb_tensor **inputs;      /* owned by the case list */
+    uint32_t n_inputs;
+} conf_case;
+
+typedef struct conf_cases {
+    plumb_arena *arena;         /* owns programs and the arrays */
+    conf_case *v;
+    uint32_t n;
+    uint32_t cap;
+} conf_cases;
+
+void conf_cases_free(conf_cases *cs);
+
+/* Generates the cases of one op (every accepted element type × shape class ×
+ * value class) deterministically from seed; shard (i of n) keeps every n-th
+ * case. Random values come from GSL's seeded generators. */
+bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed,
+                   uint32_t shard_index, uint32_t shard_count, conf_cases *out, plumb_diag *d);
+
+/* The number of cases conf_generate must produce for op in suite before
+ * sharding (the manifest): a run that executed fewer fails. */
+uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite);
+
+/* What the backend declared, as far as checking is concerned. */
+typedef struct conf_check_opts {
+    bool flushes_subnormals;    /* declared flush-to-zero: subnormal slack allowed */
+    bool preserves_nan_payload; /* if false, NaN payloads of data-movement ops are not compared */
+    plumb_dtype accum[PLUMB_DTYPE_COUNT]; /* declared accumulator type per float input type */
+} conf_check_opts;
+
+/* The verdict on one case. budget_used is the worst error as a fraction of
+ * the allowed bound (0 = exact; > 1 fails); for DATA-class ops the TOSA-style
+ * statistics over the tensor are also given. */
+typedef struct conf_result {
+    bool pass;
+    double budget_used;
+    uint32_t worst_output;      /* which result held the worst element */
+    uint64_t worst_index;       /* its flat index */
+    double mse_per_bound;       /* mean squared error / bound^2 (DATA class) */
+    double mean_signed_per_bound; /* mean signed error / bound (DATA class) */
+    char reason[512];           /* why it failed: element, got, want, error, bound */
+} conf_result;
+
+/* Checks a backend's outputs for case c against the reference (which the
+ * checker runs itself: correctly rounded results, exact or extra-precise
+ * accumulations, and the data needed for the bounds). */
+bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
+                     const conf_check_opts *o, conf_result *r, plumb_diag *d);
+
+#endif

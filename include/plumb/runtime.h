@@ -1,0 +1,101 @@
+/* The compiled runtime: plumb's fast CPU backend for op set v1.
+ *
+ * Pipeline: verified module -> canonical serialization -> 128-bit key ->
+ * cache lookup -> compile on a miss (passes, fusion, buffer planning) ->
+ * executable. Parameter values are never part of the key, so running the same
+ * program on new inputs never compiles; a miss after an entry's first compile
+ * is explained (the nearest cached program of the entry and the first
+ * difference). See docs/runtime.md. */
+#ifndef PLUMB_RUNTIME_H
+#define PLUMB_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core.h"
+#include "ir.h"
+#include "tensor.h"
+
+typedef struct plumb_runtime plumb_runtime;
+typedef struct plumb_executable plumb_executable;
+
+/* Instruction-set levels the kernels dispatch on. */
+typedef enum plumb_isa {
+    PLUMB_ISA_AUTO = 0,      /* the best the CPU supports */
+    PLUMB_ISA_PORTABLE,      /* plain C */
+    PLUMB_ISA_AVX2,          /* AVX2 + FMA */
+    PLUMB_ISA_AVX512,        /* AVX-512 F/BW/DQ/VL */
+} plumb_isa;
+
+typedef struct plumb_runtime_options {
+    size_t struct_size;          /* sizeof(plumb_runtime_options) */
+    uint32_t threads;            /* worker threads; 0 = online cores */
+    plumb_isa isa;               /* kernel level; AUTO = detect (PLUMB_ISA env overrides) */
+    uint32_t opt_level;          /* 0 = no passes, no fusion; 1 = passes; 2 = passes + fusion (default when 0 is not set explicitly: use PLUMB_RT_OPT_DEFAULT) */
+    uint32_t max_programs_per_entry;  /* cap on distinct programs per entry; 0 = none */
+    bool error_on_recompile;     /* any compile of an entry after its first is an error */
+    uint64_t max_bytes;          /* per-tensor limit; 0 = plumb_max_bytes(0) */
+    const char *cache_dir;       /* persistent cache directory; NULL = PLUMB_CACHE_DIR env, or none */
+    FILE *log;                   /* recompile explanations (also when PLUMB_LOG=recompiles); NULL = none unless env */
+} plumb_runtime_options;
+
+#define PLUMB_RT_OPT_DEFAULT 2
+
+/* Counters, per runtime or per entry. */
+typedef struct plumb_runtime_stats {
+    size_t struct_size;          /* sizeof(plumb_runtime_stats) */
+    uint64_t compiles;           /* programs built (memory-cache misses) */
+    uint64_t cache_hits;         /* lookups served from memory */
+    uint64_t disk_hits;          /* misses served from the disk cache */
+    uint64_t runs;               /* executions */
+    double compile_seconds;      /* wall time spent compiling, seconds */
+    double execute_seconds;      /* wall time spent executing, seconds */
+    uint32_t programs;           /* distinct programs currently cached */
+} plumb_runtime_stats;
+
+/* Fills opts with defaults (struct_size set). */
+void plumb_runtime_options_init(plumb_runtime_options *opts);
+
+plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_diag *d);
+void plumb_runtime_destroy(plumb_runtime *rt);
+
+/* Compiles (or finds in the cache) function `entry` (NULL = "main") of a
+ * verified module. The executable is owned by the runtime's cache and stays
+ * valid until plumb_runtime_destroy; the module may be freed after the call. */
+plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m,
+                                        const char *entry, plumb_diag *d);
+
+/* Runs an executable. Inputs must match the entry's parameters (checked
+ * before any work); they are never modified. outputs receives n_outputs newly
+ * allocated tensors (plumb_tensor_free each). Check ops in the program are
+ * evaluated; failures are counted in *checks_failed (may be NULL) and
+ * described on opts->log or stderr. */
+bool plumb_executable_run(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
+                          plumb_tensor **outputs, uint32_t n_outputs,
+                          uint32_t *checks_failed, plumb_diag *d);
+uint32_t plumb_executable_num_outputs(const plumb_executable *ex);
+
+/* compile (through the cache) + run in one call. */
+bool plumb_runtime_run(plumb_runtime *rt, const ir_module *m, const char *entry,
+                       plumb_tensor *const *inputs, uint32_t n_inputs,
+                       plumb_tensor **outputs, uint32_t n_outputs,
+                       uint32_t *checks_failed, plumb_diag *d);
+
+/* Counters for one entry (by name) or, with entry == NULL, the whole runtime. */
+bool plumb_runtime_stats_get(const plumb_runtime *rt, const char *entry, plumb_runtime_stats *out);
+void plumb_runtime_stats_reset(plumb_runtime *rt);
+/* Drops every cached program (counters are kept). */
+void plumb_runtime_cache_clear(plumb_runtime *rt);
+
+/* The explanation of the most recent recompile, as one line of text and as a
+ * JSON object; NULL when there was none. Valid until the next compile. */
+const char *plumb_runtime_last_explanation(const plumb_runtime *rt);
+const char *plumb_runtime_last_explanation_json(const plumb_runtime *rt);
+
+/* The 128-bit cache key of a module's entry under this runtime's version,
+ * CPU features and options (what the cache uses). */
+bool plumb_runtime_key(const plumb_runtime *rt, const ir_module *m, const char *entry,
+                       uint64_t key[2], plumb_diag *d);
+
+#endif

@@ -1,0 +1,38 @@
+/* Interface between the runtime pipeline (runtime/plan.c) and its graph
+ * passes and fusion (runtime/passes.c, runtime/fusion.c). */
+#ifndef PLUMB_RT_PASSES_H
+#define PLUMB_RT_PASSES_H
+
+#include "rt_internal.h"
+
+/* Rewrites f in place. f is the entry after call inlining: one function, no
+ * func.call. Every pass preserves bitwise-bounded agreement with the
+ * reference (docs/runtime.md says why, pass by pass). opt_level 0 runs none. */
+bool rt_run_passes(ir_module *m, ir_func *f, uint32_t opt_level, uint64_t max_bytes, plumb_diag *d);
+
+/* Fusion partitions the ops of f (after passes) into groups executed as one
+ * step each, in order. A group of one op with fused == NULL runs that op's
+ * kernel (rt_op_<ENUM>). Values produced and consumed only inside a group
+ * never get a buffer. */
+typedef struct rt_fused rt_fused;   /* built in the arena given to rt_fuse */
+
+typedef struct rt_group {
+    const ir_op **ops;        /* the group's ops, in program order */
+    uint32_t n_ops;
+    ir_value **inputs;        /* values the group reads that are defined outside it */
+    uint32_t n_inputs;
+    ir_value **outputs;       /* values of the group used after it or returned */
+    uint32_t n_outputs;
+    rt_fused *fused;          /* NULL: a single op run by its kernel */
+} rt_group;
+
+/* opt_level < 2 gives one group per op. Constants, func.return and check ops
+ * are never fused. */
+bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
+             rt_group **groups, uint32_t *n_groups, plumb_diag *d);
+
+/* Runs a fused group: in[i] holds group->inputs[i], out[j] receives
+ * group->outputs[j] (planned buffers with static shapes). */
+bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out);
+
+#endif
