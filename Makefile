@@ -13,7 +13,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # written (no fused multiply-add); fast-math is never used anywhere.
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(WARN) \
-              -ffp-contract=off -fno-fast-math -fno-strict-aliasing -Iinclude \
+              -ffp-contract=off -fno-fast-math -fno-strict-aliasing -fPIC -Iinclude \
               $(CFLAGS) $(EXTRA_CFLAGS) -MMD -MP
 LDLIBS   := -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl
 TEST_LDLIBS := -lcmocka $(LDLIBS)
