@@ -1,0 +1,9 @@
+/* Temporary: kernels being written. */
+#include "rt_internal.h"
+
+bool rt_op_RNG_BIT_GENERATOR(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)in; (void)out;
+    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+}
+
