@@ -1,14 +1,29 @@
-/* Temporary: vector math being written. */
+/* The f32 vector math in portable C (runtime/math_impl.h with the baseline
+ * instruction set) and the dispatch by instruction-set level. */
+#pragma GCC diagnostic ignored "-Wpsabi"   /* see math_impl.h */
 #include "rt_internal.h"
+
+#define VM_SUFFIX _portable
+#include "math_impl.h"
 
 rt_vmath_f32_fn rt_vmath_f32(plumb_opcode op, plumb_isa isa)
 {
-    (void)op; (void)isa;
-    return NULL;
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return rt_vmath_unary_avx512(op);
+    if (isa == PLUMB_ISA_AVX2)
+        return rt_vmath_unary_avx2(op);
+#endif
+    return vm_unary_portable(op);
 }
 
 rt_vmath2_f32_fn rt_vmath2_f32(plumb_opcode op, plumb_isa isa)
 {
-    (void)op; (void)isa;
-    return NULL;
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return rt_vmath_binary_avx512(op);
+    if (isa == PLUMB_ISA_AVX2)
+        return rt_vmath_binary_avx2(op);
+#endif
+    return vm_binary_portable(op);
 }

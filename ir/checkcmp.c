@@ -1,0 +1,242 @@
+/* The element comparisons and the report of failing checks, shared by the
+ * reference's (ref/check.c) and the runtime's (runtime/k_check.c) check
+ * kernels: see include/plumb/checkcmp.h and docs/spec/checks.md. A failing
+ * check is described naming the op and its location, the first
+ * mismatching elements (multi-dimensional index, got and expected in
+ * decimal and hex, ULP distance for floats) and how many elements differ. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "plumb/checkcmp.h"
+
+/* ---- element comparisons ----------------------------------------------------- */
+
+static uint64_t sign_bit(plumb_dtype t) { return 1ull << (plumb_dtype_get(t)->bits - 1); }
+static uint64_t exp_mask(plumb_dtype t)
+{
+    const plumb_dtype_info *i = plumb_dtype_get(t);
+    return ((1ull << i->exp_bits) - 1) << i->mant_bits;
+}
+static uint64_t mant_mask(plumb_dtype t) { return (1ull << plumb_dtype_get(t)->mant_bits) - 1; }
+
+bool plumb_float_is_nan(plumb_dtype t, uint64_t bits)
+{
+    return (bits & exp_mask(t)) == exp_mask(t) && (bits & mant_mask(t)) != 0;
+}
+
+static bool is_inf(plumb_dtype t, uint64_t bits)
+{
+    return (bits & exp_mask(t)) == exp_mask(t) && (bits & mant_mask(t)) == 0;
+}
+
+/* ULP distance on the ordered integer line: a float's magnitude bits,
+ * negated for negative values, so that consecutive floats are 1 apart, -0
+ * and +0 coincide, the smallest subnormals sit 1 from zero on either side,
+ * and +inf is 1 above the largest finite value. NaNs have no place on the
+ * line; callers handle them first. */
+uint64_t plumb_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b)
+{
+    uint64_t s = sign_bit(t);
+    uint64_t ma = a & (s - 1), mb = b & (s - 1);
+    bool na = (a & s) != 0, nb = (b & s) != 0;
+    if (na == nb)
+        return ma > mb ? ma - mb : mb - ma;
+    return ma + mb;   /* opposite sides of zero; at most 2^64 - 2 */
+}
+
+/* expect_eq: bitwise, except that every NaN equals every NaN. */
+static bool eq_elem(plumb_dtype t, uint64_t got, uint64_t want)
+{
+    if (plumb_dtype_is_float(t) && plumb_float_is_nan(t, got) && plumb_float_is_nan(t, want))
+        return true;
+    if (t == PLUMB_I1)
+        return (got != 0) == (want != 0);
+    return got == want;
+}
+
+/* expect_almost_eq on one element, as StableHLO's interpreter defines it:
+ * equal values pass (so -0 and +0); NaN matches only NaN; an infinity
+ * matches only the same infinity; values of opposite signs fail; otherwise
+ * |got - expected|, computed in double, must not exceed the tolerance. */
+bool plumb_almost_eq(plumb_dtype t, uint64_t got, uint64_t want, double tolerance)
+{
+    if (!plumb_dtype_is_float(t))
+        return eq_elem(t, got, want);
+    bool ng = plumb_float_is_nan(t, got), nw = plumb_float_is_nan(t, want);
+    if (ng || nw)
+        return ng && nw;
+    unsigned char buf[16];
+    plumb_store_bits(t, buf, 0, got);
+    plumb_store_bits(t, buf, 1, want);
+    double g = plumb_load_f64(t, buf, 0), w = plumb_load_f64(t, buf, 1);
+    if (g == w)
+        return true;
+    if (is_inf(t, got) || is_inf(t, want))
+        return false;
+    if (signbit(g) != signbit(w))
+        return false;
+    return fabs(g - w) <= tolerance;
+}
+
+/* ---- reporting ----------------------------------------------------------------- */
+
+static void put_value(plumb_buf *b, plumb_dtype t, uint64_t bits)
+{
+    int hexw = (int)((plumb_dtype_get(t)->bits + 3) / 4);
+    switch (plumb_dtype_get(t)->cls) {
+    case PLUMB_DC_BOOL:
+        plumb_buf_printf(b, "%s (0x%llX)", bits ? "true" : "false", (unsigned long long)bits);
+        return;
+    case PLUMB_DC_SINT: {
+        uint32_t w = plumb_dtype_get(t)->bits;
+        int64_t v = w == 64 ? (int64_t)bits : (int64_t)(bits << (64 - w)) >> (64 - w);
+        plumb_buf_printf(b, "%lld (0x%0*llX)", (long long)v, hexw, (unsigned long long)bits);
+        return;
+    }
+    case PLUMB_DC_UINT:
+        plumb_buf_printf(b, "%llu (0x%0*llX)", (unsigned long long)bits, hexw, (unsigned long long)bits);
+        return;
+    case PLUMB_DC_FLOAT:
+        if (plumb_float_is_nan(t, bits))
+            plumb_buf_puts(b, bits & sign_bit(t) ? "-nan" : "nan");
+        else if (is_inf(t, bits))
+            plumb_buf_puts(b, bits & sign_bit(t) ? "-inf" : "inf");
+        else
+            plumb_float_print(b, t, bits);
+        plumb_buf_printf(b, " (0x%0*llX)", hexw, (unsigned long long)bits);
+        return;
+    }
+}
+
+static void put_index(plumb_buf *b, const plumb_tensor *t, uint64_t lin)
+{
+    int64_t idx[PLUMB_MAX_RANK];
+    for (uint32_t i = t->rank; i-- > 0;) {
+        uint64_t d = (uint64_t)t->dims[i];
+        idx[i] = d ? (int64_t)(lin % d) : 0;
+        lin = d ? lin / d : 0;
+    }
+    plumb_buf_puts(b, "[");
+    for (uint32_t i = 0; i < t->rank; i++)
+        plumb_buf_printf(b, "%s%lld", i ? ", " : "", (long long)idx[i]);
+    plumb_buf_puts(b, "]");
+}
+
+static void put_header(plumb_buf *b, const char *file, const ir_op *op)
+{
+    if (file)
+        plumb_buf_printf(b, "%s:", file);
+    if (op->loc.line)
+        plumb_buf_printf(b, "%u:%u:", op->loc.line, op->loc.col);
+    plumb_buf_printf(b, "%scheck failed: %s", file || op->loc.line ? " " : "", plumb_op_name(op->code));
+}
+
+static void type_of(plumb_buf *b, const plumb_tensor *t)
+{
+    plumb_tensor_type_print(b, t);
+}
+
+typedef enum check_kind { CHECK_EQ, CHECK_CLOSE, CHECK_ALMOST } check_kind;
+
+bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tensor *want,
+                     FILE *log, uint32_t max_mismatches, const char *file,
+                     plumb_check_poll_fn poll, void *poll_ud, bool *passed)
+{
+    check_kind kind = op->code == PLUMB_OP_EXPECT_CLOSE || op->code == PLUMB_OP_EXPECT_CLOSE_CONST ? CHECK_CLOSE
+                      : op->code == PLUMB_OP_EXPECT_ALMOST_EQ || op->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST
+                      ? CHECK_ALMOST : CHECK_EQ;
+    if (!log)
+        log = stderr;
+    plumb_buf b;
+    plumb_buf_init(&b);
+    bool same_type = got->dtype == want->dtype && got->rank == want->rank;
+    for (uint32_t i = 0; same_type && i < got->rank; i++)
+        same_type = got->dims[i] == want->dims[i];
+    if (!same_type) {
+        put_header(&b, file, op);
+        plumb_buf_puts(&b, "\n  got type ");
+        type_of(&b, got);
+        plumb_buf_puts(&b, " but expected type ");
+        type_of(&b, want);
+        plumb_buf_puts(&b, "\n");
+        *passed = false;
+        if (b.data)
+            fputs(b.data, log);
+        plumb_buf_free(&b);
+        return true;
+    }
+    plumb_dtype t = got->dtype;
+    bool is_float = plumb_dtype_is_float(t);
+    int64_t min_ulp = op->a.min_ulp, max_ulp = op->a.max_ulp;
+    uint64_t n = plumb_tensor_numel(got), bad = 0, worst_ulp = 0;
+    uint32_t shown = 0, limit = max_mismatches;
+    for (uint64_t i = 0; i < n; i++) {
+        if ((i & 0xffff) == 0xffff && poll && !poll(poll_ud)) {
+            plumb_buf_free(&b);
+            return false;
+        }
+        uint64_t g = plumb_load_bits(t, got->data, i), w = plumb_load_bits(t, want->data, i);
+        bool ok;
+        uint64_t ulp = 0;
+        bool has_ulp = false;
+        if (kind == CHECK_CLOSE && is_float) {
+            bool ng = plumb_float_is_nan(t, g), nw = plumb_float_is_nan(t, w);
+            if (ng || nw) {
+                ok = ng && nw;
+            } else {
+                ulp = plumb_ulp_distance(t, g, w);
+                has_ulp = true;
+                ok = (min_ulp <= 0 || ulp >= (uint64_t)min_ulp) &&
+                     (max_ulp >= 0 && ulp <= (uint64_t)max_ulp);
+            }
+        } else if (kind == CHECK_ALMOST) {
+            ok = plumb_almost_eq(t, g, w, op->a.tolerance);
+        } else {
+            ok = eq_elem(t, g, w);
+        }
+        if (ok)
+            continue;
+        if (is_float && !has_ulp && !plumb_float_is_nan(t, g) && !plumb_float_is_nan(t, w)) {
+            ulp = plumb_ulp_distance(t, g, w);
+            has_ulp = true;
+        }
+        if (has_ulp && ulp > worst_ulp)
+            worst_ulp = ulp;
+        if (bad++ == 0)
+            put_header(&b, file, op);
+        if (shown < limit) {
+            shown++;
+            plumb_buf_puts(&b, "\n  at ");
+            put_index(&b, got, i);
+            plumb_buf_puts(&b, ": got ");
+            put_value(&b, t, g);
+            plumb_buf_puts(&b, ", expected ");
+            put_value(&b, t, w);
+            if (has_ulp)
+                plumb_buf_printf(&b, ", %" PRIu64 " ulp apart", ulp);
+            else if (is_float)
+                plumb_buf_puts(&b, ", NaN against a number");
+        }
+    }
+    *passed = bad == 0;
+    if (bad) {
+        plumb_buf_printf(&b, "\n  %" PRIu64 " of %" PRIu64 " elements differ", bad, n);
+        if (is_float && worst_ulp)
+            plumb_buf_printf(&b, " (up to %" PRIu64 " ulp apart)", worst_ulp);
+        if (kind == CHECK_CLOSE && is_float)
+            plumb_buf_printf(&b, "; allowed %lld to %lld ulp", (long long)min_ulp, (long long)max_ulp);
+        else if (kind == CHECK_ALMOST && is_float)
+            plumb_buf_printf(&b, "; tolerance %g", op->a.tolerance);
+        plumb_buf_puts(&b, "\n");
+        if (b.data && !b.failed)
+            fputs(b.data, log);
+        else
+            fprintf(log, "check failed: %s (out of memory formatting the report)\n",
+                    plumb_op_name(op->code));
+        fflush(log);
+    }
+    plumb_buf_free(&b);
+    return true;
+}
+

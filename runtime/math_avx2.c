@@ -1,0 +1,13 @@
+/* The f32 vector math for AVX2 + FMA (runtime/math_impl.h, compiled for
+ * this target). Only reached after run-time CPU detection (rt_isa). */
+#if defined(__x86_64__) || defined(__i386__)
+#pragma GCC target("avx2,fma")
+#endif
+#pragma GCC diagnostic ignored "-Wpsabi"   /* see math_impl.h */
+#include "rt_internal.h"
+
+#define VM_SUFFIX _avx2
+#include "math_impl.h"
+
+rt_vmath_f32_fn rt_vmath_unary_avx2(plumb_opcode op) { return vm_unary_avx2(op); }
+rt_vmath2_f32_fn rt_vmath_binary_avx2(plumb_opcode op) { return vm_binary_avx2(op); }
