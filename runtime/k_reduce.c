@@ -1,12 +1,695 @@
-/* Temporary: kernels being written. */
+/* stablehlo.reduce and the deterministic row reductions.
+ *
+ * Recognised bodies (one input, `return op(a, b)` of the two arguments in
+ * either order: add, multiply, maximum, minimum, and, or) take fast paths;
+ * every other body is interpreted through rt_eval_region in the
+ * reference's order (init, then the reduced indices in row-major order), so
+ * argmax/argmin bodies return the same index and the same NaN.
+ *
+ * Float sums accumulate in double whatever the element type, in an order
+ * that is a fixed function of the row length alone (RT_SUM_LANES strided
+ * lanes per block of RT_SUM_BLOCK elements, lanes folded as a tree, blocks
+ * folded pairwise), identical in the portable and vector code, so results
+ * are bitwise identical across thread counts and ISA levels. Double
+ * accumulation of f32 terms cannot overflow and errs by far less than the
+ * f32 bound gamma(n-1)*sum|x| + u*|exact| (DESIGN.md); the result is
+ * rounded once to the element type. Lanes start at -0, the additive
+ * identity, so an all -0 sum stays -0 as in the reference. f64 sums use the
+ * same order in double (pairwise error growth, O(log n) instead of n).
+ *
+ * Column sums (reduced dimension followed by kept ones) run the same
+ * pairwise scheme over rows, vectorised across the kept columns.
+ * max/min, integer and boolean reductions are exact in any order. Float
+ * products accumulate in long double (64-bit significand, 15-bit exponent:
+ * no intermediate overflow in practice) and round once. */
+#include <math.h>
+#include <string.h>
+
+#include "plumb/dtype.h"
 #include "rt_internal.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RT_X86 1
+#else
+#define RT_X86 0
+#endif
+
+#define RT_SUM_LANES 32
+#define RT_SUM_BLOCK 2048
+
+typedef enum red_kind { RK_GENERIC, RK_ADD, RK_MUL, RK_MAX, RK_MIN, RK_AND, RK_OR } red_kind;
+
+/* ---- row sums in double ------------------------------------------------------- */
+
+/* Loads element i of a float row as double. */
+typedef enum { EL_F32, EL_F64, EL_F16, EL_BF16 } el_kind;
+
+static inline double ld(el_kind k, const void *p, size_t i)
+{
+    switch (k) {
+    case EL_F32: return ((const float *)p)[i];
+    case EL_F64: return ((const double *)p)[i];
+    case EL_F16: return plumb_f16_to_f64(((const uint16_t *)p)[i]);
+    default: return plumb_f32_from_bits((uint32_t)((const uint16_t *)p)[i] << 16);
+    }
+}
+
+static double fold_lanes(double *l)
+{
+    for (unsigned w = RT_SUM_LANES / 2; w >= 1; w /= 2)
+        for (unsigned i = 0; i < w; i++)
+            l[i] = l[i] + l[i + w];
+    return l[0];
+}
+
+/* One block (n <= RT_SUM_BLOCK): element i goes to lane i % RT_SUM_LANES. */
+static double block_sum_portable(el_kind k, const void *p, size_t n)
+{
+    double l[RT_SUM_LANES];
+    for (unsigned i = 0; i < RT_SUM_LANES; i++) l[i] = -0.0;
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES)
+        for (unsigned j = 0; j < RT_SUM_LANES; j++)
+            l[j] = l[j] + ld(k, p, i + j);
+    for (unsigned j = 0; i + j < n; j++)
+        l[j] = l[j] + ld(k, p, i + j);
+    return fold_lanes(l);
+}
+
+#if RT_X86
+/* The same lanes as block_sum_portable, 4 x 8 doubles per zmm group. */
+__attribute__((target("avx512f")))
+static double block_sum_f32_avx512(const float *p, size_t n)
+{
+    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
+        __m512 x0 = _mm512_loadu_ps(p + i), x1 = _mm512_loadu_ps(p + i + 16);
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(x0)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x0), 1))));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(x1)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x1), 1))));
+    }
+    double l[RT_SUM_LANES];
+    _mm512_storeu_pd(l, a0);
+    _mm512_storeu_pd(l + 8, a1);
+    _mm512_storeu_pd(l + 16, a2);
+    _mm512_storeu_pd(l + 24, a3);
+    for (unsigned j = 0; i + j < n; j++)
+        l[j] = l[j] + (double)p[i + j];
+    return fold_lanes(l);
+}
+
+__attribute__((target("avx512f")))
+static double block_sum_f64_avx512(const double *p, size_t n)
+{
+    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
+        a0 = _mm512_add_pd(a0, _mm512_loadu_pd(p + i));
+        a1 = _mm512_add_pd(a1, _mm512_loadu_pd(p + i + 8));
+        a2 = _mm512_add_pd(a2, _mm512_loadu_pd(p + i + 16));
+        a3 = _mm512_add_pd(a3, _mm512_loadu_pd(p + i + 24));
+    }
+    double l[RT_SUM_LANES];
+    _mm512_storeu_pd(l, a0);
+    _mm512_storeu_pd(l + 8, a1);
+    _mm512_storeu_pd(l + 16, a2);
+    _mm512_storeu_pd(l + 24, a3);
+    for (unsigned j = 0; i + j < n; j++)
+        l[j] = l[j] + p[i + j];
+    return fold_lanes(l);
+}
+
+static int have_avx512 = -1;
+static bool avx512_ok(void)
+{
+    if (have_avx512 < 0) {
+        __builtin_cpu_init();
+        have_avx512 = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    }
+    return have_avx512 == 1;
+}
+#endif
+
+/* ISA level < 0: decide from the CPU (the rt_sum_* entry points have no
+ * run context; the order is the same at every level anyway). */
+static double block_sum(el_kind k, const void *p, size_t n, int isa)
+{
+#if RT_X86
+    bool vec = isa < 0 ? avx512_ok() : isa == PLUMB_ISA_AVX512;
+    if (vec && k == EL_F32) return block_sum_f32_avx512(p, n);
+    if (vec && k == EL_F64) return block_sum_f64_avx512(p, n);
+#else
+    (void)isa;
+#endif
+    return block_sum_portable(k, p, n);
+}
+
+/* Pairwise fold of block partials [0, nb): split at the largest power of two
+ * below nb, a function of nb only. */
+static double fold_blocks(const double *b, size_t nb)
+{
+    if (nb == 1) return b[0];
+    size_t h = 1;
+    while (h * 2 < nb) h *= 2;
+    return fold_blocks(b, h) + fold_blocks(b + h, nb - h);
+}
+
+static size_t el_size(el_kind k) { return k == EL_F64 ? 8 : k == EL_F32 ? 4 : 2; }
+
+/* Sum of a row without a run context: blocks in sequence, partials folded
+ * on the stack in the same tree as fold_blocks. */
+static double row_sum(el_kind k, const void *p, size_t n, int isa)
+{
+    if (n <= RT_SUM_BLOCK) return n ? block_sum(k, p, n, isa) : -0.0;
+    size_t nb = (n + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK;
+    size_t h = 1;
+    while (h * 2 < nb) h *= 2;
+    size_t split = h * RT_SUM_BLOCK;
+    return row_sum(k, p, split, isa) + row_sum(k, (const unsigned char *)p + split * el_size(k), n - split, isa);
+}
+
+float rt_sum_f32(const float *v, size_t n) { return (float)row_sum(EL_F32, v, n, -1); }
+double rt_sum_f64(const double *v, size_t n) { return row_sum(EL_F64, v, n, -1); }
+
+static inline float fmax_ieee(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+float rt_max_f32(const float *v, size_t n)
+{
+    float m = -INFINITY;
+    size_t i = 0;
+    /* NaN wins whatever the order; keep 8 independent maxima for speed */
+    if (n >= 8) {
+        float l[8];
+        for (int j = 0; j < 8; j++) l[j] = v[j];
+        for (i = 8; i + 8 <= n; i += 8)
+            for (int j = 0; j < 8; j++) l[j] = fmax_ieee(l[j], v[i + j]);
+        for (int j = 0; j < 8; j++) m = fmax_ieee(m, l[j]);
+    }
+    for (; i < n; i++) m = fmax_ieee(m, v[i]);
+    return m;
+}
+
+/* ---- body recognition ------------------------------------------------------------ */
+
+static red_kind recognise(const ir_op *op, plumb_dtype elem)
+{
+    if (op->n_operands != 2 || op->n_regions != 1)
+        return RK_GENERIC;
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
+        return RK_GENERIC;
+    const ir_op *x = b->first, *ret = x->next;
+    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || ret->operands[0] != x->results[0])
+        return RK_GENERIC;
+    if (x->n_operands != 2 || x->n_results != 1)
+        return RK_GENERIC;
+    for (uint32_t i = 0; i < 2; i++)
+        if (b->args[i]->type.rank != 0 || b->args[i]->type.dtype != elem)
+            return RK_GENERIC;
+    if (x->results[0]->type.dtype != elem || x->results[0]->type.rank != 0)
+        return RK_GENERIC;
+    bool direct = x->operands[0] == b->args[0] && x->operands[1] == b->args[1];
+    bool swapped = x->operands[0] == b->args[1] && x->operands[1] == b->args[0];
+    if (!direct && !swapped)
+        return RK_GENERIC;
+    bool fl = plumb_dtype_is_float(elem);
+    switch (x->code) {
+    case PLUMB_OP_ADD: return RK_ADD;
+    case PLUMB_OP_MULTIPLY: return RK_MUL;
+    case PLUMB_OP_MAXIMUM: return RK_MAX;
+    case PLUMB_OP_MINIMUM: return RK_MIN;
+    case PLUMB_OP_AND: return fl ? RK_GENERIC : RK_AND;
+    case PLUMB_OP_OR: return fl ? RK_GENERIC : RK_OR;
+    default: return RK_GENERIC;
+    }
+}
+
+/* ---- layout -------------------------------------------------------------------- */
+
+typedef struct red_plan {
+    const ir_op *op;
+    red_kind kind;
+    plumb_dtype t;
+    uint32_t rank;
+    int64_t dims[PLUMB_MAX_RANK];
+    bool red[PLUMB_MAX_RANK];
+    uint64_t outer, len, inner;   /* [outer, len, inner] view when contiguous */
+    bool simple;                  /* the view above holds */
+    uint64_t nout;                /* result elements */
+    const void *src;              /* input data (possibly a transposed copy) */
+    void *dst;
+    uint64_t init_bits;
+    el_kind ek;
+} red_plan;
+
+/* ---- exact-class folds (max/min/int/bool) ------------------------------------------ */
+
+static double fmax_d(double a, double b)
+{
+    if (isnan(a)) return a;
+    if (isnan(b)) return b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static double fmin_d(double a, double b)
+{
+    if (isnan(a)) return a;
+    if (isnan(b)) return b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+static uint64_t ifold(red_kind k, plumb_dtype t, uint64_t acc, uint64_t v)
+{
+    if (t == PLUMB_I1) {
+        if (k == RK_ADD || k == RK_MAX || k == RK_OR) return (acc | v) & 1;
+        return acc & v & 1;
+    }
+    switch (k) {
+    case RK_ADD: return acc + v;
+    case RK_MUL: return acc * v;
+    case RK_AND: return acc & v;
+    case RK_OR: return acc | v;
+    case RK_MAX:
+    case RK_MIN: {
+        bool gt = plumb_dtype_is_signed(t) ? (int64_t)acc > (int64_t)v : acc > v;
+        return (k == RK_MAX) == gt ? acc : v;
+    }
+    default: return acc;
+    }
+}
+
+/* Stores a double to a float type with one rounding. */
+static uint64_t round_to(plumb_dtype t, double v)
+{
+    switch (t) {
+    case PLUMB_F32: return plumb_f32_bits((float)v);
+    case PLUMB_F64: return plumb_f64_bits(v);
+    case PLUMB_F16: return plumb_f64_to_f16(v);
+    default: return plumb_f64_to_bf16(v);
+    }
+}
+
+/* ---- per-output work ------------------------------------------------------------ */
+
+typedef struct red_job {
+    red_plan *p;
+    int isa;
+    double *colbuf;     /* per chunk: scratch for column sums */
+    size_t colbuf_len;  /* doubles per chunk */
+} red_job;
+
+/* Signed integers are read sign-extended, so comparisons of wrapped sums
+ * and max/min see the right values; stores truncate. */
+static uint64_t load_int(plumb_dtype t, const void *p, uint64_t i)
+{
+    return plumb_dtype_is_signed(t) ? (uint64_t)plumb_load_i64(t, p, (size_t)i) : plumb_load_u64(t, p, (size_t)i);
+}
+
+/* Reduces row o of a simple plan with inner == 1. */
+static void reduce_row(red_plan *p, uint64_t o, int isa)
+{
+    size_t es = plumb_dtype_size(p->t);
+    const unsigned char *row = (const unsigned char *)p->src + o * p->len * es;
+    uint64_t n = p->len;
+    if (plumb_dtype_is_float(p->t)) {
+        double init = plumb_load_f64(p->t, &p->init_bits, 0);
+        double r;
+        if (p->kind == RK_ADD) {
+            r = init + row_sum(p->ek, row, (size_t)n, isa);
+        } else if (p->kind == RK_MUL) {
+            long double q = init;
+            for (uint64_t i = 0; i < n; i++) q *= ld(p->ek, row, (size_t)i);
+            if (p->t == PLUMB_F64) {
+                plumb_store_bits(p->t, p->dst, (size_t)o, plumb_f64_bits((double)q));
+                return;
+            }
+            r = (double)q;   /* exact enough: 64-bit significand, then one more rounding below */
+        } else {
+            r = init;
+            for (uint64_t i = 0; i < n; i++)
+                r = p->kind == RK_MAX ? fmax_d(r, ld(p->ek, row, (size_t)i)) : fmin_d(r, ld(p->ek, row, (size_t)i));
+            /* max/min select an input; the round trip through double is exact */
+        }
+        plumb_store_bits(p->t, p->dst, (size_t)o, round_to(p->t, r));
+        return;
+    }
+    uint64_t acc = load_int(p->t, &p->init_bits, 0);
+    for (uint64_t i = 0; i < n; i++)
+        acc = ifold(p->kind, p->t, acc, load_int(p->t, row, i));
+    plumb_store_bits(p->t, p->dst, (size_t)o, acc);
+}
+
+/* Column sums of one outer slice: [len, inner] -> [inner], pairwise over
+ * rows in the same tree as row_sum (blocks of RT_SUM_BLOCK rows folded
+ * pairwise; inside a block, rows strided over RT_SUM_LANES lanes). buf holds
+ * RT_SUM_LANES*inner + inner*levels doubles. */
+static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *lanes, double *out)
+{
+    size_t es = el_size(ek);
+    for (uint64_t i = 0; i < RT_SUM_LANES * inner; i++) lanes[i] = -0.0;
+    for (uint64_t r = 0; r < rows; r++) {
+        double *l = lanes + (r % RT_SUM_LANES) * inner;
+        const unsigned char *src = base + r * inner * es;
+        if (ek == EL_F32) {
+            const float *s = (const float *)src;
+            for (uint64_t j = 0; j < inner; j++) l[j] = l[j] + (double)s[j];
+        } else if (ek == EL_F64) {
+            const double *s = (const double *)src;
+            for (uint64_t j = 0; j < inner; j++) l[j] = l[j] + s[j];
+        } else {
+            for (uint64_t j = 0; j < inner; j++) l[j] = l[j] + ld(ek, src, (size_t)j);
+        }
+    }
+    for (unsigned w = RT_SUM_LANES / 2; w >= 1; w /= 2)
+        for (unsigned i = 0; i < w; i++)
+            for (uint64_t j = 0; j < inner; j++)
+                lanes[i * inner + j] = lanes[i * inner + j] + lanes[(i + w) * inner + j];
+    memcpy(out, lanes, inner * sizeof(double));
+}
+
+static void col_sum(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *buf, double *out)
+{
+    if (rows <= RT_SUM_BLOCK) {
+        if (rows == 0) {
+            for (uint64_t j = 0; j < inner; j++) out[j] = -0.0;
+            return;
+        }
+        col_block(ek, base, rows, inner, buf, out);
+        return;
+    }
+    uint64_t nb = (rows + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK, h = 1;
+    while (h * 2 < nb) h *= 2;
+    uint64_t split = h * RT_SUM_BLOCK;
+    double *tmp = buf + RT_SUM_LANES * inner;   /* next level's partial */
+    col_sum(ek, base, split, inner, tmp + inner, out);
+    col_sum(ek, base + split * inner * el_size(ek), rows - split, inner, tmp + inner, tmp);
+    for (uint64_t j = 0; j < inner; j++) out[j] = out[j] + tmp[j];
+}
+
+static unsigned col_levels(uint64_t rows)
+{
+    unsigned lv = 1;
+    uint64_t nb = (rows + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK;
+    while (nb > 1) { nb = (nb + 1) / 2; lv++; }
+    return lv;
+}
+
+/* Reduces outer slice o of a simple plan with inner > 1. */
+static void reduce_cols(red_plan *p, uint64_t o, double *buf)
+{
+    size_t es = plumb_dtype_size(p->t);
+    const unsigned char *base = (const unsigned char *)p->src + o * p->len * p->inner * es;
+    uint64_t inner = p->inner, n = p->len;
+    if (plumb_dtype_is_float(p->t) && p->kind == RK_ADD) {
+        double *out = buf;
+        col_sum(p->ek, base, n, inner, buf + inner, out);
+        double init = plumb_load_f64(p->t, &p->init_bits, 0);
+        for (uint64_t j = 0; j < inner; j++)
+            plumb_store_bits(p->t, p->dst, (size_t)(o * inner + j), round_to(p->t, init + out[j]));
+        return;
+    }
+    for (uint64_t j = 0; j < inner; j++) {
+        size_t oi = (size_t)(o * inner + j);
+        if (plumb_dtype_is_float(p->t)) {
+            double r = plumb_load_f64(p->t, &p->init_bits, 0);
+            long double q = r;
+            for (uint64_t i = 0; i < n; i++) {
+                double v = ld(p->ek, base, (size_t)(i * inner + j));
+                if (p->kind == RK_MUL) q *= v;
+                else r = p->kind == RK_MAX ? fmax_d(r, v) : fmin_d(r, v);
+            }
+            if (p->kind == RK_MUL && p->t == PLUMB_F64) {
+                plumb_store_bits(p->t, p->dst, oi, plumb_f64_bits((double)q));
+                continue;
+            }
+            plumb_store_bits(p->t, p->dst, oi, round_to(p->t, p->kind == RK_MUL ? (double)q : r));
+        } else {
+            uint64_t acc = load_int(p->t, &p->init_bits, 0);
+            for (uint64_t i = 0; i < n; i++)
+                acc = ifold(p->kind, p->t, acc, load_int(p->t, base, i * inner + j));
+            plumb_store_bits(p->t, p->dst, oi, acc);
+        }
+    }
+}
+
+static void red_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    red_job *j = ctx;
+    for (uint64_t o = begin; o < end; o++) {
+        if (j->p->inner == 1)
+            reduce_row(j->p, o, j->isa);
+        else
+            reduce_cols(j->p, o, j->colbuf + (size_t)chunk * j->colbuf_len);
+    }
+}
+
+/* ---- transposition into [kept..., reduced...] ---------------------------------------- */
+
+typedef struct tr_job {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t es;
+    uint32_t rank;
+    int64_t odims[PLUMB_MAX_RANK];   /* dims in destination order */
+    int64_t ostr[PLUMB_MAX_RANK];    /* source stride (elements) of each destination dim */
+} tr_job;
+
+static void tr_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    tr_job *t = ctx;
+    int64_t idx[PLUMB_MAX_RANK];
+    uint64_t lin = begin;
+    for (uint32_t d = t->rank; d-- > 0;) {
+        idx[d] = t->odims[d] ? (int64_t)(lin % (uint64_t)t->odims[d]) : 0;
+        lin = t->odims[d] ? lin / (uint64_t)t->odims[d] : 0;
+    }
+    int64_t off = 0;
+    for (uint32_t d = 0; d < t->rank; d++) off += idx[d] * t->ostr[d];
+    for (uint64_t i = begin; i < end; i++) {
+        memcpy(t->dst + i * t->es, t->src + (uint64_t)off * t->es, t->es);
+        for (uint32_t d = t->rank; d-- > 0;) {
+            off += t->ostr[d];
+            if (++idx[d] < t->odims[d]) break;
+            off -= t->ostr[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* ---- generic bodies --------------------------------------------------------------- */
+
+static bool reduce_generic(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out,
+                           uint32_t n, const bool *red)
+{
+    const plumb_tensor *a0 = in[0];
+    uint32_t rank = a0->rank;
+    int64_t str[PLUMB_MAX_RANK];
+    int64_t s = 1;
+    for (uint32_t d = rank; d-- > 0;) { str[d] = s; s *= a0->dims[d]; }
+    int64_t kd[PLUMB_MAX_RANK], ks[PLUMB_MAX_RANK], rd[PLUMB_MAX_RANK], rs[PLUMB_MAX_RANK];
+    uint32_t nk = 0, nr = 0;
+    uint64_t rlen = 1;
+    for (uint32_t d = 0; d < rank; d++) {
+        if (red[d]) { rd[nr] = a0->dims[d]; rs[nr++] = str[d]; rlen *= (uint64_t)a0->dims[d]; }
+        else { kd[nk] = a0->dims[d]; ks[nk++] = str[d]; }
+    }
+    /* scalar tensors for the body: acc (n), x (n), results (n) */
+    plumb_tensor *sc = rt_scratch(x, op, sizeof(plumb_tensor) * 3 * n);
+    if (!sc) return false;
+    uint64_t *store = rt_scratch(x, op, sizeof(uint64_t) * 3 * n);
+    if (!store) return false;
+    plumb_tensor *args[2 * 16], *res[16];
+    if (n > 16) return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "reduce with %u inputs (at most 16 supported)", n);
+    for (uint32_t i = 0; i < 3 * n; i++) {
+        memset(&sc[i], 0, sizeof sc[i]);
+        sc[i].dtype = in[i % n]->dtype;
+        sc[i].rank = 0;
+        sc[i].data = &store[i];
+        sc[i].nbytes = plumb_dtype_size(sc[i].dtype);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        args[i] = &sc[i];
+        args[n + i] = &sc[n + i];
+        res[i] = &sc[2 * n + i];
+        /* the accumulator and result types are the init values' */
+        sc[i].dtype = sc[2 * n + i].dtype = in[n + i]->dtype;
+        sc[i].nbytes = sc[2 * n + i].nbytes = plumb_dtype_size(in[n + i]->dtype);
+    }
+    uint64_t nout = plumb_tensor_numel(out[0]);
+    int64_t ki[PLUMB_MAX_RANK] = {0};
+    for (uint64_t o = 0; o < nout; o++) {
+        int64_t kbase = 0;
+        for (uint32_t d = 0; d < nk; d++) kbase += ki[d] * ks[d];
+        for (uint32_t i = 0; i < n; i++)
+            store[i] = plumb_load_bits(in[n + i]->dtype, in[n + i]->data, 0);
+        int64_t ri[PLUMB_MAX_RANK] = {0};
+        int64_t off = kbase;
+        for (uint64_t r = 0; r < rlen; r++) {
+            for (uint32_t i = 0; i < n; i++)
+                store[n + i] = plumb_load_bits(in[i]->dtype, in[i]->data, (size_t)off);
+            if (!rt_eval_region(x, &op->regions[0], args, res))
+                return false;
+            for (uint32_t i = 0; i < n; i++) store[i] = store[2 * n + i];
+            for (uint32_t d = nr; d-- > 0;) {
+                off += rs[d];
+                if (++ri[d] < rd[d]) break;
+                off -= rs[d] * ri[d];
+                ri[d] = 0;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++)
+            plumb_store_bits(out[i]->dtype, out[i]->data, (size_t)o, store[i]);
+        for (uint32_t d = nk; d-- > 0;) {
+            if (++ki[d] < kd[d]) break;
+            ki[d] = 0;
+        }
+    }
+    return true;
+}
+
+/* ---- one long float sum over threads ------------------------------------------------ */
+
+typedef struct blk_job {
+    const red_plan *p;
+    int isa;
+    double *part;
+} blk_job;
+
+static void blk_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    blk_job *j = ctx;
+    size_t es = el_size(j->p->ek);
+    for (uint64_t b = begin; b < end; b++) {
+        uint64_t s = b * RT_SUM_BLOCK, e = s + RT_SUM_BLOCK < j->p->len ? s + RT_SUM_BLOCK : j->p->len;
+        j->part[b] = block_sum(j->p->ek, (const unsigned char *)j->p->src + s * es, (size_t)(e - s), j->isa);
+    }
+}
+
+/* Block partials land in a per-block array whatever the chunking and are
+ * folded in fold_blocks' tree, which is row_sum's: the same bits as the
+ * serial path. */
+static bool reduce_one_row(rt_exec *x, const ir_op *op, const red_plan *p)
+{
+    uint64_t nb = (p->len + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK;
+    blk_job j = {p, (int)rt_isa(x), rt_scratch(x, op, (size_t)nb * sizeof(double))};
+    if (!j.part) return false;
+    rt_parallel_for(x, nb, 16, blk_range, &j);
+    double init = plumb_load_f64(p->t, &p->init_bits, 0);
+    plumb_store_bits(p->t, p->dst, 0, round_to(p->t, init + fold_blocks(j.part, (size_t)nb)));
+    return true;
+}
+
+/* ---- the kernel ------------------------------------------------------------------- */
 
 bool rt_op_REDUCE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
+    uint32_t n = op->n_results;
+    if (n == 0 || op->n_operands != 2 * n || op->n_regions != 1)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "expects N inputs, N init values, N results and one body");
+    const plumb_tensor *a0 = in[0];
+    bool red[PLUMB_MAX_RANK] = {false};
+    for (uint32_t i = 0; i < op->a.dims.n; i++) {
+        int64_t d = op->a.dims.v[i];
+        if (d < 0 || (uint64_t)d >= a0->rank || red[d])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "dimension %lld is out of range or repeated", (long long)d);
+        red[d] = true;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (in[i]->rank != a0->rank || memcmp(in[i]->dims, a0->dims, a0->rank * sizeof(int64_t)) != 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "input %u's shape differs from input 0's", i);
+        if (in[n + i]->rank != 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "init value %u is not a scalar", i);
+        if (out[i]->rank != a0->rank - op->a.dims.n)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "result %u has the wrong rank", i);
+    }
+    uint64_t nout = plumb_tensor_numel(out[0]);
+    if (nout == 0)
+        return true;
+    red_kind kind = n == 1 ? recognise(op, a0->dtype) : RK_GENERIC;
+    if (kind != RK_GENERIC && (in[1]->dtype != a0->dtype || out[0]->dtype != a0->dtype))
+        kind = RK_GENERIC;
+    if (kind == RK_GENERIC)
+        return reduce_generic(x, op, in, out, n, red);
 
-float rt_sum_f32(const float *v, size_t n) { float s = 0; for (size_t i = 0; i < n; i++) s += v[i]; return s; }
-float rt_max_f32(const float *v, size_t n) { float s = -__builtin_inff(); for (size_t i = 0; i < n; i++) s = v[i] > s ? v[i] : s; return s; }
-double rt_sum_f64(const double *v, size_t n) { double s = 0; for (size_t i = 0; i < n; i++) s += v[i]; return s; }
+    red_plan p;
+    memset(&p, 0, sizeof p);
+    p.op = op;
+    p.kind = kind;
+    p.t = a0->dtype;
+    p.dst = out[0]->data;
+    p.init_bits = plumb_load_bits(p.t, in[1]->data, 0);
+    p.ek = p.t == PLUMB_F64 ? EL_F64 : p.t == PLUMB_F16 ? EL_F16 : p.t == PLUMB_BF16 ? EL_BF16 : EL_F32;
+    p.nout = nout;
+    /* Merge into runs of kept/reduced dims (size-1 dims join either). */
+    int pattern[PLUMB_MAX_RANK];
+    uint64_t runlen[PLUMB_MAX_RANK];
+    uint32_t nruns = 0;
+    for (uint32_t d = 0; d < a0->rank; d++) {
+        if (a0->dims[d] == 1) continue;
+        int r = red[d] ? 1 : 0;
+        if (nruns && pattern[nruns - 1] == r) runlen[nruns - 1] *= (uint64_t)a0->dims[d];
+        else { pattern[nruns] = r; runlen[nruns++] = (uint64_t)a0->dims[d]; }
+    }
+    p.outer = 1; p.len = 1; p.inner = 1;
+    p.src = a0->data;
+    uint32_t k = 0;
+    if (k < nruns && pattern[k] == 0) p.outer = runlen[k++];
+    if (k < nruns && pattern[k] == 1) p.len = runlen[k++];
+    if (k < nruns && pattern[k] == 0) p.inner = runlen[k++];
+    if (plumb_tensor_numel(a0) == 0) {
+        p.outer = nout; p.len = 0; p.inner = 1;
+    } else if (k < nruns) {
+        /* general layout: copy into [kept..., reduced...] order */
+        size_t es = plumb_dtype_size(p.t);
+        uint64_t total = plumb_tensor_numel(a0);
+        unsigned char *tmp = rt_scratch(x, op, (size_t)total * es);
+        if (!tmp) return false;
+        tr_job t;
+        memset(&t, 0, sizeof t);
+        t.src = a0->data; t.dst = tmp; t.es = es; t.rank = a0->rank;
+        int64_t str[PLUMB_MAX_RANK], s = 1;
+        for (uint32_t d = a0->rank; d-- > 0;) { str[d] = s; s *= a0->dims[d]; }
+        uint32_t q = 0;
+        p.outer = 1; p.len = 1; p.inner = 1;
+        for (int pass = 0; pass < 2; pass++)
+            for (uint32_t d = 0; d < a0->rank; d++)
+                if ((int)red[d] == pass) {
+                    t.odims[q] = a0->dims[d]; t.ostr[q++] = str[d];
+                    if (pass) p.len *= (uint64_t)a0->dims[d]; else p.outer *= (uint64_t)a0->dims[d];
+                }
+        rt_parallel_for(x, total, 1 << 16, tr_range, &t);
+        p.src = tmp;
+    }
+    red_job j;
+    memset(&j, 0, sizeof j);
+    j.p = &p;
+    j.isa = (int)rt_isa(x);
+    /* grain: about 64K input elements per chunk */
+    uint64_t per = p.len * p.inner;
+    if (per == 0) per = 1;
+    uint64_t grain = per >= 65536 ? 1 : 65536 / per;
+    if (p.inner > 1 && plumb_dtype_is_float(p.t) && kind == RK_ADD) {
+        uint32_t chunks = rt_parallel_chunks(x, p.outer, grain);
+        j.colbuf_len = (size_t)(p.inner * (1 + (RT_SUM_LANES + 1) * (col_levels(p.len) + 1)));
+        j.colbuf = rt_scratch(x, op, j.colbuf_len * sizeof(double) * (chunks ? chunks : 1));
+        if (!j.colbuf) return false;
+    }
+    /* one long row: its blocks go to the threads */
+    if (p.inner == 1 && p.outer == 1 && p.len > 4 * RT_SUM_BLOCK && plumb_dtype_is_float(p.t) && kind == RK_ADD)
+        return reduce_one_row(x, op, &p);
+    rt_parallel_for(x, p.outer, grain, red_range, &j);
+    return true;
+}
