@@ -71,4 +71,42 @@ typedef struct conf_result {
 bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
                      const conf_check_opts *o, conf_result *r, plumb_diag *d);
 
+/* ---- additions (engineer "conf") ------------------------------------------ */
+
+/* budget_used of an element that had to match exactly and did not (exact
+ * class, special values, wrong shape): finite so reports stay valid JSON. */
+#define CONF_BUDGET_MISMATCH 1e30
+
+/* TOSA-style statistics over a DATA-class output (docs/conformance.md):
+ * with e_i = (got_i - want_i) / (u_acc * sum|x|_i) and K = k + 1 rounded
+ * operations per element, a correct accumulator gives E[e^2] <= K/3;
+ * fail when sum e^2 > 0.4*K*T or |sum e| > 2*sqrt(K*T) (symmetric data). */
+#define CONF_STAT_MSE_FACTOR 0.4
+#define CONF_STAT_BIAS_FACTOR 2.0
+/* When the output type is coarser than the accumulator: mismatching
+ * elements may exceed their expected count by this many standard
+ * deviations plus a constant before the accumulator is judged too narrow. */
+#define CONF_STAT_MISMATCH_SIGMAS 4.0
+#define CONF_STAT_MISMATCH_SLACK 4.0
+
+/* Distance in ULPs between two finite values of float type t (bit patterns). */
+uint64_t conf_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b);
+/* Unit roundoff 2^-(p) of float type t (p = fraction bits + 1); 0 otherwise. */
+double conf_unit_roundoff(plumb_dtype t);
+/* Higham's gamma(k) = k*u / (1 - k*u); infinity when k*u >= 1. */
+double conf_gamma(uint64_t k, double u);
+
+/* The generation plan (conformance/gen.c), derived from the op table row:
+ * whether an op gets cases at all (structure and check ops do not), its
+ * shape classes (the first is the primary one, crossed with every value
+ * class in the quick suite), the value classes of element type t, the target
+ * types of convert/bitcast_convert (one target, t itself, for other ops),
+ * and the special values of a float type as bit patterns (out may be NULL;
+ * at most 32). */
+bool conf_op_generated(plumb_opcode op);
+const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n);
+const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *n);
+uint32_t conf_convert_targets(plumb_opcode op, plumb_dtype src, plumb_dtype *out);
+uint32_t conf_float_specials(plumb_dtype t, uint64_t *out);
+
 #endif

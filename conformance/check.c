@@ -1,0 +1,533 @@
+/* The agreement checker: compares a backend's outputs for one case with the
+ * reference under the op's agreement class (DESIGN.md, "Numerics contract";
+ * docs/conformance.md states every bound and threshold used here). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conf.h"
+#include "plumb/ref.h"
+
+/* ---- float helpers ---------------------------------------------------------- */
+
+static uint64_t sign_mask(plumb_dtype t) { return 1ull << (plumb_dtype_get(t)->bits - 1); }
+static uint64_t exp_mask(plumb_dtype t)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    return ((1ull << di->exp_bits) - 1) << di->mant_bits;
+}
+static uint64_t frac_mask(plumb_dtype t) { return (1ull << plumb_dtype_get(t)->mant_bits) - 1; }
+
+static bool bits_is_nan(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t) && (b & frac_mask(t)); }
+static bool bits_is_inf(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t) && !(b & frac_mask(t)); }
+static bool bits_is_zero(plumb_dtype t, uint64_t b) { return (b & ~sign_mask(t)) == 0; }
+static bool bits_is_subnormal(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == 0 && (b & frac_mask(t)); }
+
+static bool bits_is_special(plumb_dtype t, uint64_t b)
+{
+    return bits_is_nan(t, b) || bits_is_inf(t, b) || bits_is_zero(t, b) || bits_is_subnormal(t, b);
+}
+
+/* Position of a finite value on the line of representable numbers, so that
+ * the difference of two positions is their distance in ULPs. */
+static int64_t ordinal(plumb_dtype t, uint64_t b)
+{
+    uint64_t mag = b & ~sign_mask(t);
+    return (b & sign_mask(t)) ? -(int64_t)mag : (int64_t)mag;
+}
+
+uint64_t conf_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b)
+{
+    int64_t d = ordinal(t, a) - ordinal(t, b);
+    return d < 0 ? (uint64_t)(-d) : (uint64_t)d;
+}
+
+double conf_unit_roundoff(plumb_dtype t)
+{
+    if (!plumb_dtype_is_float(t)) return 0.0;
+    return ldexp(1.0, -(int)plumb_dtype_get(t)->mant_bits - 1);
+}
+
+static double min_normal(plumb_dtype t)
+{
+    int emax = (1 << (plumb_dtype_get(t)->exp_bits - 1)) - 1;
+    return ldexp(1.0, 1 - emax);
+}
+
+double conf_gamma(uint64_t k, double u)
+{
+    double ku = (double)k * u;
+    return ku >= 1.0 ? INFINITY : ku / (1.0 - ku);
+}
+
+static void describe(char *out, size_t cap, plumb_dtype t, uint64_t bits)
+{
+    uint8_t buf[8] = {0};
+    plumb_store_bits(t, buf, 0, bits);
+    if (plumb_dtype_is_float(t)) {
+        snprintf(out, cap, "0x%0*llx (%.9g)", (int)(plumb_dtype_get(t)->bits / 4), (unsigned long long)bits,
+                 plumb_load_f64(t, buf, 0));
+    } else if (plumb_dtype_is_signed(t)) {
+        int64_t v = plumb_load_i64(t, buf, 0);
+        snprintf(out, cap, "%lld", (long long)v);
+    } else {
+        snprintf(out, cap, "%llu", (unsigned long long)bits);
+    }
+}
+
+/* ---- the case's op ------------------------------------------------------------ */
+
+typedef struct find_ctx {
+    plumb_opcode code;
+    ir_op *found;
+} find_ctx;
+
+static bool find_code_fn(ir_op *op, void *ud)
+{
+    find_ctx *f = ud;
+    if (!f->found && op->code == f->code && op->parent && op->parent->parent == NULL) f->found = op;
+    return true;
+}
+
+/* The op the case tests, in @main's body (not inside a region). */
+static ir_op *case_op(const ir_module *m, plumb_opcode code)
+{
+    find_ctx f = {code, NULL};
+    ir_walk(m, find_code_fn, &f);
+    return f.found;
+}
+
+/* The opcode that a reduce/scatter body applies, or PLUMB_OP_COUNT when the
+ * body is anything but one binary op and a return. */
+static plumb_opcode body_op(const ir_op *op)
+{
+    if (op->n_regions != 1) return PLUMB_OP_COUNT;
+    const ir_block *b = &op->regions[0];
+    if (b->n_ops != 2 || !b->first) return PLUMB_OP_COUNT;
+    return b->first->code;
+}
+
+static uint64_t type_numel(const ir_type *t)
+{
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)(t->dims[i] < 0 ? 0 : t->dims[i]);
+    return n;
+}
+
+/* How the case's results are judged, and for DATA the number of rounded
+ * operations k in γ(k) (docs/conformance.md). */
+typedef struct judge {
+    plumb_agree agree;
+    bool moves_data;     /* NaN payloads matter */
+    uint64_t k;          /* DATA: γ(k) */
+} judge;
+
+static judge judge_case(const conf_case *c, const ir_module *m)
+{
+    const plumb_op_info *oi = plumb_op_get(c->op);
+    judge j = {oi->agree, oi->kind == PLUMB_KIND_MOVEMENT, 0};
+    if (c->op == PLUMB_OP_GATHER || c->op == PLUMB_OP_SORT || c->op == PLUMB_OP_TOP_K ||
+        c->op == PLUMB_OP_SELECT)
+        j.moves_data = true;
+    if (j.agree != PLUMB_AGREE_DATA) return j;
+    ir_op *op = case_op(m, c->op);
+    if (!op) return j;
+    switch (c->op) {
+    case PLUMB_OP_REDUCE: {
+        plumb_opcode b = body_op(op);
+        if (b != PLUMB_OP_ADD && b != PLUMB_OP_MULTIPLY) { j.agree = PLUMB_AGREE_EXACT; return j; }
+        const ir_type *in = &op->operands[0]->type;
+        uint64_t len = 1;
+        for (uint32_t i = 0; i < op->a.dims.n; i++) {
+            int64_t dd = in->dims[op->a.dims.v[i]];
+            len *= (uint64_t)(dd < 0 ? 0 : dd);
+        }
+        j.k = len; /* len terms plus the init value: len roundings */
+        return j;
+    }
+    case PLUMB_OP_SCATTER: {
+        plumb_opcode b = body_op(op);
+        if (b != PLUMB_OP_ADD && b != PLUMB_OP_MULTIPLY) { j.agree = PLUMB_AGREE_EXACT; return j; }
+        /* Every update may land on the same element: the bound holds for any index pattern. */
+        j.k = type_numel(&op->operands[op->n_operands - 1]->type);
+        return j;
+    }
+    case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_DOT: {
+        const ir_type *l = &op->operands[0]->type;
+        uint64_t len = 1;
+        if (c->op == PLUMB_OP_DOT) {
+            if (l->rank > 0) len = (uint64_t)l->dims[l->rank - 1];
+        } else {
+            for (uint32_t i = 0; i < op->a.lhs_contract.n; i++) len *= (uint64_t)l->dims[op->a.lhs_contract.v[i]];
+        }
+        /* Higham's dot product bound: len products and len-1 additions, γ(len). */
+        j.k = len;
+        return j;
+    }
+    default:
+        return j;
+    }
+}
+
+/* ---- running the reference ------------------------------------------------------ */
+
+static bool run_ref(const ir_module *m, plumb_tensor *const *in, uint32_t n, plumb_ref_result *res, plumb_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    plumb_ref_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.struct_size = sizeof ro;
+    return plumb_ref_run(m, NULL, in, n, &ro, res, d);
+}
+
+typedef enum in_map { MAP_ABS, MAP_FTZ } in_map;
+
+/* Copies of the inputs with every float element replaced by |x| (the |x|
+ * program's inputs) or with subnormals flushed to signed zero. */
+static plumb_tensor **map_inputs(const conf_case *c, in_map how, bool *changed, plumb_diag *d)
+{
+    plumb_tensor **v = plumb_calloc(c->n_inputs ? c->n_inputs : 1, sizeof *v);
+    if (!v) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory"); return NULL; }
+    *changed = false;
+    for (uint32_t i = 0; i < c->n_inputs; i++) {
+        v[i] = plumb_tensor_clone(c->inputs[i], d);
+        if (!v[i]) {
+            for (uint32_t j = 0; j < i; j++) plumb_tensor_free(v[j]);
+            plumb_free(v, sizeof *v * (c->n_inputs ? c->n_inputs : 1));
+            return NULL;
+        }
+        plumb_dtype t = v[i]->dtype;
+        if (!plumb_dtype_is_float(t)) continue;
+        uint64_t ne = plumb_tensor_numel(v[i]);
+        for (uint64_t e = 0; e < ne; e++) {
+            uint64_t b = plumb_load_bits(t, v[i]->data, e);
+            uint64_t nb = b;
+            if (how == MAP_ABS) nb = b & ~sign_mask(t);
+            else if (bits_is_subnormal(t, b)) nb = b & sign_mask(t);
+            if (nb != b) { plumb_store_bits(t, v[i]->data, e, nb); *changed = true; }
+        }
+    }
+    return v;
+}
+
+static void free_inputs(plumb_tensor **v, uint32_t n)
+{
+    if (!v) return;
+    for (uint32_t i = 0; i < n; i++) plumb_tensor_free(v[i]);
+    plumb_free(v, sizeof *v * (n ? n : 1));
+}
+
+/* ---- per-element comparison -------------------------------------------------------- */
+
+typedef struct worst {
+    double budget;
+    uint32_t out;
+    uint64_t idx;
+    char reason[512];
+} worst;
+
+static void note(worst *w, double budget, uint32_t out, uint64_t idx, plumb_dtype t, uint64_t got, uint64_t want,
+                 const char *what)
+{
+    if (budget <= w->budget && w->reason[0]) return;
+    if (budget <= w->budget && budget <= 1.0) return;
+    w->budget = budget;
+    w->out = out;
+    w->idx = idx;
+    char g[64], e[64];
+    describe(g, sizeof g, t, got);
+    describe(e, sizeof e, t, want);
+    snprintf(w->reason, sizeof w->reason, "output %u element %llu: got %s, want %s; %s", out,
+             (unsigned long long)idx, g, e, what);
+}
+
+/* Exact comparison of one element; alt (FTZ alternative) may be NULL. */
+static bool exact_equal(plumb_dtype t, uint64_t got, uint64_t want, bool payload)
+{
+    if (got == want) return true;
+    if (plumb_dtype_is_float(t) && bits_is_nan(t, got) && bits_is_nan(t, want)) return !payload;
+    return false;
+}
+
+/* Under a declared flush-to-zero, a subnormal result may come back as the
+ * zero of the same sign. */
+static bool ftz_equal(plumb_dtype t, uint64_t got, uint64_t want)
+{
+    return bits_is_subnormal(t, want) && bits_is_zero(t, got) && (got & sign_mask(t)) == (want & sign_mask(t));
+}
+
+static void check_exact(const plumb_tensor *g, const plumb_tensor *w, const plumb_tensor *wf, uint32_t k,
+                        const judge *j, const conf_check_opts *o, worst *ws)
+{
+    plumb_dtype t = w->dtype;
+    bool payload = j->moves_data && o->preserves_nan_payload;
+    uint64_t ne = plumb_tensor_numel(w);
+    for (uint64_t i = 0; i < ne; i++) {
+        uint64_t gb = plumb_load_bits(t, g->data, i), wb = plumb_load_bits(t, w->data, i);
+        if (exact_equal(t, gb, wb, payload)) continue;
+        if (o->flushes_subnormals && plumb_dtype_is_float(t)) {
+            if (ftz_equal(t, gb, wb)) continue;
+            if (wf) {
+                uint64_t fb = plumb_load_bits(t, wf->data, i);
+                if (exact_equal(t, gb, fb, payload) || ftz_equal(t, gb, fb)) continue;
+            }
+        }
+        char what[160];
+        if (plumb_dtype_is_float(t) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb))
+            snprintf(what, sizeof what, "error %llu ulp, bound 0 ulp (exact class)",
+                     (unsigned long long)conf_ulp_distance(t, gb, wb));
+        else if (plumb_dtype_is_float(t) && bits_is_nan(t, gb) && bits_is_nan(t, wb))
+            snprintf(what, sizeof what, "NaN payload differs; the op only moves data (exact class)");
+        else
+            snprintf(what, sizeof what, "bound 0 (exact class)");
+        note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb, what);
+    }
+}
+
+static void check_ulp(plumb_opcode op, const plumb_tensor *g, const plumb_tensor *w, const plumb_tensor *wf,
+                      uint32_t k, const conf_check_opts *o, worst *ws)
+{
+    plumb_dtype t = w->dtype;
+    if (!plumb_dtype_is_float(t)) {
+        judge j = {PLUMB_AGREE_EXACT, false, 0};
+        check_exact(g, w, wf, k, &j, o, ws);
+        return;
+    }
+    uint32_t bound = plumb_op_ulp_bound(op, t);
+    uint64_t ne = plumb_tensor_numel(w);
+    for (uint64_t i = 0; i < ne; i++) {
+        uint64_t gb = plumb_load_bits(t, g->data, i), wb = plumb_load_bits(t, w->data, i);
+        if (exact_equal(t, gb, wb, false)) continue;
+        bool ftz_ok = false;
+        if (o->flushes_subnormals) {
+            if (ftz_equal(t, gb, wb)) continue;
+            if (wf) {
+                uint64_t fb = plumb_load_bits(t, wf->data, i);
+                if (exact_equal(t, gb, fb, false) || ftz_equal(t, gb, fb)) continue;
+                if (!bits_is_special(t, fb) && !bits_is_special(t, gb) &&
+                    conf_ulp_distance(t, gb, fb) <= bound)
+                    ftz_ok = true;
+            }
+        }
+        if (bits_is_special(t, gb) || bits_is_special(t, wb)) {
+            if (ftz_ok) continue;
+            note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb,
+                 "special value (NaN, infinity, zero or subnormal) must match exactly");
+            continue;
+        }
+        uint64_t dist = conf_ulp_distance(t, gb, wb);
+        if (ftz_ok) continue;
+        double budget = bound ? (double)dist / (double)bound : CONF_BUDGET_MISMATCH;
+        char what[160];
+        snprintf(what, sizeof what, "error %llu ulp, bound %u ulp", (unsigned long long)dist, bound);
+        note(ws, budget, k, i, t, gb, wb, what);
+    }
+}
+
+/* The DATA class: |got − want| ≤ γ(k)·A + u_out·|want| (+ u_out·|want| when the
+ * accumulator is wider than the output, for the backend's own final rounding)
+ * with A from the |x| program, plus the TOSA-style statistics. */
+static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_tensor *w, const plumb_tensor *wf,
+                       const plumb_tensor *abs_t, uint32_t k, const judge *j, const conf_check_opts *o,
+                       worst *ws, conf_result *r)
+{
+    plumb_dtype t = w->dtype;
+    if (!plumb_dtype_is_float(t)) {
+        judge je = {PLUMB_AGREE_EXACT, false, 0};
+        check_exact(g, w, wf, k, &je, o, ws);
+        return;
+    }
+    plumb_dtype acc = c->dtype;
+    if (c->dtype < PLUMB_DTYPE_COUNT && plumb_dtype_is_float(o->accum[c->dtype])) acc = o->accum[c->dtype];
+    if (!plumb_dtype_is_float(acc)) acc = t;
+    double ua = conf_unit_roundoff(acc), uo = conf_unit_roundoff(t);
+    double gam = conf_gamma(j->k, ua);
+    double out_terms = ua < uo ? 2.0 : 1.0;
+    double slack = o->flushes_subnormals ? (double)(2 * j->k + 2) * (min_normal(acc) > min_normal(t) ? min_normal(acc) : min_normal(t)) : 0.0;
+    uint64_t ne = plumb_tensor_numel(w);
+    double sum_e = 0, sum_e2 = 0, expect_n = 0;
+    uint64_t n_stat = 0, mismatches = 0;
+    for (uint64_t i = 0; i < ne; i++) {
+        uint64_t gb = plumb_load_bits(t, g->data, i), wb = plumb_load_bits(t, w->data, i);
+        double gv = plumb_load_f64(t, g->data, i), wv = plumb_load_f64(t, w->data, i);
+        double a = abs_t ? fabs(plumb_load_f64(t, abs_t->data, i)) : fabs(wv);
+        if (bits_is_nan(t, wb) || bits_is_inf(t, wb) || bits_is_nan(t, gb) || bits_is_inf(t, gb)) {
+            if (exact_equal(t, gb, wb, false)) continue;
+            /* A sum whose |x| total overflows may round to infinity in another order. */
+            if (isinf(a) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb)) continue;
+            if (wf && exact_equal(t, gb, plumb_load_bits(t, wf->data, i), false)) continue;
+            note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb, "special value (NaN or infinity) must match exactly");
+            continue;
+        }
+        double err = fabs(gv - wv);
+        double bound = gam * a + out_terms * uo * fabs(wv) + slack;
+        double budget;
+        if (err == 0) budget = 0;
+        else if (bound == 0 || isnan(bound)) budget = CONF_BUDGET_MISMATCH;
+        else budget = err / bound;
+        if (budget > ws->budget || (budget > 1.0 && !ws->reason[0])) {
+            char what[200];
+            snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, u = 2^%d) + %g·u_out·|want|%s",
+                     err, bound, (unsigned long long)j->k, a, (int)lround(log2(ua)), out_terms,
+                     slack > 0 ? " + flush-to-zero slack" : "");
+            note(ws, budget, k, i, t, gb, wb, what);
+        }
+        if (uo > ua && isfinite(a)) {
+            uint64_t nb = (wb & ~sign_mask(t)) + 1;
+            uint8_t buf[8] = {0};
+            plumb_store_bits(t, buf, 0, nb);
+            double ulp_o = fabs(plumb_load_f64(t, buf, 0)) - fabs(wv);
+            double p = ulp_o > 0 ? 2.0 * gam * a / ulp_o : 1.0;
+            expect_n += p < 1.0 ? p : 1.0;
+            if (gb != wb) mismatches++;
+        }
+        /* TOSA-style statistics: the signed error in units of u_acc·Σ|x|. */
+        double unit = ua * a;
+        if (unit > 0 && isfinite(unit)) {
+            double e = (gv - wv) / unit;
+            sum_e += e;
+            sum_e2 += e * e;
+            n_stat++;
+        }
+    }
+    if (n_stat == 0) return;
+    if (uo > ua) {
+        /* The output is coarser than the accumulator, so a correct backend
+         * differs from the reference only when the exact value lies within
+         * γ(k)·Σ|x| of a rounding boundary of the output type: element i
+         * mismatches with probability at most p_i = 2·γ(k)·Σ|x|/ulp_out.
+         * A lower-precision accumulator mismatches far more often. */
+        if (expect_n == 0 && mismatches == 0) return;
+        double limit = expect_n + CONF_STAT_MISMATCH_SIGMAS * sqrt(expect_n) + CONF_STAT_MISMATCH_SLACK;
+        double rate = (double)mismatches / (double)n_stat;
+        if (rate > r->mse_per_bound) r->mse_per_bound = rate;
+        if ((double)mismatches > limit) {
+            snprintf(ws->reason, sizeof ws->reason,
+                     "output %u: %llu of %llu elements differ from the correctly rounded sum where a %s "
+                     "accumulator allows at most %.3g (expected %.3g + %g·sqrt + %g): the accumulation is "
+                     "less precise than declared (frequency statistic)",
+                     k, (unsigned long long)mismatches, (unsigned long long)n_stat, plumb_dtype_name(acc), limit,
+                     expect_n, CONF_STAT_MISMATCH_SIGMAS, CONF_STAT_MISMATCH_SLACK);
+            if (ws->budget <= 1.0) ws->budget = 1.0 + (double)mismatches / (limit > 0 ? limit : 1.0);
+            ws->out = k;
+            r->pass = false;
+        }
+        return;
+    }
+    double T = (double)n_stat, K = (double)j->k + 1.0;
+    double mse = sum_e2 / T, mean = sum_e / T;
+    if (mse / K > r->mse_per_bound) r->mse_per_bound = mse / K;
+    if (fabs(mean) > fabs(r->mean_signed_per_bound)) r->mean_signed_per_bound = mean;
+    bool symmetric = c->value_class && (!strcmp(c->value_class, "normal") || !strcmp(c->value_class, "uniform") ||
+                                        !strcmp(c->value_class, "loguniform"));
+    if (sum_e2 > CONF_STAT_MSE_FACTOR * K * T) {
+        char what[300];
+        snprintf(ws->reason, sizeof ws->reason,
+                 "output %u: error variance too large for the declared %s accumulator: mean squared error "
+                 "%.3g (u·Σ|x| units) > %.2g·(k+1) = %.3g over %llu elements (TOSA-style statistic)",
+                 k, plumb_dtype_name(acc), mse, CONF_STAT_MSE_FACTOR, CONF_STAT_MSE_FACTOR * K,
+                 (unsigned long long)n_stat);
+        (void)what;
+        if (ws->budget <= 1.0) ws->budget = 1.0 + mse / (CONF_STAT_MSE_FACTOR * K);
+        ws->out = k;
+        r->pass = false;
+    } else if (symmetric && T >= 2 && fabs(sum_e) > CONF_STAT_BIAS_FACTOR * sqrt(K * T)) {
+        snprintf(ws->reason, sizeof ws->reason,
+                 "output %u: biased errors for the declared %s accumulator: mean signed error %.3g (u·Σ|x| units), "
+                 "|sum| %.3g > %.2g·sqrt((k+1)·T) = %.3g over %llu elements (TOSA-style statistic)",
+                 k, plumb_dtype_name(acc), mean, fabs(sum_e), CONF_STAT_BIAS_FACTOR, CONF_STAT_BIAS_FACTOR * sqrt(K * T),
+                 (unsigned long long)n_stat);
+        if (ws->budget <= 1.0) ws->budget = 1.0 + fabs(sum_e) / (CONF_STAT_BIAS_FACTOR * sqrt(K * T));
+        ws->out = k;
+        r->pass = false;
+    }
+}
+
+/* ---- the entry point ------------------------------------------------------------ */
+
+bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
+                     const conf_check_opts *o, conf_result *r, plumb_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    r->pass = true;
+    conf_check_opts none;
+    if (!o) { memset(&none, 0, sizeof none); none.preserves_nan_payload = true; o = &none; }
+    ir_module *m = ir_parse(c->program, strlen(c->program), c->id, NULL, d);
+    if (!m) return false;
+    if (!ir_verify(m, NULL, d)) { ir_module_free(m); return false; }
+    plumb_ref_result want, want_ftz, want_abs;
+    memset(&want_ftz, 0, sizeof want_ftz);
+    memset(&want_abs, 0, sizeof want_abs);
+    bool ok = run_ref(m, c->inputs, c->n_inputs, &want, d);
+    if (!ok) { ir_module_free(m); return false; }
+    judge j = judge_case(c, m);
+    bool have_ftz = false, have_abs = false;
+    if (o->flushes_subnormals) {
+        bool changed = false;
+        plumb_tensor **fi = map_inputs(c, MAP_FTZ, &changed, d);
+        if (!fi) ok = false;
+        else if (changed) ok = have_ftz = run_ref(m, fi, c->n_inputs, &want_ftz, d);
+        free_inputs(fi, c->n_inputs);
+    }
+    if (ok && j.agree == PLUMB_AGREE_DATA) {
+        bool changed = false;
+        plumb_tensor **ai = map_inputs(c, MAP_ABS, &changed, d);
+        if (!ai) ok = false;
+        else ok = have_abs = run_ref(m, ai, c->n_inputs, &want_abs, d);
+        free_inputs(ai, c->n_inputs);
+    }
+    ir_module_free(m);
+    if (!ok) goto done;
+
+    worst ws;
+    memset(&ws, 0, sizeof ws);
+    if (n_got != want.n_outputs) {
+        snprintf(ws.reason, sizeof ws.reason, "the backend returned %u outputs, the program has %u", n_got,
+                 want.n_outputs);
+        ws.budget = CONF_BUDGET_MISMATCH;
+        r->pass = false;
+        goto verdict;
+    }
+    for (uint32_t k = 0; k < n_got; k++) {
+        const plumb_tensor *g = got[k], *w = want.outputs[k];
+        bool same_type = g && g->dtype == w->dtype && g->rank == w->rank &&
+                         plumb_tensor_numel(g) == plumb_tensor_numel(w) && g->nbytes == w->nbytes;
+        for (uint32_t i = 0; same_type && i < w->rank; i++) same_type = g->dims[i] == w->dims[i];
+        if (!same_type) {
+            plumb_buf gb, wb;
+            plumb_buf_init(&gb);
+            plumb_buf_init(&wb);
+            if (g) plumb_tensor_type_print(&gb, g); else plumb_buf_puts(&gb, "nothing");
+            plumb_tensor_type_print(&wb, w);
+            snprintf(ws.reason, sizeof ws.reason, "output %u: got %s, want %s", k, gb.data ? gb.data : "?",
+                     wb.data ? wb.data : "?");
+            plumb_buf_free(&gb);
+            plumb_buf_free(&wb);
+            ws.budget = CONF_BUDGET_MISMATCH;
+            ws.out = k;
+            r->pass = false;
+            goto verdict;
+        }
+        const plumb_tensor *wf = have_ftz ? want_ftz.outputs[k] : NULL;
+        switch (j.agree) {
+        case PLUMB_AGREE_EXACT: check_exact(g, w, wf, k, &j, o, &ws); break;
+        case PLUMB_AGREE_ULP: check_ulp(c->op, g, w, wf, k, o, &ws); break;
+        case PLUMB_AGREE_DATA:
+            check_data(c, g, w, wf, have_abs ? want_abs.outputs[k] : NULL, k, &j, o, &ws, r);
+            break;
+        }
+    }
+verdict:
+    r->budget_used = ws.budget;
+    r->worst_output = ws.out;
+    r->worst_index = ws.idx;
+    if (ws.budget > 1.0) r->pass = false;
+    if (!r->pass) snprintf(r->reason, sizeof r->reason, "%s", ws.reason[0] ? ws.reason : "outputs disagree");
+done:
+    plumb_ref_result_free(&want);
+    if (have_ftz) plumb_ref_result_free(&want_ftz);
+    if (have_abs) plumb_ref_result_free(&want_abs);
+    return ok;
+}

@@ -1,0 +1,957 @@
+/* Case generators: every op of the table × accepted element type × shape
+ * class × value class, deterministic for a seed (docs/conformance.md).
+ * Which shape and value classes an op gets is decided by its kind and
+ * opcode (conf_shape_classes, conf_value_classes), never by a list of op
+ * names; manifest.c counts the same plan with its own arithmetic. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "conf.h"
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+static const char *const SH_EW[] = {"odd", "scalar", "empty", "one", "wide", "broadcast"};
+static const char *const SH_MOVE[] = {"odd", "empty", "one", "wide", "dimnums"};
+static const char *const SH_CONST[] = {"odd", "scalar", "empty", "one"};
+static const char *const SH_BITCAST[] = {"odd", "scalar", "empty", "wide"};
+static const char *const SH_DOT[] = {"odd", "scalar", "empty", "one", "wide", "dimnums"};
+static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
+static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
+static const char *const SH_TOPK[] = {"odd", "one", "wide"};
+
+static const char *const V_FLOAT[] = {"special", "subnormal", "boundary", "normal", "uniform", "loguniform"};
+static const char *const V_INT[] = {"boundary", "uniform"};
+static const char *const V_BOOL[] = {"uniform"};
+static const char *const V_NONE[] = {"none"};
+static const char *const V_RNG[] = {"three_fry", "philox"};
+
+#define LEN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+bool conf_op_generated(plumb_opcode op)
+{
+    plumb_kind k = plumb_op_get(op)->kind;
+    return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
+}
+
+const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    switch (op) {
+    case PLUMB_OP_CONSTANT: *n = LEN(SH_CONST); return SH_CONST;
+    case PLUMB_OP_BITCAST_CONVERT: *n = LEN(SH_BITCAST); return SH_BITCAST;
+    case PLUMB_OP_SORT: *n = LEN(SH_SORT); return SH_SORT;
+    case PLUMB_OP_TOP_K: *n = LEN(SH_TOPK); return SH_TOPK;
+    default: break;
+    }
+    switch (oi->kind) {
+    case PLUMB_KIND_ELEMENTWISE: *n = LEN(SH_EW); return SH_EW;
+    case PLUMB_KIND_MOVEMENT:
+    case PLUMB_KIND_REDUCTION: *n = LEN(SH_MOVE); return SH_MOVE;
+    case PLUMB_KIND_CONTRACTION: *n = LEN(SH_DOT); return SH_DOT;
+    case PLUMB_KIND_INDEXING: *n = LEN(SH_INDEX); return SH_INDEX;
+    case PLUMB_KIND_RNG: *n = LEN(SH_TOPK); return SH_TOPK;
+    default: *n = 0; return NULL;
+    }
+}
+
+const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *n)
+{
+    if (op == PLUMB_OP_IOTA) { *n = LEN(V_NONE); return V_NONE; }
+    if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) { *n = LEN(V_RNG); return V_RNG; }
+    if (plumb_dtype_is_float(t)) { *n = LEN(V_FLOAT); return V_FLOAT; }
+    if (plumb_dtype_is_bool(t)) { *n = LEN(V_BOOL); return V_BOOL; }
+    *n = LEN(V_INT);
+    return V_INT;
+}
+
+/* The value class paired with the non-primary shape classes in the quick suite. */
+static uint32_t default_value(plumb_dtype t, uint32_t nv)
+{
+    return plumb_dtype_is_float(t) && nv == LEN(V_FLOAT) ? 3 /* normal */ : 0;
+}
+
+/* Targets of convert (every type) and bitcast_convert (same bit width). */
+uint32_t conf_convert_targets(plumb_opcode op, plumb_dtype src, plumb_dtype *out)
+{
+    uint32_t n = 0;
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+        if (op == PLUMB_OP_BITCAST_CONVERT && plumb_dtype_get((plumb_dtype)t)->bits != plumb_dtype_get(src)->bits)
+            continue;
+        if (out) out[n] = (plumb_dtype)t;
+        n++;
+    }
+    if (op != PLUMB_OP_CONVERT && op != PLUMB_OP_BITCAST_CONVERT) {
+        if (out) out[0] = src;
+        return 1;
+    }
+    return n;
+}
+
+static bool is_unary_float_ew(plumb_opcode op, plumb_dtype t)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    return oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity == 1 && plumb_dtype_is_float(t) &&
+           op != PLUMB_OP_CONVERT && (oi->types & PLUMB_TY_FLOAT);
+}
+
+static bool is_binary_float_ew(plumb_opcode op, plumb_dtype t)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    return oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity == 2 && plumb_dtype_is_float(t);
+}
+
+/* ---- the case under construction ---------------------------------------------------- */
+
+typedef struct gen {
+    conf_cases *out;
+    plumb_opcode op;
+    conf_suite suite;
+    uint64_t seed;
+    uint32_t shard_index, shard_count;
+    uint32_t ordinal;          /* cases planned so far (before sharding) */
+    plumb_diag *d;
+    gsl_rng *rng;
+    /* current case */
+    plumb_dtype t, target;     /* primary element type; convert's result type (else t) */
+    const char *shape, *value;
+    uint32_t rep;
+    plumb_buf params, body;
+    const char *ret_types;
+    plumb_tensor *in[8];
+    uint32_t n_in;
+    bool failed;
+} gen;
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static void ty(plumb_buf *b, plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    plumb_buf_puts(b, "tensor<");
+    for (uint32_t i = 0; i < rank; i++) plumb_buf_printf(b, "%lldx", (long long)dims[i]);
+    plumb_buf_printf(b, "%s>", plumb_dtype_name(t));
+}
+
+static const char *tys(gen *g, plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    ty(&b, t, rank, dims);
+    const char *s = plumb_arena_strdup(g->out->arena, b.data ? b.data : "");
+    plumb_buf_free(&b);
+    if (!s) g->failed = true;
+    return s ? s : "";
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+
+static uint64_t fbits(plumb_dtype t, double v)
+{
+    switch (t) {
+    case PLUMB_F16: return plumb_f64_to_f16(v);
+    case PLUMB_BF16: return plumb_f64_to_bf16(v);
+    case PLUMB_F32: return plumb_f32_bits((float)v);
+    default: return plumb_f64_bits(v);
+    }
+}
+
+/* Special values of float type t as bit patterns. */
+uint32_t conf_float_specials(plumb_dtype t, uint64_t *out)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t sign = 1ull << (di->bits - 1);
+    uint64_t expm = ((1ull << di->exp_bits) - 1) << di->mant_bits;
+    uint64_t quiet = 1ull << (di->mant_bits - 1);
+    uint64_t maxf = expm - 1;                  /* largest finite */
+    uint64_t minn = 1ull << di->mant_bits;     /* smallest normal */
+    uint64_t one = fbits(t, 1.0);
+    uint64_t v[] = {0, sign, expm, expm | sign, expm | quiet, expm | quiet | sign | 1, expm | 1 /* signalling */,
+                    1, 1 | sign, minn - 1, minn, minn | sign, maxf, maxf | sign, one, one | sign, one + 1, one - 1,
+                    fbits(t, 0.5), fbits(t, 2.0), fbits(t, -3.0), fbits(t, 0.1)};
+    uint32_t n = LEN(v);
+    if (out) memcpy(out, v, sizeof v);
+    return n;
+}
+
+static uint64_t int_boundary(plumb_dtype t, uint64_t i)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t mask = di->bits == 64 ? ~0ull : (1ull << di->bits) - 1;
+    uint64_t smin = plumb_dtype_is_signed(t) ? 1ull << (di->bits - 1) : 0;
+    uint64_t smax = plumb_dtype_is_signed(t) ? smin - 1 : mask;
+    uint64_t v[] = {0, 1, mask /* -1 or max */, smin, smax, smin + 1, smax - 1, 2, 7, mask - 6};
+    return v[i % LEN(v)] & mask;
+}
+
+static uint64_t random_bits(gen *g, unsigned bits)
+{
+    uint64_t r = ((uint64_t)gsl_rng_get(g->rng) << 32) ^ (uint64_t)gsl_rng_get(g->rng);
+    return bits >= 64 ? r : r & ((1ull << bits) - 1);
+}
+
+static uint64_t float_value(gen *g, plumb_dtype t, const char *vc, uint64_t i)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t sign = 1ull << (di->bits - 1);
+    int emax = (1 << (di->exp_bits - 1)) - 1;
+    if (!strcmp(vc, "special")) {
+        uint64_t sp[32];
+        uint32_t n = conf_float_specials(t, sp);
+        return sp[i % n];
+    }
+    if (!strcmp(vc, "subnormal")) {
+        uint64_t f = random_bits(g, di->mant_bits);
+        if (i % 8 == 7) f = 0;
+        return f | (gsl_rng_uniform(g->rng) < 0.5 ? sign : 0);
+    }
+    if (!strcmp(vc, "boundary")) {
+        /* around overflow and underflow of the type and of exp/log */
+        double lim[] = {ldexp(1.0, emax), log(ldexp(1.0, emax)) * 1.4426950408889634 * 0.6931471805599453,
+                        -(emax + (double)di->mant_bits) * 0.6931471805599453, ldexp(1.0, 1 - emax),
+                        1.0, 0.0, ldexp(1.0, di->mant_bits), M_PI / 2, M_PI};
+        double base = lim[i % LEN(lim)];
+        uint64_t b = fbits(t, base);
+        int64_t off = (int64_t)(i / LEN(lim) % 5) - 2;
+        b = (uint64_t)((int64_t)b + off);
+        if ((b & ~sign) >= (((1ull << di->exp_bits) - 1) << di->mant_bits)) b = fbits(t, base);
+        return b ^ ((i / 45) % 2 ? sign : 0);
+    }
+    if (!strcmp(vc, "normal")) return fbits(t, gsl_ran_gaussian(g->rng, 1.0));
+    if (!strcmp(vc, "uniform")) return fbits(t, gsl_rng_uniform(g->rng) * 2.0 - 1.0);
+    /* loguniform: every binade of normal numbers equally likely, random sign */
+    double e = (1 - emax) + gsl_rng_uniform(g->rng) * (2.0 * emax - 1);
+    double v = exp2(e);
+    uint64_t b = fbits(t, v);
+    if ((b & ~sign) >= (((1ull << di->exp_bits) - 1) << di->mant_bits)) b = fbits(t, 1.0);
+    return b | (gsl_rng_uniform(g->rng) < 0.5 ? sign : 0);
+}
+
+static void fill(gen *g, plumb_tensor *x, const char *vc)
+{
+    plumb_dtype t = x->dtype;
+    uint64_t n = plumb_tensor_numel(x);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t b;
+        if (plumb_dtype_is_float(t)) b = float_value(g, t, vc, i);
+        else if (plumb_dtype_is_bool(t)) b = gsl_rng_uniform(g->rng) < 0.5;
+        else if (!strcmp(vc, "boundary")) b = int_boundary(t, i);
+        else b = random_bits(g, plumb_dtype_get(t)->bits);
+        plumb_store_bits(t, x->data, i, b);
+    }
+}
+
+/* Adds parameter %name of the given type, filled by value class vc (NULL:
+ * integers in [lo, hi] for index operands). */
+static plumb_tensor *param(gen *g, const char *name, plumb_dtype t, uint32_t rank, const int64_t *dims,
+                           const char *vc, int64_t lo, int64_t hi)
+{
+    if (g->failed || g->n_in >= 8) { g->failed = true; return NULL; }
+    plumb_tensor *x = plumb_tensor_new(t, rank, dims, 0, g->d);
+    if (!x) { g->failed = true; return NULL; }
+    g->in[g->n_in++] = x;
+    if (vc) fill(g, x, vc);
+    else
+        for (uint64_t i = 0, n = plumb_tensor_numel(x); i < n; i++)
+            plumb_store_bits(t, x->data, i, (uint64_t)(lo + (int64_t)gsl_rng_uniform_int(g->rng, (unsigned long)(hi - lo + 1))));
+    if (g->params.len) plumb_buf_puts(&g->params, ", ");
+    plumb_buf_printf(&g->params, "%%%s: ", name);
+    ty(&g->params, t, rank, dims);
+    return x;
+}
+
+/* ---- finishing a case ----------------------------------------------------------------- */
+
+static void reset_case(gen *g)
+{
+    for (uint32_t i = 0; i < g->n_in; i++) plumb_tensor_free(g->in[i]);
+    g->n_in = 0;
+    plumb_buf_free(&g->params);
+    plumb_buf_free(&g->body);
+    plumb_buf_init(&g->params);
+    plumb_buf_init(&g->body);
+    g->ret_types = NULL;
+}
+
+static bool push_case(gen *g, const char *ret_names)
+{
+    bool keep = g->shard_count <= 1 || g->ordinal % g->shard_count == g->shard_index;
+    uint32_t ord = g->ordinal++;
+    (void)ord;
+    if (g->failed) { reset_case(g); return false; }
+    if (!keep) { reset_case(g); return true; }
+    plumb_buf text;
+    plumb_buf_init(&text);
+    plumb_buf_printf(&text, "func.func @main(%s) -> (%s) {\n%s  return %s : %s\n}\n", g->params.data ? g->params.data : "",
+                     g->ret_types, g->body.data ? g->body.data : "", ret_names, g->ret_types);
+    if (text.failed) { plumb_buf_free(&text); reset_case(g); return false; }
+    /* Every generated program must verify: a failure is a generator bug. */
+    ir_module *m = ir_parse(text.data, text.len, "conformance case", NULL, g->d);
+    bool ok = m && ir_verify(m, NULL, g->d);
+    if (!ok) {
+        char msg[sizeof g->d->msg];
+        snprintf(msg, sizeof msg, "%s", g->d->msg);
+        plumb_diag_clear(g->d);
+        plumb_diag_set(g->d, PLUMB_ERR_INVALID, (plumb_loc){0, 0}, "generated case %s/%s/%s/%s does not verify: %s\n%s",
+                       plumb_op_get(g->op)->short_name, plumb_dtype_name(g->t), g->shape, g->value, msg, text.data);
+        g->failed = true;
+    }
+    ir_module_free(m);
+    conf_cases *cs = g->out;
+    if (ok && cs->n == cs->cap) {
+        uint32_t nc = cs->cap ? cs->cap * 2 : 64;
+        conf_case *nv = plumb_realloc(cs->v, sizeof *cs->v * cs->cap, sizeof *cs->v * nc);
+        if (!nv) { ok = false; plumb_diag_set(g->d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory"); }
+        else { cs->v = nv; cs->cap = nc; }
+    }
+    if (ok) {
+        conf_case *c = &cs->v[cs->n];
+        memset(c, 0, sizeof *c);
+        const char *name = plumb_op_name(g->op), *dot = strchr(name, '.');
+        if (dot && !strncmp(name, "stablehlo.", 10)) name = dot + 1;
+        if (g->target != g->t)
+            snprintf(c->id, sizeof c->id, "%s/%s_to_%s/%s/%s/%u", name, plumb_dtype_name(g->t),
+                     plumb_dtype_name(g->target), g->shape, g->value, g->rep);
+        else
+            snprintf(c->id, sizeof c->id, "%s/%s/%s/%s/%u", name, plumb_dtype_name(g->t), g->shape, g->value, g->rep);
+        c->op = g->op;
+        c->dtype = g->t;
+        c->shape_class = g->shape;
+        c->value_class = g->value;
+        c->program = plumb_arena_strndup(cs->arena, text.data, text.len);
+        c->inputs = plumb_arena_array(cs->arena, g->n_in ? g->n_in : 1, sizeof *c->inputs);
+        if (!c->program || !c->inputs) {
+            ok = false;
+            plumb_diag_set(g->d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory");
+        } else {
+            for (uint32_t i = 0; i < g->n_in; i++) c->inputs[i] = g->in[i];
+            c->n_inputs = g->n_in;
+            g->n_in = 0; /* owned by the case list now */
+            cs->n++;
+        }
+    }
+    plumb_buf_free(&text);
+    reset_case(g);
+    return ok;
+}
+
+/* ---- per-op programs ---------------------------------------------------------------- */
+
+typedef struct shp {
+    uint32_t rank;
+    int64_t dims[4];
+} shp;
+
+static shp ew_shape(const char *sc)
+{
+    if (!strcmp(sc, "scalar")) return (shp){0, {0}};
+    if (!strcmp(sc, "empty")) return (shp){2, {0, 3}};
+    if (!strcmp(sc, "one")) return (shp){1, {1}};
+    if (!strcmp(sc, "wide")) return (shp){2, {2, 1031}};
+    return (shp){2, {7, 13}}; /* odd, broadcast, dimnums */
+}
+
+static const char *cmp_dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+
+/* An operand of an elementwise op: a parameter, or in the broadcast class
+ * the last operand broadcast from its trailing dimension. */
+static void ew_operand(gen *g, const char *name, plumb_dtype t, shp s, bool bcast, const char *vc)
+{
+    if (!bcast) { param(g, name, t, s.rank, s.dims, vc, 0, 0); return; }
+    char pn[16];
+    snprintf(pn, sizeof pn, "%s_in", name);
+    param(g, pn, t, 1, &s.dims[1], vc, 0, 0);
+    plumb_buf_printf(&g->body, "  %%%s = stablehlo.broadcast_in_dim %%%s, dims = [1] : (%s) -> %s\n", name, pn,
+                     tys(g, t, 1, &s.dims[1]), tys(g, t, s.rank, s.dims));
+}
+
+static bool gen_elementwise(gen *g, plumb_dtype target)
+{
+    plumb_opcode op = g->op;
+    plumb_dtype t = g->t;
+    const plumb_op_info *oi = plumb_op_get(op);
+    shp s = ew_shape(g->shape);
+    bool bc = !strcmp(g->shape, "broadcast");
+    const char *T = tys(g, t, s.rank, s.dims);
+    const char *I1 = tys(g, PLUMB_I1, s.rank, s.dims);
+    switch (op) {
+    case PLUMB_OP_SELECT:
+        param(g, "p", PLUMB_I1, s.rank, s.dims, "uniform", 0, 0);
+        param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+        ew_operand(g, "y", t, s, bc, g->value);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.select %%p, %%x, %%y : %s, %s\n", I1, T);
+        g->ret_types = T;
+        break;
+    case PLUMB_OP_CLAMP:
+        param(g, "lo", t, s.rank, s.dims, g->value, 0, 0);
+        param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+        ew_operand(g, "hi", t, s, bc, g->value);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.clamp %%lo, %%x, %%hi : %s\n", T);
+        g->ret_types = T;
+        break;
+    case PLUMB_OP_COMPARE: {
+        param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+        ew_operand(g, "y", t, s, bc, g->value);
+        const char *ct = plumb_dtype_is_float(t) ? (g->rep % 2 ? ", TOTALORDER" : ", FLOAT") : "";
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.compare %s, %%x, %%y%s : (%s, %s) -> %s\n",
+                         cmp_dirs[(g->ordinal + g->rep) % 6], ct, T, T, I1);
+        g->ret_types = I1;
+        break;
+    }
+    case PLUMB_OP_CONVERT: {
+        ew_operand(g, "x", t, s, bc, g->value);
+        const char *U = tys(g, target, s.rank, s.dims);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.convert %%x : (%s) -> %s\n", T, U);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_REDUCE_PRECISION: {
+        static const char *fmts[] = {"e5m2", "e4m3", "e5m10", "e8m7"};
+        ew_operand(g, "x", t, s, bc, g->value);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce_precision %%x, format = %s : %s\n",
+                         fmts[(g->ordinal + g->rep) % 4], T);
+        g->ret_types = T;
+        break;
+    }
+    default:
+        if (oi->arity == 1) {
+            ew_operand(g, "x", t, s, bc, g->value);
+            if (op == PLUMB_OP_IS_FINITE) {
+                plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, I1);
+                g->ret_types = I1;
+            } else {
+                plumb_buf_printf(&g->body, "  %%r = %s %%x : %s\n", oi->name, T);
+                g->ret_types = T;
+            }
+        } else {
+            param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+            ew_operand(g, "y", t, s, bc, g->value);
+            plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", oi->name, T);
+            g->ret_types = T;
+        }
+    }
+    return push_case(g, "%r");
+}
+
+/* The f16/bf16 sweep: one case holding every bit pattern. */
+static bool gen_exhaustive16(gen *g)
+{
+    int64_t n = 65536;
+    const char *T = tys(g, g->t, 1, &n);
+    plumb_tensor *x = param(g, "x", g->t, 1, &n, NULL, 0, 0);
+    if (!x) return push_case(g, "%r");
+    for (int64_t i = 0; i < n; i++) plumb_store_bits(g->t, x->data, (size_t)i, (uint64_t)i);
+    const plumb_op_info *oi = plumb_op_get(g->op);
+    if (g->op == PLUMB_OP_IS_FINITE) {
+        const char *I1 = tys(g, PLUMB_I1, 1, &n);
+        plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, I1);
+        g->ret_types = I1;
+    } else if (g->op == PLUMB_OP_REDUCE_PRECISION) {
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce_precision %%x, format = e4m3 : %s\n", T);
+        g->ret_types = T;
+    } else {
+        plumb_buf_printf(&g->body, "  %%r = %s %%x : %s\n", oi->name, T);
+        g->ret_types = T;
+    }
+    return push_case(g, "%r");
+}
+
+/* Binary float sweeps: specials × specials, specials × random (both
+ * orders), and exponent-stratified random pairs. */
+static bool gen_binary_sweep(gen *g, int which)
+{
+    plumb_dtype t = g->t;
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t sp[32];
+    uint32_t ns = conf_float_specials(t, sp);
+    int64_t n = which == 0 ? (int64_t)ns * ns : which == 1 ? (int64_t)ns * 16 : 1024;
+    const char *T = tys(g, t, 1, &n);
+    plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
+    plumb_tensor *y = param(g, "y", t, 1, &n, NULL, 0, 0);
+    if (!x || !y) return push_case(g, "%r");
+    int emax = (1 << (di->exp_bits - 1)) - 1;
+    int p = (int)di->mant_bits + 1;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t a, b;
+        if (which == 0) { a = sp[i / ns]; b = sp[i % ns]; }
+        else if (which == 1) {
+            uint64_t r = fbits(t, gsl_ran_gaussian(g->rng, 4.0));
+            a = sp[(i / 16) % ns];
+            b = r;
+            if (i % 2) { uint64_t tmp = a; a = b; b = tmp; }
+        } else {
+            /* exponents uniform over the normal range; the second within p+3
+             * binades of the first so that cancellation and alignment shifts
+             * of every length occur */
+            int ea = (1 - emax) + (int)gsl_rng_uniform_int(g->rng, (unsigned long)(2 * emax - 1));
+            int eb = ea + (int)gsl_rng_uniform_int(g->rng, (unsigned long)(2 * p + 7)) - (p + 3);
+            if (eb < 1 - emax) eb = 1 - emax;
+            if (eb > emax) eb = emax;
+            double ma = 1.0 + gsl_rng_uniform(g->rng), mb = 1.0 + gsl_rng_uniform(g->rng);
+            a = fbits(t, ldexp(ma, ea) * (gsl_rng_uniform(g->rng) < 0.5 ? -1 : 1));
+            b = fbits(t, ldexp(mb, eb) * (gsl_rng_uniform(g->rng) < 0.5 ? -1 : 1));
+        }
+        plumb_store_bits(t, x->data, (size_t)i, a);
+        plumb_store_bits(t, y->data, (size_t)i, b);
+    }
+    if (g->op == PLUMB_OP_COMPARE) {
+        const char *I1 = tys(g, PLUMB_I1, 1, &n);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.compare %s, %%x, %%y, FLOAT : (%s, %s) -> %s\n",
+                         cmp_dirs[which % 6 + 2], T, T, I1);
+        g->ret_types = I1;
+    } else {
+        plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", plumb_op_get(g->op)->name, T);
+        g->ret_types = T;
+    }
+    return push_case(g, "%r");
+}
+
+static bool gen_movement(gen *g, plumb_dtype target)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    const char *vc = g->value;
+    shp s = ew_shape(sc);
+    bool dn = !strcmp(sc, "dimnums");
+    if (dn) s = (shp){3, {2, 3, 5}};
+    const char *T = tys(g, t, s.rank, s.dims);
+    plumb_buf *b = &g->body;
+    switch (g->op) {
+    case PLUMB_OP_CONSTANT: {
+        plumb_tensor *tmp = plumb_tensor_new(t, s.rank, s.dims, 0, g->d);
+        if (!tmp) { g->failed = true; break; }
+        fill(g, tmp, vc);
+        plumb_buf_puts(b, "  %r = stablehlo.constant ");
+        plumb_dense_print(b, tmp, true);
+        plumb_buf_printf(b, " : %s\n", T);
+        plumb_tensor_free(tmp);
+        g->ret_types = T;
+        break;
+    }
+    case PLUMB_OP_IOTA:
+        plumb_buf_printf(b, "  %%r = stablehlo.iota dim = %u : %s\n", s.rank ? s.rank - 1 : 0, T);
+        g->ret_types = T;
+        break;
+    case PLUMB_OP_BITCAST_CONVERT: {
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        const char *U = tys(g, target, s.rank, s.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.bitcast_convert %%x : (%s) -> %s\n", T, U);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_BROADCAST_IN_DIM: {
+        shp in = {1, {s.rank ? s.dims[s.rank - 1] : 1}}, outs = {2, {3, in.dims[0]}};
+        const char *dims = "[1]";
+        if (!strcmp(sc, "one")) { in = (shp){1, {1}}; outs = (shp){1, {5}}; dims = "[0]"; }
+        if (!strcmp(sc, "empty")) { in = (shp){1, {0}}; outs = (shp){2, {3, 0}}; }
+        if (dn) { in = (shp){2, {7, 1}}; outs = (shp){3, {2, 7, 5}}; dims = "[1, 2]"; }
+        param(g, "x", t, in.rank, in.dims, vc, 0, 0);
+        const char *U = tys(g, t, outs.rank, outs.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.broadcast_in_dim %%x, dims = %s : (%s) -> %s\n", dims,
+                         tys(g, t, in.rank, in.dims), U);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_RESHAPE: {
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        shp o = s;
+        if (s.rank == 1) o = (shp){0, {0}};
+        else if (dn) o = (shp){2, {5, 6}};
+        else if (!strcmp(sc, "wide")) o = (shp){1, {2062}};
+        else { o.dims[0] = s.dims[1]; o.dims[1] = s.dims[0]; }
+        const char *U = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.reshape %%x : (%s) -> %s\n", T, U);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_TRANSPOSE: {
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        shp o = s;
+        const char *perm = "[0]";
+        if (s.rank == 2) { o.dims[0] = s.dims[1]; o.dims[1] = s.dims[0]; perm = "[1, 0]"; }
+        if (dn) { o = (shp){3, {5, 2, 3}}; perm = "[2, 0, 1]"; }
+        const char *U = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.transpose %%x, dims = %s : (%s) -> %s\n", perm, T, U);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_REVERSE:
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        plumb_buf_printf(b, "  %%r = stablehlo.reverse %%x, dims = %s : %s\n",
+                         s.rank == 1 ? "[0]" : dn ? "[0, 2]" : "[0, 1]", T);
+        g->ret_types = T;
+        break;
+    case PLUMB_OP_SLICE: {
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        plumb_buf sl;
+        plumb_buf_init(&sl);
+        shp o = s;
+        for (uint32_t i = 0; i < s.rank; i++) {
+            int64_t n = s.dims[i], start = n > 2 ? 1 : 0, stride = n > 4 ? 2 + (int64_t)i : 1, lim = n > 3 ? n - 1 : n;
+            o.dims[i] = lim > start ? (lim - start + stride - 1) / stride : 0;
+            plumb_buf_printf(&sl, "%s%lld:%lld:%lld", i ? ", " : "", (long long)start, (long long)lim, (long long)stride);
+        }
+        const char *U = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.slice %%x [%s] : (%s) -> %s\n", sl.data ? sl.data : "", T, U);
+        plumb_buf_free(&sl);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_UPDATE_SLICE: {
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        shp w = s;
+        for (uint32_t i = 0; i < s.rank; i++) w.dims[i] = s.dims[i] > 1 ? s.dims[i] / 2 : s.dims[i];
+        const char *W = tys(g, t, w.rank, w.dims);
+        if (g->op == PLUMB_OP_DYNAMIC_UPDATE_SLICE) param(g, "u", t, w.rank, w.dims, vc, 0, 0);
+        plumb_buf idx, ity, sz;
+        plumb_buf_init(&idx);
+        plumb_buf_init(&ity);
+        plumb_buf_init(&sz);
+        for (uint32_t i = 0; i < s.rank; i++) {
+            char nm[8];
+            snprintf(nm, sizeof nm, "i%u", i);
+            /* start indices partly out of range: the op clamps them */
+            param(g, nm, PLUMB_I32, 0, NULL, NULL, -2, s.dims[i] + 2);
+            plumb_buf_printf(&idx, ", %%%s", nm);
+            plumb_buf_puts(&ity, ", tensor<i32>");
+            plumb_buf_printf(&sz, "%s%lld", i ? ", " : "", (long long)w.dims[i]);
+        }
+        if (g->op == PLUMB_OP_DYNAMIC_SLICE) {
+            plumb_buf_printf(b, "  %%r = stablehlo.dynamic_slice %%x%s, sizes = [%s] : (%s%s) -> %s\n",
+                             idx.data ? idx.data : "", sz.data ? sz.data : "", T, ity.data ? ity.data : "", W);
+            g->ret_types = W;
+        } else {
+            plumb_buf_printf(b, "  %%r = stablehlo.dynamic_update_slice %%x, %%u%s : (%s, %s%s) -> %s\n",
+                             idx.data ? idx.data : "", T, W, ity.data ? ity.data : "", T);
+            g->ret_types = T;
+        }
+        plumb_buf_free(&idx);
+        plumb_buf_free(&ity);
+        plumb_buf_free(&sz);
+        break;
+    }
+    case PLUMB_OP_CONCATENATE: {
+        uint32_t dim = s.rank - 1;
+        shp s2 = s, o = s;
+        s2.dims[dim] = s.dims[dim] == 0 ? 0 : 5;
+        o.dims[dim] = s.dims[dim] + s2.dims[dim];
+        if (dn) { dim = 1; s2 = s; s2.dims[1] = 4; o = s; o.dims[1] = 7; }
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        param(g, "y", t, s2.rank, s2.dims, vc, 0, 0);
+        const char *U = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.concatenate %%x, %%y, dim = %u : (%s, %s) -> %s\n", dim, T,
+                         tys(g, t, s2.rank, s2.dims), U);
+        g->ret_types = U;
+        break;
+    }
+    case PLUMB_OP_PAD: {
+        param(g, "x", t, s.rank, s.dims, vc, 0, 0);
+        param(g, "v", t, 0, NULL, vc, 0, 0);
+        plumb_buf lo, hi, in;
+        plumb_buf_init(&lo);
+        plumb_buf_init(&hi);
+        plumb_buf_init(&in);
+        shp o = s;
+        for (uint32_t i = 0; i < s.rank; i++) {
+            int64_t n = s.dims[i];
+            int64_t l = (i % 2) ? -1 : 2, h = (i % 2) ? 1 : 0, it = (i == 0 && n > 1) ? 1 : 0;
+            if (n == 0 || (n == 1 && l < 0)) l = 0;
+            o.dims[i] = l + h + n + (n > 0 ? (n - 1) * it : 0);
+            plumb_buf_printf(&lo, "%s%lld", i ? ", " : "", (long long)l);
+            plumb_buf_printf(&hi, "%s%lld", i ? ", " : "", (long long)h);
+            plumb_buf_printf(&in, "%s%lld", i ? ", " : "", (long long)it);
+        }
+        const char *U = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.pad %%x, %%v, low = [%s], high = [%s], interior = [%s] : (%s, %s) -> %s\n",
+                         lo.data ? lo.data : "", hi.data ? hi.data : "", in.data ? in.data : "", T,
+                         tys(g, t, 0, NULL), U);
+        plumb_buf_free(&lo);
+        plumb_buf_free(&hi);
+        plumb_buf_free(&in);
+        g->ret_types = U;
+        break;
+    }
+    default:
+        g->failed = true;
+        plumb_diag_set(g->d, PLUMB_ERR_UNSUPPORTED, (plumb_loc){0, 0}, "no generator for %s", plumb_op_name(g->op));
+    }
+    return push_case(g, "%r");
+}
+
+/* The reduce body: add for the shape classes, max and multiply as extras. */
+static bool gen_reduce(gen *g, plumb_opcode body)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    shp s = ew_shape(sc);
+    const char *dims = "[1]";
+    shp o = {1, {s.dims[0]}};
+    if (!strcmp(sc, "one")) { dims = "[0]"; o = (shp){0, {0}}; }
+    if (!strcmp(sc, "empty")) { dims = "[0]"; o = (shp){1, {3}}; }
+    if (!strcmp(sc, "dimnums")) { s = (shp){3, {4, 5, 6}}; dims = "[0, 2]"; o = (shp){1, {5}}; }
+    param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+    plumb_tensor *c = param(g, "c", t, 0, NULL, "uniform", 0, 0);
+    if (c) {
+        uint64_t init = 0;
+        if (body == PLUMB_OP_MULTIPLY) init = plumb_dtype_is_float(t) ? fbits(t, 1.0) : 1;
+        else if (body == PLUMB_OP_MAXIMUM)
+            init = plumb_dtype_is_float(t) ? fbits(t, -INFINITY) : plumb_dtype_is_signed(t) ? int_boundary(t, 3) : 0;
+        plumb_store_bits(t, c->data, 0, init);
+    }
+    const char *U = tys(g, t, o.rank, o.dims);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce(%%x init: %%c) applies %s across dimensions = %s : (%s, %s) -> %s\n",
+                     plumb_op_name(body), dims, tys(g, t, s.rank, s.dims), tys(g, t, 0, NULL), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+static bool gen_dot(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    shp l = {2, {7, 13}}, r = {2, {13, 5}}, o = {2, {7, 5}};
+    const char *dn = "contracting_dims = [1] x [0]";
+    if (!strcmp(sc, "scalar")) { l = (shp){1, {13}}; r = l; o = (shp){0, {0}}; dn = "contracting_dims = [0] x [0]"; }
+    if (!strcmp(sc, "empty")) { l = (shp){2, {3, 0}}; r = (shp){2, {0, 4}}; o = (shp){2, {3, 4}}; }
+    if (!strcmp(sc, "one")) { l = (shp){2, {1, 1}}; r = l; o = l; }
+    if (!strcmp(sc, "wide")) { l = (shp){2, {4, 300}}; r = (shp){2, {300, 3}}; o = (shp){2, {4, 3}}; }
+    if (!strcmp(sc, "dimnums")) {
+        if (g->op == PLUMB_OP_DOT) { l = (shp){2, {6, 17}}; r = (shp){1, {17}}; o = (shp){1, {6}}; }
+        else {
+            l = (shp){3, {2, 5, 3}}; r = (shp){3, {3, 2, 4}}; o = (shp){3, {2, 5, 4}};
+            dn = "batching_dims = [0] x [1], contracting_dims = [2] x [0]";
+        }
+    }
+    param(g, "x", t, l.rank, l.dims, g->value, 0, 0);
+    param(g, "y", t, r.rank, r.dims, g->value, 0, 0);
+    const char *U = tys(g, t, o.rank, o.dims);
+    if (g->op == PLUMB_OP_DOT)
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.dot %%x, %%y : (%s, %s) -> %s\n", tys(g, t, l.rank, l.dims),
+                         tys(g, t, r.rank, r.dims), U);
+    else
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.dot_general %%x, %%y, %s : (%s, %s) -> %s\n", dn,
+                         tys(g, t, l.rank, l.dims), tys(g, t, r.rank, r.dims), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+static bool gen_indexing(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    const char *T0 = tys(g, t, 0, NULL);
+    plumb_buf *b = &g->body;
+    int64_t nidx = !strcmp(sc, "empty") ? 0 : !strcmp(sc, "one") ? 1 : 5;
+    switch (g->op) {
+    case PLUMB_OP_GATHER:
+    case PLUMB_OP_SCATTER: {
+        bool dn = !strcmp(sc, "dimnums");
+        shp x = dn ? (shp){3, {4, 6, 5}} : (shp){2, {7, 13}};
+        shp ix = dn ? (shp){2, {3, 2}} : (shp){2, {nidx, 1}};
+        shp o = dn ? (shp){3, {3, 3, 2}} : (shp){2, {nidx, 13}};
+        param(g, "x", t, x.rank, x.dims, g->value, 0, 0);
+        /* indices partly out of range: gather clamps, scatter skips */
+        param(g, "i", PLUMB_I32, ix.rank, ix.dims, NULL, -1, 7);
+        const char *X = tys(g, t, x.rank, x.dims), *IX = tys(g, PLUMB_I32, ix.rank, ix.dims), *O = tys(g, t, o.rank, o.dims);
+        if (g->op == PLUMB_OP_GATHER) {
+            plumb_buf_printf(b, "  %%r = \"stablehlo.gather\"(%%x, %%i) <{dimension_numbers = #stablehlo.gather<"
+                             "offset_dims = %s, collapsed_slice_dims = [0], start_index_map = %s, index_vector_dim = 1>, "
+                             "slice_sizes = array<i64: %s>}> : (%s, %s) -> %s\n",
+                             dn ? "[1, 2]" : "[1]", dn ? "[0, 2]" : "[0]", dn ? "1, 3, 2" : "1, 13", X, IX, O);
+            g->ret_types = O;
+        } else {
+            param(g, "u", t, o.rank, o.dims, g->value, 0, 0);
+            plumb_buf_printf(b, "  %%r = \"stablehlo.scatter\"(%%x, %%i, %%u) <{scatter_dimension_numbers = #stablehlo.scatter<"
+                             "update_window_dims = %s, inserted_window_dims = [0], scatter_dims_to_operand_dims = %s, "
+                             "index_vector_dim = 1>}> ({\n"
+                             "    ^bb0(%%a: %s, %%c: %s):\n"
+                             "      %%s = stablehlo.add %%a, %%c : %s\n"
+                             "      stablehlo.return %%s : %s\n"
+                             "    }) : (%s, %s, %s) -> %s\n",
+                             dn ? "[1, 2]" : "[1]", dn ? "[0, 2]" : "[0]", T0, T0, T0, T0, X, IX, O, X);
+            g->ret_types = X;
+        }
+        break;
+    }
+    case PLUMB_OP_SORT: {
+        shp s = ew_shape(sc);
+        int dim = (int)s.rank - 1;
+        if (!strcmp(sc, "dimnums")) { s = (shp){3, {3, 4, 5}}; dim = 0; }
+        param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+        const char *T = tys(g, t, s.rank, s.dims);
+        /* TOTALORDER keeps NaNs a strict weak order, so the result is defined */
+        plumb_buf_printf(b, "  %%r = \"stablehlo.sort\"(%%x) <{dimension = %d : i64, is_stable = true}> ({\n"
+                         "    ^bb0(%%a: %s, %%c: %s):\n"
+                         "      %%lt = stablehlo.compare LT, %%a, %%c%s : (%s, %s) -> tensor<i1>\n"
+                         "      stablehlo.return %%lt : tensor<i1>\n"
+                         "    }) : (%s) -> %s\n",
+                         dim, T0, T0, plumb_dtype_is_float(t) ? ", TOTALORDER" : "", T0, T0, T, T);
+        g->ret_types = T;
+        break;
+    }
+    case PLUMB_OP_TOP_K: {
+        shp s = ew_shape(sc);
+        int64_t k = s.dims[s.rank - 1] > 3 ? 3 : s.dims[s.rank - 1];
+        shp o = s;
+        o.dims[s.rank - 1] = k;
+        param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+        const char *O = tys(g, t, o.rank, o.dims), *OI = tys(g, PLUMB_I32, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%v, %%i = chlo.top_k(%%x, k = %lld) : %s -> (%s, %s)\n", (long long)k,
+                         tys(g, t, s.rank, s.dims), O, OI);
+        char *rt = plumb_arena_array(g->out->arena, strlen(O) + strlen(OI) + 3, 1);
+        if (rt) sprintf(rt, "%s, %s", O, OI);
+        else g->failed = true;
+        g->ret_types = rt ? rt : "";
+        return push_case(g, "%v, %i");
+    }
+    default:
+        g->failed = true;
+    }
+    return push_case(g, "%r");
+}
+
+static bool gen_rng(gen *g)
+{
+    shp s = ew_shape(g->shape);
+    int64_t two = 2;
+    param(g, "s", PLUMB_UI64, 1, &two, "uniform", 0, 0);
+    const char *O = tys(g, g->t, s.rank, s.dims), *S = tys(g, PLUMB_UI64, 1, &two);
+    plumb_buf_printf(&g->body, "  %%o, %%v = stablehlo.rng_bit_generator %%s, algorithm = %s : (%s) -> (%s, %s)\n",
+                     !strcmp(g->value, "philox") ? "PHILOX" : "THREE_FRY", S, S, O);
+    char *rt = plumb_arena_array(g->out->arena, strlen(O) + strlen(S) + 3, 1);
+    if (rt) sprintf(rt, "%s, %s", S, O);
+    else g->failed = true;
+    g->ret_types = rt ? rt : "";
+    return push_case(g, "%o, %v");
+}
+
+/* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
+ * so that a case's bytes do not depend on sharding or on other cases. */
+static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
+{
+    g->t = t;
+    g->target = target;
+    g->shape = sc;
+    g->value = vc;
+    g->rep = rep;
+    gsl_rng_set(g->rng, (unsigned long)(mix64(g->seed ^ mix64(((uint64_t)g->op << 40) ^ ((uint64_t)t << 32) ^ g->ordinal)) & 0xFFFFFFFFu));
+    bool keep = g->shard_count <= 1 || g->ordinal % g->shard_count == g->shard_index;
+    if (!keep) { g->ordinal++; return true; }
+    switch (plumb_op_get(g->op)->kind) {
+    case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
+    case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);
+    case PLUMB_KIND_REDUCTION: return gen_reduce(g, PLUMB_OP_ADD);
+    case PLUMB_KIND_CONTRACTION: return gen_dot(g);
+    case PLUMB_KIND_INDEXING: return gen_indexing(g);
+    case PLUMB_KIND_RNG: return gen_rng(g);
+    default: return true;
+    }
+}
+
+void conf_cases_free(conf_cases *cs)
+{
+    if (!cs) return;
+    for (uint32_t i = 0; i < cs->n; i++) {
+        for (uint32_t j = 0; j < cs->v[i].n_inputs; j++) plumb_tensor_free(cs->v[i].inputs[j]);
+    }
+    plumb_free(cs->v, sizeof *cs->v * cs->cap);
+    plumb_arena_free(cs->arena);
+    memset(cs, 0, sizeof *cs);
+}
+
+bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t shard_index, uint32_t shard_count,
+                   conf_cases *out, plumb_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (op >= PLUMB_OP_COUNT || (shard_count && shard_index >= shard_count)) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "conf_generate: bad op or shard %u/%u", shard_index,
+                       shard_count);
+        return false;
+    }
+    out->arena = plumb_arena_new(0);
+    if (!out->arena) return plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory"), false;
+    if (!conf_op_generated(op)) return true;
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.out = out;
+    g.op = op;
+    g.suite = suite;
+    g.seed = seed;
+    g.shard_index = shard_index;
+    g.shard_count = shard_count;
+    g.d = d;
+    g.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!g.rng) return plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory"), false;
+    plumb_buf_init(&g.params);
+    plumb_buf_init(&g.body);
+    const plumb_op_info *oi = plumb_op_get(op);
+    uint32_t ns;
+    const char *const *sh = conf_shape_classes(op, &ns);
+    uint32_t reps = suite == CONF_SUITE_FULL ? 3 : 1;
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        plumb_dtype t = (plumb_dtype)ti;
+        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        uint32_t nv;
+        const char *const *vs = conf_value_classes(op, t, &nv);
+        plumb_dtype targets[PLUMB_DTYPE_COUNT];
+        uint32_t nt = conf_convert_targets(op, t, targets);
+        for (uint32_t k = 0; ok && k < nt; k++) {
+            for (uint32_t s = 0; ok && s < ns; s++) {
+                for (uint32_t v = 0; ok && v < nv; v++) {
+                    bool planned = suite == CONF_SUITE_FULL || s == 0 || v == default_value(t, nv);
+                    for (uint32_t r = 0; ok && planned && r < reps; r++)
+                        ok = one_case(&g, t, sh[s], vs[v], r, targets[k]);
+                }
+            }
+        }
+        /* extras, the same in both suites */
+        if (ok && op == PLUMB_OP_REDUCE) {
+            static const plumb_opcode bodies[] = {PLUMB_OP_MAXIMUM, PLUMB_OP_MULTIPLY};
+            for (uint32_t k = 0; ok && k < 2; k++) {
+                g.t = t; g.target = t; g.shape = k == 0 ? "body_maximum" : "body_multiply";
+                g.value = plumb_dtype_is_float(t) ? "normal" : vs[0];
+                g.rep = 0;
+                gsl_rng_set(g.rng, (unsigned long)(mix64(seed ^ mix64(((uint64_t)op << 40) ^ ((uint64_t)t << 32) ^ g.ordinal)) & 0xFFFFFFFFu));
+                bool keep = shard_count <= 1 || g.ordinal % shard_count == shard_index;
+                if (keep) ok = gen_reduce(&g, bodies[k]);
+                else g.ordinal++;
+            }
+        }
+        if (ok && (t == PLUMB_F16 || t == PLUMB_BF16) && is_unary_float_ew(op, t)) {
+            g.t = t; g.target = t; g.shape = "odd"; g.value = "exhaustive"; g.rep = 0;
+            bool keep = shard_count <= 1 || g.ordinal % shard_count == shard_index;
+            if (keep) ok = gen_exhaustive16(&g);
+            else g.ordinal++;
+        }
+        if (ok && is_binary_float_ew(op, t)) {
+            static const char *names[] = {"specials_x_specials", "specials_x_random", "stratified"};
+            for (int w = 0; ok && w < 3; w++) {
+                g.t = t; g.target = t; g.shape = "odd"; g.value = names[w]; g.rep = 0;
+                gsl_rng_set(g.rng, (unsigned long)(mix64(seed ^ mix64(((uint64_t)op << 40) ^ ((uint64_t)t << 32) ^ g.ordinal)) & 0xFFFFFFFFu));
+                bool keep = shard_count <= 1 || g.ordinal % shard_count == shard_index;
+                if (keep) ok = gen_binary_sweep(&g, w);
+                else g.ordinal++;
+            }
+        }
+    }
+    reset_case(&g);
+    plumb_buf_free(&g.params);
+    plumb_buf_free(&g.body);
+    gsl_rng_free(g.rng);
+    if (!ok) {
+        if (d->code == PLUMB_OK) plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: case generation failed");
+        conf_cases_free(out);
+        return false;
+    }
+    return true;
+}

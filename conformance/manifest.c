@@ -1,0 +1,67 @@
+/* The manifest: how many cases conf_generate must produce per op and suite,
+ * computed from the op table row by arithmetic of its own (dtype count ×
+ * shape classes × value classes, plus the sweeps), not by running the
+ * generation loop, so that a generator regression that drops cases makes the
+ * runner fail instead of passing vacuously. docs/conformance.md has the table. */
+#include "conf.h"
+
+/* Shape classes per op (gen.c's lists, counted here independently). */
+static uint32_t shape_count(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_CONSTANT: return 4;        /* odd scalar empty one */
+    case PLUMB_OP_BITCAST_CONVERT: return 4; /* odd scalar empty wide */
+    case PLUMB_OP_SORT: return 5;            /* odd one empty wide dimnums */
+    case PLUMB_OP_TOP_K: return 3;           /* odd one wide */
+    default: break;
+    }
+    switch (plumb_op_get(op)->kind) {
+    case PLUMB_KIND_ELEMENTWISE: return 6;   /* odd scalar empty one wide broadcast */
+    case PLUMB_KIND_MOVEMENT: return 5;      /* odd empty one wide dimnums */
+    case PLUMB_KIND_REDUCTION: return 5;
+    case PLUMB_KIND_CONTRACTION: return 6;   /* odd scalar empty one wide dimnums */
+    case PLUMB_KIND_INDEXING: return 4;      /* odd one empty dimnums */
+    case PLUMB_KIND_RNG: return 3;           /* odd one wide */
+    default: return 0;
+    }
+}
+
+static uint32_t value_count(plumb_opcode op, plumb_dtype t)
+{
+    if (op == PLUMB_OP_IOTA) return 1;                          /* none */
+    if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) return 2;     /* three_fry philox */
+    if (plumb_dtype_is_float(t)) return 6;  /* special subnormal boundary normal uniform loguniform */
+    if (plumb_dtype_is_bool(t)) return 1;   /* uniform */
+    return 2;                               /* boundary uniform */
+}
+
+static uint32_t target_count(plumb_opcode op, plumb_dtype t)
+{
+    if (op == PLUMB_OP_CONVERT) return PLUMB_DTYPE_COUNT;
+    if (op != PLUMB_OP_BITCAST_CONVERT) return 1;
+    uint32_t n = 0;
+    for (int u = 0; u < PLUMB_DTYPE_COUNT; u++)
+        n += plumb_dtype_get((plumb_dtype)u)->bits == plumb_dtype_get(t)->bits;
+    return n;
+}
+
+uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
+{
+    if (op >= PLUMB_OP_COUNT) return 0;
+    const plumb_op_info *oi = plumb_op_get(op);
+    uint32_t ns = shape_count(op), total = 0;
+    if (ns == 0) return 0;
+    for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) {
+        plumb_dtype t = (plumb_dtype)ti;
+        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        uint32_t nv = value_count(op, t), nt = target_count(op, t);
+        /* quick: the primary shape × every value class, the other shapes × one */
+        total += nt * (suite == CONF_SUITE_FULL ? ns * nv * 3 : nv + ns - 1);
+        if (op == PLUMB_OP_REDUCE) total += 2;  /* maximum and multiply bodies */
+        bool ew = oi->kind == PLUMB_KIND_ELEMENTWISE && plumb_dtype_is_float(t);
+        if (ew && oi->arity == 1 && op != PLUMB_OP_CONVERT && (t == PLUMB_F16 || t == PLUMB_BF16))
+            total += 1;                         /* every 16-bit input */
+        if (ew && oi->arity == 2) total += 3;   /* specials², specials × random, stratified */
+    }
+    return total;
+}
