@@ -275,7 +275,9 @@ static void check_exact(const plumb_tensor *g, const plumb_tensor *w, const plum
             }
         }
         char what[160];
-        if (plumb_dtype_is_float(t) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb))
+        if (plumb_dtype_is_float(t) && ftz_equal(t, gb, wb))
+            snprintf(what, sizeof what, "subnormal result flushed to zero, but the backend does not declare flush-to-zero");
+        else if (plumb_dtype_is_float(t) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb))
             snprintf(what, sizeof what, "error %llu ulp, bound 0 ulp (exact class)",
                      (unsigned long long)conf_ulp_distance(t, gb, wb));
         else if (plumb_dtype_is_float(t) && bits_is_nan(t, gb) && bits_is_nan(t, wb))
@@ -314,7 +316,8 @@ static void check_ulp(plumb_opcode op, const plumb_tensor *g, const plumb_tensor
         if (bits_is_special(t, gb) || bits_is_special(t, wb)) {
             if (ftz_ok) continue;
             note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb,
-                 "special value (NaN, infinity, zero or subnormal) must match exactly");
+                 ftz_equal(t, gb, wb) ? "subnormal result flushed to zero, but the backend does not declare flush-to-zero"
+                                      : "special value (NaN, infinity, zero or subnormal) must match exactly");
             continue;
         }
         uint64_t dist = conf_ulp_distance(t, gb, wb);
