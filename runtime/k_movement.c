@@ -1,75 +1,476 @@
-/* Temporary: kernels being written. */
+/* Data-movement kernels: constant, iota, broadcast_in_dim, reshape,
+ * transpose, slice, dynamic_slice, dynamic_update_slice, concatenate, pad,
+ * reverse, bitcast_convert (semantics: docs/spec/movement.md).
+ *
+ * Everything but iota and bitcast between widths is one strided copy: a
+ * shape, element strides for the source and the destination, and two base
+ * offsets (strided_copy). Rows of the innermost dimension are copied with
+ * memcpy when both sides are contiguous, and rows are spread over the
+ * threads. Transposes whose innermost source stride is not 1 are copied in
+ * 32 x 32 tiles of the two innermost dimensions so both sides stay in cache.
+ * Bits are moved, never interpreted: NaN payloads, -0 and subnormals pass
+ * through unchanged. */
+#include <string.h>
+
+#include "plumb/dtype.h"
 #include "rt_internal.h"
+
+#define TILE 32
+
+typedef struct copy_job {
+    uint32_t rank;
+    int64_t shape[PLUMB_MAX_RANK];
+    int64_t ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK];   /* strides, elements */
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t es;
+    bool tiled;       /* tile the two innermost dims */
+} copy_job;
+
+static inline void copy_elem(unsigned char *d, const unsigned char *s, size_t es)
+{
+    switch (es) {
+    case 1: *d = *s; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    default: memcpy(d, s, es); break;
+    }
+}
+
+/* Offsets of outer row `row` (index over all dims but the last `inner`). */
+static void row_offsets(const copy_job *j, uint64_t row, uint32_t inner, int64_t *so, int64_t *dof)
+{
+    int64_t s = 0, d = 0;
+    for (uint32_t k = j->rank - inner; k-- > 0;) {
+        int64_t n = j->shape[k];
+        int64_t i = (int64_t)(row % (uint64_t)n);
+        row /= (uint64_t)n;
+        s += i * j->ss[k];
+        d += i * j->ds[k];
+    }
+    *so = s;
+    *dof = d;
+}
+
+static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const copy_job *j = ctx;
+    size_t es = j->es;
+    if (j->tiled) {
+        uint32_t r = j->rank;
+        int64_t n0 = j->shape[r - 2], n1 = j->shape[r - 1];
+        int64_t s0 = j->ss[r - 2], s1 = j->ss[r - 1], d0 = j->ds[r - 2], d1 = j->ds[r - 1];
+        for (uint64_t row = begin; row < end; row++) {
+            int64_t so, dof;
+            row_offsets(j, row, 2, &so, &dof);
+            for (int64_t a0 = 0; a0 < n0; a0 += TILE)
+                for (int64_t b0 = 0; b0 < n1; b0 += TILE) {
+                    int64_t ae = a0 + TILE < n0 ? a0 + TILE : n0, be = b0 + TILE < n1 ? b0 + TILE : n1;
+                    for (int64_t a = a0; a < ae; a++)
+                        for (int64_t b = b0; b < be; b++)
+                            copy_elem(j->dst + (dof + a * d0 + b * d1) * (int64_t)es,
+                                      j->src + (so + a * s0 + b * s1) * (int64_t)es, es);
+                }
+        }
+        return;
+    }
+    int64_t n = j->shape[j->rank - 1], sst = j->ss[j->rank - 1], dst = j->ds[j->rank - 1];
+    for (uint64_t row = begin; row < end; row++) {
+        int64_t so, dof;
+        row_offsets(j, row, 1, &so, &dof);
+        unsigned char *d = j->dst + dof * (int64_t)es;
+        const unsigned char *s = j->src + so * (int64_t)es;
+        if (sst == 1 && dst == 1) {
+            memcpy(d, s, (size_t)n * es);
+        } else if (sst == 0 && dst == 1) {
+            for (int64_t i = 0; i < n; i++) copy_elem(d + i * (int64_t)es, s, es);
+        } else {
+            for (int64_t i = 0; i < n; i++) copy_elem(d + i * dst * (int64_t)es, s + i * sst * (int64_t)es, es);
+        }
+    }
+}
+
+/* dst[dbase + Σ i_k ds_k] = src[sbase + Σ i_k ss_k] over shape. */
+static void strided_copy(rt_exec *x, uint32_t rank, const int64_t *shape, const void *src, int64_t sbase,
+                         const int64_t *ss, void *dst, int64_t dbase, const int64_t *ds, size_t es)
+{
+    copy_job j;
+    memset(&j, 0, sizeof j);
+    uint64_t total = 1;
+    for (uint32_t k = 0; k < rank; k++) total *= (uint64_t)shape[k];
+    if (total == 0) return;
+    /* drop size-1 dims and merge dims contiguous on both sides */
+    for (uint32_t k = 0; k < rank; k++) {
+        if (shape[k] == 1) continue;
+        if (j.rank && j.ss[j.rank - 1] == ss[k] * shape[k] && j.ds[j.rank - 1] == ds[k] * shape[k]) {
+            j.shape[j.rank - 1] *= shape[k];
+            j.ss[j.rank - 1] = ss[k];
+            j.ds[j.rank - 1] = ds[k];
+            continue;
+        }
+        j.shape[j.rank] = shape[k];
+        j.ss[j.rank] = ss[k];
+        j.ds[j.rank++] = ds[k];
+    }
+    if (j.rank == 0) {
+        j.rank = 1;
+        j.shape[0] = 1;
+        j.ss[0] = j.ds[0] = 1;
+    }
+    j.src = (const unsigned char *)src + sbase * (int64_t)es;
+    j.dst = (unsigned char *)dst + dbase * (int64_t)es;
+    j.es = es;
+    int64_t last_s = j.ss[j.rank - 1];
+    j.tiled = j.rank >= 2 && last_s != 1 && last_s != 0 && j.ss[j.rank - 2] != 0 &&
+              j.shape[j.rank - 1] >= 8 && j.shape[j.rank - 2] >= 8;
+    uint32_t inner = j.tiled ? 2 : 1;
+    uint64_t rows = 1, per = 1;
+    for (uint32_t k = 0; k < j.rank; k++) {
+        if (k < j.rank - inner) rows *= (uint64_t)j.shape[k];
+        else per *= (uint64_t)j.shape[k];
+    }
+    uint64_t grain = per >= 32768 ? 1 : 32768 / per;
+    rt_parallel_for(x, rows, grain, copy_rows, &j);
+}
+
+static void strides_of(const plumb_tensor *t, int64_t *s)
+{
+    int64_t v = 1;
+    for (uint32_t d = t->rank; d-- > 0;) {
+        s[d] = v;
+        v *= t->dims[d];
+    }
+}
+
+static size_t esize(const plumb_tensor *t) { return plumb_dtype_size(t->dtype); }
+
+static bool same_elem(rt_exec *x, const ir_op *op, const plumb_tensor *a, const plumb_tensor *b)
+{
+    if (a->dtype != b->dtype)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "operand and result element types differ");
+    return true;
+}
+
+/* ---- constant, reshape ------------------------------------------------------------ */
 
 bool rt_op_CONSTANT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_IOTA(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_BROADCAST_IN_DIM(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    (void)in;
+    const plumb_tensor *v = op->a.value;
+    if (!v || v->dtype != out[0]->dtype || v->nbytes != out[0]->nbytes)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "the value attribute does not match the result type");
+    if (v->nbytes) memcpy(out[0]->data, v->data, v->nbytes);
+    return true;
 }
 
 bool rt_op_RESHAPE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (in[0]->nbytes != out[0]->nbytes || in[0]->dtype != out[0]->dtype)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "operand and result hold different numbers of elements");
+    if (in[0]->nbytes && in[0]->data != out[0]->data) memcpy(out[0]->data, in[0]->data, in[0]->nbytes);
+    return true;
+}
+
+/* ---- iota -------------------------------------------------------------------------- */
+
+typedef struct iota_job {
+    plumb_tensor *r;
+    uint64_t inner, dimlen;   /* elements after the iota dim; its extent */
+} iota_job;
+
+static void iota_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    iota_job *j = ctx;
+    plumb_tensor *r = j->r;
+    for (uint64_t i = begin; i < end; i++) {
+        uint64_t v = (i / j->inner) % j->dimlen, bits;
+        switch (r->dtype) {
+        case PLUMB_F16: bits = plumb_f64_to_f16((double)v); break;
+        case PLUMB_BF16: bits = plumb_f64_to_bf16((double)v); break;
+        case PLUMB_F32: bits = plumb_f32_bits((float)(double)v); break;
+        case PLUMB_F64: bits = plumb_f64_bits((double)v); break;
+        case PLUMB_I1: bits = v & 1; break;
+        default: bits = v; break;
+        }
+        plumb_store_bits(r->dtype, r->data, (size_t)i, bits);
+    }
+}
+
+bool rt_op_IOTA(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)in;
+    plumb_tensor *r = out[0];
+    int64_t dim = op->a.dimension;
+    if (dim < 0 || (uint64_t)dim >= r->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "iota_dimension %lld is not a dimension of the result", (long long)dim);
+    uint64_t n = plumb_tensor_numel(r);
+    if (n == 0) return true;
+    iota_job j = {r, 1, (uint64_t)r->dims[dim]};
+    for (uint32_t d = (uint32_t)dim + 1; d < r->rank; d++) j.inner *= (uint64_t)r->dims[d];
+    rt_parallel_for(x, n, 65536, iota_range, &j);
+    return true;
+}
+
+/* ---- broadcast, transpose, slice, reverse ------------------------------------------------ */
+
+bool rt_op_BROADCAST_IN_DIM(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *a = in[0];
+    plumb_tensor *r = out[0];
+    if (!same_elem(x, op, a, r)) return false;
+    if (op->a.dims.n != a->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "broadcast_dimensions has %u entries for an operand of rank %u",
+                       op->a.dims.n, a->rank);
+    int64_t as[PLUMB_MAX_RANK], ss[PLUMB_MAX_RANK] = {0}, ds[PLUMB_MAX_RANK];
+    strides_of(a, as);
+    strides_of(r, ds);
+    for (uint32_t d = 0; d < a->rank; d++) {
+        int64_t bd = op->a.dims.v[d];
+        if (bd < 0 || (uint64_t)bd >= r->rank || (a->dims[d] != 1 && a->dims[d] != r->dims[bd]))
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "broadcast dimension %lld does not fit the result", (long long)bd);
+        if (a->dims[d] != 1) ss[bd] = as[d];
+    }
+    strided_copy(x, r->rank, r->dims, a->data, 0, ss, r->data, 0, ds, esize(r));
+    return true;
 }
 
 bool rt_op_TRANSPOSE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_tensor *a = in[0];
+    plumb_tensor *r = out[0];
+    if (!same_elem(x, op, a, r)) return false;
+    if (op->a.dims.n != a->rank || r->rank != a->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "permutation has %u entries for an operand of rank %u",
+                       op->a.dims.n, a->rank);
+    int64_t as[PLUMB_MAX_RANK], ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK];
+    bool used[PLUMB_MAX_RANK] = {false};
+    strides_of(a, as);
+    strides_of(r, ds);
+    for (uint32_t i = 0; i < a->rank; i++) {
+        int64_t p = op->a.dims.v[i];
+        if (p < 0 || (uint64_t)p >= a->rank || used[p] || a->dims[p] != r->dims[i])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "permutation is not a permutation of the dimensions");
+        used[p] = true;
+        ss[i] = as[p];
+    }
+    strided_copy(x, r->rank, r->dims, a->data, 0, ss, r->data, 0, ds, esize(r));
+    return true;
 }
 
 bool rt_op_SLICE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_DYNAMIC_SLICE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_DYNAMIC_UPDATE_SLICE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_CONCATENATE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_PAD(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_tensor *a = in[0];
+    plumb_tensor *r = out[0];
+    if (!same_elem(x, op, a, r)) return false;
+    if (op->a.start.n != a->rank || op->a.strides.n != a->rank || r->rank != a->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "start_indices and strides need one entry per dimension");
+    int64_t as[PLUMB_MAX_RANK], ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK], base = 0;
+    strides_of(a, as);
+    strides_of(r, ds);
+    for (uint32_t d = 0; d < a->rank; d++) {
+        int64_t st = op->a.start.v[d], step = op->a.strides.v[d];
+        if (r->dims[d] > 0 && (st < 0 || step < 1 || st + (r->dims[d] - 1) * step >= a->dims[d]))
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "slice of dimension %u reads outside the operand", d);
+        base += st * as[d];
+        ss[d] = step * as[d];
+    }
+    strided_copy(x, r->rank, r->dims, a->data, base, ss, r->data, 0, ds, esize(r));
+    return true;
 }
 
 bool rt_op_REVERSE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_tensor *a = in[0];
+    plumb_tensor *r = out[0];
+    if (!same_elem(x, op, a, r)) return false;
+    if (r->nbytes != a->nbytes || r->rank != a->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "result shape differs from the operand's");
+    int64_t ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK], base = 0;
+    strides_of(a, ss);
+    strides_of(r, ds);
+    for (uint32_t i = 0; i < op->a.dims.n; i++) {
+        int64_t d = op->a.dims.v[i];
+        if (d < 0 || (uint64_t)d >= a->rank)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "dimension %lld is out of range", (long long)d);
+        if (ss[d] < 0) continue;   /* listed twice: the verifier rejects it; reverse once */
+        if (a->dims[d] > 0) base += (a->dims[d] - 1) * ss[d];
+        ss[d] = -ss[d];
+    }
+    strided_copy(x, r->rank, r->dims, a->data, base, ss, r->data, 0, ds, esize(r));
+    return true;
 }
+
+/* ---- dynamic_slice / dynamic_update_slice -------------------------------------------------- */
+
+static int64_t clamp_start(const plumb_tensor *t, int64_t hi)
+{
+    int64_t v;
+    if (plumb_dtype_is_unsigned(t->dtype)) {
+        uint64_t u = plumb_load_u64(t->dtype, t->data, 0);
+        v = u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+    } else {
+        v = plumb_load_i64(t->dtype, t->data, 0);
+    }
+    if (hi < 0) hi = 0;
+    return v < 0 ? 0 : v > hi ? hi : v;
+}
+
+static bool check_starts(rt_exec *x, const ir_op *op, plumb_tensor *const *s, uint32_t n, uint32_t rank, uint32_t first)
+{
+    if (n != rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "%u start indices for an operand of rank %u", n, rank);
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i]->rank != 0 || !plumb_dtype_is_int(s[i]->dtype) || !s[i]->data)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "operand %u (a start index) must be a 0-d integer tensor", first + i);
+    return true;
+}
+
+bool rt_op_DYNAMIC_SLICE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *a = in[0];
+    plumb_tensor *r = out[0];
+    if (op->n_operands < 1 || !check_starts(x, op, in + 1, op->n_operands - 1, a->rank, 1)) return false;
+    if (!same_elem(x, op, a, r)) return false;
+    if (r->rank != a->rank) return rt_fail(x, op, PLUMB_ERR_INVALID, "result rank differs from the operand's");
+    int64_t ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK], base = 0;
+    strides_of(a, ss);
+    strides_of(r, ds);
+    for (uint32_t d = 0; d < a->rank; d++) {
+        if (r->dims[d] > a->dims[d])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "slice size exceeds the operand in dimension %u", d);
+        base += clamp_start(in[1 + d], a->dims[d] - r->dims[d]) * ss[d];
+    }
+    strided_copy(x, r->rank, r->dims, a->data, base, ss, r->data, 0, ds, esize(r));
+    return true;
+}
+
+bool rt_op_DYNAMIC_UPDATE_SLICE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *a = in[0], *u = in[1];
+    plumb_tensor *r = out[0];
+    if (op->n_operands < 2 || !check_starts(x, op, in + 2, op->n_operands - 2, a->rank, 2)) return false;
+    if (u->rank != a->rank || u->dtype != a->dtype || r->nbytes != a->nbytes || r->dtype != a->dtype)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "operand, update and result types disagree");
+    int64_t ds[PLUMB_MAX_RANK], us[PLUMB_MAX_RANK], base = 0;
+    strides_of(r, ds);
+    strides_of(u, us);
+    for (uint32_t d = 0; d < a->rank; d++) {
+        if (u->dims[d] > a->dims[d])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "update is larger than the operand in dimension %u", d);
+        base += clamp_start(in[2 + d], a->dims[d] - u->dims[d]) * ds[d];
+    }
+    if (a->nbytes && a->data != r->data) memcpy(r->data, a->data, a->nbytes);
+    strided_copy(x, u->rank, u->dims, u->data, 0, us, r->data, base, ds, esize(r));
+    return true;
+}
+
+/* ---- concatenate, pad ------------------------------------------------------------------- */
+
+bool rt_op_CONCATENATE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    plumb_tensor *r = out[0];
+    int64_t dim = op->a.dimension;
+    if (dim < 0 || (uint64_t)dim >= r->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "dimension %lld is not a dimension of the result", (long long)dim);
+    int64_t total = 0;
+    for (uint32_t k = 0; k < op->n_operands; k++) {
+        bool same = in[k]->rank == r->rank && in[k]->dtype == r->dtype;
+        for (uint32_t d = 0; same && d < r->rank; d++) same = (int64_t)d == dim || in[k]->dims[d] == r->dims[d];
+        if (!same) return rt_fail(x, op, PLUMB_ERR_INVALID, "operand %u's type does not match the result", k);
+        total += in[k]->dims[dim];
+    }
+    if (total != r->dims[dim])
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "operands' extents do not add up to the result's");
+    int64_t ds[PLUMB_MAX_RANK], ss[PLUMB_MAX_RANK], off = 0;
+    strides_of(r, ds);
+    for (uint32_t k = 0; k < op->n_operands; k++) {
+        strides_of(in[k], ss);
+        strided_copy(x, r->rank, in[k]->dims, in[k]->data, 0, ss, r->data, off * ds[dim], ds, esize(r));
+        off += in[k]->dims[dim];
+    }
+    return true;
+}
+
+typedef struct fill_job {
+    unsigned char *dst;
+    const unsigned char *val;
+    size_t es;
+} fill_job;
+
+static void fill_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    fill_job *f = ctx;
+    for (uint64_t i = begin; i < end; i++) copy_elem(f->dst + i * f->es, f->val, f->es);
+}
+
+bool rt_op_PAD(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *a = in[0], *pv = in[1];
+    plumb_tensor *r = out[0];
+    if (op->a.low.n != a->rank || op->a.high.n != a->rank || op->a.interior.n != a->rank || r->rank != a->rank ||
+        pv->rank != 0 || pv->dtype != a->dtype || r->dtype != a->dtype)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "padding attributes or padding value do not match the operand");
+    size_t es = esize(r);
+    fill_job f = {r->data, pv->data, es};
+    rt_parallel_for(x, plumb_tensor_numel(r), 65536, fill_range, &f);
+    int64_t as[PLUMB_MAX_RANK], rs[PLUMB_MAX_RANK], shape[PLUMB_MAX_RANK], ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK];
+    int64_t sbase = 0, dbase = 0;
+    strides_of(a, as);
+    strides_of(r, rs);
+    for (uint32_t d = 0; d < a->rank; d++) {
+        int64_t lo = op->a.low.v[d], st = op->a.interior.v[d] + 1;
+        if (st < 1) return rt_fail(x, op, PLUMB_ERR_INVALID, "negative interior padding in dimension %u", d);
+        /* operand indices o with 0 <= lo + o*st < dim(r) */
+        int64_t o0 = lo >= 0 ? 0 : (-lo + st - 1) / st;
+        int64_t o1 = a->dims[d] - 1;
+        if (r->dims[d] - 1 - lo < 0) o1 = -1;
+        else if ((r->dims[d] - 1 - lo) / st < o1) o1 = (r->dims[d] - 1 - lo) / st;
+        shape[d] = o1 >= o0 ? o1 - o0 + 1 : 0;
+        sbase += o0 * as[d];
+        dbase += (lo + o0 * st) * rs[d];
+        ss[d] = as[d];
+        ds[d] = st * rs[d];
+    }
+    strided_copy(x, r->rank, shape, a->data, sbase, ss, r->data, dbase, ds, es);
+    return true;
+}
+
+/* ---- bitcast_convert --------------------------------------------------------------------- */
 
 bool rt_op_BITCAST_CONVERT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_tensor *a = in[0];
+    plumb_tensor *r = out[0];
+    uint32_t wi = plumb_dtype_get(a->dtype)->bits, wo = plumb_dtype_get(r->dtype)->bits;
+    uint64_t ni = plumb_tensor_numel(a), no = plumb_tensor_numel(r);
+    uint64_t ratio = wi >= wo ? wi / wo : wo / wi;
+    if ((wi >= wo ? ni * ratio : no * ratio) != (wi >= wo ? no : ni))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "operand and result shapes do not fit the element widths");
+    if (wi == wo && a->nbytes == r->nbytes) {
+        if (a->nbytes) memcpy(r->data, a->data, a->nbytes);
+        return true;
+    }
+    /* assembled arithmetically: independent of the host's byte order, and
+     * right for i1 (one bit in a byte) */
+    uint64_t mask_o = wo == 64 ? ~0ull : (1ull << wo) - 1;
+    uint64_t mask_i = wi == 64 ? ~0ull : (1ull << wi) - 1;
+    if (wi >= wo) {
+        for (uint64_t i = 0; i < ni; i++) {
+            uint64_t b = plumb_load_bits(a->dtype, a->data, (size_t)i) & mask_i;
+            for (uint64_t k = 0; k < ratio; k++)
+                plumb_store_bits(r->dtype, r->data, (size_t)(i * ratio + k), (wo == 64 ? b : b >> (k * wo)) & mask_o);
+        }
+    } else {
+        for (uint64_t i = 0; i < no; i++) {
+            uint64_t b = 0;
+            for (uint64_t k = 0; k < ratio; k++)
+                b |= (plumb_load_bits(a->dtype, a->data, (size_t)(i * ratio + k)) & mask_i) << (k * wi);
+            plumb_store_bits(r->dtype, r->data, (size_t)i, b & mask_o);
+        }
+    }
+    return true;
 }
-
