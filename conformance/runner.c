@@ -1,0 +1,1019 @@
+/* The certification runner: every claimed op × element type of a backend,
+ * checked against the reference, each case isolated in a worker process.
+ *
+ * Workers run batches of cases (one op, one element type, up to opts.batch
+ * cases) and stream one fixed-size record per finished case through a pipe.
+ * The case a worker was running when it died or ran out of time is the
+ * first one without a record: it fails (crash or timeout, with a
+ * reproducer) and the rest of its batch goes to a fresh worker, so one bad
+ * case never hides the others. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "certify.h"
+
+/* Copies src into dst[cap], truncating: reasons are one line and may be cut. */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+const char *conf_status_name(conf_status s)
+{
+    switch (s) {
+    case CONF_ST_PASS: return "pass";
+    case CONF_ST_FAIL: return "fail";
+    case CONF_ST_ERROR: return "error";
+    case CONF_ST_CRASH: return "crash";
+    case CONF_ST_TIMEOUT: return "timeout";
+    }
+    return "?";
+}
+
+void conf_run_options_init(conf_run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = "runtime";
+    o->suite = CONF_SUITE_QUICK;
+    o->seed = 1;
+    o->shard_index = 0;
+    o->shard_count = 1;
+    o->timeout_s = 60;
+    o->jobs = 1;
+    o->batch = 64;
+    o->max_repros = 50;
+    o->cache_suite = true;
+}
+
+/* ---- the record a worker sends per case ----------------------------------- */
+typedef struct wire_rec {
+    uint32_t index;          /* case index within the op's case list */
+    uint32_t status;         /* conf_status */
+    double budget_used;
+    double seconds;
+    char reason[480];
+} wire_rec;
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        c += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Runs one case inside a worker; never returns an error, only a verdict. */
+static void run_one(conf_backend *b, const conf_case *c, wire_rec *r)
+{
+    double t0 = conf_now();
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    plumb_tensor **outs = NULL;
+    uint32_t n_outs = 0;
+    r->budget_used = 0;
+    if (!conf_backend_run(b, c->program, c->inputs, c->n_inputs, &outs, &n_outs, &d)) {
+        r->status = CONF_ST_ERROR;
+        copy_str(r->reason, sizeof r->reason, d.msg);
+    } else {
+        conf_check_opts co;
+        conf_caps_check_opts(&b->caps, c->dtype, &co);
+        conf_result res;
+        memset(&res, 0, sizeof res);
+        plumb_diag_clear(&d);
+        if (!conf_check_case(c, outs, n_outs, &co, &res, &d)) {
+            r->status = CONF_ST_FAIL;
+            copy_str(r->reason, sizeof r->reason, "checker: ");
+            copy_str(r->reason + 9, sizeof r->reason - 9, d.msg[0] ? d.msg : res.reason);
+            r->budget_used = res.budget_used;
+        } else {
+            r->status = res.pass ? CONF_ST_PASS : CONF_ST_FAIL;
+            r->budget_used = res.budget_used;
+            if (!res.pass)
+                copy_str(r->reason, sizeof r->reason, res.reason);
+        }
+    }
+    conf_tensors_free(outs, n_outs);
+    r->seconds = conf_now() - t0;
+}
+
+/* ---- per-op state and the work queue ------------------------------------- */
+typedef struct op_state {
+    conf_cases cs;
+    bool generated;
+    uint32_t *order;         /* claimed case indices, grouped by dtype */
+    uint32_t n_order;
+    uint32_t outstanding;    /* cases not yet given a verdict */
+} op_state;
+
+typedef struct batch {
+    plumb_opcode op;
+    uint32_t lo, hi;         /* positions in the op's order[] */
+} batch;
+
+typedef struct worker {
+    pid_t pid;
+    int fd;
+    batch bt;
+    uint32_t done;           /* records received */
+    double deadline;         /* monotonic seconds */
+    char partial[sizeof(wire_rec)];
+    size_t have;
+} worker;
+
+static bool push_result(conf_run *run, const conf_case_result *r)
+{
+    if (run->n_cases == run->cap_cases) {
+        uint32_t nc = run->cap_cases ? 2 * run->cap_cases : 1024;
+        conf_case_result *nv = plumb_realloc(run->cases, (size_t)run->cap_cases * sizeof *nv, (size_t)nc * sizeof *nv);
+        if (!nv)
+            return false;
+        run->cases = nv;
+        run->cap_cases = nc;
+    }
+    run->cases[run->n_cases++] = *r;
+    return true;
+}
+
+static void sanitize(const char *id, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (size_t i = 0; id[i] && j + 1 < cap; i++) {
+        char c = id[i];
+        out[j++] = (c == '/' || c == ' ' || c == ':' || c == '\\') ? '_' : c;
+    }
+    out[j] = 0;
+}
+
+static bool mkdir_p(const char *path)
+{
+    char tmp[1024];
+    copy_str(tmp, sizeof tmp, path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+                return false;
+            *p = '/';
+        }
+    }
+    return mkdir(tmp, 0777) == 0 || errno == EEXIST;
+}
+
+/* Saves what it takes to replay a failing case without the runner: the
+ * program, its inputs as tensor files and a note with the verdict. */
+static void save_repro(conf_run *run, const conf_case *c, conf_case_result *r, uint32_t *n_saved)
+{
+    const conf_run_options *o = &run->opts;
+    uint32_t cap = o->max_repros ? o->max_repros : 50;
+    if (!o->repro_dir || *n_saved >= cap)
+        return;
+    char name[160], dir[1024], path[1200];
+    sanitize(c->id, name, sizeof name);
+    snprintf(dir, sizeof dir, "%s/%s", o->repro_dir, name);
+    if (!mkdir_p(dir))
+        return;
+    snprintf(path, sizeof path, "%s/program.mlir", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fputs(c->program, f);
+    fclose(f);
+    plumb_buf cmd;
+    plumb_buf_init(&cmd);
+    plumb_buf_puts(&cmd, "plumb run");
+    for (uint32_t i = 0; i < c->n_inputs; i++) {
+        plumb_diag d;
+        plumb_diag_clear(&d);
+        snprintf(path, sizeof path, "%s/input_%u.tensor", dir, i);
+        plumb_tensor_save(path, c->inputs[i], false, &d);
+        plumb_buf_printf(&cmd, " --input %u=input_%u.tensor", i, i);
+    }
+    plumb_buf_puts(&cmd, " program.mlir");
+    snprintf(path, sizeof path, "%s/README.txt", dir);
+    f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "case:    %s\nbackend: %s (%s %s)\nverdict: %s\nreason:  %s\n\n"
+                   "Replay on the reference (the expected results):\n  %s\n"
+                   "Replay on the backend: load program.mlir and the input_*.tensor files\n"
+                   "(plumb's tensor file format, docs/format.md) through its compile and execute.\n",
+                c->id, run->backend.where, run->backend.name, run->backend.version, conf_status_name(r->status),
+                r->reason, cmd.data ? cmd.data : "plumb run program.mlir");
+        fclose(f);
+    }
+    plumb_buf_free(&cmd);
+    copy_str(r->repro, sizeof r->repro, dir);
+    (*n_saved)++;
+}
+
+static void record(conf_run *run, op_state *st, plumb_opcode op, uint32_t case_index, conf_status status,
+                   double budget, double seconds, const char *reason, uint32_t *n_saved)
+{
+    const conf_case *c = &st->cs.v[case_index];
+    conf_case_result r;
+    memset(&r, 0, sizeof r);
+    copy_str(r.id, sizeof r.id, c->id);
+    r.op = op;
+    r.dtype = c->dtype;
+    r.status = status;
+    r.budget_used = budget;
+    r.seconds = seconds;
+    copy_str(r.reason, sizeof r.reason, reason ? reason : "");
+    if (status != CONF_ST_PASS)
+        save_repro(run, c, &r, n_saved);
+    conf_op_summary *s = &run->ops[op];
+    s->cases++;
+    if (status == CONF_ST_PASS) {
+        s->passed++;
+        run->passed++;
+    } else {
+        s->failed++;
+        run->failed++;
+    }
+    if (budget > s->worst_budget || s->worst_case[0] == 0) {
+        if (budget >= s->worst_budget) {
+            s->worst_budget = budget;
+            copy_str(s->worst_case, sizeof s->worst_case, c->id);
+        }
+    }
+    if (!push_result(run, &r))
+        run->ok = false;
+    st->outstanding--;
+}
+
+static uint32_t shard_share(uint32_t total, uint32_t index, uint32_t count)
+{
+    if (count <= 1)
+        return total;
+    return total / count + (index < total % count ? 1 : 0);
+}
+
+/* Generates an op's cases and decides which of them this backend runs. */
+static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag *d)
+{
+    const conf_run_options *o = &run->opts;
+    conf_op_summary *s = &run->ops[op];
+    plumb_diag gd;
+    plumb_diag_clear(&gd);
+    memset(&st->cs, 0, sizeof st->cs);
+    st->generated = true;
+    if (!conf_generate(op, o->suite, o->seed, o->shard_index, o->shard_count, &st->cs, &gd)) {
+        s->manifest_ok = false;
+        copy_str(s->note, sizeof s->note, "case generation failed: ");
+        copy_str(s->note + 24, sizeof s->note - 24, gd.msg);
+        s->failed++;
+        run->failed++;
+        return true;
+    }
+    s->generated = st->cs.n;
+    if (s->generated < s->expected) {
+        s->manifest_ok = false;
+        snprintf(s->note, sizeof s->note, "manifest: %u cases expected in this shard, %u generated",
+                 s->expected, s->generated);
+    }
+    st->order = st->cs.n ? plumb_calloc(st->cs.n, sizeof *st->order) : NULL;
+    if (st->cs.n && !st->order) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory");
+        return false;
+    }
+    /* Grouped by element type so a batch exercises one kernel family. */
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+        for (uint32_t i = 0; i < st->cs.n; i++) {
+            if (st->cs.v[i].dtype != (plumb_dtype)t)
+                continue;
+            if (!(s->claimed & PLUMB_TY_BIT(t))) {
+                s->skipped++;
+                run->skipped++;
+                continue;
+            }
+            if (o->limit && st->n_order >= o->limit)
+                continue;
+            st->order[st->n_order++] = i;
+        }
+    }
+    /* Every claimed case must get a verdict; --limit makes that impossible
+     * on purpose, and the manifest says so. */
+    uint32_t claimed_cases = st->cs.n - s->skipped;
+    if (st->n_order < claimed_cases) {
+        s->manifest_ok = false;
+        snprintf(s->note, sizeof s->note, "manifest: %u claimed cases, only %u run (--limit)", claimed_cases,
+                 st->n_order);
+    }
+    st->outstanding = st->n_order;
+    return true;
+}
+
+static void release_op(op_state *st)
+{
+    if (!st->generated)
+        return;
+    size_t n = st->cs.n;
+    conf_cases_free(&st->cs);
+    memset(&st->cs, 0, sizeof st->cs);
+    plumb_free(st->order, n * sizeof *st->order);
+    st->order = NULL;
+    st->generated = false;
+}
+
+static void progress(conf_run *run, const char *op, uint64_t done, uint64_t total, double *last)
+{
+    if (!run->opts.progress)
+        return;
+    double now = conf_now();
+    if (now - *last < 0.2 && done < total)
+        return;
+    *last = now;
+    fprintf(stderr, "\rcertify: %-34s %llu/%llu cases, %llu failed   ", op, (unsigned long long)done,
+            (unsigned long long)total, (unsigned long long)run->failed);
+    fflush(stderr);
+}
+
+static void describe_exit(int status, char *buf, size_t cap)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, cap, "worker died of signal %d (%s) while running this case", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(buf, cap, "worker exited with status %d while running this case", WEXITSTATUS(status));
+    else
+        snprintf(buf, cap, "worker stopped while running this case");
+}
+
+/* The body of a worker process: positions [lo, hi) of the op's order. */
+static void batch_worker(conf_run *run, const op_state *st, batch bt, int fd)
+{
+    conf_backend *b = &run->backend;
+    /* Any instance inherited from the parent is not ours to use: its
+     * threads did not come along through fork. */
+    b->inst = NULL;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    wire_rec r;
+    bool have = conf_backend_instance(b, run->opts.options, run->opts.n_options, &d);
+    for (uint32_t k = bt.lo; k < bt.hi; k++) {
+        memset(&r, 0, sizeof r);
+        r.index = st->order[k];
+        if (have) {
+            run_one(b, &st->cs.v[r.index], &r);
+        } else {
+            /* Without an instance no case can run; each says why. */
+            r.status = CONF_ST_ERROR;
+            copy_str(r.reason, sizeof r.reason, d.msg);
+        }
+        if (!write_all(fd, &r, sizeof r))
+            _exit(3);
+    }
+    conf_backend_close(b);
+    _exit(0);
+}
+
+static bool spawn(conf_run *run, op_state *states, worker *w, batch bt)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return false;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        /* Stdout carries the report: a backend must not write into it. */
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0) {
+            dup2(dn, 1);
+            close(dn);
+        }
+        batch_worker(run, &states[bt.op], bt, p[1]);
+    }
+    close(p[1]);
+    w->pid = pid;
+    w->fd = p[0];
+    w->bt = bt;
+    w->done = 0;
+    w->have = 0;
+    w->deadline = conf_now() + run->opts.timeout_s;
+    return true;
+}
+
+/* Reaps a worker that ended early or timed out: its current case fails, the
+ * rest of its batch is queued again. */
+static void worker_lost(conf_run *run, op_state *states, worker *w, bool timed_out, batch *queue,
+                        uint32_t *qhead, uint32_t *n_saved)
+{
+    int status = 0;
+    if (timed_out)
+        kill(w->pid, SIGKILL);
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    close(w->fd);
+    op_state *st = &states[w->bt.op];
+    uint32_t pos = w->bt.lo + w->done;
+    if (pos < w->bt.hi) {
+        char why[256];
+        if (timed_out)
+            snprintf(why, sizeof why, "timed out after %g s (the worker was killed)", run->opts.timeout_s);
+        else
+            describe_exit(status, why, sizeof why);
+        record(run, st, w->bt.op, st->order[pos], timed_out ? CONF_ST_TIMEOUT : CONF_ST_CRASH, CONF_BUDGET_MISMATCH,
+               timed_out ? run->opts.timeout_s : 0, why, n_saved);
+        if (pos + 1 < w->bt.hi) {
+            /* The queue always has room: a batch is replaced by at most one. */
+            (*qhead)--;
+            queue[*qhead] = (batch){w->bt.op, pos + 1, w->bt.hi};
+        }
+    }
+    w->pid = 0;
+}
+
+/* ---- cache stability through the ABI's counters --------------------------- */
+
+static void cache_scenarios(conf_run *run);
+
+static bool op_selected(const conf_run_options *o, plumb_opcode op)
+{
+    return !o->ops_filter || o->ops_given[op];
+}
+
+bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
+{
+    memset(run, 0, sizeof *run);
+    run->opts = *o;
+    if (run->opts.shard_count == 0)
+        run->opts.shard_count = 1;
+    if (run->opts.jobs == 0)
+        run->opts.jobs = 1;
+    if (run->opts.batch == 0)
+        run->opts.batch = 64;
+    if (!(run->opts.timeout_s > 0))
+        run->opts.timeout_s = 60;
+    o = &run->opts;
+    double t_start = conf_now();
+    if (!conf_backend_open(o->backend, o->options, o->n_options, &run->backend, d))
+        return false;
+    run->ok = true;
+
+    /* Which ops this run covers, what they expect and what is claimed. */
+    uint64_t total_claimed = 0;
+    for (int i = 0; i < PLUMB_OP_COUNT; i++) {
+        plumb_opcode op = (plumb_opcode)i;
+        uint32_t m = conf_manifest_count(op, o->suite);
+        if (m == 0 || !op_selected(o, op))
+            continue;
+        conf_op_summary *s = &run->ops[op];
+        run->op_in_run[op] = true;
+        s->op = op;
+        s->claimed = run->backend.caps.claims[op];
+        s->expected = shard_share(m, o->shard_index, o->shard_count);
+        s->manifest_ok = true;
+        if (!s->claimed) {
+            /* Unsupported: counted, never run, never generated. */
+            s->skipped = s->expected;
+            run->skipped += s->expected;
+            snprintf(s->note, sizeof s->note, "unsupported: not claimed by the backend");
+        } else {
+            total_claimed += s->expected;
+        }
+    }
+
+    op_state *states = plumb_calloc(PLUMB_OP_COUNT, sizeof *states);
+    uint32_t qcap = 4096;
+    batch *queue = plumb_calloc(qcap, sizeof *queue);
+    worker *ws = plumb_calloc(o->jobs, sizeof *ws);
+    if (!states || !queue || !ws) {
+        plumb_free(states, PLUMB_OP_COUNT * sizeof *states);
+        plumb_free(queue, qcap * sizeof *queue);
+        plumb_free(ws, o->jobs * sizeof *ws);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory");
+        return false;
+    }
+    /* The queue is used as a deque: new batches at the tail, a crashed
+     * batch's remainder at the head (so it runs next). */
+    uint32_t qhead = 1024, qtail = 1024;
+    int next_op = 0;
+    uint32_t n_saved = 0;
+    uint32_t active = 0;
+    uint64_t done_cases = 0;
+    double last_progress = 0;
+    bool fatal = false;
+
+    for (;;) {
+        /* Refill the queue from the next op when it runs dry. */
+        while (qhead == qtail && next_op < PLUMB_OP_COUNT) {
+            plumb_opcode op = (plumb_opcode)next_op++;
+            if (!run->op_in_run[op] || !run->ops[op].claimed)
+                continue;
+            if (!prepare_op(run, op, &states[op], d)) {
+                fatal = true;
+                break;
+            }
+            op_state *st = &states[op];
+            /* Batches never mix element types. */
+            uint32_t lo = 0;
+            while (lo < st->n_order) {
+                plumb_dtype t = st->cs.v[st->order[lo]].dtype;
+                uint32_t hi = lo;
+                while (hi < st->n_order && hi - lo < o->batch && st->cs.v[st->order[hi]].dtype == t)
+                    hi++;
+                if (qtail == qcap) {
+                    uint32_t nc = qcap * 2;
+                    batch *nq = plumb_realloc(queue, qcap * sizeof *nq, nc * sizeof *nq);
+                    if (!nq) {
+                        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory");
+                        fatal = true;
+                        break;
+                    }
+                    queue = nq;
+                    qcap = nc;
+                }
+                queue[qtail++] = (batch){op, lo, hi};
+                lo = hi;
+            }
+            if (fatal)
+                break;
+            if (st->n_order == 0)
+                release_op(st);
+        }
+        if (fatal)
+            break;
+        /* Start workers while there is work and room. */
+        for (uint32_t k = 0; k < o->jobs && qhead < qtail; k++) {
+            if (ws[k].pid)
+                continue;
+            batch bt = queue[qhead++];
+            if (!spawn(run, states, &ws[k], bt)) {
+                plumb_diag_set(d, PLUMB_ERR_RUNTIME, (plumb_loc){0, 0}, "cannot start a worker process: %s",
+                               strerror(errno));
+                fatal = true;
+                break;
+            }
+            active++;
+        }
+        if (fatal || active == 0)
+            break;
+        /* Wait for records or a deadline. */
+        struct pollfd pfd[64];
+        uint32_t map[64], np = 0;
+        double now = conf_now(), first_deadline = now + 3600;
+        for (uint32_t k = 0; k < o->jobs && np < 64; k++) {
+            if (!ws[k].pid)
+                continue;
+            pfd[np].fd = ws[k].fd;
+            pfd[np].events = POLLIN;
+            pfd[np].revents = 0;
+            map[np++] = k;
+            if (ws[k].deadline < first_deadline)
+                first_deadline = ws[k].deadline;
+        }
+        double wait_s = first_deadline - now;
+        int wait_ms = wait_s <= 0 ? 0 : (int)(wait_s * 1000) + 1;
+        int pr = poll(pfd, np, wait_ms);
+        if (pr < 0 && errno != EINTR) {
+            plumb_diag_set(d, PLUMB_ERR_RUNTIME, (plumb_loc){0, 0}, "poll: %s", strerror(errno));
+            fatal = true;
+            break;
+        }
+        now = conf_now();
+        for (uint32_t j = 0; j < np; j++) {
+            worker *w = &ws[map[j]];
+            op_state *st = &states[w->bt.op];
+            if (pr > 0 && (pfd[j].revents & (POLLIN | POLLHUP | POLLERR))) {
+                ssize_t got = read(w->fd, w->partial + w->have, sizeof(wire_rec) - w->have);
+                if (got < 0 && errno == EINTR)
+                    continue;
+                if (got > 0) {
+                    w->have += (size_t)got;
+                    if (w->have == sizeof(wire_rec)) {
+                        wire_rec r;
+                        memcpy(&r, w->partial, sizeof r);
+                        w->have = 0;
+                        uint32_t pos = w->bt.lo + w->done;
+                        /* A record for any other case than the current
+                         * one means the worker's memory is corrupt. */
+                        if (r.index != st->order[pos] || r.status > CONF_ST_TIMEOUT) {
+                            r.status = CONF_ST_CRASH;
+                            snprintf(r.reason, sizeof r.reason, "worker sent a malformed record");
+                            r.index = st->order[pos];
+                        }
+                        r.reason[sizeof r.reason - 1] = 0;
+                        record(run, st, w->bt.op, r.index, (conf_status)r.status, r.budget_used, r.seconds,
+                               r.reason, &n_saved);
+                        w->done++;
+                        done_cases++;
+                        w->deadline = now + o->timeout_s;
+                        progress(run, plumb_op_name(w->bt.op), done_cases, total_claimed, &last_progress);
+                    }
+                    continue;
+                }
+                /* EOF: the worker is finished or dead. */
+                if (w->bt.lo + w->done < w->bt.hi)
+                    done_cases++;
+                worker_lost(run, states, w, false, queue, &qhead, &n_saved);
+                active--;
+            } else if (now >= w->deadline) {
+                done_cases++;
+                worker_lost(run, states, w, true, queue, &qhead, &n_saved);
+                active--;
+            }
+            if (!w->pid && st->outstanding == 0)
+                release_op(st);
+        }
+    }
+    /* On a fatal error, stop whatever still runs. */
+    for (uint32_t k = 0; k < o->jobs; k++) {
+        if (ws[k].pid) {
+            kill(ws[k].pid, SIGKILL);
+            waitpid(ws[k].pid, NULL, 0);
+            close(ws[k].fd);
+        }
+    }
+    for (int i = 0; i < PLUMB_OP_COUNT; i++)
+        release_op(&states[i]);
+    plumb_free(states, PLUMB_OP_COUNT * sizeof *states);
+    plumb_free(queue, qcap * sizeof *queue);
+    plumb_free(ws, o->jobs * sizeof *ws);
+    if (o->progress)
+        fprintf(stderr, "\r%80s\r", "");
+    if (fatal) {
+        conf_backend_close(&run->backend);
+        return false;
+    }
+
+    if (o->cache_suite && !o->ops_filter && o->shard_index == 0) {
+        cache_scenarios(run);
+        for (uint32_t i = 0; i < run->n_cache; i++) {
+            if (run->cache[i].pass)
+                run->passed++;
+            else
+                run->failed++;
+        }
+    }
+
+    /* Verdicts in a fixed order (op table order, then case id) so the digest
+     * does not depend on which worker finished first. */
+    for (uint32_t i = 1; i < run->n_cases; i++) {
+        conf_case_result key = run->cases[i];
+        uint32_t j = i;
+        while (j > 0 && (run->cases[j - 1].op > key.op ||
+                         (run->cases[j - 1].op == key.op && strcmp(run->cases[j - 1].id, key.id) > 0))) {
+            run->cases[j] = run->cases[j - 1];
+            j--;
+        }
+        run->cases[j] = key;
+    }
+    XXH3_state_t *hs = XXH3_createState();
+    if (hs) {
+        XXH3_128bits_reset(hs);
+        char line[256];
+        for (uint32_t i = 0; i < run->n_cases; i++) {
+            const conf_case_result *r = &run->cases[i];
+            int n = snprintf(line, sizeof line, "%s %s %.17g\n", r->id, conf_status_name(r->status), r->budget_used);
+            XXH3_128bits_update(hs, line, (size_t)n);
+        }
+        for (uint32_t i = 0; i < run->n_cache; i++) {
+            int n = snprintf(line, sizeof line, "cache %s %s %llu\n", run->cache[i].name,
+                             run->cache[i].pass ? "pass" : "fail", (unsigned long long)run->cache[i].compiles);
+            XXH3_128bits_update(hs, line, (size_t)n);
+        }
+        XXH128_hash_t h = XXH3_128bits_digest(hs);
+        run->digest[0] = h.high64;
+        run->digest[1] = h.low64;
+        XXH3_freeState(hs);
+    }
+
+    for (int i = 0; i < PLUMB_OP_COUNT; i++) {
+        const conf_op_summary *s = &run->ops[i];
+        if (!run->op_in_run[i] || !s->claimed)
+            continue;
+        if (!s->manifest_ok || s->failed)
+            run->ok = false;
+    }
+    if (run->failed)
+        run->ok = false;
+    for (uint32_t i = 0; i < run->n_cache; i++)
+        if (!run->cache[i].pass)
+            run->ok = false;
+    run->seconds = conf_now() - t_start;
+    return true;
+}
+
+void conf_run_free(conf_run *run)
+{
+    conf_backend_close(&run->backend);
+    plumb_free(run->cases, (size_t)run->cap_cases * sizeof *run->cases);
+    run->cases = NULL;
+    run->n_cases = run->cap_cases = 0;
+}
+
+/* ---- cache-stability scenarios --------------------------------------------
+ * Each runs in one worker; the worker reports every scenario's compile count
+ * and verdict, the parent judges the count against the claim. */
+
+typedef struct cache_wire {
+    uint32_t index;
+    uint32_t pass;
+    uint64_t compiles;
+    uint64_t expected_max;
+    char reason[232];
+} cache_wire;
+
+static plumb_tensor *vec(plumb_dtype t, int64_t n, double base, double step)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    plumb_tensor *x = plumb_tensor_new(t, 1, &n, 0, &d);
+    if (!x)
+        return NULL;
+    for (int64_t i = 0; i < n; i++) {
+        double v = base + step * (double)i;
+        if (t == PLUMB_F32) {
+            float f = (float)v;
+            memcpy((char *)x->data + 4 * i, &f, 4);
+        } else {
+            memcpy((char *)x->data + 8 * i, &v, 8);
+        }
+    }
+    return x;
+}
+
+/* Runs program on inputs through b and checks the outputs with the checker
+ * (which runs the reference); false with reason on any disagreement. */
+static bool cache_step(conf_backend *b, const char *id, plumb_opcode op, plumb_dtype t, const char *program,
+                       plumb_tensor **in, uint32_t n_in, char *reason, size_t cap)
+{
+    conf_case c;
+    memset(&c, 0, sizeof c);
+    copy_str(c.id, sizeof c.id, id);
+    c.op = op;
+    c.dtype = t;
+    c.shape_class = "cache";
+    c.value_class = "cache";
+    c.program = (char *)program;
+    c.inputs = in;
+    c.n_inputs = n_in;
+    wire_rec r;
+    memset(&r, 0, sizeof r);
+    run_one(b, &c, &r);
+    if (r.status != CONF_ST_PASS) {
+        copy_str(reason, cap, id);
+        size_t l = strlen(reason);
+        if (l + 2 < cap) {
+            memcpy(reason + l, ": ", 3);
+            copy_str(reason + l + 2, cap - l - 2, r.reason);
+        }
+        return false;
+    }
+    return true;
+}
+
+static void cache_worker(conf_run *run, int fd)
+{
+    conf_backend *b = &run->backend;
+    const conf_caps *cp = &b->caps;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    b->inst = NULL;
+    cache_wire w;
+    static const char *const p_add32 =
+        "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
+        "  %0 = stablehlo.add %arg0, %arg1 : tensor<8xf32>\n"
+        "  return %0 : tensor<8xf32>\n}\n";
+    static const char *const p_add64 =
+        "func.func @main(%arg0: tensor<8xf64>, %arg1: tensor<8xf64>) -> tensor<8xf64> {\n"
+        "  %0 = stablehlo.add %arg0, %arg1 : tensor<8xf64>\n"
+        "  return %0 : tensor<8xf64>\n}\n";
+    static const char *const p_add32_5 =
+        "func.func @main(%arg0: tensor<5xf32>, %arg1: tensor<5xf32>) -> tensor<5xf32> {\n"
+        "  %0 = stablehlo.add %arg0, %arg1 : tensor<5xf32>\n"
+        "  return %0 : tensor<5xf32>\n}\n";
+    static const char *const p_sub32 =
+        "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
+        "  %0 = stablehlo.subtract %arg0, %arg1 : tensor<8xf32>\n"
+        "  return %0 : tensor<8xf32>\n}\n";
+    static const char *const p_poly =
+        "func.func @main(%arg0: tensor<?xf32, #stablehlo.bounds<16>>, %arg1: tensor<?xf32, #stablehlo.bounds<16>>) -> tensor<?xf32, #stablehlo.bounds<16>> {\n"
+        "  %0 = stablehlo.add %arg0, %arg1 : tensor<?xf32, #stablehlo.bounds<16>>\n"
+        "  return %0 : tensor<?xf32, #stablehlo.bounds<16>>\n}\n";
+    bool have_instance = conf_backend_instance(b, run->opts.options, run->opts.n_options, &d);
+    for (uint32_t s = 0; s < run->n_cache; s++) {
+        memset(&w, 0, sizeof w);
+        w.index = s;
+        w.expected_max = run->cache[s].expected_max;
+        if (!have_instance) {
+            copy_str(w.reason, sizeof w.reason, d.msg);
+            write_all(fd, &w, sizeof w);
+            continue;
+        }
+        plumb_diag sd;
+        plumb_diag_clear(&sd);
+        conf_backend_reset_stats(b, &sd);
+        bool ok = true;
+        char reason[232] = "";
+        plumb_tensor *in[2] = {NULL, NULL};
+        const char *nm = run->cache[s].name;
+        if (strcmp(nm, "new parameter values") == 0) {
+            for (int k = 0; k < 3 && ok; k++) {
+                in[0] = vec(PLUMB_F32, 8, 1.5 * k, 0.25);
+                in[1] = vec(PLUMB_F32, 8, -3.0 + k, 1.0);
+                ok = in[0] && in[1] && cache_step(b, "cache/new_values", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
+                                                  reason, sizeof reason);
+                plumb_tensor_free(in[0]);
+                plumb_tensor_free(in[1]);
+            }
+        } else if (strcmp(nm, "element type change") == 0) {
+            in[0] = vec(PLUMB_F32, 8, 0.1, 0.3);
+            in[1] = vec(PLUMB_F32, 8, 0.7, -0.2);
+            ok = in[0] && in[1] && cache_step(b, "cache/dtype_f32", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
+                                              reason, sizeof reason);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+            in[0] = vec(PLUMB_F64, 8, 0.1, 0.3);
+            in[1] = vec(PLUMB_F64, 8, 0.7, -0.2);
+            ok = ok && in[0] && in[1] && cache_step(b, "cache/dtype_f64", PLUMB_OP_ADD, PLUMB_F64, p_add64, in, 2,
+                                                    reason, sizeof reason);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+        } else if (strcmp(nm, "static shape change") == 0) {
+            in[0] = vec(PLUMB_F32, 8, 2, 1);
+            in[1] = vec(PLUMB_F32, 8, 3, 0.5);
+            ok = in[0] && in[1] && cache_step(b, "cache/shape_8", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
+                                              reason, sizeof reason);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+            in[0] = vec(PLUMB_F32, 5, -2, 1.25);
+            in[1] = vec(PLUMB_F32, 5, 4, -0.5);
+            ok = ok && in[0] && in[1] && cache_step(b, "cache/shape_5", PLUMB_OP_ADD, PLUMB_F32, p_add32_5, in, 2,
+                                                    reason, sizeof reason);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+        } else if (strcmp(nm, "op change") == 0) {
+            in[0] = vec(PLUMB_F32, 8, 2, 1);
+            in[1] = vec(PLUMB_F32, 8, 3, 0.5);
+            ok = in[0] && in[1] && cache_step(b, "cache/op_add", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
+                                              reason, sizeof reason) &&
+                 cache_step(b, "cache/op_subtract", PLUMB_OP_SUBTRACT, PLUMB_F32, p_sub32, in, 2, reason,
+                            sizeof reason);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+        } else if (strcmp(nm, "polymorphic dimension") == 0) {
+            static const int64_t sizes[] = {3, 7, 16, 1};
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; k++) {
+                in[0] = vec(PLUMB_F32, sizes[k], 0.5, 1);
+                in[1] = vec(PLUMB_F32, sizes[k], 1, -0.75);
+                ok = in[0] && in[1] && cache_step(b, "cache/poly", PLUMB_OP_ADD, PLUMB_F32, p_poly, in, 2, reason,
+                                                  sizeof reason);
+                plumb_tensor_free(in[0]);
+                plumb_tensor_free(in[1]);
+            }
+        }
+        plumb_backend_stats st;
+        plumb_diag_clear(&sd);
+        if (!conf_backend_stats(b, &st, &sd)) {
+            ok = false;
+            copy_str(reason, sizeof reason, sd.msg);
+        }
+        w.compiles = st.compiles;
+        if (ok && st.compiles > w.expected_max) {
+            ok = false;
+            snprintf(reason, sizeof reason, "%llu compiles, at most %llu allowed",
+                     (unsigned long long)st.compiles, (unsigned long long)w.expected_max);
+        }
+        if (ok && st.compiles == 0) {
+            ok = false;
+            snprintf(reason, sizeof reason, "the backend's stats count no compile at all");
+        }
+        (void)cp;
+        w.pass = ok;
+        copy_str(w.reason, sizeof w.reason, reason);
+        if (!write_all(fd, &w, sizeof w))
+            _exit(3);
+    }
+    conf_backend_close(b);
+    _exit(0);
+}
+
+static void cache_scenarios(conf_run *run)
+{
+    const conf_caps *c = &run->backend.caps;
+    uint32_t f32 = PLUMB_TY_BIT(PLUMB_F32), f64 = PLUMB_TY_BIT(PLUMB_F64);
+    bool add32 = (c->claims[PLUMB_OP_ADD] & f32) != 0;
+    /* Scenarios need ops the backend claims; the others are not run (and
+     * the report says so). */
+    struct { const char *name; bool runs; uint64_t max; } sc[] = {
+        {"new parameter values", add32, 1},
+        {"element type change", add32 && (c->claims[PLUMB_OP_ADD] & f64), 2},
+        {"static shape change", add32, 2},
+        {"op change", add32 && (c->claims[PLUMB_OP_SUBTRACT] & f32), 2},
+        {"polymorphic dimension", add32 && c->poly != PLUMB_BACKEND_POLY_NONE,
+         c->poly == PLUMB_BACKEND_POLY_BOUNDED ? 1 : 4},
+    };
+    run->n_cache = 0;
+    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
+        if (!sc[i].runs)
+            continue;
+        conf_cache_scenario *s = &run->cache[run->n_cache++];
+        memset(s, 0, sizeof *s);
+        copy_str(s->name, sizeof s->name, sc[i].name);
+        s->expected_max = sc[i].max;
+        snprintf(s->reason, sizeof s->reason, "not run");
+    }
+    if (run->n_cache == 0)
+        return;
+    int p[2];
+    if (pipe(p) != 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0) {
+            dup2(dn, 1);
+            close(dn);
+        }
+        cache_worker(run, p[1]);
+        _exit(0);
+    }
+    close(p[1]);
+    double deadline = conf_now() + run->opts.timeout_s * (double)run->n_cache;
+    uint32_t got = 0;
+    char buf[sizeof(cache_wire)];
+    size_t have = 0;
+    bool timed_out = false;
+    while (got < run->n_cache) {
+        double left = deadline - conf_now();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pf = {p[0], POLLIN, 0};
+        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue;
+        ssize_t n = read(p[0], buf + have, sizeof buf - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        if (have == sizeof buf) {
+            cache_wire w;
+            memcpy(&w, buf, sizeof w);
+            have = 0;
+            if (w.index < run->n_cache) {
+                conf_cache_scenario *s = &run->cache[w.index];
+                s->compiles = w.compiles;
+                s->pass = w.pass != 0;
+                w.reason[sizeof w.reason - 1] = 0;
+                copy_str(s->reason, sizeof s->reason, w.reason);
+            }
+            got++;
+        }
+    }
+    int status = 0;
+    if (timed_out)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    close(p[0]);
+    for (uint32_t i = got; i < run->n_cache; i++) {
+        conf_cache_scenario *s = &run->cache[i];
+        s->pass = false;
+        if (timed_out)
+            snprintf(s->reason, sizeof s->reason, "timed out");
+        else
+            describe_exit(status, s->reason, sizeof s->reason);
+    }
+}
