@@ -270,7 +270,8 @@ static plumb_backend_error *ref_capabilities(plumb_backend_capabilities_args *a)
     ref_caps.struct_size = sizeof ref_caps;
     ref_caps.ops = ref_ops;
     ref_caps.n_ops = n;
-    ref_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_BOUNDED;
+    /* The reference executes static shapes only. */
+    ref_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_NONE;
     ref_caps.flush_subnormals = 0;
     ref_caps.preserves_nan_payload = 1;
     ref_caps.deterministic = 1;

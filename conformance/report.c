@@ -73,7 +73,7 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
                      (unsigned long long)run->digest[1]);
     plumb_buf_printf(b, "  duration      %.1f s\n\n", run->seconds);
 
-    plumb_buf_printf(b, "%-32s %-36s %7s %7s %7s %12s %11s\n", "op", "types claimed", "cases", "passed", "failed",
+    plumb_buf_printf(b, "%-32s %-44s %7s %7s %7s %12s %11s\n", "op", "types claimed", "cases", "passed", "failed",
                      "worst budget", "unsupported");
     for (int i = 0; i < PLUMB_OP_COUNT; i++) {
         if (!run->op_in_run[i])
@@ -91,7 +91,7 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
             budget_text(&bt, s->worst_budget);
         else
             plumb_buf_puts(&bt, "-");
-        plumb_buf_printf(b, "%-32s %-36s %7u %7u %7u %12s %11u%s%s\n", plumb_op_name((plumb_opcode)i),
+        plumb_buf_printf(b, "%-32s %-44s %7u %7u %7u %12s %11u%s%s\n", plumb_op_name((plumb_opcode)i),
                          tl.data ? tl.data : "", s->cases, s->passed, s->failed, bt.data ? bt.data : "", s->skipped,
                          s->note[0] && s->claimed ? "  " : "", s->note[0] && s->claimed ? s->note : "");
         plumb_buf_free(&tl);
