@@ -1,0 +1,1245 @@
+/* Fusion: partitions a function's ops into groups executed as one step each,
+ * and runs fused groups tile by tile (or row by row) so that intermediates
+ * stay in L1. docs/runtime-passes.md describes the grouping rules and why
+ * fused results are bitwise identical to unfused ones.
+ *
+ * A fused group has one iteration space S (static dims). Members:
+ *   EW     an op rt_ew_tile handles, result shape S (or, in a row group,
+ *          S without its last dimension: one value per row);
+ *   BCAST  broadcast_in_dim of a value defined outside the group: never
+ *          materialized as a tensor, but per tile by index arithmetic;
+ *   REDUCE reduce over the last dimension of S with an add (f32, f64) or
+ *          maximum (f32) body: makes the group a row group;
+ *   ROWB   broadcast_in_dim of a per-row value back along the rows.
+ * A loop group runs tiles of RT_TILE elements of S; a row group runs whole
+ * rows (length L = last dim of S), so softmax and layer_norm read their input
+ * once and write their output once. */
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "rt_passes.h"
+
+/* Rows longer than this are not fused with their reductions: the per-row
+ * buffers (a few rows' worth per thread) must stay in L2. */
+#define RT_ROW_MAX 65536u
+/* Minimum work per parallel chunk, elements: below it the fork costs more
+ * than it saves. */
+#define RT_FUSE_GRAIN 16384u
+#define RT_MAX_VALS 4096u
+
+typedef enum mrole { R_NONE, R_EW, R_BCAST, R_REDUCE, R_ROWB } mrole;
+
+/* ---- the executable form ------------------------------------------------------- */
+
+typedef enum fkind {
+    FV_IN,        /* group input of the value's own space: read in place */
+    FV_BCAST,     /* group input read through a broadcast: materialized */
+    FV_TEMP,      /* produced in the group, used only there: a slot */
+    FV_OUT,       /* produced in the group, used after it: written in place */
+} fkind;
+
+typedef struct fval {
+    fkind kind;
+    uint8_t space;            /* 0: S; 1: S without its last dim (row groups) */
+    uint8_t es;               /* element size, bytes */
+    bool invariant;           /* bcast: the same in every tile/row (materialized once per chunk) */
+    uint32_t io;              /* input index (IN, BCAST) or output index (OUT) */
+    int32_t slot;             /* TEMP, BCAST */
+    uint32_t rank;            /* BCAST: rank of its space */
+    int64_t dims[PLUMB_MAX_RANK];    /* BCAST: dims of its space */
+    int64_t stride[PLUMB_MAX_RANK];  /* BCAST: source elements per step of each dim (0: broadcast) */
+} fval;
+
+typedef enum skind { S_EW, S_SUM32, S_SUM64, S_MAX32, S_ROWB } skind;
+
+typedef struct fstep {
+    skind kind;
+    uint8_t space;            /* of the result */
+    const ir_op *op;
+    uint32_t n_in;
+    uint32_t *in;             /* fval indices */
+    uint32_t out;             /* fval index */
+    uint32_t init;            /* reductions: input index of the scalar init */
+} fstep;
+
+struct rt_fused {
+    const ir_op *anchor;      /* op named in errors, scratch owner */
+    bool rows;
+    uint64_t numel;           /* elements of S */
+    uint64_t row_len;         /* L (rows mode) */
+    uint64_t n_rows;          /* numel / L (rows mode) */
+    fval *vals;
+    uint32_t n_vals;
+    fstep *steps;
+    uint32_t n_steps;
+    uint32_t n_slots;
+    size_t slot_bytes;        /* per slot, multiple of 64 */
+};
+
+/* ---- grouping -------------------------------------------------------------------- */
+
+typedef struct fz {
+    plumb_arena *a;
+    const ir_func *f;
+    uint32_t n;               /* ops */
+    const ir_op **ops;        /* by position */
+    int32_t *def_pos;         /* by value id: position of the defining op, -1 for arguments */
+    uint32_t n_ids;
+    mrole *role;              /* by position */
+    int32_t *parent;          /* union-find over positions; -1: not fusible */
+    uint32_t *first;          /* by root: smallest member position */
+    bool *rows;               /* by root */
+    const ir_type **space;    /* by root: S */
+    uint32_t *stamp;          /* DFS visit stamps, by position */
+    uint32_t epoch;
+} fz;
+
+static int32_t find(fz *z, int32_t p)
+{
+    while (z->parent[p] != p) {
+        z->parent[p] = z->parent[z->parent[p]];
+        p = z->parent[p];
+    }
+    return p;
+}
+
+static int32_t group_of_value(fz *z, const ir_value *v)
+{
+    if (v->id >= z->n_ids || z->def_pos[v->id] < 0)
+        return -1;
+    int32_t p = z->def_pos[v->id];
+    return z->parent[p] < 0 ? -1 : find(z, p);
+}
+
+static bool dims_eq(const ir_type *a, uint32_t rank, const int64_t *dims)
+{
+    if (a->rank != rank)
+        return false;
+    for (uint32_t i = 0; i < rank; i++)
+        if (a->dims[i] != dims[i])
+            return false;
+    return true;
+}
+
+static bool same_dims(const ir_type *a, const ir_type *b) { return dims_eq(a, b->rank, b->dims); }
+
+/* The space (0 or 1) v's type has in a group of space S, or -1. */
+static int space_in(const ir_type *t, const ir_type *s, bool rows)
+{
+    if (same_dims(t, s))
+        return 0;
+    if (rows && s->rank >= 1 && dims_eq(t, s->rank - 1, s->dims))
+        return 1;
+    return -1;
+}
+
+static uint64_t numel_of(const ir_type *t)
+{
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < t->rank; i++)
+        n *= (uint64_t)t->dims[i];
+    return n;
+}
+
+/* stablehlo.reduce over the last dimension with body add (f32, f64) or
+ * maximum (f32) of its two arguments. */
+static skind row_reduce_kind(const ir_op *op)
+{
+    if (op->code != PLUMB_OP_REDUCE || op->n_operands != 2 || op->n_results != 1 || op->n_regions != 1)
+        return S_EW;
+    const ir_type *t = &op->operands[0]->type;
+    if (t->rank < 1 || op->a.dims.n != 1 || op->a.dims.v[0] != (int64_t)t->rank - 1 ||
+        op->operands[1]->type.rank != 0 || !ir_type_is_static(t))
+        return S_EW;
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != 2 || b->n_ops != 2)
+        return S_EW;
+    const ir_op *x = b->first, *ret = x->next;
+    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || ret->operands[0] != x->results[0] ||
+        x->n_operands != 2)
+        return S_EW;
+    bool args = (x->operands[0] == b->args[0] && x->operands[1] == b->args[1]) ||
+                (x->operands[0] == b->args[1] && x->operands[1] == b->args[0]);
+    if (!args || b->args[0]->type.rank != 0 || b->args[1]->type.rank != 0 ||
+        b->args[0]->type.dtype != t->dtype || b->args[1]->type.dtype != t->dtype ||
+        x->results[0]->type.dtype != t->dtype || x->results[0]->type.rank != 0)
+        return S_EW;
+    /* Sums fuse only from a zero init: then init + rt_sum(row) rounds
+     * exactly like the reduce kernel's single rounding of init + sum. */
+    if (x->code == PLUMB_OP_ADD && (t->dtype == PLUMB_F32 || t->dtype == PLUMB_F64)) {
+        const ir_value *iv = op->operands[1];
+        if (!iv->def || iv->def->code != PLUMB_OP_CONSTANT || !iv->def->a.value)
+            return S_EW;
+        uint64_t bits = plumb_load_bits(t->dtype, iv->def->a.value->data, 0);
+        uint64_t mag = t->dtype == PLUMB_F32 ? (bits & 0x7fffffffu) : (bits & 0x7fffffffffffffffull);
+        if (t->dtype == PLUMB_F32 && mag == 0)
+            return S_SUM32;
+        if (t->dtype == PLUMB_F64)
+            return S_SUM64;
+        return S_EW;
+    }
+    if (x->code == PLUMB_OP_MAXIMUM && t->dtype == PLUMB_F32)
+        return S_MAX32;
+    return S_EW;
+}
+
+static bool ew_ok(const ir_op *op)
+{
+    if (op->n_results != 1 || op->n_regions || !rt_ew_supported(op))
+        return false;
+    const ir_type *r = &op->results[0]->type;
+    if (!ir_type_is_static(r))
+        return false;
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const ir_type *t = &op->operands[i]->type;
+        if (!ir_type_is_static(t) || (t->rank != 0 && !same_dims(t, r)))
+            return false;
+    }
+    return true;
+}
+
+static bool bcast_ok(const ir_op *op)
+{
+    return op->code == PLUMB_OP_BROADCAST_IN_DIM && op->n_operands == 1 &&
+           ir_type_is_static(&op->operands[0]->type) && ir_type_is_static(&op->results[0]->type) &&
+           op->a.dims.n == op->operands[0]->type.rank;
+}
+
+/* True when op at position q transitively depends on a member of one of
+ * the groups in gs[0..ng) (positions above lo only can). */
+static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_t lo, int32_t *stack)
+{
+    uint32_t sp = 0;
+    stack[sp++] = q;
+    z->stamp[q] = z->epoch;
+    while (sp) {
+        int32_t p = stack[--sp];
+        if (z->parent[p] >= 0) {
+            int32_t r = find(z, p);
+            for (uint32_t i = 0; i < ng; i++)
+                if (r == gs[i])
+                    return true;
+        }
+        const ir_op *op = z->ops[p];
+        for (uint32_t i = 0; i < op->n_operands; i++) {
+            const ir_value *v = op->operands[i];
+            if (v->id >= z->n_ids || z->def_pos[v->id] < 0)
+                continue;
+            int32_t d = z->def_pos[v->id];
+            if ((uint32_t)d < lo || z->stamp[d] == z->epoch)
+                continue;
+            z->stamp[d] = z->epoch;
+            stack[sp++] = d;
+        }
+    }
+    return false;
+}
+
+/* Whether op p may join the groups gs (merging them): no value may leave
+ * the merged set and come back through an op outside it. */
+static bool merge_ok(fz *z, int32_t p, const int32_t *gs, uint32_t ng, int32_t *stack)
+{
+    uint32_t lo = (uint32_t)p;
+    for (uint32_t i = 0; i < ng; i++)
+        if (z->first[gs[i]] < lo)
+            lo = z->first[gs[i]];
+    z->epoch++;
+    for (uint32_t q = lo; q <= (uint32_t)p; q++) {
+        bool member = (int32_t)q == p;
+        if (!member && z->parent[q] >= 0) {
+            int32_t r = find(z, (int32_t)q);
+            for (uint32_t i = 0; i < ng && !member; i++)
+                member = r == gs[i];
+        }
+        if (!member)
+            continue;
+        const ir_op *op = z->ops[q];
+        for (uint32_t i = 0; i < op->n_operands; i++) {
+            const ir_value *v = op->operands[i];
+            if (v->id >= z->n_ids || z->def_pos[v->id] < 0)
+                continue;
+            int32_t d = z->def_pos[v->id];
+            if ((uint32_t)d <= lo || z->stamp[d] == z->epoch)
+                continue;
+            int32_t rd = z->parent[d] >= 0 ? find(z, d) : -1;
+            bool inside = d == p;
+            for (uint32_t k = 0; k < ng && !inside; k++)
+                inside = rd == gs[k];
+            if (inside)
+                continue;
+            if (depends_on(z, d, gs, ng, lo, stack))
+                return false;
+        }
+    }
+    return true;
+}
+
+static void join(fz *z, int32_t p, const int32_t *gs, uint32_t ng, const ir_type *s, bool rows, mrole role)
+{
+    z->role[p] = role;
+    z->parent[p] = p;
+    int32_t root = p;
+    uint32_t first = (uint32_t)p;
+    bool any_rows = rows;
+    for (uint32_t i = 0; i < ng; i++) {
+        if (z->first[gs[i]] < first)
+            first = z->first[gs[i]];
+        any_rows |= z->rows[gs[i]];
+        z->parent[gs[i]] = root;
+    }
+    z->first[root] = first;
+    z->rows[root] = any_rows;
+    z->space[root] = s;
+}
+
+/* Adds op p to the compatible groups of its operands when that is safe,
+ * else starts a group of its own. */
+static void place(fz *z, int32_t p, const ir_type *s, bool rows, mrole role, bool want_rows_only,
+                  int32_t *stack)
+{
+    const ir_op *op = z->ops[p];
+    int32_t gs[64];
+    uint32_t ng = 0;
+    for (uint32_t i = 0; i < op->n_operands && ng < 64; i++) {
+        int32_t g = group_of_value(z, op->operands[i]);
+        if (g < 0)
+            continue;
+        bool dup = false;
+        for (uint32_t k = 0; k < ng; k++)
+            dup |= gs[k] == g;
+        if (dup || !same_dims(z->space[g], s))
+            continue;
+        if (want_rows_only && !z->rows[g])
+            continue;
+        gs[ng++] = g;
+    }
+    while (ng > 0 && !merge_ok(z, p, gs, ng, stack))
+        ng--;   /* fall back to fewer groups */
+    join(z, p, gs, ng, s, rows, role);
+}
+
+static void classify(fz *z, int32_t p, int32_t *stack)
+{
+    const ir_op *op = z->ops[p];
+    if (op->code == PLUMB_OP_BROADCAST_IN_DIM && bcast_ok(op)) {
+        const ir_value *in = op->operands[0];
+        const ir_type *rt = &op->results[0]->type;
+        int32_t g = group_of_value(z, in);
+        /* Back along the rows of a row group: operand is per-row, dims 0..R-2. */
+        if (g >= 0 && z->rows[g] && same_dims(z->space[g], rt) && space_in(&in->type, z->space[g], true) == 1) {
+            bool rowdims = true;
+            for (uint32_t i = 0; i < op->a.dims.n; i++)
+                rowdims &= op->a.dims.v[i] == (int64_t)i;
+            if (rowdims) {
+                int32_t gs[1] = {g};
+                if (merge_ok(z, p, gs, 1, stack)) {
+                    join(z, p, gs, 1, z->space[g], true, R_ROWB);
+                    return;
+                }
+            }
+        }
+        /* Otherwise an input read through index arithmetic: a group of its
+         * own until a consumer joins it. */
+        join(z, p, NULL, 0, rt, false, R_BCAST);
+        return;
+    }
+    skind rk = row_reduce_kind(op);
+    if (rk != S_EW) {
+        const ir_type *it = &op->operands[0]->type;
+        if ((uint64_t)it->dims[it->rank - 1] > RT_ROW_MAX)
+            return;
+        int32_t g = group_of_value(z, op->operands[0]);
+        /* Joins the group computing its input (a loop group over the same
+         * space becomes a row group). */
+        if (g >= 0 && same_dims(z->space[g], it)) {
+            int32_t gs[1] = {g};
+            if (merge_ok(z, p, gs, 1, stack)) {
+                join(z, p, gs, 1, it, true, R_REDUCE);
+                return;
+            }
+        }
+        join(z, p, NULL, 0, it, true, R_REDUCE);
+        return;
+    }
+    if (!ew_ok(op))
+        return;
+    const ir_type *rt = &op->results[0]->type;
+    /* Per-row values of a row group: join the group whose row space rt is. */
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        int32_t g = group_of_value(z, op->operands[i]);
+        if (g >= 0 && z->rows[g] && space_in(rt, z->space[g], true) == 1) {
+            int32_t gs[1] = {g};
+            if (merge_ok(z, p, gs, 1, stack)) {
+                join(z, p, gs, 1, z->space[g], true, R_EW);
+                return;
+            }
+        }
+    }
+    place(z, p, rt, false, R_EW, false, stack);
+}
+
+/* ---- building groups ---------------------------------------------------------------- */
+
+typedef struct gbuild {
+    int32_t *members;         /* positions, program order */
+    uint32_t n;
+    bool fused;
+} gbuild;
+
+/* Uses of each value by position (including uses inside regions). */
+static void note_uses(const ir_op *op, int32_t user, fz *z, int32_t *first_out, uint8_t *multi,
+                      const int32_t *gid)
+{
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const ir_value *v = op->operands[i];
+        if (v->id >= z->n_ids || z->def_pos[v->id] < 0)
+            continue;
+        int32_t d = z->def_pos[v->id];
+        if (gid[d] >= 0 && gid[d] == gid[user])
+            continue;
+        /* a use outside the defining op's group */
+        if (first_out[v->id] < 0)
+            first_out[v->id] = user;
+        else
+            multi[v->id] = 1;
+    }
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const ir_op *o = op->regions[r].first; o; o = o->next)
+            note_uses(o, user, z, first_out, multi, gid);
+}
+
+static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, const int32_t *gid,
+                        const int32_t *used_out, rt_group *g, plumb_diag *d);
+
+static bool add_unique(ir_value ***arr, uint32_t *n, uint32_t cap, ir_value *v)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*arr)[i] == v)
+            return false;
+    if (*n >= cap)
+        return false;
+    (*arr)[(*n)++] = v;
+    return true;
+}
+
+static bool nomem(plumb_diag *d, const ir_func *f)
+{
+    plumb_diag_set(d, PLUMB_ERR_NOMEM, f->loc, "out of memory fusing @%s", f->name);
+    return false;
+}
+
+static void add_region_inputs(const ir_block *b, const ir_func *f, const fz *z, const int32_t *grp_of,
+                              int32_t g, rt_group *G, uint32_t cap)
+{
+    for (const ir_op *o = b->first; o; o = o->next) {
+        for (uint32_t i = 0; i < o->n_operands; i++) {
+            ir_value *v = o->operands[i];
+            bool outer = v->def ? v->def->parent == &f->body : v->owner == &f->body;
+            if (!outer)
+                continue;
+            int32_t dp = v->id < z->n_ids ? z->def_pos[v->id] : -1;
+            if (dp < 0 || grp_of[dp] != g)
+                add_unique(&G->inputs, &G->n_inputs, cap, v);
+        }
+        for (uint32_t r = 0; r < o->n_regions; r++)
+            add_region_inputs(&o->regions[r], f, z, grp_of, g, G, cap);
+    }
+}
+
+/* Binary heap of group indices keyed by first position. */
+static void heap_push(uint32_t *h, uint32_t *n, uint32_t v, const uint32_t *key)
+{
+    uint32_t i = (*n)++;
+    h[i] = v;
+    while (i > 0 && key[h[(i - 1) / 2]] > key[h[i]]) {
+        uint32_t p = (i - 1) / 2, t = h[p];
+        h[p] = h[i];
+        h[i] = t;
+        i = p;
+    }
+}
+
+static uint32_t heap_pop(uint32_t *h, uint32_t *n, const uint32_t *key)
+{
+    uint32_t top = h[0];
+    h[0] = h[--(*n)];
+    for (uint32_t i = 0;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && key[h[l]] < key[h[m]]) m = l;
+        if (r < *n && key[h[r]] < key[h[m]]) m = r;
+        if (m == i)
+            break;
+        uint32_t t = h[m];
+        h[m] = h[i];
+        h[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
+             rt_group **groups, uint32_t *n_groups, plumb_diag *d)
+{
+    *groups = NULL;
+    *n_groups = 0;
+    fz z;
+    memset(&z, 0, sizeof z);
+    z.a = a;
+    z.f = f;
+    z.n = f->body.n_ops;
+    uint32_t n = z.n;
+    uint32_t max_id = 0;
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        if (f->body.args[i]->id + 1 > max_id)
+            max_id = f->body.args[i]->id + 1;
+    for (const ir_op *op = f->body.first; op; op = op->next)
+        for (uint32_t i = 0; i < op->n_results; i++)
+            if (op->results[i]->id + 1 > max_id)
+                max_id = op->results[i]->id + 1;
+    z.n_ids = max_id;
+
+    /* Scratch for grouping, freed at the end; the groups live in a. */
+    size_t nn = n ? n : 1, ni = max_id ? max_id : 1;
+    z.ops = plumb_calloc(nn, sizeof *z.ops);
+    z.def_pos = plumb_malloc(ni * sizeof *z.def_pos);
+    z.role = plumb_calloc(nn, sizeof *z.role);
+    z.parent = plumb_malloc(nn * sizeof *z.parent);
+    z.first = plumb_calloc(nn, sizeof *z.first);
+    z.rows = plumb_calloc(nn, sizeof *z.rows);
+    z.space = plumb_calloc(nn, sizeof *z.space);
+    z.stamp = plumb_calloc(nn, sizeof *z.stamp);
+    int32_t *stack = plumb_malloc(nn * sizeof *stack);
+    int32_t *gid = plumb_malloc(nn * sizeof *gid);
+    int32_t *used_out = plumb_malloc(ni * sizeof *used_out);
+    uint8_t *multi = plumb_calloc(ni, 1);
+    uint32_t *gfirst = plumb_calloc(nn, sizeof *gfirst);
+    gbuild *gb = plumb_calloc(nn, sizeof *gb);
+    int32_t *memb = plumb_malloc(nn * sizeof *memb);
+    uint32_t *indeg = plumb_calloc(nn, sizeof *indeg);
+    uint32_t *heap = plumb_calloc(nn, sizeof *heap);
+    uint32_t *order = plumb_calloc(nn, sizeof *order);
+    int32_t *grp_of = plumb_malloc(nn * sizeof *grp_of);
+    bool ok = false;
+    if (!z.ops || !z.def_pos || !z.role || !z.parent || !z.first || !z.rows || !z.space || !z.stamp ||
+        !stack || !gid || !used_out || !multi || !gfirst || !gb || !memb || !indeg || !heap || !order ||
+        !grp_of) {
+        nomem(d, f);
+        goto done;
+    }
+    for (size_t i = 0; i < ni; i++)
+        z.def_pos[i] = -1;
+    {
+        uint32_t p = 0;
+        for (const ir_op *op = f->body.first; op; op = op->next, p++) {
+            z.ops[p] = op;
+            z.parent[p] = -1;
+            for (uint32_t i = 0; i < op->n_results; i++)
+                z.def_pos[op->results[i]->id] = (int32_t)p;
+        }
+    }
+    if (opt_level >= 2)
+        for (uint32_t p = 0; p < n; p++)
+            classify(&z, (int32_t)p, stack);
+
+    /* Group ids: fusible ops by root; then drop what gains nothing. */
+    for (uint32_t p = 0; p < n; p++)
+        gid[p] = z.parent[p] >= 0 ? find(&z, (int32_t)p) : -1;
+    for (size_t i = 0; i < ni; i++)
+        used_out[i] = -1;
+    for (uint32_t p = 0; p < n; p++)
+        note_uses(z.ops[p], (int32_t)p, &z, used_out, multi, gid);
+    /* A broadcast read by index arithmetic must not be needed outside. */
+    for (uint32_t p = 0; p < n; p++)
+        if (gid[p] >= 0 && z.role[p] == R_BCAST && used_out[z.ops[p]->results[0]->id] >= 0)
+            gid[p] = -1;
+    /* Keep groups with >= 2 members of which one computes. */
+    {
+        uint32_t *cnt = gfirst;   /* reuse as counters by root */
+        memset(cnt, 0, nn * sizeof *cnt);
+        uint8_t *computes = (uint8_t *)z.stamp;   /* reuse: bytes by root */
+        memset(computes, 0, nn);
+        for (uint32_t p = 0; p < n; p++)
+            if (gid[p] >= 0) {
+                cnt[gid[p]]++;
+                if (z.role[p] == R_EW || z.role[p] == R_REDUCE)
+                    computes[gid[p]] = 1;
+            }
+        for (uint32_t p = 0; p < n; p++)
+            if (gid[p] >= 0 && (cnt[gid[p]] < 2 || !computes[gid[p]]))
+                gid[p] = -1;
+        /* A row group with no reduction left is a loop group, and its
+         * per-row members then are not of its space: dissolve those groups
+         * (only possible after ejections). */
+        memset(computes, 0, nn);
+        for (uint32_t p = 0; p < n; p++)
+            if (gid[p] >= 0 && z.role[p] == R_REDUCE)
+                computes[gid[p]] = 1;
+        for (uint32_t p = 0; p < n; p++)
+            if (gid[p] >= 0 && z.rows[gid[p]] && !computes[gid[p]])
+                gid[p] = -1;
+    }
+    /* Dissolve groups a kernel could not run: a broadcast whose operand is
+     * computed in the same group, or an op reading a group value of another
+     * space than its result's (a per-row value of a rank-1 row group). */
+    {
+        uint8_t *bad = (uint8_t *)z.stamp;
+        memset(bad, 0, nn);
+        for (uint32_t p = 0; p < n; p++) {
+            if (gid[p] < 0)
+                continue;
+            int32_t r = gid[p];
+            const ir_op *op = z.ops[p];
+            if (z.role[p] == R_BCAST) {
+                const ir_value *v = op->operands[0];
+                int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
+                if (dp >= 0 && gid[dp] == r)
+                    bad[r] = 1;
+            } else if (z.role[p] == R_EW) {
+                int rs = space_in(&op->results[0]->type, z.space[r], z.rows[r]);
+                if (rs < 0)
+                    bad[r] = 1;
+                for (uint32_t i = 0; i < op->n_operands; i++) {
+                    const ir_value *v = op->operands[i];
+                    int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
+                    if (dp >= 0 && gid[dp] == r && space_in(&v->type, z.space[r], z.rows[r]) != rs)
+                        bad[r] = 1;
+                }
+            }
+        }
+        for (uint32_t p = 0; p < n; p++)
+            if (gid[p] >= 0 && bad[gid[p]])
+                gid[p] = -1;
+    }
+    /* Uses again, with the final groups. */
+    for (size_t i = 0; i < ni; i++) {
+        used_out[i] = -1;
+        multi[i] = 0;
+    }
+    for (uint32_t p = 0; p < n; p++)
+        note_uses(z.ops[p], (int32_t)p, &z, used_out, multi, gid);
+
+    /* Groups in first-position order: one per fused root, one per other op. */
+    uint32_t ng = 0;
+    for (uint32_t p = 0; p < n; p++)
+        grp_of[p] = -1;
+    for (uint32_t p = 0; p < n; p++) {
+        if (gid[p] >= 0 && grp_of[gid[p]] >= 0) {
+            grp_of[p] = grp_of[gid[p]];
+            continue;
+        }
+        gfirst[ng] = p;
+        gb[ng].fused = gid[p] >= 0;
+        grp_of[p] = (int32_t)ng;
+        if (gid[p] >= 0)
+            grp_of[gid[p]] = (int32_t)ng;   /* root may come later: keyed by root */
+        ng++;
+    }
+    /* Members, in program order. */
+    {
+        uint32_t off = 0;
+        uint32_t *cnt = indeg;
+        memset(cnt, 0, nn * sizeof *cnt);
+        for (uint32_t p = 0; p < n; p++)
+            cnt[grp_of[p]]++;
+        for (uint32_t g = 0; g < ng; g++) {
+            gb[g].members = memb + off;
+            off += cnt[g];
+        }
+        for (uint32_t p = 0; p < n; p++)
+            gb[grp_of[p]].members[gb[grp_of[p]].n++] = (int32_t)p;
+    }
+
+    rt_group *out = plumb_arena_array(a, ng ? ng : 1, sizeof *out);
+    if (!out) {
+        nomem(d, f);
+        goto done;
+    }
+    for (uint32_t g = 0; g < ng; g++) {
+        rt_group *G = &out[g];
+        G->n_ops = gb[g].n;
+        G->ops = plumb_arena_array(a, gb[g].n, sizeof *G->ops);
+        uint32_t cap_in = 0, cap_out = 0;
+        for (uint32_t k = 0; k < gb[g].n; k++) {
+            const ir_op *op = z.ops[gb[g].members[k]];
+            cap_in += op->n_operands;
+            for (uint32_t r = 0; r < op->n_regions; r++)
+                for (const ir_op *o = op->regions[r].first; o; o = o->next)
+                    cap_in += o->n_operands;
+            cap_out += op->n_results;
+        }
+        G->inputs = plumb_arena_array(a, cap_in ? cap_in : 1, sizeof *G->inputs);
+        G->outputs = plumb_arena_array(a, cap_out ? cap_out : 1, sizeof *G->outputs);
+        if (!G->ops || !G->inputs || !G->outputs) {
+            nomem(d, f);
+            goto done;
+        }
+        for (uint32_t k = 0; k < gb[g].n; k++) {
+            int32_t p = gb[g].members[k];
+            const ir_op *op = z.ops[p];
+            G->ops[k] = op;
+            for (uint32_t i = 0; i < op->n_operands; i++) {
+                ir_value *v = op->operands[i];
+                int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
+                if (dp < 0 || grp_of[dp] != (int32_t)g)
+                    add_unique(&G->inputs, &G->n_inputs, cap_in, v);
+            }
+            /* values from outside read inside regions */
+            for (uint32_t r = 0; r < op->n_regions; r++)
+                add_region_inputs(&op->regions[r], f, &z, grp_of, (int32_t)g, G, cap_in);
+            for (uint32_t i = 0; i < op->n_results; i++) {
+                ir_value *v = op->results[i];
+                if (!gb[g].fused || used_out[v->id] >= 0)
+                    add_unique(&G->outputs, &G->n_outputs, cap_out, v);
+            }
+        }
+        if (gb[g].fused && !build_fused(a, &z, gb[g].members, gb[g].n, gid, used_out, G, d))
+            goto done;
+    }
+
+    /* Order: a topological order of the groups, earliest first op first. */
+    {
+        uint32_t *soff = plumb_calloc((size_t)ng + 1, sizeof *soff);
+        uint32_t n_edges = 0;
+        for (uint32_t g = 0; g < ng; g++)
+            n_edges += out[g].n_inputs;
+        uint32_t *succ = plumb_calloc(n_edges ? n_edges : 1, sizeof *succ);
+        if (!soff || !succ) {
+            plumb_free(soff, ((size_t)ng + 1) * sizeof *soff);
+            plumb_free(succ, (n_edges ? n_edges : 1) * sizeof *succ);
+            nomem(d, f);
+            goto done;
+        }
+        memset(indeg, 0, nn * sizeof *indeg);
+        /* edge producer group -> consumer group, one per consumer input */
+        for (uint32_t g = 0; g < ng; g++)
+            for (uint32_t i = 0; i < out[g].n_inputs; i++) {
+                const ir_value *v = out[g].inputs[i];
+                int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
+                if (dp >= 0 && grp_of[dp] != (int32_t)g) {
+                    indeg[g]++;
+                    soff[grp_of[dp] + 1]++;
+                }
+            }
+        for (uint32_t g = 0; g < ng; g++)
+            soff[g + 1] += soff[g];
+        uint32_t *fillp = heap;   /* reuse as fill cursors before the heap is needed */
+        for (uint32_t g = 0; g < ng; g++)
+            fillp[g] = soff[g];
+        for (uint32_t g = 0; g < ng; g++)
+            for (uint32_t i = 0; i < out[g].n_inputs; i++) {
+                const ir_value *v = out[g].inputs[i];
+                int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
+                if (dp >= 0 && grp_of[dp] != (int32_t)g)
+                    succ[fillp[grp_of[dp]]++] = g;
+            }
+        uint32_t hn = 0, no = 0;
+        for (uint32_t g = 0; g < ng; g++)
+            if (indeg[g] == 0)
+                heap_push(heap, &hn, g, gfirst);
+        while (hn) {
+            uint32_t g = heap_pop(heap, &hn, gfirst);
+            order[no++] = g;
+            for (uint32_t e = soff[g]; e < soff[g + 1]; e++)
+                if (--indeg[succ[e]] == 0)
+                    heap_push(heap, &hn, succ[e], gfirst);
+        }
+        plumb_free(soff, ((size_t)ng + 1) * sizeof *soff);
+        plumb_free(succ, (n_edges ? n_edges : 1) * sizeof *succ);
+        if (no != ng) {
+            plumb_diag_set(d, PLUMB_ERR_INVALID, f->loc, "fusion of @%s produced a cyclic schedule", f->name);
+            goto done;
+        }
+    }
+    rt_group *sorted = plumb_arena_array(a, ng ? ng : 1, sizeof *sorted);
+    if (!sorted) {
+        nomem(d, f);
+        goto done;
+    }
+    for (uint32_t i = 0; i < ng; i++)
+        sorted[i] = out[order[i]];
+    *groups = sorted;
+    *n_groups = ng;
+    ok = true;
+done:
+    plumb_free(z.ops, nn * sizeof *z.ops);
+    plumb_free(z.def_pos, ni * sizeof *z.def_pos);
+    plumb_free(z.role, nn * sizeof *z.role);
+    plumb_free(z.parent, nn * sizeof *z.parent);
+    plumb_free(z.first, nn * sizeof *z.first);
+    plumb_free(z.rows, nn * sizeof *z.rows);
+    plumb_free(z.space, nn * sizeof *z.space);
+    plumb_free(z.stamp, nn * sizeof *z.stamp);
+    plumb_free(stack, nn * sizeof *stack);
+    plumb_free(gid, nn * sizeof *gid);
+    plumb_free(used_out, ni * sizeof *used_out);
+    plumb_free(multi, ni);
+    plumb_free(gfirst, nn * sizeof *gfirst);
+    plumb_free(gb, nn * sizeof *gb);
+    plumb_free(memb, nn * sizeof *memb);
+    plumb_free(indeg, nn * sizeof *indeg);
+    plumb_free(heap, nn * sizeof *heap);
+    plumb_free(order, nn * sizeof *order);
+    plumb_free(grp_of, nn * sizeof *grp_of);
+    return ok;
+}
+
+/* ---- lowering a group to steps ------------------------------------------------------ */
+
+typedef struct vmap {
+    const ir_value *v[RT_MAX_VALS];
+    uint32_t n;
+} vmap;
+
+static int32_t vfind(const vmap *m, const ir_value *v)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->v[i] == v)
+            return (int32_t)i;
+    return -1;
+}
+
+static int32_t index_of(ir_value *const *arr, uint32_t n, const ir_value *v)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (arr[i] == v)
+            return (int32_t)i;
+    return -1;
+}
+
+/* The strides through which a broadcast_in_dim op reads its operand for
+ * each dimension of its result (0 for broadcast and size-1 dims). */
+static void bcast_strides(const ir_op *op, fval *fv)
+{
+    const ir_type *it = &op->operands[0]->type, *rt = &op->results[0]->type;
+    int64_t ist[PLUMB_MAX_RANK];
+    int64_t s = 1;
+    for (uint32_t i = it->rank; i-- > 0;) {
+        ist[i] = s;
+        s *= it->dims[i];
+    }
+    fv->rank = rt->rank;
+    for (uint32_t j = 0; j < rt->rank; j++) {
+        fv->dims[j] = rt->dims[j];
+        fv->stride[j] = 0;
+    }
+    for (uint32_t i = 0; i < it->rank; i++)
+        if (it->dims[i] != 1)
+            fv->stride[op->a.dims.v[i]] = ist[i];
+}
+
+static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, const int32_t *gid,
+                        const int32_t *used_out, rt_group *g, plumb_diag *d)
+{
+    rt_fused *F = plumb_arena_alloc(a, sizeof *F);
+    vmap *vm = plumb_calloc(1, sizeof *vm);
+    fval *vals = plumb_calloc(RT_MAX_VALS, sizeof *vals);
+    int32_t *def_step = plumb_calloc(RT_MAX_VALS, sizeof *def_step);
+    int32_t *last_use = plumb_calloc(RT_MAX_VALS, sizeof *last_use);
+    bool ok = false;
+    if (!F || !vm || !vals || !def_step || !last_use) {
+        nomem(d, z->f);
+        goto out;
+    }
+    int32_t root = gid[mem[0]];
+    const ir_type *S = z->space[root];
+    F->rows = z->rows[root];
+    F->numel = numel_of(S);
+    F->row_len = F->rows ? (uint64_t)S->dims[S->rank - 1] : 0;
+    F->n_rows = 0;
+    if (F->rows) {
+        F->n_rows = 1;
+        for (uint32_t i = 0; i + 1 < S->rank; i++)
+            F->n_rows *= (uint64_t)S->dims[i];
+    }
+    F->steps = plumb_arena_array(a, nm, sizeof *F->steps);
+    if (!F->steps) {
+        nomem(d, z->f);
+        goto out;
+    }
+    F->anchor = NULL;
+
+    for (uint32_t k = 0; k < nm; k++) {
+        const ir_op *op = z->ops[mem[k]];
+        mrole role = z->role[mem[k]];
+        if (!F->anchor && role != R_BCAST)
+            F->anchor = op;
+        if (role == R_BCAST) {
+            /* The result is read through the operand: a BCAST value. */
+            if (vm->n >= RT_MAX_VALS)
+                goto toobig;
+            fval *fv = &vals[vm->n];
+            fv->kind = FV_BCAST;
+            fv->space = 0;
+            fv->es = (uint8_t)plumb_dtype_size(op->results[0]->type.dtype);
+            fv->io = (uint32_t)index_of(g->inputs, g->n_inputs, op->operands[0]);
+            bcast_strides(op, fv);
+            bool inv = true;
+            uint32_t lim = F->rows ? fv->rank - 1 : fv->rank;
+            for (uint32_t j = 0; j < lim; j++)
+                inv &= fv->stride[j] == 0;
+            if (!F->rows)
+                inv &= fv->rank == 0 || fv->stride[fv->rank - 1] == 0;
+            fv->invariant = inv;
+            fv->slot = -1;
+            def_step[vm->n] = -1;
+            last_use[vm->n] = -1;
+            vm->v[vm->n++] = op->results[0];
+            continue;
+        }
+        fstep *st = &F->steps[F->n_steps];
+        st->op = op;
+        switch (role) {
+        case R_REDUCE: st->kind = row_reduce_kind(op); break;
+        case R_ROWB: st->kind = S_ROWB; break;
+        default: st->kind = S_EW; break;
+        }
+        uint32_t nin = st->kind == S_EW ? op->n_operands : 1;
+        st->n_in = nin;
+        st->in = plumb_arena_array(a, nin ? nin : 1, sizeof *st->in);
+        if (!st->in) {
+            nomem(d, z->f);
+            goto out;
+        }
+        for (uint32_t i = 0; i < nin; i++) {
+            const ir_value *v = op->operands[i];
+            int32_t vi = vfind(vm, v);
+            if (vi < 0) {
+                /* an input: in place when of a space of the group, else a
+                 * scalar broadcast */
+                if (vm->n >= RT_MAX_VALS)
+                    goto toobig;
+                fval *fv = &vals[vm->n];
+                int sp = space_in(&v->type, S, F->rows);
+                fv->es = (uint8_t)plumb_dtype_size(v->type.dtype);
+                fv->io = (uint32_t)index_of(g->inputs, g->n_inputs, v);
+                fv->slot = -1;
+                if (sp >= 0) {
+                    fv->kind = FV_IN;
+                    fv->space = (uint8_t)sp;
+                } else {
+                    /* rank 0 operand of select/clamp: broadcast to the op's space */
+                    fv->kind = FV_BCAST;
+                    fv->space = (uint8_t)space_in(&op->results[0]->type, S, F->rows);
+                    fv->rank = 0;
+                    fv->invariant = true;
+                }
+                def_step[vm->n] = -1;
+                last_use[vm->n] = -1;
+                vi = (int32_t)vm->n;
+                vm->v[vm->n++] = v;
+            }
+            st->in[i] = (uint32_t)vi;
+            last_use[vi] = (int32_t)F->n_steps;
+            if (vals[vi].kind == FV_BCAST && def_step[vi] < 0)
+                def_step[vi] = (int32_t)F->n_steps;
+        }
+        if (st->kind != S_EW && st->kind != S_ROWB)
+            st->init = (uint32_t)index_of(g->inputs, g->n_inputs, op->operands[1]);
+        /* result */
+        if (vm->n >= RT_MAX_VALS)
+            goto toobig;
+        const ir_value *r = op->results[0];
+        fval *fv = &vals[vm->n];
+        fv->es = (uint8_t)plumb_dtype_size(r->type.dtype);
+        fv->space = (uint8_t)space_in(&r->type, S, F->rows);
+        fv->slot = -1;
+        if (used_out[r->id] >= 0) {
+            fv->kind = FV_OUT;
+            fv->io = (uint32_t)index_of(g->outputs, g->n_outputs, r);
+        } else {
+            fv->kind = FV_TEMP;
+        }
+        def_step[vm->n] = (int32_t)F->n_steps;
+        last_use[vm->n] = (int32_t)F->n_steps;
+        st->out = vm->n;
+        st->space = fv->space;
+        vm->v[vm->n++] = r;
+        F->n_steps++;
+    }
+    if (!F->anchor)
+        F->anchor = z->ops[mem[0]];
+    /* Slots: invariant broadcasts keep one each for the whole group; temps
+     * and other broadcasts share by live range (freed after the last use,
+     * so no step writes a slot it reads). */
+    {
+        uint32_t n_slots = 0;
+        int32_t slot_free_after[256];
+        for (uint32_t v = 0; v < vm->n; v++)
+            if (vals[v].kind == FV_BCAST && vals[v].invariant && last_use[v] >= 0) {
+                if (n_slots >= 256)
+                    goto toobig;
+                slot_free_after[n_slots] = INT32_MAX;
+                vals[v].slot = (int32_t)n_slots++;
+            }
+        for (int32_t s = 0; s < (int32_t)F->n_steps; s++)
+            for (uint32_t v = 0; v < vm->n; v++) {
+                bool needs = (vals[v].kind == FV_TEMP || (vals[v].kind == FV_BCAST && !vals[v].invariant)) &&
+                             def_step[v] == s && vals[v].slot < 0;
+                if (!needs)
+                    continue;
+                int32_t got = -1;
+                for (uint32_t k = 0; k < n_slots && got < 0; k++)
+                    if (slot_free_after[k] < s)
+                        got = (int32_t)k;
+                if (got < 0) {
+                    if (n_slots >= 256)
+                        goto toobig;
+                    got = (int32_t)n_slots++;
+                }
+                vals[v].slot = got;
+                /* a broadcast materialized for step s is read by s; a temp
+                 * defined by s is live through its last use */
+                slot_free_after[got] = last_use[v] > s ? last_use[v] : s;
+            }
+        F->n_slots = n_slots;
+        uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) : RT_TILE;
+        F->slot_bytes = (size_t)((per * 8 + 63) & ~(uint64_t)63);
+    }
+    F->vals = plumb_arena_array(a, vm->n ? vm->n : 1, sizeof *F->vals);
+    if (!F->vals) {
+        nomem(d, z->f);
+        goto out;
+    }
+    memcpy(F->vals, vals, vm->n * sizeof *vals);
+    F->n_vals = vm->n;
+    g->fused = F;
+    ok = true;
+    goto out;
+toobig:
+    /* Too many values for one kernel: run the ops one by one. */
+    g->fused = NULL;
+    ok = false;
+    plumb_diag_set(d, PLUMB_ERR_LIMIT, z->ops[mem[0]]->loc, "fusion group of @%s has more than %u values",
+                   z->f->name, RT_MAX_VALS);
+out:
+    plumb_free(vm, sizeof *vm);
+    plumb_free(vals, RT_MAX_VALS * sizeof *vals);
+    plumb_free(def_step, RT_MAX_VALS * sizeof *def_step);
+    plumb_free(last_use, RT_MAX_VALS * sizeof *last_use);
+    return ok;
+}
+
+/* ---- execution ------------------------------------------------------------------------ */
+
+typedef struct frun {
+    rt_exec *x;
+    const rt_fused *g;
+    plumb_tensor *const *in;
+    plumb_tensor *const *out;
+    uint8_t *scratch;         /* chunks * n_slots * slot_bytes */
+    atomic_bool failed;
+} frun;
+
+static void fill(void *dst, const void *src, size_t es, size_t n)
+{
+    switch (es) {
+    case 1: memset(dst, *(const uint8_t *)src, n); break;
+    case 2: { uint16_t v; memcpy(&v, src, 2); uint16_t *p = dst; for (size_t i = 0; i < n; i++) p[i] = v; break; }
+    case 4: { uint32_t v; memcpy(&v, src, 4); uint32_t *p = dst; for (size_t i = 0; i < n; i++) p[i] = v; break; }
+    default: { uint64_t v; memcpy(&v, src, 8); uint64_t *p = dst; for (size_t i = 0; i < n; i++) p[i] = v; break; }
+    }
+}
+
+/* Elements [off, off + n) of a broadcast value, by index arithmetic. */
+static void materialize(const fval *v, const uint8_t *src, uint64_t off, size_t n, uint8_t *dst)
+{
+    size_t es = v->es;
+    uint32_t R = v->rank;
+    bool zero = true;
+    for (uint32_t j = 0; j < R; j++)
+        zero &= v->stride[j] == 0;
+    if (zero) {
+        fill(dst, src, es, n);
+        return;
+    }
+    uint64_t idx[PLUMB_MAX_RANK];
+    uint64_t rem = off;
+    int64_t so = 0;
+    for (uint32_t j = R; j-- > 0;) {
+        idx[j] = rem % (uint64_t)v->dims[j];
+        rem /= (uint64_t)v->dims[j];
+        so += (int64_t)idx[j] * v->stride[j];
+    }
+    size_t done = 0;
+    int64_t s = v->stride[R - 1];
+    uint64_t inner = (uint64_t)v->dims[R - 1];
+    while (done < n) {
+        size_t run = (size_t)(inner - idx[R - 1]);
+        if (run > n - done)
+            run = n - done;
+        uint8_t *o = dst + done * es;
+        if (s == 0)
+            fill(o, src + so * (int64_t)es, es, run);
+        else if (s == 1)
+            memcpy(o, src + so * (int64_t)es, run * es);
+        else
+            for (size_t i = 0; i < run; i++)
+                memcpy(o + i * es, src + (so + (int64_t)i * s) * (int64_t)es, es);
+        done += run;
+        so += (int64_t)run * s;
+        idx[R - 1] += run;
+        for (uint32_t j = R - 1; j > 0 && idx[j] == (uint64_t)v->dims[j]; j--) {
+            so -= (int64_t)idx[j] * v->stride[j];
+            idx[j] = 0;
+            idx[j - 1]++;
+            so += v->stride[j - 1];
+        }
+    }
+}
+
+/* base + off bytes; empty tensors have no data (and no offset is taken). */
+static inline uint8_t *at(void *base, uint64_t off)
+{
+    return base ? (uint8_t *)base + off : NULL;
+}
+
+static inline float max_ieee(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+/* Runs every step on one tile (loop groups) or one row (row groups).
+ * off[s], n[s]: element offset and count in space s. */
+static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit)
+{
+    const rt_fused *g = fr->g;
+    const void *ptr_in[16];
+    const void **ins = ptr_in;
+    for (uint32_t s = 0; s < g->n_steps; s++) {
+        const fstep *st = &g->steps[s];
+        if (st->n_in > 16)
+            return false;
+        for (uint32_t i = 0; i < st->n_in; i++) {
+            const fval *v = &g->vals[st->in[i]];
+            uint64_t o = off[v->space];
+            switch (v->kind) {
+            case FV_IN:
+                ins[i] = at(fr->in[v->io]->data, o * v->es);
+                break;
+            case FV_OUT:
+                ins[i] = at(fr->out[v->io]->data, o * v->es);
+                break;
+            case FV_TEMP:
+                ins[i] = slots + (size_t)v->slot * g->slot_bytes;
+                break;
+            case FV_BCAST: {
+                uint8_t *buf = slots + (size_t)v->slot * g->slot_bytes;
+                ins[i] = buf;
+                /* materialized when first read in this unit (invariant ones
+                 * once per chunk); a value read twice by one step is
+                 * materialized twice, harmlessly */
+                bool first_read = true;
+                for (uint32_t k = 0; k < s && first_read; k++)
+                    for (uint32_t j = 0; j < g->steps[k].n_in; j++)
+                        if (g->steps[k].in[j] == st->in[i])
+                            first_read = false;
+                if (first_read && (!v->invariant || first_unit)) {
+                    /* an invariant value is materialized for a whole unit
+                     * (row, or tile) from offset 0: its elements do not
+                     * depend on the unit */
+                    size_t nn = cnt[v->space];
+                    if (v->invariant)
+                        nn = v->space ? 1 : g->rows ? (size_t)g->row_len : RT_TILE;
+                    if (nn)
+                        materialize(v, fr->in[v->io]->data, v->invariant ? 0 : o, nn, buf);
+                }
+                break;
+            }
+            }
+        }
+        const fval *ov = &g->vals[st->out];
+        uint8_t *dst = ov->kind == FV_OUT ? at(fr->out[ov->io]->data, off[ov->space] * ov->es)
+                                          : slots + (size_t)ov->slot * g->slot_bytes;
+        size_t n = cnt[st->space];
+        switch (st->kind) {
+        case S_EW:
+            if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n))
+                return false;
+            break;
+        case S_SUM32: {
+            float init;
+            memcpy(&init, fr->in[st->init]->data, 4);
+            float r = init + rt_sum_f32(ins[0], cnt[0]);
+            memcpy(dst, &r, 4);
+            break;
+        }
+        case S_SUM64: {
+            double init;
+            memcpy(&init, fr->in[st->init]->data, 8);
+            double r = init + rt_sum_f64(ins[0], cnt[0]);
+            memcpy(dst, &r, 8);
+            break;
+        }
+        case S_MAX32: {
+            float init;
+            memcpy(&init, fr->in[st->init]->data, 4);
+            float r = max_ieee(init, rt_max_f32(ins[0], cnt[0]));
+            memcpy(dst, &r, 4);
+            break;
+        }
+        case S_ROWB:
+            fill(dst, ins[0], ov->es, cnt[0]);
+            break;
+        }
+    }
+    return true;
+}
+
+static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    frun *fr = ctx;
+    const rt_fused *g = fr->g;
+    uint8_t *slots = fr->scratch + (size_t)chunk * g->n_slots * g->slot_bytes;
+    for (uint64_t u = begin; u < end && !atomic_load(&fr->failed); u++) {
+        uint64_t off[2];
+        size_t cnt[2];
+        if (g->rows) {
+            off[0] = u * g->row_len;
+            cnt[0] = (size_t)g->row_len;
+            off[1] = u;
+            cnt[1] = 1;
+        } else {
+            off[0] = u * RT_TILE;
+            cnt[0] = (size_t)(g->numel - off[0] < RT_TILE ? g->numel - off[0] : RT_TILE);
+            off[1] = 0;
+            cnt[1] = 0;
+        }
+        if (!run_unit(fr, slots, off, cnt, u == begin))
+            atomic_store(&fr->failed, true);
+    }
+}
+
+bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint64_t units = g->rows ? g->n_rows : (g->numel + RT_TILE - 1) / RT_TILE;
+    if (units == 0)
+        return true;
+    uint64_t per_unit = g->rows ? (g->row_len ? g->row_len : 1) : RT_TILE;
+    uint64_t grain = RT_FUSE_GRAIN / per_unit;
+    if (grain == 0)
+        grain = 1;
+    uint32_t chunks = rt_parallel_chunks(x, units, grain);
+    frun fr;
+    memset(&fr, 0, sizeof fr);
+    fr.x = x;
+    fr.g = g;
+    fr.in = in;
+    fr.out = out;
+    atomic_init(&fr.failed, false);
+    uint64_t bytes;
+    if (plumb_mul_overflow_u64((uint64_t)chunks * g->n_slots, g->slot_bytes, &bytes) || bytes > SIZE_MAX)
+        return rt_fail(x, g->anchor, PLUMB_ERR_LIMIT, "fused group scratch overflows");
+    if (bytes) {
+        fr.scratch = rt_scratch(x, g->anchor, (size_t)bytes);
+        if (!fr.scratch)
+            return false;
+    }
+    rt_parallel_for(x, units, grain, run_chunk, &fr);
+    if (atomic_load(&fr.failed))
+        return rt_fail(x, g->anchor, PLUMB_ERR_UNSUPPORTED, "an op of a fused group has no tile kernel");
+    return true;
+}
