@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "plumb/core.h"
 #include "plumb/ir.h"
@@ -108,5 +109,29 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n);
 const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *n);
 uint32_t conf_convert_targets(plumb_opcode op, plumb_dtype src, plumb_dtype *out);
 uint32_t conf_float_specials(plumb_dtype t, uint64_t *out);
+
+/* Exhaustive sweep of a unary elementwise op over every input of an f16,
+ * bf16 or f32 type (conformance/exhaustive.c, `plumb exhaustive`). */
+typedef struct conf_exhaustive_opts {
+    plumb_opcode op;
+    plumb_dtype dtype;          /* f16, bf16 or f32 */
+    const char *backend;        /* "ref", "runtime" or a plugin path; NULL = "ref" */
+    uint32_t shard_index, shard_count;  /* this shard of the input range; count 0 = 1 */
+    uint32_t threads;           /* worker threads, each with its own backend instance; 0 = 1 */
+    uint64_t chunk;             /* inputs per execution; 0 = 65,536 (16-bit) or 2^20 */
+    FILE *progress;             /* progress and ETA lines (a terminal); NULL = none */
+} conf_exhaustive_opts;
+
+typedef struct conf_exhaustive_result {
+    uint64_t checked;           /* inputs compared */
+    uint64_t over_bound;        /* inputs whose result is over the bound */
+    double worst_ulp;           /* largest error in ULPs (infinity: a special value or exact op differed) */
+    uint64_t worst_input_bits, worst_got, worst_want;
+    uint32_t bound_ulp;         /* the op's bound for the type (0 for exact ops) */
+    double seconds;             /* wall time, seconds */
+    char first_failure[256];    /* the first input over the bound, or "" */
+} conf_exhaustive_result;
+
+bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *res, plumb_diag *d);
 
 #endif
