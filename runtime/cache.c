@@ -1,0 +1,238 @@
+/* The persistent disk cache: one file per key, DIR/KEYHEX.plumbc.
+ *
+ * Layout (little-endian):
+ *   magic "PLUMBRTC"          8 bytes
+ *   u32 format version        RT_DISK_VERSION
+ *   u32 header bytes          sizeof the header, for a sanity check
+ *   char runtime[32]          RT_RUNTIME_VERSION, NUL-padded
+ *   u32 isa                   the ISA level the program was compiled for
+ *   u32 opt_level
+ *   u64 key[2]
+ *   u64 canon bytes           length of the canonical serialization
+ *   u64 text bytes            length of the optimized program's text
+ *   u64 checksum              XXH3-64 of the header (checksum field zero) and
+ *                             everything after it
+ *   canonical serialization, then the optimized program as canonical text.
+ *
+ * A reader trusts nothing: every field must match what this process would
+ * write for the same program, the file size must be exactly the header plus
+ * the two lengths, the checksum must match, and the stored canonical
+ * serialization must equal the one being looked up byte for byte (so a hash
+ * collision can never serve a wrong program). Anything else is a miss and
+ * the entry is rebuilt. Writers create a unique temporary file in DIR and
+ * rename it over the entry, so a reader sees a whole old entry, a whole new
+ * one, or none — never half of one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "rt_pipeline.h"
+
+#define RT_DISK_VERSION 1u
+/* A cache entry larger than this is not read (a corrupt length field must
+ * not make us allocate gigabytes). */
+#define RT_DISK_MAX_BYTES ((uint64_t)1 << 32)
+
+typedef struct disk_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_bytes;
+    char runtime[32];
+    uint32_t isa;
+    uint32_t opt_level;
+    uint64_t key[2];
+    uint64_t canon_bytes;
+    uint64_t text_bytes;
+    uint64_t checksum;
+} disk_header;
+
+_Static_assert(sizeof(disk_header) == 8 + 4 + 4 + 32 + 4 + 4 + 16 + 8 + 8 + 8, "disk header has no padding");
+
+bool rt_disk_path(const char *dir, const uint64_t key[2], char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%s/%016llx%016llx.plumbc", dir, (unsigned long long)key[0],
+                     (unsigned long long)key[1]);
+    return n > 0 && (size_t)n < cap;
+}
+
+static void fill_header(disk_header *h, const uint64_t key[2], const rt_key_ctx *kc, size_t canon, size_t text)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, "PLUMBRTC", 8);
+    h->version = RT_DISK_VERSION;
+    h->header_bytes = sizeof *h;
+    strncpy(h->runtime, RT_RUNTIME_VERSION, sizeof h->runtime - 1);
+    h->isa = (uint32_t)kc->isa;
+    h->opt_level = kc->opt_level;
+    h->key[0] = key[0];
+    h->key[1] = key[1];
+    h->canon_bytes = canon;
+    h->text_bytes = text;
+}
+
+static uint64_t checksum(const disk_header *h, const void *body, size_t len)
+{
+    disk_header z = *h;
+    z.checksum = 0;
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)   /* fall back to hashing in two steps */
+        return XXH3_64bits_withSeed(body, len, XXH3_64bits(&z, sizeof z));
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, &z, sizeof z);
+    XXH3_64bits_update(st, body, len);
+    uint64_t r = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return r;
+}
+
+char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc, size_t *len,
+                   const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    *why = "";
+    char path[4096];
+    if (!dir || !rt_disk_path(dir, key, path, sizeof path)) {
+        *why = "cache directory path too long";
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;   /* a plain miss */
+    char *text = NULL;
+    uint8_t *body = NULL;
+    size_t body_len = 0;
+    disk_header h, want;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || fread(&h, sizeof h, 1, f) != 1) {
+        *why = "entry is shorter than its header";
+        goto out;
+    }
+    fill_header(&want, key, kc, c->len, (size_t)h.text_bytes);
+    if (memcmp(h.magic, want.magic, 8) != 0) {
+        *why = "bad magic";
+        goto out;
+    }
+    if (h.version != want.version || h.header_bytes != want.header_bytes) {
+        *why = "format version differs";
+        goto out;
+    }
+    if (memcmp(h.runtime, want.runtime, sizeof h.runtime) != 0) {
+        *why = "runtime version differs";
+        goto out;
+    }
+    if (h.isa != want.isa || h.opt_level != want.opt_level) {
+        *why = "CPU features or options differ";
+        goto out;
+    }
+    if (h.key[0] != key[0] || h.key[1] != key[1] || h.canon_bytes != c->len) {
+        *why = "key or graph size differs";
+        goto out;
+    }
+    if (h.text_bytes > RT_DISK_MAX_BYTES || h.canon_bytes > RT_DISK_MAX_BYTES ||
+        (uint64_t)sb.st_size != sizeof h + h.canon_bytes + h.text_bytes) {
+        *why = "entry size does not match its header";
+        goto out;
+    }
+    body_len = (size_t)(h.canon_bytes + h.text_bytes);
+    if (!(body = plumb_malloc(body_len ? body_len : 1))) {
+        *why = "out of memory reading the entry";
+        goto out;
+    }
+    if (body_len && fread(body, 1, body_len, f) != body_len) {
+        *why = "entry is truncated";
+        goto out;
+    }
+    if (checksum(&h, body, body_len) != h.checksum) {
+        *why = "checksum mismatch";
+        goto out;
+    }
+    if (c->len && memcmp(body, c->bytes, c->len) != 0) {
+        *why = "stored graph differs (hash collision)";
+        goto out;
+    }
+    if (!(text = plumb_malloc((size_t)h.text_bytes + 1))) {
+        *why = "out of memory reading the entry";
+        goto out;
+    }
+    memcpy(text, body + c->len, (size_t)h.text_bytes);
+    text[h.text_bytes] = 0;
+    *len = (size_t)h.text_bytes;
+out:
+    if (body)
+        plumb_free(body, body_len ? body_len : 1);
+    fclose(f);
+    return text;
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc, const char *text,
+                   size_t len, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    char path[4096], tmp[4200];
+    if (!rt_disk_path(dir, key, path, sizeof path)) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cache directory path '%s' is too long", dir);
+        return false;
+    }
+    (void)mkdir(dir, 0777);   /* may exist; open reports the real problem */
+    static _Atomic unsigned counter;
+    unsigned k = counter++;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), k);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create cache file '%s': %s", tmp, strerror(errno));
+        return false;
+    }
+    disk_header h;
+    fill_header(&h, key, kc, c->len, len);
+    /* checksum over header + canon + text without concatenating them */
+    disk_header z = h;
+    XXH3_state_t *st = XXH3_createState();
+    if (!st) {
+        close(fd);
+        unlink(tmp);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing the cache entry");
+        return false;
+    }
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, &z, sizeof z);
+    XXH3_64bits_update(st, c->bytes, c->len);
+    XXH3_64bits_update(st, text, len);
+    h.checksum = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    bool ok = write_all(fd, &h, sizeof h) && write_all(fd, c->bytes, c->len) && write_all(fd, text, len);
+    if (close(fd) != 0)
+        ok = false;
+    if (!ok) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write cache file '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        return false;
+    }
+    if (rename(tmp, path) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,703 @@
+/* Canonical serialization of an entry and every function it calls, and the
+ * cache key (XXH3-128 of it).
+ *
+ * What is in it: per op its opcode, operands as canonical value numbers
+ * (parameters 0..n-1, then results and region arguments in walk order, per
+ * function — the printer's numbering, so SSA names never matter), result
+ * types (element type, static dims, the bound of each `?` dim), the
+ * attributes that op interprets (normalized: defaults written out, so a
+ * spelled-out default and an omitted one are the same program), the bytes of
+ * baked constants, regions; called functions by first-call order; then a
+ * trailer with the serialization version, RT_RUNTIME_VERSION, the ISA level
+ * in effect and the optimization level.
+ *
+ * What is not: value names, function names (calls are inlined), source
+ * locations, uninterpreted attributes (e.g. sharding annotations; the
+ * runtime generates the same code with or without them), the thread count
+ * (results are bitwise identical across thread counts, docs/runtime.md) and
+ * parameter values. */
+#include <string.h>
+#include <xxhash.h>
+
+#include "rt_pipeline.h"
+
+#define RT_END 0xFFFFFFFEu   /* ends a region's nodes */
+#define RT_TRAILER 0x58544301u
+
+static const char *const attr_names[] = {
+    "", "dims", "dimension", "start", "limit", "strides", "sizes", "tolerance",
+    "low", "high", "interior", "comparison_direction", "compare_type",
+    "lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims",
+    "precision", "offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+    "start_indices_batching_dims", "start_index_map", "index_vector_dim", "indices_are_sorted",
+    "update_window_dims", "inserted_window_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "unique_indices",
+    "is_stable", "rng_algorithm", "exponent_bits", "mantissa_bits", "k", "callee",
+    "min_ulp_difference", "max_ulp_difference",
+};
+enum {
+    A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
+    A_INTERIOR, A_CMP_DIR, A_CMP_TYPE, A_LHS_BATCH, A_RHS_BATCH, A_LHS_CONTRACT, A_RHS_CONTRACT,
+    A_PRECISION, A_OFFSET_DIMS, A_COLLAPSED, A_OPERAND_BATCHING, A_START_BATCHING, A_START_INDEX_MAP,
+    A_INDEX_VECTOR_DIM, A_SORTED, A_UPDATE_WINDOW, A_INSERTED_WINDOW, A_INPUT_BATCHING,
+    A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
+    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_COUNT
+};
+_Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
+_Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
+
+const char *rt_canon_attr_name(uint32_t tag)
+{
+    return tag < A_COUNT ? attr_names[tag] : "?";
+}
+
+/* ---- byte buffer ---------------------------------------------------------------- */
+
+static bool reserve(rt_canon *c, size_t n)
+{
+    if (c->failed)
+        return false;
+    if (c->len + n <= c->cap)
+        return true;
+    size_t ncap = c->cap ? c->cap : 1024;
+    while (ncap < c->len + n) {
+        if (ncap > SIZE_MAX / 2) {
+            c->failed = true;
+            return false;
+        }
+        ncap *= 2;
+    }
+    uint8_t *nb = plumb_realloc(c->bytes, c->cap, ncap);
+    if (!nb) {
+        c->failed = true;
+        return false;
+    }
+    c->bytes = nb;
+    c->cap = ncap;
+    return true;
+}
+
+static void put(rt_canon *c, const void *p, size_t n)
+{
+    if (n && reserve(c, n)) {
+        memcpy(c->bytes + c->len, p, n);
+        c->len += n;
+    }
+}
+
+static void put_u32(rt_canon *c, uint32_t v) { put(c, &v, 4); }
+static void put_i64(rt_canon *c, int64_t v) { put(c, &v, 8); }
+static void put_u64(rt_canon *c, uint64_t v) { put(c, &v, 8); }
+
+static void put_type(rt_canon *c, const ir_type *t)
+{
+    put_u32(c, (uint32_t)t->dtype);
+    put_u32(c, t->rank);
+    for (uint32_t i = 0; i < t->rank && i < PLUMB_MAX_RANK; i++) {
+        put_i64(c, t->dims[i]);
+        put_i64(c, t->dims[i] == PLUMB_DIM_DYN ? t->bounds[i] : 0);
+    }
+}
+
+static void attr_ints(rt_canon *c, uint32_t *n, uint8_t tag, const int64_t *v, uint32_t k)
+{
+    put(c, &tag, 1);
+    put_u32(c, k);
+    for (uint32_t i = 0; i < k; i++)
+        put_i64(c, v[i]);
+    (*n)++;
+}
+
+static void attr_list(rt_canon *c, uint32_t *n, uint8_t tag, ir_ints l)
+{
+    attr_ints(c, n, tag, l.v, l.n);
+}
+
+static void attr_int(rt_canon *c, uint32_t *n, uint8_t tag, int64_t v)
+{
+    attr_ints(c, n, tag, &v, 1);
+}
+
+/* ---- nodes and values --------------------------------------------------------------- */
+
+static rt_canon_node *new_node(rt_canon *c)
+{
+    if (c->failed)
+        return NULL;
+    if (c->n_nodes == c->cap_nodes) {
+        uint32_t ncap = c->cap_nodes ? c->cap_nodes * 2 : 64;
+        rt_canon_node *nn = plumb_realloc(c->nodes, (size_t)c->cap_nodes * sizeof *nn, (size_t)ncap * sizeof *nn);
+        if (!nn) {
+            c->failed = true;
+            return NULL;
+        }
+        c->nodes = nn;
+        c->cap_nodes = ncap;
+    }
+    rt_canon_node *nd = &c->nodes[c->n_nodes++];
+    memset(nd, 0, sizeof *nd);
+    return nd;
+}
+
+static bool add_val(rt_canon *c, uint32_t node)
+{
+    if (c->failed)
+        return false;
+    if (c->n_vals == c->cap_vals) {
+        uint32_t ncap = c->cap_vals ? c->cap_vals * 2 : 64;
+        uint32_t *nv = plumb_realloc(c->val_node, (size_t)c->cap_vals * sizeof *nv, (size_t)ncap * sizeof *nv);
+        if (!nv) {
+            c->failed = true;
+            return false;
+        }
+        c->val_node = nv;
+        c->cap_vals = ncap;
+    }
+    c->val_node[c->n_vals++] = node;
+    return true;
+}
+
+typedef struct ser {
+    rt_canon *c;
+    const ir_module *m;
+    uint32_t *num;           /* per value id: local number + 1, 0 = not yet numbered */
+    uint32_t n_ids;
+    uint32_t next_local;     /* next local number in the current function */
+    uint32_t vbase;
+    uint32_t func;
+    const ir_func **funcs;   /* functions in serialization order */
+    uint32_t n_funcs, cap_funcs;
+    plumb_diag *d;
+    bool bad;                /* the module refers to something that does not exist */
+} ser;
+
+static bool number(ser *s, const ir_value *v, uint32_t node)
+{
+    if (v->id >= s->n_ids) {
+        s->bad = true;
+        return false;
+    }
+    s->num[v->id] = ++s->next_local;
+    return add_val(s->c, node);
+}
+
+static uint32_t func_index(ser *s, const ir_func *f)
+{
+    for (uint32_t i = 0; i < s->n_funcs; i++)
+        if (s->funcs[i] == f)
+            return i;
+    if (s->n_funcs == s->cap_funcs) {
+        uint32_t ncap = s->cap_funcs ? s->cap_funcs * 2 : 8;
+        const ir_func **nf = plumb_realloc(s->funcs, (size_t)s->cap_funcs * sizeof *nf, (size_t)ncap * sizeof *nf);
+        if (!nf) {
+            s->c->failed = true;
+            return 0;
+        }
+        s->funcs = nf;
+        s->cap_funcs = ncap;
+    }
+    s->funcs[s->n_funcs] = f;
+    return s->n_funcs++;
+}
+
+static ir_cmp_type cmp_type_of(const ir_op *op)
+{
+    if (op->a.cmp_type != IR_CMP_TYPE_NONE || op->n_operands == 0)
+        return op->a.cmp_type;
+    plumb_dtype t = op->operands[0]->type.dtype;
+    if (plumb_dtype_is_float(t))
+        return IR_CMP_FLOAT;
+    return plumb_dtype_is_signed(t) ? IR_CMP_SIGNED : IR_CMP_UNSIGNED;
+}
+
+/* The attributes op interprets, normalized. */
+static void put_attrs(ser *s, const ir_op *op)
+{
+    rt_canon *c = s->c;
+    const ir_attrs *a = &op->a;
+    size_t at = c->len;
+    uint32_t n = 0;
+    put_u32(c, 0);   /* count, patched below */
+    switch (op->code) {
+    case PLUMB_OP_REDUCE_PRECISION:
+        attr_int(c, &n, A_EXP_BITS, a->exponent_bits);
+        attr_int(c, &n, A_MANT_BITS, a->mantissa_bits);
+        break;
+    case PLUMB_OP_COMPARE:
+        attr_int(c, &n, A_CMP_DIR, a->cmp_dir);
+        attr_int(c, &n, A_CMP_TYPE, cmp_type_of(op));
+        break;
+    case PLUMB_OP_IOTA:
+    case PLUMB_OP_CONCATENATE:
+        attr_int(c, &n, A_DIMENSION, a->dimension);
+        break;
+    case PLUMB_OP_BROADCAST_IN_DIM:
+    case PLUMB_OP_TRANSPOSE:
+    case PLUMB_OP_REVERSE:
+    case PLUMB_OP_REDUCE:
+        attr_list(c, &n, A_DIMS, a->dims);
+        break;
+    case PLUMB_OP_SLICE: {
+        attr_list(c, &n, A_START, a->start);
+        attr_list(c, &n, A_LIMIT, a->limit);
+        uint8_t tag = A_STRIDES;
+        put(c, &tag, 1);
+        put_u32(c, a->start.n);
+        for (uint32_t i = 0; i < a->start.n; i++)
+            put_i64(c, i < a->strides.n ? a->strides.v[i] : 1);
+        n++;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_SLICE:
+        attr_list(c, &n, A_SIZES, a->sizes);
+        break;
+    case PLUMB_OP_PAD:
+        attr_list(c, &n, A_LOW, a->low);
+        attr_list(c, &n, A_HIGH, a->high);
+        attr_list(c, &n, A_INTERIOR, a->interior);
+        break;
+    case PLUMB_OP_DOT_GENERAL:
+        attr_list(c, &n, A_LHS_BATCH, a->lhs_batch);
+        attr_list(c, &n, A_RHS_BATCH, a->rhs_batch);
+        attr_list(c, &n, A_LHS_CONTRACT, a->lhs_contract);
+        attr_list(c, &n, A_RHS_CONTRACT, a->rhs_contract);
+        /* fall through */
+    case PLUMB_OP_DOT: {
+        int64_t p[2] = {a->has_precision ? a->precision[0] : IR_PREC_DEFAULT,
+                        a->has_precision ? a->precision[1] : IR_PREC_DEFAULT};
+        attr_ints(c, &n, A_PRECISION, p, 2);
+        break;
+    }
+    case PLUMB_OP_GATHER:
+        attr_list(c, &n, A_OFFSET_DIMS, a->offset_dims);
+        attr_list(c, &n, A_COLLAPSED, a->collapsed_slice_dims);
+        attr_list(c, &n, A_OPERAND_BATCHING, a->operand_batching_dims);
+        attr_list(c, &n, A_START_BATCHING, a->start_indices_batching_dims);
+        attr_list(c, &n, A_START_INDEX_MAP, a->start_index_map);
+        attr_int(c, &n, A_INDEX_VECTOR_DIM, a->index_vector_dim);
+        attr_int(c, &n, A_SORTED, a->indices_are_sorted);
+        attr_list(c, &n, A_SIZES, a->sizes);
+        break;
+    case PLUMB_OP_SCATTER:
+        attr_list(c, &n, A_UPDATE_WINDOW, a->update_window_dims);
+        attr_list(c, &n, A_INSERTED_WINDOW, a->inserted_window_dims);
+        attr_list(c, &n, A_INPUT_BATCHING, a->input_batching_dims);
+        attr_list(c, &n, A_SCATTER_BATCHING, a->scatter_indices_batching_dims);
+        attr_list(c, &n, A_SCATTER_TO_OPERAND, a->scatter_dims_to_operand_dims);
+        attr_int(c, &n, A_INDEX_VECTOR_DIM, a->index_vector_dim);
+        attr_int(c, &n, A_SORTED, a->indices_are_sorted);
+        attr_int(c, &n, A_UNIQUE, a->unique_indices);
+        break;
+    case PLUMB_OP_SORT: {
+        int64_t dim = a->dimension;
+        if (dim < 0 && op->n_operands)
+            dim += (int64_t)op->operands[0]->type.rank;
+        attr_int(c, &n, A_DIMENSION, dim);
+        attr_int(c, &n, A_STABLE, a->is_stable);
+        break;
+    }
+    case PLUMB_OP_TOP_K:
+        attr_int(c, &n, A_K, a->k);
+        break;
+    case PLUMB_OP_RNG_BIT_GENERATOR:
+        attr_int(c, &n, A_RNG, a->rng_alg);
+        break;
+    case PLUMB_OP_CALL: {
+        const ir_func *f = a->callee ? ir_module_find_func(s->m, a->callee) : NULL;
+        if (!f) {
+            s->bad = true;
+            break;
+        }
+        attr_int(c, &n, A_CALLEE, func_index(s, f));
+        break;
+    }
+    case PLUMB_OP_EXPECT_ALMOST_EQ:
+    case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
+        attr_int(c, &n, A_TOLERANCE, (int64_t)plumb_f64_bits(a->tolerance));
+        break;
+    case PLUMB_OP_EXPECT_CLOSE:
+    case PLUMB_OP_EXPECT_CLOSE_CONST:
+        attr_int(c, &n, A_MIN_ULP, a->min_ulp);
+        attr_int(c, &n, A_MAX_ULP, a->max_ulp);
+        break;
+    default:
+        break;
+    }
+    if (!c->failed)
+        memcpy(c->bytes + at, &n, 4);
+}
+
+static void ser_block(ser *s, const ir_block *b, uint32_t depth);
+
+static void ser_op(ser *s, const ir_op *op, uint32_t depth)
+{
+    rt_canon *c = s->c;
+    uint32_t idx = c->n_nodes;
+    rt_canon_node *nd = new_node(c);
+    if (!nd)
+        return;
+    nd->code = op->code;
+    nd->func = s->func;
+    nd->vbase = s->vbase;
+    nd->depth = depth;
+    nd->loc = op->loc;
+    put_u32(c, op->code);
+
+    nd->off[RT_F_OPERANDS] = c->len;
+    put_u32(c, op->n_operands);
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const ir_value *v = op->operands[i];
+        if (!v || v->id >= s->n_ids || !s->num[v->id]) {
+            s->bad = true;
+            return;
+        }
+        put_u32(c, s->num[v->id] - 1);
+    }
+    nd = &c->nodes[idx];
+    nd->len[RT_F_OPERANDS] = c->len - nd->off[RT_F_OPERANDS];
+
+    nd->off[RT_F_TYPES] = c->len;
+    put_u32(c, op->n_results);
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        put_type(c, &op->results[i]->type);
+        number(s, op->results[i], idx);
+    }
+    nd = &c->nodes[idx];
+    nd->len[RT_F_TYPES] = c->len - nd->off[RT_F_TYPES];
+
+    nd->off[RT_F_ATTRS] = c->len;
+    put_attrs(s, op);
+    nd = &c->nodes[idx];
+    nd->len[RT_F_ATTRS] = c->len - nd->off[RT_F_ATTRS];
+
+    nd->off[RT_F_VALUE] = c->len;
+    const plumb_tensor *val = op->a.value;
+    bool has_value = op->code == PLUMB_OP_CONSTANT || op->code == PLUMB_OP_EXPECT_EQ_CONST ||
+                     op->code == PLUMB_OP_EXPECT_CLOSE_CONST || op->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
+    if (has_value && val) {
+        /* The expected value of a check carries its own type. */
+        put_u32(c, (uint32_t)val->dtype);
+        put_u32(c, val->rank);
+        for (uint32_t i = 0; i < val->rank; i++)
+            put_i64(c, val->dims[i]);
+        put_u64(c, val->nbytes);
+        put(c, val->data, val->nbytes);
+    } else {
+        put_u64(c, UINT64_MAX);
+    }
+    nd = &c->nodes[idx];
+    nd->len[RT_F_VALUE] = c->len - nd->off[RT_F_VALUE];
+
+    nd->off[RT_F_REGIONS] = c->len;
+    put_u32(c, op->n_regions);
+    for (uint32_t r = 0; r < op->n_regions; r++) {
+        put_u32(c, op->regions[r].n_args);
+        for (uint32_t i = 0; i < op->regions[r].n_args; i++)
+            put_type(c, &op->regions[r].args[i]->type);
+    }
+    nd = &c->nodes[idx];
+    nd->len[RT_F_REGIONS] = c->len - nd->off[RT_F_REGIONS];
+    for (uint32_t r = 0; r < op->n_regions; r++) {
+        for (uint32_t i = 0; i < op->regions[r].n_args; i++)
+            number(s, op->regions[r].args[i], UINT32_MAX);
+        ser_block(s, &op->regions[r], depth + 1);
+        put_u32(c, RT_END);
+    }
+}
+
+static void ser_block(ser *s, const ir_block *b, uint32_t depth)
+{
+    for (const ir_op *op = b->first; op && !s->bad && !s->c->failed; op = op->next)
+        ser_op(s, op, depth);
+}
+
+static void ser_func(ser *s, const ir_func *f)
+{
+    rt_canon *c = s->c;
+    uint32_t idx = c->n_nodes;
+    rt_canon_node *nd = new_node(c);
+    if (!nd)
+        return;
+    nd->code = RT_NODE_FUNC;
+    nd->func = s->func;
+    nd->vbase = s->vbase = c->n_vals;
+    nd->loc = f->loc;
+    nd->name = f->name;
+    s->next_local = 0;
+    put_u32(c, RT_NODE_FUNC);
+    nd->off[RT_F_TYPES] = c->len;
+    put_u32(c, f->body.n_args);
+    for (uint32_t i = 0; i < f->body.n_args; i++) {
+        put_type(c, &f->body.args[i]->type);
+        number(s, f->body.args[i], UINT32_MAX);
+    }
+    put_u32(c, f->n_results);
+    for (uint32_t i = 0; i < f->n_results; i++)
+        put_type(c, &f->result_types[i]);
+    nd = &c->nodes[idx];
+    nd->len[RT_F_TYPES] = c->len - nd->off[RT_F_TYPES];
+    for (int k = 0; k < RT_F_COUNT; k++)
+        if (k != RT_F_TYPES)
+            nd->off[k] = c->len;
+    ser_block(s, &f->body, 0);
+    put_u32(c, RT_END);
+}
+
+static void put_trailer(rt_canon *c, const rt_key_ctx *kc)
+{
+    put_u32(c, RT_TRAILER);
+    put_u32(c, RT_CANON_VERSION);
+    char ver[32];
+    memset(ver, 0, sizeof ver);
+    strncpy(ver, RT_RUNTIME_VERSION, sizeof ver - 1);
+    put(c, ver, sizeof ver);
+    put_u32(c, (uint32_t)kc->isa);
+    put_u32(c, kc->opt_level);
+}
+
+bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
+                    plumb_diag *d)
+{
+    memset(c, 0, sizeof *c);
+    plumb_loc none = {0, 0};
+    ser s;
+    memset(&s, 0, sizeof s);
+    s.c = c;
+    s.m = m;
+    s.d = d;
+    s.n_ids = m->next_value_id;
+    if (s.n_ids && !(s.num = plumb_calloc(s.n_ids, sizeof *s.num)))
+        c->failed = true;
+    if (!c->failed)
+        func_index(&s, entry);
+    for (uint32_t i = 0; i < s.n_funcs && !c->failed && !s.bad; i++) {
+        s.func = i;
+        ser_func(&s, s.funcs[i]);
+    }
+    if (!c->failed && !s.bad)
+        put_trailer(c, kc);
+    if (m->filename && !c->failed && !(c->file = plumb_strndup(m->filename, strlen(m->filename))))
+        c->failed = true;
+    if (s.num)
+        plumb_free(s.num, (size_t)s.n_ids * sizeof *s.num);
+    if (s.funcs)
+        plumb_free(s.funcs, (size_t)s.cap_funcs * sizeof *s.funcs);
+    if (c->failed || s.bad) {
+        if (c->failed)
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory serializing @%s for the cache key",
+                           entry->name);
+        else
+            plumb_diag_set(d, PLUMB_ERR_INVALID, none,
+                           "@%s refers to a value or function that does not exist; verify the module first",
+                           entry->name);
+        rt_canon_free(c);
+        return false;
+    }
+    return true;
+}
+
+void rt_canon_free(rt_canon *c)
+{
+    if (c->bytes)
+        plumb_free(c->bytes, c->cap);
+    if (c->nodes)
+        plumb_free(c->nodes, (size_t)c->cap_nodes * sizeof *c->nodes);
+    if (c->val_node)
+        plumb_free(c->val_node, (size_t)c->cap_vals * sizeof *c->val_node);
+    if (c->file)
+        plumb_free(c->file, strlen(c->file) + 1);
+    memset(c, 0, sizeof *c);
+}
+
+void rt_canon_key(const rt_canon *c, uint64_t key[2])
+{
+    XXH128_hash_t h = XXH3_128bits(c->bytes, c->len);
+    key[0] = h.high64;
+    key[1] = h.low64;
+}
+
+bool rt_canon_equal(const rt_canon *a, const rt_canon *b)
+{
+    return a->len == b->len && (a->len == 0 || memcmp(a->bytes, b->bytes, a->len) == 0);
+}
+
+/* ---- reading a serialization back (disk entries) ---------------------------------- */
+
+typedef struct rd {
+    const uint8_t *p;
+    size_t len, pos;
+    bool bad;
+} rd;
+
+static uint32_t get_u32(rd *r)
+{
+    uint32_t v = 0;
+    if (r->len - r->pos < 4) {
+        r->bad = true;
+        r->pos = r->len;
+        return 0;
+    }
+    memcpy(&v, r->p + r->pos, 4);
+    r->pos += 4;
+    return v;
+}
+
+static void skip(rd *r, uint64_t n)
+{
+    if (r->len - r->pos < n) {
+        r->bad = true;
+        r->pos = r->len;
+        return;
+    }
+    r->pos += (size_t)n;
+}
+
+static void skip_type(rd *r)
+{
+    get_u32(r);
+    uint32_t rank = get_u32(r);
+    if (rank > PLUMB_MAX_RANK)
+        r->bad = true;
+    else
+        skip(r, (uint64_t)rank * 16);
+}
+
+static void rd_block(rd *r, rt_canon *c, uint32_t func, uint32_t vbase, uint32_t depth);
+
+static void rd_op(rd *r, rt_canon *c, uint32_t code, uint32_t func, uint32_t vbase, uint32_t depth)
+{
+    uint32_t idx = c->n_nodes;
+    rt_canon_node *nd = new_node(c);
+    if (!nd) {
+        r->bad = true;
+        return;
+    }
+    nd->code = code;
+    nd->func = func;
+    nd->vbase = vbase;
+    nd->depth = depth;
+    size_t st = r->pos;
+    uint32_t n = get_u32(r);
+    skip(r, (uint64_t)n * 4);
+    c->nodes[idx].off[RT_F_OPERANDS] = st;
+    c->nodes[idx].len[RT_F_OPERANDS] = r->pos - st;
+    st = r->pos;
+    n = get_u32(r);
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        skip_type(r);
+        add_val(c, idx);
+    }
+    c->nodes[idx].off[RT_F_TYPES] = st;
+    c->nodes[idx].len[RT_F_TYPES] = r->pos - st;
+    st = r->pos;
+    n = get_u32(r);
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        skip(r, 1);
+        uint32_t k = get_u32(r);
+        skip(r, (uint64_t)k * 8);
+    }
+    c->nodes[idx].off[RT_F_ATTRS] = st;
+    c->nodes[idx].len[RT_F_ATTRS] = r->pos - st;
+    st = r->pos;
+    uint64_t vl = 0;
+    if (r->len - r->pos >= 8)
+        memcpy(&vl, r->p + r->pos, 8);
+    if (vl == UINT64_MAX) {
+        skip(r, 8);
+    } else {
+        get_u32(r);
+        uint32_t rank = get_u32(r);
+        if (rank > PLUMB_MAX_RANK)
+            r->bad = true;
+        skip(r, (uint64_t)rank * 8);
+        uint64_t nb = 0;
+        if (r->len - r->pos >= 8)
+            memcpy(&nb, r->p + r->pos, 8);
+        skip(r, 8);
+        skip(r, nb);
+    }
+    c->nodes[idx].off[RT_F_VALUE] = st;
+    c->nodes[idx].len[RT_F_VALUE] = r->pos - st;
+    st = r->pos;
+    uint32_t nreg = get_u32(r);
+    if (nreg > 16)
+        r->bad = true;
+    uint32_t nargs[16] = {0};
+    for (uint32_t i = 0; i < nreg && !r->bad; i++) {
+        nargs[i] = get_u32(r);
+        for (uint32_t j = 0; j < nargs[i] && !r->bad; j++)
+            skip_type(r);
+    }
+    c->nodes[idx].off[RT_F_REGIONS] = st;
+    c->nodes[idx].len[RT_F_REGIONS] = r->pos - st;
+    for (uint32_t i = 0; i < nreg && !r->bad; i++) {
+        for (uint32_t j = 0; j < nargs[i]; j++)
+            add_val(c, UINT32_MAX);
+        rd_block(r, c, func, vbase, depth + 1);
+    }
+}
+
+static void rd_block(rd *r, rt_canon *c, uint32_t func, uint32_t vbase, uint32_t depth)
+{
+    while (!r->bad && !c->failed) {
+        uint32_t code = get_u32(r);
+        if (code == RT_END)
+            return;
+        if (code >= PLUMB_OP_COUNT || depth > 64) {
+            r->bad = true;
+            return;
+        }
+        rd_op(r, c, code, func, vbase, depth);
+    }
+}
+
+bool rt_canon_from_bytes(rt_canon *c, uint8_t *bytes, size_t len)
+{
+    memset(c, 0, sizeof *c);
+    c->bytes = bytes;
+    c->len = c->cap = len;
+    rd r = {bytes, len, 0, false};
+    uint32_t func = 0;
+    while (!r.bad && !c->failed && r.pos < r.len) {
+        uint32_t code = get_u32(&r);
+        if (code == RT_TRAILER) {
+            skip(&r, 4 + 32 + 8);
+            if (r.pos != r.len)
+                r.bad = true;
+            break;
+        }
+        if (code != RT_NODE_FUNC) {
+            r.bad = true;
+            break;
+        }
+        uint32_t idx = c->n_nodes;
+        rt_canon_node *nd = new_node(c);
+        if (!nd)
+            break;
+        nd->code = RT_NODE_FUNC;
+        nd->func = func;
+        nd->vbase = c->n_vals;
+        size_t st = r.pos;
+        uint32_t n = get_u32(&r);
+        for (uint32_t i = 0; i < n && !r.bad; i++) {
+            skip_type(&r);
+            add_val(c, UINT32_MAX);
+        }
+        n = get_u32(&r);
+        for (uint32_t i = 0; i < n && !r.bad; i++)
+            skip_type(&r);
+        c->nodes[idx].off[RT_F_TYPES] = st;
+        c->nodes[idx].len[RT_F_TYPES] = r.pos - st;
+        for (int k = 0; k < RT_F_COUNT; k++)
+            if (k != RT_F_TYPES)
+                c->nodes[idx].off[k] = r.pos;
+        rd_block(&r, c, func, c->nodes[idx].vbase, 0);
+        func++;
+    }
+    if (r.bad || c->failed || func == 0) {
+        c->bytes = NULL;   /* the caller still owns them on failure */
+        rt_canon_free(c);
+        return false;
+    }
+    return true;
+}

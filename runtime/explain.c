@@ -1,0 +1,496 @@
+/* Recompile explanations: why an entry that already has cached programs
+ * needed another one. The new program's canonical serialization is compared
+ * node by node with the nearest cached program of the same entry (fewest
+ * differing nodes); the first difference is named by node, op, field and old
+ * and new value, classified, and paired with what the user can do about it.
+ * A baked constant is reported at its first consumer ("node 17
+ * stablehlo.multiply operand 1: constant ...") because that is where the
+ * user's code turned a value into a constant. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_pipeline.h"
+
+const char *rt_diff_class_name(rt_diff_class c)
+{
+    switch (c) {
+    case RT_DIFF_NONE: return "none";
+    case RT_DIFF_CONSTANT: return "baked_constant";
+    case RT_DIFF_DIM: return "static_dimension";
+    case RT_DIFF_DTYPE: return "element_type";
+    case RT_DIFF_ATTR: return "attribute";
+    case RT_DIFF_STRUCTURE: return "structure";
+    case RT_DIFF_SIGNATURE: return "entry_signature";
+    case RT_DIFF_CONTEXT: return "context";
+    }
+    return "?";
+}
+
+static const char *hint(rt_diff_class c)
+{
+    switch (c) {
+    case RT_DIFF_CONSTANT: return "baked constant; pass it as a parameter";
+    case RT_DIFF_DIM: return "static dimension; pad to a fixed size or bucket, or declare the dimension '?' with a bound";
+    case RT_DIFF_DTYPE: return "element type; convert at the boundary so every call uses one type";
+    case RT_DIFF_ATTR: return "attribute; keep it fixed across calls or compute it from an input";
+    case RT_DIFF_STRUCTURE: return "structure; keep optional paths always present and select them with masks";
+    case RT_DIFF_SIGNATURE: return "entry signature; pad inputs to fixed shapes and types";
+    case RT_DIFF_CONTEXT: return "runtime version, CPU features or compile options changed";
+    case RT_DIFF_NONE: break;
+    }
+    return "";
+}
+
+static bool field_eq(const rt_canon *a, const rt_canon_node *na, const rt_canon *b, const rt_canon_node *nb, int f)
+{
+    return na->len[f] == nb->len[f] &&
+           (na->len[f] == 0 || memcmp(a->bytes + na->off[f], b->bytes + nb->off[f], na->len[f]) == 0);
+}
+
+static bool node_eq(const rt_canon *a, uint32_t i, const rt_canon *b, uint32_t j)
+{
+    const rt_canon_node *na = &a->nodes[i], *nb = &b->nodes[j];
+    if (na->code != nb->code || na->depth != nb->depth)
+        return false;
+    for (int f = 0; f < RT_F_COUNT; f++)
+        if (!field_eq(a, na, b, nb, f))
+            return false;
+    return true;
+}
+
+/* Same op and same fields except where its operands come from: used to
+ * recognise an inserted or removed op (which shifts the numbering). */
+static bool node_similar(const rt_canon *a, uint32_t i, const rt_canon *b, uint32_t j)
+{
+    if (i >= a->n_nodes || j >= b->n_nodes)
+        return false;
+    const rt_canon_node *na = &a->nodes[i], *nb = &b->nodes[j];
+    return na->code == nb->code && field_eq(a, na, b, nb, RT_F_TYPES) && field_eq(a, na, b, nb, RT_F_ATTRS) &&
+           field_eq(a, na, b, nb, RT_F_VALUE);
+}
+
+uint32_t rt_canon_distance(const rt_canon *a, const rt_canon *b)
+{
+    uint32_t n = a->n_nodes < b->n_nodes ? a->n_nodes : b->n_nodes;
+    uint32_t d = a->n_nodes > b->n_nodes ? a->n_nodes - b->n_nodes : b->n_nodes - a->n_nodes;
+    for (uint32_t i = 0; i < n; i++)
+        if (!node_eq(a, i, b, i))
+            d++;
+    return d;
+}
+
+/* ---- decoding -------------------------------------------------------------------- */
+
+static uint32_t ld_u32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static int64_t ld_i64(const uint8_t *p) { int64_t v; memcpy(&v, p, 8); return v; }
+static uint64_t ld_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+typedef struct ctype {
+    uint32_t dtype, rank;
+    int64_t dims[PLUMB_MAX_RANK], bounds[PLUMB_MAX_RANK];
+} ctype;
+
+/* Reads a type at *p (bounded by end); advances *p. */
+static bool rd_type(const uint8_t **p, const uint8_t *end, ctype *t)
+{
+    if (end - *p < 8)
+        return false;
+    t->dtype = ld_u32(*p);
+    t->rank = ld_u32(*p + 4);
+    *p += 8;
+    if (t->rank > PLUMB_MAX_RANK || (size_t)(end - *p) < (size_t)t->rank * 16 || t->dtype >= PLUMB_DTYPE_COUNT)
+        return false;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        t->dims[i] = ld_i64(*p);
+        t->bounds[i] = ld_i64(*p + 8);
+        *p += 16;
+    }
+    return true;
+}
+
+static void type_str(char *out, size_t cap, const ctype *t)
+{
+    ir_type it;
+    memset(&it, 0, sizeof it);
+    it.dtype = (plumb_dtype)t->dtype;
+    it.rank = t->rank;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        it.dims[i] = t->dims[i];
+        it.bounds[i] = t->dims[i] == PLUMB_DIM_DYN ? t->bounds[i] : PLUMB_NO_BOUND;
+    }
+    plumb_buf b;
+    plumb_buf_init(&b);
+    ir_type_print(&b, &it);
+    snprintf(out, cap, "%s", b.data && !b.failed ? b.data : "tensor<?>");
+    plumb_buf_free(&b);
+}
+
+/* Describes how type a became type b: element type or which dimension. */
+static rt_diff_class type_change(const ctype *a, const ctype *b, char *out, size_t cap)
+{
+    char sa[256], sb[256];
+    type_str(sa, sizeof sa, a);
+    type_str(sb, sizeof sb, b);
+    if (a->dtype != b->dtype) {
+        snprintf(out, cap, "element type %s became %s (%s became %s)", plumb_dtype_name((plumb_dtype)a->dtype),
+                 plumb_dtype_name((plumb_dtype)b->dtype), sa, sb);
+        return RT_DIFF_DTYPE;
+    }
+    if (a->rank != b->rank) {
+        snprintf(out, cap, "rank %u became %u (%s became %s)", a->rank, b->rank, sa, sb);
+        return RT_DIFF_DIM;
+    }
+    for (uint32_t i = 0; i < a->rank; i++) {
+        if (a->dims[i] != b->dims[i] || a->bounds[i] != b->bounds[i]) {
+            if (a->dims[i] == PLUMB_DIM_DYN && b->dims[i] == PLUMB_DIM_DYN)
+                snprintf(out, cap, "bound of dimension %u: %" PRId64 " became %" PRId64 " (%s became %s)", i,
+                         a->bounds[i], b->bounds[i], sa, sb);
+            else
+                snprintf(out, cap, "dimension %u: %s%" PRId64 " became %s%" PRId64 " (%s became %s)", i,
+                         a->dims[i] < 0 ? "?" : "", a->dims[i] < 0 ? 0 : a->dims[i],
+                         b->dims[i] < 0 ? "?" : "", b->dims[i] < 0 ? 0 : b->dims[i], sa, sb);
+            return RT_DIFF_DIM;
+        }
+    }
+    snprintf(out, cap, "type %s became %s", sa, sb);
+    return RT_DIFF_DIM;
+}
+
+/* Compares two TYPES fields (a count then types; functions have two lists:
+ * parameters, then results). */
+static rt_diff_class types_diff(const uint8_t *pa, size_t la, const uint8_t *pb, size_t lb, bool func,
+                                char *out, size_t cap)
+{
+    const uint8_t *ea = pa + la, *eb = pb + lb;
+    for (int list = 0; list < (func ? 2 : 1); list++) {
+        const char *what = func ? (list == 0 ? "parameter" : "result") : "result";
+        if (ea - pa < 4 || eb - pb < 4)
+            break;
+        uint32_t na = ld_u32(pa), nb = ld_u32(pb);
+        pa += 4;
+        pb += 4;
+        if (na != nb) {
+            snprintf(out, cap, "%s count %u became %u", what, na, nb);
+            return func ? RT_DIFF_SIGNATURE : RT_DIFF_STRUCTURE;
+        }
+        for (uint32_t i = 0; i < na; i++) {
+            ctype ta, tb;
+            if (!rd_type(&pa, ea, &ta) || !rd_type(&pb, eb, &tb))
+                goto opaque;
+            if (memcmp(&ta, &tb, 8) != 0 || memcmp(ta.dims, tb.dims, ta.rank * 8) != 0 ||
+                memcmp(ta.bounds, tb.bounds, ta.rank * 8) != 0) {
+                char ch[700];
+                rt_diff_class k = type_change(&ta, &tb, ch, sizeof ch);
+                snprintf(out, cap, "%s %u %s", what, i, ch);
+                return func ? RT_DIFF_SIGNATURE : k;
+            }
+        }
+    }
+opaque:
+    snprintf(out, cap, "types differ");
+    return func ? RT_DIFF_SIGNATURE : RT_DIFF_DIM;
+}
+
+static void ints_str(char *out, size_t cap, const uint8_t *p, uint32_t n, uint32_t tag)
+{
+    size_t at = 0;
+    if (tag == RT_A_TOLERANCE_BITS && n == 1) {
+        snprintf(out, cap, "%g", plumb_f64_from_bits((uint64_t)ld_i64(p)));
+        return;
+    }
+    at += (size_t)snprintf(out + at, cap - at, n == 1 ? "" : "[");
+    for (uint32_t i = 0; i < n && at < cap; i++)
+        at += (size_t)snprintf(out + at, cap - at, "%s%" PRId64, i ? ", " : "", ld_i64(p + 8 * (size_t)i));
+    if (n != 1 && at < cap)
+        snprintf(out + at, cap - at, "]");
+}
+
+static void attrs_diff(const uint8_t *pa, size_t la, const uint8_t *pb, size_t lb, char *out, size_t cap)
+{
+    const uint8_t *ea = pa + la, *eb = pb + lb;
+    if (la < 4 || lb < 4) {
+        snprintf(out, cap, "attributes differ");
+        return;
+    }
+    uint32_t na = ld_u32(pa), nb = ld_u32(pb);
+    pa += 4;
+    pb += 4;
+    for (uint32_t i = 0; i < na && i < nb; i++) {
+        if (ea - pa < 5 || eb - pb < 5)
+            break;
+        uint32_t ta = pa[0], tb = pb[0];
+        uint32_t ka = ld_u32(pa + 1), kb = ld_u32(pb + 1);
+        if ((size_t)(ea - pa - 5) < (size_t)ka * 8 || (size_t)(eb - pb - 5) < (size_t)kb * 8)
+            break;
+        if (ta != tb || ka != kb || memcmp(pa + 5, pb + 5, (size_t)ka * 8) != 0) {
+            char va[200], vb[200];
+            ints_str(va, sizeof va, pa + 5, ka, ta);
+            ints_str(vb, sizeof vb, pb + 5, kb, tb);
+            snprintf(out, cap, "attribute %s %s became %s", rt_canon_attr_name(ta), va, vb);
+            return;
+        }
+        pa += 5 + (size_t)ka * 8;
+        pb += 5 + (size_t)kb * 8;
+    }
+    snprintf(out, cap, "attributes differ");
+}
+
+static void elem_str(char *out, size_t cap, plumb_dtype t, const uint8_t *data, size_t i)
+{
+    if (plumb_dtype_is_float(t))
+        snprintf(out, cap, "%e", plumb_load_f64(t, data, i));
+    else if (plumb_dtype_is_unsigned(t))
+        snprintf(out, cap, "%" PRIu64, plumb_load_u64(t, data, i));
+    else if (t == PLUMB_I1)
+        snprintf(out, cap, "%s", plumb_load_u64(t, data, i) ? "true" : "false");
+    else
+        snprintf(out, cap, "%" PRId64, plumb_load_i64(t, data, i));
+}
+
+/* Describes the first differing element of two VALUE fields. */
+static void value_diff(const uint8_t *pa, size_t la, const uint8_t *pb, size_t lb, char *out, size_t cap,
+                       char *old_s, char *new_s, size_t vcap)
+{
+    old_s[0] = new_s[0] = 0;
+    if (la < 16 || lb < 16) {
+        snprintf(out, cap, "constant value changed");
+        return;
+    }
+    plumb_dtype ta = (plumb_dtype)ld_u32(pa), tb = (plumb_dtype)ld_u32(pb);
+    uint32_t ra = ld_u32(pa + 4), rb = ld_u32(pb + 4);
+    if (ta >= PLUMB_DTYPE_COUNT || tb >= PLUMB_DTYPE_COUNT || ra > PLUMB_MAX_RANK || rb > PLUMB_MAX_RANK ||
+        la < 16 + (size_t)ra * 8 || lb < 16 + (size_t)rb * 8) {
+        snprintf(out, cap, "constant value changed");
+        return;
+    }
+    int64_t dims[PLUMB_MAX_RANK];
+    for (uint32_t i = 0; i < ra; i++)
+        dims[i] = ld_i64(pa + 8 + 8 * (size_t)i);
+    const uint8_t *da = pa + 8 + 8 * (size_t)ra, *db = pb + 8 + 8 * (size_t)rb;
+    uint64_t nba = ld_u64(da), nbb = ld_u64(db);
+    da += 8;
+    db += 8;
+    if (ta != tb || ra != rb || nba != nbb || nba > la || nbb > lb) {
+        snprintf(out, cap, "constant type changed");
+        return;
+    }
+    size_t es = plumb_dtype_size(ta);
+    size_t n = es ? (size_t)(nba / es) : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(da + i * es, db + i * es, es) != 0) {
+            elem_str(old_s, vcap, ta, da, i);
+            elem_str(new_s, vcap, ta, db, i);
+            if (n == 1) {
+                snprintf(out, cap, "constant %s became %s", old_s, new_s);
+            } else {
+                char idx[200];
+                size_t at = 0;
+                int64_t rem = (int64_t)i;
+                int64_t ix[PLUMB_MAX_RANK];
+                for (uint32_t k = ra; k-- > 0;) {
+                    ix[k] = dims[k] ? rem % dims[k] : 0;
+                    rem = dims[k] ? rem / dims[k] : 0;
+                }
+                for (uint32_t k = 0; k < ra && at < sizeof idx; k++)
+                    at += (size_t)snprintf(idx + at, sizeof idx - at, "%s%" PRId64, k ? ", " : "", ix[k]);
+                snprintf(out, cap, "constant element [%s] %s became %s", idx, old_s, new_s);
+            }
+            return;
+        }
+    }
+    snprintf(out, cap, "constant value changed");
+}
+
+/* The first node after i (same function, any depth) that uses a value
+ * defined by node i, and which operand; false if none. */
+static bool first_consumer(const rt_canon *c, uint32_t i, uint32_t *node, uint32_t *operand)
+{
+    const rt_canon_node *def = &c->nodes[i];
+    for (uint32_t j = i + 1; j < c->n_nodes && c->nodes[j].func == def->func; j++) {
+        const rt_canon_node *u = &c->nodes[j];
+        if (u->code == RT_NODE_FUNC || u->len[RT_F_OPERANDS] < 4)
+            continue;
+        const uint8_t *p = c->bytes + u->off[RT_F_OPERANDS];
+        uint32_t n = ld_u32(p);
+        for (uint32_t k = 0; k < n && 4 + 4 * (size_t)(k + 1) <= u->len[RT_F_OPERANDS]; k++) {
+            uint64_t v = (uint64_t)u->vbase + ld_u32(p + 4 + 4 * (size_t)k);
+            if (v < c->n_vals && c->val_node[v] == i) {
+                *node = j;
+                *operand = k;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static const char *op_name(uint32_t code)
+{
+    return code < PLUMB_OP_COUNT ? plumb_op_name((plumb_opcode)code) : "func.func";
+}
+
+/* JSON string body with escapes. */
+static void json_str(plumb_buf *b, const char *s)
+{
+    plumb_buf_puts(b, "\"");
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            plumb_buf_printf(b, "\\%c", ch);
+        else if (ch < 0x20)
+            plumb_buf_printf(b, "\\u%04x", ch);
+        else
+            plumb_buf_append(b, (const char *)&ch, 1);
+    }
+    plumb_buf_puts(b, "\"");
+}
+
+rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *entry, uint32_t program,
+                         uint32_t nearest, char *line, size_t line_cap, char *json, size_t json_cap)
+{
+    rt_diff_class cls = RT_DIFF_CONTEXT;
+    char what[1024] = "";
+    char old_s[64] = "", new_s[64] = "", field[32] = "";
+    uint32_t node = 0, operand = UINT32_MAX;
+    const rt_canon_node *at = NULL;
+    uint32_t n = old->n_nodes < now->n_nodes ? old->n_nodes : now->n_nodes;
+    uint32_t i = 0;
+    while (i < n && node_eq(old, i, now, i))
+        i++;
+    node = i;
+    if (i == n && old->n_nodes == now->n_nodes) {
+        snprintf(what, sizeof what, "the graphs are identical; the runtime version, CPU features or compile options differ");
+        snprintf(field, sizeof field, "context");
+    } else if (i == n) {
+        /* one program is a prefix of the other */
+        const rt_canon *longer = old->n_nodes > now->n_nodes ? old : now;
+        at = &longer->nodes[i];
+        cls = RT_DIFF_STRUCTURE;
+        snprintf(field, sizeof field, "op");
+        snprintf(what, sizeof what, "%s %s", op_name(at->code), longer == now ? "added" : "removed");
+    } else {
+        const rt_canon_node *a = &old->nodes[i], *b = &now->nodes[i];
+        at = b;
+        if (a->code == RT_NODE_FUNC && b->code == RT_NODE_FUNC) {
+            cls = types_diff(old->bytes + a->off[RT_F_TYPES], a->len[RT_F_TYPES], now->bytes + b->off[RT_F_TYPES],
+                             b->len[RT_F_TYPES], true, what, sizeof what);
+            if (b->func != 0)
+                cls = RT_DIFF_STRUCTURE;   /* a called function's signature */
+            snprintf(field, sizeof field, "signature");
+        } else if (a->code != b->code || a->depth != b->depth) {
+            cls = RT_DIFF_STRUCTURE;
+            snprintf(field, sizeof field, "op");
+            if (node_similar(old, i + 1, now, i))
+                snprintf(what, sizeof what, "%s removed", op_name(a->code));
+            else if (node_similar(old, i, now, i + 1))
+                snprintf(what, sizeof what, "%s added", op_name(b->code));
+            else
+                snprintf(what, sizeof what, "%s became %s", op_name(a->code), op_name(b->code));
+        } else if (!field_eq(old, a, now, b, RT_F_OPERANDS)) {
+            cls = RT_DIFF_STRUCTURE;
+            snprintf(field, sizeof field, "operands");
+            uint32_t na = a->len[RT_F_OPERANDS] >= 4 ? ld_u32(old->bytes + a->off[RT_F_OPERANDS]) : 0;
+            uint32_t nb = b->len[RT_F_OPERANDS] >= 4 ? ld_u32(now->bytes + b->off[RT_F_OPERANDS]) : 0;
+            if (na != nb) {
+                snprintf(what, sizeof what, "operand count %u became %u", na, nb);
+            } else {
+                for (uint32_t k = 0; k < na; k++) {
+                    uint32_t va = ld_u32(old->bytes + a->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
+                    uint32_t vb = ld_u32(now->bytes + b->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
+                    if (va != vb) {
+                        operand = k;
+                        uint64_t ga = (uint64_t)a->vbase + va, gb = (uint64_t)b->vbase + vb;
+                        uint32_t da = ga < old->n_vals ? old->val_node[ga] : UINT32_MAX;
+                        uint32_t db = gb < now->n_vals ? now->val_node[gb] : UINT32_MAX;
+                        char sa[64], sb[64];
+                        if (da == UINT32_MAX)
+                            snprintf(sa, sizeof sa, "an argument");
+                        else
+                            snprintf(sa, sizeof sa, "node %u", da);
+                        if (db == UINT32_MAX)
+                            snprintf(sb, sizeof sb, "an argument");
+                        else
+                            snprintf(sb, sizeof sb, "node %u", db);
+                        snprintf(what, sizeof what, "now reads %s instead of %s", sb, sa);
+                        break;
+                    }
+                }
+            }
+        } else if (!field_eq(old, a, now, b, RT_F_TYPES)) {
+            cls = types_diff(old->bytes + a->off[RT_F_TYPES], a->len[RT_F_TYPES], now->bytes + b->off[RT_F_TYPES],
+                             b->len[RT_F_TYPES], false, what, sizeof what);
+            snprintf(field, sizeof field, "type");
+        } else if (!field_eq(old, a, now, b, RT_F_ATTRS)) {
+            cls = RT_DIFF_ATTR;
+            snprintf(field, sizeof field, "attribute");
+            attrs_diff(old->bytes + a->off[RT_F_ATTRS], a->len[RT_F_ATTRS], now->bytes + b->off[RT_F_ATTRS],
+                       b->len[RT_F_ATTRS], what, sizeof what);
+        } else if (!field_eq(old, a, now, b, RT_F_REGIONS)) {
+            cls = RT_DIFF_STRUCTURE;
+            snprintf(field, sizeof field, "region");
+            snprintf(what, sizeof what, "region arguments changed");
+        } else {
+            cls = RT_DIFF_CONSTANT;
+            snprintf(field, sizeof field, "constant");
+            char v[512];
+            value_diff(old->bytes + a->off[RT_F_VALUE], a->len[RT_F_VALUE], now->bytes + b->off[RT_F_VALUE],
+                       b->len[RT_F_VALUE], v, sizeof v, old_s, new_s, sizeof old_s);
+            uint32_t cn, co;
+            if (b->code == PLUMB_OP_CONSTANT && first_consumer(now, i, &cn, &co)) {
+                node = cn;
+                operand = co;
+                at = &now->nodes[cn];
+                snprintf(what, sizeof what, "%s (defined by node %u)", v, i);
+            } else {
+                snprintf(what, sizeof what, "%s", v);
+            }
+        }
+    }
+
+    char where[300] = "";
+    if (at && at->loc.line)
+        snprintf(where, sizeof where, "%s:%u:%u", now->file ? now->file : "<module>", at->loc.line, at->loc.col);
+    char opnd[32] = "";
+    if (operand != UINT32_MAX)
+        snprintf(opnd, sizeof opnd, " operand %u", operand);
+    char head[160] = "";
+    if (at)
+        snprintf(head, sizeof head, "node %u %s%s: ", node, op_name(at->code), opnd);
+    uint32_t dist = rt_canon_distance(old, now);
+    snprintf(line, line_cap, "recompile of @%s (program %u): %s%s (%s)%s%s; nearest cached program %u, %u of %u nodes differ",
+             entry, program, head, what, hint(cls), where[0] ? " at " : "", where, nearest, dist, now->n_nodes);
+
+    plumb_buf b;
+    plumb_buf_init(&b);
+    plumb_buf_puts(&b, "{\"entry\": ");
+    json_str(&b, entry);
+    plumb_buf_printf(&b, ", \"program\": %u, \"nearest_program\": %u, \"class\": \"%s\", \"node\": %u", program,
+                     nearest, rt_diff_class_name(cls), node);
+    plumb_buf_puts(&b, ", \"op\": ");
+    json_str(&b, at ? op_name(at->code) : "");
+    if (operand != UINT32_MAX)
+        plumb_buf_printf(&b, ", \"operand\": %u", operand);
+    plumb_buf_puts(&b, ", \"field\": ");
+    json_str(&b, field);
+    plumb_buf_puts(&b, ", \"what\": ");
+    json_str(&b, what);
+    if (old_s[0]) {
+        plumb_buf_puts(&b, ", \"old\": ");
+        json_str(&b, old_s);
+        plumb_buf_puts(&b, ", \"new\": ");
+        json_str(&b, new_s);
+    }
+    plumb_buf_puts(&b, ", \"hint\": ");
+    json_str(&b, hint(cls));
+    if (at && at->loc.line) {
+        plumb_buf_puts(&b, ", \"file\": ");
+        json_str(&b, now->file ? now->file : "");
+        plumb_buf_printf(&b, ", \"line\": %u, \"col\": %u", at->loc.line, at->loc.col);
+    }
+    plumb_buf_printf(&b, ", \"differing_nodes\": %u, \"nodes\": %u}", dist, now->n_nodes);
+    snprintf(json, json_cap, "%s", b.data && !b.failed ? b.data : "{}");
+    plumb_buf_free(&b);
+    return cls;
+}

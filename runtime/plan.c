@@ -1,0 +1,787 @@
+/* Lowering a verified entry to an executable program: copy the entry into a
+ * module of its own with every func.call inlined, run the passes, fuse, and
+ * plan buffers by liveness.
+ *
+ * Buffer planning: the steps (fused groups or single ops) run in program
+ * order; a value gets a buffer when its step runs and gives it back after
+ * its last use, and a later value of at most that size reuses it (best fit).
+ * A step's outputs are assigned before its inputs are released, so no kernel
+ * ever writes a buffer it is reading. Values returned by the entry keep their
+ * buffers to the end. Parameters are read where the caller keeps them and
+ * constants where the module keeps them: neither is copied. The buffers are
+ * allocated and touched once, at compile time, and kept for the program's
+ * life, so a run writes into pages that are already mapped. */
+#include <string.h>
+
+#include "rt_pipeline.h"
+
+/* Inlining stops here: a deeper call chain is recursive or absurd. */
+#define RT_MAX_INLINE_DEPTH 64
+
+/* ---- copying with inlining -------------------------------------------------------- */
+
+typedef struct cloner {
+    const ir_module *src;
+    ir_module *dst;
+    plumb_diag *d;
+    uint32_t n_ids;           /* src->next_value_id */
+    uint64_t ops;             /* ops copied so far */
+    bool failed;
+} cloner;
+
+static bool cl_nomem(cloner *c)
+{
+    if (!c->failed)
+        plumb_diag_set(c->d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory copying the entry for compilation");
+    c->failed = true;
+    return false;
+}
+
+static bool copy_ints(cloner *c, ir_ints *dst, ir_ints src)
+{
+    *dst = ir_ints_make(c->dst, src.v, src.n);
+    return src.n == 0 || dst->v || cl_nomem(c);
+}
+
+static bool copy_attrs(cloner *c, ir_attrs *dst, const ir_attrs *src)
+{
+    *dst = *src;
+    dst->extra = NULL;
+    dst->n_extra = 0;   /* uninterpreted: not part of the program */
+    ir_ints *d_lists[] = {&dst->dims, &dst->start, &dst->limit, &dst->strides, &dst->sizes, &dst->low, &dst->high,
+                          &dst->interior, &dst->lhs_batch, &dst->rhs_batch, &dst->lhs_contract, &dst->rhs_contract,
+                          &dst->offset_dims, &dst->collapsed_slice_dims, &dst->operand_batching_dims,
+                          &dst->start_indices_batching_dims, &dst->start_index_map, &dst->update_window_dims,
+                          &dst->inserted_window_dims, &dst->input_batching_dims,
+                          &dst->scatter_indices_batching_dims, &dst->scatter_dims_to_operand_dims};
+    const ir_ints *s_lists[] = {&src->dims, &src->start, &src->limit, &src->strides, &src->sizes, &src->low,
+                                &src->high, &src->interior, &src->lhs_batch, &src->rhs_batch, &src->lhs_contract,
+                                &src->rhs_contract, &src->offset_dims, &src->collapsed_slice_dims,
+                                &src->operand_batching_dims, &src->start_indices_batching_dims,
+                                &src->start_index_map, &src->update_window_dims, &src->inserted_window_dims,
+                                &src->input_batching_dims, &src->scatter_indices_batching_dims,
+                                &src->scatter_dims_to_operand_dims};
+    for (size_t i = 0; i < sizeof d_lists / sizeof d_lists[0]; i++)
+        if (!copy_ints(c, d_lists[i], *s_lists[i]))
+            return false;
+    if (src->callee && !(dst->callee = plumb_arena_strdup(c->dst->arena, src->callee)))
+        return cl_nomem(c);
+    if (src->value) {
+        plumb_tensor *t = plumb_arena_alloc(c->dst->arena, sizeof *t);
+        if (!t)
+            return cl_nomem(c);
+        *t = *src->value;
+        t->owned = false;
+        if (t->nbytes) {
+            if (!(t->data = plumb_arena_alloc(c->dst->arena, t->nbytes)))
+                return cl_nomem(c);
+            memcpy(t->data, src->value->data, t->nbytes);
+        } else {
+            t->data = NULL;
+        }
+        dst->value = t;
+    }
+    return true;
+}
+
+static bool clone_block(cloner *c, const ir_block *src, ir_block *dst, ir_value **map, uint32_t depth);
+
+/* Inlines a call: the callee's body is copied into dst with its parameters
+ * mapped to the call's operands; its returned values become the call's
+ * results in the caller's map. */
+static bool inline_call(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, uint32_t depth)
+{
+    const ir_func *f = op->a.callee ? ir_module_find_func(c->src, op->a.callee) : NULL;
+    if (!f) {
+        plumb_diag_set(c->d, PLUMB_ERR_INVALID, op->loc, "func.call: no function @%s in the module",
+                       op->a.callee ? op->a.callee : "?");
+        return !(c->failed = true);
+    }
+    if (depth >= RT_MAX_INLINE_DEPTH) {
+        plumb_diag_set(c->d, PLUMB_ERR_LIMIT, op->loc,
+                       "func.call: calls nest deeper than %d (calling @%s); is the program recursive?",
+                       RT_MAX_INLINE_DEPTH, f->name);
+        return !(c->failed = true);
+    }
+    if (f->body.n_args != op->n_operands) {
+        plumb_diag_set(c->d, PLUMB_ERR_INVALID, op->loc, "func.call: @%s takes %u arguments, the call passes %u",
+                       f->name, f->body.n_args, op->n_operands);
+        return !(c->failed = true);
+    }
+    ir_value **inner = plumb_calloc(c->n_ids ? c->n_ids : 1, sizeof *inner);
+    if (!inner)
+        return cl_nomem(c);
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        inner[f->body.args[i]->id] = map[op->operands[i]->id];
+    bool ok;
+    const ir_op *ret = NULL;
+    for (const ir_op *o = f->body.first; o; o = o->next) {
+        if (o->code == PLUMB_OP_FUNC_RETURN || o->code == PLUMB_OP_RETURN) {
+            ret = o;
+            break;
+        }
+    }
+    /* Copy the body up to (not including) its return straight into dst. */
+    ir_block body = f->body;
+    body.last = ret ? ret->prev : f->body.last;
+    ok = clone_block(c, &body, dst, inner, depth + 1);
+    if (ok && (!ret || ret->n_operands != op->n_results)) {
+        plumb_diag_set(c->d, PLUMB_ERR_INVALID, op->loc, "func.call: @%s returns %u values, the call expects %u",
+                       f->name, ret ? ret->n_operands : 0, op->n_results);
+        ok = !(c->failed = true);
+    }
+    for (uint32_t i = 0; ok && i < op->n_results; i++) {
+        ir_value *v = inner[ret->operands[i]->id];
+        if (!v) {
+            plumb_diag_set(c->d, PLUMB_ERR_INVALID, ret->loc, "return: value %u of @%s is undefined", i, f->name);
+            ok = !(c->failed = true);
+        } else {
+            map[op->results[i]->id] = v;
+        }
+    }
+    plumb_free(inner, (size_t)(c->n_ids ? c->n_ids : 1) * sizeof *inner);
+    return ok;
+}
+
+static bool clone_op(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, uint32_t depth)
+{
+    if (op->code == PLUMB_OP_CALL)
+        return inline_call(c, op, dst, map, depth);
+    if (++c->ops > UINT32_MAX / 4) {
+        plumb_diag_set(c->d, PLUMB_ERR_LIMIT, op->loc, "inlining calls makes more than %u ops", UINT32_MAX / 4);
+        return !(c->failed = true);
+    }
+    ir_value *small[8];
+    ir_value **ops = small;
+    if (op->n_operands > 8 && !(ops = plumb_calloc(op->n_operands, sizeof *ops)))
+        return cl_nomem(c);
+    ir_type tsmall[4];
+    ir_type *types = tsmall;
+    bool ok = true;
+    if (op->n_results > 4 && !(types = plumb_calloc(op->n_results, sizeof *types)))
+        ok = cl_nomem(c);
+    for (uint32_t i = 0; ok && i < op->n_operands; i++) {
+        uint32_t id = op->operands[i]->id;
+        if (id >= c->n_ids || !(ops[i] = map[id])) {
+            plumb_diag_set(c->d, PLUMB_ERR_INVALID, op->loc, "%s: operand %u is undefined", plumb_op_name(op->code), i);
+            ok = !(c->failed = true);
+        }
+    }
+    for (uint32_t i = 0; ok && i < op->n_results; i++)
+        types[i] = op->results[i]->type;
+    ir_op *n = ok ? ir_op_new(c->dst, op->code, ops, op->n_operands, types, op->n_results) : NULL;
+    if (ok && !n)
+        ok = cl_nomem(c);
+    if (ok) {
+        n->loc = op->loc;
+        ok = copy_attrs(c, &n->a, &op->a);
+    }
+    for (uint32_t i = 0; ok && i < op->n_results; i++)
+        map[op->results[i]->id] = n->results[i];
+    if (ok && op->n_regions && !ir_op_add_regions(c->dst, n, op->n_regions))
+        ok = cl_nomem(c);
+    for (uint32_t r = 0; ok && r < op->n_regions; r++) {
+        const ir_block *sb = &op->regions[r];
+        ir_block *db = &n->regions[r];
+        for (uint32_t i = 0; ok && i < sb->n_args; i++) {
+            ir_value *v = ir_block_add_arg(c->dst, db, &sb->args[i]->type);
+            if (!v)
+                ok = cl_nomem(c);
+            else
+                map[sb->args[i]->id] = v;
+        }
+        if (ok)
+            ok = clone_block(c, sb, db, map, depth);
+    }
+    if (ok)
+        ir_block_append(dst, n);
+    if (ops != small)
+        plumb_free(ops, op->n_operands * sizeof *ops);
+    if (types != tsmall)
+        plumb_free(types, op->n_results * sizeof *types);
+    return ok;
+}
+
+/* Copies src's ops from first through last (inclusive) into dst. */
+static bool clone_block(cloner *c, const ir_block *src, ir_block *dst, ir_value **map, uint32_t depth)
+{
+    if (!src->last)
+        return true;
+    for (const ir_op *op = src->first; op; op = op->next) {
+        if (!clone_op(c, op, dst, map, depth))
+            return false;
+        if (op == src->last)
+            break;
+    }
+    return true;
+}
+
+/* A module holding one function: entry with every call inlined. */
+static ir_module *inline_entry(const ir_module *m, const ir_func *entry, ir_func **out_f, plumb_diag *d)
+{
+    cloner c = {.src = m, .d = d, .n_ids = m->next_value_id};
+    c.dst = ir_module_new(m->name);
+    ir_value **map = plumb_calloc(c.n_ids ? c.n_ids : 1, sizeof *map);
+    ir_func *f = NULL;
+    if (!c.dst || !map || !(f = ir_func_new(c.dst, entry->name, true))) {
+        cl_nomem(&c);
+        goto fail;
+    }
+    if (m->filename && !(c.dst->filename = plumb_arena_strdup(c.dst->arena, m->filename))) {
+        cl_nomem(&c);
+        goto fail;
+    }
+    f->loc = entry->loc;
+    for (uint32_t i = 0; i < entry->body.n_args; i++) {
+        ir_value *v = ir_block_add_arg(c.dst, &f->body, &entry->body.args[i]->type);
+        if (!v) {
+            cl_nomem(&c);
+            goto fail;
+        }
+        map[entry->body.args[i]->id] = v;
+    }
+    if (!ir_func_set_results(c.dst, f, entry->result_types, entry->n_results)) {
+        cl_nomem(&c);
+        goto fail;
+    }
+    if (!clone_block(&c, &entry->body, &f->body, map, 0))
+        goto fail;
+    plumb_free(map, (size_t)(c.n_ids ? c.n_ids : 1) * sizeof *map);
+    *out_f = f;
+    return c.dst;
+fail:
+    if (map)
+        plumb_free(map, (size_t)(c.n_ids ? c.n_ids : 1) * sizeof *map);
+    ir_module_free(c.dst);
+    return NULL;
+}
+
+/* ---- planning ----------------------------------------------------------------------- */
+
+static bool plan_fail(plumb_diag *d, plumb_code code, plumb_loc loc, const char *fmt, const char *what)
+{
+    plumb_diag_set(d, code, loc, fmt, what);
+    return false;
+}
+
+static bool is_terminator(const ir_op *op)
+{
+    return op->code == PLUMB_OP_FUNC_RETURN || op->code == PLUMB_OP_RETURN;
+}
+
+static void type_text(char *out, size_t cap, const ir_type *t)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    ir_type_print(&b, t);
+    snprintf(out, cap, "%s", b.data && !b.failed ? b.data : "tensor<?>");
+    plumb_buf_free(&b);
+}
+
+/* Fills a tensor header for value v (static type) without data. */
+static bool header_for(rt_program *p, const ir_value *v, uint64_t max_bytes, uint64_t *nbytes, plumb_diag *d)
+{
+    plumb_tensor *t = &p->hdr[v->id];
+    if (!ir_type_is_static(&v->type)) {
+        char ts[256];
+        type_text(ts, sizeof ts, &v->type);
+        plumb_loc loc = v->def ? v->def->loc : (plumb_loc){0, 0};
+        return plan_fail(d, PLUMB_ERR_UNSUPPORTED, loc,
+                         "value of type %s has a dynamic dimension; the runtime compiles static shapes only "
+                         "(pad to the bound and pass a mask)", ts);
+    }
+    uint64_t numel;
+    plumb_diag sd = {.code = PLUMB_OK};
+    if (!plumb_shape_size(v->type.dtype, v->type.rank, v->type.dims, max_bytes, &numel, nbytes, &sd)) {
+        plumb_loc loc = v->def ? v->def->loc : (plumb_loc){0, 0};
+        plumb_diag_set(d, sd.code ? sd.code : PLUMB_ERR_LIMIT, loc, "%s", sd.msg);
+        return false;
+    }
+    t->dtype = v->type.dtype;
+    t->rank = v->type.rank;
+    memcpy(t->dims, v->type.dims, sizeof t->dims);
+    t->nbytes = (size_t)*nbytes;
+    t->data = NULL;
+    t->owned = false;
+    return true;
+}
+
+typedef struct planner {
+    rt_program *p;
+    uint32_t *buf_of;        /* per value id: buffer index + 1, 0 = none */
+    uint32_t *last_use;      /* per value id: index of the last step reading it */
+    bool *free_buf;          /* per buffer: available */
+    uint32_t cap_bufs;
+    plumb_diag *d;
+} planner;
+
+static bool grow_bufs(planner *pl)
+{
+    rt_program *p = pl->p;
+    if (p->n_bufs < pl->cap_bufs)
+        return true;
+    uint32_t ncap = pl->cap_bufs ? pl->cap_bufs * 2 : 16;
+    rt_buffer *nb = plumb_realloc(p->bufs, (size_t)pl->cap_bufs * sizeof *nb, (size_t)ncap * sizeof *nb);
+    if (!nb)
+        return false;
+    p->bufs = nb;
+    bool *nf = plumb_realloc(pl->free_buf, (size_t)pl->cap_bufs * sizeof *nf, (size_t)ncap * sizeof *nf);
+    if (!nf)
+        return false;
+    pl->free_buf = nf;
+    pl->cap_bufs = ncap;
+    return true;
+}
+
+/* Best fit among free buffers; else grow the largest free one; else new. */
+static bool assign(planner *pl, uint32_t id, size_t bytes)
+{
+    rt_program *p = pl->p;
+    if (bytes == 0)
+        return true;
+    uint32_t best = UINT32_MAX, largest = UINT32_MAX;
+    for (uint32_t b = 0; b < p->n_bufs; b++) {
+        if (!pl->free_buf[b])
+            continue;
+        if (p->bufs[b].bytes >= bytes && (best == UINT32_MAX || p->bufs[b].bytes < p->bufs[best].bytes))
+            best = b;
+        if (largest == UINT32_MAX || p->bufs[b].bytes > p->bufs[largest].bytes)
+            largest = b;
+    }
+    if (best == UINT32_MAX && largest != UINT32_MAX) {
+        best = largest;
+        p->bufs[best].bytes = bytes;
+    }
+    if (best == UINT32_MAX) {
+        if (!grow_bufs(pl))
+            return false;
+        best = p->n_bufs++;
+        memset(&p->bufs[best], 0, sizeof p->bufs[best]);
+        p->bufs[best].bytes = bytes;
+    }
+    pl->free_buf[best] = false;
+    pl->buf_of[id] = best + 1;
+    return true;
+}
+
+static void release(planner *pl, uint32_t id)
+{
+    if (pl->buf_of[id])
+        pl->free_buf[pl->buf_of[id] - 1] = true;
+}
+
+static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups, plumb_diag *d)
+{
+    rt_step *steps = plumb_arena_array(p->arena, n_groups ? n_groups : 1, sizeof *steps);
+    if (!steps)
+        return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "steps");
+    uint32_t ns = 0;
+    for (uint32_t g = 0; g < n_groups; g++) {
+        const rt_group *gr = &groups[g];
+        if (gr->n_ops == 0)
+            continue;
+        const ir_op *op0 = gr->ops[0];
+        if (!gr->fused && gr->n_ops == 1 && (op0->code == PLUMB_OP_CONSTANT || is_terminator(op0)))
+            continue;   /* constants are read in place; the return is planned separately */
+        rt_step *s = &steps[ns++];
+        ir_value *const *ins, *const *outs;
+        if (gr->fused) {
+            s->fused = gr->fused;
+            s->n_in = gr->n_inputs;
+            s->n_out = gr->n_outputs;
+            ins = gr->inputs;
+            outs = gr->outputs;
+        } else {
+            if (gr->n_ops != 1)
+                return plan_fail(d, PLUMB_ERR_INVALID, op0->loc, "fusion returned a group of several ops without %s",
+                                 "a fused kernel");
+            s->op = op0;
+            s->n_in = op0->n_operands;
+            s->n_out = op0->n_results;
+            ins = op0->operands;
+            outs = op0->results;
+        }
+        s->in = plumb_arena_array(p->arena, s->n_in ? s->n_in : 1, sizeof *s->in);
+        s->out = plumb_arena_array(p->arena, s->n_out ? s->n_out : 1, sizeof *s->out);
+        s->out_vals = outs;
+        if (!s->in || !s->out)
+            return plan_fail(d, PLUMB_ERR_NOMEM, op0->loc, "out of memory planning %s", "a step");
+        for (uint32_t i = 0; i < s->n_in; i++) {
+            if (ins[i]->id >= p->n_values)
+                return plan_fail(d, PLUMB_ERR_INVALID, op0->loc, "a step reads %s", "a value of another module");
+            s->in[i] = &p->hdr[ins[i]->id];
+        }
+        for (uint32_t i = 0; i < s->n_out; i++) {
+            if (outs[i]->id >= p->n_values)
+                return plan_fail(d, PLUMB_ERR_INVALID, op0->loc, "a step writes %s", "a value of another module");
+            s->out[i] = &p->hdr[outs[i]->id];
+        }
+    }
+    p->steps = steps;
+    p->n_steps = ns;
+    return true;
+}
+
+#define NEVER_READ 0xFFFFFFFEu
+#define LIVE_TO_END 0xFFFFFFFFu
+
+static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
+{
+    ir_func *f = p->f;
+    planner pl = {.p = p, .d = d};
+    size_t nv = p->n_values ? p->n_values : 1;
+    bool ok = false;
+    pl.buf_of = plumb_calloc(nv, sizeof *pl.buf_of);
+    pl.last_use = plumb_malloc(nv * sizeof *pl.last_use);
+    uint8_t *avail = plumb_calloc(nv, 1);   /* 1 = parameter or constant, 2 = produced by a step */
+    if (!pl.buf_of || !pl.last_use || !avail) {
+        plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "buffers");
+        goto out;
+    }
+    for (size_t i = 0; i < nv; i++)
+        pl.last_use[i] = NEVER_READ;
+    /* Headers for parameters and constants (data pointed at, never copied). */
+    for (uint32_t i = 0; i < f->body.n_args; i++) {
+        uint64_t nb;
+        if (!header_for(p, f->body.args[i], max_bytes, &nb, d))
+            goto out;
+        avail[f->body.args[i]->id] = 1;
+    }
+    for (const ir_op *op = f->body.first; op; op = op->next) {
+        if (op->code != PLUMB_OP_CONSTANT || op->n_results != 1)
+            continue;
+        uint64_t nb;
+        if (!header_for(p, op->results[0], max_bytes, &nb, d))
+            goto out;
+        const plumb_tensor *v = op->a.value;
+        if (!v || v->nbytes != nb) {
+            plan_fail(d, PLUMB_ERR_INVALID, op->loc, "%s: the value does not match the result type",
+                      plumb_op_name(op->code));
+            goto out;
+        }
+        p->hdr[op->results[0]->id].data = v->data;
+        avail[op->results[0]->id] = 1;
+    }
+    for (uint32_t s = 0; s < p->n_steps; s++)
+        for (uint32_t i = 0; i < p->steps[s].n_in; i++)
+            pl.last_use[p->steps[s].in[i] - p->hdr] = s;
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        pl.last_use[p->out_ids[i]] = LIVE_TO_END;
+    for (uint32_t s = 0; s < p->n_steps; s++) {
+        rt_step *st = &p->steps[s];
+        for (uint32_t i = 0; i < st->n_in; i++) {
+            uint32_t id = (uint32_t)(st->in[i] - p->hdr);
+            if (!avail[id]) {
+                const ir_op *op = st->op;
+                plan_fail(d, PLUMB_ERR_INVALID, op ? op->loc : (plumb_loc){0, 0},
+                          "a step reads a value %s", "that no earlier step produces");
+                goto out;
+            }
+        }
+        for (uint32_t i = 0; i < st->n_out; i++) {
+            uint32_t id = st->out_vals[i]->id;
+            uint64_t nb;
+            if (avail[id]) {
+                plan_fail(d, PLUMB_ERR_INVALID, (plumb_loc){0, 0}, "two steps write %s", "the same value");
+                goto out;
+            }
+            if (!header_for(p, st->out_vals[i], max_bytes, &nb, d))
+                goto out;
+            avail[id] = 2;
+            if (!assign(&pl, id, (size_t)nb)) {
+                plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "buffers");
+                goto out;
+            }
+        }
+        for (uint32_t i = 0; i < st->n_in; i++) {
+            uint32_t id = (uint32_t)(st->in[i] - p->hdr);
+            if (pl.last_use[id] == s && avail[id] == 2) {
+                release(&pl, id);
+                avail[id] = 3;   /* released once even when read twice */
+            }
+        }
+        for (uint32_t i = 0; i < st->n_out; i++) {
+            uint32_t id = st->out_vals[i]->id;
+            if (pl.last_use[id] == NEVER_READ)
+                release(&pl, id);
+        }
+    }
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (!avail[p->out_ids[i]]) {
+            plan_fail(d, PLUMB_ERR_INVALID, f->loc, "@%s returns a value no step produces", f->name);
+            goto out;
+        }
+    /* Allocate and touch the buffers once. */
+    for (uint32_t b = 0; b < p->n_bufs; b++) {
+        rt_buffer *bf = &p->bufs[b];
+        if (bf->bytes > SIZE_MAX - 64 || !(bf->raw = plumb_malloc(bf->bytes + 64))) {
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0},
+                           "out of memory allocating planned buffer %u of %zu bytes (%u buffers planned)", b,
+                           bf->bytes, p->n_bufs);
+            goto out;
+        }
+        bf->data = (void *)(((uintptr_t)bf->raw + 63) & ~(uintptr_t)63);
+        memset(bf->data, 0, bf->bytes);
+        p->planned_bytes += bf->bytes;
+    }
+    for (uint32_t id = 0; id < p->n_values; id++)
+        if (pl.buf_of[id])
+            p->hdr[id].data = p->bufs[pl.buf_of[id] - 1].data;
+    ok = true;
+out:
+    p->cap_bufs = pl.cap_bufs;
+    if (pl.buf_of)
+        plumb_free(pl.buf_of, nv * sizeof *pl.buf_of);
+    if (pl.last_use)
+        plumb_free(pl.last_use, nv * sizeof *pl.last_use);
+    if (avail)
+        plumb_free(avail, nv);
+    if (pl.free_buf)
+        plumb_free(pl.free_buf, (size_t)pl.cap_bufs * sizeof *pl.free_buf);
+    return ok;
+}
+
+/* Passes done: fuse, plan, prepare the execution context. Takes m. */
+static rt_program *finish(ir_module *m, ir_func *f, const rt_compile_opts *o, plumb_diag *d)
+{
+    rt_program *p = plumb_calloc(1, sizeof *p);
+    if (!p) {
+        ir_module_free(m);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory compiling @%s", f->name);
+        return NULL;
+    }
+    p->m = m;
+    p->f = f;
+    p->n_values = m->next_value_id;
+    if (!(p->arena = plumb_arena_new(0)) ||
+        !(p->hdr = plumb_arena_array(p->arena, p->n_values ? p->n_values : 1, sizeof *p->hdr))) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory compiling @%s", f->name);
+        goto fail;
+    }
+    const ir_op *ret = f->body.last;
+    if (!ret || !is_terminator(ret)) {
+        plumb_diag_set(d, PLUMB_ERR_INVALID, f->loc, "@%s has no return", f->name);
+        goto fail;
+    }
+    p->n_params = f->body.n_args;
+    p->n_outputs = ret->n_operands;
+    p->param_ids = plumb_arena_array(p->arena, p->n_params ? p->n_params : 1, sizeof *p->param_ids);
+    p->out_ids = plumb_arena_array(p->arena, p->n_outputs ? p->n_outputs : 1, sizeof *p->out_ids);
+    if (!p->param_ids || !p->out_ids) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory compiling @%s", f->name);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->param_ids[i] = f->body.args[i]->id;
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        p->out_ids[i] = ret->operands[i]->id;
+    rt_group *groups = NULL;
+    uint32_t n_groups = 0;
+    if (!rt_fuse(p->arena, f, o->opt_level, &groups, &n_groups, d))
+        goto fail;
+    if (!build_steps(p, groups, n_groups, d) || !plan_buffers(p, o->max_bytes, d))
+        goto fail;
+    if (!rt_exec_init(&p->x, o->pool, o->isa, m, o->max_bytes, d))
+        goto fail;
+    return p;
+fail:
+    rt_program_free(p);
+    return NULL;
+}
+
+static bool check_static_signature(const ir_func *f, plumb_diag *d)
+{
+    for (uint32_t i = 0; i < f->body.n_args; i++) {
+        if (!ir_type_is_static(&f->body.args[i]->type)) {
+            char ts[256];
+            type_text(ts, sizeof ts, &f->body.args[i]->type);
+            plumb_diag_set(d, PLUMB_ERR_UNSUPPORTED, f->loc,
+                           "parameter %u of @%s has type %s with a dynamic dimension; the runtime compiles static "
+                           "shapes only (pad to the bound and pass a mask)", i, f->name, ts);
+            return false;
+        }
+    }
+    return true;
+}
+
+rt_program *rt_program_compile(const ir_module *m, const ir_func *entry, const rt_compile_opts *o, plumb_diag *d)
+{
+    if (!check_static_signature(entry, d))
+        return NULL;
+    ir_func *f = NULL;
+    ir_module *cm = inline_entry(m, entry, &f, d);
+    if (!cm)
+        return NULL;
+    if (!rt_run_passes(cm, f, o->opt_level, o->max_bytes, d)) {
+        ir_module_free(cm);
+        return NULL;
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    if (o->want_text) {
+        plumb_buf b;
+        plumb_buf_init(&b);
+        ir_print(&b, cm);
+        if (b.failed) {
+            plumb_buf_free(&b);
+            ir_module_free(cm);
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing @%s for the disk cache",
+                           entry->name);
+            return NULL;
+        }
+        text = plumb_buf_take(&b, &tlen);
+    }
+    rt_program *p = finish(cm, f, o, d);
+    if (!p) {
+        if (text)
+            plumb_free(text, tlen + 1);
+        return NULL;
+    }
+    p->opt_text = text;
+    p->opt_text_len = tlen;
+    return p;
+}
+
+rt_program *rt_program_load(const char *text, size_t len, const rt_compile_opts *o, plumb_diag *d)
+{
+    ir_parse_options po = {sizeof po, 0};
+    ir_module *m = ir_parse(text, len, NULL, &po, d);
+    if (!m)
+        return NULL;
+    ir_verify_options vo = {sizeof vo, o->max_bytes};
+    if (m->n_funcs != 1 || !ir_verify(m, &vo, d)) {
+        plumb_diag_set(d, PLUMB_ERR_INVALID, (plumb_loc){0, 0}, "the cached program is not one verified function");
+        ir_module_free(m);
+        return NULL;
+    }
+    if (!check_static_signature(m->funcs[0], d)) {
+        ir_module_free(m);
+        return NULL;
+    }
+    return finish(m, m->funcs[0], o, d);
+}
+
+void rt_program_free(rt_program *p)
+{
+    if (!p)
+        return;
+    if (p->x.env || p->x.region_mu_init)
+        rt_exec_fini(&p->x);
+    for (uint32_t b = 0; b < p->n_bufs; b++)
+        if (p->bufs[b].raw)
+            plumb_free(p->bufs[b].raw, p->bufs[b].bytes + 64);
+    if (p->bufs)
+        plumb_free(p->bufs, (size_t)p->cap_bufs * sizeof *p->bufs);
+    if (p->opt_text)
+        plumb_free(p->opt_text, p->opt_text_len + 1);
+    if (p->arena)
+        plumb_arena_free(p->arena);
+    ir_module_free(p->m);
+    plumb_free(p, sizeof *p);
+}
+
+/* ---- running ------------------------------------------------------------------------- */
+
+static bool check_inputs(const rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
+                         plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    if (n_inputs != p->n_params) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s takes %u parameters but %u inputs were given", entry,
+                       p->n_params, n_inputs);
+        return false;
+    }
+    for (uint32_t i = 0; i < n_inputs; i++) {
+        const plumb_tensor *t = inputs ? inputs[i] : NULL;
+        const plumb_tensor *want = &p->hdr[p->param_ids[i]];
+        if (!t) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none, "input %u of @%s is missing (NULL)", i, entry);
+            return false;
+        }
+        bool same = t->dtype == want->dtype && t->rank == want->rank;
+        for (uint32_t k = 0; same && k < t->rank; k++)
+            same = t->dims[k] == want->dims[k];
+        if (!same) {
+            plumb_buf a, b;
+            plumb_buf_init(&a);
+            plumb_buf_init(&b);
+            plumb_tensor_type_print(&a, t);
+            plumb_tensor_type_print(&b, want);
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none, "input %u has type %s but parameter %u of @%s has type %s", i,
+                           a.data && !a.failed ? a.data : "?", i, entry, b.data && !b.failed ? b.data : "?");
+            plumb_buf_free(&a);
+            plumb_buf_free(&b);
+            return false;
+        }
+        if (t->nbytes != want->nbytes || (t->nbytes && !t->data)) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none, "input %u of @%s holds %zu bytes of data, its type needs %zu", i,
+                           entry, t->data ? t->nbytes : 0, want->nbytes);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
+                    plumb_tensor **outputs, uint32_t n_outputs, FILE *check_log, uint32_t *checks_failed,
+                    plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    if (checks_failed)
+        *checks_failed = 0;
+    if (!check_inputs(p, entry, inputs, n_inputs, d))
+        return false;
+    if (n_outputs != p->n_outputs || (n_outputs && !outputs)) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s returns %u results but room for %u was given", entry,
+                       p->n_outputs, n_outputs);
+        return false;
+    }
+    for (uint32_t i = 0; i < n_outputs; i++)
+        outputs[i] = NULL;
+    /* Results are allocated before any work: a failure leaves nothing half done. */
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        const plumb_tensor *h = &p->hdr[p->out_ids[i]];
+        plumb_diag sd = {.code = PLUMB_OK};
+        if (!(outputs[i] = plumb_tensor_new(h->dtype, h->rank, h->dims, p->x.max_bytes, &sd))) {
+            plumb_diag_set(d, sd.code == PLUMB_ERR_LIMIT ? PLUMB_ERR_LIMIT : PLUMB_ERR_NOMEM, none,
+                           "could not allocate result %u of @%s (%zu bytes): %s", i, entry, h->nbytes, sd.msg);
+            goto fail;
+        }
+    }
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->hdr[p->param_ids[i]].data = inputs[i]->data;
+    rt_exec *x = &p->x;
+    x->d = d;
+    x->check_log = check_log;
+    x->checks_run = x->checks_failed = 0;
+    for (uint32_t s = 0; s < p->n_steps; s++) {
+        const rt_step *st = &p->steps[s];
+        bool ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out) : rt_run_kernel(x, st->op, st->in, st->out);
+        rt_scratch_reset(x);
+        if (!ok) {
+            if (d->code == PLUMB_OK)
+                plumb_diag_set(d, PLUMB_ERR_RUNTIME, none, "step %u of @%s failed without saying why", s, entry);
+            goto fail;
+        }
+    }
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        const plumb_tensor *h = &p->hdr[p->out_ids[i]];
+        if (h->nbytes)
+            memcpy(outputs[i]->data, h->data, h->nbytes);
+    }
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->hdr[p->param_ids[i]].data = NULL;   /* never keep the caller's pointers */
+    if (checks_failed)
+        *checks_failed = x->checks_failed;
+    x->d = NULL;
+    return true;
+fail:
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->hdr[p->param_ids[i]].data = NULL;
+    p->x.d = NULL;
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        plumb_tensor_free(outputs[i]);
+        outputs[i] = NULL;
+    }
+    return false;
+}

@@ -1,0 +1,208 @@
+/* Internal interface of the runtime pipeline: canonical serialization and key
+ * (canon.c), the thread pool and execution context (exec.c), lowering and
+ * buffer planning (plan.c), the memory and disk caches (cache.c) and recompile
+ * explanations (explain.c). The public API (runtime.c) ties them together. */
+#ifndef PLUMB_RT_PIPELINE_H
+#define PLUMB_RT_PIPELINE_H
+
+#include <pthread.h>
+
+#include "rt_passes.h"
+
+/* Changes whenever a compiled program could mean something different for the
+ * same canonical serialization (kernels, passes, planning): it is part of the
+ * key and of the disk header, so old cache entries are rebuilt, never used. */
+#define RT_RUNTIME_VERSION "plumb-rt 0.1.0/1"
+/* Version of the canonical serialization's byte layout. */
+#define RT_CANON_VERSION 1u
+
+/* ---- thread pool (exec.c) ----------------------------------------------------- */
+
+typedef struct rt_pool rt_pool;
+/* threads = total threads including the caller (>= 1). */
+rt_pool *rt_pool_new(uint32_t threads, plumb_diag *d);
+void rt_pool_free(rt_pool *p);
+uint32_t rt_pool_threads(const rt_pool *p);
+
+/* ---- execution context (exec.c) ------------------------------------------------- */
+
+typedef struct rt_scratch_block {
+    void *raw;                 /* as allocated */
+    uint8_t *base;             /* 64-byte aligned */
+    size_t cap;                /* usable bytes from base */
+    size_t used;               /* bytes handed out since the last reset */
+} rt_scratch_block;
+
+struct rt_exec {
+    rt_pool *pool;
+    plumb_isa isa;             /* never AUTO */
+    plumb_diag *d;             /* the current run's error */
+    const ir_module *m;        /* the compiled module */
+    FILE *check_log;
+    uint32_t checks_run, checks_failed;
+    uint64_t max_bytes;        /* per-tensor limit, bytes */
+    /* scratch: blocks kept between runs so steady-state runs allocate nothing */
+    rt_scratch_block *scratch;
+    uint32_t n_scratch, cap_scratch;
+    /* region evaluation: tensors of values defined inside regions, by value id,
+     * kept between evaluations (a body runs once per element) */
+    plumb_tensor **env;
+    uint32_t n_env;
+    pthread_mutex_t region_mu;  /* recursive: kernels may call rt_eval_region from chunks */
+    bool region_mu_init;
+};
+
+bool rt_exec_init(rt_exec *x, rt_pool *pool, plumb_isa isa, const ir_module *m, uint64_t max_bytes,
+                  plumb_diag *d);
+void rt_exec_fini(rt_exec *x);
+/* Makes every scratch allocation of the finished step reusable. */
+void rt_scratch_reset(rt_exec *x);
+/* Runs one op's kernel (dispatch table generated from ir/ops.def). */
+bool rt_run_kernel(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out);
+
+/* ---- canonical serialization and key (canon.c) ---------------------------------- */
+
+/* Fields of a node, compared one by one when explaining a recompile. */
+enum { RT_F_OPERANDS, RT_F_TYPES, RT_F_ATTRS, RT_F_REGIONS, RT_F_VALUE, RT_F_COUNT };
+
+#define RT_NODE_FUNC 0xFFFFu   /* code of a function's signature node */
+
+typedef struct rt_canon_node {
+    uint32_t code;             /* plumb_opcode, or RT_NODE_FUNC */
+    uint32_t func;             /* index of the function in serialization order (0 = entry) */
+    uint32_t vbase;            /* index into val_node of the function's value 0 */
+    uint32_t depth;            /* region nesting, 0 = function body */
+    plumb_loc loc;             /* where the op was written (not part of the key) */
+    const char *name;          /* function name for RT_NODE_FUNC (borrowed from the module) */
+    size_t off[RT_F_COUNT];    /* field byte ranges in rt_canon.bytes */
+    size_t len[RT_F_COUNT];
+} rt_canon_node;
+
+typedef struct rt_canon {
+    uint8_t *bytes;            /* the serialization, context trailer included */
+    size_t len, cap;
+    rt_canon_node *nodes;
+    uint32_t n_nodes, cap_nodes;
+    uint32_t *val_node;        /* per canonical value (vbase + local): defining node, UINT32_MAX = argument */
+    uint32_t n_vals, cap_vals;
+    char *file;                /* the module's filename when serialized, or NULL */
+    bool failed;               /* out of memory */
+} rt_canon;
+
+/* The context every key includes besides the graph. */
+typedef struct rt_key_ctx {
+    plumb_isa isa;             /* level in effect (never AUTO) */
+    uint32_t opt_level;
+} rt_key_ctx;
+
+bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
+                    plumb_diag *d);
+void rt_canon_free(rt_canon *c);
+void rt_canon_key(const rt_canon *c, uint64_t key[2]);
+bool rt_canon_equal(const rt_canon *a, const rt_canon *b);
+/* Rebuilds the node table of a serialization read back from disk; false when
+ * the bytes are not a well-formed serialization. Takes ownership of bytes. */
+bool rt_canon_from_bytes(rt_canon *c, uint8_t *bytes, size_t len);
+
+/* Attribute tags of the ATTRS field: (u8 tag, u32 n, i64 v[n]) each. */
+const char *rt_canon_attr_name(uint32_t tag);
+enum { RT_A_TOLERANCE_BITS = 7 };   /* printed as a double */
+
+/* ---- explanations (explain.c) --------------------------------------------------- */
+
+typedef enum rt_diff_class {
+    RT_DIFF_NONE,
+    RT_DIFF_CONSTANT,          /* baked constant value */
+    RT_DIFF_DIM,               /* static dimension (or a polymorphic dimension's bound) */
+    RT_DIFF_DTYPE,             /* element type */
+    RT_DIFF_ATTR,              /* attribute */
+    RT_DIFF_STRUCTURE,         /* op added, removed, replaced or rewired */
+    RT_DIFF_SIGNATURE,         /* entry signature */
+    RT_DIFF_CONTEXT,           /* runtime version, CPU features or compile options */
+} rt_diff_class;
+
+const char *rt_diff_class_name(rt_diff_class c);
+/* Nodes that differ position by position (plus the difference in count). */
+uint32_t rt_canon_distance(const rt_canon *a, const rt_canon *b);
+/* Explains why `now` needed a compile given the nearest cached `old`:
+ * writes one line to line[] and a JSON object to json[] (both always
+ * NUL-terminated, truncated if need be). */
+rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *entry,
+                         uint32_t program, uint32_t nearest, char *line, size_t line_cap,
+                         char *json, size_t json_cap);
+
+/* ---- lowering and buffer planning (plan.c) -------------------------------------- */
+
+typedef struct rt_step {
+    const ir_op *op;           /* single op run by its kernel, or NULL */
+    const rt_fused *fused;     /* fused group, or NULL */
+    plumb_tensor **in;
+    uint32_t n_in;
+    plumb_tensor **out;
+    uint32_t n_out;
+    ir_value *const *out_vals; /* the values out[] hold */
+} rt_step;
+
+typedef struct rt_buffer {
+    void *raw;                 /* as allocated */
+    void *data;                /* 64-byte aligned */
+    size_t bytes;              /* planned size */
+} rt_buffer;
+
+typedef struct rt_program {
+    ir_module *m;              /* the lowered module (one function, passes applied) */
+    ir_func *f;
+    char *opt_text;            /* canonical text of m after passes (what the disk cache stores) */
+    size_t opt_text_len;
+    plumb_arena *arena;        /* groups, steps, tensor headers */
+    rt_step *steps;
+    uint32_t n_steps;
+    plumb_tensor *hdr;         /* per value id: the tensor header kernels see */
+    uint32_t n_values;
+    rt_buffer *bufs;
+    uint32_t n_bufs, cap_bufs;
+    uint64_t planned_bytes;    /* sum of planned buffer sizes, bytes */
+    uint32_t n_params;
+    uint32_t *param_ids;       /* value id of each parameter */
+    uint32_t n_outputs;
+    uint32_t *out_ids;         /* value id of each returned value */
+    rt_exec x;                 /* execution context, kept between runs */
+} rt_program;
+
+typedef struct rt_compile_opts {
+    uint32_t opt_level;
+    plumb_isa isa;
+    uint64_t max_bytes;
+    rt_pool *pool;
+    bool want_text;            /* keep opt_text for the disk cache */
+} rt_compile_opts;
+
+/* Lowers entry of m: copies it with every func.call inlined, runs the passes,
+ * fuses and plans buffers. */
+rt_program *rt_program_compile(const ir_module *m, const ir_func *entry, const rt_compile_opts *o,
+                               plumb_diag *d);
+/* Builds a program from the canonical text of an already optimized module
+ * (a disk-cache entry): no passes run. NULL (d set) if the text is unusable. */
+rt_program *rt_program_load(const char *text, size_t len, const rt_compile_opts *o, plumb_diag *d);
+void rt_program_free(rt_program *p);
+/* Checks inputs, runs every step, copies results into fresh tensors. */
+bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
+                    plumb_tensor **outputs, uint32_t n_outputs, FILE *check_log,
+                    uint32_t *checks_failed, plumb_diag *d);
+
+/* ---- disk cache (cache.c) --------------------------------------------------------- */
+
+/* Looks up key in dir. On a hit confirmed against the stored canonical
+ * serialization (byte for byte) returns the stored optimized text (free with
+ * plumb_free(p, *len + 1)). A missing, corrupt or mismatching entry is a miss;
+ * *why (may be NULL) then says what was wrong ("" for a plain miss). */
+char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc,
+                   size_t *len, const char **why);
+/* Stores an entry atomically (temporary file, then rename). Failures are
+ * returned, never fatal: the cache is an optimization. */
+bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc,
+                   const char *text, size_t len, plumb_diag *d);
+/* The file an entry lives in: DIR/KEYHEX.plumbc. */
+bool rt_disk_path(const char *dir, const uint64_t key[2], char *out, size_t cap);
+
+#endif

@@ -1,0 +1,475 @@
+/* The runtime's public API (include/plumb/runtime.h): options, the memory
+ * cache per entry, counters, recompile explanations and the disk cache.
+ *
+ * A runtime is used from one thread at a time (its kernels use its own
+ * thread pool); separate runtimes are independent and may share a cache
+ * directory, across threads or processes. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt_pipeline.h"
+
+typedef struct rt_entry rt_entry;
+
+/* The handle users hold: stays valid while its program is cached. */
+struct plumb_executable {
+    plumb_runtime *rt;
+    rt_entry *entry;
+    rt_program *prog;
+};
+
+typedef struct rt_cached {
+    uint64_t key[2];
+    rt_canon canon;
+    plumb_executable ex;
+    uint32_t number;           /* 1-based program number within its entry */
+} rt_cached;
+
+struct rt_entry {
+    char *name;
+    plumb_runtime_stats st;
+    rt_cached **progs;
+    uint32_t n_progs, cap_progs;
+    uint32_t compiled;         /* programs ever built for this entry (numbers them) */
+};
+
+struct plumb_runtime {
+    plumb_runtime_options o;
+    plumb_isa isa;             /* in effect, never AUTO */
+    uint64_t max_bytes;
+    char *cache_dir;           /* NULL = no disk cache */
+    FILE *log;                 /* recompile explanations, or NULL */
+    rt_pool *pool;
+    plumb_runtime_stats st;
+    rt_entry **entries;
+    uint32_t n_entries, cap_entries;
+    char line[2048];
+    char json[4096];
+    bool has_explanation;
+};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void plumb_runtime_options_init(plumb_runtime_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->struct_size = sizeof *opts;
+    opts->opt_level = PLUMB_RT_OPT_DEFAULT;
+}
+
+/* PLUMB_LOG is a comma-separated list of topics; "recompiles" (or "all")
+ * turns explanations on. */
+static bool env_logs_recompiles(void)
+{
+    const char *e = getenv("PLUMB_LOG");
+    if (!e)
+        return false;
+    for (const char *p = e; *p;) {
+        size_t n = strcspn(p, ",");
+        if ((n == 10 && strncmp(p, "recompiles", 10) == 0) || (n == 3 && strncmp(p, "all", 3) == 0))
+            return true;
+        p += n;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
+plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    if (opts) {
+        if (opts->struct_size < sizeof o) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none,
+                           "plumb_runtime_options.struct_size is %zu, expected %zu (call plumb_runtime_options_init)",
+                           opts->struct_size, sizeof o);
+            return NULL;
+        }
+        o = *opts;
+    }
+    if (o.opt_level > 2) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "opt_level %u is not 0, 1 or 2", o.opt_level);
+        return NULL;
+    }
+    if ((unsigned)o.isa > PLUMB_ISA_AVX512) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "isa %u is not a plumb_isa value", (unsigned)o.isa);
+        return NULL;
+    }
+    plumb_runtime *rt = plumb_calloc(1, sizeof *rt);
+    if (!rt) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory creating the runtime");
+        return NULL;
+    }
+    rt->o = o;
+    rt->st.struct_size = sizeof rt->st;
+    plumb_isa best = rt_cpu_best_isa();
+    if (o.isa == PLUMB_ISA_AUTO) {
+        rt->isa = best;
+    } else if (o.isa > best) {
+        plumb_diag_set(d, PLUMB_ERR_UNSUPPORTED, none, "isa %s was requested but this CPU (or PLUMB_ISA) allows %s",
+                       rt_isa_name(o.isa), rt_isa_name(best));
+        plumb_free(rt, sizeof *rt);
+        return NULL;
+    } else {
+        rt->isa = o.isa;
+    }
+    rt->max_bytes = plumb_max_bytes(o.max_bytes);
+    const char *dir = o.cache_dir ? o.cache_dir : getenv("PLUMB_CACHE_DIR");
+    if (dir && *dir && !(rt->cache_dir = plumb_strndup(dir, strlen(dir)))) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory creating the runtime");
+        plumb_free(rt, sizeof *rt);
+        return NULL;
+    }
+    rt->o.cache_dir = NULL;
+    rt->log = o.log ? o.log : env_logs_recompiles() ? stderr : NULL;
+    uint32_t threads = o.threads;
+    if (threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 && n < 256 ? (uint32_t)n : 1;
+    }
+    if (!(rt->pool = rt_pool_new(threads, d))) {
+        if (rt->cache_dir)
+            plumb_free(rt->cache_dir, strlen(rt->cache_dir) + 1);
+        plumb_free(rt, sizeof *rt);
+        return NULL;
+    }
+    return rt;
+}
+
+static void cached_free(rt_cached *c)
+{
+    rt_program_free(c->ex.prog);
+    rt_canon_free(&c->canon);
+    plumb_free(c, sizeof *c);
+}
+
+static void entry_clear(rt_entry *e)
+{
+    for (uint32_t i = 0; i < e->n_progs; i++)
+        cached_free(e->progs[i]);
+    e->n_progs = 0;
+    e->st.programs = 0;
+}
+
+void plumb_runtime_cache_clear(plumb_runtime *rt)
+{
+    if (!rt)
+        return;
+    for (uint32_t i = 0; i < rt->n_entries; i++)
+        entry_clear(rt->entries[i]);
+    rt->st.programs = 0;
+}
+
+void plumb_runtime_destroy(plumb_runtime *rt)
+{
+    if (!rt)
+        return;
+    for (uint32_t i = 0; i < rt->n_entries; i++) {
+        rt_entry *e = rt->entries[i];
+        entry_clear(e);
+        if (e->progs)
+            plumb_free(e->progs, (size_t)e->cap_progs * sizeof *e->progs);
+        plumb_free(e->name, strlen(e->name) + 1);
+        plumb_free(e, sizeof *e);
+    }
+    if (rt->entries)
+        plumb_free(rt->entries, (size_t)rt->cap_entries * sizeof *rt->entries);
+    rt_pool_free(rt->pool);
+    if (rt->cache_dir)
+        plumb_free(rt->cache_dir, strlen(rt->cache_dir) + 1);
+    plumb_free(rt, sizeof *rt);
+}
+
+static rt_entry *find_entry(const plumb_runtime *rt, const char *name)
+{
+    for (uint32_t i = 0; i < rt->n_entries; i++)
+        if (strcmp(rt->entries[i]->name, name) == 0)
+            return rt->entries[i];
+    return NULL;
+}
+
+static rt_entry *get_entry(plumb_runtime *rt, const char *name)
+{
+    rt_entry *e = find_entry(rt, name);
+    if (e)
+        return e;
+    if (rt->n_entries == rt->cap_entries) {
+        uint32_t ncap = rt->cap_entries ? rt->cap_entries * 2 : 4;
+        rt_entry **ne = plumb_realloc(rt->entries, (size_t)rt->cap_entries * sizeof *ne, (size_t)ncap * sizeof *ne);
+        if (!ne)
+            return NULL;
+        rt->entries = ne;
+        rt->cap_entries = ncap;
+    }
+    if (!(e = plumb_calloc(1, sizeof *e)))
+        return NULL;
+    if (!(e->name = plumb_strndup(name, strlen(name)))) {
+        plumb_free(e, sizeof *e);
+        return NULL;
+    }
+    e->st.struct_size = sizeof e->st;
+    rt->entries[rt->n_entries++] = e;
+    return e;
+}
+
+static const ir_func *entry_func(const ir_module *m, const char *entry, plumb_diag *d)
+{
+    const char *name = entry ? entry : "main";
+    const ir_func *f = m ? ir_module_find_func(m, name) : NULL;
+    if (!f) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "the module has no function @%s", name);
+        if (m)
+            d->file = m->filename;
+    }
+    return f;
+}
+
+static rt_key_ctx key_ctx(const plumb_runtime *rt)
+{
+    rt_key_ctx kc = {rt->isa, rt->o.opt_level};
+    return kc;
+}
+
+bool plumb_runtime_key(const plumb_runtime *rt, const ir_module *m, const char *entry, uint64_t key[2], plumb_diag *d)
+{
+    const ir_func *f = entry_func(m, entry, d);
+    if (!f)
+        return false;
+    rt_key_ctx kc = key_ctx(rt);
+    rt_canon c;
+    if (!rt_canon_build(&c, m, f, &kc, d))
+        return false;
+    rt_canon_key(&c, key);
+    rt_canon_free(&c);
+    return true;
+}
+
+static bool add_program(rt_entry *e, rt_cached *c)
+{
+    if (e->n_progs == e->cap_progs) {
+        uint32_t ncap = e->cap_progs ? e->cap_progs * 2 : 4;
+        rt_cached **np = plumb_realloc(e->progs, (size_t)e->cap_progs * sizeof *np, (size_t)ncap * sizeof *np);
+        if (!np)
+            return false;
+        e->progs = np;
+        e->cap_progs = ncap;
+    }
+    e->progs[e->n_progs++] = c;
+    return true;
+}
+
+/* Fills rt->line/json with why `now` is new for entry e. */
+static void explain(plumb_runtime *rt, const rt_entry *e, const rt_canon *now, uint32_t number)
+{
+    uint32_t best = 0, best_d = UINT32_MAX;
+    for (uint32_t i = 0; i < e->n_progs; i++) {
+        uint32_t dd = rt_canon_distance(&e->progs[i]->canon, now);
+        if (dd < best_d) {
+            best_d = dd;
+            best = i;
+        }
+    }
+    rt_explain(&e->progs[best]->canon, now, e->name, number, e->progs[best]->number, rt->line, sizeof rt->line,
+               rt->json, sizeof rt->json);
+    rt->has_explanation = true;
+    if (rt->log) {
+        fprintf(rt->log, "plumb: %s\n", rt->line);
+        fflush(rt->log);
+    }
+}
+
+plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    if (!rt || !m) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "plumb_runtime_compile: %s is NULL", rt ? "the module" : "the runtime");
+        return NULL;
+    }
+    const ir_func *f = entry_func(m, entry, d);
+    if (!f)
+        return NULL;
+    rt_key_ctx kc = key_ctx(rt);
+    rt_cached *c = plumb_calloc(1, sizeof *c);
+    if (!c) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
+        return NULL;
+    }
+    if (!rt_canon_build(&c->canon, m, f, &kc, d)) {
+        plumb_free(c, sizeof *c);
+        return NULL;
+    }
+    rt_canon_key(&c->canon, c->key);
+    rt_entry *e = get_entry(rt, f->name);
+    if (!e) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
+        cached_free(c);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < e->n_progs; i++) {
+        rt_cached *h = e->progs[i];
+        if (h->key[0] == c->key[0] && h->key[1] == c->key[1] && rt_canon_equal(&h->canon, &c->canon)) {
+            cached_free(c);
+            e->st.cache_hits++;
+            rt->st.cache_hits++;
+            return &h->ex;
+        }
+    }
+    uint32_t number = e->compiled + 1;
+    rt->has_explanation = false;
+    if (e->n_progs) {
+        explain(rt, e, &c->canon, number);
+        if (rt->o.error_on_recompile) {
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s [error_on_recompile is set]", rt->line);
+            d->file = m->filename;
+            cached_free(c);
+            return NULL;
+        }
+        if (rt->o.max_programs_per_entry && e->n_progs >= rt->o.max_programs_per_entry) {
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s [@%s already has %u programs, max_programs_per_entry = %u]",
+                           rt->line, e->name, e->n_progs, rt->o.max_programs_per_entry);
+            d->file = m->filename;
+            cached_free(c);
+            return NULL;
+        }
+    }
+    double t0 = now_s();
+    rt_compile_opts co = {rt->o.opt_level, rt->isa, rt->max_bytes, rt->pool, rt->cache_dir != NULL};
+    rt_program *p = NULL;
+    bool from_disk = false;
+    if (rt->cache_dir) {
+        size_t tlen = 0;
+        const char *why = NULL;
+        char *text = rt_disk_load(rt->cache_dir, c->key, &c->canon, &kc, &tlen, &why);
+        if (text) {
+            plumb_diag sd = {.code = PLUMB_OK};
+            co.want_text = false;
+            p = rt_program_load(text, tlen, &co, &sd);
+            plumb_free(text, tlen + 1);
+            from_disk = p != NULL;
+            co.want_text = true;
+        }
+    }
+    if (!p)
+        p = rt_program_compile(m, f, &co, d);
+    if (!p) {
+        cached_free(c);
+        return NULL;
+    }
+    if (rt->cache_dir && !from_disk && p->opt_text) {
+        plumb_diag sd = {.code = PLUMB_OK};
+        if (!rt_disk_store(rt->cache_dir, c->key, &c->canon, &kc, p->opt_text, p->opt_text_len, &sd) && rt->log)
+            fprintf(rt->log, "plumb: warning: disk cache not written: %s\n", sd.msg);
+    }
+    if (p->opt_text) {   /* only needed to write the disk entry */
+        plumb_free(p->opt_text, p->opt_text_len + 1);
+        p->opt_text = NULL;
+    }
+    c->ex.rt = rt;
+    c->ex.entry = e;
+    c->ex.prog = p;
+    c->number = number;
+    if (!add_program(e, c)) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory caching the program of @%s", f->name);
+        cached_free(c);
+        return NULL;
+    }
+    e->compiled++;
+    double dt = now_s() - t0;
+    e->st.compiles++;
+    rt->st.compiles++;
+    e->st.compile_seconds += dt;
+    rt->st.compile_seconds += dt;
+    if (from_disk) {
+        e->st.disk_hits++;
+        rt->st.disk_hits++;
+    }
+    e->st.programs = e->n_progs;
+    rt->st.programs++;
+    return &c->ex;
+}
+
+uint32_t plumb_executable_num_outputs(const plumb_executable *ex)
+{
+    return ex ? ex->prog->n_outputs : 0;
+}
+
+bool plumb_executable_run(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
+                          plumb_tensor **outputs, uint32_t n_outputs, uint32_t *checks_failed, plumb_diag *d)
+{
+    if (!ex) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "plumb_executable_run: the executable is NULL");
+        return false;
+    }
+    plumb_runtime *rt = ex->rt;
+    double t0 = now_s();
+    bool ok = rt_program_run(ex->prog, ex->entry->name, inputs, n_inputs, outputs, n_outputs, rt->log, checks_failed, d);
+    double dt = now_s() - t0;
+    ex->entry->st.runs++;
+    rt->st.runs++;
+    ex->entry->st.execute_seconds += dt;
+    rt->st.execute_seconds += dt;
+    return ok;
+}
+
+bool plumb_runtime_run(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_tensor *const *inputs,
+                       uint32_t n_inputs, plumb_tensor **outputs, uint32_t n_outputs, uint32_t *checks_failed,
+                       plumb_diag *d)
+{
+    plumb_executable *ex = plumb_runtime_compile(rt, m, entry, d);
+    if (!ex)
+        return false;
+    return plumb_executable_run(ex, inputs, n_inputs, outputs, n_outputs, checks_failed, d);
+}
+
+bool plumb_runtime_stats_get(const plumb_runtime *rt, const char *entry, plumb_runtime_stats *out)
+{
+    if (!rt || !out)
+        return false;
+    if (!entry) {
+        *out = rt->st;
+        return true;
+    }
+    const rt_entry *e = find_entry(rt, entry);
+    if (!e) {
+        memset(out, 0, sizeof *out);
+        out->struct_size = sizeof *out;
+        return false;
+    }
+    *out = e->st;
+    return true;
+}
+
+void plumb_runtime_stats_reset(plumb_runtime *rt)
+{
+    if (!rt)
+        return;
+    uint32_t programs = rt->st.programs;
+    memset(&rt->st, 0, sizeof rt->st);
+    rt->st.struct_size = sizeof rt->st;
+    rt->st.programs = programs;
+    for (uint32_t i = 0; i < rt->n_entries; i++) {
+        rt_entry *e = rt->entries[i];
+        memset(&e->st, 0, sizeof e->st);
+        e->st.struct_size = sizeof e->st;
+        e->st.programs = e->n_progs;
+    }
+}
+
+const char *plumb_runtime_last_explanation(const plumb_runtime *rt)
+{
+    return rt && rt->has_explanation ? rt->line : NULL;
+}
+
+const char *plumb_runtime_last_explanation_json(const plumb_runtime *rt)
+{
+    return rt && rt->has_explanation ? rt->json : NULL;
+}
