@@ -1,0 +1,45 @@
+#!/bin/sh
+# Planted faults: certifying each fault backend must fail, with a report that
+# names the op, the case and the reason, and must still report every other
+# case (some pass). Ends with "N passed, N failed".
+BUILD=${BUILD:-build}
+PLUMB=${PLUMB:-$BUILD/plumb}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plugin() { # $1 = fault name; builds it if the Makefile rule has not
+    so="$BUILD/plugins/$1.so"
+    if [ ! -f "$so" ]; then
+        mkdir -p "$BUILD/plugins"
+        ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fPIC -Iinclude -O1 -shared \
+            -o "$so" "tests/conformance/plugins/$1.c" "$BUILD/libplumb.a" \
+            -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
+    fi
+    echo "$so"
+}
+expect() { # $1 fault, $2 ops, $3 case id prefix, $4 reason text
+    so=$(plugin "$1") || { echo "FAIL $1: cannot build"; fail=$((fail + 1)); return; }
+    out="$tmp/$1.txt"
+    "$PLUMB" certify --backend "$so" --ops "$2" --jobs 1 --timeout 20 --out "$tmp/$1" > "$out" 2>&1
+    rc=$?
+    if [ "$rc" = 0 ]; then echo "FAIL $1: certify passed"; fail=$((fail + 1)); return; fi
+    if ! grep -q "$3.*$4" "$out"; then
+        echo "FAIL $1: no line naming case '$3' and reason '$4'"; tail -20 "$out"; fail=$((fail + 1)); return
+    fi
+    last=$(tail -n 1 "$out")
+    passed=$(echo "$last" | sed -n 's/^certify: \([0-9]*\) passed.*/\1/p')
+    if [ -z "$passed" ] || [ "$passed" = 0 ]; then
+        echo "FAIL $1: other cases not reported: $last"; fail=$((fail + 1)); return
+    fi
+    echo "ok   $1: $last"
+    pass=$((pass + 1))
+}
+expect fault_exp_ulp    exponential,negate   "exponential/f32/"        "error 2 ulp, bound 1 ulp"
+expect fault_ftz        add,negate           "add/f32/odd/subnormal/"  "flushed to zero"
+expect fault_f16_accum  reduce,negate        "reduce/f16/wide/"        "Σ|x|"
+expect fault_broadcast  broadcast_in_dim,add "add/f32/broadcast/"      "exact class"
+expect fault_stale      negate,add           "negate/"                 "parameter 0 (%x) of @main has type"
+expect fault_crash      tanh,negate          "tanh/"                   "crash\|signal\|SIGSEGV"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
