@@ -87,3 +87,32 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(TOOL_BINS:=.d)
+
+# Backends as shared libraries: each examples/backend/*.c builds against
+# include/plumb/backend.h alone (what an out-of-tree backend has); each
+# tests/conformance/plugins/*.c may also link the library (test backends
+# that wrap ref or runtime and plant faults).
+BACKEND_SRCS := $(sort $(wildcard examples/backend/*.c))
+PLUGIN_SRCS  := $(sort $(wildcard tests/conformance/plugins/*.c))
+BACKEND_SOS  := $(BACKEND_SRCS:examples/backend/%.c=$(BUILD)/backends/%.so)
+PLUGIN_SOS   := $(PLUGIN_SRCS:tests/conformance/plugins/%.c=$(BUILD)/plugins/%.so)
+CERTIFY_OUT  ?= $(BUILD)/certify
+
+all: $(BACKEND_SOS) $(PLUGIN_SOS)
+
+$(BUILD)/backends/%.so: examples/backend/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -fvisibility=hidden -o $@ $< -lm
+
+$(BUILD)/plugins/%.so: tests/conformance/plugins/%.c $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iconformance -shared -o $@ $< $(LIB) $(LDLIBS)
+
+# The main job: bootstrap (deps), build, certify the runtime on the quick
+# suite; reports in $(CERTIFY_OUT)/report.txt, report.json, report.xml.
+.PHONY: certify
+certify: all
+	@mkdir -p $(CERTIFY_OUT)
+	$(PLUMB) certify --backend runtime --suite quick --out $(CERTIFY_OUT)
+
+-include $(BACKEND_SOS:.so=.d) $(PLUGIN_SOS:.so=.d)

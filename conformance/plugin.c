@@ -426,14 +426,30 @@ bool conf_backend_run(conf_backend *b, const char *program, plumb_tensor *const 
 {
     *outs = NULL;
     *n_outs = 0;
+    /* The ABI promises backends plumb's canonical text, whatever spelling
+     * the program was written in. */
+    ir_module *m = ir_parse(program, strlen(program), "<case>", NULL, d);
+    if (!m)
+        return false;
+    plumb_buf canon;
+    plumb_buf_init(&canon);
+    ir_print(&canon, m);
+    ir_module_free(m);
+    if (canon.failed || !canon.data) {
+        plumb_buf_free(&canon);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing the program");
+        return false;
+    }
     plumb_backend_compile_args ca;
     memset(&ca, 0, sizeof ca);
     ca.struct_size = sizeof ca;
     ca.backend = b->inst;
-    ca.program = program;
-    ca.program_size = strlen(program);
+    ca.program = canon.data;
+    ca.program_size = canon.len;
     ca.entry = "main";
-    if (!take_error(b, b->api->compile(&ca), "compile", d))
+    bool compiled = take_error(b, b->api->compile(&ca), "compile", d);
+    plumb_buf_free(&canon);
+    if (!compiled)
         return false;
     if (!ca.executable) {
         plumb_diag_set(d, PLUMB_ERR_RUNTIME, (plumb_loc){0, 0}, "%s: compile succeeded but returned no executable",
