@@ -278,6 +278,17 @@ static void value_diff(const uint8_t *pa, size_t la, const uint8_t *pb, size_t l
     }
     size_t es = plumb_dtype_size(ta);
     size_t n = es ? (size_t)(nba / es) : 0;
+    /* splats (every element equal, as a scalar constant broadcast by the
+     * front end) read best as one value */
+    bool splat = n > 0;
+    for (size_t i = 1; splat && i < n; i++)
+        splat = memcmp(da, da + i * es, es) == 0 && memcmp(db, db + i * es, es) == 0;
+    if (splat && memcmp(da, db, es) != 0) {
+        elem_str(old_s, vcap, ta, da, 0);
+        elem_str(new_s, vcap, ta, db, 0);
+        snprintf(out, cap, "constant %s became %s", old_s, new_s);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (memcmp(da + i * es, db + i * es, es) != 0) {
             elem_str(old_s, vcap, ta, da, i);
