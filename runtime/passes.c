@@ -529,6 +529,11 @@ static bool foldable(const ir_op *op)
         return false;
     if (op->code == PLUMB_OP_CONSTANT || op->n_operands == 0 || op->n_results == 0 || op->n_results > 16)
         return false;
+    /* A broadcast only repeats its operand: as a constant it would cost
+     * memory and cache-key bytes, while fused loops read it for free. */
+    if (op->code == PLUMB_OP_BROADCAST_IN_DIM &&
+        type_numel(&op->results[0]->type) != type_numel(&op->operands[0]->type))
+        return false;
     uint64_t in_elems = 0;
     for (uint32_t i = 0; i < op->n_operands; i++) {
         if (!is_const(op->operands[i]))

@@ -1,0 +1,522 @@
+/* Fusion (runtime/fusion.c): which ops are grouped, that the schedule is a
+ * valid order, and that fused execution (opt_level 2) gives the same bits
+ * as unfused execution (opt_level 1) on 1 and 2 threads, and as the
+ * reference where the ops are exact. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "plumb/ir.h"
+#include "plumb/nn.h"
+#include "plumb/ref.h"
+#include "plumb/runtime.h"
+#include "../../runtime/rt_passes.h"
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+static ir_module *parse_ok(const char *src)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
+    if (!m)
+        plumb_diag_print(&d, stderr);
+    assert_non_null(m);
+    bool ok = ir_verify(m, NULL, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    return m;
+}
+
+typedef struct fused_prog {
+    plumb_arena *a;
+    rt_group *g;
+    uint32_t n;
+} fused_prog;
+
+/* Runs the passes and fusion on @main of m (modified in place). */
+static fused_prog fuse(ir_module *m, uint32_t level)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ir_func *f = ir_module_find_func(m, "main");
+    assert_non_null(f);
+    assert_true(rt_run_passes(m, f, level, 0, &d));
+    fused_prog fp;
+    fp.a = plumb_arena_new(0);
+    assert_non_null(fp.a);
+    bool ok = rt_fuse(fp.a, f, level, &fp.g, &fp.n, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    return fp;
+}
+
+/* Every op of f is in exactly one group; every group input is a parameter
+ * or the output of an earlier group; single-op groups are unfused; no
+ * constant, check or return is in a fused group. */
+static void check_schedule(const ir_module *m, const fused_prog *fp)
+{
+    const ir_func *f = ir_module_find_func(m, "main");
+    uint32_t n_ids = m->next_value_id;
+    uint8_t *ready = calloc(n_ids, 1);
+    assert_non_null(ready);
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        ready[f->body.args[i]->id] = 1;
+    uint32_t ops = 0;
+    for (uint32_t g = 0; g < fp->n; g++) {
+        const rt_group *G = &fp->g[g];
+        ops += G->n_ops;
+        if (G->n_ops == 1 && !G->fused)
+            ;
+        else {
+            assert_non_null(G->fused);
+            for (uint32_t k = 0; k < G->n_ops; k++) {
+                plumb_kind kind = plumb_op_get(G->ops[k]->code)->kind;
+                assert_true(kind != PLUMB_KIND_CHECK && kind != PLUMB_KIND_FUNC);
+                assert_int_not_equal(G->ops[k]->code, PLUMB_OP_CONSTANT);
+            }
+        }
+        for (uint32_t i = 0; i < G->n_inputs; i++)
+            assert_true(ready[G->inputs[i]->id]);
+        for (uint32_t k = 0; k < G->n_ops; k++)
+            for (uint32_t r = 0; r < G->ops[k]->n_results; r++)
+                ready[G->ops[k]->results[r]->id] = 1;
+        /* a fused group's outputs are values it computes */
+        for (uint32_t o = 0; o < G->n_outputs; o++)
+            assert_true(ready[G->outputs[o]->id]);
+    }
+    assert_int_equal(ops, f->body.n_ops);
+    free(ready);
+}
+
+static uint32_t n_fused(const fused_prog *fp)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < fp->n; g++)
+        n += fp->g[g].fused != NULL;
+    return n;
+}
+
+static const rt_group *fused_group(const fused_prog *fp, uint32_t k)
+{
+    for (uint32_t g = 0; g < fp->n; g++)
+        if (fp->g[g].fused && k-- == 0)
+            return &fp->g[g];
+    fail();
+    return NULL;
+}
+
+static uint32_t count_code(const rt_group *G, plumb_opcode c)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < G->n_ops; k++)
+        n += G->ops[k]->code == c;
+    return n;
+}
+
+/* The chain of the benchmark: tanh(x*a+b) * logistic(x), a, b scalars. */
+static const char *chain_src(char *buf, size_t cap, int64_t n)
+{
+    char T[64];
+    snprintf(T, sizeof T, "tensor<%lldxf32>", (long long)n);
+    snprintf(buf, cap,
+             "func.func @main(%%x: %s) -> %s {\n"
+             "  %%sa = stablehlo.constant dense<0.75> : tensor<f32>\n"
+             "  %%sb = stablehlo.constant dense<-0.25> : tensor<f32>\n"
+             "  %%a = stablehlo.broadcast_in_dim %%sa, dims = [] : (tensor<f32>) -> %s\n"
+             "  %%b = stablehlo.broadcast_in_dim %%sb, dims = [] : (tensor<f32>) -> %s\n"
+             "  %%m = stablehlo.multiply %%x, %%a : %s\n"
+             "  %%p = stablehlo.add %%m, %%b : %s\n"
+             "  %%t = stablehlo.tanh %%p : %s\n"
+             "  %%l = stablehlo.logistic %%x : %s\n"
+             "  %%r = stablehlo.multiply %%t, %%l : %s\n"
+             "  return %%r : %s\n"
+             "}\n",
+             T, T, T, T, T, T, T, T, T, T);
+    return buf;
+}
+
+static plumb_tensor *new_tensor(plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *x = plumb_tensor_new(t, rank, dims, 0, &d);
+    assert_non_null(x);
+    return x;
+}
+
+static const uint32_t specials32[16] = {
+    0x7fc12345u, 0xffc00001u, 0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x00000001u,
+    0x80000001u, 0x007fffffu, 0x00800000u, 0x3f800000u, 0xbfc00000u, 0x7f7fffffu, 0x40490fdbu,
+    0xc2f6e979u, 0x3e99999au,
+};
+
+/* Special values first, then a deterministic spread of ordinary ones. */
+static void fill_f32(plumb_tensor *t, uint32_t seed)
+{
+    size_t n = (size_t)plumb_tensor_numel(t);
+    float *p = t->data;
+    uint32_t s = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        if (i < 16 && seed == 0)
+            memcpy(&p[i], &specials32[i], 4);
+        else
+            p[i] = ((float)(s >> 8) / 16777216.0f - 0.5f) * 8.0f;
+    }
+}
+
+/* Runs @main of m on the runtime at opt_level and thread count. */
+static plumb_tensor **rt_run(const ir_module *m, uint32_t level, uint32_t threads, plumb_tensor *const *in,
+                             uint32_t n_in, uint32_t n_out)
+{
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.opt_level = level;
+    o.threads = threads;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    if (!rt)
+        plumb_diag_print(&d, stderr);
+    assert_non_null(rt);
+    plumb_tensor **out = calloc(n_out, sizeof *out);
+    assert_non_null(out);
+    bool ok = plumb_runtime_run(rt, m, NULL, in, n_in, out, n_out, NULL, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    plumb_runtime_destroy(rt);
+    return out;
+}
+
+static void free_outs(plumb_tensor **o, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        plumb_tensor_free(o[i]);
+    free(o);
+}
+
+static void expect_same(plumb_tensor *const *a, plumb_tensor *const *b, uint32_t n, const char *what)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        bool eq = plumb_tensor_equal(a[i], b[i]);
+        if (!eq) {
+            size_t ne = (size_t)plumb_tensor_numel(a[i]);
+            for (size_t k = 0, shown = 0; k < ne && shown < 5; k++) {
+                uint64_t x = plumb_load_bits(a[i]->dtype, a[i]->data, k);
+                uint64_t y = plumb_load_bits(b[i]->dtype, b[i]->data, k);
+                if (x != y) {
+                    fprintf(stderr, "%s: result %u element %zu: 0x%llx vs 0x%llx\n", what, i, k,
+                            (unsigned long long)x, (unsigned long long)y);
+                    shown++;
+                }
+            }
+        }
+        assert_true(eq);
+    }
+}
+
+/* opt 2 on 1 and 2 threads == opt 1; with exact, also == the reference. */
+static void check_exec(const ir_module *m, plumb_tensor *const *in, uint32_t n_in, uint32_t n_out, bool exact)
+{
+    plumb_tensor **u = rt_run(m, 1, 1, in, n_in, n_out);
+    plumb_tensor **f1 = rt_run(m, 2, 1, in, n_in, n_out);
+    plumb_tensor **f2 = rt_run(m, 2, 2, in, n_in, n_out);
+    expect_same(u, f1, n_out, "unfused vs fused, 1 thread");
+    expect_same(u, f2, n_out, "unfused vs fused, 2 threads");
+    if (exact) {
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        plumb_ref_result r;
+        assert_true(plumb_ref_run(m, NULL, in, n_in, NULL, &r, &d));
+        expect_same(r.outputs, f2, n_out, "reference vs fused");
+        plumb_ref_result_free(&r);
+    }
+    free_outs(u, n_out);
+    free_outs(f1, n_out);
+    free_outs(f2, n_out);
+}
+
+/* ---- grouping ------------------------------------------------------------------------ */
+
+/* The benchmark chain is one fused group reading x and two scalars and
+ * writing one result; the broadcasts are absorbed. */
+static void test_chain_is_one_group(void **state)
+{
+    (void)state;
+    char src[2048];
+    ir_module *m = parse_ok(chain_src(src, sizeof src, 4096));
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 1);
+    const rt_group *G = fused_group(&fp, 0);
+    assert_int_equal(count_code(G, PLUMB_OP_MULTIPLY), 2);
+    assert_int_equal(count_code(G, PLUMB_OP_BROADCAST_IN_DIM), 2);
+    assert_int_equal(count_code(G, PLUMB_OP_TANH) + count_code(G, PLUMB_OP_LOGISTIC) +
+                     count_code(G, PLUMB_OP_ADD), 3);
+    assert_int_equal(G->n_inputs, 3);   /* x and the two scalar constants */
+    assert_int_equal(G->n_outputs, 1);
+    plumb_arena_free(fp.a);
+    ir_module_free(m);
+}
+
+/* A DAG with a shared subexpression is one group; a value used both inside
+ * and outside (returned) is an output. */
+static void test_dag_shared_subexpression(void **state)
+{
+    (void)state;
+    const char *T = "tensor<1000xf32>";
+    char src[2048];
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s) -> (%s, %s) {\n"
+             "  %%y = stablehlo.exponential %%x : %s\n"
+             "  %%p = stablehlo.multiply %%y, %%y : %s\n"
+             "  %%q = stablehlo.add %%y, %%x : %s\n"
+             "  %%r = stablehlo.subtract %%p, %%q : %s\n"
+             "  return %%r, %%y : %s, %s\n"
+             "}\n",
+             T, T, T, T, T, T, T, T, T);
+    ir_module *m = parse_ok(src);
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 1);
+    const rt_group *G = fused_group(&fp, 0);
+    assert_int_equal(G->n_ops, 4);
+    assert_int_equal(G->n_inputs, 1);
+    assert_int_equal(G->n_outputs, 2);
+    plumb_arena_free(fp.a);
+    ir_module_free(m);
+}
+
+/* exp(x) -> dot -> add(exp, dot): the add may not join exp's group (the
+ * dot would have to run both before and after it). */
+static void test_no_cycle_through_outside_op(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+        "  %e = stablehlo.exponential %x : tensor<8x8xf32>\n"
+        "  %n = stablehlo.negate %e : tensor<8x8xf32>\n"
+        "  %d = stablehlo.dot_general %n, %w, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+        "  %s = stablehlo.add %e, %d : tensor<8x8xf32>\n"
+        "  %t = stablehlo.tanh %s : tensor<8x8xf32>\n"
+        "  return %t : tensor<8x8xf32>\n"
+        "}\n";
+    ir_module *m = parse_ok(src);
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 2);   /* {exp, negate}, {add, tanh} */
+    assert_int_equal(fused_group(&fp, 0)->n_ops, 2);
+    assert_int_equal(fused_group(&fp, 1)->n_ops, 2);
+    assert_int_equal(fused_group(&fp, 0)->n_outputs, 2);   /* e and n */
+    plumb_arena_free(fp.a);
+    ir_module_free(m);
+}
+
+/* opt_level 1 (and 0): one unfused group per op. Checks, constants and
+ * returns are never fused at level 2 either. */
+static void test_levels_and_unfusable(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {\n"
+        "  %c = stablehlo.constant dense<3.0> : tensor<64xf32>\n"
+        "  %a = stablehlo.multiply %x, %c : tensor<64xf32>\n"
+        "  %b = stablehlo.tanh %a : tensor<64xf32>\n"
+        "  check.expect_eq %b, %b : tensor<64xf32>\n"
+        "  return %b : tensor<64xf32>\n"
+        "}\n";
+    for (uint32_t level = 0; level <= 1; level++) {
+        ir_module *m = parse_ok(src);
+        fused_prog fp = fuse(m, level);
+        check_schedule(m, &fp);
+        assert_int_equal(n_fused(&fp), 0);
+        for (uint32_t g = 0; g < fp.n; g++)
+            assert_int_equal(fp.g[g].n_ops, 1);
+        plumb_arena_free(fp.a);
+        ir_module_free(m);
+    }
+    ir_module *m = parse_ok(src);
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 1);
+    assert_int_equal(fused_group(&fp, 0)->n_ops, 2);
+    assert_int_equal(fused_group(&fp, 0)->n_outputs, 1);
+    plumb_arena_free(fp.a);
+    ir_module_free(m);
+}
+
+/* Builds softmax or layer_norm of an f32 [rows, cols] parameter. */
+static ir_module *nn_prog(int which, int64_t rows, int64_t cols)
+{
+    ir_module *m = ir_module_new(NULL);
+    plumb_nn nn;
+    assert_true(plumb_nn_init(&nn, m, NULL));
+    assert_true(plumb_nn_begin_func(&nn, "main", true));
+    int64_t dims[2] = {rows, cols};
+    ir_value *x = plumb_nn_param(&nn, PLUMB_F32, 2, dims);
+    ir_value *y;
+    if (which == 0) {
+        y = plumb_nn_softmax(&nn, x, -1);
+    } else {
+        ir_value *gamma = plumb_nn_param(&nn, PLUMB_F32, 1, &dims[1]);
+        ir_value *beta = plumb_nn_param(&nn, PLUMB_F32, 1, &dims[1]);
+        y = plumb_nn_layer_norm(&nn, x, gamma, beta, 1e-5);
+    }
+    assert_true(plumb_nn_return(&nn, &y, 1));
+    assert_true(plumb_nn_ok(&nn));
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    assert_true(ir_verify(m, NULL, &d));
+    return m;
+}
+
+/* softmax is one row group: max, exp, sum and the division in one pass. */
+static void test_softmax_one_row_group(void **state)
+{
+    (void)state;
+    ir_module *m = nn_prog(0, 64, 256);
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 1);
+    const rt_group *G = fused_group(&fp, 0);
+    assert_int_equal(count_code(G, PLUMB_OP_REDUCE), 2);
+    assert_int_equal(count_code(G, PLUMB_OP_EXPONENTIAL), 1);
+    assert_int_equal(count_code(G, PLUMB_OP_DIVIDE), 1);
+    assert_int_equal(G->n_outputs, 1);
+    plumb_arena_free(fp.a);
+    ir_module_free(m);
+}
+
+/* layer_norm (mean, variance, normalize, scale, shift) is one row group. */
+static void test_layer_norm_row_group(void **state)
+{
+    (void)state;
+    ir_module *m = nn_prog(1, 64, 256);
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 1);
+    const rt_group *G = fused_group(&fp, 0);
+    assert_int_equal(count_code(G, PLUMB_OP_REDUCE), 2);
+    assert_int_equal(G->n_outputs, 1);
+    plumb_arena_free(fp.a);
+    ir_module_free(m);
+}
+
+/* ---- execution ---------------------------------------------------------------------- */
+
+/* Exact elementwise chains with scalar and row/column broadcasts, sizes
+ * that are not multiples of the tile, and zero size: fused == unfused ==
+ * reference, bit for bit, on 1 and 2 threads. */
+static void test_exec_exact_chain_with_broadcasts(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{37, 53}, {1, 1}, {3, 1025}, {129, 33}, {0, 7}, {5, 0}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int64_t r = shapes[s][0], c = shapes[s][1];
+        char T[64], R[64], C[64], B[64];
+        snprintf(T, sizeof T, "tensor<%lldx%lldxf32>", (long long)r, (long long)c);
+        snprintf(B, sizeof B, "tensor<%lldx%lldxi1>", (long long)r, (long long)c);
+        snprintf(R, sizeof R, "tensor<%lldxf32>", (long long)c);
+        snprintf(C, sizeof C, "tensor<%lldxf32>", (long long)r);
+        char F[64];
+        snprintf(F, sizeof F, "tensor<%lldx%lldxf64>", (long long)r, (long long)c);
+        char src[4096];
+        snprintf(src, sizeof src,
+                 "func.func @main(%%x: %s, %%row: %s, %%col: %s) -> (%s, %s) {\n"
+                 "  %%br = stablehlo.broadcast_in_dim %%row, dims = [1] : (%s) -> %s\n"
+                 "  %%bc = stablehlo.broadcast_in_dim %%col, dims = [0] : (%s) -> %s\n"
+                 "  %%k = stablehlo.constant dense<-0.0> : tensor<f32>\n"
+                 "  %%bk = stablehlo.broadcast_in_dim %%k, dims = [] : (tensor<f32>) -> %s\n"
+                 "  %%a = stablehlo.multiply %%x, %%br : %s\n"
+                 "  %%b = stablehlo.add %%a, %%bc : %s\n"
+                 "  %%n = stablehlo.negate %%b : %s\n"
+                 "  %%m = stablehlo.maximum %%n, %%bk : %s\n"
+                 "  %%p = stablehlo.compare LT, %%x, %%br : (%s, %s) -> %s\n"
+                 "  %%q = stablehlo.select %%p, %%m, %%x : %s, %s\n"
+                 "  %%w = stablehlo.convert %%q : (%s) -> %s\n"
+                 "  %%v = stablehlo.divide %%q, %%bc : %s\n"
+                 "  return %%v, %%w : %s, %s\n"
+                 "}\n",
+                 T, R, C, T, F, R, T, C, T, T, T, T, T, T, T, T, B, B, T, T, F, T, T, F);
+        ir_module *m = parse_ok(src);
+        int64_t dx[2] = {r, c};
+        plumb_tensor *in[3] = {new_tensor(PLUMB_F32, 2, dx), new_tensor(PLUMB_F32, 1, &dx[1]),
+                               new_tensor(PLUMB_F32, 1, &dx[0])};
+        fill_f32(in[0], 0);
+        fill_f32(in[1], 1);
+        fill_f32(in[2], 2);
+        check_exec(m, in, 3, 2, true);
+        for (int i = 0; i < 3; i++)
+            plumb_tensor_free(in[i]);
+        ir_module_free(m);
+    }
+}
+
+/* The transcendental chain: fused == unfused bitwise (the tile kernels are
+ * the whole-tensor kernels), odd sizes included. */
+static void test_exec_transcendental_chain(void **state)
+{
+    (void)state;
+    static const int64_t sizes[] = {1, 1000, 1024, 1025, 3001, 0};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        char src[2048];
+        ir_module *m = parse_ok(chain_src(src, sizeof src, sizes[s]));
+        plumb_tensor *x = new_tensor(PLUMB_F32, 1, &sizes[s]);
+        fill_f32(x, 0);
+        check_exec(m, &x, 1, 1, false);
+        plumb_tensor_free(x);
+        ir_module_free(m);
+    }
+}
+
+/* softmax and layer_norm: fused rows == the unfused reduce kernels,
+ * bitwise, on 1 and 2 threads; rows with NaN, inf and odd lengths. */
+static void test_exec_softmax_layer_norm(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{67, 129}, {5, 1000}, {3, 1}, {1, 4099}};
+    for (int which = 0; which < 2; which++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            ir_module *m = nn_prog(which, shapes[s][0], shapes[s][1]);
+            plumb_tensor *in[3];
+            in[0] = new_tensor(PLUMB_F32, 2, shapes[s]);
+            fill_f32(in[0], 0);
+            uint32_t n_in = 1;
+            if (which == 1) {
+                in[1] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
+                in[2] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
+                fill_f32(in[1], 3);
+                fill_f32(in[2], 4);
+                n_in = 3;
+            }
+            check_exec(m, in, n_in, 1, false);
+            for (uint32_t i = 0; i < n_in; i++)
+                plumb_tensor_free(in[i]);
+            ir_module_free(m);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chain_is_one_group),
+        cmocka_unit_test(test_dag_shared_subexpression),
+        cmocka_unit_test(test_no_cycle_through_outside_op),
+        cmocka_unit_test(test_levels_and_unfusable),
+        cmocka_unit_test(test_softmax_one_row_group),
+        cmocka_unit_test(test_layer_norm_row_group),
+        cmocka_unit_test(test_exec_exact_chain_with_broadcasts),
+        cmocka_unit_test(test_exec_transcendental_chain),
+        cmocka_unit_test(test_exec_softmax_layer_norm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
