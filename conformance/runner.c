@@ -362,6 +362,21 @@ static void describe_exit(int status, char *buf, size_t cap)
         snprintf(buf, cap, "worker stopped while running this case");
 }
 
+/* A worker starts clean: handlers the parent installed (a test harness
+ * catching SIGSEGV, say) must not turn a backend's crash into something
+ * else, and the report on stdout is not the worker's to write into. */
+static void worker_init(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGPIPE, SIGALRM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+    int dn = open("/dev/null", O_WRONLY);
+    if (dn >= 0) {
+        dup2(dn, 1);
+        close(dn);
+    }
+}
+
 /* The body of a worker process: positions [lo, hi) of the op's order. */
 static void batch_worker(conf_run *run, const op_state *st, batch bt, int fd)
 {
@@ -405,12 +420,7 @@ static bool spawn(conf_run *run, op_state *states, worker *w, batch bt)
     }
     if (pid == 0) {
         close(p[0]);
-        /* Stdout carries the report: a backend must not write into it. */
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0) {
-            dup2(dn, 1);
-            close(dn);
-        }
+        worker_init();
         batch_worker(run, &states[bt.op], bt, p[1]);
     }
     close(p[1]);
@@ -692,6 +702,12 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
     if (hs) {
         XXH3_128bits_reset(hs);
         char line[256];
+        /* The certificate's terms are part of what the digest vouches for. */
+        int hn = snprintf(line, sizeof line, "%s %s suite=%d seed=%llu shard=%u/%u\n", run->backend.name,
+                          run->backend.version, (int)o->suite, (unsigned long long)o->seed, o->shard_index,
+                          o->shard_count);
+        XXH3_128bits_update(hs, line, (size_t)hn);
+        XXH3_128bits_update(hs, &run->backend.caps, sizeof run->backend.caps);
         for (uint32_t i = 0; i < run->n_cases; i++) {
             const conf_case_result *r = &run->cases[i];
             int n = snprintf(line, sizeof line, "%s %s %.17g\n", r->id, conf_status_name(r->status), r->budget_used);
@@ -976,11 +992,7 @@ static void cache_scenarios(conf_run *run)
     }
     if (pid == 0) {
         close(p[0]);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0) {
-            dup2(dn, 1);
-            close(dn);
-        }
+        worker_init();
         cache_worker(run, p[1]);
         _exit(0);
     }

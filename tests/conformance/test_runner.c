@@ -1,0 +1,262 @@
+/* The certification runner: a crashing or hanging backend fails only the
+ * case it was running (with a reproducer) and the run goes on; shards split
+ * cases without loss; a run short of its manifest fails; ref certifies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../conformance/certify.h"
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/plumb_test_runner_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *plugin_path(const char *name, char *buf, size_t cap)
+{
+    const char *b = getenv("BUILD");
+    snprintf(buf, cap, "%s/plugins/%s.so", b && *b ? b : "build", name);
+    return buf;
+}
+
+static void opts_for(conf_run_options *o, const char *backend, plumb_opcode op)
+{
+    conf_run_options_init(o);
+    o->backend = backend;
+    o->jobs = 2;
+    o->cache_suite = false;
+    o->ops_filter = true;
+    o->ops_given[op] = true;
+    o->repro_dir = tmpdir;
+}
+
+static uint32_t count_status(const conf_run *r, conf_status s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->n_cases; i++)
+        n += r->cases[i].status == s;
+    return n;
+}
+
+/* The backend dies on exactly one exponential case: that case fails as a
+ * crash naming the signal, a reproducer (program + inputs) is saved, and
+ * every other case of the op still runs and passes. */
+static void test_crash_isolated(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("run_crash_one", p, sizeof p), PLUMB_OP_EXPONENTIAL);
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    const conf_op_summary *s = &run.ops[PLUMB_OP_EXPONENTIAL];
+    assert_int_equal(count_status(&run, CONF_ST_CRASH), 1);
+    assert_int_equal(s->failed, 1);
+    assert_int_equal(s->passed + s->failed, s->generated);
+    assert_true(s->passed > 10);
+    assert_false(run.ok);
+    for (uint32_t i = 0; i < run.n_cases; i++) {
+        const conf_case_result *r = &run.cases[i];
+        if (r->status != CONF_ST_CRASH)
+            continue;
+        assert_non_null(strstr(r->id, "exponential/f32/"));
+        assert_non_null(strstr(r->reason, "signal 11"));
+        assert_true(r->repro[0] != 0);
+        char f[700];
+        struct stat st;
+        snprintf(f, sizeof f, "%s/program.mlir", r->repro);
+        assert_int_equal(stat(f, &st), 0);
+        snprintf(f, sizeof f, "%s/input_0.tensor", r->repro);
+        assert_int_equal(stat(f, &st), 0);
+        /* the saved input reads back as the one-element f32 that crashed */
+        plumb_diag_clear(&d);
+        plumb_tensor *t = plumb_tensor_load(f, 0, &d);
+        assert_non_null(t);
+        assert_int_equal(t->dtype, PLUMB_F32);
+        assert_int_equal(plumb_tensor_numel(t), 1);
+        plumb_tensor_free(t);
+    }
+    conf_run_free(&run);
+}
+
+/* A case that never returns is killed at the timeout and fails as a
+ * timeout; the cases after it in its batch still run. */
+static void test_hang_times_out(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("run_hang", p, sizeof p), PLUMB_OP_NEGATE);
+    o.timeout_s = 1;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    const conf_op_summary *s = &run.ops[PLUMB_OP_NEGATE];
+    uint32_t timeouts = count_status(&run, CONF_ST_TIMEOUT);
+    assert_true(timeouts >= 1);
+    assert_int_equal(s->failed, timeouts);
+    assert_int_equal(s->passed + s->failed, s->generated);
+    assert_true(s->passed > 0);
+    for (uint32_t i = 0; i < run.n_cases; i++)
+        if (run.cases[i].status == CONF_ST_TIMEOUT)
+            assert_non_null(strstr(run.cases[i].id, "/f64/scalar/"));
+    assert_false(run.ok);
+    conf_run_free(&run);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+/* Three shards run every case of the whole exactly once. */
+static void test_shards_partition(void **state)
+{
+    (void)state;
+    conf_run_options o;
+    opts_for(&o, "ref", PLUMB_OP_ADD);
+    conf_run whole;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &whole, &d));
+    assert_true(whole.ok);
+    uint32_t n = whole.n_cases;
+    assert_int_equal(n, conf_manifest_count(PLUMB_OP_ADD, CONF_SUITE_QUICK));
+    char (*ids)[128] = calloc(n, sizeof *ids);
+    assert_non_null(ids);
+    uint32_t got = 0;
+    for (uint32_t k = 0; k < 3; k++) {
+        o.shard_index = k;
+        o.shard_count = 3;
+        conf_run part;
+        assert_true(conf_run_certify(&o, &part, &d));
+        assert_true(part.ok);
+        assert_true(part.n_cases > 0 && part.n_cases < n);
+        for (uint32_t i = 0; i < part.n_cases && got < n; i++)
+            memcpy(ids[got++], part.cases[i].id, 128);
+        assert_true(got <= n);
+        conf_run_free(&part);
+    }
+    assert_int_equal(got, n);
+    qsort(ids, n, sizeof *ids, cmp_str);
+    for (uint32_t i = 1; i < n; i++)
+        assert_true(strcmp(ids[i - 1], ids[i]) != 0);
+    /* whole.cases is sorted by (op, id) already */
+    for (uint32_t i = 0; i < n; i++)
+        assert_string_equal(ids[i], whole.cases[i].id);
+    free(ids);
+    conf_run_free(&whole);
+}
+
+/* Running fewer cases than the manifest (--limit) fails even though every
+ * case that ran passed: no vacuous certificate. */
+static void test_manifest_shortfall_fails(void **state)
+{
+    (void)state;
+    conf_run_options o;
+    opts_for(&o, "ref", PLUMB_OP_ABS);
+    o.limit = 3;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    const conf_op_summary *s = &run.ops[PLUMB_OP_ABS];
+    assert_int_equal(s->cases, 3);
+    assert_int_equal(s->failed, 0);
+    assert_false(s->manifest_ok);
+    assert_non_null(strstr(s->note, "manifest"));
+    assert_false(run.ok);
+    conf_run_free(&run);
+}
+
+/* Ops and element types the backend does not claim are skipped and counted,
+ * never run: the example backend claims f32 only. */
+static void test_unclaimed_reported(void **state)
+{
+    (void)state;
+    const char *b = getenv("BUILD");
+    char p[512];
+    snprintf(p, sizeof p, "%s/backends/minicpu.so", b && *b ? b : "build");
+    conf_run_options o;
+    opts_for(&o, p, PLUMB_OP_ADD);
+    o.ops_given[PLUMB_OP_SQRT] = true;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    assert_true(run.ok);
+    const conf_op_summary *add = &run.ops[PLUMB_OP_ADD], *sq = &run.ops[PLUMB_OP_SQRT];
+    assert_int_equal(add->claimed, PLUMB_TY_BIT(PLUMB_F32));
+    assert_true(add->passed > 0 && add->skipped > 0);
+    assert_int_equal(add->passed + add->skipped, conf_manifest_count(PLUMB_OP_ADD, CONF_SUITE_QUICK));
+    assert_int_equal(sq->claimed, 0);
+    assert_int_equal(sq->cases, 0);
+    assert_int_equal(sq->skipped, conf_manifest_count(PLUMB_OP_SQRT, CONF_SUITE_QUICK));
+    assert_int_equal(run.skipped, add->skipped + sq->skipped);
+    plumb_buf t;
+    plumb_buf_init(&t);
+    conf_report_last_line(&t, &run);
+    char want[128];
+    snprintf(want, sizeof want, "certify: %u passed, 0 failed, %u skipped", add->passed, add->skipped + sq->skipped);
+    assert_string_equal(t.data, want);
+    plumb_buf_free(&t);
+    conf_run_free(&run);
+}
+
+/* The reference certifies against itself, and the digest is the same for
+ * the same seed and differs for another. */
+static void test_ref_certifies_deterministically(void **state)
+{
+    (void)state;
+    conf_run_options o;
+    opts_for(&o, "ref", PLUMB_OP_REDUCE);
+    o.ops_given[PLUMB_OP_COSINE] = true;
+    conf_run a;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &a, &d));
+    assert_true(a.ok);
+    conf_run b;
+    assert_true(conf_run_certify(&o, &b, &d));
+    assert_memory_equal(a.digest, b.digest, sizeof a.digest);
+    o.seed = 2;
+    conf_run c;
+    assert_true(conf_run_certify(&o, &c, &d));
+    assert_memory_not_equal(a.digest, c.digest, sizeof a.digest);
+    conf_run_free(&a);
+    conf_run_free(&b);
+    conf_run_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crash_isolated),
+        cmocka_unit_test(test_hang_times_out),
+        cmocka_unit_test(test_shards_partition),
+        cmocka_unit_test(test_manifest_shortfall_fails),
+        cmocka_unit_test(test_unclaimed_reported),
+        cmocka_unit_test(test_ref_certifies_deterministically),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
