@@ -1,12 +1,15 @@
-/* plumb run: run a program's entry function on the reference interpreter. */
+/* plumb run: run a program's entry function on the reference interpreter
+ * or the compiled runtime, or on both to compare them (--compare). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "plumb/checkcmp.h"
 #include "plumb/ir.h"
 #include "plumb/ref.h"
+#include "plumb/runtime.h"
 
 static const char run_help[] =
     "usage: plumb run [OPTIONS] FILE\n"
@@ -20,8 +23,15 @@ static const char run_help[] =
     "mismatching elements on standard error and the run goes on.\n"
     "\n"
     "options:\n"
-    "      --backend NAME      backend to run on; only 'ref' (the reference\n"
-    "                          interpreter, the default) is available\n"
+    "      --backend NAME      backend to run on: 'ref' (the reference\n"
+    "                          interpreter, the default) or 'runtime' (the\n"
+    "                          compiled runtime)\n"
+    "      --compare           run on the reference and on the runtime and\n"
+    "                          report, per result, the worst error as a fraction\n"
+    "                          of the bound the op table allows (docs/runtime.md);\n"
+    "                          exit 1 if any result is outside its bound\n"
+    "      --threads N         runtime worker threads (default: online cores);\n"
+    "                          results are identical for every N\n"
     "      --entry NAME        function to run (default: main)\n"
     "      --input NAME=FILE   tensor file for the parameter NAME: its SSA name\n"
     "                          without '%' (e.g. arg0) or its index (0, 1, ...);\n"
@@ -39,13 +49,13 @@ static const char run_help[] =
     "exit codes:\n"
     "  0  the program ran and every check passed\n"
     "  1  the program is invalid, a check failed (the failing checks are named\n"
-    "     in the last lines of standard error), or the run failed (timeout,\n"
-    "     memory limit)\n"
+    "     in the last lines of standard error), the run failed (timeout,\n"
+    "     memory limit), or --compare found a result outside its bound\n"
     "  2  usage error, an unreadable program or input, inputs that do not\n"
     "     match the entry's parameters, or an output that cannot be written\n";
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
-       OPT_TIMEOUT, OPT_MAX_BYTES };
+       OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -56,6 +66,8 @@ static const cli_opt run_opts[] = {
     {"hex", 0, false, OPT_HEX},
     {"timeout", 0, true, OPT_TIMEOUT},
     {"max-bytes", 0, true, OPT_MAX_BYTES},
+    {"compare", 0, false, OPT_COMPARE},
+    {"threads", 0, true, OPT_THREADS},
     {NULL, 0, false, 0},
 };
 
@@ -70,6 +82,8 @@ typedef struct run_state {
     bool hex;
     double timeout_s;
     uint64_t max_bytes;
+    bool compare;
+    uint32_t threads;         /* 0 = online cores */
 } run_state;
 
 /* Finds the parameter NAME (SSA name or decimal index) of f; -1 if none. */
@@ -184,7 +198,10 @@ static void report_checks(const run_state *s, FILE *log, const plumb_ref_result 
     }
     if (!res->checks_failed)
         return;
-    fprintf(stderr, "plumb %s: %u of %u checks failed:\n", s->cmd, res->checks_failed, res->checks_run);
+    if (res->checks_run)
+        fprintf(stderr, "plumb %s: %u of %u checks failed:\n", s->cmd, res->checks_failed, res->checks_run);
+    else
+        fprintf(stderr, "plumb %s: %u checks failed:\n", s->cmd, res->checks_failed);
     if (log && log != stderr) {
         rewind(log);
         char line[4096];
@@ -192,6 +209,332 @@ static void report_checks(const run_state *s, FILE *log, const plumb_ref_result 
             if (strstr(line, "check failed: ") && line[0] != ' ')
                 fprintf(stderr, "  %s", line);
     }
+}
+
+/* ---- the runtime and --compare ------------------------------------------------- */
+
+/* Runs the entry on the compiled runtime; res gets the results and the
+ * failed-check count (the runtime does not count passing checks, so
+ * checks_run stays 0). */
+static bool run_runtime(const run_state *s, const ir_module *m, const char *entry, plumb_tensor *const *ins,
+                        uint32_t n_ins, FILE *log, plumb_ref_result *res, plumb_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = s->threads;
+    o.max_bytes = s->max_bytes;
+    o.log = log;
+    plumb_runtime *rt = plumb_runtime_create(&o, d);
+    if (!rt)
+        return false;
+    plumb_executable *ex = plumb_runtime_compile(rt, m, entry, d);
+    bool ok = ex != NULL;
+    uint32_t n = ok ? plumb_executable_num_outputs(ex) : 0;
+    if (ok && n && !(res->outputs = plumb_calloc(n, sizeof *res->outputs))) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory preparing the results");
+        ok = false;
+    }
+    uint32_t failed = 0;
+    if (ok && (ok = plumb_executable_run(ex, ins, n_ins, res->outputs, n, &failed, d)))
+        res->n_outputs = n;
+    else if (res->outputs) {
+        plumb_free(res->outputs, n * sizeof *res->outputs);
+        res->outputs = NULL;
+    }
+    res->checks_failed = failed;
+    plumb_runtime_destroy(rt);
+    return ok;
+}
+
+/* What a value's computation contains, as bits. */
+enum { CONE_ULP = 1, CONE_DATA = 2, CONE_OTHER = 4, CONE_DONE = 0x80 };
+
+static bool body_only_selects(const ir_op *op)
+{
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const ir_op *b = op->regions[r].first; b; b = b->next)
+            if (b->code != PLUMB_OP_MAXIMUM && b->code != PLUMB_OP_MINIMUM && b->code != PLUMB_OP_RETURN &&
+                b->code != PLUMB_OP_COMPARE && b->code != PLUMB_OP_SELECT && b->code != PLUMB_OP_AND &&
+                b->code != PLUMB_OP_OR)
+                return false;
+    return true;
+}
+
+/* The agreement class of one op on its result types. */
+static uint8_t op_class(const ir_op *op)
+{
+    bool flt = op->n_results && plumb_dtype_is_float(op->results[0]->type.dtype);
+    switch (op->code) {
+    case PLUMB_OP_CALL:
+    case PLUMB_OP_SCATTER:
+        return CONE_OTHER;
+    case PLUMB_OP_REDUCE:
+        return flt && !body_only_selects(op) ? CONE_DATA : 0;
+    case PLUMB_OP_DOT:
+    case PLUMB_OP_DOT_GENERAL:
+        return flt ? CONE_DATA : 0;
+    default:
+        return plumb_op_get(op->code)->agree == PLUMB_AGREE_ULP && flt ? CONE_ULP : 0;
+    }
+}
+
+static uint8_t cone(const ir_value *v, uint8_t *memo, uint32_t n_ids)
+{
+    if (!v || v->id >= n_ids)
+        return CONE_OTHER;
+    if (memo[v->id] & CONE_DONE)
+        return memo[v->id] & (uint8_t)~CONE_DONE;
+    uint8_t c = 0;
+    if (v->def) {
+        c = op_class(v->def);
+        for (uint32_t i = 0; i < v->def->n_operands; i++)
+            c |= cone(v->def->operands[i], memo, n_ids);
+    }
+    memo[v->id] = c | CONE_DONE;
+    return c;
+}
+
+/* True when every term below v is an input, a non-negative constant, or
+ * moved/converted from them: then running the program on |inputs| gives
+ * the sum of |terms| a reduction or dot over v adds up. */
+static bool abs_passes_through(const ir_value *v, uint32_t depth)
+{
+    if (!v->def)
+        return true;
+    if (depth > 64)
+        return false;
+    const ir_op *op = v->def;
+    if (op->code == PLUMB_OP_CONSTANT) {
+        const plumb_tensor *t = op->a.value;
+        if (!t)
+            return false;
+        uint64_t n = plumb_tensor_numel(t);
+        for (uint64_t i = 0; i < n; i++)
+            if (!(plumb_load_f64(t->dtype, t->data, (size_t)i) >= 0))
+                return false;
+        return true;
+    }
+    plumb_opcode c = op->code;
+    bool moves = (plumb_op_get(c)->kind == PLUMB_KIND_MOVEMENT && c != PLUMB_OP_IOTA && c != PLUMB_OP_BITCAST_CONVERT) ||
+                 c == PLUMB_OP_CONVERT;
+    if (!moves)
+        return false;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!abs_passes_through(op->operands[i], depth + 1))
+            return false;
+    return true;
+}
+
+/* Terms each element of a reduction or dot adds up (the reduce's init
+ * counts as one). */
+static uint64_t n_terms(const ir_op *op)
+{
+    uint64_t n = 1;
+    if (op->code == PLUMB_OP_REDUCE) {
+        for (uint32_t i = 0; i < op->a.dims.n; i++)
+            n *= (uint64_t)op->operands[0]->type.dims[op->a.dims.v[i]];
+        return n + 1;
+    }
+    if (op->code == PLUMB_OP_DOT) {
+        const ir_type *l = &op->operands[0]->type;
+        return l->rank ? (uint64_t)l->dims[l->rank - 1] : 1;
+    }
+    for (uint32_t i = 0; i < op->a.lhs_contract.n; i++)
+        n *= (uint64_t)op->operands[0]->type.dims[op->a.lhs_contract.v[i]];
+    return n;
+}
+
+static double unit_roundoff(plumb_dtype t) { return ldexp(1.0, -(int)plumb_dtype_get(t)->mant_bits - 1); }
+
+typedef struct cmp_out {
+    double fraction;   /* worst error / bound; INFINITY = exact op not bit-exact */
+    bool bounded;      /* false: composite, reported only */
+} cmp_out;
+
+static bool elem_nan(plumb_dtype t, uint64_t b) { return plumb_dtype_is_float(t) && plumb_float_is_nan(t, b); }
+
+/* Compares result k; prints one line. */
+static cmp_out compare_result(uint32_t k, const ir_value *v, uint8_t *memo, uint32_t n_ids, const plumb_tensor *want,
+                              const plumb_tensor *got, const plumb_tensor *abs_sum)
+{
+    cmp_out r = {0, true};
+    plumb_buf tb;
+    plumb_buf_init(&tb);
+    plumb_tensor_type_print(&tb, want);
+    const char *ts = tb.data && !tb.failed ? tb.data : "?";
+    if (want->dtype != got->dtype || want->nbytes != got->nbytes) {
+        printf("result %u %s: MISMATCH: the runtime returned another type\n", k, ts);
+        plumb_buf_free(&tb);
+        r.fraction = INFINITY;
+        return r;
+    }
+    uint64_t n = plumb_tensor_numel(want);
+    plumb_dtype t = want->dtype;
+    uint8_t c = cone(v, memo, n_ids);
+    const ir_op *def = v->def;
+    bool ops_exact = true;
+    for (uint32_t i = 0; def && i < def->n_operands; i++)
+        ops_exact &= cone(def->operands[i], memo, n_ids) == 0;
+    uint64_t worst_ulp = 0, bad_at = UINT64_MAX;
+    bool nan_mismatch = false;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t a = plumb_load_bits(t, want->data, (size_t)i), b = plumb_load_bits(t, got->data, (size_t)i);
+        if (a == b)
+            continue;
+        if (elem_nan(t, a) && elem_nan(t, b))
+            continue;
+        if (bad_at == UINT64_MAX)
+            bad_at = i;
+        if (!plumb_dtype_is_float(t) || elem_nan(t, a) || elem_nan(t, b)) {
+            nan_mismatch = true;
+            continue;
+        }
+        uint64_t u = plumb_ulp_distance(t, a, b);
+        if (u > worst_ulp)
+            worst_ulp = u;
+    }
+    if (c == 0) {
+        if (bad_at == UINT64_MAX) {
+            printf("result %u %s: exact: bit-exact (0 of bound)\n", k, ts);
+        } else {
+            r.fraction = INFINITY;
+            printf("result %u %s: exact: MISMATCH at element %llu (bit-exact required)\n", k, ts,
+                   (unsigned long long)bad_at);
+        }
+    } else if (c == CONE_ULP && def && (op_class(def) & CONE_ULP) && ops_exact) {
+        uint32_t bound = plumb_op_ulp_bound(def->code, t);
+        r.fraction = nan_mismatch ? INFINITY : bound ? (double)worst_ulp / bound : (worst_ulp ? INFINITY : 0);
+        printf("result %u %s: %s ulp(%u): worst %llu ULP, %.3g of bound%s\n", k, ts, plumb_op_name(def->code), bound,
+               (unsigned long long)worst_ulp, r.fraction, r.fraction > 1 ? " EXCEEDS" : "");
+    } else if (c == CONE_DATA && def && (op_class(def) & CONE_DATA) && abs_sum && abs_sum->dtype == t) {
+        bool ok_cone = true;
+        for (uint32_t i = 0; i < def->n_operands; i++)
+            ok_cone &= abs_passes_through(def->operands[i], 0);
+        if (ok_cone) {
+            plumb_dtype acc = t == PLUMB_F64 ? PLUMB_F64 : PLUMB_F32;
+            double u = unit_roundoff(acc), uo = unit_roundoff(t);
+            double nk = (double)(n_terms(def) - 1);
+            double gamma = nk * u < 1 ? nk * u / (1 - nk * u) : INFINITY;
+            double worst = 0;
+            for (uint64_t i = 0; i < n; i++) {
+                double a = plumb_load_f64(t, want->data, (size_t)i), b = plumb_load_f64(t, got->data, (size_t)i);
+                if (a == b || (isnan(a) && isnan(b)))
+                    continue;
+                if (isnan(a) || isnan(b) || isinf(a) || isinf(b)) {
+                    worst = INFINITY;
+                    continue;
+                }
+                double bound = gamma * plumb_load_f64(t, abs_sum->data, (size_t)i) + (u + uo) * fabs(a);
+                double f = bound > 0 ? fabs(b - a) / bound : INFINITY;
+                if (f > worst)
+                    worst = f;
+            }
+            r.fraction = worst;
+            printf("result %u %s: %s bound(data): %.3g of bound%s\n", k, ts, plumb_op_name(def->code), worst,
+                   worst > 1 ? " EXCEEDS" : "");
+            plumb_buf_free(&tb);
+            return r;
+        }
+        goto composite;
+    } else {
+    composite:
+        r.bounded = false;
+        if (bad_at == UINT64_MAX)
+            printf("result %u %s: composite: bit-identical to the reference\n", k, ts);
+        else if (nan_mismatch)
+            printf("result %u %s: composite: NaN or integer mismatch at element %llu (no per-op bound; the "
+                   "program's checks decide)\n", k, ts, (unsigned long long)bad_at);
+        else
+            printf("result %u %s: composite: worst %llu ULP from the reference (no per-op bound; the program's "
+                   "checks decide)\n", k, ts, (unsigned long long)worst_ulp);
+    }
+    plumb_buf_free(&tb);
+    return r;
+}
+
+/* --compare: both backends, then one line per result. */
+static int compare_backends(const run_state *s, const ir_module *m, const ir_func *f, plumb_tensor *const *ins,
+                            uint32_t n_ins, FILE *log, const char *name)
+{
+    plumb_ref_options ro = {
+        .struct_size = sizeof ro,
+        .max_bytes = s->max_bytes,
+        .timeout_s = s->timeout_s,
+        .check_log = log ? log : stderr,
+        .max_mismatches = 0,
+    };
+    plumb_ref_result ref, rt, abs_res;
+    memset(&abs_res, 0, sizeof abs_res);
+    plumb_diag d = {.code = PLUMB_OK};
+    if (!plumb_ref_run(m, f->name, ins, n_ins, &ro, &ref, &d)) {
+        if (!d.file)
+            d.file = name;
+        cli_print_diag(s->cmd, &d);
+        return d.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
+    }
+    if (!run_runtime(s, m, f->name, ins, n_ins, log, &rt, &d)) {
+        plumb_ref_result_free(&ref);
+        if (!d.file)
+            d.file = name;
+        cli_print_diag(s->cmd, &d);
+        return d.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
+    }
+    /* Sums of |terms| for reductions and dots: the reference on |inputs|. */
+    plumb_tensor **absin = n_ins ? plumb_calloc(n_ins, sizeof *absin) : NULL;
+    bool have_abs = !n_ins || absin;
+    for (uint32_t i = 0; have_abs && i < n_ins; i++) {
+        if (!(absin[i] = plumb_tensor_clone(ins[i], &d))) {
+            have_abs = false;
+            break;
+        }
+        if (plumb_dtype_is_float(ins[i]->dtype)) {
+            uint64_t sign = 1ull << (plumb_dtype_get(ins[i]->dtype)->bits - 1), cnt = plumb_tensor_numel(ins[i]);
+            for (uint64_t j = 0; j < cnt; j++)
+                plumb_store_bits(ins[i]->dtype, absin[i]->data, (size_t)j,
+                                 plumb_load_bits(ins[i]->dtype, ins[i]->data, (size_t)j) & ~sign);
+        }
+    }
+    FILE *null_log = tmpfile();
+    plumb_ref_options ao = ro;
+    ao.check_log = null_log ? null_log : log;
+    plumb_diag ad = {.code = PLUMB_OK};
+    if (have_abs)
+        have_abs = plumb_ref_run(m, f->name, absin, n_ins, &ao, &abs_res, &ad);
+    if (null_log)
+        fclose(null_log);
+    for (uint32_t i = 0; absin && i < n_ins; i++)
+        plumb_tensor_free(absin[i]);
+    plumb_free(absin, n_ins * sizeof *absin);
+
+    uint32_t n_ids = m->next_value_id ? m->next_value_id : 1;
+    uint8_t *memo = plumb_calloc(n_ids, 1);
+    const ir_op *ret = f->body.last;
+    int rc = CLI_EXIT_OK;
+    if (!memo || !ret || ret->n_operands != ref.n_outputs || rt.n_outputs != ref.n_outputs) {
+        fprintf(stderr, "plumb %s: error: cannot compare the results (out of memory or a malformed return)\n", s->cmd);
+        rc = CLI_EXIT_INVALID;
+    }
+    uint32_t exceeded = 0;
+    for (uint32_t k = 0; rc == CLI_EXIT_OK && k < ref.n_outputs; k++) {
+        cmp_out r = compare_result(k, ret->operands[k], memo, n_ids, ref.outputs[k], rt.outputs[k],
+                                   have_abs && k < abs_res.n_outputs ? abs_res.outputs[k] : NULL);
+        if (r.bounded && !(r.fraction <= 1))
+            exceeded++;
+    }
+    plumb_free(memo, n_ids);
+    report_checks(s, log, &ref);
+    if (rt.checks_failed != ref.checks_failed)
+        fprintf(stderr, "plumb %s: the runtime failed %u checks, the reference %u\n", s->cmd, rt.checks_failed,
+                ref.checks_failed);
+    if (exceeded)
+        fprintf(stderr, "plumb %s: %u of %u results are outside their bound\n", s->cmd, exceeded, ref.n_outputs);
+    if (rc == CLI_EXIT_OK && (exceeded || ref.checks_failed || rt.checks_failed))
+        rc = CLI_EXIT_INVALID;
+    plumb_ref_result_free(&ref);
+    plumb_ref_result_free(&rt);
+    plumb_ref_result_free(&abs_res);
+    return rc;
 }
 
 static int run_file(const run_state *s)
@@ -250,9 +593,14 @@ static int run_file(const run_state *s)
         .check_log = log ? log : stderr,
         .max_mismatches = 0,
     };
+    if (s->compare) {
+        rc = compare_backends(s, m, f, ins, n_ins, log, name);
+        goto out;
+    }
     plumb_ref_result res;
     plumb_diag rd = {.code = PLUMB_OK};
-    bool ok = plumb_ref_run(m, entry, ins, n_ins, &ro, &res, &rd);
+    bool ok = strcmp(s->backend, "runtime") == 0 ? run_runtime(s, m, entry, ins, n_ins, log, &res, &rd)
+                                                 : plumb_ref_run(m, entry, ins, n_ins, &ro, &res, &rd);
     if (!ok) {
         report_checks(s, log, &res);
         if (!rd.file)
@@ -327,6 +675,20 @@ int cmd_run(int argc, char **argv)
             s.timeout_s = t;
             break;
         }
+        case OPT_COMPARE:
+            s.compare = true;
+            break;
+        case OPT_THREADS: {
+            char *end;
+            errno = 0;
+            unsigned long t = strtoul(v, &end, 10);
+            if (end == v || *end || errno || t == 0 || t > 256 || v[0] == '-') {
+                rc = cli_usage_error(s.cmd, "--threads: '%s' is not a thread count from 1 to 256", v);
+                goto out;
+            }
+            s.threads = (uint32_t)t;
+            break;
+        }
         case OPT_MAX_BYTES:
             if (!cli_parse_bytes(v, &s.max_bytes)) {
                 rc = cli_usage_error(s.cmd, "--max-bytes: '%s' is not a positive byte count "
@@ -347,9 +709,8 @@ int cmd_run(int argc, char **argv)
         rc = cli_usage_error(s.cmd, "no FILE given");
         goto out;
     }
-    if (strcmp(s.backend, "ref") != 0) {
-        rc = cli_usage_error(s.cmd, "backend '%s' is not available yet; the only backend is 'ref'",
-                             s.backend);
+    if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0) {
+        rc = cli_usage_error(s.cmd, "unknown backend '%s'; the backends are 'ref' and 'runtime'", s.backend);
         goto out;
     }
     rc = cli_finish(s.cmd, run_file(&s));
