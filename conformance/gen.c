@@ -617,7 +617,7 @@ static bool gen_movement(gen *g, plumb_dtype target)
         plumb_buf_init(&ity);
         plumb_buf_init(&sz);
         for (uint32_t i = 0; i < s.rank; i++) {
-            char nm[8];
+            char nm[16];
             snprintf(nm, sizeof nm, "i%u", i);
             /* start indices partly out of range: the op clamps them */
             param(g, nm, PLUMB_I32, 0, NULL, NULL, -2, s.dims[i] + 2);
