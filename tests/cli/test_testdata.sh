@@ -95,4 +95,32 @@ check_run() {
 }
 for_each_file check_run
 
+
+# check_runtime FILE: the program runs on the compiled runtime (1 and 2
+# threads give the same printed results) and every check in it passes; then
+# --compare finds every result within its bound (exact ops bit-exact).
+check_runtime() {
+    name=$(basename "$1")
+    : > "$tmp/err"
+    if ! "$PLUMB" run --backend runtime --threads 1 "$1" > "$tmp/rt1.out" 2> "$tmp/err"; then
+        tail -n 3 "$tmp/err" > "$tmp/err.tail" && mv "$tmp/err.tail" "$tmp/err"
+        fail "runtime $name"
+    elif ! "$PLUMB" run --backend runtime --threads 2 "$1" > "$tmp/rt2.out" 2> "$tmp/err"; then
+        tail -n 3 "$tmp/err" > "$tmp/err.tail" && mv "$tmp/err.tail" "$tmp/err"
+        fail "runtime on 2 threads $name"
+    elif ! cmp -s "$tmp/rt1.out" "$tmp/rt2.out"; then
+        echo "results differ between 1 and 2 threads" > "$tmp/err"
+        fail "runtime threads $name"
+    elif ! "$PLUMB" run --compare "$1" > "$tmp/cmp.out" 2> "$tmp/err"; then
+        grep -E "EXCEEDS|MISMATCH" "$tmp/cmp.out" | head -n 3 > "$tmp/err"
+        fail "compare $name"
+    else
+        ok "runtime $name"
+    fi
+}
+for f in "$DIR"/*.mlir examples/*.mlir; do
+    [ -f "$f" ] || continue
+    check_runtime "$f"
+done
+
 finish
