@@ -1,15 +1,279 @@
-/* Temporary: kernels being written. */
+/* stablehlo.dot_general and stablehlo.dot on top of the GEMMs.
+ *
+ * Each operand is viewed as [batch, free, contracting] (lhs) and [batch,
+ * contracting, free] (rhs); when its dimension numbers already give that
+ * row-major layout it is used in place, otherwise it is copied into it once
+ * (in the compute type). Each batch is one GEMM.
+ *
+ * Compute types: f64 results, or any operand that is not f16/bf16/f32, use
+ * the f64 GEMM (operands read exactly; integers above 2^53 to the nearest
+ * double, as the reference does) and round once. Otherwise bf16 x bf16 and
+ * f16 x f16 use the half-precision GEMMs and other mixes are widened to
+ * f32; all accumulate in f32 with exact products. f16/bf16 results are
+ * rounded from the f32 accumulator. Integer results wrap modulo 2^bits and
+ * i1 results are the OR of ANDs, computed exactly in a fixed order.
+ * precision_config is a hint and is ignored (full precision always). */
+#include <string.h>
+
+#include "plumb/dtype.h"
 #include "rt_internal.h"
+
+typedef enum { CT_F32, CT_F64, CT_BF16, CT_F16, CT_INT } calc_t;
+
+typedef struct dot_view {
+    uint32_t nb, nf, nc;
+    int64_t bd[PLUMB_MAX_RANK], fd[PLUMB_MAX_RANK], cd[PLUMB_MAX_RANK];   /* dims */
+    int64_t bs[PLUMB_MAX_RANK], fs[PLUMB_MAX_RANK], cs[PLUMB_MAX_RANK];   /* strides */
+    uint64_t B, F, K;
+} dot_view;
+
+static bool dims_ok(const ir_ints *v, uint32_t rank, bool *used)
+{
+    for (uint32_t i = 0; i < v->n; i++) {
+        int64_t d = v->v[i];
+        if (d < 0 || d >= (int64_t)rank || used[d]) return false;
+        used[d] = true;
+    }
+    return true;
+}
+
+static void make_view(const plumb_tensor *t, const ir_ints *b, const ir_ints *c, const bool *used, dot_view *v)
+{
+    int64_t str[PLUMB_MAX_RANK], s = 1;
+    for (uint32_t d = t->rank; d-- > 0;) { str[d] = s; s *= t->dims[d]; }
+    memset(v, 0, sizeof *v);
+    v->B = v->F = v->K = 1;
+    for (uint32_t i = 0; i < b->n; i++) {
+        v->bd[v->nb] = t->dims[b->v[i]]; v->bs[v->nb++] = str[b->v[i]]; v->B *= (uint64_t)t->dims[b->v[i]];
+    }
+    for (uint32_t d = 0; d < t->rank; d++)
+        if (!used[d]) { v->fd[v->nf] = t->dims[d]; v->fs[v->nf++] = str[d]; v->F *= (uint64_t)t->dims[d]; }
+    for (uint32_t i = 0; i < c->n; i++) {
+        v->cd[v->nc] = t->dims[c->v[i]]; v->cs[v->nc++] = str[c->v[i]]; v->K *= (uint64_t)t->dims[c->v[i]];
+    }
+}
+
+/* Strides of the element (b, f, k) in the view, as one list of dims in the
+ * order [batch..., then free and contracting in the order given]. */
+typedef struct order {
+    uint32_t n;
+    int64_t d[3 * PLUMB_MAX_RANK], s[3 * PLUMB_MAX_RANK];
+} order;
+
+static void ord_add(order *o, uint32_t n, const int64_t *d, const int64_t *s)
+{
+    for (uint32_t i = 0; i < n; i++) { o->d[o->n] = d[i]; o->s[o->n++] = s[i]; }
+}
+
+/* Whether walking the order visits memory contiguously from 0. */
+static bool contiguous(const order *o)
+{
+    int64_t want = 1;
+    for (uint32_t i = o->n; i-- > 0;) {
+        if (o->d[i] == 1) continue;
+        if (o->s[i] != want) return false;
+        want *= o->d[i];
+    }
+    return true;
+}
+
+typedef struct pack_job {
+    const plumb_tensor *t;
+    const order *o;
+    calc_t ct;
+    void *dst;
+} pack_job;
+
+static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    pack_job *j = ctx;
+    const order *o = j->o;
+    int64_t idx[3 * PLUMB_MAX_RANK];
+    uint64_t lin = begin;
+    int64_t off = 0;
+    for (uint32_t i = o->n; i-- > 0;) {
+        idx[i] = (int64_t)(lin % (uint64_t)o->d[i]);
+        lin /= (uint64_t)o->d[i];
+        off += idx[i] * o->s[i];
+    }
+    plumb_dtype t = j->t->dtype;
+    for (uint64_t e = begin; e < end; e++) {
+        switch (j->ct) {
+        case CT_F64: ((double *)j->dst)[e] = plumb_load_f64(t, j->t->data, (size_t)off); break;
+        case CT_F32: ((float *)j->dst)[e] = (float)plumb_load_f64(t, j->t->data, (size_t)off); break;
+        default: ((uint16_t *)j->dst)[e] = (uint16_t)plumb_load_bits(t, j->t->data, (size_t)off); break;
+        }
+        for (uint32_t i = o->n; i-- > 0;) {
+            off += o->s[i];
+            if (++idx[i] < o->d[i]) break;
+            off -= o->s[i] * idx[i];
+            idx[i] = 0;
+        }
+    }
+}
+
+/* The operand in [batch, a, b] order in the compute type: in place when
+ * possible, else a copy in scratch. */
+static const void *arrange(rt_exec *x, const ir_op *op, const plumb_tensor *t, const order *o, calc_t ct)
+{
+    size_t es = ct == CT_F64 ? 8 : ct == CT_F32 ? 4 : 2;
+    bool native = (ct == CT_F64 && t->dtype == PLUMB_F64) || (ct == CT_F32 && t->dtype == PLUMB_F32) ||
+                  (ct == CT_BF16 && t->dtype == PLUMB_BF16) || (ct == CT_F16 && t->dtype == PLUMB_F16);
+    if (native && contiguous(o)) return t->data;
+    uint64_t n = plumb_tensor_numel(t);
+    void *dst = rt_scratch(x, op, (size_t)(n ? n : 1) * es);
+    if (!dst) return NULL;
+    pack_job j = {t, o, ct, dst};
+    rt_parallel_for(x, n, 65536, pack_range, &j);
+    return dst;
+}
+
+typedef struct round_job {
+    const float *src;
+    plumb_tensor *out;
+} round_job;
+
+static void round_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    round_job *j = ctx;
+    for (uint64_t i = begin; i < end; i++) {
+        float v = j->src[i];
+        uint64_t bits = j->out->dtype == PLUMB_F16 ? plumb_f32_to_f16(v) : plumb_f32_to_bf16(v);
+        plumb_store_bits(j->out->dtype, j->out->data, (size_t)i, bits);
+    }
+}
+
+static bool is_narrow_float(plumb_dtype t) { return t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16; }
+
+static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const plumb_tensor *rhs,
+                     const ir_ints *lb, const ir_ints *rb, const ir_ints *lc, const ir_ints *rc, plumb_tensor *out)
+{
+    bool lused[PLUMB_MAX_RANK] = {false}, rused[PLUMB_MAX_RANK] = {false};
+    if (lb->n != rb->n || lc->n != rc->n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "lhs and rhs list different numbers of batching or contracting dimensions");
+    if (!dims_ok(lb, lhs->rank, lused) || !dims_ok(lc, lhs->rank, lused) || !dims_ok(rb, rhs->rank, rused) ||
+        !dims_ok(rc, rhs->rank, rused))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "a batching or contracting dimension is out of range or repeated");
+    for (uint32_t i = 0; i < lb->n; i++)
+        if (lhs->dims[lb->v[i]] != rhs->dims[rb->v[i]])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "batching dimension %u has sizes %lld and %lld", i,
+                           (long long)lhs->dims[lb->v[i]], (long long)rhs->dims[rb->v[i]]);
+    for (uint32_t i = 0; i < lc->n; i++)
+        if (lhs->dims[lc->v[i]] != rhs->dims[rc->v[i]])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "contracting dimension %u has sizes %lld and %lld", i,
+                           (long long)lhs->dims[lc->v[i]], (long long)rhs->dims[rc->v[i]]);
+    dot_view L, R;
+    make_view(lhs, lb, lc, lused, &L);
+    make_view(rhs, rb, rc, rused, &R);
+    /* result shape: batch, lhs free, rhs free */
+    int64_t od[PLUMB_MAX_RANK];
+    uint32_t on = 0;
+    if (L.nb + L.nf + R.nf > PLUMB_MAX_RANK)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "result rank exceeds %d", PLUMB_MAX_RANK);
+    for (uint32_t i = 0; i < L.nb; i++) od[on++] = L.bd[i];
+    for (uint32_t i = 0; i < L.nf; i++) od[on++] = L.fd[i];
+    for (uint32_t i = 0; i < R.nf; i++) od[on++] = R.fd[i];
+    if (out->rank != on || (on && memcmp(out->dims, od, on * sizeof(int64_t)) != 0))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "result shape does not match batch, lhs free and rhs free dimensions");
+    uint64_t B = L.B, M = L.F, N = R.F, K = L.K;
+    if (B * M * N == 0) return true;
+    plumb_dtype ot = out->dtype;
+    if (K == 0) {
+        /* an empty contraction is +0 (all bits zero in every type) */
+        memset(out->data, 0, out->nbytes);
+        return true;
+    }
+
+    if (!plumb_dtype_is_float(ot)) {
+        /* integers wrap, i1 is OR of ANDs: exact in any order */
+        order lo = {0}, ro = {0};
+        ord_add(&lo, L.nb, L.bd, L.bs); ord_add(&lo, L.nf, L.fd, L.fs); ord_add(&lo, L.nc, L.cd, L.cs);
+        ord_add(&ro, R.nb, R.bd, R.bs); ord_add(&ro, R.nf, R.fd, R.fs); ord_add(&ro, R.nc, R.cd, R.cs);
+        /* element offsets of every (b, f, k) and (b, f, k) in the two views */
+        bool bres = plumb_dtype_is_bool(ot);
+        int64_t li[3 * PLUMB_MAX_RANK];
+        uint64_t o = 0;
+        for (uint64_t b = 0; b < B; b++)
+            for (uint64_t i = 0; i < M; i++)
+                for (uint64_t jn = 0; jn < N; jn++, o++) {
+                    uint64_t acc = 0;
+                    for (uint64_t k = 0; k < K; k++) {
+                        /* offsets from the linear [b, f, k] indices */
+                        uint64_t l1 = (b * M + i) * K + k, r1 = (b * N + jn) * K + k;
+                        int64_t loff = 0, roff = 0;
+                        for (uint32_t q = lo.n; q-- > 0;) { li[q] = (int64_t)(l1 % (uint64_t)lo.d[q]); l1 /= (uint64_t)lo.d[q]; loff += li[q] * lo.s[q]; }
+                        for (uint32_t q = ro.n; q-- > 0;) { int64_t v = (int64_t)(r1 % (uint64_t)ro.d[q]); r1 /= (uint64_t)ro.d[q]; roff += v * ro.s[q]; }
+                        uint64_t a = plumb_load_u64(lhs->dtype, lhs->data, (size_t)loff);
+                        uint64_t c = plumb_load_u64(rhs->dtype, rhs->data, (size_t)roff);
+                        if (bres) acc |= a & c & 1;
+                        else acc += a * c;
+                    }
+                    plumb_store_bits(ot, out->data, (size_t)o, acc);
+                }
+        return true;
+    }
+
+    calc_t ct;
+    if (ot == PLUMB_F64 || !is_narrow_float(lhs->dtype) || !is_narrow_float(rhs->dtype)) ct = CT_F64;
+    else if (lhs->dtype == PLUMB_BF16 && rhs->dtype == PLUMB_BF16) ct = CT_BF16;
+    else if (lhs->dtype == PLUMB_F16 && rhs->dtype == PLUMB_F16) ct = CT_F16;
+    else ct = CT_F32;
+    order lo = {0}, ro = {0};
+    ord_add(&lo, L.nb, L.bd, L.bs); ord_add(&lo, L.nf, L.fd, L.fs); ord_add(&lo, L.nc, L.cd, L.cs);
+    ord_add(&ro, R.nb, R.bd, R.bs); ord_add(&ro, R.nc, R.cd, R.cs); ord_add(&ro, R.nf, R.fd, R.fs);
+    const void *A = arrange(x, op, lhs, &lo, ct);
+    if (!A) return false;
+    const void *Bm = arrange(x, op, rhs, &ro, ct);
+    if (!Bm) return false;
+    /* the accumulator: the result itself when its type is the GEMM's */
+    bool direct = (ct == CT_F64 && ot == PLUMB_F64) || (ct != CT_F64 && ot == PLUMB_F32);
+    uint64_t nout = B * M * N;
+    size_t accel = ct == CT_F64 ? 8 : 4;
+    void *C = direct ? out->data : rt_scratch(x, op, (size_t)nout * accel);
+    if (!C) return false;
+    size_t ael = ct == CT_F64 ? 8 : ct == CT_F32 ? 4 : 2;
+    for (uint64_t b = 0; b < B; b++) {
+        const unsigned char *ab = (const unsigned char *)A + b * M * K * ael;
+        const unsigned char *bb = (const unsigned char *)Bm + b * K * N * ael;
+        unsigned char *cb = (unsigned char *)C + b * M * N * accel;
+        switch (ct) {
+        case CT_F64: rt_gemm_f64(x, M, N, K, (const double *)ab, K, (const double *)bb, N, (double *)cb, N); break;
+        case CT_F32: rt_gemm_f32(x, M, N, K, (const float *)ab, K, (const float *)bb, N, (float *)cb, N); break;
+        case CT_BF16: rt_gemm_bf16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
+        default: rt_gemm_f16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
+        }
+    }
+    if (!direct) {
+        if (ct == CT_F64) {
+            for (uint64_t i = 0; i < nout; i++) {
+                double v = ((const double *)C)[i];
+                uint64_t bits = ot == PLUMB_F32 ? plumb_f32_bits((float)v)
+                              : ot == PLUMB_F16 ? plumb_f64_to_f16(v) : plumb_f64_to_bf16(v);
+                plumb_store_bits(ot, out->data, (size_t)i, bits);
+            }
+        } else {
+            round_job j = {C, out};
+            rt_parallel_for(x, nout, 65536, round_range, &j);
+        }
+    }
+    return true;
+}
 
 bool rt_op_DOT_GENERAL(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const ir_attrs *a = &op->a;
+    return dot_core(x, op, in[0], in[1], &a->lhs_batch, &a->rhs_batch, &a->lhs_contract, &a->rhs_contract, out[0]);
 }
 
 bool rt_op_DOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_tensor *l = in[0], *r = in[1];
+    if (l->rank < 1 || l->rank > 2 || r->rank < 1 || r->rank > 2)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "stablehlo.dot takes rank-1 or rank-2 operands, got ranks %u and %u",
+                       l->rank, r->rank);
+    int64_t lcv = (int64_t)l->rank - 1, rcv = 0;
+    ir_ints none = {NULL, 0}, lc = {&lcv, 1}, rc = {&rcv, 1};
+    return dot_core(x, op, l, r, &none, &none, &lc, &rc, out[0]);
 }
-
