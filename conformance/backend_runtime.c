@@ -109,8 +109,9 @@ static plumb_backend_error *rtb_capabilities(plumb_backend_capabilities_args *a)
     rt_caps.struct_size = sizeof rt_caps;
     rt_caps.ops = rt_ops;
     rt_caps.n_ops = n;
-    /* The cache key holds the bound, never the value, of a polymorphic dim. */
-    rt_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_BOUNDED;
+    /* The runtime compiles static shapes only: polymorphic dimensions are
+     * padded to declared buckets by the caller (docs/runtime.md). */
+    rt_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_NONE;
     rt_caps.flush_subnormals = 0;
     rt_caps.preserves_nan_payload = 1;
     rt_caps.deterministic = 1;
