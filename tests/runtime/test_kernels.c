@@ -1,0 +1,621 @@
+/* Runtime kernels against the reference: data movement, reduce, indexing,
+ * rng (exact ops bit for bit; reductions within the data-dependent bound),
+ * at every ISA level and on 1 and 2 threads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/ir.h"
+#include "plumb/ref.h"
+#include "plumb/runtime.h"
+
+/* ---- helpers: run a one-op program on the reference (the oracle) and on
+ * the runtime at every ISA level the CPU has, on 1 and 2 threads, and
+ * compare: bitwise for exact ops, within the data-dependent bound for
+ * reductions and dots. ---- */
+
+#define RT_MAX_OUT 8
+
+static plumb_runtime *rt_cfg[4][3];   /* [isa][threads] */
+
+static plumb_isa rt_hw_isa(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("fma"))
+        return PLUMB_ISA_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return PLUMB_ISA_AVX2;
+#endif
+    return PLUMB_ISA_PORTABLE;
+}
+
+static plumb_runtime *rt_get(plumb_isa isa, uint32_t threads)
+{
+    if (!rt_cfg[isa][threads]) {
+        plumb_runtime_options o;
+        plumb_runtime_options_init(&o);
+        o.threads = threads;
+        o.isa = isa;
+        o.opt_level = 0;
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        rt_cfg[isa][threads] = plumb_runtime_create(&o, &d);
+        if (!rt_cfg[isa][threads]) plumb_diag_print(&d, stderr);
+        assert_non_null(rt_cfg[isa][threads]);
+    }
+    return rt_cfg[isa][threads];
+}
+
+static void rt_free_all(void)
+{
+    for (int i = 0; i < 4; i++)
+        for (int t = 0; t < 3; t++)
+            if (rt_cfg[i][t]) {
+                plumb_runtime_destroy(rt_cfg[i][t]);
+                rt_cfg[i][t] = NULL;
+            }
+}
+
+static ir_module *rt_parse(const char *src)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
+    if (!m) plumb_diag_print(&d, stderr);
+    assert_non_null(m);
+    bool ok = ir_verify(m, NULL, &d);
+    if (!ok) plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    return m;
+}
+
+static uint32_t rt_ref(const ir_module *m, plumb_tensor *const *in, uint32_t n, plumb_tensor **out)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_ref_result res;
+    memset(&res, 0, sizeof res);
+    bool ok = plumb_ref_run(m, NULL, in, n, NULL, &res, &d);
+    if (!ok) plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    assert_true(res.n_outputs <= RT_MAX_OUT);
+    for (uint32_t i = 0; i < res.n_outputs; i++) {
+        out[i] = res.outputs[i];
+        res.outputs[i] = NULL;
+    }
+    uint32_t no = res.n_outputs;
+    plumb_ref_result_free(&res);
+    return no;
+}
+
+static void rt_exec_on(const ir_module *m, plumb_isa isa, uint32_t threads, plumb_tensor *const *in,
+                       uint32_t n, plumb_tensor **out, uint32_t nout)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    bool ok = plumb_runtime_run(rt_get(isa, threads), m, NULL, in, n, out, nout, NULL, &d);
+    if (!ok) plumb_diag_print(&d, stderr);
+    assert_true(ok);
+}
+
+static void rt_outs_free(plumb_tensor **o, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) plumb_tensor_free(o[i]);
+}
+
+static void rt_report_diff(const plumb_tensor *a, const plumb_tensor *b, const char *what)
+{
+    uint64_t n = plumb_tensor_numel(a);
+    for (uint64_t i = 0; i < n && plumb_tensor_numel(b) == n; i++) {
+        uint64_t x = plumb_load_bits(a->dtype, a->data, i), y = plumb_load_bits(b->dtype, b->data, i);
+        if (x != y) {
+            fprintf(stderr, "%s: element %llu: 0x%llx vs 0x%llx\n", what, (unsigned long long)i,
+                    (unsigned long long)x, (unsigned long long)y);
+            return;
+        }
+    }
+}
+
+/* Bitwise equality, except that with any_nan every NaN equals every NaN
+ * (the exact class for ops that compute rather than move data). */
+static bool rt_equal(const plumb_tensor *a, const plumb_tensor *b, bool any_nan)
+{
+    if (!any_nan || !plumb_dtype_is_float(a->dtype) || a->dtype != b->dtype || a->rank != b->rank ||
+        plumb_tensor_numel(a) != plumb_tensor_numel(b))
+        return plumb_tensor_equal(a, b);
+    uint64_t n = plumb_tensor_numel(a);
+    for (uint64_t i = 0; i < n; i++) {
+        double x = plumb_load_f64(a->dtype, a->data, i), y = plumb_load_f64(b->dtype, b->data, i);
+        if (isnan(x) && isnan(y)) continue;
+        if (plumb_load_bits(a->dtype, a->data, i) != plumb_load_bits(b->dtype, b->data, i)) return false;
+    }
+    return true;
+}
+
+static void rt_check_exact_cls(const char *src, plumb_tensor *const *in, uint32_t n, bool any_nan)
+{
+    ir_module *m = rt_parse(src);
+    plumb_tensor *want[RT_MAX_OUT], *got[RT_MAX_OUT];
+    uint32_t no = rt_ref(m, in, n, want);
+    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+        for (uint32_t th = 1; th <= 2; th++) {
+            rt_exec_on(m, (plumb_isa)isa, th, in, n, got, no);
+            for (uint32_t i = 0; i < no; i++) {
+                bool eq = rt_equal(want[i], got[i], any_nan);
+                if (!eq) {
+                    fprintf(stderr, "isa %d threads %u output %u differs from the reference\n", isa, th, i);
+                    rt_report_diff(want[i], got[i], "ref vs rt");
+                }
+                assert_true(eq);
+            }
+            rt_outs_free(got, no);
+        }
+    rt_outs_free(want, no);
+    ir_module_free(m);
+}
+
+/* Exact ops that move data: bit for bit, NaN payloads included. */
+static inline void rt_check_exact(const char *src, plumb_tensor *const *in, uint32_t n)
+{
+    rt_check_exact_cls(src, in, n, false);
+}
+
+/* Exact ops that compute (max/min, integer sums): NaNs compare equal. */
+static inline void rt_check_exact_nan(const char *src, plumb_tensor *const *in, uint32_t n)
+{
+    rt_check_exact_cls(src, in, n, true);
+}
+
+static double rt_unit_roundoff(plumb_dtype t) { return t == PLUMB_F64 ? 0x1p-53 : 0x1p-24; }
+
+/* Copy of t with every float element replaced by its magnitude. */
+static plumb_tensor *rt_abs_copy(const plumb_tensor *t)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *c = plumb_tensor_clone(t, &d);
+    assert_non_null(c);
+    if (plumb_dtype_is_float(t->dtype)) {
+        uint64_t n = plumb_tensor_numel(t);
+        unsigned bits = plumb_dtype_get(t->dtype)->bits;
+        for (uint64_t i = 0; i < n; i++)
+            plumb_store_bits(t->dtype, c->data, i, plumb_load_bits(t->dtype, t->data, i) & ~(1ull << (bits - 1)));
+    }
+    return c;
+}
+
+/* Reductions and dots over nterms terms: |got - exact| <= gamma(nterms-1) *
+ * sum|x| + u*|exact|, with exact and sum|x| the reference's results on the
+ * inputs and on their magnitudes (the reference rounds once, so the check
+ * adds that rounding as slack; f16/bf16 results also get half an ULP of
+ * their own type for the final rounding). Also: bitwise equal on 1 and 2
+ * threads, and across ISA levels when same_across_isa. */
+static inline void rt_check_bound(const char *src, plumb_tensor *const *in, uint32_t n, uint64_t nterms,
+                                  bool same_across_isa)
+{
+    ir_module *m = rt_parse(src);
+    plumb_tensor *want[RT_MAX_OUT], *sabs[RT_MAX_OUT], *got[RT_MAX_OUT], *first[RT_MAX_OUT], *one[RT_MAX_OUT];
+    plumb_tensor *ain[16];
+    uint32_t no = rt_ref(m, in, n, want);
+    for (uint32_t i = 0; i < n; i++) ain[i] = rt_abs_copy(in[i]);
+    rt_ref(m, ain, n, sabs);
+    bool have_first = false;
+    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++) {
+        for (uint32_t th = 1; th <= 2; th++) {
+            rt_exec_on(m, (plumb_isa)isa, th, in, n, got, no);
+            for (uint32_t o = 0; o < no; o++) {
+                const plumb_tensor *w = want[o], *g = got[o];
+                assert_int_equal(w->dtype, g->dtype);
+                uint64_t ne = plumb_tensor_numel(w);
+                double u = rt_unit_roundoff(w->dtype);
+                double k = nterms ? (double)(nterms - 1) : 0.0;
+                double gam = k * u / (1 - k * u);
+                for (uint64_t e = 0; e < ne; e++) {
+                    if (!plumb_dtype_is_float(w->dtype)) {
+                        assert_true(plumb_load_bits(w->dtype, w->data, e) == plumb_load_bits(g->dtype, g->data, e));
+                        continue;
+                    }
+                    double ex = plumb_load_f64(w->dtype, w->data, e), gv = plumb_load_f64(g->dtype, g->data, e);
+                    double s = plumb_load_f64(w->dtype, sabs[o]->data, e);
+                    if (isnan(ex) || isinf(ex)) {
+                        bool ok = isnan(ex) ? isnan(gv) : gv == ex;
+                        if (!ok)
+                            fprintf(stderr, "isa %d th %u out %u elem %llu: got %g want %g\n", isa, th, o,
+                                    (unsigned long long)e, gv, ex);
+                        assert_true(ok);
+                        continue;
+                    }
+                    double bound = gam * s * (1 + 2 * u) + 2 * u * fabs(ex);
+                    if (w->dtype == PLUMB_F16 || w->dtype == PLUMB_BF16) {
+                        double ulp = w->dtype == PLUMB_F16 ? 0x1p-10 : 0x1p-7;
+                        bound += ulp * fabs(ex) + (w->dtype == PLUMB_F16 ? 0x1p-24 : 0x1p-133);
+                    }
+                    bool ok = fabs(gv - ex) <= bound || gv == ex;
+                    if (!ok)
+                        fprintf(stderr, "isa %d th %u out %u elem %llu: got %.17g want %.17g bound %.3g\n", isa, th,
+                                o, (unsigned long long)e, gv, ex, bound);
+                    assert_true(ok);
+                }
+            }
+            if (th == 1) {
+                for (uint32_t o = 0; o < no; o++) one[o] = got[o];
+            } else {
+                for (uint32_t o = 0; o < no; o++) {
+                    bool eq = plumb_tensor_equal(one[o], got[o]);
+                    if (!eq) rt_report_diff(one[o], got[o], "1 vs 2 threads");
+                    assert_true(eq);
+                }
+                rt_outs_free(got, no);
+            }
+        }
+        if (same_across_isa && !have_first) {
+            for (uint32_t o = 0; o < no; o++) first[o] = one[o];
+            have_first = true;
+            continue;
+        }
+        if (same_across_isa)
+            for (uint32_t o = 0; o < no; o++) {
+                bool eq = plumb_tensor_equal(first[o], one[o]);
+                if (!eq) rt_report_diff(first[o], one[o], "across ISA levels");
+                assert_true(eq);
+            }
+        rt_outs_free(one, no);
+    }
+    if (have_first) rt_outs_free(first, no);
+    for (uint32_t i = 0; i < n; i++) plumb_tensor_free(ain[i]);
+    rt_outs_free(want, no);
+    rt_outs_free(sabs, no);
+    ir_module_free(m);
+}
+
+static uint64_t rt_rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rt_rand(void)
+{
+    uint64_t z = (rt_rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Random tensor: floats uniform in [-1, 1) scaled by 2^(0..7); integers
+ * arbitrary bits; i1 0 or 1. */
+static plumb_tensor *rt_rand_tensor(plumb_dtype t, uint32_t rank, const int64_t *dims, bool specials)
+{
+    (void)specials;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *x = plumb_tensor_new(t, rank, dims, 0, &d);
+    assert_non_null(x);
+    uint64_t n = plumb_tensor_numel(x);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = rt_rand();
+        if (plumb_dtype_is_float(t)) {
+            double v = ((double)(r >> 11) * 0x1p-53 * 2 - 1) * (double)(1u << (r & 7));
+            uint64_t bits;
+            switch (t) {
+            case PLUMB_F32: bits = plumb_f32_bits((float)v); break;
+            case PLUMB_F64: bits = plumb_f64_bits(v); break;
+            case PLUMB_F16: bits = plumb_f64_to_f16(v); break;
+            default: bits = plumb_f64_to_bf16(v); break;
+            }
+            plumb_store_bits(t, x->data, i, bits);
+        } else {
+            plumb_store_bits(t, x->data, i, t == PLUMB_I1 ? r & 1 : r);
+        }
+    }
+    return x;
+}
+
+static inline plumb_tensor *rt_scalar_bits(plumb_dtype t, uint64_t bits)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *x = plumb_tensor_new(t, 0, NULL, 0, &d);
+    assert_non_null(x);
+    plumb_store_bits(t, x->data, 0, bits);
+    return x;
+}
+
+/* "tensor<2x3xf32>" into buf. */
+static const char *rt_ty(char *buf, size_t cap, plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    size_t o = (size_t)snprintf(buf, cap, "tensor<");
+    for (uint32_t i = 0; i < rank; i++) o += (size_t)snprintf(buf + o, cap - o, "%lldx", (long long)dims[i]);
+    snprintf(buf + o, cap - o, "%s>", plumb_dtype_name(t));
+    return buf;
+}
+
+/* ---- reduce ------------------------------------------------------------------ */
+
+static const char *body_of(const char *op, const char *t, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "({\n  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n    %%r = stablehlo.%s %%a, %%b : tensor<%s>\n"
+             "    stablehlo.return %%r : tensor<%s>\n  })",
+             t, t, op, t, t);
+    return buf;
+}
+
+/* Builds `reduce(x, init) dims` with the given body op and checks it. */
+static void reduce_case(plumb_dtype t, uint32_t rank, const int64_t *dims, const int64_t *rd, uint32_t nrd,
+                        const char *bop, bool specials, uint64_t init_bits)
+{
+    char src[4096], tin[256], tout[256], body[1024], dl[128] = "";
+    int64_t od[PLUMB_MAX_RANK];
+    uint32_t orank = 0;
+    uint64_t nterms = 1;
+    for (uint32_t d = 0; d < rank; d++) {
+        bool r = false;
+        for (uint32_t i = 0; i < nrd; i++) r |= rd[i] == (int64_t)d;
+        if (r) nterms *= (uint64_t)dims[d];
+        else od[orank++] = dims[d];
+    }
+    size_t o = 0;
+    for (uint32_t i = 0; i < nrd; i++) o += (size_t)snprintf(dl + o, sizeof dl - o, "%s%lld", i ? ", " : "", (long long)rd[i]);
+    const char *tn = plumb_dtype_name(t);
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s, %%i: tensor<%s>) -> %s {\n"
+             "  %%r = stablehlo.reduce(%%x init: %%i) applies stablehlo.%s across dimensions = [%s] : (%s, tensor<%s>) -> %s\n"
+             "  func.return %%r : %s\n}\n",
+             rt_ty(tin, sizeof tin, t, rank, dims), tn, rt_ty(tout, sizeof tout, t, orank, od), bop, dl, tin, tn,
+             tout, tout);
+    (void)body_of; (void)body;
+    plumb_tensor *in[2] = {rt_rand_tensor(t, rank, dims, specials), rt_scalar_bits(t, init_bits)};
+    if (plumb_dtype_is_float(t) && strcmp(bop, "add") == 0)
+        rt_check_bound(src, in, 2, nterms + 1, true);
+    else
+        rt_check_exact_nan(src, in, 2);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
+/* Float sums over rows, columns, middle and scattered dims, every float
+ * type, sizes around the vector and block widths: within the bound, the
+ * same bits on 1 and 2 threads and at every ISA level. */
+static void test_reduce_sum_float(void **state)
+{
+    (void)state;
+    plumb_dtype ts[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16};
+    int64_t lens[] = {0, 1, 7, 31, 32, 33, 100, 2047, 2049, 9000};
+    for (size_t ti = 0; ti < 4; ti++)
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            int64_t d1[1] = {lens[li]}, r0[1] = {0};
+            reduce_case(ts[ti], 1, d1, r0, 1, "add", false, 0);
+            int64_t d2[2] = {3, lens[li]}, r1[1] = {1};
+            reduce_case(ts[ti], 2, d2, r1, 1, "add", false, 0);
+            int64_t d3[3] = {2, lens[li] % 300, 5}, rm[1] = {1};
+            reduce_case(ts[ti], 3, d3, rm, 1, "add", false, 0);
+        }
+    int64_t d4[4] = {3, 4, 5, 6}, rs[2] = {0, 2}, ra[4] = {0, 1, 2, 3};
+    reduce_case(PLUMB_F32, 4, d4, rs, 2, "add", false, plumb_f32_bits(1.5f));
+    reduce_case(PLUMB_F64, 4, d4, ra, 4, "add", false, 0);
+    int64_t big[1] = {300000}, r0[1] = {0};
+    reduce_case(PLUMB_F32, 1, big, r0, 1, "add", false, 0);
+    int64_t cols[2] = {5000, 70}, c0[1] = {0};
+    reduce_case(PLUMB_F32, 2, cols, c0, 1, "add", false, 0);
+}
+
+/* max/min over floats, integers of every width, and/or, i1, products: bit
+ * for bit. */
+static void test_reduce_exact(void **state)
+{
+    (void)state;
+    int64_t d2[2] = {17, 65}, r1[1] = {1}, r0[1] = {0};
+    plumb_dtype fs[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16};
+    for (size_t i = 0; i < 4; i++) {
+        reduce_case(fs[i], 2, d2, r1, 1, "maximum", true, plumb_dtype_get(fs[i])->bits == 64 ? plumb_f64_bits(-INFINITY) : fs[i] == PLUMB_F32 ? plumb_f32_bits(-INFINITY) : fs[i] == PLUMB_F16 ? 0xFC00 : 0xFF80);
+        reduce_case(fs[i], 2, d2, r0, 1, "minimum", true, 0);
+    }
+    plumb_dtype is[] = {PLUMB_I8, PLUMB_I16, PLUMB_I32, PLUMB_I64, PLUMB_UI8, PLUMB_UI16, PLUMB_UI32, PLUMB_UI64};
+    const char *ops[] = {"add", "multiply", "maximum", "minimum", "and", "or"};
+    for (size_t i = 0; i < 8; i++)
+        for (size_t k = 0; k < 6; k++) {
+            reduce_case(is[i], 2, d2, r1, 1, ops[k], false, 3);
+            reduce_case(is[i], 2, d2, r0, 1, ops[k], false, 1);
+        }
+    for (size_t k = 0; k < 6; k++) reduce_case(PLUMB_I1, 2, d2, r1, 1, ops[k], false, 0);
+}
+
+/* A two-input argmax body goes through the generic path in the
+ * reference's order: the first maximal index wins. */
+static void test_reduce_argmax(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<4x9xf32>, %ix: tensor<4x9xi32>, %i0: tensor<f32>, %j0: tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>) {\n"
+        "  %r:2 = stablehlo.reduce(%x init: %i0), (%ix init: %j0) across dimensions = [1] : (tensor<4x9xf32>, tensor<4x9xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)\n"
+        "   reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>) {\n"
+        "    %gt = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %v = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>\n"
+        "    %i = stablehlo.select %gt, %ai, %bi : tensor<i1>, tensor<i32>\n"
+        "    stablehlo.return %v, %i : tensor<f32>, tensor<i32>\n"
+        "  }\n"
+        "  func.return %r#0, %r#1 : tensor<4xf32>, tensor<4xi32>\n}\n";
+    int64_t d[2] = {4, 9};
+    plumb_tensor *x = rt_rand_tensor(PLUMB_F32, 2, d, false);
+    plumb_tensor *ix = rt_rand_tensor(PLUMB_I32, 2, d, false);
+    for (int i = 0; i < 36; i++) plumb_store_bits(PLUMB_I32, ix->data, (size_t)i, (uint64_t)(i % 9));
+    plumb_store_bits(PLUMB_F32, x->data, 3, plumb_f32_bits(100.0f));
+    plumb_store_bits(PLUMB_F32, x->data, 5, plumb_f32_bits(100.0f));
+    plumb_tensor *in[4] = {x, ix, rt_scalar_bits(PLUMB_F32, plumb_f32_bits(-INFINITY)), rt_scalar_bits(PLUMB_I32, 0)};
+    rt_check_exact_nan(src, in, 4);
+    for (int i = 0; i < 4; i++) plumb_tensor_free(in[i]);
+}
+
+/* Special values in sums: NaN anywhere gives NaN, inf - inf gives NaN,
+ * sums of -0 stay -0 and +0 + -0 is +0. */
+static void test_reduce_specials(void **state)
+{
+    (void)state;
+    int64_t d[2] = {4, 40}, r1[1] = {1};
+    char src[2048];
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: tensor<4x40xf32>, %%i: tensor<f32>) -> tensor<4xf32> {\n"
+             "  %%r = stablehlo.reduce(%%x init: %%i) applies stablehlo.add across dimensions = [1] : (tensor<4x40xf32>, tensor<f32>) -> tensor<4xf32>\n"
+             "  func.return %%r : tensor<4xf32>\n}\n");
+    (void)r1;
+    plumb_tensor *x = rt_rand_tensor(PLUMB_F32, 2, d, false);
+    for (int i = 0; i < 40; i++) plumb_store_bits(PLUMB_F32, x->data, (size_t)(120 + i), plumb_f32_bits(-0.0f));
+    plumb_store_bits(PLUMB_F32, x->data, 7, 0x7FC01234);
+    plumb_store_bits(PLUMB_F32, x->data, 41, plumb_f32_bits(INFINITY));
+    plumb_store_bits(PLUMB_F32, x->data, 79, plumb_f32_bits(-INFINITY));
+    for (int i = 0; i < 40; i++) plumb_store_bits(PLUMB_F32, x->data, (size_t)(80 + i), plumb_f32_bits(i == 3 ? INFINITY : 1.0f));
+    plumb_tensor *in[2] = {x, rt_scalar_bits(PLUMB_F32, plumb_f32_bits(-0.0f))};
+    rt_check_exact_nan(src, in, 2);
+    plumb_tensor_free(in[1]);
+    in[1] = rt_scalar_bits(PLUMB_F32, plumb_f32_bits(0.0f));
+    rt_check_exact_nan(src, in, 2);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
+/* ---- data movement ---------------------------------------------------------------- */
+
+/* One-operand program `%r = <op text>` on a random input with NaN payloads
+ * and signed zeros: bit for bit. */
+static void move1(plumb_dtype t, uint32_t rank, const int64_t *dims, const char *optext, const char *rty)
+{
+    char src[4096], tin[256];
+    rt_ty(tin, sizeof tin, t, rank, dims);
+    snprintf(src, sizeof src, "func.func @main(%%x: %s) -> %s {\n  %%r = %s\n  func.return %%r : %s\n}\n", tin, rty,
+             optext, rty);
+    plumb_tensor *in[1] = {rt_rand_tensor(t, rank, dims, true)};
+    uint64_t n = plumb_tensor_numel(in[0]);
+    if (plumb_dtype_is_float(t) && n > 2) {
+        unsigned bits = plumb_dtype_get(t)->bits;
+        plumb_store_bits(t, in[0]->data, 0, (bits == 64 ? 0x7FF0000000000123ull : bits == 32 ? 0x7F800123ull : 0x7C01ull));
+        plumb_store_bits(t, in[0]->data, 1, 1ull << (bits - 1));
+    }
+    rt_check_exact(src, in, 1);
+    plumb_tensor_free(in[0]);
+}
+
+/* transpose over dtypes and shapes, including ones above the 32x32 tile
+ * and permutations that keep or move the innermost dimension. */
+static void test_transpose(void **state)
+{
+    (void)state;
+    plumb_dtype ts[] = {PLUMB_F32, PLUMB_F64, PLUMB_BF16, PLUMB_I8, PLUMB_I1};
+    int64_t sizes[][3] = {{1, 1, 1}, {0, 3, 4}, {2, 33, 65}, {3, 7, 17}, {1, 130, 257}};
+    int64_t perms[][3] = {{0, 2, 1}, {2, 1, 0}, {1, 0, 2}, {2, 0, 1}};
+    char op[1024], rty[256];
+    for (size_t t = 0; t < 5; t++)
+        for (size_t s = 0; s < 5; s++)
+            for (size_t p = 0; p < 4; p++) {
+                int64_t rd[3];
+                for (int i = 0; i < 3; i++) rd[i] = sizes[s][perms[p][i]];
+                rt_ty(rty, sizeof rty, ts[t], 3, rd);
+                char tin[256];
+                snprintf(op, sizeof op, "stablehlo.transpose %%x, dims = [%lld, %lld, %lld] : (%s) -> %s",
+                         (long long)perms[p][0], (long long)perms[p][1], (long long)perms[p][2],
+                         rt_ty(tin, sizeof tin, ts[t], 3, sizes[s]), rty);
+                move1(ts[t], 3, sizes[s], op, rty);
+            }
+    int64_t big[2] = {700, 500};
+    move1(PLUMB_F32, 2, big, "stablehlo.transpose %x, dims = [1, 0] : (tensor<700x500xf32>) -> tensor<500x700xf32>",
+          "tensor<500x700xf32>");
+    int64_t sc[1] = {0};
+    move1(PLUMB_F32, 0, sc, "stablehlo.transpose %x, dims = [] : (tensor<f32>) -> tensor<f32>", "tensor<f32>");
+}
+
+/* broadcast_in_dim, reshape, slice, reverse, pad, iota, concatenate,
+ * dynamic (update) slice with clamping, bitcast between widths. */
+static void test_movement_misc(void **state)
+{
+    (void)state;
+    int64_t d23[2] = {2, 3}, d1[1] = {3}, d0[1] = {0}, d57[2] = {5, 7}, d4[1] = {4};
+    move1(PLUMB_F32, 1, d1, "stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>", "tensor<4x3xf32>");
+    move1(PLUMB_F64, 2, d23, "stablehlo.broadcast_in_dim %x, dims = [0, 2] : (tensor<2x3xf64>) -> tensor<2x5x3xf64>", "tensor<2x5x3xf64>");
+    int64_t d13[2] = {1, 3};
+    move1(PLUMB_I16, 2, d13, "stablehlo.broadcast_in_dim %x, dims = [0, 1] : (tensor<1x3xi16>) -> tensor<6x3xi16>", "tensor<6x3xi16>");
+    move1(PLUMB_F32, 0, d0, "stablehlo.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<2x3xf32>", "tensor<2x3xf32>");
+    move1(PLUMB_F32, 1, d0, "stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<0xf32>) -> tensor<3x0xf32>", "tensor<3x0xf32>");
+    move1(PLUMB_F16, 2, d23, "stablehlo.reshape %x : (tensor<2x3xf16>) -> tensor<3x2xf16>", "tensor<3x2xf16>");
+    move1(PLUMB_F32, 2, d57, "stablehlo.slice %x [1:5:2, 0:7:3] : (tensor<5x7xf32>) -> tensor<2x3xf32>", "tensor<2x3xf32>");
+    move1(PLUMB_F32, 2, d57, "stablehlo.slice %x [2:2, 0:7] : (tensor<5x7xf32>) -> tensor<0x7xf32>", "tensor<0x7xf32>");
+    move1(PLUMB_F64, 2, d57, "stablehlo.reverse %x, dims = [0, 1] : tensor<5x7xf64>", "tensor<5x7xf64>");
+    move1(PLUMB_UI8, 2, d57, "stablehlo.reverse %x, dims = [1] : tensor<5x7xui8>", "tensor<5x7xui8>");
+    move1(PLUMB_F32, 1, d4, "stablehlo.iota dim = 0 : tensor<5x3xf32>", "tensor<5x3xf32>");
+    move1(PLUMB_F32, 1, d4, "stablehlo.iota dim = 1 : tensor<5x300xui8>", "tensor<5x300xui8>");
+    move1(PLUMB_F32, 1, d4, "stablehlo.iota dim = 0 : tensor<3000xf16>", "tensor<3000xf16>");
+    move1(PLUMB_F32, 1, d4, "stablehlo.bitcast_convert %x : (tensor<4xf32>) -> tensor<4x4xui8>", "tensor<4x4xui8>");
+    move1(PLUMB_UI8, 1, d4, "stablehlo.bitcast_convert %x : (tensor<4xui8>) -> tensor<f32>", "tensor<f32>");
+    move1(PLUMB_F32, 1, d4, "stablehlo.bitcast_convert %x : (tensor<4xf32>) -> tensor<4xi32>", "tensor<4xi32>");
+}
+
+/* pad with negative, interior and positive padding; concatenate; dynamic
+ * slices with out-of-range starts (clamped). */
+static void test_movement_multi(void **state)
+{
+    (void)state;
+    const char *pad =
+        "func.func @main(%x: tensor<5x7xf32>, %p: tensor<f32>) -> tensor<12x20xf32> {\n"
+        "  %r = stablehlo.pad %x, %p, low = [1, -2], high = [2, 3], interior = [1, 2] : (tensor<5x7xf32>, tensor<f32>) -> tensor<12x20xf32>\n"
+        "  func.return %r : tensor<12x20xf32>\n}\n";
+    int64_t d57[2] = {5, 7};
+    plumb_tensor *in[4] = {rt_rand_tensor(PLUMB_F32, 2, d57, true), rt_scalar_bits(PLUMB_F32, 0x7FC0ABCD)};
+    rt_check_exact(pad, in, 2);
+    const char *cat =
+        "func.func @main(%x: tensor<5x7xf32>, %y: tensor<5x0xf32>, %z: tensor<5x2xf32>) -> tensor<5x16xf32> {\n"
+        "  %r = stablehlo.concatenate %x, %y, %z, %x, dim = 1 : (tensor<5x7xf32>, tensor<5x0xf32>, tensor<5x2xf32>, tensor<5x7xf32>) -> tensor<5x16xf32>\n"
+        "  func.return %r : tensor<5x16xf32>\n}\n";
+    int64_t d50[2] = {5, 0}, d52[2] = {5, 2};
+    plumb_tensor *cin[3] = {in[0], rt_rand_tensor(PLUMB_F32, 2, d50, false), rt_rand_tensor(PLUMB_F32, 2, d52, true)};
+    rt_check_exact(cat, cin, 3);
+    plumb_tensor_free(cin[1]);
+    plumb_tensor_free(cin[2]);
+    const char *ds =
+        "func.func @main(%x: tensor<5x7xf32>, %i: tensor<i64>, %j: tensor<i64>) -> tensor<2x3xf32> {\n"
+        "  %r = stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 3] : (tensor<5x7xf32>, tensor<i64>, tensor<i64>) -> tensor<2x3xf32>\n"
+        "  func.return %r : tensor<2x3xf32>\n}\n";
+    const char *dus =
+        "func.func @main(%x: tensor<5x7xf32>, %u: tensor<2x3xf32>, %i: tensor<i64>, %j: tensor<i64>) -> tensor<5x7xf32> {\n"
+        "  %r = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<5x7xf32>, tensor<2x3xf32>, tensor<i64>, tensor<i64>) -> tensor<5x7xf32>\n"
+        "  func.return %r : tensor<5x7xf32>\n}\n";
+    int64_t starts[][2] = {{0, 0}, {-3, 100}, {4, 4}, {1, 2}};
+    int64_t d23[2] = {2, 3};
+    plumb_tensor *u = rt_rand_tensor(PLUMB_F32, 2, d23, true);
+    for (int s = 0; s < 4; s++) {
+        plumb_tensor *a[3] = {in[0], rt_scalar_bits(PLUMB_I64, (uint64_t)starts[s][0]), rt_scalar_bits(PLUMB_I64, (uint64_t)starts[s][1])};
+        rt_check_exact(ds, a, 3);
+        plumb_tensor *b[4] = {in[0], u, a[1], a[2]};
+        rt_check_exact(dus, b, 4);
+        plumb_tensor_free(a[1]);
+        plumb_tensor_free(a[2]);
+    }
+    plumb_tensor_free(u);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rt_free_all();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reduce_sum_float),
+        cmocka_unit_test(test_reduce_exact),
+        cmocka_unit_test(test_reduce_argmax),
+        cmocka_unit_test(test_reduce_specials),
+        cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_movement_misc),
+        cmocka_unit_test(test_movement_multi),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}
