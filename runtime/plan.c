@@ -546,8 +546,8 @@ static rt_program *finish(ir_module *m, ir_func *f, const rt_compile_opts *o, pl
 {
     rt_program *p = plumb_calloc(1, sizeof *p);
     if (!p) {
-        ir_module_free(m);
         plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory compiling @%s", f->name);
+        ir_module_free(m);   /* owns f */
         return NULL;
     }
     p->m = m;
