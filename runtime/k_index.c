@@ -1,27 +1,681 @@
-/* Temporary: kernels being written. */
+/* gather, scatter, sort, top_k with plumb's semantics (docs/spec/indexing.md):
+ * gather clamps starts; scatter applies updates in row-major order of the
+ * updates and skips windows that leave the input; sort is the same stable
+ * bottom-up merge sort as the reference, so even a comparator that is not a
+ * strict weak order yields the reference's permutation; top_k orders floats
+ * by totalOrder with ties to the lower index.
+ *
+ * Parallel: gather over result elements, sort (recognised comparators) and
+ * top_k over slices. Comparators of the form `compare DIR, a0, b0` are
+ * evaluated natively; scatter bodies that return the update, or add the two
+ * arguments in f32/f64/integers, are applied natively; every other region
+ * goes through rt_eval_region, in the reference's order. */
+#include <string.h>
+
+#include "plumb/dtype.h"
 #include "rt_internal.h"
+
+static bool in_list(const ir_ints *v, int64_t d)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->v[i] == d) return true;
+    return false;
+}
+
+static bool list_in_range(const ir_ints *v, int64_t rank)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->v[i] < 0 || v->v[i] >= rank) return false;
+    return true;
+}
+
+static int64_t load_index(const plumb_tensor *t, size_t i)
+{
+    if (plumb_dtype_is_unsigned(t->dtype)) {
+        uint64_t u = plumb_load_u64(t->dtype, t->data, i);
+        return u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+    }
+    return plumb_load_i64(t->dtype, t->data, i);
+}
+
+static void unravel(uint64_t lin, uint32_t rank, const int64_t *dims, int64_t *idx)
+{
+    for (uint32_t i = rank; i-- > 0;) {
+        int64_t d = dims[i];
+        idx[i] = d ? (int64_t)(lin % (uint64_t)d) : 0;
+        lin = d ? lin / (uint64_t)d : 0;
+    }
+}
+
+static uint64_t ravel(uint32_t rank, const int64_t *dims, const int64_t *idx)
+{
+    uint64_t lin = 0;
+    for (uint32_t i = 0; i < rank; i++) lin = lin * (uint64_t)dims[i] + (uint64_t)idx[i];
+    return lin;
+}
+
+static void read_start(const plumb_tensor *idx, int64_t ivd, const int64_t *bidx, uint32_t nvec, int64_t *start)
+{
+    int64_t full[PLUMB_MAX_RANK];
+    uint32_t j = 0;
+    for (uint32_t d = 0; d < idx->rank; d++) full[d] = (int64_t)d == ivd ? 0 : bidx[j++];
+    for (uint32_t k = 0; k < nvec; k++) {
+        if (ivd < (int64_t)idx->rank) full[ivd] = k;
+        start[k] = load_index(idx, (size_t)ravel(idx->rank, idx->dims, full));
+    }
+}
+
+static bool index_shape(rt_exec *x, const ir_op *op, const plumb_tensor *idx, int64_t ivd, uint32_t map_len,
+                        uint32_t *nvec, int64_t *bdims, uint32_t *nb)
+{
+    if (ivd < 0 || ivd > (int64_t)idx->rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "index_vector_dim %lld is outside 0..%u", (long long)ivd, idx->rank);
+    *nvec = ivd == (int64_t)idx->rank ? 1 : (uint32_t)idx->dims[ivd];
+    if (*nvec != map_len)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "index vectors have %u elements but the index map lists %u dimensions",
+                       *nvec, map_len);
+    *nb = 0;
+    for (uint32_t d = 0; d < idx->rank; d++)
+        if ((int64_t)d != ivd) bdims[(*nb)++] = idx->dims[d];
+    return true;
+}
+
+/* ---- gather ------------------------------------------------------------------- */
+
+typedef struct gather_job {
+    const ir_attrs *a;
+    const plumb_tensor *opnd, *idx;
+    plumb_tensor *res;
+    uint32_t nvec, nw;
+    int64_t window_dims[PLUMB_MAX_RANK];
+    bool is_offset[PLUMB_MAX_RANK];
+    bool outside;    /* some element mapped outside the operand (set, never cleared) */
+} gather_job;
+
+static void gather_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    gather_job *j = ctx;
+    const ir_attrs *a = j->a;
+    const plumb_tensor *opnd = j->opnd;
+    size_t esz = plumb_dtype_size(opnd->dtype);
+    uint32_t orank = opnd->rank, rrank = j->res->rank;
+    int64_t ridx[PLUMB_MAX_RANK], bidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], oidx[PLUMB_MAX_RANK], offs[PLUMB_MAX_RANK];
+    for (uint64_t r = begin; r < end; r++) {
+        unravel(r, rrank, j->res->dims, ridx);
+        uint32_t nbi = 0, noi = 0;
+        for (uint32_t d = 0; d < rrank; d++) {
+            if (j->is_offset[d]) offs[noi++] = ridx[d];
+            else bidx[nbi++] = ridx[d];
+        }
+        read_start(j->idx, a->index_vector_dim, bidx, j->nvec, start);
+        memset(oidx, 0, sizeof oidx);
+        for (uint32_t k = 0; k < j->nvec; k++) {
+            int64_t d = a->start_index_map.v[k];
+            int64_t hi = opnd->dims[d] - a->sizes.v[d];
+            oidx[d] += start[k] < 0 ? 0 : start[k] > hi ? hi : start[k];
+        }
+        for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
+            int64_t sd = a->start_indices_batching_dims.v[i];
+            oidx[a->operand_batching_dims.v[i]] += bidx[sd < a->index_vector_dim ? sd : sd - 1];
+        }
+        for (uint32_t w = 0; w < j->nw; w++) oidx[j->window_dims[w]] += offs[w];
+        bool inside = true;
+        for (uint32_t d = 0; d < orank; d++) inside &= oidx[d] >= 0 && oidx[d] < opnd->dims[d];
+        if (!inside) {
+            /* never read out of bounds; the kernel fails after the loop */
+            memset((char *)j->res->data + r * esz, 0, esz);
+            __atomic_store_n(&j->outside, true, __ATOMIC_RELAXED);
+            continue;
+        }
+        uint64_t src = ravel(orank, opnd->dims, oidx);
+        memcpy((char *)j->res->data + r * esz, (const char *)opnd->data + src * esz, esz);
+    }
+}
 
 bool rt_op_GATHER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const ir_attrs *a = &op->a;
+    const plumb_tensor *opnd = in[0], *idx = in[1];
+    plumb_tensor *res = out[0];
+    int64_t orank = opnd->rank, rrank = res->rank;
+    if (a->sizes.n != (uint32_t)orank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "slice_sizes has %u entries for an operand of rank %lld", a->sizes.n,
+                       (long long)orank);
+    if (!list_in_range(&a->offset_dims, rrank) || !list_in_range(&a->collapsed_slice_dims, orank) ||
+        !list_in_range(&a->operand_batching_dims, orank) || !list_in_range(&a->start_index_map, orank) ||
+        !list_in_range(&a->start_indices_batching_dims, idx->rank) ||
+        a->operand_batching_dims.n != a->start_indices_batching_dims.n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "a dimension number is out of range");
+    for (uint32_t d = 0; d < (uint32_t)orank; d++)
+        if (a->sizes.v[d] < 0 || a->sizes.v[d] > opnd->dims[d])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "slice size %lld of dimension %u exceeds the operand's %lld",
+                           (long long)a->sizes.v[d], d, (long long)opnd->dims[d]);
+    gather_job j;
+    memset(&j, 0, sizeof j);
+    uint32_t nb;
+    int64_t ibdims[PLUMB_MAX_RANK];
+    if (!index_shape(x, op, idx, a->index_vector_dim, a->start_index_map.n, &j.nvec, ibdims, &nb)) return false;
+    for (int64_t d = 0; d < orank; d++)
+        if (!in_list(&a->collapsed_slice_dims, d) && !in_list(&a->operand_batching_dims, d)) j.window_dims[j.nw++] = d;
+    if (j.nw != a->offset_dims.n || nb + j.nw != (uint32_t)rrank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "result rank %lld does not equal %u batch plus %u offset dimensions",
+                       (long long)rrank, nb, j.nw);
+    uint32_t bi = 0, oi = 0;
+    for (int64_t d = 0; d < rrank; d++) {
+        j.is_offset[d] = in_list(&a->offset_dims, d);
+        int64_t want = j.is_offset[d] ? a->sizes.v[j.window_dims[oi++]] : ibdims[bi++];
+        if (res->dims[d] != want)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "result dimension %lld is %lld, expected %lld", (long long)d,
+                           (long long)res->dims[d], (long long)want);
+    }
+    for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
+        int64_t sd = a->start_indices_batching_dims.v[i];
+        if (sd == a->index_vector_dim || opnd->dims[a->operand_batching_dims.v[i]] != idx->dims[sd])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "batching dimension pair %u differs in size", i);
+    }
+    /* a start map naming a dimension twice can add two clamped starts past
+     * the end; the reference rejects that, and so does the kernel */
+    for (uint32_t k = 0; k < a->start_index_map.n; k++)
+        for (uint32_t q = k + 1; q < a->start_index_map.n; q++)
+            if (a->start_index_map.v[k] == a->start_index_map.v[q])
+                return rt_fail(x, op, PLUMB_ERR_INVALID, "start_index_map names dimension %lld twice",
+                               (long long)a->start_index_map.v[k]);
+    j.a = a;
+    j.opnd = opnd;
+    j.idx = idx;
+    j.res = res;
+    rt_parallel_for(x, plumb_tensor_numel(res), 16384, gather_range, &j);
+    if (j.outside) return rt_fail(x, op, PLUMB_ERR_INVALID, "a result element maps outside the operand");
+    return true;
+}
+
+/* ---- scatter --------------------------------------------------------------------- */
+
+static void scalar_view(plumb_tensor *t, plumb_dtype dt, void *buf)
+{
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->data = buf;
+    t->nbytes = plumb_dtype_size(dt);
+}
+
+typedef enum { UPD_GENERIC, UPD_REPLACE, UPD_ADD } upd_kind;
+
+/* One input; body `return %upd` or `return add(%cur, %upd)` (either order). */
+static upd_kind recognise_update(const ir_block *b, plumb_dtype t)
+{
+    if (b->n_args != 2 || !b->last || b->last->code != PLUMB_OP_RETURN || b->last->n_operands != 1) return UPD_GENERIC;
+    if (b->n_ops == 1 && b->last->operands[0] == b->args[1]) return UPD_REPLACE;
+    if (b->n_ops != 2) return UPD_GENERIC;
+    const ir_op *o = b->first;
+    if (o->code != PLUMB_OP_ADD || o->n_operands != 2 || b->last->operands[0] != o->results[0]) return UPD_GENERIC;
+    bool args = (o->operands[0] == b->args[0] && o->operands[1] == b->args[1]) ||
+                (o->operands[0] == b->args[1] && o->operands[1] == b->args[0]);
+    if (!args || o->results[0]->type.dtype != t) return UPD_GENERIC;
+    if (t == PLUMB_F32 || t == PLUMB_F64 || plumb_dtype_is_int(t)) return UPD_ADD;
+    return UPD_GENERIC;
 }
 
 bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const ir_attrs *a = &op->a;
+    uint32_t n = (op->n_operands - 1) / 2;
+    if (n == 0 || op->n_operands != 2 * n + 1 || op->n_results != n || op->n_regions != 1)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "needs N inputs, indices, N updates, N results and one update region");
+    if (n > 32) return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "scatter with %u inputs (at most 32)", n);
+    const plumb_tensor *idx = in[n], *u0 = in[n + 1];
+    int64_t irank = in[0]->rank, urank = u0->rank;
+    for (uint32_t k = 0; k < n; k++) {
+        if (in[k]->rank != irank || memcmp(in[k]->dims, in[0]->dims, (size_t)irank * sizeof(int64_t)) ||
+            in[n + 1 + k]->rank != urank || memcmp(in[n + 1 + k]->dims, u0->dims, (size_t)urank * sizeof(int64_t)) ||
+            out[k]->nbytes != in[k]->nbytes || out[k]->dtype != in[k]->dtype)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "input %u or update %u differs in shape from the first", k, k);
+        if (in[n + 1 + k]->dtype != in[k]->dtype)
+            return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "update %u's element type differs from input %u's", k, k);
+    }
+    if (!list_in_range(&a->update_window_dims, urank) || !list_in_range(&a->inserted_window_dims, irank) ||
+        !list_in_range(&a->input_batching_dims, irank) || !list_in_range(&a->scatter_dims_to_operand_dims, irank) ||
+        !list_in_range(&a->scatter_indices_batching_dims, idx->rank) ||
+        a->input_batching_dims.n != a->scatter_indices_batching_dims.n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "a dimension number is out of range");
+    uint32_t nvec, nb;
+    int64_t ibdims[PLUMB_MAX_RANK];
+    if (!index_shape(x, op, idx, a->index_vector_dim, a->scatter_dims_to_operand_dims.n, &nvec, ibdims, &nb))
+        return false;
+    int64_t window_dims[PLUMB_MAX_RANK];
+    uint32_t nw = 0;
+    for (int64_t d = 0; d < irank; d++)
+        if (!in_list(&a->inserted_window_dims, d) && !in_list(&a->input_batching_dims, d)) window_dims[nw++] = d;
+    if (nw != a->update_window_dims.n || nb + nw != (uint32_t)urank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "updates rank %lld does not equal %u scatter plus %u window dimensions",
+                       (long long)urank, nb, nw);
+    int64_t wext[PLUMB_MAX_RANK];
+    bool is_win[PLUMB_MAX_RANK];
+    for (int64_t d = 0; d < irank; d++) wext[d] = 1;
+    uint32_t bi = 0, wi = 0;
+    for (int64_t d = 0; d < urank; d++) {
+        is_win[d] = in_list(&a->update_window_dims, d);
+        if (is_win[d]) {
+            int64_t id = window_dims[wi++];
+            if (u0->dims[d] > in[0]->dims[id])
+                return rt_fail(x, op, PLUMB_ERR_INVALID, "update window dimension %lld is larger than input dimension %lld",
+                               (long long)d, (long long)id);
+            wext[id] = u0->dims[d];
+        } else if (u0->dims[d] != ibdims[bi++]) {
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "updates dimension %lld does not match the scatter indices", (long long)d);
+        }
+    }
+    for (uint32_t i = 0; i < a->input_batching_dims.n; i++) {
+        int64_t sd = a->scatter_indices_batching_dims.v[i];
+        if (sd == a->index_vector_dim || in[0]->dims[a->input_batching_dims.v[i]] != idx->dims[sd])
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "batching dimension pair %u differs in size", i);
+    }
+    const ir_block *body = &op->regions[0];
+    if (body->n_args != 2 * n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "update region takes %u arguments, expected %u", body->n_args, 2 * n);
+    for (uint32_t k = 0; k < 2 * n; k++)
+        if (body->args[k]->type.dtype != in[k % n]->dtype)
+            return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "update region argument %u has element type %s, expected %s", k,
+                           plumb_dtype_name(body->args[k]->type.dtype), plumb_dtype_name(in[k % n]->dtype));
+    for (uint32_t k = 0; k < n; k++)
+        if (out[k]->nbytes && out[k]->data != in[k]->data) memcpy(out[k]->data, in[k]->data, out[k]->nbytes);
+    upd_kind uk = n == 1 ? recognise_update(body, in[0]->dtype) : UPD_GENERIC;
+
+    uint64_t cur[32], upd[32], rb[32];
+    plumb_tensor targ[64], tres[32];
+    plumb_tensor *args[64], *res[32];
+    for (uint32_t k = 0; k < n; k++) {
+        scalar_view(&targ[k], in[k]->dtype, &cur[k]);
+        scalar_view(&targ[n + k], in[k]->dtype, &upd[k]);
+        scalar_view(&tres[k], in[k]->dtype, &rb[k]);
+        args[k] = &targ[k];
+        args[n + k] = &targ[n + k];
+        res[k] = &tres[k];
+    }
+    uint64_t count = plumb_tensor_numel(u0);
+    int64_t uidx[PLUMB_MAX_RANK], sidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], tidx[PLUMB_MAX_RANK], fstart[PLUMB_MAX_RANK];
+    for (uint64_t u = 0; u < count; u++) {
+        unravel(u, (uint32_t)urank, u0->dims, uidx);
+        uint32_t ns = 0, nwi = 0;
+        int64_t widx[PLUMB_MAX_RANK];
+        for (int64_t d = 0; d < urank; d++) {
+            if (is_win[d]) widx[nwi++] = uidx[d];
+            else sidx[ns++] = uidx[d];
+        }
+        read_start(idx, a->index_vector_dim, sidx, nvec, start);
+        for (int64_t d = 0; d < irank; d++) fstart[d] = 0;
+        for (uint32_t k = 0; k < nvec; k++) {
+            int64_t d = a->scatter_dims_to_operand_dims.v[k], v = start[k];
+            if ((v > 0 && fstart[d] > INT64_MAX - v) || (v < 0 && fstart[d] < INT64_MIN - v))
+                fstart[d] = v > 0 ? INT64_MAX : INT64_MIN;
+            else
+                fstart[d] += v;
+        }
+        for (uint32_t i = 0; i < a->input_batching_dims.n; i++) {
+            int64_t sd = a->scatter_indices_batching_dims.v[i];
+            int64_t d = a->input_batching_dims.v[i], v = sidx[sd < a->index_vector_dim ? sd : sd - 1];
+            fstart[d] = fstart[d] > INT64_MAX - v ? INT64_MAX : fstart[d] + v;
+        }
+        bool inside = true;
+        for (int64_t d = 0; d < irank && inside; d++)
+            if (fstart[d] < 0 || fstart[d] > in[0]->dims[d] - wext[d]) inside = false;
+        if (!inside) continue;
+        for (int64_t d = 0; d < irank; d++) tidx[d] = fstart[d];
+        for (uint32_t w = 0; w < nw; w++) tidx[window_dims[w]] += widx[w];
+        uint64_t t = ravel((uint32_t)irank, in[0]->dims, tidx);
+        if (uk != UPD_GENERIC) {
+            plumb_dtype dt = in[0]->dtype;
+            uint64_t ub = plumb_load_bits(dt, in[n + 1]->data, (size_t)u);
+            if (uk == UPD_ADD) {
+                void *o = out[0]->data;
+                if (dt == PLUMB_F32) ((float *)o)[t] = ((float *)o)[t] + ((const float *)in[n + 1]->data)[u];
+                else if (dt == PLUMB_F64) ((double *)o)[t] = ((double *)o)[t] + ((const double *)in[n + 1]->data)[u];
+                else plumb_store_bits(dt, o, (size_t)t, plumb_load_bits(dt, o, (size_t)t) + ub);
+            } else {
+                plumb_store_bits(dt, out[0]->data, (size_t)t, ub);
+            }
+            continue;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            plumb_dtype dt = in[k]->dtype;
+            cur[k] = upd[k] = 0;
+            plumb_store_bits(dt, &cur[k], 0, plumb_load_bits(dt, out[k]->data, (size_t)t));
+            plumb_store_bits(dt, &upd[k], 0, plumb_load_bits(dt, in[n + 1 + k]->data, (size_t)u));
+        }
+        if (!rt_eval_region(x, body, args, res)) return false;
+        for (uint32_t k = 0; k < n; k++)
+            plumb_store_bits(in[k]->dtype, out[k]->data, (size_t)t, plumb_load_bits(in[k]->dtype, &rb[k], 0));
+    }
+    return true;
+}
+
+/* ---- sort ---------------------------------------------------------------------- */
+
+typedef bool (*less_fn)(void *ud, int64_t i, int64_t j);
+
+/* The reference's bottom-up merge sort, comparison for comparison. */
+static void merge_sort(int64_t *perm, int64_t *tmp, int64_t len, less_fn lt, void *ud, const bool *failed)
+{
+    for (int64_t w = 1; w < len; w *= 2) {
+        for (int64_t lo = 0; lo < len; lo += 2 * w) {
+            int64_t mid = lo + w < len ? lo + w : len;
+            int64_t hi = lo + 2 * w < len ? lo + 2 * w : len;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) tmp[o++] = lt(ud, perm[j], perm[i]) ? perm[j++] : perm[i++];
+            while (i < mid) tmp[o++] = perm[i++];
+            while (j < hi) tmp[o++] = perm[j++];
+        }
+        memcpy(perm, tmp, (size_t)len * sizeof *perm);
+        if (failed && *failed) return;
+        if (w > INT64_MAX / 2) break;
+    }
+}
+
+/* Native comparator: `compare DIR, arg[2p + s], arg[2p + 1 - s]`. */
+typedef struct native_cmp {
+    bool ok;
+    uint32_t operand;     /* p */
+    bool swapped;
+    ir_cmp_dir dir;
+    ir_cmp_type type;
+} native_cmp;
+
+static native_cmp recognise_cmp(const ir_block *b, plumb_tensor *const *in)
+{
+    native_cmp c;
+    memset(&c, 0, sizeof c);
+    if (b->n_ops != 2 || !b->first || b->first->code != PLUMB_OP_COMPARE || !b->last ||
+        b->last->code != PLUMB_OP_RETURN || b->last->n_operands != 1 || b->last->operands[0] != b->first->results[0])
+        return c;
+    const ir_op *o = b->first;
+    for (uint32_t p = 0; 2 * p + 1 < b->n_args; p++) {
+        bool d = o->operands[0] == b->args[2 * p] && o->operands[1] == b->args[2 * p + 1];
+        bool s = o->operands[0] == b->args[2 * p + 1] && o->operands[1] == b->args[2 * p];
+        if (d || s) {
+            c.ok = true;
+            c.operand = p;
+            c.swapped = s;
+            c.dir = o->a.cmp_dir;
+            plumb_dtype t = in[p]->dtype;
+            c.type = o->a.cmp_type != IR_CMP_TYPE_NONE ? o->a.cmp_type
+                   : plumb_dtype_is_float(t) ? IR_CMP_FLOAT
+                   : plumb_dtype_is_signed(t) ? IR_CMP_SIGNED : IR_CMP_UNSIGNED;
+            if (plumb_dtype_is_float(t) != (c.type == IR_CMP_FLOAT || c.type == IR_CMP_TOTALORDER)) c.ok = false;
+            return c;
+        }
+    }
+    return c;
+}
+
+/* totalOrder key of a float, or the ordered key of an integer. */
+static int64_t ordered_key(plumb_dtype t, uint64_t b)
+{
+    unsigned bits = plumb_dtype_get(t)->bits;
+    if (plumb_dtype_is_float(t)) {
+        /* IEEE totalOrder: sign-magnitude to an ordered signed integer */
+        int64_t v = (int64_t)(b << (64 - bits));
+        return v < 0 ? v ^ INT64_MAX : v;
+    }
+    return (int64_t)b;
+}
+
+static bool cmp_apply(ir_cmp_dir dir, int c)   /* c: -1, 0, 1 */
+{
+    switch (dir) {
+    case IR_CMP_EQ: return c == 0;
+    case IR_CMP_NE: return c != 0;
+    case IR_CMP_LT: return c < 0;
+    case IR_CMP_LE: return c <= 0;
+    case IR_CMP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+typedef struct sort_env {
+    rt_exec *x;
+    const ir_op *op;
+    plumb_tensor *const *in;
+    uint32_t n;
+    int64_t base, stride;
+    native_cmp nc;
+    /* generic */
+    uint64_t buf[64];
+    plumb_tensor args[64], resv;
+    plumb_tensor *argp[64];
+    uint64_t rbuf;
+    bool failed;
+} sort_env;
+
+static bool native_less(void *ud, int64_t i, int64_t j)
+{
+    sort_env *e = ud;
+    const plumb_tensor *t = e->in[e->nc.operand];
+    plumb_dtype dt = t->dtype;
+    uint64_t a = plumb_load_bits(dt, t->data, (size_t)(e->base + i * e->stride));
+    uint64_t b = plumb_load_bits(dt, t->data, (size_t)(e->base + j * e->stride));
+    if (e->nc.swapped) { uint64_t s = a; a = b; b = s; }
+    int c;
+    switch (e->nc.type) {
+    case IR_CMP_FLOAT: {
+        double x = plumb_load_f64(dt, &a, 0), y = plumb_load_f64(dt, &b, 0);
+        if (x != x || y != y) return e->nc.dir == IR_CMP_NE;
+        c = x < y ? -1 : x > y ? 1 : 0;
+        break;
+    }
+    case IR_CMP_TOTALORDER: {
+        int64_t x = ordered_key(dt, a), y = ordered_key(dt, b);
+        c = x < y ? -1 : x > y ? 1 : 0;
+        break;
+    }
+    case IR_CMP_SIGNED: {
+        int64_t x = plumb_load_i64(dt, &a, 0), y = plumb_load_i64(dt, &b, 0);
+        c = x < y ? -1 : x > y ? 1 : 0;
+        break;
+    }
+    default: {
+        uint64_t x = plumb_load_u64(dt, &a, 0), y = plumb_load_u64(dt, &b, 0);
+        c = x < y ? -1 : x > y ? 1 : 0;
+        break;
+    }
+    }
+    return cmp_apply(e->nc.dir, c);
+}
+
+static bool generic_less(void *ud, int64_t i, int64_t j)
+{
+    sort_env *e = ud;
+    if (e->failed) return false;
+    for (uint32_t k = 0; k < e->n; k++) {
+        plumb_dtype dt = e->in[k]->dtype;
+        e->buf[2 * k] = e->buf[2 * k + 1] = 0;
+        plumb_store_bits(dt, &e->buf[2 * k], 0, plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + i * e->stride)));
+        plumb_store_bits(dt, &e->buf[2 * k + 1], 0, plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + j * e->stride)));
+    }
+    plumb_tensor *r = &e->resv;
+    if (!rt_eval_region(e->x, &e->op->regions[0], e->argp, &r)) {
+        e->failed = true;
+        return false;
+    }
+    return (e->rbuf & 1) != 0;
+}
+
+typedef struct sort_job {
+    sort_env proto;
+    plumb_tensor *const *out;
+    int64_t len;
+    int64_t *perm;   /* per chunk: 2 * len */
+} sort_job;
+
+static void sort_slices(sort_job *j, sort_env *e, int64_t *perm, uint64_t begin, uint64_t end)
+{
+    int64_t len = j->len, stride = e->stride, *tmp = perm + len;
+    for (uint64_t s = begin; s < end && !e->failed; s++) {
+        int64_t outer = (int64_t)(s / (uint64_t)stride), inner = (int64_t)(s % (uint64_t)stride);
+        e->base = outer * len * stride + inner;
+        for (int64_t p = 0; p < len; p++) perm[p] = p;
+        merge_sort(perm, tmp, len, e->nc.ok ? native_less : generic_less, e, &e->failed);
+        if (e->failed) return;
+        for (uint32_t k = 0; k < e->n; k++) {
+            plumb_dtype dt = e->in[k]->dtype;
+            for (int64_t p = 0; p < len; p++)
+                plumb_store_bits(dt, j->out[k]->data, (size_t)(e->base + p * stride),
+                                 plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + perm[p] * stride)));
+        }
+    }
+}
+
+static void sort_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    sort_job *j = ctx;
+    sort_env e = j->proto;
+    sort_slices(j, &e, j->perm + (size_t)chunk * 2 * (size_t)j->len, begin, end);
 }
 
 bool rt_op_SORT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    uint32_t n = op->n_operands;
+    if (n == 0 || op->n_results != n || op->n_regions != 1)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "sort needs N operands, N results and a comparator");
+    if (n > 32) return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "sort with %u operands (at most 32)", n);
+    const plumb_tensor *x0 = in[0];
+    int64_t rank = x0->rank, dim = op->a.dimension;
+    if (dim < 0) dim += rank;
+    if (rank == 0 || dim < 0 || dim >= rank)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "sort dimension %lld is out of range for rank %lld",
+                       (long long)op->a.dimension, (long long)rank);
+    const ir_block *body = &op->regions[0];
+    if (body->n_args != 2 * n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "comparator takes %u arguments, expected %u", body->n_args, 2 * n);
+    for (uint32_t k = 0; k < n; k++) {
+        if (in[k]->rank != x0->rank || memcmp(in[k]->dims, x0->dims, (size_t)rank * sizeof(int64_t)) ||
+            out[k]->dtype != in[k]->dtype || out[k]->nbytes != in[k]->nbytes)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "operand %u differs in shape from operand 0", k);
+        if (body->args[2 * k]->type.dtype != in[k]->dtype || body->args[2 * k + 1]->type.dtype != in[k]->dtype)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "comparator arguments %u and %u must have operand %u's element type",
+                           2 * k, 2 * k + 1, k);
+    }
+    int64_t len = x0->dims[dim], stride = 1;
+    for (int64_t d = dim + 1; d < rank; d++) stride *= x0->dims[d];
+    uint64_t total = plumb_tensor_numel(x0);
+    if (total == 0 || len == 0) return true;
+    uint64_t slices = total / (uint64_t)len;
+    sort_job j;
+    memset(&j, 0, sizeof j);
+    j.out = out;
+    j.len = len;
+    sort_env *e = &j.proto;
+    e->x = x;
+    e->op = op;
+    e->in = in;
+    e->n = n;
+    e->stride = stride;
+    e->nc = recognise_cmp(body, in);
+    uint32_t chunks = e->nc.ok ? rt_parallel_chunks(x, slices, 1) : 1;
+    uint64_t bytes;
+    if (plumb_mul_overflow_u64((uint64_t)len, 2 * sizeof(int64_t) * (chunks ? chunks : 1), &bytes) || bytes > SIZE_MAX)
+        return rt_fail(x, op, PLUMB_ERR_LIMIT, "scratch for slices of %lld elements is too large", (long long)len);
+    j.perm = rt_scratch(x, op, (size_t)bytes);
+    if (!j.perm) return false;
+    if (e->nc.ok) {
+        rt_parallel_for(x, slices, 1, sort_range, &j);
+        return true;
+    }
+    for (uint32_t k = 0; k < 2 * n; k++) {
+        scalar_view(&e->args[k], in[k / 2]->dtype, &e->buf[k]);
+        e->argp[k] = &e->args[k];
+    }
+    scalar_view(&e->resv, PLUMB_I1, &e->rbuf);
+    sort_slices(&j, e, j.perm, 0, slices);
+    return !e->failed;
+}
+
+/* ---- top_k ---------------------------------------------------------------------- */
+
+static uint64_t topk_key(plumb_dtype t, const void *data, size_t i)
+{
+    uint64_t b = plumb_load_bits(t, data, i);
+    unsigned bits = plumb_dtype_get(t)->bits;
+    uint64_t sign = 1ull << (bits - 1);
+    uint64_t mask = bits == 64 ? ~0ull : (sign << 1) - 1;
+    if (plumb_dtype_is_float(t)) return (b & sign) ? (~b & mask) : (b | sign);
+    if (plumb_dtype_is_signed(t)) return (b ^ sign) & mask;
+    return b;
+}
+
+typedef struct topk_job {
+    const plumb_tensor *x;
+    plumb_tensor *vals, *idx;
+    int64_t len, k;
+    int64_t *perm;      /* per chunk: 2 * len indices */
+    uint64_t *keys;     /* per chunk: len keys */
+} topk_job;
+
+typedef struct topk_env {
+    const uint64_t *keys;
+} topk_env;
+
+static bool topk_first(void *ud, int64_t i, int64_t j)
+{
+    const topk_env *e = ud;
+    return e->keys[i] > e->keys[j];
+}
+
+static void topk_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    topk_job *j = ctx;
+    int64_t len = j->len, k = j->k;
+    int64_t *perm = j->perm + (size_t)chunk * 2 * (size_t)len, *tmp = perm + len;
+    uint64_t *keys = j->keys + (size_t)chunk * (size_t)len;
+    plumb_dtype t = j->x->dtype;
+    topk_env e = {keys};
+    for (uint64_t r = begin; r < end; r++) {
+        int64_t base = (int64_t)r * len;
+        for (int64_t p = 0; p < len; p++) {
+            perm[p] = p;
+            keys[p] = topk_key(t, j->x->data, (size_t)(base + p));
+        }
+        /* keys are a strict weak order and the sort is stable, so the
+         * result is the unique one: descending, ties by lower index */
+        merge_sort(perm, tmp, len, topk_first, &e, NULL);
+        for (int64_t p = 0; p < k; p++) {
+            plumb_store_bits(t, j->vals->data, (size_t)((int64_t)r * k + p),
+                             plumb_load_bits(t, j->x->data, (size_t)(base + perm[p])));
+            plumb_store_bits(PLUMB_I32, j->idx->data, (size_t)((int64_t)r * k + p), (uint64_t)perm[p]);
+        }
+    }
 }
 
 bool rt_op_TOP_K(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_tensor *xt = in[0];
+    plumb_tensor *vals = out[0], *idx = out[1];
+    if (xt->rank == 0) return rt_fail(x, op, PLUMB_ERR_INVALID, "operand must have rank >= 1");
+    if (plumb_dtype_is_bool(xt->dtype)) return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "top_k of i1 values");
+    int64_t len = xt->dims[xt->rank - 1], k = op->a.k;
+    if (k < 0 || k > len)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "k = %lld is outside 0..%lld", (long long)k, (long long)len);
+    if (vals->dtype != xt->dtype || idx->dtype != PLUMB_I32 || vals->rank != xt->rank || idx->rank != xt->rank ||
+        vals->dims[xt->rank - 1] != k || idx->dims[xt->rank - 1] != k ||
+        memcmp(vals->dims, xt->dims, (xt->rank - 1) * sizeof(int64_t)) ||
+        memcmp(idx->dims, xt->dims, (xt->rank - 1) * sizeof(int64_t)))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "results must be the operand's shape with k as last dimension, and i32 indices");
+    if (len > INT32_MAX)
+        return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "last dimension %lld does not fit i32 indices", (long long)len);
+    uint64_t total = plumb_tensor_numel(xt);
+    if (total == 0 || len == 0 || k == 0) return true;
+    uint64_t rows = total / (uint64_t)len;
+    uint32_t chunks = rt_parallel_chunks(x, rows, 1);
+    if (chunks == 0) chunks = 1;
+    topk_job j = {xt, vals, idx, len, k, NULL, NULL};
+    uint64_t pb, kb;
+    if (plumb_mul_overflow_u64((uint64_t)len, 2 * sizeof(int64_t) * chunks, &pb) ||
+        plumb_mul_overflow_u64((uint64_t)len, sizeof(uint64_t) * chunks, &kb) || pb > SIZE_MAX || kb > SIZE_MAX)
+        return rt_fail(x, op, PLUMB_ERR_LIMIT, "scratch for rows of %lld elements is too large", (long long)len);
+    j.perm = rt_scratch(x, op, (size_t)pb);
+    if (!j.perm) return false;
+    j.keys = rt_scratch(x, op, (size_t)kb);
+    if (!j.keys) return false;
+    rt_parallel_for(x, rows, 1, topk_range, &j);
+    return true;
 }
-

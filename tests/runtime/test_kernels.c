@@ -599,6 +599,137 @@ static void test_movement_multi(void **state)
     plumb_tensor_free(in[1]);
 }
 
+/* ---- indexing and rng ------------------------------------------------------------- */
+
+/* gather with clamped starts, collapsed and batching dims: bit for bit. */
+static void test_gather(void **state)
+{
+    (void)state;
+    const char *g1 =
+        "func.func @main(%x: tensor<7x9xf32>, %i: tensor<40x1xi32>) -> tensor<40x3xf32> {\n"
+        "  %g = \"stablehlo.gather\"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>}> : (tensor<7x9xf32>, tensor<40x1xi32>) -> tensor<40x3xf32>\n"
+        "  func.return %g : tensor<40x3xf32>\n}\n";
+    int64_t dx[2] = {7, 9}, di[2] = {40, 1};
+    plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_F32, 2, dx, true), rt_rand_tensor(PLUMB_I32, 2, di, false)};
+    for (int i = 0; i < 40; i++) plumb_store_bits(PLUMB_I32, in[1]->data, (size_t)i, (uint64_t)(int64_t)(i - 10));
+    rt_check_exact(g1, in, 2);
+    const char *g2 =
+        "func.func @main(%x: tensor<3x5xf64>, %i: tensor<3x1xi64>) -> tensor<3xf64> {\n"
+        "  %g = \"stablehlo.gather\"(%x, %i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>}> : (tensor<3x5xf64>, tensor<3x1xi64>) -> tensor<3xf64>\n"
+        "  func.return %g : tensor<3xf64>\n}\n";
+    int64_t dx2[2] = {3, 5}, di2[2] = {3, 1};
+    plumb_tensor *in2[2] = {rt_rand_tensor(PLUMB_F64, 2, dx2, true), rt_rand_tensor(PLUMB_I64, 2, di2, false)};
+    rt_check_exact(g2, in2, 2);
+    for (int k = 0; k < 2; k++) {
+        plumb_tensor_free(in[k]);
+        plumb_tensor_free(in2[k]);
+    }
+}
+
+/* scatter: replace and add bodies (fast paths) and a max body (generic),
+ * out-of-range windows skipped, duplicate indices applied in order. */
+static void test_scatter(void **state)
+{
+    (void)state;
+    const char *bodies[3] = {
+        "      stablehlo.return %b : tensor<f32>\n",
+        "      %s = stablehlo.add %a, %b : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n",
+        "      %s = stablehlo.maximum %b, %a : tensor<f32>\n      stablehlo.return %s : tensor<f32>\n",
+    };
+    int64_t dx[2] = {6, 4}, di[2] = {30, 1}, du[2] = {30, 4};
+    plumb_tensor *in[3] = {rt_rand_tensor(PLUMB_F32, 2, dx, true), rt_rand_tensor(PLUMB_I32, 2, di, false),
+                           rt_rand_tensor(PLUMB_F32, 2, du, true)};
+    for (int i = 0; i < 30; i++) plumb_store_bits(PLUMB_I32, in[1]->data, (size_t)i, (uint64_t)(int64_t)(i % 9 - 1));
+    for (int b = 0; b < 3; b++) {
+        char src[4096];
+        snprintf(src, sizeof src,
+                 "func.func @main(%%x: tensor<6x4xf32>, %%i: tensor<30x1xi32>, %%u: tensor<30x4xf32>) -> tensor<6x4xf32> {\n"
+                 "  %%r = \"stablehlo.scatter\"(%%x, %%i, %%u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+                 "    ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n%s"
+                 "    }) : (tensor<6x4xf32>, tensor<30x1xi32>, tensor<30x4xf32>) -> tensor<6x4xf32>\n"
+                 "  func.return %%r : tensor<6x4xf32>\n}\n",
+                 bodies[b]);
+        rt_check_exact_nan(src, in, 3);
+    }
+    for (int k = 0; k < 3; k++) plumb_tensor_free(in[k]);
+}
+
+/* sort: a recognised comparator (native, parallel over slices) on floats
+ * with NaNs and ties, a two-key generic comparator, along inner and outer
+ * dimensions; top_k with NaNs, infinities and ties. */
+static void test_sort_topk(void **state)
+{
+    (void)state;
+    int64_t d[2] = {5, 37};
+    plumb_tensor *k = rt_rand_tensor(PLUMB_F32, 2, d, false), *v = rt_rand_tensor(PLUMB_I32, 2, d, false);
+    for (int i = 0; i < 185; i += 7) plumb_store_bits(PLUMB_F32, k->data, (size_t)i, 0x3F800000);
+    plumb_store_bits(PLUMB_F32, k->data, 3, 0x7FC00000);
+    plumb_store_bits(PLUMB_F32, k->data, 40, 0xFFC00000);
+    plumb_store_bits(PLUMB_F32, k->data, 41, plumb_f32_bits(-0.0f));
+    plumb_store_bits(PLUMB_F32, k->data, 42, plumb_f32_bits(0.0f));
+    const char *dirs[3] = {"LT", "GT", "LT"};
+    const char *types[3] = {"FLOAT", "FLOAT", "TOTALORDER"};
+    for (int dim = 0; dim < 2; dim++)
+        for (int c = 0; c < 3; c++) {
+            char src[4096];
+            snprintf(src, sizeof src,
+                     "func.func @main(%%k: tensor<5x37xf32>, %%v: tensor<5x37xi32>) -> (tensor<5x37xf32>, tensor<5x37xi32>) {\n"
+                     "  %%s:2 = \"stablehlo.sort\"(%%k, %%v) <{dimension = %d : i64, is_stable = true}> ({\n"
+                     "    ^bb0(%%a: tensor<f32>, %%b: tensor<f32>, %%c: tensor<i32>, %%e: tensor<i32>):\n"
+                     "      %%lt = stablehlo.compare  %s, %%a, %%b,  %s : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+                     "      stablehlo.return %%lt : tensor<i1>\n"
+                     "    }) : (tensor<5x37xf32>, tensor<5x37xi32>) -> (tensor<5x37xf32>, tensor<5x37xi32>)\n"
+                     "  func.return %%s#0, %%s#1 : tensor<5x37xf32>, tensor<5x37xi32>\n}\n",
+                     dim, dirs[c], types[c]);
+            plumb_tensor *in[2] = {k, v};
+            rt_check_exact(src, in, 2);
+        }
+    const char *two =
+        "func.func @main(%k: tensor<5x37xf32>, %v: tensor<5x37xi32>) -> (tensor<5x37xf32>, tensor<5x37xi32>) {\n"
+        "  %s:2 = \"stablehlo.sort\"(%k, %v) <{dimension = 1 : i64, is_stable = true}> ({\n"
+        "    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %e: tensor<i32>):\n"
+        "      %lt = stablehlo.compare  GT, %c, %e,  SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "      stablehlo.return %lt : tensor<i1>\n"
+        "    }) : (tensor<5x37xf32>, tensor<5x37xi32>) -> (tensor<5x37xf32>, tensor<5x37xi32>)\n"
+        "  func.return %s#0, %s#1 : tensor<5x37xf32>, tensor<5x37xi32>\n}\n";
+    plumb_tensor *in[2] = {k, v};
+    rt_check_exact(two, in, 2);
+    const char *tk =
+        "func.func @main(%k: tensor<5x37xf32>) -> (tensor<5x6xf32>, tensor<5x6xi32>) {\n"
+        "  %v, %i = chlo.top_k(%k, k = 6) : tensor<5x37xf32> -> (tensor<5x6xf32>, tensor<5x6xi32>)\n"
+        "  func.return %v, %i : tensor<5x6xf32>, tensor<5x6xi32>\n}\n";
+    rt_check_exact(tk, in, 1);
+    plumb_tensor_free(k);
+    plumb_tensor_free(v);
+}
+
+/* rng_bit_generator: both algorithms, 32- and 64-bit outputs, odd shapes,
+ * 2- and 3-word Philox states with a carry into the high word. */
+static void test_rng(void **state)
+{
+    (void)state;
+    const char *cases[][3] = {
+        {"THREE_FRY", "2", "tensor<3x5xui32>"}, {"THREE_FRY", "2", "tensor<7xui64>"},
+        {"THREE_FRY", "2", "tensor<4x6xui32>"}, {"PHILOX", "3", "tensor<9x7xui32>"},
+        {"PHILOX", "2", "tensor<11xui64>"},    {"PHILOX", "3", "tensor<3x3xui8>"},
+        {"DEFAULT", "2", "tensor<5000xui32>"}, {"THREE_FRY", "2", "tensor<0xui32>"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "func.func @main(%%s: tensor<%sxui64>) -> (tensor<%sxui64>, %s) {\n"
+                 "  %%o, %%v = stablehlo.rng_bit_generator %%s, algorithm = %s : (tensor<%sxui64>) -> (tensor<%sxui64>, %s)\n"
+                 "  func.return %%o, %%v : tensor<%sxui64>, %s\n}\n",
+                 cases[c][1], cases[c][1], cases[c][2], cases[c][0], cases[c][1], cases[c][1], cases[c][2], cases[c][1],
+                 cases[c][2]);
+        int64_t ds[1] = {cases[c][1][0] - '0'};
+        plumb_tensor *in[1] = {rt_rand_tensor(PLUMB_UI64, 1, ds, false)};
+        if (ds[0] == 3) plumb_store_bits(PLUMB_UI64, in[0]->data, 1, ~0ull - 2);
+        rt_check_exact(src, in, 1);
+        plumb_tensor_free(in[0]);
+    }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -616,6 +747,10 @@ int main(void)
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_movement_misc),
         cmocka_unit_test(test_movement_multi),
+        cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_sort_topk),
+        cmocka_unit_test(test_rng),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
