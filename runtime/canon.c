@@ -85,9 +85,29 @@ static void put(rt_canon *c, const void *p, size_t n)
     }
 }
 
-static void put_u32(rt_canon *c, uint32_t v) { put(c, &v, 4); }
-static void put_i64(rt_canon *c, int64_t v) { put(c, &v, 8); }
-static void put_u64(rt_canon *c, uint64_t v) { put(c, &v, 8); }
+/* Fixed-size appends inline to a store: the serialization runs on every
+ * lookup, so a cache hit costs about as much as these. */
+static inline void put_u32(rt_canon *c, uint32_t v)
+{
+    if (c->len + 4 <= c->cap) {
+        memcpy(c->bytes + c->len, &v, 4);
+        c->len += 4;
+    } else {
+        put(c, &v, 4);
+    }
+}
+
+static inline void put_i64(rt_canon *c, int64_t v)
+{
+    if (c->len + 8 <= c->cap) {
+        memcpy(c->bytes + c->len, &v, 8);
+        c->len += 8;
+    } else {
+        put(c, &v, 8);
+    }
+}
+
+static void put_u64(rt_canon *c, uint64_t v) { put_i64(c, (int64_t)v); }
 
 static void put_type(rt_canon *c, const ir_type *t)
 {
@@ -160,7 +180,7 @@ static bool add_val(rt_canon *c, uint32_t node)
 typedef struct ser {
     rt_canon *c;
     const ir_module *m;
-    uint32_t *num;           /* per value id: local number + 1, 0 = not yet numbered */
+    uint32_t *num;           /* per value id: local number + 1, 0 = not yet numbered (rt_canon.num) */
     uint32_t n_ids;
     uint32_t next_local;     /* next local number in the current function */
     uint32_t vbase;
@@ -187,12 +207,15 @@ static uint32_t func_index(ser *s, const ir_func *f)
         if (s->funcs[i] == f)
             return i;
     if (s->n_funcs == s->cap_funcs) {
-        uint32_t ncap = s->cap_funcs ? s->cap_funcs * 2 : 8;
-        const ir_func **nf = plumb_realloc(s->funcs, (size_t)s->cap_funcs * sizeof *nf, (size_t)ncap * sizeof *nf);
+        uint32_t ncap = s->cap_funcs * 2;
+        const ir_func **nf = plumb_malloc((size_t)ncap * sizeof *nf);
         if (!nf) {
             s->c->failed = true;
             return 0;
         }
+        memcpy(nf, s->funcs, (size_t)s->n_funcs * sizeof *nf);
+        if (s->cap_funcs > 8)   /* the first 8 live on the caller's stack */
+            plumb_free(s->funcs, (size_t)s->cap_funcs * sizeof *s->funcs);
         s->funcs = nf;
         s->cap_funcs = ncap;
     }
@@ -422,7 +445,7 @@ static void ser_func(ser *s, const ir_func *f)
     nd->func = s->func;
     nd->vbase = s->vbase = c->n_vals;
     nd->loc = f->loc;
-    nd->name = f->name;
+    nd->name = NULL;   /* the module may be freed while the serialization is cached */
     s->next_local = 0;
     put_u32(c, RT_NODE_FUNC);
     nd->off[RT_F_TYPES] = c->len;
@@ -458,7 +481,12 @@ static void put_trailer(rt_canon *c, const rt_key_ctx *kc)
 bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
                     plumb_diag *d)
 {
-    memset(c, 0, sizeof *c);
+    /* Buffers of a previous build are reused: a cache hit then allocates
+     * nothing (the hit path is part of every call through the cache). */
+    c->len = 0;
+    c->n_nodes = 0;
+    c->n_vals = 0;
+    c->failed = false;
     plumb_loc none = {0, 0};
     ser s;
     memset(&s, 0, sizeof s);
@@ -466,8 +494,21 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
     s.m = m;
     s.d = d;
     s.n_ids = m->next_value_id;
-    if (s.n_ids && !(s.num = plumb_calloc(s.n_ids, sizeof *s.num)))
-        c->failed = true;
+    if (s.n_ids > c->cap_num) {
+        if (c->num)
+            plumb_free(c->num, (size_t)c->cap_num * sizeof *c->num);
+        c->cap_num = 0;
+        if (!(c->num = plumb_malloc((size_t)s.n_ids * sizeof *c->num)))
+            c->failed = true;
+        else
+            c->cap_num = s.n_ids;
+    }
+    s.num = c->num;
+    if (s.num && s.n_ids)
+        memset(s.num, 0, (size_t)s.n_ids * sizeof *s.num);
+    const ir_func *first[8];
+    s.funcs = first;
+    s.cap_funcs = 8;
     if (!c->failed)
         func_index(&s, entry);
     for (uint32_t i = 0; i < s.n_funcs && !c->failed && !s.bad; i++) {
@@ -476,11 +517,13 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
     }
     if (!c->failed && !s.bad)
         put_trailer(c, kc);
-    if (m->filename && !c->failed && !(c->file = plumb_strndup(m->filename, strlen(m->filename))))
+    if (c->file && (!m->filename || strcmp(c->file, m->filename) != 0)) {
+        plumb_free(c->file, strlen(c->file) + 1);
+        c->file = NULL;
+    }
+    if (m->filename && !c->file && !c->failed && !(c->file = plumb_strndup(m->filename, strlen(m->filename))))
         c->failed = true;
-    if (s.num)
-        plumb_free(s.num, (size_t)s.n_ids * sizeof *s.num);
-    if (s.funcs)
+    if (s.funcs != first)
         plumb_free(s.funcs, (size_t)s.cap_funcs * sizeof *s.funcs);
     if (c->failed || s.bad) {
         if (c->failed)
@@ -506,6 +549,8 @@ void rt_canon_free(rt_canon *c)
         plumb_free(c->val_node, (size_t)c->cap_vals * sizeof *c->val_node);
     if (c->file)
         plumb_free(c->file, strlen(c->file) + 1);
+    if (c->num)
+        plumb_free(c->num, (size_t)c->cap_num * sizeof *c->num);
     memset(c, 0, sizeof *c);
 }
 

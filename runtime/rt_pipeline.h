@@ -86,6 +86,8 @@ typedef struct rt_canon {
     uint32_t *val_node;        /* per canonical value (vbase + local): defining node, UINT32_MAX = argument */
     uint32_t n_vals, cap_vals;
     char *file;                /* the module's filename when serialized, or NULL */
+    uint32_t *num;             /* scratch: canonical number per value id, kept between builds */
+    uint32_t cap_num;
     bool failed;               /* out of memory */
 } rt_canon;
 
@@ -95,6 +97,8 @@ typedef struct rt_key_ctx {
     uint32_t opt_level;
 } rt_key_ctx;
 
+/* c must be zeroed or hold an earlier build (whose buffers are reused). On
+ * failure c is freed (zeroed). */
 bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
                     plumb_diag *d);
 void rt_canon_free(rt_canon *c);

@@ -48,6 +48,7 @@ struct plumb_runtime {
     char line[2048];
     char json[4096];
     bool has_explanation;
+    rt_canon scratch;          /* lookups serialize here; moved into the cache on a miss */
 };
 
 static double now_s(void)
@@ -183,6 +184,7 @@ void plumb_runtime_destroy(plumb_runtime *rt)
     }
     if (rt->entries)
         plumb_free(rt->entries, (size_t)rt->cap_entries * sizeof *rt->entries);
+    rt_canon_free(&rt->scratch);
     rt_pool_free(rt->pool);
     if (rt->cache_dir)
         plumb_free(rt->cache_dir, strlen(rt->cache_dir) + 1);
@@ -246,6 +248,7 @@ bool plumb_runtime_key(const plumb_runtime *rt, const ir_module *m, const char *
         return false;
     rt_key_ctx kc = key_ctx(rt);
     rt_canon c;
+    memset(&c, 0, sizeof c);
     if (!rt_canon_build(&c, m, f, &kc, d))
         return false;
     rt_canon_key(&c, key);
@@ -298,31 +301,39 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     if (!f)
         return NULL;
     rt_key_ctx kc = key_ctx(rt);
-    rt_cached *c = plumb_calloc(1, sizeof *c);
-    if (!c) {
-        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
+    rt_canon *now = &rt->scratch;
+    if (!rt_canon_build(now, m, f, &kc, d))
         return NULL;
-    }
-    if (!rt_canon_build(&c->canon, m, f, &kc, d)) {
-        plumb_free(c, sizeof *c);
-        return NULL;
-    }
-    rt_canon_key(&c->canon, c->key);
+    uint64_t key[2];
+    rt_canon_key(now, key);
     rt_entry *e = get_entry(rt, f->name);
     if (!e) {
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
-        cached_free(c);
         return NULL;
     }
     for (uint32_t i = 0; i < e->n_progs; i++) {
         rt_cached *h = e->progs[i];
-        if (h->key[0] == c->key[0] && h->key[1] == c->key[1] && rt_canon_equal(&h->canon, &c->canon)) {
-            cached_free(c);
+        if (h->key[0] == key[0] && h->key[1] == key[1] && rt_canon_equal(&h->canon, now)) {
             e->st.cache_hits++;
             rt->st.cache_hits++;
             return &h->ex;
         }
     }
+    rt_cached *c = plumb_calloc(1, sizeof *c);
+    if (!c) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory caching the program of @%s", f->name);
+        return NULL;
+    }
+    /* The serialization moves into the cache; its numbering scratch stays. */
+    c->canon = *now;
+    c->canon.num = NULL;
+    c->canon.cap_num = 0;
+    uint32_t *num = now->num, cap_num = now->cap_num;
+    memset(now, 0, sizeof *now);
+    now->num = num;
+    now->cap_num = cap_num;
+    c->key[0] = key[0];
+    c->key[1] = key[1];
     uint32_t number = e->compiled + 1;
     rt->has_explanation = false;
     if (e->n_progs) {

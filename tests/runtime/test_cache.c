@@ -574,6 +574,7 @@ static void concurrent_writers_never_expose_half_entries(void **state)
         assert_int_equal(pthread_create(&t[i], NULL, writer, &w[i]), 0);
     plumb_runtime *probe = rt_new(1, 2, NULL);
     rt_canon c;
+    memset(&c, 0, sizeof c);
     plumb_diag d = {.code = PLUMB_OK};
     rt_key_ctx kc = {rt_cpu_best_isa(), 2};
     assert_true(rt_canon_build(&c, m, ir_module_find_func(m, "main"), &kc, &d));
