@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plumb/checkcmp.h"
 #include "conf.h"
 #include "plumb/ref.h"
 
@@ -27,20 +28,6 @@ static bool bits_is_subnormal(plumb_dtype t, uint64_t b) { return (b & exp_mask(
 static bool bits_is_special(plumb_dtype t, uint64_t b)
 {
     return bits_is_nan(t, b) || bits_is_inf(t, b) || bits_is_zero(t, b) || bits_is_subnormal(t, b);
-}
-
-/* Position of a finite value on the line of representable numbers, so that
- * the difference of two positions is their distance in ULPs. */
-static int64_t ordinal(plumb_dtype t, uint64_t b)
-{
-    uint64_t mag = b & ~sign_mask(t);
-    return (b & sign_mask(t)) ? -(int64_t)mag : (int64_t)mag;
-}
-
-uint64_t conf_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b)
-{
-    int64_t d = ordinal(t, a) - ordinal(t, b);
-    return d < 0 ? (uint64_t)(-d) : (uint64_t)d;
 }
 
 double conf_unit_roundoff(plumb_dtype t)
@@ -279,7 +266,7 @@ static void check_exact(const plumb_tensor *g, const plumb_tensor *w, const plum
             snprintf(what, sizeof what, "subnormal result flushed to zero, but the backend does not declare flush-to-zero");
         else if (plumb_dtype_is_float(t) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb))
             snprintf(what, sizeof what, "error %llu ulp, bound 0 ulp (exact class)",
-                     (unsigned long long)conf_ulp_distance(t, gb, wb));
+                     (unsigned long long)plumb_ulp_distance(t, gb, wb));
         else if (plumb_dtype_is_float(t) && bits_is_nan(t, gb) && bits_is_nan(t, wb))
             snprintf(what, sizeof what, "NaN payload differs; the op only moves data (exact class)");
         else
@@ -309,7 +296,7 @@ static void check_ulp(plumb_opcode op, const plumb_tensor *g, const plumb_tensor
                 uint64_t fb = plumb_load_bits(t, wf->data, i);
                 if (exact_equal(t, gb, fb, false) || ftz_equal(t, gb, fb)) continue;
                 if (!bits_is_special(t, fb) && !bits_is_special(t, gb) &&
-                    conf_ulp_distance(t, gb, fb) <= bound)
+                    plumb_ulp_distance(t, gb, fb) <= bound)
                     ftz_ok = true;
             }
         }
@@ -320,7 +307,7 @@ static void check_ulp(plumb_opcode op, const plumb_tensor *g, const plumb_tensor
                                       : "special value (NaN, infinity, zero or subnormal) must match exactly");
             continue;
         }
-        uint64_t dist = conf_ulp_distance(t, gb, wb);
+        uint64_t dist = plumb_ulp_distance(t, gb, wb);
         if (ftz_ok) continue;
         double budget = bound ? (double)dist / (double)bound : CONF_BUDGET_MISMATCH;
         char what[160];

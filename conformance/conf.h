@@ -90,8 +90,6 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
 #define CONF_STAT_MISMATCH_SIGMAS 4.0
 #define CONF_STAT_MISMATCH_SLACK 4.0
 
-/* Distance in ULPs between two finite values of float type t (bit patterns). */
-uint64_t conf_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b);
 /* Unit roundoff 2^-(p) of float type t (p = fraction bits + 1); 0 otherwise. */
 double conf_unit_roundoff(plumb_dtype t);
 /* Higham's gamma(k) = k*u / (1 - k*u); infinity when k*u >= 1. */

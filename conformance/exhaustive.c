@@ -11,6 +11,7 @@
 
 #include "conf.h"
 #include "plumb/backend.h"
+#include "plumb/checkcmp.h"
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
 
@@ -175,7 +176,7 @@ static void compare_chunk(sweep *s, const plumb_tensor *x, const plumb_tensor *g
             ulps = INFINITY;
             over = true;
         } else {
-            ulps = (double)conf_ulp_distance(t, g, w);
+            ulps = (double)plumb_ulp_distance(t, g, w);
             over = ulps > s->bound;
         }
         if (over) loc->over_bound++;

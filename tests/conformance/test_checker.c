@@ -12,6 +12,7 @@
 
 #include "../../conformance/conf.h"
 #include "plumb/ref.h"
+#include "plumb/checkcmp.h"
 
 static plumb_ref_result ref_outputs(const conf_case *c)
 {
@@ -279,8 +280,8 @@ static void test_helpers(void **state)
     double u = ldexp(1.0, -24);
     assert_true(conf_gamma(3, u) == 3 * u / (1 - 3 * u));
     assert_true(isinf(conf_gamma(1u << 24, u)));
-    assert_int_equal(conf_ulp_distance(PLUMB_F32, 0x3F800000u, 0x3F800002u), 2);
-    assert_int_equal(conf_ulp_distance(PLUMB_F32, 0x00000001u, 0x80000001u), 2); /* across zero */
+    assert_int_equal(plumb_ulp_distance(PLUMB_F32, 0x3F800000u, 0x3F800002u), 2);
+    assert_int_equal(plumb_ulp_distance(PLUMB_F32, 0x00000001u, 0x80000001u), 2); /* across zero */
 }
 
 int main(void)
