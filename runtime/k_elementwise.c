@@ -1,278 +1,896 @@
-/* Temporary: kernels being written. */
+/* Runtime kernels of the elementwise ops (docs/spec/elementwise.md states
+ * the semantics; docs/runtime-math.md the numerics of the fast paths).
+ *
+ * One element engine (ew_run) serves both the whole-tensor kernels
+ * rt_op_<OP> (split over the thread pool with rt_parallel_for; every
+ * element is computed independently, so the split never changes a bit) and
+ * the fused executor's rt_ew_tile, so the two agree bit for bit.
+ *
+ * Fast paths: f32 add/subtract/multiply/divide/maximum/minimum/select and
+ * the f32 transcendentals (runtime/math_*.c) are vectorized per ISA; f16
+ * and bf16 transcendentals run the f32 function on the exactly widened
+ * operand and round its result once to the narrow type (the f32 result is
+ * within the f32 bound, far below half a narrow ULP, so the narrow result
+ * is within 1 ULP). f64 transcendentals use the C library's long double
+ * functions (64-bit significand) and one rounding to double. Everything
+ * else works on bit patterns element by element, with integer arithmetic
+ * in uint64_t modulo 2^64 (never signed overflow). */
+#include <math.h>
+#include <string.h>
+
 #include "rt_internal.h"
 
-bool rt_op_ABS(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+#define EW_GRAIN 16384u   /* elements per parallel chunk at least */
+#define EW_BLOCK 256u     /* f16/bf16 elements widened to f32 at a time */
+
+typedef struct ew {
+    const ir_op *op;
+    plumb_opcode code;
+    plumb_isa isa;
+    plumb_dtype t;          /* element type of the primary operand */
+    plumb_dtype rt;         /* element type of the result */
+    uint32_t n_in;
+    const uint8_t *in[3];
+    plumb_dtype in_t[3];
+    bool bc[3];             /* operand is one element for the whole tensor */
+    uint8_t *out;
+} ew;
+
+/* ---- bit helpers ------------------------------------------------------------ */
+
+static unsigned width(plumb_dtype t) { return plumb_dtype_get(t)->bits; }
+static uint64_t mask_of(plumb_dtype t) { unsigned w = width(t); return w >= 64 ? ~0ull : (1ull << w) - 1; }
+static uint64_t sign_bit(plumb_dtype t) { return 1ull << (width(t) - 1); }
+static bool is_float(plumb_dtype t) { return plumb_dtype_is_float(t); }
+static bool is_sint(plumb_dtype t) { return plumb_dtype_is_signed(t); }
+static bool is_bool(plumb_dtype t) { return plumb_dtype_is_bool(t); }
+
+static int64_t sext(plumb_dtype t, uint64_t b)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    unsigned w = width(t);
+    if (w >= 64)
+        return (int64_t)b;
+    uint64_t m = 1ull << (w - 1);
+    b &= (1ull << w) - 1;
+    return (b & m) ? -(int64_t)((m << 1) - b) : (int64_t)b;
 }
 
-bool rt_op_NEGATE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t exp_mask(plumb_dtype t)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_dtype_info *d = plumb_dtype_get(t);
+    return ((1ull << d->exp_bits) - 1) << d->mant_bits;
+}
+static bool f_isnan(plumb_dtype t, uint64_t b)
+{
+    return (b & exp_mask(t)) == exp_mask(t) && (b & ((1ull << plumb_dtype_get(t)->mant_bits) - 1));
+}
+static bool f_inf_or_nan(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t); }
+static bool f_iszero(plumb_dtype t, uint64_t b) { return (b & mask_of(t) & ~sign_bit(t)) == 0; }
+static uint64_t f_quiet(plumb_dtype t, uint64_t b) { return b | (1ull << (plumb_dtype_get(t)->mant_bits - 1)); }
+static uint64_t f_default_nan(plumb_dtype t) { return exp_mask(t) | (1ull << (plumb_dtype_get(t)->mant_bits - 1)); }
+
+static double f_to_d(plumb_dtype t, uint64_t b)
+{
+    switch (t) {
+    case PLUMB_F16: return plumb_f16_to_f64((uint16_t)b);
+    case PLUMB_BF16: return plumb_bf16_to_f64((uint16_t)b);
+    case PLUMB_F32: return (double)plumb_f32_from_bits((uint32_t)b);
+    default: return plumb_f64_from_bits(b);
+    }
 }
 
-bool rt_op_SIGN(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* One rounding of a double to t. */
+static uint64_t d_to_f(plumb_dtype t, double x)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    switch (t) {
+    case PLUMB_F16: return plumb_f64_to_f16(x);
+    case PLUMB_BF16: return plumb_f64_to_bf16(x);
+    case PLUMB_F32: return plumb_f32_bits((float)x);
+    default: return plumb_f64_bits(x);
+    }
 }
 
-bool rt_op_FLOOR(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* hi + (a residual of sign lo) rounded once to t by way of hi rounded to
+ * odd at 53 bits (exact for targets of <= 51 bits: Boldo & Melquiond 2008). */
+static uint64_t round_odd(plumb_dtype t, double hi, double lo)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (lo != 0 && (plumb_f64_bits(hi) & 1) == 0)
+        hi = nextafter(hi, lo > 0 ? INFINITY : -INFINITY);
+    return d_to_f(t, hi);
 }
 
-bool rt_op_CEIL(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t ld(plumb_dtype t, const uint8_t *p, size_t i) { return plumb_load_bits(t, p, i); }
+static void st(plumb_dtype t, uint8_t *p, size_t i, uint64_t v) { plumb_store_bits(t, p, i, v & mask_of(t)); }
+
+/* ---- float arithmetic (exact class) -------------------------------------------- */
+
+/* NaN rule of every float op: a NaN operand gives it quieted (the first of
+ * two); an invalid operation gives the positive default NaN. */
+static uint64_t nan2(plumb_dtype t, uint64_t a, uint64_t b)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    return f_isnan(t, a) ? f_quiet(t, a) : f_isnan(t, b) ? f_quiet(t, b) : f_default_nan(t);
 }
 
-bool rt_op_ROUND_NEAREST_EVEN(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t farith(plumb_opcode code, plumb_dtype t, uint64_t ab, uint64_t bb)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (f_isnan(t, ab) || f_isnan(t, bb))
+        return nan2(t, ab, bb);
+    double a = f_to_d(t, ab), b = f_to_d(t, bb), hi = 0, lo = 0;
+    if (t == PLUMB_F32) {
+        float x = (float)a, y = (float)b, r;
+        switch (code) {
+        case PLUMB_OP_ADD: r = x + y; break;
+        case PLUMB_OP_SUBTRACT: r = x - y; break;
+        case PLUMB_OP_MULTIPLY: r = x * y; break;
+        case PLUMB_OP_DIVIDE: r = x / y; break;
+        default: r = fmodf(x, y); break;
+        }
+        return isnan(r) ? f_default_nan(t) : plumb_f32_bits(r);
+    }
+    if (t == PLUMB_F64) {
+        double r;
+        switch (code) {
+        case PLUMB_OP_ADD: r = a + b; break;
+        case PLUMB_OP_SUBTRACT: r = a - b; break;
+        case PLUMB_OP_MULTIPLY: r = a * b; break;
+        case PLUMB_OP_DIVIDE: r = a / b; break;
+        default: r = fmod(a, b); break;
+        }
+        return isnan(r) ? f_default_nan(t) : plumb_f64_bits(r);
+    }
+    switch (code) {
+    case PLUMB_OP_ADD:
+    case PLUMB_OP_SUBTRACT:
+        if (code == PLUMB_OP_SUBTRACT)
+            b = -b;
+        hi = a + b;
+        if (isfinite(hi)) {                 /* TwoSum: lo is the exact error */
+            double bb2 = hi - a;
+            lo = (a - (hi - bb2)) + (b - bb2);
+        }
+        break;
+    case PLUMB_OP_MULTIPLY:
+        hi = a * b;                          /* <= 22 significant bits: exact */
+        break;
+    case PLUMB_OP_DIVIDE:
+        hi = a / b;
+        if (isfinite(hi) && hi != 0) {
+            double r = fma(-hi, b, a);       /* exact residual */
+            lo = r == 0 ? 0 : ((r > 0) == (b > 0) ? 1.0 : -1.0);
+        }
+        break;
+    default:
+        hi = fmod(a, b);                     /* exact */
+        break;
+    }
+    if (isnan(hi))
+        return f_default_nan(t);
+    return round_odd(t, hi, lo);
 }
 
-bool rt_op_ROUND_NEAREST_AFZ(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t fsqrt(plumb_dtype t, uint64_t xb)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (f_isnan(t, xb))
+        return f_quiet(t, xb);
+    double x = f_to_d(t, xb);
+    if (t == PLUMB_F32) {
+        float r = sqrtf((float)x);
+        return isnan(r) ? f_default_nan(t) : plumb_f32_bits(r);
+    }
+    double hi = sqrt(x), lo = 0;
+    if (isnan(hi))
+        return f_default_nan(t);
+    if (t == PLUMB_F64)
+        return plumb_f64_bits(hi);
+    if (isfinite(hi) && hi != 0) {
+        double r = fma(-hi, hi, x);
+        lo = (r > 0) - (r < 0);
+    }
+    return round_odd(t, hi, lo);
 }
 
-bool rt_op_SQRT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* ---- f64 transcendentals: long double, one rounding ------------------------------ */
+
+static uint64_t f64_unary(plumb_opcode code, uint64_t xb)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (f_isnan(PLUMB_F64, xb))
+        return f_quiet(PLUMB_F64, xb);
+    long double x = plumb_f64_from_bits(xb), r;
+    switch (code) {
+    case PLUMB_OP_RSQRT:
+        if (x == 0)
+            return plumb_f64_bits(signbit(x) ? -INFINITY : INFINITY);
+        r = 1.0L / sqrtl(x);
+        break;
+    case PLUMB_OP_CBRT: r = cbrtl(x); break;
+    case PLUMB_OP_EXPONENTIAL: r = expl(x); break;
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: r = expm1l(x); break;
+    case PLUMB_OP_LOG: r = logl(x); break;
+    case PLUMB_OP_LOG_PLUS_ONE: r = log1pl(x); break;
+    case PLUMB_OP_LOGISTIC: r = 1.0L / (1.0L + expl(-x)); break;
+    case PLUMB_OP_TANH: r = tanhl(x); break;
+    case PLUMB_OP_SINE: r = sinl(x); break;
+    case PLUMB_OP_COSINE: r = cosl(x); break;
+    case PLUMB_OP_TAN: r = tanl(x); break;
+    default: r = erfl(x); break;
+    }
+    if (isnan(r))
+        return f_default_nan(PLUMB_F64);
+    return plumb_f64_bits((double)r);
 }
 
-bool rt_op_RSQRT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t f64_binary(plumb_opcode code, uint64_t ab, uint64_t bb)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    long double a = plumb_f64_from_bits(ab), b = plumb_f64_from_bits(bb), r;
+    if (code == PLUMB_OP_POWER) {
+        /* IEEE 754-2019 9.2.1: pow(x, +-0) = pow(+1, y) = 1, even for NaN */
+        if ((!f_isnan(PLUMB_F64, bb) && b == 0) || (!f_isnan(PLUMB_F64, ab) && a == 1))
+            return plumb_f64_bits(1.0);
+    }
+    if (f_isnan(PLUMB_F64, ab) || f_isnan(PLUMB_F64, bb))
+        return nan2(PLUMB_F64, ab, bb);
+    r = code == PLUMB_OP_POWER ? powl(a, b) : atan2l(a, b);
+    if (isnan(r))
+        return f_default_nan(PLUMB_F64);
+    return plumb_f64_bits((double)r);
 }
 
-bool rt_op_CBRT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static bool is_vmath_unary(plumb_opcode c)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    switch (c) {
+    case PLUMB_OP_RSQRT: case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL:
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
+    case PLUMB_OP_TAN: case PLUMB_OP_ERF:
+        return true;
+    default:
+        return false;
+    }
 }
 
-bool rt_op_EXPONENTIAL(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* ---- exact-class element functions on bit patterns -------------------------------- */
+
+enum rnd { RD_FLOOR, RD_CEIL, RD_EVEN, RD_AFZ };
+
+static uint64_t round_int(plumb_dtype t, uint64_t x, enum rnd r)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (f_isnan(t, x))
+        return f_quiet(t, x);
+    double v = f_to_d(t, x), y;
+    switch (r) {
+    case RD_FLOOR: y = floor(v); break;
+    case RD_CEIL: y = ceil(v); break;
+    case RD_AFZ: y = round(v); break;
+    default:
+        y = floor(v);
+        if (v - y > 0.5 || (v - y == 0.5 && fmod(y, 2.0) != 0))
+            y += 1;
+        y = copysign(y, v);
+        break;
+    }
+    return d_to_f(t, y);
 }
 
-bool rt_op_EXPONENTIAL_MINUS_ONE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t minmax(plumb_dtype t, uint64_t a, uint64_t b, bool want_max)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (is_float(t)) {
+        if (f_isnan(t, a))
+            return f_quiet(t, a);
+        if (f_isnan(t, b))
+            return f_quiet(t, b);
+        double x = f_to_d(t, a), y = f_to_d(t, b);
+        if (x == y) {
+            bool a_neg = (a & sign_bit(t)) != 0;
+            return (want_max ? !a_neg : a_neg) ? a : b;
+        }
+        return ((x > y) == want_max) ? a : b;
+    }
+    bool a_gt = is_sint(t) ? sext(t, a) > sext(t, b) : (a & mask_of(t)) > (b & mask_of(t));
+    return (a_gt == want_max) ? a : b;
 }
 
-bool rt_op_LOG(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t reduce_precision(plumb_dtype t, uint64_t x, int eb, int mb)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    const plumb_dtype_info *d = plumb_dtype_get(t);
+    int smant = (int)d->mant_bits, sexp = (int)d->exp_bits;
+    if (f_isnan(t, x))
+        return x;
+    uint64_t v = x, m = mask_of(t);
+    if (mb < smant) {
+        int s = smant - mb;
+        uint64_t last = 1ull << s;
+        v = ((v + ((v & last) >> s) + ((last >> 1) - 1)) & ~(last - 1)) & m;
+    }
+    if (eb < sexp) {
+        uint64_t em = exp_mask(t), bias = (1ull << (sexp - 1)) - 1, rb = (1ull << (eb - 1)) - 1;
+        uint64_t xe = v & em;
+        if (xe > ((bias + rb) << smant))
+            v = (v & sign_bit(t)) | em;
+        else if (xe <= ((bias - rb) << smant))
+            v = v & sign_bit(t);
+    }
+    return v;
 }
 
-bool rt_op_LOG_PLUS_ONE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t ipow(plumb_dtype t, uint64_t a, uint64_t b)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    uint64_t e = b & mask_of(t);
+    if (is_sint(t)) {
+        int64_t y = sext(t, b), x = sext(t, a);
+        if (y < 0)
+            return x == 1 ? 1 : x == -1 ? ((y & 1) ? ~0ull : 1) : 0;
+        e = (uint64_t)y;
+    }
+    uint64_t r = 1, base = a;
+    while (e) {
+        if (e & 1)
+            r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return r;
 }
 
-bool rt_op_LOGISTIC(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static bool dir_holds(ir_cmp_dir d, int c)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    switch (d) {
+    case IR_CMP_EQ: return c == 0;
+    case IR_CMP_NE: return c != 0;
+    case IR_CMP_LT: return c < 0;
+    case IR_CMP_LE: return c <= 0;
+    case IR_CMP_GT: return c > 0;
+    default: return c >= 0;
+    }
 }
 
-bool rt_op_TANH(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static ir_cmp_type cmp_type_of(const ir_op *op, plumb_dtype t)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    ir_cmp_type ty = op->a.cmp_type;
+    if (ty == IR_CMP_TYPE_NONE)
+        ty = is_float(t) ? IR_CMP_FLOAT : is_sint(t) ? IR_CMP_SIGNED : IR_CMP_UNSIGNED;
+    return ty;
 }
 
-bool rt_op_SINE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t compare(plumb_dtype t, ir_cmp_type ty, ir_cmp_dir d, uint64_t a, uint64_t b)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    switch (ty) {
+    case IR_CMP_FLOAT: {
+        if (f_isnan(t, a) || f_isnan(t, b))
+            return d == IR_CMP_NE;
+        double x = f_to_d(t, a), y = f_to_d(t, b);
+        return dir_holds(d, (x > y) - (x < y));
+    }
+    case IR_CMP_TOTALORDER: {
+        uint64_t m = mask_of(t);
+        a &= m;
+        b &= m;
+        uint64_t x = (a & sign_bit(t)) ? (~a & m) : (a | sign_bit(t));
+        uint64_t y = (b & sign_bit(t)) ? (~b & m) : (b | sign_bit(t));
+        return dir_holds(d, (x > y) - (x < y));
+    }
+    case IR_CMP_SIGNED: {
+        int64_t x = is_bool(t) ? (int64_t)(a & 1) : sext(t, a), y = is_bool(t) ? (int64_t)(b & 1) : sext(t, b);
+        return dir_holds(d, (x > y) - (x < y));
+    }
+    default: {
+        uint64_t x = a & mask_of(t), y = b & mask_of(t);
+        return dir_holds(d, (x > y) - (x < y));
+    }
+    }
 }
 
-bool rt_op_COSINE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t int_to_float(plumb_dtype dst, bool neg, uint64_t mag)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (dst == PLUMB_F64) {
+        double d = (double)mag;
+        return plumb_f64_bits(neg ? -d : d);
+    }
+    if (dst == PLUMB_F32) {
+        float f = (float)mag;
+        return plumb_f32_bits(neg ? -f : f);
+    }
+    double d;
+    if (mag < (1ull << 53)) {
+        d = (double)mag;
+    } else {   /* round to odd at 53 bits, then once to the target */
+        int shift = 64 - __builtin_clzll(mag) - 53;
+        uint64_t kept = mag >> shift;
+        if (mag & ((1ull << shift) - 1))
+            kept |= 1;
+        d = ldexp((double)kept, shift);
+    }
+    return d_to_f(dst, neg ? -d : d);
 }
 
-bool rt_op_TAN(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t float_to_int(plumb_dtype dst, double x)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (isnan(x))
+        return 0;
+    double t = trunc(x);
+    unsigned w = width(dst);
+    if (is_sint(dst)) {
+        if (t < -ldexp(1.0, (int)w - 1))
+            return 1ull << (w - 1);
+        if (t >= ldexp(1.0, (int)w - 1))
+            return (1ull << (w - 1)) - 1;
+        return (uint64_t)(int64_t)t;
+    }
+    if (t < 0)
+        return 0;
+    if (t >= ldexp(1.0, (int)w))
+        return mask_of(dst);
+    return (uint64_t)t;
 }
 
-bool rt_op_IS_FINITE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static uint64_t convert(plumb_dtype src, plumb_dtype dst, uint64_t x)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    if (is_bool(dst))
+        return is_float(src) ? (f_isnan(src, x) || !f_iszero(src, x)) : (x & mask_of(src)) != 0;
+    if (is_float(src)) {
+        if (is_float(dst)) {
+            if (f_isnan(src, x) && src == PLUMB_F64)
+                return d_to_f(dst, plumb_f64_from_bits(x));
+            return d_to_f(dst, f_to_d(src, x));
+        }
+        return float_to_int(dst, f_to_d(src, x));
+    }
+    bool neg = false;
+    uint64_t mag;
+    if (is_bool(src)) {
+        mag = x != 0;
+    } else if (is_sint(src)) {
+        int64_t v = sext(src, x);
+        neg = v < 0;
+        mag = neg ? 0 - (uint64_t)v : (uint64_t)v;
+    } else {
+        mag = x & mask_of(src);
+    }
+    if (is_float(dst))
+        return int_to_float(dst, neg, mag);
+    return neg ? 0 - mag : mag;
 }
 
-bool rt_op_NOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* One element of every op the fast paths do not take. */
+static uint64_t elem(const ew *e, uint64_t a, uint64_t b, uint64_t c)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    plumb_dtype t = e->t;
+    unsigned w = width(t);
+    switch (e->code) {
+    case PLUMB_OP_ABS:
+        if (is_float(t))
+            return a & ~sign_bit(t);
+        return is_sint(t) && sext(t, a) < 0 ? 0 - a : a;
+    case PLUMB_OP_NEGATE:
+        return is_float(t) ? a ^ sign_bit(t) : 0 - a;
+    case PLUMB_OP_SIGN:
+        if (is_float(t)) {
+            if (f_isnan(t, a))
+                return f_quiet(t, a);
+            if (f_iszero(t, a))
+                return a;
+            return d_to_f(t, (a & sign_bit(t)) ? -1.0 : 1.0);
+        }
+        if (is_sint(t))
+            return sext(t, a) < 0 ? ~0ull : sext(t, a) > 0;
+        return (a & mask_of(t)) != 0;
+    case PLUMB_OP_FLOOR: return round_int(t, a, RD_FLOOR);
+    case PLUMB_OP_CEIL: return round_int(t, a, RD_CEIL);
+    case PLUMB_OP_ROUND_NEAREST_EVEN: return round_int(t, a, RD_EVEN);
+    case PLUMB_OP_ROUND_NEAREST_AFZ: return round_int(t, a, RD_AFZ);
+    case PLUMB_OP_SQRT: return fsqrt(t, a);
+    case PLUMB_OP_IS_FINITE: return !f_inf_or_nan(t, a);
+    case PLUMB_OP_NOT: return is_bool(t) ? (a & 1) == 0 : ~a;
+    case PLUMB_OP_POPCNT: return (uint64_t)__builtin_popcountll(a & mask_of(t));
+    case PLUMB_OP_COUNT_LEADING_ZEROS:
+        a &= mask_of(t);
+        return a == 0 ? w : (uint64_t)(__builtin_clzll(a) - (64 - (int)w));
+    case PLUMB_OP_REDUCE_PRECISION:
+        return reduce_precision(t, a, e->op->a.exponent_bits, e->op->a.mantissa_bits);
+    case PLUMB_OP_ADD:
+        if (is_float(t))
+            return farith(e->code, t, a, b);
+        return is_bool(t) ? ((a | b) & 1) : a + b;
+    case PLUMB_OP_SUBTRACT:
+        return is_float(t) ? farith(e->code, t, a, b) : a - b;
+    case PLUMB_OP_MULTIPLY:
+        if (is_float(t))
+            return farith(e->code, t, a, b);
+        return is_bool(t) ? (a & b & 1) : a * b;
+    case PLUMB_OP_DIVIDE:
+        if (is_float(t))
+            return farith(e->code, t, a, b);
+        if ((b & mask_of(t)) == 0)
+            return ~0ull;
+        if (is_sint(t)) {
+            int64_t x = sext(t, a), y = sext(t, b);
+            return y == -1 ? 0 - (uint64_t)x : (uint64_t)(x / y);
+        }
+        return (a & mask_of(t)) / (b & mask_of(t));
+    case PLUMB_OP_REMAINDER:
+        if (is_float(t))
+            return farith(e->code, t, a, b);
+        if ((b & mask_of(t)) == 0)
+            return a;
+        if (is_sint(t)) {
+            int64_t x = sext(t, a), y = sext(t, b);
+            return y == -1 ? 0 : (uint64_t)(x % y);
+        }
+        return (a & mask_of(t)) % (b & mask_of(t));
+    case PLUMB_OP_POWER:
+        return ipow(t, a, b);
+    case PLUMB_OP_MAXIMUM: return minmax(t, a, b, true);
+    case PLUMB_OP_MINIMUM: return minmax(t, a, b, false);
+    case PLUMB_OP_AND: return a & b;
+    case PLUMB_OP_OR: return a | b;
+    case PLUMB_OP_XOR: return a ^ b;
+    case PLUMB_OP_SHIFT_LEFT: {
+        uint64_t s = b & mask_of(t);
+        return s >= w ? 0 : a << s;
+    }
+    case PLUMB_OP_SHIFT_RIGHT_LOGICAL: {
+        uint64_t s = b & mask_of(t);
+        return s >= w ? 0 : (a & mask_of(t)) >> s;
+    }
+    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: {
+        uint64_t s = b & mask_of(t);
+        bool neg = (a & sign_bit(t)) != 0;
+        if (s >= w)
+            return neg ? ~0ull : 0;
+        uint64_t r = (a & mask_of(t)) >> s;
+        if (neg && s > 0)
+            r |= ~0ull << (w - s);
+        return r;
+    }
+    case PLUMB_OP_COMPARE:
+        return compare(t, cmp_type_of(e->op, t), e->op->a.cmp_dir, a, b);
+    case PLUMB_OP_SELECT:
+        return (a & 1) ? b : c;
+    case PLUMB_OP_CLAMP:
+        return minmax(t, minmax(t, b, a, true), c, false);
+    case PLUMB_OP_CONVERT:
+        return convert(e->in_t[0], e->rt, a);
+    default:
+        return 0;
+    }
 }
 
-bool rt_op_POPCNT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* ---- vectorized f32 loops (one source, three targets) ------------------------------ */
+
+typedef float v16f __attribute__((vector_size(64)));
+typedef int32_t v16i __attribute__((vector_size(64)));
+
+#define F32_LOOPS(SUF, TARGET)                                                          \
+    TARGET static void f32_arith##SUF(plumb_opcode code, const float *a, const float *b,  \
+                                      float *o, size_t n)                               \
+    {                                                                                   \
+        size_t i = 0;                                                                   \
+        for (; i + 16 <= n; i += 16) {                                                  \
+            v16f x, y, r;                                                               \
+            memcpy(&x, a + i, 64);                                                      \
+            memcpy(&y, b + i, 64);                                                      \
+            switch (code) {                                                             \
+            case PLUMB_OP_ADD: r = x + y; break;                                        \
+            case PLUMB_OP_SUBTRACT: r = x - y; break;                                   \
+            case PLUMB_OP_MULTIPLY: r = x * y; break;                                   \
+            default: r = x / y; break;                                                  \
+            }                                                                           \
+            /* NaN lanes: the quieted operand NaN, else the positive default NaN */    \
+            v16i rn = ((v16i)r & 0x7FFFFFFF) > 0x7F800000;                              \
+            v16i xn = ((v16i)x & 0x7FFFFFFF) > 0x7F800000;                              \
+            v16i yn = ((v16i)y & 0x7FFFFFFF) > 0x7F800000;                              \
+            v16i nanv = (xn & ((v16i)x | 0x400000)) |                                   \
+                        (~xn & ((yn & ((v16i)y | 0x400000)) | (~yn & 0x7FC00000)));     \
+            r = (v16f)((rn & nanv) | (~rn & (v16i)r));                                  \
+            memcpy(o + i, &r, 64);                                                      \
+        }                                                                               \
+        for (; i < n; i++) {                                                            \
+            uint32_t ab, bb;                                                            \
+            memcpy(&ab, a + i, 4);                                                      \
+            memcpy(&bb, b + i, 4);                                                      \
+            uint32_t r = (uint32_t)farith(code, PLUMB_F32, ab, bb);                     \
+            memcpy(o + i, &r, 4);                                                       \
+        }                                                                               \
+    }                                                                                   \
+    /* IEEE 754-2019 maximum/minimum: NaN propagates (first, quieted), -0 < +0. */     \
+    TARGET static void f32_minmax##SUF(bool want_max, const float *a, const float *b,    \
+                                       float *o, size_t n)                              \
+    {                                                                                   \
+        size_t i = 0;                                                                   \
+        for (; i + 16 <= n; i += 16) {                                                  \
+            v16i x, y;                                                                  \
+            memcpy(&x, a + i, 64);                                                      \
+            memcpy(&y, b + i, 64);                                                      \
+            /* totalOrder-like keys order -0 below +0; NaNs fixed after */              \
+            v16i kx = x ^ ((x >> 31) & 0x7FFFFFFF), ky = y ^ ((y >> 31) & 0x7FFFFFFF);  \
+            v16i pick_x = want_max ? kx > ky : kx < ky;                                 \
+            v16i r = (pick_x & x) | (~pick_x & y);                                      \
+            v16i xn = (x & 0x7FFFFFFF) > 0x7F800000, yn = (y & 0x7FFFFFFF) > 0x7F800000; \
+            r = (xn & (x | 0x400000)) | (~xn & ((yn & (y | 0x400000)) | (~yn & r)));    \
+            memcpy(o + i, &r, 64);                                                      \
+        }                                                                               \
+        for (; i < n; i++) {                                                            \
+            uint32_t ab, bb;                                                            \
+            memcpy(&ab, a + i, 4);                                                      \
+            memcpy(&bb, b + i, 4);                                                      \
+            uint32_t r = (uint32_t)minmax(PLUMB_F32, ab, bb, want_max);                 \
+            memcpy(o + i, &r, 4);                                                       \
+        }                                                                               \
+    }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+F32_LOOPS(_portable, )
+#if defined(__x86_64__) || defined(__i386__)
+F32_LOOPS(_avx2, __attribute__((target("avx2,fma"))))
+F32_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))))
+#endif
+#pragma GCC diagnostic pop
+
+static void f32_arith(plumb_isa isa, plumb_opcode code, const float *a, const float *b, float *o, size_t n)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return f32_arith_avx512(code, a, b, o, n);
+    if (isa == PLUMB_ISA_AVX2)
+        return f32_arith_avx2(code, a, b, o, n);
+#endif
+    f32_arith_portable(code, a, b, o, n);
 }
 
-bool rt_op_COUNT_LEADING_ZEROS(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+static void f32_minmax(plumb_isa isa, bool want_max, const float *a, const float *b, float *o, size_t n)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return f32_minmax_avx512(want_max, a, b, o, n);
+    if (isa == PLUMB_ISA_AVX2)
+        return f32_minmax_avx2(want_max, a, b, o, n);
+#endif
+    f32_minmax_portable(want_max, a, b, o, n);
 }
 
-bool rt_op_REDUCE_PRECISION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* ---- the element engine ------------------------------------------------------------ */
+
+static const uint8_t *at(const ew *e, uint32_t k, size_t i)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    return e->in[k] + (e->bc[k] ? 0 : i * plumb_dtype_size(e->in_t[k]));
 }
 
-bool rt_op_ERF(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* Elements [b, b + n) of e. */
+static void ew_run(const ew *e, size_t b, size_t n)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    plumb_dtype t = e->t;
+    bool no_bc = !e->bc[0] && !e->bc[1] && !e->bc[2];
+    if (n == 0)
+        return;
+    if (is_vmath_unary(e->code) && is_float(t)) {
+        if (t == PLUMB_F32) {
+            rt_vmath_f32(e->code, e->isa)((const float *)at(e, 0, b), (float *)(e->out + b * 4), n);
+            return;
+        }
+        if (t == PLUMB_F64) {
+            for (size_t i = 0; i < n; i++)
+                st(t, e->out, b + i, f64_unary(e->code, ld(t, e->in[0], b + i)));
+            return;
+        }
+        rt_vmath_f32_fn f = rt_vmath_f32(e->code, e->isa);
+        float buf[EW_BLOCK];
+        for (size_t i = 0; i < n; i += EW_BLOCK) {
+            size_t m = n - i < EW_BLOCK ? n - i : EW_BLOCK;
+            for (size_t j = 0; j < m; j++) {
+                uint16_t h = (uint16_t)ld(t, e->in[0], b + i + j);
+                buf[j] = t == PLUMB_F16 ? plumb_f16_to_f32(h) : plumb_bf16_to_f32(h);
+            }
+            f(buf, buf, m);
+            for (size_t j = 0; j < m; j++)
+                st(t, e->out, b + i + j, t == PLUMB_F16 ? plumb_f32_to_f16(buf[j]) : plumb_f32_to_bf16(buf[j]));
+        }
+        return;
+    }
+    if ((e->code == PLUMB_OP_POWER || e->code == PLUMB_OP_ATAN2) && is_float(t)) {
+        if (t == PLUMB_F32) {
+            rt_vmath2_f32(e->code, e->isa)((const float *)at(e, 0, b), (const float *)at(e, 1, b),
+                                           (float *)(e->out + b * 4), n);
+            return;
+        }
+        if (t == PLUMB_F64) {
+            for (size_t i = 0; i < n; i++)
+                st(t, e->out, b + i, f64_binary(e->code, ld(t, e->in[0], b + i), ld(t, e->in[1], b + i)));
+            return;
+        }
+        rt_vmath2_f32_fn f = rt_vmath2_f32(e->code, e->isa);
+        float ba[EW_BLOCK], bb[EW_BLOCK];
+        for (size_t i = 0; i < n; i += EW_BLOCK) {
+            size_t m = n - i < EW_BLOCK ? n - i : EW_BLOCK;
+            for (size_t j = 0; j < m; j++) {
+                uint16_t x = (uint16_t)ld(t, e->in[0], b + i + j), y = (uint16_t)ld(t, e->in[1], b + i + j);
+                ba[j] = t == PLUMB_F16 ? plumb_f16_to_f32(x) : plumb_bf16_to_f32(x);
+                bb[j] = t == PLUMB_F16 ? plumb_f16_to_f32(y) : plumb_bf16_to_f32(y);
+            }
+            f(ba, bb, ba, m);
+            for (size_t j = 0; j < m; j++)
+                st(t, e->out, b + i + j, t == PLUMB_F16 ? plumb_f32_to_f16(ba[j]) : plumb_f32_to_bf16(ba[j]));
+        }
+        return;
+    }
+    if (t == PLUMB_F32 && no_bc) {
+        const float *x = (const float *)at(e, 0, b), *y = e->n_in > 1 ? (const float *)at(e, 1, b) : NULL;
+        float *o = (float *)(e->out + b * 4);
+        switch (e->code) {
+        case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+            f32_arith(e->isa, e->code, x, y, o, n);
+            return;
+        case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
+            f32_minmax(e->isa, e->code == PLUMB_OP_MAXIMUM, x, y, o, n);
+            return;
+        default:
+            break;
+        }
+    }
+    if (e->code == PLUMB_OP_SELECT && !e->bc[1] && !e->bc[2]) {
+        size_t w = plumb_dtype_size(e->rt);
+        const uint8_t *p = e->in[0];
+        for (size_t i = 0; i < n; i++) {
+            bool c = p[e->bc[0] ? 0 : b + i] & 1;
+            memcpy(e->out + (b + i) * w, (c ? e->in[1] : e->in[2]) + (b + i) * w, w);
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = ld(e->in_t[0], at(e, 0, b + i), 0);
+        uint64_t y = e->n_in > 1 ? ld(e->in_t[1], at(e, 1, b + i), 0) : 0;
+        uint64_t z = e->n_in > 2 ? ld(e->in_t[2], at(e, 2, b + i), 0) : 0;
+        st(e->rt, e->out, b + i, elem(e, a, y, z));
+    }
 }
 
-bool rt_op_ADD(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* ---- validation ------------------------------------------------------------------- */
+
+/* Which element types op accepts on its primary operand, beyond the table's
+ * mask (the reference's rules). */
+static bool type_ok(plumb_opcode c, plumb_dtype t)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
+    switch (c) {
+    case PLUMB_OP_SUBTRACT: case PLUMB_OP_DIVIDE: case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER:
+    case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN:
+        return !is_bool(t);
+    case PLUMB_OP_NOT: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:
+        return !is_float(t);
+    case PLUMB_OP_POPCNT: case PLUMB_OP_COUNT_LEADING_ZEROS: case PLUMB_OP_SHIFT_LEFT:
+    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_SHIFT_RIGHT_LOGICAL:
+        return plumb_dtype_is_int(t);
+    case PLUMB_OP_ADD: case PLUMB_OP_MULTIPLY: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
+    case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP: case PLUMB_OP_CONVERT:
+        return true;
+    default:
+        return is_float(t);   /* float-only unary ops, atan2 */
+    }
 }
 
-bool rt_op_SUBTRACT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+/* Fills e from op's types; NULL-free message on a type error. */
+static const char *ew_setup(ew *e, const ir_op *op, plumb_isa isa, const plumb_dtype *in_t, uint32_t n_in,
+                            plumb_dtype rt)
 {
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_MULTIPLY(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_DIVIDE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_REMAINDER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_POWER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_MAXIMUM(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_MINIMUM(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_ATAN2(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_AND(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_OR(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_XOR(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_SHIFT_LEFT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_SHIFT_RIGHT_ARITHMETIC(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_SHIFT_RIGHT_LOGICAL(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_COMPARE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_SELECT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_CLAMP(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_op_CONVERT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
-{
-    (void)in; (void)out;
-    return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "not implemented yet");
-}
-
-bool rt_ew_tile(rt_exec *x, const ir_op *op, const void *const *in, void *out, size_t n)
-{
-    (void)x; (void)op; (void)in; (void)out; (void)n;
-    return false;
+    memset(e, 0, sizeof *e);
+    e->op = op;
+    e->code = op->code;
+    e->isa = isa;
+    e->n_in = n_in;
+    e->rt = rt;
+    for (uint32_t k = 0; k < n_in && k < 3; k++)
+        e->in_t[k] = in_t[k];
+    plumb_opcode c = op->code;
+    e->t = (c == PLUMB_OP_SELECT || c == PLUMB_OP_CLAMP) ? in_t[1] : in_t[0];
+    if (!type_ok(c, e->t))
+        return "element type not supported by this op";
+    uint32_t want = (uint32_t)plumb_op_get(c)->arity;
+    if (n_in != want)
+        return "wrong number of operands";
+    if (c == PLUMB_OP_SELECT) {
+        if (in_t[0] != PLUMB_I1 || in_t[2] != in_t[1] || rt != in_t[1])
+            return "select needs an i1 predicate and two operands of the result type";
+    } else if (c == PLUMB_OP_COMPARE || c == PLUMB_OP_IS_FINITE) {
+        if (rt != PLUMB_I1 || (n_in > 1 && in_t[1] != in_t[0]))
+            return "the result must have element type i1 and the operands one type";
+        if (c == PLUMB_OP_COMPARE) {
+            ir_cmp_type ty = cmp_type_of(op, e->t);
+            if ((ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER) != is_float(e->t))
+                return "comparison type does not apply to the element type";
+        }
+    } else if (c != PLUMB_OP_CONVERT) {
+        for (uint32_t k = 0; k < n_in; k++)
+            if (in_t[k] != e->t)
+                return "operands must have one element type";
+        if (rt != e->t)
+            return "the result must have the operands' element type";
+    }
+    if (c == PLUMB_OP_REDUCE_PRECISION && (op->a.exponent_bits < 1 || op->a.mantissa_bits < 0))
+        return "exponent_bits must be >= 1 and mantissa_bits >= 0";
+    return NULL;
 }
 
 bool rt_ew_supported(const ir_op *op)
 {
-    (void)op;
-    return false;
+    if (!op || op->code >= PLUMB_OP_COUNT || plumb_op_get(op->code)->kind != PLUMB_KIND_ELEMENTWISE)
+        return false;
+    if (op->n_results != 1 || op->n_operands > 3 || op->n_operands != (uint32_t)plumb_op_get(op->code)->arity)
+        return false;
+    plumb_dtype in_t[3];
+    for (uint32_t k = 0; k < op->n_operands; k++)
+        in_t[k] = op->operands[k]->type.dtype;
+    ew e;
+    return ew_setup(&e, op, PLUMB_ISA_PORTABLE, in_t, op->n_operands, op->results[0]->type.dtype) == NULL;
 }
+
+bool rt_ew_tile(rt_exec *x, const ir_op *op, const void *const *in, void *out, size_t n)
+{
+    if (!rt_ew_supported(op))
+        return false;
+    plumb_dtype in_t[3];
+    for (uint32_t k = 0; k < op->n_operands; k++)
+        in_t[k] = op->operands[k]->type.dtype;
+    ew e;
+    ew_setup(&e, op, rt_isa(x), in_t, op->n_operands, op->results[0]->type.dtype);
+    for (uint32_t k = 0; k < op->n_operands; k++)
+        e.in[k] = in[k];
+    e.out = out;
+    ew_run(&e, 0, n);
+    return true;
+}
+
+static void ew_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    ew_run(ctx, (size_t)begin, (size_t)(end - begin));
+}
+
+/* Which operands may be a single element: select's predicate, clamp's bounds. */
+static uint32_t scalar_ok(plumb_opcode c)
+{
+    return c == PLUMB_OP_SELECT ? 1u : c == PLUMB_OP_CLAMP ? 5u : 0u;
+}
+
+static bool ew_kernel(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint32_t arity = (uint32_t)plumb_op_get(op->code)->arity;
+    if (op->n_operands != arity || op->n_results != 1 || !out || !out[0])
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "expected %u operands and 1 result", arity);
+    plumb_dtype in_t[3];
+    uint64_t n = plumb_tensor_numel(out[0]);
+    for (uint32_t k = 0; k < arity; k++) {
+        in_t[k] = in[k]->dtype;
+        uint64_t have = plumb_tensor_numel(in[k]);
+        if (have != n && !((scalar_ok(op->code) >> k & 1) && have == 1))
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "operand %u has %llu elements but the result has %llu", k,
+                           (unsigned long long)have, (unsigned long long)n);
+    }
+    ew e;
+    const char *err = ew_setup(&e, op, rt_isa(x), in_t, arity, out[0]->dtype);
+    if (err)
+        return rt_fail(x, op, is_bool(e.t) || !type_ok(op->code, e.t) ? PLUMB_ERR_UNSUPPORTED : PLUMB_ERR_INVALID,
+                       "%s (operand element type %s, result %s)", err, plumb_dtype_name(e.t),
+                       plumb_dtype_name(out[0]->dtype));
+    if (n == 0)
+        return true;
+    for (uint32_t k = 0; k < arity; k++) {
+        e.in[k] = in[k]->data;
+        e.bc[k] = plumb_tensor_numel(in[k]) == 1 && n != 1;
+    }
+    e.out = out[0]->data;
+    rt_parallel_for(x, n, EW_GRAIN, ew_chunk, &e);
+    return true;
+}
+
+#define EW_KERNEL(E) \
+    bool rt_op_##E(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out) \
+    { return ew_kernel(x, op, in, out); }
+
+EW_KERNEL(ABS) EW_KERNEL(NEGATE) EW_KERNEL(SIGN) EW_KERNEL(FLOOR) EW_KERNEL(CEIL)
+EW_KERNEL(ROUND_NEAREST_EVEN) EW_KERNEL(ROUND_NEAREST_AFZ) EW_KERNEL(SQRT) EW_KERNEL(RSQRT)
+EW_KERNEL(CBRT) EW_KERNEL(EXPONENTIAL) EW_KERNEL(EXPONENTIAL_MINUS_ONE) EW_KERNEL(LOG)
+EW_KERNEL(LOG_PLUS_ONE) EW_KERNEL(LOGISTIC) EW_KERNEL(TANH) EW_KERNEL(SINE) EW_KERNEL(COSINE)
+EW_KERNEL(TAN) EW_KERNEL(IS_FINITE) EW_KERNEL(NOT) EW_KERNEL(POPCNT) EW_KERNEL(COUNT_LEADING_ZEROS)
+EW_KERNEL(REDUCE_PRECISION) EW_KERNEL(ERF) EW_KERNEL(ADD) EW_KERNEL(SUBTRACT) EW_KERNEL(MULTIPLY)
+EW_KERNEL(DIVIDE) EW_KERNEL(REMAINDER) EW_KERNEL(POWER) EW_KERNEL(MAXIMUM) EW_KERNEL(MINIMUM)
+EW_KERNEL(ATAN2) EW_KERNEL(AND) EW_KERNEL(OR) EW_KERNEL(XOR) EW_KERNEL(SHIFT_LEFT)
+EW_KERNEL(SHIFT_RIGHT_ARITHMETIC) EW_KERNEL(SHIFT_RIGHT_LOGICAL) EW_KERNEL(COMPARE)
+EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)

@@ -166,7 +166,8 @@ VMI vf blk_expm1(vf xf)
 {
     vd x = vtod(xf);
     x = vmax(vmin(x, vsplat(200.0)), vsplat(-200.0));
-    return fix_nan1(xf, vtof(d_expm1(x)));
+    /* expm1 keeps the sign of x (the sum in the series would turn -0 into +0) */
+    return fix_nan1(xf, vtof(vor(d_expm1(x), vsign(x))));
 }
 
 VMI vf blk_logistic(vf xf)
@@ -340,6 +341,10 @@ VMI vf blk_trig(vf xf, int which)
     vf rf = vtof(res);
     vi fx = fbits(xf);
     rf = fset((fx & 0x7FFFFFFF) == 0x7F800000, rf, F_DEFAULT_NAN);
+    if (which != TRIG_COS) {   /* sin(+-0) = tan(+-0) = +-0 */
+        vi z = (fx & 0x7FFFFFFF) == 0;
+        rf = (vf)((z & fx) | (~z & fbits(rf)));
+    }
     return fix_nan1(xf, rf);
 }
 
