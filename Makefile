@@ -116,3 +116,23 @@ certify: all
 	$(PLUMB) certify --backend runtime --suite quick --out $(CERTIFY_OUT)
 
 -include $(BACKEND_SOS:.so=.d) $(PLUGIN_SOS:.so=.d)
+
+# Benchmarks (bench/, docs/bench.md): `all` builds the program so that the
+# smoke test (tests/bench/test_bench.sh, --quick) runs in `make check`;
+# `make bench` runs the full measurement and writes $(BUILD)/bench.json.
+# Never part of `make check` beyond that smoke run.
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+BENCH_OBJS := $(BENCH_SRCS:%.c=$(BUILD)/obj/%.o)
+BENCH_BIN  := $(BUILD)/bench/plumb-bench
+
+all: $(BENCH_BIN)
+
+$(BENCH_BIN): $(BENCH_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(BENCH_OBJS) $(LIB) $(LDLIBS)
+
+.PHONY: bench
+bench: $(BENCH_BIN)
+	nice $(BENCH_BIN) --json $(BUILD)/bench.json
+
+-include $(BENCH_OBJS:.o=.d)

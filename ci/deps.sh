@@ -1,10 +1,12 @@
 #!/bin/sh
 # Installs what plumb needs to build and test, when it is missing.
+# libopenblas-dev: only the benchmark uses it (dlopen at run time, for the
+# reference sgemm rate); nothing links it.
 # As root: installs with apt-get. Otherwise: prints the command and fails.
 set -eu
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov; do
+for p in libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev; do
     have_pkg "$p" || need="$need $p"
 done
 if [ -z "$need" ]; then
