@@ -516,41 +516,23 @@ static float vm_trig_big(float v, int which)
     return (float)(which == TRIG_SIN ? sin(d) : which == TRIG_COS ? cos(d) : tan(d));
 }
 
-/* Lanes with |x| >= 2^20 (finite): reduced by the scalar path. */
-static void VM(trig_fix)(const float *in, float *out, size_t n, int which)
+/* One block of 8: the vector result, with lanes of |x| >= 2^20 (finite)
+ * replaced by the scalar path's. Safe in place (in == out). */
+VMI vf trig_block(vf x, int which)
 {
-    for (size_t i = 0; i < n; i++) {
-        float v = in[i];
-        float a = fabsf(v);
-        if (a >= 0x1p20f && a < __builtin_inff())
-            out[i] = vm_trig_big(v, which);
-    }
+    vf r = blk_trig(x, which);
+    vi big = ((fbits(x) & 0x7FFFFFFF) >= 0x49800000) & ((fbits(x) & 0x7FFFFFFF) < 0x7F800000);
+    int any = 0;
+    for (int j = 0; j < 8; j++)
+        any |= big[j];
+    if (any)
+        for (int j = 0; j < 8; j++)
+            if (big[j])
+                r[j] = vm_trig_big(x[j], which);
+    return r;
 }
 
-#define VM_TRIG(name, which)                                                    \
-    static void VM(vm_##name)(const float *in, float *out, size_t n)            \
-    {                                                                           \
-        size_t i = 0;                                                           \
-        for (; i + 8 <= n; i += 8) {                                            \
-            vf x = vload(in + i);                                               \
-            vf r = blk_trig(x, which);                                          \
-            vi big = ((fbits(x) & 0x7FFFFFFF) >= 0x49800000) &                  \
-                     ((fbits(x) & 0x7FFFFFFF) < 0x7F800000);                    \
-            vstore(out + i, r);                                                 \
-            int any = 0;                                                        \
-            for (int j = 0; j < 8; j++)                                         \
-                any |= big[j];                                                  \
-            if (any)                                                            \
-                VM(trig_fix)(in + i, out + i, 8, which);                        \
-        }                                                                       \
-        if (i < n) {                                                            \
-            float buf[8] = {0};                                                 \
-            memcpy(buf, in + i, (n - i) * sizeof(float));                       \
-            vstore(buf, blk_trig(vload(buf), which));                           \
-            memcpy(out + i, buf, (n - i) * sizeof(float));                      \
-            VM(trig_fix)(in + i, out + i, n - i, which);                        \
-        }                                                                       \
-    }
+#define VM_TRIG(name, which) VM_UNARY(name, trig_block(x, which))
 
 VM_TRIG(sin, TRIG_SIN)
 VM_TRIG(cos, TRIG_COS)
