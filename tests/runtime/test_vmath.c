@@ -1,0 +1,281 @@
+/* The runtime's f32 vector math (rt_vmath_f32, rt_vmath2_f32) at every ISA
+ * level this CPU has: special-value tables (hand-derived from C99 Annex F
+ * and IEEE 754-2019) and dense samples against an oracle computed here
+ * with MPFR (200 bits, then one rounding to f32 with f32's exponent range
+ * and subnormals), within the op table's bound. Also: results do not
+ * depend on the array length or alignment (tails, in place). */
+#include <math.h>
+#include <mpfr.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plumb/checkcmp.h"
+#include "../../runtime/rt_internal.h"
+
+static uint32_t fb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float bf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* MPFR value v (200 bits) rounded once to f32. */
+static float to_f32(mpfr_t v)
+{
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_t r;
+    mpfr_init2(r, 24);
+    int inex = mpfr_set(r, v, MPFR_RNDN);
+    mpfr_set_emin(-148);
+    mpfr_set_emax(128);
+    inex = mpfr_check_range(r, inex, MPFR_RNDN);
+    mpfr_subnormalize(r, inex, MPFR_RNDN);
+    float f = mpfr_get_flt(r, MPFR_RNDN);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_clear(r);
+    return f;
+}
+
+static float oracle(plumb_opcode op, float x, float y)
+{
+    mpfr_t a, b, r;
+    mpfr_inits2(200, a, b, r, (mpfr_ptr)0);
+    mpfr_set_flt(a, x, MPFR_RNDN);
+    mpfr_set_flt(b, y, MPFR_RNDN);
+    switch (op) {
+    case PLUMB_OP_EXPONENTIAL: mpfr_exp(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: mpfr_expm1(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LOG: mpfr_log(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LOG_PLUS_ONE: mpfr_log1p(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_TANH: mpfr_tanh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LOGISTIC:
+        mpfr_neg(r, a, MPFR_RNDN);
+        mpfr_exp(r, r, MPFR_RNDN);
+        mpfr_add_ui(r, r, 1, MPFR_RNDN);
+        mpfr_ui_div(r, 1, r, MPFR_RNDN);
+        break;
+    case PLUMB_OP_SINE: mpfr_sin(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_COSINE: mpfr_cos(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_TAN: mpfr_tan(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ERF: mpfr_erf(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_RSQRT: mpfr_rec_sqrt(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_CBRT: mpfr_cbrt(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_POWER: mpfr_pow(r, a, b, MPFR_RNDN); break;
+    default: mpfr_atan2(r, a, b, MPFR_RNDN); break;
+    }
+    float f = to_f32(r);
+    mpfr_clears(a, b, r, (mpfr_ptr)0);
+    return f;
+}
+
+static const plumb_opcode unary_ops[] = {
+    PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE,
+    PLUMB_OP_TANH, PLUMB_OP_LOGISTIC, PLUMB_OP_SINE, PLUMB_OP_COSINE, PLUMB_OP_TAN, PLUMB_OP_ERF,
+    PLUMB_OP_RSQRT, PLUMB_OP_CBRT,
+};
+
+static uint64_t rs = 99;
+static uint32_t rnd32(void)
+{
+    rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rs >> 32);
+}
+
+/* Sample inputs: random bit patterns (every binade) and random values of
+ * moderate size, where results are neither saturated nor trivial. */
+static float sample(uint32_t i)
+{
+    if (i & 1)
+        return bf(rnd32());
+    return ((float)rnd32() / 4294967296.0f - 0.5f) * ((i & 2) ? 200.0f : 8.0f);
+}
+
+/* Dense samples of every unary function within its bound of MPFR's
+ * correctly rounded value, at every ISA (NaN for NaN; exact where the
+ * correctly rounded value is an infinity or zero). */
+static void test_unary_dense(void **state)
+{
+    (void)state;
+    enum { N = 6000 };
+    static float in[N], out[N], want[N];
+    for (size_t k = 0; k < sizeof unary_ops / sizeof unary_ops[0]; k++) {
+        plumb_opcode op = unary_ops[k];
+        for (uint32_t i = 0; i < N; i++) {
+            in[i] = sample(i);
+            want[i] = oracle(op, in[i], 0);
+        }
+        uint32_t bound = plumb_op_ulp_bound(op, PLUMB_F32);
+        for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+            rt_vmath_f32_fn f = rt_vmath_f32(op, isa);
+            assert_non_null(f);
+            f(in, out, N);
+            for (uint32_t i = 0; i < N; i++) {
+                uint32_t g = fb(out[i]), w = fb(want[i]);
+                bool ok;
+                if (isnan(want[i]) || isnan(out[i]))
+                    ok = isnan(want[i]) && isnan(out[i]);
+                else if (isinf(want[i]) || want[i] == 0)
+                    ok = g == w;
+                else
+                    ok = plumb_ulp_distance(PLUMB_F32, g, w) <= bound;
+                if (!ok)
+                    fail_msg("%s isa %s x=%a (0x%08X): got 0x%08X want 0x%08X", plumb_op_name(op),
+                             rt_isa_name(isa), (double)in[i], fb(in[i]), g, w);
+            }
+        }
+    }
+}
+
+typedef struct sv { uint32_t x, want; } sv;
+
+static void check_table(plumb_opcode op, const sv *t, size_t n)
+{
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+        rt_vmath_f32_fn f = rt_vmath_f32(op, isa);
+        for (size_t i = 0; i < n; i++) {
+            float x = bf(t[i].x), r;
+            f(&x, &r, 1);
+            if (fb(r) != t[i].want)
+                fail_msg("%s isa %s x=0x%08X: got 0x%08X want 0x%08X", plumb_op_name(op), rt_isa_name(isa),
+                         t[i].x, fb(r), t[i].want);
+        }
+    }
+}
+
+#define PINF 0x7F800000u
+#define NINF 0xFF800000u
+#define PZ 0x00000000u
+#define NZ 0x80000000u
+#define DNAN 0x7FC00000u
+#define ONE 0x3F800000u
+#define MONE 0xBF800000u
+#define SNAN 0x7F800001u
+#define QSNAN 0x7FC00001u   /* SNAN quieted, payload kept */
+#define NNAN 0xFFC12345u
+
+/* Special values: C99 Annex F / IEEE 754-2019, plumb's NaN rule (NaN in ->
+ * that NaN quieted; invalid -> the positive default NaN). */
+static void test_unary_specials(void **state)
+{
+    (void)state;
+    const sv exp_t[] = {{PZ, ONE}, {NZ, ONE}, {PINF, PINF}, {NINF, PZ}, {SNAN, QSNAN}, {NNAN, NNAN},
+                        {0x42B20000u, PINF} /* 89 */, {0xC2D00000u, PZ} /* -104 */};
+    check_table(PLUMB_OP_EXPONENTIAL, exp_t, sizeof exp_t / sizeof exp_t[0]);
+    const sv expm1_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, PINF}, {NINF, MONE}, {SNAN, QSNAN}, {0x00000001u, 0x00000001u}};
+    check_table(PLUMB_OP_EXPONENTIAL_MINUS_ONE, expm1_t, sizeof expm1_t / sizeof expm1_t[0]);
+    const sv log_t[] = {{PZ, NINF}, {NZ, NINF}, {ONE, PZ}, {PINF, PINF}, {NINF, DNAN}, {MONE, DNAN},
+                        {SNAN, QSNAN}, {0x80000001u, DNAN}};
+    check_table(PLUMB_OP_LOG, log_t, sizeof log_t / sizeof log_t[0]);
+    const sv log1p_t[] = {{PZ, PZ}, {NZ, NZ}, {MONE, NINF}, {0xC0000000u, DNAN}, {PINF, PINF}, {NINF, DNAN},
+                          {0x80000001u, 0x80000001u}};
+    check_table(PLUMB_OP_LOG_PLUS_ONE, log1p_t, sizeof log1p_t / sizeof log1p_t[0]);
+    const sv tanh_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, ONE}, {NINF, MONE}, {SNAN, QSNAN}, {0x41A00000u, ONE}};
+    check_table(PLUMB_OP_TANH, tanh_t, sizeof tanh_t / sizeof tanh_t[0]);
+    const sv logi_t[] = {{PZ, 0x3F000000u}, {NZ, 0x3F000000u}, {PINF, ONE}, {NINF, PZ}, {SNAN, QSNAN}};
+    check_table(PLUMB_OP_LOGISTIC, logi_t, sizeof logi_t / sizeof logi_t[0]);
+    const sv sin_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, DNAN}, {NINF, DNAN}, {SNAN, QSNAN}};
+    check_table(PLUMB_OP_SINE, sin_t, sizeof sin_t / sizeof sin_t[0]);
+    const sv cos_t[] = {{PZ, ONE}, {NZ, ONE}, {PINF, DNAN}, {NINF, DNAN}, {NNAN, NNAN}};
+    check_table(PLUMB_OP_COSINE, cos_t, sizeof cos_t / sizeof cos_t[0]);
+    const sv tan_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, DNAN}, {NINF, DNAN}};
+    check_table(PLUMB_OP_TAN, tan_t, sizeof tan_t / sizeof tan_t[0]);
+    const sv erf_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, ONE}, {NINF, MONE}, {SNAN, QSNAN}};
+    check_table(PLUMB_OP_ERF, erf_t, sizeof erf_t / sizeof erf_t[0]);
+    const sv rsqrt_t[] = {{PZ, PINF}, {NZ, NINF}, {PINF, PZ}, {MONE, DNAN}, {NINF, DNAN}, {0x40800000u, 0x3F000000u}};
+    check_table(PLUMB_OP_RSQRT, rsqrt_t, sizeof rsqrt_t / sizeof rsqrt_t[0]);
+    const sv cbrt_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, PINF}, {NINF, NINF}, {0xC1000000u, 0xC0000000u} /* -8 -> -2 */};
+    check_table(PLUMB_OP_CBRT, cbrt_t, sizeof cbrt_t / sizeof cbrt_t[0]);
+}
+
+typedef struct sv2 { uint32_t a, b, want; } sv2;
+
+/* pow (IEEE 754-2019 9.2.1, C99 F.9.4.4) and atan2 (C99 F.9.1.4) special
+ * values, and dense pairs against MPFR. */
+static void test_binary(void **state)
+{
+    (void)state;
+    const sv2 pow_t[] = {
+        {DNAN, PZ, ONE}, {ONE, DNAN, ONE}, {SNAN, ONE, QSNAN}, {0x40000000u, SNAN, QSNAN},
+        {0xC1000000u, 0x3EAAAAABu, DNAN},        /* pow(-8, 1/3) */
+        {NZ, 0xC0400000u, NINF}, {PZ, 0xC0400000u, PINF}, {NZ, 0xC0000000u, PINF}, {NZ, 0x40400000u, NZ},
+        {NZ, 0xBF000000u, PINF},                 /* pow(-0, -0.5) = +inf */
+        {MONE, PINF, ONE}, {MONE, NINF, ONE}, {0x3F000000u, NINF, PINF}, {0x40000000u, NINF, PZ},
+        {NINF, 0x40400000u, NINF}, {NINF, 0x3F000000u, PINF}, {NINF, 0xC0400000u, NZ},
+        {0xC0000000u, 0x40400000u, 0xC1000000u}, /* (-2)^3 = -8 */
+        {0x40000000u, 0x41200000u, 0x44800000u}, /* 2^10 */
+    };
+    const sv2 atan2_t[] = {
+        {PZ, NZ, 0x40490FDBu}, {NZ, NZ, 0xC0490FDBu}, {PZ, PZ, PZ}, {NZ, PZ, NZ},
+        {PINF, NINF, 0x4016CBE4u}, {PINF, PINF, 0x3F490FDBu}, {ONE, NINF, 0x40490FDBu},
+        {ONE, PZ, 0x3FC90FDBu}, {SNAN, ONE, QSNAN}, {ONE, NNAN, NNAN},
+    };
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+        for (int which = 0; which < 2; which++) {
+            plumb_opcode op = which ? PLUMB_OP_ATAN2 : PLUMB_OP_POWER;
+            rt_vmath2_f32_fn f = rt_vmath2_f32(op, isa);
+            assert_non_null(f);
+            const sv2 *t = which ? atan2_t : pow_t;
+            size_t n = which ? sizeof atan2_t / sizeof atan2_t[0] : sizeof pow_t / sizeof pow_t[0];
+            for (size_t i = 0; i < n; i++) {
+                float a = bf(t[i].a), b = bf(t[i].b), r;
+                f(&a, &b, &r, 1);
+                if (fb(r) != t[i].want)
+                    fail_msg("%s isa %s (0x%08X, 0x%08X): got 0x%08X want 0x%08X", plumb_op_name(op),
+                             rt_isa_name(isa), t[i].a, t[i].b, fb(r), t[i].want);
+            }
+            uint32_t bound = plumb_op_ulp_bound(op, PLUMB_F32);
+            for (int i = 0; i < 3000; i++) {
+                float a = which ? sample((uint32_t)i) : fabsf(sample((uint32_t)i)) * (i % 7 == 0 ? -1.0f : 1.0f);
+                float b = which ? sample((uint32_t)i + 1) : ((float)rnd32() / 4294967296.0f - 0.5f) * 60.0f;
+                if (!which && i % 7 == 0)
+                    b = (float)(int)b;                   /* negative bases need integer exponents */
+                float r, w = oracle(op, a, b);
+                f(&a, &b, &r, 1);
+                bool ok = (isnan(w) && isnan(r)) ||
+                          ((isinf(w) || w == 0) ? fb(r) == fb(w)
+                                                : !isnan(r) && plumb_ulp_distance(PLUMB_F32, fb(r), fb(w)) <= bound);
+                if (!ok)
+                    fail_msg("%s isa %s (%a, %a): got %a want %a", plumb_op_name(op), rt_isa_name(isa), (double)a,
+                             (double)b, (double)r, (double)w);
+            }
+        }
+    }
+}
+
+/* The result of an element does not depend on the array length (vector
+ * body or tail) nor on running in place. */
+static void test_lengths_in_place(void **state)
+{
+    (void)state;
+    float in[37], ref[37], out[37];
+    for (int i = 0; i < 37; i++)
+        in[i] = sample((uint32_t)i * 3 + 1);
+    in[5] = 3e6f;   /* a big-argument trig lane */
+    for (size_t k = 0; k < sizeof unary_ops / sizeof unary_ops[0]; k++) {
+        rt_vmath_f32_fn f = rt_vmath_f32(unary_ops[k], rt_cpu_best_isa());
+        f(in, ref, 37);
+        for (size_t n = 1; n <= 37; n += 4) {
+            memcpy(out, in, sizeof in);
+            f(out, out, n);
+            for (size_t i = 0; i < n; i++)
+                assert_int_equal(fb(out[i]), fb(ref[i]));
+            for (size_t i = n; i < 37; i++)
+                assert_int_equal(fb(out[i]), fb(in[i]));   /* nothing past n written */
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unary_specials),
+        cmocka_unit_test(test_unary_dense),
+        cmocka_unit_test(test_binary),
+        cmocka_unit_test(test_lengths_in_place),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
