@@ -88,6 +88,8 @@ typedef struct bench_result {
     double rt_s;             /* seconds, best */
     double rt_median_s;      /* seconds, median */
     double rt_1t_s;          /* seconds, best on one thread (chain only; 0 = not measured) */
+    double result_floor_s;   /* seconds, best: allocate a fresh buffer of the results' size and
+                              * copy them into it, as plumb_executable_run must (0 = not measured) */
     double bytes;            /* bytes moved at full size: inputs + outputs once */
     double flops;            /* floating-point operations at full size; 0 = n/a */
     double elems;            /* elements (ns/element for the chain) */
