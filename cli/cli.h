@@ -64,6 +64,19 @@ int cli_next(cli_args *a, const cli_opt *opts, const char **value);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Parses an unsigned decimal (or 0x hex for u64) integer with no sign and no
+ * trailing characters; false on anything else and on overflow. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+bool cli_parse_u32(const char *s, uint32_t *out);
+
+/* Parses a shard "I/N" with 0 <= I < N. */
+bool cli_parse_shard(const char *s, uint32_t *index, uint32_t *count);
+
+/* Applies the TEST_SHARD_INDEX / TEST_TOTAL_SHARDS convention when both are
+ * set (and touches TEST_SHARD_STATUS_FILE, as the convention asks of a test
+ * that shards). Returns CLI_EXIT_OK, or a usage error naming the variables. */
+int cli_shard_from_env(const char *cmd, uint32_t *index, uint32_t *count);
+
 /* Parses a byte count: digits with an optional suffix K, M, G, T (powers of
  * 1000) or Ki, Mi, Gi, Ti (powers of 1024). False on anything else, on 0 and
  * on overflow. */

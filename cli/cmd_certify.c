@@ -78,42 +78,6 @@ static const cli_opt certify_opts[] = {
     {NULL, 0, false, 0},
 };
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s || *s == '-' || *s == '+')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (*end || errno)
-        return false;
-    *out = v;
-    return true;
-}
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-    uint64_t v;
-    if (!parse_u64(s, &v) || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-static bool parse_shard(const char *s, uint32_t *i, uint32_t *n)
-{
-    const char *slash = strchr(s, '/');
-    if (!slash)
-        return false;
-    char a[32];
-    size_t la = (size_t)(slash - s);
-    if (la == 0 || la >= sizeof a)
-        return false;
-    memcpy(a, s, la);
-    a[la] = 0;
-    return parse_u32(a, i) && parse_u32(slash + 1, n) && *n > 0 && *i < *n;
-}
-
 /* Marks --ops; returns false (after a usage message) on an unknown op or an
  * op without conformance cases. */
 static bool parse_ops(const char *cmd, const char *list, conf_run_options *o, conf_suite suite)
@@ -207,12 +171,12 @@ int cmd_certify(int argc, char **argv)
             ops_list = v;
             break;
         case OPT_SHARD:
-            if (!parse_shard(v, &o.shard_index, &o.shard_count))
+            if (!cli_parse_shard(v, &o.shard_index, &o.shard_count))
                 return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N, got '%s'", v);
             shard_given = true;
             break;
         case OPT_SEED:
-            if (!parse_u64(v, &o.seed))
+            if (!cli_parse_u64(v, &o.seed))
                 return cli_usage_error(cmd, "--seed: '%s' is not a non-negative integer", v);
             break;
         case OPT_OUT: out_dir = v; break;
@@ -229,15 +193,15 @@ int cmd_certify(int argc, char **argv)
             break;
         }
         case OPT_JOBS:
-            if (!parse_u32(v, &o.jobs) || o.jobs == 0 || o.jobs > 64)
+            if (!cli_parse_u32(v, &o.jobs) || o.jobs == 0 || o.jobs > 64)
                 return cli_usage_error(cmd, "--jobs: '%s' is not a number from 1 to 64", v);
             break;
         case OPT_BATCH:
-            if (!parse_u32(v, &o.batch) || o.batch == 0)
+            if (!cli_parse_u32(v, &o.batch) || o.batch == 0)
                 return cli_usage_error(cmd, "--batch: '%s' is not a positive number", v);
             break;
         case OPT_LIMIT:
-            if (!parse_u32(v, &o.limit) || o.limit == 0)
+            if (!cli_parse_u32(v, &o.limit) || o.limit == 0)
                 return cli_usage_error(cmd, "--limit: '%s' is not a positive number", v);
             break;
         case OPT_NO_CACHE:
@@ -253,19 +217,9 @@ int cmd_certify(int argc, char **argv)
     if (ops_list && !parse_ops(cmd, ops_list, &o, o.suite))
         return CLI_EXIT_USAGE;
     if (!shard_given) {
-        const char *si = getenv("TEST_SHARD_INDEX"), *sn = getenv("TEST_TOTAL_SHARDS");
-        if (si && sn && *si && *sn) {
-            if (!parse_u32(si, &o.shard_index) || !parse_u32(sn, &o.shard_count) || o.shard_count == 0 ||
-                o.shard_index >= o.shard_count)
-                return cli_usage_error(cmd, "TEST_SHARD_INDEX=%s / TEST_TOTAL_SHARDS=%s is not a valid shard", si, sn);
-            /* The sharding protocol asks a test that shards to say so. */
-            const char *sf = getenv("TEST_SHARD_STATUS_FILE");
-            if (sf && *sf) {
-                FILE *f = fopen(sf, "a");
-                if (f)
-                    fclose(f);
-            }
-        }
+        int rc = cli_shard_from_env(cmd, &o.shard_index, &o.shard_count);
+        if (rc != CLI_EXIT_OK)
+            return rc;
     }
     char text_path[1024], json_path[1024], junit_path[1024], repro_path[1024];
     if (out_dir) {

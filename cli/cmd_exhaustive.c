@@ -18,22 +18,22 @@ static const char exhaustive_help[] =
     "error and the count over the bound. Progress and an ETA go to stderr when\n"
     "it is a terminal.\n"
     "\n"
+    "options:\n"
+    "  --op NAME         the unary float op (e.g. exponential, tanh, sine)\n"
+    "  --dtype T         f32, f16 or bf16\n"
+    "  --backend B       ref (default), runtime or the path of a backend .so\n"
+    "  --shard I/N       run the I-th of N equal input ranges (0-based); default\n"
+    "                    from TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, else 0/1\n"
+    "  --threads N       worker threads, 1..64 (default 1)\n"
+    "  --chunk N         inputs per backend call, 1..16777216\n"
+    "  -h, --help        this text\n"
+    "\n"
     "exit codes:\n"
     "  0  every input within the bound\n"
     "  1  some input over the bound, or the backend failed\n"
     "  2  usage error\n";
 
 enum { O_OP = 1, O_DTYPE, O_BACKEND, O_SHARD, O_THREADS, O_CHUNK, O_HELP };
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    if (!s || !*s || *s == '-') return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || v > 0xFFFFFFFFul) return false;
-    *out = (uint32_t)v;
-    return true;
-}
 
 int cmd_exhaustive(int argc, char **argv)
 {
@@ -48,7 +48,7 @@ int cmd_exhaustive(int argc, char **argv)
     conf_exhaustive_opts o;
     memset(&o, 0, sizeof o);
     o.threads = 1;
-    bool have_op = false, have_dt = false;
+    bool have_op = false, have_dt = false, shard_given = false;
     const char *v;
     int id;
     while ((id = cli_next(&a, opts, &v)) != CLI_END) {
@@ -67,28 +67,27 @@ int cmd_exhaustive(int argc, char **argv)
             have_dt = true;
             break;
         case O_BACKEND: o.backend = v; break;
-        case O_SHARD: {
-            const char *slash = strchr(v, '/');
-            char buf[32];
-            if (!slash || (size_t)(slash - v) >= sizeof buf) return cli_usage_error(cmd, "--shard: expected I/N, got '%s'", v);
-            memcpy(buf, v, (size_t)(slash - v));
-            buf[slash - v] = 0;
-            if (!parse_u32(buf, &o.shard_index) || !parse_u32(slash + 1, &o.shard_count) || o.shard_count == 0 ||
-                o.shard_index >= o.shard_count)
+        case O_SHARD:
+            if (!cli_parse_shard(v, &o.shard_index, &o.shard_count))
                 return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N, got '%s'", v);
+            shard_given = true;
             break;
-        }
         case O_THREADS:
-            if (!parse_u32(v, &o.threads) || o.threads == 0 || o.threads > 64)
+            if (!cli_parse_u32(v, &o.threads) || o.threads == 0 || o.threads > 64)
                 return cli_usage_error(cmd, "--threads: expected 1..64, got '%s'", v);
             break;
         case O_CHUNK: {
             uint32_t c;
-            if (!parse_u32(v, &c) || c == 0 || c > (1u << 24)) return cli_usage_error(cmd, "--chunk: expected 1..16777216, got '%s'", v);
+            if (!cli_parse_u32(v, &c) || c == 0 || c > (1u << 24)) return cli_usage_error(cmd, "--chunk: expected 1..16777216, got '%s'", v);
             o.chunk = c;
             break;
         }
         }
+    }
+    if (!shard_given) {
+        int rc = cli_shard_from_env(cmd, &o.shard_index, &o.shard_count);
+        if (rc != CLI_EXIT_OK)
+            return rc;
     }
     if (!have_op) return cli_usage_error(cmd, "--op is required");
     if (!have_dt) return cli_usage_error(cmd, "--dtype is required");

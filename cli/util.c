@@ -311,3 +311,63 @@ out:
     free(resolved);
     return ok;
 }
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end || errno)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_u32(const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (!cli_parse_u64(s, &v) || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool cli_parse_shard(const char *s, uint32_t *index, uint32_t *count)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash)
+        return false;
+    char a[32];
+    size_t la = (size_t)(slash - s);
+    if (la == 0 || la >= sizeof a)
+        return false;
+    memcpy(a, s, la);
+    a[la] = 0;
+    uint32_t i, n;
+    if (!cli_parse_u32(a, &i) || !cli_parse_u32(slash + 1, &n) || n == 0 || i >= n)
+        return false;
+    *index = i;
+    *count = n;
+    return true;
+}
+
+int cli_shard_from_env(const char *cmd, uint32_t *index, uint32_t *count)
+{
+    const char *si = getenv("TEST_SHARD_INDEX"), *sn = getenv("TEST_TOTAL_SHARDS");
+    if (!si || !sn || !*si || !*sn)
+        return CLI_EXIT_OK;
+    uint32_t i, n;
+    if (!cli_parse_u32(si, &i) || !cli_parse_u32(sn, &n) || n == 0 || i >= n)
+        return cli_usage_error(cmd, "TEST_SHARD_INDEX=%s / TEST_TOTAL_SHARDS=%s is not a valid shard", si, sn);
+    *index = i;
+    *count = n;
+    const char *sf = getenv("TEST_SHARD_STATUS_FILE");
+    if (sf && *sf) {
+        FILE *f = fopen(sf, "a");
+        if (f)
+            fclose(f);
+    }
+    return CLI_EXIT_OK;
+}

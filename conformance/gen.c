@@ -301,7 +301,7 @@ static bool push_case(gen *g, const char *ret_names)
         snprintf(msg, sizeof msg, "%s", g->d->msg);
         plumb_diag_clear(g->d);
         plumb_diag_set(g->d, PLUMB_ERR_INVALID, (plumb_loc){0, 0}, "generated case %s/%s/%s/%s does not verify: %s\n%s",
-                       plumb_op_get(g->op)->short_name, plumb_dtype_name(g->t), g->shape, g->value, msg, text.data);
+                       plumb_op_short_name(g->op), plumb_dtype_name(g->t), g->shape, g->value, msg, text.data);
         g->failed = true;
     }
     ir_module_free(m);

@@ -218,9 +218,9 @@ plumb_code plumb_diag_set(plumb_diag *d, plumb_code code, plumb_loc loc,
 
 void plumb_diag_clear(plumb_diag *d)
 {
-    const char *file = d->file;
+    /* Everything, file included: callers use it to initialize a diag on the
+     * stack, where keeping a field would read an indeterminate value. */
     memset(d, 0, sizeof *d);
-    d->file = file;
 }
 
 void plumb_diag_print(const plumb_diag *d, FILE *f)

@@ -5,7 +5,7 @@
 
 const plumb_op_info plumb_op_table[PLUMB_OP_COUNT] = {
 #define OP(e, nm, ar, nr, kd, ty, ag, u, uh, syn) \
-    [PLUMB_OP_##e] = {nm, NULL, ar, nr, kd, ty, ag, u, uh, syn},
+    [PLUMB_OP_##e] = {nm, ar, nr, kd, ty, ag, u, uh, syn},
 #include "../ir/ops.def"
 #undef OP
 };
@@ -39,6 +39,11 @@ static const char *after_dot(const char *name)
 {
     const char *dot = strchr(name, '.');
     return dot ? dot + 1 : name;
+}
+
+const char *plumb_op_short_name(plumb_opcode op)
+{
+    return after_dot(plumb_op_table[op].name);
 }
 
 bool plumb_op_lookup(const char *name, size_t len, plumb_opcode *out)

@@ -433,7 +433,7 @@ ir_value *plumb_nn_binary(plumb_nn *nn, plumb_opcode code, ir_value *a, ir_value
         fail(nn, PLUMB_ERR_USAGE, "nn.binary: opcode %d is not a binary elementwise op", (int)code);
         return NULL;
     }
-    if (!same_type(nn, plumb_op_get(code)->short_name, a, b) || !types_accept(nn, "binary", code, a))
+    if (!same_type(nn, plumb_op_short_name(code), a, b) || !types_accept(nn, "binary", code, a))
         return NULL;
     ir_value *ops[2] = {a, b};
     return emit1(nn, "binary", code, ops, 2, &a->type);

@@ -82,6 +82,7 @@ plumb_code plumb_diag_set(plumb_diag *d, plumb_code code, plumb_loc loc,
     __attribute__((format(printf, 4, 5)));
 plumb_code plumb_diag_vset(plumb_diag *d, plumb_code code, plumb_loc loc,
                            const char *fmt, va_list ap);
+/* Resets every field (file included) to the "no error" state. */
 void plumb_diag_clear(plumb_diag *d);
 /* Prints "FILE:LINE:COL: error: message" (parts that are unknown omitted). */
 void plumb_diag_print(const plumb_diag *d, FILE *f);

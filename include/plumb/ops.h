@@ -56,7 +56,6 @@ static_assert(PLUMB_OP_COUNT == 73, "ir/ops.def changed: revisit every per-op ta
 
 typedef struct plumb_op_info {
     const char *name;        /* full name, e.g. "stablehlo.add" */
-    const char *short_name;  /* name without its dialect prefix, e.g. "add" */
     int arity;               /* operands, or PLUMB_VAR */
     int results;             /* results, or PLUMB_VAR */
     plumb_kind kind;
@@ -71,6 +70,8 @@ extern const plumb_op_info plumb_op_table[PLUMB_OP_COUNT];
 
 static inline const plumb_op_info *plumb_op_get(plumb_opcode op) { return &plumb_op_table[op]; }
 static inline const char *plumb_op_name(plumb_opcode op) { return plumb_op_table[op].name; }
+/* The name without its dialect prefix, e.g. "add" for stablehlo.add. */
+const char *plumb_op_short_name(plumb_opcode op);
 const char *plumb_kind_name(plumb_kind k);
 const char *plumb_agree_name(plumb_agree a);
 

@@ -39,7 +39,7 @@ expect fault_exp_ulp    exponential,negate   "exponential/f32/"        "error 2 
 expect fault_ftz        add,negate           "add/f32/odd/subnormal/"  "flushed to zero"
 expect fault_f16_accum  reduce,negate        "reduce/f16/wide/"        "Σ|x|"
 expect fault_broadcast  broadcast_in_dim,add "add/f32/broadcast/"      "exact class"
-expect fault_stale      negate,add           "negate/"                 "parameter 0 (%x) of @main has type"
+expect fault_stale      negate,add           "negate/"                 "parameter 0 (%arg0) of @main has type"
 expect fault_crash      tanh,negate          "tanh/"                   "crash\|signal\|SIGSEGV"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -163,6 +163,9 @@ static void test_op_lookup(void **state)
     assert_true(plumb_op_lookup("call", 4, &op));
     assert_int_equal(op, PLUMB_OP_CALL);
     assert_false(plumb_op_lookup("erf", 3, &op)); /* chlo ops keep their prefix */
+    assert_string_equal(plumb_op_short_name(PLUMB_OP_ADD), "add");
+    assert_string_equal(plumb_op_short_name(PLUMB_OP_ERF), "erf");
+    assert_string_equal(plumb_op_short_name(PLUMB_OP_EXPECT_CLOSE), "expect_close");
     assert_false(plumb_op_lookup("stablehlo.while", 15, &op));
     assert_false(plumb_op_lookup("stablehlo.ad", 12, &op));
 }
