@@ -213,12 +213,16 @@ static void print_table(FILE *f, const bench_result *rs, unsigned n, const bench
                         const bench_gemm_ref *gr, const bench_config *cfg)
 {
     fprintf(f, "\nmachine (best pass; GB = 1e9 bytes, counted as STREAM counts):\n");
-    fprintf(f, "  STREAM %llu f32 per array: copy %.1f GB/s, triad %.1f GB/s on 1 thread; copy %.1f, triad %.1f GB/s on %u threads\n",
-            (unsigned long long)st->elems, st->copy_1t_gbs, st->triad_1t_gbs, st->copy_nt_gbs, st->triad_nt_gbs,
-            st->threads);
-    fprintf(f, "  reference GEMM %dx%dx%d f32: %.1f GFLOP/s on 1 thread, %.1f on %u threads (%s)\n", gr->n, gr->n,
-            gr->n, gr->gflops_1t, gr->gflops_nt, cfg->threads, gr->source);
-    fprintf(f, "\nworkloads (runtime on %u threads; times are the best of the timed runs, seconds):\n", cfg->threads);
+    fprintf(f, "  STREAM %llu f32 per array: copy %.1f GB/s, triad %.1f GB/s on 1 thread", (unsigned long long)st->elems,
+            st->copy_1t_gbs, st->triad_1t_gbs);
+    if (st->threads > 1)
+        fprintf(f, "; copy %.1f, triad %.1f GB/s on %u threads", st->copy_nt_gbs, st->triad_nt_gbs, st->threads);
+    fprintf(f, "\n  reference GEMM %dx%dx%d f32: %.1f GFLOP/s on 1 thread", gr->n, gr->n, gr->n, gr->gflops_1t);
+    if (cfg->threads > 1)
+        fprintf(f, ", %.1f on %u threads", gr->gflops_nt, cfg->threads);
+    fprintf(f, " (%s)\n", gr->source);
+    fprintf(f, "\nworkloads (runtime on %u thread%s; times are the best of the timed runs, seconds):\n", cfg->threads,
+            cfg->threads == 1 ? "" : "s");
     fprintf(f, "%-24s %10s %10s %9s %9s %7s %7s %8s %7s %7s %s\n", "workload", "ref s", "runtime s", "speedup",
             "MB moved", "GB/s", "%triad", "GFLOP/s", "ns/el", "err/bd", "status");
     for (unsigned i = 0; i < n; i++) {
