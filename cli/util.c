@@ -230,86 +230,10 @@ void cli_print_diag(const char *cmd, const plumb_diag *d)
     fprintf(stderr, "plumb %s: error: %s\n", cmd, d->msg);
 }
 
-/* Writes all of data to fd, retrying short writes. */
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, data, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        data += w;
-        len -= (size_t)w;
-    }
-    return true;
-}
-
 bool cli_write_atomic(const char *path, const char *data, size_t len, plumb_diag *d)
 {
-    plumb_loc none = {0, 0};
-    /* Rename replaces a symlink itself, so write next to its target instead. */
-    char *resolved = realpath(path, NULL);
-    const char *target = resolved ? resolved : path;
-    struct stat st;
-    bool have_mode = stat(target, &st) == 0;
-
-    size_t n = strlen(target);
-    static const char suffix[] = ".plumb-tmp.XXXXXX";
-    char *tmp = plumb_malloc(n + sizeof suffix);
-    if (!tmp) {
-        free(resolved);
-        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing '%s'", path);
-        return false;
-    }
-    memcpy(tmp, target, n);
-    memcpy(tmp + n, suffix, sizeof suffix);
-
-    bool ok = false;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create a temporary file next to '%s': %s",
-                       path, strerror(errno));
-        goto out;
-    }
-    if (!write_all(fd, data, len)) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto out;
-    }
-    /* mkstemp creates the file 0600; keep the mode the user had, or the
-     * usual umask-governed mode for a new file. */
-    mode_t mode;
-    if (have_mode) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto out;
-    }
-    if (close(fd) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    if (rename(tmp, target) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot replace '%s': %s", path, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    ok = true;
-out:
-    plumb_free(tmp, n + sizeof suffix);
-    free(resolved);
-    return ok;
+    const void *parts[1] = {data};
+    return plumb_write_file_atomic(path, parts, &len, 1, d);
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plumb/core.h"
 
@@ -382,4 +384,90 @@ char *plumb_read_file(const char *path, size_t max_bytes, size_t *len, plumb_dia
     if (!p)
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory reading '%s'", path);
     return p;
+}
+
+/* Writes all of data to fd, retrying short writes and interruptions. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return true;
+}
+
+bool plumb_write_file_atomic(const char *path, const void *const *parts, const size_t *lens,
+                             size_t n_parts, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    /* rename() replaces a symlink itself, so write next to its target. */
+    char *resolved = realpath(path, NULL);
+    const char *target = resolved ? resolved : path;
+    struct stat st;
+    bool have_mode = stat(target, &st) == 0;
+
+    size_t n = strlen(target);
+    static const char suffix[] = ".plumb-tmp.XXXXXX";
+    char *tmp = plumb_malloc(n + sizeof suffix);
+    if (!tmp) {
+        free(resolved);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing '%s'", path);
+        return false;
+    }
+    memcpy(tmp, target, n);
+    memcpy(tmp + n, suffix, sizeof suffix);
+
+    bool ok = false;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create a temporary file next to '%s': %s",
+                       path, strerror(errno));
+        goto out_free_tmp;
+    }
+    for (size_t i = 0; i < n_parts; i++) {
+        if (!write_all(fd, parts[i], lens[i])) {
+            plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+            goto out_close;
+        }
+    }
+    /* mkstemp creates the file 0600: keep the mode of the file being
+     * replaced, or give a new file the usual umask-governed mode. */
+    mode_t mode;
+    if (have_mode) {
+        mode = st.st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+        goto out_close;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+        goto out_unlink;
+    }
+    fd = -1;
+    if (rename(tmp, target) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot replace '%s': %s", path, strerror(errno));
+        goto out_unlink;
+    }
+    ok = true;
+    goto out_free_tmp;
+out_close:
+    close(fd);
+out_unlink:
+    unlink(tmp);
+out_free_tmp:
+    plumb_free(tmp, n + sizeof suffix);
+    free(resolved);
+    return ok;
 }

@@ -464,22 +464,6 @@ plumb_tensor *plumb_tensor_load(const char *path, uint64_t max_bytes, plumb_diag
     return t;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 bool plumb_tensor_save(const char *path, const plumb_tensor *t, bool text, plumb_diag *d)
 {
     if (!check_tensor(t, d))
@@ -505,46 +489,10 @@ bool plumb_tensor_save(const char *path, const plumb_tensor *t, bool text, plumb
         if (!data)
             return false;
     }
-    /* Write a temporary file in the same directory, then rename it over the
-     * target: readers see the old file or the new one, never a torn one, and
-     * a failed save leaves the old file untouched. */
-    size_t pl = strlen(path);
-    char *tmp = plumb_malloc(pl + 16);
-    bool ok = false;
-    int fd = -1;
-    if (!tmp) {
-        plumb_diag_set(d, PLUMB_ERR_NOMEM, no_loc, "out of memory saving '%s'", path);
-        goto done;
-    }
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp.XXXXXX", 12);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot create a temporary file next to '%s': %s",
-                       path, strerror(errno));
-        goto done;
-    }
-    if (fchmod(fd, 0644) != 0 || !write_all(fd, data, len) || fsync(fd) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot write '%s': %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto done;
-    }
-    if (close(fd) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot write '%s': %s", tmp, strerror(errno));
-        unlink(tmp);
-        goto done;
-    }
-    if (rename(tmp, path) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot rename '%s' to '%s': %s", tmp, path,
-                       strerror(errno));
-        unlink(tmp);
-        goto done;
-    }
-    ok = true;
-done:
-    if (tmp)
-        plumb_free(tmp, pl + 16);
+    /* Readers see the old file or the new one, never a torn one, and a
+     * failed save leaves the old file untouched. */
+    const void *parts[1] = {data};
+    bool ok = plumb_write_file_atomic(path, parts, &len, 1, d);
     if (text)
         plumb_buf_free(&b);
     else

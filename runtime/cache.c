@@ -170,48 +170,22 @@ out:
     return text;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc, const char *text,
                    size_t len, plumb_diag *d)
 {
     plumb_loc none = {0, 0};
-    char path[4096], tmp[4200];
+    char path[4096];
     if (!rt_disk_path(dir, key, path, sizeof path)) {
         plumb_diag_set(d, PLUMB_ERR_IO, none, "cache directory path '%s' is too long", dir);
         return false;
     }
-    (void)mkdir(dir, 0777);   /* may exist; open reports the real problem */
-    static _Atomic unsigned counter;
-    unsigned k = counter++;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), k);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create cache file '%s': %s", tmp, strerror(errno));
-        return false;
-    }
+    (void)mkdir(dir, 0777);   /* may exist; the write reports the real problem */
     disk_header h;
     fill_header(&h, key, kc, c->len, len);
     /* checksum over header + canon + text without concatenating them */
     disk_header z = h;
     XXH3_state_t *st = XXH3_createState();
     if (!st) {
-        close(fd);
-        unlink(tmp);
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing the cache entry");
         return false;
     }
@@ -221,18 +195,8 @@ bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, co
     XXH3_64bits_update(st, text, len);
     h.checksum = XXH3_64bits_digest(st);
     XXH3_freeState(st);
-    bool ok = write_all(fd, &h, sizeof h) && write_all(fd, c->bytes, c->len) && write_all(fd, text, len);
-    if (close(fd) != 0)
-        ok = false;
-    if (!ok) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write cache file '%s': %s", tmp, strerror(errno));
-        unlink(tmp);
-        return false;
-    }
-    if (rename(tmp, path) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        return false;
-    }
-    return true;
+    /* Concurrent processes never see half an entry: the write is atomic. */
+    const void *parts[3] = {&h, c->bytes, text};
+    size_t lens[3] = {sizeof h, c->len, len};
+    return plumb_write_file_atomic(path, parts, lens, 3, d);
 }

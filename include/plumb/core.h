@@ -109,4 +109,12 @@ char *plumb_buf_take(plumb_buf *b, size_t *len);
  * The result is NUL-terminated. max_bytes == 0 means no limit. */
 char *plumb_read_file(const char *path, size_t max_bytes, size_t *len, plumb_diag *d);
 
+/* Replaces path with the concatenation of parts[0..n_parts) atomically: a
+ * temporary file next to the target (a symlink's target), written, synced,
+ * given the replaced file's mode (or the umask default), then renamed over
+ * it. Readers see the old file or the new one, never a torn one; on failure
+ * the old file is untouched and no temporary file is left. */
+bool plumb_write_file_atomic(const char *path, const void *const *parts, const size_t *lens,
+                             size_t n_parts, plumb_diag *d);
+
 #endif

@@ -453,7 +453,7 @@ static void disk_hit_in_second_runtime(void **state)
     plumb_runtime_stats b = fresh_compile(m);
     assert_int_equal(b.compiles, 1);
     assert_int_equal(b.disk_hits, 1);
-    assert_int_equal(count_files(".tmp."), 0);
+    assert_int_equal(count_files(".plumb-tmp."), 0);
     ir_module_free(m);
 }
 
@@ -598,7 +598,7 @@ static void concurrent_writers_never_expose_half_entries(void **state)
         pthread_join(t[i], NULL);
         assert_true(w[i].ok);
     }
-    assert_int_equal(count_files(".tmp."), 0);
+    assert_int_equal(count_files(".plumb-tmp."), 0);
     /* the last rename left a whole entry */
     size_t len = 0;
     char *text = rt_disk_load(tmp_dir, k, &c, &kc, &len, NULL);
