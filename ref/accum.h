@@ -71,9 +71,4 @@ void ref_two_prod(double a, double b, double *p, double *e);
 /* A float's bit pattern from a double that t represents exactly. */
 uint64_t ref_bits_from_f64(plumb_dtype t, double x);
 
-/* The counter-based generators of ref/rng.c (Salmon et al., SC11), exposed
- * here so that tests can check them against the published known answers. */
-void ref_threefry2x32_20(const uint32_t ctr[2], const uint32_t key[2], uint32_t out[2]);
-void ref_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
-
 #endif
