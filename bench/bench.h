@@ -85,11 +85,11 @@ typedef struct bench_result {
     double ref_s;            /* ref_subset_s * ref_scale, seconds */
     char ref_subset[64];     /* what the subset is, e.g. "64 of 4096 rows" */
     /* runtime */
-    double rt_s;             /* seconds, best */
+    double rt_s;             /* seconds, best (plumb_executable_run_into: results in tensors kept between runs) */
     double rt_median_s;      /* seconds, median */
     double rt_1t_s;          /* seconds, best on one thread (chain only; 0 = not measured) */
-    double result_floor_s;   /* seconds, best: allocate a fresh buffer of the results' size and
-                              * copy them into it, as plumb_executable_run must (0 = not measured) */
+    double rt_alloc_s;       /* seconds, best: the same runs through plumb_executable_run, which
+                              * allocates fresh results each time (0 = not measured) */
     double bytes;            /* bytes moved at full size: inputs + outputs once */
     double flops;            /* floating-point operations at full size; 0 = n/a */
     double elems;            /* elements (ns/element for the chain) */

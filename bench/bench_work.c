@@ -301,25 +301,47 @@ typedef struct rt_ctx {
     plumb_executable *ex;
     plumb_tensor **in;
     uint32_t n_in;
-    plumb_tensor *out[16];    /* kept from the last run asked to keep it */
+    plumb_tensor *out[16];    /* the first run's results (allocated by the run), validated */
+    plumb_tensor *into[16];   /* where the timed runs write (plumb_executable_run_into) */
     uint32_t n_out;
     plumb_diag d;
 } rt_ctx;
 
+/* keep: the allocating call, results kept in c->out (the first run);
+ * otherwise the timed path: results written into c->into, nothing
+ * allocated. */
 static bool rt_once(void *p, bool keep)
 {
+    rt_ctx *c = p;
+    uint32_t failed = 0;
+    if (!keep)
+        return plumb_executable_run_into(c->ex, c->in, c->n_in, c->into, c->n_out, &failed, &c->d);
+    plumb_tensor *out[16] = {0};
+    if (!plumb_executable_run(c->ex, c->in, c->n_in, out, c->n_out, &failed, &c->d))
+        return false;
+    free_tensors(c->out, c->n_out);
+    memcpy(c->out, out, sizeof out);
+    return true;
+}
+
+/* The allocating call, for comparison: what a caller that does not keep
+ * its result tensors pays. */
+static bool rt_once_alloc(void *p, bool keep)
+{
+    (void)keep;
     rt_ctx *c = p;
     plumb_tensor *out[16] = {0};
     uint32_t failed = 0;
     if (!plumb_executable_run(c->ex, c->in, c->n_in, out, c->n_out, &failed, &c->d))
         return false;
-    if (keep) {
-        free_tensors(c->out, c->n_out);
-        memcpy(c->out, out, sizeof out);
-    } else {
-        free_tensors(out, c->n_out);
-    }
+    free_tensors(out, c->n_out);
     return true;
+}
+
+static void rt_release(rt_ctx *c)
+{
+    free_tensors(c->out, c->n_out);
+    free_tensors(c->into, c->n_out);
 }
 
 /* Set from bench_config.perturb for the duration of one workload. */
@@ -346,6 +368,14 @@ static bool rt_prepare(rt_ctx *c, plumb_runtime *rt, const ir_module *m, plumb_t
     if (!rt_once(c, true)) {
         add_error(r, "runtime run: %s", c->d.msg);
         return false;
+    }
+    /* The timed runs' result tensors, allocated (and paged in) once. */
+    for (uint32_t i = 0; i < c->n_out; i++) {
+        if (!(c->into[i] = plumb_tensor_clone(c->out[i], &c->d))) {
+            add_error(r, "runtime: cannot allocate result %u: %s", i, c->d.msg);
+            rt_release(c);
+            return false;
+        }
     }
     if (cfg_perturb && c->n_out && plumb_tensor_numel(c->out[0])) {
         /* --perturb: a 1% error in one element, far outside every
@@ -390,28 +420,6 @@ static bool run_ref(ref_ctx *c, const ir_module *m, plumb_tensor **in, uint32_t 
     return true;
 }
 
-/* What any run through plumb_executable_run costs at least for results of
- * `bytes` bytes: each result is a freshly allocated tensor the result is
- * copied into (docs/runtime.md, "Results"). Measured with the same
- * allocator, so that a kernel's time can be read net of it. */
-static double result_floor(const plumb_tensor *const *outs, uint32_t n, int reps)
-{
-    double best = INFINITY;
-    for (int r = 0; r < reps; r++) {
-        double t0 = bench_now();
-        for (uint32_t i = 0; i < n; i++) {
-            void *p = plumb_malloc(outs[i]->nbytes);
-            if (!p)
-                return 0;
-            memcpy(p, outs[i]->data, outs[i]->nbytes);
-            plumb_free(p, outs[i]->nbytes);
-        }
-        double t = bench_now() - t0;
-        best = t < best ? t : best;
-    }
-    return best;
-}
-
 static bool run_rt(rt_ctx *c, const bench_config *cfg, bench_result *r)
 {
     bench_times t;
@@ -422,8 +430,13 @@ static bool run_rt(rt_ctx *c, const bench_config *cfg, bench_result *r)
     r->rt_s = t.best;
     r->rt_median_s = t.median;
     r->ran = true;
-    if (r->kind == BENCH_MEMORY)
-        r->result_floor_s = result_floor((const plumb_tensor *const *)c->out, c->n_out, cfg->reps);
+    if (r->kind == BENCH_MEMORY) {
+        if (!time_runs(rt_once_alloc, c, cfg->reps, 100000, cfg->quick ? 0.02 : 0.25, &t)) {
+            add_error(r, "runtime run (allocating): %s", c->d.msg);
+            return false;
+        }
+        r->rt_alloc_s = t.best;
+    }
     return true;
 }
 
@@ -554,9 +567,9 @@ static void wl_chain(const bench_config *cfg, plumb_runtime *rt, plumb_runtime *
             }
             if (time_runs(rt_once, &c1, cfg->reps, 100000, cfg->quick ? 0.02 : 0.25, &t))
                 r->rt_1t_s = t.best;
-            free_tensors(c1.out, c1.n_out);
+            rt_release(&c1);
         }
-        free_tensors(c.out, c.n_out);
+        rt_release(&c);
     }
     plumb_ref_result_free(&rc.res);
 done:
@@ -638,7 +651,7 @@ static void wl_rows(rowop op, const bench_config *cfg, plumb_runtime *rt, bench_
         r->valid = true;
         validate(r, rc.res.outputs[0], c.out[0], &tol, "result rows");
         run_rt(&c, cfg, r);
-        free_tensors(c.out, c.n_out);
+        rt_release(&c);
     }
     plumb_ref_result_free(&rc.res);
 done:
@@ -693,7 +706,7 @@ static void wl_sum(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
          * its full sum is checked against a long double sum here. */
         if (rt_prepare(&cs, rt, ms, ins, 1, r)) {
             validate(r, rc.res.outputs[0], cs.out[0], &tol_s, "subset sum");
-            free_tensors(cs.out, cs.n_out);
+            rt_release(&cs);
         } else {
             r->valid = false;
         }
@@ -708,7 +721,7 @@ static void wl_sum(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
             plumb_tensor_free(exact);
         }
         run_rt(&c, cfg, r);
-        free_tensors(c.out, c.n_out);
+        rt_release(&c);
     }
     plumb_ref_result_free(&rc.res);
 done:
@@ -764,7 +777,7 @@ static void wl_dot(plumb_dtype t, const bench_config *cfg, plumb_runtime *rt, be
         r->valid = true;
         validate(r, rc.res.outputs[0], c.out[0], &tol, "result rows");
         run_rt(&c, cfg, r);
-        free_tensors(c.out, c.n_out);
+        rt_release(&c);
     }
     plumb_ref_result_free(&rc.res);
 done:
@@ -910,7 +923,7 @@ static void wl_example(const char *file, const bench_config *cfg, plumb_runtime 
             validate(r, rc.res.outputs[i], c.out[i], &t, what);
         }
         run_rt(&c, cfg, r);
-        free_tensors(c.out, c.n_out);
+        rt_release(&c);
     }
     plumb_ref_result_free(&rc.res);
 done:

@@ -527,6 +527,22 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
     for (uint32_t id = 0; id < p->n_values; id++)
         if (pl.buf_of[id])
             p->hdr[id].data = p->bufs[pl.buf_of[id] - 1].data;
+    /* A result a step produces is written straight into the caller's
+     * tensor (its first occurrence, when returned twice). */
+    p->out_direct = plumb_arena_array(p->arena, p->n_outputs ? p->n_outputs : 1, sizeof *p->out_direct);
+    p->out_planned = plumb_arena_array(p->arena, p->n_outputs ? p->n_outputs : 1, sizeof *p->out_planned);
+    if (!p->out_direct || !p->out_planned) {
+        plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "results");
+        goto out;
+    }
+    for (uint32_t i = 0; i < p->n_outputs; i++) {
+        uint32_t id = p->out_ids[i];
+        bool first = true;
+        for (uint32_t j = 0; j < i && first; j++)
+            first = p->out_ids[j] != id;
+        p->out_direct[i] = first && pl.buf_of[id] != 0;
+        p->out_planned[i] = p->hdr[id].data;
+    }
     ok = true;
 out:
     p->cap_bufs = pl.cap_bufs;
@@ -722,6 +738,109 @@ static bool check_inputs(const rt_program *p, const char *entry, plumb_tensor *c
     return true;
 }
 
+/* Whether byte ranges [a, a + na) and [b, b + nb) share a byte. */
+static bool overlaps(const void *a, size_t na, const void *b, size_t nb)
+{
+    if (!a || !b || na == 0 || nb == 0)
+        return false;
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + nb && y < x + na;
+}
+
+static bool check_outputs(const rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
+                          plumb_tensor *const *outputs, uint32_t n_outputs, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    if (n_outputs != p->n_outputs || (n_outputs && !outputs)) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s returns %u results but room for %u was given", entry,
+                       p->n_outputs, n_outputs);
+        return false;
+    }
+    for (uint32_t i = 0; i < n_outputs; i++) {
+        const plumb_tensor *t = outputs[i];
+        const plumb_tensor *want = &p->hdr[p->out_ids[i]];
+        if (!t) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none, "output %u of @%s is missing (NULL)", i, entry);
+            return false;
+        }
+        bool same = t->dtype == want->dtype && t->rank == want->rank && t->nbytes == want->nbytes &&
+                    (t->data || !t->nbytes);
+        for (uint32_t k = 0; same && k < t->rank; k++)
+            same = t->dims[k] == want->dims[k];
+        if (!same) {
+            plumb_buf a, b;
+            plumb_buf_init(&a);
+            plumb_buf_init(&b);
+            plumb_tensor_type_print(&a, t);
+            plumb_tensor_type_print(&b, want);
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none,
+                           "output %u is %s holding %zu bytes but result %u of @%s is %s (%zu bytes)", i,
+                           a.data && !a.failed ? a.data : "?", t->data ? t->nbytes : 0, i, entry,
+                           b.data && !b.failed ? b.data : "?", want->nbytes);
+            plumb_buf_free(&a);
+            plumb_buf_free(&b);
+            return false;
+        }
+        /* Kernels write results while later steps still read inputs, so an
+         * output sharing memory with an input (or another output) would
+         * change what the program computes. */
+        for (uint32_t j = 0; j < n_inputs; j++)
+            if (overlaps(t->data, t->nbytes, inputs[j]->data, inputs[j]->nbytes)) {
+                plumb_diag_set(d, PLUMB_ERR_USAGE, none,
+                               "output %u of @%s shares memory with input %u; results must not alias inputs", i,
+                               entry, j);
+                return false;
+            }
+        for (uint32_t j = 0; j < i; j++)
+            if (overlaps(t->data, t->nbytes, outputs[j]->data, outputs[j]->nbytes)) {
+                plumb_diag_set(d, PLUMB_ERR_USAGE, none, "outputs %u and %u of @%s share memory", j, i, entry);
+                return false;
+            }
+    }
+    return true;
+}
+
+/* Runs the steps with result value i written straight into outputs[i]
+ * where a step produces it (p->out_direct); the other results (parameters,
+ * constants, a value returned twice) are copied after the run. The
+ * headers point back at the planned buffers afterwards. */
+static bool run_steps(rt_program *p, const char *entry, plumb_tensor *const *inputs, plumb_tensor *const *outputs,
+                      FILE *check_log, uint32_t *checks_failed, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->hdr[p->param_ids[i]].data = inputs[i]->data;
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (p->out_direct[i])
+            p->hdr[p->out_ids[i]].data = outputs[i]->data;
+    rt_exec *x = &p->x;
+    x->d = d;
+    x->check_log = check_log;
+    x->checks_run = x->checks_failed = 0;
+    bool ok = true;
+    for (uint32_t s = 0; s < p->n_steps && ok; s++) {
+        const rt_step *st = &p->steps[s];
+        ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out) : rt_run_kernel(x, st->op, st->in, st->out);
+        rt_scratch_reset(x);
+        if (!ok && d->code == PLUMB_OK)
+            plumb_diag_set(d, PLUMB_ERR_RUNTIME, none, "step %u of @%s failed without saying why", s, entry);
+    }
+    for (uint32_t i = 0; ok && i < p->n_outputs; i++) {
+        const plumb_tensor *h = &p->hdr[p->out_ids[i]];
+        if (!p->out_direct[i] && h->nbytes && h->data != outputs[i]->data)
+            memcpy(outputs[i]->data, h->data, h->nbytes);
+    }
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (p->out_direct[i])
+            p->hdr[p->out_ids[i]].data = p->out_planned[i];
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->hdr[p->param_ids[i]].data = NULL;   /* never keep the caller's pointers */
+    if (ok && checks_failed)
+        *checks_failed = x->checks_failed;
+    x->d = NULL;
+    return ok;
+}
+
 bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
                     plumb_tensor **outputs, uint32_t n_outputs, FILE *check_log, uint32_t *checks_failed,
                     plumb_diag *d)
@@ -738,7 +857,8 @@ bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *input
     }
     for (uint32_t i = 0; i < n_outputs; i++)
         outputs[i] = NULL;
-    /* Results are allocated before any work: a failure leaves nothing half done. */
+    /* Results are allocated before any work: a failure leaves nothing half
+     * done. Fresh memory never aliases an input. */
     for (uint32_t i = 0; i < n_outputs; i++) {
         const plumb_tensor *h = &p->hdr[p->out_ids[i]];
         plumb_diag sd = {.code = PLUMB_OK};
@@ -748,40 +868,24 @@ bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *input
             goto fail;
         }
     }
-    for (uint32_t i = 0; i < p->n_params; i++)
-        p->hdr[p->param_ids[i]].data = inputs[i]->data;
-    rt_exec *x = &p->x;
-    x->d = d;
-    x->check_log = check_log;
-    x->checks_run = x->checks_failed = 0;
-    for (uint32_t s = 0; s < p->n_steps; s++) {
-        const rt_step *st = &p->steps[s];
-        bool ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out) : rt_run_kernel(x, st->op, st->in, st->out);
-        rt_scratch_reset(x);
-        if (!ok) {
-            if (d->code == PLUMB_OK)
-                plumb_diag_set(d, PLUMB_ERR_RUNTIME, none, "step %u of @%s failed without saying why", s, entry);
-            goto fail;
-        }
-    }
-    for (uint32_t i = 0; i < n_outputs; i++) {
-        const plumb_tensor *h = &p->hdr[p->out_ids[i]];
-        if (h->nbytes)
-            memcpy(outputs[i]->data, h->data, h->nbytes);
-    }
-    for (uint32_t i = 0; i < p->n_params; i++)
-        p->hdr[p->param_ids[i]].data = NULL;   /* never keep the caller's pointers */
-    if (checks_failed)
-        *checks_failed = x->checks_failed;
-    x->d = NULL;
-    return true;
+    if (run_steps(p, entry, inputs, outputs, check_log, checks_failed, d))
+        return true;
 fail:
-    for (uint32_t i = 0; i < p->n_params; i++)
-        p->hdr[p->param_ids[i]].data = NULL;
-    p->x.d = NULL;
     for (uint32_t i = 0; i < n_outputs; i++) {
         plumb_tensor_free(outputs[i]);
         outputs[i] = NULL;
     }
     return false;
+}
+
+bool rt_program_run_into(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
+                         plumb_tensor *const *outputs, uint32_t n_outputs, FILE *check_log,
+                         uint32_t *checks_failed, plumb_diag *d)
+{
+    if (checks_failed)
+        *checks_failed = 0;
+    if (!check_inputs(p, entry, inputs, n_inputs, d) ||
+        !check_outputs(p, entry, inputs, n_inputs, outputs, n_outputs, d))
+        return false;
+    return run_steps(p, entry, inputs, outputs, check_log, checks_failed, d);
 }

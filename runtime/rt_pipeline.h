@@ -170,6 +170,8 @@ typedef struct rt_program {
     uint32_t *param_ids;       /* value id of each parameter */
     uint32_t n_outputs;
     uint32_t *out_ids;         /* value id of each returned value */
+    bool *out_direct;          /* per result: a step writes it straight into the caller's tensor */
+    void **out_planned;        /* per result: its value's planned data (restored after a run) */
     rt_exec x;                 /* execution context, kept between runs */
 } rt_program;
 
@@ -189,10 +191,16 @@ rt_program *rt_program_compile(const ir_module *m, const ir_func *entry, const r
  * (a disk-cache entry): no passes run. NULL (d set) if the text is unusable. */
 rt_program *rt_program_load(const char *text, size_t len, const rt_compile_opts *o, plumb_diag *d);
 void rt_program_free(rt_program *p);
-/* Checks inputs, runs every step, copies results into fresh tensors. */
+/* Checks inputs, allocates fresh result tensors and runs every step (the
+ * steps write the results straight into them). */
 bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
                     plumb_tensor **outputs, uint32_t n_outputs, FILE *check_log,
                     uint32_t *checks_failed, plumb_diag *d);
+/* The same into caller tensors, checked first: type of each result, no
+ * memory shared with an input or another output. */
+bool rt_program_run_into(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
+                         plumb_tensor *const *outputs, uint32_t n_outputs, FILE *check_log,
+                         uint32_t *checks_failed, plumb_diag *d);
 
 /* ---- disk cache (cache.c) --------------------------------------------------------- */
 

@@ -413,22 +413,41 @@ uint32_t plumb_executable_num_outputs(const plumb_executable *ex)
     return ex ? ex->prog->n_outputs : 0;
 }
 
-bool plumb_executable_run(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
-                          plumb_tensor **outputs, uint32_t n_outputs, uint32_t *checks_failed, plumb_diag *d)
+/* Both run calls: the counters and the execute time. */
+static bool run_timed(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs, bool allocate,
+                      plumb_tensor **fresh, plumb_tensor *const *into, uint32_t n_outputs,
+                      uint32_t *checks_failed, plumb_diag *d, const char *fn)
 {
     if (!ex) {
-        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "plumb_executable_run: the executable is NULL");
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "%s: the executable is NULL", fn);
         return false;
     }
     plumb_runtime *rt = ex->rt;
     double t0 = now_s();
-    bool ok = rt_program_run(ex->prog, ex->entry->name, inputs, n_inputs, outputs, n_outputs, rt->log, checks_failed, d);
+    bool ok = allocate ? rt_program_run(ex->prog, ex->entry->name, inputs, n_inputs, fresh, n_outputs, rt->log,
+                                     checks_failed, d)
+                    : rt_program_run_into(ex->prog, ex->entry->name, inputs, n_inputs, into, n_outputs, rt->log,
+                                          checks_failed, d);
     double dt = now_s() - t0;
     ex->entry->st.runs++;
     rt->st.runs++;
     ex->entry->st.execute_seconds += dt;
     rt->st.execute_seconds += dt;
     return ok;
+}
+
+bool plumb_executable_run(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
+                          plumb_tensor **outputs, uint32_t n_outputs, uint32_t *checks_failed, plumb_diag *d)
+{
+    return run_timed(ex, inputs, n_inputs, true, outputs, NULL, n_outputs, checks_failed, d, "plumb_executable_run");
+}
+
+bool plumb_executable_run_into(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
+                               plumb_tensor *const *outputs, uint32_t n_outputs, uint32_t *checks_failed,
+                               plumb_diag *d)
+{
+    return run_timed(ex, inputs, n_inputs, false, NULL, outputs, n_outputs, checks_failed, d,
+                     "plumb_executable_run_into");
 }
 
 bool plumb_runtime_run(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_tensor *const *inputs,

@@ -70,10 +70,27 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m,
  * before any work); they are never modified. outputs receives n_outputs newly
  * allocated tensors (plumb_tensor_free each). Check ops in the program are
  * evaluated; failures are counted in *checks_failed (may be NULL) and
- * described on opts->log or stderr. */
+ * described on opts->log or stderr.
+ *
+ * Every run allocates its results; writing into fresh pages costs several
+ * times the write itself, so code that runs an executable repeatedly should
+ * use plumb_executable_run_into. */
 bool plumb_executable_run(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
                           plumb_tensor **outputs, uint32_t n_outputs,
                           uint32_t *checks_failed, plumb_diag *d);
+
+/* Runs an executable into tensors the caller owns and keeps between runs:
+ * outputs[i] must have result i's element type and dims, with data holding
+ * exactly its bytes (plumb_tensor_new gives such a tensor). The kernels
+ * write each result straight into outputs[i]->data; nothing is allocated
+ * (the executable keeps its planned intermediate buffers between runs).
+ * An output sharing any byte with an input or with another output is
+ * rejected (PLUMB_ERR_USAGE) before any work, as is a wrong type or size.
+ * Inputs are never modified. On failure the outputs' contents are
+ * unspecified. */
+bool plumb_executable_run_into(plumb_executable *ex, plumb_tensor *const *inputs, uint32_t n_inputs,
+                               plumb_tensor *const *outputs, uint32_t n_outputs,
+                               uint32_t *checks_failed, plumb_diag *d);
 uint32_t plumb_executable_num_outputs(const plumb_executable *ex);
 
 /* compile (through the cache) + run in one call. */

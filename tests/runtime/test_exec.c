@@ -1,6 +1,7 @@
 /* Runtime execution: results against the reference, determinism across
  * thread counts, input checking, memory limits, allocation failures, planned
- * buffers kept between runs, calls inlined, check ops counted. */
+ * buffers kept between runs, results written into caller tensors, calls
+ * inlined, check ops counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -286,6 +287,195 @@ static void planned_buffers_persist_between_runs(void **state)
     ir_module_free(m);
 }
 
+/* Results of every origin: computed and also read by a later op (%a, %b),
+ * a parameter returned as is (%y), a constant (%c), one value returned
+ * twice (%b). */
+static const char into_src[] =
+    "func.func @main(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>, tensor<64xf32>, tensor<64x256xf32>, tensor<2xi32>, tensor<64x256xf32>) {\n"
+    "  %a = stablehlo.add %x, %y : tensor<64x256xf32>\n"
+    "  %b = stablehlo.multiply %a, %x : tensor<64x256xf32>\n"
+    "  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+    "  %m = stablehlo.reduce(%b init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<64x256xf32>, tensor<f32>) -> tensor<64xf32>\n"
+    "  %c = stablehlo.constant dense<[3, 4]> : tensor<2xi32>\n"
+    "  return %b, %y, %m, %a, %c, %b : tensor<64x256xf32>, tensor<64x256xf32>, tensor<64xf32>, tensor<64x256xf32>, tensor<2xi32>, tensor<64x256xf32>\n"
+    "}\n";
+
+static plumb_tensor *result_like(const plumb_tensor *t)
+{
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_tensor *r = plumb_tensor_new(t->dtype, t->rank, t->dims, 0, &d);
+    assert_non_null(r);
+    if (r->nbytes)
+        memset(r->data, 0xA5, r->nbytes);   /* garbage the run must overwrite */
+    return r;
+}
+
+/* run_into writes every kind of result into the caller's tensors, bit for
+ * bit the reference's (exact ops), with and without fusion; after the first
+ * run a run allocates nothing (intermediates stay in the planned buffers,
+ * results go where the caller keeps them), new input values give new right
+ * answers, and the inputs are never modified. */
+static void run_into_reuses_buffers_and_matches_reference(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(into_src);
+    int64_t dims[2] = {64, 256};
+    const size_t n = 64 * 256;
+    for (uint32_t opt = 1; opt <= 2; opt++) {
+        plumb_runtime *rt = rt_new(2, opt, NULL);
+        plumb_diag d = {.code = PLUMB_OK};
+        plumb_executable *ex = plumb_runtime_compile(rt, m, NULL, &d);
+        assert_non_null(ex);
+        assert_int_equal(plumb_executable_num_outputs(ex), 6);
+        plumb_tensor *in[2] = {tensor_f32(2, dims, NULL), tensor_f32(2, dims, NULL)};
+        plumb_tensor *out[6] = {0};
+        for (int run = 0; run < 3; run++) {
+            fill_random(in[0]->data, n, 100 + (uint32_t)run);
+            fill_random(in[1]->data, n, 200 + (uint32_t)run);
+            plumb_tensor *keep0 = plumb_tensor_clone(in[0], &d), *keep1 = plumb_tensor_clone(in[1], &d);
+            assert_non_null(keep0);
+            assert_non_null(keep1);
+            plumb_ref_result res;
+            assert_true(plumb_ref_run(m, NULL, in, 2, NULL, &res, &d));
+            assert_int_equal(res.n_outputs, 6);
+            if (run == 0)
+                for (int i = 0; i < 6; i++)
+                    out[i] = result_like(res.outputs[i]);
+            else
+                for (int i = 0; i < 6; i++)
+                    memset(out[i]->data, 0xA5, out[i]->nbytes);
+            if (run > 0) {
+                plumb_set_allocator(hook, NULL);
+                alloc_countdown = -1;
+                alloc_count = 0;
+            }
+            uint32_t failed = 9;
+            bool ok = plumb_executable_run_into(ex, in, 2, out, 6, &failed, &d);
+            long during = alloc_count;
+            plumb_set_allocator(NULL, NULL);
+            if (!ok)
+                plumb_diag_print(&d, stderr);
+            assert_true(ok);
+            assert_int_equal(failed, 0);
+            if (run > 0)
+                assert_int_equal(during, 0);
+            for (int i = 0; i < 6; i++)
+                assert_true(plumb_tensor_equal(out[i], res.outputs[i]));
+            assert_true(plumb_tensor_equal(in[0], keep0));
+            assert_true(plumb_tensor_equal(in[1], keep1));
+            plumb_tensor_free(keep0);
+            plumb_tensor_free(keep1);
+            plumb_ref_result_free(&res);
+        }
+        /* the allocating call still gives the same results */
+        plumb_tensor *fresh[6];
+        assert_true(plumb_executable_run(ex, in, 2, fresh, 6, NULL, &d));
+        for (int i = 0; i < 6; i++) {
+            assert_true(plumb_tensor_equal(fresh[i], out[i]));
+            plumb_tensor_free(fresh[i]);
+            plumb_tensor_free(out[i]);
+        }
+        plumb_runtime_stats st;
+        assert_true(plumb_runtime_stats_get(rt, "main", &st));
+        assert_int_equal(st.runs, 4);
+        assert_int_equal(st.compiles, 1);
+        plumb_tensor_free(in[0]);
+        plumb_tensor_free(in[1]);
+        plumb_runtime_destroy(rt);
+    }
+    ir_module_free(m);
+}
+
+/* Outputs of the wrong number, type or size, missing, sharing memory with
+ * an input or with each other are refused before any work, naming the
+ * output; the inputs are untouched. */
+static void run_into_rejects_bad_outputs(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(into_src);
+    int64_t dims[2] = {64, 256};
+    const size_t n = 64 * 256;
+    plumb_runtime *rt = rt_new(1, 2, NULL);
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_executable *ex = plumb_runtime_compile(rt, m, NULL, &d);
+    assert_non_null(ex);
+    plumb_tensor *in[2] = {tensor_f32(2, dims, NULL), tensor_f32(2, dims, NULL)};
+    fill_random(in[0]->data, n, 5);
+    fill_random(in[1]->data, n, 6);
+    plumb_tensor *keep0 = plumb_tensor_clone(in[0], &d), *keep1 = plumb_tensor_clone(in[1], &d);
+    plumb_ref_result res;
+    assert_true(plumb_ref_run(m, NULL, in, 2, NULL, &res, &d));
+    plumb_tensor *out[6];
+    for (int i = 0; i < 6; i++)
+        out[i] = result_like(res.outputs[i]);
+    struct {
+        int slot;              /* output replaced, -1 = count check */
+        int kind;              /* 0 NULL, 1 f64, 2 wrong dims, 3 = in[0]'s data, 4 = inside in[1], 5 = out[0]'s data */
+        const char *says;
+    } cases[] = {
+        {-1, 0, "room for 5"},
+        {1, 0, "output 1 of @main is missing"},
+        {2, 1, "output 2 is tensor<64xf64>"},
+        {3, 2, "output 3 is tensor<256x64xf32>"},
+        {0, 3, "output 0 of @main shares memory with input 0"},
+        {5, 4, "output 5 of @main shares memory with input 1"},
+        {3, 5, "outputs 0 and 3 of @main share memory"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memset(&d, 0, sizeof d);
+        plumb_tensor *bad = NULL, hdr;
+        plumb_tensor *use[6];
+        memcpy(use, out, sizeof use);
+        uint32_t count = 6;
+        int slot = cases[c].slot;
+        if (slot < 0) {
+            count = 5;
+        } else if (cases[c].kind == 0) {
+            use[slot] = NULL;
+        } else if (cases[c].kind == 1) {
+            bad = plumb_tensor_new(PLUMB_F64, 1, (int64_t[]){64}, 0, &d);
+            use[slot] = bad;
+        } else if (cases[c].kind == 2) {
+            bad = plumb_tensor_new(PLUMB_F32, 2, (int64_t[]){256, 64}, 0, &d);
+            use[slot] = bad;
+        } else {
+            hdr = *out[slot];
+            hdr.owned = false;
+            hdr.data = cases[c].kind == 3 ? in[0]->data
+                     : cases[c].kind == 4 ? (void *)((char *)in[1]->data + 4 * n - 4) : out[0]->data;
+            use[slot] = &hdr;
+        }
+        assert_false(plumb_executable_run_into(ex, in, 2, use, count, NULL, &d));
+        assert_int_equal(d.code, PLUMB_ERR_USAGE);
+        if (!strstr(d.msg, cases[c].says))
+            fprintf(stderr, "case %zu: %s\n", c, d.msg);
+        assert_non_null(strstr(d.msg, cases[c].says));
+        assert_true(plumb_tensor_equal(in[0], keep0));
+        assert_true(plumb_tensor_equal(in[1], keep1));
+        plumb_tensor_free(bad);
+    }
+    memset(&d, 0, sizeof d);
+    assert_false(plumb_executable_run_into(ex, in, 2, NULL, 6, NULL, &d));
+    assert_int_equal(d.code, PLUMB_ERR_USAGE);
+    memset(&d, 0, sizeof d);
+    assert_false(plumb_executable_run_into(NULL, in, 2, out, 6, NULL, &d));
+    assert_int_equal(d.code, PLUMB_ERR_USAGE);
+    /* and the good outputs still work afterwards */
+    memset(&d, 0, sizeof d);
+    assert_true(plumb_executable_run_into(ex, in, 2, out, 6, NULL, &d));
+    for (int i = 0; i < 6; i++) {
+        assert_true(plumb_tensor_equal(out[i], res.outputs[i]));
+        plumb_tensor_free(out[i]);
+    }
+    plumb_ref_result_free(&res);
+    plumb_tensor_free(keep0);
+    plumb_tensor_free(keep1);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    plumb_runtime_destroy(rt);
+    ir_module_free(m);
+}
+
 static const char check_src[] =
     "func.func @main() -> tensor<2xi32> {\n"
     "  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
@@ -346,6 +536,8 @@ int main(void)
         cmocka_unit_test(memory_limit_checked_at_compile),
         cmocka_unit_test(allocation_failure_is_an_error),
         cmocka_unit_test(planned_buffers_persist_between_runs),
+        cmocka_unit_test(run_into_reuses_buffers_and_matches_reference),
+        cmocka_unit_test(run_into_rejects_bad_outputs),
         cmocka_unit_test(check_ops_are_executed_and_counted),
         cmocka_unit_test(dynamic_shapes_are_refused_clearly),
     };
