@@ -240,6 +240,21 @@ static plumb_backend_error *ref_create(plumb_backend_create_args *a)
     return NULL;
 }
 
+size_t conf_bk_table_ops(plumb_backend_op_cap *ops)
+{
+    size_t n = 0;
+    for (int op = 0; op < PLUMB_OP_COUNT; op++) {
+        const plumb_op_info *oi = plumb_op_get((plumb_opcode)op);
+        if (oi->kind == PLUMB_KIND_FUNC || oi->kind == PLUMB_KIND_CHECK)
+            continue;
+        ops[n].struct_size = sizeof ops[n];
+        ops[n].name = oi->name;
+        ops[n].dtypes = conf_bk_abi_mask(oi->types);
+        n++;
+    }
+    return n;
+}
+
 static plumb_backend_error *ref_destroy(plumb_backend_destroy_args *a)
 {
     if (!a || a->struct_size < sizeof *a)
@@ -256,16 +271,7 @@ static plumb_backend_error *ref_capabilities(plumb_backend_capabilities_args *a)
     if (!a || a->struct_size < sizeof *a)
         return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "capabilities: args struct_size too short");
     /* Built on each call from the op table (cheap, and the same every time). */
-    size_t n = 0;
-    for (int op = 0; op < PLUMB_OP_COUNT; op++) {
-        const plumb_op_info *oi = plumb_op_get((plumb_opcode)op);
-        if (oi->kind == PLUMB_KIND_FUNC || oi->kind == PLUMB_KIND_CHECK)
-            continue;
-        ref_ops[n].struct_size = sizeof ref_ops[n];
-        ref_ops[n].name = oi->name;
-        ref_ops[n].dtypes = conf_bk_abi_mask(oi->types);
-        n++;
-    }
+    size_t n = conf_bk_table_ops(ref_ops);
     memset(&ref_caps, 0, sizeof ref_caps);
     ref_caps.struct_size = sizeof ref_caps;
     ref_caps.ops = ref_ops;

@@ -95,16 +95,7 @@ static plumb_backend_error *rtb_capabilities(plumb_backend_capabilities_args *a)
         return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "capabilities: args struct_size too short");
     /* The runtime lowers every op of op set v1 for every type the op table
      * accepts (docs/runtime.md). */
-    size_t n = 0;
-    for (int op = 0; op < PLUMB_OP_COUNT; op++) {
-        const plumb_op_info *oi = plumb_op_get((plumb_opcode)op);
-        if (oi->kind == PLUMB_KIND_FUNC || oi->kind == PLUMB_KIND_CHECK)
-            continue;
-        rt_ops[n].struct_size = sizeof rt_ops[n];
-        rt_ops[n].name = oi->name;
-        rt_ops[n].dtypes = conf_bk_abi_mask(oi->types);
-        n++;
-    }
+    size_t n = conf_bk_table_ops(rt_ops);
     memset(&rt_caps, 0, sizeof rt_caps);
     rt_caps.struct_size = sizeof rt_caps;
     rt_caps.ops = rt_ops;

@@ -31,6 +31,10 @@ plumb_backend_error *conf_bk_error_from_diag(const plumb_diag *d);
 void conf_bk_error_free(plumb_backend_error *e);
 /* The ABI's dtype mask for a PLUMB_TY_BIT mask, and back. */
 uint32_t conf_bk_abi_mask(uint32_t plumb_mask);
+/* Fills ops (PLUMB_OP_COUNT entries) with every op of the table a program can
+ * contain (not func/check structure) and every element type its row accepts;
+ * returns the count. Backends that implement the whole op set claim this. */
+size_t conf_bk_table_ops(plumb_backend_op_cap *ops);
 uint32_t conf_bk_plumb_mask(uint32_t abi_mask);
 /* Parses and verifies program text: NULL with *err set on failure. */
 ir_module *conf_bk_parse(const char *text, size_t len, plumb_backend_error **err);
