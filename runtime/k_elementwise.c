@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_math.h"
 
 #define EW_GRAIN 16384u   /* elements per parallel chunk at least */
 #define EW_BLOCK 256u     /* f16/bf16 elements widened to f32 at a time */
@@ -216,7 +217,7 @@ static uint64_t f64_unary(plumb_opcode code, uint64_t xb)
     }
     if (isnan(r))
         return f_default_nan(PLUMB_F64);
-    return plumb_f64_bits((double)r);
+    return rt_math_narrow_ld(code, r, RT_MATH_LDERR, (double)x, 0);
 }
 
 static uint64_t f64_binary(plumb_opcode code, uint64_t ab, uint64_t bb)
@@ -232,7 +233,7 @@ static uint64_t f64_binary(plumb_opcode code, uint64_t ab, uint64_t bb)
     r = code == PLUMB_OP_POWER ? powl(a, b) : atan2l(a, b);
     if (isnan(r))
         return f_default_nan(PLUMB_F64);
-    return plumb_f64_bits((double)r);
+    return rt_math_narrow_ld(code, r, RT_MATH_LDERR, (double)a, (double)b);
 }
 
 static bool is_vmath_unary(plumb_opcode c)
@@ -650,6 +651,70 @@ static void f32_minmax(plumb_isa isa, bool want_max, const float *a, const float
 
 /* ---- the element engine ------------------------------------------------------------ */
 
+static float widen16(plumb_dtype t, uint64_t h)
+{
+    return t == PLUMB_F16 ? plumb_f16_to_f32((uint16_t)h) : plumb_bf16_to_f32((uint16_t)h);
+}
+
+static const uint8_t *at(const ew *e, uint32_t k, size_t i);
+
+/* f16/bf16 transcendentals: the function's double value (relative error
+ * <= RT_MATH_DERR) on the exactly widened operand, rounded ONCE to the
+ * narrow type by rt_math_narrow (which settles the subnormal, zero and
+ * overflow-threshold results it cannot decide); never through f32. */
+static void narrow_unary(const ew *e, size_t b, size_t n)
+{
+    plumb_dtype t = e->t;
+    rt_vmath_f32d_fn f = rt_vmath_f32d(e->code, e->isa);
+    float buf[EW_BLOCK];
+    double v[EW_BLOCK];
+    for (size_t i = 0; i < n; i += EW_BLOCK) {
+        size_t m = n - i < EW_BLOCK ? n - i : EW_BLOCK;
+        for (size_t j = 0; j < m; j++)
+            buf[j] = widen16(t, ld(t, e->in[0], b + i + j));
+        f(buf, v, m);
+        for (size_t j = 0; j < m; j++) {
+            uint64_t x = ld(t, e->in[0], b + i + j), r;
+            if (f_isnan(t, x))
+                r = f_quiet(t, x);
+            else if (isnan(v[j]))
+                r = f_default_nan(t);
+            else
+                r = rt_math_narrow(e->code, t, v[j], RT_MATH_DERR, buf[j], 0);
+            st(t, e->out, b + i + j, r);
+        }
+    }
+}
+
+static void narrow_binary(const ew *e, size_t b, size_t n)
+{
+    plumb_dtype t = e->t;
+    rt_vmath2_f32d_fn f = rt_vmath2_f32d(e->code, e->isa);
+    float ba[EW_BLOCK], bb[EW_BLOCK];
+    double v[EW_BLOCK];
+    for (size_t i = 0; i < n; i += EW_BLOCK) {
+        size_t m = n - i < EW_BLOCK ? n - i : EW_BLOCK;
+        for (size_t j = 0; j < m; j++) {
+            ba[j] = widen16(t, ld(t, at(e, 0, b + i + j), 0));
+            bb[j] = widen16(t, ld(t, at(e, 1, b + i + j), 0));
+        }
+        f(ba, bb, v, m);
+        for (size_t j = 0; j < m; j++) {
+            uint64_t x = ld(t, at(e, 0, b + i + j), 0), y = ld(t, at(e, 1, b + i + j), 0), r;
+            /* IEEE 754-2019 9.2.1: pow(x, +-0) = pow(+1, y) = 1, even for NaN */
+            if (e->code == PLUMB_OP_POWER && ((!f_isnan(t, y) && f_iszero(t, y)) || x == d_to_f(t, 1.0)))
+                r = d_to_f(t, 1.0);
+            else if (f_isnan(t, x) || f_isnan(t, y))
+                r = nan2(t, x, y);
+            else if (isnan(v[j]))
+                r = f_default_nan(t);
+            else
+                r = rt_math_narrow(e->code, t, v[j], RT_MATH_DERR, ba[j], bb[j]);
+            st(t, e->out, b + i + j, r);
+        }
+    }
+}
+
 static const uint8_t *at(const ew *e, uint32_t k, size_t i)
 {
     return e->in[k] + (e->bc[k] ? 0 : i * plumb_dtype_size(e->in_t[k]));
@@ -672,18 +737,7 @@ static void ew_run(const ew *e, size_t b, size_t n)
                 st(t, e->out, b + i, f64_unary(e->code, ld(t, e->in[0], b + i)));
             return;
         }
-        rt_vmath_f32_fn f = rt_vmath_f32(e->code, e->isa);
-        float buf[EW_BLOCK];
-        for (size_t i = 0; i < n; i += EW_BLOCK) {
-            size_t m = n - i < EW_BLOCK ? n - i : EW_BLOCK;
-            for (size_t j = 0; j < m; j++) {
-                uint16_t h = (uint16_t)ld(t, e->in[0], b + i + j);
-                buf[j] = t == PLUMB_F16 ? plumb_f16_to_f32(h) : plumb_bf16_to_f32(h);
-            }
-            f(buf, buf, m);
-            for (size_t j = 0; j < m; j++)
-                st(t, e->out, b + i + j, t == PLUMB_F16 ? plumb_f32_to_f16(buf[j]) : plumb_f32_to_bf16(buf[j]));
-        }
+        narrow_unary(e, b, n);
         return;
     }
     if ((e->code == PLUMB_OP_POWER || e->code == PLUMB_OP_ATAN2) && is_float(t)) {
@@ -697,19 +751,7 @@ static void ew_run(const ew *e, size_t b, size_t n)
                 st(t, e->out, b + i, f64_binary(e->code, ld(t, e->in[0], b + i), ld(t, e->in[1], b + i)));
             return;
         }
-        rt_vmath2_f32_fn f = rt_vmath2_f32(e->code, e->isa);
-        float ba[EW_BLOCK], bb[EW_BLOCK];
-        for (size_t i = 0; i < n; i += EW_BLOCK) {
-            size_t m = n - i < EW_BLOCK ? n - i : EW_BLOCK;
-            for (size_t j = 0; j < m; j++) {
-                uint16_t x = (uint16_t)ld(t, e->in[0], b + i + j), y = (uint16_t)ld(t, e->in[1], b + i + j);
-                ba[j] = t == PLUMB_F16 ? plumb_f16_to_f32(x) : plumb_bf16_to_f32(x);
-                bb[j] = t == PLUMB_F16 ? plumb_f16_to_f32(y) : plumb_bf16_to_f32(y);
-            }
-            f(ba, bb, ba, m);
-            for (size_t j = 0; j < m; j++)
-                st(t, e->out, b + i + j, t == PLUMB_F16 ? plumb_f32_to_f16(ba[j]) : plumb_f32_to_bf16(ba[j]));
-        }
+        narrow_binary(e, b, n);
         return;
     }
     if (t == PLUMB_F32 && no_bc) {

@@ -11,3 +11,5 @@
 
 rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op) { return vm_unary_avx512(op); }
 rt_vmath2_f32_fn rt_vmath_binary_avx512(plumb_opcode op) { return vm_binary_avx512(op); }
+rt_vmath_f32d_fn rt_vmathd_unary_avx512(plumb_opcode op) { return vmd_unary_avx512(op); }
+rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op) { return vmd_binary_avx512(op); }

@@ -22,13 +22,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rt_math.h"
+
 #ifndef PLUMB_RT_MATH_IMPL_ONCE
 #define PLUMB_RT_MATH_IMPL_ONCE
-/* Each ISA's table (math_avx2.c, math_avx512.c); math_portable.c dispatches. */
+/* Each ISA's tables (math_avx2.c, math_avx512.c); math_portable.c dispatches. */
 rt_vmath_f32_fn rt_vmath_unary_avx2(plumb_opcode op);
 rt_vmath2_f32_fn rt_vmath_binary_avx2(plumb_opcode op);
+rt_vmath_f32d_fn rt_vmathd_unary_avx2(plumb_opcode op);
+rt_vmath2_f32d_fn rt_vmathd_binary_avx2(plumb_opcode op);
 rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op);
 rt_vmath2_f32_fn rt_vmath_binary_avx512(plumb_opcode op);
+rt_vmath_f32d_fn rt_vmathd_unary_avx512(plumb_opcode op);
+rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op);
 #endif
 
 /* Every function taking or returning a vector here is static, so the
@@ -153,79 +159,73 @@ VMI vd d_log(vd a)
     return kd * LN2HI + (kd * LN2LO + lm);
 }
 
-/* ---- the f32 functions on 8 lanes -------------------------------------------- */
+/* ---- the functions on 8 lanes, in double ---------------------------------------
+ * Each dv_<name> returns the function's value in double (relative error
+ * <= RT_MATH_DERR, infinities and signed zeros exact, invalid operations a
+ * NaN); NaN operands are the wrappers' business. The f32 wrappers round it
+ * once to float; the *_f32d variants hand it to the f16/bf16 kernels, which
+ * round it once to their type. */
 
-VMI vf blk_exp(vf xf)
+#define D_NAN ((vd)(vl){0x7FF8000000000000ll, 0x7FF8000000000000ll, 0x7FF8000000000000ll, \
+                        0x7FF8000000000000ll, 0x7FF8000000000000ll, 0x7FF8000000000000ll, \
+                        0x7FF8000000000000ll, 0x7FF8000000000000ll})
+#define D_INF vsplat(__builtin_inf())
+
+VMI vd clamp200(vd x) { return vmax(vmin(x, vsplat(200.0)), vsplat(-200.0)); }
+
+VMI vd dv_exp(vf xf) { return d_exp(clamp200(vtod(xf))); }
+
+/* expm1 keeps the sign of x (the series' sum would turn -0 into +0). */
+VMI vd dv_expm1(vf xf)
 {
-    vd x = vtod(xf);
-    x = vmax(vmin(x, vsplat(200.0)), vsplat(-200.0));
-    return fix_nan1(xf, vtof(d_exp(x)));
+    vd x = clamp200(vtod(xf));
+    return vor(d_expm1(x), vsign(x));
 }
 
-VMI vf blk_expm1(vf xf)
-{
-    vd x = vtod(xf);
-    x = vmax(vmin(x, vsplat(200.0)), vsplat(-200.0));
-    /* expm1 keeps the sign of x (the sum in the series would turn -0 into +0) */
-    return fix_nan1(xf, vtof(vor(d_expm1(x), vsign(x))));
-}
-
-VMI vf blk_logistic(vf xf)
-{
-    vd x = vtod(xf);
-    x = vmax(vmin(x, vsplat(200.0)), vsplat(-200.0));
-    return fix_nan1(xf, vtof(1.0 / (1.0 + d_exp(-x))));
-}
+VMI vd dv_logistic(vf xf) { return 1.0 / (1.0 + d_exp(-clamp200(vtod(xf)))); }
 
 /* tanh |x| = e/(e+2), e = expm1(2|x|); the sign is put back, so -0 -> -0. */
-VMI vf blk_tanh(vf xf)
+VMI vd dv_tanh(vf xf)
 {
     vd x = vtod(xf);
     vd a = vmin(vabs(x), vsplat(20.0));
     vd e = d_expm1(a + a);
-    vd t = e / (e + 2.0);
-    return fix_nan1(xf, vtof(vor(t, vsign(x))));
+    return vor(e / (e + 2.0), vsign(x));
 }
 
-VMI vf blk_log(vf xf)
+VMI vd dv_log(vf xf)
 {
     vd x = vtod(xf);
-    vd safe = vsel((x > 0.0) & (x < __builtin_inf()), x, vsplat(1.0));
-    vf r = vtof(d_log(safe));
-    vi fx = fbits(xf);
-    r = fset(fx == 0x7F800000, r, 0x7F800000u);                      /* +inf */
-    r = fset((fx & 0x7FFFFFFF) == 0, r, 0xFF800000u);                /* +-0 -> -inf */
-    r = fset((fx < 0) & ((fx & 0x7FFFFFFF) != 0), r, F_DEFAULT_NAN);     /* x < 0 */
-    return fix_nan1(xf, r);
+    vd r = d_log(vsel((x > 0.0) & (x < __builtin_inf()), x, vsplat(1.0)));
+    r = vsel(x == __builtin_inf(), D_INF, r);
+    r = vsel(x == 0.0, -D_INF, r);
+    return vsel(x < 0.0, D_NAN, r);
 }
 
 /* log1p: |x| < 2^-10 by its series (omitted term x^7/7 < 2^-60 |x|);
  * otherwise 1 + x is exact in double (x's last bit is >= 2^-33) or, for
  * x > 2^29, rounded with a relative error 2^-53 that changes log by less. */
-VMI vf blk_log1p(vf xf)
+VMI vd dv_log1p(vf xf)
 {
     vd x = vtod(xf);
     vd u = 1.0 + x;
-    vd safe = vsel((u > 0.0) & (u < __builtin_inf()), u, vsplat(1.0));
-    vd big = d_log(safe);
+    vd big = d_log(vsel((u > 0.0) & (u < __builtin_inf()), u, vsplat(1.0)));
     vd p = -1.0 / 6 + x * (1.0 / 7);
     p = 1.0 / 5 + x * p;
     p = -1.0 / 4 + x * p;
     p = 1.0 / 3 + x * p;
     p = -0.5 + x * p;
     vd small = x + x * (x * p);
-    vf r = vtof(vsel(vabs(x) < 0x1p-10, small, big));
-    vi fx = fbits(xf);
-    r = fset(fx == 0x7F800000, r, 0x7F800000u);
-    r = fset(fx == (int32_t)0xBF800000u, r, 0xFF800000u);            /* -1 -> -inf */
-    r = fset((fx < 0) & ((fx & 0x7FFFFFFF) > 0x3F800000), r, F_DEFAULT_NAN);  /* x < -1 */
-    return fix_nan1(xf, r);
+    vd r = vsel(vabs(x) < 0x1p-10, small, big);
+    r = vsel(x == __builtin_inf(), D_INF, r);
+    r = vsel(x == -1.0, -D_INF, r);
+    return vsel(x < -1.0, D_NAN, r);
 }
 
 /* 1/sqrt: Newton's iteration y <- y (3/2 - a y^2 / 2) from a bit-pattern
  * estimate (relative error < 0.035); four steps reach the rounding level of
  * double (0.035 -> 1.8e-3 -> 5e-6 -> 4e-11 -> 2^-52). */
-VMI vf blk_rsqrt(vf xf)
+VMI vd dv_rsqrt(vf xf)
 {
     vd a = vtod(xf);
     vd safe = vsel((a > 0.0) & (a < __builtin_inf()), a, vsplat(1.0));
@@ -233,25 +233,20 @@ VMI vf blk_rsqrt(vf xf)
     vd h = 0.5 * safe;
     for (int i = 0; i < 4; i++)
         y = y * (1.5 - h * y * y);
-    vf r = vtof(y);
-    vi fx = fbits(xf);
-    r = fset(fx == 0x7F800000, r, 0);                                /* +inf -> +0 */
-    r = fset(fx == 0, r, 0x7F800000u);                               /* +0 -> +inf */
-    r = fset(fx == (int32_t)0x80000000u, r, 0xFF800000u);           /* -0 -> -inf */
-    r = fset((fx < 0) & ((fx & 0x7FFFFFFF) != 0), r, F_DEFAULT_NAN);
-    return fix_nan1(xf, r);
+    y = vsel(a == __builtin_inf(), vsplat(0.0), y);
+    y = vsel(a == 0.0, vor(D_INF, vsign(a)), y);     /* rsqrt(+-0) = +-inf */
+    return vsel(a < 0.0, D_NAN, y);
 }
 
 /* cbrt |x| = exp(log|x| / 3): log's absolute error (< 2^-50 * 104) and
  * exp's relative error leave < 2^-42 relative. */
-VMI vf blk_cbrt(vf xf)
+VMI vd dv_cbrt(vf xf)
 {
     vd x = vtod(xf);
     vd a = vabs(x);
-    vd safe = vsel((a > 0.0) & (a < __builtin_inf()), a, vsplat(1.0));
-    vd c = d_exp(d_log(safe) * (1.0 / 3.0));
-    c = vsel((a > 0.0) & (a < __builtin_inf()), c, a);                   /* 0, inf */
-    return fix_nan1(xf, vtof(vor(c, vsign(x))));
+    vl fin = (a > 0.0) & (a < __builtin_inf());
+    vd c = d_exp(d_log(vsel(fin, a, vsplat(1.0))) * (1.0 / 3.0));
+    return vor(vsel(fin, c, a), vsign(x));            /* 0, inf kept */
 }
 
 /* erf x = 2/sqrt(pi) x e^{-x^2} sum_n (2x^2)^n / (2n+1)!! — every term
@@ -259,7 +254,7 @@ VMI vf blk_cbrt(vf xf)
  * rounds to +-1 in f32) 56 terms leave a tail below 2^-48 of the sum. The
  * coefficients c_n = 2^n / (2n+1)!! are built by the caller (erf_coef). */
 #define ERF_TERMS 56
-VMI vf blk_erf(vf xf, const double *c)
+VMI vd dv_erf(vf xf, const double *c)
 {
     vd x = vtod(xf);
     vd a = vmin(vabs(x), vsplat(4.0));
@@ -269,7 +264,7 @@ VMI vf blk_erf(vf xf, const double *c)
         s = c[i] + t * s;
     vd e = (1.1283791670955125739 * a) * (d_exp(-t) * s);
     e = vsel(vabs(x) >= 4.0, vsplat(1.0), e);
-    return fix_nan1(xf, vtof(vor(e, vsign(x))));
+    return vor(e, vsign(x));
 }
 
 /* ---- sine, cosine, tangent ----------------------------------------------------
@@ -321,9 +316,18 @@ VMI vd cos_poly(vd r)
 
 enum { TRIG_SIN, TRIG_COS, TRIG_TAN };
 
-VMI vf blk_trig(vf xf, int which)
+/* |x| >= 2^20: the C library's double functions reduce every double
+ * exactly and are within 1 ULP of double (relative 2^-52), far inside
+ * RT_MATH_DERR. Rare in practice; measured by the sweep. */
+static double vm_trig_big(double d, int which)
+{
+    return which == TRIG_SIN ? sin(d) : which == TRIG_COS ? cos(d) : tan(d);
+}
+
+VMI vd dv_trig(vf xf, int which)
 {
     vd x = vtod(xf);
+    vl bigl = (vabs(x) >= 0x1p20) & (vabs(x) < __builtin_inf());
     vd xs = vsel(vabs(x) < 0x1p20, x, vsplat(0.0));
     vl q;
     vd r = trig_reduce(xs, &q);
@@ -338,32 +342,35 @@ VMI vf blk_trig(vf xf, int which)
         res = vsel((q & 1) != 0, c, s);
         res = vsel((q & 2) != 0, -res, res);
     }
-    vf rf = vtof(res);
-    vi fx = fbits(xf);
-    rf = fset((fx & 0x7FFFFFFF) == 0x7F800000, rf, F_DEFAULT_NAN);
-    if (which != TRIG_COS) {   /* sin(+-0) = tan(+-0) = +-0 */
-        vi z = (fx & 0x7FFFFFFF) == 0;
-        rf = (vf)((z & fx) | (~z & fbits(rf)));
-    }
-    return fix_nan1(xf, rf);
+    res = vsel(vabs(x) == __builtin_inf(), D_NAN, res);
+    if (which != TRIG_COS)   /* sin(+-0) = tan(+-0) = +-0 */
+        res = vsel(x == 0.0, x, res);
+    int any = 0;
+    for (int j = 0; j < 8; j++)
+        any |= bigl[j] != 0;
+    if (any)
+        for (int j = 0; j < 8; j++)
+            if (bigl[j])
+                res[j] = vm_trig_big(x[j], which);
+    return res;
 }
 
 /* ---- power ----------------------------------------------------------------------
  * |x|^y = exp(y log|x|): log's relative error 2^-50 and the double product
  * give y log|x| within 2^-44 absolute while |y log|x|| <= 200, so exp's
- * result is within 2^-43 relative. Special values per IEEE 754-2019 9.2.1 /
- * C99 F.9.4.4, selected lane by lane at the end. */
-VMI vf blk_pow(vf xf, vf yf)
+ * result is within 2^-43 relative (beyond 200 the result is 0 or inf in
+ * every type this serves). Special values per IEEE 754-2019 9.2.1 / C99
+ * F.9.4.4, selected lane by lane at the end; NaN operands and pow(x, +-0),
+ * pow(1, y) are the wrappers'. */
+VMI vd dv_pow(vf xf, vf yf)
 {
     vd x = vtod(xf), y = vtod(yf);
     vd a = vabs(x);
-    vd safe = vsel((a > 0.0) & (a < __builtin_inf()), a, vsplat(1.0));
-    vd l = d_log(safe);
-    l = vsel(a == 0.0, vsplat(-__builtin_inf()), vsel(a == __builtin_inf(), vsplat(__builtin_inf()), l));
+    vd l = d_log(vsel((a > 0.0) & (a < __builtin_inf()), a, vsplat(1.0)));
+    l = vsel(a == 0.0, -D_INF, vsel(a == __builtin_inf(), D_INF, l));
     vd w = y * l;                                   /* NaN only for 0 * inf: a = 1, y = inf */
-    vd wc = vmax(vmin(w, vsplat(200.0)), vsplat(-200.0));
-    vd r = d_exp(wc);
-    r = vsel(w == __builtin_inf(), vsplat(__builtin_inf()), r);
+    vd r = d_exp(clamp200(w));
+    r = vsel(w == __builtin_inf(), D_INF, r);
     r = vsel(w == -__builtin_inf(), vsplat(0.0), r);
     /* y integer and odd: |y| < 2^24 (larger floats are even integers). */
     vd ay = vabs(y);
@@ -372,20 +379,10 @@ VMI vf blk_pow(vf xf, vf yf)
     vl yodd = (yr == ay) & (ay < 0x1p24) & ((((vl)(ay + VM_SHIFT)) & 1) != 0);
     vl xneg = (vl)x < 0;
     r = vsel(xneg & yodd, -r, r);
-    vf rf = vtof(r);
-    vi fx = fbits(xf), fy = fbits(yf);
     /* x < 0 finite with y finite non-integer: invalid */
-    vi bad = __builtin_convertvector(xneg & ~yint & (a > 0.0) & (a < __builtin_inf()) & (ay < __builtin_inf()), vi);
-    rf = fset(bad, rf, F_DEFAULT_NAN);
-    /* |x| = 1 with y = +-inf: 1 (pow(-1, +-inf) = 1); 0*inf NaN lanes too */
-    vi one_inf = __builtin_convertvector((a == 1.0) & (ay == __builtin_inf()), vi);
-    rf = fset(one_inf, rf, 0x3F800000u);
-    vi nan = fisnan(xf) | fisnan(yf);
-    vf nanv = (vf)((fisnan(xf) & (fx | 0x00400000)) | (~fisnan(xf) & (fy | 0x00400000)));
-    rf = (vf)((nan & fbits(nanv)) | (~nan & fbits(rf)));
-    vi one = ((fy & 0x7FFFFFFF) == 0) | (fx == 0x3F800000);          /* pow(x, +-0), pow(1, y) */
-    rf = fset(one, rf, 0x3F800000u);
-    return rf;
+    r = vsel(xneg & ~yint & (a > 0.0) & (a < __builtin_inf()) & (ay < __builtin_inf()), D_NAN, r);
+    /* |x| = 1 with y = +-inf: 1 (pow(-1, +-inf) = 1) */
+    return vsel((a == 1.0) & (ay == __builtin_inf()), vsplat(1.0), r);
 }
 
 /* ---- atan2 ------------------------------------------------------------------------
@@ -413,7 +410,34 @@ VMI vd atan_series(vd u)
     return u - u * (z * p);
 }
 
-VMI vf blk_atan2(vf yf, vf xf)
+/* Tiny ratios (result = atan(n/d) with n/d < 2^-100, the only results that
+ * can be subnormal in f32, f16 or bf16): u = RN(n/d) and the series leaves
+ * it unchanged (u^3/3 is below half an ulp of u), but u may be exactly a
+ * rounding midpoint of the target while the exact value is not. The value
+ * returned is instead the exact value rounded to odd at 53 bits, from which
+ * one rounding to any format of <= 51 bits is correct (Boldo & Melquiond,
+ * IEEE Trans. Computers 2008). Direction of the exact value from u: the
+ * remainder rho = u d - n is exact here — u is split into 26 + 27 bits
+ * (Dekker), each part times the f32 d is exact (50, 51 bits), hi d - n is
+ * exact (Sterbenz: hi d is within 2^-26 of n) and the final sum is the
+ * representable remainder of a correctly rounded quotient. If rho >= 0 then
+ * u >= n/d > atan(n/d). If rho < 0, n/d - u = -rho/d is a nonzero multiple
+ * of ulp(u) ulp(d)/d >= u 2^-77, while atan's correction (n/d)^3/3 is below
+ * u 2^-200, so atan(n/d) > u. Never exact (atan t is irrational for
+ * rational t != 0), so rounding to odd is: step one ulp toward the exact
+ * value when u is even. */
+VMI vd atan_tiny_odd(vd u, vd n, vd d)
+{
+    vd c = u * 134217729.0;                 /* 2^27 + 1 */
+    vd hi = c - (c - u), lo = u - hi;
+    vd rho = (hi * d - n) + lo * d;
+    vl even = ((vl)u & 1) == 0;
+    vl delta = (vl)(rho >= 0.0) | 1;        /* -1: toward 0 (u > 0), +1: away */
+    return vsel(even & (u > 0.0), (vd)((vl)u + delta), u);
+}
+
+/* *exact_odd: lanes whose value is rounded to odd (no error bound needed). */
+VMI vd dv_atan2(vf yf, vf xf, vl *exact_odd)
 {
     vd y = vtod(yf), x = vtod(xf);
     vd ay = vabs(y), ax = vabs(x);
@@ -423,146 +447,217 @@ VMI vf blk_atan2(vf yf, vf xf)
     vl both_zero = (d == 0.0);
     n = vsel(both_inf, vsplat(1.0), vsel(both_zero, vsplat(0.0), n));
     d = vsel(both_inf, vsplat(1.0), vsel(both_zero, vsplat(1.0), d));
-    vd inf_d = vsel(d == __builtin_inf(), vsplat(1.0), vsplat(0.0)); /* n finite, d inf: t = 0 */
-    n = vsel(inf_d != 0.0, vsplat(0.0), n);
-    d = vsel(inf_d != 0.0, vsplat(1.0), d);
+    vl inf_d = d == __builtin_inf();                     /* n finite, d inf: t = 0 */
+    n = vsel(inf_d, vsplat(0.0), n);
+    d = vsel(inf_d, vsplat(1.0), d);
     vl big = n > 0.41421356237309503 * d;
     vd u = vsel(big, n - d, n) / vsel(big, n + d, d);
     vd at = atan_series(u);
+    vl tiny = ~big & ~swap & ((vl)x >= 0) & (u < 0x1p-100);
+    at = vsel(tiny, atan_tiny_odd(u, n, d), at);
+    *exact_odd = tiny;
     at = vsel(big, 0.78539816339744830962 + at, at);
     at = vsel(swap, 1.57079632679489661923 - at, at);
     at = vsel((vl)x < 0, 3.14159265358979323846 - at, at);
-    vf rf = vtof(vor(at, vsign(y)));
+    return vor(at, vsign(y));
+}
+
+/* ---- f32 results ------------------------------------------------------------------ */
+
+/* Lanes of the double value v (error bound rel per lane) whose f32
+ * rounding the contract wants exact (subnormal, zero, overflow threshold)
+ * but v cannot decide: their results come from the correctly rounded slow
+ * path. Rare (a straddle needs the exact value within 2^-40 of a
+ * boundary); the common case costs a few compares per block. */
+VMI void fix_hard(plumb_opcode op, vd v, vd rel, vf a, vf b, vf *r)
+{
+    vd m = vabs(v), e = m * rel;
+    vl range = (m < 0x1p-126) | ((m >= 0x1p127) & (m < __builtin_inf()));
+    vl straddle = __builtin_convertvector(fbits(vtof(v - e)) != fbits(vtof(v + e)), vl);
+    vl hard = range & straddle;
+    int any = 0;
+    for (int j = 0; j < 8; j++)
+        any |= hard[j] != 0;
+    if (any)
+        for (int j = 0; j < 8; j++)
+            if (hard[j])
+                (*r)[j] = plumb_f32_from_bits((uint32_t)rt_math_slow(op, PLUMB_F32, a[j], b[j]));
+}
+
+VMI vf f32_of(plumb_opcode op, vf x, vd v)
+{
+    vf r = fix_nan1(x, vtof(v));
+    fix_hard(op, v, vsplat(RT_MATH_DERR), x, x, &r);
+    return r;
+}
+
+/* NaN rule of the binary functions: the first NaN operand, quieted. */
+VMI vf fix_nan2(vf a, vf b, vf r)
+{
+    vi na = fisnan(a), nb = fisnan(b), nan = na | nb;
+    vi nanv = (na & (fbits(a) | 0x00400000)) | (~na & (fbits(b) | 0x00400000));
+    return (vf)((nan & nanv) | (~nan & fbits(r)));
+}
+
+VMI vf f32_pow(vf xf, vf yf)
+{
+    vd v = dv_pow(xf, yf);
+    vf r = fix_nan2(xf, yf, vtof(v));
+    fix_hard(PLUMB_OP_POWER, v, vsplat(RT_MATH_DERR), xf, yf, &r);
     vi fx = fbits(xf), fy = fbits(yf);
-    vi nan = fisnan(xf) | fisnan(yf);
-    vf nanv = (vf)((fisnan(yf) & (fy | 0x00400000)) | (~fisnan(yf) & (fx | 0x00400000)));
-    return (vf)((nan & fbits(nanv)) | (~nan & fbits(rf)));
+    vi one = ((fy & 0x7FFFFFFF) == 0) | (fx == 0x3F800000);          /* pow(x, +-0), pow(1, y) */
+    return fset(one, r, 0x3F800000u);
+}
+
+VMI vf f32_atan2(vf yf, vf xf)
+{
+    vl odd;
+    vd v = dv_atan2(yf, xf, &odd);
+    vf r = fix_nan2(yf, xf, vtof(v));
+    fix_hard(PLUMB_OP_ATAN2, v, vsel(odd, vsplat(0.0), vsplat(RT_MATH_DERR)), yf, xf, &r);
+    return r;
 }
 
 /* ---- array wrappers ------------------------------------------------------------- */
 
 VMI vf vload(const float *p) { vf v; memcpy(&v, p, sizeof v); return v; }
 VMI void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
+VMI void vstored(double *p, vd v) { memcpy(p, &v, sizeof v); }
 
-#define VM_UNARY(name, expr)                                                    \
+/* Every wrapper runs whole blocks of 8 (the tail through a zeroed buffer),
+ * so a lane's result never depends on the array length or alignment. */
+#define VM_UNARY(name, OP, dexpr)                                               \
     static void VM(vm_##name)(const float *in, float *out, size_t n)            \
     {                                                                           \
+        VM_PREP                                                                 \
         size_t i = 0;                                                           \
         for (; i + 8 <= n; i += 8) {                                            \
             vf x = vload(in + i);                                               \
-            vstore(out + i, expr);                                              \
+            vstore(out + i, f32_of(OP, x, dexpr));                              \
         }                                                                       \
         if (i < n) {                                                            \
             float buf[8] = {0};                                                 \
             memcpy(buf, in + i, (n - i) * sizeof(float));                      \
             vf x = vload(buf);                                                  \
-            vstore(buf, expr);                                                  \
+            vstore(buf, f32_of(OP, x, dexpr));                                  \
             memcpy(out + i, buf, (n - i) * sizeof(float));                      \
+        }                                                                       \
+    }                                                                           \
+    static void VM(vmd_##name)(const float *in, double *out, size_t n)          \
+    {                                                                           \
+        VM_PREP                                                                 \
+        size_t i = 0;                                                           \
+        for (; i + 8 <= n; i += 8) {                                            \
+            vf x = vload(in + i);                                               \
+            vstored(out + i, dexpr);                                            \
+        }                                                                       \
+        if (i < n) {                                                            \
+            float buf[8] = {0};                                                 \
+            double bd[8];                                                       \
+            memcpy(buf, in + i, (n - i) * sizeof(float));                      \
+            vf x = vload(buf);                                                  \
+            vstored(bd, dexpr);                                                 \
+            memcpy(out + i, bd, (n - i) * sizeof(double));                     \
         }                                                                       \
     }
 
-#define VM_BINARY(name, expr)                                                   \
+#define VM_BINARY(name, fexpr, dexpr)                                           \
     static void VM(vm_##name)(const float *ina, const float *inb, float *out, size_t n) \
     {                                                                           \
         size_t i = 0;                                                           \
         for (; i + 8 <= n; i += 8) {                                            \
             vf a = vload(ina + i), b = vload(inb + i);                          \
-            vstore(out + i, expr);                                              \
+            vstore(out + i, fexpr);                                             \
         }                                                                       \
         if (i < n) {                                                            \
             float ba[8] = {0}, bb[8] = {0};                                     \
             memcpy(ba, ina + i, (n - i) * sizeof(float));                       \
             memcpy(bb, inb + i, (n - i) * sizeof(float));                       \
             vf a = vload(ba), b = vload(bb);                                    \
-            vstore(ba, expr);                                                   \
+            vstore(ba, fexpr);                                                  \
             memcpy(out + i, ba, (n - i) * sizeof(float));                       \
+        }                                                                       \
+    }                                                                           \
+    static void VM(vmd_##name)(const float *ina, const float *inb, double *out, size_t n) \
+    {                                                                           \
+        vl odd;                                                                 \
+        (void)odd;                                                              \
+        size_t i = 0;                                                           \
+        for (; i + 8 <= n; i += 8) {                                            \
+            vf a = vload(ina + i), b = vload(inb + i);                          \
+            vstored(out + i, dexpr);                                            \
+        }                                                                       \
+        if (i < n) {                                                            \
+            float ba[8] = {0}, bb[8] = {0};                                     \
+            double bd[8];                                                       \
+            memcpy(ba, ina + i, (n - i) * sizeof(float));                       \
+            memcpy(bb, inb + i, (n - i) * sizeof(float));                       \
+            vf a = vload(ba), b = vload(bb);                                    \
+            vstored(bd, dexpr);                                                 \
+            memcpy(out + i, bd, (n - i) * sizeof(double));                     \
         }                                                                       \
     }
 
-VM_UNARY(exp, blk_exp(x))
-VM_UNARY(expm1, blk_expm1(x))
-VM_UNARY(log, blk_log(x))
-VM_UNARY(log1p, blk_log1p(x))
-VM_UNARY(tanh, blk_tanh(x))
-VM_UNARY(logistic, blk_logistic(x))
-VM_UNARY(rsqrt, blk_rsqrt(x))
-VM_UNARY(cbrt, blk_cbrt(x))
-VM_BINARY(pow, blk_pow(a, b))
-VM_BINARY(atan2, blk_atan2(a, b))
+#define VM_PREP
+VM_UNARY(exp, PLUMB_OP_EXPONENTIAL, dv_exp(x))
+VM_UNARY(expm1, PLUMB_OP_EXPONENTIAL_MINUS_ONE, dv_expm1(x))
+VM_UNARY(log, PLUMB_OP_LOG, dv_log(x))
+VM_UNARY(log1p, PLUMB_OP_LOG_PLUS_ONE, dv_log1p(x))
+VM_UNARY(tanh, PLUMB_OP_TANH, dv_tanh(x))
+VM_UNARY(logistic, PLUMB_OP_LOGISTIC, dv_logistic(x))
+VM_UNARY(rsqrt, PLUMB_OP_RSQRT, dv_rsqrt(x))
+VM_UNARY(cbrt, PLUMB_OP_CBRT, dv_cbrt(x))
+VM_UNARY(sin, PLUMB_OP_SINE, dv_trig(x, TRIG_SIN))
+VM_UNARY(cos, PLUMB_OP_COSINE, dv_trig(x, TRIG_COS))
+VM_UNARY(tan, PLUMB_OP_TAN, dv_trig(x, TRIG_TAN))
+#undef VM_PREP
+#define VM_PREP                                                                 \
+    double c[ERF_TERMS];                                                        \
+    c[0] = 1.0;                                                                 \
+    for (int k = 1; k < ERF_TERMS; k++)                                         \
+        c[k] = c[k - 1] * 2.0 / (2 * k + 1);
+VM_UNARY(erf, PLUMB_OP_ERF, dv_erf(x, c))
+#undef VM_PREP
+VM_BINARY(pow, f32_pow(a, b), dv_pow(a, b))
+VM_BINARY(atan2, f32_atan2(a, b), dv_atan2(a, b, &odd))
 
-static void VM(vm_erf)(const float *in, float *out, size_t n)
-{
-    double c[ERF_TERMS];
-    c[0] = 1.0;
-    for (int i = 1; i < ERF_TERMS; i++)
-        c[i] = c[i - 1] * 2.0 / (2 * i + 1);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        vstore(out + i, blk_erf(vload(in + i), c));
-    if (i < n) {
-        float buf[8] = {0};
-        memcpy(buf, in + i, (n - i) * sizeof(float));
-        vstore(buf, blk_erf(vload(buf), c));
-        memcpy(out + i, buf, (n - i) * sizeof(float));
+/* The tables of this ISA's functions, indexed by opcode. */
+#define VM_TABLE(ret, prefix)                                                   \
+    static ret VM(prefix##_unary)(plumb_opcode op)                              \
+    {                                                                           \
+        switch (op) {                                                           \
+        case PLUMB_OP_EXPONENTIAL: return VM(prefix##_exp);                     \
+        case PLUMB_OP_EXPONENTIAL_MINUS_ONE: return VM(prefix##_expm1);         \
+        case PLUMB_OP_LOG: return VM(prefix##_log);                             \
+        case PLUMB_OP_LOG_PLUS_ONE: return VM(prefix##_log1p);                  \
+        case PLUMB_OP_TANH: return VM(prefix##_tanh);                           \
+        case PLUMB_OP_LOGISTIC: return VM(prefix##_logistic);                   \
+        case PLUMB_OP_RSQRT: return VM(prefix##_rsqrt);                         \
+        case PLUMB_OP_CBRT: return VM(prefix##_cbrt);                           \
+        case PLUMB_OP_ERF: return VM(prefix##_erf);                             \
+        case PLUMB_OP_SINE: return VM(prefix##_sin);                            \
+        case PLUMB_OP_COSINE: return VM(prefix##_cos);                          \
+        case PLUMB_OP_TAN: return VM(prefix##_tan);                             \
+        default: return NULL;                                                   \
+        }                                                                       \
     }
-}
-
-/* |x| >= 2^20: the C library's double functions reduce every double
- * exactly and are within 1 ULP of double, so the one rounding to float
- * leaves 0.5 + 2^-29 ULP. Rare in practice; measured by the sweep. */
-static float vm_trig_big(float v, int which)
-{
-    double d = v;
-    return (float)(which == TRIG_SIN ? sin(d) : which == TRIG_COS ? cos(d) : tan(d));
-}
-
-/* One block of 8: the vector result, with lanes of |x| >= 2^20 (finite)
- * replaced by the scalar path's. Safe in place (in == out). */
-VMI vf trig_block(vf x, int which)
-{
-    vf r = blk_trig(x, which);
-    vi big = ((fbits(x) & 0x7FFFFFFF) >= 0x49800000) & ((fbits(x) & 0x7FFFFFFF) < 0x7F800000);
-    int any = 0;
-    for (int j = 0; j < 8; j++)
-        any |= big[j];
-    if (any)
-        for (int j = 0; j < 8; j++)
-            if (big[j])
-                r[j] = vm_trig_big(x[j], which);
-    return r;
-}
-
-#define VM_TRIG(name, which) VM_UNARY(name, trig_block(x, which))
-
-VM_TRIG(sin, TRIG_SIN)
-VM_TRIG(cos, TRIG_COS)
-VM_TRIG(tan, TRIG_TAN)
-
-/* The table of this ISA's functions, indexed by opcode. */
-static rt_vmath_f32_fn VM(vm_unary)(plumb_opcode op)
-{
-    switch (op) {
-    case PLUMB_OP_EXPONENTIAL: return VM(vm_exp);
-    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: return VM(vm_expm1);
-    case PLUMB_OP_LOG: return VM(vm_log);
-    case PLUMB_OP_LOG_PLUS_ONE: return VM(vm_log1p);
-    case PLUMB_OP_TANH: return VM(vm_tanh);
-    case PLUMB_OP_LOGISTIC: return VM(vm_logistic);
-    case PLUMB_OP_RSQRT: return VM(vm_rsqrt);
-    case PLUMB_OP_CBRT: return VM(vm_cbrt);
-    case PLUMB_OP_ERF: return VM(vm_erf);
-    case PLUMB_OP_SINE: return VM(vm_sin);
-    case PLUMB_OP_COSINE: return VM(vm_cos);
-    case PLUMB_OP_TAN: return VM(vm_tan);
-    default: return NULL;
-    }
-}
+VM_TABLE(rt_vmath_f32_fn, vm)
+VM_TABLE(rt_vmath_f32d_fn, vmd)
 
 static rt_vmath2_f32_fn VM(vm_binary)(plumb_opcode op)
 {
     switch (op) {
     case PLUMB_OP_POWER: return VM(vm_pow);
     case PLUMB_OP_ATAN2: return VM(vm_atan2);
+    default: return NULL;
+    }
+}
+
+static rt_vmath2_f32d_fn VM(vmd_binary)(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_POWER: return VM(vmd_pow);
+    case PLUMB_OP_ATAN2: return VM(vmd_atan2);
     default: return NULL;
     }
 }

@@ -27,3 +27,25 @@ rt_vmath2_f32_fn rt_vmath2_f32(plumb_opcode op, plumb_isa isa)
 #endif
     return vm_binary_portable(op);
 }
+
+rt_vmath_f32d_fn rt_vmath_f32d(plumb_opcode op, plumb_isa isa)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return rt_vmathd_unary_avx512(op);
+    if (isa == PLUMB_ISA_AVX2)
+        return rt_vmathd_unary_avx2(op);
+#endif
+    return vmd_unary_portable(op);
+}
+
+rt_vmath2_f32d_fn rt_vmath2_f32d(plumb_opcode op, plumb_isa isa)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return rt_vmathd_binary_avx512(op);
+    if (isa == PLUMB_ISA_AVX2)
+        return rt_vmathd_binary_avx2(op);
+#endif
+    return vmd_binary_portable(op);
+}

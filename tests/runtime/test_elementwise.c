@@ -3,7 +3,10 @@
  * and special-value inputs (all 65536 patterns for f16/bf16 unary ops), at
  * every ISA level this CPU has. Exact-class ops must match bit for bit;
  * ULP-class ops within the op table's bound, with NaN, infinities and
- * zeros exact. The fused executor's rt_ew_tile must give the kernel's bits. */
+ * zeros and subnormals exact; midpoint cases of atan2 and power against an
+ * MPFR oracle computed here. The fused executor's rt_ew_tile must give the kernel's bits. */
+#include <math.h>
+#include <mpfr.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,8 +178,9 @@ static void run_variant(harness *h, const variant *v, uint64_t n, bool exhaustiv
                 /* within the bound, unless a NaN, infinity or zero is involved (exact) */
                 uint64_t smask = (1ull << (plumb_dtype_get(t)->bits - 1)) - 1;
                 uint64_t inf = ((1ull << plumb_dtype_get(t)->exp_bits) - 1) << plumb_dtype_get(t)->mant_bits;
-                bool special = plumb_float_is_nan(t, g) || plumb_float_is_nan(t, w) || (w & smask) == 0 ||
-                               (w & smask) == inf;
+                /* subnormal results too: the contract wants them exact */
+                bool special = plumb_float_is_nan(t, g) || plumb_float_is_nan(t, w) || (w & inf) == 0 ||
+                               (g & inf) == 0 || (w & smask) == inf;
                 ok = !special && plumb_ulp_distance(t, g, w) <= bound;
             }
             if (!ok && bad++ < 3)
@@ -263,6 +267,136 @@ static void test_all_ops_all_types(void **state)
         }
     }
     assert_int_equal(failures, 0);
+}
+
+/* MPFR oracle: op(a, b) correctly rounded by MPFR at t's precision within
+ * t's exponent range, then subnormalized with the ternary value: one
+ * rounding, so an exact midpoint result rounds to even and a value just
+ * below a midpoint rounds down (a detour through a wider value would lose
+ * atan2's correction of 2^-250 relative and round twice). */
+static uint64_t mp_oracle(plumb_opcode code, plumb_dtype t, double a, double b)
+{
+    const plumb_dtype_info *d = plumb_dtype_get(t);
+    long bias = (1l << (d->exp_bits - 1)) - 1;
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_t x, y, o;
+    mpfr_inits2(53, x, y, (mpfr_ptr)0);
+    mpfr_init2(o, (mpfr_prec_t)d->mant_bits + 1);
+    mpfr_set_d(x, a, MPFR_RNDN);
+    mpfr_set_d(y, b, MPFR_RNDN);
+    mpfr_set_emin(-bias - (long)d->mant_bits + 2);
+    mpfr_set_emax(bias + 1);
+    int inex = code == PLUMB_OP_POWER ? mpfr_pow(o, x, y, MPFR_RNDN) : mpfr_atan2(o, x, y, MPFR_RNDN);
+    inex = mpfr_check_range(o, inex, MPFR_RNDN);
+    mpfr_subnormalize(o, inex, MPFR_RNDN);
+    double v = mpfr_get_d(o, MPFR_RNDN);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_clears(x, y, o, (mpfr_ptr)0);
+    switch (t) {
+    case PLUMB_F16: return plumb_f64_to_f16(v);
+    case PLUMB_BF16: return plumb_f64_to_bf16(v);
+    case PLUMB_F32: return plumb_f32_bits((float)v);
+    default: return plumb_f64_bits(v);
+    }
+}
+
+static uint64_t bits_of(plumb_dtype t, double v)
+{
+    switch (t) {
+    case PLUMB_F16: return plumb_f64_to_f16(v);
+    case PLUMB_BF16: return plumb_f64_to_bf16(v);
+    case PLUMB_F32: return plumb_f32_bits((float)v);
+    default: return plumb_f64_bits(v);
+    }
+}
+
+static double value_of(plumb_dtype t, uint64_t b)
+{
+    uint8_t buf[8];
+    plumb_store_bits(t, buf, 0, b);
+    return plumb_load_f64(t, buf, 0);
+}
+
+/* Runs the runtime kernel of binary op code on the pairs (a[i], b[i]) of
+ * type t at every ISA and compares each result with the MPFR oracle, bit
+ * for bit (the cases are chosen with subnormal results, which the numerics
+ * contract wants exact). */
+static void check_pairs(harness *h, plumb_opcode code, plumb_dtype t, const double *a, const double *b, size_t n)
+{
+    ir_module *m = ir_module_new("t");
+    assert_non_null(m);
+    ir_func *f = ir_func_new(m, "main", true);
+    int64_t dims[1] = {(int64_t)n};
+    ir_type ty = ir_type_make(t, 1, dims);
+    ir_value *args[2] = {ir_block_add_arg(m, &f->body, &ty), ir_block_add_arg(m, &f->body, &ty)};
+    ir_op *op = ir_op_new(m, code, args, 2, &ty, 1);
+    ir_block_append(&f->body, op);
+    ir_block_append(&f->body, ir_op_new(m, PLUMB_OP_FUNC_RETURN, op->results, 1, NULL, 0));
+    assert_true(ir_func_set_results(m, f, &ty, 1));
+    plumb_diag d = {.code = PLUMB_OK};
+    assert_true(ir_verify(m, NULL, &d));
+    plumb_tensor *in[2], *got;
+    for (int k = 0; k < 2; k++) {
+        in[k] = plumb_tensor_new(t, 1, dims, 0, &d);
+        assert_non_null(in[k]);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = bits_of(t, k ? b[i] : a[i]);
+            assert_true(value_of(t, v) == (k ? b[i] : a[i]));   /* operands are values of t */
+            plumb_store_bits(t, in[k]->data, i, v);
+        }
+    }
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= h->best; isa++) {
+        rt_exec x;
+        assert_true(rt_exec_init(&x, h->pool, isa, m, 0, &d));
+        got = plumb_tensor_new(t, 1, dims, 0, &d);
+        assert_non_null(got);
+        assert_true(rt_run_kernel(&x, op, in, &got));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t g = plumb_load_bits(t, got->data, i), w = mp_oracle(code, t, a[i], b[i]);
+            if (g != w)
+                fail_msg("%s %s isa %s (%a, %a): got 0x%llx want 0x%llx", plumb_op_name(code), plumb_dtype_name(t),
+                         rt_isa_name(isa), a[i], b[i], (unsigned long long)g, (unsigned long long)w);
+        }
+        plumb_tensor_free(got);
+        rt_exec_fini(&x);
+    }
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    ir_module_free(m);
+}
+
+/* Results that a wide evaluation puts exactly on (or next to) a rounding
+ * midpoint of a subnormal target: atan2 of a tiny ratio (y/x is exactly a
+ * midpoint, the exact value just below it: the case certify caught, in
+ * every type) and power with an exact midpoint result (ties to even). */
+static void test_midpoints(void **state)
+{
+    harness *h = *state;
+    const plumb_dtype types[] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
+    for (size_t k = 0; k < 4; k++) {
+        plumb_dtype t = types[k];
+        const plumb_dtype_info *di = plumb_dtype_get(t);
+        long bias = (1l << (di->exp_bits - 1)) - 1;
+        double q = ldexp(1.0, (int)(1 - bias - (long)di->mant_bits));     /* subnormal quantum */
+        double maxsub = q * (ldexp(1.0, (int)di->mant_bits) - 1);
+        double ay[] = {maxsub, -maxsub, 3 * q, 5 * q, q, 6 * q, 2 * q, -3 * q, maxsub - 2 * q, 7 * q};
+        double ax[] = {2.0, 2.0, 2.0, 2.0, 2.0, 4.0, 4.0, 2.0, 2.0, 0x1p3};
+        check_pairs(h, PLUMB_OP_ATAN2, t, ay, ax, sizeof ay / sizeof ay[0]);
+    }
+    /* exact midpoints: 243 * 2^-150 = 121.5 f32 quanta -> 122; 2^-150 -> 0 */
+    const double f32a[] = {0x3p-30, 0x1p-100, 0x1p-75, -0x3p-30};
+    const double f32b[] = {5.0, 1.5, 2.0, 5.0};
+    check_pairs(h, PLUMB_OP_POWER, PLUMB_F32, f32a, f32b, 4);
+    const double f16a[] = {0x3p-5, 0x1p-5, 0x1p-10};     /* 121.5 quanta; 2^-25; 2^-25 */
+    const double f16b[] = {5.0, 5.0, 2.5};
+    check_pairs(h, PLUMB_OP_POWER, PLUMB_F16, f16a, f16b, 3);
+    const double bfa[] = {0x3p-67, 0x1p-67};              /* 4.5 quanta; 2^-134 */
+    const double bfb[] = {2.0, 2.0};
+    check_pairs(h, PLUMB_OP_POWER, PLUMB_BF16, bfa, bfb, 2);
+    const double f64a[] = {0x3p-215, 0x1p-215, -0x3p-215};   /* 121.5 quanta; 2^-1075 */
+    const double f64b[] = {5.0, 5.0, 5.0};
+    check_pairs(h, PLUMB_OP_POWER, PLUMB_F64, f64a, f64b, 3);
 }
 
 /* compare: every direction with every comparison type on every type. */
@@ -356,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_convert),
         cmocka_unit_test(test_select_clamp),
         cmocka_unit_test(test_bad_type),
+        cmocka_unit_test(test_midpoints),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

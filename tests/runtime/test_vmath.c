@@ -1,8 +1,8 @@
 /* The runtime's f32 vector math (rt_vmath_f32, rt_vmath2_f32) at every ISA
  * level this CPU has: special-value tables (hand-derived from C99 Annex F
  * and IEEE 754-2019) and dense samples against an oracle computed here
- * with MPFR (200 bits, then one rounding to f32 with f32's exponent range
- * and subnormals), within the op table's bound. Also: results do not
+ * with MPFR (at f32's precision and exponent range, subnormals included,
+ * one rounding), within the op table's bound. Also: results do not
  * depend on the array length or alignment (tails, in place). */
 #include <math.h>
 #include <mpfr.h>
@@ -22,53 +22,52 @@
 static uint32_t fb(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
-/* MPFR value v (200 bits) rounded once to f32. */
-static float to_f32(mpfr_t v)
+/* The correctly rounded f32 value of op(x, y): MPFR's functions round
+ * correctly at the precision of their result, so they are called at 24 bits
+ * within f32's exponent range and subnormalized with their ternary value
+ * (one rounding; a detour through a wider value would round twice where the
+ * exact value is extremely close to a midpoint, as atan2 of a tiny ratio
+ * is). logistic, a composite, goes through 200 bits (its results are never
+ * that close to a midpoint in the tests' inputs). */
+static float oracle(plumb_opcode op, float x, float y)
 {
     mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    mpfr_t r;
+    mpfr_t a, b, r, w;
+    mpfr_inits2(200, a, b, w, (mpfr_ptr)0);
     mpfr_init2(r, 24);
-    int inex = mpfr_set(r, v, MPFR_RNDN);
+    mpfr_set_flt(a, x, MPFR_RNDN);
+    mpfr_set_flt(b, y, MPFR_RNDN);
+    int inex = 0;
+    if (op == PLUMB_OP_LOGISTIC) {
+        mpfr_neg(w, a, MPFR_RNDN);
+        mpfr_exp(w, w, MPFR_RNDN);
+        mpfr_add_ui(w, w, 1, MPFR_RNDN);
+        mpfr_ui_div(w, 1, w, MPFR_RNDN);
+    }
     mpfr_set_emin(-148);
     mpfr_set_emax(128);
+    switch (op) {
+    case PLUMB_OP_EXPONENTIAL: inex = mpfr_exp(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: inex = mpfr_expm1(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LOG: inex = mpfr_log(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LOG_PLUS_ONE: inex = mpfr_log1p(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_TANH: inex = mpfr_tanh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LOGISTIC: inex = mpfr_set(r, w, MPFR_RNDN); break;
+    case PLUMB_OP_SINE: inex = mpfr_sin(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_COSINE: inex = mpfr_cos(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_TAN: inex = mpfr_tan(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ERF: inex = mpfr_erf(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_RSQRT: inex = mpfr_rec_sqrt(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_CBRT: inex = mpfr_cbrt(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_POWER: inex = mpfr_pow(r, a, b, MPFR_RNDN); break;
+    default: inex = mpfr_atan2(r, a, b, MPFR_RNDN); break;
+    }
     inex = mpfr_check_range(r, inex, MPFR_RNDN);
     mpfr_subnormalize(r, inex, MPFR_RNDN);
     float f = mpfr_get_flt(r, MPFR_RNDN);
     mpfr_set_emin(emin);
     mpfr_set_emax(emax);
-    mpfr_clear(r);
-    return f;
-}
-
-static float oracle(plumb_opcode op, float x, float y)
-{
-    mpfr_t a, b, r;
-    mpfr_inits2(200, a, b, r, (mpfr_ptr)0);
-    mpfr_set_flt(a, x, MPFR_RNDN);
-    mpfr_set_flt(b, y, MPFR_RNDN);
-    switch (op) {
-    case PLUMB_OP_EXPONENTIAL: mpfr_exp(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: mpfr_expm1(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_LOG: mpfr_log(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_LOG_PLUS_ONE: mpfr_log1p(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_TANH: mpfr_tanh(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_LOGISTIC:
-        mpfr_neg(r, a, MPFR_RNDN);
-        mpfr_exp(r, r, MPFR_RNDN);
-        mpfr_add_ui(r, r, 1, MPFR_RNDN);
-        mpfr_ui_div(r, 1, r, MPFR_RNDN);
-        break;
-    case PLUMB_OP_SINE: mpfr_sin(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_COSINE: mpfr_cos(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_TAN: mpfr_tan(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_ERF: mpfr_erf(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_RSQRT: mpfr_rec_sqrt(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_CBRT: mpfr_cbrt(r, a, MPFR_RNDN); break;
-    case PLUMB_OP_POWER: mpfr_pow(r, a, b, MPFR_RNDN); break;
-    default: mpfr_atan2(r, a, b, MPFR_RNDN); break;
-    }
-    float f = to_f32(r);
-    mpfr_clears(a, b, r, (mpfr_ptr)0);
+    mpfr_clears(a, b, r, w, (mpfr_ptr)0);
     return f;
 }
 
@@ -246,6 +245,36 @@ static void test_binary(void **state)
     }
 }
 
+/* Subnormal results that a double evaluation puts exactly on an f32
+ * rounding midpoint: atan2 of a tiny ratio (y/x is exactly a midpoint, the
+ * exact value just below: 0x007FFFFF / 2 -> 0x003FFFFF, not 0x00400000)
+ * and power with an exact midpoint result (ties to even), each against
+ * MPFR at every ISA, bit for bit. */
+static void test_midpoints(void **state)
+{
+    (void)state;
+    const float q = 0x1p-149f;
+    const float ay[] = {bf(0x007FFFFFu), -bf(0x007FFFFFu), 3 * q, 5 * q, q, 6 * q, 0x1.fffffcp-127f, 7 * q};
+    const float ax[] = {2.0f, 2.0f, 2.0f, 2.0f, 2.0f, 4.0f, 2.0f, 8.0f};
+    const float pa[] = {0x3p-30f, 0x1p-100f, 0x1p-75f, -0x3p-30f};
+    const float pb[] = {5.0f, 1.5f, 2.0f, 5.0f};
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+        for (int which = 0; which < 2; which++) {
+            plumb_opcode op = which ? PLUMB_OP_POWER : PLUMB_OP_ATAN2;
+            const float *a = which ? pa : ay, *b = which ? pb : ax;
+            size_t n = which ? 4 : 8;
+            for (size_t i = 0; i < n; i++) {
+                float r, w = oracle(op, a[i], b[i]);
+                rt_vmath2_f32(op, isa)(&a[i], &b[i], &r, 1);
+                if (fb(r) != fb(w))
+                    fail_msg("%s isa %s (%a, %a): got 0x%08X want 0x%08X", plumb_op_name(op), rt_isa_name(isa),
+                             (double)a[i], (double)b[i], fb(r), fb(w));
+            }
+        }
+    }
+    assert_int_equal(fb(oracle(PLUMB_OP_ATAN2, bf(0x007FFFFFu), 2.0f)), 0x003FFFFFu);   /* the oracle agrees */
+}
+
 /* The result of an element does not depend on the array length (vector
  * body or tail) nor on running in place. */
 static void test_lengths_in_place(void **state)
@@ -276,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_unary_dense),
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_lengths_in_place),
+        cmocka_unit_test(test_midpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
