@@ -828,6 +828,142 @@ static void bcast_strides(const ir_op *op, fval *fv)
             fv->stride[op->a.dims.v[i]] = ist[i];
 }
 
+/* Row groups: an elementwise op whose operands are all the same along each
+ * row (a per-row value broadcast back, or a scalar) runs once per row on the
+ * per-row values instead of once per element: layer_norm's mean, variance,
+ * +eps and rsqrt are per-row work written over full rows. The per-row
+ * result equals every element of the full-row result because elementwise
+ * kernels compute each element independently of its position (the tile
+ * contract above). The full-row value is then materialized (by a row
+ * broadcast) only where something still reads it. Recomputes def_step and
+ * last_use for slot planning. Returns false when the value table is full. */
+static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int32_t *def_step,
+                          int32_t *last_use, plumb_diag *d, const ir_func *f)
+{
+    uint32_t nv0 = vm->n, ns = F->n_steps;
+    int32_t *uni = plumb_malloc(RT_MAX_VALS * sizeof *uni);     /* per value: its per-row fval, or -1 */
+    int32_t *sc1 = plumb_malloc(RT_MAX_VALS * sizeof *sc1);     /* per scalar bcast: its row-space copy */
+    int32_t *orig = plumb_malloc((size_t)(ns ? ns : 1) * sizeof *orig);   /* per step: the full-row value it no longer writes */
+    fstep *nst = plumb_arena_array(a, 2 * (size_t)(ns ? ns : 1), sizeof *nst);
+    bool ok = false;
+    if (!uni || !sc1 || !orig || !nst) {
+        nomem(d, f);
+        goto out;
+    }
+    for (uint32_t v = 0; v < RT_MAX_VALS; v++)
+        uni[v] = sc1[v] = -1;
+    for (uint32_t s = 0; s < ns; s++) {
+        fstep *st = &F->steps[s];
+        orig[s] = -1;
+        if (st->kind == S_ROWB) {
+            uni[st->out] = (int32_t)st->in[0];
+            orig[s] = (int32_t)st->out;
+            continue;
+        }
+        if (st->kind != S_EW || st->space != 0 || st->n_in == 0)
+            continue;
+        bool all = true, any = false;
+        for (uint32_t i = 0; i < st->n_in && all; i++) {
+            const fval *v = &vals[st->in[i]];
+            bool scalar = v->kind == FV_BCAST && v->invariant;
+            for (uint32_t j = 0; scalar && j < v->rank; j++)
+                scalar = v->stride[j] == 0;   /* one value over the whole space */
+            any |= uni[st->in[i]] >= 0;
+            all = uni[st->in[i]] >= 0 || scalar;
+        }
+        if (!all || !any)
+            continue;
+        for (uint32_t i = 0; i < st->n_in; i++) {
+            uint32_t vi = st->in[i];
+            if (uni[vi] >= 0) {
+                st->in[i] = (uint32_t)uni[vi];
+                continue;
+            }
+            if (sc1[vi] < 0) {
+                if (vm->n >= RT_MAX_VALS)
+                    goto out;
+                vals[vm->n] = vals[vi];
+                vals[vm->n].space = 1;
+                vals[vm->n].slot = -1;
+                vm->v[vm->n] = vm->v[vi];
+                sc1[vi] = (int32_t)vm->n++;
+            }
+            st->in[i] = (uint32_t)sc1[vi];
+        }
+        if (vm->n >= RT_MAX_VALS)
+            goto out;
+        uint32_t t = vm->n++;
+        vals[t] = vals[st->out];
+        vals[t].kind = FV_TEMP;
+        vals[t].space = 1;
+        vals[t].slot = -1;
+        vm->v[t] = vm->v[st->out];
+        uni[st->out] = (int32_t)t;
+        orig[s] = (int32_t)st->out;
+        st->out = t;
+        st->space = 1;
+    }
+    /* Which full-row values are still read (or leave the group). */
+    uint8_t *needed = (uint8_t *)sc1;   /* reuse: bytes per value */
+    memset(needed, 0, RT_MAX_VALS);
+    for (uint32_t v = 0; v < nv0; v++)
+        needed[v] = vals[v].kind == FV_OUT;
+    for (uint32_t s = 0; s < ns; s++) {
+        if (F->steps[s].kind == S_ROWB && orig[s] >= 0)
+            continue;   /* decided below */
+        for (uint32_t i = 0; i < F->steps[s].n_in; i++)
+            needed[F->steps[s].in[i]] = 1;
+    }
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        fstep *st = &F->steps[s];
+        if (orig[s] < 0) {
+            nst[n++] = *st;
+            continue;
+        }
+        if (st->kind != S_ROWB)
+            nst[n++] = *st;   /* the per-row computation */
+        if (!needed[orig[s]])
+            continue;
+        /* materialize the full-row value from its per-row value */
+        fstep *r = &nst[n++];
+        memset(r, 0, sizeof *r);
+        r->kind = S_ROWB;
+        r->space = 0;
+        r->op = st->op;
+        r->n_in = 1;
+        if (!(r->in = plumb_arena_alloc(a, sizeof *r->in))) {
+            nomem(d, f);
+            goto out;
+        }
+        r->in[0] = (uint32_t)uni[orig[s]];
+        r->out = (uint32_t)orig[s];
+    }
+    F->steps = nst;
+    F->n_steps = n;
+    for (uint32_t v = 0; v < vm->n; v++)
+        def_step[v] = last_use[v] = -1;
+    for (uint32_t s = 0; s < n; s++) {
+        for (uint32_t i = 0; i < nst[s].n_in; i++) {
+            uint32_t v = nst[s].in[i];
+            last_use[v] = (int32_t)s;
+            if (vals[v].kind == FV_BCAST && def_step[v] < 0)
+                def_step[v] = (int32_t)s;
+        }
+        def_step[nst[s].out] = (int32_t)s;
+        last_use[nst[s].out] = (int32_t)s > last_use[nst[s].out] ? (int32_t)s : last_use[nst[s].out];
+    }
+    ok = true;
+out:
+    if (!ok && d->code == PLUMB_OK)
+        plumb_diag_set(d, PLUMB_ERR_LIMIT, f->loc, "fusion group of @%s has more than %u values", f->name,
+                       RT_MAX_VALS);
+    plumb_free(uni, RT_MAX_VALS * sizeof *uni);
+    plumb_free(sc1, RT_MAX_VALS * sizeof *sc1);
+    plumb_free(orig, (size_t)(ns ? ns : 1) * sizeof *orig);
+    return ok;
+}
+
 static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, const int32_t *gid,
                         const int32_t *used_out, rt_group *g, plumb_diag *d)
 {
@@ -959,6 +1095,8 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
     }
     if (!F->anchor)
         F->anchor = z->ops[mem[0]];
+    if (F->rows && !hoist_uniform(a, F, vals, vm, def_step, last_use, d, z->f))
+        goto out;
     /* Slots: invariant broadcasts keep one each for the whole group; temps
      * and other broadcasts share by live range (freed after the last use,
      * so no step writes a slot it reads). */
@@ -1031,13 +1169,28 @@ typedef struct frun {
     atomic_bool failed;
 } frun;
 
+/* n copies of one element: the first few by hand, then doubling copies
+ * (memcpy runs at store bandwidth; a per-element loop does not). */
 static void fill(void *dst, const void *src, size_t es, size_t n)
 {
-    switch (es) {
-    case 1: memset(dst, *(const uint8_t *)src, n); break;
-    case 2: { uint16_t v; memcpy(&v, src, 2); uint16_t *p = dst; for (size_t i = 0; i < n; i++) p[i] = v; break; }
-    case 4: { uint32_t v; memcpy(&v, src, 4); uint32_t *p = dst; for (size_t i = 0; i < n; i++) p[i] = v; break; }
-    default: { uint64_t v; memcpy(&v, src, 8); uint64_t *p = dst; for (size_t i = 0; i < n; i++) p[i] = v; break; }
+    if (n == 0)
+        return;
+    if (es == 1) {
+        memset(dst, *(const uint8_t *)src, n);
+        return;
+    }
+    uint8_t *d = dst;
+    size_t total = n * es, have = es;
+    memcpy(d, src, es);
+    while (have < 64 && have < total) {
+        size_t c = have < total - have ? have : total - have;
+        memcpy(d + have, d, c);
+        have += c;
+    }
+    while (have < total) {
+        size_t c = have < total - have ? have : total - have;
+        memcpy(d + have, d, c);
+        have += c;
     }
 }
 
@@ -1178,7 +1331,12 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
             float init;
             memcpy(&init, fr->in[st->init]->data, 4);
             float r = max_ieee(init, rt_max_f32(ins[0], cnt[0]));
-            memcpy(dst, &r, 4);
+            /* the reduce kernel folds in double: a NaN comes back quieted */
+            uint32_t rb;
+            memcpy(&rb, &r, 4);
+            if ((rb & 0x7fffffffu) > 0x7f800000u)
+                rb |= 0x00400000u;
+            memcpy(dst, &rb, 4);
             break;
         }
         case S_ROWB:

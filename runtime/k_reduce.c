@@ -182,20 +182,76 @@ static inline float fmax_ieee(float a, float b)
     return a > b ? a : b;
 }
 
-float rt_max_f32(const float *v, size_t n)
+/* With a NaN in the row the result is the first NaN in row order, as
+ * the reduce kernel's sequential fold gives (callers quiet it the way the
+ * kernel's round trip through double does). */
+static float max_f32_seq(const float *v, size_t n)
 {
     float m = -INFINITY;
-    size_t i = 0;
-    /* NaN wins whatever the order; keep 8 independent maxima for speed */
-    if (n >= 8) {
-        float l[8];
-        for (int j = 0; j < 8; j++) l[j] = v[j];
-        for (i = 8; i + 8 <= n; i += 8)
-            for (int j = 0; j < 8; j++) l[j] = fmax_ieee(l[j], v[i + j]);
-        for (int j = 0; j < 8; j++) m = fmax_ieee(m, l[j]);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] != v[i])
+            return v[i];
+        m = fmax_ieee(m, v[i]);
     }
-    for (; i < n; i++) m = fmax_ieee(m, v[i]);
     return m;
+}
+
+#if RT_X86
+/* Without NaNs the IEEE maximum (-0 < +0) of a set is one value whatever
+ * the order, and it is the integer maximum of the bit patterns mapped to
+ * ordered integers (negative floats mirrored below zero, -0 -> -1 < +0 -> 0),
+ * an associative exact operation. Returns false when the row holds a NaN. */
+__attribute__((target("avx512f")))
+static bool max_f32_avx512(const float *v, size_t n, float *out)
+{
+    const __m512i mag = _mm512_set1_epi32(0x7fffffff);
+    __m512i m0 = _mm512_set1_epi32(INT32_MIN), m1 = m0, m2 = m0, m3 = m0;
+    __mmask16 nan = 0;
+    size_t i = 0;
+#define RT_MAP(x) _mm512_xor_si512(x, _mm512_and_si512(_mm512_srai_epi32(x, 31), mag))
+    for (; i + 64 <= n; i += 64) {
+        __m512 a = _mm512_loadu_ps(v + i), b = _mm512_loadu_ps(v + i + 16);
+        __m512 c = _mm512_loadu_ps(v + i + 32), e = _mm512_loadu_ps(v + i + 48);
+        nan |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(c, e, _CMP_UNORD_Q);
+        __m512i ia = _mm512_castps_si512(a), ib = _mm512_castps_si512(b);
+        __m512i ic = _mm512_castps_si512(c), ie = _mm512_castps_si512(e);
+        m0 = _mm512_max_epi32(m0, RT_MAP(ia));
+        m1 = _mm512_max_epi32(m1, RT_MAP(ib));
+        m2 = _mm512_max_epi32(m2, RT_MAP(ic));
+        m3 = _mm512_max_epi32(m3, RT_MAP(ie));
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m512 a = _mm512_loadu_ps(v + i);
+        nan |= _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
+        __m512i ia = _mm512_castps_si512(a);
+        m0 = _mm512_max_epi32(m0, RT_MAP(ia));
+    }
+    if (i < n) {
+        __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+        __m512 a = _mm512_maskz_loadu_ps(k, v + i);
+        nan |= _mm512_mask_cmp_ps_mask(k, a, a, _CMP_UNORD_Q);
+        __m512i ia = _mm512_castps_si512(a);
+        m0 = _mm512_mask_max_epi32(m0, k, m0, RT_MAP(ia));
+    }
+#undef RT_MAP
+    if (nan)
+        return false;
+    m0 = _mm512_max_epi32(_mm512_max_epi32(m0, m1), _mm512_max_epi32(m2, m3));
+    int32_t r = _mm512_reduce_max_epi32(m0);
+    uint32_t bits = (uint32_t)(r ^ ((r >> 31) & 0x7fffffff));
+    memcpy(out, &bits, 4);
+    return true;
+}
+#endif
+
+float rt_max_f32(const float *v, size_t n)
+{
+#if RT_X86
+    float m;
+    if (n >= 16 && avx512_ok() && max_f32_avx512(v, n, &m))
+        return m;
+#endif
+    return max_f32_seq(v, n);
 }
 
 /* ---- body recognition ------------------------------------------------------------ */

@@ -505,6 +505,88 @@ static void test_exec_softmax_layer_norm(void **state)
         }
 }
 
+/* Per-row work written over full rows (a row sum broadcast back, divided
+ * by a broadcast scalar, through exp) runs once per row; the full-row value
+ * is still produced where it is returned. fused == unfused bitwise. */
+static void test_exec_row_uniform_ops(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(
+        "func.func @main(%x: tensor<37x300xf32>, %c: tensor<f32>) -> (tensor<37x300xf32>, tensor<37x300xf32>) {\n"
+        "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<37x300xf32>, tensor<f32>) -> tensor<37xf32>\n"
+        "  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<37xf32>) -> tensor<37x300xf32>\n"
+        "  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<37x300xf32>\n"
+        "  %mean = stablehlo.divide %sb, %cb : tensor<37x300xf32>\n"
+        "  %e = stablehlo.exponential %mean : tensor<37x300xf32>\n"
+        "  %y = stablehlo.subtract %x, %e : tensor<37x300xf32>\n"
+        "  return %y, %e : tensor<37x300xf32>, tensor<37x300xf32>\n"
+        "}\n");
+    fused_prog fp = fuse(m, 2);
+    check_schedule(m, &fp);
+    assert_int_equal(n_fused(&fp), 1);
+    plumb_arena_free(fp.a);
+    plumb_tensor *in[2];
+    in[0] = new_tensor(PLUMB_F32, 2, (int64_t[]){37, 300});
+    in[1] = new_tensor(PLUMB_F32, 0, NULL);
+    fill_f32(in[0], 0);
+    *(float *)in[1]->data = 300.0f;
+    check_exec(m, in, 2, 2, false);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    ir_module_free(m);
+}
+
+/* Row maxima (the fused rows' vector max): rows of signed zeros, NaNs of
+ * different payloads deep in a row, infinities, a single element: fused ==
+ * unfused bitwise, and the max itself is the reference's where no NaN is
+ * involved (IEEE maximum, -0 < +0). */
+static void test_exec_row_max_special_rows(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(
+        "func.func @main(%x: tensor<8x517xf32>) -> (tensor<8x517xf32>, tensor<8xf32>) {\n"
+        "  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+        "  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<8x517xf32>, tensor<f32>) -> tensor<8xf32>\n"
+        "  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<8xf32>) -> tensor<8x517xf32>\n"
+        "  %y = stablehlo.subtract %x, %mb : tensor<8x517xf32>\n"
+        "  return %y, %m : tensor<8x517xf32>, tensor<8xf32>\n"
+        "}\n");
+    plumb_tensor *x = new_tensor(PLUMB_F32, 2, (int64_t[]){8, 517});
+    fill_f32(x, 5);
+    uint32_t *b = x->data;
+    const size_t L = 517;
+    for (size_t i = 0; i < L; i++) {
+        b[0 * L + i] = 0x80000000u;                          /* all -0 */
+        b[1 * L + i] = (i % 7 == 3) ? 0u : 0x80000000u;      /* -0 and +0 */
+        b[4 * L + i] = 0xff800000u;                          /* all -inf */
+    }
+    b[2 * L + 300] = 0x7fc12345u;                            /* one NaN deep in the row */
+    b[3 * L + 100] = 0xffc00001u;                            /* two NaNs */
+    b[3 * L + 400] = 0x7fa00000u;
+    b[5 * L + 516] = 0x7f800000u;                            /* +inf in the tail */
+    b[6 * L + 17] = 0x7f7fffffu;                             /* the largest finite */
+    check_exec(m, &x, 1, 2, false);
+    plumb_tensor **f = rt_run(m, 2, 2, &x, 1, 2);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_ref_result r;
+    assert_true(plumb_ref_run(m, NULL, &x, 1, NULL, &r, &d));
+    const uint32_t *got = f[1]->data, *want = r.outputs[1]->data;
+    for (int row = 0; row < 8; row++) {
+        if (row == 2 || row == 3)
+            assert_true((got[row] & 0x7fffffffu) > 0x7f800000u);   /* a NaN */
+        else
+            assert_int_equal(got[row], want[row]);
+    }
+    assert_int_equal(got[0], 0x80000000u);
+    assert_int_equal(got[1], 0u);
+    plumb_ref_result_free(&r);
+    free_outs(f, 2);
+    plumb_tensor_free(x);
+    ir_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +599,8 @@ int main(void)
         cmocka_unit_test(test_exec_exact_chain_with_broadcasts),
         cmocka_unit_test(test_exec_transcendental_chain),
         cmocka_unit_test(test_exec_softmax_layer_norm),
+        cmocka_unit_test(test_exec_row_uniform_ops),
+        cmocka_unit_test(test_exec_row_max_special_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
