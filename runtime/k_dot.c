@@ -18,6 +18,13 @@
 #include "plumb/dtype.h"
 #include "rt_internal.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RT_X86 1
+#else
+#define RT_X86 0
+#endif
+
 typedef enum { CT_F32, CT_F64, CT_BF16, CT_F16, CT_INT } calc_t;
 
 typedef struct dot_view {
@@ -132,17 +139,64 @@ static const void *arrange(rt_exec *x, const ir_op *op, const plumb_tensor *t, c
 typedef struct round_job {
     const float *src;
     plumb_tensor *out;
+    bool vec;                  /* AVX-512 rounding to bf16 */
 } round_job;
+
+/* f32 -> bf16, round to nearest even on the bits: the same as
+ * plumb_f32_to_bf16 for every input (the exponent ranges are equal, so
+ * subnormals round in place and overflow carries into infinity); a NaN
+ * keeps its sign and top payload bits with the quiet bit set. */
+static inline uint16_t bf16_round(uint32_t u)
+{
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+#if RT_X86
+__attribute__((target("avx512f,avx512bw")))
+static void bf16_round_avx512(const float *src, uint16_t *dst, size_t n)
+{
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+    const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1), q = _mm512_set1_epi32(0x40);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i u = _mm512_castps_si512(_mm512_loadu_ps(src + i));
+        __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, absm), inf);
+        __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
+        __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, bias), lsb), 16);
+        r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), q);
+        _mm256_storeu_si256((__m256i *)(dst + i), _mm512_cvtepi32_epi16(r));
+    }
+    for (; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, src + i, 4);
+        dst[i] = bf16_round(u);
+    }
+}
+#endif
 
 static void round_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     round_job *j = ctx;
-    for (uint64_t i = begin; i < end; i++) {
-        float v = j->src[i];
-        uint64_t bits = j->out->dtype == PLUMB_F16 ? plumb_f32_to_f16(v) : plumb_f32_to_bf16(v);
-        plumb_store_bits(j->out->dtype, j->out->data, (size_t)i, bits);
+    if (j->out->dtype == PLUMB_BF16) {
+        uint16_t *dst = (uint16_t *)j->out->data + begin;
+#if RT_X86
+        if (j->vec) {
+            bf16_round_avx512(j->src + begin, dst, (size_t)(end - begin));
+            return;
+        }
+#endif
+        for (uint64_t i = begin; i < end; i++) {
+            uint32_t u;
+            memcpy(&u, j->src + i, 4);
+            dst[i - begin] = bf16_round(u);
+        }
+        return;
     }
+    for (uint64_t i = begin; i < end; i++)
+        plumb_store_bits(j->out->dtype, j->out->data, (size_t)i, plumb_f32_to_f16(j->src[i]));
 }
 
 static bool is_narrow_float(plumb_dtype t) { return t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16; }
@@ -254,7 +308,7 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
                 plumb_store_bits(ot, out->data, (size_t)i, bits);
             }
         } else {
-            round_job j = {C, out};
+            round_job j = {C, out, rt_isa(x) == PLUMB_ISA_AVX512};
             rt_parallel_for(x, nout, 65536, round_range, &j);
         }
     }

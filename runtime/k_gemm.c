@@ -500,16 +500,53 @@ static void gemm_items(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
 }
 
+#if RT_X86
+/* Smallest nonzero magnitude bits (v & 0x7FFF) of a row, 0x7FFF when none:
+ * v - 1 wraps zero to 0xFFFF, so an unsigned minimum skips zeros. */
+__attribute__((target("avx512f,avx512bw")))
+static uint32_t bf16_min_mag_avx512(const uint16_t *p, size_t n, uint32_t minbits)
+{
+    const __m512i mag = _mm512_set1_epi16(0x7FFF), one = _mm512_set1_epi16(1);
+    __m512i m = _mm512_set1_epi16((short)0xFFFF);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512i v = _mm512_and_si512(_mm512_loadu_si512((const void *)(p + i)), mag);
+        m = _mm512_min_epu16(m, _mm512_sub_epi16(v, one));
+    }
+    if (i < n) {
+        __mmask32 k = (__mmask32)((1ull << (n - i)) - 1);
+        __m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi16(k, p + i), mag);
+        m = _mm512_mask_min_epu16(m, k, m, _mm512_sub_epi16(v, one));
+    }
+    uint16_t lanes[32];
+    _mm512_storeu_si512((void *)lanes, m);
+    for (int j = 0; j < 32; j++) {
+        uint32_t v = (uint32_t)(uint16_t)(lanes[j] + 1);   /* 0xFFFF + 1 wraps back to 0: all zero */
+        if (v && v < minbits) minbits = v;
+    }
+    return minbits;
+}
+#endif
+
 /* Smallest exponent floor(log2|v|) among nonzero finite bf16 values (subnormals
  * give values below -126), or INT32_MAX when there are none. */
-static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t ld)
+static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t ld, bool vec)
 {
     uint32_t minbits = 0x7FFF;
-    for (size_t i = 0; i < rows; i++)
+    for (size_t i = 0; i < rows; i++) {
+#if RT_X86
+        if (vec) {
+            minbits = bf16_min_mag_avx512(a + i * ld, cols, minbits);
+            continue;
+        }
+#else
+        (void)vec;
+#endif
         for (size_t q = 0; q < cols; q++) {
             uint32_t v = a[i * ld + q] & 0x7FFF;
             if (v && v < minbits) minbits = v;
         }
+    }
     if (minbits == 0x7FFF) return INT32_MAX;
     int32_t e = (int32_t)(minbits >> 7);
     if (e == 0) return -127;   /* subnormal */
@@ -551,7 +588,7 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     pk_kind kind = s == SRC_F64 ? PK_F64 : PK_F32;
 #if RT_X86
     if (s == SRC_BF16 && isa == PLUMB_ISA_AVX512 && cpu_has_bf16()) {
-        int32_t ea = bf16_min_exp(a, m, k, lda), eb = bf16_min_exp(b, k, n, ldb);
+        int32_t ea = bf16_min_exp(a, m, k, lda, true), eb = bf16_min_exp(b, k, n, ldb, true);
         if (ea == INT32_MAX || eb == INT32_MAX || (int64_t)ea + eb - 14 >= -126)
             kind = PK_BF16PAIR;
     }

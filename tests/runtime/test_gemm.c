@@ -485,6 +485,31 @@ static void test_dot_specials(void **state)
     plumb_tensor_free(in[1]);
 }
 
+/* bf16 results: with one term per result the product is exact in f32, so
+ * the runtime's rounding of its f32 accumulator to bf16 must give the
+ * reference's correctly rounded result bit for bit: ties to even (normal
+ * and subnormal), overflow to infinity, negative values, NaN, in the vector
+ * body and the tail of the rounding loop. */
+static void test_dot_bf16_result_rounding(void **state)
+{
+    (void)state;
+    const char *src = "func.func @main(%a: tensor<2x1xbf16>, %b: tensor<1x67xbf16>) -> tensor<2x67xbf16> {\n"
+                      "  %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x1xbf16>, tensor<1x67xbf16>) -> tensor<2x67xbf16>\n"
+                      "  func.return %r : tensor<2x67xbf16>\n}\n";
+    int64_t da[2] = {2, 1}, db[2] = {1, 67};
+    plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_BF16, 2, da, false), rt_rand_tensor(PLUMB_BF16, 2, db, false)};
+    plumb_store_bits(PLUMB_BF16, in[0]->data, 0, 0x3F81);   /* 1 + 2^-7 */
+    plumb_store_bits(PLUMB_BF16, in[0]->data, 1, 0x3FC0);   /* 1.5 */
+    for (int j = 0; j < 67; j++)
+        plumb_store_bits(PLUMB_BF16, in[1]->data, (size_t)j, (uint64_t)(0x3F80 + 2 * j));   /* j = 32: a tie */
+    static const uint16_t special[] = {0x7FC1, 0x7F80, 0x7F7F, 0xBF83, 0x0080, 0x0001, 0x0003};
+    for (int j = 0; j < 7; j++)
+        plumb_store_bits(PLUMB_BF16, in[1]->data, (size_t)(60 + j), special[j]);
+    rt_check_exact_cls(src, in, 2, true);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -499,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_gemm_bf16_sizes),
         cmocka_unit_test(test_dot_general_dims),
         cmocka_unit_test(test_dot_specials),
+        cmocka_unit_test(test_dot_bf16_result_rounding),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
