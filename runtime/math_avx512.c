@@ -9,7 +9,13 @@
 #define VM_SUFFIX _avx512
 #include "math_impl.h"
 
-rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op) { return vm_unary_avx512(op); }
+#include <immintrin.h>
+
+/* a*b + c rounded once (math_fast_impl.h) */
+VMI vd vfma(vd a, vd b, vd c) { return (vd)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
+#include "math_fast_impl.h"
+
+rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op) { return fx_unary_avx512(op); }
 rt_vmath2_f32_fn rt_vmath_binary_avx512(plumb_opcode op) { return vm_binary_avx512(op); }
 rt_vmath_f32d_fn rt_vmathd_unary_avx512(plumb_opcode op) { return vmd_unary_avx512(op); }
 rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op) { return vmd_binary_avx512(op); }
