@@ -20,6 +20,13 @@
 
 #include "rt_passes.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RT_X86 1
+#else
+#define RT_X86 0
+#endif
+
 /* Rows longer than this are not fused with their reductions: the per-row
  * buffers (a few rows' worth per thread) must stay in L2. */
 #define RT_ROW_MAX 65536u
@@ -61,6 +68,8 @@ typedef struct fstep {
     uint32_t *in;             /* fval indices */
     uint32_t out;             /* fval index */
     uint32_t init;            /* reductions: input index of the scalar init */
+    bool arith;               /* f32 add/subtract/multiply/divide: run by row_arith */
+    uint8_t per_row;          /* row_arith: bit i set = operand i is one value per row (space 1) */
 } fstep;
 
 struct rt_fused {
@@ -828,6 +837,17 @@ static void bcast_strides(const ir_op *op, fval *fv)
             fv->stride[op->a.dims.v[i]] = ist[i];
 }
 
+/* f32 add, subtract, multiply, divide of two f32 operands: exact IEEE
+ * operations that row_arith runs with a per-row operand read in place. */
+static bool arith_f32(const ir_op *op)
+{
+    if (op->n_operands != 2 || op->n_results != 1 || op->results[0]->type.dtype != PLUMB_F32 ||
+        op->operands[0]->type.dtype != PLUMB_F32 || op->operands[1]->type.dtype != PLUMB_F32)
+        return false;
+    return op->code == PLUMB_OP_ADD || op->code == PLUMB_OP_SUBTRACT || op->code == PLUMB_OP_MULTIPLY ||
+           op->code == PLUMB_OP_DIVIDE;
+}
+
 /* Row groups: an elementwise op whose operands are all the same along each
  * row (a per-row value broadcast back, or a scalar) runs once per row on the
  * per-row values instead of once per element: layer_norm's mean, variance,
@@ -902,6 +922,20 @@ static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int
         orig[s] = (int32_t)st->out;
         st->out = t;
         st->space = 1;
+    }
+    /* f32 arithmetic reads a per-row operand in place (no full row). */
+    for (uint32_t s = 0; s < ns; s++) {
+        fstep *st = &F->steps[s];
+        if (st->kind != S_EW || st->space != 0 || !arith_f32(st->op))
+            continue;
+        st->arith = true;
+        for (uint32_t i = 0; i < 2; i++) {
+            uint32_t vi = st->in[i];
+            if (uni[vi] >= 0) {
+                st->in[i] = (uint32_t)uni[vi];
+                st->per_row |= (uint8_t)(1u << i);
+            }
+        }
     }
     /* Which full-row values are still read (or leave the group). */
     uint8_t *needed = (uint8_t *)sc1;   /* reuse: bytes per value */
@@ -1255,6 +1289,89 @@ static inline float max_ieee(float a, float b)
     return a > b ? a : b;
 }
 
+/* ---- f32 arithmetic with per-row operands ---------------------------------------------
+ * The same bits as the elementwise kernels' f32 add/subtract/multiply/divide:
+ * the IEEE result, and in a NaN lane the first operand's NaN quieted, else
+ * the second's, else the positive default NaN 0x7FC00000. An operand marked
+ * in per_row is one value for the whole row. */
+static inline uint32_t arith_nan(uint32_t r, uint32_t x, uint32_t y)
+{
+    if ((r & 0x7fffffffu) <= 0x7f800000u)
+        return r;
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return x | 0x00400000u;
+    if ((y & 0x7fffffffu) > 0x7f800000u)
+        return y | 0x00400000u;
+    return 0x7fc00000u;
+}
+
+static void arith_portable(plumb_opcode code, const float *a, const float *b, unsigned per_row, float *o, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float x = a[(per_row & 1) ? 0 : i], y = b[(per_row & 2) ? 0 : i], r;
+        switch (code) {
+        case PLUMB_OP_ADD: r = x + y; break;
+        case PLUMB_OP_SUBTRACT: r = x - y; break;
+        case PLUMB_OP_MULTIPLY: r = x * y; break;
+        default: r = x / y; break;
+        }
+        uint32_t rb, xb, yb;
+        memcpy(&rb, &r, 4);
+        memcpy(&xb, &x, 4);
+        memcpy(&yb, &y, 4);
+        rb = arith_nan(rb, xb, yb);
+        memcpy(o + i, &rb, 4);
+    }
+}
+
+#if RT_X86
+#define RT_ARITH_LOOP(OPV)                                                                      \
+    for (; i + 16 <= n; i += 16) {                                                              \
+        __m512 x = (per_row & 1) ? xs : _mm512_loadu_ps(a + i);                                 \
+        __m512 y = (per_row & 2) ? ys : _mm512_loadu_ps(b + i);                                 \
+        __m512 r = OPV(x, y);                                                                   \
+        if (_mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q)) {                                           \
+            _mm512_storeu_ps(o + i, r);                                                         \
+            arith_portable(code, (per_row & 1) ? a : a + i, (per_row & 2) ? b : b + i, per_row, \
+                           o + i, 16);                                                          \
+        } else {                                                                                \
+            _mm512_storeu_ps(o + i, r);                                                         \
+        }                                                                                       \
+    }
+
+__attribute__((target("avx512f")))
+static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsigned per_row, float *o, size_t n)
+{
+    size_t i = 0;
+    __m512 xs = _mm512_set1_ps(a[0]), ys = _mm512_set1_ps(b[0]);
+    switch (code) {
+    case PLUMB_OP_ADD: RT_ARITH_LOOP(_mm512_add_ps) break;
+    case PLUMB_OP_SUBTRACT: RT_ARITH_LOOP(_mm512_sub_ps) break;
+    case PLUMB_OP_MULTIPLY: RT_ARITH_LOOP(_mm512_mul_ps) break;
+    default: RT_ARITH_LOOP(_mm512_div_ps) break;
+    }
+    if (i < n)
+        arith_portable(code, (per_row & 1) ? a : a + i, (per_row & 2) ? b : b + i, per_row, o + i, n - i);
+}
+#undef RT_ARITH_LOOP
+#endif
+
+static void row_arith(plumb_isa isa, plumb_opcode code, const void *a, const void *b, unsigned per_row, float *o,
+                      size_t n)
+{
+    if (n == 0)
+        return;
+#if RT_X86
+    if (isa == PLUMB_ISA_AVX512) {
+        arith_avx512(code, a, b, per_row, o, n);
+        return;
+    }
+#else
+    (void)isa;
+#endif
+    arith_portable(code, a, b, per_row, o, n);
+}
+
 /* Runs every step on one tile (loop groups) or one row (row groups).
  * off[s], n[s]: element offset and count in space s. */
 static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit)
@@ -1310,7 +1427,9 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
         size_t n = cnt[st->space];
         switch (st->kind) {
         case S_EW:
-            if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n))
+            if (st->arith)
+                row_arith(rt_isa(fr->x), st->op->code, ins[0], ins[1], st->per_row, (float *)dst, n);
+            else if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n))
                 return false;
             break;
         case S_SUM32: {
