@@ -70,6 +70,7 @@ typedef struct fstep {
     uint32_t init;            /* reductions: input index of the scalar init */
     bool arith;               /* f32 add/subtract/multiply/divide: run by row_arith */
     uint8_t per_row;          /* row_arith: bit i set = operand i is one value per row (space 1) */
+    bool stream;              /* row_arith: the result leaves the group unread: bypass the cache */
 } fstep;
 
 struct rt_fused {
@@ -975,6 +976,17 @@ static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int
     }
     F->steps = nst;
     F->n_steps = n;
+    /* A result only written here (read after the group, not in it) is
+     * streamed to memory: no read for ownership of lines wholly written. */
+    for (uint32_t s2 = 0; s2 < n; s2++) {
+        if (!nst[s2].arith || vals[nst[s2].out].kind != FV_OUT || nst[s2].space != 0)
+            continue;
+        bool read = false;
+        for (uint32_t t = s2 + 1; t < n && !read; t++)
+            for (uint32_t i = 0; i < nst[t].n_in; i++)
+                read |= nst[t].in[i] == nst[s2].out;
+        nst[s2].stream = !read;
+    }
     for (uint32_t v = 0; v < vm->n; v++)
         def_step[v] = last_use[v] = -1;
     for (uint32_t s = 0; s < n; s++) {
@@ -1325,6 +1337,9 @@ static void arith_portable(plumb_opcode code, const float *a, const float *b, un
 }
 
 #if RT_X86
+/* Streaming stores need 64-byte alignment: lanes before the first aligned
+ * one go through the plain path (the NaN fix-up then rewrites lanes in
+ * order, so it never races a streamed line). */
 #define RT_ARITH_LOOP(OPV)                                                                      \
     for (; i + 16 <= n; i += 16) {                                                              \
         __m512 x = (per_row & 1) ? xs : _mm512_loadu_ps(a + i);                                 \
@@ -1334,15 +1349,28 @@ static void arith_portable(plumb_opcode code, const float *a, const float *b, un
             _mm512_storeu_ps(o + i, r);                                                         \
             arith_portable(code, (per_row & 1) ? a : a + i, (per_row & 2) ? b : b + i, per_row, \
                            o + i, 16);                                                          \
+        } else if (stream) {                                                                    \
+            _mm512_stream_ps(o + i, r);                                                         \
         } else {                                                                                \
             _mm512_storeu_ps(o + i, r);                                                         \
         }                                                                                       \
     }
 
 __attribute__((target("avx512f")))
-static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsigned per_row, float *o, size_t n)
+static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsigned per_row, float *o, size_t n,
+                         bool stream)
 {
     size_t i = 0;
+    if (stream) {
+        size_t head = (size_t)((64 - ((uintptr_t)o & 63)) & 63);
+        if (head % 4 != 0 || n < 64)
+            stream = false;
+        else if (head) {
+            head /= 4;
+            arith_portable(code, a, b, per_row, o, head);
+            i = head;
+        }
+    }
     __m512 xs = _mm512_set1_ps(a[0]), ys = _mm512_set1_ps(b[0]);
     switch (code) {
     case PLUMB_OP_ADD: RT_ARITH_LOOP(_mm512_add_ps) break;
@@ -1352,22 +1380,25 @@ static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsi
     }
     if (i < n)
         arith_portable(code, (per_row & 1) ? a : a + i, (per_row & 2) ? b : b + i, per_row, o + i, n - i);
+    if (stream)
+        _mm_sfence();   /* streamed stores are visible before the step ends */
 }
 #undef RT_ARITH_LOOP
 #endif
 
 static void row_arith(plumb_isa isa, plumb_opcode code, const void *a, const void *b, unsigned per_row, float *o,
-                      size_t n)
+                      size_t n, bool stream)
 {
     if (n == 0)
         return;
 #if RT_X86
     if (isa == PLUMB_ISA_AVX512) {
-        arith_avx512(code, a, b, per_row, o, n);
+        arith_avx512(code, a, b, per_row, o, n, stream);
         return;
     }
 #else
     (void)isa;
+    (void)stream;
 #endif
     arith_portable(code, a, b, per_row, o, n);
 }
@@ -1428,7 +1459,7 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
         switch (st->kind) {
         case S_EW:
             if (st->arith)
-                row_arith(rt_isa(fr->x), st->op->code, ins[0], ins[1], st->per_row, (float *)dst, n);
+                row_arith(rt_isa(fr->x), st->op->code, ins[0], ins[1], st->per_row, (float *)dst, n, st->stream);
             else if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n))
                 return false;
             break;
