@@ -720,6 +720,146 @@ static const uint8_t *at(const ew *e, uint32_t k, size_t i)
     return e->in[k] + (e->bc[k] ? 0 : i * plumb_dtype_size(e->in_t[k]));
 }
 
+/* ---- direct loops of the common ops (no per-element dispatch) -------------------
+ * Plain loops over the element type's storage that the compiler vectorizes;
+ * each computes exactly what elem() computes for these ops (the tests
+ * compare both with the reference). true when the op was handled. */
+
+static bool direct_unary(const ew *e, size_t b, size_t n)
+{
+    plumb_dtype t = e->t;
+    if (e->bc[0] || !is_float(t) || (e->code != PLUMB_OP_NEGATE && e->code != PLUMB_OP_ABS))
+        return false;
+    bool neg = e->code == PLUMB_OP_NEGATE;
+    switch (plumb_dtype_size(t)) {
+    case 2: {
+        const uint16_t *x = (const uint16_t *)e->in[0] + b;
+        uint16_t *o = (uint16_t *)e->out + b;
+        if (neg)
+            for (size_t i = 0; i < n; i++) o[i] = x[i] ^ 0x8000u;
+        else
+            for (size_t i = 0; i < n; i++) o[i] = x[i] & 0x7FFFu;
+        return true;
+    }
+    case 4: {
+        const uint32_t *x = (const uint32_t *)e->in[0] + b;
+        uint32_t *o = (uint32_t *)e->out + b;
+        if (neg)
+            for (size_t i = 0; i < n; i++) o[i] = x[i] ^ 0x80000000u;
+        else
+            for (size_t i = 0; i < n; i++) o[i] = x[i] & 0x7FFFFFFFu;
+        return true;
+    }
+    default: {
+        const uint64_t *x = (const uint64_t *)e->in[0] + b;
+        uint64_t *o = (uint64_t *)e->out + b;
+        uint64_t sb = 0x8000000000000000ull;
+        if (neg)
+            for (size_t i = 0; i < n; i++) o[i] = x[i] ^ sb;
+        else
+            for (size_t i = 0; i < n; i++) o[i] = x[i] & ~sb;
+        return true;
+    }
+    }
+}
+
+/* f32 compare (FLOAT or the default type): C's comparisons are IEEE's
+ * (false with a NaN operand, != true), as compare() computes. */
+static bool direct_compare(const ew *e, size_t b, size_t n)
+{
+    if (e->code != PLUMB_OP_COMPARE || e->t != PLUMB_F32 || e->bc[0] || e->bc[1] ||
+        cmp_type_of(e->op, PLUMB_F32) != IR_CMP_FLOAT)
+        return false;
+    const float *x = (const float *)e->in[0] + b, *y = (const float *)e->in[1] + b;
+    uint8_t *o = e->out + b;
+    switch (e->op->a.cmp_dir) {
+    case IR_CMP_EQ: for (size_t i = 0; i < n; i++) o[i] = x[i] == y[i]; break;
+    case IR_CMP_NE: for (size_t i = 0; i < n; i++) o[i] = x[i] != y[i]; break;
+    case IR_CMP_LT: for (size_t i = 0; i < n; i++) o[i] = x[i] < y[i]; break;
+    case IR_CMP_LE: for (size_t i = 0; i < n; i++) o[i] = x[i] <= y[i]; break;
+    case IR_CMP_GT: for (size_t i = 0; i < n; i++) o[i] = x[i] > y[i]; break;
+    default: for (size_t i = 0; i < n; i++) o[i] = x[i] >= y[i]; break;
+    }
+    return true;
+}
+
+/* f32 <-> bf16/f16 converts. f32 -> bf16 in bits: round to nearest even
+ * at bit 16 (a carry into the exponent gives the next binade or infinity;
+ * subnormals round the same way, bf16 has f32's exponent range); a NaN
+ * keeps its sign and top payload with the quiet bit set. bf16 -> f32 is
+ * exact, a NaN quieted (as the widening through double does). f16 goes
+ * through the shared scalar conversions, without per-element dispatch. */
+static bool direct_convert(const ew *e, size_t b, size_t n)
+{
+    plumb_dtype s = e->in_t[0], d = e->rt;
+    if (e->code != PLUMB_OP_CONVERT || e->bc[0])
+        return false;
+    if (s == PLUMB_F32 && d == PLUMB_BF16) {
+        const uint32_t *x = (const uint32_t *)e->in[0] + b;
+        uint16_t *o = (uint16_t *)e->out + b;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = x[i];
+            bool nan = (v & 0x7FFFFFFFu) > 0x7F800000u;
+            uint32_t r = (v + 0x7FFFu + ((v >> 16) & 1u)) >> 16;
+            o[i] = (uint16_t)(nan ? (v >> 16) | 0x40u : r);
+        }
+        return true;
+    }
+    if (s == PLUMB_BF16 && d == PLUMB_F32) {
+        const uint16_t *x = (const uint16_t *)e->in[0] + b;
+        uint32_t *o = (uint32_t *)e->out + b;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v = (uint32_t)x[i] << 16;
+            o[i] = (v & 0x7FFFFFFFu) > 0x7F800000u ? v | 0x00400000u : v;
+        }
+        return true;
+    }
+    if (s == PLUMB_F32 && d == PLUMB_F16) {
+        const float *x = (const float *)e->in[0] + b;
+        uint16_t *o = (uint16_t *)e->out + b;
+        for (size_t i = 0; i < n; i++)
+            o[i] = plumb_f32_to_f16(x[i]);
+        return true;
+    }
+    if (s == PLUMB_F16 && d == PLUMB_F32) {
+        const uint16_t *x = (const uint16_t *)e->in[0] + b;
+        float *o = (float *)e->out + b;
+        for (size_t i = 0; i < n; i++)
+            o[i] = plumb_f16_to_f32(x[i]);
+        return true;
+    }
+    return false;
+}
+
+/* select of any element width without broadcast operands: the predicate
+ * picks whole elements, so copying bits is exact. */
+static bool direct_select(const ew *e, size_t b, size_t n)
+{
+    if (e->code != PLUMB_OP_SELECT || e->bc[1] || e->bc[2])
+        return false;
+    const uint8_t *p = e->in[0];
+    size_t w = plumb_dtype_size(e->rt);
+#define SEL_LOOP(T)                                                                   \
+    do {                                                                              \
+        const T *x = (const T *)e->in[1] + b, *y = (const T *)e->in[2] + b;           \
+        T *o = (T *)e->out + b;                                                       \
+        if (e->bc[0]) {                                                               \
+            memcpy(o, (p[0] & 1) ? x : y, n * sizeof(T));                             \
+        } else {                                                                      \
+            for (size_t i = 0; i < n; i++)                                            \
+                o[i] = (p[b + i] & 1) ? x[i] : y[i];                                  \
+        }                                                                             \
+    } while (0)
+    switch (w) {
+    case 1: SEL_LOOP(uint8_t); break;
+    case 2: SEL_LOOP(uint16_t); break;
+    case 4: SEL_LOOP(uint32_t); break;
+    default: SEL_LOOP(uint64_t); break;
+    }
+#undef SEL_LOOP
+    return true;
+}
+
 /* Elements [b, b + n) of e. */
 static void ew_run(const ew *e, size_t b, size_t n)
 {
@@ -768,15 +908,8 @@ static void ew_run(const ew *e, size_t b, size_t n)
             break;
         }
     }
-    if (e->code == PLUMB_OP_SELECT && !e->bc[1] && !e->bc[2]) {
-        size_t w = plumb_dtype_size(e->rt);
-        const uint8_t *p = e->in[0];
-        for (size_t i = 0; i < n; i++) {
-            bool c = p[e->bc[0] ? 0 : b + i] & 1;
-            memcpy(e->out + (b + i) * w, (c ? e->in[1] : e->in[2]) + (b + i) * w, w);
-        }
+    if (direct_unary(e, b, n) || direct_compare(e, b, n) || direct_convert(e, b, n) || direct_select(e, b, n))
         return;
-    }
     for (size_t i = 0; i < n; i++) {
         uint64_t a = ld(e->in_t[0], at(e, 0, b + i), 0);
         uint64_t y = e->n_in > 1 ? ld(e->in_t[1], at(e, 1, b + i), 0) : 0;

@@ -12,12 +12,24 @@
 #include <immintrin.h>
 
 /* a*b + c rounded once (math_fast_impl.h) */
+typedef double vd4 __attribute__((vector_size(32)));
 VMI vd vfma(vd a, vd b, vd c)
 {
-    union { vd v; __m256d h[2]; } x = {a}, y = {b}, z = {c}, r;
-    r.h[0] = _mm256_fmadd_pd(x.h[0], y.h[0], z.h[0]);
-    r.h[1] = _mm256_fmadd_pd(x.h[1], y.h[1], z.h[1]);
-    return r.v;
+    vd4 l = (vd4)_mm256_fmadd_pd((__m256d)__builtin_shufflevector(a, a, 0, 1, 2, 3),
+                                 (__m256d)__builtin_shufflevector(b, b, 0, 1, 2, 3),
+                                 (__m256d)__builtin_shufflevector(c, c, 0, 1, 2, 3));
+    vd4 h = (vd4)_mm256_fmadd_pd((__m256d)__builtin_shufflevector(a, a, 4, 5, 6, 7),
+                                 (__m256d)__builtin_shufflevector(b, b, 4, 5, 6, 7),
+                                 (__m256d)__builtin_shufflevector(c, c, 4, 5, 6, 7));
+    return __builtin_shufflevector(l, h, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
+/* any lane of the mask m (all ones or zero per lane) set */
+VMI int vany(vl m)
+{
+    typedef int64_t vl4 __attribute__((vector_size(32)));
+    vl4 o = __builtin_shufflevector(m, m, 0, 1, 2, 3) | __builtin_shufflevector(m, m, 4, 5, 6, 7);
+    return _mm256_movemask_pd((__m256d)o) != 0;
 }
 #include "math_fast_impl.h"
 

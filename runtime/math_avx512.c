@@ -13,6 +13,8 @@
 
 /* a*b + c rounded once (math_fast_impl.h) */
 VMI vd vfma(vd a, vd b, vd c) { return (vd)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c); }
+/* any lane of the mask m (all ones or zero per lane) set */
+VMI int vany(vl m) { return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) != 0; }
 #include "math_fast_impl.h"
 
 rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op) { return fx_unary_avx512(op); }

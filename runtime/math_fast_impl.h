@@ -1,6 +1,6 @@
 /* Fast f32 transcendentals for AVX2 and AVX-512 (both with FMA), included
  * by math_avx2.c and math_avx512.c after math_impl.h, which define
- * vfma() for their target. The arithmetic is written once on 8-double
+ * vfma() and vany() (is any lane of a mask set) for their target. The arithmetic is written once on 8-double
  * vectors, each step one IEEE operation (multiply, add, fused
  * multiply-add, f32 division), so both targets give the same bits.
  *
@@ -236,10 +236,7 @@ VMI vd fb_cos(vf xf, vl *bad) { return fb_trig(xf, bad, 1); }
         vd v = fb_##name(x, &bad);                                              \
         vf r = vtof(v);                                                         \
         vl redo = bad | fx_unsafe(v);                                           \
-        int any = 0;                                                            \
-        for (int j = 0; j < 8; j++)                                             \
-            any |= redo[j] != 0;                                                \
-        if (any) {                                                              \
+        if (__builtin_expect(vany(redo), 0)) {                                  \
             vf e = exactexpr;                                                   \
             vi m = __builtin_convertvector(redo, vi);                           \
             r = (vf)((m & fbits(e)) | (~m & fbits(r)));                         \
