@@ -14,6 +14,11 @@
  * differs between ISA levels (tile shapes, KC), which the data-dependent
  * bound allows.
  *
+ * Signed zeros: accumulators start at -0, the identity of IEEE addition
+ * (-0 + x = x for every x, +0 included), so a sum whose products are all -0
+ * stays -0 as the exact sum is; bf16's padding of an odd k adds -0 for the
+ * same reason.
+ *
  * bf16 on AVX512_BF16 uses vdpbf16ps, which treats subnormal inputs as zero
  * and flushes subnormal results. The kernel is used only when no
  * intermediate can be subnormal: if every product of nonzero inputs is a
@@ -77,7 +82,9 @@ static void ukern_f32_portable(size_t kc, const void *pa_, const void *pb_, void
     const float *pa = pa_, *pb = pb_;
     float *c = c_;
     float t[P_MR][P_NR];
-    memset(t, 0, sizeof t);
+    for (int i = 0; i < P_MR; i++)
+        for (int j = 0; j < P_NR; j++)
+            t[i][j] = -0.0f;
     for (size_t p = 0; p < kc; p++)
         for (int i = 0; i < P_MR; i++)
             for (int j = 0; j < P_NR; j++)
@@ -94,7 +101,9 @@ static void ukern_f64_portable(size_t kc, const void *pa_, const void *pb_, void
     const double *pa = pa_, *pb = pb_;
     double *c = c_;
     double t[P_MR][P_NR];
-    memset(t, 0, sizeof t);
+    for (int i = 0; i < P_MR; i++)
+        for (int j = 0; j < P_NR; j++)
+            t[i][j] = -0.0;
     for (size_t p = 0; p < kc; p++)
         for (int i = 0; i < P_MR; i++)
             for (int j = 0; j < P_NR; j++)
@@ -116,7 +125,7 @@ static void ukern_f32_avx2(size_t kc, const void *pa_, const void *pb_, void *c_
     const float *pa = pa_, *pb = pb_;
     float *c = c_;
     __m256 r[6][2];
-    for (int i = 0; i < 6; i++) r[i][0] = r[i][1] = _mm256_setzero_ps();
+    for (int i = 0; i < 6; i++) r[i][0] = r[i][1] = _mm256_set1_ps(-0.0f);
     for (size_t p = 0; p < kc; p++) {
         __m256 b0 = _mm256_loadu_ps(pb + p * 16), b1 = _mm256_loadu_ps(pb + p * 16 + 8);
         for (int i = 0; i < 6; i++) {
@@ -143,7 +152,7 @@ static void ukern_f64_avx2(size_t kc, const void *pa_, const void *pb_, void *c_
     const double *pa = pa_, *pb = pb_;
     double *c = c_;
     __m256d r[6][2];
-    for (int i = 0; i < 6; i++) r[i][0] = r[i][1] = _mm256_setzero_pd();
+    for (int i = 0; i < 6; i++) r[i][0] = r[i][1] = _mm256_set1_pd(-0.0);
     for (size_t p = 0; p < kc; p++) {
         __m256d b0 = _mm256_loadu_pd(pb + p * 8), b1 = _mm256_loadu_pd(pb + p * 8 + 4);
         for (int i = 0; i < 6; i++) {
@@ -171,7 +180,7 @@ static void ukern_f32_avx512(size_t kc, const void *pa_, const void *pb_, void *
 {
     const float *pa = pa_, *pb = pb_;
     float *c = c_;
-    __m512 r00 = _mm512_setzero_ps(), r01 = r00, r10 = r00, r11 = r00, r20 = r00, r21 = r00,
+    __m512 r00 = _mm512_set1_ps(-0.0f), r01 = r00, r10 = r00, r11 = r00, r20 = r00, r21 = r00,
            r30 = r00, r31 = r00, r40 = r00, r41 = r00, r50 = r00, r51 = r00, r60 = r00,
            r61 = r00, r70 = r00, r71 = r00;
     for (size_t p = 0; p < kc; p++) {
@@ -210,7 +219,7 @@ static void ukern_f64_avx512(size_t kc, const void *pa_, const void *pb_, void *
     const double *pa = pa_, *pb = pb_;
     double *c = c_;
     __m512d r[8][2];
-    for (int i = 0; i < 8; i++) r[i][0] = r[i][1] = _mm512_setzero_pd();
+    for (int i = 0; i < 8; i++) r[i][0] = r[i][1] = _mm512_set1_pd(-0.0);
     for (size_t p = 0; p < kc; p++) {
         __m512d b0 = _mm512_loadu_pd(pb + p * 16), b1 = _mm512_loadu_pd(pb + p * 16 + 8);
         for (int i = 0; i < 8; i++) {
@@ -239,7 +248,7 @@ static void ukern_bf16_avx512(size_t kc, const void *pa_, const void *pb_, void 
     const uint32_t *pa = pa_;
     const uint16_t *pb = pb_;
     float *c = c_;
-    __m512 r00 = _mm512_setzero_ps(), r01 = r00, r10 = r00, r11 = r00, r20 = r00, r21 = r00,
+    __m512 r00 = _mm512_set1_ps(-0.0f), r01 = r00, r10 = r00, r11 = r00, r20 = r00, r21 = r00,
            r30 = r00, r31 = r00, r40 = r00, r41 = r00, r50 = r00, r51 = r00, r60 = r00,
            r61 = r00, r70 = r00, r71 = r00;
     for (size_t p = 0; p < kc; p += 2) {
@@ -349,7 +358,9 @@ static void pack_a(const gemm_impl *g, src_kind s, void *dst, const void *a, siz
                         d[p * mr + i] = i < rows ? src_f32(s, src, i * lda + p) : 0.0f;
             }
         } else {
-            /* bf16 pairs: kc2 = kc rounded up to even; the odd tail is 0 */
+            /* bf16 pairs: kc2 = kc rounded up to even; the odd tail of A is
+             * -0 so that its product with B's +0 tail is -0, which leaves
+             * every sum (including a sum that is -0) unchanged. */
             size_t kc2 = (kc + 1) & ~(size_t)1;
             uint32_t *d = (uint32_t *)dst + i0 * (kc2 / 2);
             const uint16_t *src = (const uint16_t *)a + i0 * lda;
@@ -358,7 +369,7 @@ static void pack_a(const gemm_impl *g, src_kind s, void *dst, const void *a, siz
                     uint32_t lo = 0, hi = 0;
                     if (i < rows) {
                         lo = src[i * lda + p];
-                        hi = p + 1 < kc ? src[i * lda + p + 1] : 0;
+                        hi = p + 1 < kc ? src[i * lda + p + 1] : 0x8000u;
                     }
                     d[(p / 2) * mr + i] = lo | hi << 16;
                 }

@@ -18,324 +18,7 @@
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
 
-/* ---- helpers: run a one-op program on the reference (the oracle) and on
- * the runtime at every ISA level the CPU has, on 1 and 2 threads, and
- * compare: bitwise for exact ops, within the data-dependent bound for
- * reductions and dots. ---- */
-
-#define RT_MAX_OUT 8
-
-static plumb_runtime *rt_cfg[4][3];   /* [isa][threads] */
-
-static plumb_isa rt_hw_isa(void)
-{
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("fma"))
-        return PLUMB_ISA_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return PLUMB_ISA_AVX2;
-#endif
-    return PLUMB_ISA_PORTABLE;
-}
-
-static plumb_runtime *rt_get(plumb_isa isa, uint32_t threads)
-{
-    if (!rt_cfg[isa][threads]) {
-        plumb_runtime_options o;
-        plumb_runtime_options_init(&o);
-        o.threads = threads;
-        o.isa = isa;
-        o.opt_level = 0;
-        plumb_diag d;
-        memset(&d, 0, sizeof d);
-        rt_cfg[isa][threads] = plumb_runtime_create(&o, &d);
-        if (!rt_cfg[isa][threads]) plumb_diag_print(&d, stderr);
-        assert_non_null(rt_cfg[isa][threads]);
-    }
-    return rt_cfg[isa][threads];
-}
-
-static void rt_free_all(void)
-{
-    for (int i = 0; i < 4; i++)
-        for (int t = 0; t < 3; t++)
-            if (rt_cfg[i][t]) {
-                plumb_runtime_destroy(rt_cfg[i][t]);
-                rt_cfg[i][t] = NULL;
-            }
-}
-
-static ir_module *rt_parse(const char *src)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
-    if (!m) plumb_diag_print(&d, stderr);
-    assert_non_null(m);
-    bool ok = ir_verify(m, NULL, &d);
-    if (!ok) plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    return m;
-}
-
-static uint32_t rt_ref(const ir_module *m, plumb_tensor *const *in, uint32_t n, plumb_tensor **out)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    plumb_ref_result res;
-    memset(&res, 0, sizeof res);
-    bool ok = plumb_ref_run(m, NULL, in, n, NULL, &res, &d);
-    if (!ok) plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    assert_true(res.n_outputs <= RT_MAX_OUT);
-    for (uint32_t i = 0; i < res.n_outputs; i++) {
-        out[i] = res.outputs[i];
-        res.outputs[i] = NULL;
-    }
-    uint32_t no = res.n_outputs;
-    plumb_ref_result_free(&res);
-    return no;
-}
-
-static void rt_exec_on(const ir_module *m, plumb_isa isa, uint32_t threads, plumb_tensor *const *in,
-                       uint32_t n, plumb_tensor **out, uint32_t nout)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    bool ok = plumb_runtime_run(rt_get(isa, threads), m, NULL, in, n, out, nout, NULL, &d);
-    if (!ok) plumb_diag_print(&d, stderr);
-    assert_true(ok);
-}
-
-static void rt_outs_free(plumb_tensor **o, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) plumb_tensor_free(o[i]);
-}
-
-static void rt_report_diff(const plumb_tensor *a, const plumb_tensor *b, const char *what)
-{
-    uint64_t n = plumb_tensor_numel(a);
-    for (uint64_t i = 0; i < n && plumb_tensor_numel(b) == n; i++) {
-        uint64_t x = plumb_load_bits(a->dtype, a->data, i), y = plumb_load_bits(b->dtype, b->data, i);
-        if (x != y) {
-            fprintf(stderr, "%s: element %llu: 0x%llx vs 0x%llx\n", what, (unsigned long long)i,
-                    (unsigned long long)x, (unsigned long long)y);
-            return;
-        }
-    }
-}
-
-/* Bitwise equality, except that with any_nan every NaN equals every NaN
- * (the exact class for ops that compute rather than move data). */
-static bool rt_equal(const plumb_tensor *a, const plumb_tensor *b, bool any_nan)
-{
-    if (!any_nan || !plumb_dtype_is_float(a->dtype) || a->dtype != b->dtype || a->rank != b->rank ||
-        plumb_tensor_numel(a) != plumb_tensor_numel(b))
-        return plumb_tensor_equal(a, b);
-    uint64_t n = plumb_tensor_numel(a);
-    for (uint64_t i = 0; i < n; i++) {
-        double x = plumb_load_f64(a->dtype, a->data, i), y = plumb_load_f64(b->dtype, b->data, i);
-        if (isnan(x) && isnan(y)) continue;
-        if (plumb_load_bits(a->dtype, a->data, i) != plumb_load_bits(b->dtype, b->data, i)) return false;
-    }
-    return true;
-}
-
-static void rt_check_exact_cls(const char *src, plumb_tensor *const *in, uint32_t n, bool any_nan)
-{
-    ir_module *m = rt_parse(src);
-    plumb_tensor *want[RT_MAX_OUT], *got[RT_MAX_OUT];
-    uint32_t no = rt_ref(m, in, n, want);
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
-        for (uint32_t th = 1; th <= 2; th++) {
-            rt_exec_on(m, (plumb_isa)isa, th, in, n, got, no);
-            for (uint32_t i = 0; i < no; i++) {
-                bool eq = rt_equal(want[i], got[i], any_nan);
-                if (!eq) {
-                    fprintf(stderr, "isa %d threads %u output %u differs from the reference\n", isa, th, i);
-                    rt_report_diff(want[i], got[i], "ref vs rt");
-                }
-                assert_true(eq);
-            }
-            rt_outs_free(got, no);
-        }
-    rt_outs_free(want, no);
-    ir_module_free(m);
-}
-
-/* Exact ops that move data: bit for bit, NaN payloads included. */
-static inline void rt_check_exact(const char *src, plumb_tensor *const *in, uint32_t n)
-{
-    rt_check_exact_cls(src, in, n, false);
-}
-
-/* Exact ops that compute (max/min, integer sums): NaNs compare equal. */
-static inline void rt_check_exact_nan(const char *src, plumb_tensor *const *in, uint32_t n)
-{
-    rt_check_exact_cls(src, in, n, true);
-}
-
-static double rt_unit_roundoff(plumb_dtype t) { return t == PLUMB_F64 ? 0x1p-53 : 0x1p-24; }
-
-/* Copy of t with every float element replaced by its magnitude. */
-static plumb_tensor *rt_abs_copy(const plumb_tensor *t)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    plumb_tensor *c = plumb_tensor_clone(t, &d);
-    assert_non_null(c);
-    if (plumb_dtype_is_float(t->dtype)) {
-        uint64_t n = plumb_tensor_numel(t);
-        unsigned bits = plumb_dtype_get(t->dtype)->bits;
-        for (uint64_t i = 0; i < n; i++)
-            plumb_store_bits(t->dtype, c->data, i, plumb_load_bits(t->dtype, t->data, i) & ~(1ull << (bits - 1)));
-    }
-    return c;
-}
-
-/* Reductions and dots over nterms terms: |got - exact| <= gamma(nterms-1) *
- * sum|x| + u*|exact|, with exact and sum|x| the reference's results on the
- * inputs and on their magnitudes (the reference rounds once, so the check
- * adds that rounding as slack; f16/bf16 results also get half an ULP of
- * their own type for the final rounding). Also: bitwise equal on 1 and 2
- * threads, and across ISA levels when same_across_isa. */
-static inline void rt_check_bound(const char *src, plumb_tensor *const *in, uint32_t n, uint64_t nterms,
-                                  bool same_across_isa)
-{
-    ir_module *m = rt_parse(src);
-    plumb_tensor *want[RT_MAX_OUT], *sabs[RT_MAX_OUT], *got[RT_MAX_OUT], *first[RT_MAX_OUT], *one[RT_MAX_OUT];
-    plumb_tensor *ain[16];
-    uint32_t no = rt_ref(m, in, n, want);
-    for (uint32_t i = 0; i < n; i++) ain[i] = rt_abs_copy(in[i]);
-    rt_ref(m, ain, n, sabs);
-    bool have_first = false;
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++) {
-        for (uint32_t th = 1; th <= 2; th++) {
-            rt_exec_on(m, (plumb_isa)isa, th, in, n, got, no);
-            for (uint32_t o = 0; o < no; o++) {
-                const plumb_tensor *w = want[o], *g = got[o];
-                assert_int_equal(w->dtype, g->dtype);
-                uint64_t ne = plumb_tensor_numel(w);
-                double u = rt_unit_roundoff(w->dtype);
-                double k = nterms ? (double)(nterms - 1) : 0.0;
-                double gam = k * u / (1 - k * u);
-                for (uint64_t e = 0; e < ne; e++) {
-                    if (!plumb_dtype_is_float(w->dtype)) {
-                        assert_true(plumb_load_bits(w->dtype, w->data, e) == plumb_load_bits(g->dtype, g->data, e));
-                        continue;
-                    }
-                    double ex = plumb_load_f64(w->dtype, w->data, e), gv = plumb_load_f64(g->dtype, g->data, e);
-                    double s = plumb_load_f64(w->dtype, sabs[o]->data, e);
-                    if (isnan(ex) || isinf(ex)) {
-                        bool ok = isnan(ex) ? isnan(gv) : gv == ex;
-                        if (!ok)
-                            fprintf(stderr, "isa %d th %u out %u elem %llu: got %g want %g\n", isa, th, o,
-                                    (unsigned long long)e, gv, ex);
-                        assert_true(ok);
-                        continue;
-                    }
-                    double bound = gam * s * (1 + 2 * u) + 2 * u * fabs(ex);
-                    if (w->dtype == PLUMB_F16 || w->dtype == PLUMB_BF16) {
-                        double ulp = w->dtype == PLUMB_F16 ? 0x1p-10 : 0x1p-7;
-                        bound += ulp * fabs(ex) + (w->dtype == PLUMB_F16 ? 0x1p-24 : 0x1p-133);
-                    }
-                    bool ok = fabs(gv - ex) <= bound || gv == ex;
-                    if (!ok)
-                        fprintf(stderr, "isa %d th %u out %u elem %llu: got %.17g want %.17g bound %.3g\n", isa, th,
-                                o, (unsigned long long)e, gv, ex, bound);
-                    assert_true(ok);
-                }
-            }
-            if (th == 1) {
-                for (uint32_t o = 0; o < no; o++) one[o] = got[o];
-            } else {
-                for (uint32_t o = 0; o < no; o++) {
-                    bool eq = plumb_tensor_equal(one[o], got[o]);
-                    if (!eq) rt_report_diff(one[o], got[o], "1 vs 2 threads");
-                    assert_true(eq);
-                }
-                rt_outs_free(got, no);
-            }
-        }
-        if (same_across_isa && !have_first) {
-            for (uint32_t o = 0; o < no; o++) first[o] = one[o];
-            have_first = true;
-            continue;
-        }
-        if (same_across_isa)
-            for (uint32_t o = 0; o < no; o++) {
-                bool eq = plumb_tensor_equal(first[o], one[o]);
-                if (!eq) rt_report_diff(first[o], one[o], "across ISA levels");
-                assert_true(eq);
-            }
-        rt_outs_free(one, no);
-    }
-    if (have_first) rt_outs_free(first, no);
-    for (uint32_t i = 0; i < n; i++) plumb_tensor_free(ain[i]);
-    rt_outs_free(want, no);
-    rt_outs_free(sabs, no);
-    ir_module_free(m);
-}
-
-static uint64_t rt_rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rt_rand(void)
-{
-    uint64_t z = (rt_rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Random tensor: floats uniform in [-1, 1) scaled by 2^(0..7); integers
- * arbitrary bits; i1 0 or 1. */
-static plumb_tensor *rt_rand_tensor(plumb_dtype t, uint32_t rank, const int64_t *dims, bool specials)
-{
-    (void)specials;
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    plumb_tensor *x = plumb_tensor_new(t, rank, dims, 0, &d);
-    assert_non_null(x);
-    uint64_t n = plumb_tensor_numel(x);
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t r = rt_rand();
-        if (plumb_dtype_is_float(t)) {
-            double v = ((double)(r >> 11) * 0x1p-53 * 2 - 1) * (double)(1u << (r & 7));
-            uint64_t bits;
-            switch (t) {
-            case PLUMB_F32: bits = plumb_f32_bits((float)v); break;
-            case PLUMB_F64: bits = plumb_f64_bits(v); break;
-            case PLUMB_F16: bits = plumb_f64_to_f16(v); break;
-            default: bits = plumb_f64_to_bf16(v); break;
-            }
-            plumb_store_bits(t, x->data, i, bits);
-        } else {
-            plumb_store_bits(t, x->data, i, t == PLUMB_I1 ? r & 1 : r);
-        }
-    }
-    return x;
-}
-
-static inline plumb_tensor *rt_scalar_bits(plumb_dtype t, uint64_t bits)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    plumb_tensor *x = plumb_tensor_new(t, 0, NULL, 0, &d);
-    assert_non_null(x);
-    plumb_store_bits(t, x->data, 0, bits);
-    return x;
-}
-
-/* "tensor<2x3xf32>" into buf. */
-static const char *rt_ty(char *buf, size_t cap, plumb_dtype t, uint32_t rank, const int64_t *dims)
-{
-    size_t o = (size_t)snprintf(buf, cap, "tensor<");
-    for (uint32_t i = 0; i < rank; i++) o += (size_t)snprintf(buf + o, cap - o, "%lldx", (long long)dims[i]);
-    snprintf(buf + o, cap - o, "%s>", plumb_dtype_name(t));
-    return buf;
-}
+#include "runtime/rt_test.h"
 
 /* f32 and bf16 matmuls of every (m, n, k) from edge sizes around the tile
  * and block widths: each element within gamma(k-1) * sum|a*b| + u*|exact|
@@ -485,6 +168,43 @@ static void test_dot_specials(void **state)
     plumb_tensor_free(in[1]);
 }
 
+/* A sum whose every product is -0 is -0 (IEEE: -0 + -0 = -0), so GEMM
+ * accumulators must start at -0, not +0, and bf16's padding of an odd k must
+ * add -0: the reference's results (exact sums) are the expected values. */
+static void test_dot_negative_zero_sums(void **state)
+{
+    (void)state;
+    static const char *types[] = {"f32", "f64", "bf16", "f16"};
+    static const plumb_dtype dts[] = {PLUMB_F32, PLUMB_F64, PLUMB_BF16, PLUMB_F16};
+    static const int64_t ks[] = {1, 3, 17};
+    for (size_t t = 0; t < 4; t++)
+        for (size_t kk = 0; kk < 3; kk++) {
+            int64_t k = ks[kk];
+            char src[1024];
+            snprintf(src, sizeof src,
+                     "func.func @main(%%a: tensor<5x%lldx%s>, %%b: tensor<%lldx7x%s>) -> tensor<5x7x%s> {\n"
+                     "  %%r = stablehlo.dot_general %%a, %%b, contracting_dims = [1] x [0] : "
+                     "(tensor<5x%lldx%s>, tensor<%lldx7x%s>) -> tensor<5x7x%s>\n"
+                     "  func.return %%r : tensor<5x7x%s>\n}\n",
+                     (long long)k, types[t], (long long)k, types[t], types[t], (long long)k, types[t],
+                     (long long)k, types[t], types[t], types[t]);
+            int64_t da[2] = {5, k}, db[2] = {k, 7};
+            plumb_tensor *in[2] = {rt_rand_tensor(dts[t], 2, da, false), rt_rand_tensor(dts[t], 2, db, false)};
+            uint64_t one = dts[t] == PLUMB_F32 ? plumb_f32_bits(1.0f)
+                           : dts[t] == PLUMB_F64 ? plumb_f64_bits(1.0)
+                           : dts[t] == PLUMB_BF16 ? 0x3F80u : 0x3C00u;
+            uint64_t nzero = dts[t] == PLUMB_F32 ? 0x80000000u : dts[t] == PLUMB_F64 ? 0x8000000000000000ull : 0x8000u;
+            /* a = -0 everywhere, b = 1 (or +0) everywhere: every product is -0 */
+            for (int64_t i = 0; i < 5 * k; i++)
+                plumb_store_bits(dts[t], in[0]->data, (size_t)i, nzero);
+            for (int64_t i = 0; i < 7 * k; i++)
+                plumb_store_bits(dts[t], in[1]->data, (size_t)i, i % 2 ? one : 0);
+            rt_check_exact(src, in, 2);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+        }
+}
+
 /* bf16 results: with one term per result the product is exact in f32, so
  * the runtime's rounding of its f32 accumulator to bf16 must give the
  * reference's correctly rounded result bit for bit: ties to even (normal
@@ -524,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_gemm_bf16_sizes),
         cmocka_unit_test(test_dot_general_dims),
         cmocka_unit_test(test_dot_specials),
+        cmocka_unit_test(test_dot_negative_zero_sums),
         cmocka_unit_test(test_dot_bf16_result_rounding),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
