@@ -351,13 +351,6 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
             note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb, "special value (NaN or infinity) must match exactly");
             continue;
         }
-        /* Every term zero: the sum is -0 exactly when every term is -0, in
-         * any order of accumulation, so its sign must match. */
-        if (gv == 0 && wv == 0 && a == 0 && ((gb ^ wb) & sign_mask(t))) {
-            note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb,
-                 "every term is zero, so the sign of the sum must match (-0 exactly when every term is -0)");
-            continue;
-        }
         double err = fabs(gv - wv);
         double bound = gam * a + out_terms * uo * fabs(wv) + slack;
         double budget;
