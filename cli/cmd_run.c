@@ -86,9 +86,14 @@ typedef struct run_state {
     uint32_t threads;         /* 0 = online cores */
 } run_state;
 
-/* Finds the parameter NAME (SSA name or decimal index) of f; -1 if none. */
+/* Finds the parameter NAME (SSA name, with or without its '%', or decimal
+ * index) of f; -1 if none. */
 static int find_param(const ir_func *f, const char *name, size_t len)
 {
+    if (len > 1 && name[0] == '%') {
+        name++;
+        len--;
+    }
     for (uint32_t i = 0; i < f->body.n_args; i++) {
         const char *pn = f->body.args[i]->name;
         if (pn && strlen(pn) == len && memcmp(pn, name, len) == 0)
@@ -123,10 +128,21 @@ static int load_inputs(const run_state *s, const ir_func *f, plumb_tensor **ins)
         if (!eq || eq == arg || !eq[1])
             return cli_usage_error(s->cmd, "--input '%s' is not NAME=FILE", arg);
         int p = find_param(f, arg, (size_t)(eq - arg));
-        if (p < 0)
-            return cli_usage_error(s->cmd, "--input '%s': @%s has no parameter '%.*s' "
-                                   "(it has %u parameters)", arg, f->name, (int)(eq - arg), arg,
-                                   f->body.n_args);
+        if (p < 0) {
+            /* Name the parameters the user can choose from. */
+            char names[512] = "";
+            size_t used = 0;
+            for (uint32_t i = 0; i < f->body.n_args && used < sizeof names - 64; i++) {
+                char pn[128];
+                param_name(pn, sizeof pn, f, i);
+                int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", pn);
+                if (w > 0)
+                    used += (size_t)w < sizeof names - used ? (size_t)w : sizeof names - used - 1;
+            }
+            return cli_usage_error(s->cmd, "--input '%s': @%s has no parameter '%.*s' (its parameters: %s)",
+                                   arg, f->name, (int)(eq - arg), arg,
+                                   f->body.n_args ? names : "none");
+        }
         if (ins[p]) {
             char pn[128];
             param_name(pn, sizeof pn, f, (uint32_t)p);

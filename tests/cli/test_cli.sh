@@ -371,4 +371,39 @@ if cmp -s "$tmp/out" "$ROOT/docs/ops.md"; then ok "docs/ops.md is up to date"; e
 run "$PLUMB" ops --json --markdown
 expect_rc "ops --json --markdown exits 2" 2
 
+# ---- run --input: a parameter by SSA name, by %name or by index; an unknown
+# name is a usage error that lists the parameters. exp(0) = 1 and exp(1)
+# rounds to 2.7182817 in f32 (e = 2.71828182..., f32 neighbours 2.7182817
+# and 2.718282).
+cat > "$tmp/exp.mlir" <<'EOF2'
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.exponential %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+EOF2
+echo 'dense<[0.0, 1.0]> : tensor<2xf32>' > "$tmp/in.txt"
+for spec in x %x 0; do
+    for be in ref runtime; do
+        run "$PLUMB" run --backend "$be" --input "$spec=$tmp/in.txt" "$tmp/exp.mlir"
+        if [ "$rc" = 0 ] && grep -qx 'tensor<2xf32> dense<\[1.0, 2.7182817\]>' "$tmp/out"; then
+            ok "run --backend $be --input $spec=FILE gives exp([0, 1])"
+        else
+            fail "run --backend $be --input $spec=FILE gives exp([0, 1]) (exit $rc: $(cat "$tmp/out" "$tmp/err"))"
+        fi
+    done
+done
+run "$PLUMB" run --input y="$tmp/in.txt" "$tmp/exp.mlir"
+if [ "$rc" = 2 ] && grep -q "no parameter 'y' (its parameters: %x (index 0))" "$tmp/err"; then
+    ok "run --input with an unknown name: exit 2, the parameters listed"
+else
+    fail "run --input with an unknown name: exit 2, the parameters listed (exit $rc)"
+fi
+echo 'dense<[0.0, 1.0, 2.0]> : tensor<3xf32>' > "$tmp/in3.txt"
+run "$PLUMB" run --backend runtime --input x="$tmp/in3.txt" "$tmp/exp.mlir"
+if [ "$rc" != 0 ] && grep -q 'tensor<3xf32>.*tensor<2xf32>' "$tmp/err"; then
+    ok "run --backend runtime: an input of the wrong shape is refused, naming both types"
+else
+    fail "run --backend runtime: an input of the wrong shape is refused, naming both types (exit $rc)"
+fi
+
 finish
