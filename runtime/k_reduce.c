@@ -85,11 +85,12 @@ static double block_sum_f32_avx512(const float *p, size_t n)
     __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
     for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
-        __m512 x0 = _mm512_loadu_ps(p + i), x1 = _mm512_loadu_ps(p + i + 16);
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(x0)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x0), 1))));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(x1)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x1), 1))));
+        /* eight floats per load straight into the conversion: no lane
+         * extraction (same lanes, same order) */
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(p + i)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 8)));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 16)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 24)));
     }
     double l[RT_SUM_LANES];
     _mm512_storeu_pd(l, a0);

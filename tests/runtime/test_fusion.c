@@ -551,6 +551,54 @@ static void test_exec_row_uniform_ops(void **state)
     ir_module_free(m);
 }
 
+/* The row groups' f32 arithmetic, one loop per operation, per-row side and
+ * streaming: add/subtract/multiply/divide with the per-row operand first,
+ * second or absent, per-row arithmetic on the row sums, NaN lanes of every
+ * origin (payloads from either operand, 0/0, inf - inf), a row length that
+ * leaves a tail, and results both streamed out and read again in the group.
+ * fused == unfused bitwise, at every ISA and thread count. */
+static void test_exec_row_arith_special_lanes(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(
+        "func.func @main(%x: tensor<7x70xf32>, %c: tensor<f32>) -> (tensor<7x70xf32>, tensor<7x70xf32>, tensor<7x70xf32>) {\n"
+        "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<7x70xf32>, tensor<f32>) -> tensor<7xf32>\n"
+        "  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<7xf32>) -> tensor<7x70xf32>\n"
+        "  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<7x70xf32>\n"
+        "  %q = stablehlo.divide %sb, %cb : tensor<7x70xf32>\n"
+        "  %q2 = stablehlo.subtract %q, %cb : tensor<7x70xf32>\n"
+        "  %d1 = stablehlo.subtract %x, %q2 : tensor<7x70xf32>\n"
+        "  %d2 = stablehlo.divide %q, %x : tensor<7x70xf32>\n"
+        "  %d3 = stablehlo.multiply %d1, %d2 : tensor<7x70xf32>\n"
+        "  %d4 = stablehlo.add %d3, %x : tensor<7x70xf32>\n"
+        "  %d5 = stablehlo.multiply %q, %d4 : tensor<7x70xf32>\n"
+        "  return %d5, %d2, %d4 : tensor<7x70xf32>, tensor<7x70xf32>, tensor<7x70xf32>\n"
+        "}\n");
+    plumb_tensor *in[2];
+    in[0] = new_tensor(PLUMB_F32, 2, (int64_t[]){7, 70});
+    in[1] = new_tensor(PLUMB_F32, 0, NULL);
+    fill_f32(in[0], 6);
+    uint32_t *b = in[0]->data;
+    const size_t L = 70;
+    for (size_t i = 0; i < L; i++)
+        b[3 * L + i] = (i % 2) ? 0x80000000u : 0u;   /* zeros: sum 0, 0/0 in d2 */
+    b[1 * L + 5] = 0x7f800123u;                        /* signaling NaN payload */
+    b[1 * L + 66] = 0xffc00abcu;                       /* a second, in the tail */
+    b[2 * L + 69] = 0x7fc0beefu;                       /* last lane */
+    b[4 * L + 10] = 0x7f800000u;                       /* inf - inf in the sum */
+    b[4 * L + 20] = 0xff800000u;
+    b[5 * L + 33] = 0x00000001u;                       /* smallest subnormal */
+    const uint32_t cs[] = {0x40400000u /* 3 */, 0u /* +0: q is inf or NaN */, 0x7fc00077u /* NaN */};
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        memcpy(in[1]->data, &cs[k], 4);
+        check_exec(m, in, 2, 3, false);
+    }
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    ir_module_free(m);
+}
+
 /* Row maxima (the fused rows' vector max): rows of signed zeros, NaNs of
  * different payloads deep in a row, infinities, a single element: fused ==
  * unfused bitwise, and the max itself is the reference's where no NaN is
@@ -615,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_exec_softmax_layer_norm),
         cmocka_unit_test(test_exec_row_uniform_ops),
         cmocka_unit_test(test_exec_row_max_special_rows),
+        cmocka_unit_test(test_exec_row_arith_special_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
