@@ -5,14 +5,20 @@
  *
  * Design (docs/runtime-math.md has the error analysis and the measured
  * worst errors): every function converts 8 floats to 8 doubles, evaluates
- * in double precision with a relative error far below 2^-35, and rounds
- * once to float with the hardware conversion (round to nearest even,
- * subnormals produced, MXCSR never touched). An f32 result carrying a
- * relative error e < 2^-35 before its one rounding is within
- * 0.5 + 2^-11 ULP of the exact value, so every function meets the op table's
- * bounds with a wide margin. The approximations are Taylor/atanh series
- * after Cody-Waite range reduction (exact in double for float inputs), so
- * their truncation errors are bounded by the first omitted term.
+ * in double precision with a relative error below 2^-43 (RT_MATH_DERR
+ * allows 2^-40), and rounds once: to float with the hardware conversion
+ * (round to nearest even, subnormals produced, MXCSR never touched), or —
+ * the vmd_* variants — hands the double to the f16/bf16 kernels, which
+ * round it once to their type. An f32 result carrying a relative error
+ * e < 2^-35 before its one rounding is within 0.5 + 2^-11 ULP. Results the
+ * contract wants exact (subnormal, zero, at the overflow threshold) are
+ * checked against that error bound and, when the double cannot decide
+ * them, recomputed by the correctly rounded slow path (math_slow.c). The
+ * approximations are Taylor/atanh series after Cody-Waite range reduction
+ * (exact in double for float inputs), so their truncation errors are
+ * bounded by the first omitted term. This is the exact path: the portable
+ * level uses it for everything, the AVX2/AVX-512 fast path
+ * (math_fast_impl.h) for its special lanes.
  *
  * The code uses GCC's generic vector extensions only, so the compiler picks
  * the instructions of the target the including file selected. No FMA is
