@@ -298,6 +298,56 @@ static void test_lengths_in_place(void **state)
     }
 }
 
+/* exp, logistic and tanh around the edges of the AVX-512 f32 path (its
+ * fast range limits, the tanh branch point 0.5625, the subnormal-result
+ * thresholds, 0, the table's steps): 256 consecutive floats each, in
+ * blocks where a NaN or an out-of-range lane sits in one half of 16 lanes
+ * only, within the bound of MPFR's value at every ISA. */
+static void test_f32_edges(void **state)
+{
+    (void)state;
+    static const float centers[] = {
+        87.0f, -87.0f, 88.0f, -87.33655f, -88.7f, 88.72283f, -103.97f, 0.5625f, -0.5625f, 9.0109f,
+        10.0f, 0.0f, 0x1p-20f, 0.0108304f, 0.0324913f, 0.693147f, 1.125f, 17.0f, -17.0f, 0x1p-125f,
+    };
+    static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_LOGISTIC, PLUMB_OP_TANH};
+    enum { W = 256, N = W * (sizeof centers / sizeof centers[0]) };
+    static float in[N], out[N], want[N];
+    for (size_t c = 0; c < sizeof centers / sizeof centers[0]; c++) {
+        uint32_t b = fb(centers[c]);
+        for (uint32_t i = 0; i < W; i++) {
+            uint32_t u = centers[c] == 0.0f ? (i & 1 ? 0x80000000u : 0u) + i / 2 : b - W / 2 + i;
+            in[c * W + i] = bf(u);
+        }
+        in[c * W + 19] = bf(0x7FC01234u);     /* a NaN in the second half of a block */
+        in[c * W + 36] = -INFINITY;           /* out of range in the first half */
+        in[c * W + 77] = bf(0xFF812345u);     /* a signaling NaN */
+    }
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        plumb_opcode op = ops[k];
+        uint32_t bound = plumb_op_ulp_bound(op, PLUMB_F32);
+        for (uint32_t i = 0; i < N; i++)
+            want[i] = oracle(op, in[i], 0);
+        for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+            rt_vmath_f32_fn f = rt_vmath_f32(op, isa);
+            f(in, out, N);
+            for (uint32_t i = 0; i < N; i++) {
+                uint32_t g = fb(out[i]), w = fb(want[i]);
+                bool ok;
+                if (isnan(in[i]))
+                    ok = g == (fb(in[i]) | 0x00400000u);   /* the operand, quieted */
+                else if (isinf(want[i]) || want[i] == 0 || fabsf(want[i]) < 0x1p-126f)
+                    ok = g == w;                          /* exact */
+                else
+                    ok = plumb_ulp_distance(PLUMB_F32, g, w) <= bound;
+                if (!ok)
+                    fail_msg("%s isa %s x=%a (0x%08X): got 0x%08X want 0x%08X", plumb_op_name(op),
+                             rt_isa_name(isa), (double)in[i], fb(in[i]), g, w);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_lengths_in_place),
         cmocka_unit_test(test_midpoints),
+        cmocka_unit_test(test_f32_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
