@@ -1042,13 +1042,17 @@ bool rt_ew_supported(const ir_op *op)
 
 bool rt_ew_tile(rt_exec *x, const ir_op *op, const void *const *in, void *out, size_t n)
 {
-    if (!rt_ew_supported(op))
+    /* rt_ew_supported's checks with one ew_setup (called per tile) */
+    if (!op || op->code >= PLUMB_OP_COUNT || plumb_op_get(op->code)->kind != PLUMB_KIND_ELEMENTWISE)
+        return false;
+    if (op->n_results != 1 || op->n_operands > 3 || op->n_operands != (uint32_t)plumb_op_get(op->code)->arity)
         return false;
     plumb_dtype in_t[3];
     for (uint32_t k = 0; k < op->n_operands; k++)
         in_t[k] = op->operands[k]->type.dtype;
     ew e;
-    ew_setup(&e, op, rt_isa(x), in_t, op->n_operands, op->results[0]->type.dtype);
+    if (ew_setup(&e, op, rt_isa(x), in_t, op->n_operands, op->results[0]->type.dtype) != NULL)
+        return false;
     for (uint32_t k = 0; k < op->n_operands; k++)
         e.in[k] = in[k];
     e.out = out;

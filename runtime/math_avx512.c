@@ -173,19 +173,20 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
     p = _mm512_fmadd_ps(p, z, x16_set(-0x1.ba2c3ep-5f));
     p = _mm512_fmadd_ps(p, z, x16_set(0x1.11115p-3f));
     p = _mm512_fmadd_ps(p, z, x16_set(-0x1.555556p-2f));
-    __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(a, z), p, a);
-    /* a >= 0.5625 */
-    __m512 y = x16_recip1pexp(_mm512_add_ps(a, a));
-    __m512 large = _mm512_fnmadd_ps(x16_set(2.0f), y, x16_set(1.0f));
+    __m512 r = _mm512_fmadd_ps(_mm512_mul_ps(a, z), p, a);
+    /* a >= 0.5625 (only computed when a lane needs it) */
     __mmask16 lg = _mm512_cmp_ps_mask(a, x16_set(0.5625f), _CMP_GE_OQ);
-    __m512 r = _mm512_mask_blend_ps(lg, small, large);
+    if (lg) {
+        __m512 y = x16_recip1pexp(_mm512_add_ps(a, a));
+        r = _mm512_mask_blend_ps(lg, r, _mm512_fnmadd_ps(x16_set(2.0f), y, x16_set(1.0f)));
+    }
     return _mm512_or_ps(r, _mm512_and_ps(x, signbit));
 }
 
 /* One block of 16: the fast value where it is safe, else the exact path's
  * half-block of 8, blended lane by lane. */
 #define X16_UNARY(name, OPC, dexpr)                                                  \
-    static __m512 x16b_##name(__m512 x)                                              \
+    X16I __m512 x16b_##name(__m512 x)                                                \
     {                                                                                \
         __mmask16 bad;                                                               \
         __m512 r = x16_##name(x, &bad);                                              \

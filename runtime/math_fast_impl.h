@@ -17,7 +17,10 @@
  * normal (|v| < 2^-125, where the contract wants the subnormal or zero
  * EXACT, or |v| > 2^127 near the overflow threshold) is recomputed, its
  * whole block of 8, by the exact double path of math_impl.h and blended
- * in: so special values and subnormal results are those of that path. */
+ * in: so special values and subnormal results are those of that path.
+ *
+ * At the AVX-512 level exp, logistic and tanh are not taken from here but
+ * from math_avx512.c's 16-lane f32 functions (same blend rule). */
 
 #define F_LOG2E 1.4426950408889634074
 #define F_LN2HI 0x1.62e42fefa39efp-1         /* ln 2 rounded to double */
