@@ -70,7 +70,8 @@ typedef struct fstep {
     uint32_t init;            /* reductions: input index of the scalar init */
     bool arith;               /* f32 add/subtract/multiply/divide: run by row_arith */
     uint8_t per_row;          /* row_arith: bit i set = operand i is one value per row (space 1) */
-    bool stream;              /* row_arith: the result leaves the group unread: bypass the cache */
+    bool stream;              /* the result leaves the group unread: bypass the cache (row_arith
+                               * streams itself; other steps compute into stream_slot, then copy) */
 } fstep;
 
 struct rt_fused {
@@ -84,6 +85,7 @@ struct rt_fused {
     fstep *steps;
     uint32_t n_steps;
     uint32_t n_slots;
+    int32_t stream_slot;      /* loop groups: the L1 tile a streamed result is computed in; -1: none */
     size_t slot_bytes;        /* per slot, multiple of 64 */
 };
 
@@ -1182,6 +1184,27 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
                  * defined by s is live through its last use */
                 slot_free_after[got] = last_use[v] > s ? last_use[v] : s;
             }
+        /* Loop groups: a result that leaves the group and is not read by a
+         * later step is computed into one L1 tile and streamed out (no read
+         * for ownership of the destination lines). */
+        F->stream_slot = -1;
+        for (uint32_t s = 0; !F->rows && s < F->n_steps; s++) {
+            fstep *st = &F->steps[s];
+            if (vals[st->out].kind != FV_OUT || st->space != 0)
+                continue;
+            bool read = false;
+            for (uint32_t t = s + 1; t < F->n_steps && !read; t++)
+                for (uint32_t i = 0; i < F->steps[t].n_in; i++)
+                    read |= F->steps[t].in[i] == st->out;
+            if (read)
+                continue;
+            if (F->stream_slot < 0) {
+                if (n_slots >= 256)
+                    goto toobig;
+                F->stream_slot = (int32_t)n_slots++;
+            }
+            st->stream = true;
+        }
         F->n_slots = n_slots;
         uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) : RT_TILE;
         F->slot_bytes = (size_t)((per * 8 + 63) & ~(uint64_t)63);
@@ -1214,6 +1237,7 @@ out:
 
 typedef struct frun {
     rt_exec *x;
+    bool stream;              /* loop groups stream results out (AVX-512 only) */
     const rt_fused *g;
     plumb_tensor *const *in;
     plumb_tensor *const *out;
@@ -1435,6 +1459,32 @@ static void row_arith(plumb_isa isa, plumb_opcode code, const void *a, const voi
     arith_portable(code, a, b, per_row, o, n);
 }
 
+#if RT_X86
+/* Whole 64-byte lines go out with streaming stores; the unaligned head and
+ * tail (shared with neighbouring tiles' lines) through the cache. */
+__attribute__((target("avx512f")))
+static void stream_copy_avx512(uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+    size_t head = (size_t)((64 - ((uintptr_t)dst & 63)) & 63);
+    if (head > bytes)
+        head = bytes;
+    memcpy(dst, src, head);
+    size_t i = head;
+    for (; i + 64 <= bytes; i += 64)
+        _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
+    memcpy(dst + i, src + i, bytes - i);
+}
+#endif
+
+static void stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+#if RT_X86
+    stream_copy_avx512(dst, src, bytes);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
 /* Runs every step on one tile (loop groups) or one row (row groups).
  * off[s], n[s]: element offset and count in space s. */
 static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit)
@@ -1488,6 +1538,11 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
         uint8_t *dst = ov->kind == FV_OUT ? at(fr->out[ov->io]->data, off[ov->space] * ov->es)
                                           : slots + (size_t)ov->slot * g->slot_bytes;
         size_t n = cnt[st->space];
+        uint8_t *streamed = NULL;   /* the destination, when dst is the L1 tile instead */
+        if (st->stream && !st->arith && dst && fr->stream) {
+            streamed = dst;
+            dst = slots + (size_t)g->stream_slot * g->slot_bytes;
+        }
         switch (st->kind) {
         case S_EW:
             if (st->arith)
@@ -1525,6 +1580,8 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
             fill(dst, ins[0], ov->es, cnt[0]);
             break;
         }
+        if (streamed)
+            stream_copy(streamed, dst, n * ov->es);
     }
     return true;
 }
@@ -1551,6 +1608,10 @@ static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         if (!run_unit(fr, slots, off, cnt, u == begin))
             atomic_store(&fr->failed, true);
     }
+#if RT_X86
+    if (fr->stream)
+        _mm_sfence();   /* this thread's streamed stores are visible before the group ends */
+#endif
 }
 
 bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)
@@ -1569,6 +1630,9 @@ bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_
     fr.g = g;
     fr.in = in;
     fr.out = out;
+#if RT_X86
+    fr.stream = !g->rows && g->stream_slot >= 0 && rt_isa(x) == PLUMB_ISA_AVX512;
+#endif
     atomic_init(&fr.failed, false);
     uint64_t bytes;
     if (plumb_mul_overflow_u64((uint64_t)chunks * g->n_slots, g->slot_bytes, &bytes) || bytes > SIZE_MAX)
