@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rt_passes.h"
+#include "rt_sum.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -72,6 +73,8 @@ typedef struct fstep {
     uint8_t per_row;          /* row_arith: bit i set = operand i is one value per row (space 1) */
     bool stream;              /* the result leaves the group unread: bypass the cache (row_arith
                                * streams itself; other steps compute into stream_slot, then copy) */
+    bool sqsum;               /* row groups: this f32 `a - per-row b`, the next step's square of it and
+                               * the sum of that square run as one pass (run_sqsum) */
 } fstep;
 
 struct rt_fused {
@@ -995,6 +998,21 @@ static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int
                 read |= nst[t].in[i] == nst[s2].out;
         nst[s2].stream = !read;
     }
+    /* `xc = x - m` (m per row), `q = xc * xc` read only by the next step,
+     * `sum(q)`: one pass that keeps q in registers (layer_norm's variance). */
+    for (uint32_t s2 = 0; s2 + 2 < n; s2++) {
+        const fstep *sub = &nst[s2], *mul = &nst[s2 + 1], *sum = &nst[s2 + 2];
+        if (!sub->arith || sub->op->code != PLUMB_OP_SUBTRACT || sub->per_row != 2 || sub->stream ||
+            sub->space != 0 || !mul->arith || mul->op->code != PLUMB_OP_MULTIPLY || mul->per_row != 0 ||
+            mul->space != 0 || mul->in[0] != sub->out || mul->in[1] != sub->out ||
+            vals[mul->out].kind != FV_TEMP || sum->kind != S_SUM32 || sum->in[0] != mul->out)
+            continue;
+        bool other = false;
+        for (uint32_t t = 0; t < n && !other; t++)
+            for (uint32_t i = 0; i < nst[t].n_in; i++)
+                other |= t != s2 + 2 && nst[t].in[i] == mul->out;
+        nst[s2].sqsum = !other;
+    }
     for (uint32_t v = 0; v < vm->n; v++)
         def_step[v] = last_use[v] = -1;
     for (uint32_t s = 0; s < n; s++) {
@@ -1459,6 +1477,92 @@ static void row_arith(plumb_isa isa, plumb_opcode code, const void *a, const voi
     arith_portable(code, a, b, per_row, o, n);
 }
 
+/* The sqsum pass over one row: xc = x - m stored, xc * xc summed in the
+ * lanes and order of rt_sum_f32 (rt_sum.h) without being stored. The same
+ * IEEE operations and NaN rule as row_arith, so the same bits as the three
+ * steps run apart. */
+typedef struct sqsum_ctx {
+    const float *x;
+    float m;
+    float *xc;
+} sqsum_ctx;
+
+/* Elements [i, i + k) of a block, k <= RT_SUM_LANES, added to lanes 0..k-1. */
+static void sqsum_part(const sqsum_ctx *c, size_t i, size_t k, double *l)
+{
+    float q[RT_SUM_LANES];
+    arith_portable(PLUMB_OP_SUBTRACT, c->x + i, &c->m, 2, c->xc + i, k);
+    arith_portable(PLUMB_OP_MULTIPLY, c->xc + i, c->xc + i, 0, q, k);
+    for (size_t j = 0; j < k; j++)
+        l[j] = l[j] + (double)q[j];
+}
+
+static double sqsum_block_portable(void *ctx, size_t start, size_t n)
+{
+    double l[RT_SUM_LANES];
+    for (unsigned j = 0; j < RT_SUM_LANES; j++)
+        l[j] = -0.0;
+    for (size_t i = 0; i < n; i += RT_SUM_LANES)
+        sqsum_part(ctx, start + i, n - i < RT_SUM_LANES ? n - i : RT_SUM_LANES, l);
+    return rt_sum_fold_lanes(l);
+}
+
+#if RT_X86
+/* 32 elements per iteration: lanes 0-7, 8-15, 16-23, 24-31 in a0..a3 as in
+ * the row-sum kernel. A NaN in xc sends those 32 through the portable
+ * subtraction (its NaN rule); squaring a NaN then gives it back unchanged in
+ * both forms, and a non-NaN square is never NaN. */
+__attribute__((target("avx512f")))
+static double sqsum_block_avx512(void *ctx, size_t start, size_t n)
+{
+    const sqsum_ctx *c = ctx;
+    const float *x = c->x + start;
+    float *o = c->xc + start;
+    __m512 m = _mm512_set1_ps(c->m);
+    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
+        __m512 c0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
+        __m512 c1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), m);
+        _mm512_storeu_ps(o + i, c0);
+        _mm512_storeu_ps(o + i + 16, c1);
+        if (__builtin_expect((_mm512_cmp_ps_mask(c0, c0, _CMP_UNORD_Q) |
+                              _mm512_cmp_ps_mask(c1, c1, _CMP_UNORD_Q)) != 0, 0)) {
+            arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, o + i, RT_SUM_LANES);
+            c0 = _mm512_loadu_ps(o + i);
+            c1 = _mm512_loadu_ps(o + i + 16);
+        }
+        __m512 q0 = _mm512_mul_ps(c0, c0), q1 = _mm512_mul_ps(c1, c1);
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(q0)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q0), 1))));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(q1)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q1), 1))));
+    }
+    double l[RT_SUM_LANES];
+    _mm512_storeu_pd(l, a0);
+    _mm512_storeu_pd(l + 8, a1);
+    _mm512_storeu_pd(l + 16, a2);
+    _mm512_storeu_pd(l + 24, a3);
+    if (i < n)
+        sqsum_part(c, start + i, n - i, l);
+    return rt_sum_fold_lanes(l);
+}
+#endif
+
+/* Returns the row sum of (x - m)^2 as rt_sum_f32 would, xc written. */
+static float run_sqsum(plumb_isa isa, const float *x, float m, float *xc, size_t n)
+{
+    sqsum_ctx c = {x, m, xc};
+    rt_sum_block_fn fn = sqsum_block_portable;
+#if RT_X86
+    if (isa == PLUMB_ISA_AVX512)
+        fn = sqsum_block_avx512;
+#else
+    (void)isa;
+#endif
+    return (float)rt_sum_blocks(fn, &c, n);
+}
+
 #if RT_X86
 /* Whole 64-byte lines go out with streaming stores; the unaligned head and
  * tail (shared with neighbouring tiles' lines) through the cache. */
@@ -1542,6 +1646,19 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
         if (st->stream && !st->arith && dst && fr->stream) {
             streamed = dst;
             dst = slots + (size_t)g->stream_slot * g->slot_bytes;
+        }
+        if (st->sqsum && n) {
+            const fstep *sum = &g->steps[s + 2];
+            const fval *sv = &g->vals[sum->out];
+            uint8_t *sdst = sv->kind == FV_OUT ? at(fr->out[sv->io]->data, off[sv->space] * sv->es)
+                                               : slots + (size_t)sv->slot * g->slot_bytes;
+            float m, init;
+            memcpy(&m, ins[1], 4);
+            memcpy(&init, fr->in[sum->init]->data, 4);
+            float r = init + run_sqsum(rt_isa(fr->x), ins[0], m, (float *)dst, n);
+            memcpy(sdst, &r, 4);
+            s += 2;
+            continue;
         }
         switch (st->kind) {
         case S_EW:

@@ -27,6 +27,7 @@
 
 #include "plumb/dtype.h"
 #include "rt_internal.h"
+#include "rt_sum.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -34,9 +35,6 @@
 #else
 #define RT_X86 0
 #endif
-
-#define RT_SUM_LANES 32
-#define RT_SUM_BLOCK 2048
 
 typedef enum red_kind { RK_GENERIC, RK_ADD, RK_MUL, RK_MAX, RK_MIN, RK_AND, RK_OR } red_kind;
 
@@ -55,7 +53,7 @@ static inline double ld(el_kind k, const void *p, size_t i)
     }
 }
 
-static double fold_lanes(double *l)
+double rt_sum_fold_lanes(double *l)
 {
     for (unsigned w = RT_SUM_LANES / 2; w >= 1; w /= 2)
         for (unsigned i = 0; i < w; i++)
@@ -74,7 +72,7 @@ static double block_sum_portable(el_kind k, const void *p, size_t n)
             l[j] = l[j] + ld(k, p, i + j);
     for (unsigned j = 0; i + j < n; j++)
         l[j] = l[j] + ld(k, p, i + j);
-    return fold_lanes(l);
+    return rt_sum_fold_lanes(l);
 }
 
 #if RT_X86
@@ -99,7 +97,7 @@ static double block_sum_f32_avx512(const float *p, size_t n)
     _mm512_storeu_pd(l + 24, a3);
     for (unsigned j = 0; i + j < n; j++)
         l[j] = l[j] + (double)p[i + j];
-    return fold_lanes(l);
+    return rt_sum_fold_lanes(l);
 }
 
 __attribute__((target("avx512f")))
@@ -120,7 +118,7 @@ static double block_sum_f64_avx512(const double *p, size_t n)
     _mm512_storeu_pd(l + 24, a3);
     for (unsigned j = 0; i + j < n; j++)
         l[j] = l[j] + p[i + j];
-    return fold_lanes(l);
+    return rt_sum_fold_lanes(l);
 }
 
 static int have_avx512 = -1;
@@ -170,6 +168,23 @@ static double row_sum(el_kind k, const void *p, size_t n, int isa)
     while (h * 2 < nb) h *= 2;
     size_t split = h * RT_SUM_BLOCK;
     return row_sum(k, p, split, isa) + row_sum(k, (const unsigned char *)p + split * el_size(k), n - split, isa);
+}
+
+/* The same tree as row_sum, over blocks the caller computes. */
+static double blocks_sum(rt_sum_block_fn block, void *ctx, size_t start, size_t n)
+{
+    if (n <= RT_SUM_BLOCK) return block(ctx, start, n);
+    size_t nb = (n + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK;
+    size_t h = 1;
+    while (h * 2 < nb) h *= 2;
+    size_t split = h * RT_SUM_BLOCK;
+    double lo = blocks_sum(block, ctx, start, split);
+    return lo + blocks_sum(block, ctx, start + split, n - split);
+}
+
+double rt_sum_blocks(rt_sum_block_fn block, void *ctx, size_t n)
+{
+    return n ? blocks_sum(block, ctx, 0, n) : -0.0;
 }
 
 float rt_sum_f32(const float *v, size_t n) { return (float)row_sum(EL_F32, v, n, -1); }

@@ -519,6 +519,38 @@ static void test_exec_softmax_layer_norm(void **state)
         }
 }
 
+/* layer_norm's one-pass x - mean, square and variance sum: rows over one
+ * sum block with a tail, an infinity in the second block (inf - inf), NaN
+ * payloads, squares that overflow f32, signed zeros, subnormals: fused ==
+ * unfused bitwise at every ISA and thread count. */
+static void test_exec_layer_norm_variance_pass(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = {6, 2100};
+    const size_t L = 2100;
+    ir_module *m = nn_prog(1, shape[0], shape[1]);
+    plumb_tensor *in[3];
+    in[0] = new_tensor(PLUMB_F32, 2, shape);
+    in[1] = new_tensor(PLUMB_F32, 1, &shape[1]);
+    in[2] = new_tensor(PLUMB_F32, 1, &shape[1]);
+    fill_f32(in[0], 7);
+    fill_f32(in[1], 3);
+    fill_f32(in[2], 4);
+    uint32_t *b = in[0]->data;
+    b[0 * L + 2050] = 0x7f800000u;                          /* mean inf: inf - inf */
+    b[1 * L + 40] = 0x7f800123u;                            /* signaling NaN payload */
+    b[1 * L + 2090] = 0xffc00abcu;                          /* a second, in the tail */
+    for (size_t i = 0; i < L; i++) {
+        b[2 * L + i] = (i % 3) ? 0x80000000u : 0u;          /* signed zeros */
+        b[3 * L + i] = (i % 2) ? 0x7f000000u : 0xff000000u; /* squares overflow */
+        b[4 * L + i] = (uint32_t)(i % 5);                   /* subnormals */
+    }
+    check_exec(m, in, 3, 1, false);
+    for (int i = 0; i < 3; i++)
+        plumb_tensor_free(in[i]);
+    ir_module_free(m);
+}
+
 /* Per-row work written over full rows (a row sum broadcast back, divided
  * by a broadcast scalar, through exp) runs once per row; the full-row value
  * is still produced where it is returned. fused == unfused bitwise. */
@@ -661,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_exec_exact_chain_with_broadcasts),
         cmocka_unit_test(test_exec_transcendental_chain),
         cmocka_unit_test(test_exec_softmax_layer_norm),
+        cmocka_unit_test(test_exec_layer_norm_variance_pass),
         cmocka_unit_test(test_exec_row_uniform_ops),
         cmocka_unit_test(test_exec_row_max_special_rows),
         cmocka_unit_test(test_exec_row_arith_special_lanes),
