@@ -4,6 +4,7 @@
  * works for every op. Anything plumb cannot represent is rejected with a
  * located message, never skipped. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1101,6 +1102,53 @@ static bool struct_attr(P *p, const char *tag, field *fields)
 
 static bool dense_value(P *p, ir_attrs *a);
 
+/* Attributes that are a plain integer list, integer or boolean field of
+ * ir_attrs, by op: one row each, read by one rule in apply_attr. */
+typedef enum { AK_INTS, AK_INT, AK_BOOL } attr_kind;
+typedef struct simple_attr {
+    plumb_opcode op;
+    const char *name;
+    attr_kind kind;
+    size_t off;               /* offset of the field in ir_attrs, bytes */
+} simple_attr;
+
+#define SA(op, name, kind, field) {PLUMB_OP_##op, name, kind, offsetof(ir_attrs, field)}
+static const simple_attr simple_attrs[] = {
+    SA(BROADCAST_IN_DIM, "broadcast_dimensions", AK_INTS, dims),
+    SA(TRANSPOSE, "permutation", AK_INTS, dims),
+    SA(REVERSE, "dimensions", AK_INTS, dims),
+    SA(REDUCE, "dimensions", AK_INTS, dims),
+    SA(IOTA, "iota_dimension", AK_INT, dimension),
+    SA(CONCATENATE, "dimension", AK_INT, dimension),
+    SA(SORT, "dimension", AK_INT, dimension),
+    SA(SLICE, "start_indices", AK_INTS, start),
+    SA(SLICE, "limit_indices", AK_INTS, limit),
+    SA(SLICE, "strides", AK_INTS, strides),
+    SA(DYNAMIC_SLICE, "slice_sizes", AK_INTS, sizes),
+    SA(GATHER, "slice_sizes", AK_INTS, sizes),
+    SA(PAD, "edge_padding_low", AK_INTS, low),
+    SA(PAD, "edge_padding_high", AK_INTS, high),
+    SA(PAD, "interior_padding", AK_INTS, interior),
+    SA(GATHER, "indices_are_sorted", AK_BOOL, indices_are_sorted),
+    SA(SCATTER, "indices_are_sorted", AK_BOOL, indices_are_sorted),
+    SA(SCATTER, "unique_indices", AK_BOOL, unique_indices),
+    SA(SORT, "is_stable", AK_BOOL, is_stable),
+    SA(TOP_K, "k", AK_INT, k),
+    SA(EXPECT_CLOSE, "max_ulp_difference", AK_INT, max_ulp),
+    SA(EXPECT_CLOSE_CONST, "max_ulp_difference", AK_INT, max_ulp),
+    SA(EXPECT_CLOSE, "min_ulp_difference", AK_INT, min_ulp),
+    SA(EXPECT_CLOSE_CONST, "min_ulp_difference", AK_INT, min_ulp),
+};
+#undef SA
+
+static const simple_attr *find_simple_attr(plumb_opcode c, const char *name)
+{
+    for (size_t i = 0; i < sizeof simple_attrs / sizeof simple_attrs[0]; i++)
+        if (simple_attrs[i].op == c && strcmp(simple_attrs[i].name, name) == 0)
+            return &simple_attrs[i];
+    return NULL;
+}
+
 /* Interprets one attribute `name = value` (value spans v) of op code, or
  * keeps it verbatim. has_value is false for unit attributes. */
 static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
@@ -1110,6 +1158,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
     size_t save = p->pos;
     p->pos = v.start;
     bool known = true, ok = true;
+    const simple_attr *sa;
 #define IS(s) (strcmp(name, s) == 0)
     if (plumb_op_get(c)->kind == PLUMB_KIND_CHECK && IS("has_side_effect")) {
         /* always true for checks; the printer writes it back */
@@ -1117,34 +1166,23 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
             bool b;
             ok = attr_bool(p, &b);
         }
+    } else if ((sa = find_simple_attr(c, name)) != NULL) {
+        void *dst = (char *)a + sa->off;
+        if (!has_value) {
+            /* a unit attribute: only the boolean ones mean "true" */
+            if (sa->kind == AK_BOOL)
+                *(bool *)dst = true;
+            else
+                known = false;
+        } else if (sa->kind == AK_INTS) {
+            ok = attr_ints(p, (ir_ints *)dst);
+        } else if (sa->kind == AK_INT) {
+            ok = attr_int(p, (int64_t *)dst);
+        } else {
+            ok = attr_bool(p, (bool *)dst);
+        }
     } else if (!has_value) {
-        if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_SCATTER) && IS("indices_are_sorted"))
-            a->indices_are_sorted = true;
-        else if (c == PLUMB_OP_SCATTER && IS("unique_indices"))
-            a->unique_indices = true;
-        else if (c == PLUMB_OP_SORT && IS("is_stable"))
-            a->is_stable = true;
-        else
-            known = false;
-    } else if ((c == PLUMB_OP_BROADCAST_IN_DIM && IS("broadcast_dimensions")) || (c == PLUMB_OP_TRANSPOSE && IS("permutation")) ||
-               ((c == PLUMB_OP_REVERSE || c == PLUMB_OP_REDUCE) && IS("dimensions"))) {
-        ok = attr_ints(p, &a->dims);
-    } else if ((c == PLUMB_OP_IOTA && IS("iota_dimension")) || ((c == PLUMB_OP_CONCATENATE || c == PLUMB_OP_SORT) && IS("dimension"))) {
-        ok = attr_int(p, &a->dimension);
-    } else if (c == PLUMB_OP_SLICE && IS("start_indices")) {
-        ok = attr_ints(p, &a->start);
-    } else if (c == PLUMB_OP_SLICE && IS("limit_indices")) {
-        ok = attr_ints(p, &a->limit);
-    } else if (c == PLUMB_OP_SLICE && IS("strides")) {
-        ok = attr_ints(p, &a->strides);
-    } else if ((c == PLUMB_OP_DYNAMIC_SLICE || c == PLUMB_OP_GATHER) && IS("slice_sizes")) {
-        ok = attr_ints(p, &a->sizes);
-    } else if (c == PLUMB_OP_PAD && IS("edge_padding_low")) {
-        ok = attr_ints(p, &a->low);
-    } else if (c == PLUMB_OP_PAD && IS("edge_padding_high")) {
-        ok = attr_ints(p, &a->high);
-    } else if (c == PLUMB_OP_PAD && IS("interior_padding")) {
-        ok = attr_ints(p, &a->interior);
+        known = false;
     } else if (c == PLUMB_OP_COMPARE && IS("comparison_direction")) {
         int e;
         ok = attr_enum(p, "comparison_direction", cmp_dirs, "a comparison direction", &e);
@@ -1176,12 +1214,6 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                      {"index_vector_dim", NULL, &a->index_vector_dim}, {NULL, NULL, NULL}};
         a->index_vector_dim = 0;
         ok = struct_attr(p, "#stablehlo.scatter", f);
-    } else if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_SCATTER) && IS("indices_are_sorted")) {
-        ok = attr_bool(p, &a->indices_are_sorted);
-    } else if (c == PLUMB_OP_SCATTER && IS("unique_indices")) {
-        ok = attr_bool(p, &a->unique_indices);
-    } else if (c == PLUMB_OP_SORT && IS("is_stable")) {
-        ok = attr_bool(p, &a->is_stable);
     } else if (c == PLUMB_OP_RNG_BIT_GENERATOR && IS("rng_algorithm")) {
         int e;
         ok = attr_enum(p, "rng_algorithm", rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e);
@@ -1196,8 +1228,6 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
             a->exponent_bits = (int32_t)b;
         else
             a->mantissa_bits = (int32_t)b;
-    } else if (c == PLUMB_OP_TOP_K && IS("k")) {
-        ok = attr_int(p, &a->k);
     } else if (c == PLUMB_OP_CALL && IS("callee")) {
         ws(p);
         size_t st = p->pos;
@@ -1212,10 +1242,6 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                 ok = nomem(p);
         }
         (void)st;
-    } else if ((c == PLUMB_OP_EXPECT_CLOSE || c == PLUMB_OP_EXPECT_CLOSE_CONST) && IS("max_ulp_difference")) {
-        ok = attr_int(p, &a->max_ulp);
-    } else if ((c == PLUMB_OP_EXPECT_CLOSE || c == PLUMB_OP_EXPECT_CLOSE_CONST) && IS("min_ulp_difference")) {
-        ok = attr_int(p, &a->min_ulp);
     } else if ((c == PLUMB_OP_EXPECT_ALMOST_EQ || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) && IS("tolerance")) {
         ok = attr_float(p, &a->tolerance, true);
     } else if (c == PLUMB_OP_CONSTANT || c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST ||
