@@ -100,8 +100,8 @@ static plumb_backend_error *rtb_capabilities(plumb_backend_capabilities_args *a)
     rt_caps.struct_size = sizeof rt_caps;
     rt_caps.ops = rt_ops;
     rt_caps.n_ops = n;
-    /* The runtime compiles static shapes only: polymorphic dimensions are
-     * padded to declared buckets by the caller (docs/runtime.md). */
+    /* The runtime compiles static shapes only: a polymorphic (?) dimension
+     * is refused at compile time with a clear error (docs/runtime.md). */
     rt_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_NONE;
     rt_caps.flush_subnormals = 0;
     rt_caps.preserves_nan_payload = 1;
