@@ -75,6 +75,10 @@ typedef struct fstep {
                                * streams itself; other steps compute into stream_slot, then copy) */
     bool sqsum;               /* row groups: this f32 `a - per-row b`, the next step's square of it and
                                * the sum of that square run as one pass (run_sqsum) */
+    uint8_t chain;            /* row groups, AVX-512: this and the next chain-1 arith steps run as one
+                               * loop, each result in registers for the next (run_chain); 0: not a head */
+    uint8_t run_side;         /* a chain link after the head: the operand (0, 1) that is the previous
+                               * link's result */
 } fstep;
 
 struct rt_fused {
@@ -854,6 +858,52 @@ static bool arith_f32(const ir_op *op)
            op->code == PLUMB_OP_DIVIDE;
 }
 
+/* Longest chain run_chain takes: layer_norm's is 3 (x * rstd * gamma + beta). */
+#define RT_CHAIN_MAX 4u
+
+/* Step t may follow step p in a chain: both f32 arithmetic over full rows,
+ * p's result a temporary read by nothing but one operand of t. */
+static bool chain_next(const fstep *st, uint32_t n, uint32_t p, uint32_t t, const fval *vals, uint8_t *side)
+{
+    const fstep *a = &st[p], *b = &st[t];
+    if (!b->arith || b->space != 0 || b->sqsum || vals[a->out].kind != FV_TEMP)
+        return false;
+    if ((b->in[0] == a->out) == (b->in[1] == a->out))
+        return false;   /* not read, or read as both operands (x * x) */
+    for (uint32_t u = 0; u < n; u++)
+        if (u != t)
+            for (uint32_t i = 0; i < st[u].n_in; i++)
+                if (st[u].in[i] == a->out)
+                    return false;
+    *side = b->in[0] == a->out ? 0 : 1;
+    return !(b->per_row & (1u << *side));
+}
+
+/* Marks chains of 2..RT_CHAIN_MAX consecutive f32 arithmetic steps (see
+ * fstep.chain). The sqsum triple keeps its own pass. */
+static void mark_chains(fstep *st, uint32_t n, const fval *vals)
+{
+    for (uint32_t s = 0; s < n;) {
+        if (st[s].sqsum) {
+            s += 3;
+            continue;
+        }
+        if (!st[s].arith || st[s].space != 0 || st[s].per_row == 3) {
+            s++;
+            continue;
+        }
+        uint32_t len = 1;
+        uint8_t side;
+        while (s + len < n && len < RT_CHAIN_MAX && chain_next(st, n, s + len - 1, s + len, vals, &side)) {
+            st[s + len].run_side = side;
+            len++;
+        }
+        if (len >= 2)
+            st[s].chain = (uint8_t)len;
+        s += len;
+    }
+}
+
 /* Row groups: an elementwise op whose operands are all the same along each
  * row (a per-row value broadcast back, or a scalar) runs once per row on the
  * per-row values instead of once per element: layer_norm's mean, variance,
@@ -1013,6 +1063,7 @@ static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int
                 other |= t != s2 + 2 && nst[t].in[i] == mul->out;
         nst[s2].sqsum = !other;
     }
+    mark_chains(nst, n, vals);
     for (uint32_t v = 0; v < vm->n; v++)
         def_step[v] = last_use[v] = -1;
     for (uint32_t s = 0; s < n; s++) {
@@ -1024,6 +1075,24 @@ static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int
         }
         def_step[nst[s].out] = (int32_t)s;
         last_use[nst[s].out] = (int32_t)s > last_use[nst[s].out] ? (int32_t)s : last_use[nst[s].out];
+    }
+    /* A chain reads every link's operand before it writes its result, and
+     * materializes all its broadcasts first: they are live over the whole
+     * chain, so no slot of one is shared with another or with the result. */
+    for (uint32_t s = 0; s < n; s++) {
+        if (nst[s].chain < 2)
+            continue;
+        int32_t end = (int32_t)(s + nst[s].chain - 1);
+        for (uint32_t t = s; t <= (uint32_t)end; t++)
+            for (uint32_t i = 0; i < 2; i++) {
+                uint32_t v = nst[t].in[i];
+                if (t > s && i == nst[t].run_side)
+                    continue;   /* the previous link's result: never written */
+                if (vals[v].kind == FV_BCAST && def_step[v] > (int32_t)s)
+                    def_step[v] = (int32_t)s;
+                if (last_use[v] < end)
+                    last_use[v] = end;
+            }
     }
     ok = true;
 out:
@@ -1563,6 +1632,216 @@ static float run_sqsum(plumb_isa isa, const float *x, float m, float *xc, size_t
     return (float)rt_sum_blocks(fn, &c, n);
 }
 
+/* ---- chains of f32 arithmetic in registers ----------------------------------------------
+ * A chain (fstep.chain) of 2..RT_CHAIN_MAX row_arith steps, each result read
+ * only by the next, runs as one loop: each link's IEEE operation on the
+ * running value and the link's other operand (a full row or a per-row
+ * value, on either side), the intermediates never stored. A NaN anywhere in
+ * the chain reaches its result (every operation returns NaN for a NaN
+ * operand), so a block whose result has no NaN lane needed no NaN rule on
+ * the way; a block with one is recomputed link by link by arith_portable,
+ * which gives exactly the separate steps' bits. */
+typedef struct chain_rt {
+    uint32_t n;                        /* links */
+    plumb_opcode code[RT_CHAIN_MAX];
+    uint8_t side[RT_CHAIN_MAX];        /* links 1..: the operand the running value is */
+    bool scal[RT_CHAIN_MAX];           /* links 1..: the other operand is one value per row */
+    const float *p[RT_CHAIN_MAX];      /* links 1..: the other operand; head: its first */
+    const float *b;                    /* head: its second operand */
+    unsigned head_pr;                  /* head: per_row bits */
+    float sv[RT_CHAIN_MAX + 1];        /* per-row values, copied before any store (a result
+                                        * slot may not share their memory, but the copy costs
+                                        * nothing); p[] and b then point here */
+} chain_rt;
+
+#define RT_CHAIN_BLOCK 128u
+
+/* Elements [i, i + k), k <= RT_CHAIN_BLOCK, of the chain into o[0..k). */
+static void chain_portable(const chain_rt *c, size_t i, size_t k, float *o)
+{
+    float t[RT_CHAIN_BLOCK];
+    arith_portable(c->code[0], (c->head_pr & 1) ? c->p[0] : c->p[0] + i, (c->head_pr & 2) ? c->b : c->b + i,
+                   c->head_pr, t, k);
+    for (uint32_t j = 1; j < c->n; j++) {
+        const float *y = c->scal[j] ? c->p[j] : c->p[j] + i;
+        if (c->side[j] == 0)
+            arith_portable(c->code[j], t, y, c->scal[j] ? 2u : 0u, t, k);
+        else
+            arith_portable(c->code[j], y, t, c->scal[j] ? 1u : 0u, t, k);
+    }
+    memcpy(o, t, k * sizeof *o);
+}
+
+static void chain_portable_range(const chain_rt *c, size_t i, size_t n, float *o)
+{
+    while (i < n) {
+        size_t k = n - i < RT_CHAIN_BLOCK ? n - i : RT_CHAIN_BLOCK;
+        chain_portable(c, i, k, o + i);
+        i += k;
+    }
+}
+
+#if RT_X86
+__attribute__((target("avx512f"), always_inline))
+static inline __m512 chain_op(plumb_opcode code, __m512 x, __m512 y)
+{
+    switch (code) {
+    case PLUMB_OP_ADD: return _mm512_add_ps(x, y);
+    case PLUMB_OP_SUBTRACT: return _mm512_sub_ps(x, y);
+    case PLUMB_OP_MULTIPLY: return _mm512_mul_ps(x, y);
+    default: return _mm512_div_ps(x, y);
+    }
+}
+
+/* The head on B vectors from element i: per_row PR known at compile time. */
+__attribute__((target("avx512f"), always_inline))
+static inline void chain_head(plumb_opcode code, unsigned pr, const float *a, const float *b, __m512 as, __m512 bs,
+                              size_t i, __m512 *v, unsigned B)
+{
+    _Pragma("GCC unroll 8") for (unsigned k = 0; k < B; k++) {
+        __m512 x = (pr & 1) ? as : _mm512_loadu_ps(a + i + 16 * k);
+        __m512 y = (pr & 2) ? bs : _mm512_loadu_ps(b + i + 16 * k);
+        v[k] = chain_op(code, x, y);
+    }
+}
+
+/* One link on B vectors: operation, side and operand kind known at compile time. */
+__attribute__((target("avx512f"), always_inline))
+static inline void chain_link(plumb_opcode code, unsigned side, bool scal, const float *p, __m512 s, size_t i,
+                              __m512 *v, unsigned B)
+{
+    _Pragma("GCC unroll 8") for (unsigned k = 0; k < B; k++) {
+        __m512 y = scal ? s : _mm512_loadu_ps(p + i + 16 * k);
+        v[k] = side ? chain_op(code, y, v[k]) : chain_op(code, v[k], y);
+    }
+}
+
+#define RT_HEAD_CASE(CODE, PR) \
+    case (CODE) * 4 + (PR): chain_head(CODE, PR, c->p[0], c->b, sc[0], sb, i, v, B); break;
+#define RT_LINK_CASE(CODE, SIDE, SCAL) \
+    case (CODE) * 4 + (SIDE) * 2 + (SCAL): chain_link(CODE, SIDE, SCAL, c->p[j], sc[j], i, v, B); break;
+#define RT_HEAD_OP(CODE) RT_HEAD_CASE(CODE, 0) RT_HEAD_CASE(CODE, 1) RT_HEAD_CASE(CODE, 2)
+#define RT_LINK_OP(CODE) \
+    RT_LINK_CASE(CODE, 0, 0) RT_LINK_CASE(CODE, 0, 1) RT_LINK_CASE(CODE, 1, 0) RT_LINK_CASE(CODE, 1, 1)
+
+/* B vectors from element i through every link, one switch per link per
+ * block (not per vector). */
+__attribute__((target("avx512f"), always_inline))
+static inline void chain_block_any(const chain_rt *c, const __m512 *sc, __m512 sb, size_t i, __m512 *v, unsigned B)
+{
+    switch ((unsigned)c->code[0] * 4 + c->head_pr) {
+    RT_HEAD_OP(PLUMB_OP_ADD)
+    RT_HEAD_OP(PLUMB_OP_SUBTRACT)
+    RT_HEAD_OP(PLUMB_OP_MULTIPLY)
+    RT_HEAD_OP(PLUMB_OP_DIVIDE)
+    default: __builtin_unreachable();   /* arith_f32 ops, per_row 0..2 */
+    }
+    for (uint32_t j = 1; j < c->n; j++) {
+        switch ((unsigned)c->code[j] * 4 + c->side[j] * 2u + (c->scal[j] ? 1u : 0u)) {
+        RT_LINK_OP(PLUMB_OP_ADD)
+        RT_LINK_OP(PLUMB_OP_SUBTRACT)
+        RT_LINK_OP(PLUMB_OP_MULTIPLY)
+        RT_LINK_OP(PLUMB_OP_DIVIDE)
+        default: __builtin_unreachable();   /* arith_f32 ops */
+        }
+    }
+}
+#undef RT_HEAD_CASE
+#undef RT_LINK_CASE
+#undef RT_HEAD_OP
+#undef RT_LINK_OP
+
+/* layer_norm's normalization, (xc * rstd) * gamma + beta: the whole chain
+ * known at compile time. */
+__attribute__((target("avx512f"), always_inline))
+static inline void chain_block_ln(const chain_rt *c, const __m512 *sc, __m512 sb, size_t i, __m512 *v, unsigned B)
+{
+    chain_head(PLUMB_OP_MULTIPLY, 2, c->p[0], c->b, sc[0], sb, i, v, B);
+    chain_link(PLUMB_OP_MULTIPLY, 0, false, c->p[1], sc[1], i, v, B);
+    chain_link(PLUMB_OP_ADD, 0, false, c->p[2], sc[2], i, v, B);
+}
+
+static bool chain_is_ln(const chain_rt *c)
+{
+    return c->n == 3 && c->code[0] == PLUMB_OP_MULTIPLY && c->head_pr == 2 && c->code[1] == PLUMB_OP_MULTIPLY &&
+           c->side[1] == 0 && !c->scal[1] && c->code[2] == PLUMB_OP_ADD && c->side[2] == 0 && !c->scal[2];
+}
+
+/* Stores B vectors at o + i, after the NaN check of the chain's result. */
+__attribute__((target("avx512f"), always_inline))
+static inline void chain_store(const chain_rt *c, __m512 *v, float *o, size_t i, bool stream, unsigned B)
+{
+    __mmask16 nan = 0;
+    _Pragma("GCC unroll 8") for (unsigned k = 0; k < B; k++)
+        nan |= _mm512_cmp_ps_mask(v[k], v[k], _CMP_UNORD_Q);
+    if (__builtin_expect(nan != 0, 0)) {
+        float t[RT_CHAIN_BLOCK];
+        chain_portable(c, i, 16 * B, t);
+        _Pragma("GCC unroll 8") for (unsigned k = 0; k < B; k++)
+            v[k] = _mm512_loadu_ps(t + 16 * k);
+    }
+    _Pragma("GCC unroll 8") for (unsigned k = 0; k < B; k++) {
+        if (stream)
+            _mm512_stream_ps(o + i + 16 * k, v[k]);
+        else
+            _mm512_storeu_ps(o + i + 16 * k, v[k]);
+    }
+}
+
+#define RT_CHAIN_VECS 8u   /* vectors per block: the switches run once per 128 elements */
+
+__attribute__((target("avx512f"), always_inline))
+static inline size_t chain_loop(const chain_rt *c, const __m512 *sc, __m512 sb, float *o, size_t i, size_t n,
+                                bool stream, bool ln)
+{
+    __m512 v[RT_CHAIN_VECS];
+    for (; i + 16 * RT_CHAIN_VECS <= n; i += 16 * RT_CHAIN_VECS) {
+        if (ln)
+            chain_block_ln(c, sc, sb, i, v, RT_CHAIN_VECS);
+        else
+            chain_block_any(c, sc, sb, i, v, RT_CHAIN_VECS);
+        chain_store(c, v, o, i, stream, RT_CHAIN_VECS);
+    }
+    for (; i + 16 <= n; i += 16) {
+        if (ln)
+            chain_block_ln(c, sc, sb, i, v, 1);
+        else
+            chain_block_any(c, sc, sb, i, v, 1);
+        chain_store(c, v, o, i, stream, 1);
+    }
+    return i;
+}
+
+/* Streaming stores need 64-byte alignment: the lanes before the first
+ * aligned one go through the portable chain. */
+__attribute__((target("avx512f")))
+static void chain_avx512(const chain_rt *c, float *o, size_t n, bool stream)
+{
+    size_t i = 0;
+    if (stream) {
+        size_t head = (size_t)((64 - ((uintptr_t)o & 63)) & 63);
+        if (head % 4 != 0 || n < 64) {
+            stream = false;
+        } else if (head) {
+            chain_portable_range(c, 0, head / 4, o);
+            i = head / 4;
+        }
+    }
+    __m512 sc[RT_CHAIN_MAX];
+    for (uint32_t j = 0; j < c->n; j++)
+        sc[j] = _mm512_set1_ps(c->p[j][0]);   /* used only where p[j] is a per-row value */
+    __m512 sb = _mm512_set1_ps(c->b[0]);
+    bool ln = chain_is_ln(c);
+    if (stream)
+        i = ln ? chain_loop(c, sc, sb, o, i, n, true, true) : chain_loop(c, sc, sb, o, i, n, true, false);
+    else
+        i = ln ? chain_loop(c, sc, sb, o, i, n, false, true) : chain_loop(c, sc, sb, o, i, n, false, false);
+    chain_portable_range(c, i, n, o);
+    if (stream)
+        _mm_sfence();
+}
+#endif
+
 #if RT_X86
 /* Whole 64-byte lines go out with streaming stores; the unaligned head and
  * tail (shared with neighbouring tiles' lines) through the cache. */
@@ -1589,6 +1868,103 @@ static void stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
 #endif
 }
 
+/* The operand pointers of step s in the unit at off[], cnt[], broadcasts
+ * materialized when first read in the unit (invariant ones once per chunk). */
+static bool step_ins(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit, uint32_t s,
+                     const void **ins)
+{
+    const rt_fused *g = fr->g;
+    const fstep *st = &g->steps[s];
+    if (st->n_in > 16)
+        return false;
+    for (uint32_t i = 0; i < st->n_in; i++) {
+        const fval *v = &g->vals[st->in[i]];
+        uint64_t o = off[v->space];
+        switch (v->kind) {
+        case FV_IN:
+            ins[i] = at(fr->in[v->io]->data, o * v->es);
+            break;
+        case FV_OUT:
+            ins[i] = at(fr->out[v->io]->data, o * v->es);
+            break;
+        case FV_TEMP:
+            ins[i] = slots + (size_t)v->slot * g->slot_bytes;
+            break;
+        case FV_BCAST: {
+            uint8_t *buf = slots + (size_t)v->slot * g->slot_bytes;
+            ins[i] = buf;
+            /* materialized when first read in this unit (invariant ones
+             * once per chunk); a value read twice by one step is
+             * materialized twice, harmlessly */
+            bool first_read = true;
+            for (uint32_t k = 0; k < s && first_read; k++)
+                for (uint32_t j = 0; j < g->steps[k].n_in; j++)
+                    if (g->steps[k].in[j] == st->in[i])
+                        first_read = false;
+            if (first_read && (!v->invariant || first_unit)) {
+                /* an invariant value is materialized for a whole unit
+                 * (row, or tile) from offset 0: its elements do not
+                 * depend on the unit */
+                size_t nn = cnt[v->space];
+                if (v->invariant)
+                    nn = v->space ? 1 : g->rows ? (size_t)g->row_len : RT_TILE;
+                if (nn)
+                    materialize(v, fr->in[v->io]->data, v->invariant ? 0 : o, nn, buf);
+            }
+            break;
+        }
+        }
+    }
+    return true;
+}
+
+static uint8_t *step_dst(const frun *fr, uint8_t *slots, const uint64_t *off, const fstep *st)
+{
+    const rt_fused *g = fr->g;
+    const fval *ov = &g->vals[st->out];
+    return ov->kind == FV_OUT ? at(fr->out[ov->io]->data, off[ov->space] * ov->es)
+                              : slots + (size_t)ov->slot * g->slot_bytes;
+}
+
+/* The chain headed by step s on a row of n > 0 elements (AVX-512); ins:
+ * the head's operands. */
+static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit, uint32_t s,
+                      const void **ins, size_t n)
+{
+#if RT_X86
+    const rt_fused *g = fr->g;
+    const fstep *st = &g->steps[s];
+    chain_rt c;
+    c.n = st->chain;
+    c.code[0] = st->op->code;
+    c.head_pr = st->per_row;
+    c.side[0] = 0;
+    c.scal[0] = false;
+    memcpy(&c.sv[0], ins[0], 4);
+    memcpy(&c.sv[RT_CHAIN_MAX], ins[1], 4);
+    c.p[0] = (st->per_row & 1) ? &c.sv[0] : ins[0];
+    c.b = (st->per_row & 2) ? &c.sv[RT_CHAIN_MAX] : ins[1];
+    for (uint32_t j = 1; j < c.n; j++) {
+        const fstep *lk = &g->steps[s + j];
+        const void *li[16];
+        if (!step_ins(fr, slots, off, cnt, first_unit, s + j, li))
+            return false;
+        unsigned other = 1u - lk->run_side;
+        c.code[j] = lk->op->code;
+        c.side[j] = lk->run_side;
+        c.scal[j] = (lk->per_row >> other) & 1u;
+        memcpy(&c.sv[j], li[other], 4);
+        c.p[j] = c.scal[j] ? &c.sv[j] : li[other];
+    }
+    const fstep *last = &g->steps[s + c.n - 1];
+    chain_avx512(&c, (float *)step_dst(fr, slots, off, last), n, last->stream);
+    return true;
+#else
+    (void)fr, (void)slots, (void)off, (void)cnt, (void)first_unit, (void)s, (void)ins, (void)n;
+    return false;
+#endif
+}
+
 /* Runs every step on one tile (loop groups) or one row (row groups).
  * off[s], n[s]: element offset and count in space s. */
 static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit)
@@ -1598,49 +1974,16 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
     const void **ins = ptr_in;
     for (uint32_t s = 0; s < g->n_steps; s++) {
         const fstep *st = &g->steps[s];
-        if (st->n_in > 16)
+        if (!step_ins(fr, slots, off, cnt, first_unit, s, ins))
             return false;
-        for (uint32_t i = 0; i < st->n_in; i++) {
-            const fval *v = &g->vals[st->in[i]];
-            uint64_t o = off[v->space];
-            switch (v->kind) {
-            case FV_IN:
-                ins[i] = at(fr->in[v->io]->data, o * v->es);
-                break;
-            case FV_OUT:
-                ins[i] = at(fr->out[v->io]->data, o * v->es);
-                break;
-            case FV_TEMP:
-                ins[i] = slots + (size_t)v->slot * g->slot_bytes;
-                break;
-            case FV_BCAST: {
-                uint8_t *buf = slots + (size_t)v->slot * g->slot_bytes;
-                ins[i] = buf;
-                /* materialized when first read in this unit (invariant ones
-                 * once per chunk); a value read twice by one step is
-                 * materialized twice, harmlessly */
-                bool first_read = true;
-                for (uint32_t k = 0; k < s && first_read; k++)
-                    for (uint32_t j = 0; j < g->steps[k].n_in; j++)
-                        if (g->steps[k].in[j] == st->in[i])
-                            first_read = false;
-                if (first_read && (!v->invariant || first_unit)) {
-                    /* an invariant value is materialized for a whole unit
-                     * (row, or tile) from offset 0: its elements do not
-                     * depend on the unit */
-                    size_t nn = cnt[v->space];
-                    if (v->invariant)
-                        nn = v->space ? 1 : g->rows ? (size_t)g->row_len : RT_TILE;
-                    if (nn)
-                        materialize(v, fr->in[v->io]->data, v->invariant ? 0 : o, nn, buf);
-                }
-                break;
-            }
-            }
+        if (RT_X86 && st->chain >= 2 && cnt[0] && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
+            if (!run_chain(fr, slots, off, cnt, first_unit, s, ins, cnt[0]))
+                return false;
+            s += st->chain - 1u;
+            continue;
         }
         const fval *ov = &g->vals[st->out];
-        uint8_t *dst = ov->kind == FV_OUT ? at(fr->out[ov->io]->data, off[ov->space] * ov->es)
-                                          : slots + (size_t)ov->slot * g->slot_bytes;
+        uint8_t *dst = step_dst(fr, slots, off, st);
         size_t n = cnt[st->space];
         uint8_t *streamed = NULL;   /* the destination, when dst is the L1 tile instead */
         if (st->stream && !st->arith && dst && fr->stream) {
@@ -1729,6 +2072,19 @@ static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     if (fr->stream)
         _mm_sfence();   /* this thread's streamed stores are visible before the group ends */
 #endif
+}
+
+uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links)
+{
+    uint32_t n = 0, l = 0;
+    for (uint32_t s = 0; g && s < g->n_steps; s++)
+        if (g->steps[s].chain >= 2) {
+            n++;
+            l += g->steps[s].chain;
+        }
+    if (links)
+        *links = l;
+    return n;
 }
 
 bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)

@@ -35,4 +35,9 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
  * group->outputs[j] (planned buffers with static shapes). */
 bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out);
 
+/* Chains of f32 arithmetic steps a fused group runs as one loop each (row
+ * groups, AVX-512): returns how many, *links (may be NULL) their total
+ * number of steps. For tests of the planning. */
+uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links);
+
 #endif
