@@ -41,19 +41,24 @@ rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op) { return vmd_binary_a
  * p = RN(T_hi + u) gives <= 0.57 ULP; the scaling by 2^k is an exponent
  * add, exact for normal results.
  *
- * logistic(x) = 1/(1 + e^-x): e = 2^k (p_hi + p_lo) with p_lo = u - (p_hi -
- * T_hi) exact (Fast2Sum), so e carries only the 2^-27.8; d = 1 + e as
- * d_hi + d_lo (Fast2Sum, the e_lo add rounds by 2^-48 relative); y0 =
- * rcp14(d_hi) (relative 2^-14), rho = 1 - d y0 by two fmas (the first
- * rounds by 2^-38), y = y0 + y0 rho: the Newton step leaves rho^2 <= 2^-28.
- * Total before the last rounding < 2^-26.9 relative, i.e. <= 0.13 ULP
- * (a relative error e is at most e 2^24 ULP): <= 0.63 ULP.
+ * logistic(x) = 1/(1 + e^-x) = 1/d: with a = 2^k T_hi (exact), d = 1 + a
+ * + 2^k u is carried as s + d_lo: s = RN(1 + a), its error recovered exactly
+ * by Fast2Sum of max(1, a) and min(1, a), and 2^k u added by one fma, which
+ * rounds by <= 2^-24 |d_lo| <= 2^-29 d; so d carries the 2^-27.8 of e and
+ * 2^-29. y0 = rcp14(RN(s + d_lo)) (relative 2^-14), rho = 1 - d y0 by two
+ * fmas (1 - s y0 is below 2^-4.9 and rounds by 2^-29; the second rounds by
+ * 2^-38), y = y0 + y0 rho: the Newton step leaves rho^2 <= 2^-28. Total
+ * before the last rounding < 2^-26.3 relative (2^-27.8 + 2 2^-29 + 2^-28),
+ * i.e. <= 0.21 ULP (a relative error e is at most e 2^24 ULP): <= 0.71 ULP.
+ * p = T_hi + u is never rounded on its own (one f32 rounding there would
+ * cost a full 2^-24).
  *
  * tanh |x| = a: for a >= 0.5625 (tanh >= 0.51), 1 - 2/(1 + e^2a) with the
- * same reciprocal (2y within 2^-26.9 relative, 2y <= 0.49, so 2^-27.9
- * absolute = 0.07 ULP of [0.5, 1)) and one rounding fma(-2, y, 1): <= 0.57
- * ULP. For a < 0.5625: a + a^3 P(a^2), P a degree-6 weighted least-squares
- * fit of (tanh a - a)/a^3 on z = a^2 in [0, 0.3164] (weight z, i.e.
+ * same reciprocal (2y within 2^-26.3 relative, 2y <= 0.49, so 2^-27.3
+ * absolute = 0.1 ULP of [0.5, 1)) and one rounding fma(-2, y, 1): <= 0.6
+ * ULP; there e^2a >= 3, so 2^k T_hi >= 1 and the Fast2Sum needs no
+ * max/min. For a < 0.5625: a + a^3 P(a^2), P a degree-6 weighted
+ * least-squares fit of (tanh a - a)/a^3 on z = a^2 in [0, 0.3164] (weight z, i.e.
  * relative error of tanh; 400 Chebyshev nodes, long double, coefficients
  * fixed to f32 one at a time with the rest refitted): 2^-33.8 relative
  * with these f32 coefficients. The correction a^3 P is <= 0.09 a and
@@ -63,10 +68,11 @@ rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op) { return vmd_binary_a
  * large branch gives it, a clamped to 10).
  *
  * Lanes whose input is special for the function (NaN; x < -87 or > 88 for
- * exp, x < -87 for logistic) or whose f32 result is below 2^-125 (zero
- * and subnormal results, exact on the exact path) or above 2^127 take
- * their half-block of 8 from the exact path of math_impl.h, blended lane
- * by lane, as the double fast path does. */
+ * exp, x < -86 for logistic, |x| < 2^-125 for tanh) or, for exp, whose f32
+ * result is below 2^-125 (zero and subnormal results, exact on the exact
+ * path) or above 2^127 take their half-block of 8 from the exact path of
+ * math_impl.h, blended lane by lane, as the double fast path does. The
+ * input screens of logistic and tanh leave only normal results below 1. */
 
 #define X16_K 0x1.715476p+5f     /* 32/ln2 rounded to f32 */
 #define X16_C1 0x1.62e43p-6f     /* ln2/32 rounded to f32 */
@@ -119,23 +125,28 @@ X16I __m512 x16_pow2(__m512i k)
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k, _mm512_set1_epi32(127)), 23));
 }
 
-/* 1/(1 + e^v) for v <= 87 (d < 2^126, where rcp14 is accurate), within
- * 2^-26.9 relative (see above). */
-X16I __m512 x16_recip1pexp(__m512 v)
+/* 1/(1 + e^v) for -87 <= v <= 87, within 2^-26.9 relative (see above):
+ * d = 1 + 2^k (T_hi + u) is carried as s + d_lo, s = RN(1 + 2^k T_hi) with
+ * its error recovered exactly (Fast2Sum on the larger and smaller of 1 and
+ * a = 2^k T_hi, which is exact: T_hi is normal and k >= -126) and 2^k u
+ * added to it by one fma. p = T_hi + u is never rounded on its own, so the
+ * only roundings are those of the analysis. `a_ge_1`: every lane has
+ * v >= 0 (then a >= 1 and the larger is a, no max/min needed). */
+X16I __m512 x16_recip1pexp_(__m512 v, bool a_ge_1)
 {
     __m512 thi, u;
     __m512i k;
     x16_exp_parts(v, &thi, &u, &k);
-    __m512 phi = _mm512_add_ps(thi, u);
-    __m512 plo = _mm512_sub_ps(u, _mm512_sub_ps(phi, thi));
     __m512 sc = x16_pow2(k);
-    __m512 ehi = _mm512_mul_ps(phi, sc), elo = _mm512_mul_ps(plo, sc);
+    __m512 a = _mm512_mul_ps(thi, sc);
     __m512 one = x16_set(1.0f);
-    __m512 dhi = _mm512_add_ps(one, ehi);
-    __m512 big = _mm512_max_ps(one, ehi), small = _mm512_min_ps(one, ehi);
-    __m512 dlo = _mm512_add_ps(_mm512_sub_ps(small, _mm512_sub_ps(dhi, big)), elo);
-    __m512 y0 = _mm512_rcp14_ps(dhi);
-    __m512 rho = _mm512_fnmadd_ps(dhi, y0, one);
+    __m512 s = _mm512_add_ps(a, one);
+    __m512 err = a_ge_1 ? _mm512_add_ps(_mm512_sub_ps(a, s), one)
+                        : _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(a, one), s), _mm512_min_ps(a, one));
+    __m512 dlo = _mm512_fmadd_ps(u, sc, err);
+    /* the reciprocal's seed needs d itself (d_lo is up to 2^-5 d) */
+    __m512 y0 = _mm512_rcp14_ps(_mm512_add_ps(s, dlo));
+    __m512 rho = _mm512_fnmadd_ps(s, y0, one);
     rho = _mm512_fnmadd_ps(dlo, y0, rho);
     return _mm512_fmadd_ps(y0, rho, y0);
 }
@@ -153,16 +164,21 @@ X16I __m512 x16_exp(__m512 x, __mmask16 *bad)
 
 X16I __m512 x16_logistic(__m512 x, __mmask16 *bad)
 {
-    *bad = ~_mm512_cmp_ps_mask(x, x16_set(-87.0f), _CMP_GE_OQ);
-    __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), x), x16_set(-87.0f)), x16_set(87.0f));
-    return x16_recip1pexp(v);
+    /* x >= -86 keeps the result at or above 2^-124.07 (normal): no result
+     * check is needed; NaN compares false */
+    *bad = _mm512_cmp_ps_mask(x, x16_set(-86.0f), _CMP_NGE_UQ);
+    __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_xor_ps(x, x16_set(-0.0f)), x16_set(-87.0f)), x16_set(86.0f));
+    return x16_recip1pexp_(v, false);
 }
 
 X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
 {
-    *bad = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
     __m512 signbit = x16_set(-0.0f);
     __m512 a = _mm512_andnot_ps(signbit, x);
+    /* NaN, and |x| < 2^-125 whose results the contract wants exact: the
+     * exact path. Every other result is at least 2^-125 (tanh a >= 0.76 a
+     * below 1), below 1. */
+    *bad = _mm512_cmp_ps_mask(a, x16_set(0x1p-125f), _CMP_NGE_UQ);
     a = _mm512_min_ps(a, x16_set(10.0f));   /* NaN lanes: bad, any value */
     /* a < 0.5625 */
     __m512 z = _mm512_mul_ps(a, a);
@@ -177,7 +193,9 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
     /* a >= 0.5625 (only computed when a lane needs it) */
     __mmask16 lg = _mm512_cmp_ps_mask(a, x16_set(0.5625f), _CMP_GE_OQ);
     if (lg) {
-        __m512 y = x16_recip1pexp(_mm512_add_ps(a, a));
+        /* 2a >= 1.125 where needed: 2^k T_hi >= 1 in those lanes; the
+         * other lanes are blended away */
+        __m512 y = x16_recip1pexp_(_mm512_add_ps(a, a), true);
         r = _mm512_mask_blend_ps(lg, r, _mm512_fnmadd_ps(x16_set(2.0f), y, x16_set(1.0f)));
     }
     return _mm512_or_ps(r, _mm512_and_ps(x, signbit));
@@ -185,14 +203,16 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
 
 /* One block of 16: the fast value where it is safe, else the exact path's
  * half-block of 8, blended lane by lane. */
-#define X16_UNARY(name, OPC, dexpr)                                                  \
+#define X16_UNARY(name, OPC, dexpr, check_result)                                    \
     X16I __m512 x16b_##name(__m512 x)                                                \
     {                                                                                \
         __mmask16 bad;                                                               \
         __m512 r = x16_##name(x, &bad);                                              \
-        __m512 m = _mm512_andnot_ps(x16_set(-0.0f), r);                              \
-        bad |= ~(_mm512_cmp_ps_mask(m, x16_set(0x1p-125f), _CMP_GE_OQ) &             \
-                 _mm512_cmp_ps_mask(m, x16_set(0x1p127f), _CMP_LE_OQ));              \
+        if (check_result) {                                                          \
+            __m512 m = _mm512_andnot_ps(x16_set(-0.0f), r);                          \
+            bad |= ~(_mm512_cmp_ps_mask(m, x16_set(0x1p-125f), _CMP_GE_OQ) &         \
+                     _mm512_cmp_ps_mask(m, x16_set(0x1p127f), _CMP_LE_OQ));          \
+        }                                                                            \
         if (__builtin_expect(bad != 0, 0)) {                                         \
             float xs[16], es[16];                                                    \
             _mm512_storeu_ps(xs, x);                                                 \
@@ -218,9 +238,11 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
         }                                                                            \
     }
 
-X16_UNARY(exp, PLUMB_OP_EXPONENTIAL, dv_exp(xh))
-X16_UNARY(logistic, PLUMB_OP_LOGISTIC, dv_logistic(xh))
-X16_UNARY(tanh, PLUMB_OP_TANH, dv_tanh(xh))
+/* exp checks its results; logistic and tanh screen their inputs so that
+ * every fast result is normal (see x16_logistic and x16_tanh) */
+X16_UNARY(exp, PLUMB_OP_EXPONENTIAL, dv_exp(xh), true)
+X16_UNARY(logistic, PLUMB_OP_LOGISTIC, dv_logistic(xh), false)
+X16_UNARY(tanh, PLUMB_OP_TANH, dv_tanh(xh), false)
 
 rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op)
 {
