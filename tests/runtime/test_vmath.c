@@ -276,7 +276,8 @@ static void test_midpoints(void **state)
 }
 
 /* The result of an element does not depend on the array length (vector
- * body or tail) nor on running in place. */
+ * body or tail) nor on running in place, at every ISA (each level has its
+ * own tail handling). */
 static void test_lengths_in_place(void **state)
 {
     (void)state;
@@ -284,23 +285,26 @@ static void test_lengths_in_place(void **state)
     for (int i = 0; i < 37; i++)
         in[i] = sample((uint32_t)i * 3 + 1);
     in[5] = 3e6f;   /* a big-argument trig lane */
-    for (size_t k = 0; k < sizeof unary_ops / sizeof unary_ops[0]; k++) {
-        rt_vmath_f32_fn f = rt_vmath_f32(unary_ops[k], rt_cpu_best_isa());
-        f(in, ref, 37);
-        for (size_t n = 1; n <= 37; n += 4) {
-            memcpy(out, in, sizeof in);
-            f(out, out, n);
-            for (size_t i = 0; i < n; i++)
-                assert_int_equal(fb(out[i]), fb(ref[i]));
-            for (size_t i = n; i < 37; i++)
-                assert_int_equal(fb(out[i]), fb(in[i]));   /* nothing past n written */
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+        for (size_t k = 0; k < sizeof unary_ops / sizeof unary_ops[0]; k++) {
+            rt_vmath_f32_fn f = rt_vmath_f32(unary_ops[k], isa);
+            f(in, ref, 37);
+            for (size_t n = 1; n <= 37; n += 2) {
+                memcpy(out, in, sizeof in);
+                f(out, out, n);
+                for (size_t i = 0; i < n; i++)
+                    assert_int_equal(fb(out[i]), fb(ref[i]));
+                for (size_t i = n; i < 37; i++)
+                    assert_int_equal(fb(out[i]), fb(in[i]));   /* nothing past n written */
+            }
         }
     }
 }
 
-/* exp, logistic and tanh around the edges of the AVX-512 f32 path (its
- * fast range limits, the tanh branch point 0.5625, the subnormal-result
- * thresholds, 0, the table's steps): 256 consecutive floats each, in
+/* exp, logistic and tanh around the edges of the AVX-512 and AVX2 f32
+ * paths (their fast range limits, the tanh branch point 0.5625, the
+ * subnormal-result thresholds, 0, the steps of the 32- and 8-entry tables,
+ * where the reduced argument is largest): 256 consecutive floats each, in
  * blocks where a NaN or an out-of-range lane sits in one half of 16 lanes
  * only, within the bound of MPFR's value at every ISA. */
 static void test_f32_edges(void **state)
@@ -309,6 +313,7 @@ static void test_f32_edges(void **state)
     static const float centers[] = {
         87.0f, -87.0f, 88.0f, -87.33655f, -88.7f, 88.72283f, -103.97f, 0.5625f, -0.5625f, 9.0109f,
         10.0f, 0.0f, 0x1p-20f, 0.0108304f, 0.0324913f, 0.693147f, 1.125f, 17.0f, -17.0f, 0x1p-125f,
+        0.0433217f, -0.0433217f, 0.1299651f, 0.2166085f, -86.0f, 86.0f, 87.98637f,
     };
     static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_LOGISTIC, PLUMB_OP_TANH};
     enum { W = 256, N = W * (sizeof centers / sizeof centers[0]) };
