@@ -911,6 +911,14 @@ static void ew_run(const ew *e, size_t b, size_t n)
     bool no_bc = !e->bc[0] && !e->bc[1] && !e->bc[2];
     if (n == 0)
         return;
+    if (no_bc) {
+        rt_ew_args a = {.op = e->op, .code = e->code, .isa = e->isa, .t = t, .rt = e->rt, .n_in = e->n_in,
+                        .out = e->out + b * plumb_dtype_size(e->rt), .n = n};
+        for (uint32_t k = 0; k < e->n_in && k < 3; k++)
+            a.in[k] = e->in[k] + b * plumb_dtype_size(e->in_t[k]);
+        if (rt_ew_half(&a) || rt_ew_int(&a) || rt_ew_float(&a))
+            return;
+    }
     if (is_vmath_unary(e->code) && is_float(t)) {
         if (t == PLUMB_F32) {
             rt_vmath_f32(e->code, e->isa)((const float *)at(e, 0, b), (float *)(e->out + b * 4), n);

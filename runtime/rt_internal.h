@@ -73,6 +73,29 @@ bool rt_ew_tile(rt_exec *x, const ir_op *op, const void *const *in, void *out, s
 /* True when rt_ew_tile handles op (elementwise ops, all element types). */
 bool rt_ew_supported(const ir_op *op);
 
+/* ---- vectorized elementwise loops (runtime/k_ew_*.c) -------------------------
+ * The element engine of k_elementwise.c offers every elementwise op over n
+ * contiguous elements without broadcast operands to these first; each
+ * returns false for (op, types, isa) it does not handle, and the engine then
+ * runs its per-element path. A loop that handles an op gives the engine's
+ * bits exactly (the reference's rules: IEEE results, NaN operands quieted
+ * with the first operand's NaN winning, integer wrap-around and the
+ * division-by-zero values of docs/spec). */
+typedef struct rt_ew_args {
+    const ir_op *op;          /* attributes (comparison direction, ...) */
+    plumb_opcode code;
+    plumb_isa isa;            /* kernel level chosen for the run */
+    plumb_dtype t;            /* element type of the primary operand */
+    plumb_dtype rt;           /* element type of the result */
+    uint32_t n_in;
+    const void *in[3];        /* operand k's first element */
+    void *out;                /* the result's first element */
+    size_t n;                 /* elements */
+} rt_ew_args;
+bool rt_ew_half(const rt_ew_args *a);    /* k_ew_half.c: f16, bf16 */
+bool rt_ew_int(const rt_ew_args *a);     /* k_ew_int.c: integer and i1 types */
+bool rt_ew_float(const rt_ew_args *a);   /* k_ew_float.c: f32 ops outside the vector math, f64 */
+
 /* ---- row reductions (runtime/k_reduce.c) -------------------------------------
  * Deterministic reductions of n contiguous f32/f64 values, used by reduce
  * kernels and fused softmax/layer_norm rows. The order of accumulation is a
