@@ -916,7 +916,7 @@ static void ew_run(const ew *e, size_t b, size_t n)
                         .out = e->out + b * plumb_dtype_size(e->rt), .n = n};
         for (uint32_t k = 0; k < e->n_in && k < 3; k++)
             a.in[k] = e->in[k] + b * plumb_dtype_size(e->in_t[k]);
-        if (rt_ew_half(&a) || rt_ew_int(&a) || rt_ew_float(&a))
+        if (rt_ew_half(&a) || rt_ew_int(&a) || rt_ew_float(&a) || rt_ew_convert(&a))
             return;
     }
     if (is_vmath_unary(e->code) && is_float(t)) {

@@ -95,6 +95,7 @@ typedef struct rt_ew_args {
 bool rt_ew_half(const rt_ew_args *a);    /* k_ew_half.c: f16, bf16 */
 bool rt_ew_int(const rt_ew_args *a);     /* k_ew_int.c: integer and i1 types */
 bool rt_ew_float(const rt_ew_args *a);   /* k_ew_float.c: f32 ops outside the vector math, f64 */
+bool rt_ew_convert(const rt_ew_args *a); /* k_ew_convert.c: convert between element types */
 
 /* ---- row reductions (runtime/k_reduce.c) -------------------------------------
  * Deterministic reductions of n contiguous f32/f64 values, used by reduce
