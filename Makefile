@@ -134,5 +134,6 @@ $(BENCH_BIN): $(BENCH_OBJS) $(LIB)
 .PHONY: bench
 bench: $(BENCH_BIN)
 	nice $(BENCH_BIN) --json $(BUILD)/bench.json
+	nice $(BENCH_BIN) --ops --json $(BUILD)/bench-ops.json
 
 -include $(BENCH_OBJS:.o=.d)

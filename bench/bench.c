@@ -13,6 +13,7 @@
 
 typedef struct bench_opts {
     bench_config cfg;
+    bool ops;                  /* --ops: the per-op table instead of the workloads */
     const char *json;          /* NULL = no JSON file */
     const char *only[32];
     unsigned n_only;
@@ -23,6 +24,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: plumb-bench [--quick] [--threads N] [--json PATH] [--only NAME[,NAME...]]\n"
             "                   [--reps N] [--ref-reps N] [--ref-fraction N] [--examples DIR] [--perturb]\n"
+            "       plumb-bench --ops [--quick] [--json PATH] [--reps N] [--ref-reps N]\n"
+            "  --ops             instead of the workloads: every elementwise op on every element type it\n"
+            "                    takes, one thread, runtime ns/element and speedup over the reference\n"
             "  --quick           small sizes (a smoke run of seconds; figures not comparable)\n"
             "  --threads N       runtime threads and the \"all threads\" machine figures (default: online cores)\n"
             "  --json PATH       write the figures as JSON\n"
@@ -68,7 +72,9 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned u;
-        if (strcmp(a, "--quick") == 0) {
+        if (strcmp(a, "--ops") == 0) {
+            o->ops = true;
+        } else if (strcmp(a, "--quick") == 0) {
             o->cfg.quick = true;
         } else if (strcmp(a, "--perturb") == 0) {
             o->cfg.perturb = true;
@@ -491,6 +497,29 @@ int main(int argc, char **argv)
     }
     double load[2] = {NAN, NAN};
     getloadavg(load, 1);
+
+    if (o.ops) {
+        if (o.n_only) {
+            fprintf(stderr, "plumb-bench: --ops runs every op; it does not take --only\n");
+            return 2;
+        }
+        plumb_runtime_options ro;
+        plumb_runtime_options_init(&ro);
+        ro.threads = 1;
+        ro.cache_dir = "";
+        plumb_diag d = {0};
+        plumb_runtime *rt1 = plumb_runtime_create(&ro, &d);
+        if (!rt1) {
+            fprintf(stderr, "plumb-bench: runtime: %s\n", d.msg);
+            return 1;
+        }
+        bool ok = bench_ops_run(&o.cfg, rt1, o.json);
+        getloadavg(load + 1, 1);
+        printf("load average: %.2f at the start, %.2f at the end (a loaded machine lowers every figure)\n", load[0],
+               load[1]);
+        plumb_runtime_destroy(rt1);
+        return ok ? 0 : 1;
+    }
 
     fprintf(stderr, "plumb-bench: machine figures...\n");
     bench_stream st;

@@ -107,6 +107,12 @@ typedef struct bench_result {
 bool bench_run_workload(const char *name, const bench_config *cfg, plumb_runtime *rt,
                         plumb_runtime *rt1, bench_result *r);
 
+/* plumb-bench --ops (bench_ops.c): every elementwise op on every element
+ * type it takes, runtime (rt1, one thread) against reference; prints the
+ * table, writes JSON to json_path when not NULL. false when an op failed or
+ * did not validate. */
+bool bench_ops_run(const bench_config *cfg, plumb_runtime *rt1, const char *json_path);
+
 /* The workloads in table order. */
 extern const char *const bench_workloads[];
 extern const unsigned bench_n_workloads;

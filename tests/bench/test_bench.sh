@@ -87,5 +87,26 @@ expect_rc 1 "--perturb" "$BENCH" --quick --perturb --only chain,softmax,layer_no
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(x["status"]=="mismatch" and "MISMATCH" in x["error"] for x in d["workloads"]), [(x["name"],x["status"]) for x in d["workloads"]]; assert d["geomean_speedup"] is None' \
     "$tmp/p.json" && ok || bad "--perturb reports every workload as a mismatch"
 
+# --ops: the per-op table, every cell validated; --perturb makes every cell fail
+expect_rc 0 "--ops quick run" "$BENCH" --ops --quick --json "$tmp/ops.json"
+for op in abs exponential tanh add divide maximum and shift_right_logical; do
+    grep -q "^$op " "$tmp/out" && ok || bad "--ops table has no row for $op"
+done
+grep -q "FAILED" "$tmp/out" && bad "--ops: a cell failed: $(grep FAILED "$tmp/out" | head -3)" || ok
+python3 - "$tmp/ops.json" <<'PY' && ok || bad "--ops JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cells = {(x["op"], x["type"]): x for x in d["ops"]}
+assert ("stablehlo.add", "bf16") in cells and ("stablehlo.xor", "i8") in cells
+assert ("stablehlo.xor", "f32") not in cells
+for k, x in cells.items():
+    assert x["valid"] is True, k
+    assert x["runtime_ns_per_element"] > 0 and x["reference_ns_per_element"] > 0, k
+PY
+expect_rc 1 "--ops --perturb" "$BENCH" --ops --quick --perturb
+grep -q "^add .*FAILED.*FAILED" "$tmp/out" && ok || bad "--ops --perturb: add row not failed: $(grep '^add ' "$tmp/out")"
+grep -Eq "^[a-z_]+ .*[0-9]x\)" "$tmp/out" && bad "--ops --perturb: some cell passed: $(grep -E '[0-9]x\)' "$tmp/out" | head -2)" || ok
+expect_rc 2 "--ops with --only" "$BENCH" --ops --only chain
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
