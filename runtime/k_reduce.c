@@ -36,7 +36,7 @@
 #define RT_X86 0
 #endif
 
-typedef enum red_kind { RK_GENERIC, RK_ADD, RK_MUL, RK_MAX, RK_MIN, RK_AND, RK_OR } red_kind;
+typedef enum red_kind { RK_GENERIC, RK_ADD, RK_MUL, RK_MAX, RK_MIN, RK_AND, RK_OR, RK_XOR } red_kind;
 
 /* ---- row sums in double ------------------------------------------------------- */
 
@@ -121,6 +121,98 @@ static double block_sum_f64_avx512(const double *p, size_t n)
     return rt_sum_fold_lanes(l);
 }
 
+/* f16 and bf16 widen exactly to f32 (F16C's conversion keeps subnormals and
+ * NaN payloads; a bf16 pattern is the top half of an f32's) and from there
+ * to double, so these loops add the same doubles to the same lanes in the
+ * same order as block_sum_portable. */
+__attribute__((target("avx512f,f16c")))
+static inline __m512d cvt8_avx512(el_kind k, const void *p, size_t i)
+{
+    __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i));
+    __m256 f = k == EL_F16 ? _mm256_cvtph_ps(h)
+                           : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    return _mm512_cvtps_pd(f);
+}
+
+__attribute__((target("avx512f,f16c")))
+static double block_sum_half_avx512(el_kind k, const void *p, size_t n)
+{
+    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
+        a0 = _mm512_add_pd(a0, cvt8_avx512(k, p, i));
+        a1 = _mm512_add_pd(a1, cvt8_avx512(k, p, i + 8));
+        a2 = _mm512_add_pd(a2, cvt8_avx512(k, p, i + 16));
+        a3 = _mm512_add_pd(a3, cvt8_avx512(k, p, i + 24));
+    }
+    double l[RT_SUM_LANES];
+    _mm512_storeu_pd(l, a0);
+    _mm512_storeu_pd(l + 8, a1);
+    _mm512_storeu_pd(l + 16, a2);
+    _mm512_storeu_pd(l + 24, a3);
+    for (unsigned j = 0; i + j < n; j++)
+        l[j] = l[j] + ld(k, p, i + j);
+    return rt_sum_fold_lanes(l);
+}
+
+/* Four doubles from element i of any float row, exactly. */
+__attribute__((target("avx2,f16c")))
+static inline __m256d cvt4_avx2(el_kind k, const void *p, size_t i)
+{
+    switch (k) {
+    case EL_F32: return _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i));
+    case EL_F64: return _mm256_loadu_pd((const double *)p + i);
+    case EL_F16: return _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)((const uint16_t *)p + i))));
+    default:
+        return _mm256_cvtps_pd(_mm_castsi128_ps(
+            _mm_slli_epi32(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)((const uint16_t *)p + i))), 16)));
+    }
+}
+
+/* The same 32 lanes as block_sum_portable in 8 ymm of 4 doubles. */
+__attribute__((target("avx2,f16c")))
+static double block_sum_avx2(el_kind k, const void *p, size_t n)
+{
+    __m256d a[8];
+    for (unsigned q = 0; q < 8; q++) a[q] = _mm256_set1_pd(-0.0);
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES)
+        for (unsigned q = 0; q < 8; q++)
+            a[q] = _mm256_add_pd(a[q], cvt4_avx2(k, p, i + 4 * q));
+    double l[RT_SUM_LANES];
+    for (unsigned q = 0; q < 8; q++) _mm256_storeu_pd(l + 4 * q, a[q]);
+    for (unsigned j = 0; i + j < n; j++)
+        l[j] = l[j] + ld(k, p, i + j);
+    return rt_sum_fold_lanes(l);
+}
+
+/* l[j] = l[j] + (double)src[j], j < n: independent per j, so any width
+ * gives the portable loop's bits. */
+__attribute__((target("avx512f,f16c")))
+static void add_row_avx512(el_kind k, double *l, const void *src, size_t n)
+{
+    size_t j = 0;
+    if (k == EL_F32)
+        for (; j + 8 <= n; j += 8)
+            _mm512_storeu_pd(l + j, _mm512_add_pd(_mm512_loadu_pd(l + j), _mm512_cvtps_pd(_mm256_loadu_ps((const float *)src + j))));
+    else if (k == EL_F64)
+        for (; j + 8 <= n; j += 8)
+            _mm512_storeu_pd(l + j, _mm512_add_pd(_mm512_loadu_pd(l + j), _mm512_loadu_pd((const double *)src + j)));
+    else
+        for (; j + 8 <= n; j += 8)
+            _mm512_storeu_pd(l + j, _mm512_add_pd(_mm512_loadu_pd(l + j), cvt8_avx512(k, src, j)));
+    for (; j < n; j++) l[j] = l[j] + ld(k, src, j);
+}
+
+__attribute__((target("avx2,f16c")))
+static void add_row_avx2(el_kind k, double *l, const void *src, size_t n)
+{
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4)
+        _mm256_storeu_pd(l + j, _mm256_add_pd(_mm256_loadu_pd(l + j), cvt4_avx2(k, src, j)));
+    for (; j < n; j++) l[j] = l[j] + ld(k, src, j);
+}
+
 static int have_avx512 = -1;
 static bool avx512_ok(void)
 {
@@ -130,6 +222,25 @@ static bool avx512_ok(void)
     }
     return have_avx512 == 1;
 }
+
+/* The level the vector loops of this file may use: the run's level capped
+ * by what the CPU has (a negative isa: the CPU's best). */
+static int cpu_level = -1;
+static int vec_level(int isa)
+{
+    if (cpu_level < 0) {
+        __builtin_cpu_init();
+        bool f16c = __builtin_cpu_supports("f16c");
+        if (f16c && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+            cpu_level = PLUMB_ISA_AVX512;
+        else if (f16c && __builtin_cpu_supports("avx2"))
+            cpu_level = PLUMB_ISA_AVX2;
+        else
+            cpu_level = PLUMB_ISA_PORTABLE;
+    }
+    return isa < 0 || isa > cpu_level ? cpu_level : isa;
+}
 #endif
 
 /* ISA level < 0: decide from the CPU (the rt_sum_* entry points have no
@@ -137,9 +248,13 @@ static bool avx512_ok(void)
 static double block_sum(el_kind k, const void *p, size_t n, int isa)
 {
 #if RT_X86
-    bool vec = isa < 0 ? avx512_ok() : isa == PLUMB_ISA_AVX512;
-    if (vec && k == EL_F32) return block_sum_f32_avx512(p, n);
-    if (vec && k == EL_F64) return block_sum_f64_avx512(p, n);
+    int lv = vec_level(isa);
+    if (lv == PLUMB_ISA_AVX512) {
+        if (k == EL_F32) return block_sum_f32_avx512(p, n);
+        if (k == EL_F64) return block_sum_f64_avx512(p, n);
+        return block_sum_half_avx512(k, p, n);
+    }
+    if (lv == PLUMB_ISA_AVX2) return block_sum_avx2(k, p, n);
 #else
     (void)isa;
 #endif
@@ -301,6 +416,7 @@ static red_kind recognise(const ir_op *op, plumb_dtype elem)
     case PLUMB_OP_MINIMUM: return RK_MIN;
     case PLUMB_OP_AND: return fl ? RK_GENERIC : RK_AND;
     case PLUMB_OP_OR: return fl ? RK_GENERIC : RK_OR;
+    case PLUMB_OP_XOR: return fl ? RK_GENERIC : RK_XOR;
     default: return RK_GENERIC;
     }
 }
@@ -345,6 +461,7 @@ static uint64_t ifold(red_kind k, plumb_dtype t, uint64_t acc, uint64_t v)
 {
     if (t == PLUMB_I1) {
         if (k == RK_ADD || k == RK_MAX || k == RK_OR) return (acc | v) & 1;
+        if (k == RK_XOR) return (acc ^ v) & 1;
         return acc & v & 1;
     }
     switch (k) {
@@ -352,6 +469,7 @@ static uint64_t ifold(red_kind k, plumb_dtype t, uint64_t acc, uint64_t v)
     case RK_MUL: return acc * v;
     case RK_AND: return acc & v;
     case RK_OR: return acc | v;
+    case RK_XOR: return acc ^ v;
     case RK_MAX:
     case RK_MIN: {
         bool gt = plumb_dtype_is_signed(t) ? (int64_t)acc > (int64_t)v : acc > v;
@@ -371,6 +489,330 @@ static uint64_t round_to(plumb_dtype t, double v)
     default: return plumb_f64_to_bf16(v);
     }
 }
+
+#if RT_X86
+/* ---- exact folds as vector loops ---------------------------------------------------- */
+
+/* Integer folds and float max/min, which are exact in any order: wrapping
+ * add and multiply, and, or and xor are associative and commutative modulo
+ * 2^width, and so are the integer maximum and minimum. A float maximum or
+ * minimum without NaNs is the integer maximum or minimum of the bit
+ * patterns mapped to ordered integers (negative values mirrored below zero:
+ * -0 -> -1 < +0 -> 0), so the vector loops reorder freely and still give the
+ * portable loops' bits. With a NaN anywhere (init included) the result is
+ * the first NaN in the reference's order: the loops report it and the
+ * caller runs the sequential loop. The loops are written once with vector
+ * types of 64 bytes and compiled per ISA level (two ymm halves on AVX2). */
+enum vop { VO_ADD, VO_MUL, VO_AND, VO_OR, VO_XOR, VO_SMAX, VO_SMIN, VO_UMAX, VO_UMIN, VO_FMAX, VO_FMIN };
+
+static inline uint64_t w_mask(unsigned w) { return w == 64 ? ~0ull : (1ull << w) - 1; }
+static inline int64_t w_sext(unsigned w, uint64_t v)
+{
+    return w == 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w);
+}
+/* The ordered-integer image of a float bit pattern (an involution). */
+static inline uint64_t w_fmap(unsigned w, uint64_t x)
+{
+    return (x ^ (w_sext(w, x) < 0 ? w_mask(w) >> 1 : 0)) & w_mask(w);
+}
+
+static uint64_t w_fold(int op, unsigned w, uint64_t a, uint64_t b)
+{
+    uint64_t m = w_mask(w), r;
+    switch (op) {
+    case VO_ADD: r = a + b; break;
+    case VO_MUL: r = a * b; break;
+    case VO_AND: r = a & b; break;
+    case VO_OR: r = a | b; break;
+    case VO_XOR: r = a ^ b; break;
+    case VO_SMAX: case VO_FMAX: r = w_sext(w, a) > w_sext(w, b) ? a : b; break;
+    case VO_SMIN: case VO_FMIN: r = w_sext(w, a) < w_sext(w, b) ? a : b; break;
+    case VO_UMAX: r = (a & m) > (b & m) ? a : b; break;
+    default: r = (a & m) < (b & m) ? a : b; break;
+    }
+    return r & m;
+}
+
+static uint64_t w_ident(int op, unsigned w, uint64_t init)
+{
+    switch (op) {
+    case VO_ADD: case VO_OR: case VO_XOR: return 0;
+    case VO_MUL: return 1;
+    case VO_AND: return w_mask(w);
+    case VO_FMAX: case VO_FMIN: return w_fmap(w, init);
+    default: return init & w_mask(w);
+    }
+}
+
+static inline uint64_t w_load(unsigned w, const void *p, size_t i)
+{
+    switch (w) {
+    case 8: return ((const uint8_t *)p)[i];
+    case 16: return ((const uint16_t *)p)[i];
+    case 32: return ((const uint32_t *)p)[i];
+    default: return ((const uint64_t *)p)[i];
+    }
+}
+
+static inline void w_store(unsigned w, void *p, size_t i, uint64_t v)
+{
+    switch (w) {
+    case 8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case 32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    default: ((uint64_t *)p)[i] = v; break;
+    }
+}
+
+typedef uint8_t rv_u8 __attribute__((vector_size(64)));
+typedef int8_t rv_s8 __attribute__((vector_size(64)));
+typedef uint16_t rv_u16 __attribute__((vector_size(64)));
+typedef int16_t rv_s16 __attribute__((vector_size(64)));
+typedef uint32_t rv_u32 __attribute__((vector_size(64)));
+typedef int32_t rv_s32 __attribute__((vector_size(64)));
+typedef uint64_t rv_u64 __attribute__((vector_size(64)));
+typedef int64_t rv_s64 __attribute__((vector_size(64)));
+
+#define RV_SEL(m, a, b) ((b) ^ (((a) ^ (b)) & (VU)(m)))
+#define RV_ADD(a, b) ((a) + (b))
+#define RV_MUL(a, b) ((a) * (b))
+#define RV_AND(a, b) ((a) & (b))
+#define RV_OR(a, b) ((a) | (b))
+#define RV_XOR(a, b) ((a) ^ (b))
+#define RV_SMAX(a, b) RV_SEL((VS)(a) > (VS)(b), a, b)
+#define RV_SMIN(a, b) RV_SEL((VS)(a) < (VS)(b), a, b)
+#define RV_UMAX(a, b) RV_SEL((a) > (b), a, b)
+#define RV_UMIN(a, b) RV_SEL((a) < (b), a, b)
+/* Float lanes: note NaNs (magnitude above infinity's), then map. */
+#define RV_PRE_NONE(x) (x)
+#define RV_PRE_F(x) (nanv |= (VU)((VS)((x) & magv) > (VS)infv), (x) ^ ((VU)((VS)(x) >> (W - 1)) & magv))
+
+/* Row fold: 4 accumulators of L lanes, lanes then tail folded in scalar. */
+#define RV_ROW(OPV, PRE)                                                                   \
+    do {                                                                                   \
+        VU a0 = (VU){0} + (T)id, a1 = a0, a2 = a0, a3 = a0, x0, x1, x2, x3;                \
+        for (; i + 4 * L <= n; i += 4 * L) {                                               \
+            memcpy(&x0, s + i, 64); memcpy(&x1, s + i + L, 64);                            \
+            memcpy(&x2, s + i + 2 * L, 64); memcpy(&x3, s + i + 3 * L, 64);                \
+            x0 = PRE(x0); x1 = PRE(x1); x2 = PRE(x2); x3 = PRE(x3);                        \
+            a0 = OPV(a0, x0); a1 = OPV(a1, x1); a2 = OPV(a2, x2); a3 = OPV(a3, x3);        \
+        }                                                                                  \
+        for (; i + L <= n; i += L) {                                                       \
+            memcpy(&x0, s + i, 64);                                                        \
+            x0 = PRE(x0);                                                                  \
+            a0 = OPV(a0, x0);                                                              \
+        }                                                                                  \
+        a0 = OPV(a0, a1); a2 = OPV(a2, a3); a0 = OPV(a0, a2);                              \
+        memcpy(lanes, &a0, 64);                                                            \
+    } while (0)
+
+/* Column fold of rows x [j0, j1) (j1 - j0 a multiple of L) into d, which
+ * holds the identity (or mapped init) on entry. */
+#define RV_COL(OPV, PRE)                                                                   \
+    do {                                                                                   \
+        for (size_t r = 0; r < rows; r++) {                                                \
+            const T *sr = s + r * inner;                                                   \
+            for (size_t j = j0; j < j1; j += L) {                                          \
+                VU a, x;                                                                   \
+                memcpy(&a, d + j, 64); memcpy(&x, sr + j, 64);                             \
+                x = PRE(x);                                                                \
+                a = OPV(a, x);                                                             \
+                memcpy(d + j, &a, 64);                                                     \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+#define RV_SWITCH(M)                                                                       \
+    switch (op) {                                                                          \
+    case VO_ADD: M(RV_ADD, RV_PRE_NONE); break;                                            \
+    case VO_MUL: M(RV_MUL, RV_PRE_NONE); break;                                            \
+    case VO_AND: M(RV_AND, RV_PRE_NONE); break;                                            \
+    case VO_OR: M(RV_OR, RV_PRE_NONE); break;                                              \
+    case VO_XOR: M(RV_XOR, RV_PRE_NONE); break;                                            \
+    case VO_SMAX: M(RV_SMAX, RV_PRE_NONE); break;                                          \
+    case VO_SMIN: M(RV_SMIN, RV_PRE_NONE); break;                                          \
+    case VO_UMAX: M(RV_UMAX, RV_PRE_NONE); break;                                          \
+    case VO_UMIN: M(RV_UMIN, RV_PRE_NONE); break;                                          \
+    case VO_FMAX: M(RV_SMAX, RV_PRE_F); break;                                             \
+    default: M(RV_SMIN, RV_PRE_F); break;                                                  \
+    }
+
+/* Folds row p[0, n) with op, starting from init; false when a float op
+ * meets a NaN. *out gets the folded bits (unmapped). */
+#define RV_DEF_ROW(WW, SUF, ATTR)                                                          \
+    ATTR static bool vrow_##WW##SUF(int op, const void *p, size_t n, uint64_t init,         \
+                                    uint64_t inf, uint64_t *out)                           \
+    {                                                                                      \
+        typedef rv_u##WW VU;                                                               \
+        typedef rv_s##WW VS;                                                               \
+        typedef uint##WW##_t T;                                                            \
+        enum { W = WW, L = 64 / (WW / 8) };                                                \
+        const T *s = p;                                                                    \
+        const VU magv = (VU){0} + (T)(w_mask(W) >> 1), infv = (VU){0} + (T)inf;            \
+        VU nanv = (VU){0};                                                                 \
+        uint64_t id = w_ident(op, W, init);                                                \
+        T lanes[L];                                                                        \
+        size_t i = 0;                                                                      \
+        RV_SWITCH(RV_ROW)                                                                  \
+        bool fl = op == VO_FMAX || op == VO_FMIN;                                          \
+        T nl[L];                                                                           \
+        memcpy(nl, &nanv, 64);                                                             \
+        uint64_t acc = id;                                                                 \
+        for (unsigned k = 0; k < L; k++) {                                                 \
+            if (nl[k]) return false;                                                       \
+            acc = w_fold(op, W, acc, lanes[k]);                                            \
+        }                                                                                  \
+        for (; i < n; i++) {                                                               \
+            uint64_t v = s[i];                                                             \
+            if (fl) {                                                                      \
+                if ((v & (w_mask(W) >> 1)) > inf) return false;                            \
+                v = w_fmap(W, v);                                                          \
+            }                                                                              \
+            acc = w_fold(op, W, acc, v);                                                   \
+        }                                                                                  \
+        if (!fl) acc = w_fold(op, W, init, acc);                                           \
+        *out = fl ? w_fmap(W, acc) : acc;                                                  \
+        return true;                                                                       \
+    }
+
+/* Folds the columns of src [rows, inner] into dst [inner]; false (dst
+ * undefined) when a float op meets a NaN. */
+#define RV_DEF_COL(WW, SUF, ATTR)                                                          \
+    ATTR static bool vcol_##WW##SUF(int op, void *dst, const void *src, size_t rows,        \
+                                    size_t inner, uint64_t init, uint64_t inf)             \
+    {                                                                                      \
+        typedef rv_u##WW VU;                                                               \
+        typedef rv_s##WW VS;                                                               \
+        typedef uint##WW##_t T;                                                            \
+        enum { W = WW, L = 64 / (WW / 8), JB = 4096 / (WW / 8) };                          \
+        const T *s = src;                                                                  \
+        T *d = dst;                                                                        \
+        const VU magv = (VU){0} + (T)(w_mask(W) >> 1), infv = (VU){0} + (T)inf;            \
+        VU nanv = (VU){0};                                                                 \
+        bool fl = op == VO_FMAX || op == VO_FMIN;                                          \
+        uint64_t id = w_ident(op, W, init);                                                \
+        size_t vend = inner - inner % L;                                                   \
+        for (size_t j = 0; j < inner; j++) d[j] = (T)id;                                   \
+        for (size_t j0 = 0; j0 < vend; j0 += JB) {                                         \
+            size_t j1 = j0 + JB < vend ? j0 + JB : vend;                                   \
+            RV_SWITCH(RV_COL)                                                              \
+        }                                                                                  \
+        T nl[L];                                                                           \
+        memcpy(nl, &nanv, 64);                                                             \
+        for (unsigned k = 0; k < L; k++)                                                   \
+            if (nl[k]) return false;                                                       \
+        for (size_t r = 0; r < rows; r++)                                                  \
+            for (size_t j = vend; j < inner; j++) {                                        \
+                uint64_t v = s[r * inner + j];                                             \
+                if (fl) {                                                                  \
+                    if ((v & (w_mask(W) >> 1)) > inf) return false;                        \
+                    v = w_fmap(W, v);                                                      \
+                }                                                                          \
+                d[j] = (T)w_fold(op, W, d[j], v);                                          \
+            }                                                                              \
+        for (size_t j = 0; j < inner; j++)                                                 \
+            d[j] = (T)(fl ? w_fmap(W, d[j]) : w_fold(op, W, init, d[j]));                  \
+        return true;                                                                       \
+    }
+
+#define RV_ATTR_512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define RV_ATTR_256 __attribute__((target("avx2")))
+RV_DEF_ROW(8, _512, RV_ATTR_512)
+RV_DEF_ROW(16, _512, RV_ATTR_512)
+RV_DEF_ROW(32, _512, RV_ATTR_512)
+RV_DEF_ROW(64, _512, RV_ATTR_512)
+RV_DEF_ROW(8, _256, RV_ATTR_256)
+RV_DEF_ROW(16, _256, RV_ATTR_256)
+RV_DEF_ROW(32, _256, RV_ATTR_256)
+RV_DEF_ROW(64, _256, RV_ATTR_256)
+RV_DEF_COL(8, _512, RV_ATTR_512)
+RV_DEF_COL(16, _512, RV_ATTR_512)
+RV_DEF_COL(32, _512, RV_ATTR_512)
+RV_DEF_COL(64, _512, RV_ATTR_512)
+RV_DEF_COL(8, _256, RV_ATTR_256)
+RV_DEF_COL(16, _256, RV_ATTR_256)
+RV_DEF_COL(32, _256, RV_ATTR_256)
+RV_DEF_COL(64, _256, RV_ATTR_256)
+
+typedef bool (*vrow_fn)(int, const void *, size_t, uint64_t, uint64_t, uint64_t *);
+typedef bool (*vcol_fn)(int, void *, const void *, size_t, size_t, uint64_t, uint64_t);
+
+/* The vector fold for a plan, or -1 (float sums and products keep their
+ * ordered loops). i1 holds 0 or 1 per byte: or/and/xor of bytes keep the
+ * low bit's fold, and add/max are or, multiply/min are and. */
+static int plan_vop(const red_plan *p)
+{
+    if (plumb_dtype_is_float(p->t))
+        return p->kind == RK_MAX ? VO_FMAX : p->kind == RK_MIN ? VO_FMIN : -1;
+    bool sg = plumb_dtype_is_signed(p->t);
+    if (p->t == PLUMB_I1) {
+        switch (p->kind) {
+        case RK_ADD: case RK_MAX: case RK_OR: return VO_OR;
+        case RK_XOR: return VO_XOR;
+        default: return VO_AND;
+        }
+    }
+    switch (p->kind) {
+    case RK_ADD: return VO_ADD;
+    case RK_MUL: return VO_MUL;
+    case RK_AND: return VO_AND;
+    case RK_OR: return VO_OR;
+    case RK_XOR: return VO_XOR;
+    case RK_MAX: return sg ? VO_SMAX : VO_UMAX;
+    case RK_MIN: return sg ? VO_SMIN : VO_UMIN;
+    default: return -1;
+    }
+}
+
+/* Bit pattern of a float type's +infinity (anything above it in magnitude
+ * is a NaN). */
+static uint64_t inf_bits(plumb_dtype t)
+{
+    switch (t) {
+    case PLUMB_F16: return 0x7c00;
+    case PLUMB_BF16: return 0x7f80;
+    case PLUMB_F32: return 0x7f800000;
+    case PLUMB_F64: return 0x7ff0000000000000ull;
+    default: return 0;
+    }
+}
+
+static unsigned plan_width(const red_plan *p) { return (unsigned)plumb_dtype_size(p->t) * 8; }
+
+/* Whether the vector loops may run: a vector level and, for float max/min,
+ * an init that is not a NaN. */
+static bool vec_usable(const red_plan *p, int isa, int vop)
+{
+    if (vop < 0 || vec_level(isa) < PLUMB_ISA_AVX2) return false;
+    unsigned w = plan_width(p);
+    if (w != 8 && w != 16 && w != 32 && w != 64) return false;
+    if (vop == VO_FMAX || vop == VO_FMIN)
+        return (p->init_bits & (w_mask(w) >> 1)) <= inf_bits(p->t);
+    return true;
+}
+
+static vrow_fn pick_row(unsigned w, int isa)
+{
+    bool z = vec_level(isa) == PLUMB_ISA_AVX512;
+    switch (w) {
+    case 8: return z ? vrow_8_512 : vrow_8_256;
+    case 16: return z ? vrow_16_512 : vrow_16_256;
+    case 32: return z ? vrow_32_512 : vrow_32_256;
+    default: return z ? vrow_64_512 : vrow_64_256;
+    }
+}
+
+static vcol_fn pick_col(unsigned w, int isa)
+{
+    bool z = vec_level(isa) == PLUMB_ISA_AVX512;
+    switch (w) {
+    case 8: return z ? vcol_8_512 : vcol_8_256;
+    case 16: return z ? vcol_16_512 : vcol_16_256;
+    case 32: return z ? vcol_32_512 : vcol_32_256;
+    default: return z ? vcol_64_512 : vcol_64_256;
+    }
+}
+#endif
 
 /* ---- per-output work ------------------------------------------------------------ */
 
@@ -394,6 +836,16 @@ static void reduce_row(red_plan *p, uint64_t o, int isa)
     size_t es = plumb_dtype_size(p->t);
     const unsigned char *row = (const unsigned char *)p->src + o * p->len * es;
     uint64_t n = p->len;
+#if RT_X86
+    int vop = plan_vop(p);
+    if (vec_usable(p, isa, vop)) {
+        uint64_t bits;
+        if (pick_row(plan_width(p), isa)(vop, row, (size_t)n, p->init_bits, inf_bits(p->t), &bits)) {
+            plumb_store_bits(p->t, p->dst, (size_t)o, p->t == PLUMB_I1 ? bits & 1 : bits);
+            return;
+        }
+    }
+#endif
     if (plumb_dtype_is_float(p->t)) {
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
         double r;
@@ -426,10 +878,33 @@ static void reduce_row(red_plan *p, uint64_t o, int isa)
  * rows in the same tree as row_sum (blocks of RT_SUM_BLOCK rows folded
  * pairwise; inside a block, rows strided over RT_SUM_LANES lanes). buf holds
  * RT_SUM_LANES*inner + inner*levels doubles. */
-static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *lanes, double *out)
+/* l[j] = l[j] + src[j] for j < n, at the run's level. */
+static void add_row(el_kind ek, double *l, const void *src, size_t n, int isa)
+{
+#if RT_X86
+    int lv = vec_level(isa);
+    if (lv == PLUMB_ISA_AVX512) { add_row_avx512(ek, l, src, n); return; }
+    if (lv == PLUMB_ISA_AVX2) { add_row_avx2(ek, l, src, n); return; }
+#else
+    (void)isa;
+#endif
+    for (size_t j = 0; j < n; j++) l[j] = l[j] + ld(ek, src, j);
+}
+
+static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *lanes, double *out,
+                      int isa)
 {
     size_t es = el_size(ek);
     for (uint64_t i = 0; i < RT_SUM_LANES * inner; i++) lanes[i] = -0.0;
+    if (isa != PLUMB_ISA_PORTABLE) {
+        for (uint64_t r = 0; r < rows; r++)
+            add_row(ek, lanes + (r % RT_SUM_LANES) * inner, base + r * inner * es, (size_t)inner, isa);
+        for (unsigned w = RT_SUM_LANES / 2; w >= 1; w /= 2)
+            for (unsigned i = 0; i < w; i++)
+                add_row(EL_F64, lanes + i * inner, lanes + (i + w) * inner, (size_t)inner, isa);
+        memcpy(out, lanes, inner * sizeof(double));
+        return;
+    }
     for (uint64_t r = 0; r < rows; r++) {
         double *l = lanes + (r % RT_SUM_LANES) * inner;
         const unsigned char *src = base + r * inner * es;
@@ -450,22 +925,23 @@ static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint
     memcpy(out, lanes, inner * sizeof(double));
 }
 
-static void col_sum(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *buf, double *out)
+static void col_sum(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *buf, double *out,
+                    int isa)
 {
     if (rows <= RT_SUM_BLOCK) {
         if (rows == 0) {
             for (uint64_t j = 0; j < inner; j++) out[j] = -0.0;
             return;
         }
-        col_block(ek, base, rows, inner, buf, out);
+        col_block(ek, base, rows, inner, buf, out, isa);
         return;
     }
     uint64_t nb = (rows + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK, h = 1;
     while (h * 2 < nb) h *= 2;
     uint64_t split = h * RT_SUM_BLOCK;
     double *tmp = buf + RT_SUM_LANES * inner;   /* next level's partial */
-    col_sum(ek, base, split, inner, tmp + inner, out);
-    col_sum(ek, base + split * inner * el_size(ek), rows - split, inner, tmp + inner, tmp);
+    col_sum(ek, base, split, inner, tmp + inner, out, isa);
+    col_sum(ek, base + split * inner * el_size(ek), rows - split, inner, tmp + inner, tmp, isa);
     for (uint64_t j = 0; j < inner; j++) out[j] = out[j] + tmp[j];
 }
 
@@ -478,14 +954,26 @@ static unsigned col_levels(uint64_t rows)
 }
 
 /* Reduces outer slice o of a simple plan with inner > 1. */
-static void reduce_cols(red_plan *p, uint64_t o, double *buf)
+static void reduce_cols(red_plan *p, uint64_t o, double *buf, int isa)
 {
     size_t es = plumb_dtype_size(p->t);
     const unsigned char *base = (const unsigned char *)p->src + o * p->len * p->inner * es;
     uint64_t inner = p->inner, n = p->len;
+#if RT_X86
+    int vop = plan_vop(p);
+    if (vec_usable(p, isa, vop)) {
+        unsigned char *d = (unsigned char *)p->dst + o * inner * es;
+        if (pick_col(plan_width(p), isa)(vop, d, base, (size_t)n, (size_t)inner, p->init_bits, inf_bits(p->t))) {
+            if (p->t == PLUMB_I1)
+                for (uint64_t j = 0; j < inner; j++) d[j] &= 1;
+            return;
+        }
+        /* a NaN: the sequential loop below rewrites the slice */
+    }
+#endif
     if (plumb_dtype_is_float(p->t) && p->kind == RK_ADD) {
         double *out = buf;
-        col_sum(p->ek, base, n, inner, buf + inner, out);
+        col_sum(p->ek, base, n, inner, buf + inner, out, isa);
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
         for (uint64_t j = 0; j < inner; j++)
             plumb_store_bits(p->t, p->dst, (size_t)(o * inner + j), round_to(p->t, init + out[j]));
@@ -522,7 +1010,7 @@ static void red_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         if (j->p->inner == 1)
             reduce_row(j->p, o, j->isa);
         else
-            reduce_cols(j->p, o, j->colbuf + (size_t)chunk * j->colbuf_len);
+            reduce_cols(j->p, o, j->colbuf + (size_t)chunk * j->colbuf_len, j->isa);
     }
 }
 
