@@ -1,9 +1,599 @@
 /* Vectorized elementwise loops for f16 and bf16 element types (see rt_ew_args in
- * rt_internal.h): the element engine offers each op here first. */
+ * rt_internal.h): the element engine offers each op here first.
+ *
+ * Every loop gives the engine's per-element bits (docs/runtime-ew-half.md has
+ * the argument for each op):
+ * - add, subtract, multiply, divide, sqrt: both operands widened exactly to
+ *   f32, one f32 operation, one rounding to the half type. f32 has at least
+ *   2p+2 bits for both half types, so the double rounding is innocuous
+ *   (Figueroa 1995), subnormal results included.
+ * - floor, ceil, round_nearest_even, round_nearest_afz: exact in f32, so
+ *   widen, round to an integer, narrow (exactly).
+ * - maximum, minimum, clamp, sign, is_finite, compare: on the 16-bit
+ *   patterns directly.
+ * - the transcendental unary ops: the double result of rt_vmath_f32d on the
+ *   exactly widened operand, rounded once to the half type (round to odd at
+ *   f32's 24 bits, then to nearest even: one correct rounding, Boldo and
+ *   Melquiond 2008); lanes whose result is NaN, subnormal, zero or at the
+ *   overflow threshold go to rt_math_narrow as in the engine.
+ * NaN operands give the first NaN operand quieted; invalid operations the
+ * positive default NaN of the type. Blocks of HB elements are widened into
+ * f32 buffers on the stack; a tail shorter than one vector runs through
+ * zero-padded buffers, so it takes the same code as the body. */
+#include <math.h>
+#include <string.h>
+
 #include "rt_internal.h"
+#include "rt_math.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define EWH_X86 1
+#else
+#define EWH_X86 0
+#endif
+
+#define HB 256u   /* elements per block; a multiple of HV */
+#define HV 32u    /* elements per step of every block loop */
+
+typedef float v16f __attribute__((vector_size(64)));
+typedef int32_t v16i __attribute__((vector_size(64)));
+typedef uint32_t v16u __attribute__((vector_size(64)));
+typedef uint16_t v16h __attribute__((vector_size(32)));
+typedef uint16_t v32h __attribute__((vector_size(64)));
+typedef int16_t v32s __attribute__((vector_size(64)));
+typedef int8_t v32b __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef int64_t v8l __attribute__((vector_size(64)));
+typedef uint64_t v8q __attribute__((vector_size(64)));
+typedef uint32_t v8u __attribute__((vector_size(32)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef int8_t v8b __attribute__((vector_size(8)));
+
+/* Bit layout of a half type. */
+typedef struct hinfo {
+    uint16_t em;      /* exponent field mask (infinity's pattern) */
+    uint16_t q;       /* quiet bit */
+    uint16_t one;     /* 1.0 */
+    uint16_t dnan;    /* default NaN */
+    double min_normal, max_finite;
+} hinfo;
+
+static const hinfo H_F16 = {0x7C00, 0x200, 0x3C00, 0x7E00, 0x1p-14, 65504.0};
+static const hinfo H_BF16 = {0x7F80, 0x40, 0x3F80, 0x7FC0, 0x1p-126, 0x1.FEp127};
+
+enum hclass { HC_ARITH, HC_SQRT, HC_ROUND, HC_MINMAX, HC_CLAMP, HC_SIGN, HC_FINITE, HC_CMP, HC_VMATH };
+enum hround { HR_FLOOR, HR_CEIL, HR_EVEN, HR_AFZ };
+
+/* One run of the op over blocks. */
+typedef struct hjob {
+    plumb_opcode code;
+    plumb_dtype t;
+    const hinfo *h;
+    enum hclass cls;
+    int sub;              /* HR_* of HC_ROUND; want_max of HC_MINMAX */
+    ir_cmp_dir dir;
+    bool total;           /* TOTALORDER comparison */
+    rt_vmath_f32d_fn fn;  /* HC_VMATH */
+} hjob;
+
+/* 64-byte vector values between static functions of one file: no ABI to keep */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* ---- f16 <-> f32 in bit arithmetic (the portable path) ---------------------------
+ * Widening: the 15 magnitude bits shifted into f32's place give 2^-112 times
+ * the value (subnormal halves become f32 subnormals), so one exact
+ * multiplication by 2^112 rebiases; infinities and NaNs get f32's exponent,
+ * NaNs the quiet bit (as the shared conversion and F16C do). Narrowing:
+ * below 2^-14, adding 0.5 rounds to a multiple of 2^-24 (the ulp of [0.5, 1))
+ * to nearest even in hardware; above, the classic rebias with a round bit. */
+static inline __attribute__((always_inline)) v16f f16_widen_lanes(v16u h)
+{
+    v16u s = (h & 0x8000) << 16, m = h & 0x7FFF;
+    v16f f;
+    v16u mb = m << 13;
+    memcpy(&f, &mb, 64);
+    f = f * 0x1p112f;
+    v16u fb;
+    memcpy(&fb, &f, 64);
+    v16u special = (v16u)(m >= 0x7C00);
+    v16u nan = (v16u)(m > 0x7C00);
+    v16u sp = 0x7F800000 | ((m & 0x3FF) << 13) | (nan & 0x400000);
+    fb = (special & sp) | (~special & fb);
+    fb |= s;
+    memcpy(&f, &fb, 64);
+    return f;
+}
+
+static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
+{
+    v16u u;
+    memcpy(&u, &x, 64);
+    v16u s = (u >> 16) & 0x8000, a = u & 0x7FFFFFFF;
+    v16u nan = (v16u)(a > 0x7F800000);
+    v16u big = (v16u)(a >= 0x477FF000);          /* 65520 and above round to infinity */
+    v16u small = (v16u)(a < 0x38800000);         /* below 2^-14 */
+    v16f af, half = {0};
+    half += 0.5f;
+    memcpy(&af, &a, 64);
+    v16f d = af + half;
+    v16u db, hb;
+    memcpy(&db, &d, 64);
+    memcpy(&hb, &half, 64);
+    v16u sub = db - hb;
+    v16u nrm = (a + ((uint32_t)(15 - 127) << 23) + 0xFFF + ((a >> 13) & 1)) >> 13;
+    v16u r = (small & sub) | (~small & nrm);
+    r = (big & 0x7C00) | (~big & r);
+    r = (nan & (0x7E00 | ((a >> 13) & 0x3FF))) | (~nan & r);
+    return r | s;
+}
+
+#define HALF_LOOPS(SUF, TARGET)                                                                   \
+    __attribute__((unused)) TARGET static void f16_widen_bits##SUF(const uint16_t *x, float *o, size_t n) \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += 16) {                                                      \
+            v16h h;                                                                               \
+            memcpy(&h, x + i, 32);                                                                \
+            v16f f = f16_widen_lanes(__builtin_convertvector(h, v16u));                           \
+            memcpy(o + i, &f, 64);                                                                \
+        }                                                                                         \
+    }                                                                                             \
+    __attribute__((unused)) TARGET static void f16_narrow_bits##SUF(const float *x, uint16_t *o, size_t n) \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += 16) {                                                      \
+            v16f f;                                                                               \
+            memcpy(&f, x + i, 64);                                                                \
+            v16h h = __builtin_convertvector(f16_narrow_lanes(f), v16h);                          \
+            memcpy(o + i, &h, 32);                                                                \
+        }                                                                                         \
+    }                                                                                             \
+    /* bf16 is the top half of an f32: widening is a shift (a NaN keeps its  */                  \
+    /* bits; the loops quiet NaNs where the op needs it); narrowing rounds   */                  \
+    /* to nearest even at bit 16, a NaN keeps sign and top payload, quieted. */                  \
+    TARGET static void bf16_widen##SUF(const uint16_t *x, float *o, size_t n)                    \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += 16) {                                                      \
+            v16h h;                                                                               \
+            memcpy(&h, x + i, 32);                                                                \
+            v16u u = __builtin_convertvector(h, v16u) << 16;                                      \
+            memcpy(o + i, &u, 64);                                                                \
+        }                                                                                         \
+    }                                                                                             \
+    TARGET static void bf16_narrow##SUF(const float *x, uint16_t *o, size_t n)                   \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += 16) {                                                      \
+            v16u v;                                                                               \
+            memcpy(&v, x + i, 64);                                                                \
+            v16u nan = (v16u)((v & 0x7FFFFFFF) > 0x7F800000);                                     \
+            v16u r = (v + 0x7FFF + ((v >> 16) & 1)) >> 16;                                        \
+            r = (nan & ((v >> 16) | 0x40)) | (~nan & r);                                          \
+            v16h h = __builtin_convertvector(r, v16h);                                            \
+            memcpy(o + i, &h, 32);                                                                \
+        }                                                                                         \
+    }                                                                                             \
+    /* f32 arithmetic with the NaN rule fixed up per lane (the operation    */                  \
+    /* itself may pick either operand's NaN).                                */                  \
+    TARGET static void arith##SUF(plumb_opcode code, const float *a, const float *b, float *o,   \
+                                  size_t n)                                                       \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += 16) {                                                      \
+            v16f x, y, r;                                                                         \
+            memcpy(&x, a + i, 64);                                                                \
+            memcpy(&y, b + i, 64);                                                                \
+            switch (code) {                                                                       \
+            case PLUMB_OP_ADD: r = x + y; break;                                                  \
+            case PLUMB_OP_SUBTRACT: r = x - y; break;                                             \
+            case PLUMB_OP_MULTIPLY: r = x * y; break;                                             \
+            default: r = x / y; break;                                                            \
+            }                                                                                     \
+            v16i rn = ((v16i)r & 0x7FFFFFFF) > 0x7F800000;                                        \
+            v16i xn = ((v16i)x & 0x7FFFFFFF) > 0x7F800000;                                        \
+            v16i yn = ((v16i)y & 0x7FFFFFFF) > 0x7F800000;                                        \
+            v16i nanv = (xn & ((v16i)x | 0x400000)) |                                             \
+                        (~xn & ((yn & ((v16i)y | 0x400000)) | (~yn & 0x7FC00000)));               \
+            r = (v16f)((rn & nanv) | (~rn & (v16i)r));                                            \
+            memcpy(o + i, &r, 64);                                                                \
+        }                                                                                         \
+    }                                                                                             \
+    /* Rounding to an integer in f32: below 2^23, (|x| + 2^23) - 2^23 is     */                  \
+    /* |x| rounded to nearest even (the default mode, never changed); the    */                  \
+    /* other directions step from it by one; the sign is x's (floor(-0.3) =  */                  \
+    /* -1, ceil(-0.7) = -0). Both steps are exact.                           */                  \
+    TARGET static void round##SUF(enum hround mode, const float *a, float *o, size_t n)          \
+    {                                                                                             \
+        const v16f two23 = (v16f){0} + 0x1p23f, onef = (v16f){0} + 1.0f, halff = (v16f){0} + 0.5f; \
+        for (size_t i = 0; i < n; i += 16) {                                                      \
+            v16i u;                                                                               \
+            memcpy(&u, a + i, 64);                                                                \
+            v16i sg = u & (int32_t)0x80000000, ab = u & 0x7FFFFFFF;                                \
+            v16f ax = (v16f)ab;                                                                   \
+            v16f r = (ax + two23) - two23, m;                                                     \
+            v16i up = r < ax, down = r > ax;                                                      \
+            v16i neg = sg != 0;                                                                   \
+            switch (mode) {                                                                       \
+            case HR_FLOOR: /* magnitude: down for +, up for - */                                  \
+                m = r - (v16f)(down & ~neg & (v16i)onef) + (v16f)(up & neg & (v16i)onef);         \
+                break;                                                                            \
+            case HR_CEIL:                                                                         \
+                m = r + (v16f)(up & ~neg & (v16i)onef) - (v16f)(down & neg & (v16i)onef);         \
+                break;                                                                            \
+            case HR_AFZ:                                                                          \
+                m = r + (v16f)(((ax - r) >= halff) & (v16i)onef);                                 \
+                break;                                                                            \
+            default:                                                                              \
+                m = r;                                                                            \
+                break;                                                                            \
+            }                                                                                     \
+            v16i big = ab >= 0x4B000000; /* 2^23 and above (inf too): integral */                 \
+            v16i res = (big & ab) | (~big & (v16i)m);                                             \
+            res |= sg;                                                                            \
+            v16i xn = ab > 0x7F800000;                                                            \
+            res = (xn & (u | 0x400000)) | (~xn & res);                                            \
+            memcpy(o + i, &res, 64);                                                              \
+        }                                                                                         \
+    }                                                                                             \
+    /* maximum/minimum on the patterns: the signed keys x ^ (sign ? 0x7FFF : 0) */               \
+    /* order the non-NaN values with -0 below +0; NaN operands fixed after.    */                \
+    TARGET static inline __attribute__((always_inline)) v32h minmax_v##SUF(const hinfo *h, bool want_max, v32h x, v32h y)              \
+    {                                                                                             \
+        v32s kx = (v32s)x ^ (((v32s)x >> 15) & 0x7FFF), ky = (v32s)y ^ (((v32s)y >> 15) & 0x7FFF); \
+        v32s px = want_max ? kx > ky : kx < ky;                                                   \
+        v32s r = (px & (v32s)x) | (~px & (v32s)y);                                                \
+        v32s xn = (v32s)(x & 0x7FFF) > (int16_t)h->em, yn = (v32s)(y & 0x7FFF) > (int16_t)h->em;  \
+        v32s q = (v32s){0} + (int16_t)h->q;                                                       \
+        r = (xn & ((v32s)x | q)) | (~xn & ((yn & ((v32s)y | q)) | (~yn & r)));                   \
+        return (v32h)r;                                                                           \
+    }                                                                                             \
+    TARGET static void hops##SUF(const hjob *j, const uint16_t *a, const uint16_t *b,            \
+                                 const uint16_t *c, void *out, size_t n)                          \
+    {                                                                                             \
+        const hinfo *h = j->h;                                                                    \
+        uint16_t *o = out;                                                                        \
+        uint8_t *ob = out;                                                                        \
+        for (size_t i = 0; i < n; i += HV) {                                                      \
+            v32h x, y, z, r;                                                                      \
+            memcpy(&x, a + i, 64);                                                                \
+            switch (j->cls) {                                                                     \
+            case HC_MINMAX:                                                                       \
+                memcpy(&y, b + i, 64);                                                            \
+                r = minmax_v##SUF(h, j->sub != 0, x, y);                                          \
+                memcpy(o + i, &r, 64);                                                            \
+                break;                                                                            \
+            case HC_CLAMP: /* clamp(lo, x, hi) = min(max(x, lo), hi), x's NaN first */            \
+                memcpy(&y, b + i, 64);                                                            \
+                memcpy(&z, c + i, 64);                                                            \
+                r = minmax_v##SUF(h, false, minmax_v##SUF(h, true, y, x), z);                     \
+                memcpy(o + i, &r, 64);                                                            \
+                break;                                                                            \
+            case HC_SIGN: {                                                                       \
+                v32s m = (v32s)(x & 0x7FFF), xn = m > (int16_t)h->em, zr = m == 0;                \
+                v32s s = ((v32s)x & (int16_t)0x8000) | (int16_t)h->one;                          \
+                s = (zr & (v32s)x) | (~zr & s);                                                   \
+                s = (xn & ((v32s)x | (int16_t)h->q)) | (~xn & s);                                 \
+                memcpy(o + i, &s, 64);                                                            \
+                break;                                                                            \
+            }                                                                                     \
+            case HC_FINITE: {                                                                     \
+                v32s f = (v32s)(x & h->em) != (int16_t)h->em;                                     \
+                v32b fb = __builtin_convertvector(f, v32b) & 1;                                   \
+                memcpy(ob + i, &fb, 32);                                                          \
+                break;                                                                            \
+            }                                                                                     \
+            default: { /* HC_CMP */                                                               \
+                memcpy(&y, b + i, 64);                                                            \
+                v32s xs = (v32s)x, ys = (v32s)y, un = (v32s){0};                                  \
+                if (!j->total) { /* -0 == +0; a NaN operand: only NE holds */                     \
+                    un = ((v32s)(x & 0x7FFF) > (int16_t)h->em) | ((v32s)(y & 0x7FFF) > (int16_t)h->em); \
+                    xs &= (v32s)(x & 0x7FFF) != 0;                                                \
+                    ys &= (v32s)(y & 0x7FFF) != 0;                                                \
+                }                                                                                 \
+                v32s kx = xs ^ ((xs >> 15) & 0x7FFF), ky = ys ^ ((ys >> 15) & 0x7FFF), m;         \
+                switch (j->dir) {                                                                 \
+                case IR_CMP_EQ: m = kx == ky; break;                                              \
+                case IR_CMP_NE: m = kx != ky; break;                                              \
+                case IR_CMP_LT: m = kx < ky; break;                                               \
+                case IR_CMP_LE: m = kx <= ky; break;                                              \
+                case IR_CMP_GT: m = kx > ky; break;                                               \
+                default: m = kx >= ky; break;                                                     \
+                }                                                                                 \
+                m = j->dir == IR_CMP_NE ? (m | un) : (m & ~un);                                   \
+                v32b mb = __builtin_convertvector(m, v32b) & 1;                                   \
+                memcpy(ob + i, &mb, 32);                                                          \
+                break;                                                                            \
+            }                                                                                     \
+            }                                                                                     \
+        }                                                                                         \
+    }                                                                                             \
+    /* The double results v of a transcendental: each rounded to odd at    */                    \
+    /* f32's 24 bits (exact rounding to the half type comes after); flag   */                    \
+    /* set where the engine's special handling applies: the operand or v   */                    \
+    /* NaN, or |v| below the smallest normal or at the overflow threshold.  */                   \
+    TARGET static void odd##SUF(const hinfo *h, const double *v, const float *x, float *o,        \
+                                uint8_t *flag, size_t n)                                          \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += 8) {                                                       \
+            v8q u;                                                                                \
+            v8d d;                                                                                \
+            v8u xb;                                                                               \
+            memcpy(&u, v + i, 64);                                                                \
+            memcpy(&xb, x + i, 32);                                                               \
+            v8q a = u & 0x7FFFFFFFFFFFFFFFull;                                                    \
+            memcpy(&d, &a, 64);                                                                   \
+            v8l fl = (d < h->min_normal) | ((d >= h->max_finite) & (a < 0x7FF0000000000000ull)) | \
+                     (a > 0x7FF0000000000000ull);                                                 \
+            v8u xn = (v8u)((xb & 0x7FFFFFFF) > 0x7F800000);                                            \
+            v8q mant = a & 0xFFFFFFFFFFFFFull;                                                    \
+            v8q fb = (((a >> 52) - (1023 - 127)) << 23) | (mant >> 29) |                          \
+                     ((v8q)((mant & 0x1FFFFFFF) != 0) & 1);                                         \
+            v8q inf = (v8q)(a == 0x7FF0000000000000ull);                                          \
+            fb = (inf & 0x7F800000) | (~inf & fb);                                                \
+            fb |= (u >> 32) & 0x80000000u;                                                        \
+            v8u f32 = __builtin_convertvector(fb, v8u);                                           \
+            memcpy(o + i, &f32, 32);                                                              \
+            v8b fl8 = (__builtin_convertvector(fl, v8b) | __builtin_convertvector(xn, v8b)) & 1;  \
+            memcpy(flag + i, &fl8, 8);                                                            \
+        }                                                                                         \
+    }
+
+HALF_LOOPS(_portable, )
+#if EWH_X86
+#define T_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define T_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+HALF_LOOPS(_avx2, T_AVX2)
+HALF_LOOPS(_avx512, T_AVX512)
+
+/* F16C and AVX-512 conversions: widening is exact (a NaN quieted, payload
+ * kept); narrowing with imm 0 rounds to nearest even from the f32 and makes
+ * subnormals and infinities; a NaN keeps sign and top payload, quieted:
+ * the shared conversion's bits (the exhaustive tests compare them). */
+T_AVX2 static void f16_widen_avx2(const uint16_t *x, float *o, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8)
+        _mm256_storeu_ps(o + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
+}
+T_AVX2 static void f16_narrow_avx2(const float *x, uint16_t *o, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8)
+        _mm_storeu_si128((__m128i *)(o + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+}
+T_AVX512 static void f16_widen_avx512(const uint16_t *x, float *o, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16)
+        _mm512_storeu_ps(o + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(x + i))));
+}
+T_AVX512 static void f16_narrow_avx512(const float *x, uint16_t *o, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16)
+        _mm256_storeu_si256((__m256i *)(o + i),
+                            _mm512_cvtps_ph(_mm512_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+/* sqrt with the NaN rule: a NaN operand quieted, a negative one the
+ * positive default NaN (the instruction gives a negative one). */
+T_AVX2 static void sqrt_avx2(const float *a, float *o, size_t n)
+{
+    const __m256i q = _mm256_set1_epi32(0x400000), dn = _mm256_set1_epi32(0x7FC00000);
+    for (size_t i = 0; i < n; i += 8) {
+        __m256 x = _mm256_loadu_ps(a + i), r = _mm256_sqrt_ps(x);
+        __m256 rn = _mm256_cmp_ps(r, r, _CMP_UNORD_Q), xn = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+        __m256 nanv = _mm256_blendv_ps(_mm256_castsi256_ps(dn),
+                                       _mm256_or_ps(x, _mm256_castsi256_ps(q)), xn);
+        _mm256_storeu_ps(o + i, _mm256_blendv_ps(r, nanv, rn));
+    }
+}
+T_AVX512 static void sqrt_avx512(const float *a, float *o, size_t n)
+{
+    const __m512i q = _mm512_set1_epi32(0x400000);
+    for (size_t i = 0; i < n; i += 16) {
+        __m512 x = _mm512_loadu_ps(a + i), r = _mm512_sqrt_ps(x);
+        __mmask16 rn = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), xn = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        __m512i v = _mm512_mask_mov_epi32(_mm512_set1_epi32(0x7FC00000), xn,
+                                          _mm512_or_si512(_mm512_castps_si512(x), q));
+        _mm512_storeu_ps(o + i, _mm512_mask_mov_ps(r, rn, _mm512_castsi512_ps(v)));
+    }
+}
+
+static bool have_f16c(void)
+{
+    static int known = -1;
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        unsigned a, b, c, d;
+        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) ? 1 : 0;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 1;
+}
+#endif
+
+static void sqrt_portable(const float *a, float *o, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t xb, rb;
+        memcpy(&xb, a + i, 4);
+        float r = sqrtf(a[i]);
+        memcpy(&rb, &r, 4);
+        if ((rb & 0x7FFFFFFFu) > 0x7F800000u)
+            rb = (xb & 0x7FFFFFFFu) > 0x7F800000u ? xb | 0x400000u : 0x7FC00000u;
+        memcpy(o + i, &rb, 4);
+    }
+}
+
+/* The kernels of one ISA level. */
+typedef struct hkern {
+    void (*widen)(const uint16_t *x, float *o, size_t n);
+    void (*narrow)(const float *x, uint16_t *o, size_t n);
+    void (*arith)(plumb_opcode code, const float *a, const float *b, float *o, size_t n);
+    void (*sqrt)(const float *a, float *o, size_t n);
+    void (*round)(enum hround mode, const float *a, float *o, size_t n);
+    void (*hops)(const hjob *j, const uint16_t *a, const uint16_t *b, const uint16_t *c, void *out, size_t n);
+    void (*odd)(const hinfo *h, const double *v, const float *x, float *o, uint8_t *flag, size_t n);
+} hkern;
+
+static hkern kernels(plumb_isa isa, plumb_dtype t)
+{
+    bool f16 = t == PLUMB_F16;
+#if EWH_X86
+    if (isa == PLUMB_ISA_AVX512)
+        return (hkern){f16 ? f16_widen_avx512 : bf16_widen_avx512, f16 ? f16_narrow_avx512 : bf16_narrow_avx512,
+                       arith_avx512, sqrt_avx512, round_avx512, hops_avx512, odd_avx512};
+    if (isa == PLUMB_ISA_AVX2) {
+        bool f = have_f16c();
+        return (hkern){!f16 ? bf16_widen_avx2 : f ? f16_widen_avx2 : f16_widen_bits_avx2,
+                       !f16 ? bf16_narrow_avx2 : f ? f16_narrow_avx2 : f16_narrow_bits_avx2,
+                       arith_avx2, sqrt_avx2, round_avx2, hops_avx2, odd_avx2};
+    }
+#else
+    (void)isa;
+#endif
+    return (hkern){f16 ? f16_widen_bits_portable : bf16_widen_portable,
+                   f16 ? f16_narrow_bits_portable : bf16_narrow_portable,
+                   arith_portable, sqrt_portable, round_portable, hops_portable, odd_portable};
+}
+
+static bool classify(const rt_ew_args *a, hjob *j)
+{
+    memset(j, 0, sizeof *j);
+    j->code = a->code;
+    j->t = a->t;
+    j->h = a->t == PLUMB_F16 ? &H_F16 : &H_BF16;
+    switch (a->code) {
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+        j->cls = HC_ARITH;
+        break;
+    case PLUMB_OP_SQRT: j->cls = HC_SQRT; break;
+    case PLUMB_OP_FLOOR: j->cls = HC_ROUND; j->sub = HR_FLOOR; break;
+    case PLUMB_OP_CEIL: j->cls = HC_ROUND; j->sub = HR_CEIL; break;
+    case PLUMB_OP_ROUND_NEAREST_EVEN: j->cls = HC_ROUND; j->sub = HR_EVEN; break;
+    case PLUMB_OP_ROUND_NEAREST_AFZ: j->cls = HC_ROUND; j->sub = HR_AFZ; break;
+    case PLUMB_OP_MAXIMUM: j->cls = HC_MINMAX; j->sub = 1; break;
+    case PLUMB_OP_MINIMUM: j->cls = HC_MINMAX; j->sub = 0; break;
+    case PLUMB_OP_CLAMP: j->cls = HC_CLAMP; break;
+    case PLUMB_OP_SIGN: j->cls = HC_SIGN; break;
+    case PLUMB_OP_IS_FINITE:
+        if (a->rt != PLUMB_I1)
+            return false;
+        j->cls = HC_FINITE;
+        break;
+    case PLUMB_OP_COMPARE: {
+        ir_cmp_type ty = a->op->a.cmp_type;
+        if (a->rt != PLUMB_I1 || (ty != IR_CMP_TYPE_NONE && ty != IR_CMP_FLOAT && ty != IR_CMP_TOTALORDER))
+            return false;
+        if ((unsigned)a->op->a.cmp_dir > IR_CMP_GE)
+            return false;
+        j->cls = HC_CMP;
+        j->dir = a->op->a.cmp_dir;
+        j->total = ty == IR_CMP_TOTALORDER;
+        break;
+    }
+    case PLUMB_OP_RSQRT: case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL:
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
+    case PLUMB_OP_TAN: case PLUMB_OP_ERF:
+        j->cls = HC_VMATH;
+        j->fn = rt_vmath_f32d(a->code, a->isa);
+        if (!j->fn)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* n elements, n a multiple of HV and at most HB. */
+static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const uint16_t *y, const uint16_t *z,
+                      void *out, size_t n)
+{
+    float fa[HB], fb[HB];
+    switch (j->cls) {
+    case HC_ARITH:
+        k->widen(x, fa, n);
+        k->widen(y, fb, n);
+        k->arith(j->code, fa, fb, fa, n);
+        k->narrow(fa, out, n);
+        return;
+    case HC_SQRT:
+        k->widen(x, fa, n);
+        k->sqrt(fa, fa, n);
+        k->narrow(fa, out, n);
+        return;
+    case HC_ROUND:
+        k->widen(x, fa, n);
+        k->round((enum hround)j->sub, fa, fa, n);
+        k->narrow(fa, out, n);
+        return;
+    case HC_VMATH: {
+        double v[HB];
+        uint8_t flag[HB];
+        uint16_t *o = out;
+        k->widen(x, fa, n);
+        j->fn(fa, v, n);
+        k->odd(j->h, v, fa, fb, flag, n);
+        k->narrow(fb, o, n);
+        for (size_t i = 0; i < n; i += 8) {
+            uint64_t f8;
+            memcpy(&f8, flag + i, 8);
+            if (f8 == 0)
+                continue;
+            for (size_t l = i; l < i + 8; l++) {
+                if (!flag[l])
+                    continue;
+                uint16_t xb = x[l];
+                if ((xb & 0x7FFF) > j->h->em)
+                    o[l] = xb | j->h->q;
+                else if (isnan(v[l]))
+                    o[l] = j->h->dnan;
+                else
+                    o[l] = (uint16_t)rt_math_narrow(j->code, j->t, v[l], RT_MATH_DERR, fa[l], 0);
+            }
+        }
+        return;
+    }
+    default:
+        k->hops(j, x, y, z, out, n);
+        return;
+    }
+}
 
 bool rt_ew_half(const rt_ew_args *a)
 {
-    (void)a;
-    return false;   /* being written: everything still runs on the engine's per-element path */
+    if (a->t != PLUMB_F16 && a->t != PLUMB_BF16)
+        return false;
+    if (a->code == PLUMB_OP_CLAMP || a->code == PLUMB_OP_COMPARE) {
+        if (a->n_in != (a->code == PLUMB_OP_CLAMP ? 3u : 2u))
+            return false;
+        for (uint32_t i = 0; i < a->n_in; i++)
+            if (!a->in[i])
+                return false;
+    }
+    hjob j;
+    if (!classify(a, &j))
+        return false;
+    if (j.cls != HC_FINITE && j.cls != HC_CMP && a->rt != a->t)
+        return false;
+    hkern k = kernels(a->isa, a->t);
+    uint32_t nin = j.cls == HC_CLAMP ? 3 : (j.cls == HC_ARITH || j.cls == HC_MINMAX || j.cls == HC_CMP) ? 2 : 1;
+    size_t osz = (j.cls == HC_FINITE || j.cls == HC_CMP) ? 1 : 2;
+    for (size_t i = 0; i < a->n; i += HB) {
+        size_t m = a->n - i < HB ? a->n - i : HB;
+        const uint16_t *in[3] = {NULL, NULL, NULL};
+        for (uint32_t q = 0; q < nin; q++)
+            in[q] = (const uint16_t *)a->in[q] + i;
+        uint8_t *o = (uint8_t *)a->out + i * osz;
+        if (m % HV == 0) {
+            run_block(&j, &k, in[0], in[1], in[2], o, m);
+            continue;
+        }
+        /* the tail: zero-padded to whole steps, the same loops */
+        uint16_t pad[3][HB], po[HB];
+        size_t mm = (m + HV - 1) / HV * HV;
+        for (uint32_t q = 0; q < nin; q++) {
+            memcpy(pad[q], in[q], m * 2);
+            memset(pad[q] + m, 0, (mm - m) * 2);
+        }
+        run_block(&j, &k, pad[0], nin > 1 ? pad[1] : NULL, nin > 2 ? pad[2] : NULL, po, mm);
+        memcpy(o, po, m * osz);
+    }
+    return true;
 }

@@ -1,0 +1,507 @@
+/* The f16/bf16 vector loops of runtime/k_ew_half.c against the reference
+ * interpreter (the oracle), bit for bit and NaN payloads included, at every
+ * ISA level this CPU has: unary ops on all 65536 patterns, binary arithmetic
+ * on every pattern against a set of special and random second operands and
+ * on pairs whose results are subnormal, compare/maximum/minimum/clamp on
+ * crosses of special values, lengths 0..70 and 1000+ at unaligned starts.
+ * The transcendentals must give the element engine's bits (the double
+ * result rounded once by rt_math_narrow), computed here element by element
+ * from the same pieces, and lie within the op table's bound of the
+ * reference. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plumb/checkcmp.h"
+#include "plumb/ir.h"
+#include "plumb/ref.h"
+#include "../../runtime/rt_math.h"
+#include "../../runtime/rt_pipeline.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static const plumb_dtype TYPES[2] = {PLUMB_F16, PLUMB_BF16};
+
+/* Special patterns of a half type: zeros, ones, halves, infinities, NaNs
+ * (quiet, signaling, with payload), extremes, subnormals, values around
+ * the 0.5/1.5/2.5 rounding ties and 2^p. Both signs. */
+static size_t specials(plumb_dtype t, uint16_t *v)
+{
+    const plumb_dtype_info *d = plumb_dtype_get(t);
+    uint16_t M = (uint16_t)d->mant_bits, em = (uint16_t)(((1u << d->exp_bits) - 1) << M);
+    uint16_t bias = (uint16_t)((1u << (d->exp_bits - 1)) - 1), q = (uint16_t)(1u << (M - 1));
+    uint16_t one = (uint16_t)(bias << M), half = (uint16_t)((bias - 1) << M), two = (uint16_t)((bias + 1) << M);
+    uint16_t base[] = {0, one, half, two, em, (uint16_t)(em | q), (uint16_t)(em | 1), (uint16_t)(em | q | 3),
+                       (uint16_t)(em - 1), 1, 2, (uint16_t)((1u << M) - 1), (uint16_t)(1u << M),
+                       (uint16_t)(one + 1), (uint16_t)(one - 1), (uint16_t)(one | q), (uint16_t)(two | (q >> 1)),
+                       (uint16_t)(half + 1), (uint16_t)(half - 1), (uint16_t)((bias + M) << M),
+                       (uint16_t)(((bias + M) << M) - 1), (uint16_t)(((bias + M - 1) << M) | q), 0x1234};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        v[n++] = base[i];
+        v[n++] = (uint16_t)(base[i] | 0x8000);
+    }
+    return n;
+}
+
+typedef struct harness {
+    rt_pool *pool;
+    plumb_isa best;
+} harness;
+
+static int setup(void **state)
+{
+    static harness h;
+    plumb_diag d = {.code = PLUMB_OK};
+    h.pool = rt_pool_new(2, &d);
+    if (!h.pool)
+        return -1;
+    h.best = rt_cpu_best_isa();
+    *state = &h;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    harness *h = *state;
+    rt_pool_free(h->pool);
+    return 0;
+}
+
+/* A one-op program: operands of type t, n elements each. */
+typedef struct prog {
+    ir_module *m;
+    ir_op *op;
+    plumb_dtype rt;
+    uint32_t arity;
+} prog;
+
+static bool is_i1_result(plumb_opcode c) { return c == PLUMB_OP_COMPARE || c == PLUMB_OP_IS_FINITE; }
+
+static void prog_make(prog *p, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type ct, size_t n)
+{
+    p->arity = (uint32_t)plumb_op_get(code)->arity;
+    p->rt = is_i1_result(code) ? PLUMB_I1 : t;
+    p->m = ir_module_new("t");
+    assert_non_null(p->m);
+    ir_func *f = ir_func_new(p->m, "main", true);
+    ir_value *args[3];
+    int64_t dims[1] = {(int64_t)n};
+    for (uint32_t k = 0; k < p->arity; k++) {
+        ir_type ty = ir_type_make(t, 1, dims);
+        args[k] = ir_block_add_arg(p->m, &f->body, &ty);
+    }
+    ir_type rty = ir_type_make(p->rt, 1, dims);
+    p->op = ir_op_new(p->m, code, args, p->arity, &rty, 1);
+    p->op->a.cmp_dir = dir;
+    p->op->a.cmp_type = ct;
+    ir_block_append(&f->body, p->op);
+    ir_op *ret = ir_op_new(p->m, PLUMB_OP_FUNC_RETURN, p->op->results, 1, NULL, 0);
+    ir_block_append(&f->body, ret);
+    assert_true(ir_func_set_results(p->m, f, &rty, 1));
+    plumb_diag d = {.code = PLUMB_OK};
+    assert_true(ir_verify(p->m, NULL, &d));
+}
+
+/* The element engine's bits for a transcendental on x: the double result
+ * on the widened operand rounded once by rt_math_narrow. */
+static void engine_vmath(plumb_opcode code, plumb_dtype t, plumb_isa isa, const uint16_t *x, uint16_t *o, size_t n)
+{
+    const plumb_dtype_info *d = plumb_dtype_get(t);
+    uint16_t em = (uint16_t)(((1u << d->exp_bits) - 1) << d->mant_bits), q = (uint16_t)(1u << (d->mant_bits - 1));
+    float *f = malloc(n * sizeof *f);
+    double *v = malloc(n * sizeof *v);
+    assert_non_null(f);
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++)
+        f[i] = t == PLUMB_F16 ? plumb_f16_to_f32(x[i]) : plumb_bf16_to_f32(x[i]);
+    rt_vmath_f32d(code, isa)(f, v, n);
+    for (size_t i = 0; i < n; i++) {
+        if ((x[i] & 0x7FFF) > em)
+            o[i] = x[i] | q;
+        else if (isnan(v[i]))
+            o[i] = (uint16_t)(em | q);
+        else
+            o[i] = (uint16_t)rt_math_narrow(code, t, v[i], RT_MATH_DERR, f[i], 0);
+    }
+    free(f);
+    free(v);
+}
+
+static bool is_vmath(plumb_opcode c)
+{
+    switch (c) {
+    case PLUMB_OP_RSQRT: case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL:
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
+    case PLUMB_OP_TAN: case PLUMB_OP_ERF:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static uint64_t failures;
+
+static void report(const prog *p, plumb_dtype t, plumb_isa isa, size_t i, uint16_t *const *in, uint64_t g,
+                   uint64_t w, const char *what)
+{
+    print_message("%s %s (dir %d type %d) isa %s element %zu: operands 0x%04x 0x%04x 0x%04x got 0x%llx want "
+                  "0x%llx (%s)\n",
+                  plumb_op_name(p->op->code), plumb_dtype_name(t), (int)p->op->a.cmp_dir, (int)p->op->a.cmp_type,
+                  rt_isa_name(isa), i, in[0][i], p->arity > 1 ? in[1][i] : 0, p->arity > 2 ? in[2][i] : 0,
+                  (unsigned long long)g, (unsigned long long)w, what);
+}
+
+/* Runs the op on in[k][0..n) through the reference and, at every ISA, the
+ * runtime kernel; counts elements whose bits differ (transcendentals: from
+ * the engine's bits, and from the reference beyond the op's bound). */
+static void check(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type ct,
+                  uint16_t *const *in, size_t n)
+{
+    prog p;
+    prog_make(&p, code, t, dir, ct, n);
+    plumb_diag d = {.code = PLUMB_OK};
+    int64_t dims[1] = {(int64_t)n};
+    plumb_tensor *x[3] = {NULL, NULL, NULL};
+    for (uint32_t k = 0; k < p.arity; k++) {
+        x[k] = plumb_tensor_new(t, 1, dims, 0, &d);
+        assert_non_null(x[k]);
+        memcpy(x[k]->data, in[k], n * 2);
+    }
+    plumb_ref_result res;
+    plumb_ref_options ro = {.struct_size = sizeof ro};
+    assert_true(plumb_ref_run(p.m, NULL, x, p.arity, &ro, &res, &d));
+    const plumb_tensor *want = res.outputs[0];
+    bool vm = is_vmath(code);
+    uint32_t bound = vm ? plumb_op_ulp_bound(code, t) : 0;
+    uint16_t *eng = vm ? malloc(n * 2) : NULL;
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= h->best; isa++) {
+        rt_exec ex;
+        plumb_diag xd = {.code = PLUMB_OK};
+        assert_true(rt_exec_init(&ex, h->pool, isa, p.m, 0, &xd));
+        plumb_tensor *got = plumb_tensor_new(p.rt, 1, dims, 0, &d);
+        assert_non_null(got);
+        memset(got->data, 0xA5, got->nbytes);   /* every element must be written */
+        assert_true(rt_run_kernel(&ex, p.op, x, &got));
+        if (vm)
+            engine_vmath(code, t, isa, in[0], eng, n);
+        uint64_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t g = plumb_load_bits(p.rt, got->data, i), w = plumb_load_bits(p.rt, want->data, i);
+            if (vm) {
+                if (g != eng[i]) {
+                    if (bad++ < 3)
+                        report(&p, t, isa, i, in, g, eng[i], "engine");
+                    continue;
+                }
+                if (g == w)
+                    continue;
+                uint64_t inf = ((1ull << plumb_dtype_get(t)->exp_bits) - 1) << plumb_dtype_get(t)->mant_bits;
+                bool special = plumb_float_is_nan(t, g) || plumb_float_is_nan(t, w) || (w & inf) == 0 ||
+                               (g & inf) == 0 || (w & 0x7FFF) == inf;
+                if (special || plumb_ulp_distance(t, g, w) > bound) {
+                    if (bad++ < 3)
+                        report(&p, t, isa, i, in, g, w, "reference");
+                }
+            } else if (g != w) {
+                if (bad++ < 3)
+                    report(&p, t, isa, i, in, g, w, "reference");
+            }
+        }
+        failures += bad;
+        plumb_tensor_free(got);
+        rt_exec_fini(&ex);
+    }
+    free(eng);
+    plumb_ref_result_free(&res);
+    for (uint32_t k = 0; k < p.arity; k++)
+        plumb_tensor_free(x[k]);
+    ir_module_free(p.m);
+}
+
+static uint16_t *all_patterns(void)
+{
+    uint16_t *v = malloc(65536 * 2);
+    assert_non_null(v);
+    for (uint32_t i = 0; i < 65536; i++)
+        v[i] = (uint16_t)i;
+    return v;
+}
+
+/* sqrt, rounding to integers, sign, is_finite, abs, negate: every pattern
+ * of both types, bit for bit. */
+static void test_unary_exhaustive(void **state)
+{
+    static const plumb_opcode ops[] = {PLUMB_OP_SQRT, PLUMB_OP_FLOOR, PLUMB_OP_CEIL, PLUMB_OP_ROUND_NEAREST_EVEN,
+                                       PLUMB_OP_ROUND_NEAREST_AFZ, PLUMB_OP_SIGN, PLUMB_OP_IS_FINITE,
+                                       PLUMB_OP_ABS, PLUMB_OP_NEGATE};
+    harness *h = *state;
+    uint16_t *v = all_patterns();
+    uint16_t *in[3] = {v, NULL, NULL};
+    failures = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (int ti = 0; ti < 2; ti++)
+            check(h, ops[o], TYPES[ti], IR_CMP_EQ, IR_CMP_TYPE_NONE, in, 65536);
+    free(v);
+    assert_int_equal(failures, 0);
+}
+
+/* The transcendentals on every pattern of both types: the engine's bits
+ * (one rounding of the double result), within the bound of the reference. */
+static void test_vmath_exhaustive(void **state)
+{
+    static const plumb_opcode ops[] = {PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_EXPONENTIAL,
+                                       PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE,
+                                       PLUMB_OP_LOGISTIC, PLUMB_OP_TANH, PLUMB_OP_SINE, PLUMB_OP_COSINE,
+                                       PLUMB_OP_TAN, PLUMB_OP_ERF};
+    harness *h = *state;
+    uint16_t *v = all_patterns();
+    uint16_t *in[3] = {v, NULL, NULL};
+    failures = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (int ti = 0; ti < 2; ti++)
+            check(h, ops[o], TYPES[ti], IR_CMP_EQ, IR_CMP_TYPE_NONE, in, 65536);
+    free(v);
+    assert_int_equal(failures, 0);
+}
+
+/* add, subtract, multiply, divide: every pattern against each of the
+ * special values and some random ones (both operand orders), bit for bit:
+ * the one f32 operation rounded once more gives the correctly rounded
+ * result. */
+static void test_arith_all_patterns(void **state)
+{
+    static const plumb_opcode ops[] = {PLUMB_OP_ADD, PLUMB_OP_SUBTRACT, PLUMB_OP_MULTIPLY, PLUMB_OP_DIVIDE};
+    harness *h = *state;
+    enum { NB = 16 };
+    failures = 0;
+    for (int ti = 0; ti < 2; ti++) {
+        plumb_dtype t = TYPES[ti];
+        uint16_t sp[64];
+        size_t ns = specials(t, sp);
+        for (size_t k = 0; k < NB; k++)
+            sp[ns++] = (uint16_t)rnd();
+        size_t n = 65536 * ns;
+        uint16_t *a = malloc(n * 2), *b = malloc(n * 2);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (size_t s = 0; s < ns; s++)
+            for (uint32_t i = 0; i < 65536; i++) {
+                a[s * 65536 + i] = (uint16_t)i;
+                b[s * 65536 + i] = sp[s];
+            }
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            uint16_t *ab[3] = {a, b, NULL}, *ba[3] = {b, a, NULL};
+            check(h, ops[o], t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ab, n);
+            check(h, ops[o], t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ba, n);
+        }
+        free(a);
+        free(b);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* Random pairs whose products and quotients fall in or near the subnormal
+ * range, and random pairs of nearby magnitudes for add/subtract (where
+ * cancellation is exact): double rounding through f32 must not show. */
+static void test_arith_subnormal_results(void **state)
+{
+    harness *h = *state;
+    enum { N = 200000 };
+    uint16_t *a = malloc(N * 2), *b = malloc(N * 2);
+    assert_non_null(a);
+    assert_non_null(b);
+    failures = 0;
+    for (int ti = 0; ti < 2; ti++) {
+        plumb_dtype t = TYPES[ti];
+        const plumb_dtype_info *d = plumb_dtype_get(t);
+        unsigned M = d->mant_bits, bias = (1u << (d->exp_bits - 1)) - 1;
+        for (int mode = 0; mode < 3; mode++) {
+            for (size_t i = 0; i < N; i++) {
+                uint64_t r = rnd();
+                uint16_t man1 = (uint16_t)(r & ((1u << M) - 1)), man2 = (uint16_t)((r >> 16) & ((1u << M) - 1));
+                unsigned e1, e2;
+                if (mode == 0) {          /* a small, b near 1 or larger: a / b, a * (1/b) subnormal */
+                    e1 = (unsigned)(r >> 32) % (M + 3);
+                    e2 = bias - 2 + (unsigned)(r >> 40) % (M + 4);
+                } else if (mode == 1) {   /* both small-ish: products underflow */
+                    e1 = 1 + (unsigned)(r >> 32) % (bias / 2 + 2);
+                    e2 = 1 + (unsigned)(r >> 40) % (bias / 2 + 2);
+                } else {                  /* anything: e1 near e2 */
+                    e1 = (unsigned)(r >> 32) % ((1u << d->exp_bits) - 1);
+                    e2 = e1 + (unsigned)(r >> 40) % 3;
+                    if (e2 >= (1u << d->exp_bits) - 1)
+                        e2 = e1;
+                }
+                a[i] = (uint16_t)((e1 << M) | man1 | ((r >> 48) & 0x8000));
+                b[i] = (uint16_t)((e2 << M) | man2 | ((r >> 47) & 0x8000));
+            }
+            uint16_t *ab[3] = {a, b, NULL};
+            check(h, mode == 2 ? PLUMB_OP_ADD : PLUMB_OP_DIVIDE, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ab, N);
+            check(h, mode == 2 ? PLUMB_OP_SUBTRACT : PLUMB_OP_MULTIPLY, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ab, N);
+        }
+    }
+    free(a);
+    free(b);
+    assert_int_equal(failures, 0);
+}
+
+/* compare (every direction; default, FLOAT and TOTALORDER comparison),
+ * maximum, minimum on the cross of special values plus random pairs;
+ * clamp on triples of special values. */
+static void test_compare_minmax_clamp(void **state)
+{
+    harness *h = *state;
+    failures = 0;
+    for (int ti = 0; ti < 2; ti++) {
+        plumb_dtype t = TYPES[ti];
+        uint16_t sp[64];
+        size_t ns = specials(t, sp);
+        size_t n2 = ns * ns + 20000, n3 = ns * ns * ns;
+        uint16_t *a = malloc(n3 * 2), *b = malloc(n3 * 2), *c = malloc(n3 * 2);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_non_null(c);
+        for (size_t i = 0; i < n2; i++) {
+            if (i < ns * ns) {
+                a[i] = sp[i / ns];
+                b[i] = sp[i % ns];
+            } else {
+                uint64_t r = rnd();
+                a[i] = (uint16_t)r;
+                b[i] = (r >> 20) & 1 ? (uint16_t)(r >> 32) : (uint16_t)(a[i] ^ ((r >> 32) & 3));
+            }
+        }
+        uint16_t *ab[3] = {a, b, NULL};
+        static const ir_cmp_type cts[] = {IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER};
+        for (int dir = IR_CMP_EQ; dir <= IR_CMP_GE; dir++)
+            for (size_t k = 0; k < 3; k++)
+                check(h, PLUMB_OP_COMPARE, t, (ir_cmp_dir)dir, cts[k], ab, n2);
+        check(h, PLUMB_OP_MAXIMUM, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ab, n2);
+        check(h, PLUMB_OP_MINIMUM, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ab, n2);
+        for (size_t i = 0; i < n3; i++) {
+            a[i] = sp[i / (ns * ns)];
+            b[i] = sp[(i / ns) % ns];
+            c[i] = sp[i % ns];
+        }
+        uint16_t *abc[3] = {a, b, c};
+        check(h, PLUMB_OP_CLAMP, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, abc, n3);
+        free(a);
+        free(b);
+        free(c);
+    }
+    assert_int_equal(failures, 0);
+}
+
+/* rt_ew_half called directly on lengths 0..70, 1000 and 1003 at unaligned
+ * starts: each element as in the whole-array run, nothing written past
+ * the end or before the start. */
+static void test_lengths_and_offsets(void **state)
+{
+    static const plumb_opcode ops[] = {PLUMB_OP_ADD, PLUMB_OP_DIVIDE, PLUMB_OP_SQRT, PLUMB_OP_FLOOR,
+                                       PLUMB_OP_ROUND_NEAREST_AFZ, PLUMB_OP_SIGN, PLUMB_OP_IS_FINITE,
+                                       PLUMB_OP_COMPARE, PLUMB_OP_MAXIMUM, PLUMB_OP_CLAMP, PLUMB_OP_EXPONENTIAL,
+                                       PLUMB_OP_TANH};
+    harness *h = *state;
+    enum { N = 1100 };
+    failures = 0;
+    for (int ti = 0; ti < 2; ti++) {
+        plumb_dtype t = TYPES[ti];
+        uint16_t sp[64];
+        size_t ns = specials(t, sp);
+        uint16_t *in[3];
+        for (int k = 0; k < 3; k++) {
+            in[k] = malloc(N * 2);
+            assert_non_null(in[k]);
+            for (size_t i = 0; i < N; i++)
+                in[k][i] = (i * 7 + (size_t)k) % 5 == 0 ? sp[(i + (size_t)k * 3) % ns] : (uint16_t)rnd();
+        }
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            prog p;
+            prog_make(&p, ops[o], t, IR_CMP_LT, IR_CMP_TYPE_NONE, N);
+            size_t osz = plumb_dtype_size(p.rt);
+            plumb_diag d = {.code = PLUMB_OK};
+            int64_t dims[1] = {N};
+            plumb_tensor *x[3] = {NULL, NULL, NULL};
+            for (uint32_t k = 0; k < p.arity; k++) {
+                x[k] = plumb_tensor_new(t, 1, dims, 0, &d);
+                assert_non_null(x[k]);
+                memcpy(x[k]->data, in[k], N * 2);
+            }
+            plumb_ref_result res;
+            plumb_ref_options ro = {.struct_size = sizeof ro};
+            assert_true(plumb_ref_run(p.m, NULL, x, p.arity, &ro, &res, &d));
+            const uint8_t *want = res.outputs[0]->data;
+            uint16_t *eng = malloc(N * 2);
+            assert_non_null(eng);
+            uint8_t *out = malloc((N + 8) * osz);
+            assert_non_null(out);
+            for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= h->best; isa++) {
+                if (is_vmath(ops[o])) {
+                    engine_vmath(ops[o], t, isa, in[0], eng, N);
+                    want = (const uint8_t *)eng;
+                }
+                for (size_t len = 0; len <= 1003; len = len == 70 ? 1000 : len + 1) {
+                    for (size_t off = 0; off < 4; off++) {
+                        memset(out, 0x5A, (N + 8) * osz);
+                        rt_ew_args a = {.op = p.op, .code = ops[o], .isa = isa, .t = t, .rt = p.rt,
+                                        .n_in = p.arity, .out = out + (off + 1) * osz, .n = len};
+                        for (uint32_t k = 0; k < p.arity; k++)
+                            a.in[k] = in[k] + off;
+                        if (!rt_ew_half(&a)) {
+                            print_message("%s %s: not handled\n", plumb_op_name(ops[o]), plumb_dtype_name(t));
+                            failures++;
+                            continue;
+                        }
+                        bool ok = memcmp(out + (off + 1) * osz, want + off * osz, len * osz) == 0;
+                        for (size_t i = 0; i < (off + 1) * osz; i++)
+                            ok &= out[i] == 0x5A;
+                        for (size_t i = (off + 1 + len) * osz; i < (N + 8) * osz; i++)
+                            ok &= out[i] == 0x5A;
+                        if (!ok && failures++ < 5)
+                            print_message("%s %s isa %s length %zu offset %zu differs\n", plumb_op_name(ops[o]),
+                                          plumb_dtype_name(t), rt_isa_name(isa), len, off);
+                    }
+                }
+                want = res.outputs[0]->data;
+            }
+            free(out);
+            free(eng);
+            plumb_ref_result_free(&res);
+            for (uint32_t k = 0; k < p.arity; k++)
+                plumb_tensor_free(x[k]);
+            ir_module_free(p.m);
+        }
+        for (int k = 0; k < 3; k++)
+            free(in[k]);
+    }
+    assert_int_equal(failures, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unary_exhaustive),
+        cmocka_unit_test(test_vmath_exhaustive),
+        cmocka_unit_test(test_arith_all_patterns),
+        cmocka_unit_test(test_arith_subnormal_results),
+        cmocka_unit_test(test_compare_minmax_clamp),
+        cmocka_unit_test(test_lengths_and_offsets),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
