@@ -13,6 +13,7 @@
  * go through an exact f32 or (round-to-odd) f64 block. */
 #ifndef CV_PASS
 
+#include <immintrin.h>
 #include <string.h>
 
 #include "rt_internal.h"
@@ -216,7 +217,7 @@ static void cv_drive(cv_fn f1, cv_fn f2, size_t ss, size_t ds, const uint8_t *in
 #undef CV_PASS
 
 #pragma GCC push_options
-#pragma GCC target("avx2")
+#pragma GCC target("avx2,f16c")
 #define CV_PASS 2
 #define CV(name) cv_##name##_avx2
 #include "k_ew_convert.c"
@@ -251,7 +252,7 @@ bool rt_ew_convert(const rt_ew_args *a)
     bool ok;
     if (a->isa == PLUMB_ISA_AVX512)
         ok = cv_plan_avx512(s, d, &f1, &f2);
-    else if (a->isa >= PLUMB_ISA_AVX2)
+    else if (a->isa >= PLUMB_ISA_AVX2 && __builtin_cpu_supports("f16c"))
         ok = cv_plan_avx2(s, d, &f1, &f2);
     else
         ok = cv_plan_port(s, d, &f1, &f2);
@@ -278,9 +279,29 @@ bool rt_ew_convert(const rt_ew_args *a)
 CV_K(f32_f32, uint32_t, uint32_t, cv_f32_quiet(x))
 CV_K(f32_f64, float, double, (double)x)
 CV_K(f64_f32, double, float, (float)x)
+#if CV_PASS == 2
+/* F16C rounds to nearest even (immediate 0), keeps subnormals whatever
+ * MXCSR says, and quiets NaN keeping sign and top payload: the bits of
+ * cv_f2h / cv_h2f (the test compares all of them with the reference). */
+static void CV(f32_f16)(const void *restrict vs, void *restrict vd)
+{
+    const float *x = vs;
+    uint16_t *o = vd;
+    for (int i = 0; i < CV_B; i += 8)
+        _mm_storeu_si128((__m128i *)(o + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), 0));
+}
+static void CV(f16_f32)(const void *restrict vs, void *restrict vd)
+{
+    const uint16_t *x = vs;
+    float *o = vd;
+    for (int i = 0; i < CV_B; i += 8)
+        _mm256_storeu_ps(o + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
+}
+#else
 CV_K(f32_f16, uint32_t, uint16_t, cv_f2h(x))
-CV_K(f32_bf16, uint32_t, uint16_t, cv_f2bf(x))
 CV_K(f16_f32, uint16_t, uint32_t, cv_h2f(x))
+#endif
+CV_K(f32_bf16, uint32_t, uint16_t, cv_f2bf(x))
 CV_K(bf16_f32, uint16_t, uint32_t, cv_f32_quiet((uint32_t)x << 16))
 CV_K(f64_f16, uint64_t, uint16_t, cv_d2h(x))
 CV_K(f64_bf16, uint64_t, uint16_t, cv_d2bf(x))
@@ -354,7 +375,7 @@ static const cv_fn CV(int_flt)[9][4] = {CV_SRCS(CV_COL)};
 #undef CV_II
 #undef CV_INT_SRC
 
-/* f32 -> every type but bf16 (the engine's own loop) and f32 itself */
+/* f32 -> every type */
 static cv_fn CV(from_f32)(plumb_dtype d)
 {
     switch (d) {
@@ -394,8 +415,7 @@ static cv_fn CV(from_f64)(plumb_dtype d)
     }
 }
 
-/* The one or two block kernels of s -> d; false for the pairs left to the
- * engine (f32 <-> bf16, whose loops there are already vector-friendly). */
+/* The one or two block kernels of s -> d (false: none). */
 static bool CV(plan)(plumb_dtype s, plumb_dtype d, cv_fn *f1, cv_fn *f2)
 {
     static_assert(PLUMB_I1 == 0 && PLUMB_UI64 == 8 && PLUMB_F16 == 9 && PLUMB_F64 == 12,
@@ -414,8 +434,6 @@ static bool CV(plan)(plumb_dtype s, plumb_dtype d, cv_fn *f1, cv_fn *f2)
             *f1 = CV(int_flt)[s][3], *f2 = CV(f64_bf16);
         return true;
     }
-    if ((s == PLUMB_F32 && d == PLUMB_BF16) || (s == PLUMB_BF16 && d == PLUMB_F32))
-        return false;
     if (s == PLUMB_F16 || s == PLUMB_BF16) {
         /* widening to f32 is exact and quiets NaN as the engine's widening
          * to double does, so f32's conversion finishes the job */
