@@ -37,7 +37,6 @@
 #define F32_QUIET 0x00400000
 #define F32_DNAN 0x7FC00000
 #define F32_ONE 0x3F800000
-#define F32_HALF 0x3F000000
 #define F32_2P23 0x4B000000
 #define F64_ABS 0x7FFFFFFFFFFFFFFFll
 #define F64_SIGN ((int64_t)0x8000000000000000ull)
@@ -45,7 +44,6 @@
 #define F64_QUIET 0x0008000000000000ll
 #define F64_DNAN 0x7FF8000000000000ll
 #define F64_ONE 0x3FF0000000000000ll
-#define F64_HALF 0x3FE0000000000000ll
 #define F64_2P52 0x4330000000000000ll
 
 #define INL static inline __attribute__((always_inline))
@@ -322,8 +320,10 @@ typedef int8_t N(vcd) __attribute__((vector_size(VBYTES / 8)));
 
 TI vi N(seli)(vi m, vi a, vi b) { return (m & a) | (~m & b); }
 TI vl N(sell)(vl m, vl a, vl b) { return (m & a) | (~m & b); }
-TI vi N(f_isnan)(vf x) { return ((vi)x & F32_ABS) > F32_INF; }
-TI vl N(d_isnan)(vd x) { return ((vl)x & F64_ABS) > F64_INF; }
+/* Float comparisons rather than integer ones on the bits: SSE2 has no
+ * 64-bit integer compare, and these are the same tests. */
+TI vi N(f_isnan)(vf x) { return x != x; }
+TI vl N(d_isnan)(vd x) { return x != x; }
 
 /* NaN lanes of x quieted, other lanes r (the rule of every unary op). */
 TI vf N(f_nanfix)(vf x, vf r) { return (vf)N(seli)(N(f_isnan)(x), (vi)x | F32_QUIET, (vi)r); }
@@ -355,13 +355,13 @@ TI vd N(d_sqrtfix)(vd x, vd r)
 TI vf N(f_sign)(vf x)
 {
     vi xi = (vi)x;
-    vi r = N(seli)((xi & F32_ABS) == 0, xi, (xi & F32_SIGN) | F32_ONE);
+    vi r = N(seli)(x == 0.0f, xi, (xi & F32_SIGN) | F32_ONE);
     return N(f_nanfix)(x, (vf)r);
 }
 TI vd N(d_sign)(vd x)
 {
     vl xi = (vl)x;
-    vl r = N(sell)((xi & F64_ABS) == 0, xi, (xi & F64_SIGN) | F64_ONE);
+    vl r = N(sell)(x == 0.0, xi, (xi & F64_SIGN) | F64_ONE);
     return N(d_nanfix)(x, (vd)r);
 }
 
@@ -390,18 +390,18 @@ TI vd N(d_minmax)(vd x, vd y, int want_max)
  * |x - t| >= 1/2 is exact (none of x + 0.5's rounding at 0.49999997 or at
  * odd integers >= 2^23), and t +- 1 is exact below 2^p. t is kept where
  * the fraction is below 1/2, so -0.3 gives -0; inf - inf (NaN) is not
- * >= 1/2 as a key, so infinities stay. */
+ * >= 1/2, so infinities stay. */
 TI vf N(f_afz)(vf x, vf t)
 {
-    vi d = (vi)(x - t) & F32_ABS;
-    vi up = (d >= F32_HALF) & (d <= F32_INF);
+    vf d = (vf)((vi)(x - t) & F32_ABS);
+    vi up = d >= 0.5f;
     vf r = t + (vf)(((vi)x & F32_SIGN) | F32_ONE);
     return (vf)N(seli)(up, (vi)r, (vi)t);
 }
 TI vd N(d_afz)(vd x, vd t)
 {
-    vl d = (vl)(x - t) & F64_ABS;
-    vl up = (d >= F64_HALF) & (d <= F64_INF);
+    vd d = (vd)((vl)(x - t) & F64_ABS);
+    vl up = d >= 0.5;
     vd r = t + (vd)(((vl)x & F64_SIGN) | F64_ONE);
     return (vd)N(sell)(up, (vl)r, (vl)t);
 }
@@ -430,7 +430,7 @@ TI vf N(f_round_magic)(vf x, enum ewf_rnd mode)
     case R_FLOOR: mag = N(seli)(neg, (vi)ce, (vi)tr); break;
     default: mag = N(seli)(neg, (vi)tr, (vi)ce); break;
     }
-    return (vf)N(seli)((vi)a < F32_2P23, mag | s, xi);
+    return (vf)N(seli)(a < m, mag | s, xi);   /* false for NaN */
 }
 TI vd N(d_round_magic)(vd x, enum ewf_rnd mode)
 {
@@ -446,7 +446,7 @@ TI vd N(d_round_magic)(vd x, enum ewf_rnd mode)
     case R_FLOOR: mag = N(sell)(neg, (vl)ce, (vl)tr); break;
     default: mag = N(sell)(neg, (vl)tr, (vl)ce); break;
     }
-    return (vd)N(sell)((vl)a < F64_2P52, mag | s, xi);
+    return (vd)N(sell)(a < m, mag | s, xi);
 }
 
 #endif
@@ -549,12 +549,12 @@ TARGET static void N(f64_clamp)(const void *in0, const void *in1, const void *in
 TARGET static void N(f32_finite)(const void *in0, uint8_t *out, size_t n)
 {
     const void *in1 = in0;
-    MASK_LOOP(vf, float, VF_LANES, N(vcf), 1, ((vi)x & F32_ABS) < F32_INF);
+    MASK_LOOP(vf, float, VF_LANES, N(vcf), 1, (vf)((vi)x & F32_ABS) < (vf)((vi){0} + F32_INF));
 }
 TARGET static void N(f64_finite)(const void *in0, uint8_t *out, size_t n)
 {
     const void *in1 = in0;
-    MASK_LOOP(vd, double, VD_LANES, N(vcd), 1, ((vl)x & F64_ABS) < F64_INF);
+    MASK_LOOP(vd, double, VD_LANES, N(vcd), 1, (vd)((vl)x & F64_ABS) < (vd)((vl){0} + F64_INF));
 }
 
 TARGET static void N(f32_cmp_total)(ir_cmp_dir dir, const void *in0, const void *in1, uint8_t *out, size_t n)
