@@ -37,19 +37,9 @@
 #define HB 256u   /* elements per block; a multiple of HV */
 #define HV 32u    /* elements per step of every block loop */
 
-typedef float v16f __attribute__((vector_size(64)));
-typedef int32_t v16i __attribute__((vector_size(64)));
-typedef uint32_t v16u __attribute__((vector_size(64)));
-typedef uint16_t v16h __attribute__((vector_size(32)));
-typedef uint16_t v32h __attribute__((vector_size(64)));
-typedef int16_t v32s __attribute__((vector_size(64)));
-typedef int8_t v32b __attribute__((vector_size(32)));
-typedef double v8d __attribute__((vector_size(64)));
-typedef int64_t v8l __attribute__((vector_size(64)));
-typedef uint64_t v8q __attribute__((vector_size(64)));
-typedef uint32_t v8u __attribute__((vector_size(32)));
-typedef float v8f __attribute__((vector_size(32)));
-typedef int8_t v8b __attribute__((vector_size(8)));
+/* The loops below are one source built three times with the target's
+ * native vector width (VB bytes: 16 portable, 32 AVX2, 64 AVX-512), so
+ * no operation is split or scalarized by the compiler. */
 
 /* Bit layout of a half type. */
 typedef struct hinfo {
@@ -88,64 +78,74 @@ typedef struct hjob {
  * NaNs the quiet bit (as the shared conversion and F16C do). Narrowing:
  * below 2^-14, adding 0.5 rounds to a multiple of 2^-24 (the ulp of [0.5, 1))
  * to nearest even in hardware; above, the classic rebias with a round bit. */
-static inline __attribute__((always_inline)) v16f f16_widen_lanes(v16u h)
-{
-    v16u s = (h & 0x8000) << 16, m = h & 0x7FFF;
-    v16f f;
-    v16u mb = m << 13;
-    memcpy(&f, &mb, 64);
-    f = f * 0x1p112f;
-    v16u fb;
-    memcpy(&fb, &f, 64);
-    v16u special = (v16u)(m >= 0x7C00);
-    v16u nan = (v16u)(m > 0x7C00);
-    v16u sp = 0x7F800000 | ((m & 0x3FF) << 13) | (nan & 0x400000);
-    fb = (special & sp) | (~special & fb);
-    fb |= s;
-    memcpy(&f, &fb, 64);
-    return f;
-}
-
-static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
-{
-    v16u u;
-    memcpy(&u, &x, 64);
-    v16u s = (u >> 16) & 0x8000, a = u & 0x7FFFFFFF;
-    v16u nan = (v16u)(a > 0x7F800000);
-    v16u big = (v16u)(a >= 0x477FF000);          /* 65520 and above round to infinity */
-    v16u small = (v16u)(a < 0x38800000);         /* below 2^-14 */
-    v16f af, half = {0};
-    half += 0.5f;
-    memcpy(&af, &a, 64);
-    v16f d = af + half;
-    v16u db, hb;
-    memcpy(&db, &d, 64);
-    memcpy(&hb, &half, 64);
-    v16u sub = db - hb;
-    v16u nrm = (a + ((uint32_t)(15 - 127) << 23) + 0xFFF + ((a >> 13) & 1)) >> 13;
-    v16u r = (small & sub) | (~small & nrm);
-    r = (big & 0x7C00) | (~big & r);
-    r = (nan & (0x7E00 | ((a >> 13) & 0x3FF))) | (~nan & r);
-    return r | s;
-}
-
-#define HALF_LOOPS(SUF, TARGET)                                                                   \
+#define HALF_LOOPS(SUF, TARGET, VB)                                                                   \
+    typedef float vf##SUF __attribute__((vector_size(VB)));                                      \
+    typedef int32_t vi##SUF __attribute__((vector_size(VB)));                                    \
+    typedef uint32_t vu##SUF __attribute__((vector_size(VB)));                                   \
+    typedef uint16_t vh##SUF __attribute__((vector_size(VB / 2)));                               \
+    typedef uint16_t vw##SUF __attribute__((vector_size(VB)));                                   \
+    typedef int16_t vs##SUF __attribute__((vector_size(VB)));                                    \
+    typedef int8_t vb##SUF __attribute__((vector_size(VB / 2)));                                 \
+    typedef double vd##SUF __attribute__((vector_size(VB)));                                     \
+    typedef int64_t vl##SUF __attribute__((vector_size(VB)));                                    \
+    typedef uint64_t vq##SUF __attribute__((vector_size(VB)));                                   \
+    typedef uint32_t vn##SUF __attribute__((vector_size(VB / 2)));                               \
+    typedef int8_t vc##SUF __attribute__((vector_size(VB / 8)));                                 \
+TARGET static inline __attribute__((always_inline)) vf##SUF f16_widen_lanes##SUF(vu##SUF h)             \
+{                                                                                                 \
+    vu##SUF s = (h & 0x8000) << 16, m = h & 0x7FFF;                                                  \
+    vf##SUF f;                                                                                       \
+    vu##SUF mb = m << 13;                                                                            \
+    memcpy(&f, &mb, VB);                                                                          \
+    f = f * 0x1p112f;                                                                             \
+    vu##SUF fb;                                                                                      \
+    memcpy(&fb, &f, VB);                                                                          \
+    vu##SUF special = (vu##SUF)(m >= 0x7C00);                                                           \
+    vu##SUF nan = (vu##SUF)(m > 0x7C00);                                                                \
+    vu##SUF sp = 0x7F800000 | ((m & 0x3FF) << 13) | (nan & 0x400000);                                \
+    fb = (special & sp) | (~special & fb);                                                        \
+    fb |= s;                                                                                      \
+    memcpy(&f, &fb, VB);                                                                          \
+    return f;                                                                                     \
+}                                                                                                 \
+TARGET static inline __attribute__((always_inline)) vu##SUF f16_narrow_lanes##SUF(vf##SUF x)            \
+{                                                                                                 \
+    vu##SUF u;                                                                                       \
+    memcpy(&u, &x, VB);                                                                           \
+    vu##SUF s = (u >> 16) & 0x8000, a = u & 0x7FFFFFFF;                                              \
+    vu##SUF nan = (vu##SUF)(a > 0x7F800000);                                                            \
+    vu##SUF big = (vu##SUF)(a >= 0x477FF000);          /* 65520 and above round to infinity */          \
+    vu##SUF small = (vu##SUF)(a < 0x38800000);         /* below 2^-14 */                                \
+    vf##SUF af, half = {0};                                                                          \
+    half += 0.5f;                                                                                 \
+    memcpy(&af, &a, VB);                                                                          \
+    vf##SUF d = af + half;                                                                           \
+    vu##SUF db, hb;                                                                                  \
+    memcpy(&db, &d, VB);                                                                          \
+    memcpy(&hb, &half, VB);                                                                       \
+    vu##SUF sub = db - hb;                                                                           \
+    vu##SUF nrm = (a + ((uint32_t)(15 - 127) << 23) + 0xFFF + ((a >> 13) & 1)) >> 13;                \
+    vu##SUF r = (small & sub) | (~small & nrm);                                                      \
+    r = (big & 0x7C00) | (~big & r);                                                              \
+    r = (nan & (0x7E00 | ((a >> 13) & 0x3FF))) | (~nan & r);                                      \
+    return r | s;                                                                                 \
+}                                                                                                 \
     __attribute__((unused)) TARGET static void f16_widen_bits##SUF(const uint16_t *x, float *o, size_t n) \
     {                                                                                             \
-        for (size_t i = 0; i < n; i += 16) {                                                      \
-            v16h h;                                                                               \
-            memcpy(&h, x + i, 32);                                                                \
-            v16f f = f16_widen_lanes(__builtin_convertvector(h, v16u));                           \
-            memcpy(o + i, &f, 64);                                                                \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                      \
+            vh##SUF h;                                                                               \
+            memcpy(&h, x + i, VB / 2);                                                                \
+            vf##SUF f = f16_widen_lanes##SUF(__builtin_convertvector(h, vu##SUF));                           \
+            memcpy(o + i, &f, VB);                                                                \
         }                                                                                         \
     }                                                                                             \
     __attribute__((unused)) TARGET static void f16_narrow_bits##SUF(const float *x, uint16_t *o, size_t n) \
     {                                                                                             \
-        for (size_t i = 0; i < n; i += 16) {                                                      \
-            v16f f;                                                                               \
-            memcpy(&f, x + i, 64);                                                                \
-            v16h h = __builtin_convertvector(f16_narrow_lanes(f), v16h);                          \
-            memcpy(o + i, &h, 32);                                                                \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                      \
+            vf##SUF f;                                                                               \
+            memcpy(&f, x + i, VB);                                                                \
+            vh##SUF h = __builtin_convertvector(f16_narrow_lanes##SUF(f), vh##SUF);                          \
+            memcpy(o + i, &h, VB / 2);                                                                \
         }                                                                                         \
     }                                                                                             \
     /* bf16 is the top half of an f32: widening is a shift (a NaN keeps its  */                  \
@@ -153,23 +153,23 @@ static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
     /* to nearest even at bit 16, a NaN keeps sign and top payload, quieted. */                  \
     TARGET static void bf16_widen##SUF(const uint16_t *x, float *o, size_t n)                    \
     {                                                                                             \
-        for (size_t i = 0; i < n; i += 16) {                                                      \
-            v16h h;                                                                               \
-            memcpy(&h, x + i, 32);                                                                \
-            v16u u = __builtin_convertvector(h, v16u) << 16;                                      \
-            memcpy(o + i, &u, 64);                                                                \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                      \
+            vh##SUF h;                                                                               \
+            memcpy(&h, x + i, VB / 2);                                                                \
+            vu##SUF u = __builtin_convertvector(h, vu##SUF) << 16;                                      \
+            memcpy(o + i, &u, VB);                                                                \
         }                                                                                         \
     }                                                                                             \
     TARGET static void bf16_narrow##SUF(const float *x, uint16_t *o, size_t n)                   \
     {                                                                                             \
-        for (size_t i = 0; i < n; i += 16) {                                                      \
-            v16u v;                                                                               \
-            memcpy(&v, x + i, 64);                                                                \
-            v16u nan = (v16u)((v & 0x7FFFFFFF) > 0x7F800000);                                     \
-            v16u r = (v + 0x7FFF + ((v >> 16) & 1)) >> 16;                                        \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                      \
+            vu##SUF v;                                                                               \
+            memcpy(&v, x + i, VB);                                                                \
+            vu##SUF nan = (vu##SUF)((v & 0x7FFFFFFF) > 0x7F800000);                                     \
+            vu##SUF r = (v + 0x7FFF + ((v >> 16) & 1)) >> 16;                                        \
             r = (nan & ((v >> 16) | 0x40)) | (~nan & r);                                          \
-            v16h h = __builtin_convertvector(r, v16h);                                            \
-            memcpy(o + i, &h, 32);                                                                \
+            vh##SUF h = __builtin_convertvector(r, vh##SUF);                                            \
+            memcpy(o + i, &h, VB / 2);                                                                \
         }                                                                                         \
     }                                                                                             \
     /* f32 arithmetic with the NaN rule fixed up per lane (the operation    */                  \
@@ -177,23 +177,23 @@ static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
     TARGET static void arith##SUF(plumb_opcode code, const float *a, const float *b, float *o,   \
                                   size_t n)                                                       \
     {                                                                                             \
-        for (size_t i = 0; i < n; i += 16) {                                                      \
-            v16f x, y, r;                                                                         \
-            memcpy(&x, a + i, 64);                                                                \
-            memcpy(&y, b + i, 64);                                                                \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                      \
+            vf##SUF x, y, r;                                                                         \
+            memcpy(&x, a + i, VB);                                                                \
+            memcpy(&y, b + i, VB);                                                                \
             switch (code) {                                                                       \
             case PLUMB_OP_ADD: r = x + y; break;                                                  \
             case PLUMB_OP_SUBTRACT: r = x - y; break;                                             \
             case PLUMB_OP_MULTIPLY: r = x * y; break;                                             \
             default: r = x / y; break;                                                            \
             }                                                                                     \
-            v16i rn = ((v16i)r & 0x7FFFFFFF) > 0x7F800000;                                        \
-            v16i xn = ((v16i)x & 0x7FFFFFFF) > 0x7F800000;                                        \
-            v16i yn = ((v16i)y & 0x7FFFFFFF) > 0x7F800000;                                        \
-            v16i nanv = (xn & ((v16i)x | 0x400000)) |                                             \
-                        (~xn & ((yn & ((v16i)y | 0x400000)) | (~yn & 0x7FC00000)));               \
-            r = (v16f)((rn & nanv) | (~rn & (v16i)r));                                            \
-            memcpy(o + i, &r, 64);                                                                \
+            vi##SUF rn = ((vi##SUF)r & 0x7FFFFFFF) > 0x7F800000;                                        \
+            vi##SUF xn = ((vi##SUF)x & 0x7FFFFFFF) > 0x7F800000;                                        \
+            vi##SUF yn = ((vi##SUF)y & 0x7FFFFFFF) > 0x7F800000;                                        \
+            vi##SUF nanv = (xn & ((vi##SUF)x | 0x400000)) |                                             \
+                        (~xn & ((yn & ((vi##SUF)y | 0x400000)) | (~yn & 0x7FC00000)));               \
+            r = (vf##SUF)((rn & nanv) | (~rn & (vi##SUF)r));                                            \
+            memcpy(o + i, &r, VB);                                                                \
         }                                                                                         \
     }                                                                                             \
     /* Rounding to an integer in f32: below 2^23, (|x| + 2^23) - 2^23 is     */                  \
@@ -202,48 +202,48 @@ static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
     /* -1, ceil(-0.7) = -0). Both steps are exact.                           */                  \
     TARGET static void round##SUF(enum hround mode, const float *a, float *o, size_t n)          \
     {                                                                                             \
-        const v16f two23 = (v16f){0} + 0x1p23f, onef = (v16f){0} + 1.0f, halff = (v16f){0} + 0.5f; \
-        for (size_t i = 0; i < n; i += 16) {                                                      \
-            v16i u;                                                                               \
-            memcpy(&u, a + i, 64);                                                                \
-            v16i sg = u & (int32_t)0x80000000, ab = u & 0x7FFFFFFF;                                \
-            v16f ax = (v16f)ab;                                                                   \
-            v16f r = (ax + two23) - two23, m;                                                     \
-            v16i up = r < ax, down = r > ax;                                                      \
-            v16i neg = sg != 0;                                                                   \
+        const vf##SUF two23 = (vf##SUF){0} + 0x1p23f, onef = (vf##SUF){0} + 1.0f, halff = (vf##SUF){0} + 0.5f; \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                      \
+            vi##SUF u;                                                                               \
+            memcpy(&u, a + i, VB);                                                                \
+            vi##SUF sg = u & (int32_t)0x80000000, ab = u & 0x7FFFFFFF;                                \
+            vf##SUF ax = (vf##SUF)ab;                                                                   \
+            vf##SUF r = (ax + two23) - two23, m;                                                     \
+            vi##SUF up = r < ax, down = r > ax;                                                      \
+            vi##SUF neg = sg != 0;                                                                   \
             switch (mode) {                                                                       \
             case HR_FLOOR: /* magnitude: down for +, up for - */                                  \
-                m = r - (v16f)(down & ~neg & (v16i)onef) + (v16f)(up & neg & (v16i)onef);         \
+                m = r - (vf##SUF)(down & ~neg & (vi##SUF)onef) + (vf##SUF)(up & neg & (vi##SUF)onef);         \
                 break;                                                                            \
             case HR_CEIL:                                                                         \
-                m = r + (v16f)(up & ~neg & (v16i)onef) - (v16f)(down & neg & (v16i)onef);         \
+                m = r + (vf##SUF)(up & ~neg & (vi##SUF)onef) - (vf##SUF)(down & neg & (vi##SUF)onef);         \
                 break;                                                                            \
             case HR_AFZ:                                                                          \
-                m = r + (v16f)(((ax - r) >= halff) & (v16i)onef);                                 \
+                m = r + (vf##SUF)(((ax - r) >= halff) & (vi##SUF)onef);                                 \
                 break;                                                                            \
             default:                                                                              \
                 m = r;                                                                            \
                 break;                                                                            \
             }                                                                                     \
-            v16i big = ab >= 0x4B000000; /* 2^23 and above (inf too): integral */                 \
-            v16i res = (big & ab) | (~big & (v16i)m);                                             \
+            vi##SUF big = ab >= 0x4B000000; /* 2^23 and above (inf too): integral */                 \
+            vi##SUF res = (big & ab) | (~big & (vi##SUF)m);                                             \
             res |= sg;                                                                            \
-            v16i xn = ab > 0x7F800000;                                                            \
+            vi##SUF xn = ab > 0x7F800000;                                                            \
             res = (xn & (u | 0x400000)) | (~xn & res);                                            \
-            memcpy(o + i, &res, 64);                                                              \
+            memcpy(o + i, &res, VB);                                                              \
         }                                                                                         \
     }                                                                                             \
     /* maximum/minimum on the patterns: the signed keys x ^ (sign ? 0x7FFF : 0) */               \
     /* order the non-NaN values with -0 below +0; NaN operands fixed after.    */                \
-    TARGET static inline __attribute__((always_inline)) v32h minmax_v##SUF(const hinfo *h, bool want_max, v32h x, v32h y)              \
+    TARGET static inline __attribute__((always_inline)) vw##SUF minmax_v##SUF(const hinfo *h, bool want_max, vw##SUF x, vw##SUF y)              \
     {                                                                                             \
-        v32s kx = (v32s)x ^ (((v32s)x >> 15) & 0x7FFF), ky = (v32s)y ^ (((v32s)y >> 15) & 0x7FFF); \
-        v32s px = want_max ? kx > ky : kx < ky;                                                   \
-        v32s r = (px & (v32s)x) | (~px & (v32s)y);                                                \
-        v32s xn = (v32s)(x & 0x7FFF) > (int16_t)h->em, yn = (v32s)(y & 0x7FFF) > (int16_t)h->em;  \
-        v32s q = (v32s){0} + (int16_t)h->q;                                                       \
-        r = (xn & ((v32s)x | q)) | (~xn & ((yn & ((v32s)y | q)) | (~yn & r)));                   \
-        return (v32h)r;                                                                           \
+        vs##SUF kx = (vs##SUF)x ^ (((vs##SUF)x >> 15) & 0x7FFF), ky = (vs##SUF)y ^ (((vs##SUF)y >> 15) & 0x7FFF); \
+        vs##SUF px = want_max ? kx > ky : kx < ky;                                                   \
+        vs##SUF r = (px & (vs##SUF)x) | (~px & (vs##SUF)y);                                                \
+        vs##SUF xn = (vs##SUF)(x & 0x7FFF) > (int16_t)h->em, yn = (vs##SUF)(y & 0x7FFF) > (int16_t)h->em;  \
+        vs##SUF q = (vs##SUF){0} + (int16_t)h->q;                                                       \
+        r = (xn & ((vs##SUF)x | q)) | (~xn & ((yn & ((vs##SUF)y | q)) | (~yn & r)));                   \
+        return (vw##SUF)r;                                                                           \
     }                                                                                             \
     TARGET static void hops##SUF(const hjob *j, const uint16_t *a, const uint16_t *b,            \
                                  const uint16_t *c, void *out, size_t n)                          \
@@ -251,44 +251,44 @@ static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
         const hinfo *h = j->h;                                                                    \
         uint16_t *o = out;                                                                        \
         uint8_t *ob = out;                                                                        \
-        for (size_t i = 0; i < n; i += HV) {                                                      \
-            v32h x, y, z, r;                                                                      \
-            memcpy(&x, a + i, 64);                                                                \
+        for (size_t i = 0; i < n; i += VB / 2) {                                                      \
+            vw##SUF x, y, z, r;                                                                      \
+            memcpy(&x, a + i, VB);                                                                \
             switch (j->cls) {                                                                     \
             case HC_MINMAX:                                                                       \
-                memcpy(&y, b + i, 64);                                                            \
+                memcpy(&y, b + i, VB);                                                            \
                 r = minmax_v##SUF(h, j->sub != 0, x, y);                                          \
-                memcpy(o + i, &r, 64);                                                            \
+                memcpy(o + i, &r, VB);                                                            \
                 break;                                                                            \
             case HC_CLAMP: /* clamp(lo, x, hi) = min(max(x, lo), hi), x's NaN first */            \
-                memcpy(&y, b + i, 64);                                                            \
-                memcpy(&z, c + i, 64);                                                            \
+                memcpy(&y, b + i, VB);                                                            \
+                memcpy(&z, c + i, VB);                                                            \
                 r = minmax_v##SUF(h, false, minmax_v##SUF(h, true, y, x), z);                     \
-                memcpy(o + i, &r, 64);                                                            \
+                memcpy(o + i, &r, VB);                                                            \
                 break;                                                                            \
             case HC_SIGN: {                                                                       \
-                v32s m = (v32s)(x & 0x7FFF), xn = m > (int16_t)h->em, zr = m == 0;                \
-                v32s s = ((v32s)x & (int16_t)0x8000) | (int16_t)h->one;                          \
-                s = (zr & (v32s)x) | (~zr & s);                                                   \
-                s = (xn & ((v32s)x | (int16_t)h->q)) | (~xn & s);                                 \
-                memcpy(o + i, &s, 64);                                                            \
+                vs##SUF m = (vs##SUF)(x & 0x7FFF), xn = m > (int16_t)h->em, zr = m == 0;                \
+                vs##SUF s = ((vs##SUF)x & (int16_t)0x8000) | (int16_t)h->one;                          \
+                s = (zr & (vs##SUF)x) | (~zr & s);                                                   \
+                s = (xn & ((vs##SUF)x | (int16_t)h->q)) | (~xn & s);                                 \
+                memcpy(o + i, &s, VB);                                                            \
                 break;                                                                            \
             }                                                                                     \
             case HC_FINITE: {                                                                     \
-                v32s f = (v32s)(x & h->em) != (int16_t)h->em;                                     \
-                v32b fb = __builtin_convertvector(f, v32b) & 1;                                   \
-                memcpy(ob + i, &fb, 32);                                                          \
+                vs##SUF f = (vs##SUF)(x & h->em) != (int16_t)h->em;                                     \
+                vb##SUF fb = __builtin_convertvector(f, vb##SUF) & 1;                                   \
+                memcpy(ob + i, &fb, VB / 2);                                                          \
                 break;                                                                            \
             }                                                                                     \
             default: { /* HC_CMP */                                                               \
-                memcpy(&y, b + i, 64);                                                            \
-                v32s xs = (v32s)x, ys = (v32s)y, un = (v32s){0};                                  \
+                memcpy(&y, b + i, VB);                                                            \
+                vs##SUF xs = (vs##SUF)x, ys = (vs##SUF)y, un = (vs##SUF){0};                                  \
                 if (!j->total) { /* -0 == +0; a NaN operand: only NE holds */                     \
-                    un = ((v32s)(x & 0x7FFF) > (int16_t)h->em) | ((v32s)(y & 0x7FFF) > (int16_t)h->em); \
-                    xs &= (v32s)(x & 0x7FFF) != 0;                                                \
-                    ys &= (v32s)(y & 0x7FFF) != 0;                                                \
+                    un = ((vs##SUF)(x & 0x7FFF) > (int16_t)h->em) | ((vs##SUF)(y & 0x7FFF) > (int16_t)h->em); \
+                    xs &= (vs##SUF)(x & 0x7FFF) != 0;                                                \
+                    ys &= (vs##SUF)(y & 0x7FFF) != 0;                                                \
                 }                                                                                 \
-                v32s kx = xs ^ ((xs >> 15) & 0x7FFF), ky = ys ^ ((ys >> 15) & 0x7FFF), m;         \
+                vs##SUF kx = xs ^ ((xs >> 15) & 0x7FFF), ky = ys ^ ((ys >> 15) & 0x7FFF), m;         \
                 switch (j->dir) {                                                                 \
                 case IR_CMP_EQ: m = kx == ky; break;                                              \
                 case IR_CMP_NE: m = kx != ky; break;                                              \
@@ -298,8 +298,8 @@ static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
                 default: m = kx >= ky; break;                                                     \
                 }                                                                                 \
                 m = j->dir == IR_CMP_NE ? (m | un) : (m & ~un);                                   \
-                v32b mb = __builtin_convertvector(m, v32b) & 1;                                   \
-                memcpy(ob + i, &mb, 32);                                                          \
+                vb##SUF mb = __builtin_convertvector(m, vb##SUF) & 1;                                   \
+                memcpy(ob + i, &mb, VB / 2);                                                          \
                 break;                                                                            \
             }                                                                                     \
             }                                                                                     \
@@ -312,36 +312,36 @@ static inline __attribute__((always_inline)) v16u f16_narrow_lanes(v16f x)
     TARGET static void odd##SUF(const hinfo *h, const double *v, const float *x, float *o,        \
                                 uint8_t *flag, size_t n)                                          \
     {                                                                                             \
-        for (size_t i = 0; i < n; i += 8) {                                                       \
-            v8q u;                                                                                \
-            v8d d;                                                                                \
-            v8u xb;                                                                               \
-            memcpy(&u, v + i, 64);                                                                \
-            memcpy(&xb, x + i, 32);                                                               \
-            v8q a = u & 0x7FFFFFFFFFFFFFFFull;                                                    \
-            memcpy(&d, &a, 64);                                                                   \
-            v8l fl = (d < h->min_normal) | ((d >= h->max_finite) & (a < 0x7FF0000000000000ull)) | \
+        for (size_t i = 0; i < n; i += VB / 8) {                                                       \
+            vq##SUF u;                                                                                \
+            vd##SUF d;                                                                                \
+            vn##SUF xb;                                                                               \
+            memcpy(&u, v + i, VB);                                                                \
+            memcpy(&xb, x + i, VB / 2);                                                               \
+            vq##SUF a = u & 0x7FFFFFFFFFFFFFFFull;                                                    \
+            memcpy(&d, &a, VB);                                                                   \
+            vl##SUF fl = (d < h->min_normal) | ((d >= h->max_finite) & (a < 0x7FF0000000000000ull)) | \
                      (a > 0x7FF0000000000000ull);                                                 \
-            v8u xn = (v8u)((xb & 0x7FFFFFFF) > 0x7F800000);                                            \
-            v8q mant = a & 0xFFFFFFFFFFFFFull;                                                    \
-            v8q fb = (((a >> 52) - (1023 - 127)) << 23) | (mant >> 29) |                          \
-                     ((v8q)((mant & 0x1FFFFFFF) != 0) & 1);                                         \
-            v8q inf = (v8q)(a == 0x7FF0000000000000ull);                                          \
+            vn##SUF xn = (vn##SUF)((xb & 0x7FFFFFFF) > 0x7F800000);                                            \
+            vq##SUF mant = a & 0xFFFFFFFFFFFFFull;                                                    \
+            vq##SUF fb = (((a >> 52) - (1023 - 127)) << 23) | (mant >> 29) |                          \
+                     ((vq##SUF)((mant & 0x1FFFFFFF) != 0) & 1);                                         \
+            vq##SUF inf = (vq##SUF)(a == 0x7FF0000000000000ull);                                          \
             fb = (inf & 0x7F800000) | (~inf & fb);                                                \
             fb |= (u >> 32) & 0x80000000u;                                                        \
-            v8u f32 = __builtin_convertvector(fb, v8u);                                           \
-            memcpy(o + i, &f32, 32);                                                              \
-            v8b fl8 = (__builtin_convertvector(fl, v8b) | __builtin_convertvector(xn, v8b)) & 1;  \
-            memcpy(flag + i, &fl8, 8);                                                            \
+            vn##SUF f32 = __builtin_convertvector(fb, vn##SUF);                                           \
+            memcpy(o + i, &f32, VB / 2);                                                              \
+            vc##SUF fl8 = (__builtin_convertvector(fl, vc##SUF) | __builtin_convertvector(xn, vc##SUF)) & 1;  \
+            memcpy(flag + i, &fl8, VB / 8);                                                            \
         }                                                                                         \
     }
 
-HALF_LOOPS(_portable, )
+HALF_LOOPS(_portable, , 16)
 #if EWH_X86
 #define T_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define T_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
-HALF_LOOPS(_avx2, T_AVX2)
-HALF_LOOPS(_avx512, T_AVX512)
+HALF_LOOPS(_avx2, T_AVX2, 32)
+HALF_LOOPS(_avx512, T_AVX512, 64)
 
 /* F16C and AVX-512 conversions: widening is exact (a NaN quieted, payload
  * kept); narrowing with imm 0 rounds to nearest even from the f32 and makes
