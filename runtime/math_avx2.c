@@ -34,7 +34,6 @@ VMI int vany(vl m)
 }
 #include "math_fast_impl.h"
 
-
 /* ---- 8-lane f32 exp, logistic and tanh ---------------------------------------
  *
  * The double path above keeps its 64-byte vectors in memory on this 256-bit
@@ -51,8 +50,8 @@ VMI int vany(vl m)
  * r = x - N ln2/8, ln2/8 = C1 + C2 in f32. C1 has 21 significant bits, a
  * multiple of 2^-24, so N C1 is too; for N != 0, |x| >= 0.043 is a
  * multiple of 2^-28, and fma(-N, C1, x) is below 2^-4, i.e. fewer than
- * 2^24 multiples of 2^-28: exact. |r| <= ln2/16 + 1016 |8/ln2 - K|-effect
- * < 0.043323 < 2^-4.5 (K = 32-bit-rounded 8/ln2), and C1 + C2 misses ln2/8
+ * 2^24 multiples of 2^-28: exact. |r| <= ln2/16 + 5e-6 < 0.043323 < 2^-4.5
+ * (the f32 constant K = 8/ln2 moves N's rounding point), C1 + C2 misses ln2/8
  * by N 2^-56 < 2^-46. The C2 fma rounds r by <= 2^-29 (half an ulp below
  * 2^-4). T_j = 2^(j/8) = T_hi (1 + t), T_hi and t floats (t = T_j/T_hi - 1,
  * |t| < 2^-24.9, stored within 2^-48); t is folded into the argument:
