@@ -1,7 +1,8 @@
 /* stablehlo.reduce and the deterministic row reductions.
  *
  * Recognised bodies (one input, `return op(a, b)` of the two arguments in
- * either order: add, multiply, maximum, minimum, and, or) take fast paths;
+ * either order: add, multiply, maximum, minimum, and, or, xor) take fast
+ * paths (the exact ones as vector loops, docs/runtime-reduce.md);
  * every other body is interpreted through rt_eval_region in the
  * reference's order (init, then the reduced indices in row-major order), so
  * argmax/argmin bodies return the same index and the same NaN.
