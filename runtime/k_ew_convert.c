@@ -74,15 +74,17 @@ static inline uint16_t cv_f2h(uint32_t b)
 
 /* f64 -> f16 / bf16 rounded once, directly from the double (never through
  * f32: that would round twice). Same scheme as cv_f2h: bit rounding in the
- * normal range (a negative intermediate only occurs below it and is not
+ * normal range (in unsigned arithmetic: a NaN's pattern plus the increment
+ * passes INT64_MAX; below the range the difference wraps and is not
  * selected), and below the smallest normal one IEEE addition of 2^(52-24)
  * (f16) or 2^(52-133) (bf16), whose ulp is the target's subnormal step. */
 static inline uint16_t cv_d2h(uint64_t b)
 {
     int64_t a = (int64_t)(b & 0x7FFFFFFFFFFFFFFFull);
     uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
-    int64_t rn = ((a + ((1ll << 41) - 1) + ((a >> 42) & 1)) >> 42) - ((1023ll - 15) << 10);
-    rn = rn > 0x7C00 ? 0x7C00 : rn;
+    uint64_t ua = (uint64_t)a;
+    uint64_t un = ((ua + ((1ull << 41) - 1) + ((ua >> 42) & 1)) >> 42) - ((1023ull - 15) << 10);
+    int64_t rn = un > 0x7C00 ? 0x7C00 : (int64_t)un;
     int64_t rs = (int64_t)(cv_dbits(cv_bitsd((uint64_t)a) + 0x1p28) - cv_dbits(0x1p28));
     int64_t rnan = 0x7E00 | ((a >> 42) & 0x3FF);
     int64_t r = a > 0x7FF0000000000000ll ? rnan : a < 0x3F10000000000000ll ? rs : rn;
@@ -93,8 +95,9 @@ static inline uint16_t cv_d2bf(uint64_t b)
 {
     int64_t a = (int64_t)(b & 0x7FFFFFFFFFFFFFFFull);
     uint16_t sign = (uint16_t)((b >> 48) & 0x8000u);
-    int64_t rn = ((a + ((1ll << 44) - 1) + ((a >> 45) & 1)) >> 45) - ((1023ll - 127) << 7);
-    rn = rn > 0x7F80 ? 0x7F80 : rn;
+    uint64_t ua = (uint64_t)a;
+    uint64_t un = ((ua + ((1ull << 44) - 1) + ((ua >> 45) & 1)) >> 45) - ((1023ull - 127) << 7);
+    int64_t rn = un > 0x7F80 ? 0x7F80 : (int64_t)un;
     int64_t rs = (int64_t)(cv_dbits(cv_bitsd((uint64_t)a) + 0x1p-81) - cv_dbits(0x1p-81));
     int64_t rnan = 0x7FC0 | ((a >> 45) & 0x7F);
     int64_t r = a > 0x7FF0000000000000ll ? rnan : a < 0x3810000000000000ll ? rs : rn;
