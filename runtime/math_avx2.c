@@ -8,36 +8,21 @@
 #include "rt_internal.h"
 
 #define VM_SUFFIX _avx2
+#define VM_LANES 4   /* 4 doubles: one register (8 would live in memory) */
 #include "math_impl.h"
 
 #include <immintrin.h>
 
 /* a*b + c rounded once (math_fast_impl.h) */
-typedef double vd4 __attribute__((vector_size(32)));
-VMI vd vfma(vd a, vd b, vd c)
-{
-    vd4 l = (vd4)_mm256_fmadd_pd((__m256d)__builtin_shufflevector(a, a, 0, 1, 2, 3),
-                                 (__m256d)__builtin_shufflevector(b, b, 0, 1, 2, 3),
-                                 (__m256d)__builtin_shufflevector(c, c, 0, 1, 2, 3));
-    vd4 h = (vd4)_mm256_fmadd_pd((__m256d)__builtin_shufflevector(a, a, 4, 5, 6, 7),
-                                 (__m256d)__builtin_shufflevector(b, b, 4, 5, 6, 7),
-                                 (__m256d)__builtin_shufflevector(c, c, 4, 5, 6, 7));
-    return __builtin_shufflevector(l, h, 0, 1, 2, 3, 4, 5, 6, 7);
-}
-
+VMI vd vfma(vd a, vd b, vd c) { return (vd)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c); }
 /* any lane of the mask m (all ones or zero per lane) set */
-VMI int vany(vl m)
-{
-    typedef int64_t vl4 __attribute__((vector_size(32)));
-    vl4 o = __builtin_shufflevector(m, m, 0, 1, 2, 3) | __builtin_shufflevector(m, m, 4, 5, 6, 7);
-    return _mm256_movemask_pd((__m256d)o) != 0;
-}
+VMI int vany(vl m) { return _mm256_movemask_pd((__m256d)m) != 0; }
 #include "math_fast_impl.h"
 
 /* ---- 8-lane f32 exp, logistic and tanh ---------------------------------------
  *
- * The double path above keeps its 64-byte vectors in memory on this 256-bit
- * target (about 10 ns per element). These are f32 on 8 lanes, each step one
+ * The double path above works on 4 doubles per register (about 2 ns per
+ * element for exp on 1024 floats); these are f32 on 8 lanes, each step one
  * IEEE f32 operation (fma where written), structured as math_avx512.c's
  * 16-lane functions but with a table this ISA looks up in one instruction:
  * 8 entries, one vpermps. docs/runtime-math.md ("The AVX2 f32 path") has
@@ -90,7 +75,7 @@ VMI int vany(vl m)
  *
  * Lanes whose input is special for the function (NaN; x < -87 or > 88 for
  * exp, x < -86 for logistic, |x| < 2^-125 for tanh) or, for exp, whose f32
- * result is below 2^-125 or above 2^127, take their block of 8 from the
+ * result is below 2^-125 or above 2^127, take their half-block of 4 from the
  * exact path of math_impl.h, blended lane by lane: one movemask test per 8
  * lanes when nothing is special. logistic's and tanh's screens leave only
  * normal results below 1 (logistic(-86) ~ 2^-124.07). */
@@ -210,15 +195,27 @@ X8I __m256 x8_tanh(__m256 x, __m256 *bad)
 }
 
 /* One block of 8: the fast value where it is safe, else the exact path's
- * block, blended lane by lane. Array tails: masked loads and stores. */
+ * value for the half-blocks of 4 (its block width here) holding a special
+ * lane, blended lane by lane. Array tails: masked loads and stores. */
 #define X8_UNARY(name, OPC, dexpr)                                                   \
     X8I __m256 x8b_##name(__m256 x)                                                  \
     {                                                                                \
         __m256 bad;                                                                  \
         __m256 r = x8_##name(x, &bad);                                               \
-        if (__builtin_expect(x8_any(bad), 0)) {                                      \
-            vf xv = (vf)x;                                                           \
-            r = _mm256_blendv_ps(r, (__m256)f32_of(OPC, xv, dexpr), bad);            \
+        int mb = _mm256_movemask_ps(bad);                                            \
+        if (__builtin_expect(mb != 0, 0)) {                                          \
+            __m128 lo = _mm256_castps256_ps128(r), hi = _mm256_extractf128_ps(r, 1); \
+            if (mb & 0x0F) {                                                         \
+                vf xv = (vf)_mm256_castps256_ps128(x);                               \
+                lo = _mm_blendv_ps(lo, (__m128)f32_of(OPC, xv, dexpr),               \
+                                   _mm256_castps256_ps128(bad));                     \
+            }                                                                        \
+            if (mb & 0xF0) {                                                         \
+                vf xv = (vf)_mm256_extractf128_ps(x, 1);                             \
+                hi = _mm_blendv_ps(hi, (__m128)f32_of(OPC, xv, dexpr),               \
+                                   _mm256_extractf128_ps(bad, 1));                   \
+            }                                                                        \
+            r = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);             \
         }                                                                            \
         return r;                                                                    \
     }                                                                                \

@@ -1,8 +1,10 @@
 /* Fast f32 transcendentals for AVX2 and AVX-512 (both with FMA), included
  * by math_avx2.c and math_avx512.c after math_impl.h, which define
- * vfma() and vany() (is any lane of a mask set) for their target. The arithmetic is written once on 8-double
- * vectors, each step one IEEE operation (multiply, add, fused
- * multiply-add, f32 division), so both targets give the same bits.
+ * vfma() and vany() (is any lane of a mask set) for their target. The
+ * arithmetic is written once on blocks of doubles (4 lanes at AVX2, 8 at
+ * AVX-512: math_impl.h's VM_LANES), each step one IEEE operation per lane
+ * (multiply, add, fused multiply-add, f32 division), so both targets give
+ * the same bits.
  *
  * Why double inside: an f32 result whose internal value carries a relative
  * error e rounds to within 0.5 + e 2^24 ULP; with e < 2^-26 every function
@@ -16,11 +18,13 @@
  * (NaN, infinity, out of the fast range) or whose value is not safely
  * normal (|v| < 2^-125, where the contract wants the subnormal or zero
  * EXACT, or |v| > 2^127 near the overflow threshold) is recomputed, its
- * whole block of 8, by the exact double path of math_impl.h and blended
- * in: so special values and subnormal results are those of that path.
+ * whole block, by the exact double path of math_impl.h and blended in: so
+ * special values and subnormal results are those of that path.
  *
- * At the AVX-512 level exp, logistic and tanh are not taken from here but
- * from math_avx512.c's 16-lane f32 functions (same blend rule). */
+ * exp, logistic and tanh are taken from here at neither level: AVX-512 has
+ * 16-lane f32 versions (math_avx512.c) and AVX2 8-lane f32 versions
+ * (math_avx2.c), with the same blend rule; their bits differ between the
+ * two levels. expm1, log, log1p, sin and cos come from here at both. */
 
 #define F_LOG2E 1.4426950408889634074
 #define F_LN2HI 0x1.62e42fefa39efp-1         /* ln 2 rounded to double */
@@ -231,7 +235,7 @@ VMI vd fb_sin(vf xf, vl *bad) { return fb_trig(xf, bad, 0); }
 VMI vd fb_cos(vf xf, vl *bad) { return fb_trig(xf, bad, 1); }
 
 /* One block: the fast value where it is safe, else the exact path's
- * block (exactf) for all 8 lanes, blended lane by lane. */
+ * block (exactexpr) for all its lanes, blended lane by lane. */
 #define FX_UNARY(name, exactexpr)                                               \
     VMI vf VM(fxb_##name)(vf x)                                                 \
     {                                                                           \
@@ -249,16 +253,16 @@ VMI vd fb_cos(vf xf, vl *bad) { return fb_trig(xf, bad, 1); }
     static void VM(fx_##name)(const float *in, float *out, size_t n)            \
     {                                                                           \
         size_t i = 0;                                                           \
-        for (; i + 16 <= n; i += 16) {                                          \
+        for (; i + 2 * VM_LANES <= n; i += 2 * VM_LANES) {                      \
             vf a = VM(fxb_##name)(vload(in + i));                               \
-            vf b = VM(fxb_##name)(vload(in + i + 8));                           \
+            vf b = VM(fxb_##name)(vload(in + i + VM_LANES));                    \
             vstore(out + i, a);                                                 \
-            vstore(out + i + 8, b);                                             \
+            vstore(out + i + VM_LANES, b);                                      \
         }                                                                       \
-        for (; i + 8 <= n; i += 8)                                              \
+        for (; i + VM_LANES <= n; i += VM_LANES)                                \
             vstore(out + i, VM(fxb_##name)(vload(in + i)));                     \
         if (i < n) {                                                            \
-            float buf[8] = {0};                                                 \
+            float buf[VM_LANES] = {0};                                          \
             memcpy(buf, in + i, (n - i) * sizeof(float));                      \
             vstore(buf, VM(fxb_##name)(vload(buf)));                            \
             memcpy(out + i, buf, (n - i) * sizeof(float));                      \

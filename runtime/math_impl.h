@@ -4,7 +4,8 @@
  * defines VM_SUFFIX before including this file. Private to those three.
  *
  * Design (docs/runtime-math.md has the error analysis and the measured
- * worst errors): every function converts 8 floats to 8 doubles, evaluates
+ * worst errors): every function converts a block of floats (VM_LANES: 8, or
+ * 4 at AVX2) to doubles, evaluates
  * in double precision with a relative error below 2^-43 (RT_MATH_DERR
  * allows 2^-40), and rounds once: to float with the hardware conversion
  * (round to nearest even, subnormals produced, MXCSR never touched), or —
@@ -53,10 +54,20 @@ rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op);
 #define VM_CAT(a, b) VM_CAT2(a, b)
 #define VM(name) VM_CAT(name, VM_SUFFIX)
 
-typedef double vd __attribute__((vector_size(64)));
-typedef int64_t vl __attribute__((vector_size(64)));
-typedef float vf __attribute__((vector_size(32)));
-typedef int32_t vi __attribute__((vector_size(32)));
+/* Lanes per block: 8 by default; an including file may set 4 (math_avx2.c:
+ * GCC keeps 8-double vectors in memory on a 256-bit target, 4 doubles fit
+ * one register). Every operation is per lane, so a lane's bits do not
+ * depend on the width. */
+#ifndef VM_LANES
+#define VM_LANES 8
+#endif
+#if VM_LANES != 8 && VM_LANES != 4
+#error "VM_LANES must be 8 or 4"
+#endif
+typedef double vd __attribute__((vector_size(8 * VM_LANES)));
+typedef int64_t vl __attribute__((vector_size(8 * VM_LANES)));
+typedef float vf __attribute__((vector_size(4 * VM_LANES)));
+typedef int32_t vi __attribute__((vector_size(4 * VM_LANES)));
 
 #define VM_SHIFT 0x1.8p52   /* adding it rounds |x| < 2^51 to an integer */
 
@@ -64,7 +75,11 @@ VMI vd vsel(vl m, vd a, vd b) { return (vd)(((vl)a & m) | ((vl)b & ~m)); }
 VMI vd vabs(vd x) { return (vd)((vl)x & 0x7FFFFFFFFFFFFFFFll); }
 VMI vd vsign(vd x) { return (vd)((vl)x & (int64_t)0x8000000000000000ull); }
 VMI vd vor(vd a, vd b) { return (vd)((vl)a | (vl)b); }
+#if VM_LANES == 8
 VMI vd vsplat(double c) { return (vd){c, c, c, c, c, c, c, c}; }
+#else
+VMI vd vsplat(double c) { return (vd){c, c, c, c}; }
+#endif
 VMI vd vmin(vd a, vd b) { return vsel(a < b, a, b); }
 VMI vd vmax(vd a, vd b) { return vsel(a > b, a, b); }
 VMI vd vtod(vf x) { return __builtin_convertvector(x, vd); }
@@ -165,16 +180,14 @@ VMI vd d_log(vd a)
     return kd * LN2HI + (kd * LN2LO + lm);
 }
 
-/* ---- the functions on 8 lanes, in double ---------------------------------------
+/* ---- the functions on a block of lanes, in double -------------------------------
  * Each dv_<name> returns the function's value in double (relative error
  * <= RT_MATH_DERR, infinities and signed zeros exact, invalid operations a
  * NaN); NaN operands are the wrappers' business. The f32 wrappers round it
  * once to float; the *_f32d variants hand it to the f16/bf16 kernels, which
  * round it once to their type. */
 
-#define D_NAN ((vd)(vl){0x7FF8000000000000ll, 0x7FF8000000000000ll, 0x7FF8000000000000ll, \
-                        0x7FF8000000000000ll, 0x7FF8000000000000ll, 0x7FF8000000000000ll, \
-                        0x7FF8000000000000ll, 0x7FF8000000000000ll})
+#define D_NAN vsplat(__builtin_nan(""))
 #define D_INF vsplat(__builtin_inf())
 
 VMI vd clamp200(vd x) { return vmax(vmin(x, vsplat(200.0)), vsplat(-200.0)); }
@@ -352,10 +365,10 @@ VMI vd dv_trig(vf xf, int which)
     if (which != TRIG_COS)   /* sin(+-0) = tan(+-0) = +-0 */
         res = vsel(x == 0.0, x, res);
     int any = 0;
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < VM_LANES; j++)
         any |= bigl[j] != 0;
     if (any)
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < VM_LANES; j++)
             if (bigl[j])
                 res[j] = vm_trig_big(x[j], which);
     return res;
@@ -474,18 +487,21 @@ VMI vd dv_atan2(vf yf, vf xf, vl *exact_odd)
  * rounding the contract wants exact (subnormal, zero, overflow threshold)
  * but v cannot decide: their results come from the correctly rounded slow
  * path. Rare (a straddle needs the exact value within 2^-40 of a
- * boundary); the common case costs a few compares per block. */
+ * boundary); the common case costs a few compares per block. The straddle
+ * is tested on |v| (rounding to nearest is symmetric): on v itself an exact
+ * -0 would straddle, -0 + 0 being +0. Lanes with a NaN operand are the NaN
+ * rule's (their v is unspecified; the slow path would lose the payload). */
 VMI void fix_hard(plumb_opcode op, vd v, vd rel, vf a, vf b, vf *r)
 {
     vd m = vabs(v), e = m * rel;
     vl range = (m < 0x1p-126) | ((m >= 0x1p127) & (m < __builtin_inf()));
-    vl straddle = __builtin_convertvector(fbits(vtof(v - e)) != fbits(vtof(v + e)), vl);
+    vl straddle = __builtin_convertvector((fbits(vtof(m - e)) != fbits(vtof(m + e))) & ~fisnan(a) & ~fisnan(b), vl);
     vl hard = range & straddle;
     int any = 0;
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < VM_LANES; j++)
         any |= hard[j] != 0;
     if (any)
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < VM_LANES; j++)
             if (hard[j])
                 (*r)[j] = plumb_f32_from_bits((uint32_t)rt_math_slow(op, PLUMB_F32, a[j], b[j]));
 }
@@ -530,19 +546,19 @@ VMI vf vload(const float *p) { vf v; memcpy(&v, p, sizeof v); return v; }
 VMI void vstore(float *p, vf v) { memcpy(p, &v, sizeof v); }
 VMI void vstored(double *p, vd v) { memcpy(p, &v, sizeof v); }
 
-/* Every wrapper runs whole blocks of 8 (the tail through a zeroed buffer),
+/* Every wrapper runs whole blocks (the tail through a zeroed buffer),
  * so a lane's result never depends on the array length or alignment. */
 #define VM_UNARY(name, OP, dexpr)                                               \
     static void VM(vm_##name)(const float *in, float *out, size_t n)            \
     {                                                                           \
         VM_PREP                                                                 \
         size_t i = 0;                                                           \
-        for (; i + 8 <= n; i += 8) {                                            \
+        for (; i + VM_LANES <= n; i += VM_LANES) {                              \
             vf x = vload(in + i);                                               \
             vstore(out + i, f32_of(OP, x, dexpr));                              \
         }                                                                       \
         if (i < n) {                                                            \
-            float buf[8] = {0};                                                 \
+            float buf[VM_LANES] = {0};                                          \
             memcpy(buf, in + i, (n - i) * sizeof(float));                      \
             vf x = vload(buf);                                                  \
             vstore(buf, f32_of(OP, x, dexpr));                                  \
@@ -553,13 +569,13 @@ VMI void vstored(double *p, vd v) { memcpy(p, &v, sizeof v); }
     {                                                                           \
         VM_PREP                                                                 \
         size_t i = 0;                                                           \
-        for (; i + 8 <= n; i += 8) {                                            \
+        for (; i + VM_LANES <= n; i += VM_LANES) {                              \
             vf x = vload(in + i);                                               \
             vstored(out + i, dexpr);                                            \
         }                                                                       \
         if (i < n) {                                                            \
-            float buf[8] = {0};                                                 \
-            double bd[8];                                                       \
+            float buf[VM_LANES] = {0};                                          \
+            double bd[VM_LANES];                                                \
             memcpy(buf, in + i, (n - i) * sizeof(float));                      \
             vf x = vload(buf);                                                  \
             vstored(bd, dexpr);                                                 \
@@ -571,12 +587,12 @@ VMI void vstored(double *p, vd v) { memcpy(p, &v, sizeof v); }
     static void VM(vm_##name)(const float *ina, const float *inb, float *out, size_t n) \
     {                                                                           \
         size_t i = 0;                                                           \
-        for (; i + 8 <= n; i += 8) {                                            \
+        for (; i + VM_LANES <= n; i += VM_LANES) {                              \
             vf a = vload(ina + i), b = vload(inb + i);                          \
             vstore(out + i, fexpr);                                             \
         }                                                                       \
         if (i < n) {                                                            \
-            float ba[8] = {0}, bb[8] = {0};                                     \
+            float ba[VM_LANES] = {0}, bb[VM_LANES] = {0};                       \
             memcpy(ba, ina + i, (n - i) * sizeof(float));                       \
             memcpy(bb, inb + i, (n - i) * sizeof(float));                       \
             vf a = vload(ba), b = vload(bb);                                    \
@@ -589,13 +605,13 @@ VMI void vstored(double *p, vd v) { memcpy(p, &v, sizeof v); }
         vl odd;                                                                 \
         (void)odd;                                                              \
         size_t i = 0;                                                           \
-        for (; i + 8 <= n; i += 8) {                                            \
+        for (; i + VM_LANES <= n; i += VM_LANES) {                              \
             vf a = vload(ina + i), b = vload(inb + i);                          \
             vstored(out + i, dexpr);                                            \
         }                                                                       \
         if (i < n) {                                                            \
-            float ba[8] = {0}, bb[8] = {0};                                     \
-            double bd[8];                                                       \
+            float ba[VM_LANES] = {0}, bb[VM_LANES] = {0};                       \
+            double bd[VM_LANES];                                                \
             memcpy(ba, ina + i, (n - i) * sizeof(float));                       \
             memcpy(bb, inb + i, (n - i) * sizeof(float));                       \
             vf a = vload(ba), b = vload(bb);                                    \

@@ -139,8 +139,10 @@ uint64_t rt_math_narrow(plumb_opcode op, plumb_dtype t, double v, double rel, do
 {
     double m = fabs(v);
     if (rel > 0 && (m < min_normal(t) || (m >= max_finite(t) && m < INFINITY))) {
+        /* on |v|: rounding is symmetric, and an exact -0 would straddle
+         * itself (-0 + 0 = +0) and take the slow path for nothing */
         double e = m * rel;
-        if (to_bits(t, v - e) != to_bits(t, v + e))
+        if (to_bits(t, m - e) != to_bits(t, m + e))
             return rt_math_slow(op, t, a, b);
     }
     return to_bits(t, v);
@@ -151,7 +153,7 @@ uint64_t rt_math_narrow_ld(plumb_opcode op, long double v, long double rel, doub
     long double m = fabsl(v);
     if (m < 0x1p-1022L || (m >= 0x1.FFFFFFFFFFFFFp1023L && m < INFINITY)) {
         long double e = m * rel;
-        if ((double)(v - e) != (double)(v + e))
+        if ((double)(m - e) != (double)(m + e))
             return rt_math_slow(op, PLUMB_F64, a, b);
     }
     return plumb_f64_bits((double)v);
