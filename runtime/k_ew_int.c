@@ -271,7 +271,7 @@ typedef void (*bin_fn)(const void *x, const void *y, void *o, size_t n);
     BIN(sra##W, SUF, TGT, uint##W##_t, uint##W##_t, sra##W(a, b))                           \
     BIN(eq##W, SUF, TGT, uint##W##_t, uint8_t, a == b)                                      \
     BIN(ne##W, SUF, TGT, uint##W##_t, uint8_t, a != b)                                      \
-    SIGNED_LOOPS(SUF, TGT, W, s, int##W##_t, (a > 0) - (a < 0))                                          \
+    SIGNED_LOOPS(SUF, TGT, W, s, int##W##_t, (a > 0) - (a < 0))                             \
     SIGNED_LOOPS(SUF, TGT, W, u, uint##W##_t, a != 0)                                       \
     static bool run##W##SUF(const rt_ew_args *a, bool sg, bool cmp_sg)                      \
     {                                                                                       \
