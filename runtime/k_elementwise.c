@@ -644,17 +644,173 @@ typedef int32_t v16i __attribute__((vector_size(64)));
             F32_BIN_LOOP(VF, VI, f32_mm##SUF(x, y, 0), minmax(PLUMB_F32, ab, bb, false)); \
     }
 
+/* f32 FLOAT compare: the vector comparisons are IEEE's (false with a NaN
+ * operand, != true), as C's scalar ones in compare(). Four vectors of lane
+ * masks are packed to one byte 0/1 per element (PACK, per ISA); the tail
+ * runs the scalar comparison. */
+#define F32_CMP_LOOP(VF, VI, PACK, OP)                                                  \
+    do {                                                                                \
+        const size_t l_ = sizeof(VF) / 4;                                               \
+        size_t i = 0;                                                                   \
+        for (; i + 4 * l_ <= n; i += 4 * l_) {                                          \
+            VF x0, x1, x2, x3, y0, y1, y2, y3;                                          \
+            memcpy(&x0, a + i, sizeof x0);                                              \
+            memcpy(&x1, a + i + l_, sizeof x1);                                         \
+            memcpy(&x2, a + i + 2 * l_, sizeof x2);                                     \
+            memcpy(&x3, a + i + 3 * l_, sizeof x3);                                     \
+            memcpy(&y0, b + i, sizeof y0);                                              \
+            memcpy(&y1, b + i + l_, sizeof y1);                                         \
+            memcpy(&y2, b + i + 2 * l_, sizeof y2);                                     \
+            memcpy(&y3, b + i + 3 * l_, sizeof y3);                                     \
+            VI c[4] = {x0 OP y0, x1 OP y1, x2 OP y2, x3 OP y3};                         \
+            PACK(c, o + i);                                                             \
+        }                                                                               \
+        for (; i < n; i++)                                                              \
+            o[i] = a[i] OP b[i];                                                        \
+    } while (0)
+
+#define F32_CMP(SUF, TARGET, VF, VI, PACK)                                              \
+    TARGET static void f32_cmp##SUF(ir_cmp_dir dir, const float *a, const float *b, uint8_t *o, size_t n) \
+    {                                                                                   \
+        switch (dir) {                                                                  \
+        case IR_CMP_EQ: F32_CMP_LOOP(VF, VI, PACK, ==); break;                          \
+        case IR_CMP_NE: F32_CMP_LOOP(VF, VI, PACK, !=); break;                          \
+        case IR_CMP_LT: F32_CMP_LOOP(VF, VI, PACK, <); break;                           \
+        case IR_CMP_LE: F32_CMP_LOOP(VF, VI, PACK, <=); break;                          \
+        case IR_CMP_GT: F32_CMP_LOOP(VF, VI, PACK, >); break;                           \
+        default: F32_CMP_LOOP(VF, VI, PACK, >=); break;                                 \
+        }                                                                               \
+    }
+
+/* select of one element width W (bytes): MASK widens the predicate bytes
+ * at p to lane masks (low bit set -> all ones), then a two-way select of
+ * the bits; the tail copies element by element. */
+#define SEL_LOOP_W(SUF, TARGET, VBYTES, W, ET, EI, MASK)                                \
+    TARGET static void sel##W##SUF(const uint8_t *p, const ET *x, const ET *y, ET *o, size_t n) \
+    {                                                                                   \
+        typedef EI vt_ __attribute__((vector_size(VBYTES)));                            \
+        size_t i = 0;                                                                   \
+        for (; i + VBYTES / W <= n; i += VBYTES / W) {                                  \
+            vt_ xv, yv, m;                                                              \
+            memcpy(&xv, x + i, sizeof xv);                                              \
+            memcpy(&yv, y + i, sizeof yv);                                              \
+            MASK(m, vt_, VBYTES / W, p + i);                                            \
+            vt_ r = EW_SEL(m, xv, yv);                                                  \
+            memcpy(o + i, &r, sizeof r);                                                \
+        }                                                                               \
+        for (; i < n; i++)                                                              \
+            o[i] = (p[i] & 1) ? x[i] : y[i];                                            \
+    }
+/* the compiler's widening of L predicate bytes */
+#define SEL_MASK_CONVERT(m, VT, L, pp)                                                  \
+    do {                                                                                \
+        typedef uint8_t vp_ __attribute__((vector_size(L)));                            \
+        vp_ pb_;                                                                        \
+        memcpy(&pb_, pp, sizeof pb_);                                                   \
+        m = __builtin_convertvector(pb_ & 1, VT) != 0;                                  \
+    } while (0)
+#define SEL_LOOPS(SUF, TARGET, VBYTES, MASK4, MASK8)                                    \
+    SEL_LOOP_W(SUF, TARGET, VBYTES, 1, uint8_t, int8_t, SEL_MASK_CONVERT)               \
+    SEL_LOOP_W(SUF, TARGET, VBYTES, 2, uint16_t, int16_t, SEL_MASK_CONVERT)             \
+    SEL_LOOP_W(SUF, TARGET, VBYTES, 4, uint32_t, int32_t, MASK4)                        \
+    SEL_LOOP_W(SUF, TARGET, VBYTES, 8, uint64_t, int64_t, MASK8)
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+/* 4 x 4 lane masks (-1/0) -> 16 bytes 0/1 in element order (saturating packs keep -1/0) */
+#define PACK_SSE2(c, out)                                                               \
+    do {                                                                                \
+        __m128i lo_ = _mm_packs_epi32((__m128i)c[0], (__m128i)c[1]);                    \
+        __m128i hi_ = _mm_packs_epi32((__m128i)c[2], (__m128i)c[3]);                    \
+        __m128i r_ = _mm_and_si128(_mm_packs_epi16(lo_, hi_), _mm_set1_epi8(1));        \
+        _mm_storeu_si128((__m128i *)(void *)(out), r_);                                 \
+    } while (0)
+/* SSE2 widening of 4 predicate bytes to 32-bit lane masks: unpacking a
+ * register with itself repeats each byte through its lane, and shifting
+ * the low bit to the sign and back arithmetically spreads it. The
+ * compiler's own widening here was slower than the scalar loop. */
+#define SEL_MASK_SSE2_4(m, VT, L, pp)                                                   \
+    do {                                                                                \
+        int32_t w_;                                                                     \
+        memcpy(&w_, pp, 4);                                                             \
+        __m128i v_ = _mm_cvtsi32_si128(w_);                                             \
+        v_ = _mm_unpacklo_epi8(v_, v_);                                                 \
+        v_ = _mm_unpacklo_epi16(v_, v_);                                                \
+        m = (VT)_mm_srai_epi32(_mm_slli_epi32(v_, 31), 31);                             \
+    } while (0)
+/* 4 x 8 lane masks -> 32 bytes; the packs work per 128-bit half, so the
+ * dwords (4 elements each) come out as 0,8,16,24 | 4,12,20,28 and one
+ * cross-lane permutation restores element order. */
+#define PACK_AVX2(c, out)                                                               \
+    do {                                                                                \
+        __m256i lo_ = _mm256_packs_epi32((__m256i)c[0], (__m256i)c[1]);                 \
+        __m256i hi_ = _mm256_packs_epi32((__m256i)c[2], (__m256i)c[3]);                 \
+        __m256i r_ = _mm256_packs_epi16(lo_, hi_);                                      \
+        r_ = _mm256_permutevar8x32_epi32(r_, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)); \
+        r_ = _mm256_and_si256(r_, _mm256_set1_epi8(1));                                 \
+        _mm256_storeu_si256((__m256i *)(void *)(out), r_);                              \
+    } while (0)
+/* 4 x 16 lane masks -> 64 bytes, one truncating narrow per vector */
+#define PACK_AVX512(c, out)                                                             \
+    do {                                                                                \
+        __m512i one_ = _mm512_set1_epi32(1);                                            \
+        _mm_storeu_si128((__m128i *)(void *)(out), _mm512_cvtepi32_epi8(_mm512_and_si512((__m512i)c[0], one_))); \
+        _mm_storeu_si128((__m128i *)(void *)((out) + 16), _mm512_cvtepi32_epi8(_mm512_and_si512((__m512i)c[1], one_))); \
+        _mm_storeu_si128((__m128i *)(void *)((out) + 32), _mm512_cvtepi32_epi8(_mm512_and_si512((__m512i)c[2], one_))); \
+        _mm_storeu_si128((__m128i *)(void *)((out) + 48), _mm512_cvtepi32_epi8(_mm512_and_si512((__m512i)c[3], one_))); \
+    } while (0)
+#endif
+/* without SSE2: lane by lane, the compiler's business */
+#define PACK_PLAIN(c, out)                                                              \
+    do {                                                                                \
+        for (int k_ = 0; k_ < 4; k_++)                                                  \
+            for (size_t j_ = 0; j_ < sizeof c[0] / 4; j_++)                             \
+                (out)[k_ * (sizeof c[0] / 4) + j_] = (uint8_t)(c[k_][j_] & 1);          \
+    } while (0)
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 F32_LOOPS(_portable, , v4f, v4i)
+#if defined(__SSE2__)
+F32_CMP(_portable, , v4f, v4i, PACK_SSE2)
+SEL_LOOP_W(_portable, , 16, 1, uint8_t, int8_t, SEL_MASK_CONVERT)
+SEL_LOOP_W(_portable, , 16, 2, uint16_t, int16_t, SEL_MASK_CONVERT)
+SEL_LOOP_W(_portable, , 16, 4, uint32_t, int32_t, SEL_MASK_SSE2_4)
+/* 64-bit elements four at a time: the 32-bit lane masks of 4 predicate
+ * bytes, each unpacked with itself into two 64-bit lane masks (two
+ * elements per register made the widening cost more than the scalar loop). */
+static void sel8_portable(const uint8_t *p, const uint64_t *x, const uint64_t *y, uint64_t *o, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4i m;
+        SEL_MASK_SSE2_4(m, v4i, 4, p + i);
+        __m128i m0 = _mm_unpacklo_epi32((__m128i)m, (__m128i)m), m1 = _mm_unpackhi_epi32((__m128i)m, (__m128i)m);
+        __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)(x + i));
+        __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(x + i + 2));
+        __m128i y0 = _mm_loadu_si128((const __m128i *)(const void *)(y + i));
+        __m128i y1 = _mm_loadu_si128((const __m128i *)(const void *)(y + i + 2));
+        _mm_storeu_si128((__m128i *)(void *)(o + i), _mm_or_si128(_mm_and_si128(m0, x0), _mm_andnot_si128(m0, y0)));
+        _mm_storeu_si128((__m128i *)(void *)(o + i + 2), _mm_or_si128(_mm_and_si128(m1, x1), _mm_andnot_si128(m1, y1)));
+    }
+    for (; i < n; i++)
+        o[i] = (p[i] & 1) ? x[i] : y[i];
+}
+#else
+F32_CMP(_portable, , v4f, v4i, PACK_PLAIN)
+SEL_LOOPS(_portable, , 16, SEL_MASK_CONVERT, SEL_MASK_CONVERT)
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 F32_LOOPS(_avx2, __attribute__((target("avx2,fma"))), v8f, v8i)
+F32_CMP(_avx2, __attribute__((target("avx2,fma"))), v8f, v8i, PACK_AVX2)
+SEL_LOOPS(_avx2, __attribute__((target("avx2,fma"))), 32, SEL_MASK_CONVERT, SEL_MASK_CONVERT)
 F32_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), v16f, v16i)
+F32_CMP(_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), v16f, v16i, PACK_AVX512)
+SEL_LOOPS(_avx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), 64, SEL_MASK_CONVERT, SEL_MASK_CONVERT)
 #endif
 #pragma GCC diagnostic pop
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
 /* The AVX-512 arithmetic loop with the operation chosen outside the loop and
  * the NaN fix-up (same rule as F32_LOOPS) only in vectors that hold a NaN:
  * one mask test per 16 lanes in the common case. */
@@ -718,6 +874,35 @@ static void f32_minmax(plumb_isa isa, bool want_max, const float *a, const float
 #endif
     f32_minmax_portable(want_max, a, b, o, n);
 }
+
+static void f32_cmp(plumb_isa isa, ir_cmp_dir dir, const float *a, const float *b, uint8_t *o, size_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == PLUMB_ISA_AVX512)
+        return f32_cmp_avx512(dir, a, b, o, n);
+    if (isa == PLUMB_ISA_AVX2)
+        return f32_cmp_avx2(dir, a, b, o, n);
+#endif
+    f32_cmp_portable(dir, a, b, o, n);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define SEL_DISPATCH(W)                                                                 \
+    (isa == PLUMB_ISA_AVX512 ? sel##W##_avx512 : isa == PLUMB_ISA_AVX2 ? sel##W##_avx2 : sel##W##_portable)
+#else
+#define SEL_DISPATCH(W) sel##W##_portable
+#endif
+/* n elements of width w (bytes) picked by the predicate bytes p */
+static void sel_run(plumb_isa isa, size_t w, const uint8_t *p, const void *x, const void *y, void *o, size_t n)
+{
+    switch (w) {
+    case 1: SEL_DISPATCH(1)(p, x, y, o, n); break;
+    case 2: SEL_DISPATCH(2)(p, x, y, o, n); break;
+    case 4: SEL_DISPATCH(4)(p, x, y, o, n); break;
+    default: SEL_DISPATCH(8)(p, x, y, o, n); break;
+    }
+}
+#undef SEL_DISPATCH
 
 /* ---- the element engine ------------------------------------------------------------ */
 
@@ -840,16 +1025,7 @@ static bool direct_compare(const ew *e, size_t b, size_t n)
     if (e->code != PLUMB_OP_COMPARE || e->t != PLUMB_F32 || e->bc[0] || e->bc[1] ||
         cmp_type_of(e->op, PLUMB_F32) != IR_CMP_FLOAT)
         return false;
-    const float *x = (const float *)e->in[0] + b, *y = (const float *)e->in[1] + b;
-    uint8_t *o = e->out + b;
-    switch (e->op->a.cmp_dir) {
-    case IR_CMP_EQ: for (size_t i = 0; i < n; i++) o[i] = x[i] == y[i]; break;
-    case IR_CMP_NE: for (size_t i = 0; i < n; i++) o[i] = x[i] != y[i]; break;
-    case IR_CMP_LT: for (size_t i = 0; i < n; i++) o[i] = x[i] < y[i]; break;
-    case IR_CMP_LE: for (size_t i = 0; i < n; i++) o[i] = x[i] <= y[i]; break;
-    case IR_CMP_GT: for (size_t i = 0; i < n; i++) o[i] = x[i] > y[i]; break;
-    default: for (size_t i = 0; i < n; i++) o[i] = x[i] >= y[i]; break;
-    }
+    f32_cmp(e->isa, e->op->a.cmp_dir, (const float *)e->in[0] + b, (const float *)e->in[1] + b, e->out + b, n);
     return true;
 }
 
@@ -909,24 +1085,12 @@ static bool direct_select(const ew *e, size_t b, size_t n)
         return false;
     const uint8_t *p = e->in[0];
     size_t w = plumb_dtype_size(e->rt);
-#define SEL_LOOP(T)                                                                   \
-    do {                                                                              \
-        const T *x = (const T *)e->in[1] + b, *y = (const T *)e->in[2] + b;           \
-        T *o = (T *)e->out + b;                                                       \
-        if (e->bc[0]) {                                                               \
-            memcpy(o, (p[0] & 1) ? x : y, n * sizeof(T));                             \
-        } else {                                                                      \
-            for (size_t i = 0; i < n; i++)                                            \
-                o[i] = (p[b + i] & 1) ? x[i] : y[i];                                  \
-        }                                                                             \
-    } while (0)
-    switch (w) {
-    case 1: SEL_LOOP(uint8_t); break;
-    case 2: SEL_LOOP(uint16_t); break;
-    case 4: SEL_LOOP(uint32_t); break;
-    default: SEL_LOOP(uint64_t); break;
-    }
-#undef SEL_LOOP
+    const uint8_t *x = e->in[1] + b * w, *y = e->in[2] + b * w;
+    uint8_t *o = e->out + b * w;
+    if (e->bc[0])
+        memcpy(o, (p[0] & 1) ? x : y, n * w);
+    else
+        sel_run(e->isa, w, p + b, x, y, o, n);
     return true;
 }
 
