@@ -6,8 +6,9 @@
  * element is computed independently, so the split never changes a bit) and
  * the fused executor's rt_ew_tile, so the two agree bit for bit.
  *
- * Fast paths: f32 add/subtract/multiply/divide/maximum/minimum/select and
- * the f32 transcendentals (runtime/math_*.c) are vectorized per ISA; f16
+ * Fast paths: f32 add/subtract/multiply/divide/maximum/minimum and FLOAT
+ * compare, select of every element width and the f32 transcendentals
+ * (runtime/math_*.c) are vectorized per ISA at its native width; f16
  * and bf16 transcendentals run the f32 function on the exactly widened
  * operand and round its result once to the narrow type (the f32 result is
  * within the f32 bound, far below half a narrow ULP, so the narrow result
@@ -976,9 +977,10 @@ static const uint8_t *at(const ew *e, uint32_t k, size_t i)
 }
 
 /* ---- direct loops of the common ops (no per-element dispatch) -------------------
- * Plain loops over the element type's storage that the compiler vectorizes;
- * each computes exactly what elem() computes for these ops (the tests
- * compare both with the reference). true when the op was handled. */
+ * Loops over the element type's storage (negate/abs plain loops the
+ * compiler vectorizes; compare and select the per-ISA loops above); each
+ * computes exactly what elem() computes for these ops (the tests compare
+ * both with the reference). true when the op was handled. */
 
 static bool direct_unary(const ew *e, size_t b, size_t n)
 {
