@@ -11,7 +11,7 @@
  * f16 x f16 use the half-precision GEMMs and other mixes are widened to
  * f32; all accumulate in f32 with exact products. f16/bf16 results are
  * rounded from the f32 accumulator. Integer results wrap modulo 2^bits and
- * i1 results are the OR of ANDs, computed exactly in a fixed order.
+ * i1 results are the OR of ANDs, on their own blocked vector loops (below).
  * precision_config is a hint and is ignored (full precision always). */
 #include <string.h>
 
@@ -25,7 +25,7 @@
 #define RT_X86 0
 #endif
 
-typedef enum { CT_F32, CT_F64, CT_BF16, CT_F16, CT_INT } calc_t;
+typedef enum { CT_F32, CT_F64, CT_BF16, CT_F16 } calc_t;
 
 typedef struct dot_view {
     uint32_t nb, nf, nc;
@@ -199,6 +199,307 @@ static void round_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         plumb_store_bits(j->out->dtype, j->out->data, (size_t)i, plumb_f32_to_f16(j->src[i]));
 }
 
+/* ---- integer and i1 dots ------------------------------------------------------
+ *
+ * The reference sums products of the operands' values (sign- or
+ * zero-extended by type) modulo 2^64 and stores the low bits of the sum, so
+ * only the low W bits of every operand matter for a W-bit result: the dot
+ * is computed in u32 lanes for results up to 32 bits and u64 lanes for
+ * 64-bit ones, wrapping like the reference's sum. i1 results are the OR of
+ * (lhs & rhs & 1), computed as OR/AND in u32 lanes. Wrap-around addition
+ * and OR are associative and commutative, so the blocked order gives the
+ * reference's bits exactly at every ISA level and thread count.
+ *
+ * Layout: lhs is converted once into row-major [batch][M][K]; rhs into
+ * panels of IR_NR columns, [batch][N/NR][K][NR] (the tail panel zero
+ * padded), so the register tile reads NR contiguous lanes per k. Items of
+ * (batch, MC rows, NCB columns) run on the thread pool. */
+
+typedef enum { IK_U32, IK_U64, IK_BIT } ikind;
+
+typedef void (*ikern_fn)(size_t kc, const void *a, size_t lda, const void *bp, void *c, size_t ldc, unsigned mr,
+                         unsigned nr, bool acc);
+
+typedef struct iimpl {
+    unsigned mr, nr;   /* register tile, elements */
+    size_t kc;         /* k block, elements */
+    ikern_fn kern;
+} iimpl;
+
+/* One register tile: acc[MR][NR] over kc values of k. Rows past mr re-read
+ * row mr-1 (in range) and are not stored. VT is a vector of VL lanes of T;
+ * NV vectors make NR = NV*VL columns. */
+#define IKERN(NAME, TGT, T, VT, VL, MR, NV, STEP)                                                                 \
+    TGT static void NAME(size_t kc, const void *a_, size_t lda, const void *bp_, void *c_, size_t ldc,          \
+                         unsigned mr, unsigned nr, bool accum)                                                  \
+    {                                                                                                           \
+        const T *a = a_, *bp = bp_;                                                                             \
+        T *c = c_;                                                                                              \
+        const T *ar[MR];                                                                                        \
+        for (unsigned r = 0; r < MR; r++) ar[r] = a + (size_t)(r < mr ? r : mr - 1) * lda;                      \
+        VT acc[MR][NV];                                                                                         \
+        memset(acc, 0, sizeof acc);                                                                             \
+        for (size_t k = 0; k < kc; k++) {                                                                       \
+            VT bv[NV];                                                                                          \
+            memcpy(bv, bp + k * (NV * VL), sizeof bv);                                                          \
+            for (unsigned r = 0; r < MR; r++) {                                                                 \
+                T s = ar[r][k];                                                                                 \
+                for (unsigned v = 0; v < NV; v++) STEP(acc[r][v], s, bv[v]);                                    \
+            }                                                                                                   \
+        }                                                                                                       \
+        if (mr == MR && nr == NV * VL) {                                                                        \
+            for (unsigned r = 0; r < MR; r++) {                                                                 \
+                VT *cr = (VT *)(void *)(c + r * ldc);                                                           \
+                for (unsigned v = 0; v < NV; v++) {                                                             \
+                    VT o;                                                                                       \
+                    if (accum) { memcpy(&o, cr + v, sizeof o); IK_MERGE_##STEP(o, acc[r][v]); }               \
+                    else o = acc[r][v];                                                                         \
+                    memcpy(cr + v, &o, sizeof o);                                                               \
+                }                                                                                               \
+            }                                                                                                   \
+            return;                                                                                             \
+        }                                                                                                       \
+        T t[MR][NV * VL];                                                                                       \
+        memcpy(t, acc, sizeof t);                                                                               \
+        for (unsigned r = 0; r < mr; r++)                                                                       \
+            for (unsigned j = 0; j < nr; j++) {                                                                 \
+                T o = t[r][j];                                                                                  \
+                if (accum) IK_MERGE_##STEP(o, c[r * ldc + j]);                                                  \
+                c[r * ldc + j] = o;                                                                             \
+            }                                                                                                   \
+    }
+
+#define IK_MAC(acc, s, b) ((acc) += (s) * (b))
+#define IK_ANDOR(acc, s, b) ((acc) |= (s) & (b))
+#define IK_MERGE_IK_MAC(o, p) ((o) += (p))
+#define IK_MERGE_IK_ANDOR(o, p) ((o) |= (p))
+
+/* Portable: scalar lanes (VT = T, one lane). */
+IKERN(ik_u32_portable, , uint32_t, uint32_t, 1, 4, 8, IK_MAC)
+IKERN(ik_u64_portable, , uint64_t, uint64_t, 1, 4, 8, IK_MAC)
+IKERN(ik_bit_portable, , uint32_t, uint32_t, 1, 4, 8, IK_ANDOR)
+
+#if RT_X86
+typedef uint32_t ik_v8u32 __attribute__((vector_size(32)));
+typedef uint64_t ik_v4u64 __attribute__((vector_size(32)));
+typedef uint32_t ik_v16u32 __attribute__((vector_size(64)));
+typedef uint64_t ik_v8u64 __attribute__((vector_size(64)));
+#define IK_AVX2 __attribute__((target("avx2")))
+#define IK_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+IKERN(ik_u32_avx2, IK_AVX2, uint32_t, ik_v8u32, 8, 4, 2, IK_MAC)
+IKERN(ik_u64_avx2, IK_AVX2, uint64_t, ik_v4u64, 4, 4, 2, IK_MAC)
+IKERN(ik_bit_avx2, IK_AVX2, uint32_t, ik_v8u32, 8, 4, 2, IK_ANDOR)
+IKERN(ik_u32_avx512, IK_AVX512, uint32_t, ik_v16u32, 16, 6, 2, IK_MAC)
+IKERN(ik_u64_avx512, IK_AVX512, uint64_t, ik_v8u64, 8, 6, 2, IK_MAC)
+IKERN(ik_bit_avx512, IK_AVX512, uint32_t, ik_v16u32, 16, 6, 2, IK_ANDOR)
+#endif
+
+static iimpl ipick(plumb_isa isa, ikind k)
+{
+    iimpl m = {4, 8, 256, k == IK_U32 ? ik_u32_portable : k == IK_U64 ? ik_u64_portable : ik_bit_portable};
+#if RT_X86
+    if (isa == PLUMB_ISA_AVX512) {
+        m.mr = 6;
+        m.nr = k == IK_U64 ? 16 : 32;
+        m.kc = 128;
+        m.kern = k == IK_U32 ? ik_u32_avx512 : k == IK_U64 ? ik_u64_avx512 : ik_bit_avx512;
+    } else if (isa == PLUMB_ISA_AVX2) {
+        m.nr = k == IK_U64 ? 8 : 16;
+        m.kern = k == IK_U32 ? ik_u32_avx2 : k == IK_U64 ? ik_u64_avx2 : ik_bit_avx2;
+    }
+#else
+    (void)isa;
+#endif
+    return m;
+}
+
+/* Converts one operand, walked in `o` order in rows of its innermost dim,
+ * into lanes. Element e = q*len + i of the walk (q: row, i: index in it)
+ * goes to dst[base(q) + (p >> sh) * pstride + (p & mask)], p = n0(q) + i.
+ * lhs: base = q*len, n0 = 0, no panels (sh = 63). rhs, walked
+ * [b, k, n]: base = b*np*K*NR + k*NR, n0 = e mod N, panels of NR = 2^sh
+ * lanes, pstride = K*NR. */
+typedef struct ipack_job {
+    const plumb_tensor *t;
+    const order *o;
+    ikind kind;
+    void *dst;
+    bool panels;
+    uint64_t N, K, np;
+    unsigned sh;          /* log2 of the panel width */
+} ipack_job;
+
+#define IROW(ST, CONV)                                                                                            \
+    do {                                                                                                        \
+        const ST *s = (const ST *)j->t->data + off;                                                             \
+        for (uint64_t i = 0; i < len; i++) {                                                                    \
+            uint64_t c = (uint64_t)(CONV(s[(int64_t)i * st]));                                                  \
+            uint64_t p = n0 + i, dix = base + (p >> sh) * ps + (p & mask);                                      \
+            if (kind == IK_U64) ((uint64_t *)j->dst)[dix] = c;                                                  \
+            else ((uint32_t *)j->dst)[dix] = (uint32_t)(kind == IK_BIT ? c & 1 : c);                            \
+        }                                                                                                       \
+    } while (0)
+#define IC_ID(v) (v)
+#define IC_I8(v) ((int64_t)(int8_t)(v))
+#define IC_I16(v) ((int64_t)(int16_t)(v))
+#define IC_I32(v) ((int64_t)(int32_t)(v))
+#define IC_BOOL(v) ((v) != 0)
+
+static void ipack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const ipack_job *j = ctx;
+    const order *o = j->o;
+    uint32_t n = o->n;
+    uint64_t len = (uint64_t)o->d[n - 1];
+    int64_t st = o->s[n - 1];
+    ikind kind = j->kind;
+    unsigned sh = j->panels ? j->sh : 63;
+    uint64_t mask = j->panels ? (UINT64_C(1) << sh) - 1 : ~UINT64_C(0);
+    uint64_t ps = j->panels ? j->K << sh : 0;
+    for (uint64_t q = begin; q < end; q++) {
+        int64_t off = 0;
+        uint64_t r = q;
+        for (uint32_t i = n - 1; i-- > 0;) {
+            off += (int64_t)(r % (uint64_t)o->d[i]) * o->s[i];
+            r /= (uint64_t)o->d[i];
+        }
+        uint64_t base = q * len, n0 = 0;
+        if (j->panels) {
+            uint64_t e0 = q * len, bk = e0 / j->N;
+            n0 = e0 % j->N;
+            base = ((bk / j->K) * j->np * j->K + bk % j->K) << sh;
+        }
+        switch (j->t->dtype) {
+        case PLUMB_I1: IROW(uint8_t, IC_BOOL); break;
+        case PLUMB_I8: IROW(uint8_t, IC_I8); break;
+        case PLUMB_UI8: IROW(uint8_t, IC_ID); break;
+        case PLUMB_I16: IROW(uint16_t, IC_I16); break;
+        case PLUMB_UI16: IROW(uint16_t, IC_ID); break;
+        case PLUMB_I32: IROW(uint32_t, IC_I32); break;
+        case PLUMB_UI32: IROW(uint32_t, IC_ID); break;
+        default: IROW(uint64_t, IC_ID); break;
+        }
+    }
+}
+
+typedef struct igemm_job {
+    iimpl im;
+    size_t es;                  /* lane size, bytes */
+    const unsigned char *A, *Bp;
+    unsigned char *C;
+    uint64_t M, N, K, np;       /* np: panels of nr columns */
+    uint64_t mblocks, nblocks;  /* items per batch: row blocks x column blocks */
+    uint64_t mc, ncb;           /* rows, columns per item */
+} igemm_job;
+
+static void igemm_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const igemm_job *j = ctx;
+    const iimpl *im = &j->im;
+    size_t es = j->es;
+    for (uint64_t it = begin; it < end; it++) {
+        uint64_t b = it / (j->mblocks * j->nblocks), rem = it % (j->mblocks * j->nblocks);
+        uint64_t m0 = (rem / j->nblocks) * j->mc, n0 = (rem % j->nblocks) * j->ncb;
+        uint64_t m1 = m0 + j->mc < j->M ? m0 + j->mc : j->M, n1 = n0 + j->ncb < j->N ? n0 + j->ncb : j->N;
+        const unsigned char *A = j->A + (b * j->M * j->K) * es;
+        const unsigned char *Bp = j->Bp + (b * j->np * j->K * im->nr) * es;
+        unsigned char *C = j->C + (b * j->M * j->N) * es;
+        for (uint64_t k0 = 0; k0 < j->K; k0 += im->kc) {
+            size_t kc = (size_t)(j->K - k0 < im->kc ? j->K - k0 : im->kc);
+            for (uint64_t n = n0; n < n1; n += im->nr) {
+                const unsigned char *bp = Bp + ((n / im->nr) * j->K * im->nr + k0 * im->nr) * es;
+                unsigned nr = (unsigned)(n1 - n < im->nr ? n1 - n : im->nr);
+                for (uint64_t m = m0; m < m1; m += im->mr) {
+                    unsigned mr = (unsigned)(m1 - m < im->mr ? m1 - m : im->mr);
+                    im->kern(kc, A + (m * j->K + k0) * es, (size_t)j->K, bp, C + (m * j->N + n) * es,
+                             (size_t)j->N, mr, nr, k0 > 0);
+                }
+            }
+        }
+    }
+}
+
+typedef struct inarrow_job {
+    const void *src;
+    plumb_tensor *out;
+    ikind kind;
+} inarrow_job;
+
+static void inarrow_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const inarrow_job *j = ctx;
+    const uint32_t *s = j->src;
+    switch (plumb_dtype_size(j->out->dtype)) {
+    case 1: {
+        uint8_t *d = j->out->data;
+        for (uint64_t i = begin; i < end; i++) d[i] = (uint8_t)s[i];
+        break;
+    }
+    default: {
+        uint16_t *d = j->out->data;
+        for (uint64_t i = begin; i < end; i++) d[i] = (uint16_t)s[i];
+        break;
+    }
+    }
+}
+
+static bool mul_ok(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+
+static unsigned log2u(unsigned v)
+{
+    unsigned s = 0;
+    while ((1u << s) < v) s++;
+    return s;
+}
+
+static bool dot_int(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const plumb_tensor *rhs,
+                    const dot_view *L, const dot_view *R, plumb_tensor *out)
+{
+    uint64_t B = L->B, M = L->F, N = R->F, K = L->K;
+    plumb_dtype ot = out->dtype;
+    ikind kind = plumb_dtype_is_bool(ot) ? IK_BIT : plumb_dtype_size(ot) == 8 ? IK_U64 : IK_U32;
+    size_t es = kind == IK_U64 ? 8 : 4;
+    iimpl im = ipick(rt_isa(x), kind);
+    order lo = {0}, ro = {0};
+    static const int64_t one = 1, zero = 0;
+    ord_add(&lo, L->nb, L->bd, L->bs); ord_add(&lo, L->nf, L->fd, L->fs); ord_add(&lo, L->nc, L->cd, L->cs);
+    ord_add(&ro, R->nb, R->bd, R->bs); ord_add(&ro, R->nc, R->cd, R->cs); ord_add(&ro, R->nf, R->fd, R->fs);
+    /* every walk needs an innermost dim, and rhs's must be a free dim so
+     * that a row of the walk stays inside one row of N */
+    if (lo.n == 0) ord_add(&lo, 1, &one, &zero);
+    if (R->nf == 0) ord_add(&ro, 1, &one, &zero);
+    uint64_t np = (N + im.nr - 1) / im.nr, asz, bsz, csz;
+    bool direct = kind != IK_BIT && plumb_dtype_size(ot) == es;
+    if (!mul_ok(B * M, K, &asz) || !mul_ok(asz, es, &asz) || !mul_ok(B * np, K, &bsz) ||
+        !mul_ok(bsz, (uint64_t)im.nr * es, &bsz) || !mul_ok(B * M * N, es, &csz) || asz > SIZE_MAX ||
+        bsz > SIZE_MAX || csz > SIZE_MAX)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "integer dot_general: scratch size overflows");
+    unsigned char *A = rt_scratch(x, op, (size_t)asz), *Bp = rt_scratch(x, op, (size_t)bsz);
+    unsigned char *C = direct ? out->data : rt_scratch(x, op, (size_t)csz);
+    if (!A || !Bp || !C) return false;
+    ipack_job pa = {lhs, &lo, kind, A, false, N, K, np, 0};
+    rt_parallel_for(x, B * M * K / (uint64_t)lo.d[lo.n - 1], 256, ipack_range, &pa);
+    if (N % im.nr)
+        for (uint64_t b = 0; b < B; b++)
+            memset(Bp + ((b * np + np - 1) * K * im.nr) * es, 0, (size_t)(K * im.nr * es));
+    ipack_job pb = {rhs, &ro, kind, Bp, true, N, K, np, log2u(im.nr)};
+    rt_parallel_for(x, B * K * N / (uint64_t)ro.d[ro.n - 1], 256, ipack_range, &pb);
+    igemm_job g = {im, es, A, Bp, C, M, N, K, np, 0, 0, 0, 0};
+    g.mc = (uint64_t)im.mr * 16;
+    g.ncb = (uint64_t)im.nr * 8;
+    g.mblocks = (M + g.mc - 1) / g.mc;
+    g.nblocks = (N + g.ncb - 1) / g.ncb;
+    rt_parallel_for(x, B * g.mblocks * g.nblocks, 1, igemm_range, &g);
+    if (!direct) {
+        inarrow_job nj = {C, out, kind};
+        rt_parallel_for(x, B * M * N, 65536, inarrow_range, &nj);
+    }
+    return true;
+}
+
 static bool is_narrow_float(plumb_dtype t) { return t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16; }
 
 static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const plumb_tensor *rhs,
@@ -240,34 +541,7 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
         return true;
     }
 
-    if (!plumb_dtype_is_float(ot)) {
-        /* integers wrap, i1 is OR of ANDs: exact in any order */
-        order lo = {0}, ro = {0};
-        ord_add(&lo, L.nb, L.bd, L.bs); ord_add(&lo, L.nf, L.fd, L.fs); ord_add(&lo, L.nc, L.cd, L.cs);
-        ord_add(&ro, R.nb, R.bd, R.bs); ord_add(&ro, R.nf, R.fd, R.fs); ord_add(&ro, R.nc, R.cd, R.cs);
-        /* element offsets of every (b, f, k) and (b, f, k) in the two views */
-        bool bres = plumb_dtype_is_bool(ot);
-        int64_t li[3 * PLUMB_MAX_RANK];
-        uint64_t o = 0;
-        for (uint64_t b = 0; b < B; b++)
-            for (uint64_t i = 0; i < M; i++)
-                for (uint64_t jn = 0; jn < N; jn++, o++) {
-                    uint64_t acc = 0;
-                    for (uint64_t k = 0; k < K; k++) {
-                        /* offsets from the linear [b, f, k] indices */
-                        uint64_t l1 = (b * M + i) * K + k, r1 = (b * N + jn) * K + k;
-                        int64_t loff = 0, roff = 0;
-                        for (uint32_t q = lo.n; q-- > 0;) { li[q] = (int64_t)(l1 % (uint64_t)lo.d[q]); l1 /= (uint64_t)lo.d[q]; loff += li[q] * lo.s[q]; }
-                        for (uint32_t q = ro.n; q-- > 0;) { int64_t v = (int64_t)(r1 % (uint64_t)ro.d[q]); r1 /= (uint64_t)ro.d[q]; roff += v * ro.s[q]; }
-                        uint64_t a = plumb_load_u64(lhs->dtype, lhs->data, (size_t)loff);
-                        uint64_t c = plumb_load_u64(rhs->dtype, rhs->data, (size_t)roff);
-                        if (bres) acc |= a & c & 1;
-                        else acc += a * c;
-                    }
-                    plumb_store_bits(ot, out->data, (size_t)o, acc);
-                }
-        return true;
-    }
+    if (!plumb_dtype_is_float(ot)) return dot_int(x, op, lhs, rhs, &L, &R, out);
 
     calc_t ct;
     if (ot == PLUMB_F64 || !is_narrow_float(lhs->dtype) || !is_narrow_float(rhs->dtype)) ct = CT_F64;
