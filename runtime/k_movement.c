@@ -6,8 +6,11 @@
  * shape, element strides for the source and the destination, and two base
  * offsets (strided_copy). Rows of the innermost dimension are copied with
  * memcpy when both sides are contiguous, and rows are spread over the
- * threads. Transposes whose innermost source stride is not 1 are copied in
- * 32 x 32 tiles of the two innermost dimensions so both sides stay in cache.
+ * threads. Transposes (the destination's innermost dim has source stride
+ * != 1 and some other dim has source stride 1) run as 2-d transposes of
+ * those two dims in cache blocks of register tiles (below); other copies
+ * whose innermost source stride is not 1 go in 32 x 32 tiles of the two
+ * innermost dimensions so both sides stay in cache.
  * Bits are moved, never interpreted: NaN payloads, -0 and subnormals pass
  * through unchanged. */
 #include <string.h>
@@ -15,7 +18,180 @@
 #include "plumb/dtype.h"
 #include "rt_internal.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RT_X86 1
+#else
+#define RT_X86 0
+#endif
+
 #define TILE 32
+
+/* ---- transposes ------------------------------------------------------------------
+ * A copy whose destination is contiguous in its innermost dim q (stride 1)
+ * while another dim p is contiguous in the source is a 2-d transpose per
+ * outer index: dst[a*da + b] = src[a + b*sb], a over p, b over q. It runs
+ * in cache blocks of one line by one line (TB) of register
+ * transposes: 8x8 for 2- and 4-byte elements, 4x4 for 8-byte ones (AVX2,
+ * also used at the AVX-512 level), 16x16 for 4-byte ones at AVX-512,
+ * typed scalar loops otherwise. Only
+ * shuffles, loads and stores touch the data, so bits are copied exactly. */
+
+/* Block edge, elements: one 64-byte line of either side per row, so a
+ * block's lines are all used before they leave L1 and power-of-two row
+ * strides cannot evict them early (16 src + 16 dst lines for f32). */
+#define TB(es) ((int64_t)(64 / (es)))
+
+#define TR_SCALAR(NAME, T)                                                                                        \
+    static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_, int64_t da, int64_t a0, int64_t a1, \
+                     int64_t b0, int64_t b1)                                                                     \
+    {                                                                                                           \
+        const T *s = (const T *)(const void *)s_;                                                               \
+        T *d = (T *)(void *)d_;                                                                                 \
+        for (int64_t a = a0; a < a1; a++)                                                                       \
+            for (int64_t b = b0; b < b1; b++) d[a * da + b] = s[a + b * sb];                                    \
+    }
+TR_SCALAR(tr_blk1, uint8_t)
+TR_SCALAR(tr_blk2, uint16_t)
+TR_SCALAR(tr_blk4, uint32_t)
+TR_SCALAR(tr_blk8, uint64_t)
+
+typedef void (*tr_blk_fn)(const unsigned char *s, int64_t sb, unsigned char *d, int64_t da, int64_t a0, int64_t a1,
+                          int64_t b0, int64_t b1);
+
+#if RT_X86
+/* Rows r_b = s + b*sb (8 elements over a) become rows d + a*da. */
+__attribute__((target("avx2"))) static inline void t8x8_4(const uint32_t *s, int64_t sb, uint32_t *d, int64_t da)
+{
+    __m256 r0 = _mm256_loadu_ps((const float *)(s + 0 * sb)), r1 = _mm256_loadu_ps((const float *)(s + 1 * sb));
+    __m256 r2 = _mm256_loadu_ps((const float *)(s + 2 * sb)), r3 = _mm256_loadu_ps((const float *)(s + 3 * sb));
+    __m256 r4 = _mm256_loadu_ps((const float *)(s + 4 * sb)), r5 = _mm256_loadu_ps((const float *)(s + 5 * sb));
+    __m256 r6 = _mm256_loadu_ps((const float *)(s + 6 * sb)), r7 = _mm256_loadu_ps((const float *)(s + 7 * sb));
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps((float *)(d + 0 * da), _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps((float *)(d + 1 * da), _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps((float *)(d + 2 * da), _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps((float *)(d + 3 * da), _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps((float *)(d + 4 * da), _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps((float *)(d + 5 * da), _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps((float *)(d + 6 * da), _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps((float *)(d + 7 * da), _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+__attribute__((target("avx2"))) static inline void t4x4_8(const uint64_t *s, int64_t sb, uint64_t *d, int64_t da)
+{
+    __m256d r0 = _mm256_loadu_pd((const double *)(s + 0 * sb)), r1 = _mm256_loadu_pd((const double *)(s + 1 * sb));
+    __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb)), r3 = _mm256_loadu_pd((const double *)(s + 3 * sb));
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd((double *)(d + 0 * da), _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd((double *)(d + 1 * da), _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd((double *)(d + 2 * da), _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd((double *)(d + 3 * da), _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+__attribute__((target("avx2"))) static inline void t8x8_2(const uint16_t *s, int64_t sb, uint16_t *d, int64_t da)
+{
+    __m128i r0 = _mm_loadu_si128((const __m128i *)(s + 0 * sb)), r1 = _mm_loadu_si128((const __m128i *)(s + 1 * sb));
+    __m128i r2 = _mm_loadu_si128((const __m128i *)(s + 2 * sb)), r3 = _mm_loadu_si128((const __m128i *)(s + 3 * sb));
+    __m128i r4 = _mm_loadu_si128((const __m128i *)(s + 4 * sb)), r5 = _mm_loadu_si128((const __m128i *)(s + 5 * sb));
+    __m128i r6 = _mm_loadu_si128((const __m128i *)(s + 6 * sb)), r7 = _mm_loadu_si128((const __m128i *)(s + 7 * sb));
+    __m128i a0 = _mm_unpacklo_epi16(r0, r1), a1 = _mm_unpackhi_epi16(r0, r1);
+    __m128i a2 = _mm_unpacklo_epi16(r2, r3), a3 = _mm_unpackhi_epi16(r2, r3);
+    __m128i a4 = _mm_unpacklo_epi16(r4, r5), a5 = _mm_unpackhi_epi16(r4, r5);
+    __m128i a6 = _mm_unpacklo_epi16(r6, r7), a7 = _mm_unpackhi_epi16(r6, r7);
+    __m128i b0 = _mm_unpacklo_epi32(a0, a2), b1 = _mm_unpackhi_epi32(a0, a2);
+    __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
+    __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
+    __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
+    _mm_storeu_si128((__m128i *)(d + 0 * da), _mm_unpacklo_epi64(b0, b4));
+    _mm_storeu_si128((__m128i *)(d + 1 * da), _mm_unpackhi_epi64(b0, b4));
+    _mm_storeu_si128((__m128i *)(d + 2 * da), _mm_unpacklo_epi64(b1, b5));
+    _mm_storeu_si128((__m128i *)(d + 3 * da), _mm_unpackhi_epi64(b1, b5));
+    _mm_storeu_si128((__m128i *)(d + 4 * da), _mm_unpacklo_epi64(b2, b6));
+    _mm_storeu_si128((__m128i *)(d + 5 * da), _mm_unpackhi_epi64(b2, b6));
+    _mm_storeu_si128((__m128i *)(d + 6 * da), _mm_unpacklo_epi64(b3, b7));
+    _mm_storeu_si128((__m128i *)(d + 7 * da), _mm_unpackhi_epi64(b3, b7));
+}
+
+
+/* 16x16 of 4-byte elements: every source and destination row is one full
+ * 64-byte line, used once, so rows a power-of-two apart (which share L1
+ * sets) cannot evict a half-used line. unpack 32/64 transposes 4x4 within
+ * each 128-bit lane; two rounds of shuffle_i32x4 then transpose the 4x4
+ * grid of lanes. */
+__attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s, int64_t sb, uint32_t *d, int64_t da)
+{
+    __m512i u[16];
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        __m512i r0 = _mm512_loadu_si512((const void *)(s + (4 * g + 0) * sb));
+        __m512i r1 = _mm512_loadu_si512((const void *)(s + (4 * g + 1) * sb));
+        __m512i r2 = _mm512_loadu_si512((const void *)(s + (4 * g + 2) * sb));
+        __m512i r3 = _mm512_loadu_si512((const void *)(s + (4 * g + 3) * sb));
+        __m512i tl = _mm512_unpacklo_epi32(r0, r1), th = _mm512_unpackhi_epi32(r0, r1);
+        __m512i sl = _mm512_unpacklo_epi32(r2, r3), sh = _mm512_unpackhi_epi32(r2, r3);
+        u[4 * g + 0] = _mm512_unpacklo_epi64(tl, sl);
+        u[4 * g + 1] = _mm512_unpackhi_epi64(tl, sl);
+        u[4 * g + 2] = _mm512_unpacklo_epi64(th, sh);
+        u[4 * g + 3] = _mm512_unpackhi_epi64(th, sh);
+    }
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        __m512i v = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88), vp = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xdd);
+        __m512i w = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x88), wp = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xdd);
+        _mm512_storeu_si512((void *)(d + (c + 0) * da), _mm512_shuffle_i32x4(v, w, 0x88));
+        _mm512_storeu_si512((void *)(d + (c + 8) * da), _mm512_shuffle_i32x4(v, w, 0xdd));
+        _mm512_storeu_si512((void *)(d + (c + 4) * da), _mm512_shuffle_i32x4(vp, wp, 0x88));
+        _mm512_storeu_si512((void *)(d + (c + 12) * da), _mm512_shuffle_i32x4(vp, wp, 0xdd));
+    }
+}
+
+/* Register tiles over the block, scalar edges. */
+#define TR_AVX2(NAME, TGT, T, W, TILE_FN)                                                                         \
+    __attribute__((target(TGT))) static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_,    \
+                                                     int64_t da, int64_t a0, int64_t a1, int64_t b0, int64_t b1)\
+    {                                                                                                           \
+        const T *s = (const T *)(const void *)s_;                                                               \
+        T *d = (T *)(void *)d_;                                                                                 \
+        int64_t a = a0;                                                                                         \
+        for (; a + W <= a1; a += W) {                                                                           \
+            int64_t b = b0;                                                                                     \
+            for (; b + W <= b1; b += W) TILE_FN(s + a + b * sb, sb, d + a * da + b, da);                        \
+            for (; b < b1; b++)                                                                                 \
+                for (int64_t i = 0; i < W; i++) d[(a + i) * da + b] = s[a + i + b * sb];                        \
+        }                                                                                                       \
+        for (; a < a1; a++)                                                                                     \
+            for (int64_t b = b0; b < b1; b++) d[a * da + b] = s[a + b * sb];                                    \
+    }
+TR_AVX2(tr_blk2_avx2, "avx2", uint16_t, 8, t8x8_2)
+TR_AVX2(tr_blk4_avx2, "avx2", uint32_t, 8, t8x8_4)
+TR_AVX2(tr_blk8_avx2, "avx2", uint64_t, 4, t4x4_8)
+TR_AVX2(tr_blk4_avx512, "avx512f", uint32_t, 16, t16x16_4)
+#endif
+
+static tr_blk_fn tr_pick(size_t es, plumb_isa isa)
+{
+#if RT_X86
+    if (isa == PLUMB_ISA_AVX512 && es == 4) return tr_blk4_avx512;
+    if (isa == PLUMB_ISA_AVX2 || isa == PLUMB_ISA_AVX512) {
+        if (es == 2) return tr_blk2_avx2;
+        if (es == 4) return tr_blk4_avx2;
+        if (es == 8) return tr_blk8_avx2;
+    }
+#else
+    (void)isa;
+#endif
+    return es == 1 ? tr_blk1 : es == 2 ? tr_blk2 : es == 4 ? tr_blk4 : es == 8 ? tr_blk8 : NULL;
+}
+
 
 typedef struct copy_job {
     uint32_t rank;
@@ -25,6 +201,9 @@ typedef struct copy_job {
     unsigned char *dst;
     size_t es;
     bool tiled;       /* tile the two innermost dims */
+    int tp;           /* >= 0: transpose dim p (source stride 1) with the last dim */
+    uint64_t ablocks; /* TB blocks of dim tp */
+    tr_blk_fn blk;
 } copy_job;
 
 static inline void copy_elem(unsigned char *d, const unsigned char *s, size_t es)
@@ -58,6 +237,26 @@ static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     (void)chunk;
     const copy_job *j = ctx;
     size_t es = j->es;
+    if (j->tp >= 0) {
+        uint32_t r = j->rank, p = (uint32_t)j->tp;
+        int64_t na = j->shape[p], nb = j->shape[r - 1], da = j->ds[p], sb = j->ss[r - 1];
+        for (uint64_t it = begin; it < end; it++) {
+            uint64_t q = it / j->ablocks;
+            int64_t tb = TB(es), a0 = (int64_t)(it % j->ablocks) * tb, a1 = a0 + tb < na ? a0 + tb : na;
+            int64_t so = 0, dof = 0;
+            for (uint32_t k = r - 1; k-- > 0;) {
+                if (k == p) continue;
+                int64_t i = (int64_t)(q % (uint64_t)j->shape[k]);
+                q /= (uint64_t)j->shape[k];
+                so += i * j->ss[k];
+                dof += i * j->ds[k];
+            }
+            const unsigned char *sp = j->src + so * (int64_t)es;
+            unsigned char *dp = j->dst + dof * (int64_t)es;
+            for (int64_t b0 = 0; b0 < nb; b0 += tb) j->blk(sp, sb, dp, da, a0, a1, b0, b0 + tb < nb ? b0 + tb : nb);
+        }
+        return;
+    }
     if (j->tiled) {
         uint32_t r = j->rank;
         int64_t n0 = j->shape[r - 2], n1 = j->shape[r - 1];
@@ -122,6 +321,23 @@ static void strided_copy(rt_exec *x, uint32_t rank, const int64_t *shape, const 
     j.src = (const unsigned char *)src + sbase * (int64_t)es;
     j.dst = (unsigned char *)dst + dbase * (int64_t)es;
     j.es = es;
+    j.tp = -1;
+    uint32_t r = j.rank;
+    if (r >= 2 && j.ds[r - 1] == 1 && j.ss[r - 1] != 1 && j.ss[r - 1] != 0 && (j.blk = tr_pick(es, rt_isa(x))))
+        for (uint32_t k = 0; k + 1 < r; k++)
+            if (j.ss[k] == 1 && j.ds[k] > 0) {
+                j.tp = (int)k;
+                break;
+            }
+    if (j.tp >= 0) {
+        uint64_t outer = 1;
+        for (uint32_t k = 0; k + 1 < r; k++)
+            if (k != (uint32_t)j.tp) outer *= (uint64_t)j.shape[k];
+        j.ablocks = ((uint64_t)j.shape[j.tp] + (uint64_t)TB(es) - 1) / (uint64_t)TB(es);
+        uint64_t per = (uint64_t)TB(es) * (uint64_t)j.shape[r - 1];
+        rt_parallel_for(x, outer * j.ablocks, per >= 16384 ? 1 : 16384 / per, copy_rows, &j);
+        return;
+    }
     int64_t last_s = j.ss[j.rank - 1];
     j.tiled = j.rank >= 2 && last_s != 1 && last_s != 0 && j.ss[j.rank - 2] != 0 &&
               j.shape[j.rank - 1] >= 8 && j.shape[j.rank - 2] >= 8;
