@@ -1097,20 +1097,58 @@ static bool direct_select(const ew *e, size_t b, size_t n)
 }
 
 /* Elements [b, b + n) of e. */
-static void ew_run(const ew *e, size_t b, size_t n)
+static void ew_engine(const ew *e, size_t b, size_t n);
+
+/* The per-type vector loops (rt_ew_args) on elements [b, b + n) of
+ * unbroadcast operands; false when none handles the op. */
+static bool ew_vector(const ew *e, size_t b, size_t n)
+{
+    rt_ew_args a = {.op = e->op, .code = e->code, .isa = e->isa, .t = e->t, .rt = e->rt, .n_in = e->n_in,
+                    .out = e->out + b * plumb_dtype_size(e->rt), .n = n};
+    for (uint32_t k = 0; k < e->n_in && k < 3; k++)
+        a.in[k] = e->in[k] + b * plumb_dtype_size(e->in_t[k]);
+    return rt_ew_half(&a) || rt_ew_int(&a) || rt_ew_float(&a) || rt_ew_convert(&a);
+}
+
+/* The same with one-element operands (select's predicate, clamp's bounds):
+ * each is repeated into a block buffer once and the loops run block by
+ * block, so a scalar bound costs one copy per block instead of the
+ * per-element path. Whether a loop takes the op depends on the op and the
+ * types only, so the first block decides for all. */
+#define EW_BC_BLOCK 512
+static bool ew_vector_bc(const ew *e, size_t b, size_t n)
+{
+    _Alignas(64) uint8_t rep[3][EW_BC_BLOCK * 8];
+    ew blk = *e;
+    for (uint32_t k = 0; k < e->n_in && k < 3; k++) {
+        if (!e->bc[k])
+            continue;
+        size_t es = plumb_dtype_size(e->in_t[k]);
+        for (size_t i = 0; i < EW_BC_BLOCK; i++)
+            memcpy(rep[k] + i * es, e->in[k], es);
+        blk.bc[k] = false;
+    }
+    for (size_t i = 0; i < n; i += EW_BC_BLOCK) {
+        size_t m = n - i < EW_BC_BLOCK ? n - i : EW_BC_BLOCK;
+        /* operands as if the block started at element 0 of each */
+        for (uint32_t k = 0; k < e->n_in && k < 3; k++)
+            blk.in[k] = e->bc[k] ? rep[k] : e->in[k] + (b + i) * plumb_dtype_size(e->in_t[k]);
+        blk.out = e->out + (b + i) * plumb_dtype_size(e->rt);
+        if (!ew_vector(&blk, 0, m)) {
+            if (i == 0)
+                return false;
+            ew_engine(e, b + i, m);   /* not reached: the decision does not depend on the block */
+        }
+    }
+    return true;
+}
+
+/* The engine's own paths: vector math, the f32 loops, the direct loops,
+ * and one element at a time for the rest. */
+static void ew_engine(const ew *e, size_t b, size_t n)
 {
     plumb_dtype t = e->t;
     bool no_bc = !e->bc[0] && !e->bc[1] && !e->bc[2];
-    if (n == 0)
-        return;
-    if (no_bc) {
-        rt_ew_args a = {.op = e->op, .code = e->code, .isa = e->isa, .t = t, .rt = e->rt, .n_in = e->n_in,
-                        .out = e->out + b * plumb_dtype_size(e->rt), .n = n};
-        for (uint32_t k = 0; k < e->n_in && k < 3; k++)
-            a.in[k] = e->in[k] + b * plumb_dtype_size(e->in_t[k]);
-        if (rt_ew_half(&a) || rt_ew_int(&a) || rt_ew_float(&a) || rt_ew_convert(&a))
-            return;
-    }
     if (is_vmath_unary(e->code) && is_float(t)) {
         if (t == PLUMB_F32) {
             rt_vmath_f32(e->code, e->isa)((const float *)at(e, 0, b), (float *)(e->out + b * 4), n);
@@ -1160,6 +1198,16 @@ static void ew_run(const ew *e, size_t b, size_t n)
         uint64_t z = e->n_in > 2 ? ld(e->in_t[2], at(e, 2, b + i), 0) : 0;
         st(e->rt, e->out, b + i, elem(e, a, y, z));
     }
+}
+
+static void ew_run(const ew *e, size_t b, size_t n)
+{
+    if (n == 0)
+        return;
+    bool no_bc = !e->bc[0] && !e->bc[1] && !e->bc[2];
+    if (no_bc ? ew_vector(e, b, n) : ew_vector_bc(e, b, n))
+        return;
+    ew_engine(e, b, n);
 }
 
 /* ---- validation ------------------------------------------------------------------- */
