@@ -79,6 +79,8 @@ typedef struct fstep {
                                * loop, each result in registers for the next (run_chain); 0: not a head */
     uint8_t run_side;         /* a chain link after the head: the operand (0, 1) that is the previous
                                * link's result */
+    uint16_t first_read;      /* bit i: operand i is a broadcast value no earlier step reads (step_ins
+                               * materializes it here) */
 } fstep;
 
 struct rt_fused {
@@ -94,6 +96,8 @@ struct rt_fused {
     uint32_t n_slots;
     int32_t stream_slot;      /* loop groups: the L1 tile a streamed result is computed in; -1: none */
     size_t slot_bytes;        /* per slot, multiple of 64 */
+    uint32_t pf_vals[4];      /* full-size group inputs (FV_IN of space 0) the next unit prefetches */
+    uint32_t n_pf;
 };
 
 /* ---- grouping -------------------------------------------------------------------- */
@@ -1296,6 +1300,21 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
         uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) : RT_TILE;
         F->slot_bytes = (size_t)((per * 8 + 63) & ~(uint64_t)63);
     }
+    /* where each broadcast value is first read is fixed by the step list:
+     * decided here once, not per unit */
+    for (uint32_t s = 0; s < F->n_steps; s++) {
+        fstep *st = &F->steps[s];
+        st->first_read = 0;
+        for (uint32_t i = 0; i < st->n_in && i < 16; i++) {
+            bool first = true;
+            for (uint32_t k = 0; k < s && first; k++)
+                for (uint32_t j = 0; j < F->steps[k].n_in; j++)
+                    if (F->steps[k].in[j] == st->in[i])
+                        first = false;
+            if (first)
+                st->first_read |= (uint16_t)(1u << i);
+        }
+    }
     F->vals = plumb_arena_array(a, vm->n ? vm->n : 1, sizeof *F->vals);
     if (!F->vals) {
         nomem(d, z->f);
@@ -1303,6 +1322,10 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
     }
     memcpy(F->vals, vals, vm->n * sizeof *vals);
     F->n_vals = vm->n;
+    F->n_pf = 0;
+    for (uint32_t i = 0; i < F->n_vals && F->n_pf < 4; i++)
+        if (vals[i].kind == FV_IN && vals[i].space == 0)
+            F->pf_vals[F->n_pf++] = i;
     g->fused = F;
     ok = true;
     goto out;
@@ -1896,11 +1919,7 @@ static bool step_ins(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
             /* materialized when first read in this unit (invariant ones
              * once per chunk); a value read twice by one step is
              * materialized twice, harmlessly */
-            bool first_read = true;
-            for (uint32_t k = 0; k < s && first_read; k++)
-                for (uint32_t j = 0; j < g->steps[k].n_in; j++)
-                    if (g->steps[k].in[j] == st->in[i])
-                        first_read = false;
+            bool first_read = (st->first_read >> i) & 1;
             if (first_read && (!v->invariant || first_unit)) {
                 /* an invariant value is materialized for a whole unit
                  * (row, or tile) from offset 0: its elements do not
@@ -1989,10 +2008,8 @@ static void prefetch_plan(const frun *fr, uint64_t next_off, size_t next_cnt, pr
     pf->n = 0;
     if (!RT_X86 || next_cnt == 0)
         return;
-    for (uint32_t i = 0; i < g->n_vals && pf->n < PF_MAX; i++) {
-        const fval *v = &g->vals[i];
-        if (v->kind != FV_IN || v->space != 0)
-            continue;
+    for (uint32_t i = 0; i < g->n_pf && pf->n < PF_MAX; i++) {
+        const fval *v = &g->vals[g->pf_vals[i]];
         pf->p[pf->n] = (const char *)fr->in[v->io]->data + next_off * v->es;
         pf->lines[pf->n] = (next_cnt * v->es + 63) / 64;
         pf->done[pf->n] = 0;
