@@ -530,6 +530,10 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
         k->widen(x, fa, n);
         j->fn(fa, v, n);
         k->odd(j->h, v, fa, fb, flag, n);
+        /* the fix-up below reads the inputs after the narrowing has written
+         * the outputs, which may be the inputs' own buffer */
+        uint16_t xs[HB];
+        memcpy(xs, x, n * sizeof *xs);
         k->narrow(fb, o, n);
         for (size_t i = 0; i < n; i += 8) {
             uint64_t f8;
@@ -539,7 +543,7 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
             for (size_t l = i; l < i + 8; l++) {
                 if (!flag[l])
                     continue;
-                uint16_t xb = x[l];
+                uint16_t xb = xs[l];
                 if ((xb & 0x7FFF) > j->h->em)
                     o[l] = xb | j->h->q;
                 else if (isnan(v[l]))
