@@ -2081,21 +2081,21 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
         case S_SUM32: {
             float init;
             memcpy(&init, fr->in[st->init]->data, 4);
-            float r = init + rt_sum_f32(ins[0], cnt[0]);
+            float r = init + rt_sum_f32(ins[0], cnt[0], rt_isa(fr->x));
             memcpy(dst, &r, 4);
             break;
         }
         case S_SUM64: {
             double init;
             memcpy(&init, fr->in[st->init]->data, 8);
-            double r = init + rt_sum_f64(ins[0], cnt[0]);
+            double r = init + rt_sum_f64(ins[0], cnt[0], rt_isa(fr->x));
             memcpy(dst, &r, 8);
             break;
         }
         case S_MAX32: {
             float init;
             memcpy(&init, fr->in[st->init]->data, 4);
-            float r = max_ieee(init, rt_max_f32(ins[0], cnt[0]));
+            float r = max_ieee(init, rt_max_f32(ins[0], cnt[0], rt_isa(fr->x)));
             /* the reduce kernel folds in double: a NaN comes back quieted */
             uint32_t rb;
             memcpy(&rb, &r, 4);

@@ -214,38 +214,30 @@ static void add_row_avx2(el_kind k, double *l, const void *src, size_t n)
     for (; j < n; j++) l[j] = l[j] + ld(k, src, j);
 }
 
-static int have_avx512 = -1;
-static bool avx512_ok(void)
-{
-    if (have_avx512 < 0) {
-        __builtin_cpu_init();
-        have_avx512 = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    }
-    return have_avx512 == 1;
-}
-
 /* The level the vector loops of this file may use: the run's level capped
  * by what the CPU has (a negative isa: the CPU's best). */
-static int cpu_level = -1;
+static int cpu_level = -1;   /* read and written atomically: pool threads may race to set it */
 static int vec_level(int isa)
 {
-    if (cpu_level < 0) {
+    int lv = __atomic_load_n(&cpu_level, __ATOMIC_RELAXED);
+    if (lv < 0) {
         __builtin_cpu_init();
         bool f16c = __builtin_cpu_supports("f16c");
         if (f16c && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-            cpu_level = PLUMB_ISA_AVX512;
+            lv = PLUMB_ISA_AVX512;
         else if (f16c && __builtin_cpu_supports("avx2"))
-            cpu_level = PLUMB_ISA_AVX2;
+            lv = PLUMB_ISA_AVX2;
         else
-            cpu_level = PLUMB_ISA_PORTABLE;
+            lv = PLUMB_ISA_PORTABLE;
+        __atomic_store_n(&cpu_level, lv, __ATOMIC_RELAXED);
     }
-    return isa < 0 || isa > cpu_level ? cpu_level : isa;
+    return isa < 0 || isa > lv ? lv : isa;
 }
 #endif
 
-/* ISA level < 0: decide from the CPU (the rt_sum_* entry points have no
- * run context; the order is the same at every level anyway). */
+/* ISA level < 0: decide from the CPU (the order is the same at every
+ * level anyway). */
 static double block_sum(el_kind k, const void *p, size_t n, int isa)
 {
 #if RT_X86
@@ -303,8 +295,8 @@ double rt_sum_blocks(rt_sum_block_fn block, void *ctx, size_t n)
     return n ? blocks_sum(block, ctx, 0, n) : -0.0;
 }
 
-float rt_sum_f32(const float *v, size_t n) { return (float)row_sum(EL_F32, v, n, -1); }
-double rt_sum_f64(const double *v, size_t n) { return row_sum(EL_F64, v, n, -1); }
+float rt_sum_f32(const float *v, size_t n, plumb_isa isa) { return (float)row_sum(EL_F32, v, n, (int)isa); }
+double rt_sum_f64(const double *v, size_t n, plumb_isa isa) { return row_sum(EL_F64, v, n, (int)isa); }
 
 static inline float fmax_ieee(float a, float b)
 {
@@ -376,11 +368,11 @@ static bool max_f32_avx512(const float *v, size_t n, float *out)
 }
 #endif
 
-float rt_max_f32(const float *v, size_t n)
+float rt_max_f32(const float *v, size_t n, plumb_isa isa)
 {
 #if RT_X86
     float m;
-    if (n >= 16 && avx512_ok() && max_f32_avx512(v, n, &m))
+    if (n >= 16 && vec_level((int)isa) == PLUMB_ISA_AVX512 && max_f32_avx512(v, n, &m))
         return m;
 #endif
     return max_f32_seq(v, n);

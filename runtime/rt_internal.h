@@ -100,10 +100,12 @@ bool rt_ew_convert(const rt_ew_args *a); /* k_ew_convert.c: convert between elem
 /* ---- row reductions (runtime/k_reduce.c) -------------------------------------
  * Deterministic reductions of n contiguous f32/f64 values, used by reduce
  * kernels and fused softmax/layer_norm rows. The order of accumulation is a
- * fixed function of n. */
-float rt_sum_f32(const float *v, size_t n);
-float rt_max_f32(const float *v, size_t n);   /* IEEE maximum: NaN propagates, -0 < +0 */
-double rt_sum_f64(const double *v, size_t n);
+ * fixed function of n. isa is the run's kernel level: the loops used are
+ * capped by it (a forced lower level runs no wider code), so the fused rows
+ * take the same loops as the reduce kernel of the same run. */
+float rt_sum_f32(const float *v, size_t n, plumb_isa isa);
+float rt_max_f32(const float *v, size_t n, plumb_isa isa);   /* IEEE maximum: NaN propagates, -0 < +0 */
+double rt_sum_f64(const double *v, size_t n, plumb_isa isa);
 
 /* ---- GEMM (runtime/k_gemm.c) ---------------------------------------------------
  * C[m x n] = A[m x k] * B[k x n] with row strides lda, ldb, ldc (elements);
