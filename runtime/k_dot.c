@@ -249,12 +249,12 @@ typedef struct iimpl {
         }                                                                                                       \
         if (mr == MR && nr == NV * VL) {                                                                        \
             for (unsigned r = 0; r < MR; r++) {                                                                 \
-                VT *cr = (VT *)(void *)(c + r * ldc);                                                           \
+                T *cr = c + r * ldc; /* element-aligned only: vectors go through memcpy */                     \
                 for (unsigned v = 0; v < NV; v++) {                                                             \
                     VT o;                                                                                       \
-                    if (accum) { memcpy(&o, cr + v, sizeof o); IK_MERGE_##STEP(o, acc[r][v]); }               \
+                    if (accum) { memcpy(&o, cr + v * VL, sizeof o); IK_MERGE_##STEP(o, acc[r][v]); }          \
                     else o = acc[r][v];                                                                         \
-                    memcpy(cr + v, &o, sizeof o);                                                               \
+                    memcpy(cr + v * VL, &o, sizeof o);                                                          \
                 }                                                                                               \
             }                                                                                                   \
             return;                                                                                             \
