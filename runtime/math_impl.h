@@ -5,7 +5,7 @@
  *
  * Design (docs/runtime-math.md has the error analysis and the measured
  * worst errors): every function converts a block of floats (VM_LANES: 8, or
- * 4 at AVX2) to doubles, evaluates
+ * 4 at AVX2, 2 at the portable level) to doubles, evaluates
  * in double precision with a relative error below 2^-43 (RT_MATH_DERR
  * allows 2^-40), and rounds once: to float with the hardware conversion
  * (round to nearest even, subnormals produced, MXCSR never touched), or —
@@ -56,13 +56,13 @@ rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op);
 
 /* Lanes per block: 8 by default; an including file may set 4 (math_avx2.c:
  * GCC keeps 8-double vectors in memory on a 256-bit target, 4 doubles fit
- * one register). Every operation is per lane, so a lane's bits do not
- * depend on the width. */
+ * one register) or 2 (math_portable.c: the 128-bit baseline). Every
+ * operation is per lane, so a lane's bits do not depend on the width. */
 #ifndef VM_LANES
 #define VM_LANES 8
 #endif
-#if VM_LANES != 8 && VM_LANES != 4
-#error "VM_LANES must be 8 or 4"
+#if VM_LANES != 8 && VM_LANES != 4 && VM_LANES != 2
+#error "VM_LANES must be 8, 4 or 2"
 #endif
 typedef double vd __attribute__((vector_size(8 * VM_LANES)));
 typedef int64_t vl __attribute__((vector_size(8 * VM_LANES)));
@@ -77,8 +77,10 @@ VMI vd vsign(vd x) { return (vd)((vl)x & (int64_t)0x8000000000000000ull); }
 VMI vd vor(vd a, vd b) { return (vd)((vl)a | (vl)b); }
 #if VM_LANES == 8
 VMI vd vsplat(double c) { return (vd){c, c, c, c, c, c, c, c}; }
-#else
+#elif VM_LANES == 4
 VMI vd vsplat(double c) { return (vd){c, c, c, c}; }
+#else
+VMI vd vsplat(double c) { return (vd){c, c}; }
 #endif
 VMI vd vmin(vd a, vd b) { return vsel(a < b, a, b); }
 VMI vd vmax(vd a, vd b) { return vsel(a > b, a, b); }

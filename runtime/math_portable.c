@@ -4,6 +4,7 @@
 #include "rt_internal.h"
 
 #define VM_SUFFIX _portable
+#define VM_LANES 2   /* 2 doubles: one 128-bit register of the baseline */
 #include "math_impl.h"
 
 rt_vmath_f32_fn rt_vmath_f32(plumb_opcode op, plumb_isa isa)
