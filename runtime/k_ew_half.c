@@ -53,7 +53,7 @@ typedef struct hinfo {
 static const hinfo H_F16 = {0x7C00, 0x200, 0x3C00, 0x7E00, 0x1p-14, 65504.0};
 static const hinfo H_BF16 = {0x7F80, 0x40, 0x3F80, 0x7FC0, 0x1p-126, 0x1.FEp127};
 
-enum hclass { HC_ARITH, HC_SQRT, HC_ROUND, HC_MINMAX, HC_CLAMP, HC_SIGN, HC_FINITE, HC_CMP, HC_VMATH };
+enum hclass { HC_ARITH, HC_SQRT, HC_ROUND, HC_MINMAX, HC_CLAMP, HC_SIGN, HC_FINITE, HC_CMP, HC_VMATH, HC_VMATH2 };
 enum hround { HR_FLOOR, HR_CEIL, HR_EVEN, HR_AFZ };
 
 /* One run of the op over blocks. */
@@ -66,6 +66,7 @@ typedef struct hjob {
     ir_cmp_dir dir;
     bool total;           /* TOTALORDER comparison */
     rt_vmath_f32d_fn fn;  /* HC_VMATH */
+    rt_vmath2_f32d_fn fn2; /* HC_VMATH2 */
 } hjob;
 
 /* 64-byte vector values between static functions of one file: no ABI to keep */
@@ -495,6 +496,12 @@ static bool classify(const rt_ew_args *a, hjob *j)
         if (!j->fn)
             return false;
         break;
+    case PLUMB_OP_POWER: case PLUMB_OP_ATAN2:
+        j->cls = HC_VMATH2;
+        j->fn2 = rt_vmath2_f32d(a->code, a->isa);
+        if (!j->fn2)
+            return false;
+        break;
     default:
         return false;
     }
@@ -554,6 +561,54 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
         }
         return;
     }
+    case HC_VMATH2: {
+        /* the engine's narrow_binary: the double value on the exactly
+         * widened operands, rounded once; flagged lanes (a NaN operand, a
+         * NaN, subnormal, zero or overflow-threshold value, and for power
+         * pow(x, +-0) = pow(+1, y) = 1) take its per-element rules */
+        double v[HB];
+        float fo[HB];
+        uint8_t flag[HB], spec[HB];
+        uint16_t *o = out;
+        const hinfo *h = j->h;
+        bool pw = j->code == PLUMB_OP_POWER;
+        k->widen(x, fa, n);
+        k->widen(y, fb, n);
+        j->fn2(fa, fb, v, n);
+        k->odd(h, v, fa, fo, flag, n);
+        uint16_t xs[HB], ys[HB];
+        memcpy(xs, x, n * sizeof *xs);
+        memcpy(ys, y, n * sizeof *ys);
+        for (size_t i = 0; i < n; i++) {
+            unsigned ax = xs[i] & 0x7FFFu, ay = ys[i] & 0x7FFFu;
+            spec[i] = (uint8_t)((ax > h->em) | (ay > h->em) | (pw & ((ay == 0) | (xs[i] == h->one))));
+        }
+        k->narrow(fo, o, n);
+        for (size_t i = 0; i < n; i += 8) {
+            uint64_t f8, s8;
+            memcpy(&f8, flag + i, 8);
+            memcpy(&s8, spec + i, 8);
+            if ((f8 | s8) == 0)
+                continue;
+            for (size_t l = i; l < i + 8; l++) {
+                if (!flag[l] && !spec[l])
+                    continue;
+                uint16_t xb = xs[l], yb = ys[l];
+                bool xn = (xb & 0x7FFF) > h->em, yn = (yb & 0x7FFF) > h->em;
+                if (pw && ((!yn && (yb & 0x7FFF) == 0) || xb == h->one))
+                    o[l] = h->one;
+                else if (xn)
+                    o[l] = xb | h->q;
+                else if (yn)
+                    o[l] = yb | h->q;
+                else if (isnan(v[l]))
+                    o[l] = h->dnan;
+                else
+                    o[l] = (uint16_t)rt_math_narrow(j->code, j->t, v[l], RT_MATH_DERR, fa[l], fb[l]);
+            }
+        }
+        return;
+    }
     default:
         k->hops(j, x, y, z, out, n);
         return;
@@ -564,7 +619,8 @@ bool rt_ew_half(const rt_ew_args *a)
 {
     if (a->t != PLUMB_F16 && a->t != PLUMB_BF16)
         return false;
-    if (a->code == PLUMB_OP_CLAMP || a->code == PLUMB_OP_COMPARE) {
+    if (a->code == PLUMB_OP_CLAMP || a->code == PLUMB_OP_COMPARE || a->code == PLUMB_OP_POWER ||
+        a->code == PLUMB_OP_ATAN2) {
         if (a->n_in != (a->code == PLUMB_OP_CLAMP ? 3u : 2u))
             return false;
         for (uint32_t i = 0; i < a->n_in; i++)
@@ -577,7 +633,7 @@ bool rt_ew_half(const rt_ew_args *a)
     if (j.cls != HC_FINITE && j.cls != HC_CMP && a->rt != a->t)
         return false;
     hkern k = kernels(a->isa, a->t);
-    uint32_t nin = j.cls == HC_CLAMP ? 3 : (j.cls == HC_ARITH || j.cls == HC_MINMAX || j.cls == HC_CMP) ? 2 : 1;
+    uint32_t nin = j.cls == HC_CLAMP ? 3 : (j.cls == HC_ARITH || j.cls == HC_MINMAX || j.cls == HC_CMP || j.cls == HC_VMATH2) ? 2 : 1;
     size_t osz = (j.cls == HC_FINITE || j.cls == HC_CMP) ? 1 : 2;
     for (size_t i = 0; i < a->n; i += HB) {
         size_t m = a->n - i < HB ? a->n - i : HB;

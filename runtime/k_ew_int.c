@@ -204,6 +204,56 @@ static inline uint64_t urem64(uint64_t a, uint64_t b)
     return b == 0 ? a : r;
 }
 
+/* ---- power ------------------------------------------------------------------------
+ * elem()'s ipow: x^e by square-and-multiply with wrap-around, e the exponent
+ * read in the type (unsigned: its W bits; signed and >= 0: the same bits);
+ * a negative signed exponent gives 1 for x = 1, (-1)^e for x = -1 and 0
+ * otherwise. Products modulo 2^64 truncated to W bits equal products modulo
+ * 2^W, so W-bit arithmetic gives elem()'s bits. Branch-free over a block:
+ * every element of the block takes as many rounds as the longest exponent
+ * in it (a round with a zero exponent bit multiplies by 1); a negative
+ * exponent is replaced by its parity, which is all x = +-1 needs, and the
+ * other bases are masked to 0 at the end. POW_B elements per block, the
+ * state in stack arrays so that every pass is a plain vectorizable loop. */
+#define POW_B 256
+
+#define POW_LOOP(SUF, TGT, W)                                                               \
+    TGT static void pow##W##SUF(const void *xp, const void *yp, void *op, size_t n, bool sg)  \
+    {                                                                                       \
+        const uint##W##_t *x = xp, *y = yp;                                                 \
+        uint##W##_t *o = op;                                                                \
+        uint##W##_t r[POW_B], b[POW_B], e[POW_B];                                           \
+        const uint##W##_t top = (uint##W##_t)(sg ? (uint##W##_t)1 << (W - 1) : 0);         \
+        for (size_t i0 = 0; i0 < n; i0 += POW_B) {                                          \
+            size_t m = n - i0 < POW_B ? n - i0 : POW_B;                                     \
+            uint##W##_t acc = 0;                                                            \
+            for (size_t j = 0; j < m; j++) {                                                \
+                uint##W##_t ex = y[i0 + j];                                                 \
+                uint##W##_t neg = (uint##W##_t)(0u - (uint##W##_t)((ex & top) != 0));       \
+                ex = (uint##W##_t)((ex & ~neg) | (ex & neg & 1u));                          \
+                e[j] = ex;                                                                  \
+                b[j] = x[i0 + j];                                                           \
+                r[j] = 1;                                                                   \
+                acc |= ex;                                                                  \
+            }                                                                               \
+            for (; acc != 0; acc >>= 1) {                                                   \
+                for (size_t j = 0; j < m; j++) {                                            \
+                    uint##W##_t bit = (uint##W##_t)(0u - (uint##W##_t)(e[j] & 1u));         \
+                    uint##W##_t f = (uint##W##_t)((b[j] & bit) | (1u & ~bit));              \
+                    r[j] = (uint##W##_t)(1u * r[j] * f);                                    \
+                    b[j] = (uint##W##_t)(1u * b[j] * b[j]);                                 \
+                    e[j] = (uint##W##_t)(e[j] >> 1);                                        \
+                }                                                                           \
+            }                                                                               \
+            for (size_t j = 0; j < m; j++) {                                                \
+                uint##W##_t a = x[i0 + j];                                                  \
+                uint##W##_t unit = (uint##W##_t)(0u - (uint##W##_t)((a == 1u) | (a == (uint##W##_t)~(uint##W##_t)0))); \
+                uint##W##_t neg = (uint##W##_t)(0u - (uint##W##_t)((y[i0 + j] & top) != 0)); \
+                o[i0 + j] = (uint##W##_t)(r[j] & (unit | ~neg));                            \
+            }                                                                               \
+        }                                                                                   \
+    }
+
 /* ---- loop generators ------------------------------------------------------------ */
 
 typedef void (*bin_fn)(const void *x, const void *y, void *o, size_t n);
@@ -271,6 +321,7 @@ typedef void (*bin_fn)(const void *x, const void *y, void *o, size_t n);
     BIN(sra##W, SUF, TGT, uint##W##_t, uint##W##_t, sra##W(a, b))                           \
     BIN(eq##W, SUF, TGT, uint##W##_t, uint8_t, a == b)                                      \
     BIN(ne##W, SUF, TGT, uint##W##_t, uint8_t, a != b)                                      \
+    POW_LOOP(SUF, TGT, W)                                                                   \
     SIGNED_LOOPS(SUF, TGT, W, s, int##W##_t, (a > 0) - (a < 0))                             \
     SIGNED_LOOPS(SUF, TGT, W, u, uint##W##_t, a != 0)                                       \
     static bool run##W##SUF(const rt_ew_args *a, bool sg, bool cmp_sg)                      \
@@ -303,6 +354,7 @@ typedef void (*bin_fn)(const void *x, const void *y, void *o, size_t n);
         case PLUMB_OP_MINIMUM: (sg ? min_s##W##SUF : min_u##W##SUF)(x, y, o, n); return true; \
         case PLUMB_OP_DIVIDE: (sg ? div_s##W##SUF : div_u##W##SUF)(x, y, o, n); return true; \
         case PLUMB_OP_REMAINDER: (sg ? rem_s##W##SUF : rem_u##W##SUF)(x, y, o, n); return true; \
+        case PLUMB_OP_POWER: pow##W##SUF(x, y, o, n, sg); return true;                     \
         case PLUMB_OP_CLAMP:                                                                \
             (sg ? clamp_s##W##SUF : clamp_u##W##SUF)(x, y, a->in[2], o, n);                 \
             return true;                                                                    \
@@ -412,7 +464,7 @@ static uint32_t arity_of(plumb_opcode c)
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_AND:
     case PLUMB_OP_OR: case PLUMB_OP_XOR: case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_LOGICAL:
-    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_COMPARE:
+    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_COMPARE: case PLUMB_OP_POWER:
         return 2;
     case PLUMB_OP_CLAMP:
         return 3;
