@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_math.h"
 #include "rt_pipeline.h"
 
 /* Upper bound on chunks per parallel loop: enough to balance a few cores
@@ -78,6 +79,7 @@ static void *worker(void *arg)
             pthread_cond_signal(&p->cv_done);
     }
     pthread_mutex_unlock(&p->mu);
+    rt_math_thread_done();
     return NULL;
 }
 

@@ -158,3 +158,8 @@ uint64_t rt_math_narrow_ld(plumb_opcode op, long double v, long double rel, doub
     }
     return plumb_f64_bits((double)v);
 }
+
+void rt_math_thread_done(void)
+{
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+}

@@ -45,4 +45,9 @@ uint64_t rt_math_narrow(plumb_opcode op, plumb_dtype t, double v, double rel, do
 /* The same for a long double approximation rounded to f64. */
 uint64_t rt_math_narrow_ld(plumb_opcode op, long double v, long double rel, double a, double b);
 
+/* Frees the calling thread's caches of the slow path's multi-precision
+ * library (constants such as pi kept per thread); the pool's worker threads
+ * call it before they exit, so no cache outlives its thread. */
+void rt_math_thread_done(void);
+
 #endif
