@@ -21,17 +21,12 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 #define N_RANDOM 1500
 
 static uint64_t rng_state = 0x1234567887654321ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 /* Special bit patterns of float type t: zeros, ones, infinities, NaNs
  * (quiet, signaling, negative, with payload), extremes and subnormals. */
@@ -81,30 +76,6 @@ static void fill(plumb_dtype t, plumb_tensor *x, uint64_t n, bool exhaustive16)
             v &= 1;
         plumb_store_bits(t, x->data, i, v);
     }
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
 }
 
 typedef struct variant {
@@ -492,5 +463,5 @@ int main(void)
         cmocka_unit_test(test_bad_type),
         cmocka_unit_test(test_midpoints),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }

@@ -17,17 +17,12 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static const uint64_t lengths[] = {1, 2, 15, 511, 512, 513, 1024, 1500};
 
 static uint64_t rng_state = 0x5EED0F0B10C5ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 /* Element i of a full operand: random bits with a NaN, -0 and an infinity
  * of the type early on (floats), so clamp's NaN rule is exercised too. */

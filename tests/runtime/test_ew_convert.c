@@ -20,15 +20,10 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static uint64_t rng_state = 0x0DDB1A5E5BAD5EEDull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 typedef struct vals {
     uint64_t *v;
@@ -166,30 +161,6 @@ static void values(vals *s, plumb_dtype t)
         float_values(s, t);
     else
         int_values(s, t);
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
 }
 
 /* convert s -> d of n elements as a one-op program */
@@ -348,5 +319,5 @@ int main(void)
         cmocka_unit_test(test_from_int),
         cmocka_unit_test(test_declines_other_ops),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }

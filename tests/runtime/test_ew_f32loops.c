@@ -20,15 +20,10 @@
 #include "plumb/ref.h"
 #include "../../runtime/rt_internal.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static uint64_t rng_state = 0xF32100F5EEDull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 /* f32 specials, both signs of each: zeros, ones, infinities, quiet and
  * signaling NaNs with payloads (top, bottom and middle bits), the largest
@@ -50,30 +45,6 @@ static void specials(uint32_t *v)
         v[n++] = special_pos[i];
         v[n++] = special_pos[i] | 0x80000000u;
     }
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
 }
 
 /* One op over n elements: the module, its inputs and the reference's result.
@@ -400,5 +371,5 @@ int main(void)
         cmocka_unit_test(test_f32_arith),   cmocka_unit_test(test_f32_minmax), cmocka_unit_test(test_f32_compare),
         cmocka_unit_test(test_select),      cmocka_unit_test(test_hand_values),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }

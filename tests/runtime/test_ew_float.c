@@ -20,15 +20,10 @@
 #include "plumb/ref.h"
 #include "../../runtime/rt_internal.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static uint64_t rng_state = 0x0DDB1A5E5BAD5EEDull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 static uint64_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static uint64_t dbits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
@@ -90,30 +85,6 @@ static uint64_t random_value(plumb_dtype t)
     }
     uint64_t u = dbits(f);
     return (r & 0x30) == 0x10 ? u + 1 : (r & 0x30) == 0x20 && (u & ~(1ull << 63)) ? u - 1 : u;
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
 }
 
 /* One op over n elements: a module with the op, the inputs, and the
@@ -455,5 +426,5 @@ int main(void)
         cmocka_unit_test(test_declined_exact),
         cmocka_unit_test(test_declined_math),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }

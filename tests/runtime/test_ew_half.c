@@ -24,98 +24,12 @@
 #include "plumb/ref.h"
 #include "../../runtime/rt_math.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 static const plumb_dtype TYPES[2] = {PLUMB_F16, PLUMB_BF16};
-
-/* Special patterns of a half type: zeros, ones, halves, infinities, NaNs
- * (quiet, signaling, with payload), extremes, subnormals, values around
- * the 0.5/1.5/2.5 rounding ties and 2^p. Both signs. */
-static size_t specials(plumb_dtype t, uint16_t *v)
-{
-    const plumb_dtype_info *d = plumb_dtype_get(t);
-    uint16_t M = (uint16_t)d->mant_bits, em = (uint16_t)(((1u << d->exp_bits) - 1) << M);
-    uint16_t bias = (uint16_t)((1u << (d->exp_bits - 1)) - 1), q = (uint16_t)(1u << (M - 1));
-    uint16_t one = (uint16_t)(bias << M), half = (uint16_t)((bias - 1) << M), two = (uint16_t)((bias + 1) << M);
-    uint16_t base[] = {0, one, half, two, em, (uint16_t)(em | q), (uint16_t)(em | 1), (uint16_t)(em | q | 3),
-                       (uint16_t)(em - 1), 1, 2, (uint16_t)((1u << M) - 1), (uint16_t)(1u << M),
-                       (uint16_t)(one + 1), (uint16_t)(one - 1), (uint16_t)(one | q), (uint16_t)(two | (q >> 1)),
-                       (uint16_t)(half + 1), (uint16_t)(half - 1), (uint16_t)((bias + M) << M),
-                       (uint16_t)(((bias + M) << M) - 1), (uint16_t)(((bias + M - 1) << M) | q), 0x1234};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
-        v[n++] = base[i];
-        v[n++] = (uint16_t)(base[i] | 0x8000);
-    }
-    return n;
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
-}
-
-/* A one-op program: operands of type t, n elements each. */
-typedef struct prog {
-    ir_module *m;
-    ir_op *op;
-    plumb_dtype rt;
-    uint32_t arity;
-} prog;
-
-static bool is_i1_result(plumb_opcode c) { return c == PLUMB_OP_COMPARE || c == PLUMB_OP_IS_FINITE; }
-
-static void prog_make(prog *p, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type ct, size_t n)
-{
-    p->arity = (uint32_t)plumb_op_get(code)->arity;
-    p->rt = is_i1_result(code) ? PLUMB_I1 : t;
-    p->m = ir_module_new("t");
-    assert_non_null(p->m);
-    ir_func *f = ir_func_new(p->m, "main", true);
-    ir_value *args[3];
-    int64_t dims[1] = {(int64_t)n};
-    for (uint32_t k = 0; k < p->arity; k++) {
-        ir_type ty = ir_type_make(t, 1, dims);
-        args[k] = ir_block_add_arg(p->m, &f->body, &ty);
-    }
-    ir_type rty = ir_type_make(p->rt, 1, dims);
-    p->op = ir_op_new(p->m, code, args, p->arity, &rty, 1);
-    p->op->a.cmp_dir = dir;
-    p->op->a.cmp_type = ct;
-    ir_block_append(&f->body, p->op);
-    ir_op *ret = ir_op_new(p->m, PLUMB_OP_FUNC_RETURN, p->op->results, 1, NULL, 0);
-    ir_block_append(&f->body, ret);
-    assert_true(ir_func_set_results(p->m, f, &rty, 1));
-    plumb_diag d = {.code = PLUMB_OK};
-    assert_true(ir_verify(p->m, NULL, &d));
-}
 
 /* The element engine's bits for a transcendental on x: the double result
  * on the widened operand rounded once by rt_math_narrow. */
@@ -157,24 +71,14 @@ static bool is_vmath(plumb_opcode c)
 
 static uint64_t failures;
 
-static void report(const prog *p, plumb_dtype t, plumb_isa isa, size_t i, uint16_t *const *in, uint64_t g,
-                   uint64_t w, const char *what)
-{
-    print_message("%s %s (dir %d type %d) isa %s element %zu: operands 0x%04x 0x%04x 0x%04x got 0x%llx want "
-                  "0x%llx (%s)\n",
-                  plumb_op_name(p->op->code), plumb_dtype_name(t), (int)p->op->a.cmp_dir, (int)p->op->a.cmp_type,
-                  rt_isa_name(isa), i, in[0][i], p->arity > 1 ? in[1][i] : 0, p->arity > 2 ? in[2][i] : 0,
-                  (unsigned long long)g, (unsigned long long)w, what);
-}
-
 /* Runs the op on in[k][0..n) through the reference and, at every ISA, the
  * runtime kernel; counts elements whose bits differ (transcendentals: from
  * the engine's bits, and from the reference beyond the op's bound). */
 static void check(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type ct,
                   uint16_t *const *in, size_t n)
 {
-    prog p;
-    prog_make(&p, code, t, dir, ct, n);
+    ew_prog p;
+    ew_prog_make(&p, code, t, dir, ct, n);
     plumb_diag d = {.code = PLUMB_OK};
     int64_t dims[1] = {(int64_t)n};
     plumb_tensor *x[3] = {NULL, NULL, NULL};
@@ -206,7 +110,7 @@ static void check(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, 
             if (vm) {
                 if (g != eng[i]) {
                     if (bad++ < 3)
-                        report(&p, t, isa, i, in, g, eng[i], "engine");
+                        ew_prog_report(&p, t, isa, i, in, g, eng[i], "engine");
                     continue;
                 }
                 if (g == w)
@@ -216,11 +120,11 @@ static void check(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, 
                                (g & inf) == 0 || (w & 0x7FFF) == inf;
                 if (special || plumb_ulp_distance(t, g, w) > bound) {
                     if (bad++ < 3)
-                        report(&p, t, isa, i, in, g, w, "reference");
+                        ew_prog_report(&p, t, isa, i, in, g, w, "reference");
                 }
             } else if (g != w) {
                 if (bad++ < 3)
-                    report(&p, t, isa, i, in, g, w, "reference");
+                    ew_prog_report(&p, t, isa, i, in, g, w, "reference");
             }
         }
         failures += bad;
@@ -293,7 +197,7 @@ static void test_arith_all_patterns(void **state)
     for (int ti = 0; ti < 2; ti++) {
         plumb_dtype t = TYPES[ti];
         uint16_t sp[64];
-        size_t ns = specials(t, sp);
+        size_t ns = ew_half_specials(t, sp);
         for (size_t k = 0; k < NB; k++)
             sp[ns++] = (uint16_t)rnd();
         size_t n = 65536 * ns;
@@ -371,7 +275,7 @@ static void test_compare_minmax_clamp(void **state)
     for (int ti = 0; ti < 2; ti++) {
         plumb_dtype t = TYPES[ti];
         uint16_t sp[64];
-        size_t ns = specials(t, sp);
+        size_t ns = ew_half_specials(t, sp);
         size_t n2 = ns * ns + 20000, n3 = ns * ns * ns;
         uint16_t *a = malloc(n3 * 2), *b = malloc(n3 * 2), *c = malloc(n3 * 2);
         assert_non_null(a);
@@ -423,7 +327,7 @@ static void test_lengths_and_offsets(void **state)
     for (int ti = 0; ti < 2; ti++) {
         plumb_dtype t = TYPES[ti];
         uint16_t sp[64];
-        size_t ns = specials(t, sp);
+        size_t ns = ew_half_specials(t, sp);
         uint16_t *in[3];
         for (int k = 0; k < 3; k++) {
             in[k] = malloc(N * 2);
@@ -432,8 +336,8 @@ static void test_lengths_and_offsets(void **state)
                 in[k][i] = (i * 7 + (size_t)k) % 5 == 0 ? sp[(i + (size_t)k * 3) % ns] : (uint16_t)rnd();
         }
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-            prog p;
-            prog_make(&p, ops[o], t, IR_CMP_LT, IR_CMP_TYPE_NONE, N);
+            ew_prog p;
+            ew_prog_make(&p, ops[o], t, IR_CMP_LT, IR_CMP_TYPE_NONE, N);
             size_t osz = plumb_dtype_size(p.rt);
             plumb_diag d = {.code = PLUMB_OK};
             int64_t dims[1] = {N};
@@ -548,5 +452,5 @@ int main(void)
         cmocka_unit_test(test_lengths_and_offsets),
         cmocka_unit_test(test_vmath_in_place),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }

@@ -17,15 +17,10 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static uint64_t rng_state = 0x0DDBA11C0FFEE123ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 static const plumb_dtype int_types[] = {PLUMB_I1,  PLUMB_I8,   PLUMB_I16,  PLUMB_I32, PLUMB_I64,
                                         PLUMB_UI8, PLUMB_UI16, PLUMB_UI32, PLUMB_UI64};
@@ -70,30 +65,6 @@ static void fill(plumb_dtype t, plumb_tensor *x, uint32_t k, uint32_t arity, uin
             v = rnd();
         plumb_store_bits(t, x->data, i, v & m);
     }
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
 }
 
 typedef struct ctx {
@@ -341,5 +312,5 @@ int main(void)
         cmocka_unit_test(test_divide_dense),  cmocka_unit_test(test_compare),
         cmocka_unit_test(test_clamp),         cmocka_unit_test(test_declines),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }

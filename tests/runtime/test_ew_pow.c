@@ -26,98 +26,12 @@
 #include "plumb/ref.h"
 #include "../../runtime/rt_math.h"
 #include "../../runtime/rt_pipeline.h"
+#include "ew_harness.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return ew_rnd(&rng_state); }
 
 static const plumb_dtype TYPES[2] = {PLUMB_F16, PLUMB_BF16};
-
-/* Special patterns of a half type: zeros, ones, halves, infinities, NaNs
- * (quiet, signaling, with payload), extremes, subnormals, values around
- * the 0.5/1.5/2.5 rounding ties and 2^p. Both signs. */
-static size_t specials(plumb_dtype t, uint16_t *v)
-{
-    const plumb_dtype_info *d = plumb_dtype_get(t);
-    uint16_t M = (uint16_t)d->mant_bits, em = (uint16_t)(((1u << d->exp_bits) - 1) << M);
-    uint16_t bias = (uint16_t)((1u << (d->exp_bits - 1)) - 1), q = (uint16_t)(1u << (M - 1));
-    uint16_t one = (uint16_t)(bias << M), half = (uint16_t)((bias - 1) << M), two = (uint16_t)((bias + 1) << M);
-    uint16_t base[] = {0, one, half, two, em, (uint16_t)(em | q), (uint16_t)(em | 1), (uint16_t)(em | q | 3),
-                       (uint16_t)(em - 1), 1, 2, (uint16_t)((1u << M) - 1), (uint16_t)(1u << M),
-                       (uint16_t)(one + 1), (uint16_t)(one - 1), (uint16_t)(one | q), (uint16_t)(two | (q >> 1)),
-                       (uint16_t)(half + 1), (uint16_t)(half - 1), (uint16_t)((bias + M) << M),
-                       (uint16_t)(((bias + M) << M) - 1), (uint16_t)(((bias + M - 1) << M) | q), 0x1234};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
-        v[n++] = base[i];
-        v[n++] = (uint16_t)(base[i] | 0x8000);
-    }
-    return n;
-}
-
-typedef struct harness {
-    rt_pool *pool;
-    plumb_isa best;
-} harness;
-
-static int setup(void **state)
-{
-    static harness h;
-    plumb_diag d = {.code = PLUMB_OK};
-    h.pool = rt_pool_new(2, &d);
-    if (!h.pool)
-        return -1;
-    h.best = rt_cpu_best_isa();
-    *state = &h;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    harness *h = *state;
-    rt_pool_free(h->pool);
-    return 0;
-}
-
-/* A one-op program: operands of type t, n elements each. */
-typedef struct prog {
-    ir_module *m;
-    ir_op *op;
-    plumb_dtype rt;
-    uint32_t arity;
-} prog;
-
-static bool is_i1_result(plumb_opcode c) { return c == PLUMB_OP_COMPARE || c == PLUMB_OP_IS_FINITE; }
-
-static void prog_make(prog *p, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type ct, size_t n)
-{
-    p->arity = (uint32_t)plumb_op_get(code)->arity;
-    p->rt = is_i1_result(code) ? PLUMB_I1 : t;
-    p->m = ir_module_new("t");
-    assert_non_null(p->m);
-    ir_func *f = ir_func_new(p->m, "main", true);
-    ir_value *args[3];
-    int64_t dims[1] = {(int64_t)n};
-    for (uint32_t k = 0; k < p->arity; k++) {
-        ir_type ty = ir_type_make(t, 1, dims);
-        args[k] = ir_block_add_arg(p->m, &f->body, &ty);
-    }
-    ir_type rty = ir_type_make(p->rt, 1, dims);
-    p->op = ir_op_new(p->m, code, args, p->arity, &rty, 1);
-    p->op->a.cmp_dir = dir;
-    p->op->a.cmp_type = ct;
-    ir_block_append(&f->body, p->op);
-    ir_op *ret = ir_op_new(p->m, PLUMB_OP_FUNC_RETURN, p->op->results, 1, NULL, 0);
-    ir_block_append(&f->body, ret);
-    assert_true(ir_func_set_results(p->m, f, &rty, 1));
-    plumb_diag d = {.code = PLUMB_OK};
-    assert_true(ir_verify(p->m, NULL, &d));
-}
 
 /* The element engine's bits for power/atan2 on (x, y): narrow_binary's
  * recipe. */
@@ -157,16 +71,6 @@ static void engine_binary(plumb_opcode code, plumb_dtype t, plumb_isa isa, const
 
 static uint64_t failures;
 
-static void report(const prog *p, plumb_dtype t, plumb_isa isa, size_t i, uint16_t *const *in, uint64_t g,
-                   uint64_t w, const char *what)
-{
-    print_message("%s %s (dir %d type %d) isa %s element %zu: operands 0x%04x 0x%04x 0x%04x got 0x%llx want "
-                  "0x%llx (%s)\n",
-                  plumb_op_name(p->op->code), plumb_dtype_name(t), (int)p->op->a.cmp_dir, (int)p->op->a.cmp_type,
-                  rt_isa_name(isa), i, in[0][i], p->arity > 1 ? in[1][i] : 0, p->arity > 2 ? in[2][i] : 0,
-                  (unsigned long long)g, (unsigned long long)w, what);
-}
-
 /* Runs power/atan2 on (in[0], in[1]) through the reference and, at every
  * ISA, the runtime kernel and rt_ew_half at an odd start and in place;
  * counts elements that differ from the engine's bits or lie beyond the
@@ -174,8 +78,8 @@ static void report(const prog *p, plumb_dtype t, plumb_isa isa, size_t i, uint16
  * subnormal or infinite). */
 static void check_half(harness *h, plumb_opcode code, plumb_dtype t, uint16_t *const *in, size_t n)
 {
-    prog p;
-    prog_make(&p, code, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, n);
+    ew_prog p;
+    ew_prog_make(&p, code, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, n);
     plumb_diag d = {.code = PLUMB_OK};
     int64_t dims[1] = {(int64_t)n};
     plumb_tensor *x[2];
@@ -207,7 +111,7 @@ static void check_half(harness *h, plumb_opcode code, plumb_dtype t, uint16_t *c
             uint64_t g = plumb_load_bits(t, got->data, i), w = plumb_load_bits(t, want->data, i);
             if (g != eng[i]) {
                 if (bad++ < 3)
-                    report(&p, t, isa, i, in, g, eng[i], "engine");
+                    ew_prog_report(&p, t, isa, i, in, g, eng[i], "engine");
                 continue;
             }
             if (g == w)
@@ -216,7 +120,7 @@ static void check_half(harness *h, plumb_opcode code, plumb_dtype t, uint16_t *c
                            (g & inf) == 0 || (w & 0x7FFF) == inf;
             if (special || plumb_ulp_distance(t, g, w) > bound)
                 if (bad++ < 3)
-                    report(&p, t, isa, i, in, g, w, "reference");
+                    ew_prog_report(&p, t, isa, i, in, g, w, "reference");
         }
         /* rt_ew_half directly: one element past an aligned start (an odd
          * address for both operands and the result), then in place over
@@ -231,12 +135,12 @@ static void check_half(harness *h, plumb_opcode code, plumb_dtype t, uint16_t *c
         assert_true(rt_ew_half(&a));
         for (size_t i = 0; i < n; i++)
             if (alt[i + 1] != eng[i] && bad++ < 3)
-                report(&p, t, isa, i, in, alt[i + 1], eng[i], "rt_ew_half, odd start");
+                ew_prog_report(&p, t, isa, i, in, alt[i + 1], eng[i], "rt_ew_half, odd start");
         a.out = xa + 1;
         assert_true(rt_ew_half(&a));
         for (size_t i = 0; i < n; i++)
             if (xa[i + 1] != eng[i] && bad++ < 3)
-                report(&p, t, isa, i, in, xa[i + 1], eng[i], "rt_ew_half, in place");
+                ew_prog_report(&p, t, isa, i, in, xa[i + 1], eng[i], "rt_ew_half, in place");
         free(xa);
         free(ya);
         failures += bad;
@@ -262,7 +166,7 @@ static void test_half_all_patterns(void **state)
     for (int ti = 0; ti < 2; ti++) {
         plumb_dtype t = TYPES[ti];
         uint16_t sp[64];
-        size_t ns = specials(t, sp);
+        size_t ns = ew_half_specials(t, sp);
         for (size_t k = 0; k < NB; k++)
             sp[ns++] = (uint16_t)rnd();
         size_t n = 65536 * ns;
@@ -368,8 +272,8 @@ static void test_int_power(void **state)
     for (size_t ti = 0; ti < sizeof int_types / sizeof int_types[0]; ti++) {
         plumb_dtype t = int_types[ti];
         uint64_t n = 27 * 27 + 1500;
-        prog p;
-        prog_make(&p, PLUMB_OP_POWER, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, n);
+        ew_prog p;
+        ew_prog_make(&p, PLUMB_OP_POWER, t, IR_CMP_EQ, IR_CMP_TYPE_NONE, n);
         plumb_diag d = {.code = PLUMB_OK};
         int64_t dims[1] = {(int64_t)n};
         plumb_tensor *in[2];
@@ -460,5 +364,5 @@ int main(void)
         cmocka_unit_test(test_half_lengths),
         cmocka_unit_test(test_half_all_patterns),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }
