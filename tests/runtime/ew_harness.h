@@ -1,6 +1,7 @@
 /* Shared scaffolding of the element-wise runtime tests (tests/runtime/
  * test_ew_*.c, test_elementwise.c): the random generator, the pool and
- * best-ISA fixture, and the one-op program builder and mismatch reporter of
+ * best-ISA fixture, the one-op job of the f32/f64 tests (module, inputs and
+ * reference result), and the one-op program builder and mismatch reporter of
  * the f16/bf16 tests. Everything is static inline so each test binary keeps
  * its own copy and an unused piece costs nothing. */
 #ifndef PLUMB_TESTS_RUNTIME_EW_HARNESS_H
@@ -11,10 +12,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "plumb/ir.h"
+#include "plumb/ref.h"
 #include "../../runtime/rt_pipeline.h"
 
 /* Splitmix64 step on *state. Each test file owns its state and seed, so
@@ -50,6 +54,74 @@ static inline int ew_teardown(void **state)
     harness *h = *state;
     rt_pool_free(h->pool);
     return 0;
+}
+
+/* One op over n elements: the module, its inputs and the reference's result.
+ * Operand types: t for every operand but select's predicate (i1); result
+ * i1 for compare and is_finite. */
+typedef struct ew_job {
+    plumb_opcode code;
+    plumb_dtype t, rt, in_t[3];
+    uint32_t arity;
+    ir_cmp_dir dir;
+    ir_cmp_type cmp;
+    uint64_t n;
+    ir_module *m;
+    ir_op *op;
+    plumb_tensor *in[3];
+    plumb_ref_result res;
+} ew_job;
+
+/* vals[k][i]: bit pattern of element i of operand k */
+static inline void ew_job_build(ew_job *j, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type cmp,
+                                const uint64_t *const *vals, uint64_t n)
+{
+    memset(j, 0, sizeof *j);
+    j->code = code;
+    j->t = t;
+    j->rt = code == PLUMB_OP_COMPARE || code == PLUMB_OP_IS_FINITE ? PLUMB_I1 : t;
+    j->arity = (uint32_t)plumb_op_get(code)->arity;
+    j->dir = dir;
+    j->cmp = cmp;
+    j->n = n;
+    for (uint32_t k = 0; k < j->arity; k++)
+        j->in_t[k] = code == PLUMB_OP_SELECT && k == 0 ? PLUMB_I1 : t;
+    j->m = ir_module_new("t");
+    assert_non_null(j->m);
+    ir_func *f = ir_func_new(j->m, "main", true);
+    int64_t dims[1] = {(int64_t)n};
+    ir_type rty = ir_type_make(j->rt, 1, dims);
+    ir_value *args[3];
+    for (uint32_t k = 0; k < j->arity; k++) {
+        ir_type ty = ir_type_make(j->in_t[k], 1, dims);
+        args[k] = ir_block_add_arg(j->m, &f->body, &ty);
+    }
+    j->op = ir_op_new(j->m, code, args, j->arity, &rty, 1);
+    j->op->a.cmp_dir = dir;
+    j->op->a.cmp_type = cmp;
+    ir_block_append(&f->body, j->op);
+    ir_block_append(&f->body, ir_op_new(j->m, PLUMB_OP_FUNC_RETURN, j->op->results, 1, NULL, 0));
+    assert_true(ir_func_set_results(j->m, f, &rty, 1));
+    plumb_diag d = {.code = PLUMB_OK};
+    if (!ir_verify(j->m, NULL, &d))
+        plumb_diag_print(&d, stderr);
+    assert_true(ir_verify(j->m, NULL, &d));
+    for (uint32_t k = 0; k < j->arity; k++) {
+        j->in[k] = plumb_tensor_new(j->in_t[k], 1, dims, 0, &d);
+        assert_non_null(j->in[k]);
+        for (uint64_t i = 0; i < n; i++)
+            plumb_store_bits(j->in_t[k], j->in[k]->data, i, vals[k][i]);
+    }
+    plumb_ref_options ro = {.struct_size = sizeof ro};
+    assert_true(plumb_ref_run(j->m, NULL, j->in, j->arity, &ro, &j->res, &d));
+}
+
+static inline void ew_job_free(ew_job *j)
+{
+    plumb_ref_result_free(&j->res);
+    for (uint32_t k = 0; k < j->arity; k++)
+        plumb_tensor_free(j->in[k]);
+    ir_module_free(j->m);
 }
 
 /* Special patterns of a half type: zeros, ones, halves, infinities, NaNs

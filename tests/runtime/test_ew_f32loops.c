@@ -47,73 +47,16 @@ static void specials(uint32_t *v)
     }
 }
 
-/* One op over n elements: the module, its inputs and the reference's result.
- * Operand types: t for every operand but select's predicate (i1). */
-typedef struct job {
-    plumb_opcode code;
-    plumb_dtype t, rt, in_t[3];
-    uint32_t arity;
-    ir_cmp_dir dir;
-    uint64_t n;
-    ir_module *m;
-    ir_op *op;
-    plumb_tensor *in[3];
-    plumb_ref_result res;
-} job;
-
-/* vals[k][i]: bit pattern of element i of operand k */
-static void job_build(job *j, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, uint64_t *const *vals, uint64_t n)
+/* This file's compares are float compares; no other op takes a compare type. */
+static void job_build(ew_job *j, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, uint64_t *const *vals, uint64_t n)
 {
-    memset(j, 0, sizeof *j);
-    j->code = code;
-    j->t = t;
-    j->rt = code == PLUMB_OP_COMPARE ? PLUMB_I1 : t;
-    j->arity = (uint32_t)plumb_op_get(code)->arity;
-    j->dir = dir;
-    j->n = n;
-    for (uint32_t k = 0; k < j->arity; k++)
-        j->in_t[k] = code == PLUMB_OP_SELECT && k == 0 ? PLUMB_I1 : t;
-    j->m = ir_module_new("t");
-    assert_non_null(j->m);
-    ir_func *f = ir_func_new(j->m, "main", true);
-    int64_t dims[1] = {(int64_t)n};
-    ir_type rty = ir_type_make(j->rt, 1, dims);
-    ir_value *args[3];
-    for (uint32_t k = 0; k < j->arity; k++) {
-        ir_type ty = ir_type_make(j->in_t[k], 1, dims);
-        args[k] = ir_block_add_arg(j->m, &f->body, &ty);
-    }
-    j->op = ir_op_new(j->m, code, args, j->arity, &rty, 1);
-    j->op->a.cmp_dir = dir;
-    j->op->a.cmp_type = code == PLUMB_OP_COMPARE ? IR_CMP_FLOAT : IR_CMP_TYPE_NONE;
-    ir_block_append(&f->body, j->op);
-    ir_block_append(&f->body, ir_op_new(j->m, PLUMB_OP_FUNC_RETURN, j->op->results, 1, NULL, 0));
-    assert_true(ir_func_set_results(j->m, f, &rty, 1));
-    plumb_diag d = {.code = PLUMB_OK};
-    if (!ir_verify(j->m, NULL, &d))
-        plumb_diag_print(&d, stderr);
-    assert_true(ir_verify(j->m, NULL, &d));
-    for (uint32_t k = 0; k < j->arity; k++) {
-        j->in[k] = plumb_tensor_new(j->in_t[k], 1, dims, 0, &d);
-        assert_non_null(j->in[k]);
-        for (uint64_t i = 0; i < n; i++)
-            plumb_store_bits(j->in_t[k], j->in[k]->data, i, vals[k][i]);
-    }
-    plumb_ref_options ro = {.struct_size = sizeof ro};
-    assert_true(plumb_ref_run(j->m, NULL, j->in, j->arity, &ro, &j->res, &d));
-}
-
-static void job_free(job *j)
-{
-    plumb_ref_result_free(&j->res);
-    for (uint32_t k = 0; k < j->arity; k++)
-        plumb_tensor_free(j->in[k]);
-    ir_module_free(j->m);
+    ir_cmp_type cmp = code == PLUMB_OP_COMPARE ? IR_CMP_FLOAT : IR_CMP_TYPE_NONE;
+    ew_job_build(j, code, t, dir, cmp, (const uint64_t *const *)vals, n);
 }
 
 static uint64_t failures;
 
-static void report(const job *j, plumb_isa isa, const char *how, uint64_t i, uint64_t got, uint64_t want)
+static void report(const ew_job *j, plumb_isa isa, const char *how, uint64_t i, uint64_t got, uint64_t want)
 {
     uint64_t a[3] = {0, 0, 0};
     for (uint32_t k = 0; k < j->arity; k++)
@@ -125,7 +68,7 @@ static void report(const job *j, plumb_isa isa, const char *how, uint64_t i, uin
 }
 
 /* The whole tensor through the runtime kernel (split over the pool). */
-static void check_kernel(rt_exec *x, plumb_isa isa, const job *j)
+static void check_kernel(rt_exec *x, plumb_isa isa, const ew_job *j)
 {
     const plumb_tensor *want = j->res.outputs[0];
     int64_t dims[1] = {(int64_t)j->n};
@@ -149,7 +92,7 @@ static void check_kernel(rt_exec *x, plumb_isa isa, const job *j)
  * bits, and the bytes after the range left alone. Operands and result sit
  * 0..3 elements past an allocation, so the loops see every start relative
  * to their vector width (element alignment is C's and the callers'). */
-static void check_tile(rt_exec *x, plumb_isa isa, const job *j, size_t off, size_t len)
+static void check_tile(rt_exec *x, plumb_isa isa, const ew_job *j, size_t off, size_t len)
 {
     size_t es = plumb_dtype_size(j->rt), guard = 80 * 8;
     uint8_t *buf = malloc(len * es + guard + 4 * 8);
@@ -189,7 +132,7 @@ static void check_tile(rt_exec *x, plumb_isa isa, const job *j, size_t off, size
 
 /* Every ISA: the kernel on the whole job, tiles of every length 0..70 from
  * unaligned offsets, and one long tile from an odd offset. */
-static void check_job(harness *h, const job *j)
+static void check_job(harness *h, const ew_job *j)
 {
     for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= h->best; isa++) {
         rt_exec x;
@@ -233,10 +176,10 @@ static void run_f32(harness *h, plumb_opcode code, ir_cmp_dir dir)
 {
     uint64_t *vals[2];
     uint64_t n = f32_pairs(vals, 2000);
-    job j;
+    ew_job j;
     job_build(&j, code, PLUMB_F32, dir, vals, n);
     check_job(h, &j);
-    job_free(&j);
+    ew_job_free(&j);
     free(vals[0]);
     free(vals[1]);
 }
@@ -296,10 +239,10 @@ static void test_select(void **state)
             vals[1][i] = rnd() & m;
             vals[2][i] = rnd() & m;
         }
-        job j;
+        ew_job j;
         job_build(&j, PLUMB_OP_SELECT, ts[ti], IR_CMP_EQ, vals, n);
         check_job(h, &j);
-        job_free(&j);
+        ew_job_free(&j);
         for (int k = 0; k < 3; k++)
             free(vals[k]);
     }
@@ -345,7 +288,7 @@ static void test_hand_values(void **state)
                 }
                 vals[0][pos] = c[i].a;
                 vals[1][pos] = c[i].b;
-                job j;
+                ew_job j;
                 job_build(&j, c[i].code, PLUMB_F32, IR_CMP_EQ, vals, LEN);
                 rt_exec x;
                 plumb_diag d = {.code = PLUMB_OK};
@@ -359,7 +302,7 @@ static void test_hand_values(void **state)
                                   c[i].want);
                 assert_int_equal(out[pos], c[i].want);
                 rt_exec_fini(&x);
-                job_free(&j);
+                ew_job_free(&j);
                 free(vals[0]);
                 free(vals[1]);
             }

@@ -87,70 +87,9 @@ static uint64_t random_value(plumb_dtype t)
     return (r & 0x30) == 0x10 ? u + 1 : (r & 0x30) == 0x20 && (u & ~(1ull << 63)) ? u - 1 : u;
 }
 
-/* One op over n elements: a module with the op, the inputs, and the
- * reference's result. */
-typedef struct job {
-    plumb_opcode code;
-    plumb_dtype t, rt;
-    uint32_t arity;
-    ir_cmp_dir dir;
-    ir_cmp_type cmp;
-    uint64_t n;
-    ir_module *m;
-    ir_op *op;
-    plumb_tensor *in[3];
-    plumb_ref_result res;
-} job;
-
-static void job_build(job *j, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, ir_cmp_type cmp,
-                      const uint64_t *const *vals, uint64_t n)
-{
-    j->code = code;
-    j->t = t;
-    j->rt = code == PLUMB_OP_COMPARE || code == PLUMB_OP_IS_FINITE ? PLUMB_I1 : t;
-    j->arity = (uint32_t)plumb_op_get(code)->arity;
-    j->dir = dir;
-    j->cmp = cmp;
-    j->n = n;
-    j->m = ir_module_new("t");
-    assert_non_null(j->m);
-    ir_func *f = ir_func_new(j->m, "main", true);
-    int64_t dims[1] = {(int64_t)n};
-    ir_type ty = ir_type_make(t, 1, dims), rty = ir_type_make(j->rt, 1, dims);
-    ir_value *args[3];
-    for (uint32_t k = 0; k < j->arity; k++)
-        args[k] = ir_block_add_arg(j->m, &f->body, &ty);
-    j->op = ir_op_new(j->m, code, args, j->arity, &rty, 1);
-    j->op->a.cmp_dir = dir;
-    j->op->a.cmp_type = cmp;
-    ir_block_append(&f->body, j->op);
-    ir_block_append(&f->body, ir_op_new(j->m, PLUMB_OP_FUNC_RETURN, j->op->results, 1, NULL, 0));
-    assert_true(ir_func_set_results(j->m, f, &rty, 1));
-    plumb_diag d = {.code = PLUMB_OK};
-    if (!ir_verify(j->m, NULL, &d))
-        plumb_diag_print(&d, stderr);
-    assert_true(ir_verify(j->m, NULL, &d));
-    for (uint32_t k = 0; k < j->arity; k++) {
-        j->in[k] = plumb_tensor_new(t, 1, dims, 0, &d);
-        assert_non_null(j->in[k]);
-        for (uint64_t i = 0; i < n; i++)
-            plumb_store_bits(t, j->in[k]->data, i, vals[k][i]);
-    }
-    plumb_ref_options ro = {.struct_size = sizeof ro};
-    assert_true(plumb_ref_run(j->m, NULL, j->in, j->arity, &ro, &j->res, &d));
-}
-
-static void job_free(job *j)
-{
-    plumb_ref_result_free(&j->res);
-    for (uint32_t k = 0; k < j->arity; k++)
-        plumb_tensor_free(j->in[k]);
-    ir_module_free(j->m);
-}
-
 static uint64_t failures;
 
-static void report(const job *j, plumb_isa isa, const char *how, uint64_t i, uint64_t got, uint64_t want)
+static void report(const ew_job *j, plumb_isa isa, const char *how, uint64_t i, uint64_t got, uint64_t want)
 {
     uint64_t a = plumb_load_bits(j->t, j->in[0]->data, i);
     uint64_t b = j->arity > 1 ? plumb_load_bits(j->t, j->in[1]->data, i) : 0;
@@ -162,7 +101,7 @@ static void report(const job *j, plumb_isa isa, const char *how, uint64_t i, uin
 
 /* The whole tensor through the runtime kernel (the engine and its hook),
  * at every ISA; every element bitwise against the reference. */
-static void check_kernel(harness *h, job *j)
+static void check_kernel(harness *h, ew_job *j)
 {
     const plumb_tensor *want = j->res.outputs[0];
     int64_t dims[1] = {(int64_t)j->n};
@@ -190,7 +129,7 @@ static void check_kernel(harness *h, job *j)
 /* The loop called directly (rt_ew_float) on [off, off + len) of the job's
  * tensors: it must take the op (handled), give the reference's bits and
  * leave the bytes after the range alone. */
-static void check_direct(const job *j, plumb_isa isa, size_t off, size_t len, bool handled)
+static void check_direct(const ew_job *j, plumb_isa isa, size_t off, size_t len, bool handled)
 {
     size_t es = plumb_dtype_size(j->rt);
     size_t guard = 72 * 8;
@@ -266,9 +205,8 @@ static void run_op(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir,
     uint32_t arity = (uint32_t)plumb_op_get(code)->arity;
     uint64_t *vals[3] = {NULL, NULL, NULL};
     uint64_t n = make_inputs(t, arity, vals, 3000);
-    job j;
-    memset(&j, 0, sizeof j);
-    job_build(&j, code, t, dir, cmp, (const uint64_t *const *)vals, n);
+    ew_job j;
+    ew_job_build(&j, code, t, dir, cmp, (const uint64_t *const *)vals, n);
     check_kernel(h, &j);
     for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= h->best; isa++) {
         for (size_t len = 0; len <= 70; len++)
@@ -276,7 +214,7 @@ static void run_op(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir,
         check_direct(&j, isa, 3, 1037, handled);
         check_direct(&j, isa, 1, n - 1, handled);
     }
-    job_free(&j);
+    ew_job_free(&j);
     for (uint32_t k = 0; k < arity; k++)
         free(vals[k]);
 }
