@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "run_harness.h"
+
 #include "plumb/ir.h"
 #include "plumb/nn.h"
 #include "plumb/ref.h"
@@ -180,33 +182,9 @@ static plumb_isa run_isa = PLUMB_ISA_AUTO;
 static plumb_tensor **rt_run(const ir_module *m, uint32_t level, uint32_t threads, plumb_tensor *const *in,
                              uint32_t n_in, uint32_t n_out)
 {
-    plumb_runtime_options o;
-    plumb_runtime_options_init(&o);
-    o.opt_level = level;
-    o.threads = threads;
-    o.isa = run_isa;
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    plumb_runtime *rt = plumb_runtime_create(&o, &d);
-    if (!rt)
-        plumb_diag_print(&d, stderr);
-    assert_non_null(rt);
-    plumb_tensor **out = calloc(n_out, sizeof *out);
-    assert_non_null(out);
-    bool ok = plumb_runtime_run(rt, m, NULL, in, n_in, out, n_out, NULL, &d);
-    if (!ok)
-        plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    plumb_runtime_destroy(rt);
-    return out;
+    return run_program(m, level, threads, run_isa, in, n_in, n_out);
 }
 
-static void free_outs(plumb_tensor **o, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        plumb_tensor_free(o[i]);
-    free(o);
-}
 
 static void expect_same(plumb_tensor *const *a, plumb_tensor *const *b, uint32_t n, const char *what)
 {
@@ -244,8 +222,8 @@ static void check_exec(const ir_module *m, plumb_tensor *const *in, uint32_t n_i
     plumb_tensor **fp = rt_run(m, 2, 1, in, n_in, n_out);
     run_isa = PLUMB_ISA_AUTO;
     expect_same(up, fp, n_out, "unfused vs fused, portable kernels");
-    free_outs(up, n_out);
-    free_outs(fp, n_out);
+    run_free_outs(up, n_out);
+    run_free_outs(fp, n_out);
     if (exact) {
         plumb_diag d;
         memset(&d, 0, sizeof d);
@@ -254,9 +232,9 @@ static void check_exec(const ir_module *m, plumb_tensor *const *in, uint32_t n_i
         expect_same(r.outputs, f2, n_out, "reference vs fused");
         plumb_ref_result_free(&r);
     }
-    free_outs(u, n_out);
-    free_outs(f1, n_out);
-    free_outs(f2, n_out);
+    run_free_outs(u, n_out);
+    run_free_outs(f1, n_out);
+    run_free_outs(f2, n_out);
 }
 
 /* ---- grouping ------------------------------------------------------------------------ */
@@ -676,7 +654,7 @@ static void test_exec_row_max_special_rows(void **state)
     assert_int_equal(got[0], 0x80000000u);
     assert_int_equal(got[1], 0u);
     plumb_ref_result_free(&r);
-    free_outs(f, 2);
+    run_free_outs(f, 2);
     plumb_tensor_free(x);
     ir_module_free(m);
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "run_harness.h"
+
 #include "plumb/ir.h"
 #include "plumb/nn.h"
 #include "plumb/ref.h"
@@ -122,36 +124,7 @@ static void special_rows(plumb_tensor *x, size_t L)
         b[2 * L + L / 3] = 0x7f800000u;
 }
 
-static plumb_tensor **run(const ir_module *m, uint32_t level, uint32_t threads, plumb_isa isa,
-                          plumb_tensor *const *in, uint32_t n_in, uint32_t n_out)
-{
-    plumb_runtime_options o;
-    plumb_runtime_options_init(&o);
-    o.opt_level = level;
-    o.threads = threads;
-    o.isa = isa;
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    plumb_runtime *rt = plumb_runtime_create(&o, &d);
-    if (!rt)
-        plumb_diag_print(&d, stderr);
-    assert_non_null(rt);
-    plumb_tensor **out = calloc(n_out, sizeof *out);
-    assert_non_null(out);
-    bool ok = plumb_runtime_run(rt, m, NULL, in, n_in, out, n_out, NULL, &d);
-    if (!ok)
-        plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    plumb_runtime_destroy(rt);
-    return out;
-}
 
-static void free_outs(plumb_tensor **o, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        plumb_tensor_free(o[i]);
-    free(o);
-}
 
 /* Bitwise equality; with nan_any, any NaN equals any NaN (the reference's
  * NaN payloads are not the runtime's contract). */
@@ -177,11 +150,11 @@ static void expect_same(plumb_tensor *const *a, plumb_tensor *const *b, uint32_t
  * to NaN payloads with the portable ones; with ref, also == the reference up to NaN payloads. */
 static void check_exec(const ir_module *m, plumb_tensor *const *in, uint32_t n_in, uint32_t n_out, bool ref)
 {
-    plumb_tensor **u = run(m, 1, 1, PLUMB_ISA_AUTO, in, n_in, n_out);
-    plumb_tensor **f1 = run(m, 2, 1, PLUMB_ISA_AUTO, in, n_in, n_out);
-    plumb_tensor **f2 = run(m, 2, 2, PLUMB_ISA_AUTO, in, n_in, n_out);
-    plumb_tensor **up = run(m, 1, 1, PLUMB_ISA_PORTABLE, in, n_in, n_out);
-    plumb_tensor **fp = run(m, 2, 2, PLUMB_ISA_PORTABLE, in, n_in, n_out);
+    plumb_tensor **u = run_program(m, 1, 1, PLUMB_ISA_AUTO, in, n_in, n_out);
+    plumb_tensor **f1 = run_program(m, 2, 1, PLUMB_ISA_AUTO, in, n_in, n_out);
+    plumb_tensor **f2 = run_program(m, 2, 2, PLUMB_ISA_AUTO, in, n_in, n_out);
+    plumb_tensor **up = run_program(m, 1, 1, PLUMB_ISA_PORTABLE, in, n_in, n_out);
+    plumb_tensor **fp = run_program(m, 2, 2, PLUMB_ISA_PORTABLE, in, n_in, n_out);
     expect_same(u, f1, n_out, false, "unfused vs fused, 1 thread");
     expect_same(u, f2, n_out, false, "unfused vs fused, 2 threads");
     /* With the portable kernels a row sum over several NaNs returns another
@@ -196,11 +169,11 @@ static void check_exec(const ir_module *m, plumb_tensor *const *in, uint32_t n_i
         expect_same(r.outputs, f2, n_out, true, "reference vs fused");
         plumb_ref_result_free(&r);
     }
-    free_outs(u, n_out);
-    free_outs(f1, n_out);
-    free_outs(f2, n_out);
-    free_outs(up, n_out);
-    free_outs(fp, n_out);
+    run_free_outs(u, n_out);
+    run_free_outs(f1, n_out);
+    run_free_outs(f2, n_out);
+    run_free_outs(up, n_out);
+    run_free_outs(fp, n_out);
 }
 
 /* ---- layer_norm and rms_norm ---------------------------------------------------------- */

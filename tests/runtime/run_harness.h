@@ -1,0 +1,48 @@
+/* Running a whole program through the public runtime API for the fusion
+ * tests (test_fusion.c, test_fusion_chain.c): one fresh runtime per call,
+ * so each run compiles at the options given. */
+#ifndef PLUMB_TESTS_RUN_HARNESS_H
+#define PLUMB_TESTS_RUN_HARNESS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/runtime.h"
+#include "plumb/tensor.h"
+
+/* Runs @main of m at opt level, thread count and kernel level isa; returns
+ * n_out new result tensors (free with run_free_outs). Fails the test on
+ * any error. */
+static inline plumb_tensor **run_program(const ir_module *m, uint32_t level, uint32_t threads, plumb_isa isa,
+                                         plumb_tensor *const *in, uint32_t n_in, uint32_t n_out)
+{
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.opt_level = level;
+    o.threads = threads;
+    o.isa = isa;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    if (!rt)
+        plumb_diag_print(&d, stderr);
+    assert_non_null(rt);
+    plumb_tensor **out = calloc(n_out, sizeof *out);
+    assert_non_null(out);
+    bool ok = plumb_runtime_run(rt, m, NULL, in, n_in, out, n_out, NULL, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    plumb_runtime_destroy(rt);
+    return out;
+}
+
+static inline void run_free_outs(plumb_tensor **o, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        plumb_tensor_free(o[i]);
+    free(o);
+}
+
+#endif
