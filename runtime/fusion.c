@@ -98,6 +98,8 @@ struct rt_fused {
     size_t slot_bytes;        /* per slot, multiple of 64 */
     uint32_t pf_vals[4];      /* full-size group inputs (FV_IN of space 0) the next unit prefetches */
     uint32_t n_pf;
+    bool regs;                /* loop group of regs_op's f32 ops: run_regs evaluates it a block
+                               * of RG_BLOCK elements at a time at the AVX-512 level */
 };
 
 /* ---- grouping -------------------------------------------------------------------- */
@@ -1109,6 +1111,53 @@ out:
     return ok;
 }
 
+/* Values a register-run loop group may have (see run_regs): its block
+ * buffers live on the executing thread's stack. */
+#define RT_REG_VALS 24u
+
+/* Ops run_regs evaluates: f32 in, f32 out, each one whose vector form at the
+ * AVX-512 level gives the tile kernel's bits for every lane it does not
+ * flag, and each of which returns NaN for a NaN operand (run_regs relies on
+ * that: a NaN anywhere reaches the group's results, where it is seen). */
+static bool regs_op(const ir_op *op)
+{
+    if (op->n_results != 1 || op->results[0]->type.dtype != PLUMB_F32)
+        return false;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (op->operands[i]->type.dtype != PLUMB_F32)
+            return false;
+    switch (op->code) {
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+        return op->n_operands == 2;
+    case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC: case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_NEGATE:
+    case PLUMB_OP_ABS:
+        return op->n_operands == 1;
+    default:
+        return false;
+    }
+}
+
+/* A loop group run_regs can take: every step one of regs_op's, every value
+ * an input read in place, a scalar broadcast, or computed in the group. */
+static bool regs_ok(const rt_fused *F)
+{
+    if (F->rows || F->n_vals > RT_REG_VALS || F->n_steps == 0)
+        return false;
+    for (uint32_t s = 0; s < F->n_steps; s++)
+        if (F->steps[s].kind != S_EW || F->steps[s].space != 0 || !regs_op(F->steps[s].op))
+            return false;
+    for (uint32_t v = 0; v < F->n_vals; v++) {
+        const fval *fv = &F->vals[v];
+        if (fv->es != 4 || fv->space != 0)
+            return false;
+        /* in a loop group an invariant broadcast has every stride 0: it is
+         * its source's first element everywhere */
+        if (fv->kind == FV_BCAST && !fv->invariant)
+            return false;
+    }
+    return true;
+}
+
 static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, const int32_t *gid,
                         const int32_t *used_out, rt_group *g, plumb_diag *d)
 {
@@ -1326,6 +1375,7 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
     for (uint32_t i = 0; i < F->n_vals && F->n_pf < 4; i++)
         if (vals[i].kind == FV_IN && vals[i].space == 0)
             F->pf_vals[F->n_pf++] = i;
+    F->regs = regs_ok(F);
     g->fused = F;
     ok = true;
     goto out;
@@ -1545,8 +1595,8 @@ static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsi
     if (done < n)
         arith_portable(code, (per_row & 1) ? a : a + done, (per_row & 2) ? b : b + done, per_row, o + done,
                        n - done);
-    if (stream)
-        _mm_sfence();   /* streamed stores are visible before the step ends */
+    /* no fence here: run_chunk fences once at the end of its chunk (a
+     * thread's own later loads see its streamed stores without one) */
 }
 #undef RT_ARITH_OP
 #undef RT_ARITH_CASE
@@ -1859,9 +1909,7 @@ static void chain_avx512(const chain_rt *c, float *o, size_t n, bool stream)
         i = ln ? chain_loop(c, sc, sb, o, i, n, true, true) : chain_loop(c, sc, sb, o, i, n, true, false);
     else
         i = ln ? chain_loop(c, sc, sb, o, i, n, false, true) : chain_loop(c, sc, sb, o, i, n, false, false);
-    chain_portable_range(c, i, n, o);
-    if (stream)
-        _mm_sfence();
+    chain_portable_range(c, i, n, o);   /* fenced by run_chunk, as arith_avx512 */
 }
 #endif
 
@@ -2115,11 +2163,158 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
     return true;
 }
 
+/* ---- loop groups in registers ----------------------------------------------------------
+ * A loop group of regs_op's f32 ops (F->regs) runs at the AVX-512 level as
+ * blocks of RG_BLOCK elements: each step over the block's vectors, its
+ * operands read from the inputs in place or from per-value block buffers
+ * (2 KiB together for a small group, in L1; a scalar broadcast's buffer is
+ * filled once), the transcendentals inlined from math_x16.h. Against the
+ * tile path this drops the per-tile kernel dispatch, the materialized
+ * broadcasts' reads, the tile trips of the intermediates and the copy of
+ * a streamed result, and reads the inputs in one sequential sweep, which
+ * the hardware prefetcher follows.
+ *
+ * Bits: every operation is the tile kernel's on each lane it does not
+ * flag (IEEE add/subtract/multiply/divide, sign operations, and the same
+ * x16_* functions x16_arr_* runs), so a block is stored only when no lane
+ * was flagged and no result lane is NaN. Every op here returns NaN for a
+ * NaN operand, so a NaN met anywhere (an input's, or one an operation
+ * made: inf - inf, 0 * inf, 0 / 0) is in a result; the NaN bits (payload,
+ * sign) are where the two paths may differ, so such a block, and one with
+ * a flagged lane, is recomputed by the tile path's steps (run_unit), which
+ * gives exactly the unfused bits. The chunk's last partial block takes the
+ * same path. */
+#define RG_VECS 8u
+#define RG_BLOCK (16u * RG_VECS)
+
+#if RT_X86
+#include "math_x16.h"
+
+#define RG_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+
+RG_TARGET static void regs_block(const rt_fused *g, const float *const *src, float (*buf)[RG_BLOCK], size_t e,
+                                 __mmask16 *bad)
+{
+    __mmask16 b = 0;
+    for (uint32_t s = 0; s < g->n_steps; s++) {
+        const fstep *st = &g->steps[s];
+        const float *x = src[st->in[0]] ? src[st->in[0]] + e : buf[st->in[0]];
+        const float *y = st->n_in > 1 ? (src[st->in[1]] ? src[st->in[1]] + e : buf[st->in[1]]) : x;
+        float *o = buf[st->out];
+#define RG_LOOP(expr)                                                                              \
+    _Pragma("GCC unroll 8") for (unsigned k = 0; k < RG_VECS; k++)                                \
+    {                                                                                              \
+        __m512 a = _mm512_loadu_ps(x + 16 * k), c = _mm512_loadu_ps(y + 16 * k);                   \
+        (void)c;                                                                                   \
+        _mm512_store_ps(o + 16 * k, (expr));                                                       \
+    }
+#define RG_FLAGGED(fn)                                                                             \
+    _Pragma("GCC unroll 2")                                                                        \
+    for (unsigned k = 0; k < RG_VECS; k++) {                                                       \
+        __mmask16 f;                                                                               \
+        _mm512_store_ps(o + 16 * k, fn(_mm512_loadu_ps(x + 16 * k), &f));                          \
+        b |= f;                                                                                    \
+    }
+        switch (st->op->code) {
+        case PLUMB_OP_ADD: RG_LOOP(_mm512_add_ps(a, c)) break;
+        case PLUMB_OP_SUBTRACT: RG_LOOP(_mm512_sub_ps(a, c)) break;
+        case PLUMB_OP_MULTIPLY: RG_LOOP(_mm512_mul_ps(a, c)) break;
+        case PLUMB_OP_DIVIDE: RG_LOOP(_mm512_div_ps(a, c)) break;
+        case PLUMB_OP_NEGATE: RG_LOOP(_mm512_xor_ps(a, _mm512_set1_ps(-0.0f))) break;
+        case PLUMB_OP_ABS: RG_LOOP(_mm512_andnot_ps(_mm512_set1_ps(-0.0f), a)) break;
+        case PLUMB_OP_TANH: RG_FLAGGED(x16_tanh) break;
+        case PLUMB_OP_LOGISTIC: RG_FLAGGED(x16_logistic) break;
+        default: RG_FLAGGED(x16_exp) break;   /* regs_op admits no other */
+        }
+#undef RG_LOOP
+#undef RG_FLAGGED
+    }
+    *bad = b;
+}
+
+/* Elements [e0, e1) of a register-run loop group; slots: the chunk's tile
+ * slots, used by the recomputed blocks. */
+RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e1)
+{
+    const rt_fused *g = fr->g;
+    float buf[RT_REG_VALS][RG_BLOCK] __attribute__((aligned(64)));
+    const float *src[RT_REG_VALS];
+    float *dst[RT_REG_VALS];
+    bool stream[RT_REG_VALS];
+    for (uint32_t v = 0; v < g->n_vals; v++) {
+        const fval *fv = &g->vals[v];
+        src[v] = NULL;
+        dst[v] = NULL;
+        stream[v] = false;
+        if (fv->kind == FV_IN) {
+            src[v] = (const float *)fr->in[fv->io]->data;
+        } else if (fv->kind == FV_BCAST) {
+            float c;
+            memcpy(&c, fr->in[fv->io]->data, 4);
+            for (unsigned i = 0; i < RG_BLOCK; i++)
+                buf[v][i] = c;
+        } else if (fv->kind == FV_OUT) {
+            dst[v] = (float *)fr->out[fv->io]->data;
+        }
+    }
+    for (uint32_t s = 0; s < g->n_steps; s++)
+        stream[g->steps[s].out] = g->steps[s].stream && fr->stream;
+    bool materialized = false;
+    uint64_t e = e0;
+    for (; e + RG_BLOCK <= e1; e += RG_BLOCK) {
+        __mmask16 bad;
+        regs_block(g, src, buf, (size_t)e, &bad);
+        for (uint32_t v = 0; v < g->n_vals; v++)
+            if (dst[v])
+                for (unsigned k = 0; k < RG_VECS; k++) {
+                    __m512 r = _mm512_load_ps(buf[v] + 16 * k);
+                    bad |= _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+                }
+        if (__builtin_expect(bad != 0, 0)) {
+            uint64_t off[2] = {e, 0};
+            size_t cnt[2] = {RG_BLOCK, 0};
+            if (!run_unit(fr, slots, off, cnt, !materialized, 0))
+                return false;
+            materialized = true;
+            continue;
+        }
+        for (uint32_t v = 0; v < g->n_vals; v++) {
+            if (!dst[v])
+                continue;
+            float *o = dst[v] + e;
+            if (stream[v] && ((uintptr_t)o & 63) == 0)
+                for (unsigned k = 0; k < RG_VECS; k++)
+                    _mm512_stream_ps(o + 16 * k, _mm512_load_ps(buf[v] + 16 * k));
+            else
+                for (unsigned k = 0; k < RG_VECS; k++)
+                    _mm512_storeu_ps(o + 16 * k, _mm512_load_ps(buf[v] + 16 * k));
+        }
+    }
+    if (e < e1) {
+        uint64_t off[2] = {e, 0};
+        size_t cnt[2] = {(size_t)(e1 - e), 0};
+        if (!run_unit(fr, slots, off, cnt, !materialized, 0))
+            return false;
+    }
+    return true;
+}
+#endif
+
 static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     frun *fr = ctx;
     const rt_fused *g = fr->g;
     uint8_t *slots = fr->scratch + (size_t)chunk * g->n_slots * g->slot_bytes;
+#if RT_X86
+    if (g->regs && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
+        uint64_t e1 = end * RT_TILE < g->numel ? end * RT_TILE : g->numel;
+        if (!run_regs(fr, slots, begin * RT_TILE, e1))
+            atomic_store(&fr->failed, true);
+        if (fr->stream)
+            _mm_sfence();
+        return;
+    }
+#endif
     for (uint64_t u = begin; u < end && !atomic_load(&fr->failed); u++) {
         uint64_t off[2];
         size_t cnt[2];
@@ -2141,8 +2336,10 @@ static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             atomic_store(&fr->failed, true);
     }
 #if RT_X86
-    if (fr->stream)
-        _mm_sfence();   /* this thread's streamed stores are visible before the group ends */
+    /* this thread's streamed stores (loop groups' results, row groups'
+     * row_arith and chain results) are visible before the group ends */
+    if (rt_isa(fr->x) == PLUMB_ISA_AVX512)
+        _mm_sfence();
 #endif
 }
 
@@ -2158,6 +2355,8 @@ uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links)
         *links = l;
     return n;
 }
+
+bool rt_fused_regs(const rt_fused *g) { return g && g->regs; }
 
 bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)
 {

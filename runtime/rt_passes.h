@@ -40,4 +40,8 @@ bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_
  * number of steps. For tests of the planning. */
 uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links);
 
+/* The group is a loop group that runs in registers at the AVX-512 level
+ * (fusion.c, run_regs); false for NULL. For tests of the planning. */
+bool rt_fused_regs(const rt_fused *g);
+
 #endif
