@@ -1507,6 +1507,13 @@ static inline uint32_t arith_nan(uint32_t r, uint32_t x, uint32_t y)
     return 0x7fc00000u;
 }
 
+/* [p, p + n) and [o, o + n) share memory */
+static inline bool rt_f32_overlap(const float *p, const float *o, size_t n)
+{
+    uintptr_t x = (uintptr_t)p, y = (uintptr_t)o, len = (uintptr_t)n * 4;
+    return x < y + len && y < x + len;
+}
+
 static void arith_portable(plumb_opcode code, const float *a, const float *b, unsigned per_row, float *o, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -1572,6 +1579,14 @@ __attribute__((target("avx512f")))
 static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsigned per_row, float *o, size_t n,
                          bool stream)
 {
+    /* a row not a whole number of vectors, or not starting on a line: its
+     * first and last vectors are computed whole into a buffer, overlapping
+     * the middle's operands, and only their own lanes copied out (a plain
+     * store into a line the middle streams, or the reverse, would cost a
+     * line flush each); not when the result shares memory with a full-row
+     * operand (the last vector would read results) */
+    bool whole = n >= 16 && !((per_row & 1) == 0 && rt_f32_overlap(a, o, n)) &&
+                 !((per_row & 2) == 0 && rt_f32_overlap(b, o, n));
     size_t i = 0;
     if (stream) {
         size_t head = (size_t)((64 - ((uintptr_t)o & 63)) & 63);
@@ -1579,7 +1594,13 @@ static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsi
             stream = false;
         else if (head) {
             head /= 4;
-            arith_portable(code, a, b, per_row, o, head);
+            if (whole) {
+                float t[16];
+                arith_loop16(code, a, b, per_row, t, 0, 16, false);
+                memcpy(o, t, head * sizeof *o);
+            } else {
+                arith_portable(code, a, b, per_row, o, head);
+            }
             i = head;
         }
     }
@@ -1592,7 +1613,11 @@ static void arith_avx512(plumb_opcode code, const float *a, const float *b, unsi
     default: break;
     }
     size_t done = i + (n - i) / 16 * 16;
-    if (done < n)
+    if (done < n && whole) {
+        float t[16];
+        arith_loop16(code, (per_row & 1) ? a : a + n - 16, (per_row & 2) ? b : b + n - 16, per_row, t, 0, 16, false);
+        memcpy(o + done, t + 16 - (n - done), (n - done) * sizeof *o);
+    } else if (done < n)
         arith_portable(code, (per_row & 1) ? a : a + done, (per_row & 2) ? b : b + done, per_row, o + done,
                        n - done);
     /* no fence here: run_chunk fences once at the end of its chunk (a
@@ -1885,31 +1910,57 @@ static inline size_t chain_loop(const chain_rt *c, const __m512 *sc, __m512 sb, 
     return i;
 }
 
+/* The vector of the chain at element i computed whole; its lanes
+ * [from, from + k) stored to o + i + from. */
+__attribute__((target("avx512f")))
+static void chain_one(const chain_rt *c, const __m512 *sc, __m512 sb, size_t i, float *o, size_t k, size_t from)
+{
+    __m512 v[1];
+    float t[16];
+    chain_block_any(c, sc, sb, i, v, 1);
+    if (_mm512_cmp_ps_mask(v[0], v[0], _CMP_UNORD_Q))
+        chain_portable(c, i, 16, t);
+    else
+        _mm512_storeu_ps(t, v[0]);
+    memcpy(o + i + from, t + from, k * sizeof *o);
+}
+
 /* Streaming stores need 64-byte alignment: the lanes before the first
- * aligned one go through the portable chain. */
+ * aligned one are computed apart (chain_one, or the portable chain). */
 __attribute__((target("avx512f")))
 static void chain_avx512(const chain_rt *c, float *o, size_t n, bool stream)
 {
+    /* first and last vectors whole into a buffer, as in arith_avx512 */
+    bool whole = n >= 16 && !(!(c->head_pr & 1) && rt_f32_overlap(c->p[0], o, n)) &&
+                 !(!(c->head_pr & 2) && rt_f32_overlap(c->b, o, n));
+    for (uint32_t j = 1; j < c->n; j++)
+        whole &= c->scal[j] || !rt_f32_overlap(c->p[j], o, n);
+    __m512 sc[RT_CHAIN_MAX];
+    for (uint32_t j = 0; j < c->n; j++)
+        sc[j] = _mm512_set1_ps(c->p[j][0]);   /* used only where p[j] is a per-row value */
+    __m512 sb = _mm512_set1_ps(c->b[0]);
+    bool ln = chain_is_ln(c);
     size_t i = 0;
     if (stream) {
         size_t head = (size_t)((64 - ((uintptr_t)o & 63)) & 63);
         if (head % 4 != 0 || n < 64) {
             stream = false;
         } else if (head) {
-            chain_portable_range(c, 0, head / 4, o);
+            if (whole)
+                chain_one(c, sc, sb, 0, o, head / 4, 0);
+            else
+                chain_portable_range(c, 0, head / 4, o);
             i = head / 4;
         }
     }
-    __m512 sc[RT_CHAIN_MAX];
-    for (uint32_t j = 0; j < c->n; j++)
-        sc[j] = _mm512_set1_ps(c->p[j][0]);   /* used only where p[j] is a per-row value */
-    __m512 sb = _mm512_set1_ps(c->b[0]);
-    bool ln = chain_is_ln(c);
     if (stream)
         i = ln ? chain_loop(c, sc, sb, o, i, n, true, true) : chain_loop(c, sc, sb, o, i, n, true, false);
     else
         i = ln ? chain_loop(c, sc, sb, o, i, n, false, true) : chain_loop(c, sc, sb, o, i, n, false, false);
-    chain_portable_range(c, i, n, o);   /* fenced by run_chunk, as arith_avx512 */
+    if (i < n && whole)
+        chain_one(c, sc, sb, n - 16, o, n - i, 16 - (n - i));
+    else
+        chain_portable_range(c, i, n, o);   /* fenced by run_chunk, as arith_avx512 */
 }
 #endif
 
