@@ -24,6 +24,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define RT_X86 1
+#include "math_x16.h"
 #else
 #define RT_X86 0
 #endif
@@ -75,6 +76,8 @@ typedef struct fstep {
                                * streams itself; other steps compute into stream_slot, then copy) */
     bool sqsum;               /* row groups: this f32 `a - per-row b`, the next step's square of it and
                                * the sum of that square run as one pass (run_sqsum) */
+    bool expsum;              /* row groups, AVX-512: this f32 `a - per-row b`, the next step's exp of it
+                               * (stored) and the sum of that exp run as one pass (run_expsum) */
     uint8_t chain;            /* row groups, AVX-512: this and the next chain-1 arith steps run as one
                                * loop, each result in registers for the next (run_chain); 0: not a head */
     uint8_t run_side;         /* a chain link after the head: the operand (0, 1) that is the previous
@@ -890,7 +893,7 @@ static bool chain_next(const fstep *st, uint32_t n, uint32_t p, uint32_t t, cons
 static void mark_chains(fstep *st, uint32_t n, const fval *vals)
 {
     for (uint32_t s = 0; s < n;) {
-        if (st[s].sqsum) {
+        if (st[s].sqsum || st[s].expsum) {
             s += 3;
             continue;
         }
@@ -1068,6 +1071,23 @@ static bool hoist_uniform(plumb_arena *a, rt_fused *F, fval *vals, vmap *vm, int
             for (uint32_t i = 0; i < nst[t].n_in; i++)
                 other |= t != s2 + 2 && nst[t].in[i] == mul->out;
         nst[s2].sqsum = !other;
+    }
+    /* `xm = x - m` (m per row) read only by the next step, `e = exp(xm)`,
+     * `sum(e)`: one pass that keeps xm in registers and stores e (softmax's
+     * numerator and its row sum). */
+    for (uint32_t s2 = 0; s2 + 2 < n; s2++) {
+        const fstep *sub = &nst[s2], *ex = &nst[s2 + 1], *sum = &nst[s2 + 2];
+        if (!sub->arith || sub->op->code != PLUMB_OP_SUBTRACT || sub->per_row != 2 || sub->stream ||
+            sub->space != 0 || sub->sqsum || vals[sub->out].kind != FV_TEMP || ex->kind != S_EW || ex->arith ||
+            ex->op->code != PLUMB_OP_EXPONENTIAL || ex->op->results[0]->type.dtype != PLUMB_F32 ||
+            ex->space != 0 || ex->n_in != 1 || ex->in[0] != sub->out || sum->kind != S_SUM32 ||
+            sum->in[0] != ex->out)
+            continue;
+        bool other = false;
+        for (uint32_t t = 0; t < n && !other; t++)
+            for (uint32_t i = 0; i < nst[t].n_in; i++)
+                other |= t != s2 + 1 && nst[t].in[i] == sub->out;
+        nst[s2].expsum = !other;
     }
     mark_chains(nst, n, vals);
     for (uint32_t v = 0; v < vm->n; v++)
@@ -1730,6 +1750,73 @@ static float run_sqsum(plumb_isa isa, const float *x, float m, float *xc, size_t
     return (float)rt_sum_blocks(fn, &c, n);
 }
 
+#if RT_X86
+/* The expsum pass over one row (AVX-512): e = exp(x - m) stored, e summed
+ * in the lanes and order of rt_sum_f32 as it is computed. The subtraction
+ * is row_arith's (a NaN sends its 32 elements through arith_portable, its
+ * NaN rule); the exp is x16_exp, and a block of 32 with a lane x16_exp
+ * flags goes through the exp step's own array function (exact), so e has
+ * the bits of the three steps run apart and the sum adds the same terms
+ * in the same order. */
+typedef struct expsum_ctx {
+    const float *x;
+    float m;
+    float *e;
+    rt_vmath_f32_fn exp32;    /* the exp step's kernel at this level */
+} expsum_ctx;
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
+static double expsum_block_avx512(void *ctx, size_t start, size_t n)
+{
+    const expsum_ctx *c = ctx;
+    const float *x = c->x + start;
+    float *o = c->e + start;
+    __m512 m = _mm512_set1_ps(c->m);
+    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    float t[RT_SUM_LANES];
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
+        __m512 c0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
+        __m512 c1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), m);
+        __mmask16 b0, b1;
+        __m512 e0 = x16_exp(c0, &b0), e1 = x16_exp(c1, &b1);
+        if (__builtin_expect((b0 | b1 | _mm512_cmp_ps_mask(c0, c0, _CMP_UNORD_Q) |
+                              _mm512_cmp_ps_mask(c1, c1, _CMP_UNORD_Q)) != 0, 0)) {
+            arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, RT_SUM_LANES);
+            c->exp32(t, o + i, RT_SUM_LANES);
+            e0 = _mm512_loadu_ps(o + i);
+            e1 = _mm512_loadu_ps(o + i + 16);
+        } else {
+            _mm512_storeu_ps(o + i, e0);
+            _mm512_storeu_ps(o + i + 16, e1);
+        }
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e0)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e0), 1))));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(e1)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e1), 1))));
+    }
+    double l[RT_SUM_LANES];
+    _mm512_storeu_pd(l, a0);
+    _mm512_storeu_pd(l + 8, a1);
+    _mm512_storeu_pd(l + 16, a2);
+    _mm512_storeu_pd(l + 24, a3);
+    if (i < n) {
+        arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, n - i);
+        c->exp32(t, o + i, n - i);
+        for (size_t j = 0; i + j < n; j++)
+            l[j] = l[j] + (double)o[i + j];
+    }
+    return rt_sum_fold_lanes(l);
+}
+
+/* Returns the row sum of e = exp(x - m) as rt_sum_f32 would, e written. */
+static float run_expsum(const float *x, float m, float *e, size_t n)
+{
+    expsum_ctx c = {x, m, e, rt_vmath_f32(PLUMB_OP_EXPONENTIAL, PLUMB_ISA_AVX512)};
+    return (float)rt_sum_blocks(expsum_block_avx512, &c, n);
+}
+#endif
+
 /* ---- chains of f32 arithmetic in registers ----------------------------------------------
  * A chain (fstep.chain) of 2..RT_CHAIN_MAX row_arith steps, each result read
  * only by the next, runs as one loop: each link's IEEE operation on the
@@ -2170,6 +2257,22 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
             s += 2;
             continue;
         }
+#if RT_X86
+        if (st->expsum && n && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
+            const fstep *ex = &g->steps[s + 1], *sum = &g->steps[s + 2];
+            uint8_t *edst = step_dst(fr, slots, off, ex);
+            const fval *sv = &g->vals[sum->out];
+            uint8_t *sdst = sv->kind == FV_OUT ? at(fr->out[sv->io]->data, off[sv->space] * sv->es)
+                                               : slots + (size_t)sv->slot * g->slot_bytes;
+            float m, init;
+            memcpy(&m, ins[1], 4);
+            memcpy(&init, fr->in[sum->init]->data, 4);
+            float r = init + run_expsum(ins[0], m, (float *)edst, n);
+            memcpy(sdst, &r, 4);
+            s += 2;
+            continue;
+        }
+#endif
         switch (st->kind) {
         case S_EW:
             if (st->arith)
@@ -2239,8 +2342,6 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
 #define RG_BLOCK (16u * RG_VECS)
 
 #if RT_X86
-#include "math_x16.h"
-
 #define RG_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 
 RG_TARGET static void regs_block(const rt_fused *g, const float *const *src, float (*buf)[RG_BLOCK], size_t e,
@@ -2408,6 +2509,15 @@ uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links)
 }
 
 bool rt_fused_regs(const rt_fused *g) { return g && g->regs; }
+
+void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum)
+{
+    *sqsum = *expsum = 0;
+    for (uint32_t s = 0; g && s < g->n_steps; s++) {
+        *sqsum += g->steps[s].sqsum;
+        *expsum += g->steps[s].expsum;
+    }
+}
 
 bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)
 {

@@ -44,4 +44,9 @@ uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links);
  * (fusion.c, run_regs); false for NULL. For tests of the planning. */
 bool rt_fused_regs(const rt_fused *g);
 
+/* One-pass row sums the group plans (row groups): *sqsum (x - m)^2 sums
+ * (layer_norm's variance), *expsum exp(x - m) sums (softmax's
+ * denominator, AVX-512). For tests of the planning. */
+void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum);
+
 #endif

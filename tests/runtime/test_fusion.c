@@ -384,6 +384,11 @@ static void test_softmax_one_row_group(void **state)
     assert_int_equal(count_code(G, PLUMB_OP_EXPONENTIAL), 1);
     assert_int_equal(count_code(G, PLUMB_OP_DIVIDE), 1);
     assert_int_equal(G->n_outputs, 1);
+    /* x - max, its exp and the exp's sum are one pass */
+    uint32_t sq, ex;
+    rt_fused_row_passes(G->fused, &sq, &ex);
+    assert_int_equal(sq, 0);
+    assert_int_equal(ex, 1);
     plumb_arena_free(fp.a);
     ir_module_free(m);
 }
@@ -529,6 +534,37 @@ static void test_exec_layer_norm_variance_pass(void **state)
     ir_module_free(m);
 }
 
+/* softmax's one-pass exp(x - max) and its sum: rows over one sum block
+ * with a tail; a row with +inf (inf - inf = NaN, the rest exp(-inf) = 0),
+ * NaN payloads, a row of -inf (max -inf: every x - max NaN), exps that
+ * underflow to subnormals and zero (lanes the fast exp flags), signed
+ * zeros: fused == unfused bitwise at every ISA and thread count. */
+static void test_exec_softmax_exp_pass(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = {7, 2100};
+    const size_t L = 2100;
+    ir_module *m = nn_prog(0, shape[0], shape[1]);
+    plumb_tensor *in[1];
+    in[0] = new_tensor(PLUMB_F32, 2, shape);
+    fill_f32(in[0], 9);
+    uint32_t *b = in[0]->data;
+    b[0 * L + 2050] = 0x7f800000u;                          /* max inf */
+    b[1 * L + 40] = 0x7f800123u;                            /* signaling NaN payload */
+    b[1 * L + 2090] = 0xffc00abcu;                          /* a second, in the tail */
+    for (size_t i = 0; i < L; i++) {
+        float f = (i % 4) ? -90.0f - (float)(i % 17) : 0.0f;   /* exp(-90..-106): subnormal or 0 */
+        memcpy(&b[2 * L + i], &f, 4);
+        b[3 * L + i] = 0xff800000u;                         /* all -inf */
+        b[4 * L + i] = (i % 3) ? 0x80000000u : 0u;          /* signed zeros */
+        f = (i % 2) ? -86.0f - (float)(i % 5) * 0.5f : 0.0f; /* x - max around the fast exp's lower edge */
+        memcpy(&b[5 * L + i], &f, 4);
+    }
+    check_exec(m, in, 1, 1, false);
+    plumb_tensor_free(in[0]);
+    ir_module_free(m);
+}
+
 /* Per-row work written over full rows (a row sum broadcast back, divided
  * by a broadcast scalar, through exp) runs once per row; the full-row value
  * is still produced where it is returned. fused == unfused bitwise. */
@@ -671,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_exec_exact_chain_with_broadcasts),
         cmocka_unit_test(test_exec_transcendental_chain),
         cmocka_unit_test(test_exec_softmax_layer_norm),
+        cmocka_unit_test(test_exec_softmax_exp_pass),
         cmocka_unit_test(test_exec_layer_norm_variance_pass),
         cmocka_unit_test(test_exec_row_uniform_ops),
         cmocka_unit_test(test_exec_row_max_special_rows),
