@@ -9,7 +9,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
-#include <stdbool.h>
+#include <stdint.h>
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
@@ -34,38 +34,64 @@
  * p = RN(T_hi + u) gives <= 0.57 ULP; the scaling by 2^k is an exponent
  * add, exact for normal results.
  *
- * logistic(x) = 1/(1 + e^-x) = 1/d: with a = 2^k T_hi (exact), d = 1 + a
- * + 2^k u is carried as s + d_lo: s = RN(1 + a), its error recovered exactly
- * by Fast2Sum of max(1, a) and min(1, a), and 2^k u added by one fma, which
- * rounds by <= 2^-24 |d_lo| <= 2^-29 d; so d carries the 2^-27.8 of e and
- * 2^-29. y0 = rcp14(RN(s + d_lo)) (relative 2^-14), rho = 1 - d y0 by two
- * fmas (1 - s y0 is below 2^-4.9 and rounds by 2^-29; the second rounds by
- * 2^-38), y = y0 + y0 rho: the Newton step leaves rho^2 <= 2^-28. Total
- * before the last rounding < 2^-26.3 relative (2^-27.8 + 2 2^-29 + 2^-28),
- * i.e. <= 0.21 ULP (a relative error e is at most e 2^24 ULP): <= 0.71 ULP.
- * p = T_hi + u is never rounded on its own (one f32 rounding there would
- * cost a full 2^-24).
+ * logistic and tanh go through y = 1/(1 + e^v), v >= 0, on the same
+ * reduction (t = fma(v, K/32, 1.5 2^18) rounds v K to a multiple of 1/32:
+ * nf = N/32, k = floor(nf) by vscalefps, j = the low 5 bits of t) and a
+ * correctly rounded division (vdivps: one op where rcp14 and a Newton step
+ * took three). "ULP" below is the result's; a relative error e is at most
+ * e 2^24 ULP.
  *
- * tanh |x| = a: for a >= 0.5625 (tanh >= 0.51), 1 - 2/(1 + e^2a) with the
- * same reciprocal (2y within 2^-26.3 relative, 2y <= 0.49, so 2^-27.3
- * absolute = 0.1 ULP of [0.5, 1)) and one rounding fma(-2, y, 1): <= 0.6
- * ULP; there e^2a >= 3, so 2^k T_hi >= 1 and the Fast2Sum needs no
- * max/min. For a < 0.5625: a + a^3 P(a^2), P a degree-6 weighted
- * least-squares fit of (tanh a - a)/a^3 on z = a^2 in [0, 0.3164] (weight z, i.e.
- * relative error of tanh; 400 Chebyshev nodes, long double, coefficients
- * fixed to f32 one at a time with the rest refitted): 2^-33.8 relative
- * with these f32 coefficients. The correction a^3 P is <= 0.09 a and
- * carries a z rounding, a (a z) rounding, Horner (<= 2^-23 relative on P
- * for z <= 0.32) and the fma: < 4 u relative to it, 0.36 u relative to the
- * result: with the last rounding <= 0.87 ULP. a >= 10: 1 in f32 (the
- * large branch gives it, a clamped to 10).
+ * logistic(x) = y for x < 0, 1 - y for x >= 0, with v = |x| (so e^v >= 1,
+ * k >= 0). e^v = 2^k (T12 + u): T12 = 2^(j/32) rounded to 12 bits
+ * (x16_t12, a multiple of 2^-11), T12lo its rest (x16_t12lo, 2^-36),
+ * u = fma(T r, w, T12lo) with T = x16_thi[j], e^r - 1 = r w, w = 1 + r/2 +
+ * r^2/6 (r as for exp with nf ln2). u is within 2^-27.8 relative of
+ * 2^(j/32) e^r - T12 (T's rounding 2^-30.5, the Taylor tail 2^-30.7, w's
+ * rounding 2^-30.5, T r's and u's 2^-30 each, r's 2^-31), i.e. e^v within
+ * 0.07 u. c = RN(2^k T12 + 1) is exact for k <= 23 (a multiple of
+ * 2^min(0, k-11) below 2^24 of them), 2^k u is exact (vscalefps), so
+ * d = RN(c + 2^k u) is 1 + e^v rounded once. x < 0: with d in [2^m,
+ * 2^(m+1)), d's rounding (<= 2^(m-24)) moves 1/d by <= (2^m/d)^2 <= 1 ULP
+ * of y, e^v's 0.07 u by <= 0.07 ULP, and the division's rounding adds 0.5:
+ * <= 1.57 ULP. x >= 0: y <= 1/2 carries 1.07 u relative, i.e. <= 0.54 ULP
+ * of 1 - y in [1/2, 1), y's rounding <= 2^-26 (0.25 ULP) and 1 - y's 0.5:
+ * <= 1.29 ULP. k >= 24 (|x| >= 16.6): 2^k T12 >= 2^24 is a multiple of
+ * 2^13, so c = 2^k T12 (the 1 is lost; at k = 24 it is a tie resolved to
+ * the even value): d = RN(e^v). For x >= 0 that moves y < 2^-24 by y^2, far
+ * below 1 - y's ULP. For x < 0 (only in blocks with a lane below -16.5,
+ * which then also screen x < -86 and NaN) one Newton step from y' = 1/d
+ * towards 1/(d + 1): rho = (1 - d y') - y' (below 2^-23, rounded by
+ * 2^-47), y = y' + y' rho within rho^2 <= 2^-46 relative before its
+ * rounding, so the x < 0 bound holds with d + 1 for d: <= 1.57 ULP.
+ *
+ * tanh |x| = a (a = min(|x|, 10) by vrangeps; tanh is 1 in f32 for a >=
+ * 9.1): for a >= 0.6875, R = 1 - 2Y, Y = 1/(1 + E), E = e^2a, where errors
+ * are damped: E's relative error e moves R by 2E/(1+E)^2 e = e/(2
+ * cosh^2 a) <= 0.322 e, d's relative rounding by 2Y e <= 0.404 e. So E
+ * is rounded to f32 on its own: p = fma(T h, w2, T) with h = a - nf ln2/2
+ * (one fma with ln2 rounded to f32: no C2 step, its 2.9 a 2^-29 error is
+ * damped to <= 0.021 u), e^2h = 1 + h w2, w2 = 2 + 2h + (4/3) h^2, T =
+ * x16_thi[j] (no T_lo: 1 u), E = 2^k p by vscalefps (exact). E carries
+ * 1 u (T) + 1 u (p) + 0.064 u (h, Taylor tail, w2, T h) + 0.092 a u
+ * (ln2): ULP of R in [0.596, 1): 0.322 (2.064 + 0.092 a) + 0.404 (d) +
+ * 0.25 (Y's rounding, Y < 0.25) + 0.5 (R's) <= 1.84 ULP at a = 0.6875, and
+ * less above (both factors fall with a). For a < 0.6875: a + a^3 P(a^2),
+ * P of degree 4, a weighted least-squares fit of (tanh a - a)/a^3 on z =
+ * a^2 in [0, 0.4727] (weight z, i.e. relative error of tanh; 400 Chebyshev
+ * nodes, long double, coefficients fixed to f32 one at a time with the
+ * rest refitted): 2^-26.2 relative with these f32 coefficients (0.22 ULP).
+ * The correction a^3 P is <= 0.153 tanh a and carries the roundings of z,
+ * a z, Horner (<= 1.5 u relative on P) and the fma: < 4 u relative to it,
+ * 0.61 u relative to the result: with the last rounding <= 1.33 ULP.
  *
  * Lanes whose input is special for the function (NaN; x < -87 or > 88 for
- * exp, x < -86 for logistic, |x| < 2^-125 for tanh) or, for exp, whose f32
- * result is below 2^-125 (zero and subnormal results, exact on the exact
- * path) or above 2^127 take their half-block of 8 from the exact path of
- * math_impl.h, blended lane by lane, as the double fast path does. The
- * input screens of logistic and tanh leave only normal results below 1. */
+ * exp, x < -86 for logistic, +-0 and subnormal inputs for tanh) or, for exp,
+ * whose f32 result is below 2^-125 (zero and subnormal results, exact on the
+ * exact path) or above 2^127 take their half-block of 8 from the exact path
+ * of math_impl.h, blended lane by lane, as the double fast path does. The
+ * input screens of logistic and tanh leave only normal results (logistic
+ * >= 2^-124.07 for x >= -86; |tanh x| >= 0.76 |x| >= 2^-126.4 for normal x,
+ * where the small branch returns x itself once x^3 underflows). */
 
 #define X16_K 0x1.715476p+5f     /* 32/ln2 rounded to f32 */
 #define X16_C1 0x1.62e43p-6f     /* ln2/32 rounded to f32 */
@@ -118,32 +144,6 @@ X16I __m512 x16_pow2(__m512i k)
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k, _mm512_set1_epi32(127)), 23));
 }
 
-/* 1/(1 + e^v) for -87 <= v <= 87, within 2^-26.9 relative (see above):
- * d = 1 + 2^k (T_hi + u) is carried as s + d_lo, s = RN(1 + 2^k T_hi) with
- * its error recovered exactly (Fast2Sum on the larger and smaller of 1 and
- * a = 2^k T_hi, which is exact: T_hi is normal and k >= -126) and 2^k u
- * added to it by one fma. p = T_hi + u is never rounded on its own, so the
- * only roundings are those of the analysis. `a_ge_1`: every lane has
- * v >= 0 (then a >= 1 and the larger is a, no max/min needed). */
-X16I __m512 x16_recip1pexp_(__m512 v, bool a_ge_1)
-{
-    __m512 thi, u;
-    __m512i k;
-    x16_exp_parts(v, &thi, &u, &k);
-    __m512 sc = x16_pow2(k);
-    __m512 a = _mm512_mul_ps(thi, sc);
-    __m512 one = x16_set(1.0f);
-    __m512 s = _mm512_add_ps(a, one);
-    __m512 err = a_ge_1 ? _mm512_add_ps(_mm512_sub_ps(a, s), one)
-                        : _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(a, one), s), _mm512_min_ps(a, one));
-    __m512 dlo = _mm512_fmadd_ps(u, sc, err);
-    /* the reciprocal's seed needs d itself (d_lo is up to 2^-5 d) */
-    __m512 y0 = _mm512_rcp14_ps(_mm512_add_ps(s, dlo));
-    __m512 rho = _mm512_fnmadd_ps(s, y0, one);
-    rho = _mm512_fnmadd_ps(dlo, y0, rho);
-    return _mm512_fmadd_ps(y0, rho, y0);
-}
-
 X16I __m512 x16_exp(__m512 x, __mmask16 *bad)
 {
     *bad = ~(_mm512_cmp_ps_mask(x, x16_set(-87.0f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, x16_set(88.0f), _CMP_LE_OQ));
@@ -155,43 +155,103 @@ X16I __m512 x16_exp(__m512 x, __mmask16 *bad)
     return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(k, 23)));
 }
 
+/* 2^(j/32) rounded to 12 significant bits (a multiple of 2^-11), so that
+ * 1 + 2^k x16_t12[j] is exact for 0 <= k <= 23 (computed in long double) */
+static const float x16_t12[32] __attribute__((aligned(64), unused)) = {
+    0x1p+0, 0x1.05ap+0, 0x1.0b6p+0, 0x1.114p+0, 0x1.172p+0, 0x1.1d4p+0,
+    0x1.238p+0, 0x1.29ep+0, 0x1.306p+0, 0x1.372p+0, 0x1.3dep+0, 0x1.44ep+0,
+    0x1.4cp+0, 0x1.534p+0, 0x1.5acp+0, 0x1.624p+0, 0x1.6ap+0, 0x1.72p+0,
+    0x1.7a2p+0, 0x1.826p+0, 0x1.8acp+0, 0x1.938p+0, 0x1.9c4p+0, 0x1.a56p+0,
+    0x1.ae8p+0, 0x1.b8p+0, 0x1.c1ap+0, 0x1.cb8p+0, 0x1.d58p+0, 0x1.dfcp+0,
+    0x1.ea4p+0, 0x1.f5p+0,
+};
+/* 2^(j/32) - x16_t12[j], rounded (long double) */
+static const float x16_t12lo[32] __attribute__((aligned(64), unused)) = {
+    0x0p+0, -0x1.3cb3aap-14, -0x1.4f260cp-13, -0x1.fc5fdcp-13, 0x1.7078fap-13, 0x1.0e62d2p-13,
+    0x1.e9b9d6p-14, 0x1.3bea4p-13, 0x1.fc1464p-13, -0x1.632316p-14, 0x1.4c9824p-13, 0x1.0c0c32p-17,
+    -0x1.29564ep-15, 0x1.5ab4eap-15, -0x1.f0457p-13, 0x1.fac0eap-14, 0x1.3cccfep-13, -0x1.142e28p-13,
+    -0x1.d7182ap-13, -0x1.d99accp-14, 0x1.ca8456p-13, -0x1.909e64p-13, 0x1.230548p-13, -0x1.f89b84p-13,
+    0x1.3f32b6p-13, -0x1.121a0ap-13, -0x1.9089eap-14, -0x1.be462p-13, 0x1.8dcfbap-16, 0x1.2e66f8p-13,
+    0x1.5f454ap-13, 0x1.d96dbap-14,
+};
+
+#define X16_SHIFT5 0x1.8p18f  /* adding it rounds |v| < 2^17 to a multiple of 1/32 */
+
+/* table[j] for j = the low 5 bits of each lane of idx (the permute reads
+ * only those) */
+X16I __m512 x16_tab32(const float *table, __m512 idx)
+{
+    return _mm512_permutex2var_ps(_mm512_load_ps(table), _mm512_castps_si512(idx), _mm512_load_ps(table + 16));
+}
+
 X16I __m512 x16_logistic(__m512 x, __mmask16 *bad)
 {
-    /* x >= -86 keeps the result at or above 2^-124.07 (normal): no result
-     * check is needed; NaN compares false */
-    *bad = _mm512_cmp_ps_mask(x, x16_set(-86.0f), _CMP_NGE_UQ);
-    __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_xor_ps(x, x16_set(-0.0f)), x16_set(-87.0f)), x16_set(86.0f));
-    return x16_recip1pexp_(v, false);
+    __m512 one = x16_set(1.0f);
+    __mmask16 neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
+    /* x < -16.5 or NaN: rare; only then are the exact-path lanes and the
+     * lanes with 2^k >= 2^24 sorted out (below) */
+    __mmask16 far = _mm512_cmp_ps_mask(x, x16_set(-16.5f), _CMP_NGE_UQ);
+    /* v = min(|x|, 88) (a NaN gives 88: such lanes are flagged) */
+    __m512 v = _mm512_range_ps(x, x16_set(88.0f), 0x0A);
+    /* e^v = 2^k 2^(j/32) e^r, N = 32k + j = round(v 32/ln2), nf = N/32 */
+    __m512 t = _mm512_fmadd_ps(v, x16_set(X16_K / 32), x16_set(X16_SHIFT5));
+    __m512 nf = _mm512_sub_ps(t, x16_set(X16_SHIFT5));
+    __m512 r = _mm512_fnmadd_ps(nf, x16_set(X16_C1 * 32), v);
+    r = _mm512_fnmadd_ps(nf, x16_set(X16_C2 * 32), r);
+    __m512 th = x16_tab32(x16_t12, t), tl = x16_tab32(x16_t12lo, t), tf = x16_tab32(x16_thi, t);
+    /* c = 1 + 2^k T12 (exact for k <= 23), 2^k by vscalefps (k = floor(nf)) */
+    __m512 c = _mm512_add_ps(_mm512_scalef_ps(th, nf), one);
+    /* e^r - 1 = r w, w = 1 + r/2 + r^2/6; u = T12lo + T r w */
+    __m512 w = _mm512_fmadd_ps(r, _mm512_fmadd_ps(r, x16_set(1.0f / 6), x16_set(0.5f)), one);
+    __m512 u = _mm512_fmadd_ps(_mm512_mul_ps(tf, r), w, tl);
+    __m512 d = _mm512_add_ps(c, _mm512_scalef_ps(u, nf));   /* 1 + e^v, rounded once */
+    __m512 y = _mm512_div_ps(one, d);
+    *bad = 0;
+    if (__builtin_expect(far != 0, 0)) {
+        /* x < -86 (results below 2^-124) and NaN: the exact path. x < 0
+         * with k >= 24: c lost the 1, so one Newton step from 1/d towards
+         * 1/(d + 1) (for x > 0, 1 - y does not see it) */
+        *bad = _mm512_cmp_ps_mask(x, x16_set(-86.0f), _CMP_NGE_UQ);
+        __mmask16 fix = neg & _mm512_cmp_ps_mask(nf, x16_set(24.0f), _CMP_GE_OQ);
+        __m512 rho = _mm512_sub_ps(_mm512_fnmadd_ps(d, y, one), y);
+        y = _mm512_mask_fmadd_ps(y, fix, rho, y);
+    }
+    return _mm512_mask_sub_ps(y, (__mmask16)~neg, one, y);
 }
 
 X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
 {
-    __m512 signbit = x16_set(-0.0f);
-    __m512 a = _mm512_andnot_ps(signbit, x);
-    /* NaN, and |x| < 2^-125 whose results the contract wants exact: the
-     * exact path. Every other result is at least 2^-125 (tanh a >= 0.76 a
-     * below 1), below 1. */
-    *bad = _mm512_cmp_ps_mask(a, x16_set(0x1p-125f), _CMP_NGE_UQ);
-    a = _mm512_min_ps(a, x16_set(10.0f));   /* NaN lanes: bad, any value */
-    /* a < 0.5625 */
+    /* NaN, +-0 and subnormal inputs: the exact path (fpclass: QNaN, +0,
+     * -0, denormal, SNaN) */
+    *bad = _mm512_fpclass_ps_mask(x, 0xA7);
+    __m512 a = _mm512_range_ps(x, x16_set(10.0f), 0x0A);   /* min(|x|, 10) */
+    /* a < 0.6875: a + a^3 P(a^2) */
     __m512 z = _mm512_mul_ps(a, a);
-    __m512 p = x16_set(-0x1.87066ap-10f);
-    p = _mm512_fmadd_ps(p, z, x16_set(0x1.07a13p-8f));
-    p = _mm512_fmadd_ps(p, z, x16_set(-0x1.2aa1eap-7f));
-    p = _mm512_fmadd_ps(p, z, x16_set(0x1.675814p-6f));
-    p = _mm512_fmadd_ps(p, z, x16_set(-0x1.ba2c3ep-5f));
-    p = _mm512_fmadd_ps(p, z, x16_set(0x1.11115p-3f));
-    p = _mm512_fmadd_ps(p, z, x16_set(-0x1.555556p-2f));
+    __m512 p = x16_set(-0x1.56c6aep-8f);
+    p = _mm512_fmadd_ps(p, z, x16_set(0x1.4ac3fap-6f));
+    p = _mm512_fmadd_ps(p, z, x16_set(-0x1.b7091cp-5f));
+    p = _mm512_fmadd_ps(p, z, x16_set(0x1.10fd66p-3f));
+    p = _mm512_fmadd_ps(p, z, x16_set(-0x1.555502p-2f));
     __m512 r = _mm512_fmadd_ps(_mm512_mul_ps(a, z), p, a);
-    /* a >= 0.5625 (only computed when a lane needs it) */
-    __mmask16 lg = _mm512_cmp_ps_mask(a, x16_set(0.5625f), _CMP_GE_OQ);
+    /* a >= 0.6875: 1 - 2/(1 + e^2a), only computed when a lane needs it */
+    __mmask16 lg = _mm512_cmp_ps_mask(a, x16_set(0.6875f), _CMP_GE_OQ);
     if (lg) {
-        /* 2a >= 1.125 where needed: 2^k T_hi >= 1 in those lanes; the
-         * other lanes are blended away */
-        __m512 y = x16_recip1pexp_(_mm512_add_ps(a, a), true);
+        /* e^2a = 2^k T e^(2h), N = 32k + j = round(2a 32/ln2), nf = N/32,
+         * h = a - nf ln2/2 */
+        __m512 t = _mm512_fmadd_ps(a, x16_set(X16_K / 16), x16_set(X16_SHIFT5));
+        __m512 nf = _mm512_sub_ps(t, x16_set(X16_SHIFT5));
+        __m512 h = _mm512_fnmadd_ps(nf, x16_set(X16_C1 * 16), a);
+        /* e^2h = 1 + h w2, w2 = 2 + 2h + (4/3) h^2 */
+        __m512 w2 = _mm512_fmadd_ps(h, _mm512_fmadd_ps(h, x16_set(4.0f / 3), x16_set(2.0f)), x16_set(2.0f));
+        __m512 tf = x16_tab32(x16_thi, t);
+        __m512 e = _mm512_scalef_ps(_mm512_fmadd_ps(_mm512_mul_ps(tf, h), w2, tf), nf);
+        __m512 d = _mm512_add_ps(e, x16_set(1.0f));
+        __m512 y = _mm512_div_ps(x16_set(1.0f), d);
         r = _mm512_mask_blend_ps(lg, r, _mm512_fnmadd_ps(x16_set(2.0f), y, x16_set(1.0f)));
     }
-    return _mm512_or_ps(r, _mm512_and_ps(x, signbit));
+    /* r | (x & sign) */
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), _mm512_castps_si512(x),
+                                                         _mm512_set1_epi32(INT32_MIN), 0xF8));
 }
 
 #pragma GCC pop_options

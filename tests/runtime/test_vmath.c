@@ -354,6 +354,51 @@ static void test_f32_edges(void **state)
     }
 }
 
+/* logistic and tanh around the edges of the 16-lane f32 versions that
+ * evaluate 1/(1 + e^|v|) with a division: the tanh branch point 0.6875,
+ * logistic's rare branch below -16.5 and the step at |x| = 767.5 ln2/32
+ * (about 16.6248) where 1 + 2^k T12 stops being exact (k = 24), the
+ * 88 clamp, where tanh reaches 1, tiny normal tanh inputs (the small
+ * branch returns x once x^3 underflows): 256 consecutive floats each, with
+ * x and -x alternating lane by lane so that every block of 16 mixes both
+ * signs (the k >= 24 fix applies to the negative lanes only), within the
+ * bound of MPFR's value at every ISA. */
+static void test_f32_edges_div(void **state)
+{
+    (void)state;
+    static const float centers[] = {
+        0.6875f, 16.5f, 16.62476f, 16.0f, 17.5f, 24.0f, 85.99f, 87.9f, 88.0f, 9.0109f,
+        0x1p-126f, 0x1p-100f, 0x1p-42f, 0.021660849f, 1.0f, 2.0f,
+    };
+    static const plumb_opcode ops[] = {PLUMB_OP_LOGISTIC, PLUMB_OP_TANH};
+    enum { W = 256, N = W * (sizeof centers / sizeof centers[0]) };
+    static float in[N], out[N], want[N];
+    for (size_t c = 0; c < sizeof centers / sizeof centers[0]; c++) {
+        uint32_t b = fb(centers[c]);
+        for (uint32_t i = 0; i < W; i++) {
+            float v = bf(b - W / 2 + i / 2);
+            in[c * W + i] = i & 1 ? -v : v;
+        }
+    }
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        plumb_opcode op = ops[k];
+        uint32_t bound = plumb_op_ulp_bound(op, PLUMB_F32);
+        for (uint32_t i = 0; i < N; i++)
+            want[i] = oracle(op, in[i], 0);
+        for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+            rt_vmath_f32_fn f = rt_vmath_f32(op, isa);
+            f(in, out, N);
+            for (uint32_t i = 0; i < N; i++) {
+                uint32_t g = fb(out[i]), w = fb(want[i]);
+                bool ok = fabsf(want[i]) < 0x1p-126f ? g == w : plumb_ulp_distance(PLUMB_F32, g, w) <= bound;
+                if (!ok)
+                    fail_msg("%s isa %s x=%a (0x%08X): got 0x%08X want 0x%08X", plumb_op_name(op),
+                             rt_isa_name(isa), (double)in[i], fb(in[i]), g, w);
+            }
+        }
+    }
+}
+
 /* NaN operands of atan2 come back quieted with their payload even where
  * the other operand alone would decide a zero result (x = +0 or +inf: the
  * result's magnitude is 0 there, which once sent the lane to the slow
@@ -515,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_lengths_in_place),
         cmocka_unit_test(test_midpoints),
         cmocka_unit_test(test_f32_edges),
+        cmocka_unit_test(test_f32_edges_div),
         cmocka_unit_test(test_atan2_nan_payload),
         cmocka_unit_test(test_avx2_avx512_same_bits),
         cmocka_unit_test(test_portable_same_bits),
