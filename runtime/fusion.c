@@ -2411,35 +2411,52 @@ RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e
     }
     for (uint32_t s = 0; s < g->n_steps; s++)
         stream[g->steps[s].out] = g->steps[s].stream && fr->stream;
+    /* the caller's promise that results and inputs do not share memory
+     * (runtime/plan.c) is what lets a bad block be stored first and
+     * rewritten after; checked, not assumed */
+    for (uint32_t v = 0; v < g->n_vals; v++)
+        for (uint32_t w = 0; dst[v] && w < g->n_vals; w++)
+            if (src[w] && rt_f32_overlap(src[w] + e0, dst[v] + e0, (size_t)(e1 - e0))) {
+                /* tile by tile, as run_chunk would (the slots hold one tile) */
+                for (uint64_t t = e0; t < e1; t += RT_TILE) {
+                    uint64_t off[2] = {t, 0};
+                    size_t cnt[2] = {(size_t)(e1 - t < RT_TILE ? e1 - t : RT_TILE), 0};
+                    if (!run_unit(fr, slots, off, cnt, t == e0, 0))
+                        return false;
+                }
+                return true;
+            }
     bool materialized = false;
     uint64_t e = e0;
     for (; e + RG_BLOCK <= e1; e += RG_BLOCK) {
         __mmask16 bad;
         regs_block(g, src, buf, (size_t)e, &bad);
-        for (uint32_t v = 0; v < g->n_vals; v++)
-            if (dst[v])
+        /* results stored as they are checked: a block found bad is
+         * rewritten whole by the tile steps below (a group's results never
+         * share memory with its inputs, runtime/plan.c) */
+        for (uint32_t v = 0; v < g->n_vals; v++) {
+            if (!dst[v])
+                continue;
+            float *o = dst[v] + e;
+            if (stream[v] && ((uintptr_t)o & 63) == 0)
                 for (unsigned k = 0; k < RG_VECS; k++) {
                     __m512 r = _mm512_load_ps(buf[v] + 16 * k);
                     bad |= _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+                    _mm512_stream_ps(o + 16 * k, r);
                 }
+            else
+                for (unsigned k = 0; k < RG_VECS; k++) {
+                    __m512 r = _mm512_load_ps(buf[v] + 16 * k);
+                    bad |= _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+                    _mm512_storeu_ps(o + 16 * k, r);
+                }
+        }
         if (__builtin_expect(bad != 0, 0)) {
             uint64_t off[2] = {e, 0};
             size_t cnt[2] = {RG_BLOCK, 0};
             if (!run_unit(fr, slots, off, cnt, !materialized, 0))
                 return false;
             materialized = true;
-            continue;
-        }
-        for (uint32_t v = 0; v < g->n_vals; v++) {
-            if (!dst[v])
-                continue;
-            float *o = dst[v] + e;
-            if (stream[v] && ((uintptr_t)o & 63) == 0)
-                for (unsigned k = 0; k < RG_VECS; k++)
-                    _mm512_stream_ps(o + 16 * k, _mm512_load_ps(buf[v] + 16 * k));
-            else
-                for (unsigned k = 0; k < RG_VECS; k++)
-                    _mm512_storeu_ps(o + 16 * k, _mm512_load_ps(buf[v] + 16 * k));
         }
     }
     if (e < e1) {
