@@ -1751,11 +1751,25 @@ static float run_sqsum(plumb_isa isa, const float *x, float m, float *xc, size_t
 }
 
 #if RT_X86
+/* x16_exp with the result screen the exp array function adds to it
+ * (math_avx512.c, X16_UNARY): a result below 2^-125 (x in [-87, -86.64])
+ * or above 2^127 is flagged too, since the array function takes those
+ * lanes from its exact path, whose bits may differ. */
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"), always_inline))
+static inline __m512 exp_x16_screened(__m512 x, __mmask16 *bad)
+{
+    __m512 r = x16_exp(x, bad);
+    __m512 m = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), r);
+    *bad |= (__mmask16) ~(_mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p-125f), _CMP_GE_OQ) &
+                          _mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p127f), _CMP_LE_OQ));
+    return r;
+}
+
 /* The expsum pass over one row (AVX-512): e = exp(x - m) stored, e summed
  * in the lanes and order of rt_sum_f32 as it is computed. The subtraction
  * is row_arith's (a NaN sends its 32 elements through arith_portable, its
- * NaN rule); the exp is x16_exp, and a block of 32 with a lane x16_exp
- * flags goes through the exp step's own array function (exact), so e has
+ * NaN rule); the exp is exp_x16_screened, and a block of 32 with a lane
+ * it flags goes through the exp step's own array function (exact), so e has
  * the bits of the three steps run apart and the sum adds the same terms
  * in the same order. */
 typedef struct expsum_ctx {
@@ -1779,7 +1793,7 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
         __m512 c0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
         __m512 c1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), m);
         __mmask16 b0, b1;
-        __m512 e0 = x16_exp(c0, &b0), e1 = x16_exp(c1, &b1);
+        __m512 e0 = exp_x16_screened(c0, &b0), e1 = exp_x16_screened(c1, &b1);
         if (__builtin_expect((b0 | b1 | _mm512_cmp_ps_mask(c0, c0, _CMP_UNORD_Q) |
                               _mm512_cmp_ps_mask(c1, c1, _CMP_UNORD_Q)) != 0, 0)) {
             arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, RT_SUM_LANES);
@@ -2376,7 +2390,7 @@ RG_TARGET static void regs_block(const rt_fused *g, const float *const *src, flo
         case PLUMB_OP_ABS: RG_LOOP(_mm512_andnot_ps(_mm512_set1_ps(-0.0f), a)) break;
         case PLUMB_OP_TANH: RG_FLAGGED(x16_tanh) break;
         case PLUMB_OP_LOGISTIC: RG_FLAGGED(x16_logistic) break;
-        default: RG_FLAGGED(x16_exp) break;   /* regs_op admits no other */
+        default: RG_FLAGGED(exp_x16_screened) break;   /* regs_op admits no other */
         }
 #undef RG_LOOP
 #undef RG_FLAGGED

@@ -565,6 +565,30 @@ static void test_exec_softmax_exp_pass(void **state)
     ir_module_free(m);
 }
 
+/* softmax's one-pass exp(x - max) on x - max in [-86.9, -86.64], where
+ * the exp is normal but below 2^-125: the exp kernel sends those results
+ * through its exact path (it checks results, not only inputs), so the
+ * one pass must too: fused == unfused bitwise. */
+static void test_exec_softmax_exp_small_results(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = {4, 4000};
+    const size_t L = 4000;
+    ir_module *m = nn_prog(0, shape[0], shape[1]);
+    plumb_tensor *in[1];
+    in[0] = new_tensor(PLUMB_F32, 2, shape);
+    float lo = -86.64f;
+    uint32_t b0;
+    memcpy(&b0, &lo, 4);
+    uint32_t *b = in[0]->data;
+    for (size_t r = 0; r < 4; r++)
+        for (size_t i = 0; i < L; i++)
+            b[r * L + i] = i == 0 ? 0u : b0 + 2u * (uint32_t)(r * L + i);   /* max 0 */
+    check_exec(m, in, 1, 1, false);
+    plumb_tensor_free(in[0]);
+    ir_module_free(m);
+}
+
 /* Per-row work written over full rows (a row sum broadcast back, divided
  * by a broadcast scalar, through exp) runs once per row; the full-row value
  * is still produced where it is returned. fused == unfused bitwise. */
@@ -708,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_exec_transcendental_chain),
         cmocka_unit_test(test_exec_softmax_layer_norm),
         cmocka_unit_test(test_exec_softmax_exp_pass),
+        cmocka_unit_test(test_exec_softmax_exp_small_results),
         cmocka_unit_test(test_exec_layer_norm_variance_pass),
         cmocka_unit_test(test_exec_row_uniform_ops),
         cmocka_unit_test(test_exec_row_max_special_rows),

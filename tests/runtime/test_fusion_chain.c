@@ -363,6 +363,50 @@ static void test_regs_exec(void **state)
             }
 }
 
+/* exp(x) * a on f32 [n], a a scalar parameter broadcast. */
+static ir_module *regs_exp_prog(int64_t n)
+{
+    ir_module *m = ir_module_new(NULL);
+    plumb_nn nn;
+    assert_true(plumb_nn_init(&nn, m, NULL));
+    assert_true(plumb_nn_begin_func(&nn, "main", true));
+    ir_value *x = plumb_nn_param(&nn, PLUMB_F32, 1, &n);
+    ir_value *p = plumb_nn_param(&nn, PLUMB_F32, 0, NULL);
+    ir_value *y = plumb_nn_mul(&nn, plumb_nn_unary(&nn, PLUMB_OP_EXPONENTIAL, x), plumb_nn_broadcast_to(&nn, p, &x->type));
+    assert_true(plumb_nn_return(&nn, &y, 1));
+    assert_true(plumb_nn_ok(&nn));
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    assert_true(ir_verify(m, NULL, &d));
+    return m;
+}
+
+/* exp in a register-run loop group on x in [-86.9, -86.64], where e^x is
+ * normal but below 2^-125: the exp kernel sends those results through its
+ * exact path (it checks results, not only inputs), so the register path
+ * must too: fused == unfused bitwise. */
+static void test_regs_exp_small_results(void **state)
+{
+    (void)state;
+    const int64_t n = 16000, one = 1;
+    ir_module *m = regs_exp_prog(n);
+    ir_module *mp = regs_exp_prog(n);
+    assert_int_equal(planned_regs(mp), 1);
+    ir_module_free(mp);
+    plumb_tensor *in[2] = {new_tensor(1, &n), new_tensor(0, &one)};
+    float lo = -86.64f, a = 1.0f;
+    uint32_t b;
+    memcpy(&b, &lo, 4);
+    uint32_t *x = in[0]->data;
+    for (int64_t e = 0; e < n; e++)
+        x[e] = b + 2u * (uint32_t)e;   /* more negative as e grows */
+    memcpy(in[1]->data, &a, 4);
+    check_exec(m, in, 2, 1, false);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    ir_module_free(m);
+}
+
 /* ---- generated chains ------------------------------------------------------------- */
 
 static const char *const op_name[4] = {"add", "subtract", "multiply", "divide"};
@@ -565,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_norm_chains_exec),
         cmocka_unit_test(test_regs_planned),
         cmocka_unit_test(test_regs_exec),
+        cmocka_unit_test(test_regs_exp_small_results),
         cmocka_unit_test(test_chains_of_two),
         cmocka_unit_test(test_chains_of_four),
         cmocka_unit_test(test_chain_of_five_cut),
