@@ -1752,16 +1752,19 @@ static float run_sqsum(plumb_isa isa, const float *x, float m, float *xc, size_t
 
 #if RT_X86
 /* x16_exp with the result screen the exp array function adds to it
- * (math_avx512.c, X16_UNARY): a result below 2^-125 (x in [-87, -86.64])
- * or above 2^127 is flagged too, since the array function takes those
- * lanes from its exact path, whose bits may differ. */
+ * (math_avx512.c, X16_UNARY), which takes results below 2^-125 or above
+ * 2^127 from its exact path: those lanes must be flagged here too, so that
+ * the caller recomputes them with the array function. Screened on the
+ * input instead, which costs one compare: x16_exp already flags x outside
+ * [-87, 88] (NaN included); e^88 < 2^127 and e^-86.5 > 1.1 * 2^-125, so a
+ * fast result of an input in [-86.5, 88] (within 1 ULP) is never screened
+ * by the array function, and flagging [-87, -86.5) as well only sends a
+ * few more lanes through it (same bits). */
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"), always_inline))
 static inline __m512 exp_x16_screened(__m512 x, __mmask16 *bad)
 {
     __m512 r = x16_exp(x, bad);
-    __m512 m = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), r);
-    *bad |= (__mmask16) ~(_mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p-125f), _CMP_GE_OQ) &
-                          _mm512_cmp_ps_mask(m, _mm512_set1_ps(0x1p127f), _CMP_LE_OQ));
+    *bad |= _mm512_cmp_ps_mask(x, _mm512_set1_ps(-86.5f), _CMP_LT_OQ);
     return r;
 }
 
@@ -1794,8 +1797,8 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
         __m512 c1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), m);
         __mmask16 b0, b1;
         __m512 e0 = exp_x16_screened(c0, &b0), e1 = exp_x16_screened(c1, &b1);
-        if (__builtin_expect((b0 | b1 | _mm512_cmp_ps_mask(c0, c0, _CMP_UNORD_Q) |
-                              _mm512_cmp_ps_mask(c1, c1, _CMP_UNORD_Q)) != 0, 0)) {
+        /* a NaN in x - m is flagged by the exp (which flags NaN inputs) */
+        if (__builtin_expect((b0 | b1) != 0, 0)) {
             arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, RT_SUM_LANES);
             c->exp32(t, o + i, RT_SUM_LANES);
             e0 = _mm512_loadu_ps(o + i);
