@@ -2361,27 +2361,60 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
 #if RT_X86
 #define RG_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 
-RG_TARGET static void regs_block(const rt_fused *g, const float *const *src, float (*buf)[RG_BLOCK], size_t e,
+/* Where a register-run value lives for the block loops (run_regs fills
+ * one per value per chunk). */
+typedef struct rg_val {
+    const float *src;         /* group input read in place, else NULL */
+    float *dst;               /* group result: its tensor, else NULL */
+    bool stream;              /* dst is written with streaming stores when 64-byte aligned */
+    bool scalar;              /* a scalar broadcast: every element is c */
+    bool kept;                /* read by a later step: also kept in the block buffer */
+    float c;
+} rg_val;
+
+/* One block of RG_BLOCK elements from element e: every step over the
+ * block's vectors; results stored to their tensors as they are computed
+ * (with the NaN check), temporaries and results read later into buf. */
+RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*buf)[RG_BLOCK], size_t e,
                                  __mmask16 *bad)
 {
     __mmask16 b = 0;
     for (uint32_t s = 0; s < g->n_steps; s++) {
         const fstep *st = &g->steps[s];
-        const float *x = src[st->in[0]] ? src[st->in[0]] + e : buf[st->in[0]];
-        const float *y = st->n_in > 1 ? (src[st->in[1]] ? src[st->in[1]] + e : buf[st->in[1]]) : x;
-        float *o = buf[st->out];
+        const rg_val *xv = &rv[st->in[0]], *yv = &rv[st->in[st->n_in > 1 ? 1 : 0]], *ov = &rv[st->out];
+        const float *x = xv->src ? xv->src + e : buf[st->in[0]];
+        const float *y = yv->src ? yv->src + e : buf[st->in[st->n_in > 1 ? 1 : 0]];
+        __m512 xs = _mm512_set1_ps(xv->c), ys = _mm512_set1_ps(yv->c);
+        bool xsc = xv->scalar, ysc = yv->scalar;
+        float *o = buf[st->out], *d = ov->dst ? ov->dst + e : NULL;
+        bool keep = ov->kept || !d, nt = d && ov->stream && ((uintptr_t)d & 63) == 0;
+        /* each result vector r of vector k: kept, and/or stored with the
+         * NaN check */
+#define RG_PUT(k, r)                                                                               \
+    do {                                                                                           \
+        __m512 r_ = (r);                                                                           \
+        if (keep)                                                                                  \
+            _mm512_store_ps(o + 16 * (k), r_);                                                     \
+        if (d) {                                                                                   \
+            b |= _mm512_cmp_ps_mask(r_, r_, _CMP_UNORD_Q);                                         \
+            if (nt)                                                                                \
+                _mm512_stream_ps(d + 16 * (k), r_);                                                \
+            else                                                                                   \
+                _mm512_storeu_ps(d + 16 * (k), r_);                                                \
+        }                                                                                          \
+    } while (0)
 #define RG_LOOP(expr)                                                                              \
     _Pragma("GCC unroll 8") for (unsigned k = 0; k < RG_VECS; k++)                                \
     {                                                                                              \
-        __m512 a = _mm512_loadu_ps(x + 16 * k), c = _mm512_loadu_ps(y + 16 * k);                   \
+        __m512 a = xsc ? xs : _mm512_loadu_ps(x + 16 * k), c = ysc ? ys : _mm512_loadu_ps(y + 16 * k); \
         (void)c;                                                                                   \
-        _mm512_store_ps(o + 16 * k, (expr));                                                       \
+        RG_PUT(k, (expr));                                                                         \
     }
 #define RG_FLAGGED(fn)                                                                             \
     _Pragma("GCC unroll 2")                                                                        \
     for (unsigned k = 0; k < RG_VECS; k++) {                                                       \
         __mmask16 f;                                                                               \
-        _mm512_store_ps(o + 16 * k, fn(_mm512_loadu_ps(x + 16 * k), &f));                          \
+        RG_PUT(k, fn(xsc ? xs : _mm512_loadu_ps(x + 16 * k), &f));                                 \
         b |= f;                                                                                    \
     }
         switch (st->op->code) {
@@ -2395,6 +2428,7 @@ RG_TARGET static void regs_block(const rt_fused *g, const float *const *src, flo
         case PLUMB_OP_LOGISTIC: RG_FLAGGED(x16_logistic) break;
         default: RG_FLAGGED(exp_x16_screened) break;   /* regs_op admits no other */
         }
+#undef RG_PUT
 #undef RG_LOOP
 #undef RG_FLAGGED
     }
@@ -2407,33 +2441,31 @@ RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e
 {
     const rt_fused *g = fr->g;
     float buf[RT_REG_VALS][RG_BLOCK] __attribute__((aligned(64)));
-    const float *src[RT_REG_VALS];
-    float *dst[RT_REG_VALS];
-    bool stream[RT_REG_VALS];
+    rg_val rv[RT_REG_VALS];
+    memset(rv, 0, sizeof rv);
     for (uint32_t v = 0; v < g->n_vals; v++) {
         const fval *fv = &g->vals[v];
-        src[v] = NULL;
-        dst[v] = NULL;
-        stream[v] = false;
         if (fv->kind == FV_IN) {
-            src[v] = (const float *)fr->in[fv->io]->data;
+            rv[v].src = (const float *)fr->in[fv->io]->data;
         } else if (fv->kind == FV_BCAST) {
-            float c;
-            memcpy(&c, fr->in[fv->io]->data, 4);
-            for (unsigned i = 0; i < RG_BLOCK; i++)
-                buf[v][i] = c;
+            rv[v].scalar = true;
+            memcpy(&rv[v].c, fr->in[fv->io]->data, 4);
         } else if (fv->kind == FV_OUT) {
-            dst[v] = (float *)fr->out[fv->io]->data;
+            rv[v].dst = (float *)fr->out[fv->io]->data;
         }
     }
-    for (uint32_t s = 0; s < g->n_steps; s++)
-        stream[g->steps[s].out] = g->steps[s].stream && fr->stream;
-    /* the caller's promise that results and inputs do not share memory
-     * (runtime/plan.c) is what lets a bad block be stored first and
-     * rewritten after; checked, not assumed */
+    for (uint32_t s = 0; s < g->n_steps; s++) {
+        const fstep *st = &g->steps[s];
+        rv[st->out].stream = st->stream && fr->stream;
+        for (uint32_t i = 0; i < st->n_in; i++)
+            rv[st->in[i]].kept = true;   /* read by a step after its own */
+    }
+    /* a bad block is stored first and rewritten after: that needs the
+     * caller's promise that results and inputs do not share memory
+     * (runtime/plan.c); checked, not assumed */
     for (uint32_t v = 0; v < g->n_vals; v++)
-        for (uint32_t w = 0; dst[v] && w < g->n_vals; w++)
-            if (src[w] && rt_f32_overlap(src[w] + e0, dst[v] + e0, (size_t)(e1 - e0))) {
+        for (uint32_t w = 0; rv[v].dst && w < g->n_vals; w++)
+            if (rv[w].src && rt_f32_overlap(rv[w].src + e0, rv[v].dst + e0, (size_t)(e1 - e0))) {
                 /* tile by tile, as run_chunk would (the slots hold one tile) */
                 for (uint64_t t = e0; t < e1; t += RT_TILE) {
                     uint64_t off[2] = {t, 0};
@@ -2447,28 +2479,9 @@ RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e
     uint64_t e = e0;
     for (; e + RG_BLOCK <= e1; e += RG_BLOCK) {
         __mmask16 bad;
-        regs_block(g, src, buf, (size_t)e, &bad);
-        /* results stored as they are checked: a block found bad is
-         * rewritten whole by the tile steps below (a group's results never
-         * share memory with its inputs, runtime/plan.c) */
-        for (uint32_t v = 0; v < g->n_vals; v++) {
-            if (!dst[v])
-                continue;
-            float *o = dst[v] + e;
-            if (stream[v] && ((uintptr_t)o & 63) == 0)
-                for (unsigned k = 0; k < RG_VECS; k++) {
-                    __m512 r = _mm512_load_ps(buf[v] + 16 * k);
-                    bad |= _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
-                    _mm512_stream_ps(o + 16 * k, r);
-                }
-            else
-                for (unsigned k = 0; k < RG_VECS; k++) {
-                    __m512 r = _mm512_load_ps(buf[v] + 16 * k);
-                    bad |= _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
-                    _mm512_storeu_ps(o + 16 * k, r);
-                }
-        }
+        regs_block(g, rv, buf, (size_t)e, &bad);
         if (__builtin_expect(bad != 0, 0)) {
+            /* rewritten whole by the tile steps */
             uint64_t off[2] = {e, 0};
             size_t cnt[2] = {RG_BLOCK, 0};
             if (!run_unit(fr, slots, off, cnt, !materialized, 0))
