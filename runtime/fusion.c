@@ -1695,7 +1695,26 @@ static double sqsum_block_portable(void *ctx, size_t start, size_t n)
 }
 
 #if RT_X86
-/* 32 elements per iteration: lanes 0-7, 8-15, 16-23, 24-31 in a0..a3 as in
+/* 32 f32 terms, elements 0-15 in v0 and 16-31 in v1, added to the
+ * row-sum lanes a[0..3] (lanes 0-7, 8-15, 16-23, 24-31) in double, as
+ * the row-sum kernel adds them (k_reduce.c). */
+__attribute__((target("avx512f"), always_inline))
+static inline void lanes_add32(__m512d *a, __m512 v0, __m512 v1)
+{
+    a[0] = _mm512_add_pd(a[0], _mm512_cvtps_pd(_mm512_castps512_ps256(v0)));
+    a[1] = _mm512_add_pd(a[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v0), 1))));
+    a[2] = _mm512_add_pd(a[2], _mm512_cvtps_pd(_mm512_castps512_ps256(v1)));
+    a[3] = _mm512_add_pd(a[3], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v1), 1))));
+}
+
+__attribute__((target("avx512f"), always_inline))
+static inline void lanes_store(const __m512d *a, double *l)
+{
+    for (unsigned k = 0; k < 4; k++)
+        _mm512_storeu_pd(l + 8 * k, a[k]);
+}
+
+/* 32 elements per iteration: lanes 0-7, 8-15, 16-23, 24-31 in a[0..3] as in
  * the row-sum kernel. A NaN in xc sends those 32 through the portable
  * subtraction (its NaN rule); squaring a NaN then gives it back unchanged in
  * both forms, and a non-NaN square is never NaN. */
@@ -1706,7 +1725,7 @@ static double sqsum_block_avx512(void *ctx, size_t start, size_t n)
     const float *x = c->x + start;
     float *o = c->xc + start;
     __m512 m = _mm512_set1_ps(c->m);
-    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    __m512d a[4] = {_mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0)};
     size_t i = 0;
     for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
         __m512 c0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
@@ -1719,17 +1738,10 @@ static double sqsum_block_avx512(void *ctx, size_t start, size_t n)
             c0 = _mm512_loadu_ps(o + i);
             c1 = _mm512_loadu_ps(o + i + 16);
         }
-        __m512 q0 = _mm512_mul_ps(c0, c0), q1 = _mm512_mul_ps(c1, c1);
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(q0)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q0), 1))));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(q1)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(q1), 1))));
+        lanes_add32(a, _mm512_mul_ps(c0, c0), _mm512_mul_ps(c1, c1));
     }
     double l[RT_SUM_LANES];
-    _mm512_storeu_pd(l, a0);
-    _mm512_storeu_pd(l + 8, a1);
-    _mm512_storeu_pd(l + 16, a2);
-    _mm512_storeu_pd(l + 24, a3);
+    lanes_store(a, l);
     if (i < n)
         sqsum_part(c, start + i, n - i, l);
     return rt_sum_fold_lanes(l);
@@ -1789,7 +1801,7 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
     const float *x = c->x + start;
     float *o = c->e + start;
     __m512 m = _mm512_set1_ps(c->m);
-    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    __m512d a[4] = {_mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0)};
     float t[RT_SUM_LANES];
     size_t i = 0;
     for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
@@ -1807,16 +1819,10 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
             _mm512_storeu_ps(o + i, e0);
             _mm512_storeu_ps(o + i + 16, e1);
         }
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(e0)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e0), 1))));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(e1)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e1), 1))));
+        lanes_add32(a, e0, e1);
     }
     double l[RT_SUM_LANES];
-    _mm512_storeu_pd(l, a0);
-    _mm512_storeu_pd(l + 8, a1);
-    _mm512_storeu_pd(l + 16, a2);
-    _mm512_storeu_pd(l + 24, a3);
+    lanes_store(a, l);
     if (i < n) {
         arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, n - i);
         c->exp32(t, o + i, n - i);

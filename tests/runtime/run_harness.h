@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/ir.h"
+#include "plumb/nn.h"
 #include "plumb/runtime.h"
 #include "plumb/tensor.h"
 
@@ -36,6 +38,23 @@ static inline plumb_tensor **run_program(const ir_module *m, uint32_t level, uin
     assert_true(ok);
     plumb_runtime_destroy(rt);
     return out;
+}
+
+/* Ends the function nn is building with results y[0..n) and verifies
+ * module m; fails the test (printing the error) on any problem. */
+static inline ir_module *nn_finish(plumb_nn *nn, ir_module *m, ir_value *const *y, uint32_t n)
+{
+    bool ok = plumb_nn_return(nn, y, n) && plumb_nn_ok(nn);
+    if (!ok && nn->d)
+        plumb_diag_print(nn->d, stderr);
+    assert_true(ok);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ok = ir_verify(m, NULL, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    return m;
 }
 
 static inline void run_free_outs(plumb_tensor **o, uint32_t n)

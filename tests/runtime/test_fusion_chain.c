@@ -195,12 +195,7 @@ static ir_module *norm_prog(int which, int64_t rows, int64_t cols)
     } else {
         y = plumb_nn_rms_norm(&nn, x, gamma, 1e-5);
     }
-    assert_true(plumb_nn_return(&nn, &y, 1));
-    assert_true(plumb_nn_ok(&nn));
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    assert_true(ir_verify(m, NULL, &d));
-    return m;
+    return nn_finish(&nn, m, &y, 1);
 }
 
 /* layer_norm's normalization xc * rstd * gamma + beta is one chain of three
@@ -301,13 +296,7 @@ static ir_module *regs_prog(int which, int64_t n, uint32_t *n_in, uint32_t *n_ou
         y[1] = plumb_nn_sub(&nn, plumb_nn_unary(&nn, PLUMB_OP_TANH, x),
                             plumb_nn_unary(&nn, PLUMB_OP_EXPONENTIAL, plumb_nn_unary(&nn, PLUMB_OP_NEGATE, x)));
     }
-    if (!plumb_nn_return(&nn, y, *n_out) || !plumb_nn_ok(&nn))
-        plumb_diag_print(&nd, stderr);
-    assert_true(plumb_nn_ok(&nn));
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    assert_true(ir_verify(m, NULL, &d));
-    return m;
+    return nn_finish(&nn, m, y, *n_out);
 }
 
 /* The f32 chains of add/subtract/multiply/divide, negate, abs, exp,
@@ -373,12 +362,7 @@ static ir_module *regs_exp_prog(int64_t n)
     ir_value *x = plumb_nn_param(&nn, PLUMB_F32, 1, &n);
     ir_value *p = plumb_nn_param(&nn, PLUMB_F32, 0, NULL);
     ir_value *y = plumb_nn_mul(&nn, plumb_nn_unary(&nn, PLUMB_OP_EXPONENTIAL, x), plumb_nn_broadcast_to(&nn, p, &x->type));
-    assert_true(plumb_nn_return(&nn, &y, 1));
-    assert_true(plumb_nn_ok(&nn));
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    assert_true(ir_verify(m, NULL, &d));
-    return m;
+    return nn_finish(&nn, m, &y, 1);
 }
 
 /* exp in a register-run loop group on x in [-86.9, -86.64], where e^x is
