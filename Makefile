@@ -36,7 +36,7 @@ DEP_HDRS := cmocka.h xxhash.h mpfr.h gmp.h gsl/gsl_rng.h
 HDR_DIRS := /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/local/include
 MISSING_DEPS := $(strip $(foreach h,$(DEP_HDRS),$(if $(wildcard $(addsuffix /$(h),$(HDR_DIRS))),,$(h))))
 
-.PHONY: all deps check asan clean tests docs check-docs
+.PHONY: all deps check asan clean tests docs check-docs check-portable
 all: $(LIB) $(PLUMB) $(TOOL_BINS)
 
 deps:
@@ -75,8 +75,24 @@ check-docs: $(PLUMB)
 	@$(PLUMB) ops --markdown | diff -u docs/ops.md - > /dev/null || \
 	  { echo "docs/ops.md is stale: run 'make docs' and commit it"; exit 1; }
 
-check: all tests check-docs
+check: all tests check-docs check-portable
 	@BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh
+
+# Every source also compiles, warnings as errors, for a target without the
+# x86 kernels (the portable path alone): aarch64, with Debian's cross
+# compiler (ci/deps.sh --cross installs it). Compile only: nothing runs.
+CROSS_CC ?= aarch64-linux-gnu-gcc
+PORTABLE_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(TEST_SRCS) $(TOOL_SRCS) $(sort $(wildcard bench/*.c))
+check-portable: | deps
+	@command -v $(CROSS_CC) > /dev/null || sh ci/deps.sh --cross
+	@command -v $(CROSS_CC) > /dev/null || { echo "check-portable: $(CROSS_CC) not found"; exit 1; }
+	@n=0; for f in $(PORTABLE_SRCS); do \
+	  $(CROSS_CC) -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(WARN) -ffp-contract=off \
+	    -fno-fast-math -fno-strict-aliasing -Iinclude -Iconformance -Itests \
+	    -idirafter /usr/include/$$($(CC) -print-multiarch) -O0 -c $$f -o /dev/null \
+	    || { echo "check-portable: $$f does not compile for $(CROSS_CC)"; exit 1; }; \
+	  n=$$((n + 1)); \
+	done; echo "check-portable: $$n sources compile for $(CROSS_CC)"
 
 asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g" \

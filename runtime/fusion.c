@@ -1864,6 +1864,7 @@ typedef struct chain_rt {
 
 #define RT_CHAIN_BLOCK 128u
 
+#if RT_X86   /* the AVX-512 chain's NaN blocks and unaligned ends */
 /* Elements [i, i + k), k <= RT_CHAIN_BLOCK, of the chain into o[0..k). */
 static void chain_portable(const chain_rt *c, size_t i, size_t k, float *o)
 {
@@ -1888,6 +1889,7 @@ static void chain_portable_range(const chain_rt *c, size_t i, size_t n, float *o
         i += k;
     }
 }
+#endif
 
 #if RT_X86
 __attribute__((target("avx512f"), always_inline))

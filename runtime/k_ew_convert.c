@@ -13,7 +13,12 @@
  * go through an exact f32 or (round-to-odd) f64 block. */
 #ifndef CV_PASS
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#define CV_X86 1
+#else
+#define CV_X86 0   /* only the plain-C kernels */
+#endif
 #include <string.h>
 
 #include "rt_internal.h"
@@ -219,6 +224,7 @@ static void cv_drive(cv_fn f1, cv_fn f2, size_t ss, size_t ds, const uint8_t *in
 #undef CV
 #undef CV_PASS
 
+#if CV_X86
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c")
 #define CV_PASS 2
@@ -236,6 +242,7 @@ static void cv_drive(cv_fn f1, cv_fn f2, size_t ss, size_t ds, const uint8_t *in
 #undef CV
 #undef CV_PASS
 #pragma GCC pop_options
+#endif
 
 bool rt_ew_convert(const rt_ew_args *a)
 {
@@ -253,11 +260,13 @@ bool rt_ew_convert(const rt_ew_args *a)
     }
     cv_fn f1 = NULL, f2 = NULL;
     bool ok;
+#if CV_X86
     if (a->isa == PLUMB_ISA_AVX512)
         ok = cv_plan_avx512(s, d, &f1, &f2);
     else if (a->isa >= PLUMB_ISA_AVX2 && __builtin_cpu_supports("f16c"))
         ok = cv_plan_avx2(s, d, &f1, &f2);
     else
+#endif
         ok = cv_plan_port(s, d, &f1, &f2);
     if (!ok)
         return false;

@@ -539,6 +539,7 @@ static uint32_t bf16_min_mag_avx512(const uint16_t *p, size_t n, uint32_t minbit
 }
 #endif
 
+#if RT_X86   /* only the AVX-512 bf16 path asks */
 /* Smallest exponent floor(log2|v|) among nonzero finite bf16 values (subnormals
  * give values below -126), or INT32_MAX when there are none. */
 static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t ld, bool vec)
@@ -563,6 +564,7 @@ static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t 
     if (e == 0) return -127;   /* subnormal */
     return e - 127;
 }
+#endif
 
 /* Without scratch memory: one accumulator per element, k in order. */
 static void gemm_unpacked(src_kind s, size_t m, size_t n, size_t k, const void *a, size_t lda,
