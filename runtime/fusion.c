@@ -32,6 +32,15 @@
 /* Rows longer than this are not fused with their reductions: the per-row
  * buffers (a few rows' worth per thread) must stay in L2. */
 #define RT_ROW_MAX 65536u
+/* Rows shorter than RT_ROW_UNIT run RT_ROW_UNIT / L at a time: a per-row
+ * step (layer_norm's mean, variance, + eps, rsqrt) then runs once per
+ * block of rows instead of once per row, and so does each step's
+ * dispatch. Longer rows run one at a time: blocks of 2 or 4 rows of 1024
+ * measured slower for softmax from memory (docs/runtime-passes.md). */
+#define RT_ROW_UNIT 1024u
+/* and at most this many rows (the per-row operands a step reads are copied
+ * aside per unit, see rows_aside) */
+#define RT_RPU_MAX 64u
 /* Minimum work per parallel chunk, elements: below it the fork costs more
  * than it saves. */
 #define RT_FUSE_GRAIN 16384u
@@ -92,6 +101,8 @@ struct rt_fused {
     uint64_t numel;           /* elements of S */
     uint64_t row_len;         /* L (rows mode) */
     uint64_t n_rows;          /* numel / L (rows mode) */
+    uint64_t rpu;             /* rows mode: rows per unit (consecutive rows run step by step
+                               * together, so per-row steps run once per rpu rows); 1 else */
     fval *vals;
     uint32_t n_vals;
     fstep *steps;
@@ -1197,10 +1208,17 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
     F->numel = numel_of(S);
     F->row_len = F->rows ? (uint64_t)S->dims[S->rank - 1] : 0;
     F->n_rows = 0;
+    F->rpu = 1;
     if (F->rows) {
         F->n_rows = 1;
         for (uint32_t i = 0; i + 1 < S->rank; i++)
             F->n_rows *= (uint64_t)S->dims[i];
+        if (F->row_len && F->row_len < RT_ROW_UNIT)
+            F->rpu = RT_ROW_UNIT / F->row_len;
+        if (F->rpu > RT_RPU_MAX)
+            F->rpu = RT_RPU_MAX;
+        if (F->rpu > F->n_rows)
+            F->rpu = F->n_rows ? F->n_rows : 1;
     }
     F->steps = plumb_arena_array(a, nm, sizeof *F->steps);
     if (!F->steps) {
@@ -1366,7 +1384,7 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
             st->stream = true;
         }
         F->n_slots = n_slots;
-        uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) : RT_TILE;
+        uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) * F->rpu : RT_TILE;
         F->slot_bytes = (size_t)((per * 8 + 63) & ~(uint64_t)63);
     }
     /* where each broadcast value is first read is fixed by the step list:
@@ -2137,7 +2155,7 @@ static bool step_ins(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
                  * depend on the unit */
                 size_t nn = cnt[v->space];
                 if (v->invariant)
-                    nn = v->space ? 1 : g->rows ? (size_t)g->row_len : RT_TILE;
+                    nn = v->space ? (size_t)g->rpu : g->rows ? (size_t)(g->row_len * g->rpu) : RT_TILE;
                 if (nn)
                     materialize(v, fr->in[v->io]->data, v->invariant ? 0 : o, nn, buf);
             }
@@ -2156,6 +2174,25 @@ static uint8_t *step_dst(const frun *fr, uint8_t *slots, const uint64_t *off, co
                               : slots + (size_t)ov->slot * g->slot_bytes;
 }
 
+/* A unit of several rows reads a per-row operand of a step (one value per
+ * row) while the step writes its rows, and slot planning may give the
+ * result the slot of that operand when this step is its last use (softmax's
+ * exp takes the row max's): writing row 0 would overwrite the values of the
+ * later rows. So those operands are copied aside first (rows values each,
+ * into aside[i]) and read from there. One row per unit never needed it: a
+ * step read its one per-row value before writing. */
+static void rows_aside(const rt_fused *g, const fstep *st, const void **ins, size_t rows,
+                       uint8_t (*aside)[RT_RPU_MAX * 8])
+{
+    if (rows < 2)
+        return;
+    for (uint32_t i = 0; i < st->n_in && i < 16; i++)
+        if (g->vals[st->in[i]].space == 1) {
+            memcpy(aside[i], ins[i], rows * g->vals[st->in[i]].es);
+            ins[i] = aside[i];
+        }
+}
+
 /* The chain headed by step s on a row of n > 0 elements (AVX-512); ins:
  * the head's operands. */
 static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit, uint32_t s,
@@ -2164,30 +2201,45 @@ static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_
 #if RT_X86
     const rt_fused *g = fr->g;
     const fstep *st = &g->steps[s];
-    chain_rt c;
-    c.n = st->chain;
-    c.code[0] = st->op->code;
-    c.head_pr = st->per_row;
-    c.side[0] = 0;
-    c.scal[0] = false;
-    memcpy(&c.sv[0], ins[0], 4);
-    memcpy(&c.sv[RT_CHAIN_MAX], ins[1], 4);
-    c.p[0] = (st->per_row & 1) ? &c.sv[0] : ins[0];
-    c.b = (st->per_row & 2) ? &c.sv[RT_CHAIN_MAX] : ins[1];
-    for (uint32_t j = 1; j < c.n; j++) {
-        const fstep *lk = &g->steps[s + j];
-        const void *li[16];
-        if (!step_ins(fr, slots, off, cnt, first_unit, s + j, li))
+    /* the operands of every link: link 0's are ins */
+    const void *li[RT_CHAIN_MAX][16];
+    uint8_t aside[RT_CHAIN_MAX][2][RT_RPU_MAX * 8];   /* links' per-row operands (rows_aside) */
+    for (uint32_t j = 1; j < st->chain; j++) {
+        if (!step_ins(fr, slots, off, cnt, first_unit, s + j, li[j]))
             return false;
-        unsigned other = 1u - lk->run_side;
-        c.code[j] = lk->op->code;
-        c.side[j] = lk->run_side;
-        c.scal[j] = (lk->per_row >> other) & 1u;
-        memcpy(&c.sv[j], li[other], 4);
-        c.p[j] = c.scal[j] ? &c.sv[j] : li[other];
+        rows_aside(g, &g->steps[s + j], li[j], g->rows ? cnt[1] : 1, aside[j]);
     }
-    const fstep *last = &g->steps[s + c.n - 1];
-    chain_avx512(&c, (float *)step_dst(fr, slots, off, last), n, last->stream);
+    const fstep *last = &g->steps[s + st->chain - 1];
+    float *dst = (float *)step_dst(fr, slots, off, last);
+    /* row by row (a unit holds cnt[1] rows of n / cnt[1] elements): a
+     * per-row operand is the row's element of its per-row value */
+    size_t rows = g->rows && cnt[1] ? cnt[1] : 1, len = n / rows;
+    for (size_t r = 0; r < rows; r++) {
+        chain_rt c;
+        c.n = st->chain;
+        c.code[0] = st->op->code;
+        c.head_pr = st->per_row;
+        c.side[0] = 0;
+        c.scal[0] = false;
+        const float *a = ins[0], *b = ins[1];
+        a += (st->per_row & 1) ? r : r * len;
+        b += (st->per_row & 2) ? r : r * len;
+        c.sv[0] = *a;
+        c.sv[RT_CHAIN_MAX] = *b;
+        c.p[0] = (st->per_row & 1) ? &c.sv[0] : a;
+        c.b = (st->per_row & 2) ? &c.sv[RT_CHAIN_MAX] : b;
+        for (uint32_t j = 1; j < c.n; j++) {
+            const fstep *lk = &g->steps[s + j];
+            unsigned other = 1u - lk->run_side;
+            c.code[j] = lk->op->code;
+            c.side[j] = lk->run_side;
+            c.scal[j] = (lk->per_row >> other) & 1u;
+            const float *p = (const float *)li[j][other] + (c.scal[j] ? r : r * len);
+            c.sv[j] = *p;
+            c.p[j] = c.scal[j] ? &c.sv[j] : p;
+        }
+        chain_avx512(&c, dst + r * len, len, last->stream);
+    }
     return true;
 #else
     (void)fr, (void)slots, (void)off, (void)cnt, (void)first_unit, (void)s, (void)ins, (void)n;
@@ -2250,11 +2302,17 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
     const void **ins = ptr_in;
     prefetch pf;
     prefetch_plan(fr, off[0] + cnt[0], next_cnt, &pf);
+    /* a row group's unit is cnt[1] consecutive rows of L elements: steps
+     * over full rows that work row by row (sums, maxima, per-row operands,
+     * row broadcasts) loop over them; the others take the unit at once */
+    size_t rows = g->rows ? cnt[1] : 1, L = g->rows ? (size_t)g->row_len : cnt[0];
+    uint8_t aside[16][RT_RPU_MAX * 8];   /* per-row operands copied aside (rows_aside) */
     for (uint32_t s = 0; s < g->n_steps; s++) {
         const fstep *st = &g->steps[s];
         prefetch_upto(&pf, s + 1, g->n_steps);
         if (!step_ins(fr, slots, off, cnt, first_unit, s, ins))
             return false;
+        rows_aside(g, st, ins, rows, aside);
         if (RT_X86 && st->chain >= 2 && cnt[0] && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
             if (!run_chain(fr, slots, off, cnt, first_unit, s, ins, cnt[0]))
                 return false;
@@ -2274,11 +2332,15 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
             const fval *sv = &g->vals[sum->out];
             uint8_t *sdst = sv->kind == FV_OUT ? at(fr->out[sv->io]->data, off[sv->space] * sv->es)
                                                : slots + (size_t)sv->slot * g->slot_bytes;
-            float m, init;
-            memcpy(&m, ins[1], 4);
+            float init;
             memcpy(&init, fr->in[sum->init]->data, 4);
-            float r = init + run_sqsum(rt_isa(fr->x), ins[0], m, (float *)dst, n);
-            memcpy(sdst, &r, 4);
+            for (size_t r = 0; r < rows; r++) {
+                float m;
+                memcpy(&m, (const float *)ins[1] + r, 4);
+                float v = init + run_sqsum(rt_isa(fr->x), (const float *)ins[0] + r * L, m,
+                                           (float *)dst + r * L, L);
+                memcpy(sdst + r * 4, &v, 4);
+            }
             s += 2;
             continue;
         }
@@ -2289,50 +2351,68 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
             const fval *sv = &g->vals[sum->out];
             uint8_t *sdst = sv->kind == FV_OUT ? at(fr->out[sv->io]->data, off[sv->space] * sv->es)
                                                : slots + (size_t)sv->slot * g->slot_bytes;
-            float m, init;
-            memcpy(&m, ins[1], 4);
+            float init;
             memcpy(&init, fr->in[sum->init]->data, 4);
-            float r = init + run_expsum(ins[0], m, (float *)edst, n);
-            memcpy(sdst, &r, 4);
+            for (size_t r = 0; r < rows; r++) {
+                float m;
+                memcpy(&m, (const float *)ins[1] + r, 4);
+                float v = init + run_expsum((const float *)ins[0] + r * L, m, (float *)edst + r * L, L);
+                memcpy(sdst + r * 4, &v, 4);
+            }
             s += 2;
             continue;
         }
 #endif
         switch (st->kind) {
         case S_EW:
-            if (st->arith)
+            if (st->arith && st->per_row && st->space == 0) {
+                /* a per-row operand: row by row, its element r */
+                for (size_t r = 0; r < rows; r++)
+                    row_arith(rt_isa(fr->x), st->op->code,
+                              (const float *)ins[0] + ((st->per_row & 1) ? r : r * L),
+                              (const float *)ins[1] + ((st->per_row & 2) ? r : r * L), st->per_row,
+                              (float *)dst + r * L, L, st->stream);
+            } else if (st->arith) {
                 row_arith(rt_isa(fr->x), st->op->code, ins[0], ins[1], st->per_row, (float *)dst, n, st->stream);
-            else if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n))
+            } else if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n)) {
                 return false;
+            }
             break;
         case S_SUM32: {
             float init;
             memcpy(&init, fr->in[st->init]->data, 4);
-            float r = init + rt_sum_f32(ins[0], cnt[0], rt_isa(fr->x));
-            memcpy(dst, &r, 4);
+            for (size_t r = 0; r < rows; r++) {
+                float v = init + rt_sum_f32((const float *)ins[0] + r * L, L, rt_isa(fr->x));
+                memcpy(dst + r * 4, &v, 4);
+            }
             break;
         }
         case S_SUM64: {
             double init;
             memcpy(&init, fr->in[st->init]->data, 8);
-            double r = init + rt_sum_f64(ins[0], cnt[0], rt_isa(fr->x));
-            memcpy(dst, &r, 8);
+            for (size_t r = 0; r < rows; r++) {
+                double v = init + rt_sum_f64((const double *)ins[0] + r * L, L, rt_isa(fr->x));
+                memcpy(dst + r * 8, &v, 8);
+            }
             break;
         }
         case S_MAX32: {
             float init;
             memcpy(&init, fr->in[st->init]->data, 4);
-            float r = max_ieee(init, rt_max_f32(ins[0], cnt[0], rt_isa(fr->x)));
-            /* the reduce kernel folds in double: a NaN comes back quieted */
-            uint32_t rb;
-            memcpy(&rb, &r, 4);
-            if ((rb & 0x7fffffffu) > 0x7f800000u)
-                rb |= 0x00400000u;
-            memcpy(dst, &rb, 4);
+            for (size_t r = 0; r < rows; r++) {
+                float v = max_ieee(init, rt_max_f32((const float *)ins[0] + r * L, L, rt_isa(fr->x)));
+                /* the reduce kernel folds in double: a NaN comes back quieted */
+                uint32_t rb;
+                memcpy(&rb, &v, 4);
+                if ((rb & 0x7fffffffu) > 0x7f800000u)
+                    rb |= 0x00400000u;
+                memcpy(dst + r * 4, &rb, 4);
+            }
             break;
         }
         case S_ROWB:
-            fill(dst, ins[0], ov->es, cnt[0]);
+            for (size_t r = 0; r < rows; r++)
+                fill(dst + r * L * ov->es, (const uint8_t *)ins[0] + r * ov->es, ov->es, L);
             break;
         }
         if (streamed)
@@ -2526,10 +2606,11 @@ static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         uint64_t off[2];
         size_t cnt[2];
         if (g->rows) {
-            off[0] = u * g->row_len;
-            cnt[0] = (size_t)g->row_len;
-            off[1] = u;
-            cnt[1] = 1;
+            uint64_t r0 = u * g->rpu, nr = g->n_rows - r0 < g->rpu ? g->n_rows - r0 : g->rpu;
+            off[0] = r0 * g->row_len;
+            cnt[0] = (size_t)(nr * g->row_len);
+            off[1] = r0;
+            cnt[1] = (size_t)nr;
         } else {
             off[0] = u * RT_TILE;
             cnt[0] = (size_t)(g->numel - off[0] < RT_TILE ? g->numel - off[0] : RT_TILE);
@@ -2537,7 +2618,7 @@ static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             cnt[1] = 0;
         }
         /* units are contiguous in space 0; the next one of this chunk */
-        uint64_t per = g->rows ? g->row_len : RT_TILE, next_off = off[0] + cnt[0];
+        uint64_t per = g->rows ? g->row_len * g->rpu : RT_TILE, next_off = off[0] + cnt[0];
         size_t next_cnt = u + 1 < end ? (size_t)(g->numel - next_off < per ? g->numel - next_off : per) : 0;
         if (!run_unit(fr, slots, off, cnt, u == begin, next_cnt))
             atomic_store(&fr->failed, true);
@@ -2576,10 +2657,10 @@ void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum)
 
 bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    uint64_t units = g->rows ? g->n_rows : (g->numel + RT_TILE - 1) / RT_TILE;
+    uint64_t units = g->rows ? (g->n_rows + g->rpu - 1) / g->rpu : (g->numel + RT_TILE - 1) / RT_TILE;
     if (units == 0)
         return true;
-    uint64_t per_unit = g->rows ? (g->row_len ? g->row_len : 1) : RT_TILE;
+    uint64_t per_unit = g->rows ? (g->row_len ? g->row_len : 1) * g->rpu : RT_TILE;
     uint64_t grain = RT_FUSE_GRAIN / per_unit;
     if (grain == 0)
         grain = 1;
