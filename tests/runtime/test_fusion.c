@@ -714,6 +714,209 @@ static void test_exec_row_max_special_rows(void **state)
     ir_module_free(m);
 }
 
+/* Special rows scattered over x [R, L] (not only the first unit's first
+ * row): a NaN payload, +inf, a row of -inf, a row of signed zeros, a row
+ * of subnormals, in rows that land inside and at the ends of multi-row
+ * units. */
+static void scatter_special_rows(plumb_tensor *x, size_t R, size_t L)
+{
+    uint32_t *b = x->data;
+    for (size_t r = 1; r < R; r += 11) {
+        uint32_t *row = b + r * L;
+        switch ((r / 11) % 5) {
+        case 0: row[L / 2] = 0x7f800123u + (uint32_t)r; break;
+        case 1: row[L - 1] = 0x7f800000u; break;
+        case 2: for (size_t i = 0; i < L; i++) row[i] = 0xff800000u; break;
+        case 3: for (size_t i = 0; i < L; i++) row[i] = (i % 3) ? 0x80000000u : 0u; break;
+        default: for (size_t i = 0; i < L; i++) row[i] = 0x00000001u + (uint32_t)(i % 7); break;
+        }
+    }
+    if (R > 1)
+        b[(R - 1) * L] = 0xffc00abcu;   /* the last (partial) unit's last row */
+}
+
+/* softmax and layer_norm on rows shorter than 1024, which run several rows
+ * per unit (rows of 1, 7, 16 and 64, most with a partial last unit; 600
+ * rows of 64 make two chunks on 2 threads), and on 3 rows of 1000, 1024
+ * and 1025 (one row per unit), specials scattered over the rows: fused ==
+ * unfused bitwise at every ISA and thread count. */
+static void test_exec_short_row_blocks(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{130, 7}, {100, 64}, {600, 64}, {70, 1}, {129, 16},
+                                        {3, 1000}, {3, 1024}, {3, 1025}, {1, 5}};
+    for (int which = 0; which < 2; which++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            ir_module *m = nn_prog(which, shapes[s][0], shapes[s][1]);
+            plumb_tensor *in[3];
+            in[0] = new_tensor(PLUMB_F32, 2, shapes[s]);
+            fill_f32(in[0], 0);
+            scatter_special_rows(in[0], (size_t)shapes[s][0], (size_t)shapes[s][1]);
+            uint32_t n_in = 1;
+            if (which == 1) {
+                in[1] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
+                in[2] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
+                fill_f32(in[1], 3);
+                fill_f32(in[2], 4);
+                n_in = 3;
+            }
+            check_exec(m, in, n_in, 1, false);
+            for (uint32_t i = 0; i < n_in; i++)
+                plumb_tensor_free(in[i]);
+            ir_module_free(m);
+        }
+}
+
+/* Row sums in f64 next to f32 row maxima on short rows (several rows per
+ * unit: 8-byte and 4-byte per-row values in one unit), the f64 mean
+ * hoisted to per-row work with a scalar, subtracted over full rows and
+ * summed again; the per-row results returned. fused == unfused bitwise,
+ * and == the reference where the ops are exact (maxima, converts). */
+static void test_exec_short_rows_f64_sums(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{130, 7}, {33, 1}, {600, 64}, {3, 1025}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        long long R = shapes[k][0], L = shapes[k][1];
+        char T[64], D[64], V[64], W[64];
+        snprintf(T, sizeof T, "tensor<%lldx%lldxf32>", R, L);
+        snprintf(D, sizeof D, "tensor<%lldx%lldxf64>", R, L);
+        snprintf(V, sizeof V, "tensor<%lldxf32>", R);
+        snprintf(W, sizeof W, "tensor<%lldxf64>", R);
+        char src[4096];
+        snprintf(src, sizeof src,
+                 "func.func @main(%%x: %s, %%c: tensor<f64>) -> (%s, %s, %s, %s) {\n"
+                 "  %%z = stablehlo.constant dense<0.0> : tensor<f64>\n"
+                 "  %%ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+                 "  %%xd = stablehlo.convert %%x : (%s) -> %s\n"
+                 "  %%mx = stablehlo.reduce(%%x init: %%ninf) applies stablehlo.maximum across dimensions = [1] : "
+                 "(%s, tensor<f32>) -> %s\n"
+                 "  %%s = stablehlo.reduce(%%xd init: %%z) applies stablehlo.add across dimensions = [1] : "
+                 "(%s, tensor<f64>) -> %s\n"
+                 "  %%sb = stablehlo.broadcast_in_dim %%s, dims = [0] : (%s) -> %s\n"
+                 "  %%cb = stablehlo.broadcast_in_dim %%c, dims = [] : (tensor<f64>) -> %s\n"
+                 "  %%mean = stablehlo.divide %%sb, %%cb : %s\n"
+                 "  %%y = stablehlo.subtract %%xd, %%mean : %s\n"
+                 "  %%s2 = stablehlo.reduce(%%y init: %%z) applies stablehlo.add across dimensions = [1] : "
+                 "(%s, tensor<f64>) -> %s\n"
+                 "  return %%y, %%s, %%mx, %%s2 : %s, %s, %s, %s\n"
+                 "}\n",
+                 T, D, W, V, W, T, D, T, V, D, W, W, D, D, D, D, D, W, D, W, V, W);
+        ir_module *m = parse_ok(src);
+        fused_prog fp = fuse(m, 2);
+        check_schedule(m, &fp);
+        assert_int_equal(n_fused(&fp), 1);
+        plumb_arena_free(fp.a);
+        plumb_tensor *in[2];
+        in[0] = new_tensor(PLUMB_F32, 2, shapes[k]);
+        in[1] = new_tensor(PLUMB_F64, 0, NULL);
+        fill_f32(in[0], 5);
+        scatter_special_rows(in[0], (size_t)R, (size_t)L);
+        double c = (double)L;
+        memcpy(in[1]->data, &c, 8);
+        check_exec(m, in, 2, 4, false);
+        plumb_tensor_free(in[0]);
+        plumb_tensor_free(in[1]);
+        ir_module_free(m);
+    }
+}
+
+/* The one-pass steps (variance, softmax's exp and sum) on values computed
+ * in the group, so that their later results may be given the slot of an
+ * operand the pass still reads for the later rows of a multi-row unit:
+ * the variance sum the mean's slot (0), the slot of x + c (1: the sum of
+ * row r is written over element r of x + c, which row r' > r no longer
+ * needs), the exps the slot of x * c (2). Rows of 1, 7, 64 and 1025.
+ * fused == unfused bitwise. */
+static void test_exec_short_rows_pass_slots(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{130, 7}, {70, 1}, {100, 64}, {3, 1025}};
+    for (int which = 0; which < 3; which++)
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            long long R = shapes[k][0], L = shapes[k][1];
+            char T[64], V[64];
+            snprintf(T, sizeof T, "tensor<%lldx%lldxf32>", R, L);
+            snprintf(V, sizeof V, "tensor<%lldxf32>", R);
+            char src[4096];
+            if (which == 0)   /* x * c - mean over its variance (the sum a temporary) */
+                snprintf(src, sizeof src,
+                         "func.func @main(%%x: %s, %%c: tensor<f32>, %%n: tensor<f32>) -> %s {\n"
+                         "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                         "  %%cb = stablehlo.broadcast_in_dim %%c, dims = [] : (tensor<f32>) -> %s\n"
+                         "  %%nb = stablehlo.broadcast_in_dim %%n, dims = [] : (tensor<f32>) -> %s\n"
+                         "  %%x2 = stablehlo.multiply %%x, %%cb : %s\n"
+                         "  %%s = stablehlo.reduce(%%x2 init: %%z) applies stablehlo.add across dimensions = [1] : "
+                         "(%s, tensor<f32>) -> %s\n"
+                         "  %%sb = stablehlo.broadcast_in_dim %%s, dims = [0] : (%s) -> %s\n"
+                         "  %%mean = stablehlo.divide %%sb, %%nb : %s\n"
+                         "  %%xc = stablehlo.subtract %%x2, %%mean : %s\n"
+                         "  %%q = stablehlo.multiply %%xc, %%xc : %s\n"
+                         "  %%v = stablehlo.reduce(%%q init: %%z) applies stablehlo.add across dimensions = [1] : "
+                         "(%s, tensor<f32>) -> %s\n"
+                         "  %%vb = stablehlo.broadcast_in_dim %%v, dims = [0] : (%s) -> %s\n"
+                         "  %%r = stablehlo.divide %%xc, %%vb : %s\n"
+                         "  return %%r : %s\n"
+                         "}\n",
+                         T, T, T, T, T, T, V, V, T, T, T, T, T, V, V, T, T, T);
+            else if (which == 1)   /* the same with x + c centered by the mean of x * c: slots
+                                    * such that the variance sum is given the slot of x + c */
+                snprintf(src, sizeof src,
+                         "func.func @main(%%x: %s, %%c: tensor<f32>, %%n: tensor<f32>) -> %s {\n"
+                         "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                         "  %%cb = stablehlo.broadcast_in_dim %%c, dims = [] : (tensor<f32>) -> %s\n"
+                         "  %%nb = stablehlo.broadcast_in_dim %%n, dims = [] : (tensor<f32>) -> %s\n"
+                         "  %%u = stablehlo.multiply %%x, %%cb : %s\n"
+                         "  %%x2 = stablehlo.add %%x, %%cb : %s\n"
+                         "  %%s = stablehlo.reduce(%%u init: %%z) applies stablehlo.add across dimensions = [1] : "
+                         "(%s, tensor<f32>) -> %s\n"
+                         "  %%sb = stablehlo.broadcast_in_dim %%s, dims = [0] : (%s) -> %s\n"
+                         "  %%mean = stablehlo.divide %%sb, %%nb : %s\n"
+                         "  %%xc = stablehlo.subtract %%x2, %%mean : %s\n"
+                         "  %%q = stablehlo.multiply %%xc, %%xc : %s\n"
+                         "  %%v = stablehlo.reduce(%%q init: %%z) applies stablehlo.add across dimensions = [1] : "
+                         "(%s, tensor<f32>) -> %s\n"
+                         "  %%vb = stablehlo.broadcast_in_dim %%v, dims = [0] : (%s) -> %s\n"
+                         "  %%r = stablehlo.divide %%xc, %%vb : %s\n"
+                         "  return %%r : %s\n"
+                         "}\n",
+                         T, T, T, T, T, T, T, V, V, T, T, T, T, T, V, V, T, T, T);
+            else   /* softmax of x * c, and its row sums */
+                snprintf(src, sizeof src,
+                         "func.func @main(%%x: %s, %%c: tensor<f32>, %%n: tensor<f32>) -> (%s, %s) {\n"
+                         "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                         "  %%ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+                         "  %%cb = stablehlo.broadcast_in_dim %%c, dims = [] : (tensor<f32>) -> %s\n"
+                         "  %%x2 = stablehlo.multiply %%x, %%cb : %s\n"
+                         "  %%mx = stablehlo.reduce(%%x2 init: %%ninf) applies stablehlo.maximum across dimensions = [1] : "
+                         "(%s, tensor<f32>) -> %s\n"
+                         "  %%mb = stablehlo.broadcast_in_dim %%mx, dims = [0] : (%s) -> %s\n"
+                         "  %%xm = stablehlo.subtract %%x2, %%mb : %s\n"
+                         "  %%e = stablehlo.exponential %%xm : %s\n"
+                         "  %%s = stablehlo.reduce(%%e init: %%z) applies stablehlo.add across dimensions = [1] : "
+                         "(%s, tensor<f32>) -> %s\n"
+                         "  %%sb = stablehlo.broadcast_in_dim %%s, dims = [0] : (%s) -> %s\n"
+                         "  %%y = stablehlo.divide %%e, %%sb : %s\n"
+                         "  return %%y, %%s : %s, %s\n"
+                         "}\n",
+                         T, T, V, T, T, T, V, V, T, T, T, T, V, V, T, T, T, V);
+            ir_module *m = parse_ok(src);
+            plumb_tensor *in[3];
+            in[0] = new_tensor(PLUMB_F32, 2, shapes[k]);
+            in[1] = new_tensor(PLUMB_F32, 0, NULL);
+            in[2] = new_tensor(PLUMB_F32, 0, NULL);
+            fill_f32(in[0], 8);
+            scatter_special_rows(in[0], (size_t)R, (size_t)L);
+            float c = 1.5f, n = (float)L;
+            memcpy(in[1]->data, &c, 4);
+            memcpy(in[2]->data, &n, 4);
+            check_exec(m, in, 3, which < 2 ? 1 : 2, false);
+            for (int i = 0; i < 3; i++)
+                plumb_tensor_free(in[i]);
+            ir_module_free(m);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -732,6 +935,9 @@ int main(void)
         cmocka_unit_test(test_exec_row_uniform_ops),
         cmocka_unit_test(test_exec_row_max_special_rows),
         cmocka_unit_test(test_exec_row_arith_special_lanes),
+        cmocka_unit_test(test_exec_short_row_blocks),
+        cmocka_unit_test(test_exec_short_rows_f64_sums),
+        cmocka_unit_test(test_exec_short_rows_pass_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

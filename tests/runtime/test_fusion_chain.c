@@ -391,6 +391,52 @@ static void test_regs_exp_small_results(void **state)
     ir_module_free(m);
 }
 
+/* A register-run loop group whose temporary is read twice by one step
+ * (t * t), whose result is read by later steps (o1), once of them as both
+ * operands (o1 / o1): each value a later step reads is kept for it, on
+ * ordinary values and with specials (blocks recomputed by the tile path).
+ * fused == unfused bitwise. */
+static void test_regs_shared_operands(void **state)
+{
+    (void)state;
+    static const int64_t lens[] = {128, 1000, 40000};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+        for (int special = 0; special < 2; special++) {
+            long long n = lens[k];
+            char src[2048];
+            snprintf(src, sizeof src,
+                     "func.func @main(%%x: tensor<%lldxf32>, %%a: tensor<f32>) -> (tensor<%lldxf32>, tensor<%lldxf32>) {\n"
+                     "  %%ab = stablehlo.broadcast_in_dim %%a, dims = [] : (tensor<f32>) -> tensor<%lldxf32>\n"
+                     "  %%u = stablehlo.multiply %%x, %%ab : tensor<%lldxf32>\n"
+                     "  %%t = stablehlo.tanh %%u : tensor<%lldxf32>\n"
+                     "  %%q = stablehlo.multiply %%t, %%t : tensor<%lldxf32>\n"
+                     "  %%o1 = stablehlo.add %%q, %%u : tensor<%lldxf32>\n"
+                     "  %%o2 = stablehlo.divide %%o1, %%o1 : tensor<%lldxf32>\n"
+                     "  %%o3 = stablehlo.subtract %%o2, %%o1 : tensor<%lldxf32>\n"
+                     "  return %%o1, %%o3 : tensor<%lldxf32>, tensor<%lldxf32>\n"
+                     "}\n",
+                     n, n, n, n, n, n, n, n, n, n, n, n);
+            ir_module *pm = parse_ok(src);
+            assert_int_equal(planned_regs(pm), 1);
+            ir_module_free(pm);
+            ir_module *m = parse_ok(src);
+            int64_t dn = n;
+            plumb_tensor *in[2] = {new_tensor(1, &dn), new_tensor(0, NULL)};
+            fill_special(in[0], 60);
+            float *f = in[0]->data;
+            if (!special)
+                for (int64_t e = 0; e < dn; e++)
+                    if (!(f[e] > -4.0f && f[e] < 4.0f) || (f[e] > -1e-3f && f[e] < 1e-3f))
+                        f[e] = 0.5f + (float)(e % 7) * 0.25f;
+            float a = 0.75f;
+            memcpy(in[1]->data, &a, 4);
+            check_exec(m, in, 2, 2, false);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+            ir_module_free(m);
+        }
+}
+
 /* ---- generated chains ------------------------------------------------------------- */
 
 static const char *const op_name[4] = {"add", "subtract", "multiply", "divide"};
@@ -586,6 +632,34 @@ static void test_chain_of_five_cut(void **state)
     ir_module_free(m);
 }
 
+/* Chains on rows short enough that a unit holds many rows (130 rows of 7:
+ * 64 rows a unit and a partial last one; 600 rows of 64 over two chunks;
+ * 70 rows of 1): every head kind, per-row operands in later links on
+ * either side, each result mode. fused == unfused bitwise. */
+static void test_chains_short_row_blocks(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{130, 7}, {600, 64}, {70, 1}};
+    uint32_t k = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (int head = 0; head < 3; head++)
+            for (int kinds = 0; kinds < 64; kinds += 9, k++) {
+                chain_spec c;
+                memset(&c, 0, sizeof c);
+                c.links = 2 + (uint32_t)(k % 3);
+                c.head = head;
+                for (uint32_t j = 1; j < c.links; j++) {
+                    int kd = (kinds >> (2 * (j - 1))) & 3;
+                    c.side[j] = kd & 1;
+                    c.scal[j] = kd >> 1;
+                }
+                for (uint32_t j = 0; j < c.links; j++)
+                    c.op[j] = (int)((k + j * 3) % 4);
+                c.out = (int)(k % 3);
+                check_chain(&c, shapes[sh][0], shapes[sh][1], 300 + k);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,9 +668,11 @@ int main(void)
         cmocka_unit_test(test_regs_planned),
         cmocka_unit_test(test_regs_exec),
         cmocka_unit_test(test_regs_exp_small_results),
+        cmocka_unit_test(test_regs_shared_operands),
         cmocka_unit_test(test_chains_of_two),
         cmocka_unit_test(test_chains_of_four),
         cmocka_unit_test(test_chain_of_five_cut),
+        cmocka_unit_test(test_chains_short_row_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
