@@ -1713,25 +1713,6 @@ static double sqsum_block_portable(void *ctx, size_t start, size_t n)
 }
 
 #if RT_X86
-/* 32 f32 terms, elements 0-15 in v0 and 16-31 in v1, added to the
- * row-sum lanes a[0..3] (lanes 0-7, 8-15, 16-23, 24-31) in double, as
- * the row-sum kernel adds them (k_reduce.c). */
-__attribute__((target("avx512f"), always_inline))
-static inline void lanes_add32(__m512d *a, __m512 v0, __m512 v1)
-{
-    a[0] = _mm512_add_pd(a[0], _mm512_cvtps_pd(_mm512_castps512_ps256(v0)));
-    a[1] = _mm512_add_pd(a[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v0), 1))));
-    a[2] = _mm512_add_pd(a[2], _mm512_cvtps_pd(_mm512_castps512_ps256(v1)));
-    a[3] = _mm512_add_pd(a[3], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v1), 1))));
-}
-
-__attribute__((target("avx512f"), always_inline))
-static inline void lanes_store(const __m512d *a, double *l)
-{
-    for (unsigned k = 0; k < 4; k++)
-        _mm512_storeu_pd(l + 8 * k, a[k]);
-}
-
 /* 32 elements per iteration: lanes 0-7, 8-15, 16-23, 24-31 in a[0..3] as in
  * the row-sum kernel. A NaN in xc sends those 32 through the portable
  * subtraction (its NaN rule); squaring a NaN then gives it back unchanged in
@@ -1743,7 +1724,8 @@ static double sqsum_block_avx512(void *ctx, size_t start, size_t n)
     const float *x = c->x + start;
     float *o = c->xc + start;
     __m512 m = _mm512_set1_ps(c->m);
-    __m512d a[4] = {_mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0)};
+    __m512d a[4];
+    rt_sum_lanes_init(a);
     size_t i = 0;
     for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
         __m512 c0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
@@ -1756,13 +1738,16 @@ static double sqsum_block_avx512(void *ctx, size_t start, size_t n)
             c0 = _mm512_loadu_ps(o + i);
             c1 = _mm512_loadu_ps(o + i + 16);
         }
-        lanes_add32(a, _mm512_mul_ps(c0, c0), _mm512_mul_ps(c1, c1));
+        rt_sum_lanes_add32(a, _mm512_mul_ps(c0, c0), _mm512_mul_ps(c1, c1));
     }
-    double l[RT_SUM_LANES];
-    lanes_store(a, l);
-    if (i < n)
-        sqsum_part(c, start + i, n - i, l);
-    return rt_sum_fold_lanes(l);
+    if (i < n) {
+        /* the tail's centred values and squares as sqsum_part computes them */
+        float q[RT_SUM_LANES];
+        arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, o + i, n - i);
+        arith_portable(PLUMB_OP_MULTIPLY, o + i, o + i, 0, q, n - i);
+        rt_sum_lanes_add_tail(a, q, n - i);
+    }
+    return rt_sum_lanes_fold(a);
 }
 #endif
 
@@ -1819,7 +1804,8 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
     const float *x = c->x + start;
     float *o = c->e + start;
     __m512 m = _mm512_set1_ps(c->m);
-    __m512d a[4] = {_mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0), _mm512_set1_pd(-0.0)};
+    __m512d a[4];
+    rt_sum_lanes_init(a);
     float t[RT_SUM_LANES];
     size_t i = 0;
     for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
@@ -1837,17 +1823,14 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
             _mm512_storeu_ps(o + i, e0);
             _mm512_storeu_ps(o + i + 16, e1);
         }
-        lanes_add32(a, e0, e1);
+        rt_sum_lanes_add32(a, e0, e1);
     }
-    double l[RT_SUM_LANES];
-    lanes_store(a, l);
     if (i < n) {
         arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, n - i);
         c->exp32(t, o + i, n - i);
-        for (size_t j = 0; i + j < n; j++)
-            l[j] = l[j] + (double)o[i + j];
+        rt_sum_lanes_add_tail(a, o + i, n - i);
     }
-    return rt_sum_fold_lanes(l);
+    return rt_sum_lanes_fold(a);
 }
 
 /* Returns the row sum of e = exp(x - m) as rt_sum_f32 would, e written. */

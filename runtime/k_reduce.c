@@ -81,24 +81,20 @@ static double block_sum_portable(el_kind k, const void *p, size_t n)
 __attribute__((target("avx512f")))
 static double block_sum_f32_avx512(const float *p, size_t n)
 {
-    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0;
+    __m512d a[4];
+    rt_sum_lanes_init(a);
     size_t i = 0;
     for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
         /* eight floats per load straight into the conversion: no lane
          * extraction (same lanes, same order) */
-        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm256_loadu_ps(p + i)));
-        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 8)));
-        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 16)));
-        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 24)));
+        a[0] = _mm512_add_pd(a[0], _mm512_cvtps_pd(_mm256_loadu_ps(p + i)));
+        a[1] = _mm512_add_pd(a[1], _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 8)));
+        a[2] = _mm512_add_pd(a[2], _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 16)));
+        a[3] = _mm512_add_pd(a[3], _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 24)));
     }
-    double l[RT_SUM_LANES];
-    _mm512_storeu_pd(l, a0);
-    _mm512_storeu_pd(l + 8, a1);
-    _mm512_storeu_pd(l + 16, a2);
-    _mm512_storeu_pd(l + 24, a3);
-    for (unsigned j = 0; i + j < n; j++)
-        l[j] = l[j] + (double)p[i + j];
-    return rt_sum_fold_lanes(l);
+    if (i < n)
+        rt_sum_lanes_add_tail(a, p + i, n - i);
+    return rt_sum_lanes_fold(a);
 }
 
 __attribute__((target("avx512f")))

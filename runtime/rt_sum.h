@@ -23,4 +23,57 @@ double rt_sum_fold_lanes(double *lanes);
  * uses; -0.0 when n == 0. Every block is computed exactly once. */
 double rt_sum_blocks(rt_sum_block_fn block, void *ctx, size_t n);
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The lanes in four AVX-512 registers (a[0] lanes 0-7, a[1] 8-15, a[2]
+ * 16-23, a[3] 24-31), for the f32 row sums at the AVX-512 level
+ * (k_reduce.c, fusion.c's one-pass sums): the same additions as the lane
+ * array and rt_sum_fold_lanes, without storing the lanes and reloading
+ * them one by one (the fold was 5% of layer_norm: the wide stores did not
+ * forward to the narrow loads). Callers run only after rt_isa chose
+ * AVX-512. */
+#define RT_SUM_X16 static inline __attribute__((target("avx512f"), always_inline, unused))
+
+RT_SUM_X16 void rt_sum_lanes_init(__m512d *a)
+{
+    for (unsigned k = 0; k < 4; k++)
+        a[k] = _mm512_set1_pd(-0.0);
+}
+
+/* 32 terms: v0 elements 0-15, v1 16-31, each to its lane */
+RT_SUM_X16 void rt_sum_lanes_add32(__m512d *a, __m512 v0, __m512 v1)
+{
+    a[0] = _mm512_add_pd(a[0], _mm512_cvtps_pd(_mm512_castps512_ps256(v0)));
+    a[1] = _mm512_add_pd(a[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v0), 1))));
+    a[2] = _mm512_add_pd(a[2], _mm512_cvtps_pd(_mm512_castps512_ps256(v1)));
+    a[3] = _mm512_add_pd(a[3], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v1), 1))));
+}
+
+/* k < 32 terms t[0..k) to lanes 0..k-1; the other lanes keep their sums */
+RT_SUM_X16 void rt_sum_lanes_add_tail(__m512d *a, const float *t, size_t k)
+{
+    __mmask16 m0 = (__mmask16)(k >= 16 ? 0xFFFFu : (1u << k) - 1u);
+    __mmask16 m1 = (__mmask16)(k > 16 ? (1u << (k - 16)) - 1u : 0u);
+    __m512 v0 = _mm512_maskz_loadu_ps(m0, t), v1 = _mm512_maskz_loadu_ps(m1, t + 16);
+    a[0] = _mm512_mask_add_pd(a[0], (__mmask8)m0, a[0], _mm512_cvtps_pd(_mm512_castps512_ps256(v0)));
+    a[1] = _mm512_mask_add_pd(a[1], (__mmask8)(m0 >> 8), a[1],
+                              _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v0), 1))));
+    a[2] = _mm512_mask_add_pd(a[2], (__mmask8)m1, a[2], _mm512_cvtps_pd(_mm512_castps512_ps256(v1)));
+    a[3] = _mm512_mask_add_pd(a[3], (__mmask8)(m1 >> 8), a[3],
+                              _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v1), 1))));
+}
+
+/* rt_sum_fold_lanes' tree: lane i + lane i+16 (i < 16), then + i+8 (i < 8),
+ * + i+4, + i+2, + i+1, each sum's first operand the lower lane */
+RT_SUM_X16 double rt_sum_lanes_fold(const __m512d *a)
+{
+    __m512d b0 = _mm512_add_pd(a[0], a[2]), b1 = _mm512_add_pd(a[1], a[3]);
+    __m512d c = _mm512_add_pd(b0, b1);
+    __m256d d = _mm256_add_pd(_mm512_castpd512_pd256(c), _mm512_extractf64x4_pd(c, 1));
+    __m128d e = _mm_add_pd(_mm256_castpd256_pd128(d), _mm256_extractf128_pd(d, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(e, _mm_unpackhi_pd(e, e)));
+}
+#endif
+
 #endif

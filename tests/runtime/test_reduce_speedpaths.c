@@ -20,6 +20,8 @@
 #include "plumb/runtime.h"
 
 #include "runtime/rt_test.h"
+#include "../../runtime/rt_internal.h"
+#include "../../runtime/rt_sum.h"
 
 /* Lanes and block of the documented float sum order (runtime/rt_sum.h). */
 enum { SUM_LANES = 32, SUM_BLOCK = 2048 };
@@ -422,6 +424,71 @@ static int teardown(void **state)
     return 0;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* rt_sum.h's register lanes (the AVX-512 f32 sums' fast path) against the
+ * lane array and rt_sum_fold_lanes (its reference path): 32 whole terms
+ * then a tail of every length 0..31, terms ordinary, all -0.0 (a lane
+ * without terms must stay -0.0), or specials with NaN payloads: bit for
+ * bit, NaN for NaN. */
+__attribute__((target("avx512f"))) static double lanes_fast(const float *t, size_t n)
+{
+    __m512d a[4];
+    rt_sum_lanes_init(a);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        rt_sum_lanes_add32(a, _mm512_loadu_ps(t + i), _mm512_loadu_ps(t + i + 16));
+    if (i < n)
+        rt_sum_lanes_add_tail(a, t + i, n - i);
+    return rt_sum_lanes_fold(a);
+}
+#endif
+
+static void test_sum_lanes_registers(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (rt_cpu_best_isa() != PLUMB_ISA_AVX512) {
+        printf("test_sum_lanes_registers: no AVX-512 here: the register lanes are not used\n");
+        return;
+    }
+    float t[64];
+    for (int kind = 0; kind < 3; kind++)
+        for (size_t n = 32; n < 64; n++) {
+            uint32_t r = 12345u + (uint32_t)n * 7919u;
+            for (size_t i = 0; i < n; i++) {
+                r = r * 1664525u + 1013904223u;
+                uint32_t b;
+                if (kind == 0) {
+                    /* magnitudes 2^-40 .. 2^40: the double sums round, so
+                     * the order of the additions shows */
+                    float f = ldexpf((float)(r >> 8) / 16777216.0f - 0.5f, (int)(r % 81) - 40);
+                    memcpy(&b, &f, 4);
+                } else if (kind == 1) {
+                    b = 0x80000000u;
+                } else {
+                    b = (uint32_t)float_special(PLUMB_F32, r >> 4);
+                }
+                memcpy(&t[i], &b, 4);
+            }
+            double l[32];
+            for (unsigned j = 0; j < 32; j++)
+                l[j] = -0.0;
+            for (size_t i = 0; i < n; i++)
+                l[i % 32] = l[i % 32] + (double)t[i];
+            double want = rt_sum_fold_lanes(l), got = lanes_fast(t, n);
+            uint64_t wb, gb;
+            memcpy(&wb, &want, 8);
+            memcpy(&gb, &got, 8);
+            /* a NaN result: which of several NaN terms' payloads survives
+             * depends on the operand order the compiler gave the scalar
+             * additions (documented: docs/runtime-reduce.md) */
+            if (wb != gb && !(isnan(want) && isnan(got)))
+                fail_msg("kind %d, %zu terms: got 0x%016llx want 0x%016llx", kind, n, (unsigned long long)gb,
+                         (unsigned long long)wb);
+        }
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_signed_zeros),
         cmocka_unit_test(test_float_sums),
         cmocka_unit_test(test_long_sums),
+        cmocka_unit_test(test_sum_lanes_registers),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
