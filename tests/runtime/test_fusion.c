@@ -470,6 +470,31 @@ static void test_exec_transcendental_chain(void **state)
     }
 }
 
+/* softmax (which 0) or layer_norm (1) of an f32 [dims] x (gamma, beta
+ * ordinary values), x ordinary then passed to special (may be NULL) with
+ * its rows and row length: check_exec. */
+static void exec_nn_prog(int which, const int64_t *dims, void (*special)(plumb_tensor *, size_t, size_t))
+{
+    ir_module *m = nn_prog(which, dims[0], dims[1]);
+    plumb_tensor *in[3];
+    in[0] = new_tensor(PLUMB_F32, 2, dims);
+    fill_f32(in[0], 0);
+    if (special)
+        special(in[0], (size_t)dims[0], (size_t)dims[1]);
+    uint32_t n_in = 1;
+    if (which == 1) {
+        in[1] = new_tensor(PLUMB_F32, 1, &dims[1]);
+        in[2] = new_tensor(PLUMB_F32, 1, &dims[1]);
+        fill_f32(in[1], 3);
+        fill_f32(in[2], 4);
+        n_in = 3;
+    }
+    check_exec(m, in, n_in, 1, false);
+    for (uint32_t i = 0; i < n_in; i++)
+        plumb_tensor_free(in[i]);
+    ir_module_free(m);
+}
+
 /* softmax and layer_norm: fused rows == the unfused reduce kernels,
  * bitwise, on 1 and 2 threads; rows with NaN, inf and odd lengths. */
 static void test_exec_softmax_layer_norm(void **state)
@@ -478,22 +503,7 @@ static void test_exec_softmax_layer_norm(void **state)
     static const int64_t shapes[][2] = {{67, 129}, {5, 1000}, {3, 1}, {1, 4099}};
     for (int which = 0; which < 2; which++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            ir_module *m = nn_prog(which, shapes[s][0], shapes[s][1]);
-            plumb_tensor *in[3];
-            in[0] = new_tensor(PLUMB_F32, 2, shapes[s]);
-            fill_f32(in[0], 0);
-            uint32_t n_in = 1;
-            if (which == 1) {
-                in[1] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
-                in[2] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
-                fill_f32(in[1], 3);
-                fill_f32(in[2], 4);
-                n_in = 3;
-            }
-            check_exec(m, in, n_in, 1, false);
-            for (uint32_t i = 0; i < n_in; i++)
-                plumb_tensor_free(in[i]);
-            ir_module_free(m);
+            exec_nn_prog(which, shapes[s], NULL);
         }
 }
 
@@ -747,23 +757,7 @@ static void test_exec_short_row_blocks(void **state)
                                         {3, 1000}, {3, 1024}, {3, 1025}, {1, 5}};
     for (int which = 0; which < 2; which++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            ir_module *m = nn_prog(which, shapes[s][0], shapes[s][1]);
-            plumb_tensor *in[3];
-            in[0] = new_tensor(PLUMB_F32, 2, shapes[s]);
-            fill_f32(in[0], 0);
-            scatter_special_rows(in[0], (size_t)shapes[s][0], (size_t)shapes[s][1]);
-            uint32_t n_in = 1;
-            if (which == 1) {
-                in[1] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
-                in[2] = new_tensor(PLUMB_F32, 1, &shapes[s][1]);
-                fill_f32(in[1], 3);
-                fill_f32(in[2], 4);
-                n_in = 3;
-            }
-            check_exec(m, in, n_in, 1, false);
-            for (uint32_t i = 0; i < n_in; i++)
-                plumb_tensor_free(in[i]);
-            ir_module_free(m);
+            exec_nn_prog(which, shapes[s], scatter_special_rows);
         }
 }
 
