@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -143,6 +144,29 @@ static inline size_t ew_half_specials(plumb_dtype t, uint16_t *v)
         v[n++] = base[i];
         v[n++] = (uint16_t)(base[i] | 0x8000);
     }
+    return n;
+}
+
+/* Operand pairs for a two-operand op on a half type: every one of the 65536
+ * patterns against each special of ew_half_specials and each of the
+ * n_extra values extra, a[i] the pattern and b[i] the other value. *a and
+ * *b are malloc'd (the caller frees); returns their length. */
+static inline size_t ew_half_pairs(plumb_dtype t, const uint16_t *extra, size_t n_extra, uint16_t **a, uint16_t **b)
+{
+    uint16_t sp[64];
+    size_t ns = ew_half_specials(t, sp);
+    for (size_t k = 0; k < n_extra && ns < 64; k++)
+        sp[ns++] = extra[k];
+    size_t n = 65536 * ns;
+    *a = malloc(n * 2);
+    *b = malloc(n * 2);
+    assert_non_null(*a);
+    assert_non_null(*b);
+    for (size_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i < 65536; i++) {
+            (*a)[s * 65536 + i] = (uint16_t)i;
+            (*b)[s * 65536 + i] = sp[s];
+        }
     return n;
 }
 

@@ -1,6 +1,7 @@
-/* Running a whole program through the public runtime API for the fusion
- * tests (test_fusion.c, test_fusion_chain.c): one fresh runtime per call,
- * so each run compiles at the options given. */
+/* Programs for the runtime's pass and fusion tests (test_passes.c,
+ * test_fusion.c, test_fusion_chain.c): parsed or nn-built and verified, and
+ * run through the public runtime API with one fresh runtime per call, so
+ * each run compiles at the options given. */
 #ifndef PLUMB_TESTS_RUN_HARNESS_H
 #define PLUMB_TESTS_RUN_HARNESS_H
 
@@ -40,6 +41,18 @@ static inline plumb_tensor **run_program(const ir_module *m, uint32_t level, uin
     return out;
 }
 
+/* m verifies; fails the test (printing the error) when not. Returns m. */
+static inline ir_module *verify_ok(ir_module *m)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    bool ok = ir_verify(m, NULL, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    return m;
+}
+
 /* Ends the function nn is building with results y[0..n) and verifies
  * module m; fails the test (printing the error) on any problem. */
 static inline ir_module *nn_finish(plumb_nn *nn, ir_module *m, ir_value *const *y, uint32_t n)
@@ -48,13 +61,20 @@ static inline ir_module *nn_finish(plumb_nn *nn, ir_module *m, ir_value *const *
     if (!ok && nn->d)
         plumb_diag_print(nn->d, stderr);
     assert_true(ok);
+    return verify_ok(m);
+}
+
+/* Parses and verifies a program text; fails the test (printing the error)
+ * when either fails. */
+static inline ir_module *parse_ok(const char *src)
+{
     plumb_diag d;
     memset(&d, 0, sizeof d);
-    ok = ir_verify(m, NULL, &d);
-    if (!ok)
+    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
+    if (!m)
         plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    return m;
+    assert_non_null(m);
+    return verify_ok(m);
 }
 
 static inline void run_free_outs(plumb_tensor **o, uint32_t n)

@@ -147,6 +147,19 @@ static uint16_t *all_patterns(void)
     return v;
 }
 
+/* Each of the n one-operand ops on all 65536 patterns of both types. */
+static void unary_all_patterns(harness *h, const plumb_opcode *ops, size_t n)
+{
+    uint16_t *v = all_patterns();
+    uint16_t *in[3] = {v, NULL, NULL};
+    failures = 0;
+    for (size_t o = 0; o < n; o++)
+        for (int ti = 0; ti < 2; ti++)
+            check(h, ops[o], TYPES[ti], IR_CMP_EQ, IR_CMP_TYPE_NONE, in, 65536);
+    free(v);
+    assert_int_equal(failures, 0);
+}
+
 /* sqrt, rounding to integers, sign, is_finite, abs, negate: every pattern
  * of both types, bit for bit. */
 static void test_unary_exhaustive(void **state)
@@ -154,15 +167,7 @@ static void test_unary_exhaustive(void **state)
     static const plumb_opcode ops[] = {PLUMB_OP_SQRT, PLUMB_OP_FLOOR, PLUMB_OP_CEIL, PLUMB_OP_ROUND_NEAREST_EVEN,
                                        PLUMB_OP_ROUND_NEAREST_AFZ, PLUMB_OP_SIGN, PLUMB_OP_IS_FINITE,
                                        PLUMB_OP_ABS, PLUMB_OP_NEGATE};
-    harness *h = *state;
-    uint16_t *v = all_patterns();
-    uint16_t *in[3] = {v, NULL, NULL};
-    failures = 0;
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
-        for (int ti = 0; ti < 2; ti++)
-            check(h, ops[o], TYPES[ti], IR_CMP_EQ, IR_CMP_TYPE_NONE, in, 65536);
-    free(v);
-    assert_int_equal(failures, 0);
+    unary_all_patterns(*state, ops, sizeof ops / sizeof ops[0]);
 }
 
 /* The transcendentals on every pattern of both types: the engine's bits
@@ -173,15 +178,7 @@ static void test_vmath_exhaustive(void **state)
                                        PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE,
                                        PLUMB_OP_LOGISTIC, PLUMB_OP_TANH, PLUMB_OP_SINE, PLUMB_OP_COSINE,
                                        PLUMB_OP_TAN, PLUMB_OP_ERF};
-    harness *h = *state;
-    uint16_t *v = all_patterns();
-    uint16_t *in[3] = {v, NULL, NULL};
-    failures = 0;
-    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
-        for (int ti = 0; ti < 2; ti++)
-            check(h, ops[o], TYPES[ti], IR_CMP_EQ, IR_CMP_TYPE_NONE, in, 65536);
-    free(v);
-    assert_int_equal(failures, 0);
+    unary_all_patterns(*state, ops, sizeof ops / sizeof ops[0]);
 }
 
 /* add, subtract, multiply, divide: every pattern against each of the
@@ -196,19 +193,10 @@ static void test_arith_all_patterns(void **state)
     failures = 0;
     for (int ti = 0; ti < 2; ti++) {
         plumb_dtype t = TYPES[ti];
-        uint16_t sp[64];
-        size_t ns = ew_half_specials(t, sp);
+        uint16_t extra[NB], *a, *b;
         for (size_t k = 0; k < NB; k++)
-            sp[ns++] = (uint16_t)rnd();
-        size_t n = 65536 * ns;
-        uint16_t *a = malloc(n * 2), *b = malloc(n * 2);
-        assert_non_null(a);
-        assert_non_null(b);
-        for (size_t s = 0; s < ns; s++)
-            for (uint32_t i = 0; i < 65536; i++) {
-                a[s * 65536 + i] = (uint16_t)i;
-                b[s * 65536 + i] = sp[s];
-            }
+            extra[k] = (uint16_t)rnd();
+        size_t n = ew_half_pairs(t, extra, NB, &a, &b);
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
             uint16_t *ab[3] = {a, b, NULL}, *ba[3] = {b, a, NULL};
             check(h, ops[o], t, IR_CMP_EQ, IR_CMP_TYPE_NONE, ab, n);

@@ -165,19 +165,10 @@ static void test_half_all_patterns(void **state)
     failures = 0;
     for (int ti = 0; ti < 2; ti++) {
         plumb_dtype t = TYPES[ti];
-        uint16_t sp[64];
-        size_t ns = ew_half_specials(t, sp);
+        uint16_t extra[NB], *a, *b;
         for (size_t k = 0; k < NB; k++)
-            sp[ns++] = (uint16_t)rnd();
-        size_t n = 65536 * ns;
-        uint16_t *a = malloc(n * 2), *b = malloc(n * 2);
-        assert_non_null(a);
-        assert_non_null(b);
-        for (size_t s = 0; s < ns; s++)
-            for (uint32_t i = 0; i < 65536; i++) {
-                a[s * 65536 + i] = (uint16_t)i;
-                b[s * 65536 + i] = sp[s];
-            }
+            extra[k] = (uint16_t)rnd();
+        size_t n = ew_half_pairs(t, extra, NB, &a, &b);
         for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
             uint16_t *ab[3] = {a, b, NULL}, *ba[3] = {b, a, NULL};
             check_half(h, ops[o], t, ab, n);

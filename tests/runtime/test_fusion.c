@@ -21,21 +21,6 @@
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-static ir_module *parse_ok(const char *src)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
-    if (!m)
-        plumb_diag_print(&d, stderr);
-    assert_non_null(m);
-    bool ok = ir_verify(m, NULL, &d);
-    if (!ok)
-        plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    return m;
-}
-
 typedef struct fused_prog {
     plumb_arena *a;
     rt_group *g;

@@ -10,26 +10,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "run_harness.h"
+
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "../../runtime/rt_passes.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
-
-static ir_module *parse_ok(const char *src)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
-    if (!m)
-        plumb_diag_print(&d, stderr);
-    assert_non_null(m);
-    bool ok = ir_verify(m, NULL, &d);
-    if (!ok)
-        plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    return m;
-}
 
 /* Parses src and runs the passes on @main; the result still verifies. */
 static ir_module *optimized(const char *src, uint32_t level)

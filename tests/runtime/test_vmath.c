@@ -432,63 +432,79 @@ static bool same_double(double a, double b)
     return x == y || (isnan(a) && isnan(b));   /* a NaN's payload is unspecified there */
 }
 
+/* Inputs for comparing two levels: special values, then every 4097th
+ * f32 bit pattern (all binades, both signs, NaNs) in a; second operands in
+ * b: random patterns, moderate values and specials in turn. */
+enum { LV_NS = 26, LV_N = LV_NS + (int)(0x100000000ull / 4097) + 2 };
+static float lv_a[LV_N], lv_b[LV_N], lv_r1[LV_N], lv_r2[LV_N];
+static double lv_d1[LV_N], lv_d2[LV_N];
+
+static void level_inputs(uint64_t st)
+{
+    static const uint32_t specials[LV_NS] = {
+        PZ, NZ, PINF, NINF, DNAN, NNAN, SNAN, 0xFF800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu,
+        0x00800000u, ONE, MONE, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x42B17218u, 0xC2CFF1B5u, 0x49800000u,
+        0xC9800000u, 0x3F000000u, 0x40490FDBu, 0x3FC90FDBu, 0x3A800000u, 0xBA800000u, 0x4B800000u,
+    };
+    for (uint32_t i = 0; i < LV_N; i++) {
+        lv_a[i] = i < LV_NS ? bf(specials[i]) : bf((uint32_t)((uint64_t)(i - LV_NS) * 4097));
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t u = (uint32_t)(st >> 32);
+        lv_b[i] = i % 3 == 0 ? bf(u) : i % 3 == 1 ? ((float)u / 4294967296.0f - 0.5f) * 16.0f : bf(specials[u % LV_NS]);
+    }
+}
+
+/* op at levels l1 and l2 on the level_inputs (both operand orders for the
+ * binary functions; the second order one element shorter, so both tails
+ * of a block run): the double values (f16/bf16 variants) bit for bit, and
+ * the f32 results too where f32_too says so. */
+static void compare_levels(plumb_opcode op, plumb_isa l1, plumb_isa l2, bool f32_too)
+{
+    bool bin = op == PLUMB_OP_POWER || op == PLUMB_OP_ATAN2;
+    for (int swap = 0; swap < (bin ? 2 : 1); swap++) {
+        const float *x = swap ? lv_b : lv_a, *y = swap ? lv_a : lv_b;
+        size_t n = LV_N - (size_t)swap;
+        if (bin) {
+            rt_vmath2_f32(op, l1)(x, y, lv_r1, n);
+            rt_vmath2_f32(op, l2)(x, y, lv_r2, n);
+            rt_vmath2_f32d(op, l1)(x, y, lv_d1, n);
+            rt_vmath2_f32d(op, l2)(x, y, lv_d2, n);
+        } else {
+            if (f32_too) {
+                rt_vmath_f32(op, l1)(x, lv_r1, n);
+                rt_vmath_f32(op, l2)(x, lv_r2, n);
+            }
+            rt_vmath_f32d(op, l1)(x, lv_d1, n);
+            rt_vmath_f32d(op, l2)(x, lv_d2, n);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            if ((bin || f32_too) && fb(lv_r1[i]) != fb(lv_r2[i]))
+                fail_msg("%s (0x%08X, 0x%08X): %s 0x%08X, %s 0x%08X", plumb_op_name(op), fb(x[i]), fb(y[i]),
+                         rt_isa_name(l1), fb(lv_r1[i]), rt_isa_name(l2), fb(lv_r2[i]));
+            if (!same_double(lv_d1[i], lv_d2[i]))
+                fail_msg("%s double (0x%08X, 0x%08X): %s %a, %s %a", plumb_op_name(op), fb(x[i]), fb(y[i]),
+                         rt_isa_name(l1), lv_d1[i], rt_isa_name(l2), lv_d2[i]);
+        }
+    }
+}
+
 /* The avx2 and avx512 levels compute the double-path functions (all but
  * exp, logistic and tanh, which have f32 versions per level) with the same
- * operations per lane, so docs/runtime-math.md promises the same bits:
- * every 4097th f32 bit pattern (all binades, both signs, NaNs) plus
- * special values, f32 results and the double values of the f16/bf16
- * variants, compared bit for bit (second operands of the binary functions:
- * random patterns and moderate values). Skipped without AVX-512. */
+ * operations per lane, so docs/runtime-math.md promises the same bits: f32
+ * results and the double values of the f16/bf16 variants, bit for bit.
+ * Skipped without AVX-512. */
 static void test_avx2_avx512_same_bits(void **state)
 {
     (void)state;
     if (rt_cpu_best_isa() < PLUMB_ISA_AVX512)
         skip();
-    static const uint32_t specials[] = {
-        PZ, NZ, PINF, NINF, DNAN, NNAN, SNAN, 0xFF800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu,
-        0x00800000u, ONE, MONE, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x42B17218u, 0xC2CFF1B5u, 0x49800000u,
-        0xC9800000u, 0x3F000000u, 0x40490FDBu, 0x3FC90FDBu, 0x3A800000u, 0xBA800000u, 0x4B800000u,
-    };
-    enum { NS = sizeof specials / sizeof specials[0], N = NS + (int)(0x100000000ull / 4097) + 1 };
-    static float a[N], b[N], r2[N], r5[N];
-    static double d2[N], d5[N];
-    uint64_t st = 12345;
-    for (uint32_t i = 0; i < N; i++) {
-        a[i] = i < NS ? bf(specials[i]) : bf((uint32_t)((uint64_t)(i - NS) * 4097));
-        st = st * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t u = (uint32_t)(st >> 32);
-        b[i] = i % 3 == 0 ? bf(u) : i % 3 == 1 ? ((float)u / 4294967296.0f - 0.5f) * 16.0f : bf(specials[u % NS]);
-    }
     static const plumb_opcode ops[] = {
         PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE, PLUMB_OP_SINE, PLUMB_OP_COSINE,
         PLUMB_OP_TAN, PLUMB_OP_ERF, PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_POWER, PLUMB_OP_ATAN2,
     };
-    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        plumb_opcode op = ops[k];
-        bool bin = op == PLUMB_OP_POWER || op == PLUMB_OP_ATAN2;
-        for (int swap = 0; swap < (bin ? 2 : 1); swap++) {
-            const float *x = swap ? b : a, *y = swap ? a : b;
-            if (bin) {
-                rt_vmath2_f32(op, PLUMB_ISA_AVX2)(x, y, r2, N);
-                rt_vmath2_f32(op, PLUMB_ISA_AVX512)(x, y, r5, N);
-                rt_vmath2_f32d(op, PLUMB_ISA_AVX2)(x, y, d2, N);
-                rt_vmath2_f32d(op, PLUMB_ISA_AVX512)(x, y, d5, N);
-            } else {
-                rt_vmath_f32(op, PLUMB_ISA_AVX2)(x, r2, N);
-                rt_vmath_f32(op, PLUMB_ISA_AVX512)(x, r5, N);
-                rt_vmath_f32d(op, PLUMB_ISA_AVX2)(x, d2, N);
-                rt_vmath_f32d(op, PLUMB_ISA_AVX512)(x, d5, N);
-            }
-            for (uint32_t i = 0; i < N; i++) {
-                if (fb(r2[i]) != fb(r5[i]))
-                    fail_msg("%s (0x%08X, 0x%08X): avx2 0x%08X, avx512 0x%08X", plumb_op_name(op), fb(x[i]),
-                             fb(y[i]), fb(r2[i]), fb(r5[i]));
-                if (!same_double(d2[i], d5[i]))
-                    fail_msg("%s double (0x%08X, 0x%08X): avx2 %a, avx512 %a", plumb_op_name(op), fb(x[i]),
-                             fb(y[i]), d2[i], d5[i]);
-            }
-        }
-    }
+    level_inputs(12345);
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        compare_levels(ops[k], PLUMB_ISA_AVX2, PLUMB_ISA_AVX512, true);
 }
 
 /* The portable level runs math_impl.h on blocks of 2 lanes, avx2 on 4 and
@@ -496,59 +512,21 @@ static void test_avx2_avx512_same_bits(void **state)
  * multiply-add: the double values of every function (the f16/bf16
  * variants) and the f32 results of power and atan2 (the exact path at
  * every level) are the same bits at the portable level as at the best
- * level, on every 4097th f32 bit pattern plus special values, with lengths
- * that leave a tail. */
+ * level, with lengths that leave a tail. */
 static void test_portable_same_bits(void **state)
 {
     (void)state;
     plumb_isa best = rt_cpu_best_isa();
     if (best == PLUMB_ISA_PORTABLE)
         skip();
-    static const uint32_t specials[] = {
-        PZ, NZ, PINF, NINF, DNAN, NNAN, SNAN, 0xFF800001u, 0x00000001u, 0x80000001u, 0x007FFFFFu,
-        0x00800000u, ONE, MONE, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x42B17218u, 0xC2CFF1B5u, 0x49800000u,
-        0xC9800000u, 0x3F000000u, 0x40490FDBu, 0x3FC90FDBu, 0x3A800000u, 0xBA800000u, 0x4B800000u,
-    };
-    enum { NS = sizeof specials / sizeof specials[0], N = NS + (int)(0x100000000ull / 4097) + 2 };
-    static float a[N], b[N], rp[N], rb[N];
-    static double dp[N], db[N];
-    uint64_t st = 777;
-    for (uint32_t i = 0; i < N; i++) {
-        a[i] = i < NS ? bf(specials[i]) : bf((uint32_t)((uint64_t)(i - NS) * 4097));
-        st = st * 6364136223846793005ull + 1442695040888963407ull;
-        uint32_t u = (uint32_t)(st >> 32);
-        b[i] = i % 3 == 0 ? bf(u) : i % 3 == 1 ? ((float)u / 4294967296.0f - 0.5f) * 16.0f : bf(specials[u % NS]);
-    }
     static const plumb_opcode ops[] = {
         PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE,
         PLUMB_OP_TANH, PLUMB_OP_LOGISTIC, PLUMB_OP_SINE, PLUMB_OP_COSINE, PLUMB_OP_TAN, PLUMB_OP_ERF,
         PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_POWER, PLUMB_OP_ATAN2,
     };
-    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        plumb_opcode op = ops[k];
-        bool bin = op == PLUMB_OP_POWER || op == PLUMB_OP_ATAN2;
-        for (int swap = 0; swap < (bin ? 2 : 1); swap++) {
-            const float *x = swap ? b : a, *y = swap ? a : b;
-            size_t n = N - (size_t)swap;   /* N and N - 1: both tails of a 2-lane block */
-            if (bin) {
-                rt_vmath2_f32(op, PLUMB_ISA_PORTABLE)(x, y, rp, n);
-                rt_vmath2_f32(op, best)(x, y, rb, n);
-                rt_vmath2_f32d(op, PLUMB_ISA_PORTABLE)(x, y, dp, n);
-                rt_vmath2_f32d(op, best)(x, y, db, n);
-            } else {
-                rt_vmath_f32d(op, PLUMB_ISA_PORTABLE)(x, dp, n);
-                rt_vmath_f32d(op, best)(x, db, n);
-            }
-            for (uint32_t i = 0; i < n; i++) {
-                if (bin && fb(rp[i]) != fb(rb[i]))
-                    fail_msg("%s (0x%08X, 0x%08X): portable 0x%08X, %s 0x%08X", plumb_op_name(op), fb(x[i]),
-                             fb(y[i]), fb(rp[i]), rt_isa_name(best), fb(rb[i]));
-                if (!same_double(dp[i], db[i]))
-                    fail_msg("%s double (0x%08X, 0x%08X): portable %a, %s %a", plumb_op_name(op), fb(x[i]),
-                             fb(y[i]), dp[i], rt_isa_name(best), db[i]);
-            }
-        }
-    }
+    level_inputs(777);
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        compare_levels(ops[k], PLUMB_ISA_PORTABLE, best, false);
 }
 
 int main(void)
