@@ -1766,28 +1766,11 @@ static float run_sqsum(plumb_isa isa, const float *x, float m, float *xc, size_t
 }
 
 #if RT_X86
-/* x16_exp with the result screen the exp array function adds to it
- * (math_avx512.c, X16_UNARY), which takes results below 2^-125 or above
- * 2^127 from its exact path: those lanes must be flagged here too, so that
- * the caller recomputes them with the array function. Screened on the
- * input instead, which costs one compare: x16_exp already flags x outside
- * [-87, 88] (NaN included); e^88 < 2^127 and e^-86.5 > 1.1 * 2^-125, so a
- * fast result of an input in [-86.5, 88] (within 1 ULP) is never screened
- * by the array function, and flagging [-87, -86.5) as well only sends a
- * few more lanes through it (same bits). */
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"), always_inline))
-static inline __m512 exp_x16_screened(__m512 x, __mmask16 *bad)
-{
-    __m512 r = x16_exp(x, bad);
-    *bad |= _mm512_cmp_ps_mask(x, _mm512_set1_ps(-86.5f), _CMP_LT_OQ);
-    return r;
-}
-
 /* The expsum pass over one row (AVX-512): e = exp(x - m) stored, e summed
  * in the lanes and order of rt_sum_f32 as it is computed. The subtraction
  * is row_arith's (a NaN sends its 32 elements through arith_portable, its
- * NaN rule); the exp is exp_x16_screened, and a block of 32 with a lane
- * it flags goes through the exp step's own array function (exact), so e has
+ * NaN rule); the exp is x16_exp, and a block of 32 with a lane it flags
+ * goes through the exp step's own array function (exact), so e has
  * the bits of the three steps run apart and the sum adds the same terms
  * in the same order. */
 typedef struct expsum_ctx {
@@ -1812,7 +1795,7 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
         __m512 c0 = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
         __m512 c1 = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16), m);
         __mmask16 b0, b1;
-        __m512 e0 = exp_x16_screened(c0, &b0), e1 = exp_x16_screened(c1, &b1);
+        __m512 e0 = x16_exp(c0, &b0), e1 = x16_exp(c1, &b1);
         /* a NaN in x - m is flagged by the exp (which flags NaN inputs) */
         if (__builtin_expect((b0 | b1) != 0, 0)) {
             arith_portable(PLUMB_OP_SUBTRACT, x + i, &c->m, 2, t, RT_SUM_LANES);
@@ -1833,10 +1816,11 @@ static double expsum_block_avx512(void *ctx, size_t start, size_t n)
     return rt_sum_lanes_fold(a);
 }
 
-/* Returns the row sum of e = exp(x - m) as rt_sum_f32 would, e written. */
-static float run_expsum(const float *x, float m, float *e, size_t n)
+/* Returns the row sum of e = exp(x - m) as rt_sum_f32 would, e written;
+ * exp32: the exp step's kernel at the AVX-512 level. */
+static float run_expsum(const float *x, float m, float *e, size_t n, rt_vmath_f32_fn exp32)
 {
-    expsum_ctx c = {x, m, e, rt_vmath_f32(PLUMB_OP_EXPONENTIAL, PLUMB_ISA_AVX512)};
+    expsum_ctx c = {x, m, e, exp32};
     return (float)rt_sum_blocks(expsum_block_avx512, &c, n);
 }
 #endif
@@ -2185,13 +2169,13 @@ static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_
     const rt_fused *g = fr->g;
     const fstep *st = &g->steps[s];
     /* the operands of every link: link 0's are ins */
+    /* no copies aside (rows_aside) for the links: slot planning keeps every
+     * chain operand live to the chain's last step, so the result never
+     * takes an operand's slot */
     const void *li[RT_CHAIN_MAX][16];
-    uint8_t aside[RT_CHAIN_MAX][2][RT_RPU_MAX * 8];   /* links' per-row operands (rows_aside) */
-    for (uint32_t j = 1; j < st->chain; j++) {
+    for (uint32_t j = 1; j < st->chain; j++)
         if (!step_ins(fr, slots, off, cnt, first_unit, s + j, li[j]))
             return false;
-        rows_aside(g, &g->steps[s + j], li[j], g->rows ? cnt[1] : 1, aside[j]);
-    }
     const fstep *last = &g->steps[s + st->chain - 1];
     float *dst = (float *)step_dst(fr, slots, off, last);
     /* row by row (a unit holds cnt[1] rows of n / cnt[1] elements): a
@@ -2336,10 +2320,11 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
                                                : slots + (size_t)sv->slot * g->slot_bytes;
             float init;
             memcpy(&init, fr->in[sum->init]->data, 4);
+            rt_vmath_f32_fn exp32 = rt_vmath_f32(PLUMB_OP_EXPONENTIAL, PLUMB_ISA_AVX512);
             for (size_t r = 0; r < rows; r++) {
                 float m;
                 memcpy(&m, (const float *)ins[1] + r, 4);
-                float v = init + run_expsum((const float *)ins[0] + r * L, m, (float *)edst + r * L, L);
+                float v = init + run_expsum((const float *)ins[0] + r * L, m, (float *)edst + r * L, L, exp32);
                 memcpy(sdst + r * 4, &v, 4);
             }
             s += 2;
@@ -2497,7 +2482,7 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         case PLUMB_OP_ABS: RG_LOOP(_mm512_andnot_ps(_mm512_set1_ps(-0.0f), a)) break;
         case PLUMB_OP_TANH: RG_FLAGGED(x16_tanh) break;
         case PLUMB_OP_LOGISTIC: RG_FLAGGED(x16_logistic) break;
-        default: RG_FLAGGED(exp_x16_screened) break;   /* regs_op admits no other */
+        default: RG_FLAGGED(x16_exp) break;   /* regs_op admits no other */
         }
 #undef RG_PUT
 #undef RG_LOOP

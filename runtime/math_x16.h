@@ -84,12 +84,13 @@
  * a z, Horner (<= 1.5 u relative on P) and the fma: < 4 u relative to it,
  * 0.61 u relative to the result: with the last rounding <= 1.33 ULP.
  *
- * Lanes whose input is special for the function (NaN; x < -87 or > 88 for
- * exp, x < -86 for logistic, +-0 and subnormal inputs for tanh) or, for exp,
- * whose f32 result is below 2^-125 (zero and subnormal results, exact on the
- * exact path) or above 2^127 take their half-block of 8 from the exact path
- * of math_impl.h, blended lane by lane, as the double fast path does. The
- * input screens of logistic and tanh leave only normal results (logistic
+ * Lanes whose input is special for the function (NaN; x < -86.5 or > 88
+ * for exp, x < -86 for logistic, +-0 and subnormal inputs for tanh) take
+ * their half-block of 8 from the exact path of math_impl.h, blended lane by
+ * lane, as the double fast path does. The input screens leave only normal
+ * results, so no result needs checking (exp: e^-86.5 > 1.1 * 2^-125, the
+ * subnormal and zero results below it come from the exact path, and e^88 <
+ * 2^127; logistic
  * >= 2^-124.07 for x >= -86; |tanh x| >= 0.76 |x| >= 2^-126.4 for normal x,
  * where the small branch returns x itself once x^3 underflows). */
 
@@ -146,8 +147,10 @@ X16I __m512 x16_pow2(__m512i k)
 
 X16I __m512 x16_exp(__m512 x, __mmask16 *bad)
 {
-    *bad = ~(_mm512_cmp_ps_mask(x, x16_set(-87.0f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, x16_set(88.0f), _CMP_LE_OQ));
-    __m512 xc = _mm512_min_ps(_mm512_max_ps(x, x16_set(-87.0f)), x16_set(88.0f));
+    /* e^-86.5 > 1.1 * 2^-125 and e^88 < 2^127: every unflagged result
+     * (within 1 ULP) is normal, at least 2^-125 and at most 2^127 */
+    *bad = ~(_mm512_cmp_ps_mask(x, x16_set(-86.5f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, x16_set(88.0f), _CMP_LE_OQ));
+    __m512 xc = _mm512_min_ps(_mm512_max_ps(x, x16_set(-86.5f)), x16_set(88.0f));
     __m512 thi, u;
     __m512i k;
     x16_exp_parts(xc, &thi, &u, &k);
