@@ -12,20 +12,7 @@
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
 
-static inline ir_module *parse_ok(const char *src)
-{
-    plumb_diag d;
-    memset(&d, 0, sizeof d);
-    ir_module *m = ir_parse(src, strlen(src), "test.mlir", NULL, &d);
-    if (!m)
-        plumb_diag_print(&d, stderr);
-    assert_non_null(m);
-    bool ok = ir_verify(m, NULL, &d);
-    if (!ok)
-        plumb_diag_print(&d, stderr);
-    assert_true(ok);
-    return m;
-}
+#include "run_harness.h"   /* parse_ok */
 
 static inline plumb_runtime *rt_new(uint32_t threads, uint32_t opt_level, const char *cache_dir)
 {

@@ -70,7 +70,7 @@ static inline ir_module *parse_ok(const char *src)
 {
     plumb_diag d;
     memset(&d, 0, sizeof d);
-    ir_module *m = ir_parse(src, strlen(src), "test", NULL, &d);
+    ir_module *m = ir_parse(src, strlen(src), "test.mlir", NULL, &d);
     if (!m)
         plumb_diag_print(&d, stderr);
     assert_non_null(m);
