@@ -1,16 +1,33 @@
 #!/bin/sh
 # Installs what plumb needs to build and test, when it is missing.
-# libopenblas-dev: only the benchmark uses it (dlopen at run time, for the
-# reference sgemm rate); nothing links it.
-# `ci/deps.sh --cross` instead installs the aarch64 cross compiler that
-# `make check-portable` (part of `make check`) compiles every source with.
+#   ci/deps.sh            libraries plumb links and the tools its tests use
+#   ci/deps.sh --cross    the aarch64 cross compiler *and its C library
+#                         headers* that `make check-portable` (part of
+#                         `make check`) compiles every source with;
+#                         --no-install-recommends would otherwise drop
+#                         libc6-dev-arm64-cross and the first #include fails
+#   ci/deps.sh --clang    clang and its sanitizer runtimes (`make asan CC=clang`)
+# Flags may be combined. Base packages, and why:
+#   libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev  linked
+#   libopenblas-dev  only the benchmark uses it (dlopen at run time, for the
+#                    reference sgemm rate); nothing links it
+#   lcov             coverage reports
+#   jq               the shell tests check JSON reports with it
+#   libxml2-utils    xmllint: the shell tests check XML reports with it
 # As root: installs with apt-get. Otherwise: prints the command and fails.
 set -eu
+base="libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev jq libxml2-utils"
+pkgs=""
+for arg in "$@"; do
+    case "$arg" in
+        --cross) pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+        --clang) pkgs="$pkgs clang libclang-rt-dev" ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "ci/deps.sh: unknown option '$arg' (use --cross, --clang)" >&2; exit 2 ;;
+    esac
+done
+[ -n "$pkgs" ] || pkgs=$base
 need=""
-pkgs="libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev"
-if [ "${1:-}" = "--cross" ]; then
-    pkgs="gcc-aarch64-linux-gnu"
-fi
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in $pkgs; do
     have_pkg "$p" || need="$need $p"

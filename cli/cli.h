@@ -96,6 +96,11 @@ const char *cli_display_name(const char *path);
  * d is set. */
 bool cli_write_atomic(const char *path, const char *data, size_t len, plumb_diag *d);
 
+/* Creates the folder path and any missing parents (like mkdir -p; new
+ * folders get 0777 less the umask). False with d set, naming the component,
+ * when one cannot be created or exists and is not a folder. */
+bool cli_mkdir_p(const char *path, plumb_diag *d);
+
 /* Writes to stdout; false with d set if stdout cannot be written. */
 bool cli_write_stdout(const char *data, size_t len, plumb_diag *d);
 /* Flushes stdout; on error prints a message and returns CLI_EXIT_USAGE,

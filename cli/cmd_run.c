@@ -38,7 +38,8 @@ static const char run_help[] =
     "                          binary or text tensor files. Repeat for each\n"
     "                          parameter; every parameter needs one\n"
     "      --output-dir DIR    also write result i to DIR/result_<i>.tensor\n"
-    "                          (binary tensor file)\n"
+    "                          (binary tensor file); DIR and its parents are\n"
+    "                          created when missing\n"
     "      --hex               print results as raw dense<\"0x...\"> bytes\n"
     "      --timeout SECONDS   stop the run after SECONDS of wall-clock time\n"
     "      --max-bytes N       largest byte size allowed for one tensor; N may\n"
@@ -173,6 +174,13 @@ static int load_inputs(const run_state *s, const ir_func *f, plumb_tensor **ins)
 /* Prints each result on stdout and writes the --output-dir files. */
 static int emit_results(const run_state *s, const plumb_ref_result *res)
 {
+    if (s->output_dir) {
+        plumb_diag md = {.code = PLUMB_OK};
+        if (!cli_mkdir_p(s->output_dir, &md)) {
+            cli_print_diag(s->cmd, &md);
+            return CLI_EXIT_USAGE;
+        }
+    }
     for (uint32_t i = 0; i < res->n_outputs; i++) {
         plumb_buf b;
         plumb_buf_init(&b);

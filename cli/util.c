@@ -295,3 +295,36 @@ int cli_shard_from_env(const char *cmd, uint32_t *index, uint32_t *count)
     }
     return CLI_EXIT_OK;
 }
+
+bool cli_mkdir_p(const char *path, plumb_diag *d)
+{
+    plumb_loc nl = {0, 0};
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, nl, "folder name '%s' is empty or too long", path);
+        return false;
+    }
+    memcpy(buf, path, n + 1);
+    /* Each prefix ending before a '/' is a parent; the whole path is last.
+     * EEXIST is fine only when what exists is a folder. */
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && buf[i] != '/')
+            continue;
+        if (i < n && buf[i - 1] == '/')
+            continue;   /* "a//b": the prefix "a/" was already made */
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0) {
+            int err = errno;
+            struct stat st;
+            if (err != EEXIST || stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                plumb_diag_set(d, PLUMB_ERR_IO, nl, "cannot create folder '%s': %s", buf,
+                               err == EEXIST ? "it exists and is not a folder" : strerror(err));
+                return false;
+            }
+        }
+        buf[i] = saved;
+    }
+    return true;
+}

@@ -42,6 +42,32 @@ static double min_normal(plumb_dtype t)
     return ldexp(1.0, 1 - emax);
 }
 
+static int emax_of(plumb_dtype t) { return (1 << (plumb_dtype_get(t)->exp_bits - 1)) - 1; }
+
+double conf_max_finite(plumb_dtype t)
+{
+    if (!plumb_dtype_is_float(t)) return 0.0;
+    return ldexp(2.0 - ldexp(1.0, -(int)plumb_dtype_get(t)->mant_bits), emax_of(t));
+}
+
+/* Half the spacing of floats at the largest exponent: a value rounds to
+ * infinity exactly when its magnitude is at least max_finite + this
+ * (round to nearest, ties to even: max_finite's last bit is 1). */
+static double overflow_half_ulp(plumb_dtype t)
+{
+    return ldexp(1.0, emax_of(t) - (int)plumb_dtype_get(t)->mant_bits - 1);
+}
+
+double conf_underflow_eta(plumb_dtype t)
+{
+    if (!plumb_dtype_is_float(t)) return 0.0;
+    /* smallest subnormal 2^(1 - emax - mant_bits); round to nearest errs by
+     * at most half of it. f64's half (2^-1075) is below every double, so
+     * f64 takes the whole spacing 2^-1074, twice the need. */
+    int e = -emax_of(t) - (int)plumb_dtype_get(t)->mant_bits;
+    return ldexp(1.0, e < -1074 ? -1074 : e);
+}
+
 double conf_gamma(uint64_t k, double u)
 {
     double ku = (double)k * u;
@@ -102,18 +128,28 @@ static uint64_t type_numel(const ir_type *t)
     return n;
 }
 
+/* How a DATA-class result depends on its float inputs, for splitting its
+ * terms by sign (docs/conformance.md, "Overflow of partial sums"): a sum of
+ * the inputs (reduce-add, scatter-add: linear in every float input), a sum
+ * of products of the two float inputs (dots: bilinear), or neither
+ * (products: multiply bodies). */
+typedef enum terms_kind { TERMS_NONE, TERMS_LINEAR, TERMS_BILINEAR } terms_kind;
+
 /* How the case's results are judged, and for DATA the number of rounded
- * operations k in γ(k) (docs/conformance.md). */
+ * operations k in γ(k) and the number of products k_mul per element, each
+ * of which may underflow (docs/conformance.md). */
 typedef struct judge {
     plumb_agree agree;
     bool moves_data;     /* NaN payloads matter */
     uint64_t k;          /* DATA: γ(k) */
+    uint64_t k_mul;      /* DATA: products per element (the underflow term) */
+    terms_kind terms;    /* DATA: how the terms split by sign */
 } judge;
 
 static judge judge_case(const conf_case *c, const ir_module *m)
 {
     const plumb_op_info *oi = plumb_op_get(c->op);
-    judge j = {oi->agree, oi->kind == PLUMB_KIND_MOVEMENT, 0};
+    judge j = {oi->agree, oi->kind == PLUMB_KIND_MOVEMENT, 0, 0, TERMS_NONE};
     if (c->op == PLUMB_OP_GATHER || c->op == PLUMB_OP_SORT || c->op == PLUMB_OP_TOP_K ||
         c->op == PLUMB_OP_SELECT)
         j.moves_data = true;
@@ -131,6 +167,12 @@ static judge judge_case(const conf_case *c, const ir_module *m)
             len *= (uint64_t)(dd < 0 ? 0 : dd);
         }
         j.k = len; /* len terms plus the init value: len roundings */
+        /* Sums of floats round only relative to the result: a subnormal sum
+         * is exact, so additions add no underflow term (Higham §2.1). A
+         * product's underflow error is amplified by every later factor,
+         * which no data-independent term covers: multiply bodies have none
+         * (docs/conformance.md). */
+        if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
         return j;
     }
     case PLUMB_OP_SCATTER: {
@@ -138,6 +180,7 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         if (b != PLUMB_OP_ADD && b != PLUMB_OP_MULTIPLY) { j.agree = PLUMB_AGREE_EXACT; return j; }
         /* Every update may land on the same element: the bound holds for any index pattern. */
         j.k = type_numel(&op->operands[op->n_operands - 1]->type);
+        if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
         return j;
     }
     case PLUMB_OP_DOT_GENERAL:
@@ -149,8 +192,11 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         } else {
             for (uint32_t i = 0; i < op->a.lhs_contract.n; i++) len *= (uint64_t)l->dims[op->a.lhs_contract.v[i]];
         }
-        /* Higham's dot product bound: len products and len-1 additions, γ(len). */
+        /* Higham's dot product bound: len products and len-1 additions, γ(len);
+         * each product may underflow once. */
         j.k = len;
+        j.k_mul = len;
+        j.terms = TERMS_BILINEAR;
         return j;
     }
     default:
@@ -169,15 +215,29 @@ static bool run_ref(const ir_module *m, plumb_tensor *const *in, uint32_t n, plu
     return plumb_ref_run(m, NULL, in, n, &ro, res, d);
 }
 
-typedef enum in_map { MAP_ABS, MAP_FTZ } in_map;
+typedef enum in_map { MAP_ABS, MAP_FTZ, MAP_POS, MAP_NEG } in_map;
+
+/* The finite positive part x > 0 ? x : +0 (MAP_POS) or negative part
+ * x < 0 ? −x : +0 (MAP_NEG) of a float element; infinities and NaNs map to
+ * +0 in both (they are judged from the reference's result instead). */
+static uint64_t sign_part(plumb_dtype t, uint64_t b, in_map how)
+{
+    if (bits_is_nan(t, b) || bits_is_inf(t, b) || bits_is_zero(t, b)) return 0;
+    bool neg = (b & sign_mask(t)) != 0;
+    if (how == MAP_POS) return neg ? 0 : b;
+    return neg ? b & ~sign_mask(t) : 0;
+}
 
 /* Copies of the inputs with every float element replaced by |x| (the |x|
- * program's inputs) or with subnormals flushed to signed zero. */
-static plumb_tensor **map_inputs(const conf_case *c, in_map how, bool *changed, plumb_diag *d)
+ * program's inputs), with subnormals flushed to signed zero, or by its
+ * finite positive or negative part. how2 applies to the second float input
+ * (the rhs of a dot); pass how for all. */
+static plumb_tensor **map_inputs2(const conf_case *c, in_map how, in_map how2, bool *changed, plumb_diag *d)
 {
     plumb_tensor **v = plumb_calloc(c->n_inputs ? c->n_inputs : 1, sizeof *v);
     if (!v) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory"); return NULL; }
     *changed = false;
+    uint32_t nfloat = 0;
     for (uint32_t i = 0; i < c->n_inputs; i++) {
         v[i] = plumb_tensor_clone(c->inputs[i], d);
         if (!v[i]) {
@@ -187,16 +247,23 @@ static plumb_tensor **map_inputs(const conf_case *c, in_map how, bool *changed, 
         }
         plumb_dtype t = v[i]->dtype;
         if (!plumb_dtype_is_float(t)) continue;
+        in_map hw = nfloat++ == 1 ? how2 : how;
         uint64_t ne = plumb_tensor_numel(v[i]);
         for (uint64_t e = 0; e < ne; e++) {
             uint64_t b = plumb_load_bits(t, v[i]->data, e);
             uint64_t nb = b;
-            if (how == MAP_ABS) nb = b & ~sign_mask(t);
-            else if (bits_is_subnormal(t, b)) nb = b & sign_mask(t);
+            if (hw == MAP_ABS) nb = b & ~sign_mask(t);
+            else if (hw == MAP_FTZ) { if (bits_is_subnormal(t, b)) nb = b & sign_mask(t); }
+            else nb = sign_part(t, b, hw);
             if (nb != b) { plumb_store_bits(t, v[i]->data, e, nb); *changed = true; }
         }
     }
     return v;
+}
+
+static plumb_tensor **map_inputs(const conf_case *c, in_map how, bool *changed, plumb_diag *d)
+{
+    return map_inputs2(c, how, how, changed, d);
 }
 
 static void free_inputs(plumb_tensor **v, uint32_t n)
@@ -280,7 +347,7 @@ static void check_ulp(plumb_opcode op, const plumb_tensor *g, const plumb_tensor
 {
     plumb_dtype t = w->dtype;
     if (!plumb_dtype_is_float(t)) {
-        judge j = {PLUMB_AGREE_EXACT, false, 0};
+        judge j = {PLUMB_AGREE_EXACT, false, 0, 0, TERMS_NONE};
         check_exact(g, w, wf, k, &j, o, ws);
         return;
     }
@@ -316,16 +383,180 @@ static void check_ulp(plumb_opcode op, const plumb_tensor *g, const plumb_tensor
     }
 }
 
-/* The DATA class: |got − want| ≤ γ(k)·A + u_out·|want| (+ u_out·|want| when the
- * accumulator is wider than the output, for the backend's own final rounding)
- * with A from the |x| program, plus the TOSA-style statistics. */
+/* The sums of a DATA result's finite positive terms (P) and of the
+ * magnitudes of its finite negative terms (N), each from the reference
+ * (exact, rounded once to the output type): P = ref(x⁺), N = ref(x⁻) for
+ * sums; P = ref(a⁺, b⁺) + ref(a⁻, b⁻), N = ref(a⁺, b⁻) + ref(a⁻, b⁺) for
+ * dots (x⁺ = max(x, 0), x⁻ = max(−x, 0), infinities and NaNs dropped).
+ * Only computed for cases with an infinite or NaN result. */
+typedef struct sign_parts {
+    uint32_t n;                 /* reference results held: 0, 2 (sums) or 4 (dots) */
+    plumb_ref_result r[4];      /* sums: P, N; dots: ++, −−, +−, −+ */
+} sign_parts;
+
+static void parts_free(sign_parts *sp)
+{
+    for (uint32_t i = 0; i < sp->n; i++) plumb_ref_result_free(&sp->r[i]);
+    sp->n = 0;
+}
+
+static bool run_parts(const ir_module *m, const conf_case *c, terms_kind tk, sign_parts *sp, plumb_diag *d)
+{
+    static const in_map lin[2][2] = {{MAP_POS, MAP_POS}, {MAP_NEG, MAP_NEG}};
+    static const in_map bil[4][2] = {{MAP_POS, MAP_POS}, {MAP_NEG, MAP_NEG}, {MAP_POS, MAP_NEG}, {MAP_NEG, MAP_POS}};
+    uint32_t runs = tk == TERMS_LINEAR ? 2 : 4;
+    sp->n = 0;
+    for (uint32_t i = 0; i < runs; i++) {
+        const in_map *h = tk == TERMS_LINEAR ? lin[i] : bil[i];
+        bool changed = false;
+        plumb_tensor **in = map_inputs2(c, h[0], h[1], &changed, d);
+        if (!in) goto out_fail;
+        bool ok = run_ref(m, in, c->n_inputs, &sp->r[i], d);
+        free_inputs(in, c->n_inputs);
+        if (!ok) goto out_fail;
+        sp->n = i + 1;
+    }
+    return true;
+out_fail:
+    parts_free(sp);
+    return false;
+}
+
+/* P (neg false) or N (neg true) of output k's element i, as a double
+ * (+inf when it overflowed the output type). */
+static double part_sum(const sign_parts *sp, uint32_t k, uint64_t i, bool neg)
+{
+    plumb_dtype t = sp->r[0].outputs[k]->dtype;
+    if (sp->n == 2) return plumb_load_f64(t, sp->r[neg ? 1 : 0].outputs[k]->data, i);
+    uint32_t a = neg ? 2 : 0;
+    return plumb_load_f64(t, sp->r[a].outputs[k]->data, i) + plumb_load_f64(t, sp->r[a + 1].outputs[k]->data, i);
+}
+
+static bool has_nonfinite(const plumb_tensor *x)
+{
+    if (!x || !plumb_dtype_is_float(x->dtype)) return false;
+    uint64_t ne = plumb_tensor_numel(x);
+    for (uint64_t e = 0; e < ne; e++)
+        if ((plumb_load_bits(x->dtype, x->data, e) & exp_mask(x->dtype)) == exp_mask(x->dtype)) return true;
+    return false;
+}
+
+/* What one element of a DATA result is judged with. */
+typedef struct data_bound {
+    plumb_dtype t, acc, in;     /* output, declared accumulator, input type */
+    const judge *j;
+    double gam, uo, out_terms;
+    double fixed;               /* the absolute terms: c·η_out + k_mul·η_acc·(1+γ) + flush slack */
+} data_bound;
+
+/* The per-element bound at a result of magnitude v with Σ|terms| = a. */
+static double bound_at(const data_bound *b, double a, double v)
+{
+    return b->gam * a + b->out_terms * b->uo * fabs(v) + b->fixed;
+}
+
+/* Whether a sum of terms of one sign whose exact total is x (rounded to
+ * the output type; +inf when it overflowed it) can reach max_finite(limit)
+ * in some order of accumulation: every computed partial sum of those terms
+ * is at most x·(1 + u_out)²·(1 + γ(k)) (the first factor undoes the
+ * reference's rounding of x; the second a dot's double sum of two parts). */
+static bool can_reach(const data_bound *b, double x, plumb_dtype limit)
+{
+    double lim = conf_max_finite(limit);
+    if (!isinf(x)) return x * (1.0 + b->uo) * (1.0 + b->uo) * (1.0 + b->gam) >= lim;
+    if (lim < 2.0 * conf_max_finite(b->t)) return true;
+    /* An accumulator with a wider exponent range than the output: x
+     * overflowed the output type but bounds it no more, so use the data-
+     * independent bound (k + 1) terms of the largest magnitude. */
+    double m = conf_max_finite(b->in);
+    if (b->j->terms == TERMS_BILINEAR) m *= m;
+    return (double)(b->j->k + 1) * m * (1.0 + b->gam) >= lim;
+}
+
+/* Σ|terms| of an element from P and N; when one overflowed the output type,
+ * the data-independent bound (k + 1)·M (M the largest term) instead. */
+static double terms_abs(const data_bound *b, double p, double n)
+{
+    if (!isinf(p) && !isinf(n)) return p + n;
+    double m = conf_max_finite(b->in);
+    if (b->j->terms == TERMS_BILINEAR) m *= m;
+    return (double)(b->j->k + 1) * m;
+}
+
+/* docs/conformance.md, "Overflow of partial sums": whether a result that
+ * is NaN or infinite, or should be, is one some order of accumulation in
+ * the declared accumulator produces, given P and N of the element. On
+ * false, why says what no order can produce. */
+static bool overflow_ok(const data_bound *b, double p, double n, uint64_t gb, uint64_t wb, double gv, double wv,
+                        char *why, size_t cap)
+{
+    plumb_dtype t = b->t;
+    if (bits_is_nan(t, wb)) {
+        snprintf(why, cap, "the exact result is NaN (a NaN term, 0·inf, or +inf and -inf terms): every order gives NaN");
+        return false;
+    }
+    bool plus_acc = can_reach(b, p, b->acc), minus_acc = can_reach(b, n, b->acc);
+    bool plus_out = can_reach(b, p, t), minus_out = can_reach(b, n, t);
+    double omax = conf_max_finite(t), half = overflow_half_ulp(t);
+    double a = terms_abs(b, p, n);
+    bool w_inf = bits_is_inf(t, wb), w_neg = (wb & sign_mask(t)) != 0;
+    const char *acc = plumb_dtype_name(b->acc);
+    if (bits_is_nan(t, gb)) {
+        /* NaN needs a +inf and a -inf partial result meeting. */
+        bool ok = w_inf ? (w_neg ? plus_acc : minus_acc) : (plus_acc && minus_acc);
+        if (!ok)
+            snprintf(why, cap, "NaN needs partial sums of both signs to overflow %s, but P = %.6g, N = %.6g "
+                     "(sums of the positive and negative terms) cannot in any order", acc, p, n);
+        return ok;
+    }
+    if (bits_is_inf(t, gb)) {
+        bool g_neg = (gb & sign_mask(t)) != 0;
+        bool reach_acc = g_neg ? minus_acc : plus_acc;
+        if (w_inf) {
+            /* the opposite infinity: only if want's infinity came from
+             * overflowing finite terms that some order keeps finite */
+            bool ok = reach_acc && (w_neg ? minus_out : plus_out);
+            if (!ok)
+                snprintf(why, cap, "%s needs the %s terms to overflow %s and the exact infinity to come from "
+                         "finite terms (P = %.6g, N = %.6g)", g_neg ? "-inf" : "+inf", g_neg ? "negative" : "positive",
+                         acc, p, n);
+            return ok;
+        }
+        /* a finite exact result: an overflowing partial sum, or a final
+         * rounding within the bound of the overflow threshold */
+        double gap = (omax - (g_neg ? -wv : wv)) + half;
+        if (reach_acc || gap <= bound_at(b, a, omax)) return true;
+        snprintf(why, cap, "the exact result is finite, the %s terms (%s = %.6g) cannot overflow %s in any order, "
+                 "and the overflow threshold is %.3g away, bound %.3g", g_neg ? "negative" : "positive", g_neg ? "N" : "P",
+                 g_neg ? n : p, acc, gap, bound_at(b, a, omax));
+        return false;
+    }
+    /* got finite, want ±inf: only if the finite terms alone reach the
+     * threshold (an infinite term gives ±inf or NaN in every order) and got
+     * is within the bound of it */
+    bool reach = w_neg ? minus_out : plus_out;
+    double gap = (omax - (w_neg ? -gv : gv)) + half;
+    if (reach && gap <= bound_at(b, a, omax)) return true;
+    if (!reach)
+        snprintf(why, cap, "the exact result is %s from an infinite term (the finite terms, P = %.6g, N = %.6g, "
+                 "cannot overflow): every order gives an infinity or NaN", w_neg ? "-inf" : "+inf", p, n);
+    else
+        snprintf(why, cap, "got is %.3g below the overflow threshold, bound %.3g", gap, bound_at(b, a, omax));
+    return false;
+}
+
+/* The DATA class: |got − want| ≤ γ(k)·A + c·(u_out·|want| + η_out) +
+ * k_mul·η_acc·(1 + γ(k)), c = 2 when the accumulator is wider than the
+ * output (the backend's own final rounding) else 1, A from the |x| program;
+ * infinities and NaN by the overflow rule (overflow_ok); plus the
+ * TOSA-style statistics. */
 static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_tensor *w, const plumb_tensor *wf,
-                       const plumb_tensor *abs_t, uint32_t k, const judge *j, const conf_check_opts *o,
-                       worst *ws, conf_result *r)
+                       const plumb_tensor *abs_t, const sign_parts *sp, uint32_t k, const judge *j,
+                       const conf_check_opts *o, worst *ws, conf_result *r)
 {
     plumb_dtype t = w->dtype;
     if (!plumb_dtype_is_float(t)) {
-        judge je = {PLUMB_AGREE_EXACT, false, 0};
+        judge je = {PLUMB_AGREE_EXACT, false, 0, 0, TERMS_NONE};
         check_exact(g, w, wf, k, &je, o, ws);
         return;
     }
@@ -336,6 +567,12 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
     double gam = conf_gamma(j->k, ua);
     double out_terms = ua < uo ? 2.0 : 1.0;
     double slack = o->flushes_subnormals ? (double)(2 * j->k + 2) * (min_normal(acc) > min_normal(t) ? min_normal(acc) : min_normal(t)) : 0.0;
+    /* Underflow (Higham §2.1: fl(x op y) = (x op y)(1 + δ) + η, |η| ≤ η_min,
+     * η = 0 for additions): each rounding to the output type errs by up to
+     * η_out absolutely, each product in the accumulator by η_acc, which the
+     * later additions scale by at most 1 + γ(k). */
+    double eta = out_terms * conf_underflow_eta(t) + (double)j->k_mul * conf_underflow_eta(acc) * (1.0 + gam);
+    data_bound db = {t, acc, plumb_dtype_is_float(c->dtype) ? c->dtype : t, j, gam, uo, out_terms, eta + slack};
     uint64_t ne = plumb_tensor_numel(w);
     double sum_e = 0, sum_e2 = 0, expect_n = 0;
     uint64_t n_stat = 0, mismatches = 0;
@@ -345,22 +582,34 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
         double a = abs_t ? fabs(plumb_load_f64(t, abs_t->data, i)) : fabs(wv);
         if (bits_is_nan(t, wb) || bits_is_inf(t, wb) || bits_is_nan(t, gb) || bits_is_inf(t, gb)) {
             if (exact_equal(t, gb, wb, false)) continue;
-            /* A sum whose |x| total overflows may round to infinity in another order. */
-            if (isinf(a) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb)) continue;
             if (wf && exact_equal(t, gb, plumb_load_bits(t, wf->data, i), false)) continue;
+            if (sp) {
+                char why[300];
+                if (overflow_ok(&db, part_sum(sp, k, i, false), part_sum(sp, k, i, true), gb, wb, gv, wv, why,
+                                sizeof why))
+                    continue;
+                note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb, why);
+                continue;
+            }
+            /* Products (multiply bodies): a product whose |x| product
+             * overflows may round to infinity in another order. */
+            if (isinf(a) && !bits_is_nan(t, gb) && !bits_is_nan(t, wb)) continue;
             note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb, "special value (NaN or infinity) must match exactly");
             continue;
         }
+        /* Σ|x| overflowed the output type: P + N in double (finite for
+         * every type narrower than f64), else the data-independent bound */
+        if (isinf(a) && sp) a = terms_abs(&db, part_sum(sp, k, i, false), part_sum(sp, k, i, true));
         double err = fabs(gv - wv);
-        double bound = gam * a + out_terms * uo * fabs(wv) + slack;
+        double bound = bound_at(&db, a, wv);
         double budget;
         if (err == 0) budget = 0;
         else if (bound == 0 || isnan(bound)) budget = CONF_BUDGET_MISMATCH;
         else budget = err / bound;
         if (budget > ws->budget || (budget > 1.0 && !ws->reason[0])) {
             char what[200];
-            snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, u = 2^%d) + %g·u_out·|want|%s",
-                     err, bound, (unsigned long long)j->k, a, (int)lround(log2(ua)), out_terms,
+            snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, u = 2^%d) + %g·u_out·|want| + underflow %.3g%s",
+                     err, bound, (unsigned long long)j->k, a, (int)lround(log2(ua)), out_terms, eta,
                      slack > 0 ? " + flush-to-zero slack" : "");
             note(ws, budget, k, i, t, gb, wb, what);
         }
@@ -369,7 +618,7 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
             uint8_t buf[8] = {0};
             plumb_store_bits(t, buf, 0, nb);
             double ulp_o = fabs(plumb_load_f64(t, buf, 0)) - fabs(wv);
-            double p = ulp_o > 0 ? 2.0 * gam * a / ulp_o : 1.0;
+            double p = ulp_o > 0 ? 2.0 * (gam * a + (double)j->k_mul * conf_underflow_eta(acc) * (1.0 + gam)) / ulp_o : 1.0;
             expect_n += p < 1.0 ? p : 1.0;
             if (gb != wb) mismatches++;
         }
@@ -448,6 +697,8 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
     if (!m) return false;
     if (!ir_verify(m, NULL, d)) { ir_module_free(m); return false; }
     plumb_ref_result want, want_ftz, want_abs;
+    sign_parts parts;
+    memset(&parts, 0, sizeof parts);
     memset(&want_ftz, 0, sizeof want_ftz);
     memset(&want_abs, 0, sizeof want_abs);
     bool ok = run_ref(m, c->inputs, c->n_inputs, &want, d);
@@ -467,6 +718,22 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         if (!ai) ok = false;
         else ok = have_abs = run_ref(m, ai, c->n_inputs, &want_abs, d);
         free_inputs(ai, c->n_inputs);
+    }
+    if (ok && j.agree == PLUMB_AGREE_DATA && j.terms != TERMS_NONE) {
+        /* P and N only matter for infinite or NaN results, and for Σ|x|
+         * when it overflowed the output type (few cases: the runs cost 2
+         * or 4 reference executions) */
+        bool need = false;
+        uint32_t nfloat = 0;
+        for (uint32_t i = 0; i < c->n_inputs; i++) nfloat += plumb_dtype_is_float(c->inputs[i]->dtype);
+        for (uint32_t k = 0; k < want.n_outputs && !need; k++) {
+            need = has_nonfinite(want.outputs[k]) || (have_abs && has_nonfinite(want_abs.outputs[k]));
+            if (!need && k < n_got && got[k] && got[k]->dtype == want.outputs[k]->dtype &&
+                got[k]->nbytes == want.outputs[k]->nbytes)
+                need = has_nonfinite(got[k]);
+        }
+        /* a dot's terms split by sign only as products of its two operands */
+        if (need && (j.terms == TERMS_LINEAR || nfloat == 2)) ok = run_parts(m, c, j.terms, &parts, d);
     }
     ir_module_free(m);
     if (!ok) goto done;
@@ -505,7 +772,7 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         case PLUMB_AGREE_EXACT: check_exact(g, w, wf, k, &j, o, &ws); break;
         case PLUMB_AGREE_ULP: check_ulp(c->op, g, w, wf, k, o, &ws); break;
         case PLUMB_AGREE_DATA:
-            check_data(c, g, w, wf, have_abs ? want_abs.outputs[k] : NULL, k, &j, o, &ws, r);
+            check_data(c, g, w, wf, have_abs ? want_abs.outputs[k] : NULL, parts.n ? &parts : NULL, k, &j, o, &ws, r);
             break;
         }
     }
@@ -519,5 +786,6 @@ done:
     plumb_ref_result_free(&want);
     if (have_ftz) plumb_ref_result_free(&want_ftz);
     if (have_abs) plumb_ref_result_free(&want_abs);
+    parts_free(&parts);
     return ok;
 }

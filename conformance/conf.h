@@ -94,6 +94,13 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
 double conf_unit_roundoff(plumb_dtype t);
 /* Higham's gamma(k) = k*u / (1 - k*u); infinity when k*u >= 1. */
 double conf_gamma(uint64_t k, double u);
+/* The largest finite value of float type t; 0 otherwise. */
+double conf_max_finite(plumb_dtype t);
+/* η_min of float type t: half its smallest subnormal, the most a correctly
+ * rounded result in the subnormal range errs by (Higham's absolute term of
+ * fl(x op y) = (x op y)(1 + δ) + η); for f64 the whole spacing 2^-1074,
+ * as half of it is not a double; 0 for other types. */
+double conf_underflow_eta(plumb_dtype t);
 
 /* The generation plan (conformance/gen.c), derived from the op table row:
  * whether an op gets cases at all (structure and check ops do not), its

@@ -302,7 +302,10 @@ bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *
     pthread_mutex_init(&s.lock, NULL);
     const char *spec = o->backend ? o->backend : "ref";
     if (strcmp(spec, "ref") && strcmp(spec, "runtime")) {
-        s.dl = dlopen(spec, RTLD_NOW | RTLD_LOCAL);
+        /* A bare "x.so" is the file here, not a library-path search. */
+        char here[4096];
+        snprintf(here, sizeof here, "%s%s", strchr(spec, '/') ? "" : "./", spec);
+        s.dl = dlopen(here, RTLD_NOW | RTLD_LOCAL);
         if (!s.dl) {
             const char *why = dlerror();
             plumb_diag_set(d, PLUMB_ERR_IO, (plumb_loc){0, 0}, "cannot load backend %s: %s", spec, why ? why : "?");

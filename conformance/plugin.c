@@ -305,7 +305,16 @@ bool conf_backend_open(const char *spec, const plumb_backend_option *options, si
     } else if (is_path(spec)) {
         /* RTLD_LOCAL: two plugins (or a plugin and plumb) may define the same
          * internal names without one silently binding to the other's. */
-        b->dl = dlopen(spec, RTLD_NOW | RTLD_LOCAL);
+        /* dlopen searches the library path for a name without a '/': a
+         * bare "minicpu.so" means the file in the current folder, as it
+         * does for every other file argument. */
+        char here[4096];
+        const char *file = spec;
+        if (!strchr(spec, '/')) {
+            snprintf(here, sizeof here, "./%s", spec);
+            file = here;
+        }
+        b->dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
         if (!b->dl) {
             const char *why = dlerror();
             plumb_diag_set(d, PLUMB_ERR_IO, nl, "%s: cannot load backend: %s", spec, why ? why : "dlopen failed");

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +62,264 @@ static const conf_case *find(conf_cases *cs, plumb_opcode op, const char *id)
     fprintf(stderr, "no case %s\n", id);
     fail();
     return NULL;
+}
+
+/* ---- hand-built cases: a program, inputs given as doubles ------------------ */
+
+typedef struct hand {
+    conf_case c;
+    plumb_tensor *in[2];
+    char prog[1024];
+} hand;
+
+static uint64_t fbits_of(plumb_dtype t, double v)
+{
+    switch (t) {
+    case PLUMB_F16: return plumb_f64_to_f16(v);
+    case PLUMB_BF16: return plumb_f64_to_bf16(v);
+    case PLUMB_F32: return plumb_f32_bits((float)v);
+    default: return plumb_f64_bits(v);
+    }
+}
+
+static plumb_tensor *vec(plumb_dtype t, const double *v, int64_t n)
+{
+    plumb_tensor *x = plumb_tensor_new(t, 1, &n, 0, NULL);
+    assert_non_null(x);
+    for (int64_t i = 0; i < n; i++) plumb_store_bits(t, x->data, (size_t)i, fbits_of(t, v[i]));
+    return x;
+}
+
+static plumb_tensor *scalar(plumb_dtype t, uint64_t bits)
+{
+    plumb_tensor *x = plumb_tensor_new(t, 0, NULL, 0, NULL);
+    assert_non_null(x);
+    plumb_store_bits(t, x->data, 0, bits);
+    return x;
+}
+
+/* reduce-add of the n values x with init +0 */
+static void hand_sum(hand *h, plumb_dtype t, const double *x, int64_t n)
+{
+    memset(h, 0, sizeof *h);
+    const char *tn = plumb_dtype_name(t);
+    snprintf(h->prog, sizeof h->prog,
+             "func.func @main(%%x: tensor<%lldx%s>, %%c: tensor<%s>) -> (tensor<%s>) {\n"
+             "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [0] : "
+             "(tensor<%lldx%s>, tensor<%s>) -> tensor<%s>\n  return %%r : tensor<%s>\n}\n",
+             (long long)n, tn, tn, tn, (long long)n, tn, tn, tn, tn);
+    h->in[0] = vec(t, x, n);
+    h->in[1] = scalar(t, 0);
+    snprintf(h->c.id, sizeof h->c.id, "reduce/%s/hand/boundary/0", tn);
+    h->c.op = PLUMB_OP_REDUCE;
+    h->c.dtype = t;
+    h->c.shape_class = "hand";
+    h->c.value_class = "boundary";
+    h->c.program = h->prog;
+    h->c.inputs = h->in;
+    h->c.n_inputs = 2;
+}
+
+/* dot_general of the vectors a and b (n values each) to a scalar */
+static void hand_dot(hand *h, plumb_dtype t, const double *a, const double *b, int64_t n)
+{
+    memset(h, 0, sizeof *h);
+    const char *tn = plumb_dtype_name(t);
+    snprintf(h->prog, sizeof h->prog,
+             "func.func @main(%%x: tensor<%lldx%s>, %%y: tensor<%lldx%s>) -> (tensor<%s>) {\n"
+             "  %%r = stablehlo.dot_general %%x, %%y, contracting_dims = [0] x [0] : "
+             "(tensor<%lldx%s>, tensor<%lldx%s>) -> tensor<%s>\n  return %%r : tensor<%s>\n}\n",
+             (long long)n, tn, (long long)n, tn, tn, (long long)n, tn, (long long)n, tn, tn, tn);
+    h->in[0] = vec(t, a, n);
+    h->in[1] = vec(t, b, n);
+    snprintf(h->c.id, sizeof h->c.id, "dot_general/%s/hand/boundary/0", tn);
+    h->c.op = PLUMB_OP_DOT_GENERAL;
+    h->c.dtype = t;
+    h->c.shape_class = "hand";
+    h->c.value_class = "boundary";
+    h->c.program = h->prog;
+    h->c.inputs = h->in;
+    h->c.n_inputs = 2;
+}
+
+static void hand_free(hand *h)
+{
+    plumb_tensor_free(h->in[0]);
+    plumb_tensor_free(h->in[1]);
+}
+
+/* The checker's verdict on the scalar result whose bits are got. */
+static conf_result check_bits(const hand *h, uint64_t got)
+{
+    conf_check_opts o = ieee_opts();
+    plumb_tensor *g = scalar(h->c.dtype, got);
+    conf_result r = check(&h->c, &g, 1, &o);
+    plumb_tensor_free(g);
+    return r;
+}
+
+static void expect_pass(const hand *h, uint64_t got)
+{
+    conf_result r = check_bits(h, got);
+    if (!r.pass) fprintf(stderr, "%s got 0x%llx: %s\n", h->c.id, (unsigned long long)got, r.reason);
+    assert_true(r.pass);
+}
+
+static void expect_fail(const hand *h, uint64_t got, const char *why)
+{
+    conf_result r = check_bits(h, got);
+    if (r.pass || !strstr(r.reason, why))
+        fprintf(stderr, "%s got 0x%llx: pass %d, reason %s (want \"%s\")\n", h->c.id, (unsigned long long)got, r.pass,
+                r.reason, why);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, why));
+}
+
+#define F32_MAX 3.4028234663852886e38
+#define F32_PINF 0x7F800000u
+#define F32_NINF 0xFF800000u
+#define F32_NAN 0x7FC00000u
+
+/* Sum of max, max, -max, -max in f32 (exact sum +0): P = N = 2·max both overflow, so
+ * the order (max+max)+(-max+-max) gives NaN, sequential order +inf, the reversed -inf, and
+ * an order alternating signs +0; all four are accepted, and a finite result still has
+ * to meet the bound (γ(4)·4·max = 2^110 approx; 2^120 is beyond it). */
+static void test_overflow_both_signs(void **state)
+{
+    (void)state;
+    const double x[4] = {F32_MAX, F32_MAX, -F32_MAX, -F32_MAX};
+    hand h;
+    hand_sum(&h, PLUMB_F32, x, 4);
+    expect_pass(&h, 0);
+    expect_pass(&h, F32_NAN);
+    expect_pass(&h, F32_PINF);
+    expect_pass(&h, F32_NINF);
+    expect_fail(&h, plumb_f32_bits(ldexpf(1.0f, 120)), "Σ|x|");
+    hand_free(&h);
+}
+
+/* max, max, -1, -1 in f32: exact 2·max - 2 rounds to +inf. N = 2 cannot overflow in any order,
+ * so no -inf partial sum exists: NaN and -inf are rejected. A finite result is accepted only
+ * within the bound of the overflow threshold max + 2^103: max is (bound γ(4)·(2max+2) ≈ 2^107),
+ * 0 is not. */
+static void test_overflow_one_sign(void **state)
+{
+    (void)state;
+    const double x[4] = {F32_MAX, F32_MAX, -1, -1};
+    hand h;
+    hand_sum(&h, PLUMB_F32, x, 4);
+    expect_pass(&h, F32_PINF);
+    expect_pass(&h, plumb_f32_bits((float)F32_MAX));
+    expect_fail(&h, F32_NAN, "NaN needs partial sums of both signs");
+    expect_fail(&h, F32_NINF, "-inf needs the negative terms");
+    expect_fail(&h, 0, "below the overflow threshold");
+    hand_free(&h);
+}
+
+/* +inf, -max, -max, 1 in f32: the exact result is +inf (an infinite term). N = 2·max can
+ * overflow to a -inf partial sum, which meets +inf as NaN; -inf and finite results cannot
+ * occur in any order. With -1 instead of the two -max terms NaN cannot occur either; +inf
+ * and -inf terms together must give NaN. */
+static void test_overflow_infinite_term(void **state)
+{
+    (void)state;
+    const double x[4] = {INFINITY, -F32_MAX, -F32_MAX, 1};
+    hand h;
+    hand_sum(&h, PLUMB_F32, x, 4);
+    expect_pass(&h, F32_PINF);
+    expect_pass(&h, F32_NAN);
+    expect_fail(&h, F32_NINF, "-inf needs");
+    expect_fail(&h, plumb_f32_bits((float)F32_MAX), "from an infinite term");
+    hand_free(&h);
+    const double y[4] = {INFINITY, -1, -1, 1};
+    hand_sum(&h, PLUMB_F32, y, 4);
+    expect_pass(&h, F32_PINF);
+    expect_fail(&h, F32_NAN, "NaN needs");
+    hand_free(&h);
+    const double z[4] = {INFINITY, -INFINITY, 1, 1};
+    hand_sum(&h, PLUMB_F32, z, 4);
+    expect_pass(&h, F32_NAN);
+    expect_fail(&h, F32_PINF, "every order gives NaN");
+    hand_free(&h);
+}
+
+/* f64 sums: the same rule at the f64 threshold (max + max overflows; max/2 + 1 cannot reach
+ * it, and a finite exact result max/2 - max/2^60 is max/2 away from it). */
+static void test_overflow_f64(void **state)
+{
+    (void)state;
+    const double x[4] = {DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX};
+    hand h;
+    hand_sum(&h, PLUMB_F64, x, 4);
+    expect_pass(&h, plumb_f64_bits(NAN));
+    expect_pass(&h, plumb_f64_bits(-INFINITY));
+    hand_free(&h);
+    const double y[4] = {DBL_MAX / 2, -DBL_MAX / 0x1p60, 1, -1};
+    hand_sum(&h, PLUMB_F64, y, 4);
+    expect_fail(&h, plumb_f64_bits(NAN), "NaN needs");
+    expect_fail(&h, plumb_f64_bits(INFINITY), "cannot overflow");
+    hand_free(&h);
+}
+
+/* Dots split their terms by the sign of the product: 2^100·2^100 + 2^100·(-2^100) in f32 has
+ * products ±2^200, both beyond f32's range, so NaN (+inf + -inf products) is accepted for the
+ * exact result 0; 2^100·2^100 + 1·(-1) is +inf exactly and N = 1, so NaN is not. */
+static void test_overflow_dot_products(void **state)
+{
+    (void)state;
+    const double a[2] = {0x1p100, 0x1p100}, b[2] = {0x1p100, -0x1p100};
+    hand h;
+    hand_dot(&h, PLUMB_F32, a, b, 2);
+    expect_pass(&h, 0);
+    expect_pass(&h, F32_NAN);
+    hand_free(&h);
+    const double c[2] = {0x1p100, 1}, e[2] = {0x1p100, -1};
+    hand_dot(&h, PLUMB_F32, c, e, 2);
+    expect_pass(&h, F32_PINF);
+    expect_fail(&h, F32_NAN, "NaN needs");
+    hand_free(&h);
+}
+
+/* f16 data with a declared f32 accumulator: P = 2·65504 overflows f16 but no f32 partial sum
+ * can ((k+1)·65504 ≪ f32's max), so for 65504 + 65504 - 65504 - 65504 (exact 0) NaN and +inf
+ * are rejected; only the final rounding to f16 may overflow, which 0 is far from. */
+static void test_overflow_wide_accumulator(void **state)
+{
+    (void)state;
+    const double x[4] = {65504, 65504, -65504, -65504};
+    hand h;
+    hand_sum(&h, PLUMB_F16, x, 4);
+    expect_pass(&h, 0);
+    expect_fail(&h, 0x7E00, "NaN needs");
+    expect_fail(&h, 0x7C00, "cannot overflow f32");
+    hand_free(&h);
+}
+
+/* The underflow term. bf16 dot (5·2^-70)·2^-64 + 2^-100·2^-100: exact 5·2^-134 + 2^-200, which
+ * is 2.5 subnormal steps (2^-133) plus a little, so the reference gives 3 steps (0x0003). An
+ * f32 accumulator loses the 2^-200 product (f32's least subnormal is 2^-149), holds exactly
+ * 5·2^-134 and rounds the tie to even: 2 steps (0x0002), one step (2^-133) off. The relative
+ * terms allow γ(2)·A + 2·u·|want| ≈ 2^-139; the absolute term 2·η_bf16 + 2·η_f32·(1+γ) =
+ * 2^-133 + 2^-149 (approx) covers the one step; two steps (0x0001) stay out. */
+static void test_underflow_term(void **state)
+{
+    (void)state;
+    const double a[2] = {5 * 0x1p-70, 0x1p-100}, b[2] = {0x1p-64, 0x1p-100};
+    hand h;
+    hand_dot(&h, PLUMB_BF16, a, b, 2);
+    expect_pass(&h, 0x0003);
+    expect_pass(&h, 0x0002);
+    expect_pass(&h, 0x0004);
+    expect_fail(&h, 0x0001, "underflow");
+    expect_fail(&h, 0x0005, "underflow");
+    hand_free(&h);
+    assert_true(conf_underflow_eta(PLUMB_BF16) == 0x1p-134);
+    assert_true(conf_underflow_eta(PLUMB_F32) == 0x1p-150);
+    assert_true(conf_underflow_eta(PLUMB_F16) == 0x1p-25);
+    assert_true(conf_underflow_eta(PLUMB_F64) == 0x1p-1074); /* half of it is not a double */
+    assert_true(conf_max_finite(PLUMB_F16) == 65504.0);
+    assert_true(conf_max_finite(PLUMB_BF16) == 0x1.fep127);
+    assert_true(conf_max_finite(PLUMB_F64) == DBL_MAX);
 }
 
 /* The reference's own outputs pass every quick case of every op with budget 0. */
@@ -296,6 +555,13 @@ int main(void)
         cmocka_unit_test(test_broadcast_mishandled),
         cmocka_unit_test(test_wrong_shape_and_count),
         cmocka_unit_test(test_nan_payloads),
+        cmocka_unit_test(test_overflow_both_signs),
+        cmocka_unit_test(test_overflow_one_sign),
+        cmocka_unit_test(test_overflow_infinite_term),
+        cmocka_unit_test(test_overflow_f64),
+        cmocka_unit_test(test_overflow_dot_products),
+        cmocka_unit_test(test_overflow_wide_accumulator),
+        cmocka_unit_test(test_underflow_term),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plumb/ir.h"
+#include "testdata.h"
 
 static ir_module *parse_ok(const char *s, size_t len, const char *name)
 {
@@ -271,12 +272,14 @@ static void compare_module(const ir_module *a, const ir_module *b)
 static void test_testdata_round_trip(void **state)
 {
     (void)state;
-    const char *shared = getenv("SHARED");
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/stablehlo-testdata", shared ? shared : "../shared");
+    if (!testdata_dir(dir, sizeof dir)) {
+        print_message("%s\n", TESTDATA_SKIP_HINT);
+        skip();
+    }
     DIR *dd = opendir(dir);
     if (!dd)
-        fail_msg("%s is missing (set SHARED to the folder holding stablehlo-testdata)", dir);
+        fail_msg("%s is missing (set STABLEHLO_TESTDATA to the folder of StableHLO's test files)", dir);
     int files = 0;
     struct dirent *e;
     while ((e = readdir(dd))) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plumb/ir.h"
+#include "testdata.h"
 
 /* ---- a small module builder ------------------------------------------------ */
 
@@ -1421,9 +1422,11 @@ static ir_module *parse_file(const char *path, plumb_diag *d, char **text, size_
 static void test_stablehlo_testdata(void **state)
 {
     (void)state;
-    const char *shared = getenv("SHARED");
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/stablehlo-testdata", shared && *shared ? shared : "../shared");
+    if (!testdata_dir(dir, sizeof dir)) {
+        print_message("%s\n", TESTDATA_SKIP_HINT);
+        skip();
+    }
     size_t n;
     char **files = list_mlir(dir, &n);
     size_t bad = 0;
