@@ -84,9 +84,14 @@ bool cli_parse_bytes(const char *s, uint64_t *out);
 
 /* ---- input and output ---------------------------------------------------- */
 
-/* Reads a whole file ("-" = stdin), NUL-terminated. NULL with d set on error.
- * Free with plumb_free(p, *len + 1). */
+/* Reads a whole program file ("-" = stdin), NUL-terminated, at most
+ * cli_max_program_bytes() bytes (checked while reading). NULL with d set on
+ * error. Free with plumb_free(p, *len + 1). */
 char *cli_read_input(const char *path, size_t *len, plumb_diag *d);
+/* The program size cap: PLUMB_MAX_PROGRAM_BYTES (a positive decimal byte
+ * count) when set and valid, else CLI_DEFAULT_MAX_PROGRAM_BYTES. */
+#define CLI_DEFAULT_MAX_PROGRAM_BYTES ((size_t)1 << 30)
+size_t cli_max_program_bytes(void);
 /* The name diagnostics use for path ("<stdin>" for "-"). */
 const char *cli_display_name(const char *path);
 

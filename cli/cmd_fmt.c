@@ -73,7 +73,7 @@ int cmd_fmt(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *name = cli_display_name(file);
-    ir_parse_options po = {sizeof po, 0};
+    ir_parse_options po = {sizeof po, 0, 0};   /* 0: the default literal limit (PLUMB_MAX_BYTES or 16 GiB) */
     ir_module *m = ir_parse(text, len, name, &po, &d);
     if (!m) {
         d.file = name;

@@ -45,7 +45,7 @@ static int verify_one(const char *cmd, const char *file, uint64_t max_bytes, boo
         return CLI_EXIT_USAGE;
     }
     const char *name = cli_display_name(file);
-    ir_parse_options po = {sizeof po, 0};
+    ir_parse_options po = {sizeof po, 0, max_bytes};
     ir_module *m = ir_parse(text, len, name, &po, &d);
     int rc = CLI_EXIT_OK;
     if (m) {

@@ -157,7 +157,7 @@ const char *cli_display_name(const char *path)
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-static char *read_stream(FILE *f, size_t *len, plumb_diag *d)
+static char *read_stream(FILE *f, size_t cap, size_t *len, plumb_diag *d)
 {
     plumb_loc none = {0, 0};
     plumb_buf b;
@@ -165,6 +165,13 @@ static char *read_stream(FILE *f, size_t *len, plumb_diag *d)
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > cap) {
+            plumb_buf_free(&b);
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none,
+                           "standard input is larger than the program size limit of %zu bytes "
+                           "(PLUMB_MAX_PROGRAM_BYTES)", cap);
+            return NULL;
+        }
         plumb_buf_append(&b, chunk, n);
         if (b.failed) {
             plumb_buf_free(&b);
@@ -183,11 +190,31 @@ static char *read_stream(FILE *f, size_t *len, plumb_diag *d)
     return p;
 }
 
+size_t cli_max_program_bytes(void)
+{
+    const char *e = getenv("PLUMB_MAX_PROGRAM_BYTES");
+    uint64_t v;
+    /* Like PLUMB_MAX_BYTES: a malformed value is ignored, never "no limit". */
+    if (e && *e >= '0' && *e <= '9' && cli_parse_u64(e, &v) && v > 0 && v <= SIZE_MAX - 1)
+        return (size_t)v;
+    return CLI_DEFAULT_MAX_PROGRAM_BYTES;
+}
+
 char *cli_read_input(const char *path, size_t *len, plumb_diag *d)
 {
+    /* Checked while reading, so `plumb verify /dev/zero` stops at the cap
+     * instead of reading until memory runs out. */
+    size_t cap = cli_max_program_bytes();
     if (strcmp(path, "-") == 0)
-        return read_stream(stdin, len, d);
-    return plumb_read_file(path, 0, len, d);
+        return read_stream(stdin, cap, len, d);
+    plumb_diag rd = {.code = PLUMB_OK};
+    char *text = plumb_read_file(path, cap, len, &rd);
+    if (!text && rd.code == PLUMB_ERR_LIMIT)
+        plumb_diag_set(d, PLUMB_ERR_LIMIT, rd.loc, "'%s' is larger than the program size limit of %zu bytes "
+                       "(PLUMB_MAX_PROGRAM_BYTES)", path, cap);
+    else if (!text)
+        plumb_diag_set(d, rd.code, rd.loc, "%s", rd.msg);
+    return text;
 }
 
 bool cli_write_stdout(const char *data, size_t len, plumb_diag *d)

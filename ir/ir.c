@@ -15,7 +15,8 @@ ir_module *ir_module_new(const char *name)
         return NULL;
     }
     m->arena = a;
-    if (name && !(m->name = plumb_arena_strdup(a, name))) {
+    if (!(m->func_probes = plumb_arena_alloc(a, sizeof *m->func_probes)) ||
+        (name && !(m->name = plumb_arena_strdup(a, name)))) {
         plumb_arena_free(a);
         return NULL;
     }
@@ -46,6 +47,54 @@ static bool grow(plumb_arena *a, void ***arr, uint32_t n, uint32_t *cap)
     return true;
 }
 
+/* FNV-1a over the name's bytes. */
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Slot of name in the function index: the slot holding the first function
+ * of that name, or the empty slot where it would go. */
+static uint32_t func_slot(const ir_module *m, const char *name, uint64_t *probes)
+{
+    uint32_t mask = m->n_func_slots - 1;
+    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        ++*probes;
+        uint32_t k = m->func_slots[i];
+        if (!k || strcmp(m->funcs[k - 1]->name, name) == 0)
+            return i;
+    }
+}
+
+/* Adds funcs[idx] to the index unless a function of that name is already
+ * there (lookups return the first); grows the table to keep it at most half
+ * full. */
+static bool index_func(ir_module *m, uint32_t idx)
+{
+    uint64_t probes = 0;
+    if ((uint64_t)(idx + 1) * 2 > m->n_func_slots) {
+        uint32_t ns = m->n_func_slots ? m->n_func_slots * 2 : 64;
+        if (ns < m->n_func_slots)
+            return false;
+        uint32_t *slots = plumb_arena_array(m->arena, ns, sizeof *slots);   /* zeroed */
+        if (!slots)
+            return false;
+        uint32_t *old = m->func_slots, n_old = m->n_func_slots;
+        m->func_slots = slots;
+        m->n_func_slots = ns;
+        for (uint32_t i = 0; i < n_old; i++)
+            if (old[i])
+                m->func_slots[func_slot(m, m->funcs[old[i] - 1]->name, &probes)] = old[i];
+    }
+    uint32_t s = func_slot(m, m->funcs[idx]->name, &probes);
+    if (!m->func_slots[s])
+        m->func_slots[s] = idx + 1;
+    return true;
+}
+
 ir_func *ir_func_new(ir_module *m, const char *name, bool is_public)
 {
     ir_func *f = plumb_arena_alloc(m->arena, sizeof *f);
@@ -54,16 +103,29 @@ ir_func *ir_func_new(ir_module *m, const char *name, bool is_public)
     f->is_public = is_public;
     if (!grow(m->arena, (void ***)&m->funcs, m->n_funcs, &m->cap_funcs))
         return NULL;
-    m->funcs[m->n_funcs++] = f;
+    m->funcs[m->n_funcs] = f;
+    if (!index_func(m, m->n_funcs))
+        return NULL;
+    m->n_funcs++;
     return f;
 }
 
 ir_func *ir_module_find_func(const ir_module *m, const char *name)
 {
-    for (uint32_t i = 0; i < m->n_funcs; i++)
-        if (strcmp(m->funcs[i]->name, name) == 0)
-            return m->funcs[i];
-    return NULL;
+    if (!m->n_func_slots || !name)
+        return NULL;
+    uint64_t probes = 0;
+    uint32_t k = m->func_slots[func_slot(m, name, &probes)];
+    /* Relaxed: the counter is instrumentation, and interpreters look up
+     * callees from several threads. */
+    if (m->func_probes)
+        __atomic_fetch_add(m->func_probes, probes, __ATOMIC_RELAXED);
+    return k ? m->funcs[k - 1] : NULL;
+}
+
+uint64_t ir_module_lookup_probes(const ir_module *m)
+{
+    return m && m->func_probes ? __atomic_load_n(m->func_probes, __ATOMIC_RELAXED) : 0;
 }
 
 static ir_value *new_value(ir_module *m, const ir_type *t)

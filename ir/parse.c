@@ -39,6 +39,7 @@ typedef struct P {
     ir_module *m;
     plumb_diag *d;
     uint32_t depth, max_depth;
+    uint64_t max_bytes;     /* per-literal byte limit (ir_parse_options) */
     bool failed;
     sym *syms;
     uint32_t n_syms, cap_syms;
@@ -677,7 +678,9 @@ typedef struct opb {
     ir_attrs a;
     ir_block *regs;
     uint32_t n_regs, cap_regs;
+    size_t regs_off;            /* where the region list was written */
     uint32_t n_defs;
+    uint32_t seen;              /* bit i: simple_attrs[i] was written */
 } opb;
 
 static void attrs_default(ir_attrs *a)
@@ -1141,6 +1144,8 @@ static const simple_attr simple_attrs[] = {
 };
 #undef SA
 
+_Static_assert(sizeof simple_attrs / sizeof simple_attrs[0] <= 32, "opb.seen has one bit per simple_attrs row");
+
 static const simple_attr *find_simple_attr(plumb_opcode c, const char *name)
 {
     for (size_t i = 0; i < sizeof simple_attrs / sizeof simple_attrs[0]; i++)
@@ -1168,6 +1173,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         }
     } else if ((sa = find_simple_attr(c, name)) != NULL) {
         void *dst = (char *)a + sa->off;
+        ob->seen |= 1u << (sa - simple_attrs);
         if (!has_value) {
             /* a unit attribute: only the boolean ones mean "true" */
             if (sa->kind == AK_BOOL)
@@ -1270,6 +1276,8 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
 
 /* `dense<BODY> : tensor<...>`: decoded by the literal module into a tensor
  * whose struct and payload live in the module's arena. */
+static void type_str(const ir_type *t, char *out, size_t cap);
+
 static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
 {
     ws(p);
@@ -1307,11 +1315,16 @@ static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
         return false;
     if (!ir_type_is_static(ty))
         return err_at(p, toff, PLUMB_ERR_PARSE, "a literal's type must have static dimensions");
+    /* The size is checked (overflow-safe, against the caller's limit) before
+     * the payload is allocated: a short text can name a huge tensor. */
     uint64_t numel, nbytes;
     plumb_diag sd;
     memset(&sd, 0, sizeof sd);
-    if (!plumb_shape_size(ty->dtype, ty->rank, ty->dims, 0, &numel, &nbytes, &sd))
-        return err_at(p, toff, sd.code ? sd.code : PLUMB_ERR_LIMIT, "literal type: %s", sd.msg);
+    if (!plumb_shape_size(ty->dtype, ty->rank, ty->dims, p->max_bytes, &numel, &nbytes, &sd)) {
+        char ts[256];
+        type_str(ty, ts, sizeof ts);
+        return err_at(p, toff, sd.code ? sd.code : PLUMB_ERR_LIMIT, "dense literal of type %s: %s", ts, sd.msg);
+    }
     plumb_tensor *t = plumb_arena_alloc(p->m->arena, sizeof *t);
     if (!t)
         return nomem(p);
@@ -2029,6 +2042,38 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
 }
 
 /* `"name"(%a, ...) <{props}> ({region}, ...) {attrs} : (T, ...) -> R` */
+/* The region a generic op must carry: reduce, sort and scatter take exactly
+ * one, every other op none. Checked here rather than left to the verifier
+ * because no printed form could carry a region the op does not take, nor
+ * leave out one it does: formatting would change the program. */
+static bool generic_regions(P *p, opb *ob)
+{
+    const char *name = plumb_op_name(ob->code);
+    const char *what = ob->code == PLUMB_OP_REDUCE ? "body" : ob->code == PLUMB_OP_SORT ? "comparator"
+                     : ob->code == PLUMB_OP_SCATTER ? "update_computation" : NULL;
+    if (!what && ob->n_regs)
+        return err_at(p, ob->regs_off, PLUMB_ERR_PARSE, "op '%s' takes no regions, found %u", name, ob->n_regs);
+    if (what && ob->n_regs != 1)
+        return err_at(p, ob->n_regs ? ob->regs_off : ob->off, PLUMB_ERR_PARSE,
+                      "op '%s' needs exactly one %s region, found %u", name, what, ob->n_regs);
+    return true;
+}
+
+/* Attributes StableHLO requires in the generic form and whose absence no
+ * default stands for: slice's start_indices, limit_indices and strides
+ * (the pretty form's omitted stride means 1; a generic slice spells all
+ * three, as StableHLO's SliceOp requires). */
+static bool generic_required(P *p, opb *ob)
+{
+    for (size_t i = 0; i < sizeof simple_attrs / sizeof simple_attrs[0]; i++)
+        if (simple_attrs[i].op == ob->code && ob->code == PLUMB_OP_SLICE && !(ob->seen & (1u << i)))
+            return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' needs attribute '%s'", plumb_op_name(ob->code),
+                          simple_attrs[i].name);
+    if (ob->code == PLUMB_OP_CONSTANT && !ob->a.value)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' needs attribute 'value'", plumb_op_name(ob->code));
+    return true;
+}
+
 static bool generic(P *p, opb *ob)
 {
     if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
@@ -2041,6 +2086,7 @@ static bool generic(P *p, opb *ob)
     }
     ws(p);
     if (p->pos + 1 < p->len && p->src[p->pos] == '(' && p->src[p->pos + 1] == '{') {
+        ob->regs_off = p->pos;
         p->pos++;
         do {
             ir_block *b = new_region(p, ob);
@@ -2050,7 +2096,7 @@ static bool generic(P *p, opb *ob)
         if (!expect(p, ')'))
             return false;
     }
-    if (!opt_attr_dict(p, ob) || !expect(p, ':'))
+    if (!generic_regions(p, ob) || !opt_attr_dict(p, ob) || !generic_required(p, ob) || !expect(p, ':'))
         return false;
     return sig_functional(p, ob);
 }
@@ -2312,6 +2358,10 @@ static bool parse_top(P *p)
 {
     if (!check_text(p))
         return false;
+    /* A UTF-8 byte-order mark (editors on Windows write one) is not part of
+     * the program; columns on line 1 still count its three bytes. */
+    if (p->len >= 3 && memcmp(p->src, "\xEF\xBB\xBF", 3) == 0)
+        p->pos = 3;
     if (eat_kw(p, "module") || eat_kw(p, "builtin.module")) {
         ws(p);
         if (peek(p) == '@') {
@@ -2356,8 +2406,13 @@ ir_module *ir_parse(const char *text, size_t len, const char *filename,
     p.loc_line = p.loc_col = 1;
     p.d = d;
     p.max_depth = 64;
-    if (opts && opts->struct_size >= sizeof *opts && opts->max_depth)
+    /* Fields are read only when the caller's struct holds them, so code
+     * built against an older, shorter ir_parse_options keeps working. */
+    if (opts && opts->struct_size >= offsetof(ir_parse_options, max_depth) + sizeof opts->max_depth &&
+        opts->max_depth)
         p.max_depth = opts->max_depth;
+    if (opts && opts->struct_size >= offsetof(ir_parse_options, max_bytes) + sizeof opts->max_bytes)
+        p.max_bytes = opts->max_bytes;
     p.m = ir_module_new(NULL);
     if (!p.m) {
         plumb_loc none = {0, 0};

@@ -341,6 +341,12 @@ static bool reduce_compact(const ir_op *op, plumb_opcode *body)
     return true;
 }
 
+static bool reduce_compact_ok(const ir_op *op)
+{
+    plumb_opcode body;
+    return reduce_compact(op, &body);
+}
+
 static void print_reduce(pr *q, const ir_op *op, int ind)
 {
     uint32_t n = op->n_operands / 2;
@@ -460,6 +466,20 @@ static void generic_props(pr *q, const ir_op *op)
     case PLUMB_OP_SORT:
         plumb_buf_printf(q->b, " <{dimension = %lld : i64%s}>", (long long)a->dimension, a->is_stable ? ", is_stable = true" : "");
         break;
+    case PLUMB_OP_REDUCE:
+        puts_(q, " <{dimensions = ");
+        array_i64(q, a->dims);
+        puts_(q, "}>");
+        break;
+    case PLUMB_OP_SLICE:
+        puts_(q, " <{start_indices = ");
+        array_i64(q, a->start);
+        puts_(q, ", limit_indices = ");
+        array_i64(q, a->limit);
+        puts_(q, ", strides = ");
+        array_i64(q, a->strides);
+        puts_(q, "}>");
+        break;
     default:
         break;
     }
@@ -492,6 +512,24 @@ static void print_generic(pr *q, const ir_op *op, int ind)
     sig_functional(q, op);
 }
 
+/* True when op's pretty form can say everything op holds. The pretty forms
+ * pair reduce inputs with inits and body arguments, and slice starts with
+ * limits and strides; an op that does not fit (invalid, but the verifier
+ * must see it as written) prints in the generic form, which says it all. */
+static bool pretty_fits(const ir_op *op)
+{
+    const ir_attrs *a = &op->a;
+    switch (op->code) {
+    case PLUMB_OP_REDUCE:
+        return op->n_operands >= 2 && op->n_operands % 2 == 0 && op->n_regions == 1 &&
+               (reduce_compact_ok(op) || op->regions[0].n_args == op->n_operands);
+    case PLUMB_OP_SLICE:
+        return a->start.n == a->limit.n && a->start.n == a->strides.n;
+    default:
+        return true;
+    }
+}
+
 static void print_op(pr *q, const ir_op *op, int ind)
 {
     const ir_attrs *a = &op->a;
@@ -507,6 +545,11 @@ static void print_op(pr *q, const ir_op *op, int ind)
         puts_(q, " = ");
     }
     const plumb_op_info *info = plumb_op_get(op->code);
+    if (!pretty_fits(op)) {
+        print_generic(q, op, ind);
+        puts_(q, "\n");
+        return;
+    }
     if (info->syntax == PLUMB_SYN_EW) {
         puts_(q, info->name);
         puts_(q, " ");

@@ -425,42 +425,99 @@ plumb_tensor *plumb_tensor_load_mem(const void *buf, size_t len, const char *nam
     return NULL;
 }
 
+/* Reads f to its end into one buffer that starts with the len bytes of
+ * head, stopping with a PLUMB_ERR_LIMIT error as soon as the total would pass
+ * cap. NUL-terminated; free with plumb_free(p, *out_len + 1). */
+static char *read_rest(FILE *f, const unsigned char *head, size_t len, size_t cap, const char *name,
+                       size_t *out_len, plumb_diag *d)
+{
+    if (len > cap) {
+        plumb_diag_set(d, PLUMB_ERR_LIMIT, no_loc, "tensor file '%s' is larger than the limit of %zu bytes",
+                       name, cap);
+        return NULL;
+    }
+    plumb_buf b;
+    plumb_buf_init(&b);
+    plumb_buf_append(&b, (const char *)head, len);
+    char chunk[65536];
+    for (;;) {
+        /* Ask for one byte past the cap at most, so an oversized input is
+         * noticed without reading (or buffering) more of it. */
+        size_t want = sizeof chunk;
+        if (cap - b.len < want)
+            want = cap - b.len + 1;
+        size_t n = fread(chunk, 1, want, f);
+        if (n == 0)
+            break;
+        if (n > cap - b.len) {
+            plumb_buf_free(&b);
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, no_loc, "tensor file '%s' is larger than the limit of %zu bytes",
+                           name, cap);
+            return NULL;
+        }
+        plumb_buf_append(&b, chunk, n);
+        if (b.failed)
+            break;
+    }
+    if (ferror(f)) {
+        plumb_buf_free(&b);
+        plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot read tensor file '%s': %s", name, strerror(errno));
+        return NULL;
+    }
+    char *p = plumb_buf_take(&b, out_len);
+    if (!p)
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, no_loc, "out of memory reading tensor file '%s'", name);
+    return p;
+}
+
 plumb_tensor *plumb_tensor_load(const char *path, uint64_t max_bytes, plumb_diag *d)
 {
-    /* Read the header first so that an oversized binary file is rejected
-     * before its payload is read into memory. */
-    FILE *f = fopen(path, "rb");
+    /* The input is opened and read exactly once, so pipes, FIFOs, process
+     * substitution, /dev/stdin and "-" (standard input) work like files:
+     * the header is read first so that an oversized binary file is rejected
+     * before its payload is read, then the rest, bounded by a cap. */
+    bool use_stdin = strcmp(path, "-") == 0;
+    const char *name = use_stdin ? "<stdin>" : path;
+    FILE *f = use_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot open tensor file '%s': %s", path, strerror(errno));
         return NULL;
     }
+    plumb_tensor *t = NULL;
     unsigned char head[TNS_MAX_HEADER];
     size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
+    if (n < sizeof head && ferror(f)) {
+        plumb_diag_set(d, PLUMB_ERR_IO, no_loc, "cannot read tensor file '%s': %s", name, strerror(errno));
+        goto out_close;
+    }
+    bool binary = n >= 8 && memcmp(head, TNS_MAGIC, 8) == 0;
     size_t cap;
-    if (n >= 8 && memcmp(head, TNS_MAGIC, 8) == 0) {
+    if (binary) {
         tns_header h;
-        if (!parse_header(head, n, false, path, max_bytes, &h, d))
-            return NULL;
-        cap = (size_t)h.total + 1;   /* one more byte reveals trailing garbage */
+        if (!parse_header(head, n, false, name, max_bytes, &h, d))
+            goto out_close;
+        cap = (size_t)h.total;
     } else {
         /* Text spends at most a few dozen characters per element byte; the cap
          * keeps a runaway file from being slurped whole. */
-        uint64_t lim = max_bytes ? max_bytes : PLUMB_DEFAULT_MAX_BYTES;
-        cap = lim > (SIZE_MAX - 65536) / 64 ? SIZE_MAX : (size_t)(lim * 64 + 65536);
+        uint64_t lim = plumb_max_bytes(max_bytes);
+        cap = lim > (SIZE_MAX - 65536) / 64 ? SIZE_MAX - 1 : (size_t)(lim * 64 + 65536);
     }
     size_t len;
     plumb_diag rd = {0};
-    char *buf = plumb_read_file(path, cap, &len, &rd);
+    char *buf = read_rest(f, head, n, cap, name, &len, &rd);
     if (!buf) {
-        if (rd.code == PLUMB_ERR_LIMIT && n >= 8 && memcmp(head, TNS_MAGIC, 8) == 0)
-            file_err(d, PLUMB_ERR_PARSE, path, "trailing bytes after the checksum");
+        if (rd.code == PLUMB_ERR_LIMIT && binary)
+            file_err(d, PLUMB_ERR_PARSE, name, "trailing bytes after the checksum");
         else
             plumb_diag_set(d, rd.code, no_loc, "%s", rd.msg);
-        return NULL;
+        goto out_close;
     }
-    plumb_tensor *t = plumb_tensor_load_mem(buf, len, path, max_bytes, d);
+    t = plumb_tensor_load_mem(buf, len, name, max_bytes, d);
     plumb_free(buf, len + 1);
+out_close:
+    if (!use_stdin)
+        fclose(f);
     return t;
 }
 

@@ -1512,12 +1512,15 @@ bool ir_verify(const ir_module *m, const ir_verify_options *opts, plumb_diag *d)
     }
     vctx V = {m, ir_max_bytes(req), d};
     vctx *Vp = &V;
-    for (uint32_t i = 0; i < m->n_funcs; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(m->funcs[i]->name, m->funcs[j]->name) == 0)
-                return fail_at(Vp, PLUMB_ERR_INVALID, m->funcs[i]->loc,
-                               "function @%s is defined twice (first at line %u)", m->funcs[i]->name,
-                               m->funcs[j]->loc.line);
+    /* The module's index maps each name to its first function, so any
+     * other function of that name is a duplicate: one lookup each. */
+    for (uint32_t i = 0; i < m->n_funcs; i++) {
+        const ir_func *first = ir_module_find_func(m, m->funcs[i]->name);
+        if (first != m->funcs[i])
+            return fail_at(Vp, PLUMB_ERR_INVALID, m->funcs[i]->loc,
+                           "function @%s is defined twice (first at line %u)", m->funcs[i]->name,
+                           first ? first->loc.line : 0);
+    }
     scope s = {NULL, m->next_value_id};
     if (s.n && !(s.defined = plumb_calloc(s.n, 1)))
         return fail_at(Vp, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory verifying the module");

@@ -660,7 +660,7 @@ rt_program *rt_program_compile(const ir_module *m, const ir_func *entry, const r
 
 rt_program *rt_program_load(const char *text, size_t len, const rt_compile_opts *o, plumb_diag *d)
 {
-    ir_parse_options po = {sizeof po, 0};
+    ir_parse_options po = {sizeof po, 0, o->max_bytes};
     ir_module *m = ir_parse(text, len, NULL, &po, d);
     if (!m)
         return NULL;

@@ -139,6 +139,12 @@ typedef struct ir_module {
     uint32_t n_funcs;
     uint32_t cap_funcs;
     uint32_t next_value_id;
+    /* Hash index over funcs by name (open addressing, arena-owned), kept
+     * by ir_func_new so that lookups cost O(1) and parsing or verifying n
+     * functions is linear, not quadratic. */
+    uint32_t *func_slots;      /* index into funcs + 1; 0 = empty */
+    uint32_t n_func_slots;     /* power of two, or 0 */
+    uint64_t *func_probes;     /* slots compared by lookups (instrumentation) */
 } ir_module;
 
 /* ---- building -------------------------------------------------------------
@@ -147,7 +153,10 @@ typedef struct ir_module {
 ir_module *ir_module_new(const char *name);
 void ir_module_free(ir_module *m);
 ir_func *ir_func_new(ir_module *m, const char *name, bool is_public);
-ir_func *ir_module_find_func(const ir_module *m, const char *name);
+ir_func *ir_module_find_func(const ir_module *m, const char *name);   /* first of that name */
+/* Slots compared by every ir_module_find_func on m so far: lets tests check
+ * that lookups stay O(1) without timing anything. */
+uint64_t ir_module_lookup_probes(const ir_module *m);
 ir_value *ir_block_add_arg(ir_module *m, ir_block *b, const ir_type *t);
 bool ir_func_set_results(ir_module *m, ir_func *f, const ir_type *types, uint32_t n);
 /* Creates an op with result values of the given types (not yet in a block). */
@@ -175,6 +184,10 @@ void ir_type_print(plumb_buf *b, const ir_type *t);
 typedef struct ir_parse_options {
     size_t struct_size;        /* sizeof(ir_parse_options) */
     uint32_t max_depth;        /* nesting limit for regions/lists; 0 = 64 */
+    /* Byte limit for one dense<...> literal, checked before its payload is
+     * allocated; 0 = ir_max_bytes(0) (PLUMB_MAX_BYTES env or 16 GiB). Pass
+     * the limit the module will be verified and run with. */
+    uint64_t max_bytes;
 } ir_parse_options;
 
 ir_module *ir_parse(const char *text, size_t len, const char *filename,

@@ -131,7 +131,7 @@ static void test_deep_nesting(void **state)
     memset(&d, 0, sizeof d);
     assert_null(ir_parse(b.data, b.len, "t", NULL, &d));
     assert_int_equal(d.code, PLUMB_ERR_LIMIT);
-    ir_parse_options o = {sizeof o, 1000};
+    ir_parse_options o = {sizeof o, 1000, 0};
     memset(&d, 0, sizeof d);
     ir_module *m = ir_parse(b.data, b.len, "t", &o, &d);
     assert_non_null(m);
