@@ -1,10 +1,14 @@
-/* plumb run: run a program's entry function on the reference interpreter
- * or the compiled runtime, or on both to compare them (--compare). */
+/* plumb run: run a program's entry function on the reference interpreter,
+ * the compiled runtime or a backend plugin, or compare one of the latter
+ * two with the reference (--compare). A plugin runs in a child process
+ * through the ABI (conf_backend_run_isolated): whatever it does, this
+ * process prints the verdict. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../conformance/certify.h"
 #include "cli.h"
 #include "plumb/checkcmp.h"
 #include "plumb/ir.h"
@@ -24,11 +28,18 @@ static const char run_help[] =
     "\n"
     "options:\n"
     "      --backend NAME      backend to run on: 'ref' (the reference\n"
-    "                          interpreter, the default) or 'runtime' (the\n"
-    "                          compiled runtime)\n"
-    "      --compare           run on the reference and on the runtime and\n"
-    "                          report, per result, the worst error as a fraction\n"
-    "                          of the bound the op table allows (docs/runtime.md);\n"
+    "                          interpreter, the default), 'runtime' (the\n"
+    "                          compiled runtime), or the path of a backend\n"
+    "                          plugin (anything with a '/' or ending in .so,\n"
+    "                          docs/abi.md), run in a child process: a plugin\n"
+    "                          that crashes, exits or hangs fails the run\n"
+    "                          (exit 1) with the plugin call it was in\n"
+    "      --compare           run on the reference and on the runtime (or the\n"
+    "                          --backend plugin) and report, per result, the\n"
+    "                          worst error as a fraction of the bound the op\n"
+    "                          table allows (docs/runtime.md), and for a result\n"
+    "                          outside it the element's index, got and want,\n"
+    "                          and (elementwise ops on parameters) its inputs;\n"
     "                          exit 1 if any result is outside its bound\n"
     "      --threads N         runtime worker threads (default: online cores);\n"
     "                          results are identical for every N\n"
@@ -41,7 +52,8 @@ static const char run_help[] =
     "                          (binary tensor file); DIR and its parents are\n"
     "                          created when missing\n"
     "      --hex               print results as raw dense<\"0x...\"> bytes\n"
-    "      --timeout SECONDS   stop the run after SECONDS of wall-clock time\n"
+    "      --timeout SECONDS   stop the run after SECONDS of wall-clock time (a\n"
+    "                          plugin's process is killed)\n"
     "      --max-bytes N       largest byte size allowed for one tensor; N may\n"
     "                          end in K, M, G (powers of 1000) or Ki, Mi, Gi\n"
     "                          (powers of 1024). Default: $PLUMB_MAX_BYTES, else 16Gi\n"
@@ -51,7 +63,8 @@ static const char run_help[] =
     "  0  the program ran and every check passed\n"
     "  1  the program is invalid, a check failed (the failing checks are named\n"
     "     in the last lines of standard error), the run failed (timeout,\n"
-    "     memory limit), or --compare found a result outside its bound\n"
+    "     memory limit, a plugin's error, crash or exit), or --compare found a\n"
+    "     result outside its bound\n"
     "  2  usage error, an unreadable program or input, inputs that do not\n"
     "     match the entry's parameters, or an output that cannot be written\n";
 
@@ -271,6 +284,43 @@ static bool run_runtime(const run_state *s, const ir_module *m, const char *entr
     return ok;
 }
 
+/* Runs the entry on the --backend plugin, in a child process, on plumb's
+ * canonical text of the module (what the ABI promises a backend). A plugin
+ * reports no checks: res->checks_run and checks_failed stay 0. */
+static bool run_plugin(const run_state *s, const ir_module *m, const char *entry, plumb_tensor *const *ins,
+                       uint32_t n_ins, plumb_ref_result *res, plumb_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    plumb_buf text;
+    plumb_buf_init(&text);
+    ir_print(&text, m);
+    if (text.failed || !text.data) {
+        plumb_buf_free(&text);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing the program");
+        return false;
+    }
+    plumb_tensor **outs = NULL;
+    uint32_t n = 0;
+    bool ok = conf_backend_run_isolated(s->backend, NULL, 0, text.data, entry, ins, n_ins, s->timeout_s,
+                                        s->max_bytes, &outs, &n, d);
+    plumb_buf_free(&text);
+    if (ok) {
+        res->outputs = outs;
+        res->n_outputs = n;
+    }
+    return ok;
+}
+
+/* The backend --compare holds against the reference: the plugin when
+ * --backend names one, otherwise the runtime. */
+static bool run_other(const run_state *s, const ir_module *m, const char *entry, plumb_tensor *const *ins,
+                      uint32_t n_ins, FILE *log, plumb_ref_result *res, plumb_diag *d)
+{
+    if (conf_backend_is_path(s->backend))
+        return run_plugin(s, m, entry, ins, n_ins, res, d);
+    return run_runtime(s, m, entry, ins, n_ins, log, res, d);
+}
+
 /* What a value's computation contains, as bits. */
 enum { CONE_ULP = 1, CONE_DATA = 2, CONE_OTHER = 4, CONE_DONE = 0x80 };
 
@@ -378,9 +428,55 @@ typedef struct cmp_out {
 
 static bool elem_nan(plumb_dtype t, uint64_t b) { return plumb_dtype_is_float(t) && plumb_float_is_nan(t, b); }
 
-/* Compares result k; prints one line. */
-static cmp_out compare_result(uint32_t k, const ir_value *v, uint8_t *memo, uint32_t n_ids, const plumb_tensor *want,
-                              const plumb_tensor *got, const plumb_tensor *abs_sum)
+/* What the compared results came from: the entry and its inputs (for the
+ * inputs of an elementwise result) and the other backend's name. */
+typedef struct cmp_ctx {
+    const ir_func *f;
+    plumb_tensor *const *ins;
+    const char *other;
+} cmp_ctx;
+
+/* One failing element of result k: its index, got and want, and when v is
+ * an elementwise op on the entry's parameters, the inputs at that element. */
+static void print_element(const cmp_ctx *cx, uint32_t k, const ir_value *v, const plumb_tensor *want,
+                          const plumb_tensor *got, uint64_t i)
+{
+    char where[8 * PLUMB_MAX_RANK + 8], g[64], w[64], in[400] = "";
+    conf_describe_index(want, i, where, sizeof where);
+    conf_describe_value(got->dtype, got->data, i, g, sizeof g);
+    conf_describe_value(want->dtype, want->data, i, w, sizeof w);
+    const ir_op *def = v ? v->def : NULL;
+    if (def && plumb_op_get(def->code)->kind == PLUMB_KIND_ELEMENTWISE && def->n_operands <= 8) {
+        plumb_tensor *ops[8];
+        char names[8][40];
+        const char *np[8];
+        bool all = true;
+        for (uint32_t o = 0; all && o < def->n_operands; o++) {
+            all = false;
+            for (uint32_t j = 0; j < cx->f->body.n_args; j++) {
+                if (cx->f->body.args[j] != def->operands[o])
+                    continue;
+                ops[o] = cx->ins[j];
+                const char *pn = cx->f->body.args[j]->name;
+                if (pn)
+                    snprintf(names[o], sizeof names[o], "%%%.38s", pn);
+                else
+                    snprintf(names[o], sizeof names[o], "%%arg%u", j);
+                np[o] = names[o];
+                all = true;
+                break;
+            }
+        }
+        if (all && !conf_describe_inputs(ops, def->n_operands, np, want, i, in, sizeof in))
+            in[0] = 0;
+    }
+    printf("  result %u at %s: got %s want %s%s%s\n", k, where, g, w, in[0] ? ", inputs " : "", in);
+}
+
+/* Compares result k; prints one line, and one more naming the first
+ * element outside the bound when there is one. */
+static cmp_out compare_result(const cmp_ctx *cx, uint32_t k, const ir_value *v, uint8_t *memo, uint32_t n_ids,
+                              const plumb_tensor *want, const plumb_tensor *got, const plumb_tensor *abs_sum)
 {
     cmp_out r = {0, true};
     plumb_buf tb;
@@ -388,7 +484,7 @@ static cmp_out compare_result(uint32_t k, const ir_value *v, uint8_t *memo, uint
     plumb_tensor_type_print(&tb, want);
     const char *ts = tb.data && !tb.failed ? tb.data : "?";
     if (want->dtype != got->dtype || want->nbytes != got->nbytes) {
-        printf("result %u %s: MISMATCH: the runtime returned another type\n", k, ts);
+        printf("result %u %s: MISMATCH: %s returned another type\n", k, ts, cx->other);
         plumb_buf_free(&tb);
         r.fraction = INFINITY;
         return r;
@@ -425,12 +521,22 @@ static cmp_out compare_result(uint32_t k, const ir_value *v, uint8_t *memo, uint
             r.fraction = INFINITY;
             printf("result %u %s: exact: MISMATCH at element %llu (bit-exact required)\n", k, ts,
                    (unsigned long long)bad_at);
+            print_element(cx, k, v, want, got, bad_at);
         }
     } else if (c == CONE_ULP && def && (op_class(def) & CONE_ULP) && ops_exact) {
         uint32_t bound = plumb_op_ulp_bound(def->code, t);
         r.fraction = nan_mismatch ? INFINITY : bound ? (double)worst_ulp / bound : (worst_ulp ? INFINITY : 0);
         printf("result %u %s: %s ulp(%u): worst %llu ULP, %.3g of bound%s\n", k, ts, plumb_op_name(def->code), bound,
                (unsigned long long)worst_ulp, r.fraction, r.fraction > 1 ? " EXCEEDS" : "");
+        for (uint64_t i = 0; r.fraction > 1 && i < n; i++) {
+            uint64_t a = plumb_load_bits(t, want->data, (size_t)i), b = plumb_load_bits(t, got->data, (size_t)i);
+            if (a == b || (elem_nan(t, a) && elem_nan(t, b)))
+                continue;
+            if (elem_nan(t, a) || elem_nan(t, b) || plumb_ulp_distance(t, a, b) > bound) {
+                print_element(cx, k, v, want, got, i);
+                break;
+            }
+        }
     } else if (c == CONE_DATA && def && (op_class(def) & CONE_DATA) && abs_sum && abs_sum->dtype == t) {
         bool ok_cone = true;
         for (uint32_t i = 0; i < def->n_operands; i++)
@@ -441,22 +547,29 @@ static cmp_out compare_result(uint32_t k, const ir_value *v, uint8_t *memo, uint
             double nk = (double)(n_terms(def) - 1);
             double gamma = nk * u < 1 ? nk * u / (1 - nk * u) : INFINITY;
             double worst = 0;
+            uint64_t worst_at = 0;
             for (uint64_t i = 0; i < n; i++) {
                 double a = plumb_load_f64(t, want->data, (size_t)i), b = plumb_load_f64(t, got->data, (size_t)i);
                 if (a == b || (isnan(a) && isnan(b)))
                     continue;
                 if (isnan(a) || isnan(b) || isinf(a) || isinf(b)) {
+                    if (worst < INFINITY)
+                        worst_at = i;
                     worst = INFINITY;
                     continue;
                 }
                 double bound = gamma * plumb_load_f64(t, abs_sum->data, (size_t)i) + (u + uo) * fabs(a);
                 double f = bound > 0 ? fabs(b - a) / bound : INFINITY;
-                if (f > worst)
+                if (f > worst) {
                     worst = f;
+                    worst_at = i;
+                }
             }
             r.fraction = worst;
             printf("result %u %s: %s bound(data): %.3g of bound%s\n", k, ts, plumb_op_name(def->code), worst,
                    worst > 1 ? " EXCEEDS" : "");
+            if (worst > 1)
+                print_element(cx, k, v, want, got, worst_at);
             plumb_buf_free(&tb);
             return r;
         }
@@ -497,7 +610,7 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
         cli_print_diag(s->cmd, &d);
         return d.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
     }
-    if (!run_runtime(s, m, f->name, ins, n_ins, log, &rt, &d)) {
+    if (!run_other(s, m, f->name, ins, n_ins, log, &rt, &d)) {
         plumb_ref_result_free(&ref);
         if (!d.file)
             d.file = name;
@@ -540,15 +653,17 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
         rc = CLI_EXIT_INVALID;
     }
     uint32_t exceeded = 0;
+    bool plugin = conf_backend_is_path(s->backend);
+    cmp_ctx cx = {f, ins, plugin ? s->backend : "the runtime"};
     for (uint32_t k = 0; rc == CLI_EXIT_OK && k < ref.n_outputs; k++) {
-        cmp_out r = compare_result(k, ret->operands[k], memo, n_ids, ref.outputs[k], rt.outputs[k],
+        cmp_out r = compare_result(&cx, k, ret->operands[k], memo, n_ids, ref.outputs[k], rt.outputs[k],
                                    have_abs && k < abs_res.n_outputs ? abs_res.outputs[k] : NULL);
         if (r.bounded && !(r.fraction <= 1))
             exceeded++;
     }
     plumb_free(memo, n_ids);
     report_checks(s, log, &ref);
-    if (rt.checks_failed != ref.checks_failed)
+    if (!plugin && rt.checks_failed != ref.checks_failed)
         fprintf(stderr, "plumb %s: the runtime failed %u checks, the reference %u\n", s->cmd, rt.checks_failed,
                 ref.checks_failed);
     if (exceeded)
@@ -571,7 +686,7 @@ static int run_file(const run_state *s)
         return CLI_EXIT_USAGE;
     }
     const char *name = cli_display_name(s->file);
-    ir_parse_options po = {sizeof po, 0, s->max_bytes};
+    ir_parse_options po = {sizeof po, 0};
     ir_module *m = ir_parse(text, len, name, &po, &d);
     plumb_free(text, len + 1);
     int rc = CLI_EXIT_OK;
@@ -623,8 +738,8 @@ static int run_file(const run_state *s)
     }
     plumb_ref_result res;
     plumb_diag rd = {.code = PLUMB_OK};
-    bool ok = strcmp(s->backend, "runtime") == 0 ? run_runtime(s, m, entry, ins, n_ins, log, &res, &rd)
-                                                 : plumb_ref_run(m, entry, ins, n_ins, &ro, &res, &rd);
+    bool ok = strcmp(s->backend, "ref") == 0 ? plumb_ref_run(m, entry, ins, n_ins, &ro, &res, &rd)
+                                             : run_other(s, m, entry, ins, n_ins, log, &res, &rd);
     if (!ok) {
         report_checks(s, log, &res);
         if (!rd.file)
@@ -733,8 +848,9 @@ int cmd_run(int argc, char **argv)
         rc = cli_usage_error(s.cmd, "no FILE given");
         goto out;
     }
-    if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0) {
-        rc = cli_usage_error(s.cmd, "unknown backend '%s'; the backends are 'ref' and 'runtime'", s.backend);
+    if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0 && !conf_backend_is_path(s.backend)) {
+        rc = cli_usage_error(s.cmd, "unknown backend '%s'; the backends are 'ref', 'runtime' and the path of a "
+                             "backend plugin (with a '/' or ending in .so)", s.backend);
         goto out;
     }
     rc = cli_finish(s.cmd, run_file(&s));

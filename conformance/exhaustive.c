@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "certify.h"
 #include "conf.h"
 #include "plumb/backend.h"
 #include "plumb/checkcmp.h"
@@ -55,7 +56,9 @@ static bool xb_open(xbackend *b, const conf_exhaustive_opts *o, void *dl, const 
     }
     b->kind = 2;
     plumb_backend_get_api_fn get = (plumb_backend_get_api_fn)(uintptr_t)dlsym(dl, PLUMB_BACKEND_GET_API_SYMBOL);
+    conf_guard_note(PLUMB_BACKEND_GET_API_SYMBOL);
     b->api = get ? get(PLUMB_BACKEND_ABI_MAJOR) : NULL;
+    conf_guard_note(NULL);
     if (!b->api || b->api->abi_major != PLUMB_BACKEND_ABI_MAJOR || !b->api->create || !b->api->compile ||
         !b->api->execute) {
         plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "%s: no usable plumb_backend_get_api(%u) table", spec,
@@ -63,10 +66,14 @@ static bool xb_open(xbackend *b, const conf_exhaustive_opts *o, void *dl, const 
         return false;
     }
     plumb_backend_create_args ca = {sizeof ca, NULL, 0, NULL};
+    conf_guard_note("create");
     if (!api_err(b->api->create(&ca), b->api, "create", d)) return false;
+    conf_guard_note(NULL);
     b->inst = ca.backend;
     plumb_backend_compile_args cc = {sizeof cc, b->inst, prog, strlen(prog), NULL, NULL};
+    conf_guard_note("compile");
     if (!api_err(b->api->compile(&cc), b->api, "compile", d)) return false;
+    conf_guard_note(NULL);
     b->bex = cc.executable;
     return true;
 }
@@ -108,7 +115,9 @@ static bool xb_run(xbackend *b, plumb_tensor *x, plumb_tensor **got, plumb_diag 
     plumb_backend_outputs *outs = NULL;
     plumb_backend_execute_args ea = {sizeof ea, b->inst, b->bex, &in, 1, NULL};
     ea.outputs = NULL;
+    conf_guard_note("execute");
     plumb_backend_error *e = b->api->execute(&ea);
+    conf_guard_note(NULL);
     outs = ea.outputs;
     if (!api_err(e, b->api, "execute", d)) return false;
     bool ok = outs && outs->n_buffers == 1 && outs->buffers[0].byte_size == x->nbytes &&
@@ -268,9 +277,52 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* A plugin's sweep runs in a child process (conf_guard_run): a plugin that
+ * exits, crashes or prints there cannot end plumb with a pass. */
+typedef struct xiso {
+    const conf_exhaustive_opts *o;
+} xiso;
+
+typedef struct xiso_answer {
+    uint32_t ok;
+    int32_t code;
+    char msg[sizeof(((plumb_diag *)0)->msg)];
+    conf_exhaustive_result res;
+} xiso_answer;
+
+static bool in_guarded_child;
+
+static void xiso_child(void *arg)
+{
+    xiso *x = arg;
+    xiso_answer a;
+    memset(&a, 0, sizeof a);
+    plumb_diag cd;
+    memset(&cd, 0, sizeof cd);
+    in_guarded_child = true;
+    a.ok = conf_exhaustive_run(x->o, &a.res, &cd);
+    a.code = cd.code;
+    memcpy(a.msg, cd.msg, sizeof a.msg);
+    conf_guard_answer(&a, sizeof a);
+}
+
 bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *res, plumb_diag *d)
 {
     memset(res, 0, sizeof *res);
+    if (!in_guarded_child && o->backend && conf_backend_is_path(o->backend)) {
+        xiso x = {o};
+        xiso_answer a;
+        char why[200];
+        if (!conf_guard_run(xiso_child, &x, &a, sizeof a, why, sizeof why)) {
+            plumb_diag_set(d, PLUMB_ERR_RUNTIME, (plumb_loc){0, 0}, "%s: the backend's process %s", o->backend, why);
+            return false;
+        }
+        a.msg[sizeof a.msg - 1] = 0;
+        *res = a.res;
+        if (!a.ok)
+            plumb_diag_set(d, (plumb_code)a.code, (plumb_loc){0, 0}, "%s", a.msg);
+        return a.ok;
+    }
     const plumb_op_info *oi = plumb_op_get(o->op);
     if (o->op >= PLUMB_OP_COUNT || oi->kind != PLUMB_KIND_ELEMENTWISE || oi->arity != 1 ||
         !(oi->types & PLUMB_TY_BIT(o->dtype)) || o->op == PLUMB_OP_CONVERT) {
@@ -305,7 +357,9 @@ bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *
         /* A bare "x.so" is the file here, not a library-path search. */
         char here[4096];
         snprintf(here, sizeof here, "%s%s", strchr(spec, '/') ? "" : "./", spec);
+        conf_guard_note("dlopen (the library's constructors)");
         s.dl = dlopen(here, RTLD_NOW | RTLD_LOCAL);
+        conf_guard_note(NULL);
         if (!s.dl) {
             const char *why = dlerror();
             plumb_diag_set(d, PLUMB_ERR_IO, (plumb_loc){0, 0}, "cannot load backend %s: %s", spec, why ? why : "?");

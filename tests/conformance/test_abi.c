@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../../conformance/certify.h"
 
@@ -253,6 +255,220 @@ static void test_unknown_option(void **state)
     assert_non_null(strstr(d.msg, "warp_speed"));
 }
 
+/* ---- outputs that lie, in process: a table wrapping ref whose execute
+ * replaces the result per lie_mode ---------------------------------------- */
+static enum { LIE_NONE, LIE_NONUL, LIE_NULLDATA, LIE_HUGE, LIE_RANK } lie_mode;
+static plumb_backend_api lie_api;
+static plumb_backend_buffer lie_buf;
+static plumb_backend_outputs lie_outs, *lie_held;
+static int64_t lie_dims[2];
+static uint8_t lie_small[16];
+static char *lie_page;
+
+static plumb_backend_error *lie_execute(plumb_backend_execute_args *a)
+{
+    plumb_backend_error *e = conf_backend_ref_api(PLUMB_BACKEND_ABI_MAJOR)->execute(a);
+    if (e || lie_mode == LIE_NONE)
+        return e;
+    lie_buf = a->outputs->buffers[0];
+    switch (lie_mode) {
+    case LIE_NONUL: {
+        /* 16 non-NUL bytes ending where an unreadable page begins. */
+        long pg = sysconf(_SC_PAGESIZE);
+        if (!lie_page) {
+            lie_page = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            assert_true(lie_page != MAP_FAILED);
+            assert_int_equal(mprotect(lie_page + pg, (size_t)pg, PROT_NONE), 0);
+        }
+        char *str = lie_page + pg - 16;
+        for (int i = 0; i < 16; i++)
+            str[i] = "f32"[i % 3];
+        lie_buf.dtype = str;
+        break;
+    }
+    case LIE_NULLDATA:
+        lie_buf.data = NULL;
+        break;
+    case LIE_HUGE:
+        lie_dims[0] = (int64_t)1 << 31;
+        lie_buf.rank = 1;
+        lie_buf.dims = lie_dims;
+        lie_buf.data = lie_small;
+        lie_buf.byte_size = (uint64_t)4 << 31;
+        break;
+    case LIE_RANK:
+        /* the right element count, the wrong shape: 2x1 for tensor<2xf32> */
+        lie_dims[0] = 2;
+        lie_dims[1] = 1;
+        lie_buf.rank = 2;
+        lie_buf.dims = lie_dims;
+        break;
+    case LIE_NONE:
+        break;
+    }
+    lie_held = a->outputs;
+    lie_outs.struct_size = sizeof lie_outs;
+    lie_outs.buffers = &lie_buf;
+    lie_outs.n_buffers = 1;
+    a->outputs = &lie_outs;
+    return NULL;
+}
+
+static void lie_outputs_free(plumb_backend_outputs *o)
+{
+    if (o == &lie_outs) {
+        o = lie_held;
+        lie_held = NULL;
+    }
+    conf_backend_ref_api(PLUMB_BACKEND_ABI_MAJOR)->outputs_free(o);
+}
+
+/* Runs a 2-element multiply on the lying table; returns the message. */
+static bool lie_run(int mode, uint64_t max_bytes, plumb_diag *d)
+{
+    lie_api = *conf_backend_ref_api(PLUMB_BACKEND_ABI_MAJOR);
+    lie_api.execute = lie_execute;
+    lie_api.outputs_free = lie_outputs_free;
+    lie_mode = mode;
+    conf_backend b;
+    memset(&b, 0, sizeof b);
+    b.api = &lie_api;
+    b.max_bytes = max_bytes;
+    snprintf(b.where, sizeof b.where, "liar");
+    plumb_diag_clear(d);
+    assert_true(conf_backend_instance(&b, NULL, 0, d));
+    const char *prog = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+                       "  %0 = stablehlo.negate %a : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+    int64_t dims[1] = {2};
+    plumb_tensor *x = plumb_tensor_new(PLUMB_F32, 1, dims, 0, d);
+    plumb_tensor **outs = NULL;
+    uint32_t n = 0;
+    bool ok = conf_backend_run(&b, prog, &x, 1, &outs, &n, d);
+    conf_tensors_free(outs, n);
+    plumb_tensor_free(x);
+    conf_backend_close(&b);
+    return ok;
+}
+
+/* A dtype string without a NUL within CONF_BK_DTYPE_MAX bytes is rejected
+ * without reading past that bound (the byte after it is unreadable: an
+ * unbounded strlen dies here). */
+static void test_output_dtype_unterminated(void **state)
+{
+    (void)state;
+    plumb_diag d;
+    assert_false(lie_run(LIE_NONUL, 0, &d));
+    assert_non_null(strstr(d.msg, "liar: output 0: the element type is not a NUL-terminated string"));
+}
+
+/* A NULL data pointer with a correct byte_size is reported as such, not as
+ * a size mismatch. */
+static void test_output_null_data(void **state)
+{
+    (void)state;
+    plumb_diag d;
+    assert_false(lie_run(LIE_NULLDATA, 0, &d));
+    assert_non_null(strstr(d.msg, "output 0: the data pointer is NULL (8 bytes promised)"));
+}
+
+/* A claimed output is held to the program's declared result type before
+ * anything is allocated for it: 2^31 f32 elements over a 16-byte buffer
+ * are refused by type, and a 2x1 result for tensor<2xf32> too. */
+static void test_output_shape_checked_before_allocation(void **state)
+{
+    (void)state;
+    plumb_diag d;
+    assert_false(lie_run(LIE_HUGE, 0, &d));
+    assert_non_null(strstr(d.msg, "the backend returned tensor<2147483648xf32>, the program declares tensor<2xf32>"));
+    assert_false(lie_run(LIE_RANK, 0, &d));
+    assert_non_null(strstr(d.msg, "the backend returned tensor<2x1xf32>, the program declares tensor<2xf32>"));
+    /* the honest result passes, and the byte limit applies to it */
+    assert_true(lie_run(LIE_NONE, 0, &d));
+    assert_false(lie_run(LIE_NONE, 4, &d));
+    assert_non_null(strstr(d.msg, "liar: output 0:"));
+}
+
+/* A plugin that exits 0 in create or capabilities cannot end the process
+ * that judges it: the probe runs in a child and open fails naming the call
+ * (this test process going on is half the proof). */
+static void test_probe_survives_plugin_exit(void **state)
+{
+    (void)state;
+    char so[512];
+    plugin_path("misbehave", so, sizeof so);
+    static const char *const modes[][2] = {
+        {"exit0@create", "exited with status 0 in create"},
+        {"_exit0@capabilities", "exited with status 0 in capabilities"},
+        {"segv@capabilities", "died of signal 11"},
+    };
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        setenv("PLUMB_MISBEHAVE", modes[i][0], 1);
+        expect_rejected(so, modes[i][1]);
+    }
+    unsetenv("PLUMB_MISBEHAVE");
+    conf_backend b;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_backend_open(so, NULL, 0, &b, &d));
+    assert_string_equal(b.name, "misbehave");
+    assert_true(b.caps.claims[PLUMB_OP_NEGATE] & PLUMB_TY_BIT(PLUMB_F32));
+    /* the parent never loaded it: the table is loaded by whoever runs it */
+    assert_null(b.api);
+    conf_backend_close(&b);
+}
+
+/* Failure detail: row-major multi-dimensional indices and input values,
+ * derived by hand. */
+static void test_describe(void **state)
+{
+    (void)state;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    int64_t dims[3] = {2, 3, 4};
+    plumb_tensor *t = plumb_tensor_new(PLUMB_F32, 3, dims, 0, &d);
+    char buf[256];
+    conf_describe_index(t, 23, buf, sizeof buf);   /* 23 = 1*12 + 2*4 + 3 */
+    assert_string_equal(buf, "[1,2,3]");
+    conf_describe_index(t, 0, buf, sizeof buf);
+    assert_string_equal(buf, "[0,0,0]");
+    float v[24] = {0};
+    v[23] = 0.5f;
+    memcpy(t->data, v, sizeof v);
+    conf_describe_value(PLUMB_F32, t->data, 23, buf, sizeof buf);
+    assert_string_equal(buf, "0x3f000000 (0.5)");
+    plumb_tensor *s = plumb_tensor_new(PLUMB_F32, 0, NULL, 0, &d);
+    float one = 1.0f;
+    memcpy(s->data, &one, 4);
+    conf_describe_index(s, 0, buf, sizeof buf);
+    assert_string_equal(buf, "[]");
+    /* an input shaped like the output gives element i, a scalar its one */
+    plumb_tensor *ins[2] = {t, s};
+    assert_true(conf_describe_inputs(ins, 2, NULL, t, 23, buf, sizeof buf));
+    assert_string_equal(buf, "%arg0=0x3f000000 (0.5), %arg1=0x3f800000 (1)");
+    int64_t other[1] = {24};
+    plumb_tensor *flat = plumb_tensor_new(PLUMB_F32, 1, other, 0, &d);
+    ins[1] = flat;
+    assert_false(conf_describe_inputs(ins, 2, NULL, t, 23, buf, sizeof buf));
+    /* a checker line gains the index and, for an elementwise op, inputs */
+    conf_case c;
+    memset(&c, 0, sizeof c);
+    c.op = PLUMB_OP_NEGATE;
+    ins[1] = s;
+    c.inputs = ins;
+    c.n_inputs = 1;
+    char reason[512] = "output 0 element 23: got 0x3f000001 (0.50000006), want 0x3f000000 (0.5); error 1 ulp, bound 0 ulp";
+    conf_describe_reason(&c, &t, 1, 0, 23, reason, sizeof reason);
+    assert_string_equal(reason, "output 0 element 23 at [1,2,3]: got 0x3f000001 (0.50000006), want 0x3f000000 (0.5); "
+                                "error 1 ulp, bound 0 ulp; inputs %arg0=0x3f000000 (0.5)");
+    /* whole-tensor reasons stay as they are */
+    char whole[512] = "the backend returned 2 outputs, the program has 1";
+    conf_describe_reason(&c, &t, 1, 0, 0, whole, sizeof whole);
+    assert_string_equal(whole, "the backend returned 2 outputs, the program has 1");
+    plumb_tensor_free(flat);
+    plumb_tensor_free(s);
+    plumb_tensor_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +482,11 @@ int main(void)
         cmocka_unit_test(test_caps_validation),
         cmocka_unit_test(test_ref_through_abi),
         cmocka_unit_test(test_unknown_option),
+        cmocka_unit_test(test_output_dtype_unterminated),
+        cmocka_unit_test(test_output_null_data),
+        cmocka_unit_test(test_output_shape_checked_before_allocation),
+        cmocka_unit_test(test_probe_survives_plugin_exit),
+        cmocka_unit_test(test_describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
