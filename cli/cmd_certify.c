@@ -11,6 +11,8 @@
 
 static const char certify_help[] =
     "usage: plumb certify [OPTIONS]\n"
+    "       plumb certify merge [--out DIR] [--text F] [--json F] [--junit F]\n"
+    "                           [--baseline FILE] [-q] REPORT.json...\n"
     "\n"
     "Certifies a backend against the reference interpreter: for every op the\n"
     "backend claims (per element type), generated cases run in isolated worker\n"
@@ -41,20 +43,38 @@ static const char certify_help[] =
     "      --batch N           cases per worker process (default 64)\n"
     "      --limit N           run at most N cases per op (a quick look; the\n"
     "                          run then fails its manifest and is not a certificate)\n"
-    "      --no-cache-suite    skip the cache-stability scenarios\n"
+    "      --no-cache-suite    skip the cache-stability scenarios (not a certificate)\n"
+    "      --case ID           rerun only case ID (repeatable), saving its reproducer;\n"
+    "                          an unknown id is a usage error naming the nearest ids\n"
+    "      --rerun-failures R  rerun the failed cases of the JSON report R (its suite,\n"
+    "                          seed and, without --backend, its backend)\n"
+    "      --baseline FILE     known failures, one case id a line ('#' comments): they\n"
+    "                          are reported but do not fail; an entry that passes is\n"
+    "                          reported as fixed\n"
+    "      --retry N           rerun a crashed or timed-out case up to N times; one\n"
+    "                          that then passes is reported as flaky, not failing\n"
     "  -q, --quiet             no progress line and no table on standard output,\n"
     "                          only failures and the last line\n"
     "  -h, --help              show this help\n"
     "\n"
+    "--ops, --limit, --shard, --case, --rerun-failures and --no-cache-suite runs\n"
+    "are PARTIAL: never a certificate (\"certified\": false), whatever passed.\n"
+    "'merge' combines the JSON reports of every shard of one run (same backend,\n"
+    "capabilities, suite, seed and scope) into the report of the unsharded run,\n"
+    "with the same digest.\n"
+    "\n"
     "exit codes:\n"
-    "  0  certified: every claimed op passed every case and met its manifest\n"
+    "  0  passed: every claimed case that ran passed (or is in the baseline) and\n"
+    "     every op met its manifest; a certificate when the whole suite ran\n"
     "  1  not certified: a case failed, crashed or timed out, a manifest was\n"
     "     short, or the backend was rejected (wrong ABI, bad capabilities)\n"
-    "  2  usage error, a backend that cannot be loaded, or a report that\n"
-    "     cannot be written\n";
+    "  2  usage error, a backend that cannot be loaded, a report that\n"
+    "     cannot be written, or a baseline or report (merge, --rerun-failures)\n"
+    "     that is missing, truncated, inconsistent or from another run\n";
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
-       OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET };
+       OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
+       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -75,6 +95,10 @@ static const cli_opt certify_opts[] = {
     {"limit", 0, true, OPT_LIMIT},
     {"no-cache-suite", 0, false, OPT_NO_CACHE},
     {"quiet", 'q', false, OPT_QUIET},
+    {"case", 0, true, OPT_CASE},
+    {"rerun-failures", 0, true, OPT_RERUN},
+    {"baseline", 0, true, OPT_BASELINE},
+    {"retry", 0, true, OPT_RETRY},
     {NULL, 0, false, 0},
 };
 
@@ -120,17 +144,211 @@ static bool write_report(const char *cmd, const char *path, const plumb_buf *b)
     return true;
 }
 
+/* Where the reports go: --out DIR fills in what --text/--json/--junit and
+ * --repro-dir left unset. */
+typedef struct report_paths {
+    const char *text, *json, *junit, *repro;
+    char text_b[1024], json_b[1024], junit_b[1024], repro_b[1024];
+} report_paths;
+
+static bool resolve_out(const char *cmd, const char *out_dir, report_paths *p)
+{
+    if (!out_dir)
+        return true;
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "plumb %s: error: cannot create %s: %s\n", cmd, out_dir, strerror(errno));
+        return false;
+    }
+    snprintf(p->text_b, sizeof p->text_b, "%s/report.txt", out_dir);
+    snprintf(p->json_b, sizeof p->json_b, "%s/report.json", out_dir);
+    snprintf(p->junit_b, sizeof p->junit_b, "%s/report.xml", out_dir);
+    snprintf(p->repro_b, sizeof p->repro_b, "%s/repro", out_dir);
+    if (!p->text)
+        p->text = p->text_b;
+    if (!p->json)
+        p->json = p->json_b;
+    if (!p->junit)
+        p->junit = p->junit_b;
+    if (!p->repro)
+        p->repro = p->repro_b;
+    return true;
+}
+
+/* Writes the reports and standard output; returns the exit code. */
+static int emit_reports(const char *cmd, const conf_run *run, const report_paths *p, bool quiet)
+{
+    int rc = run->ok ? CLI_EXIT_OK : CLI_EXIT_INVALID;
+    plumb_buf tb, jb, xb;
+    plumb_buf_init(&tb);
+    plumb_buf_init(&jb);
+    plumb_buf_init(&xb);
+    conf_report_text(&tb, run);
+    if (tb.failed) {
+        fprintf(stderr, "plumb %s: error: out of memory writing the report\n", cmd);
+        rc = CLI_EXIT_USAGE;
+    }
+    if (p->text && !write_report(cmd, p->text, &tb))
+        rc = CLI_EXIT_USAGE;
+    if (p->json) {
+        conf_report_json(&jb, run);
+        if (!write_report(cmd, p->json, &jb))
+            rc = CLI_EXIT_USAGE;
+    }
+    if (p->junit) {
+        conf_report_junit(&xb, run);
+        if (!write_report(cmd, p->junit, &xb))
+            rc = CLI_EXIT_USAGE;
+    }
+    if (!quiet) {
+        fputs(tb.data ? tb.data : "", stdout);
+    } else {
+        for (uint32_t i = 0; i < run->n_cases; i++)
+            if (run->cases[i].status != CONF_ST_PASS)
+                printf("%s [%s]%s %s\n", run->cases[i].id, conf_status_name(run->cases[i].status),
+                       run->cases[i].excused ? " (baseline)" : "", run->cases[i].reason);
+        for (uint32_t i = 0; i < run->n_fixed; i++)
+            printf("%s fixed — remove it from the baseline\n", run->fixed[i]);
+        plumb_buf last;
+        plumb_buf_init(&last);
+        plumb_buf_puts(&last, "verdict: ");
+        conf_report_verdict(&last, run);
+        plumb_buf_puts(&last, "\n");
+        conf_report_last_line(&last, run);
+        printf("%s\n", last.data ? last.data : "");
+        plumb_buf_free(&last);
+    }
+    plumb_buf_free(&tb);
+    plumb_buf_free(&jb);
+    plumb_buf_free(&xb);
+    return rc;
+}
+
+static const cli_opt merge_opts[] = {
+    {"help", 'h', false, OPT_HELP},
+    {"out", 0, true, OPT_OUT},
+    {"text", 0, true, OPT_TEXT},
+    {"json", 0, true, OPT_JSON},
+    {"junit", 0, true, OPT_JUNIT},
+    {"baseline", 0, true, OPT_BASELINE},
+    {"quiet", 'q', false, OPT_QUIET},
+    {NULL, 0, false, 0},
+};
+
+/* plumb certify merge REPORT.json...: the shards of one run, one certificate. */
+static int cmd_merge(int argc, char **argv)
+{
+    const char *cmd = "certify merge";
+    report_paths p;
+    memset(&p, 0, sizeof p);
+    const char *out_dir = NULL, *baseline = NULL;
+    bool quiet = false;
+    const char **paths = plumb_calloc((size_t)argc, sizeof *paths);
+    uint32_t n = 0;
+    if (!paths) {
+        fprintf(stderr, "plumb %s: error: out of memory\n", cmd);
+        return CLI_EXIT_USAGE;
+    }
+    int rc = CLI_EXIT_USAGE;
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    a.cmd = cmd;
+    const char *v;
+    int id;
+    while ((id = cli_next(&a, merge_opts, &v)) != CLI_END) {
+        switch (id) {
+        case CLI_ERROR:
+            goto out;
+        case CLI_OPERAND:
+            paths[n++] = v;
+            break;
+        case OPT_HELP:
+            fputs(certify_help, stdout);
+            rc = cli_finish(cmd, CLI_EXIT_OK);
+            goto out;
+        case OPT_OUT: out_dir = v; break;
+        case OPT_TEXT: p.text = v; break;
+        case OPT_JSON: p.json = v; break;
+        case OPT_JUNIT: p.junit = v; break;
+        case OPT_BASELINE: baseline = v; break;
+        case OPT_QUIET: quiet = true; break;
+        default:
+            cli_usage_error(cmd, "unhandled option");
+            goto out;
+        }
+    }
+    if (n == 0) {
+        cli_usage_error(cmd, "no report given: plumb certify merge REPORT.json...");
+        goto out;
+    }
+    if (!resolve_out(cmd, out_dir, &p))
+        goto out;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    if (!conf_report_merge(paths, n, &run, &d)) {
+        cli_print_diag(cmd, &d);
+        goto out;
+    }
+    conf_baseline bl;
+    memset(&bl, 0, sizeof bl);
+    if (baseline) {
+        if (!conf_baseline_load(baseline, run.opts.suite, run.opts.seed, &bl, &d) || !conf_baseline_apply(&run, &bl)) {
+            cli_print_diag(cmd, &d);
+            conf_run_free(&run);
+            conf_baseline_free(&bl);
+            goto out;
+        }
+    }
+    rc = cli_finish(cmd, emit_reports(cmd, &run, &p, quiet));
+    conf_run_free(&run);
+    conf_baseline_free(&bl);
+out:
+    plumb_free(paths, (size_t)argc * sizeof *paths);
+    return rc;
+}
+
+/* Adds id to the case list unless it is there already. */
+static bool add_case(const char ***ids, uint32_t *n, uint32_t *cap, const char *id)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (strcmp((*ids)[i], id) == 0)
+            return true;
+    if (*n == *cap) {
+        uint32_t nc = *cap ? 2 * *cap : 16;
+        const char **nv = plumb_realloc(*ids, (size_t)*cap * sizeof *nv, (size_t)nc * sizeof *nv);
+        if (!nv)
+            return false;
+        *ids = nv;
+        *cap = nc;
+    }
+    (*ids)[(*n)++] = id;
+    return true;
+}
+
 int cmd_certify(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
     const char *cmd = "certify";
     conf_run_options o;
     conf_run_options_init(&o);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cpus > 0 && cpus < 64 ? (uint32_t)cpus : 1;
-    const char *ops_list = NULL, *out_dir = NULL, *text = NULL, *json = NULL, *junit = NULL, *repro = NULL;
-    bool shard_given = false, quiet = false;
+    const char *ops_list = NULL, *out_dir = NULL, *rerun = NULL, *baseline = NULL;
+    report_paths p;
+    memset(&p, 0, sizeof p);
+    bool shard_given = false, quiet = false, suite_given = false, seed_given = false, backend_given = false;
     plumb_backend_option bopts[32];
     size_t n_bopts = 0;
+    const char **case_ids = NULL;
+    uint32_t n_case = 0, cap_case = 0;
+    conf_run prev;             /* the --rerun-failures report */
+    bool have_prev = false;
+    conf_baseline bl;
+    memset(&bl, 0, sizeof bl);
+    conf_suite_ids known;
+    conf_suite_ids_init(&known, o.suite, o.seed);
+    int rc = CLI_EXIT_USAGE;
     cli_args a;
     cli_args_init(&a, argc, argv);
     a.cmd = cmd;
@@ -139,21 +357,28 @@ int cmd_certify(int argc, char **argv)
     while ((id = cli_next(&a, certify_opts, &v)) != CLI_END) {
         switch (id) {
         case CLI_ERROR:
-            return CLI_EXIT_USAGE;
+            goto out;
         case CLI_OPERAND:
-            return cli_usage_error(cmd, "unexpected argument '%s'", v);
+            cli_usage_error(cmd, "unexpected argument '%s'", v);
+            goto out;
         case OPT_HELP:
             fputs(certify_help, stdout);
-            return cli_finish(cmd, CLI_EXIT_OK);
+            rc = cli_finish(cmd, CLI_EXIT_OK);
+            goto out;
         case OPT_BACKEND:
             o.backend = v;
+            backend_given = true;
             break;
         case OPT_OPTION: {
             const char *eq = strchr(v, '=');
-            if (!eq || eq == v)
-                return cli_usage_error(cmd, "--option: expected NAME=VALUE, got '%s'", v);
-            if (n_bopts == sizeof bopts / sizeof bopts[0])
-                return cli_usage_error(cmd, "--option: at most %zu options", sizeof bopts / sizeof bopts[0]);
+            if (!eq || eq == v) {
+                cli_usage_error(cmd, "--option: expected NAME=VALUE, got '%s'", v);
+                goto out;
+            }
+            if (n_bopts == sizeof bopts / sizeof bopts[0]) {
+                cli_usage_error(cmd, "--option: at most %zu options", sizeof bopts / sizeof bopts[0]);
+                goto out;
+            }
             /* argv is ours to cut: the name ends at the '='. */
             *(char *)eq = 0;
             bopts[n_bopts++] = (plumb_backend_option){sizeof(plumb_backend_option), v, eq + 1};
@@ -164,45 +389,61 @@ int cmd_certify(int argc, char **argv)
                 o.suite = CONF_SUITE_QUICK;
             else if (strcmp(v, "full") == 0)
                 o.suite = CONF_SUITE_FULL;
-            else
-                return cli_usage_error(cmd, "--suite: '%s' is not quick or full", v);
+            else {
+                cli_usage_error(cmd, "--suite: '%s' is not quick or full", v);
+                goto out;
+            }
+            suite_given = true;
             break;
         case OPT_OPS:
             ops_list = v;
             break;
         case OPT_SHARD:
-            if (!cli_parse_shard(v, &o.shard_index, &o.shard_count))
-                return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N, got '%s'", v);
+            if (!cli_parse_shard(v, &o.shard_index, &o.shard_count)) {
+                cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N, got '%s'", v);
+                goto out;
+            }
             shard_given = true;
             break;
         case OPT_SEED:
-            if (!cli_parse_u64(v, &o.seed))
-                return cli_usage_error(cmd, "--seed: '%s' is not a non-negative integer", v);
+            if (!cli_parse_u64(v, &o.seed)) {
+                cli_usage_error(cmd, "--seed: '%s' is not a non-negative integer", v);
+                goto out;
+            }
+            seed_given = true;
             break;
         case OPT_OUT: out_dir = v; break;
-        case OPT_TEXT: text = v; break;
-        case OPT_JSON: json = v; break;
-        case OPT_JUNIT: junit = v; break;
-        case OPT_REPRO: repro = v; break;
+        case OPT_TEXT: p.text = v; break;
+        case OPT_JSON: p.json = v; break;
+        case OPT_JUNIT: p.junit = v; break;
+        case OPT_REPRO: p.repro = v; break;
         case OPT_TIMEOUT: {
             char *end;
             double t = strtod(v, &end);
-            if (*end || !(t > 0) || t > 86400)
-                return cli_usage_error(cmd, "--timeout: '%s' is not a number of seconds in (0, 86400]", v);
+            if (*end || !(t > 0) || t > 86400) {
+                cli_usage_error(cmd, "--timeout: '%s' is not a number of seconds in (0, 86400]", v);
+                goto out;
+            }
             o.timeout_s = t;
             break;
         }
         case OPT_JOBS:
-            if (!cli_parse_u32(v, &o.jobs) || o.jobs == 0 || o.jobs > 64)
-                return cli_usage_error(cmd, "--jobs: '%s' is not a number from 1 to 64", v);
+            if (!cli_parse_u32(v, &o.jobs) || o.jobs == 0 || o.jobs > 64) {
+                cli_usage_error(cmd, "--jobs: '%s' is not a number from 1 to 64", v);
+                goto out;
+            }
             break;
         case OPT_BATCH:
-            if (!cli_parse_u32(v, &o.batch) || o.batch == 0)
-                return cli_usage_error(cmd, "--batch: '%s' is not a positive number", v);
+            if (!cli_parse_u32(v, &o.batch) || o.batch == 0) {
+                cli_usage_error(cmd, "--batch: '%s' is not a positive number", v);
+                goto out;
+            }
             break;
         case OPT_LIMIT:
-            if (!cli_parse_u32(v, &o.limit) || o.limit == 0)
-                return cli_usage_error(cmd, "--limit: '%s' is not a positive number", v);
+            if (!cli_parse_u32(v, &o.limit) || o.limit == 0) {
+                cli_usage_error(cmd, "--limit: '%s' is not a positive number", v);
+                goto out;
+            }
             break;
         case OPT_NO_CACHE:
             o.cache_suite = false;
@@ -210,88 +451,136 @@ int cmd_certify(int argc, char **argv)
         case OPT_QUIET:
             quiet = true;
             break;
+        case OPT_CASE:
+            if (!add_case(&case_ids, &n_case, &cap_case, v)) {
+                fprintf(stderr, "plumb %s: error: out of memory\n", cmd);
+                goto out;
+            }
+            break;
+        case OPT_RERUN:
+            rerun = v;
+            break;
+        case OPT_BASELINE:
+            baseline = v;
+            break;
+        case OPT_RETRY:
+            if (!cli_parse_u32(v, &o.retry) || o.retry > 100) {
+                cli_usage_error(cmd, "--retry: '%s' is not a number from 0 to 100", v);
+                goto out;
+            }
+            break;
         default:
-            return cli_usage_error(cmd, "unhandled option");
+            cli_usage_error(cmd, "unhandled option");
+            goto out;
         }
+    }
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    uint32_t n_given = n_case;
+    if (rerun) {
+        /* The earlier run's terms, unless given again (and then they must agree). */
+        if (!conf_report_load(rerun, &prev, &d)) {
+            cli_print_diag(cmd, &d);
+            goto out;
+        }
+        have_prev = true;
+        if (suite_given && o.suite != prev.opts.suite) {
+            cli_usage_error(cmd, "--suite disagrees with %s (a %s suite report)", rerun,
+                            prev.opts.suite == CONF_SUITE_FULL ? "full" : "quick");
+            goto out;
+        }
+        if (seed_given && o.seed != prev.opts.seed) {
+            cli_usage_error(cmd, "--seed disagrees with %s (seed %llu)", rerun, (unsigned long long)prev.opts.seed);
+            goto out;
+        }
+        o.suite = prev.opts.suite;
+        o.seed = prev.opts.seed;
+        if (!backend_given)
+            o.backend = prev.backend.where;
+        for (uint32_t i = 0; i < prev.n_cases; i++) {
+            if (prev.cases[i].status == CONF_ST_PASS)
+                continue;
+            if (!add_case(&case_ids, &n_case, &cap_case, prev.cases[i].id)) {
+                fprintf(stderr, "plumb %s: error: out of memory\n", cmd);
+                goto out;
+            }
+        }
+        if (n_case == 0) {
+            printf("certify: %s has no failed case to rerun\ncertify: 0 passed, 0 failed, 0 skipped\n", rerun);
+            rc = cli_finish(cmd, CLI_EXIT_OK);
+            goto out;
+        }
+    }
+    if (n_case) {
+        if (ops_list || o.limit || shard_given) {
+            cli_usage_error(cmd, "--case and --rerun-failures run the cases named; they take no --ops, --limit or --shard");
+            goto out;
+        }
+        /* Every id must name a case of this suite and seed. */
+        known.suite = o.suite;
+        known.seed = o.seed;
+        for (uint32_t i = 0; i < n_case; i++) {
+            char suggest[512];
+            int k = conf_suite_ids_known(&known, case_ids[i], suggest, sizeof suggest, &d);
+            if (k < 0) {
+                cli_print_diag(cmd, &d);
+                goto out;
+            }
+            if (k == 0) {
+                cli_usage_error(cmd, "%s%s: '%s' is no case of the %s suite (seed %llu)%s%s",
+                                i < n_given ? "--case" : rerun, i < n_given ? "" : " (a report of another plumb?)",
+                                case_ids[i],
+                                o.suite == CONF_SUITE_FULL ? "full" : "quick", (unsigned long long)o.seed,
+                                suggest[0] ? "; nearest: " : "", suggest);
+                goto out;
+            }
+        }
+        o.case_ids = case_ids;
+        o.n_case_ids = n_case;
+        /* A case runs alone, with its reproducer saved. */
+        o.cache_suite = false;
     }
     if (ops_list && !parse_ops(cmd, ops_list, &o, o.suite))
-        return CLI_EXIT_USAGE;
-    if (!shard_given) {
-        int rc = cli_shard_from_env(cmd, &o.shard_index, &o.shard_count);
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
-    char text_path[1024], json_path[1024], junit_path[1024], repro_path[1024];
-    if (out_dir) {
-        if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "plumb certify: error: cannot create %s: %s\n", out_dir, strerror(errno));
-            return CLI_EXIT_USAGE;
+        goto out;
+    if (!shard_given && !n_case) {
+        int src = cli_shard_from_env(cmd, &o.shard_index, &o.shard_count);
+        if (src != CLI_EXIT_OK) {
+            rc = src;
+            goto out;
         }
-        snprintf(text_path, sizeof text_path, "%s/report.txt", out_dir);
-        snprintf(json_path, sizeof json_path, "%s/report.json", out_dir);
-        snprintf(junit_path, sizeof junit_path, "%s/report.xml", out_dir);
-        snprintf(repro_path, sizeof repro_path, "%s/repro", out_dir);
-        if (!text)
-            text = text_path;
-        if (!json)
-            json = json_path;
-        if (!junit)
-            junit = junit_path;
-        if (!repro)
-            repro = repro_path;
     }
-    o.repro_dir = repro ? repro : "certify-repro";
+    if (baseline && !conf_baseline_load(baseline, o.suite, o.seed, &bl, &d)) {
+        cli_print_diag(cmd, &d);
+        goto out;
+    }
+    if (!resolve_out(cmd, out_dir, &p))
+        goto out;
+    o.repro_dir = p.repro ? p.repro : "certify-repro";
     o.options = bopts;
     o.n_options = n_bopts;
     o.progress = !quiet && isatty(2);
 
     conf_run run;
-    plumb_diag d;
-    plumb_diag_clear(&d);
     if (!conf_run_certify(&o, &run, &d)) {
         cli_print_diag(cmd, &d);
         conf_run_free(&run);
         bool usage = d.code == PLUMB_ERR_USAGE || d.code == PLUMB_ERR_IO;
         fprintf(stdout, "certify: 0 passed, 1 failed, 0 skipped\n");
-        return cli_finish(cmd, usage ? CLI_EXIT_USAGE : CLI_EXIT_INVALID);
+        rc = cli_finish(cmd, usage ? CLI_EXIT_USAGE : CLI_EXIT_INVALID);
+        goto out;
     }
-    int rc = run.ok ? CLI_EXIT_OK : CLI_EXIT_INVALID;
-    plumb_buf tb, jb, xb;
-    plumb_buf_init(&tb);
-    plumb_buf_init(&jb);
-    plumb_buf_init(&xb);
-    conf_report_text(&tb, &run);
-    if (tb.failed) {
-        fprintf(stderr, "plumb certify: error: out of memory writing the report\n");
-        rc = CLI_EXIT_USAGE;
+    if (baseline && !conf_baseline_apply(&run, &bl)) {
+        fprintf(stderr, "plumb %s: error: out of memory applying the baseline\n", cmd);
+        conf_run_free(&run);
+        goto out;
     }
-    if (text && !write_report(cmd, text, &tb))
-        rc = CLI_EXIT_USAGE;
-    if (json) {
-        conf_report_json(&jb, &run);
-        if (!write_report(cmd, json, &jb))
-            rc = CLI_EXIT_USAGE;
-    }
-    if (junit) {
-        conf_report_junit(&xb, &run);
-        if (!write_report(cmd, junit, &xb))
-            rc = CLI_EXIT_USAGE;
-    }
-    if (!quiet) {
-        fputs(tb.data ? tb.data : "", stdout);
-    } else {
-        for (uint32_t i = 0; i < run.n_cases; i++)
-            if (run.cases[i].status != CONF_ST_PASS)
-                printf("%s [%s] %s\n", run.cases[i].id, conf_status_name(run.cases[i].status), run.cases[i].reason);
-        plumb_buf last;
-        plumb_buf_init(&last);
-        conf_report_last_line(&last, &run);
-        printf("%s\n", last.data ? last.data : "");
-        plumb_buf_free(&last);
-    }
-    plumb_buf_free(&tb);
-    plumb_buf_free(&jb);
-    plumb_buf_free(&xb);
+    rc = cli_finish(cmd, emit_reports(cmd, &run, &p, quiet));
     conf_run_free(&run);
-    return cli_finish(cmd, rc);
+out:
+    if (have_prev)
+        conf_run_free(&prev);
+    conf_baseline_free(&bl);
+    conf_suite_ids_free(&known);
+    plumb_free(case_ids, (size_t)cap_case * sizeof *case_ids);
+    return rc;
 }

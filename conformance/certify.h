@@ -69,7 +69,6 @@ typedef struct conf_backend {
     char version[64];          /* the table's version string */
     conf_caps caps;
     plumb_backend *inst;       /* an instance, or NULL (see conf_backend_instance) */
-    uint64_t max_bytes;        /* largest output accepted from the backend; 0 = plumb_max_bytes(0) */
 } conf_backend;
 
 /* Opens "ref", "runtime" or a path to a shared library (anything with a '/'
@@ -108,88 +107,6 @@ bool conf_backend_reset_stats(conf_backend *b, plumb_diag *d);
 /* The check options for cases of dtype t under the declared capabilities. */
 void conf_caps_check_opts(const conf_caps *c, plumb_dtype t, conf_check_opts *o);
 
-/* ---- isolation: a plugin never runs in the process that gives the verdict ----
- * (docs/abi.md, "Isolation"). conf_backend_open probes a plugin's table and
- * capabilities in a child process; the runner's workers and
- * conf_backend_run_isolated call it in children too; the parent only reads
- * what a child sent back, and a child that dies, exits or hangs is reported
- * with the plugin call it was in. */
-
-/* Longest strings read from a backend, NUL included: an unterminated or
- * longer string is rejected, never read past these bounds. */
-#define CONF_BK_DTYPE_MAX 16       /* a buffer's dtype ("bf16", "ui64", ...) */
-#define CONF_BK_NAME_MAX 128       /* op names in capabilities */
-#define CONF_BK_MESSAGE_MAX 1000   /* an error's message */
-
-/* A page shared between a parent and one child: the child notes the plugin
- * call in progress in it, so the parent can name the call a child died in. */
-typedef struct conf_guard {
-    char call[64];
-} conf_guard;
-
-conf_guard *conf_guard_new(void);          /* NULL when no page could be mapped */
-void conf_guard_free(conf_guard *g);       /* NULL-able */
-/* First thing in every child that calls a plugin: default signal handling
- * (a crash must kill the child, not reach a handler the parent installed),
- * standard output into an unlinked scratch file (a plugin call that prints
- * to it fails, naming the call, and the parent's stdout stays the
- * report's), and calls noted in g (NULL-able). */
-void conf_guard_child(conf_guard *g);
-/* Describes how a child ended from its wait status and g: e.g. "exited with
- * status 0 in capabilities", "died of signal 11 (Segmentation fault) in
- * execute". */
-void conf_guard_describe(const conf_guard *g, int status, char *buf, size_t cap);
-/* Notes in this child's guard that a plugin call starts (NULL: it
- * returned), for callers of a plugin's table outside plugin.c. A no-op in
- * a process without a guard. */
-void conf_guard_note(const char *call);
-/* Runs fn(arg) in a child process under a guard (conf_guard_child) and
- * copies the answer the child writes into answer (exactly size bytes, by
- * calling conf_guard_answer); false with why set ("exited with status 0 in
- * create") when the child ended without answering. */
-bool conf_guard_run(void (*fn)(void *arg), void *arg, void *answer, size_t size, char *why, size_t why_cap);
-/* In fn: sends the answer and ends the child. */
-void conf_guard_answer(const void *answer, size_t size) __attribute__((noreturn));
-
-/* True when spec names a shared library rather than a built-in backend. */
-bool conf_backend_is_path(const char *spec);
-
-/* conf_backend_open with a limit on how long the plugin's probe may take
- * (conf_backend_open allows 60 s). */
-bool conf_backend_open_timeout(const char *spec, const plumb_backend_option *options, size_t n_options,
-                               double timeout_s, conf_backend *b, plumb_diag *d);
-
-/* Runs program's function entry (NULL = "main") on the backend spec in a
- * child process and copies the results back (*outs has *n_outs tensors;
- * free with conf_tensors_free). Each result must have the type the program
- * declares and at most max_bytes (0 = plumb_max_bytes(0)) bytes, checked
- * before anything is allocated for it. A child that dies, exits or runs
- * past timeout_s (0 = no limit) fails with the call it was in. */
-bool conf_backend_run_isolated(const char *spec, const plumb_backend_option *options, size_t n_options,
-                               const char *program, const char *entry, plumb_tensor *const *inputs,
-                               uint32_t n_inputs, double timeout_s, uint64_t max_bytes, plumb_tensor ***outs,
-                               uint32_t *n_outs, plumb_diag *d);
-
-/* ---- failure detail (conformance/describe.c) ------------------------------- */
-
-/* "0x3f800000 (1)" for floats, the decimal value for integers. */
-void conf_describe_value(plumb_dtype t, const void *data, uint64_t i, char *buf, size_t cap);
-/* The multi-dimensional index of flat element i of a tensor shaped like t:
- * "[3,1]" ("[]" for a scalar). */
-void conf_describe_index(const plumb_tensor *t, uint64_t i, char *buf, size_t cap);
-/* For an elementwise op: the inputs that produced flat element i of out,
- * as "%arg0=0x3f000000 (0.5), %arg1=..." (names NULL = %argK); an input
- * shaped like out gives its element i, a scalar its only element. Writes ""
- * and returns false when some input has another shape (its element cannot
- * be read off the index). */
-bool conf_describe_inputs(plumb_tensor *const *inputs, uint32_t n_inputs, const char *const *names,
-                          const plumb_tensor *out, uint64_t i, char *buf, size_t cap);
-/* Rewrites a checker reason "output K element N: ..." for case c into
- * "output K element N at [i,j]: ...; inputs %arg0=..., ..." (inputs only
- * when c's op is elementwise); other reasons are left as they are. */
-void conf_describe_reason(const conf_case *c, plumb_tensor *const *got, uint32_t n_got, uint32_t out,
-                          uint64_t index, char *reason, size_t cap);
-
 /* ---- the runner ------------------------------------------------------------ */
 
 typedef enum conf_status {
@@ -211,6 +128,10 @@ typedef struct conf_case_result {
     double seconds;            /* wall time of the case, seconds */
     char reason[512];
     char repro[256];           /* reproducer directory, or "" */
+    /* --retry and --baseline (conformance/baseline.c): */
+    uint32_t attempts;         /* runs of the case (1 + retries) */
+    bool flaky;                /* crashed or timed out, then passed on a retry */
+    bool excused;              /* failed, and listed in the baseline */
 } conf_case_result;
 
 typedef struct conf_op_summary {
@@ -254,6 +175,11 @@ typedef struct conf_run_options {
     bool cache_suite;              /* run the cache-stability scenarios */
     const plumb_backend_option *options;
     size_t n_options;
+    /* --case / --rerun-failures: only these case ids run (NULL = all);
+     * every id must name a case of the suite (conf_suite_ids_known). */
+    const char *const *case_ids;
+    uint32_t n_case_ids;
+    uint32_t retry;                /* reruns of a crashed or timed-out case */
 } conf_run_options;
 
 void conf_run_options_init(conf_run_options *o);
@@ -271,6 +197,14 @@ typedef struct conf_run {
     uint64_t digest[2];            /* XXH3-128 over the verdicts */
     double seconds;                /* wall time of the run */
     bool ok;                       /* every claimed case passed, manifest met */
+    /* Scope, retries and the baseline (conformance/baseline.c): */
+    int64_t started;               /* wall-clock start, seconds since the epoch */
+    uint32_t n_flaky;              /* cases that passed only on a retry */
+    const struct conf_baseline *baseline; /* NULL = none */
+    uint32_t n_excused;            /* failures the baseline lists */
+    char (*fixed)[128];            /* baseline entries that ran and passed */
+    uint32_t n_fixed;
+    plumb_arena *arena;            /* strings of a report read back (conf_report_load) */
 } conf_run;
 
 /* Runs a certification. Returns false (d set) only when it could not run at
@@ -285,5 +219,85 @@ void conf_report_json(plumb_buf *b, const conf_run *run);
 void conf_report_junit(plumb_buf *b, const conf_run *run);
 /* "certify: N passed, N failed, N skipped" (no newline). */
 void conf_report_last_line(plumb_buf *b, const conf_run *run);
+
+/* ---- scope, digest, baselines, retries, reports read back, merge
+ * (conformance/baseline.c, conformance/merge.c) -------------------------- */
+
+/* True when the run covered the whole suite: no --ops, --limit, --shard or
+ * --case. Only such a run can be a certificate. */
+bool conf_run_complete(const conf_run *run);
+/* What a partial run covered, e.g. "ops: add,negate; limit 2; shard 1/4"
+ * ("" for a complete run). */
+void conf_run_scope_text(plumb_buf *b, const conf_run *run);
+/* Certified: complete, and run->ok. */
+bool conf_run_certified(const conf_run *run);
+/* The capabilities in canonical text (claims per op, shapes, subnormals,
+ * NaN payloads, determinism, accumulators): what the digest covers and what
+ * merge compares across shards. */
+void conf_caps_text(plumb_buf *b, const conf_caps *c);
+/* Sorts run->cases by (op, id) and sets run->digest: XXH3-128 over the
+ * backend's name and version, suite, seed, scope without the shard,
+ * capabilities, then every case's id, status and budget in that order and
+ * the cache scenarios. The shard is left out so that the shards of a run,
+ * merged, have the digest of the unsharded run. */
+void conf_run_digest(conf_run *run);
+/* Sets run->ok from the counts, manifests, cache scenarios and the
+ * baseline (excused failures and flaky cases do not fail). */
+void conf_run_judge(conf_run *run);
+/* Reruns every crashed or timed-out case up to run->opts.retry times; one
+ * that then passes becomes a pass marked flaky. */
+bool conf_run_retry(conf_run *run, plumb_diag *d);
+
+/* The op a case id names ("add/f32/one/special/0" -> stablehlo.add). */
+bool conf_case_id_op(const char *id, plumb_opcode *op);
+
+/* Every case id of a suite and seed, generated per op on first use. */
+typedef struct conf_suite_ids {
+    conf_suite suite;
+    uint64_t seed;
+    bool have[PLUMB_OP_COUNT];
+    char (*ids[PLUMB_OP_COUNT])[128];  /* sorted */
+    uint32_t n[PLUMB_OP_COUNT];
+} conf_suite_ids;
+
+void conf_suite_ids_init(conf_suite_ids *s, conf_suite suite, uint64_t seed);
+void conf_suite_ids_free(conf_suite_ids *s);
+/* 1: id is a case of the suite; 0: it is not, and suggest holds up to
+ * three nearest ids ("" when none is near); -1: cases could not be
+ * generated (d set). */
+int conf_suite_ids_known(conf_suite_ids *s, const char *id, char *suggest, size_t cap, plumb_diag *d);
+
+/* A baseline: known failures, one case id a line, '#' comments. Optional
+ * header comments "# suite: quick|full" and "# seed: N" must match the run. */
+typedef struct conf_baseline {
+    char path[512];
+    char (*ids)[128];                  /* sorted */
+    uint32_t n, cap;
+} conf_baseline;
+
+/* Loads and checks a baseline against the suite and seed: a missing,
+ * empty or truncated file (no final newline), a malformed or duplicate
+ * line, another suite or seed, or an id that names no case is an error
+ * naming the file (and line). */
+bool conf_baseline_load(const char *path, conf_suite suite, uint64_t seed, conf_baseline *b, plumb_diag *d);
+void conf_baseline_free(conf_baseline *b);
+bool conf_baseline_has(const conf_baseline *b, const char *id);
+/* Marks failures the baseline lists as excused, lists entries that ran and
+ * passed in run->fixed, and judges the run again. */
+bool conf_baseline_apply(conf_run *run, const conf_baseline *b);
+
+/* Reads a JSON report written by conf_report_json back into run (no
+ * backend is loaded: run->backend has the name, version, location and
+ * capabilities). Checks the format, the counts against the case records
+ * and the stored digest against the records; errors name the file. */
+bool conf_report_load(const char *path, conf_run *run, plumb_diag *d);
+/* Combines the reports of every shard of one run into run, as if it had
+ * run unsharded. Fails (d names the file) when a shard is missing or given
+ * twice, or when reports disagree on backend, capabilities, suite, seed or
+ * scope. */
+bool conf_report_merge(const char *const *paths, uint32_t n, conf_run *run, plumb_diag *d);
+/* The verdict line: "CERTIFIED: ...", "CERTIFIED WITH BASELINE (...)",
+ * "NOT CERTIFIED" or "PARTIAL (scope) - not a certificate: ..." (no newline). */
+void conf_report_verdict(plumb_buf *b, const conf_run *run);
 
 #endif

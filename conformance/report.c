@@ -2,6 +2,8 @@
  * for CI dashboards. All three carry the same certificate and verdicts. */
 #include <math.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "certify.h"
 
@@ -45,6 +47,32 @@ void conf_report_last_line(plumb_buf *b, const conf_run *run)
                      (unsigned long long)run->failed, (unsigned long long)run->skipped);
 }
 
+void conf_report_verdict(plumb_buf *b, const conf_run *run)
+{
+    if (!conf_run_complete(run)) {
+        /* Whatever ran, a partial run vouches for nothing beyond itself. */
+        plumb_buf_puts(b, "PARTIAL (");
+        conf_run_scope_text(b, run);
+        plumb_buf_puts(b, ") — not a certificate: ");
+        if (!run->ok)
+            plumb_buf_puts(b, "FAILED");
+        else if (run->n_excused)
+            plumb_buf_printf(b, "passed with %u known failure%s excused by %s", run->n_excused,
+                             run->n_excused == 1 ? "" : "s", run->baseline ? run->baseline->path : "the baseline");
+        else
+            plumb_buf_puts(b, "every case run passed");
+    } else if (!run->ok) {
+        plumb_buf_puts(b, "NOT CERTIFIED");
+    } else if (run->n_excused) {
+        plumb_buf_printf(b, "CERTIFIED WITH BASELINE (%u known failure%s excused by %s)", run->n_excused,
+                         run->n_excused == 1 ? "" : "s", run->baseline ? run->baseline->path : "the baseline");
+    } else {
+        plumb_buf_puts(b, "CERTIFIED: every claimed op passed");
+    }
+    if (run->ok && run->n_flaky)
+        plumb_buf_printf(b, "; %u flaky case%s (passed on retry)", run->n_flaky, run->n_flaky == 1 ? "" : "s");
+}
+
 void conf_report_text(plumb_buf *b, const conf_run *run)
 {
     const conf_backend *bk = &run->backend;
@@ -53,9 +81,18 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     plumb_buf_printf(b, "plumb certify %s\n\n", PLUMB_VERSION_STRING);
     plumb_buf_puts(b, "certificate\n");
     plumb_buf_printf(b, "  backend       %s %s (%s)\n", bk->name, bk->version, bk->where);
-    plumb_buf_printf(b, "  verdict       %s\n", run->ok ? "CERTIFIED: every claimed op passed" : "NOT CERTIFIED");
-    plumb_buf_printf(b, "  suite         %s, seed %llu, shard %u/%u\n", suite_name(o->suite),
+    plumb_buf_puts(b, "  verdict       ");
+    conf_report_verdict(b, run);
+    plumb_buf_printf(b, "\n  suite         %s, seed %llu, shard %u/%u\n", suite_name(o->suite),
                      (unsigned long long)o->seed, o->shard_index, o->shard_count);
+    plumb_buf_puts(b, "  scope         ");
+    if (conf_run_complete(run))
+        plumb_buf_puts(b, "the whole suite\n");
+    else {
+        plumb_buf_puts(b, "PARTIAL: ");
+        conf_run_scope_text(b, run);
+        plumb_buf_puts(b, "\n");
+    }
     plumb_buf_printf(b, "  claims        %u ops; polymorphic shapes %s; subnormals ", c->n_claimed_ops,
                      poly_name(c->poly));
     if (c->flush_subnormals) {
@@ -106,9 +143,27 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
         if (!any)
             plumb_buf_puts(b, "\nfailures\n");
         any = true;
-        plumb_buf_printf(b, "  %s  [%s] %s\n", r->id, conf_status_name(r->status), r->reason);
+        plumb_buf_printf(b, "  %s  [%s]%s %s\n", r->id, conf_status_name(r->status),
+                         r->excused ? " (known failure, in the baseline)" : "", r->reason);
         if (r->repro[0])
             plumb_buf_printf(b, "      reproducer: %s\n", r->repro);
+        if (r->attempts > 1)
+            plumb_buf_printf(b, "      attempts: %u\n", r->attempts);
+    }
+    if (run->n_flaky) {
+        plumb_buf_puts(b, "\nflaky (crashed or timed out, then passed on a retry; not failing)\n");
+        for (uint32_t i = 0; i < run->n_cases; i++) {
+            const conf_case_result *r = &run->cases[i];
+            if (r->flaky)
+                plumb_buf_printf(b, "  %s  passed on attempt %u; first: %s\n", r->id, r->attempts, r->reason);
+        }
+    }
+    if (run->baseline) {
+        plumb_buf_printf(b, "\nbaseline %s: %u entr%s, %u known failure%s excused\n", run->baseline->path,
+                         run->baseline->n, run->baseline->n == 1 ? "y" : "ies", run->n_excused,
+                         run->n_excused == 1 ? "" : "s");
+        for (uint32_t i = 0; i < run->n_fixed; i++)
+            plumb_buf_printf(b, "  %s  fixed — remove it from the baseline\n", run->fixed[i]);
     }
     if (run->n_cache) {
         plumb_buf_puts(b, "\ncache stability (compiles counted through the backend's stats)\n");
@@ -161,12 +216,18 @@ static void json_types(plumb_buf *b, uint32_t mask)
     plumb_buf_puts(b, "]");
 }
 
+/* Format 2 adds the scope, the verdict and every case's record (what
+ * `plumb certify merge` and --rerun-failures read back, docs/certify.md). */
+#define REPORT_FORMAT "plumb-certify-report"
+#define REPORT_FORMAT_VERSION 2
+
 void conf_report_json(plumb_buf *b, const conf_run *run)
 {
     const conf_backend *bk = &run->backend;
     const conf_caps *c = &bk->caps;
     const conf_run_options *o = &run->opts;
-    plumb_buf_puts(b, "{\n  \"plumb_version\": ");
+    plumb_buf_printf(b, "{\n  \"format\": \"%s\", \"format_version\": %d,\n  \"plumb_version\": ", REPORT_FORMAT,
+                     REPORT_FORMAT_VERSION);
     json_str(b, PLUMB_VERSION_STRING);
     plumb_buf_puts(b, ",\n  \"certificate\": {\n    \"backend\": ");
     json_str(b, bk->name);
@@ -174,12 +235,55 @@ void conf_report_json(plumb_buf *b, const conf_run *run)
     json_str(b, bk->version);
     plumb_buf_puts(b, ", \"location\": ");
     json_str(b, bk->where);
-    plumb_buf_printf(b, ",\n    \"certified\": %s, \"suite\": \"%s\", \"seed\": %llu, \"shard_index\": %u, \"shard_count\": %u,\n",
-                     run->ok ? "true" : "false", suite_name(o->suite), (unsigned long long)o->seed, o->shard_index,
-                     o->shard_count);
-    plumb_buf_printf(b, "    \"digest\": \"xxh3-128:%016llx%016llx\", \"seconds\": ", (unsigned long long)run->digest[0],
-                     (unsigned long long)run->digest[1]);
+    plumb_buf_printf(b, ",\n    \"certified\": %s, \"gate_ok\": %s, \"verdict\": ", conf_run_certified(run) ? "true" : "false",
+                     run->ok ? "true" : "false");
+    plumb_buf v;
+    plumb_buf_init(&v);
+    conf_report_verdict(&v, run);
+    json_str(b, v.data ? v.data : "");
+    plumb_buf_free(&v);
+    plumb_buf_printf(b, ",\n    \"suite\": \"%s\", \"seed\": %llu, \"shard_index\": %u, \"shard_count\": %u,\n",
+                     suite_name(o->suite), (unsigned long long)o->seed, o->shard_index, o->shard_count);
+    plumb_buf_puts(b, "    \"scope\": {\"ops\": ");
+    if (o->ops_filter) {
+        plumb_buf_puts(b, "[");
+        bool first = true;
+        for (int i = 0; i < PLUMB_OP_COUNT; i++) {
+            if (!o->ops_given[i])
+                continue;
+            plumb_buf_puts(b, first ? "" : ", ");
+            json_str(b, plumb_op_name((plumb_opcode)i));
+            first = false;
+        }
+        plumb_buf_puts(b, "]");
+    } else {
+        plumb_buf_puts(b, "\"all\"");
+    }
+    if (o->limit)
+        plumb_buf_printf(b, ", \"limit\": %u", o->limit);
+    else
+        plumb_buf_puts(b, ", \"limit\": null");
+    if (o->shard_count > 1)
+        plumb_buf_printf(b, ", \"shard\": {\"index\": %u, \"count\": %u}", o->shard_index, o->shard_count);
+    else
+        plumb_buf_puts(b, ", \"shard\": null");
+    plumb_buf_puts(b, ", \"cases\": ");
+    if (o->case_ids) {
+        plumb_buf_puts(b, "[");
+        for (uint32_t i = 0; i < o->n_case_ids; i++) {
+            plumb_buf_puts(b, i ? ", " : "");
+            json_str(b, o->case_ids[i]);
+        }
+        plumb_buf_puts(b, "]");
+    } else {
+        plumb_buf_puts(b, "null");
+    }
+    plumb_buf_printf(b, ", \"cache_suite\": %s, \"complete\": %s},\n", o->cache_suite ? "true" : "false",
+                     conf_run_complete(run) ? "true" : "false");
+    plumb_buf_printf(b, "    \"digest\": \"xxh3-128:%016llx%016llx\", \"started\": %lld, \"seconds\": ",
+                     (unsigned long long)run->digest[0], (unsigned long long)run->digest[1], (long long)run->started);
     json_num(b, run->seconds);
+    plumb_buf_printf(b, ", \"retry\": %u", o->retry);
     plumb_buf_printf(b, ",\n    \"capabilities\": {\"polymorphic_shapes\": \"%s\", \"flush_subnormals\": ",
                      poly_name(c->poly));
     json_types(b, c->flush_subnormals);
@@ -220,19 +324,33 @@ void conf_report_json(plumb_buf *b, const conf_run *run)
         json_str(b, s->note);
         plumb_buf_puts(b, "}");
     }
+    /* One record per case run: [id, status, budget_used, seconds, attempts];
+     * status "flaky" is a pass on a retry. */
+    plumb_buf_puts(b, "\n  ],\n  \"case_fields\": [\"id\", \"status\", \"budget_used\", \"seconds\", \"attempts\"],\n  \"cases\": [");
+    for (uint32_t i = 0; i < run->n_cases; i++) {
+        const conf_case_result *r = &run->cases[i];
+        plumb_buf_puts(b, i ? ",\n    [" : "\n    [");
+        json_str(b, r->id);
+        plumb_buf_printf(b, ", \"%s\", ", r->flaky ? "flaky" : conf_status_name(r->status));
+        json_num(b, r->budget_used);
+        plumb_buf_puts(b, ", ");
+        json_num(b, r->seconds);
+        plumb_buf_printf(b, ", %u]", r->attempts ? r->attempts : 1);
+    }
     plumb_buf_puts(b, "\n  ],\n  \"failures\": [");
     first = true;
     for (uint32_t i = 0; i < run->n_cases; i++) {
         const conf_case_result *r = &run->cases[i];
-        if (r->status == CONF_ST_PASS)
+        if (r->status == CONF_ST_PASS && !r->flaky)
             continue;
         plumb_buf_printf(b, "%s\n    {\"id\": ", first ? "" : ",");
         first = false;
         json_str(b, r->id);
         plumb_buf_puts(b, ", \"op\": ");
         json_str(b, plumb_op_name(r->op));
-        plumb_buf_printf(b, ", \"dtype\": \"%s\", \"status\": \"%s\", \"budget_used\": ", plumb_dtype_name(r->dtype),
-                         conf_status_name(r->status));
+        plumb_buf_printf(b, ", \"dtype\": \"%s\", \"status\": \"%s\", \"excused\": %s, \"attempts\": %u, \"budget_used\": ",
+                         plumb_dtype_name(r->dtype), r->flaky ? "flaky" : conf_status_name(r->status),
+                         r->excused ? "true" : "false", r->attempts ? r->attempts : 1);
         json_num(b, r->budget_used);
         plumb_buf_puts(b, ", \"reason\": ");
         json_str(b, r->reason);
@@ -240,7 +358,20 @@ void conf_report_json(plumb_buf *b, const conf_run *run)
         json_str(b, r->repro);
         plumb_buf_puts(b, "}");
     }
-    plumb_buf_puts(b, "\n  ],\n  \"cache_stability\": [");
+    plumb_buf_puts(b, "\n  ],\n  \"baseline\": ");
+    if (run->baseline) {
+        plumb_buf_puts(b, "{\"file\": ");
+        json_str(b, run->baseline->path);
+        plumb_buf_printf(b, ", \"entries\": %u, \"excused\": %u, \"fixed\": [", run->baseline->n, run->n_excused);
+        for (uint32_t i = 0; i < run->n_fixed; i++) {
+            plumb_buf_puts(b, i ? ", " : "");
+            json_str(b, run->fixed[i]);
+        }
+        plumb_buf_puts(b, "]}");
+    } else {
+        plumb_buf_puts(b, "null");
+    }
+    plumb_buf_printf(b, ",\n  \"flaky\": %u,\n  \"cache_stability\": [", run->n_flaky);
     for (uint32_t i = 0; i < run->n_cache; i++) {
         const conf_cache_scenario *s = &run->cache[i];
         plumb_buf_printf(b, "%s\n    {\"scenario\": ", i ? "," : "");
@@ -258,93 +389,253 @@ void conf_report_json(plumb_buf *b, const conf_run *run)
 
 /* ---- JUnit XML -------------------------------------------------------------- */
 
-static void xml_str(plumb_buf *b, const char *s)
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *p)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (p[0] < 0x80)
+        return 1;
+    int n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : 0;
+    for (int k = 1; k < n; k++)
+        if ((p[k] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* Escapes s for XML text or (attr) an attribute value, where newlines and
+ * tabs must be character references to survive attribute normalization.
+ * Bytes XML cannot carry (control characters, invalid UTF-8) become '?'. */
+static void xml_esc(plumb_buf *b, const char *s, bool attr)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
         switch (*p) {
-        case '&': plumb_buf_puts(b, "&amp;"); break;
-        case '<': plumb_buf_puts(b, "&lt;"); break;
-        case '>': plumb_buf_puts(b, "&gt;"); break;
-        case '"': plumb_buf_puts(b, "&quot;"); break;
-        case '\'': plumb_buf_puts(b, "&apos;"); break;
-        default:
-            /* XML 1.0 allows no control characters but tab and newlines. */
-            if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-                plumb_buf_puts(b, "?");
-            else
-                plumb_buf_append(b, (const char *)p, 1);
+        case '&': plumb_buf_puts(b, "&amp;"); p++; continue;
+        case '<': plumb_buf_puts(b, "&lt;"); p++; continue;
+        case '>': plumb_buf_puts(b, "&gt;"); p++; continue;
+        case '"': plumb_buf_puts(b, "&quot;"); p++; continue;
+        case '\'': plumb_buf_puts(b, "&apos;"); p++; continue;
+        case '\n': plumb_buf_puts(b, attr ? "&#10;" : "\n"); p++; continue;
+        case '\t': plumb_buf_puts(b, attr ? "&#9;" : "\t"); p++; continue;
+        default: break;
+        }
+        int n = utf8_len(p);
+        if (*p < 0x20 || *p == 0x7f || n == 0) {
+            plumb_buf_puts(b, "?");
+            p++;
+        } else {
+            plumb_buf_append(b, (const char *)p, (size_t)n);
+            p += n;
         }
     }
 }
 
+static void xml_str(plumb_buf *b, const char *s) { xml_esc(b, s, true); }
+
+static void junit_property(plumb_buf *b, const char *name, const char *value)
+{
+    plumb_buf_printf(b, "      <property name=\"%s\" value=\"", name);
+    xml_str(b, value);
+    plumb_buf_puts(b, "\"/>\n");
+}
+
+/* The elements of one <testsuite>, counted while they are written so that
+ * its attributes say exactly what it holds. */
+typedef struct junit_counts {
+    uint32_t tests, failures, skipped;
+    double time;
+} junit_counts;
+
+static void junit_suite(plumb_buf *out, const char *name, const junit_counts *n, const char *stamp,
+                        const char *host, const plumb_buf *body)
+{
+    plumb_buf_puts(out, "  <testsuite name=\"");
+    xml_str(out, name);
+    plumb_buf_printf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"%.6f\" timestamp=\"%s\" hostname=\"",
+                     n->tests, n->failures, n->skipped, n->time, stamp);
+    xml_str(out, host);
+    plumb_buf_puts(out, "\">\n");
+    if (body->data)
+        plumb_buf_append(out, body->data, body->len);
+    plumb_buf_puts(out, "  </testsuite>\n");
+}
+
 void conf_report_junit(plumb_buf *b, const conf_run *run)
 {
-    uint64_t tests = run->passed + run->failed + run->skipped;
-    plumb_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    plumb_buf_printf(b, "<testsuites name=\"plumb certify ");
-    xml_str(b, run->backend.name);
-    plumb_buf_printf(b, "\" tests=\"%llu\" failures=\"%llu\" skipped=\"%llu\" time=\"%.3f\">\n",
-                     (unsigned long long)tests, (unsigned long long)run->failed, (unsigned long long)run->skipped,
-                     run->seconds);
+    const conf_run_options *o = &run->opts;
+    char stamp[32] = "1970-01-01T00:00:00";
+    time_t t0 = (time_t)run->started;
+    struct tm tmv;
+    if (gmtime_r(&t0, &tmv))
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tmv);
+    char host[256] = "localhost";
+    if (gethostname(host, sizeof host) != 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = 0;
+
+    plumb_buf suites;
+    plumb_buf_init(&suites);
+    junit_counts all = {0, 0, 0, 0};
+
+    /* The certificate: what was certified, as properties (no test cases). */
+    {
+        plumb_buf body, tmp;
+        plumb_buf_init(&body);
+        plumb_buf_init(&tmp);
+        plumb_buf_puts(&body, "    <properties>\n");
+        junit_property(&body, "backend", run->backend.name);
+        junit_property(&body, "backend_version", run->backend.version);
+        junit_property(&body, "backend_location", run->backend.where);
+        junit_property(&body, "suite", suite_name(o->suite));
+        plumb_buf_printf(&tmp, "%llu", (unsigned long long)o->seed);
+        junit_property(&body, "seed", tmp.data);
+        plumb_buf_free(&tmp);
+        plumb_buf_printf(&tmp, "%u/%u", o->shard_index, o->shard_count);
+        junit_property(&body, "shard", tmp.data);
+        plumb_buf_free(&tmp);
+        conf_run_scope_text(&tmp, run);
+        junit_property(&body, "scope", conf_run_complete(run) ? "the whole suite" : tmp.data ? tmp.data : "");
+        plumb_buf_free(&tmp);
+        junit_property(&body, "complete", conf_run_complete(run) ? "true" : "false");
+        junit_property(&body, "certified", conf_run_certified(run) ? "true" : "false");
+        conf_report_verdict(&tmp, run);
+        junit_property(&body, "verdict", tmp.data ? tmp.data : "");
+        plumb_buf_free(&tmp);
+        plumb_buf_printf(&tmp, "xxh3-128:%016llx%016llx", (unsigned long long)run->digest[0],
+                         (unsigned long long)run->digest[1]);
+        junit_property(&body, "digest", tmp.data);
+        plumb_buf_free(&tmp);
+        plumb_buf_printf(&tmp, "%llu passed, %llu failed, %llu skipped", (unsigned long long)run->passed,
+                         (unsigned long long)run->failed, (unsigned long long)run->skipped);
+        junit_property(&body, "cases", tmp.data);
+        plumb_buf_free(&tmp);
+        if (run->baseline)
+            junit_property(&body, "baseline", run->baseline->path);
+        plumb_buf_puts(&body, "    </properties>\n");
+        junit_counts n = {0, 0, 0, 0};
+        junit_suite(&suites, "certificate", &n, stamp, host, &body);
+        plumb_buf_free(&body);
+    }
+
     for (int i = 0; i < PLUMB_OP_COUNT; i++) {
         if (!run->op_in_run[i])
             continue;
         const conf_op_summary *s = &run->ops[i];
         const char *opn = plumb_op_name((plumb_opcode)i);
-        bool op_fail = s->claimed && !s->manifest_ok;
-        plumb_buf_printf(b, "  <testsuite name=\"%s\" tests=\"%u\" failures=\"%u\" skipped=\"%u\">\n", opn,
-                         s->cases + s->skipped + (op_fail ? 1 : 0), s->failed + (op_fail ? 1 : 0), s->skipped);
-        if (!s->claimed)
-            plumb_buf_printf(b, "    <testcase classname=\"%s\" name=\"unsupported\"><skipped message=\"not claimed by the backend (%u cases)\"/></testcase>\n",
-                             opn, s->skipped);
-        else if (s->skipped)
-            plumb_buf_printf(b, "    <testcase classname=\"%s\" name=\"unclaimed element types\"><skipped message=\"%u cases of element types the backend does not claim\"/></testcase>\n",
-                             opn, s->skipped);
-        if (op_fail) {
-            plumb_buf_printf(b, "    <testcase classname=\"%s\" name=\"manifest\"><failure message=\"", opn);
-            xml_str(b, s->note);
-            plumb_buf_puts(b, "\"/></testcase>\n");
+        junit_counts n = {0, 0, 0, 0};
+        plumb_buf body;
+        plumb_buf_init(&body);
+        if (!s->claimed || s->skipped) {
+            plumb_buf_printf(&body, "    <testcase classname=\"%s\" name=\"%s\" time=\"0\"><skipped message=\"", opn,
+                             s->claimed ? "unclaimed element types" : "unsupported");
+            if (s->claimed)
+                plumb_buf_printf(&body, "%u cases of element types the backend does not claim", s->skipped);
+            else
+                plumb_buf_printf(&body, "not claimed by the backend (%u cases)", s->skipped);
+            plumb_buf_puts(&body, "\"/></testcase>\n");
+            n.tests++;
+            n.skipped++;
+        }
+        if (s->claimed && !s->manifest_ok) {
+            plumb_buf_printf(&body, "    <testcase classname=\"%s\" name=\"manifest\" time=\"0\"><failure type=\"manifest\" message=\"", opn);
+            xml_str(&body, s->note);
+            plumb_buf_puts(&body, "\">");
+            xml_esc(&body, s->note, false);
+            plumb_buf_puts(&body, "</failure></testcase>\n");
+            n.tests++;
+            n.failures++;
         }
         for (uint32_t k = 0; k < run->n_cases; k++) {
             const conf_case_result *r = &run->cases[k];
             if (r->op != (plumb_opcode)i)
                 continue;
-            plumb_buf_printf(b, "    <testcase classname=\"%s\" name=\"", opn);
-            xml_str(b, r->id);
-            plumb_buf_printf(b, "\" time=\"%.6f\"", r->seconds);
-            if (r->status == CONF_ST_PASS) {
-                plumb_buf_puts(b, "/>\n");
+            n.tests++;
+            n.time += r->seconds;
+            plumb_buf_printf(&body, "    <testcase classname=\"%s\" name=\"", opn);
+            xml_str(&body, r->id);
+            plumb_buf_printf(&body, "\" time=\"%.6f\"", r->seconds);
+            bool fixed = r->status == CONF_ST_PASS && conf_baseline_has(run->baseline, r->id);
+            if (r->status == CONF_ST_PASS && !r->flaky && !fixed) {
+                plumb_buf_puts(&body, "/>\n");
                 continue;
             }
-            plumb_buf_printf(b, "><failure type=\"%s\" message=\"", conf_status_name(r->status));
-            xml_str(b, r->reason);
-            plumb_buf_puts(b, "\">");
-            if (r->repro[0]) {
-                plumb_buf_puts(b, "reproducer: ");
-                xml_str(b, r->repro);
+            if (r->status == CONF_ST_PASS) {
+                /* A pass worth a note: flaky, or a baseline entry now fixed. */
+                plumb_buf_puts(&body, "><system-out>");
+                if (r->flaky) {
+                    plumb_buf_printf(&body, "flaky: passed on attempt %u; first: ", r->attempts);
+                    xml_esc(&body, r->reason, false);
+                } else {
+                    plumb_buf_puts(&body, "fixed — remove it from the baseline");
+                }
+                plumb_buf_puts(&body, "</system-out></testcase>\n");
+                continue;
             }
-            plumb_buf_puts(b, "</failure></testcase>\n");
+            if (r->excused) {
+                /* Known failure: reported, not failing the gate. */
+                plumb_buf_puts(&body, "><skipped message=\"known failure (baseline): ");
+                xml_str(&body, r->reason);
+                plumb_buf_puts(&body, "\"/></testcase>\n");
+                n.skipped++;
+                continue;
+            }
+            plumb_buf_printf(&body, "><failure type=\"%s\" message=\"", conf_status_name(r->status));
+            xml_str(&body, r->reason);
+            plumb_buf_puts(&body, "\">");
+            plumb_buf_printf(&body, "%s: ", conf_status_name(r->status));
+            xml_esc(&body, r->reason, false);
+            if (r->repro[0]) {
+                plumb_buf_puts(&body, "\nreproducer: ");
+                xml_esc(&body, r->repro, false);
+            }
+            if (r->attempts > 1)
+                plumb_buf_printf(&body, "\nattempts: %u", r->attempts);
+            plumb_buf_printf(&body, "\nrerun: plumb certify --backend ");
+            xml_esc(&body, run->backend.where, false);
+            plumb_buf_printf(&body, " --suite %s --seed %llu --case ", suite_name(o->suite), (unsigned long long)o->seed);
+            xml_esc(&body, r->id, false);
+            plumb_buf_puts(&body, "</failure></testcase>\n");
+            n.failures++;
         }
-        plumb_buf_puts(b, "  </testsuite>\n");
+        junit_suite(&suites, opn, &n, stamp, host, &body);
+        plumb_buf_free(&body);
+        all.tests += n.tests;
+        all.failures += n.failures;
+        all.skipped += n.skipped;
+        all.time += n.time;
     }
     if (run->n_cache) {
-        uint32_t nf = 0;
-        for (uint32_t i = 0; i < run->n_cache; i++)
-            nf += !run->cache[i].pass;
-        plumb_buf_printf(b, "  <testsuite name=\"cache stability\" tests=\"%u\" failures=\"%u\">\n", run->n_cache, nf);
+        junit_counts n = {0, 0, 0, 0};
+        plumb_buf body;
+        plumb_buf_init(&body);
         for (uint32_t i = 0; i < run->n_cache; i++) {
             const conf_cache_scenario *s = &run->cache[i];
-            plumb_buf_puts(b, "    <testcase classname=\"cache\" name=\"");
-            xml_str(b, s->name);
+            n.tests++;
+            plumb_buf_puts(&body, "    <testcase classname=\"cache\" name=\"");
+            xml_str(&body, s->name);
             if (s->pass) {
-                plumb_buf_puts(b, "\"/>\n");
+                plumb_buf_puts(&body, "\" time=\"0\"/>\n");
             } else {
-                plumb_buf_puts(b, "\"><failure message=\"");
-                xml_str(b, s->reason);
-                plumb_buf_puts(b, "\"/></testcase>\n");
+                n.failures++;
+                plumb_buf_puts(&body, "\" time=\"0\"><failure type=\"cache\" message=\"");
+                xml_str(&body, s->reason);
+                plumb_buf_puts(&body, "\">");
+                xml_esc(&body, s->reason, false);
+                plumb_buf_puts(&body, "</failure></testcase>\n");
             }
         }
-        plumb_buf_puts(b, "  </testsuite>\n");
+        junit_suite(&suites, "cache stability", &n, stamp, host, &body);
+        plumb_buf_free(&body);
+        all.tests += n.tests;
+        all.failures += n.failures;
     }
+    plumb_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    plumb_buf_printf(b, "<testsuites name=\"plumb certify ");
+    xml_str(b, run->backend.name);
+    plumb_buf_printf(b, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"%.3f\" timestamp=\"%s\">\n",
+                     all.tests, all.failures, all.skipped, run->seconds, stamp);
+    if (suites.data)
+        plumb_buf_append(b, suites.data, suites.len);
     plumb_buf_puts(b, "</testsuites>\n");
+    if (suites.failed)
+        b->failed = true;
+    plumb_buf_free(&suites);
 }

@@ -16,9 +16,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
-
-#include <xxhash.h>
 
 #include "certify.h"
 
@@ -112,11 +111,8 @@ static void run_one(conf_backend *b, const conf_case *c, const char *check_progr
         } else {
             r->status = res.pass ? CONF_ST_PASS : CONF_ST_FAIL;
             r->budget_used = res.budget_used;
-            if (!res.pass) {
+            if (!res.pass)
                 copy_str(r->reason, sizeof r->reason, res.reason);
-                /* Where the element is and, for elementwise ops, what it was computed from. */
-                conf_describe_reason(c, outs, n_outs, res.worst_output, res.worst_index, r->reason, sizeof r->reason);
-            }
         }
     }
     conf_tensors_free(outs, n_outs);
@@ -143,7 +139,6 @@ typedef struct worker {
     batch bt;
     uint32_t done;           /* records received */
     double deadline;         /* monotonic seconds */
-    conf_guard *guard;       /* the plugin call the worker is in (shared page) */
     char partial[sizeof(wire_rec)];
     size_t have;
 } worker;
@@ -245,6 +240,7 @@ static void record(conf_run *run, op_state *st, plumb_opcode op, uint32_t case_i
     r.status = status;
     r.budget_used = budget;
     r.seconds = seconds;
+    r.attempts = 1;
     copy_str(r.reason, sizeof r.reason, reason ? reason : "");
     if (status != CONF_ST_PASS)
         save_repro(run, c, &r, n_saved);
@@ -275,6 +271,25 @@ static uint32_t shard_share(uint32_t total, uint32_t index, uint32_t count)
     return total / count + (index < total % count ? 1 : 0);
 }
 
+static bool case_selected(const conf_run_options *o, const char *id)
+{
+    for (uint32_t i = 0; i < o->n_case_ids; i++)
+        if (strcmp(o->case_ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+/* How many of the --case ids name cases of op. */
+static uint32_t cases_of_op(const conf_run_options *o, plumb_opcode op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < o->n_case_ids; i++) {
+        plumb_opcode c;
+        n += conf_case_id_op(o->case_ids[i], &c) && c == op;
+    }
+    return n;
+}
+
 /* Generates an op's cases and decides which of them this backend runs. */
 static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag *d)
 {
@@ -293,7 +308,7 @@ static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag 
         return true;
     }
     s->generated = st->cs.n;
-    if (s->generated < s->expected) {
+    if (!o->case_ids && s->generated < s->expected) {
         s->manifest_ok = false;
         snprintf(s->note, sizeof s->note, "manifest: %u cases expected in this shard, %u generated",
                  s->expected, s->generated);
@@ -304,10 +319,16 @@ static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag 
         return false;
     }
     /* Grouped by element type so a batch exercises one kernel family. */
+    uint32_t selected = 0;
     for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
         for (uint32_t i = 0; i < st->cs.n; i++) {
             if (st->cs.v[i].dtype != (plumb_dtype)t)
                 continue;
+            /* --case / --rerun-failures: the other cases are out of scope,
+             * not skipped. */
+            if (o->case_ids && !case_selected(o, st->cs.v[i].id))
+                continue;
+            selected++;
             if (!(s->claimed & PLUMB_TY_BIT(t))) {
                 s->skipped++;
                 run->skipped++;
@@ -320,7 +341,7 @@ static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag 
     }
     /* Every claimed case must get a verdict; --limit makes that impossible
      * on purpose, and the manifest says so. */
-    uint32_t claimed_cases = st->cs.n - s->skipped;
+    uint32_t claimed_cases = selected - s->skipped;
     if (st->n_order < claimed_cases) {
         s->manifest_ok = false;
         snprintf(s->note, sizeof s->note, "manifest: %u claimed cases, only %u run (--limit)", claimed_cases,
@@ -355,22 +376,30 @@ static void progress(conf_run *run, const char *op, uint64_t done, uint64_t tota
     fflush(stderr);
 }
 
-static void describe_exit(int status, const conf_guard *g, char *buf, size_t cap)
+static void describe_exit(int status, char *buf, size_t cap)
 {
-    /* "died of signal 11 (Segmentation fault) in execute": the call comes
-     * from the worker's guard page. */
-    char how[200];
-    conf_guard_describe(g, status, how, sizeof how);
-    snprintf(buf, cap, "worker %s while running this case", how);
+    if (WIFSIGNALED(status))
+        snprintf(buf, cap, "worker died of signal %d (%s) while running this case", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(buf, cap, "worker exited with status %d while running this case", WEXITSTATUS(status));
+    else
+        snprintf(buf, cap, "worker stopped while running this case");
 }
 
 /* A worker starts clean: handlers the parent installed (a test harness
  * catching SIGSEGV, say) must not turn a backend's crash into something
- * else, and the report on stdout is not the worker's to write into
- * (conf_guard_child; g notes the plugin call in progress). */
-static void worker_init(conf_guard *g)
+ * else, and the report on stdout is not the worker's to write into. */
+static void worker_init(void)
 {
-    conf_guard_child(g);
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGPIPE, SIGALRM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+    int dn = open("/dev/null", O_WRONLY);
+    if (dn >= 0) {
+        dup2(dn, 1);
+        close(dn);
+    }
 }
 
 /* The body of a worker process: positions [lo, hi) of the op's order. */
@@ -406,8 +435,6 @@ static bool spawn(conf_run *run, op_state *states, worker *w, batch bt)
     int p[2];
     if (pipe(p) != 0)
         return false;
-    conf_guard_free(w->guard);
-    w->guard = conf_guard_new();
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -418,7 +445,7 @@ static bool spawn(conf_run *run, op_state *states, worker *w, batch bt)
     }
     if (pid == 0) {
         close(p[0]);
-        worker_init(w->guard);
+        worker_init();
         batch_worker(run, &states[bt.op], bt, p[1]);
     }
     close(p[1]);
@@ -447,11 +474,9 @@ static void worker_lost(conf_run *run, op_state *states, worker *w, bool timed_o
     if (pos < w->bt.hi) {
         char why[256];
         if (timed_out)
-            snprintf(why, sizeof why, "timed out after %g s %s%.*s (the worker was killed)", run->opts.timeout_s,
-                     w->guard && w->guard->call[0] ? "in " : "between plugin calls",
-                     w->guard ? (int)sizeof w->guard->call : 0, w->guard ? w->guard->call : "");
+            snprintf(why, sizeof why, "timed out after %g s (the worker was killed)", run->opts.timeout_s);
         else
-            describe_exit(status, w->guard, why, sizeof why);
+            describe_exit(status, why, sizeof why);
         record(run, st, w->bt.op, st->order[pos], timed_out ? CONF_ST_TIMEOUT : CONF_ST_CRASH, CONF_BUDGET_MISMATCH,
                timed_out ? run->opts.timeout_s : 0, why, n_saved);
         if (pos + 1 < w->bt.hi) {
@@ -486,7 +511,8 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
         run->opts.timeout_s = 60;
     o = &run->opts;
     double t_start = conf_now();
-    if (!conf_backend_open_timeout(o->backend, o->options, o->n_options, o->timeout_s, &run->backend, d))
+    run->started = (int64_t)time(NULL);
+    if (!conf_backend_open(o->backend, o->options, o->n_options, &run->backend, d))
         return false;
     run->ok = true;
 
@@ -497,11 +523,17 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
         uint32_t m = conf_manifest_count(op, o->suite);
         if (m == 0 || !op_selected(o, op))
             continue;
+        if (o->case_ids) {
+            /* Only the ops of the given cases, each expecting those. */
+            m = cases_of_op(o, op);
+            if (m == 0)
+                continue;
+        }
         conf_op_summary *s = &run->ops[op];
         run->op_in_run[op] = true;
         s->op = op;
         s->claimed = run->backend.caps.claims[op];
-        s->expected = shard_share(m, o->shard_index, o->shard_count);
+        s->expected = o->case_ids ? m : shard_share(m, o->shard_index, o->shard_count);
         s->manifest_ok = true;
         if (!s->claimed) {
             /* Unsupported: counted, never run, never generated. */
@@ -663,7 +695,6 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
             waitpid(ws[k].pid, NULL, 0);
             close(ws[k].fd);
         }
-        conf_guard_free(ws[k].guard);
     }
     for (int i = 0; i < PLUMB_OP_COUNT; i++)
         release_op(&states[i]);
@@ -677,7 +708,7 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
         return false;
     }
 
-    if (o->cache_suite && !o->ops_filter && o->shard_index == 0) {
+    if (o->cache_suite && !o->ops_filter && !o->case_ids && o->shard_index == 0) {
         cache_scenarios(run);
         for (uint32_t i = 0; i < run->n_cache; i++) {
             if (run->cache[i].pass)
@@ -687,56 +718,15 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
         }
     }
 
+    /* Crashes and timeouts get their retries before anything is judged. */
+    if (o->retry && !conf_run_retry(run, d)) {
+        conf_backend_close(&run->backend);
+        return false;
+    }
     /* Verdicts in a fixed order (op table order, then case id) so the digest
-     * does not depend on which worker finished first. */
-    for (uint32_t i = 1; i < run->n_cases; i++) {
-        conf_case_result key = run->cases[i];
-        uint32_t j = i;
-        while (j > 0 && (run->cases[j - 1].op > key.op ||
-                         (run->cases[j - 1].op == key.op && strcmp(run->cases[j - 1].id, key.id) > 0))) {
-            run->cases[j] = run->cases[j - 1];
-            j--;
-        }
-        run->cases[j] = key;
-    }
-    XXH3_state_t *hs = XXH3_createState();
-    if (hs) {
-        XXH3_128bits_reset(hs);
-        char line[256];
-        /* The certificate's terms are part of what the digest vouches for. */
-        int hn = snprintf(line, sizeof line, "%s %s suite=%d seed=%llu shard=%u/%u\n", run->backend.name,
-                          run->backend.version, (int)o->suite, (unsigned long long)o->seed, o->shard_index,
-                          o->shard_count);
-        XXH3_128bits_update(hs, line, (size_t)hn);
-        XXH3_128bits_update(hs, &run->backend.caps, sizeof run->backend.caps);
-        for (uint32_t i = 0; i < run->n_cases; i++) {
-            const conf_case_result *r = &run->cases[i];
-            int n = snprintf(line, sizeof line, "%s %s %.17g\n", r->id, conf_status_name(r->status), r->budget_used);
-            XXH3_128bits_update(hs, line, (size_t)n);
-        }
-        for (uint32_t i = 0; i < run->n_cache; i++) {
-            int n = snprintf(line, sizeof line, "cache %s %s %llu\n", run->cache[i].name,
-                             run->cache[i].pass ? "pass" : "fail", (unsigned long long)run->cache[i].compiles);
-            XXH3_128bits_update(hs, line, (size_t)n);
-        }
-        XXH128_hash_t h = XXH3_128bits_digest(hs);
-        run->digest[0] = h.high64;
-        run->digest[1] = h.low64;
-        XXH3_freeState(hs);
-    }
-
-    for (int i = 0; i < PLUMB_OP_COUNT; i++) {
-        const conf_op_summary *s = &run->ops[i];
-        if (!run->op_in_run[i] || !s->claimed)
-            continue;
-        if (!s->manifest_ok || s->failed)
-            run->ok = false;
-    }
-    if (run->failed)
-        run->ok = false;
-    for (uint32_t i = 0; i < run->n_cache; i++)
-        if (!run->cache[i].pass)
-            run->ok = false;
+     * does not depend on which worker or shard ran them. */
+    conf_run_digest(run);
+    conf_run_judge(run);
     run->seconds = conf_now() - t_start;
     return true;
 }
@@ -746,6 +736,12 @@ void conf_run_free(conf_run *run)
     conf_backend_close(&run->backend);
     plumb_free(run->cases, (size_t)run->cap_cases * sizeof *run->cases);
     run->cases = NULL;
+    plumb_free(run->fixed, (size_t)run->n_fixed * sizeof *run->fixed);
+    run->fixed = NULL;
+    run->n_fixed = 0;
+    if (run->arena)
+        plumb_arena_free(run->arena);
+    run->arena = NULL;
     run->n_cases = run->cap_cases = 0;
 }
 
@@ -983,19 +979,17 @@ static void cache_scenarios(conf_run *run)
     int p[2];
     if (pipe(p) != 0)
         return;
-    conf_guard *guard = conf_guard_new();
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
         close(p[0]);
         close(p[1]);
-        conf_guard_free(guard);
         return;
     }
     if (pid == 0) {
         close(p[0]);
-        worker_init(guard);
+        worker_init();
         cache_worker(run, p[1]);
         _exit(0);
     }
@@ -1049,7 +1043,6 @@ static void cache_scenarios(conf_run *run)
         if (timed_out)
             snprintf(s->reason, sizeof s->reason, "timed out");
         else
-            describe_exit(status, guard, s->reason, sizeof s->reason);
+            describe_exit(status, s->reason, sizeof s->reason);
     }
-    conf_guard_free(guard);
 }
