@@ -466,6 +466,18 @@ static void generic_props(pr *q, const ir_op *op)
     case PLUMB_OP_SORT:
         plumb_buf_printf(q->b, " <{dimension = %lld : i64%s}>", (long long)a->dimension, a->is_stable ? ", is_stable = true" : "");
         break;
+    case PLUMB_OP_CONCATENATE:
+        plumb_buf_printf(q->b, " <{dimension = %lld : i64}>", (long long)a->dimension);
+        break;
+    case PLUMB_OP_CONSTANT:
+        if (a->value) {
+            puts_(q, " <{value = ");
+            plumb_dense_print(q->b, a->value, false);
+            puts_(q, " : ");
+            plumb_tensor_type_print(q->b, a->value);
+            puts_(q, "}>");
+        }
+        break;
     case PLUMB_OP_REDUCE:
         puts_(q, " <{dimensions = ");
         array_i64(q, a->dims);
@@ -525,6 +537,20 @@ static bool pretty_fits(const ir_op *op)
                (reduce_compact_ok(op) || op->regions[0].n_args == op->n_operands);
     case PLUMB_OP_SLICE:
         return a->start.n == a->limit.n && a->start.n == a->strides.n;
+    case PLUMB_OP_CONCATENATE:
+        return op->n_operands > 0;    /* `concatenate , dim = 0` would not parse */
+    case PLUMB_OP_CONSTANT: {
+        /* the pretty form's one type is both the literal's and the result's */
+        if (!a->value || op->n_results != 1)
+            return false;
+        const ir_type *rt = &op->results[0]->type;
+        if (rt->dtype != a->value->dtype || rt->rank != a->value->rank)
+            return false;
+        for (uint32_t i = 0; i < rt->rank; i++)
+            if (rt->dims[i] != a->value->dims[i] || rt->bounds[i] != PLUMB_NO_BOUND)
+                return false;
+        return true;
+    }
     default:
         return true;
     }

@@ -256,6 +256,26 @@ static void test_unprintable_pretty_prints_generic(void **state)
                      "  }) : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
                      "  return %0 : tensor<f32>\n}\n",
                      "\"stablehlo.reduce\"(%arg0, %arg1) <{dimensions = array<i64: 0>}> ({\n", NULL);
+    check_round_trip("func.func @main(%a: tensor<4xf32>, %b: tensor<f32>, %c: tensor<f32>) -> tensor<f32> {\n"
+                     "  %0 = \"stablehlo.reduce\"(%a, %b, %c) <{dimensions = array<i64: 0>}> ({\n"
+                     "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                     "    %s = stablehlo.add %x, %y : tensor<f32>\n"
+                     "    stablehlo.return %s : tensor<f32>\n"
+                     "  }) : (tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+                     "  return %0 : tensor<f32>\n}\n",
+                     "\"stablehlo.reduce\"(%arg0, %arg1, %arg2)", "got 3 operands");
+    /* a concatenate of nothing: the pretty form would start with ", dim" */
+    check_round_trip("func.func @main() -> tensor<0xf32> {\n"
+                     "  %0 = \"stablehlo.concatenate\"() {dimension = 0 : i64} : () -> tensor<0xf32>\n"
+                     "  return %0 : tensor<0xf32>\n}\n",
+                     "\"stablehlo.concatenate\"() <{dimension = 0 : i64}> : () -> tensor<0xf32>", NULL);
+    /* a constant whose literal type differs from its result type: the
+     * pretty form has one type for both and would make the program valid */
+    check_round_trip("func.func @main() -> tensor<2xf32> {\n"
+                     "  %0 = \"stablehlo.constant\"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<2xf32>\n"
+                     "  return %0 : tensor<2xf32>\n}\n",
+                     "\"stablehlo.constant\"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<2xf32>",
+                     "does not match the declared type");
     /* the valid forms keep their pretty spelling */
     check_round_trip("func.func @main(%a: tensor<4xf32>) -> tensor<2xf32> {\n"
                      "  %0 = \"stablehlo.slice\"(%a) <{start_indices = array<i64: 0>, limit_indices = array<i64: 4>, "
