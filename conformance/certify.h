@@ -69,6 +69,7 @@ typedef struct conf_backend {
     char version[64];          /* the table's version string */
     conf_caps caps;
     plumb_backend *inst;       /* an instance, or NULL (see conf_backend_instance) */
+    uint64_t max_bytes;        /* largest output accepted from the backend; 0 = plumb_max_bytes(0) */
 } conf_backend;
 
 /* Opens "ref", "runtime" or a path to a shared library (anything with a '/'
@@ -106,6 +107,88 @@ bool conf_backend_reset_stats(conf_backend *b, plumb_diag *d);
 
 /* The check options for cases of dtype t under the declared capabilities. */
 void conf_caps_check_opts(const conf_caps *c, plumb_dtype t, conf_check_opts *o);
+
+/* ---- isolation: a plugin never runs in the process that gives the verdict ----
+ * (docs/abi.md, "Isolation"). conf_backend_open probes a plugin's table and
+ * capabilities in a child process; the runner's workers and
+ * conf_backend_run_isolated call it in children too; the parent only reads
+ * what a child sent back, and a child that dies, exits or hangs is reported
+ * with the plugin call it was in. */
+
+/* Longest strings read from a backend, NUL included: an unterminated or
+ * longer string is rejected, never read past these bounds. */
+#define CONF_BK_DTYPE_MAX 16       /* a buffer's dtype ("bf16", "ui64", ...) */
+#define CONF_BK_NAME_MAX 128       /* op names in capabilities */
+#define CONF_BK_MESSAGE_MAX 1000   /* an error's message */
+
+/* A page shared between a parent and one child: the child notes the plugin
+ * call in progress in it, so the parent can name the call a child died in. */
+typedef struct conf_guard {
+    char call[64];
+} conf_guard;
+
+conf_guard *conf_guard_new(void);          /* NULL when no page could be mapped */
+void conf_guard_free(conf_guard *g);       /* NULL-able */
+/* First thing in every child that calls a plugin: default signal handling
+ * (a crash must kill the child, not reach a handler the parent installed),
+ * standard output into an unlinked scratch file (a plugin call that prints
+ * to it fails, naming the call, and the parent's stdout stays the
+ * report's), and calls noted in g (NULL-able). */
+void conf_guard_child(conf_guard *g);
+/* Describes how a child ended from its wait status and g: e.g. "exited with
+ * status 0 in capabilities", "died of signal 11 (Segmentation fault) in
+ * execute". */
+void conf_guard_describe(const conf_guard *g, int status, char *buf, size_t cap);
+/* Notes in this child's guard that a plugin call starts (NULL: it
+ * returned), for callers of a plugin's table outside plugin.c. A no-op in
+ * a process without a guard. */
+void conf_guard_note(const char *call);
+/* Runs fn(arg) in a child process under a guard (conf_guard_child) and
+ * copies the answer the child writes into answer (exactly size bytes, by
+ * calling conf_guard_answer); false with why set ("exited with status 0 in
+ * create") when the child ended without answering. */
+bool conf_guard_run(void (*fn)(void *arg), void *arg, void *answer, size_t size, char *why, size_t why_cap);
+/* In fn: sends the answer and ends the child. */
+void conf_guard_answer(const void *answer, size_t size) __attribute__((noreturn));
+
+/* True when spec names a shared library rather than a built-in backend. */
+bool conf_backend_is_path(const char *spec);
+
+/* conf_backend_open with a limit on how long the plugin's probe may take
+ * (conf_backend_open allows 60 s). */
+bool conf_backend_open_timeout(const char *spec, const plumb_backend_option *options, size_t n_options,
+                               double timeout_s, conf_backend *b, plumb_diag *d);
+
+/* Runs program's function entry (NULL = "main") on the backend spec in a
+ * child process and copies the results back (*outs has *n_outs tensors;
+ * free with conf_tensors_free). Each result must have the type the program
+ * declares and at most max_bytes (0 = plumb_max_bytes(0)) bytes, checked
+ * before anything is allocated for it. A child that dies, exits or runs
+ * past timeout_s (0 = no limit) fails with the call it was in. */
+bool conf_backend_run_isolated(const char *spec, const plumb_backend_option *options, size_t n_options,
+                               const char *program, const char *entry, plumb_tensor *const *inputs,
+                               uint32_t n_inputs, double timeout_s, uint64_t max_bytes, plumb_tensor ***outs,
+                               uint32_t *n_outs, plumb_diag *d);
+
+/* ---- failure detail (conformance/describe.c) ------------------------------- */
+
+/* "0x3f800000 (1)" for floats, the decimal value for integers. */
+void conf_describe_value(plumb_dtype t, const void *data, uint64_t i, char *buf, size_t cap);
+/* The multi-dimensional index of flat element i of a tensor shaped like t:
+ * "[3,1]" ("[]" for a scalar). */
+void conf_describe_index(const plumb_tensor *t, uint64_t i, char *buf, size_t cap);
+/* For an elementwise op: the inputs that produced flat element i of out,
+ * as "%arg0=0x3f000000 (0.5), %arg1=..." (names NULL = %argK); an input
+ * shaped like out gives its element i, a scalar its only element. Writes ""
+ * and returns false when some input has another shape (its element cannot
+ * be read off the index). */
+bool conf_describe_inputs(plumb_tensor *const *inputs, uint32_t n_inputs, const char *const *names,
+                          const plumb_tensor *out, uint64_t i, char *buf, size_t cap);
+/* Rewrites a checker reason "output K element N: ..." for case c into
+ * "output K element N at [i,j]: ...; inputs %arg0=..., ..." (inputs only
+ * when c's op is elementwise); other reasons are left as they are. */
+void conf_describe_reason(const conf_case *c, plumb_tensor *const *got, uint32_t n_got, uint32_t out,
+                          uint64_t index, char *reason, size_t cap);
 
 /* ---- the runner ------------------------------------------------------------ */
 

@@ -111,8 +111,11 @@ static void run_one(conf_backend *b, const conf_case *c, const char *check_progr
         } else {
             r->status = res.pass ? CONF_ST_PASS : CONF_ST_FAIL;
             r->budget_used = res.budget_used;
-            if (!res.pass)
+            if (!res.pass) {
                 copy_str(r->reason, sizeof r->reason, res.reason);
+                /* Where the element is and, for elementwise ops, what it was computed from. */
+                conf_describe_reason(c, outs, n_outs, res.worst_output, res.worst_index, r->reason, sizeof r->reason);
+            }
         }
     }
     conf_tensors_free(outs, n_outs);
@@ -139,6 +142,7 @@ typedef struct worker {
     batch bt;
     uint32_t done;           /* records received */
     double deadline;         /* monotonic seconds */
+    conf_guard *guard;       /* the plugin call the worker is in (shared page) */
     char partial[sizeof(wire_rec)];
     size_t have;
 } worker;
@@ -376,30 +380,22 @@ static void progress(conf_run *run, const char *op, uint64_t done, uint64_t tota
     fflush(stderr);
 }
 
-static void describe_exit(int status, char *buf, size_t cap)
+static void describe_exit(int status, const conf_guard *g, char *buf, size_t cap)
 {
-    if (WIFSIGNALED(status))
-        snprintf(buf, cap, "worker died of signal %d (%s) while running this case", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-    else if (WIFEXITED(status))
-        snprintf(buf, cap, "worker exited with status %d while running this case", WEXITSTATUS(status));
-    else
-        snprintf(buf, cap, "worker stopped while running this case");
+    /* "died of signal 11 (Segmentation fault) in execute": the call comes
+     * from the worker's guard page. */
+    char how[200];
+    conf_guard_describe(g, status, how, sizeof how);
+    snprintf(buf, cap, "worker %s while running this case", how);
 }
 
 /* A worker starts clean: handlers the parent installed (a test harness
  * catching SIGSEGV, say) must not turn a backend's crash into something
- * else, and the report on stdout is not the worker's to write into. */
-static void worker_init(void)
+ * else, and the report on stdout is not the worker's to write into
+ * (conf_guard_child; g notes the plugin call in progress). */
+static void worker_init(conf_guard *g)
 {
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGPIPE, SIGALRM};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        signal(sigs[i], SIG_DFL);
-    int dn = open("/dev/null", O_WRONLY);
-    if (dn >= 0) {
-        dup2(dn, 1);
-        close(dn);
-    }
+    conf_guard_child(g);
 }
 
 /* The body of a worker process: positions [lo, hi) of the op's order. */
@@ -435,6 +431,8 @@ static bool spawn(conf_run *run, op_state *states, worker *w, batch bt)
     int p[2];
     if (pipe(p) != 0)
         return false;
+    conf_guard_free(w->guard);
+    w->guard = conf_guard_new();
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -445,7 +443,7 @@ static bool spawn(conf_run *run, op_state *states, worker *w, batch bt)
     }
     if (pid == 0) {
         close(p[0]);
-        worker_init();
+        worker_init(w->guard);
         batch_worker(run, &states[bt.op], bt, p[1]);
     }
     close(p[1]);
@@ -474,9 +472,11 @@ static void worker_lost(conf_run *run, op_state *states, worker *w, bool timed_o
     if (pos < w->bt.hi) {
         char why[256];
         if (timed_out)
-            snprintf(why, sizeof why, "timed out after %g s (the worker was killed)", run->opts.timeout_s);
+            snprintf(why, sizeof why, "timed out after %g s %s%.*s (the worker was killed)", run->opts.timeout_s,
+                     w->guard && w->guard->call[0] ? "in " : "between plugin calls",
+                     w->guard ? (int)sizeof w->guard->call : 0, w->guard ? w->guard->call : "");
         else
-            describe_exit(status, why, sizeof why);
+            describe_exit(status, w->guard, why, sizeof why);
         record(run, st, w->bt.op, st->order[pos], timed_out ? CONF_ST_TIMEOUT : CONF_ST_CRASH, CONF_BUDGET_MISMATCH,
                timed_out ? run->opts.timeout_s : 0, why, n_saved);
         if (pos + 1 < w->bt.hi) {
@@ -512,7 +512,7 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
     o = &run->opts;
     double t_start = conf_now();
     run->started = (int64_t)time(NULL);
-    if (!conf_backend_open(o->backend, o->options, o->n_options, &run->backend, d))
+    if (!conf_backend_open_timeout(o->backend, o->options, o->n_options, o->timeout_s, &run->backend, d))
         return false;
     run->ok = true;
 
@@ -695,6 +695,7 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
             waitpid(ws[k].pid, NULL, 0);
             close(ws[k].fd);
         }
+        conf_guard_free(ws[k].guard);
     }
     for (int i = 0; i < PLUMB_OP_COUNT; i++)
         release_op(&states[i]);
@@ -979,17 +980,19 @@ static void cache_scenarios(conf_run *run)
     int p[2];
     if (pipe(p) != 0)
         return;
+    conf_guard *guard = conf_guard_new();
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
         close(p[0]);
         close(p[1]);
+        conf_guard_free(guard);
         return;
     }
     if (pid == 0) {
         close(p[0]);
-        worker_init();
+        worker_init(guard);
         cache_worker(run, p[1]);
         _exit(0);
     }
@@ -1043,6 +1046,7 @@ static void cache_scenarios(conf_run *run)
         if (timed_out)
             snprintf(s->reason, sizeof s->reason, "timed out");
         else
-            describe_exit(status, s->reason, sizeof s->reason);
+            describe_exit(status, guard, s->reason, sizeof s->reason);
     }
+    conf_guard_free(guard);
 }
