@@ -368,9 +368,13 @@ static bool write_json(const char *path, const bench_result *rs, unsigned n, con
                        const bench_gemm_ref *gr, const bench_config *cfg, double geomean, unsigned gm_count,
                        const double load[2], const targets *t)
 {
-    FILE *f = fopen(path, "w");
+    /* Built in memory, then written like every plumb output: atomically,
+     * never through a link at the name. */
+    char *mem = NULL;
+    size_t mem_len = 0;
+    FILE *f = open_memstream(&mem, &mem_len);
     if (!f) {
-        fprintf(stderr, "plumb-bench: cannot write %s\n", path);
+        fprintf(stderr, "plumb-bench: out of memory writing %s\n", path);
         return false;
     }
     fprintf(f, "{\n  \"plumb_version\": ");
@@ -478,8 +482,13 @@ static bool write_json(const char *path, const bench_result *rs, unsigned n, con
     fprintf(f, "}\n}\n");
     bool ok = !ferror(f);
     ok &= fclose(f) == 0;
+    plumb_diag d = {.code = PLUMB_OK};
+    const void *parts[1] = {mem};
     if (!ok)
-        fprintf(stderr, "plumb-bench: error writing %s\n", path);
+        fprintf(stderr, "plumb-bench: out of memory writing %s\n", path);
+    else if (!(ok = plumb_write_file_atomic(path, parts, &mem_len, 1, &d)))
+        fprintf(stderr, "plumb-bench: %s\n", d.msg);
+    free(mem);
     return ok;
 }
 

@@ -287,9 +287,12 @@ bool bench_ops_run(const bench_config *cfg, plumb_runtime *rt1, const char *json
            cfg->quick ? "512" : "4096");
 
     if (json_path) {
-        FILE *f = fopen(json_path, "w");
+        /* Built in memory, then written atomically, never through a link. */
+        char *mem = NULL;
+        size_t mem_len = 0;
+        FILE *f = open_memstream(&mem, &mem_len);
         if (!f) {
-            fprintf(stderr, "plumb-bench: cannot write %s\n", json_path);
+            fprintf(stderr, "plumb-bench: out of memory writing %s\n", json_path);
             all_ok = false;
         } else {
             fprintf(f, "{\n  \"ops\": [\n");
@@ -309,10 +312,16 @@ bool bench_ops_run(const bench_config *cfg, plumb_runtime *rt1, const char *json
                     first = false;
                 }
             fprintf(f, "\n  ]\n}\n");
+            plumb_diag d = {.code = PLUMB_OK};
+            const void *parts[1] = {mem};
             if (ferror(f) | (fclose(f) != 0)) {
-                fprintf(stderr, "plumb-bench: error writing %s\n", json_path);
+                fprintf(stderr, "plumb-bench: out of memory writing %s\n", json_path);
+                all_ok = false;
+            } else if (!plumb_write_file_atomic(json_path, parts, &mem_len, 1, &d)) {
+                fprintf(stderr, "plumb-bench: %s\n", d.msg);
                 all_ok = false;
             }
+            free(mem);
         }
     }
     free(cells);

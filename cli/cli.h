@@ -95,10 +95,10 @@ size_t cli_max_program_bytes(void);
 /* The name diagnostics use for path ("<stdin>" for "-"). */
 const char *cli_display_name(const char *path);
 
-/* Replaces path's contents with data atomically: writes a temporary file in
- * the same directory (following a symlink to its target), keeps the old
- * file's permissions, then renames it over. On failure path is untouched and
- * d is set. */
+/* Replaces path's contents with data atomically (plumb_write_file_atomic):
+ * never through a link at path, only over a regular file or nothing; a
+ * temporary file in the same directory keeps the old file's permissions and
+ * is renamed over. On failure path is untouched and d is set. */
 bool cli_write_atomic(const char *path, const char *data, size_t len, plumb_diag *d);
 
 /* Creates the folder path and any missing parents (like mkdir -p; new

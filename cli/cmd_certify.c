@@ -155,8 +155,12 @@ static bool resolve_out(const char *cmd, const char *out_dir, report_paths *p)
 {
     if (!out_dir)
         return true;
-    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "plumb %s: error: cannot create %s: %s\n", cmd, out_dir, strerror(errno));
+    /* With its missing parents; the reports in it are written by
+     * plumb_write_file_atomic, which never follows a link at their names. */
+    plumb_diag md;
+    plumb_diag_clear(&md);
+    if (!plumb_mkdir_p(out_dir, 0777, &md)) {
+        cli_print_diag(cmd, &md);
         return false;
     }
     snprintf(p->text_b, sizeof p->text_b, "%s/report.txt", out_dir);

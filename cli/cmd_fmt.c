@@ -17,6 +17,13 @@ static const char fmt_help[] =
     "  -i, --in-place     rewrite FILE in place, atomically, only if it parses\n"
     "  -h, --help         show this help\n"
     "\n"
+    "OUT (and FILE with -i) must be a regular file or not exist: a symbolic\n"
+    "link, FIFO, device or directory there is refused before anything is read,\n"
+    "never written through or replaced. A link in the directory part of the\n"
+    "path is followed; to format a linked file in place, name its target.\n"
+    "The new file replaces the old one by a rename in the same directory and\n"
+    "keeps the old file's permissions.\n"
+    "\n"
     "Errors are printed on standard error as FILE:LINE:COL: error: message.\n"
     "\n" CLI_EXIT_CODES_HELP;
 
@@ -66,6 +73,13 @@ int cmd_fmt(int argc, char **argv)
         return cli_usage_error(cmd, "-i needs a file, not standard input");
 
     plumb_diag d = {.code = PLUMB_OK};
+    /* Refuse an output that is a link, FIFO or device before any work (and
+     * before opening it: a FIFO would block). */
+    const char *target = in_place ? file : out;
+    if (target && !plumb_check_write_target(target, &d)) {
+        cli_print_diag(cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
     size_t len = 0;
     char *text = cli_read_input(file, &len, &d);
     if (!text) {

@@ -171,19 +171,25 @@ static void sanitize(const char *id, char *out, size_t cap)
     out[j] = 0;
 }
 
+/* Creates the reproducer directory dir with its missing parents. Its last
+ * component is a name plumb chose (the case id), so it must be a directory
+ * of its own, not a link someone planted to send the files elsewhere. */
 static bool mkdir_p(const char *path)
 {
-    char tmp[1024];
-    copy_str(tmp, sizeof tmp, path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-                return false;
-            *p = '/';
-        }
-    }
-    return mkdir(tmp, 0777) == 0 || errno == EEXIST;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    struct stat st;
+    return plumb_mkdir_p(path, 0777, &d) && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Writes text to path like every plumb output: atomically, never through a
+ * link or onto anything but a regular file. */
+static bool save_text(const char *path, const char *text, size_t len)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    const void *parts[1] = {text};
+    return plumb_write_file_atomic(path, parts, &len, 1, &d);
 }
 
 /* Saves what it takes to replay a failing case without the runner: the
@@ -200,11 +206,8 @@ static void save_repro(conf_run *run, const conf_case *c, conf_case_result *r, u
     if (!mkdir_p(dir))
         return;
     snprintf(path, sizeof path, "%s/program.mlir", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
+    if (!save_text(path, c->program, strlen(c->program)))
         return;
-    fputs(c->program, f);
-    fclose(f);
     plumb_buf cmd;
     plumb_buf_init(&cmd);
     plumb_buf_puts(&cmd, "plumb run");
@@ -217,16 +220,17 @@ static void save_repro(conf_run *run, const conf_case *c, conf_case_result *r, u
     }
     plumb_buf_puts(&cmd, " program.mlir");
     snprintf(path, sizeof path, "%s/README.txt", dir);
-    f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "case:    %s\nbackend: %s (%s %s)\nverdict: %s\nreason:  %s\n\n"
-                   "Replay on the reference (the expected results):\n  %s\n"
-                   "Replay on the backend: load program.mlir and the input_*.tensor files\n"
-                   "(plumb's tensor file format, docs/format.md) through its compile and execute.\n",
-                c->id, run->backend.where, run->backend.name, run->backend.version, conf_status_name(r->status),
-                r->reason, cmd.data ? cmd.data : "plumb run program.mlir");
-        fclose(f);
-    }
+    plumb_buf note;
+    plumb_buf_init(&note);
+    plumb_buf_printf(&note, "case:    %s\nbackend: %s (%s %s)\nverdict: %s\nreason:  %s\n\n"
+                            "Replay on the reference (the expected results):\n  %s\n"
+                            "Replay on the backend: load program.mlir and the input_*.tensor files\n"
+                            "(plumb's tensor file format, docs/format.md) through its compile and execute.\n",
+                     c->id, run->backend.where, run->backend.name, run->backend.version,
+                     conf_status_name(r->status), r->reason, cmd.data ? cmd.data : "plumb run program.mlir");
+    if (!note.failed)
+        (void)save_text(path, note.data, note.len);
+    plumb_buf_free(&note);
     plumb_buf_free(&cmd);
     copy_str(r->repro, sizeof r->repro, dir);
     (*n_saved)++;

@@ -1,9 +1,12 @@
 /* The allocator hook, arenas, diagnostics, string buffers and file reading
  * shared by every module. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plumb/core.h"
@@ -402,72 +405,234 @@ static bool write_all(int fd, const char *data, size_t len)
     return true;
 }
 
-bool plumb_write_file_atomic(const char *path, const void *const *parts, const size_t *lens,
-                             size_t n_parts, plumb_diag *d)
+const char *plumb_file_kind_name(unsigned mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG:
+        return NULL;
+    case S_IFLNK:
+        return "a symbolic link";
+    case S_IFIFO:
+        return "a FIFO";
+    case S_IFCHR:
+        return "a character device";
+    case S_IFBLK:
+        return "a block device";
+    case S_IFSOCK:
+        return "a socket";
+    case S_IFDIR:
+        return "a directory";
+    default:
+        return "not a regular file";
+    }
+}
+
+/* Splits path into its directory (opened O_DIRECTORY, following links: the
+ * user named it) and its final component (*name points into path). The
+ * final component is never opened here, so a FIFO there cannot block us. */
+static int open_parent(const char *path, const char **name, plumb_diag *d)
 {
     plumb_loc none = {0, 0};
-    /* rename() replaces a symlink itself, so write next to its target. */
-    char *resolved = realpath(path, NULL);
-    const char *target = resolved ? resolved : path;
-    struct stat st;
-    bool have_mode = stat(target, &st) == 0;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': it names a directory, not a file", path);
+        return -1;
+    }
+    int fd;
+    if (!slash) {
+        fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } else if (slash == path) {
+        fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    } else {
+        size_t n = (size_t)(slash - path);
+        char *dir = plumb_strndup(path, n);
+        if (!dir) {
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing '%s'", path);
+            return -1;
+        }
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        plumb_free(dir, n + 1);
+    }
+    if (fd < 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': cannot open its directory: %s", path,
+                       strerror(errno));
+        return -1;
+    }
+    *name = base;
+    return fd;
+}
 
-    size_t n = strlen(target);
-    static const char suffix[] = ".plumb-tmp.XXXXXX";
-    char *tmp = plumb_malloc(n + sizeof suffix);
-    if (!tmp) {
-        free(resolved);
-        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing '%s'", path);
+/* Looks at name in dirfd without following it. True if it is absent
+ * (*exists false) or a regular file (*mode its permission bits). */
+static bool check_target_at(int dirfd, const char *name, const char *display, bool *exists, mode_t *mode,
+                            plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    struct stat st;
+    *exists = false;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT)
+            return true;
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", display, strerror(errno));
         return false;
     }
-    memcpy(tmp, target, n);
-    memcpy(tmp + n, suffix, sizeof suffix);
+    const char *kind = plumb_file_kind_name((unsigned)st.st_mode);
+    if (kind) {
+        if (S_ISLNK(st.st_mode))
+            plumb_diag_set(d, PLUMB_ERR_IO, none,
+                           "cannot write '%s': it is a symbolic link (plumb never writes through a link; "
+                           "name its target instead)", display);
+        else
+            plumb_diag_set(d, PLUMB_ERR_IO, none,
+                           "cannot write '%s': it is %s (plumb only replaces regular files)", display, kind);
+        return false;
+    }
+    *exists = true;
+    /* Permission bits only: a set-id bit must not survive a rewrite. */
+    *mode = st.st_mode & 0777;
+    return true;
+}
 
-    bool ok = false;
-    int fd = mkstemp(tmp);
+bool plumb_check_write_target(const char *path, plumb_diag *d)
+{
+    const char *name;
+    int dirfd = open_parent(path, &name, d);
+    if (dirfd < 0)
+        return false;
+    bool exists;
+    mode_t mode;
+    bool ok = check_target_at(dirfd, name, path, &exists, &mode, d);
+    close(dirfd);
+    return ok;
+}
+
+/* A temporary name next to name: "NAME.plumb-tmp.XXXXXX" with NAME cut so
+ * the whole stays within NAME_MAX. The suffix only has to make collisions
+ * unlikely: O_EXCL settles the rest. */
+static void temp_name(char *out, size_t cap, const char *name, unsigned attempt)
+{
+    static _Atomic unsigned long counter;
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull;
+    x ^= (uint64_t)getpid() << 32;
+    x ^= (uint64_t)(uintptr_t)&ts;   /* differs between threads */
+    x ^= (uint64_t)atomic_fetch_add(&counter, 1) * 0xBF58476D1CE4E5B9ull;
+    x ^= attempt;
+    x ^= x >> 31;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 29;
+    char sfx[7];
+    for (int i = 0; i < 6; i++, x /= 62)
+        sfx[i] = digits[x % 62];
+    sfx[6] = 0;
+    snprintf(out, cap, "%.200s.plumb-tmp.%s", name, sfx);
+}
+
+bool plumb_write_file_atomic_at(int dirfd, const char *name, const char *display, const void *const *parts,
+                                const size_t *lens, size_t n_parts, unsigned new_mode, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    bool exists;
+    mode_t mode = 0;
+    if (!check_target_at(dirfd, name, display, &exists, &mode, d))
+        return false;
+
+    char tmp[256];
+    int fd = -1;
+    for (unsigned attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        temp_name(tmp, sizeof tmp, name, attempt);
+        /* O_EXCL|O_NOFOLLOW: a name planted meanwhile is never opened. The
+         * kernel applies the umask; a replacement starts no more open than
+         * the file it replaces, so its data is never readable by more users
+         * than before, not even while it is being written. */
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    exists ? mode : (mode_t)(new_mode & 0777));
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create a temporary file next to '%s': %s",
-                       path, strerror(errno));
-        goto out_free_tmp;
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create a temporary file next to '%s': %s", display,
+                       strerror(errno));
+        return false;
     }
     for (size_t i = 0; i < n_parts; i++) {
         if (!write_all(fd, parts[i], lens[i])) {
-            plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+            plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", display, strerror(errno));
             goto out_close;
         }
     }
-    /* mkstemp creates the file 0600: keep the mode of the file being
-     * replaced, or give a new file the usual umask-governed mode. */
-    mode_t mode;
-    if (have_mode) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+    /* Keep the permissions of the file being replaced. */
+    if ((exists && fchmod(fd, mode) != 0) || fsync(fd) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", display, strerror(errno));
         goto out_close;
     }
     if (close(fd) != 0) {
-        fd = -1;
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", tmp, strerror(errno));
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot write '%s': %s", display, strerror(errno));
         goto out_unlink;
     }
-    fd = -1;
-    if (rename(tmp, target) != 0) {
-        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot replace '%s': %s", path, strerror(errno));
+    /* renameat replaces whatever holds the name by now (even a link planted
+     * since the check) and never follows it. */
+    if (renameat(dirfd, tmp, dirfd, name) != 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot replace '%s': %s", display, strerror(errno));
         goto out_unlink;
     }
-    ok = true;
-    goto out_free_tmp;
+    (void)fsync(dirfd);   /* makes the rename durable; a file system that refuses loses nothing else */
+    return true;
 out_close:
     close(fd);
 out_unlink:
-    unlink(tmp);
-out_free_tmp:
-    plumb_free(tmp, n + sizeof suffix);
-    free(resolved);
+    unlinkat(dirfd, tmp, 0);
+    return false;
+}
+
+bool plumb_write_file_atomic(const char *path, const void *const *parts, const size_t *lens,
+                             size_t n_parts, plumb_diag *d)
+{
+    const char *name;
+    int dirfd = open_parent(path, &name, d);
+    if (dirfd < 0)
+        return false;
+    bool ok = plumb_write_file_atomic_at(dirfd, name, path, parts, lens, n_parts, 0666, d);
+    close(dirfd);
+    return ok;
+}
+
+bool plumb_mkdir_p(const char *path, unsigned mode, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    size_t n = strlen(path);
+    char *p = plumb_strndup(path, n);
+    if (!p) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory creating '%s'", path);
+        return false;
+    }
+    bool ok = false;
+    /* Every prefix that ends just before a '/', then the whole path; the
+     * root and repeated slashes are skipped. */
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && (p[i] != '/' || p[i - 1] == '/'))
+            continue;
+        char c = p[i];
+        p[i] = 0;
+        int r = mkdir(p, (mode_t)(mode & 07777));
+        int e = errno;
+        struct stat st;
+        if (r != 0 && (e != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            if (e == EEXIST)
+                plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create directory '%s': '%s' is not a directory",
+                               path, p);
+            else
+                plumb_diag_set(d, PLUMB_ERR_IO, none, "cannot create directory '%s': '%s': %s", path, p,
+                               strerror(e));
+            goto out_free;
+        }
+        p[i] = c;
+    }
+    ok = true;
+out_free:
+    plumb_free(p, n + 1);
     return ok;
 }

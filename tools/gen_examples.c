@@ -153,9 +153,11 @@ static void write_module(ir_module *m, plumb_nn *nn, const char *dir, const char
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
-        fprintf(stderr, "gen_examples: cannot write %s\n", path);
+    /* Like every plumb output: atomic, never through a link at the name. */
+    plumb_diag wd = {.code = PLUMB_OK};
+    const void *parts[1] = {b.data ? b.data : ""};
+    if (!plumb_write_file_atomic(path, parts, &b.len, 1, &wd)) {
+        fprintf(stderr, "gen_examples: %s\n", wd.msg);
         exit(1);
     }
     plumb_buf_free(&b);

@@ -109,12 +109,33 @@ char *plumb_buf_take(plumb_buf *b, size_t *len);
  * The result is NUL-terminated. max_bytes == 0 means no limit. */
 char *plumb_read_file(const char *path, size_t max_bytes, size_t *len, plumb_diag *d);
 
-/* Replaces path with the concatenation of parts[0..n_parts) atomically: a
- * temporary file next to the target (a symlink's target), written, synced,
- * given the replaced file's mode (or the umask default), then renamed over
- * it. Readers see the old file or the new one, never a torn one; on failure
- * the old file is untouched and no temporary file is left. */
+/* Replaces path with the concatenation of parts[0..n_parts) atomically and
+ * without writing through anything: the directory part of path is opened
+ * (a symlink there is followed: the caller named it), the final component
+ * is looked at without following it and must be absent or a regular file
+ * (a symbolic link, FIFO, device, socket or directory there is an error
+ * naming what it is, and nothing is opened or written). The data goes to a
+ * new temporary file in that directory (O_CREAT|O_EXCL|O_NOFOLLOW), is
+ * synced, given the replaced file's permission bits (set-id bits dropped) or
+ * 0666 minus the umask, then renamed over the name within the directory.
+ * Readers see the old file or the new one, never a torn one; on failure the
+ * old file is untouched and no temporary file is left. */
 bool plumb_write_file_atomic(const char *path, const void *const *parts, const size_t *lens,
                              size_t n_parts, plumb_diag *d);
+/* The same relative to an open directory: name is a single component,
+ * display names the file in messages, new_mode (before the umask) is the
+ * mode of a file that did not exist. */
+bool plumb_write_file_atomic_at(int dirfd, const char *name, const char *display, const void *const *parts,
+                                const size_t *lens, size_t n_parts, unsigned new_mode, plumb_diag *d);
+/* The check plumb_write_file_atomic makes before writing, alone: true if
+ * path's directory opens and its final component is absent or a regular
+ * file. Lets a command refuse a bad output before doing any work. */
+bool plumb_check_write_target(const char *path, plumb_diag *d);
+/* What a file of this st_mode is, for messages ("a symbolic link", "a FIFO",
+ * "a character device", ...); NULL for a regular file. */
+const char *plumb_file_kind_name(unsigned mode);
+/* Creates path and every missing parent with mode (before the umask), like
+ * mkdir -p. An existing directory (or a link to one) is fine. */
+bool plumb_mkdir_p(const char *path, unsigned mode, plumb_diag *d);
 
 #endif

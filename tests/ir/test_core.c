@@ -1,12 +1,20 @@
 /* Tests of the shared core: allocator hook, arenas, diagnostics, buffers,
- * overflow-checked arithmetic and the op/dtype tables. */
+ * overflow-checked arithmetic, the op/dtype tables and the safe file writer
+ * (never through a link, only over regular files). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "plumb/core.h"
 #include "plumb/dtype.h"
@@ -226,6 +234,230 @@ static void test_element_access(void **state)
     assert_true(plumb_load_f64(PLUMB_F64, w, 0) == 1.5);
 }
 
+/* ---- safe file writing ------------------------------------------------------
+ * Every test works in its own mkdtemp directory (wdir) and removes it. */
+static char wdir[512];
+
+static void wdir_make(void)
+{
+    snprintf(wdir, sizeof wdir, "%s/plumb-core.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(wdir));
+}
+
+/* Removes wdir recursively (links are removed, never followed). */
+static void rm_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *dir = opendir(path);
+        if (dir) {
+            struct dirent *e;
+            char p[1024];
+            while ((e = readdir(dir)))
+                if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                    snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+                    rm_tree(p);
+                }
+            closedir(dir);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static const char *wpath(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", wdir, name);
+    return buf;
+}
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+    char got[256] = {0};
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    fclose(f);
+    got[n] = 0;
+    assert_string_equal(got, text);
+}
+
+static bool write_text(const char *path, const char *text, plumb_diag *d)
+{
+    plumb_diag_clear(d);
+    const void *parts[2] = {text, "!"};
+    size_t lens[2] = {strlen(text), 1};
+    return plumb_write_file_atomic(path, parts, lens, 2, d);
+}
+
+/* Entries of wdir whose name contains ".plumb-tmp." (left-over temporaries). */
+static int temp_files_left(void)
+{
+    DIR *dir = opendir(wdir);
+    assert_non_null(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)))
+        n += strstr(e->d_name, ".plumb-tmp.") != NULL;
+    closedir(dir);
+    return n;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "the writer blocked (it opened a FIFO)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
+/* A new file gets the parts concatenated and 0666 minus the umask; a
+ * rewrite keeps the old permission bits but drops set-id bits. */
+static void test_write_atomic_modes(void **state)
+{
+    (void)state;
+    wdir_make();
+    char p[600];
+    plumb_diag d;
+    mode_t mask = umask(022);
+    assert_true(write_text(wpath(p, sizeof p, "new.txt"), "hello", &d));
+    assert_file_is(p, "hello!");
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(chmod(p, 04750), 0);
+    assert_true(write_text(p, "again", &d));
+    assert_file_is(p, "again!");
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0750);
+    umask(mask);
+    assert_int_equal(temp_files_left(), 0);
+    rm_tree(wdir);
+}
+
+/* A symbolic link at the final name is refused with a message saying so:
+ * the link's target keeps its contents and the link stays a link (the old
+ * writer resolved the link and replaced its target). */
+static void test_write_atomic_refuses_symlink(void **state)
+{
+    (void)state;
+    wdir_make();
+    char p[600], target[600];
+    plumb_diag d;
+    put_file(wpath(target, sizeof target, "target"), "precious");
+    assert_int_equal(symlink(target, wpath(p, sizeof p, "link")), 0);
+    assert_false(write_text(p, "evil", &d));
+    assert_int_equal(d.code, PLUMB_ERR_IO);
+    assert_non_null(strstr(d.msg, "is a symbolic link"));
+    assert_non_null(strstr(d.msg, p));
+    assert_file_is(target, "precious");
+    struct stat st;
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* a dangling link is refused too (it would create its target) */
+    assert_int_equal(symlink("nowhere", wpath(p, sizeof p, "dangling")), 0);
+    assert_false(write_text(p, "evil", &d));
+    assert_non_null(strstr(d.msg, "is a symbolic link"));
+    assert_int_equal(access(wpath(p, sizeof p, "nowhere"), F_OK), -1);
+    assert_false(plumb_check_write_target(wpath(p, sizeof p, "link"), &d));
+    assert_int_equal(temp_files_left(), 0);
+    rm_tree(wdir);
+}
+
+/* A FIFO, a directory and a device node at the final name are refused
+ * without being opened (a FIFO opened for writing would block until the
+ * alarm ends the test) and stay what they were. */
+static void test_write_atomic_refuses_special_files(void **state)
+{
+    (void)state;
+    wdir_make();
+    char p[600];
+    plumb_diag d;
+    struct stat st;
+    signal(SIGALRM, on_alarm);
+    alarm(10);
+    assert_int_equal(mkfifo(wpath(p, sizeof p, "fifo"), 0644), 0);
+    assert_false(write_text(p, "x", &d));
+    assert_non_null(strstr(d.msg, "is a FIFO"));
+    assert_false(plumb_check_write_target(p, &d));
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    alarm(0);
+    assert_int_equal(mkdir(wpath(p, sizeof p, "dir"), 0755), 0);
+    assert_false(write_text(p, "x", &d));
+    assert_non_null(strstr(d.msg, "is a directory"));
+    assert_false(write_text(wpath(p, sizeof p, "dir/"), "x", &d));
+    assert_non_null(strstr(d.msg, "names a directory"));
+    /* a character device like /dev/null, made here (needs root) */
+    if (mknod(wpath(p, sizeof p, "null"), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        assert_false(write_text(p, "x", &d));
+        assert_non_null(strstr(d.msg, "is a character device"));
+        assert_int_equal(lstat(p, &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+    } else {
+        fprintf(stderr, "skipped the device-node case: mknod: %s\n", strerror(errno));
+    }
+    assert_int_equal(temp_files_left(), 0);
+    rm_tree(wdir);
+}
+
+/* A link in the directory part is followed (the caller named it), and a
+ * missing directory is an error naming the path. */
+static void test_write_atomic_directory_part(void **state)
+{
+    (void)state;
+    wdir_make();
+    char p[600], real[600];
+    plumb_diag d;
+    assert_int_equal(mkdir(wpath(real, sizeof real, "real"), 0755), 0);
+    assert_int_equal(symlink(real, wpath(p, sizeof p, "via")), 0);
+    assert_true(write_text(wpath(p, sizeof p, "via/out.txt"), "through the dir link", &d));
+    assert_file_is(wpath(real, sizeof real, "real/out.txt"), "through the dir link!");
+    assert_false(write_text(wpath(p, sizeof p, "missing/out.txt"), "x", &d));
+    assert_non_null(strstr(d.msg, "missing/out.txt"));
+    assert_non_null(strstr(d.msg, "cannot open its directory"));
+    rm_tree(wdir);
+}
+
+/* mkdir -p: every missing component is created with the mode given;
+ * existing directories are fine; a file in the way is an error. */
+static void test_mkdir_p_nested(void **state)
+{
+    (void)state;
+    wdir_make();
+    char p[600];
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    mode_t mask = umask(022);
+    assert_true(plumb_mkdir_p(wpath(p, sizeof p, "a/b/c"), 0700, &d));
+    static const char *const parts[] = {"a", "a/b", "a/b/c"};
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        assert_int_equal(stat(wpath(p, sizeof p, parts[i]), &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(st.st_mode & 07777, 0700);
+    }
+    assert_true(plumb_mkdir_p(wpath(p, sizeof p, "a/b/c/"), 0700, &d));
+    assert_true(plumb_mkdir_p(wpath(p, sizeof p, "a//b"), 0700, &d));
+    put_file(wpath(p, sizeof p, "file"), "x");
+    assert_false(plumb_mkdir_p(wpath(p, sizeof p, "file/sub"), 0700, &d));
+    assert_non_null(strstr(d.msg, "is not a directory"));
+    umask(mask);
+    rm_tree(wdir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +472,11 @@ int main(void)
         cmocka_unit_test(test_op_table_bounds),
         cmocka_unit_test(test_dtype_table),
         cmocka_unit_test(test_element_access),
+        cmocka_unit_test(test_write_atomic_modes),
+        cmocka_unit_test(test_write_atomic_refuses_symlink),
+        cmocka_unit_test(test_write_atomic_refuses_special_files),
+        cmocka_unit_test(test_write_atomic_directory_part),
+        cmocka_unit_test(test_mkdir_p_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
