@@ -3,6 +3,7 @@
  * baselines of known failures and retries of crashes (deqp-runner's model),
  * and the case ids of a suite (to reject unknown ids and suggest the
  * nearest ones). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,8 +139,13 @@ void conf_run_digest(conf_run *run)
     conf_caps_text(&h, &run->backend.caps);
     for (uint32_t i = 0; i < run->n_cases; i++) {
         const conf_case_result *r = &run->cases[i];
-        plumb_buf_printf(&h, "%s %s %.17g\n", r->id, r->flaky ? "flaky" : conf_status_name(r->status),
-                         r->budget_used);
+        /* A budget that is no finite number is written to JSON as null, and
+         * hashed as such, so that a report read back has the same digest. */
+        if (isfinite(r->budget_used))
+            plumb_buf_printf(&h, "%s %s %.17g\n", r->id, r->flaky ? "flaky" : conf_status_name(r->status),
+                             r->budget_used);
+        else
+            plumb_buf_printf(&h, "%s %s null\n", r->id, r->flaky ? "flaky" : conf_status_name(r->status));
     }
     for (uint32_t i = 0; i < run->n_cache; i++)
         plumb_buf_printf(&h, "cache %s %s %llu\n", run->cache[i].name, run->cache[i].pass ? "pass" : "fail",

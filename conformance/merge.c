@@ -4,6 +4,7 @@
  * can combine the shards of one run into the certificate the unsharded run
  * would have given, and --rerun-failures can take a report's failures.
  * Every error names the file, and where it can, the line and column. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,11 +103,12 @@ static bool get_u32(const rl *r, const conf_json *obj, const char *key, uint32_t
     return true;
 }
 
-/* A number or null (written for non-finite values). */
+/* A number, or null: what the writer puts for a value that is no finite
+ * number (read back as NaN, which the digest hashes as null again). */
 static bool get_real(const rl *r, const conf_json *v, const char *what, double *out)
 {
     if (v->type == CONF_JSON_NULL) {
-        *out = 0;
+        *out = NAN;
         return true;
     }
     if (v->type != CONF_JSON_NUMBER)
@@ -341,6 +343,8 @@ static bool read_cases(const rl *r, const conf_json *root, conf_run *run)
             !get_real(r, &it->items[3], "seconds", &c->seconds) ||
             !json_u64(r, &it->items[4], "attempts", 1000000, &att))
             return false;
+        if (!isfinite(c->seconds))
+            c->seconds = 0;
         if (att == 0 || (c->flaky && att < 2))
             return rerr(r, &it->items[4], "attempts %llu is impossible for status %s", (unsigned long long)att,
                         it->items[1].string);
@@ -425,15 +429,16 @@ static bool read_ops(const rl *r, const conf_json *root, conf_run *run)
             return false;
         if (s->claimed != run->backend.caps.claims[op])
             return rerr(r, it, "op %s: claimed types disagree with the capabilities", name);
-        const conf_json *wb = member(r, it, "worst_budget", CONF_JSON_NUMBER);
+        const conf_json *wb = conf_json_get(it, "worst_budget");
+        if (!wb)
+            return rerr(r, it, "missing \"worst_budget\"");
         if (!get_u32(r, it, "expected", &s->expected) || !get_u32(r, it, "generated", &s->generated) ||
             !get_u32(r, it, "cases", &s->cases) || !get_u32(r, it, "passed", &s->passed) ||
             !get_u32(r, it, "failed", &s->failed) || !get_u32(r, it, "unsupported", &s->skipped) ||
-            !get_bool(r, it, "manifest_ok", &s->manifest_ok) || !wb ||
+            !get_bool(r, it, "manifest_ok", &s->manifest_ok) || !get_real(r, wb, "\"worst_budget\"", &s->worst_budget) ||
             !get_str(r, it, "worst_case", s->worst_case, sizeof s->worst_case) ||
             !get_str(r, it, "note", s->note, sizeof s->note))
             return false;
-        s->worst_budget = wb->number;
     }
     return true;
 }
@@ -581,6 +586,8 @@ bool conf_report_load(const char *path, conf_run *run, plumb_diag *d)
     if (!json_u64(&r, st, "\"started\"", INT64_MAX, &started) || !get_real(&r, secs, "\"seconds\"", &run->seconds))
         goto out;
     run->started = (int64_t)started;
+    if (!isfinite(run->seconds))
+        run->seconds = 0;
     const conf_json *caps = member(&r, cert, "capabilities", CONF_JSON_OBJECT);
     if (!caps || !read_caps(&r, caps, &bk->caps))
         goto out;
