@@ -21,10 +21,19 @@
  * collision can never serve a wrong program). Anything else is a miss and
  * the entry is rebuilt. Writers create a unique temporary file in DIR and
  * rename it over the entry, so a reader sees a whole old entry, a whole new
- * one, or none — never half of one. */
+ * one, or none — never half of one.
+ *
+ * The directory itself must be trustworthy, since entry names are
+ * predictable: whoever can create files in it could plant an entry (or a
+ * link) under the name the next lookup uses. So it is created 0700 with its
+ * missing parents, and every open of it checks, on the opened descriptor,
+ * that no other user can write it (rt_disk_dir_open's rule). Entries are
+ * opened relative to that descriptor without following links, read only if
+ * they are regular files, and written by plumb_write_file_atomic_at. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +60,81 @@ typedef struct disk_header {
 } disk_header;
 
 _Static_assert(sizeof(disk_header) == 8 + 4 + 4 + 32 + 4 + 4 + 16 + 8 + 8 + 8, "disk header has no padding");
+
+/* PLUMB_CACHE_SHARED=1: the user trusts every member of the directory's
+ * group (a cache shared by a CI team). */
+static bool shared_opt_in(void)
+{
+    const char *s = getenv("PLUMB_CACHE_SHARED");
+    return s && strcmp(s, "1") == 0;
+}
+
+int rt_disk_dir_open(const char *dir, bool create, char *msg, size_t cap)
+{
+    if (create) {
+        plumb_diag d = {.code = PLUMB_OK};
+        if (!plumb_mkdir_p(dir, 0700, &d)) {
+            snprintf(msg, cap, "%s", d.msg);
+            return -1;
+        }
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(msg, cap, "cannot open cache directory '%s': %s", dir, strerror(e));
+        errno = e;   /* ENOENT tells a lookup it is a plain miss */
+        return -1;
+    }
+    /* Checked on the descriptor every later open goes through, so renaming
+     * another directory into place after the check gains nothing. */
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(msg, cap, "cannot examine cache directory '%s': %s", dir, strerror(errno));
+        goto out_close;
+    }
+    unsigned mode = (unsigned)st.st_mode & 07777;
+    bool shared = shared_opt_in();
+    if (st.st_mode & S_IWOTH) {
+        /* Even with the sticky bit: anyone can still create the next entry's name first. */
+        snprintf(msg, cap, "cache directory '%s' is writable by every user (mode %04o)", dir, mode);
+        goto out_close;
+    }
+    if ((st.st_mode & S_IWGRP) && !shared) {
+        snprintf(msg, cap, "cache directory '%s' is writable by its group (mode %04o; "
+                           "PLUMB_CACHE_SHARED=1 trusts the group)", dir, mode);
+        goto out_close;
+    }
+    uid_t me = geteuid();
+    if (st.st_uid != me && st.st_uid != 0 && !shared) {
+        snprintf(msg, cap, "cache directory '%s' is owned by uid %u, not by this user (uid %u) or root", dir,
+                 (unsigned)st.st_uid, (unsigned)me);
+        goto out_close;
+    }
+    return fd;
+out_close:
+    close(fd);
+    errno = EPERM;
+    return -1;
+}
+
+bool rt_disk_dir_usable(const char *dir, FILE *log)
+{
+    char msg[1200];
+    int fd = rt_disk_dir_open(dir, true, msg, sizeof msg);
+    if (fd < 0) {
+        if (log)
+            fprintf(log, "plumb: warning: disk cache disabled: %s\n", msg);
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+/* KEYHEX.plumbc, the entry's name within the directory. */
+static void entry_name(const uint64_t key[2], char out[64])
+{
+    snprintf(out, 64, "%016llx%016llx.plumbc", (unsigned long long)key[0], (unsigned long long)key[1]);
+}
 
 bool rt_disk_path(const char *dir, const uint64_t key[2], char *out, size_t cap)
 {
@@ -96,20 +180,44 @@ char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, co
     if (!why)
         why = &dummy;
     *why = "";
-    char path[4096];
-    if (!dir || !rt_disk_path(dir, key, path, sizeof path)) {
-        *why = "cache directory path too long";
+    if (!dir) {
+        *why = "no cache directory";
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;   /* a plain miss */
+    char msg[1200], name[64];
+    int dirfd = rt_disk_dir_open(dir, false, msg, sizeof msg);
+    if (dirfd < 0) {
+        /* missing: a plain miss; present but untrusted: said so */
+        *why = errno == ENOENT ? "" : "cache directory is not trusted or cannot be opened";
+        return NULL;
+    }
+    entry_name(key, name);
+    /* O_NONBLOCK: a FIFO planted under the name must not hang the open. */
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int open_errno = errno;
+    close(dirfd);
+    if (fd < 0) {
+        if (open_errno == ELOOP || open_errno == EMLINK)
+            *why = "entry is a symbolic link";
+        return NULL;   /* otherwise a plain miss */
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        *why = "entry is not a regular file";
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        *why = "out of memory reading the entry";
+        close(fd);
+        return NULL;
+    }
     char *text = NULL;
     uint8_t *body = NULL;
     size_t body_len = 0;
     disk_header h, want;
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || fread(&h, sizeof h, 1, f) != 1) {
+    if (fread(&h, sizeof h, 1, f) != 1) {
         *why = "entry is shorter than its header";
         goto out;
     }
@@ -179,7 +287,13 @@ bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, co
         plumb_diag_set(d, PLUMB_ERR_IO, none, "cache directory path '%s' is too long", dir);
         return false;
     }
-    (void)mkdir(dir, 0777);   /* may exist; the write reports the real problem */
+    char msg[1200], name[64];
+    int dirfd = rt_disk_dir_open(dir, true, msg, sizeof msg);
+    if (dirfd < 0) {
+        plumb_diag_set(d, PLUMB_ERR_IO, none, "%s", msg);
+        return false;
+    }
+    entry_name(key, name);
     disk_header h;
     fill_header(&h, key, kc, c->len, len);
     /* checksum over header + canon + text without concatenating them */
@@ -187,6 +301,7 @@ bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, co
     XXH3_state_t *st = XXH3_createState();
     if (!st) {
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing the cache entry");
+        close(dirfd);
         return false;
     }
     XXH3_64bits_reset(st);
@@ -198,5 +313,8 @@ bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, co
     /* Concurrent processes never see half an entry: the write is atomic. */
     const void *parts[3] = {&h, c->bytes, text};
     size_t lens[3] = {sizeof h, c->len, len};
-    return plumb_write_file_atomic(path, parts, lens, 3, d);
+    /* A group-shared cache's entries must be readable by the group. */
+    bool ok = plumb_write_file_atomic_at(dirfd, name, path, parts, lens, 3, shared_opt_in() ? 0660 : 0600, d);
+    close(dirfd);
+    return ok;
 }

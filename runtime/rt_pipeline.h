@@ -204,13 +204,15 @@ bool rt_program_run_into(rt_program *p, const char *entry, plumb_tensor *const *
 
 /* ---- disk cache (cache.c) --------------------------------------------------------- */
 
-/* Looks up key in dir. On a hit confirmed against the stored canonical
+/* Looks up key in dir (opened with rt_disk_dir_open's checks; the entry
+ * without following a link, and only if it is a regular file). On a hit confirmed against the stored canonical
  * serialization (byte for byte) returns the stored optimized text (free with
  * plumb_free(p, *len + 1)). A missing, corrupt or mismatching entry is a miss;
  * *why (may be NULL) then says what was wrong ("" for a plain miss). */
 char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc,
                    size_t *len, const char **why);
-/* Stores an entry atomically (temporary file, then rename). Failures are
+/* Stores an entry atomically (temporary file, then rename, never through a
+ * link: plumb_write_file_atomic_at), creating dir if needed. Failures are
  * returned, never fatal: the cache is an optimization. */
 bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc,
                    const char *text, size_t len, plumb_diag *d);
@@ -218,3 +220,12 @@ bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, co
 bool rt_disk_path(const char *dir, const uint64_t key[2], char *out, size_t cap);
 
 #endif
+/* Opens the cache directory (with create, making it and its missing parents
+ * 0700 first) and checks that it can be trusted: not writable by every user,
+ * not writable by its group unless PLUMB_CACHE_SHARED=1, owned by this user
+ * or root unless PLUMB_CACHE_SHARED=1. Returns an O_DIRECTORY descriptor, or
+ * -1 with msg saying what is wrong (errno ENOENT if it does not exist). */
+int rt_disk_dir_open(const char *dir, bool create, char *msg, size_t cap);
+/* rt_disk_dir_open(dir, true) for a runtime being created: false after one
+ * "plumb: warning: disk cache disabled: ..." line on log (if not NULL). */
+bool rt_disk_dir_usable(const char *dir, FILE *log);

@@ -132,6 +132,12 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
     }
     rt->o.cache_dir = NULL;
     rt->log = o.log ? o.log : env_logs_recompiles() ? stderr : NULL;
+    /* A cache directory others could write is never trusted; the run goes
+     * on without it after a one-line warning (cache.c: rt_disk_dir_open). */
+    if (rt->cache_dir && !rt_disk_dir_usable(rt->cache_dir, rt->log ? rt->log : stderr)) {
+        plumb_free(rt->cache_dir, strlen(rt->cache_dir) + 1);
+        rt->cache_dir = NULL;
+    }
     uint32_t threads = o.threads;
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -1,7 +1,9 @@
 /* The compile cache: key stability and sensitivity, counters, recompile
  * explanations, the per-entry cap and error-on-recompile, and the disk cache
  * (hits across runtimes, corrupt or mismatching entries rebuilt, atomic
- * writes under concurrent writers). */
+ * writes under concurrent writers, no link or FIFO at an entry's name
+ * followed, nested directories created 0700, a directory others can write
+ * never trusted). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +13,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "rta_test.h"
@@ -415,11 +418,21 @@ static int count_files(const char *suffix)
     return n;
 }
 
-/* Compiles m in a fresh runtime on the cache dir; returns its stats and
- * checks the result against the reference. */
-static plumb_runtime_stats fresh_compile(const ir_module *m)
+/* Compiles m in a fresh runtime on cache directory dir (log: its log, may
+ * be NULL); returns its stats and checks the result against the reference. */
+static plumb_runtime_stats fresh_compile_in(const ir_module *m, const char *dir, FILE *log)
 {
-    plumb_runtime *rt = rt_new(1, 2, tmp_dir);
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.opt_level = 2;
+    o.cache_dir = dir;
+    o.log = log;
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    if (!rt)
+        plumb_diag_print(&d, stderr);
+    assert_non_null(rt);
     int64_t dims[1] = {4};
     float v[4] = {1, -2, 3, 0.25f};
     plumb_tensor *x = tensor_f32(1, dims, v);
@@ -430,6 +443,8 @@ static plumb_runtime_stats fresh_compile(const ir_module *m)
     plumb_runtime_destroy(rt);
     return st;
 }
+
+static plumb_runtime_stats fresh_compile(const ir_module *m) { return fresh_compile_in(m, tmp_dir, NULL); }
 
 static void entry_path(const ir_module *m, char *path, size_t cap)
 {
@@ -610,6 +625,238 @@ static void concurrent_writers_never_expose_half_entries(void **state)
     ir_module_free(m);
 }
 
+/* ---- a cache directory others can reach --------------------------------------- */
+
+/* Removes path recursively; links are removed, never followed. */
+static void rm_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *dir = opendir(path);
+        if (dir) {
+            struct dirent *e;
+            char p[1024];
+            while ((e = readdir(dir)))
+                if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                    snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+                    rm_tree(p);
+                }
+            closedir(dir);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static void read_whole(const char *path, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(out, 1, cap - 1, f);
+    fclose(f);
+    out[n] = 0;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "the disk cache blocked on an entry that is a FIFO\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(1);
+}
+
+/* A symbolic link planted at an entry's (predictable) name is never
+ * followed: the lookup calls it a bad entry, the store refuses to write
+ * through it, the link's target keeps its contents, the program still runs
+ * right (the old writer resolved the link and overwrote its target). */
+static void disk_symlink_at_entry_name_is_never_followed(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(disk_src);
+    char path[600], victim[600], got[64];
+    entry_path(m, path, sizeof path);
+    unlink(path);
+    snprintf(victim, sizeof victim, "%s/victim", tmp_dir);
+    FILE *f = fopen(victim, "w");
+    assert_non_null(f);
+    fputs("precious", f);
+    fclose(f);
+    assert_int_equal(symlink(victim, path), 0);
+    for (int round = 0; round < 2; round++) {
+        plumb_runtime_stats st = fresh_compile(m);
+        assert_int_equal(st.disk_hits, 0);
+        assert_int_equal(st.compiles, 1);
+    }
+    read_whole(victim, got, sizeof got);
+    assert_string_equal(got, "precious");
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    /* the lookup names the problem */
+    rt_canon c;
+    memset(&c, 0, sizeof c);
+    plumb_diag d = {.code = PLUMB_OK};
+    rt_key_ctx kc = {rt_cpu_best_isa(), 2};
+    assert_true(rt_canon_build(&c, m, ir_module_find_func(m, "main"), &kc, &d));
+    uint64_t k[2];
+    rt_canon_key(&c, k);
+    const char *why = NULL;
+    size_t len = 0;
+    assert_null(rt_disk_load(tmp_dir, k, &c, &kc, &len, &why));
+    assert_string_equal(why, "entry is a symbolic link");
+    /* and the store says why it wrote nothing */
+    assert_false(rt_disk_store(tmp_dir, k, &c, &kc, "x", 1, &d));
+    assert_non_null(strstr(d.msg, "is a symbolic link"));
+    rt_canon_free(&c);
+    unlink(path);
+    unlink(victim);
+    assert_int_equal(count_files(".plumb-tmp."), 0);
+    ir_module_free(m);
+}
+
+/* A FIFO at an entry's name neither blocks the lookup (the alarm would end
+ * the test) nor is replaced. */
+static void disk_fifo_at_entry_name_does_not_block(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(disk_src);
+    char path[600];
+    entry_path(m, path, sizeof path);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    signal(SIGALRM, on_alarm);
+    alarm(20);
+    plumb_runtime_stats st = fresh_compile(m);
+    alarm(0);
+    assert_int_equal(st.disk_hits, 0);
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    unlink(path);
+    ir_module_free(m);
+}
+
+/* A missing cache directory is created with every missing parent, each
+ * 0700 whatever the umask allows (the old code made only the last one, so
+ * a nested path never got a cache). */
+static void cache_dir_created_with_parents_0700(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(disk_src);
+    char top[600], dir[600];
+    snprintf(top, sizeof top, "%s/a", tmp_dir);
+    snprintf(dir, sizeof dir, "%s/a/b/c", tmp_dir);
+    mode_t mask = umask(022);
+    plumb_runtime_stats st = fresh_compile_in(m, dir, NULL);
+    umask(mask);
+    assert_int_equal(st.compiles, 1);
+    static const char *const parts[] = {"a", "a/b", "a/b/c"};
+    for (int i = 0; i < 3; i++) {
+        char p[600];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", tmp_dir, parts[i]);
+        assert_int_equal(stat(p, &sb), 0);
+        assert_true(S_ISDIR(sb.st_mode));
+        assert_int_equal(sb.st_mode & 07777, 0700);
+    }
+    st = fresh_compile_in(m, dir, NULL);
+    assert_int_equal(st.disk_hits, 1);
+    rm_tree(top);
+    ir_module_free(m);
+}
+
+/* Compiles m on dir with a log; returns the log's text in out. */
+static plumb_runtime_stats compile_logged(const ir_module *m, const char *dir, char *out, size_t cap)
+{
+    FILE *log = tmpfile();
+    assert_non_null(log);
+    plumb_runtime_stats st = fresh_compile_in(m, dir, log);
+    rewind(log);
+    size_t n = fread(out, 1, cap - 1, log);
+    out[n] = 0;
+    fclose(log);
+    return st;
+}
+
+static int count_lines_with(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* A cache directory writable by every user (sticky or not), by its group
+ * (without PLUMB_CACHE_SHARED=1), or owned by another user is never
+ * trusted: one warning line, no entry read from it even when a valid one
+ * is there, none written, and the run itself succeeds. */
+static void untrusted_cache_dir_disabled_with_warning(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(disk_src);
+    char dir[600], log[4096];
+    snprintf(dir, sizeof dir, "%s/shared", tmp_dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    /* a valid entry, written while the directory was still private */
+    plumb_runtime_stats st = fresh_compile_in(m, dir, NULL);
+    st = fresh_compile_in(m, dir, NULL);
+    assert_int_equal(st.disk_hits, 1);
+    unsetenv("PLUMB_CACHE_SHARED");
+    static const struct { unsigned mode; const char *why; } bad[] = {
+        {0777, "writable by every user (mode 0777)"},
+        {01777, "writable by every user (mode 1777)"},
+        {0770, "writable by its group (mode 0770; PLUMB_CACHE_SHARED=1 trusts the group)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(chmod(dir, bad[i].mode), 0);
+        st = compile_logged(m, dir, log, sizeof log);
+        if (!strstr(log, bad[i].why))
+            fprintf(stderr, "log was: %s\n", log);
+        assert_non_null(strstr(log, bad[i].why));
+        assert_int_equal(count_lines_with(log, "plumb: warning: disk cache disabled: cache directory '"), 1);
+        assert_int_equal(count_lines_with(log, "\n"), 1);
+        assert_int_equal(st.disk_hits, 0);
+        assert_int_equal(st.compiles, 1);
+    }
+    /* the lookup itself refuses it too (a caller that skipped the check) */
+    rt_canon c;
+    memset(&c, 0, sizeof c);
+    plumb_diag d = {.code = PLUMB_OK};
+    rt_key_ctx kc = {rt_cpu_best_isa(), 2};
+    assert_true(rt_canon_build(&c, m, ir_module_find_func(m, "main"), &kc, &d));
+    uint64_t k[2];
+    rt_canon_key(&c, k);
+    const char *why = NULL;
+    size_t len = 0;
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_null(rt_disk_load(dir, k, &c, &kc, &len, &why));
+    assert_string_equal(why, "cache directory is not trusted or cannot be opened");
+    /* the group is trusted when the user says so */
+    assert_int_equal(chmod(dir, 0770), 0);
+    setenv("PLUMB_CACHE_SHARED", "1", 1);
+    st = compile_logged(m, dir, log, sizeof log);
+    unsetenv("PLUMB_CACHE_SHARED");
+    assert_string_equal(log, "");
+    assert_int_equal(st.disk_hits, 1);
+    /* another user's directory (only root can make one here) */
+    if (geteuid() == 0) {
+        assert_int_equal(chmod(dir, 0700), 0);
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+        st = compile_logged(m, dir, log, sizeof log);
+        assert_non_null(strstr(log, "is owned by uid 65534, not by this user (uid 0) or root"));
+        assert_int_equal(st.disk_hits, 0);
+    } else {
+        fprintf(stderr, "skipped the other-owner case: it needs root to chown\n");
+    }
+    rt_canon_free(&c);
+    rm_tree(dir);
+    ir_module_free(m);
+}
+
 /* Counters reset to zero but keep the program count; clearing the cache
  * drops the programs so the next compile is a miss again. */
 static void stats_reset_and_cache_clear(void **state)
@@ -649,6 +896,10 @@ int main(void)
         cmocka_unit_test(disk_hit_in_second_runtime),
         cmocka_unit_test(disk_bad_entries_are_rebuilt),
         cmocka_unit_test(concurrent_writers_never_expose_half_entries),
+        cmocka_unit_test(disk_symlink_at_entry_name_is_never_followed),
+        cmocka_unit_test(disk_fifo_at_entry_name_does_not_block),
+        cmocka_unit_test(cache_dir_created_with_parents_0700),
+        cmocka_unit_test(untrusted_cache_dir_disabled_with_warning),
         cmocka_unit_test(stats_reset_and_cache_clear),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
