@@ -101,7 +101,7 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
     ref_acc acc;
     if (fres)
         ref_acc_init(&acc, needs_exact(lt) || needs_exact(rt) || ot == PLUMB_F64);
-    uint64_t ocount = plumb_tensor_numel(out), work = 0;
+    uint64_t ocount = plumb_tensor_numel(out);
     int64_t oidx[PLUMB_MAX_RANK], cidx[PLUMB_MAX_RANK];
     bool ok = true;
     for (uint64_t o = 0; o < ocount && ok; o++) {
@@ -132,7 +132,7 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
                 if (++cidx[i] < cdims[i]) break;
                 cidx[i] = 0;
             }
-            if ((++work & 4095) == 0 && !ref_poll(c, op)) {
+            if (!ref_work(c, op, 1)) {   /* the run's counter: see ref_work */
                 ok = false;
                 break;
             }

@@ -46,6 +46,7 @@ struct ref_ctx {
     bool has_deadline;
     struct timespec deadline;   /* CLOCK_MONOTONIC */
     double timeout_s;           /* for messages */
+    uint64_t work_left;         /* work units until the clock is read again */
     FILE *check_log;
     uint32_t max_mismatches;
     uint32_t checks_run, checks_failed;
@@ -100,6 +101,24 @@ bool ref_poll(ref_ctx *c, const ir_op *op)
                         "timeout: the run exceeded its limit of %g s while executing this op",
                         c->timeout_s);
     return true;
+}
+
+/* Work units (about one element loaded or stored, or one op or region
+ * entered) between two readings of the clock. The count is the run's, not a
+ * kernel's: a reduce whose body runs another reduce charges both to it, so
+ * nested regions cannot do unbounded work between two checks the way a
+ * per-kernel counter that restarts on every entry could. 2^16 units are well
+ * under a millisecond of interpretation. */
+#define REF_POLL_UNITS ((uint64_t)1 << 16)
+
+bool ref_work(ref_ctx *c, const ir_op *op, uint64_t units)
+{
+    if (units < c->work_left) {
+        c->work_left -= units;
+        return true;
+    }
+    c->work_left = REF_POLL_UNITS;
+    return ref_poll(c, op);
 }
 
 uint64_t ref_max_bytes(const ref_ctx *c) { return c->max_bytes; }
@@ -272,6 +291,10 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
         ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory gathering %u results", op->n_results);
         goto done;
     }
+    /* Every op is charged for entering it and for each element it reads
+     * and writes (the work of all but dot and top_k, which charge the rest
+     * themselves; region bodies charge their own ops as they run). */
+    uint64_t units = 1;
     for (uint32_t i = 0; i < op->n_operands; i++) {
         in[i] = c->env[op->operands[i]->id];
         if (!in[i]) {
@@ -279,6 +302,7 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
                      op->operands[i]->name ? op->operands[i]->name : "?");
             goto done;
         }
+        units += plumb_tensor_numel(in[i]);
     }
     if (op->code == PLUMB_OP_CALL) {
         const ir_func *f = op->a.callee ? ir_module_find_func(c->m, op->a.callee) : NULL;
@@ -289,7 +313,7 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
         }
         for (uint32_t i = 0; i < op->n_results; i++)
             env_drop(c, op->results[i]->id);   /* a region's earlier value */
-        if (!ref_call(c, op, f, in, out))
+        if (!ref_work(c, op, units) || !ref_call(c, op, f, in, out))
             goto done;
         for (uint32_t i = 0; i < op->n_results; i++)
             c->env[op->results[i]->id] = out[i];
@@ -306,7 +330,10 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
             goto done;
         }
         out[i] = t;
+        units += plumb_tensor_numel(t);
     }
+    if (!ref_work(c, op, units))
+        goto done;
     ok = ref_kernels[op->code](c, op, in, out);
     if (!ok && c->d->code == PLUMB_OK)
         ref_fail(c, op, PLUMB_ERR_RUNTIME, "the kernel failed without saying why");
@@ -321,6 +348,10 @@ done:
 bool ref_eval_region(ref_ctx *c, const ir_block *region,
                      plumb_tensor *const *args, plumb_tensor *const *results)
 {
+    /* An evaluation with no ops (a body that returns an argument) still
+     * costs a unit: a loop of them is work the deadline must see. */
+    if (!ref_work(c, region->parent, 1))
+        return false;
     for (uint32_t i = 0; i < region->n_args; i++)
         c->env[region->args[i]->id] = (plumb_tensor *)args[i];
     bool ok = true;

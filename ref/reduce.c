@@ -205,7 +205,6 @@ bool ref_op_REDUCE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_t
     }
 
     bool ok = true;
-    uint64_t work = 0;
     int64_t kidx[PLUMB_MAX_RANK], ridx[PLUMB_MAX_RANK];
     for (uint64_t o = 0; o < ocount && ok; o++) {
         ref_unravel(o, nk, kdims, kidx);
@@ -264,7 +263,7 @@ bool ref_op_REDUCE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_t
                 if (++ridx[i] < rdims[i]) break;
                 ridx[i] = 0;
             }
-            if ((++work & 4095) == 0 && !ref_poll(c, op)) {
+            if (!ref_work(c, op, 1)) {   /* the run's counter: see ref_work */
                 ok = false;
                 break;
             }

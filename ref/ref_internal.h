@@ -45,6 +45,14 @@ bool ref_call(ref_ctx *c, const ir_op *site, const ir_func *f,
  * Long kernels call it every few thousand elements. */
 bool ref_poll(ref_ctx *c, const ir_op *op);
 
+/* Charges units of work (about one element read or written, or one op or
+ * region evaluation entered) to the run's single work counter and reads the
+ * clock each time 2^16 units have been charged; false (with the timeout
+ * error naming op) once the deadline has passed. The interpreter charges
+ * every op for the elements it reads and writes; kernels whose work grows
+ * faster than that (dot, top_k) charge the difference themselves. */
+bool ref_work(ref_ctx *c, const ir_op *op, uint64_t units);
+
 /* Allocates a zero-filled tensor of type t (static dims), honoring the
  * run's memory limit; NULL after setting the error. */
 plumb_tensor *ref_tensor_new(ref_ctx *c, const ir_op *op, const ir_type *t);

@@ -39,7 +39,6 @@ typedef struct sort_env {
     plumb_tensor *args;          /* 2n scalar views over buf */
     plumb_tensor **argp;
     plumb_tensor *res;           /* i1 scalar */
-    uint64_t calls;
     bool failed;
 } sort_env;
 
@@ -58,7 +57,7 @@ static bool less(sort_env *e, int64_t i, int64_t j)
         e->failed = true;
         return false;
     }
-    if ((++e->calls & 4095) == 0 && !ref_poll(e->c, e->op)) {
+    if (!ref_work(e->c, e->op, 1)) {
         e->failed = true;
         return false;
     }
@@ -136,7 +135,7 @@ bool ref_op_SORT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
         argp[k] = &args[k];
     }
     scalar_view(&resv, PLUMB_I1, &rbuf);
-    sort_env e = {c, op, in, n, 0, stride, buf, args, argp, &resv, 0, false};
+    sort_env e = {c, op, in, n, 0, stride, buf, args, argp, &resv, false};
     bool ok = true;
     for (uint64_t s = 0; s < slices && ok; s++) {
         /* slice s: outer index s / stride, inner s % stride */
@@ -219,6 +218,15 @@ bool ref_op_TOP_K(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
         e.base = (int64_t)r * len;
         for (int64_t p = 0; p < len; p++) perm[p] = p;
         merge_sort(NULL, perm, tmp, len, topk_first, &e);
+        /* about len * log2(len) comparisons: more than the elements the
+         * interpreter charged for the op */
+        uint64_t lg = 1;
+        while (lg < 64 && ((uint64_t)1 << lg) < (uint64_t)len)
+            lg++;
+        if (!ref_work(c, op, (uint64_t)len * lg)) {
+            plumb_free(perm, (size_t)bytes);
+            return false;
+        }
         for (int64_t p = 0; p < k; p++) {
             plumb_store_bits(x->dtype, vals->data, (size_t)((int64_t)r * k + p),
                              plumb_load_bits(x->dtype, x->data, (size_t)(e.base + perm[p])));
