@@ -261,6 +261,7 @@ static bool run_runtime(const run_state *s, const ir_module *m, const char *entr
     plumb_runtime_options_init(&o);
     o.threads = s->threads;
     o.max_bytes = s->max_bytes;
+    o.timeout_s = s->timeout_s;
     o.log = log;
     plumb_runtime *rt = plumb_runtime_create(&o, d);
     if (!rt)

@@ -18,6 +18,12 @@
  * with uneven chunks, few enough that per-chunk partial results stay small. */
 #define RT_MAX_CHUNKS 64u
 
+/* Work units (about one element read or written, or one op or region
+ * evaluation entered) between two readings of the clock inside regions:
+ * the count is the run's, so a region nested in a region cannot do
+ * unbounded work between two checks. */
+#define RT_POLL_UNITS ((uint64_t)1 << 16)
+
 static const rt_kernel_fn rt_kernels[PLUMB_OP_COUNT] = {
 #define OP(e, ...) [PLUMB_OP_##e] = rt_op_##e,
 #include "../ir/ops.def"
@@ -38,6 +44,7 @@ struct rt_pool {
     /* the current job */
     rt_range_fn fn;
     void *ctx;
+    rt_exec *x;                 /* whose deadline the chunks check, or NULL */
     uint64_t n, chunk_len;
     uint32_t chunks;
     atomic_uint next;           /* next chunk to take */
@@ -54,6 +61,10 @@ static void take_chunks(rt_pool *p)
         uint32_t c = atomic_fetch_add(&p->next, 1u);
         if (c >= p->chunks)
             break;
+        /* Past the deadline the remaining chunks are skipped: the step
+         * fails with the timeout as soon as the loop returns. */
+        if (p->x && rt_deadline_passed(p->x))
+            continue;
         uint64_t b = (uint64_t)c * p->chunk_len;
         uint64_t e = b + p->chunk_len < p->n ? b + p->chunk_len : p->n;
         p->fn(p->ctx, b, e, c);
@@ -171,6 +182,8 @@ void rt_parallel_for(rt_exec *x, uint64_t n, uint64_t grain, rt_range_fn fn, voi
     rt_pool *p = x ? x->pool : NULL;
     if (!p || p->n_workers == 0 || chunks == 1 || rt_in_loop) {
         for (uint32_t c = 0; c < chunks; c++) {
+            if (x && rt_deadline_passed(x))
+                return;   /* the step fails with the timeout */
             uint64_t b = (uint64_t)c * len;
             fn(ctx, b, b + len < n ? b + len : n, c);
         }
@@ -180,6 +193,7 @@ void rt_parallel_for(rt_exec *x, uint64_t n, uint64_t grain, rt_range_fn fn, voi
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->ctx = ctx;
+    p->x = x;
     p->n = n;
     p->chunk_len = len;
     p->chunks = chunks;
@@ -221,7 +235,43 @@ bool rt_exec_init(rt_exec *x, rt_pool *pool, plumb_isa isa, const ir_module *m, 
     pthread_mutex_init(&x->region_mu, &at);
     pthread_mutexattr_destroy(&at);
     x->region_mu_init = true;
+    atomic_init(&x->timed_out, false);
     return true;
+}
+
+void rt_exec_start_run(rt_exec *x, double timeout_s)
+{
+    atomic_store(&x->timed_out, false);
+    x->work_left = RT_POLL_UNITS;
+    /* Past 1e9 s no run can end in time: no deadline (and no overflow),
+     * as in the reference. */
+    x->has_deadline = timeout_s > 0 && timeout_s < 1e9;
+    x->timeout_s = x->has_deadline ? timeout_s : 0;
+    if (!x->has_deadline)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &x->deadline);
+    time_t whole = (time_t)timeout_s;
+    x->deadline.tv_sec += whole;
+    x->deadline.tv_nsec += (long)((timeout_s - (double)whole) * 1e9);
+    if (x->deadline.tv_nsec >= 1000000000L) {
+        x->deadline.tv_sec++;
+        x->deadline.tv_nsec -= 1000000000L;
+    }
+}
+
+bool rt_deadline_passed(rt_exec *x)
+{
+    if (!x->has_deadline)
+        return false;
+    if (atomic_load_explicit(&x->timed_out, memory_order_relaxed))
+        return true;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    bool past = now.tv_sec != x->deadline.tv_sec ? now.tv_sec > x->deadline.tv_sec
+                                                 : now.tv_nsec >= x->deadline.tv_nsec;
+    if (past)
+        atomic_store(&x->timed_out, true);
+    return past;
 }
 
 void rt_exec_fini(rt_exec *x)
@@ -262,6 +312,14 @@ bool rt_fail(rt_exec *x, const ir_op *op, plumb_code code, const char *fmt, ...)
     return false;
 }
 
+bool rt_check_deadline(rt_exec *x, const ir_op *op)
+{
+    if (!rt_deadline_passed(x))
+        return true;
+    return rt_fail(x, op, PLUMB_ERR_RUNTIME, "timeout: the run exceeded its limit of %g s while executing this op",
+                   x->timeout_s);
+}
+
 plumb_isa rt_isa(const rt_exec *x) { return x->isa; }
 FILE *rt_check_log(const rt_exec *x) { return x->check_log ? x->check_log : stderr; }
 const ir_module *rt_module(const rt_exec *x) { return x->m; }
@@ -273,10 +331,15 @@ void rt_count_check(rt_exec *x, bool passed)
         x->checks_failed++;
 }
 
-/* Scratch is a bump allocator over blocks kept for the executable's life:
- * after the first run every request fits an existing block. When a step
- * needed more than one block, the next reset merges them into one block of
- * the combined size, so the set converges to a single block. */
+/* Scratch is a stack over blocks kept for the executable's life: a request
+ * is taken from the current block or a later one, so everything handed out
+ * after a mark lies at or after it and rt_eval_region can give back what a
+ * body evaluation took (a region nested in a region would otherwise take
+ * fresh scratch per evaluation until the step ends). After the first run
+ * every request fits an existing block. When a step needed more than one
+ * block, the next reset merges them into one block of the combined size, so
+ * the set converges to a single block. All blocks together stay within
+ * max_bytes: the limit bounds the step's workspace, not only each request. */
 void *rt_scratch(rt_exec *x, const ir_op *op, size_t bytes)
 {
     if (bytes == 0)
@@ -287,13 +350,23 @@ void *rt_scratch(rt_exec *x, const ir_op *op, size_t bytes)
         return NULL;
     }
     size_t need = (bytes + 63) & ~(size_t)63;
-    for (uint32_t i = 0; i < x->n_scratch; i++) {
+    for (uint32_t i = x->cur_scratch; i < x->n_scratch; i++) {
         rt_scratch_block *b = &x->scratch[i];
         if (b->cap - b->used >= need) {
             void *r = b->base + b->used;
             b->used += need;
+            x->cur_scratch = i;
             return r;
         }
+    }
+    size_t cap = need < ((size_t)1 << 16) ? ((size_t)1 << 16) : need;
+    if (x->scratch_total + cap > x->max_bytes)
+        cap = need;   /* the minimum block, rather than a limit error */
+    if (x->scratch_total > x->max_bytes || cap > x->max_bytes - x->scratch_total) {
+        rt_fail(x, op, PLUMB_ERR_LIMIT,
+                "needs %zu more bytes of scratch memory while the step holds %zu; together over the limit of "
+                "%llu bytes", bytes, x->scratch_total, (unsigned long long)x->max_bytes);
+        return NULL;
     }
     if (x->n_scratch == x->cap_scratch) {
         uint32_t ncap = x->cap_scratch ? x->cap_scratch * 2 : 4;
@@ -306,18 +379,42 @@ void *rt_scratch(rt_exec *x, const ir_op *op, size_t bytes)
         x->scratch = nb;
         x->cap_scratch = ncap;
     }
-    size_t cap = need < ((size_t)1 << 16) ? ((size_t)1 << 16) : need;
     void *raw = plumb_malloc(cap + 64);
     if (!raw) {
         rt_fail(x, op, PLUMB_ERR_NOMEM, "out of memory allocating %zu bytes of scratch memory", bytes);
         return NULL;
     }
+    x->cur_scratch = x->n_scratch;
     rt_scratch_block *b = &x->scratch[x->n_scratch++];
     b->raw = raw;
     b->base = (uint8_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
     b->cap = cap;
     b->used = need;
+    x->scratch_total += cap;
     return b->base;
+}
+
+/* A point in the scratch stack to come back to. */
+typedef struct scratch_mark {
+    uint32_t block;
+    size_t used;
+} scratch_mark;
+
+static scratch_mark scratch_get_mark(const rt_exec *x)
+{
+    scratch_mark mk = {x->cur_scratch, x->n_scratch ? x->scratch[x->cur_scratch].used : 0};
+    return mk;
+}
+
+/* Gives back everything handed out since mk (blocks are kept). */
+static void scratch_release(rt_exec *x, scratch_mark mk)
+{
+    if (x->n_scratch == 0)
+        return;
+    for (uint32_t i = mk.block + 1; i < x->n_scratch; i++)
+        x->scratch[i].used = 0;
+    x->cur_scratch = mk.block;
+    x->scratch[mk.block].used = mk.used;
 }
 
 void rt_scratch_reset(rt_exec *x)
@@ -329,16 +426,19 @@ void rt_scratch_reset(rt_exec *x)
             plumb_free(x->scratch[i].raw, x->scratch[i].cap + 64);
         }
         x->n_scratch = 0;
+        x->scratch_total = 0;
         void *raw = plumb_malloc(total + 64);
         if (raw) {   /* on failure the next request allocates again */
             rt_scratch_block *b = &x->scratch[x->n_scratch++];
             b->raw = raw;
             b->base = (uint8_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
             b->cap = total;
+            x->scratch_total = total;
         }
     }
     for (uint32_t i = 0; i < x->n_scratch; i++)
         x->scratch[i].used = 0;
+    x->cur_scratch = 0;
 }
 
 bool rt_run_kernel(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
@@ -358,11 +458,28 @@ static plumb_tensor *region_value(rt_exec *x, const ir_value *v)
     return v->id < x->n_env ? x->env[v->id] : NULL;
 }
 
+/* Charges units of region work; every RT_POLL_UNITS units the clock is
+ * read. Under region_mu. */
+static bool region_work(rt_exec *x, const ir_op *op, uint64_t units)
+{
+    if (units < x->work_left) {
+        x->work_left -= units;
+        return !atomic_load_explicit(&x->timed_out, memory_order_relaxed) || rt_check_deadline(x, op);
+    }
+    x->work_left = RT_POLL_UNITS;
+    return rt_check_deadline(x, op);
+}
+
 /* Runs the ops of a region like the reference does: values defined in the
  * region keep their tensors between evaluations (a body runs once per
  * element; allocating each time would dominate). Serialized by a recursive
  * lock because the environment is shared; kernels that need speed recognise
- * common bodies and never get here. */
+ * common bodies and never get here.
+ *
+ * Limits hold inside: the scratch the body's kernels take is given back
+ * when the evaluation ends, and each evaluation and each op in it (for the
+ * elements it reads and writes) is charged to the run's work counter, so
+ * the deadline is seen however deeply regions nest. */
 bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *args,
                     plumb_tensor *const *results)
 {
@@ -376,12 +493,16 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
             goto out;
         }
     }
+    if (!(ok = region_work(x, region->parent, 1)))
+        goto out;
     /* A nested evaluation of the same region (a reduce inside a reduce body)
      * must not clobber the outer arguments. */
     for (uint32_t i = 0; i < n_saved; i++)
         saved_args[i] = x->env[region->args[i]->id];
     for (uint32_t i = 0; i < region->n_args; i++)
         x->env[region->args[i]->id] = (plumb_tensor *)args[i];
+    /* The body's kernels finish with their scratch before the next op. */
+    scratch_mark mk = scratch_get_mark(x);
     const ir_op *op = region->first;
     for (; ok && op; op = op->next) {
         if (op->code == PLUMB_OP_RETURN || op->code == PLUMB_OP_FUNC_RETURN)
@@ -415,8 +536,22 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
             }
             out_small[i] = t;
         }
-        if (ok)
+        if (ok) {
+            uint64_t units = 1;
+            for (uint32_t i = 0; i < op->n_operands; i++)
+                units += plumb_tensor_numel(in_small[i]);
+            for (uint32_t i = 0; i < op->n_results; i++)
+                units += plumb_tensor_numel(out_small[i]);
+            ok = region_work(x, op, units);
+        }
+        if (ok) {
             ok = rt_run_kernel(x, op, in_small, out_small);
+            /* a kernel whose chunks were skipped at the deadline
+             * returns without an error of its own */
+            if (ok && atomic_load_explicit(&x->timed_out, memory_order_relaxed))
+                ok = rt_check_deadline(x, op);
+        }
+        scratch_release(x, mk);
     }
     if (ok && !op)
         ok = rt_fail(x, region->parent, PLUMB_ERR_INVALID, "region has no return");

@@ -18,6 +18,15 @@
 /* Inlining stops here: a deeper call chain is recursive or absurd. */
 #define RT_MAX_INLINE_DEPTH 64
 
+/* The inlined copy of an entry holds at most this many ops. Inlining
+ * multiplies: a few KB of functions that each call the next twice reach
+ * millions of call sites, and copying them would take gigabytes before any
+ * other limit looks. The budget is checked before each op is copied; past
+ * it the compile fails with a limit error (the reference interpreter runs
+ * calls without inlining and is not bound by it). Real programs stay far
+ * below: the examples inline to a few hundred ops. */
+#define RT_MAX_INLINED_OPS ((uint64_t)1 << 18)
+
 /* ---- copying with inlining -------------------------------------------------------- */
 
 typedef struct cloner {
@@ -26,6 +35,8 @@ typedef struct cloner {
     plumb_diag *d;
     uint32_t n_ids;           /* src->next_value_id */
     uint64_t ops;             /* ops copied so far */
+    uint64_t max_bytes;       /* the copy's arena may not grow past this */
+    const ir_func *inlining;  /* innermost function being inlined, or NULL */
     bool failed;
 } cloner;
 
@@ -124,7 +135,10 @@ static bool inline_call(cloner *c, const ir_op *op, ir_block *dst, ir_value **ma
     /* Copy the body up to (not including) its return straight into dst. */
     ir_block body = f->body;
     body.last = ret ? ret->prev : f->body.last;
+    const ir_func *outer = c->inlining;
+    c->inlining = f;
     ok = clone_block(c, &body, dst, inner, depth + 1);
+    c->inlining = outer;
     if (ok && (!ret || ret->n_operands != op->n_results)) {
         plumb_diag_set(c->d, PLUMB_ERR_INVALID, op->loc, "func.call: @%s returns %u values, the call expects %u",
                        f->name, ret ? ret->n_operands : 0, op->n_results);
@@ -147,8 +161,17 @@ static bool clone_op(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, 
 {
     if (op->code == PLUMB_OP_CALL)
         return inline_call(c, op, dst, map, depth);
-    if (++c->ops > UINT32_MAX / 4) {
-        plumb_diag_set(c->d, PLUMB_ERR_LIMIT, op->loc, "inlining calls makes more than %u ops", UINT32_MAX / 4);
+    if (++c->ops > RT_MAX_INLINED_OPS || plumb_arena_bytes(c->dst->arena) > c->max_bytes) {
+        bool by_ops = c->ops > RT_MAX_INLINED_OPS;
+        char what[96];
+        if (by_ops)
+            snprintf(what, sizeof what, "more than %llu ops", (unsigned long long)RT_MAX_INLINED_OPS);
+        else
+            snprintf(what, sizeof what, "more than the limit of %llu bytes", (unsigned long long)c->max_bytes);
+        plumb_diag_set(c->d, PLUMB_ERR_LIMIT, op->loc,
+                       "%s: inlining every call (here the body of @%s) makes the compiled program %s; the runtime "
+                       "inlines all calls, the reference interpreter (--backend ref) does not",
+                       plumb_op_name(op->code), c->inlining ? c->inlining->name : "?", what);
         return !(c->failed = true);
     }
     ir_value *small[8];
@@ -217,9 +240,10 @@ static bool clone_block(cloner *c, const ir_block *src, ir_block *dst, ir_value 
 }
 
 /* A module holding one function: entry with every call inlined. */
-static ir_module *inline_entry(const ir_module *m, const ir_func *entry, ir_func **out_f, plumb_diag *d)
+static ir_module *inline_entry(const ir_module *m, const ir_func *entry, uint64_t max_bytes, ir_func **out_f,
+                               plumb_diag *d)
 {
-    cloner c = {.src = m, .d = d, .n_ids = m->next_value_id};
+    cloner c = {.src = m, .d = d, .n_ids = m->next_value_id, .max_bytes = max_bytes};
     c.dst = ir_module_new(m->name);
     ir_value **map = plumb_calloc(c.n_ids ? c.n_ids : 1, sizeof *map);
     ir_func *f = NULL;
@@ -311,25 +335,34 @@ typedef struct planner {
     uint32_t *buf_of;        /* per value id: buffer index + 1, 0 = none */
     uint32_t *last_use;      /* per value id: index of the last step reading it */
     bool *free_buf;          /* per buffer: available */
-    uint32_t cap_bufs;
+    uint32_t cap_free;       /* entries free_buf has room for */
     plumb_diag *d;
 } planner;
 
+/* The two arrays grow one after the other, so each has its own capacity:
+ * when the second realloc fails, the first has grown already and must be
+ * freed with its new size (p->cap_bufs), the second with its old one. */
 static bool grow_bufs(planner *pl)
 {
     rt_program *p = pl->p;
-    if (p->n_bufs < pl->cap_bufs)
+    if (p->n_bufs < p->cap_bufs && p->n_bufs < pl->cap_free)
         return true;
-    uint32_t ncap = pl->cap_bufs ? pl->cap_bufs * 2 : 16;
-    rt_buffer *nb = plumb_realloc(p->bufs, (size_t)pl->cap_bufs * sizeof *nb, (size_t)ncap * sizeof *nb);
-    if (!nb)
-        return false;
-    p->bufs = nb;
-    bool *nf = plumb_realloc(pl->free_buf, (size_t)pl->cap_bufs * sizeof *nf, (size_t)ncap * sizeof *nf);
-    if (!nf)
-        return false;
-    pl->free_buf = nf;
-    pl->cap_bufs = ncap;
+    if (p->n_bufs >= p->cap_bufs) {
+        uint32_t ncap = p->cap_bufs ? p->cap_bufs * 2 : 16;
+        rt_buffer *nb = plumb_realloc(p->bufs, (size_t)p->cap_bufs * sizeof *nb, (size_t)ncap * sizeof *nb);
+        if (!nb)
+            return false;
+        p->bufs = nb;
+        p->cap_bufs = ncap;
+    }
+    if (p->n_bufs >= pl->cap_free) {
+        uint32_t ncap = p->cap_bufs;
+        bool *nf = plumb_realloc(pl->free_buf, (size_t)pl->cap_free * sizeof *nf, (size_t)ncap * sizeof *nf);
+        if (!nf)
+            return false;
+        pl->free_buf = nf;
+        pl->cap_free = ncap;
+    }
     return true;
 }
 
@@ -545,7 +578,6 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
     }
     ok = true;
 out:
-    p->cap_bufs = pl.cap_bufs;
     if (pl.buf_of)
         plumb_free(pl.buf_of, nv * sizeof *pl.buf_of);
     if (pl.last_use)
@@ -553,7 +585,7 @@ out:
     if (avail)
         plumb_free(avail, nv);
     if (pl.free_buf)
-        plumb_free(pl.free_buf, (size_t)pl.cap_bufs * sizeof *pl.free_buf);
+        plumb_free(pl.free_buf, (size_t)pl.cap_free * sizeof *pl.free_buf);
     return ok;
 }
 
@@ -625,7 +657,7 @@ rt_program *rt_program_compile(const ir_module *m, const ir_func *entry, const r
     if (!check_static_signature(entry, d))
         return NULL;
     ir_func *f = NULL;
-    ir_module *cm = inline_entry(m, entry, &f, d);
+    ir_module *cm = inline_entry(m, entry, o->max_bytes, &f, d);
     if (!cm)
         return NULL;
     if (!rt_run_passes(cm, f, o->opt_level, o->max_bytes, d)) {
@@ -820,7 +852,15 @@ static bool run_steps(rt_program *p, const char *entry, plumb_tensor *const *inp
     bool ok = true;
     for (uint32_t s = 0; s < p->n_steps && ok; s++) {
         const rt_step *st = &p->steps[s];
-        ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out) : rt_run_kernel(x, st->op, st->in, st->out);
+        /* The clock is read before each step; inside a step the pool's
+         * chunks and region evaluations read it (a step whose chunks were
+         * skipped at the deadline fails here, not with its partial result). */
+        ok = rt_check_deadline(x, st->op);
+        if (ok)
+            ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out)
+                           : rt_run_kernel(x, st->op, st->in, st->out);
+        if (ok)
+            ok = rt_check_deadline(x, st->op);
         rt_scratch_reset(x);
         if (!ok && d->code == PLUMB_OK)
             plumb_diag_set(d, PLUMB_ERR_RUNTIME, none, "step %u of @%s failed without saying why", s, entry);

@@ -6,6 +6,8 @@
 #define PLUMB_RT_PIPELINE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 
 #include "rt_passes.h"
 
@@ -44,17 +46,32 @@ struct rt_exec {
     /* scratch: blocks kept between runs so steady-state runs allocate nothing */
     rt_scratch_block *scratch;
     uint32_t n_scratch, cap_scratch;
+    uint32_t cur_scratch;      /* block requests are taken from; every later block is unused */
     /* region evaluation: tensors of values defined inside regions, by value id,
      * kept between evaluations (a body runs once per element) */
     plumb_tensor **env;
     uint32_t n_env;
     pthread_mutex_t region_mu;  /* recursive: kernels may call rt_eval_region from chunks */
     bool region_mu_init;
+    /* the current run's deadline (rt_exec_start_run); read-only while steps run */
+    bool has_deadline;
+    struct timespec deadline;  /* CLOCK_MONOTONIC */
+    double timeout_s;          /* for the message */
+    atomic_bool timed_out;     /* set by whichever thread first sees the deadline pass */
+    uint64_t work_left;        /* region work units until the clock is read (under region_mu) */
+    size_t scratch_total;      /* bytes of all scratch blocks (bounded by max_bytes) */
 };
 
 bool rt_exec_init(rt_exec *x, rt_pool *pool, plumb_isa isa, const ir_module *m, uint64_t max_bytes,
                   plumb_diag *d);
 void rt_exec_fini(rt_exec *x);
+/* Arms the deadline for one run: timeout_s seconds from now (0, negative or
+ * 1e9 and more = none). */
+void rt_exec_start_run(rt_exec *x, double timeout_s);
+/* True once the run's deadline has passed (reads the clock; any thread). */
+bool rt_deadline_passed(rt_exec *x);
+/* False with the timeout error naming op once the deadline has passed. */
+bool rt_check_deadline(rt_exec *x, const ir_op *op);
 /* Makes every scratch allocation of the finished step reusable. */
 void rt_scratch_reset(rt_exec *x);
 /* Runs one op's kernel (dispatch table generated from ir/ops.def). */

@@ -430,6 +430,7 @@ static bool run_timed(plumb_executable *ex, plumb_tensor *const *inputs, uint32_
     }
     plumb_runtime *rt = ex->rt;
     double t0 = now_s();
+    rt_exec_start_run(&ex->prog->x, rt->o.timeout_s);
     bool ok = allocate ? rt_program_run(ex->prog, ex->entry->name, inputs, n_inputs, fresh, n_outputs, rt->log,
                                      checks_failed, d)
                     : rt_program_run_into(ex->prog, ex->entry->name, inputs, n_inputs, into, n_outputs, rt->log,

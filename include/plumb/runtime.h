@@ -38,6 +38,7 @@ typedef struct plumb_runtime_options {
     uint64_t max_bytes;          /* per-tensor limit; 0 = plumb_max_bytes(0) */
     const char *cache_dir;       /* persistent cache directory; NULL = PLUMB_CACHE_DIR env, or none */
     FILE *log;                   /* recompile explanations (also when PLUMB_LOG=recompiles); NULL = none unless env */
+    double timeout_s;            /* wall-clock limit of each run, seconds; 0 = none (docs/runtime.md, Limits) */
 } plumb_runtime_options;
 
 #define PLUMB_RT_OPT_DEFAULT 2
@@ -70,7 +71,10 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m,
  * before any work); they are never modified. outputs receives n_outputs newly
  * allocated tensors (plumb_tensor_free each). Check ops in the program are
  * evaluated; failures are counted in *checks_failed (may be NULL) and
- * described on opts->log or stderr.
+ * described on opts->log or stderr. A run that passes the runtime's
+ * timeout_s fails with PLUMB_ERR_RUNTIME ("timeout: ..."); one whose
+ * memory would pass max_bytes fails with PLUMB_ERR_LIMIT (docs/runtime.md,
+ * Limits).
  *
  * Every run allocates its results; writing into fresh pages costs several
  * times the write itself, so code that runs an executable repeatedly should
