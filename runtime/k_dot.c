@@ -12,11 +12,19 @@
  * f32; all accumulate in f32 with exact products. f16/bf16 results are
  * rounded from the f32 accumulator. Integer results wrap modulo 2^bits and
  * i1 results are the OR of ANDs, on their own blocked vector loops (below).
- * precision_config is a hint and is ignored (full precision always). */
+ * precision_config is a hint and is ignored (full precision always).
+ *
+ * A float result that comes out NaN or infinite is computed again on its
+ * own (rescue_range): the GEMMs' lanes can overflow with opposite signs and
+ * meet as NaN, or overflow where the exact sum is finite, while the
+ * reference returns the exact result rounded once (docs/runtime-kernels.md,
+ * "Overflow in dots"). */
+#include <math.h>
 #include <string.h>
 
 #include "plumb/dtype.h"
 #include "rt_internal.h"
+#include "rt_sum.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -502,6 +510,89 @@ static bool dot_int(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const 
 
 static bool is_narrow_float(plumb_dtype t) { return t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16; }
 
+/* ---- results that overflowed ------------------------------------------------------ */
+
+/* Σ_k a[k]·b[k·ldb] for one result element whose GEMM value is NaN or
+ * infinite, in index order and compensated (rt_csum_add; f64 products
+ * split exactly into p + e by fma), so that it is the correctly rounded
+ * sum but for rare ties and deep cancellations, and such that no product
+ * or partial sum can overflow: f32/f16/bf16 operands in double (products below 2^256, sums
+ * below 2^320), f64 operands each scaled by 2^-540 (products below 2^968,
+ * K below 2^55; a product with an infinite or NaN operand unscaled),
+ * scaled back at the end, overflowing only when the sum does. Infinite and
+ * NaN operands then combine as in the exact sum (0·inf
+ * and +inf with -inf give NaN, else an infinity wins), the reference's
+ * result. The scaling drops bits of products below 2^-1074·2^1080 = 2^6
+ * each: negligible beside γ(K)·Σ|a·b|, which exceeds 2^-53·2^1023/K when
+ * a partial sum overflowed. */
+static double rescued_dot(calc_t ct, const void *a, const void *b, size_t K, size_t ldb)
+{
+    double s = -0.0, c = 0.0;
+    switch (ct) {
+    case CT_F64: {
+        const double *x = a, *y = b;
+        for (size_t k = 0; k < K; k++) {
+            double a1 = x[k], b1 = y[k * ldb];
+            if (!isfinite(a1) || !isfinite(b1)) {
+                /* unscaled: inf times a tiny number scaled to 0 would be
+                 * NaN instead of inf */
+                rt_csum_add(&s, &c, a1 * b1);
+                continue;
+            }
+            a1 *= 0x1p-540;
+            b1 *= 0x1p-540;
+            double p = a1 * b1;
+            rt_csum_add(&s, &c, p);
+            rt_csum_add(&s, &c, fma(a1, b1, -p));
+        }
+        if (isfinite(s)) s += c;
+        return s * 0x1p540 * 0x1p540;
+    }
+    case CT_F32: {
+        const float *x = a, *y = b;
+        for (size_t k = 0; k < K; k++) rt_csum_add(&s, &c, (double)x[k] * (double)y[k * ldb]);
+        break;
+    }
+    case CT_BF16: {
+        const uint16_t *x = a, *y = b;
+        for (size_t k = 0; k < K; k++) rt_csum_add(&s, &c, plumb_bf16_to_f64(x[k]) * plumb_bf16_to_f64(y[k * ldb]));
+        break;
+    }
+    default: {
+        const uint16_t *x = a, *y = b;
+        for (size_t k = 0; k < K; k++) rt_csum_add(&s, &c, plumb_f16_to_f64(x[k]) * plumb_f16_to_f64(y[k * ldb]));
+        break;
+    }
+    }
+    return isfinite(s) ? s + c : s;
+}
+
+typedef struct rescue_job {
+    calc_t ct;
+    const unsigned char *A, *Bm;   /* [B, M, K] and [B, K, N] in the compute type */
+    void *C;                       /* [B, M, N]: double (CT_F64) or float */
+    uint64_t M, N, K;
+} rescue_job;
+
+/* Scans result elements [begin, end) of the accumulator and recomputes the
+ * ones that are NaN or infinite; each writes only its own element. */
+static void rescue_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const rescue_job *j = ctx;
+    size_t ael = j->ct == CT_F64 ? 8 : j->ct == CT_F32 ? 4 : 2;
+    for (uint64_t e = begin; e < end; e++) {
+        double v = j->ct == CT_F64 ? ((const double *)j->C)[e] : (double)((const float *)j->C)[e];
+        if (isfinite(v)) continue;
+        uint64_t b = e / (j->M * j->N), i = e / j->N % j->M, c = e % j->N;
+        const unsigned char *a = j->A + (b * j->M * j->K + i * j->K) * ael;
+        const unsigned char *bb = j->Bm + (b * j->K * j->N + c) * ael;
+        double r = rescued_dot(j->ct, a, bb, (size_t)j->K, (size_t)j->N);
+        if (j->ct == CT_F64) ((double *)j->C)[e] = r;
+        else ((float *)j->C)[e] = (float)r;
+    }
+}
+
 static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const plumb_tensor *rhs,
                      const ir_ints *lb, const ir_ints *rb, const ir_ints *lc, const ir_ints *rc, plumb_tensor *out)
 {
@@ -573,6 +664,8 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
         default: rt_gemm_f16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
         }
     }
+    rescue_job rj = {ct, A, Bm, C, M, N, K};
+    rt_parallel_for(x, nout, 65536, rescue_range, &rj);
     if (!direct) {
         if (ct == CT_F64) {
             for (uint64_t i = 0; i < nout; i++) {

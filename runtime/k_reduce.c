@@ -17,6 +17,10 @@
  * rounded once to the element type. Lanes start at -0, the additive
  * identity, so an all -0 sum stays -0 as in the reference. f64 sums use the
  * same order in double (pairwise error growth, O(log n) instead of n).
+ * An f64 sum that comes out NaN or infinite is summed again with its terms
+ * scaled by 2^-64 and compensated (f64_rescaled_sum), so that partial sums overflowing in
+ * opposite lanes do not turn an exact ±inf into NaN or a finite sum into an
+ * infinity (docs/runtime-reduce.md, "Overflow").
  *
  * Column sums (reduced dimension followed by kept ones) run the same
  * pairwise scheme over rows, vectorised across the kept columns.
@@ -29,6 +33,7 @@
 #include "plumb/dtype.h"
 #include "rt_internal.h"
 #include "rt_sum.h"
+#include "rt_target.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -218,7 +223,7 @@ static int vec_level(int isa)
     int lv = __atomic_load_n(&cpu_level, __ATOMIC_RELAXED);
     if (lv < 0) {
         __builtin_cpu_init();
-        bool f16c = __builtin_cpu_supports("f16c");
+        bool f16c = rt_cpu_has_f16c();
         if (f16c && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
             lv = PLUMB_ISA_AVX512;
@@ -262,6 +267,30 @@ static double fold_blocks(const double *b, size_t nb)
 
 static size_t el_size(el_kind k) { return k == EL_F64 ? 8 : k == EL_F32 ? 4 : 2; }
 
+/* The sum of n f64 terms (stride apart) when the lanes' sum came out NaN
+ * or infinite: in index order with every term scaled by 2^-64, so no
+ * partial sum can overflow (|x|·2^-64 <= 2^960 and n < 2^63), compensated
+ * (rt_csum_add) so that it is the correctly rounded sum but for rare ties
+ * and cancellations beyond 2^53, then scaled back, overflowing only when
+ * the sum itself does: the reference's result. Infinities and NaNs among
+ * the terms combine as in the exact sum (an infinity wins, +inf with -inf
+ * or a NaN gives NaN). Terms below 2^-1010 lose bits to the scaling: at
+ * most n·2^-1011 in all, far inside γ(n)·Σ|x|, which is at least
+ * 2^-53·2^1023 whenever a partial sum overflowed. A fixed order, so the
+ * bits do not depend on threads or ISA, like the lane sum's. */
+static double f64_rescaled_sum(const double *v, size_t n, size_t stride)
+{
+    double s = -0.0, c = 0.0;
+    for (size_t i = 0; i < n; i++) rt_csum_add(&s, &c, v[i * stride] * 0x1p-64);
+    if (s - s == 0.0) s += c;
+    return s * 0x1p64;
+}
+
+static double f64_checked(double lanes_sum, const double *v, size_t n, size_t stride)
+{
+    return isfinite(lanes_sum) ? lanes_sum : f64_rescaled_sum(v, n, stride);
+}
+
 /* Sum of a row without a run context: blocks in sequence, partials folded
  * on the stack in the same tree as fold_blocks. */
 static double row_sum(el_kind k, const void *p, size_t n, int isa)
@@ -292,7 +321,10 @@ double rt_sum_blocks(rt_sum_block_fn block, void *ctx, size_t n)
 }
 
 float rt_sum_f32(const float *v, size_t n, plumb_isa isa) { return (float)row_sum(EL_F32, v, n, (int)isa); }
-double rt_sum_f64(const double *v, size_t n, plumb_isa isa) { return row_sum(EL_F64, v, n, (int)isa); }
+double rt_sum_f64(const double *v, size_t n, plumb_isa isa)
+{
+    return f64_checked(row_sum(EL_F64, v, n, (int)isa), v, n, 1);
+}
 
 static inline float fmax_ieee(float a, float b)
 {
@@ -530,26 +562,6 @@ static uint64_t w_ident(int op, unsigned w, uint64_t init)
     case VO_AND: return w_mask(w);
     case VO_FMAX: case VO_FMIN: return w_fmap(w, init);
     default: return init & w_mask(w);
-    }
-}
-
-static inline uint64_t w_load(unsigned w, const void *p, size_t i)
-{
-    switch (w) {
-    case 8: return ((const uint8_t *)p)[i];
-    case 16: return ((const uint16_t *)p)[i];
-    case 32: return ((const uint32_t *)p)[i];
-    default: return ((const uint64_t *)p)[i];
-    }
-}
-
-static inline void w_store(unsigned w, void *p, size_t i, uint64_t v)
-{
-    switch (w) {
-    case 8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case 16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case 32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    default: ((uint64_t *)p)[i] = v; break;
     }
 }
 
@@ -839,7 +851,9 @@ static void reduce_row(red_plan *p, uint64_t o, int isa)
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
         double r;
         if (p->kind == RK_ADD) {
-            r = init + row_sum(p->ek, row, (size_t)n, isa);
+            r = p->ek == EL_F64 ? rt_sum_f64((const double *)row, (size_t)n, (plumb_isa)isa)
+                                : row_sum(p->ek, row, (size_t)n, isa);
+            r = init + r;
         } else if (p->kind == RK_MUL) {
             long double q = init;
             for (uint64_t i = 0; i < n; i++) q *= ld(p->ek, row, (size_t)i);
@@ -963,6 +977,9 @@ static void reduce_cols(red_plan *p, uint64_t o, double *buf, int isa)
     if (plumb_dtype_is_float(p->t) && p->kind == RK_ADD) {
         double *out = buf;
         col_sum(p->ek, base, n, inner, buf + inner, out, isa);
+        if (p->ek == EL_F64)
+            for (uint64_t j = 0; j < inner; j++)
+                out[j] = f64_checked(out[j], (const double *)base + j, (size_t)n, (size_t)inner);
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
         for (uint64_t j = 0; j < inner; j++)
             plumb_store_bits(p->t, p->dst, (size_t)(o * inner + j), round_to(p->t, init + out[j]));
@@ -1137,7 +1154,9 @@ static bool reduce_one_row(rt_exec *x, const ir_op *op, const red_plan *p)
     if (!j.part) return false;
     rt_parallel_for(x, nb, 16, blk_range, &j);
     double init = plumb_load_f64(p->t, &p->init_bits, 0);
-    plumb_store_bits(p->t, p->dst, 0, round_to(p->t, init + fold_blocks(j.part, (size_t)nb)));
+    double sum = fold_blocks(j.part, (size_t)nb);
+    if (p->ek == EL_F64) sum = f64_checked(sum, p->src, (size_t)p->len, 1);
+    plumb_store_bits(p->t, p->dst, 0, round_to(p->t, init + sum));
     return true;
 }
 

@@ -17,6 +17,23 @@
  * rt_sum_fold_lanes. */
 typedef double (*rt_sum_block_fn)(void *ctx, size_t start, size_t n);
 
+/* One step of Neumaier's compensated sum: s + c holds the sum of the terms
+ * added so far with an error below about 2u·|sum| + n·u²·Σ|x| (Higham,
+ * §4.3), for the rare results computed again after an overflow (k_reduce.c
+ * f64_rescaled_sum, k_dot.c rescued_dot), which must match the reference's
+ * correctly rounded value and not just its bound. Once s is infinite or
+ * NaN, c is left alone (s - t would be inf - inf); return s then, else
+ * s + c. */
+static inline void rt_csum_add(double *s, double *c, double x)
+{
+    double t = *s + x;
+    if (t - t == 0.0) {   /* t is finite */
+        double as = *s < 0 ? -*s : *s, ax = x < 0 ? -x : x;
+        *c += as >= ax ? (*s - t) + x : (x - t) + *s;
+    }
+    *s = t;
+}
+
 /* Folds RT_SUM_LANES lane sums (overwritten) as the row sum does. */
 double rt_sum_fold_lanes(double *lanes);
 /* The row sum of n terms from per-block sums, folded in the tree rt_sum_f32

@@ -207,7 +207,22 @@ static void check_case(plumb_dtype t, uint32_t rank, const int64_t *dims, const 
             for (uint64_t k = 0; k < c; k++) v[k] = plumb_load_f64(t, x->data, (size_t)idx[k]);
             double r;
             if (cmp == CMP_SUM_MODEL || cmp == CMP_SUM_NAN) {
-                r = di + model_sum(v, c);
+                double ms = model_sum(v, c);
+                /* an f64 lane sum that met an infinity is summed again in
+                 * index order with the terms scaled by 2^-64, compensated
+                 * (Neumaier), then scaled back (k_reduce.c) */
+                if (t == PLUMB_F64 && !isfinite(ms)) {
+                    double cs = 0.0;
+                    ms = -0.0;
+                    for (uint64_t k = 0; k < c; k++) {
+                        double y = v[k] * 0x1p-64, tt = ms + y;
+                        if (isfinite(tt)) cs += fabs(ms) >= fabs(y) ? (ms - tt) + y : (y - tt) + ms;
+                        ms = tt;
+                    }
+                    if (isfinite(ms)) ms += cs;
+                    ms *= 0x1p64;
+                }
+                r = di + ms;
             } else {
                 r = di;
                 for (uint64_t k = 0; k < c; k++) r = seq_maxmin(strcmp(bop, "maximum") == 0, r, v[k]);
