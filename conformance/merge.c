@@ -687,6 +687,27 @@ bool conf_report_merge(const char *const *paths, uint32_t n, conf_run *run, plum
         }
         by_index[k] = paths[i];
     }
+    /* Every record must name a case of the suite: a report of another plumb
+     * (another generator) or one edited consistently is refused here. */
+    conf_suite_ids ids;
+    conf_suite_ids_init(&ids, sh[0].opts.suite, sh[0].opts.seed);
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t k = 0; k < sh[i].n_cases; k++) {
+            char suggest[8];
+            int known = conf_suite_ids_known(&ids, sh[i].cases[k].id, suggest, sizeof suggest, d);
+            if (known == 1)
+                continue;
+            if (known == 0) {
+                rl r = {paths[i], d};
+                rerr(&r, NULL, "case %s is no case of the %s suite (seed %llu): a report of another plumb?",
+                     sh[i].cases[k].id, sh[i].opts.suite == CONF_SUITE_FULL ? "full" : "quick",
+                     (unsigned long long)sh[i].opts.seed);
+            }
+            conf_suite_ids_free(&ids);
+            goto out;
+        }
+    }
+    conf_suite_ids_free(&ids);
     for (uint32_t k = 0; k < count; k++) {
         if (!by_index[k]) {
             plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0},
