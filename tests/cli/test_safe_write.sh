@@ -2,7 +2,8 @@
 # plumb never writes through a symbolic link at the final name, never onto
 # anything but a regular file, and trusts a cache directory only when no
 # other user can write it (docs/runtime.md, "Security"). Covers fmt -o/-i,
-# certify's reports, run --output-dir and PLUMB_CACHE_DIR. Run by
+# certify's reports, TEST_SHARD_STATUS_FILE, run --output-dir and
+# PLUMB_CACHE_DIR. Run by
 # tests/run.sh with PLUMB set to the binary. Ends with
 # "N passed, N failed, N skipped".
 PLUMB=${PLUMB:-build/plumb}
@@ -118,6 +119,20 @@ check "certify leaves the link's target alone" 'same "$tmp/victim" "$tmp/victim.
 check "certify still writes the other reports" '[ -f "$tmp/rep/report.txt" ] && [ -f "$tmp/rep/report.xml" ]'
 run "$PLUMB" certify --backend ref --ops add --limit 1 --no-cache-suite -q --out "$tmp/deep/er/reports"
 check "certify --out creates missing parents" '[ -f "$tmp/deep/er/reports/report.json" ]'
+
+# TEST_SHARD_STATUS_FILE is only touched: a FIFO there does not block, a
+# dangling link there does not create its target.
+mkfifo "$tmp/status-fifo"
+run env TEST_SHARD_INDEX=0 TEST_TOTAL_SHARDS=1 TEST_SHARD_STATUS_FILE="$tmp/status-fifo" \
+    "$PLUMB" certify --backend ref --ops add --limit 1 --no-cache-suite -q
+check "a FIFO as TEST_SHARD_STATUS_FILE does not block certify" '[ "$rc" != 124 ] && [ -p "$tmp/status-fifo" ]'
+ln -s "$tmp/status-target" "$tmp/status-link"
+run env TEST_SHARD_INDEX=0 TEST_TOTAL_SHARDS=1 TEST_SHARD_STATUS_FILE="$tmp/status-link" \
+    "$PLUMB" certify --backend ref --ops add --limit 1 --no-cache-suite -q
+check "a link as TEST_SHARD_STATUS_FILE is not followed" '[ "$rc" != 124 ] && [ ! -e "$tmp/status-target" ]'
+run env TEST_SHARD_INDEX=0 TEST_TOTAL_SHARDS=1 TEST_SHARD_STATUS_FILE="$tmp/status" \
+    "$PLUMB" certify --backend ref --ops add --limit 1 --no-cache-suite -q
+check "TEST_SHARD_STATUS_FILE is still created" '[ -f "$tmp/status" ]'
 
 # ---- run --output-dir ----------------------------------------------------------
 echo 'dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>' > "$tmp/x.txt"
