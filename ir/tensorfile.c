@@ -498,6 +498,16 @@ plumb_tensor *plumb_tensor_load(const char *path, uint64_t max_bytes, plumb_diag
             goto out_close;
         cap = (size_t)h.total;
     } else {
+        /* Neither magic nor the start of a text file (dense< or a comment)
+         * in the first bytes: refuse now (the same error as from memory)
+         * rather than read an endless stream such as /dev/zero. */
+        size_t i = 0;
+        while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+            i++;
+        if (i < n && head[i] != 'd' && head[i] != '/') {
+            t = plumb_tensor_load_mem(head, n, name, max_bytes, d);
+            goto out_close;
+        }
         /* Text spends at most a few dozen characters per element byte; the cap
          * keeps a runaway file from being slurped whole. */
         uint64_t lim = plumb_max_bytes(max_bytes);

@@ -110,6 +110,11 @@ check "run: a binary tensor over --max-bytes from standard input is refused" 2
 err_has "run: the refusal names the input and the limit" "<stdin>"
 err_has "run: the refusal names the limit" "exceeds the limit of 8 bytes"
 
+# An endless input that is not a tensor file is refused from its first bytes.
+timeout 60 "$PLUMB" run --input x=/dev/zero "$tmp/add.mlir" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "run: --input x=/dev/zero is refused from its first bytes, not read to the end" 2
+err_has "run: the refusal says bad magic" "bad magic at byte 0"
+
 # ---- program files ------------------------------------------------------------
 PLUMB_MAX_PROGRAM_BYTES=100000 "$PLUMB" verify /dev/zero > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "verify /dev/zero stops at the program size cap" 2
