@@ -54,7 +54,8 @@ static const char certify_help[] =
     "      --retry N           rerun a crashed or timed-out case up to N times; one\n"
     "                          that then passes is reported as flaky, not failing\n"
     "  -q, --quiet             no progress line and no table on standard output,\n"
-    "                          only failures and the last line\n"
+    "                          only failures, the verdict and the last line; a\n"
+    "                          run that fails also says why on standard error\n"
     "  -h, --help              show this help\n"
     "\n"
     "--ops, --limit, --shard, --case, --rerun-failures and --no-cache-suite runs\n"
@@ -178,6 +179,33 @@ static bool resolve_out(const char *cmd, const char *out_dir, report_paths *p)
     return true;
 }
 
+/* -q prints no table: a run that is not certified still says why, in one
+ * line on stderr (a short manifest or a failed cache scenario has no failing
+ * case to list). */
+static void quiet_why(const conf_run *run)
+{
+    uint32_t short_ops = 0, cache_failed = 0;
+    const char *first_short = NULL, *first_cache = NULL;
+    plumb_opcode short_op = 0;
+    for (int i = 0; i < PLUMB_OP_COUNT; i++)
+        if (run->op_in_run[i] && !run->ops[i].manifest_ok && short_ops++ == 0) {
+            first_short = run->ops[i].note;
+            short_op = (plumb_opcode)i;
+        }
+    for (uint32_t i = 0; i < run->n_cache; i++)
+        if (!run->cache[i].pass && cache_failed++ == 0)
+            first_cache = run->cache[i].name;
+    fprintf(stderr, "plumb certify: not certified: %llu case%s failed", (unsigned long long)run->failed,
+            run->failed == 1 ? "" : "s");
+    if (short_ops)
+        fprintf(stderr, "; %u op%s short of the manifest (%s: %s)", short_ops, short_ops == 1 ? "" : "s",
+                plumb_op_name(short_op), first_short);
+    if (cache_failed)
+        fprintf(stderr, "; %u cache scenario%s failed (%s)", cache_failed, cache_failed == 1 ? "" : "s",
+                first_cache);
+    fputc('\n', stderr);
+}
+
 /* Writes the reports and standard output; returns the exit code. */
 static int emit_reports(const char *cmd, const conf_run *run, const report_paths *p, bool quiet)
 {
@@ -212,6 +240,8 @@ static int emit_reports(const char *cmd, const conf_run *run, const report_paths
                        run->cases[i].excused ? " (baseline)" : "", run->cases[i].reason);
         for (uint32_t i = 0; i < run->n_fixed; i++)
             printf("%s fixed — remove it from the baseline\n", run->fixed[i]);
+        if (rc == CLI_EXIT_INVALID)
+            quiet_why(run);
         plumb_buf last;
         plumb_buf_init(&last);
         plumb_buf_puts(&last, "verdict: ");

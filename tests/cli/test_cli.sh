@@ -429,11 +429,30 @@ MINI=$(cd "$(dirname "$PLUMB")" && pwd)/backends/minicpu.so
 ABS_PLUMB=$(cd "$(dirname "$PLUMB")" && pwd)/$(basename "$PLUMB")
 if [ -f "$MINI" ]; then
     mkdir -p "$tmp/here" && cp "$MINI" "$tmp/here/minicpu.so"
+    printf 'func.func @main(%%x: tensor<3xf32>) -> tensor<3xf32> {\n  %%0 = stablehlo.add %%x, %%x : tensor<3xf32>\n  return %%0 : tensor<3xf32>\n}\n' > "$tmp/here/add.mlir"
+    echo 'dense<[1.0, 2.5, -4.0]> : tensor<3xf32>' > "$tmp/here/x.txt"
+    # A bare file name is the file in the current folder, never a search of
+    # the library path (which would not find it).
+    (cd "$tmp/here" && "$ABS_PLUMB" run --backend minicpu.so --input x=x.txt add.mlir) > "$tmp/out" 2> "$tmp/err"; rc=$?
+    if [ "$rc" = 0 ] && grep -q 'tensor<3xf32> dense<\[2.0, 5.0, -8.0\]>' "$tmp/out"; then
+        ok "run --backend minicpu.so (no ./) loads the file in the current folder"
+    else
+        fail "run --backend minicpu.so (no ./) loads the file in the current folder (exit $rc: $(cat "$tmp/out"))"
+    fi
     (cd "$tmp/here" && "$ABS_PLUMB" certify --backend minicpu.so --ops add -q) > "$tmp/out" 2> "$tmp/err"; rc=$?
     if [ "$rc" != 2 ] && ! grep -q "cannot load\|unknown backend" "$tmp/err" && tail -n 1 "$tmp/out" | grep -q '^certify: [1-9][0-9]* passed, 0 failed'; then
         ok "certify --backend minicpu.so (no ./) loads the file in the current folder"
     else
         fail "certify --backend minicpu.so (no ./) loads the file in the current folder (exit $rc)"
+    fi
+    # --limit leaves the manifest short: exit 1 with no failing case to list,
+    # so -q must still say why, in one line on stderr.
+    (cd "$tmp/here" && "$ABS_PLUMB" certify --backend minicpu.so --ops add --limit 1 -q) > "$tmp/out" 2> "$tmp/err"; rc=$?
+    if [ "$rc" = 1 ] && [ "$(grep -c '^plumb certify: ' "$tmp/err")" = 1 ] \
+        && grep -q '^plumb certify: .*1 op short of the manifest (stablehlo.add: ' "$tmp/err"; then
+        ok "certify -q that exits 1 says why in one line"
+    else
+        fail "certify -q that exits 1 says why in one line (exit $rc: $(cat "$tmp/err"))"
     fi
 else
     fail "the example backend $MINI is built (make all)"
