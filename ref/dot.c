@@ -101,7 +101,7 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
     ref_acc acc;
     if (fres)
         ref_acc_init(&acc, needs_exact(lt) || needs_exact(rt) || ot == PLUMB_F64);
-    uint64_t ocount = plumb_tensor_numel(out);
+    uint64_t ocount = plumb_tensor_numel(out), work = 0;
     int64_t oidx[PLUMB_MAX_RANK], cidx[PLUMB_MAX_RANK];
     bool ok = true;
     for (uint64_t o = 0; o < ocount && ok; o++) {
@@ -132,7 +132,9 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
                 if (++cidx[i] < cdims[i]) break;
                 cidx[i] = 0;
             }
-            if (!ref_work(c, op, 1)) {   /* the run's counter: see ref_work */
+            /* charged to the run's counter (ref_work) 256 at a time, the
+             * rest when the kernel ends */
+            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
                 ok = false;
                 break;
             }
@@ -147,7 +149,7 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
         }
     }
     if (fres) ref_acc_clear(&acc);
-    return ok;
+    return ok && ref_work(c, op, work & 255);
 }
 
 bool ref_op_DOT_GENERAL(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
