@@ -687,7 +687,7 @@ static int run_file(const run_state *s)
         return CLI_EXIT_USAGE;
     }
     const char *name = cli_display_name(s->file);
-    ir_parse_options po = {sizeof po, 0};
+    ir_parse_options po = {sizeof po, 0, s->max_bytes};
     ir_module *m = ir_parse(text, len, name, &po, &d);
     plumb_free(text, len + 1);
     int rc = CLI_EXIT_OK;

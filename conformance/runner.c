@@ -222,12 +222,20 @@ static void save_repro(conf_run *run, const conf_case *c, conf_case_result *r, u
     snprintf(path, sizeof path, "%s/README.txt", dir);
     plumb_buf note;
     plumb_buf_init(&note);
+    /* The replay on the backend names it by absolute path: the commands
+     * run from the reproducer's directory. */
+    char abs_backend[4096];
+    const char *bk = run->backend.where;
+    if (conf_backend_is_path(bk) && realpath(bk, abs_backend))
+        bk = abs_backend;
+    const char *args = cmd.data ? cmd.data + strlen("plumb run") : " program.mlir";
     plumb_buf_printf(&note, "case:    %s\nbackend: %s (%s %s)\nverdict: %s\nreason:  %s\n\n"
                             "Replay on the reference (the expected results):\n  %s\n"
-                            "Replay on the backend: load program.mlir and the input_*.tensor files\n"
-                            "(plumb's tensor file format, docs/format.md) through its compile and execute.\n",
+                            "Replay on the backend, compared with the reference (each result's error,\n"
+                            "the failing element's index and inputs):\n  plumb run --backend %s --compare%s\n",
                      c->id, run->backend.where, run->backend.name, run->backend.version,
-                     conf_status_name(r->status), r->reason, cmd.data ? cmd.data : "plumb run program.mlir");
+                     conf_status_name(r->status), r->reason, cmd.data ? cmd.data : "plumb run program.mlir", bk,
+                     args);
     if (!note.failed)
         (void)save_text(path, note.data, note.len);
     plumb_buf_free(&note);

@@ -156,6 +156,24 @@ else
     bad "certify failure line: exit $rc: $(grep exponential/f32 "$tmp/out" | head -3)"
 fi
 
+# The reproducer's README replays the case on the backend with --compare,
+# from the reproducer's directory, and names the same element.
+repro=$(find "$tmp/f" -type d -name 'exponential_f32_*' | sort | head -n 1)
+replay=$(sed -n 's/^  plumb run --backend /--backend /p' "$repro/README.txt" 2>/dev/null)
+if [ -n "$replay" ]; then
+    # shellcheck disable=SC2086 # the README's arguments, split as a shell would
+    case $PLUMB in /*) abs=$PLUMB ;; *) abs=$(pwd)/$PLUMB ;; esac
+    (cd "$repro" && "$abs" run $replay) > "$tmp/out" 2>&1
+    rc=$?
+    if [ "$rc" = 1 ] && grep -q "^  result 0 at \[[0-9,]*\]: got 0x[0-9a-f]* (.*) want 0x[0-9a-f]* (.*)" "$tmp/out"; then
+        ok "the reproducer's README replays the case on the backend and names the element"
+    else
+        bad "reproducer replay: exit $rc: $(cat "$tmp/out")"
+    fi
+else
+    bad "no 'plumb run --backend' line in $repro/README.txt"
+fi
+
 # ---- exhaustive on a plugin that exits: never exit 0.
 for m in exit0@create _exit0@execute segv@compile; do
     PLUMB_MISBEHAVE=$m "$PLUMB" exhaustive --op negate --dtype bf16 --backend "$MB" > "$tmp/out" 2> "$tmp/err"
