@@ -449,10 +449,12 @@ typedef struct data_bound {
     double fixed;               /* the absolute terms: c·η_out + k_mul·η_acc·(1+γ) + flush slack */
 } data_bound;
 
-/* The per-element bound at a result of magnitude v with Σ|terms| = a. */
-static double bound_at(const data_bound *b, double a, double v)
+/* The per-element bound at a result of magnitude v with Σ|terms| = a1 + a2
+ * (two parts, P and N, so that an f64 Σ|x| beyond the largest double still
+ * gives a finite γ(k)·Σ|x|). */
+static double bound_at(const data_bound *b, double a1, double a2, double v)
 {
-    return b->gam * a + b->out_terms * b->uo * fabs(v) + b->fixed;
+    return b->gam * a1 + b->gam * a2 + b->out_terms * b->uo * fabs(v) + b->fixed;
 }
 
 /* Whether a sum of terms of one sign whose exact total is x (rounded to
@@ -473,14 +475,16 @@ static bool can_reach(const data_bound *b, double x, plumb_dtype limit)
     return (double)(b->j->k + 1) * m * (1.0 + b->gam) >= lim;
 }
 
-/* Σ|terms| of an element from P and N; when one overflowed the output type,
- * the data-independent bound (k + 1)·M (M the largest term) instead. */
-static double terms_abs(const data_bound *b, double p, double n)
+/* Σ|terms| of an element as two parts: P and N; when one overflowed the
+ * output type, the data-independent bound (k + 1)·M (M the largest term)
+ * and 0 instead. */
+static void terms_abs(const data_bound *b, double p, double n, double *a1, double *a2)
 {
-    if (!isinf(p) && !isinf(n)) return p + n;
+    if (!isinf(p) && !isinf(n)) { *a1 = p; *a2 = n; return; }
     double m = conf_max_finite(b->in);
     if (b->j->terms == TERMS_BILINEAR) m *= m;
-    return (double)(b->j->k + 1) * m;
+    *a1 = (double)(b->j->k + 1) * m;
+    *a2 = 0;
 }
 
 /* docs/conformance.md, "Overflow of partial sums": whether a result that
@@ -498,7 +502,8 @@ static bool overflow_ok(const data_bound *b, double p, double n, uint64_t gb, ui
     bool plus_acc = can_reach(b, p, b->acc), minus_acc = can_reach(b, n, b->acc);
     bool plus_out = can_reach(b, p, t), minus_out = can_reach(b, n, t);
     double omax = conf_max_finite(t), half = overflow_half_ulp(t);
-    double a = terms_abs(b, p, n);
+    double a1, a2;
+    terms_abs(b, p, n, &a1, &a2);
     bool w_inf = bits_is_inf(t, wb), w_neg = (wb & sign_mask(t)) != 0;
     const char *acc = plumb_dtype_name(b->acc);
     if (bits_is_nan(t, gb)) {
@@ -525,10 +530,10 @@ static bool overflow_ok(const data_bound *b, double p, double n, uint64_t gb, ui
         /* a finite exact result: an overflowing partial sum, or a final
          * rounding within the bound of the overflow threshold */
         double gap = (omax - (g_neg ? -wv : wv)) + half;
-        if (reach_acc || gap <= bound_at(b, a, omax)) return true;
+        if (reach_acc || gap <= bound_at(b, a1, a2, omax)) return true;
         snprintf(why, cap, "the exact result is finite, the %s terms (%s = %.6g) cannot overflow %s in any order, "
                  "and the overflow threshold is %.3g away, bound %.3g", g_neg ? "negative" : "positive", g_neg ? "N" : "P",
-                 g_neg ? n : p, acc, gap, bound_at(b, a, omax));
+                 g_neg ? n : p, acc, gap, bound_at(b, a1, a2, omax));
         return false;
     }
     /* got finite, want ±inf: only if the finite terms alone reach the
@@ -536,12 +541,12 @@ static bool overflow_ok(const data_bound *b, double p, double n, uint64_t gb, ui
      * is within the bound of it */
     bool reach = w_neg ? minus_out : plus_out;
     double gap = (omax - (w_neg ? -gv : gv)) + half;
-    if (reach && gap <= bound_at(b, a, omax)) return true;
+    if (reach && gap <= bound_at(b, a1, a2, omax)) return true;
     if (!reach)
         snprintf(why, cap, "the exact result is %s from an infinite term (the finite terms, P = %.6g, N = %.6g, "
                  "cannot overflow): every order gives an infinity or NaN", w_neg ? "-inf" : "+inf", p, n);
     else
-        snprintf(why, cap, "got is %.3g below the overflow threshold, bound %.3g", gap, bound_at(b, a, omax));
+        snprintf(why, cap, "got is %.3g below the overflow threshold, bound %.3g", gap, bound_at(b, a1, a2, omax));
     return false;
 }
 
@@ -597,11 +602,12 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
             note(ws, CONF_BUDGET_MISMATCH, k, i, t, gb, wb, "special value (NaN or infinity) must match exactly");
             continue;
         }
-        /* Σ|x| overflowed the output type: P + N in double (finite for
-         * every type narrower than f64), else the data-independent bound */
-        if (isinf(a) && sp) a = terms_abs(&db, part_sum(sp, k, i, false), part_sum(sp, k, i, true));
+        /* Σ|x| overflowed the output type: P and N (each finite unless
+         * it overflowed too), else the data-independent bound */
+        double a1 = a, a2 = 0;
+        if (isinf(a) && sp) terms_abs(&db, part_sum(sp, k, i, false), part_sum(sp, k, i, true), &a1, &a2);
         double err = fabs(gv - wv);
-        double bound = bound_at(&db, a, wv);
+        double bound = bound_at(&db, a1, a2, wv);
         double budget;
         if (err == 0) budget = 0;
         else if (bound == 0 || isnan(bound)) budget = CONF_BUDGET_MISMATCH;
@@ -609,7 +615,7 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
         if (budget > ws->budget || (budget > 1.0 && !ws->reason[0])) {
             char what[200];
             snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, u = 2^%d) + %g·u_out·|want| + underflow %.3g%s",
-                     err, bound, (unsigned long long)j->k, a, (int)lround(log2(ua)), out_terms, eta,
+                     err, bound, (unsigned long long)j->k, a1 + a2, (int)lround(log2(ua)), out_terms, eta,
                      slack > 0 ? " + flush-to-zero slack" : "");
             note(ws, budget, k, i, t, gb, wb, what);
         }

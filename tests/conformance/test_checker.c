@@ -244,7 +244,8 @@ static void test_overflow_infinite_term(void **state)
 }
 
 /* f64 sums: the same rule at the f64 threshold (max + max overflows; max/2 + 1 cannot reach
- * it, and a finite exact result max/2 - max/2^60 is max/2 away from it). */
+ * it, and a finite exact result max/2 - max/2^60 is max/2 away from it); a finite result
+ * is bounded even when Σ|x| exceeds the largest double. */
 static void test_overflow_f64(void **state)
 {
     (void)state;
@@ -253,6 +254,15 @@ static void test_overflow_f64(void **state)
     hand_sum(&h, PLUMB_F64, x, 4);
     expect_pass(&h, plumb_f64_bits(NAN));
     expect_pass(&h, plumb_f64_bits(-INFINITY));
+    hand_free(&h);
+    /* max, -max, 1, 0: S = 1, Σ|x| = 2·max is beyond every double, but P = max + 1
+     * and N = max are not: the bound γ(4)·(P + N) + u·1 ≈ 2^-51·2^1025 = 2^974 stays
+     * finite, so 2^970 is within it and 2^1000 is not */
+    const double z[4] = {DBL_MAX, -DBL_MAX, 1, 0};
+    hand_sum(&h, PLUMB_F64, z, 4);
+    expect_pass(&h, plumb_f64_bits(1.0));
+    expect_pass(&h, plumb_f64_bits(0x1p970));
+    expect_fail(&h, plumb_f64_bits(0x1p1000), "Σ|x|");
     hand_free(&h);
     const double y[4] = {DBL_MAX / 2, -DBL_MAX / 0x1p60, 1, -1};
     hand_sum(&h, PLUMB_F64, y, 4);
