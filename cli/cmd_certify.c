@@ -39,6 +39,10 @@ static const char certify_help[] =
     "      --repro-dir DIR     where reproducers of failing cases go (default:\n"
     "                          DIR/repro with --out, else certify-repro)\n"
     "      --timeout SECONDS   per-case time limit (default 60)\n"
+    "      --max-bytes N       largest output a backend may return, checked\n"
+    "                          against the program's result type before\n"
+    "                          anything is copied; N may end in K, M, G, Ki,\n"
+    "                          Mi or Gi. Default: $PLUMB_MAX_BYTES, else 16Gi\n"
     "      --jobs N            worker processes at once (default: online CPUs)\n"
     "      --batch N           cases per worker process (default 64)\n"
     "      --limit N           run at most N cases per op (a quick look; the\n"
@@ -75,7 +79,7 @@ static const char certify_help[] =
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
        OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
-       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY };
+       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -100,6 +104,7 @@ static const cli_opt certify_opts[] = {
     {"rerun-failures", 0, true, OPT_RERUN},
     {"baseline", 0, true, OPT_BASELINE},
     {"retry", 0, true, OPT_RETRY},
+    {"max-bytes", 0, true, OPT_MAX_BYTES},
     {NULL, 0, false, 0},
 };
 
@@ -451,6 +456,13 @@ int cmd_certify(int argc, char **argv)
         case OPT_JSON: p.json = v; break;
         case OPT_JUNIT: p.junit = v; break;
         case OPT_REPRO: p.repro = v; break;
+        case OPT_MAX_BYTES:
+            if (!cli_parse_bytes(v, &o.max_bytes)) {
+                cli_usage_error(cmd, "--max-bytes: '%s' is not a positive byte count "
+                                "(digits, optionally followed by K, M, G, Ki, Mi or Gi)", v);
+                goto out;
+            }
+            break;
         case OPT_TIMEOUT: {
             char *end;
             double t = strtod(v, &end);

@@ -263,6 +263,8 @@ typedef struct conf_run_options {
     const char *const *case_ids;
     uint32_t n_case_ids;
     uint32_t retry;                /* reruns of a crashed or timed-out case */
+    uint64_t max_bytes;            /* largest output accepted from the backend, checked
+                                    * before it is copied (0 = PLUMB_MAX_BYTES or 16 GiB) */
 } conf_run_options;
 
 void conf_run_options_init(conf_run_options *o);

@@ -526,6 +526,7 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
     run->started = (int64_t)time(NULL);
     if (!conf_backend_open_timeout(o->backend, o->options, o->n_options, o->timeout_s, &run->backend, d))
         return false;
+    run->backend.max_bytes = o->max_bytes;
     run->ok = true;
 
     /* Which ops this run covers, what they expect and what is claimed. */

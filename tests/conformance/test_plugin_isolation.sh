@@ -77,6 +77,16 @@ certify_case nonul@execute    "element type is not a NUL-terminated string of at
 certify_case nulldata@execute "the data pointer is NULL"
 certify_case huge@execute     "the backend returned tensor<2147483648xf32>, the program declares"
 
+# --max-bytes bounds what a backend may return before anything is copied:
+# the first negate case's 7x13 i8 result is 91 bytes.
+"$PLUMB" certify --backend "$MB" --ops negate --limit 1 --max-bytes 16 --out "$tmp/o" > "$tmp/out" 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q "negate/.*\[error\] .*output 0: tensor of 91 bytes exceeds the limit of 16 bytes" "$tmp/out"; then
+    ok "certify --max-bytes 16: a 91-byte output is refused before it is copied"
+else
+    bad "certify --max-bytes 16: exit $rc: $(grep negate/ "$tmp/out" | head -2)"
+fi
+
 # ---- run --backend PATH.so: the program runs on the plugin in a child.
 cat > "$tmp/exp.mlir" <<'EOF'
 func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
