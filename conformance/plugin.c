@@ -767,8 +767,11 @@ void conf_backend_close(conf_backend *b)
         BK_CALL(b, "destroy", b->api->destroy(&da), &ignored);
     }
     b->inst = NULL;
-    if (b->dl)
+    if (b->dl) {
+        call_enter("dlclose (the library's destructors)");
         dlclose(b->dl);
+        call_leave(b->where, "dlclose (the library's destructors)", NULL);
+    }
     b->dl = NULL;
     b->api = NULL;
 }
@@ -1057,6 +1060,10 @@ static void run_child(conf_backend *b, const plumb_backend_option *options, size
     memset(&w, 0, sizeof w);
     w.ok = conf_backend_instance(b, options, n_options, &cd) &&
            run_entry(b, program, entry, inputs, n_inputs, &outs, &n_outs, &cd);
+    /* destroy runs before the answer is sent, so that a plugin dying or
+     * hanging in it is reported like any other call, and nothing of the
+     * plugin runs after the parent has its results. */
+    conf_backend_close(b);
     w.code = cd.code;
     w.n_outs = n_outs;
     memcpy(w.msg, cd.msg, sizeof w.msg);
@@ -1071,7 +1078,6 @@ static void run_child(conf_backend *b, const plumb_backend_option *options, size
         sent = write_all(fd, &o, sizeof o) && (!o.nbytes || write_all(fd, outs[i]->data, o.nbytes));
     }
     conf_tensors_free(outs, n_outs);
-    conf_backend_close(b);
     _exit(sent ? 0 : 3);
 }
 

@@ -51,6 +51,7 @@ certify_open segv@create        "died of signal 11 .* in create"
 certify_open abort@capabilities "died of signal 6 .* in capabilities"
 certify_open loop@create        "did not finish loading within 2 s (its process was killed in create)"
 certify_open stdout@capabilities "capabilities wrote [0-9]* bytes to standard output"
+certify_open exit0@destroy      "exited with status 0 in destroy"
 
 # ---- certify: the plugin misbehaves on cases (compile, execute): each case
 # fails with the call named; the run goes on and ends with exit 1.
@@ -120,6 +121,7 @@ run_mode stdout@execute    "execute wrote [0-9]* bytes to standard output"
 run_mode nonul@execute     "not a NUL-terminated string"
 run_mode nulldata@execute  "the data pointer is NULL (16 bytes promised)"
 run_mode huge@execute      "returned tensor<2147483648xf32>, the program declares tensor<2x2xf32>"
+run_mode exit0@destroy     "exited with status 0 in destroy"
 
 "$PLUMB" run --backend ref --input x="$tmp/in.txt" "$tmp/exp.mlir" > "$tmp/ref.out" 2>&1
 if [ -f "$MINI" ]; then

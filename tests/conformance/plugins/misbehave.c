@@ -2,7 +2,7 @@
  * call the environment names, PLUMB_MISBEHAVE=MODE@CALL:
  *
  *   CALL  ctor (the library's constructor), get_api, create, capabilities,
- *         compile, execute
+ *         compile, execute, destroy
  *   MODE  exit0    exit(0)             _exit0   _exit(0)
  *         segv     raise(SIGSEGV)      abort    abort()
  *         loop     spin forever        stdout   print to standard output
@@ -73,6 +73,12 @@ static plumb_backend_error *mb_create(plumb_backend_create_args *a)
 {
     misbehave("create");
     return ref->create(a);
+}
+
+static plumb_backend_error *mb_destroy(plumb_backend_destroy_args *a)
+{
+    misbehave("destroy");
+    return ref->destroy(a);
 }
 
 static plumb_backend_error *mb_capabilities(plumb_backend_capabilities_args *a)
@@ -157,6 +163,7 @@ PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi
     api.name = "misbehave";
     api.version = "0.1.0-test";
     api.create = mb_create;
+    api.destroy = mb_destroy;
     api.capabilities = mb_capabilities;
     api.compile = mb_compile;
     api.execute = mb_execute;
