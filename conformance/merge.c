@@ -6,6 +6,7 @@
  * Every error names the file, and where it can, the line and column. */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,10 +311,12 @@ static bool read_status(const char *s, conf_status *st, bool *flaky)
     return false;
 }
 
-static int result_cmp(const void *a, const void *b)
+static int id_ptr_cmp(const void *a, const void *b)
 {
-    return strcmp(((const conf_case_result *)a)->id, ((const conf_case_result *)b)->id);
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
+
+static bool read_failures(const rl *r, const conf_json *root, conf_run *run, const char **ids);
 
 static bool read_cases(const rl *r, const conf_json *root, conf_run *run)
 {
@@ -352,24 +355,31 @@ static bool read_cases(const rl *r, const conf_json *root, conf_run *run)
         run->n_cases++;
         run->n_flaky += c->flaky;
     }
-    /* Ids are unique within a run; a sorted copy finds repeats. */
-    conf_case_result *tmp = run->n_cases ? plumb_calloc(run->n_cases, sizeof *tmp) : NULL;
-    if (run->n_cases && !tmp)
+    /* Ids are unique within a run; sorted pointers to them find repeats. */
+    const char **ids = run->n_cases ? plumb_calloc(run->n_cases, sizeof *ids) : NULL;
+    if (run->n_cases && !ids)
         return rerr(r, cs, "out of memory");
-    if (tmp) {
-        memcpy(tmp, run->cases, run->n_cases * sizeof *tmp);
-        qsort(tmp, run->n_cases, sizeof *tmp, result_cmp);
-        for (uint32_t i = 1; i < run->n_cases; i++) {
-            if (strcmp(tmp[i - 1].id, tmp[i].id) == 0) {
-                char id[128];
-                memcpy(id, tmp[i].id, sizeof id);
-                plumb_free(tmp, run->n_cases * sizeof *tmp);
-                return rerr(r, cs, "case %s is recorded twice", id);
-            }
+    for (uint32_t i = 0; i < run->n_cases; i++)
+        ids[i] = run->cases[i].id;
+    if (ids)
+        qsort(ids, run->n_cases, sizeof *ids, id_ptr_cmp);
+    for (uint32_t i = 1; i < run->n_cases; i++) {
+        if (strcmp(ids[i - 1], ids[i]) == 0) {
+            char id[128];
+            snprintf(id, sizeof id, "%s", ids[i]);
+            plumb_free(ids, run->n_cases * sizeof *ids);
+            return rerr(r, cs, "case %s is recorded twice", id);
         }
-        plumb_free(tmp, run->n_cases * sizeof *tmp);
     }
-    /* The failures list holds what records leave out: reasons, reproducers. */
+    bool ok = read_failures(r, root, run, ids);
+    plumb_free(ids, run->n_cases * sizeof *ids);
+    return ok;
+}
+
+/* The failures list holds what records leave out: reasons, reproducers.
+ * ids: the records' ids, sorted. */
+static bool read_failures(const rl *r, const conf_json *root, conf_run *run, const char **ids)
+{
     const conf_json *fl = member(r, root, "failures", CONF_JSON_ARRAY);
     if (!fl)
         return false;
@@ -385,10 +395,9 @@ static bool read_cases(const rl *r, const conf_json *root, conf_run *run)
             return rerr(r, f, "a failure must be an object");
         if (!get_str(r, f, "id", id, sizeof id) || !get_str(r, f, "status", st, sizeof st))
             return false;
-        conf_case_result *c = NULL;
-        for (uint32_t k = 0; k < run->n_cases && !c; k++)
-            if (strcmp(run->cases[k].id, id) == 0)
-                c = &run->cases[k];
+        const char *key = id;
+        const char **hit = run->n_cases ? bsearch(&key, ids, run->n_cases, sizeof *ids, id_ptr_cmp) : NULL;
+        conf_case_result *c = hit ? (conf_case_result *)(void *)(*hit - offsetof(conf_case_result, id)) : NULL;
         if (!c)
             return rerr(r, f, "failure %s has no case record", id);
         conf_status s;
