@@ -88,6 +88,32 @@ static void test_truncated(void **state)
     rejects("[1, ", 1, 5, "truncated");
 }
 
+/* Every proper prefix of a document is rejected (never half-read), with
+ * an error inside the prefix. */
+static void test_every_prefix(void **state)
+{
+    (void)state;
+    static const char doc_text[] =
+        "{\"format\": \"plumb-certify-report\", \"n\": [1, -2.5e-3, true, null],\n"
+        " \"s\": \"a\\u00e9\\n\", \"o\": {\"k\": [[], {}]}, \"f\": false}";
+    size_t len = sizeof doc_text - 1;
+    conf_json_doc doc;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_json_parse(doc_text, len, "p.json", &doc, &d));
+    conf_json_free(&doc);
+    for (size_t n = 0; n < len; n++) {
+        plumb_diag_clear(&d);
+        if (conf_json_parse(doc_text, n, "p.json", &doc, &d)) {
+            conf_json_free(&doc);
+            fail_msg("prefix of %zu bytes accepted", n);
+        }
+        assert_true(d.msg[0] != 0);
+        /* The place is in the prefix (or the message says the file is empty). */
+        assert_true(d.loc.line <= 2);
+    }
+}
+
 /* What other readers tolerate is refused here: trailing commas, comments,
  * NaN, leading zeros, duplicate keys, control characters, bad escapes,
  * lone surrogates, trailing text. */
@@ -167,6 +193,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_every_prefix),
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_load),
