@@ -1263,9 +1263,12 @@ bool plumb_nn_moe_route(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capac
     }
     ir_value *idxf = plumb_nn_convert(nn, idx, ft);
     /* before[t, t'] = 1 when t' < t: before . onehot counts earlier tokens. */
-    ir_value *before = plumb_nn_convert(
-        nn, plumb_nn_compare(nn, IR_CMP_LT, plumb_nn_iota(nn, PLUMB_I32, 2, tt, 1), plumb_nn_iota(nn, PLUMB_I32, 2, tt, 0)),
-        ft);
+    /* One builder call per statement: the order of evaluation of a call's
+     * arguments is unspecified (gcc and clang differ), and it would decide
+     * the order of the emitted ops. */
+    ir_value *row = plumb_nn_iota(nn, PLUMB_I32, 2, tt, 0);
+    ir_value *col = plumb_nn_iota(nn, PLUMB_I32, 2, tt, 1);
+    ir_value *before = plumb_nn_convert(nn, plumb_nn_compare(nn, IR_CMP_LT, col, row), ft);
     ir_value *expert_ids = plumb_nn_iota(nn, ft, 2, te, 1);
     ir_value *slot_ids = plumb_nn_iota(nn, ft, 3, tec, 2);
     ir_value *cap = plumb_nn_full(nn, ft, 2, te, (double)capacity);

@@ -2559,7 +2559,8 @@ static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     frun *fr = ctx;
     const rt_fused *g = fr->g;
-    uint8_t *slots = fr->scratch + (size_t)chunk * g->n_slots * g->slot_bytes;
+    /* No slots, no scratch: NULL + 0 is undefined (clang's UBSan checks it). */
+    uint8_t *slots = fr->scratch ? fr->scratch + (size_t)chunk * g->n_slots * g->slot_bytes : NULL;
 #if RT_X86
     if (g->regs && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
         uint64_t e1 = end * RT_TILE < g->numel ? end * RT_TILE : g->numel;

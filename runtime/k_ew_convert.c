@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_target.h"
 
 #define CV_B 64   /* elements per block: a multiple of every vector width */
 
@@ -225,23 +226,21 @@ static void cv_drive(cv_fn f1, cv_fn f2, size_t ss, size_t ds, const uint8_t *in
 #undef CV_PASS
 
 #if CV_X86
-#pragma GCC push_options
-#pragma GCC target("avx2,f16c")
+RT_TARGET_PUSH("avx2,f16c")
 #define CV_PASS 2
 #define CV(name) cv_##name##_avx2
 #include "k_ew_convert.c"
 #undef CV
 #undef CV_PASS
-#pragma GCC pop_options
+RT_TARGET_POP
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
+RT_TARGET_PUSH("avx512f,avx512bw,avx512dq,avx512vl")
 #define CV_PASS 3
 #define CV(name) cv_##name##_avx512
 #include "k_ew_convert.c"
 #undef CV
 #undef CV_PASS
-#pragma GCC pop_options
+RT_TARGET_POP
 #endif
 
 bool rt_ew_convert(const rt_ew_args *a)
@@ -263,7 +262,7 @@ bool rt_ew_convert(const rt_ew_args *a)
 #if CV_X86
     if (a->isa == PLUMB_ISA_AVX512)
         ok = cv_plan_avx512(s, d, &f1, &f2);
-    else if (a->isa >= PLUMB_ISA_AVX2 && __builtin_cpu_supports("f16c"))
+    else if (a->isa >= PLUMB_ISA_AVX2 && rt_cpu_has_f16c())
         ok = cv_plan_avx2(s, d, &f1, &f2);
     else
 #endif

@@ -15,7 +15,9 @@
 
 /* At -O2 GCC only vectorizes loops that need no run-time alias check; these
  * loops need one (the result may be an operand's buffer). */
+#if !defined(__clang__)   /* gcc only; clang's cost model has no such switch */
 #pragma GCC optimize("vect-cost-model=dynamic")
+#endif
 
 /* ---- per-element helpers (inlined into each ISA's loops) --------------------- */
 

@@ -835,7 +835,8 @@ static uint64_t load_int(plumb_dtype t, const void *p, uint64_t i)
 static void reduce_row(red_plan *p, uint64_t o, int isa)
 {
     size_t es = plumb_dtype_size(p->t);
-    const unsigned char *row = (const unsigned char *)p->src + o * p->len * es;
+    /* An empty operand may have no buffer: NULL + 0 is undefined. */
+    const unsigned char *row = p->src ? (const unsigned char *)p->src + o * p->len * es : NULL;
     uint64_t n = p->len;
 #if RT_X86
     int vop = plan_vop(p);
@@ -1016,7 +1017,7 @@ static void red_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         if (j->p->inner == 1)
             reduce_row(j->p, o, j->isa);
         else
-            reduce_cols(j->p, o, j->colbuf + (size_t)chunk * j->colbuf_len, j->isa);
+            reduce_cols(j->p, o, j->colbuf ? j->colbuf + (size_t)chunk * j->colbuf_len : NULL, j->isa);
     }
 }
 

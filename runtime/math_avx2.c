@@ -2,7 +2,8 @@
  * this target), and 8-lane f32 exp, logistic and tanh. Only reached after
  * run-time CPU detection (rt_isa). */
 #if defined(__x86_64__) || defined(__i386__)   /* the whole file: x86 only (math_portable.c dispatches here only there) */
-#pragma GCC target("avx2,fma")
+#include "rt_target.h"
+RT_TARGET_PUSH("avx2,fma")   /* the whole file, up to the RT_TARGET_POP at its end */
 #pragma GCC diagnostic ignored "-Wpsabi"   /* see math_impl.h */
 #include "rt_internal.h"
 
@@ -249,6 +250,7 @@ rt_vmath2_f32_fn rt_vmath_binary_avx2(plumb_opcode op) { return vm_binary_avx2(o
 rt_vmath_f32d_fn rt_vmathd_unary_avx2(plumb_opcode op) { return vmd_unary_avx2(op); }
 rt_vmath2_f32d_fn rt_vmathd_binary_avx2(plumb_opcode op) { return vmd_binary_avx2(op); }
 
+RT_TARGET_POP
 #else
 typedef int rt_math_avx2_is_x86_only;   /* a translation unit may not be empty */
 #endif

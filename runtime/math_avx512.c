@@ -1,7 +1,8 @@
 /* The f32 vector math for AVX-512 F/BW/DQ/VL (runtime/math_impl.h, compiled
  * for this target). Only reached after run-time CPU detection (rt_isa). */
 #if defined(__x86_64__) || defined(__i386__)   /* the whole file: x86 only (math_portable.c dispatches here only there) */
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+#include "rt_target.h"
+RT_TARGET_PUSH("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")   /* the whole file, up to the RT_TARGET_POP at its end */
 #pragma GCC diagnostic ignored "-Wpsabi"   /* see math_impl.h */
 #include "rt_internal.h"
 
@@ -71,6 +72,7 @@ rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op)
     }
 }
 
+RT_TARGET_POP
 #else
 typedef int rt_math_avx512_is_x86_only;   /* a translation unit may not be empty */
 #endif

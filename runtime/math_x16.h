@@ -11,8 +11,9 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+#include "rt_target.h"
+
+RT_TARGET_PUSH("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
 
 /* ---- true 16-lane f32 exp, logistic and tanh ---------------------------------
  *
@@ -257,7 +258,7 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
                                                          _mm512_set1_epi32(INT32_MIN), 0xF8));
 }
 
-#pragma GCC pop_options
+RT_TARGET_POP
 
 #endif
 #endif

@@ -261,7 +261,11 @@ static void gen_mlp(const char *dir)
 
     int64_t bc[2] = {MB, MC}, bh[2] = {MB, MH}, zero = 0, one = 1;
     ir_value *P = plumb_nn_softmax(&nn, Z2, -1);
-    ir_value *DZ2 = plumb_nn_mul(&nn, plumb_nn_sub(&nn, P, Y), plumb_nn_full(&nn, PLUMB_F32, 2, bc, 1.0 / MB));
+    /* One builder call per argument list: the order in which a call's
+     * arguments are evaluated is unspecified (gcc and clang differ) and would
+     * decide the order of the emitted ops in examples/. */
+    ir_value *inv_mb = plumb_nn_full(&nn, PLUMB_F32, 2, bc, 1.0 / MB);
+    ir_value *DZ2 = plumb_nn_mul(&nn, plumb_nn_sub(&nn, P, Y), inv_mb);
     ir_value *DW2 = plumb_nn_dot_general(&nn, H, DZ2, NULL, NULL, 0, &zero, &zero, 1);
     ir_value *DB2 = plumb_nn_reduce(&nn, DZ2, PLUMB_NN_SUM, &zero, 1);
     ir_value *DH = plumb_nn_dot_general(&nn, DZ2, W2, NULL, NULL, 0, &one, &one, 1);

@@ -19,6 +19,7 @@
 #include <mpfr.h>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_X86 1
 #else
@@ -38,8 +39,9 @@ static const hfmt BF16 = {7, 8, 127, "bf16"};
 static bool have_f16c(void)
 {
 #if HAVE_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("f16c");
+    /* CPUID, not __builtin_cpu_supports: clang's does not know "f16c". */
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
 #else
     return false;
 #endif
