@@ -438,7 +438,8 @@ typedef struct cmp_ctx {
 } cmp_ctx;
 
 /* One failing element of result k: its index, got and want, and when v is
- * an elementwise op on the entry's parameters, the inputs at that element. */
+ * an elementwise op on the entry's parameters (or their broadcasts), the
+ * inputs at that element. */
 static void print_element(const cmp_ctx *cx, uint32_t k, const ir_value *v, const plumb_tensor *want,
                           const plumb_tensor *got, uint64_t i)
 {
@@ -446,31 +447,8 @@ static void print_element(const cmp_ctx *cx, uint32_t k, const ir_value *v, cons
     conf_describe_index(want, i, where, sizeof where);
     conf_describe_value(got->dtype, got->data, i, g, sizeof g);
     conf_describe_value(want->dtype, want->data, i, w, sizeof w);
-    const ir_op *def = v ? v->def : NULL;
-    if (def && plumb_op_get(def->code)->kind == PLUMB_KIND_ELEMENTWISE && def->n_operands <= 8) {
-        plumb_tensor *ops[8];
-        char names[8][40];
-        const char *np[8];
-        bool all = true;
-        for (uint32_t o = 0; all && o < def->n_operands; o++) {
-            all = false;
-            for (uint32_t j = 0; j < cx->f->body.n_args; j++) {
-                if (cx->f->body.args[j] != def->operands[o])
-                    continue;
-                ops[o] = cx->ins[j];
-                const char *pn = cx->f->body.args[j]->name;
-                if (pn)
-                    snprintf(names[o], sizeof names[o], "%%%.38s", pn);
-                else
-                    snprintf(names[o], sizeof names[o], "%%arg%u", j);
-                np[o] = names[o];
-                all = true;
-                break;
-            }
-        }
-        if (all && !conf_describe_inputs(ops, def->n_operands, np, want, i, in, sizeof in))
-            in[0] = 0;
-    }
+    if (!conf_describe_op_inputs(cx->f, v, cx->ins, want, i, in, sizeof in))
+        in[0] = 0;
     printf("  result %u at %s: got %s want %s%s%s\n", k, where, g, w, in[0] ? ", inputs " : "", in);
 }
 

@@ -184,9 +184,17 @@ void conf_describe_index(const plumb_tensor *t, uint64_t i, char *buf, size_t ca
  * be read off the index). */
 bool conf_describe_inputs(plumb_tensor *const *inputs, uint32_t n_inputs, const char *const *names,
                           const plumb_tensor *out, uint64_t i, char *buf, size_t cap);
+/* The same for v, a value of f computed by an elementwise op whose
+ * operands are parameters of f (ins holds their values) or broadcast_in_dim
+ * of them: "%x=0x3f000000 (0.5), ..." by the parameters' names; false when
+ * some operand is computed otherwise. */
+bool conf_describe_op_inputs(const ir_func *f, const ir_value *v, plumb_tensor *const *ins,
+                             const plumb_tensor *out, uint64_t i, char *buf, size_t cap);
 /* Rewrites a checker reason "output K element N: ..." for case c into
- * "output K element N at [i,j]: ...; inputs %arg0=..., ..." (inputs only
- * when c's op is elementwise); other reasons are left as they are. */
+ * "output K element N at [i,j]: ...; inputs %x=..., ..." (inputs only when
+ * c's op is elementwise: named as in c's program when the result is that op
+ * on parameters or their broadcasts, else %argK for inputs shaped like the
+ * result); other reasons are left as they are. */
 void conf_describe_reason(const conf_case *c, plumb_tensor *const *got, uint32_t n_got, uint32_t out,
                           uint64_t index, char *reason, size_t cap);
 

@@ -469,6 +469,38 @@ static void test_describe(void **state)
     plumb_tensor_free(t);
 }
 
+/* With the case's program, inputs are named as written and read through a
+ * broadcast_in_dim: element 5 of a 2x3 result is [1,2], which reads x[1,2]
+ * and y_in[2] (y_in broadcast along dimension 1). */
+static void test_describe_broadcast(void **state)
+{
+    (void)state;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    int64_t xd[2] = {2, 3}, yd[1] = {3};
+    plumb_tensor *x = plumb_tensor_new(PLUMB_F32, 2, xd, 0, &d), *y = plumb_tensor_new(PLUMB_F32, 1, yd, 0, &d);
+    float xv[6] = {0, 0, 0, 0, 0, 0.25f}, yv[3] = {0.5f, 1.0f, 2.0f};
+    memcpy(x->data, xv, sizeof xv);
+    memcpy(y->data, yv, sizeof yv);
+    plumb_tensor *ins[2] = {x, y};
+    conf_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.id, sizeof c.id, "add/f32/broadcast/test/0");
+    c.op = PLUMB_OP_ADD;
+    c.inputs = ins;
+    c.n_inputs = 2;
+    c.program = (char *)"func.func @main(%x: tensor<2x3xf32>, %y_in: tensor<3xf32>) -> (tensor<2x3xf32>) {\n"
+                        "  %y = stablehlo.broadcast_in_dim %y_in, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>\n"
+                        "  %r = stablehlo.add %x, %y : tensor<2x3xf32>\n"
+                        "  return %r : tensor<2x3xf32>\n}\n";
+    char reason[512] = "output 0 element 5: got 0x40100001 (2.25000024), want 0x40100000 (2.25); error 1 ulp, bound 0 ulp";
+    conf_describe_reason(&c, &x, 1, 0, 5, reason, sizeof reason);
+    assert_string_equal(reason, "output 0 element 5 at [1,2]: got 0x40100001 (2.25000024), want 0x40100000 (2.25); "
+                                "error 1 ulp, bound 0 ulp; inputs %x=0x3e800000 (0.25), %y_in=0x40000000 (2)");
+    plumb_tensor_free(x);
+    plumb_tensor_free(y);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_output_shape_checked_before_allocation),
         cmocka_unit_test(test_probe_survives_plugin_exit),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_describe_broadcast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,11 +159,12 @@ else
     bad "run --backend fault_exp_ulp.so: exit $rc: $(cat "$tmp/out")"
 fi
 
-# ---- certify's failure lines: index, and the inputs of an elementwise op.
+# ---- certify's failure lines: index, and the inputs of an elementwise op
+# (named as in the case's program, whose unary ops read %x).
 "$PLUMB" certify --backend "$FAULT" --ops exponential --out "$tmp/f" > "$tmp/out" 2>&1
 rc=$?
 if [ "$rc" = 1 ] &&
-   grep -q "exponential/f32/.*\[fail\] output 0 element [0-9]* at \[[0-9,]*\]: got 0x[0-9a-f]* (.*), want 0x[0-9a-f]* (.*); error 2 ulp, bound 1 ulp; inputs %arg0=0x[0-9a-f]*[3b] (" "$tmp/out"; then
+   grep -q "exponential/f32/.*\[fail\] output 0 element [0-9]* at \[[0-9,]*\]: got 0x[0-9a-f]* (.*), want 0x[0-9a-f]* (.*); error 2 ulp, bound 1 ulp; inputs %x=0x[0-9a-f]*[3b] (" "$tmp/out"; then
     ok "certify failure line: index, got, want and the input (bits 3 mod 8)"
 else
     bad "certify failure line: exit $rc: $(grep exponential/f32 "$tmp/out" | head -3)"
