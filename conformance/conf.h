@@ -115,6 +115,29 @@ const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *
 uint32_t conf_convert_targets(plumb_opcode op, plumb_dtype src, plumb_dtype *out);
 uint32_t conf_float_specials(plumb_dtype t, uint64_t *out);
 
+/* Format boundaries (docs/conformance.md, "Boundaries from the format"):
+ * pairs of inputs, below < above, across which the correctly rounded result
+ * changes. For op in float type t: the overflow and underflow thresholds of
+ * exp, expm1 (and its rounding to −1), the inputs where tanh, logistic and
+ * erf round to ±1 (logistic: to 0), the exponent y of power with base 3
+ * where 3^y overflows and underflows (adjacent values of t), and the steps
+ * of floor, ceil and the nearest roundings (the predecessor and successor
+ * of each integer or half-integer). For convert src → dst: the source's
+ * neighbours of dst's rounding midpoints. Return the count (entries beyond
+ * cap are not written; out may be NULL). Computed with MPFR from the
+ * format's precision and exponent range alone. */
+typedef struct conf_boundary {
+    uint64_t below, above;      /* bit patterns of the op's input type */
+} conf_boundary;
+uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uint32_t cap);
+uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary *out, uint32_t cap);
+/* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
+ * when rounded twice, through f32: a midpoint of dst plus or minus less
+ * than half an f32 ulp. */
+uint32_t conf_double_rounding_traps(plumb_dtype dst, uint64_t *out, uint32_t cap);
+/* Random significands per binade and sign in the f32/f64 unary "binades" sweep. */
+#define CONF_BINADE_SAMPLES 2
+
 /* Exhaustive sweep of a unary elementwise op over every input of an f16,
  * bf16 or f32 type (conformance/exhaustive.c, `plumb exhaustive`). */
 typedef struct conf_exhaustive_opts {

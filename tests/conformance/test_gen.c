@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -144,6 +145,254 @@ static void test_exhaustive_f16(void **state)
     conf_cases_free(&cs);
 }
 
+/* ---- depth families: crossed classes, format boundaries, binades ---------------- */
+
+/* Runs "%r = <op> %x[, %y]" (convert when op is NULL) on the reference over n
+ * elements; dst is the result type. Returns the result's bits in out. */
+static void ref_ew(const char *op, plumb_dtype t, plumb_dtype dst, const uint64_t *x, const uint64_t *y, uint32_t n,
+                   uint64_t *out)
+{
+    char prog[1024], T[64], U[64];
+    snprintf(T, sizeof T, "tensor<%ux%s>", n, plumb_dtype_name(t));
+    snprintf(U, sizeof U, "tensor<%ux%s>", n, plumb_dtype_name(dst));
+    if (!op)
+        snprintf(prog, sizeof prog, "func.func @main(%%x: %s) -> (%s) {\n  %%r = stablehlo.convert %%x : (%s) -> %s\n"
+                 "  return %%r : %s\n}\n", T, U, T, U, U);
+    else if (y)
+        snprintf(prog, sizeof prog, "func.func @main(%%x: %s, %%y: %s) -> (%s) {\n  %%r = %s %%x, %%y : %s\n"
+                 "  return %%r : %s\n}\n", T, T, T, op, T, T);
+    else
+        snprintf(prog, sizeof prog, "func.func @main(%%x: %s) -> (%s) {\n  %%r = %s %%x : %s\n  return %%r : %s\n}\n",
+                 T, T, op, T, T);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ir_module *m = ir_parse(prog, strlen(prog), "boundary test", NULL, &d);
+    assert_non_null(m);
+    int64_t dim = n;
+    plumb_tensor *in[2] = {plumb_tensor_new(t, 1, &dim, 0, &d), y ? plumb_tensor_new(t, 1, &dim, 0, &d) : NULL};
+    assert_non_null(in[0]);
+    for (uint32_t i = 0; i < n; i++) {
+        plumb_store_bits(t, in[0]->data, i, x[i]);
+        if (y) plumb_store_bits(t, in[1]->data, i, y[i]);
+    }
+    plumb_ref_result r;
+    memset(&r, 0, sizeof r);
+    bool ok = plumb_ref_run(m, NULL, in, y ? 2 : 1, NULL, &r, &d);
+    if (!ok) fprintf(stderr, "%s\n%s", d.msg, prog);
+    assert_true(ok);
+    for (uint32_t i = 0; i < n; i++) out[i] = plumb_load_bits(dst, r.outputs[0]->data, i);
+    plumb_ref_result_free(&r);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    ir_module_free(m);
+}
+
+static double bits_val(plumb_dtype t, uint64_t b)
+{
+    uint8_t buf[8] = {0};
+    plumb_store_bits(t, buf, 0, b);
+    return plumb_load_f64(t, buf, 0);
+}
+
+/* A saturated result: ±inf, ±0 or ±1. */
+static bool saturated(plumb_dtype t, uint64_t b)
+{
+    double v = bits_val(t, b);
+    return isinf(v) || v == 0.0 || fabs(v) == 1.0;
+}
+
+/* The case of op in type t whose value class is vc, or NULL. */
+static const conf_case *find_case(const conf_cases *cs, plumb_dtype t, const char *vc)
+{
+    for (uint32_t i = 0; i < cs->n; i++)
+        if (cs->v[i].dtype == t && !strcmp(cs->v[i].value_class, vc)) return &cs->v[i];
+    return NULL;
+}
+
+static bool holds(const plumb_tensor *x, uint64_t b)
+{
+    for (uint64_t i = 0, n = plumb_tensor_numel(x); i < n; i++)
+        if (plumb_load_bits(x->dtype, x->data, i) == b) return true;
+    return false;
+}
+
+/* Every format boundary really is one: the reference's result differs on
+ * its two sides; for the overflowing and saturating ops the two sides are
+ * adjacent values and exactly one result is saturated (±inf, ±0, ±1); and
+ * each boundary is in the op's "threshold" case. */
+static void test_boundaries_are_boundaries(void **state)
+{
+    (void)state;
+    static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_TANH,
+                                       PLUMB_OP_LOGISTIC, PLUMB_OP_ERF, PLUMB_OP_POWER, PLUMB_OP_FLOOR,
+                                       PLUMB_OP_CEIL, PLUMB_OP_ROUND_NEAREST_EVEN, PLUMB_OP_ROUND_NEAREST_AFZ};
+    static const plumb_dtype types[] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
+    uint32_t checked = 0;
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        conf_cases cs;
+        gen_ok(ops[k], CONF_SUITE_QUICK, 5, 0, 1, &cs);
+        bool rounding = ops[k] >= PLUMB_OP_FLOOR && ops[k] <= PLUMB_OP_ROUND_NEAREST_AFZ;
+        for (size_t ti = 0; ti < 4; ti++) {
+            plumb_dtype t = types[ti];
+            if (ops[k] != PLUMB_OP_POWER && (t == PLUMB_F16 || t == PLUMB_BF16)) continue;
+            conf_boundary b[32];
+            uint32_t n = conf_boundaries(ops[k], t, b, 32);
+            assert_true(n >= 2 && n <= 32);
+            const conf_case *c = find_case(&cs, t, "threshold");
+            assert_non_null(c);
+            uint64_t x[64], r[64];
+            for (uint32_t i = 0; i < n; i++) {
+                x[2 * i] = b[i].below;
+                x[2 * i + 1] = b[i].above;
+                assert_true(bits_val(t, b[i].below) < bits_val(t, b[i].above));
+                assert_true(holds(c->inputs[ops[k] == PLUMB_OP_POWER ? 1 : 0], b[i].below));
+                assert_true(holds(c->inputs[ops[k] == PLUMB_OP_POWER ? 1 : 0], b[i].above));
+            }
+            uint64_t three[64];
+            for (uint32_t i = 0; i < 2 * n; i++) three[i] = t == PLUMB_F32 ? 0x40400000u : t == PLUMB_F64 ? 0x4008000000000000ull
+                                                                        : t == PLUMB_F16 ? 0x4200u : 0x4040u;
+            if (ops[k] == PLUMB_OP_POWER) ref_ew("stablehlo.power", t, t, three, x, 2 * n, r);
+            else ref_ew(plumb_op_name(ops[k]), t, t, x, NULL, 2 * n, r);
+            for (uint32_t i = 0; i < n; i++) {
+                if (r[2 * i] == r[2 * i + 1])
+                    fprintf(stderr, "%s %s: pair %u (%a, %a) gives %a twice\n", plumb_op_name(ops[k]),
+                            plumb_dtype_name(t), i, bits_val(t, x[2 * i]), bits_val(t, x[2 * i + 1]), bits_val(t, r[2 * i]));
+                assert_true(r[2 * i] != r[2 * i + 1]);
+                if (!rounding) {
+                    uint64_t up = b[i].below + ((b[i].below >> (plumb_dtype_get(t)->bits - 1)) ? -1 : 1);
+                    assert_true(b[i].above == up);
+                    assert_true(saturated(t, r[2 * i]) != saturated(t, r[2 * i + 1]));
+                }
+                checked++;
+            }
+        }
+        conf_cases_free(&cs);
+    }
+    assert_true(checked > 60);
+}
+
+/* Hand-checked thresholds: exp overflows above ln(FLT_MAX + ulp/2) = 88.7228391..., whose f32 floor is
+ * 0x42B17217 (88.72283172...), not ln 2^128 ... well below; the f64 one is 0x1.62e42fefa39efp+9 (709.782712893384, as in
+ * libm's exp); tanh(x) rounds to 1 in f32 from 13·ln 2 = atanh(1 − 2^-25) ≈ 9.0109133 on. */
+static void test_known_thresholds(void **state)
+{
+    (void)state;
+    conf_boundary b[8];
+    assert_true(conf_boundaries(PLUMB_OP_EXPONENTIAL, PLUMB_F32, b, 8) >= 1);
+    assert_int_equal(b[0].below, 0x42B17217u);
+    assert_true(conf_boundaries(PLUMB_OP_EXPONENTIAL, PLUMB_F64, b, 8) >= 1);
+    assert_true(b[0].below == 0x40862E42FEFA39EFull);
+    assert_true(conf_boundaries(PLUMB_OP_TANH, PLUMB_F32, b, 8) >= 1);
+    double lo = bits_val(PLUMB_F32, b[0].below), hi = bits_val(PLUMB_F32, b[0].above);
+    assert_true(lo < 9.0109133 && hi > 9.0109130 && hi - lo < 1e-5);
+}
+
+/* Conversion midpoints straddle a rounding step (the reference converts the
+ * two sides differently), and each double-rounding trap converts
+ * differently from f64 directly than through f32. */
+static void test_convert_midpoints(void **state)
+{
+    (void)state;
+    uint32_t pairs = 0, traps = 0;
+    for (int s = 0; s < PLUMB_DTYPE_COUNT; s++)
+        for (int u = 0; u < PLUMB_DTYPE_COUNT; u++) {
+            conf_boundary b[32];
+            uint32_t n = conf_convert_boundaries((plumb_dtype)s, (plumb_dtype)u, b, 32);
+            assert_true(n <= 32);
+            if (!n) continue;
+            uint64_t x[64], r[64];
+            for (uint32_t i = 0; i < n; i++) { x[2 * i] = b[i].below; x[2 * i + 1] = b[i].above; }
+            ref_ew(NULL, (plumb_dtype)s, (plumb_dtype)u, x, NULL, 2 * n, r);
+            for (uint32_t i = 0; i < n; i++) {
+                if (r[2 * i] == r[2 * i + 1])
+                    fprintf(stderr, "convert %s -> %s: pair %u (%llx, %llx) converts the same\n",
+                            plumb_dtype_name((plumb_dtype)s), plumb_dtype_name((plumb_dtype)u), i,
+                            (unsigned long long)x[2 * i], (unsigned long long)x[2 * i + 1]);
+                assert_true(r[2 * i] != r[2 * i + 1]);
+                pairs++;
+            }
+        }
+    assert_true(pairs > 100);
+    plumb_dtype dsts[] = {PLUMB_F16, PLUMB_BF16};
+    for (int k = 0; k < 2; k++) {
+        uint64_t x[16], direct[16], mid[16], twice[16];
+        uint32_t n = conf_double_rounding_traps(dsts[k], x, 16);
+        assert_true(n >= 4 && n <= 16);
+        ref_ew(NULL, PLUMB_F64, dsts[k], x, NULL, n, direct);
+        ref_ew(NULL, PLUMB_F64, PLUMB_F32, x, NULL, n, mid);
+        ref_ew(NULL, PLUMB_F32, dsts[k], mid, NULL, n, twice);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_true(direct[i] != twice[i]);
+            traps++;
+        }
+    }
+    assert_int_equal(traps, 16);
+}
+
+/* Crossed classes: the i32 divide case holds (INT_MIN, −1); the f32 dot
+ * case multiplies a subnormal by a normal number in one of its rows; the
+ * reduce case's init is not the add identity. */
+static void test_crossed_classes(void **state)
+{
+    (void)state;
+    conf_cases cs;
+    gen_ok(PLUMB_OP_DIVIDE, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+    const conf_case *c = find_case(&cs, PLUMB_I32, "cross");
+    assert_non_null(c);
+    bool found = false;
+    for (uint64_t i = 0, n = plumb_tensor_numel(c->inputs[0]); i < n; i++)
+        found |= plumb_load_bits(PLUMB_I32, c->inputs[0]->data, i) == 0x80000000u &&
+                 plumb_load_bits(PLUMB_I32, c->inputs[1]->data, i) == 0xFFFFFFFFu;
+    assert_true(found);
+    conf_cases_free(&cs);
+
+    gen_ok(PLUMB_OP_DOT, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+    c = find_case(&cs, PLUMB_F32, "cross");
+    assert_non_null(c);
+    const plumb_tensor *x = c->inputs[0], *y = c->inputs[1];
+    int64_t rows = x->dims[0], len = x->dims[1], cols = y->dims[1];
+    found = false;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t col = 0; col < cols; col++)
+            for (int64_t k = 0; k < len; k++) {
+                double a = bits_val(PLUMB_F32, plumb_load_bits(PLUMB_F32, x->data, (size_t)(r * len + k)));
+                double b = bits_val(PLUMB_F32, plumb_load_bits(PLUMB_F32, y->data, (size_t)(k * cols + col)));
+                bool sa = a != 0 && fabs(a) < 0x1p-126, nb = fabs(b) >= 0x1p-126 && isfinite(b);
+                found |= sa && nb;
+            }
+    assert_true(found);
+    conf_cases_free(&cs);
+
+    gen_ok(PLUMB_OP_REDUCE, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+    c = find_case(&cs, PLUMB_F32, "cross");
+    assert_non_null(c);
+    assert_true(bits_val(PLUMB_F32, plumb_load_bits(PLUMB_F32, c->inputs[1]->data, 0)) != 0.0);
+    conf_cases_free(&cs);
+}
+
+/* The f32 binade sweep of exp holds CONF_BINADE_SAMPLES values of each sign
+ * in each of f32's 254 normal and 23 subnormal binades. */
+static void test_binades(void **state)
+{
+    (void)state;
+    conf_cases cs;
+    gen_ok(PLUMB_OP_EXPONENTIAL, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+    const conf_case *c = find_case(&cs, PLUMB_F32, "binades");
+    assert_non_null(c);
+    static uint32_t count[2][277];
+    memset(count, 0, sizeof count);
+    for (uint64_t i = 0, n = plumb_tensor_numel(c->inputs[0]); i < n; i++) {
+        uint32_t b = (uint32_t)plumb_load_bits(PLUMB_F32, c->inputs[0]->data, i);
+        uint32_t e = (b >> 23) & 0xFF, f = b & 0x7FFFFF;
+        assert_true(e != 0xFF && (e || f));
+        uint32_t bin = e ? 22 + e : 31 - (uint32_t)__builtin_clz(f);
+        count[b >> 31][bin]++;
+    }
+    for (int sg = 0; sg < 2; sg++)
+        for (int bin = 0; bin < 277; bin++) assert_int_equal(count[sg][bin], CONF_BINADE_SAMPLES);
+    conf_cases_free(&cs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +401,11 @@ int main(void)
         cmocka_unit_test(test_shards_partition),
         cmocka_unit_test(test_full_manifest),
         cmocka_unit_test(test_exhaustive_f16),
+        cmocka_unit_test(test_boundaries_are_boundaries),
+        cmocka_unit_test(test_known_thresholds),
+        cmocka_unit_test(test_convert_midpoints),
+        cmocka_unit_test(test_crossed_classes),
+        cmocka_unit_test(test_binades),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
