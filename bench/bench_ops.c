@@ -313,13 +313,17 @@ bool bench_ops_run(const bench_config *cfg, plumb_runtime *rt1, const char *json
                 }
             fprintf(f, "\n  ]\n}\n");
             plumb_diag d = {.code = PLUMB_OK};
-            const void *parts[1] = {mem};
             if (ferror(f) | (fclose(f) != 0)) {
                 fprintf(stderr, "plumb-bench: out of memory writing %s\n", json_path);
                 all_ok = false;
-            } else if (!plumb_write_file_atomic(json_path, parts, &mem_len, 1, &d)) {
-                fprintf(stderr, "plumb-bench: %s\n", d.msg);
-                all_ok = false;
+            } else {
+                /* open_memstream sets mem only at fflush or fclose: taken before
+                 * fclose it was stale (the write then failed with EFAULT). */
+                const void *parts[1] = {mem};
+                if (!plumb_write_file_atomic(json_path, parts, &mem_len, 1, &d)) {
+                    fprintf(stderr, "plumb-bench: %s\n", d.msg);
+                    all_ok = false;
+                }
             }
             free(mem);
         }
