@@ -1239,6 +1239,59 @@ static bool gen_cross_contract(gen *g)
     return push_case(g, "%r");
 }
 
+/* Pad crossed with pad values of every class: one pad per value (floats: a
+ * NaN with a payload, -0, -inf, the smallest subnormal, the largest finite;
+ * integers: min, -1 or max, max; i1: true) of an operand mixing the pool's
+ * classes, with low, high and interior padding. */
+static bool gen_cross_pad(gen *g)
+{
+    plumb_dtype t = g->t;
+    uint64_t pool[POOL_MAX];
+    uint32_t cls[8];
+    uint32_t K = value_pool(g, t, pool, cls);
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t pv[5];
+    uint32_t np = 0;
+    if (plumb_dtype_is_float(t)) {
+        uint64_t sign = 1ull << (di->bits - 1), expm = ((1ull << di->exp_bits) - 1) << di->mant_bits;
+        pv[np++] = expm | (1ull << (di->mant_bits - 1)) | 5; /* quiet NaN, payload 5 */
+        pv[np++] = sign;
+        pv[np++] = expm | sign;
+        pv[np++] = 1;
+        pv[np++] = expm - 1;
+    } else if (plumb_dtype_is_bool(t)) {
+        pv[np++] = 1;
+    } else {
+        pv[np++] = int_boundary(t, 3);
+        pv[np++] = int_boundary(t, 2);
+        pv[np++] = int_boundary(t, 4);
+    }
+    int64_t n = 7, on = 2 + 1 + n + (n - 1);
+    const char *T = tys(g, t, 1, &n), *T0 = tys(g, t, 0, NULL), *U = tys(g, t, 1, &on);
+    plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
+    if (!x) return push_case(g, "%r0");
+    for (int64_t i = 0; i < n; i++) plumb_store_bits(t, x->data, (size_t)i, pool[(uint32_t)(i * 7) % K]);
+    plumb_buf names, types;
+    plumb_buf_init(&names);
+    plumb_buf_init(&types);
+    for (uint32_t k = 0; k < np; k++) {
+        char pn[8];
+        snprintf(pn, sizeof pn, "v%u", k);
+        plumb_tensor *v = param(g, pn, t, 0, NULL, NULL, 0, 0);
+        if (v) plumb_store_bits(t, v->data, 0, pv[k]);
+        plumb_buf_printf(&g->body, "  %%r%u = stablehlo.pad %%x, %%v%u, low = [2], high = [1], interior = [1] : (%s, %s) -> %s\n",
+                         k, k, T, T0, U);
+        plumb_buf_printf(&names, "%s%%r%u", k ? ", " : "", k);
+        plumb_buf_printf(&types, "%s%s", k ? ", " : "", U);
+    }
+    char *rn = plumb_arena_strdup(g->out->arena, names.data ? names.data : "");
+    g->ret_types = plumb_arena_strdup(g->out->arena, types.data ? types.data : "");
+    plumb_buf_free(&names);
+    plumb_buf_free(&types);
+    if (!rn || !g->ret_types) { g->failed = true; g->ret_types = ""; return push_case(g, ""); }
+    return push_case(g, rn);
+}
+
 static void unary_body(gen *g, const char *T, int64_t n)
 {
     const plumb_op_info *oi = plumb_op_get(g->op);
@@ -1365,6 +1418,7 @@ static bool gen_depth(gen *g)
         plumb_dtype t = (plumb_dtype)ti;
         if (!(oi->types & PLUMB_TY_BIT(t))) continue;
         if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) ok = depth_case(g, t, t, "cross", gen_cross_ew);
+        if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && (oi->kind == PLUMB_KIND_CONTRACTION || g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);

@@ -46,7 +46,7 @@ static uint32_t target_count(plumb_opcode op, plumb_dtype t)
 }
 
 /* The depth families (the same in both suites): one "cross" case per type
- * for elementwise ops of two or three operands, dots and reduce; one
+ * for elementwise ops of two or three operands, dots, reduce and pad; one
  * "threshold" case for power in every float type and for the saturating,
  * overflowing and rounding unary ops in f32 and f64; one "binades" sweep
  * per f32/f64 unary float op; one "midpoint" case per convert pair whose
@@ -57,7 +57,7 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     bool f = plumb_dtype_is_float(t), wide = t == PLUMB_F32 || t == PLUMB_F64;
     uint32_t n = 0;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
-    if (oi->kind == PLUMB_KIND_CONTRACTION || op == PLUMB_OP_REDUCE) n++;
+    if (oi->kind == PLUMB_KIND_CONTRACTION || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD) n++;
     switch (op) {
     case PLUMB_OP_POWER: n += f; break;
     case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC:

@@ -271,9 +271,12 @@ static void test_boundaries_are_boundaries(void **state)
     assert_true(checked > 60);
 }
 
-/* Hand-checked thresholds: exp overflows above ln(FLT_MAX + ulp/2) = 88.7228391..., whose f32 floor is
- * 0x42B17217 (88.72283172...), not ln 2^128 ... well below; the f64 one is 0x1.62e42fefa39efp+9 (709.782712893384, as in
- * libm's exp); tanh(x) rounds to 1 in f32 from 13·ln 2 = atanh(1 − 2^-25) ≈ 9.0109133 on. */
+/* Hand-checked thresholds: f32 exp overflows above ln(FLT_MAX + ulp/2) =
+ * 88.7228391..., whose f32 floor is 0x42B17217 (88.72283172...; the class
+ * "boundary" has ln 2^127 = 88.03 as its exp limit); the f64 one
+ * is 0x1.62e42fefa39efp+9 (709.782712893384, libm's exp threshold); tanh(x)
+ * rounds to 1 in f32 from atanh(1 − 2^-25) = ln(2^26 − 1)/2 ≈ 13·ln 2 =
+ * 9.0109133 on. */
 static void test_known_thresholds(void **state)
 {
     (void)state;
