@@ -1,0 +1,17 @@
+/* Planted fault: f32 clamp as fminf(fmaxf(x, lo), hi), which drops NaN
+ * operands instead of propagating them. */
+#define FAULT_NAME "fault_clamp_nan"
+#include "plumb/backend.h"
+static void fault_caps(plumb_backend_capabilities *c) { (void)c; }
+static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o);
+#include "fault_common.h"
+#include "fault_depth.h"
+
+static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o)
+{
+    if (!fd_is(text, "stablehlo.clamp ") || n_in != 3 || o->n_buffers != 1) return;
+    const plumb_backend_buffer *b = &o->buffers[0];
+    if (strcmp(b->dtype, "f32") || !fd_same_numel(in, n_in, b)) return;
+    for (uint64_t i = 0, n = fault_numel(b); i < n; i++)
+        fd_store_f32(b, i, fminf(fmaxf((float)fd_load(&in[1], i), (float)fd_load(&in[0], i)), (float)fd_load(&in[2], i)));
+}

@@ -1,0 +1,19 @@
+/* Planted fault: f32 minimum as (x < y ? x : y), which returns +0
+ * for minimum(-0, +0) (the spec orders -0 below +0). */
+#define FAULT_NAME "fault_min_zero_sign"
+#include "plumb/backend.h"
+static void fault_caps(plumb_backend_capabilities *c) { (void)c; }
+static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o);
+#include "fault_common.h"
+#include "fault_depth.h"
+
+static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o)
+{
+    if (!fd_is(text, "stablehlo.minimum ") || n_in != 2 || o->n_buffers != 1) return;
+    const plumb_backend_buffer *b = &o->buffers[0];
+    if (strcmp(b->dtype, "f32") || !fd_same_numel(in, n_in, b)) return;
+    for (uint64_t i = 0, n = fault_numel(b); i < n; i++) {
+        double x = fd_load(&in[0], i), y = fd_load(&in[1], i);
+        if (x == 0 && y == 0) fd_store_f32(b, i, x < y ? x : y);
+    }
+}
