@@ -35,7 +35,9 @@ LIB       := $(BUILD)/libplumb.a
 PLUMB     := $(BUILD)/plumb
 
 # Dependencies: ci/deps.sh installs what is missing (or says how to).
-DEP_HDRS := cmocka.h xxhash.h mpfr.h gmp.h gsl/gsl_rng.h
+# stdlib.h: Debian's gcc only recommends libc6-dev, so a gcc installed with
+# --no-install-recommends compiles nothing until it is there.
+DEP_HDRS := stdlib.h cmocka.h xxhash.h mpfr.h gmp.h gsl/gsl_rng.h
 HDR_DIRS := /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/local/include
 # The shell tests check JSON and XML reports with jq and xmllint.
 DEP_TOOLS := jq xmllint

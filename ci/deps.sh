@@ -8,6 +8,7 @@
 #                         libc6-dev-arm64-cross and the first #include fails
 #   ci/deps.sh --clang    clang and its sanitizer runtimes (`make asan CC=clang`)
 # Flags may be combined. Base packages, and why:
+#   libc6-dev        the C library headers: Debian's gcc only recommends it
 #   libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev  linked
 #   libopenblas-dev  only the benchmark uses it (dlopen at run time, for the
 #                    reference sgemm rate); nothing links it
@@ -16,7 +17,7 @@
 #   libxml2-utils    xmllint: the shell tests check XML reports with it
 # As root: installs with apt-get. Otherwise: prints the command and fails.
 set -eu
-base="libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev jq libxml2-utils"
+base="libc6-dev libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev jq libxml2-utils"
 pkgs=""
 for arg in "$@"; do
     case "$arg" in
