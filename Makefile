@@ -75,6 +75,17 @@ $(BUILD)/tools/%: tools/%.c $(LIB) | deps
 
 tests: $(TEST_BINS) $(PLUMB)
 
+# The runtime's build identity (tools/gen_build_id.sh): a hash of the
+# compiler flags and of every source that decides what a compiled program
+# means, regenerated whenever one of them changes. The disk cache keys and
+# authenticates its entries with it, so no build serves another's entries.
+RT_ID_SRCS := $(sort $(wildcard runtime/*.c runtime/*.h ir/*.c ir/*.h ir/*.def include/plumb/*.h))
+$(BUILD)/gen/rt_build_id.h: $(RT_ID_SRCS) Makefile tools/gen_build_id.sh
+	@mkdir -p $(dir $@)
+	sh tools/gen_build_id.sh "$(CC) $(ALL_CFLAGS)" $(RT_ID_SRCS) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/runtime/build_id.o: $(BUILD)/gen/rt_build_id.h
+$(BUILD)/obj/runtime/build_id.o: ALL_CFLAGS += -I$(BUILD)/gen
+
 # docs/ops.md is generated from ir/ops.def, docs/cli.md from every command's
 # --help (tools/gen_cli_md.sh); check-docs fails when either is stale.
 docs: $(PLUMB)
@@ -107,13 +118,13 @@ check: all tests
 # compiler (ci/deps.sh --cross installs it). Compile only: nothing runs.
 CROSS_CC ?= aarch64-linux-gnu-gcc
 PORTABLE_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(TEST_SRCS) $(TOOL_SRCS) $(sort $(wildcard bench/*.c))
-check-portable: | deps
+check-portable: $(BUILD)/gen/rt_build_id.h | deps
 	@printf '#include <stdio.h>\n' | $(CROSS_CC) -E - > /dev/null 2>&1 || sh ci/deps.sh --cross
 	@printf '#include <stdio.h>\n' | $(CROSS_CC) -E - > /dev/null 2>&1 || \
 	  { echo "check-portable: $(CROSS_CC) is missing or has no C library headers (ci/deps.sh --cross)"; exit 1; }
 	@n=0; for f in $(PORTABLE_SRCS); do \
 	  $(CROSS_CC) -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L $(WARN) -ffp-contract=off \
-	    -fno-fast-math -fno-strict-aliasing -Iinclude -Iconformance -Itests \
+	    -fno-fast-math -fno-strict-aliasing -Iinclude -Iconformance -Itests -I$(BUILD)/gen \
 	    -idirafter /usr/include/$$($(CC) -print-multiarch) -O0 -c $$f -o /dev/null \
 	    || { echo "check-portable: $$f does not compile for $(CROSS_CC)"; exit 1; }; \
 	  n=$$((n + 1)); \

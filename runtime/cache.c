@@ -4,24 +4,36 @@
  *   magic "PLUMBRTC"          8 bytes
  *   u32 format version        RT_DISK_VERSION
  *   u32 header bytes          sizeof the header, for a sanity check
- *   char runtime[32]          RT_RUNTIME_VERSION, NUL-padded
+ *   char runtime[32]          RT_RUNTIME_VERSION (the build identity), NUL-padded
  *   u32 isa                   the ISA level the program was compiled for
  *   u32 opt_level
  *   u64 key[2]
  *   u64 canon bytes           length of the canonical serialization
  *   u64 text bytes            length of the optimized program's text
- *   u64 checksum              XXH3-64 of the header (checksum field zero) and
- *                             everything after it
+ *   u64 mac[2]                XXH3-128 of the build's secret (rt_build_secret),
+ *                             the header (mac zero) and everything after it
  *   canonical serialization, then the optimized program as canonical text.
  *
  * A reader trusts nothing: every field must match what this process would
  * write for the same program, the file size must be exactly the header plus
- * the two lengths, the checksum must match, and the stored canonical
+ * the two lengths, the mac must match, and the stored canonical
  * serialization must equal the one being looked up byte for byte (so a hash
- * collision can never serve a wrong program). Anything else is a miss and
- * the entry is rebuilt. Writers create a unique temporary file in DIR and
- * rename it over the entry, so a reader sees a whole old entry, a whole new
- * one, or none — never half of one.
+ * collision can never serve a wrong program). Anything else is a miss, the
+ * reason is returned (the runtime logs and counts it) and the entry is
+ * rebuilt. Writers create a unique temporary file in DIR and rename it over
+ * the entry, so a reader sees a whole old entry, a whole new one, or none —
+ * never half of one.
+ *
+ * Why a keyed mac and not a checksum: the stored program text is what runs,
+ * and the graph comparison cannot vouch for it. An entry whose text was
+ * edited (an `add` where the graph says `subtract`) with a plain checksum
+ * recomputed would pass every other check. The mac's key is drawn at random
+ * when the build identity is generated, so only the build that wrote an
+ * entry can produce a mac it accepts: an entry edited outside plumb, or
+ * written by any other build (other sources, flags, or just another build
+ * directory), is rejected. XXH3 is not a cryptographic mac; against someone
+ * who can read this binary the directory's permissions (below) are the
+ * boundary, as for any file the user's programs run.
  *
  * The directory itself must be trustworthy, since entry names are
  * predictable: whoever can create files in it could plant an entry (or a
@@ -30,6 +42,7 @@
  * that no other user can write it (rt_disk_dir_open's rule). Entries are
  * opened relative to that descriptor without following links, read only if
  * they are regular files, and written by plumb_write_file_atomic_at. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,7 +54,7 @@
 
 #include "rt_pipeline.h"
 
-#define RT_DISK_VERSION 1u
+#define RT_DISK_VERSION 2u
 /* A cache entry larger than this is not read (a corrupt length field must
  * not make us allocate gigabytes). */
 #define RT_DISK_MAX_BYTES ((uint64_t)1 << 32)
@@ -56,10 +69,10 @@ typedef struct disk_header {
     uint64_t key[2];
     uint64_t canon_bytes;
     uint64_t text_bytes;
-    uint64_t checksum;
+    uint64_t mac[2];
 } disk_header;
 
-_Static_assert(sizeof(disk_header) == 8 + 4 + 4 + 32 + 4 + 4 + 16 + 8 + 8 + 8, "disk header has no padding");
+_Static_assert(sizeof(disk_header) == 8 + 4 + 4 + 32 + 4 + 4 + 16 + 8 + 8 + 16, "disk header has no padding");
 
 /* PLUMB_CACHE_SHARED=1: the user trusts every member of the directory's
  * group (a cache shared by a CI team). */
@@ -149,7 +162,8 @@ static void fill_header(disk_header *h, const uint64_t key[2], const rt_key_ctx 
     memcpy(h->magic, "PLUMBRTC", 8);
     h->version = RT_DISK_VERSION;
     h->header_bytes = sizeof *h;
-    strncpy(h->runtime, RT_RUNTIME_VERSION, sizeof h->runtime - 1);
+    memcpy(h->runtime, RT_RUNTIME_VERSION, sizeof h->runtime);
+    h->runtime[sizeof h->runtime - 1] = 0;
     h->isa = (uint32_t)kc->isa;
     h->opt_level = kc->opt_level;
     h->key[0] = key[0];
@@ -158,19 +172,25 @@ static void fill_header(disk_header *h, const uint64_t key[2], const rt_key_ctx 
     h->text_bytes = text;
 }
 
-static uint64_t checksum(const disk_header *h, const void *body, size_t len)
+/* The entry's mac: XXH3-128 over the build secret, the header with its mac
+ * zeroed, then the parts of the body. False when out of memory. */
+static bool entry_mac(const disk_header *h, const void *const *parts, const size_t *lens, int n, uint64_t mac[2])
 {
     disk_header z = *h;
-    z.checksum = 0;
+    z.mac[0] = z.mac[1] = 0;
     XXH3_state_t *st = XXH3_createState();
-    if (!st)   /* fall back to hashing in two steps */
-        return XXH3_64bits_withSeed(body, len, XXH3_64bits(&z, sizeof z));
-    XXH3_64bits_reset(st);
-    XXH3_64bits_update(st, &z, sizeof z);
-    XXH3_64bits_update(st, body, len);
-    uint64_t r = XXH3_64bits_digest(st);
+    if (!st)
+        return false;
+    XXH3_128bits_reset(st);
+    XXH3_128bits_update(st, rt_build_secret, sizeof rt_build_secret);
+    XXH3_128bits_update(st, &z, sizeof z);
+    for (int i = 0; i < n; i++)
+        XXH3_128bits_update(st, parts[i], lens[i]);
+    XXH128_hash_t r = XXH3_128bits_digest(st);
     XXH3_freeState(st);
-    return r;
+    mac[0] = r.low64;
+    mac[1] = r.high64;
+    return true;
 }
 
 char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc, size_t *len,
@@ -256,8 +276,14 @@ char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, co
         *why = "entry is truncated";
         goto out;
     }
-    if (checksum(&h, body, body_len) != h.checksum) {
-        *why = "checksum mismatch";
+    uint64_t mac[2];
+    const void *part = body;
+    if (!entry_mac(&h, &part, &body_len, 1, mac)) {
+        *why = "out of memory reading the entry";
+        goto out;
+    }
+    if (mac[0] != h.mac[0] || mac[1] != h.mac[1]) {
+        *why = "authentication failed (the entry was changed after it was written, or another build wrote it)";
         goto out;
     }
     if (c->len && memcmp(body, c->bytes, c->len) != 0) {
@@ -271,6 +297,9 @@ char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, co
     memcpy(text, body + c->len, (size_t)h.text_bytes);
     text[h.text_bytes] = 0;
     *len = (size_t)h.text_bytes;
+    /* The modification time records the last use: eviction drops the least
+     * recently used entries first. A read-only entry just keeps its time. */
+    (void)futimens(fileno(f), NULL);
 out:
     if (body)
         plumb_free(body, body_len ? body_len : 1);
@@ -296,25 +325,108 @@ bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, co
     entry_name(key, name);
     disk_header h;
     fill_header(&h, key, kc, c->len, len);
-    /* checksum over header + canon + text without concatenating them */
-    disk_header z = h;
-    XXH3_state_t *st = XXH3_createState();
-    if (!st) {
+    /* mac over header + canon + text without concatenating them */
+    const void *parts[3] = {&h, c->bytes, text};
+    size_t lens[3] = {sizeof h, c->len, len};
+    if (!entry_mac(&h, parts + 1, lens + 1, 2, h.mac)) {
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory writing the cache entry");
         close(dirfd);
         return false;
     }
-    XXH3_64bits_reset(st);
-    XXH3_64bits_update(st, &z, sizeof z);
-    XXH3_64bits_update(st, c->bytes, c->len);
-    XXH3_64bits_update(st, text, len);
-    h.checksum = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
     /* Concurrent processes never see half an entry: the write is atomic. */
-    const void *parts[3] = {&h, c->bytes, text};
-    size_t lens[3] = {sizeof h, c->len, len};
     /* A group-shared cache's entries must be readable by the group. */
     bool ok = plumb_write_file_atomic_at(dirfd, name, path, parts, lens, 3, shared_opt_in() ? 0660 : 0600, d);
     close(dirfd);
     return ok;
+}
+
+typedef struct disk_ent {
+    char name[64];
+    uint64_t bytes;
+    struct timespec used;
+} disk_ent;
+
+static int older_first(const void *pa, const void *pb)
+{
+    const disk_ent *a = pa, *b = pb;
+    if (a->used.tv_sec != b->used.tv_sec)
+        return a->used.tv_sec < b->used.tv_sec ? -1 : 1;
+    if (a->used.tv_nsec != b->used.tv_nsec)
+        return a->used.tv_nsec < b->used.tv_nsec ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* True for NAME = 32 hex digits + ".plumbc": only entries are ever counted
+ * or removed, never another file that happens to be in the directory. */
+static bool is_entry_name(const char *n)
+{
+    if (strlen(n) != 32 + 7 || strcmp(n + 32, ".plumbc") != 0)
+        return false;
+    for (int i = 0; i < 32; i++)
+        if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+            return false;
+    return true;
+}
+
+uint32_t rt_disk_evict(const char *dir, uint64_t max_bytes, const uint64_t keep[2], uint64_t *total_out)
+{
+    char msg[1200], keep_name[64] = "";
+    if (total_out)
+        *total_out = 0;
+    if (keep)
+        entry_name(keep, keep_name);
+    int dirfd = rt_disk_dir_open(dir, false, msg, sizeof msg);
+    if (dirfd < 0)
+        return 0;
+    int lfd = dup(dirfd);
+    DIR *dp = lfd >= 0 ? fdopendir(lfd) : NULL;
+    if (!dp) {
+        if (lfd >= 0)
+            close(lfd);
+        close(dirfd);
+        return 0;
+    }
+    disk_ent *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    uint32_t removed = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        struct stat sb;
+        if (!is_entry_name(de->d_name) || fstatat(dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(sb.st_mode))
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            disk_ent *nv = plumb_realloc(v, cap * sizeof *v, ncap * sizeof *v);
+            if (!nv)
+                goto out;   /* no eviction this time; the cache still works */
+            v = nv;
+            cap = ncap;
+        }
+        snprintf(v[n].name, sizeof v[n].name, "%s", de->d_name);
+        v[n].bytes = (uint64_t)sb.st_size;
+        v[n].used = sb.st_mtim;
+        total += v[n].bytes;
+        n++;
+    }
+    if (total > max_bytes) {
+        qsort(v, n, sizeof *v, older_first);
+        for (size_t i = 0; i < n && total > max_bytes; i++) {
+            if (strcmp(v[i].name, keep_name) == 0)
+                continue;
+            if (unlinkat(dirfd, v[i].name, 0) == 0 || errno == ENOENT) {
+                total -= v[i].bytes;
+                removed++;
+            }
+        }
+    }
+out:
+    if (total_out)
+        *total_out = total;
+    if (v)
+        plumb_free(v, cap * sizeof *v);
+    closedir(dp);
+    close(dirfd);
+    return removed;
 }

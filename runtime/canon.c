@@ -472,7 +472,7 @@ static void put_trailer(rt_canon *c, const rt_key_ctx *kc)
     put_u32(c, RT_CANON_VERSION);
     char ver[32];
     memset(ver, 0, sizeof ver);
-    strncpy(ver, RT_RUNTIME_VERSION, sizeof ver - 1);
+    memcpy(ver, RT_RUNTIME_VERSION, sizeof ver - 1);
     put(c, ver, sizeof ver);
     put_u32(c, (uint32_t)kc->isa);
     put_u32(c, kc->opt_level);

@@ -13,8 +13,14 @@
 
 /* Changes whenever a compiled program could mean something different for the
  * same canonical serialization (kernels, passes, planning): it is part of the
- * key and of the disk header, so old cache entries are rebuilt, never used. */
-#define RT_RUNTIME_VERSION "plumb-rt 0.1.0/1"
+ * key and of the disk header, so old cache entries are rebuilt, never used.
+ * "plumb-rt " and a hash of the runtime's sources and compiler flags taken at
+ * build time (build_id.c), never a hand-kept string. */
+extern const char rt_runtime_version[32];
+#define RT_RUNTIME_VERSION rt_runtime_version
+/* Random bytes drawn when the build identity was generated: the key of the
+ * disk cache's entry authentication (cache.c). */
+extern const uint8_t rt_build_secret[16];
 /* Version of the canonical serialization's byte layout. */
 #define RT_CANON_VERSION 1u
 
@@ -233,10 +239,6 @@ char *rt_disk_load(const char *dir, const uint64_t key[2], const rt_canon *c, co
  * returned, never fatal: the cache is an optimization. */
 bool rt_disk_store(const char *dir, const uint64_t key[2], const rt_canon *c, const rt_key_ctx *kc,
                    const char *text, size_t len, plumb_diag *d);
-/* The file an entry lives in: DIR/KEYHEX.plumbc. */
-bool rt_disk_path(const char *dir, const uint64_t key[2], char *out, size_t cap);
-
-#endif
 /* Opens the cache directory (with create, making it and its missing parents
  * 0700 first) and checks that it can be trusted: not writable by every user,
  * not writable by its group unless PLUMB_CACHE_SHARED=1, owned by this user
@@ -246,3 +248,14 @@ int rt_disk_dir_open(const char *dir, bool create, char *msg, size_t cap);
 /* rt_disk_dir_open(dir, true) for a runtime being created: false after one
  * "plumb: warning: disk cache disabled: ..." line on log (if not NULL). */
 bool rt_disk_dir_usable(const char *dir, FILE *log);
+/* The file an entry lives in: DIR/KEYHEX.plumbc. */
+bool rt_disk_path(const char *dir, const uint64_t key[2], char *out, size_t cap);
+/* Least-recently-used eviction: while the entries (DIR/KEYHEX.plumbc regular
+ * files, nothing else) total more than max_bytes, removes the one used
+ * longest ago (a hit refreshes an entry's modification time), never the
+ * entry keep (may be NULL: the one just written). Returns how many were
+ * removed; *total_out (may be NULL) gets the bytes left. Failures only mean
+ * less is evicted. */
+uint32_t rt_disk_evict(const char *dir, uint64_t max_bytes, const uint64_t keep[2], uint64_t *total_out);
+
+#endif

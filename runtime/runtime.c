@@ -40,13 +40,14 @@ struct plumb_runtime {
     plumb_isa isa;             /* in effect, never AUTO */
     uint64_t max_bytes;
     char *cache_dir;           /* NULL = no disk cache */
+    uint64_t cache_max_bytes;  /* eviction limit of the disk cache */
     FILE *log;                 /* recompile explanations, or NULL */
     rt_pool *pool;
     plumb_runtime_stats st;
     rt_entry **entries;
     uint32_t n_entries, cap_entries;
-    char line[2048];
-    char json[4096];
+    char line[8192];
+    char json[32768];
     bool has_explanation;
     rt_canon scratch;          /* lookups serialize here; moved into the cache on a miss */
 };
@@ -80,6 +81,27 @@ static bool env_logs_recompiles(void)
         if (*p)
             p++;
     }
+    return false;
+}
+
+/* A byte count: digits, then nothing or K, M, G (powers of 1000) or Ki, Mi,
+ * Gi (powers of 1024), as the CLI's --max-bytes; false unless positive. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9')
+        return false;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (plumb_mul_overflow_u64(v, 10, &v) || plumb_add_overflow_u64(v, (uint64_t)(*p - '0'), &v))
+            return false;
+    static const struct { const char *suffix; uint64_t scale; } units[] = {
+        {"", 1}, {"K", 1000ull}, {"M", 1000000ull}, {"G", 1000000000ull},
+        {"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(p, units[i].suffix) == 0)
+            return !plumb_mul_overflow_u64(v, units[i].scale, out) && *out > 0;
     return false;
 }
 
@@ -131,6 +153,19 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
         return NULL;
     }
     rt->o.cache_dir = NULL;
+    rt->cache_max_bytes = o.cache_max_bytes;
+    if (!rt->cache_max_bytes) {
+        const char *mb = getenv("PLUMB_CACHE_MAX_BYTES");
+        rt->cache_max_bytes = (uint64_t)1 << 30;
+        if (mb && *mb) {
+            uint64_t v;
+            if (parse_size(mb, &v))
+                rt->cache_max_bytes = v;
+            else
+                fprintf(o.log ? o.log : stderr,
+                        "plumb: warning: PLUMB_CACHE_MAX_BYTES='%s' is not a positive size; using 1Gi\n", mb);
+        }
+    }
     rt->log = o.log ? o.log : env_logs_recompiles() ? stderr : NULL;
     /* A cache directory others could write is never trusted; the run goes
      * on without it after a one-line warning (cache.c: rt_disk_dir_open). */
@@ -366,13 +401,29 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
         size_t tlen = 0;
         const char *why = NULL;
         char *text = rt_disk_load(rt->cache_dir, c->key, &c->canon, &kc, &tlen, &why);
+        plumb_diag sd = {.code = PLUMB_OK};
         if (text) {
-            plumb_diag sd = {.code = PLUMB_OK};
             co.want_text = false;
             p = rt_program_load(text, tlen, &co, &sd);
             plumb_free(text, tlen + 1);
             from_disk = p != NULL;
             co.want_text = true;
+            if (!p)
+                why = sd.msg[0] ? sd.msg : "the stored program does not load";
+        }
+        /* A found entry that is not served is never silent: counted, and
+         * logged with its reason; the rebuilt program replaces it. */
+        if (!p && why && why[0]) {
+            e->st.disk_rejects++;
+            rt->st.disk_rejects++;
+            if (rt->log) {
+                char path[4096];
+                if (!rt_disk_path(rt->cache_dir, c->key, path, sizeof path))
+                    snprintf(path, sizeof path, "%s", rt->cache_dir);
+                fprintf(rt->log, "plumb: disk cache entry %s of @%s rejected: %s; rebuilding it\n", path, e->name,
+                        why);
+                fflush(rt->log);
+            }
         }
     }
     if (!p)
@@ -383,8 +434,14 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     }
     if (rt->cache_dir && !from_disk && p->opt_text) {
         plumb_diag sd = {.code = PLUMB_OK};
-        if (!rt_disk_store(rt->cache_dir, c->key, &c->canon, &kc, p->opt_text, p->opt_text_len, &sd) && rt->log)
-            fprintf(rt->log, "plumb: warning: disk cache not written: %s\n", sd.msg);
+        if (!rt_disk_store(rt->cache_dir, c->key, &c->canon, &kc, p->opt_text, p->opt_text_len, &sd)) {
+            if (rt->log)
+                fprintf(rt->log, "plumb: warning: disk cache not written: %s\n", sd.msg);
+        } else if (rt->cache_max_bytes != UINT64_MAX) {
+            uint32_t ev = rt_disk_evict(rt->cache_dir, rt->cache_max_bytes, c->key, NULL);
+            e->st.disk_evictions += ev;
+            rt->st.disk_evictions += ev;
+        }
     }
     if (p->opt_text) {   /* only needed to write the disk entry */
         plumb_free(p->opt_text, p->opt_text_len + 1);

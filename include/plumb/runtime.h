@@ -39,6 +39,8 @@ typedef struct plumb_runtime_options {
     const char *cache_dir;       /* persistent cache directory; NULL = PLUMB_CACHE_DIR env, or none */
     FILE *log;                   /* recompile explanations (also when PLUMB_LOG=recompiles); NULL = none unless env */
     double timeout_s;            /* wall-clock limit of each run, seconds; 0 = none (docs/runtime.md, Limits) */
+    uint64_t cache_max_bytes;    /* disk cache size limit, least recently used entries evicted first;
+                                    0 = PLUMB_CACHE_MAX_BYTES env, else 1 GiB; UINT64_MAX = none */
 } plumb_runtime_options;
 
 #define PLUMB_RT_OPT_DEFAULT 2
@@ -53,6 +55,9 @@ typedef struct plumb_runtime_stats {
     double compile_seconds;      /* wall time spent compiling, seconds */
     double execute_seconds;      /* wall time spent executing, seconds */
     uint32_t programs;           /* distinct programs currently cached */
+    uint64_t disk_rejects;       /* disk entries found but not served (corrupt, edited, other build...):
+                                    each is logged with its reason and rebuilt */
+    uint64_t disk_evictions;     /* disk entries removed to keep the cache under cache_max_bytes */
 } plumb_runtime_stats;
 
 /* Fills opts with defaults (struct_size set). */
@@ -110,7 +115,9 @@ void plumb_runtime_stats_reset(plumb_runtime *rt);
 void plumb_runtime_cache_clear(plumb_runtime *rt);
 
 /* The explanation of the most recent recompile, as one line of text and as a
- * JSON object; NULL when there was none. Valid until the next compile. */
+ * JSON object; NULL when there was none. Valid until the next compile. The
+ * line names every difference from the nearest cached program, grouped by
+ * cause; the JSON object lists them under "differences". */
 const char *plumb_runtime_last_explanation(const plumb_runtime *rt);
 const char *plumb_runtime_last_explanation_json(const plumb_runtime *rt);
 

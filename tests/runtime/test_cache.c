@@ -15,6 +15,9 @@
 #include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <time.h>
+#include <xxhash.h>
 
 #include "rta_test.h"
 #include "../../runtime/rt_pipeline.h"
@@ -550,6 +553,281 @@ static void disk_bad_entries_are_rebuilt(void **state)
     ir_module_free(other);
 }
 
+/* A program whose stored text names an op an edit can swap for another. */
+static const char sub_src[] =
+    "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %c = stablehlo.constant dense<[7.5, -1.25, 2.0, 0.5]> : tensor<4xf32>\n"
+    "  %s = stablehlo.subtract %x, %c : tensor<4xf32>\n"
+    "  return %s : tensor<4xf32>\n"
+    "}\n";
+
+/* Offsets of the disk header's fields (cache.c's layout, format 2). */
+enum { HDR_RUNTIME = 16, HDR_CANON = 72, HDR_TEXT = 80, HDR_MAC = 88, HDR_BYTES = 104 };
+
+/* memmem without _GNU_SOURCE. */
+static const void *find_bytes(const void *hay, size_t n, const void *needle, size_t k)
+{
+    const uint8_t *h = hay;
+    for (size_t i = 0; k <= n && i <= n - k; i++)
+        if (memcmp(h + i, needle, k) == 0)
+            return h + i;
+    return NULL;
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long sz = ftell(f);
+    assert_true(sz >= HDR_BYTES);
+    rewind(f);
+    uint8_t *b = malloc((size_t)sz + 64);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)sz, f), (size_t)sz);
+    fclose(f);
+    *n = (size_t)sz;
+    return b;
+}
+
+/* Writes header + canon + text to path with a mac over them computed as
+ * someone forging the entry would: keyed with `secret` (16 bytes), or a
+ * plain XXH3-128 without one (secret NULL), the best an editor without
+ * the writing build's key can do. */
+static void forge_entry(const char *path, uint8_t *hdr, const uint8_t *canon, size_t canon_n, const char *text,
+                        size_t text_n, const uint8_t *secret)
+{
+    uint64_t tn = text_n;
+    memcpy(hdr + HDR_TEXT, &tn, 8);
+    memset(hdr + HDR_MAC, 0, 16);
+    XXH3_state_t *st = XXH3_createState();
+    assert_non_null(st);
+    XXH3_128bits_reset(st);
+    if (secret)
+        XXH3_128bits_update(st, secret, 16);
+    XXH3_128bits_update(st, hdr, HDR_BYTES);
+    XXH3_128bits_update(st, canon, canon_n);
+    XXH3_128bits_update(st, text, text_n);
+    XXH128_hash_t h = XXH3_128bits_digest(st);
+    XXH3_freeState(st);
+    memcpy(hdr + HDR_MAC, &h.low64, 8);
+    memcpy(hdr + HDR_MAC + 8, &h.high64, 8);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(hdr, 1, HDR_BYTES, f), HDR_BYTES);
+    assert_int_equal(fwrite(canon, 1, canon_n, f), canon_n);
+    assert_int_equal(fwrite(text, 1, text_n, f), text_n);
+    fclose(f);
+}
+
+/* Reads the whole log back (for messages the runtime printed). */
+static char *log_text(FILE *log)
+{
+    static char buf[8192];
+    fflush(log);
+    rewind(log);
+    size_t n = fread(buf, 1, sizeof buf - 1, log);
+    buf[n] = 0;
+    return buf;
+}
+
+/* The issue's experiments: an entry whose program text was edited to say
+ * `add` where the graph says `subtract`, its integrity field recomputed
+ * without the writing build's key, and an entry from another build (another
+ * key, or another build identity in the header) are rebuilt, counted as
+ * rejected and logged with the reason, never served; the same bytes with the
+ * right key are served (so the forging below is faithful and the test can
+ * fail). */
+static void disk_edited_or_foreign_entries_are_never_served(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(sub_src);
+    char path[600];
+    entry_path(m, path, sizeof path);
+    (void)fresh_compile(m);
+    size_t n;
+    uint8_t *orig = slurp(path, &n);
+    uint64_t cn, tn;
+    memcpy(&cn, orig + HDR_CANON, 8);
+    memcpy(&tn, orig + HDR_TEXT, 8);
+    assert_int_equal(HDR_BYTES + cn + tn, n);
+    const uint8_t *canon = orig + HDR_BYTES;
+    const char *text = (const char *)orig + HDR_BYTES + cn;
+    const char *at = find_bytes(text, tn, "stablehlo.subtract", 18);
+    assert_non_null(at);
+    /* the edited text: "subtract" -> "add" */
+    char *edited = malloc(tn + 1);
+    assert_non_null(edited);
+    size_t pre = (size_t)(at - text) + 10;
+    memcpy(edited, text, pre);
+    memcpy(edited + pre, "add", 3);
+    memcpy(edited + pre + 3, at + 18, tn - pre - 8);
+    size_t en = tn - 5;
+    uint8_t other_secret[16];
+    for (int i = 0; i < 16; i++)
+        other_secret[i] = (uint8_t)(rt_build_secret[i] ^ 0x5a);
+    for (int kind = 0; kind < 5; kind++) {
+        uint8_t hdr[HDR_BYTES];
+        memcpy(hdr, orig, HDR_BYTES);
+        const char *want_why = "authentication failed";
+        bool served = false;
+        switch (kind) {
+        case 0:   /* edited, integrity recomputed without a key */
+            forge_entry(path, hdr, canon, cn, edited, en, NULL);
+            break;
+        case 1:   /* edited, keyed by another build */
+            forge_entry(path, hdr, canon, cn, edited, en, other_secret);
+            break;
+        case 2:   /* unedited, written by another build (its key) */
+            forge_entry(path, hdr, canon, cn, text, tn, other_secret);
+            break;
+        case 3:   /* another build identity in the header, even under this key */
+            memcpy(hdr + HDR_RUNTIME, "plumb-rt 0123456789abcdef", 26);
+            forge_entry(path, hdr, canon, cn, text, tn, rt_build_secret);
+            want_why = "runtime version differs";
+            break;
+        case 4:   /* control: the original bytes re-keyed as this build does */
+            forge_entry(path, hdr, canon, cn, text, tn, rt_build_secret);
+            served = true;
+            break;
+        }
+        FILE *log = tmpfile();
+        assert_non_null(log);
+        plumb_runtime_stats st = fresh_compile_in(m, tmp_dir, log);   /* also checks the result */
+        const char *lt = log_text(log);
+        if (served) {
+            assert_int_equal(st.disk_hits, 1);
+            assert_int_equal(st.disk_rejects, 0);
+        } else {
+            if (st.disk_hits != 0)
+                fprintf(stderr, "forged entry of kind %d was served\n", kind);
+            assert_int_equal(st.disk_hits, 0);
+            assert_int_equal(st.disk_rejects, 1);
+            assert_non_null(strstr(lt, "rejected: "));
+            assert_non_null(strstr(lt, want_why));
+            /* rebuilt: the next runtime is served the rewritten entry */
+            st = fresh_compile(m);
+            assert_int_equal(st.disk_hits, 1);
+        }
+        fclose(log);
+    }
+    free(edited);
+    free(orig);
+    ir_module_free(m);
+}
+
+/* The build identity is derived from the sources at build time: "plumb-rt "
+ * and 16 hex digits, never the old hand-kept "plumb-rt 0.1.0/1", and it is
+ * in every key (a different identity changes the key) and entry header. */
+static void build_identity_is_generated(void **state)
+{
+    (void)state;
+    assert_int_equal(strncmp(rt_runtime_version, "plumb-rt ", 9), 0);
+    assert_int_equal(strlen(rt_runtime_version), 9 + 16);
+    for (int i = 9; i < 25; i++)
+        assert_non_null(strchr("0123456789abcdef", rt_runtime_version[i]));
+    ir_module *m = parse_ok(sub_src);
+    rt_key_ctx kc = {PLUMB_ISA_PORTABLE, 2};
+    rt_canon c;
+    memset(&c, 0, sizeof c);
+    plumb_diag d = {.code = PLUMB_OK};
+    assert_true(rt_canon_build(&c, m, ir_module_find_func(m, "main"), &kc, &d));
+    assert_non_null(find_bytes(c.bytes, c.len, rt_runtime_version, 25));
+    rt_canon_free(&c);
+    char path[600];
+    entry_path(m, path, sizeof path);
+    (void)fresh_compile(m);
+    size_t n;
+    uint8_t *b = slurp(path, &n);
+    assert_memory_equal(b + HDR_RUNTIME, rt_runtime_version, 26);
+    free(b);
+    ir_module_free(m);
+}
+
+/* Sets an entry's last-use time to t seconds after the epoch. */
+static void set_used(const char *path, time_t t)
+{
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static plumb_runtime_stats compile_capped(const ir_module *m, uint64_t cap)
+{
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.cache_dir = tmp_dir;
+    o.cache_max_bytes = cap;
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    assert_non_null(plumb_runtime_compile(rt, m, NULL, &d));
+    plumb_runtime_stats st;
+    assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+    plumb_runtime_destroy(rt);
+    return st;
+}
+
+/* Eviction keeps the directory under cache_max_bytes by removing the least
+ * recently used entries: a hit refreshes an entry, so with room for two
+ * entries, writing a third removes the one neither written nor used last.
+ * Files that are not entries are never counted or removed. */
+static void disk_eviction_is_least_recently_used(void **state)
+{
+    (void)state;
+    char b1[2048], b2[2048], b3[2048];
+    ir_module *m1 = parse_ok(edit(b1, sizeof b1, disk_src, "7.5", "11.5"));
+    ir_module *m2 = parse_ok(edit(b2, sizeof b2, disk_src, "7.5", "12.5"));
+    ir_module *m3 = parse_ok(edit(b3, sizeof b3, disk_src, "7.5", "13.5"));
+    char p1[600], p2[600], p3[600], other[700];
+    entry_path(m1, p1, sizeof p1);
+    entry_path(m2, p2, sizeof p2);
+    entry_path(m3, p3, sizeof p3);
+    /* start from an empty directory apart from one stranger file */
+    DIR *dir = opendir(tmp_dir);
+    assert_non_null(dir);
+    struct dirent *e;
+    while ((e = readdir(dir)))
+        if (strstr(e->d_name, ".plumbc")) {
+            char q[700];
+            snprintf(q, sizeof q, "%s/%s", tmp_dir, e->d_name);
+            unlink(q);
+        }
+    closedir(dir);
+    snprintf(other, sizeof other, "%s/notes.txt", tmp_dir);
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 4096; i++)
+        fputc('x', f);
+    fclose(f);
+    uint64_t none = UINT64_MAX;
+    (void)compile_capped(m1, none);
+    (void)compile_capped(m2, none);
+    long one = file_size(p1);
+    assert_int_equal(file_size(p2), one);
+    set_used(p1, 1000000);
+    set_used(p2, 2000000);
+    /* m1 used again: served from disk, now the most recently used */
+    plumb_runtime_stats st = compile_capped(m1, none);
+    assert_int_equal(st.disk_hits, 1);
+    /* room for two entries (the stranger file does not count): m3 evicts m2 */
+    st = compile_capped(m3, (uint64_t)(2 * one + one / 2));
+    assert_int_equal(st.disk_evictions, 1);
+    assert_int_equal(access(p2, F_OK), -1);
+    assert_int_equal(access(p1, F_OK), 0);
+    assert_int_equal(access(p3, F_OK), 0);
+    assert_int_equal(access(other, F_OK), 0);
+    /* a cap below one entry keeps only the entry just written */
+    st = compile_capped(m2, 1);
+    assert_int_equal(st.disk_evictions, 2);
+    assert_int_equal(count_files(".plumbc"), 1);
+    assert_int_equal(access(p2, F_OK), 0);
+    unlink(other);
+    ir_module_free(m1);
+    ir_module_free(m2);
+    ir_module_free(m3);
+}
+
 typedef struct writer_arg {
     const ir_module *m;
     int rounds;
@@ -895,6 +1173,9 @@ int main(void)
         cmocka_unit_test(cap_and_error_on_recompile),
         cmocka_unit_test(disk_hit_in_second_runtime),
         cmocka_unit_test(disk_bad_entries_are_rebuilt),
+        cmocka_unit_test(disk_edited_or_foreign_entries_are_never_served),
+        cmocka_unit_test(build_identity_is_generated),
+        cmocka_unit_test(disk_eviction_is_least_recently_used),
         cmocka_unit_test(concurrent_writers_never_expose_half_entries),
         cmocka_unit_test(disk_symlink_at_entry_name_is_never_followed),
         cmocka_unit_test(disk_fifo_at_entry_name_does_not_block),
