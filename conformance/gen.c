@@ -1012,13 +1012,15 @@ uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uin
 }
 
 /* Convert src → dst rounds where the source holds more precision than the
- * target: float pairs with p_src > p_dst, and integers of more bits than
- * p_dst. */
+ * target or a wider exponent range (bf16 → f16 rounds in f16's subnormal
+ * range and overflows): float pairs with p_src > p_dst or emax_src >
+ * emax_dst, and integers of more bits than p_dst. */
 static bool convert_rounds(plumb_dtype src, plumb_dtype dst)
 {
     if (!plumb_dtype_is_float(dst)) return false;
     uint32_t pd = plumb_dtype_get(dst)->mant_bits + 1;
-    if (plumb_dtype_is_float(src)) return plumb_dtype_get(src)->mant_bits + 1 > pd;
+    if (plumb_dtype_is_float(src))
+        return plumb_dtype_get(src)->mant_bits + 1 > pd || plumb_dtype_get(src)->exp_bits > plumb_dtype_get(dst)->exp_bits;
     return !plumb_dtype_is_bool(src) && plumb_dtype_get(src)->bits > pd;
 }
 
@@ -1061,12 +1063,17 @@ uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary
     double mids[] = {1.0 + ldexp(1.0, -pd), 1.0 + 3.0 * ldexp(1.0, -pd), ldexp(1.0 + 3.0 * ldexp(1.0, -pd), emax - 1),
                      ldexp(2.0 - ldexp(1.0, -pd), emax), 0.5 * sub, 1.5 * sub, 2.5 * sub};
     uint64_t sign = 1ull << (plumb_dtype_get(src)->bits - 1);
-    for (uint32_t i = 0; i < LEN(mids); i++)
-        for (int s = 0; s < 2; s++) {
-            if (fval(src, fbits(src, mids[i])) != mids[i]) break; /* outside the source's range or precision */
-            uint64_t mb = fbits(src, mids[i]) | (s ? sign : 0);
-            n = push_pair(out, n, cap, fstep(src, mb, false), fstep(src, mb, true));
-        }
+    for (uint32_t i = 0; i < LEN(mids); i++) {
+        /* the source's neighbours strictly below and above the midpoint
+         * (its predecessor and successor when the source holds it) */
+        uint64_t lo = fbits(src, mids[i]), hi = lo;
+        if (!isfinite(fval(src, lo)) || fval(src, lo) == 0) continue; /* outside the source's range */
+        while (fval(src, lo) >= mids[i]) lo = fstep(src, lo, false);
+        while (fval(src, hi) <= mids[i]) hi = fstep(src, hi, true);
+        if (!isfinite(fval(src, hi))) continue;
+        for (int s = 0; s < 2; s++)
+            n = s ? push_pair(out, n, cap, hi | sign, lo | sign) : push_pair(out, n, cap, lo, hi);
+    }
     return n;
 }
 
@@ -1292,6 +1299,50 @@ static bool gen_cross_pad(gen *g)
     return push_case(g, rn);
 }
 
+/* Scatter-add with the classes crossed: operand row r holds class r (the
+ * last row mixes them), update j lands on row j mod rows with column c from
+ * class (c + j) mod classes, so every operand class meets every update class
+ * and each row is updated twice (the second on top of the first). */
+static bool gen_cross_scatter(gen *g)
+{
+    plumb_dtype t = g->t;
+    uint64_t pool[POOL_MAX];
+    uint32_t cls[8];
+    value_pool(g, t, pool, cls);
+    uint32_t nc = pool_classes(t);
+    int64_t rows = nc + 1, cols = 13, nu = 2 * rows;
+    int64_t xd[2] = {rows, cols}, id[2] = {nu, 1}, ud[2] = {nu, cols};
+    plumb_tensor *x = param(g, "x", t, 2, xd, NULL, 0, 0);
+    plumb_tensor *ix = param(g, "i", PLUMB_I32, 2, id, NULL, 0, 0);
+    plumb_tensor *u = param(g, "u", t, 2, ud, NULL, 0, 0);
+    if (!x || !ix || !u) return push_case(g, "%r");
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++) {
+            uint32_t k = r < (int64_t)nc ? (uint32_t)r : (uint32_t)(c % nc);
+            plumb_store_bits(t, x->data, (size_t)(r * cols + c),
+                             pool[cls[k] + (uint32_t)gsl_rng_uniform_int(g->rng, cls[k + 1] - cls[k])]);
+        }
+    for (int64_t j = 0; j < nu; j++) {
+        plumb_store_bits(PLUMB_I32, ix->data, (size_t)j, (uint64_t)(j % rows));
+        for (int64_t c = 0; c < cols; c++) {
+            uint32_t k = (uint32_t)((c + j) % nc);
+            plumb_store_bits(t, u->data, (size_t)(j * cols + c),
+                             pool[cls[k] + (uint32_t)gsl_rng_uniform_int(g->rng, cls[k + 1] - cls[k])]);
+        }
+    }
+    const char *T0 = tys(g, t, 0, NULL), *X = tys(g, t, 2, xd), *IX = tys(g, PLUMB_I32, 2, id), *U = tys(g, t, 2, ud);
+    plumb_buf_printf(&g->body, "  %%r = \"stablehlo.scatter\"(%%x, %%i, %%u) <{scatter_dimension_numbers = #stablehlo.scatter<"
+                     "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
+                     "index_vector_dim = 1>}> ({\n"
+                     "    ^bb0(%%a: %s, %%c: %s):\n"
+                     "      %%s = stablehlo.add %%a, %%c : %s\n"
+                     "      stablehlo.return %%s : %s\n"
+                     "    }) : (%s, %s, %s) -> %s\n",
+                     T0, T0, T0, T0, X, IX, U, X);
+    g->ret_types = X;
+    return push_case(g, "%r");
+}
+
 static void unary_body(gen *g, const char *T, int64_t n)
 {
     const plumb_op_info *oi = plumb_op_get(g->op);
@@ -1419,6 +1470,7 @@ static bool gen_depth(gen *g)
         if (!(oi->types & PLUMB_TY_BIT(t))) continue;
         if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) ok = depth_case(g, t, t, "cross", gen_cross_ew);
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
+        if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
         if (ok && (oi->kind == PLUMB_KIND_CONTRACTION || g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);

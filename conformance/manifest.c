@@ -46,18 +46,19 @@ static uint32_t target_count(plumb_opcode op, plumb_dtype t)
 }
 
 /* The depth families (the same in both suites): one "cross" case per type
- * for elementwise ops of two or three operands, dots, reduce and pad; one
+ * for elementwise ops of two or three operands, dots, reduce, pad and
+ * scatter; one
  * "threshold" case for power in every float type and for the saturating,
  * overflowing and rounding unary ops in f32 and f64; one "binades" sweep
  * per f32/f64 unary float op; one "midpoint" case per convert pair whose
- * target has fewer significand bits than the source holds. */
+ * target has fewer significand bits or exponent bits than the source holds. */
 static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
 {
     const plumb_op_info *oi = plumb_op_get(op);
     bool f = plumb_dtype_is_float(t), wide = t == PLUMB_F32 || t == PLUMB_F64;
     uint32_t n = 0;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
-    if (oi->kind == PLUMB_KIND_CONTRACTION || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD) n++;
+    if (oi->kind == PLUMB_KIND_CONTRACTION || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD || op == PLUMB_OP_SCATTER) n++;
     switch (op) {
     case PLUMB_OP_POWER: n += f; break;
     case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC:
@@ -72,7 +73,9 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
         for (int u = 0; u < PLUMB_DTYPE_COUNT; u++) {
             const plumb_dtype_info *d = plumb_dtype_get((plumb_dtype)u), *s = plumb_dtype_get(t);
             if (!plumb_dtype_is_float((plumb_dtype)u)) continue;
-            if (f ? s->mant_bits > d->mant_bits : !plumb_dtype_is_bool(t) && s->bits > d->mant_bits + 1) n++;
+            if (f ? s->mant_bits > d->mant_bits || s->exp_bits > d->exp_bits
+                  : !plumb_dtype_is_bool(t) && s->bits > d->mant_bits + 1)
+                n++;
         }
     return n;
 }

@@ -69,5 +69,6 @@ expect fault_rng_state      rng_bit_generator,negate "rng_bit_generator/"       
 expect fault_atan2_zero     atan2                 "atan2/f32/odd/cross/"                 "want 0x40490fdb"
 expect fault_cbrt_neg       cbrt                  "cbrt/f32/odd/binades/"                "got 0x7fc00000 (nan)"
 expect fault_convert_sat    convert               "convert/i32_to_i8/odd/boundary/"      "exact class"
+expect fault_scatter_race   scatter               "scatter/f32/odd/cross/"               "f32 accumulator"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
