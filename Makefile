@@ -194,3 +194,6 @@ bench: $(BENCH_BIN)
 	nice $(BENCH_BIN) --ops --json $(BUILD)/bench-ops.json
 
 -include $(BENCH_OBJS:.o=.d)
+
+# make install / uninstall: the library, headers, plumb.pc, man page, completion (docs/install.md)
+include mk/install.mk

@@ -15,9 +15,10 @@
 #   lcov             coverage reports
 #   jq               the shell tests check JSON reports with it
 #   libxml2-utils    xmllint: the shell tests check XML reports with it
+#   pkg-config       the install test builds the backend template with it
 # As root: installs with apt-get. Otherwise: prints the command and fails.
 set -eu
-base="libc6-dev libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev jq libxml2-utils"
+base="libc6-dev libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev lcov libopenblas-dev jq libxml2-utils pkg-config"
 pkgs=""
 for arg in "$@"; do
     case "$arg" in
