@@ -373,6 +373,48 @@ static void test_crossed_classes(void **state)
     conf_cases_free(&cs);
 }
 
+/* Crossed, not zipped: in the cross case of every elementwise op of two
+ * operands and every type, each x value meets each y value (the distinct
+ * (x, y) pairs number |X|·|Y|), over a pool of at least 40 float or 10
+ * integer values. */
+static void test_cross_is_a_product(void **state)
+{
+    (void)state;
+    uint32_t cases = 0;
+    for (int o = 0; o < PLUMB_OP_COUNT; o++) {
+        const plumb_op_info *oi = plumb_op_get((plumb_opcode)o);
+        if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->arity != 2) continue;
+        conf_cases cs;
+        gen_ok((plumb_opcode)o, CONF_SUITE_QUICK, 9, 0, 1, &cs);
+        for (uint32_t i = 0; i < cs.n; i++) {
+            const conf_case *c = &cs.v[i];
+            if (strcmp(c->value_class, "cross")) continue;
+            const plumb_tensor *x = c->inputs[0], *y = c->inputs[1];
+            uint64_t n = plumb_tensor_numel(x);
+            assert_true(n <= 64 * 64);
+            static uint64_t xs[4096], ys[4096], px[4096], py[4096];
+            uint32_t nx = 0, ny = 0, np = 0;
+            for (uint64_t e = 0; e < n; e++) {
+                uint64_t a = plumb_load_bits(x->dtype, x->data, e), b = plumb_load_bits(y->dtype, y->data, e);
+                uint32_t k;
+                for (k = 0; k < nx && xs[k] != a; k++) {}
+                if (k == nx) xs[nx++] = a;
+                for (k = 0; k < ny && ys[k] != b; k++) {}
+                if (k == ny) ys[ny++] = b;
+                for (k = 0; k < np && !(px[k] == a && py[k] == b); k++) {}
+                if (k == np) { px[np] = a; py[np] = b; np++; }
+            }
+            if (np != nx * ny) fprintf(stderr, "%s: %u pairs of %u x %u values\n", c->id, np, nx, ny);
+            assert_int_equal(np, nx * ny);
+            if (plumb_dtype_is_float(c->dtype)) assert_true(nx >= 40);
+            else if (!plumb_dtype_is_bool(c->dtype)) assert_true(nx >= 10);
+            cases++;
+        }
+        conf_cases_free(&cs);
+    }
+    assert_true(cases > 150);
+}
+
 /* The f32 binade sweep of exp holds CONF_BINADE_SAMPLES values of each sign
  * in each of f32's 254 normal and 23 subnormal binades. */
 static void test_binades(void **state)
@@ -408,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_known_thresholds),
         cmocka_unit_test(test_convert_midpoints),
         cmocka_unit_test(test_crossed_classes),
+        cmocka_unit_test(test_cross_is_a_product),
         cmocka_unit_test(test_binades),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
