@@ -32,7 +32,7 @@ static const char *hint(rt_diff_class c)
 {
     switch (c) {
     case RT_DIFF_CONSTANT: return "baked constant; pass it as a parameter";
-    case RT_DIFF_DIM: return "static dimension; pad to a fixed size or bucket, or declare the dimension '?' with a bound";
+    case RT_DIFF_DIM: return "static dimension; pad to a fixed size or bucket (masking the padding)";
     case RT_DIFF_DTYPE: return "element type; convert at the boundary so every call uses one type";
     case RT_DIFF_ATTR: return "attribute; keep it fixed across calls or compute it from an input";
     case RT_DIFF_STRUCTURE: return "structure; keep optional paths always present and select them with masks";
@@ -358,150 +358,332 @@ static void json_str(plumb_buf *b, const char *s)
     plumb_buf_puts(b, "\"");
 }
 
+/* One difference between an aligned pair of nodes (or a node only one
+ * program has). */
+typedef struct rt_diff {
+    rt_diff_class cls;
+    uint32_t node;             /* where it is reported (in the new program, or the old one's for a removal) */
+    uint32_t operand;          /* UINT32_MAX = none */
+    const rt_canon_node *at;   /* the node reported, NULL for the context */
+    bool at_old;               /* at is in the old program (a removed op) */
+    char field[16];
+    char what[1024];
+    char old_s[64], new_s[64];
+} rt_diff;
+
+/* Describes how node a (old) and node b (now), aligned with each other,
+ * differ. Attributes and constant values are compared before result types,
+ * so a shape change is named where it starts (top_k's k, iota's size, a
+ * constant) and not only where it surfaces. */
+static void describe_pair(const rt_canon *old, uint32_t i, const rt_canon *now, uint32_t j, rt_diff *df)
+{
+    const rt_canon_node *a = &old->nodes[i], *b = &now->nodes[j];
+    df->at = b;
+    df->node = j;
+    if (a->code == RT_NODE_FUNC && b->code == RT_NODE_FUNC) {
+        df->cls = types_diff(old->bytes + a->off[RT_F_TYPES], a->len[RT_F_TYPES], now->bytes + b->off[RT_F_TYPES],
+                             b->len[RT_F_TYPES], true, df->what, sizeof df->what);
+        if (b->func != 0)
+            df->cls = RT_DIFF_STRUCTURE;   /* a called function's signature */
+        snprintf(df->field, sizeof df->field, "signature");
+    } else if (a->code != b->code || a->depth != b->depth) {
+        df->cls = RT_DIFF_STRUCTURE;
+        snprintf(df->field, sizeof df->field, "op");
+        snprintf(df->what, sizeof df->what, "%s became %s", op_name(a->code), op_name(b->code));
+    } else if (!field_eq(old, a, now, b, RT_F_OPERANDS)) {
+        df->cls = RT_DIFF_STRUCTURE;
+        snprintf(df->field, sizeof df->field, "operands");
+        uint32_t na = a->len[RT_F_OPERANDS] >= 4 ? ld_u32(old->bytes + a->off[RT_F_OPERANDS]) : 0;
+        uint32_t nb = b->len[RT_F_OPERANDS] >= 4 ? ld_u32(now->bytes + b->off[RT_F_OPERANDS]) : 0;
+        snprintf(df->what, sizeof df->what, "operands changed");
+        if (na != nb) {
+            snprintf(df->what, sizeof df->what, "operand count %u became %u", na, nb);
+        } else {
+            for (uint32_t k = 0; k < na; k++) {
+                uint32_t va = ld_u32(old->bytes + a->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
+                uint32_t vb = ld_u32(now->bytes + b->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
+                if (va != vb) {
+                    df->operand = k;
+                    uint64_t ga = (uint64_t)a->vbase + va, gb = (uint64_t)b->vbase + vb;
+                    uint32_t da = ga < old->n_vals ? old->val_node[ga] : UINT32_MAX;
+                    uint32_t db = gb < now->n_vals ? now->val_node[gb] : UINT32_MAX;
+                    char sa[64], sb[64];
+                    if (da == UINT32_MAX)
+                        snprintf(sa, sizeof sa, "an argument");
+                    else
+                        snprintf(sa, sizeof sa, "node %u", da);
+                    if (db == UINT32_MAX)
+                        snprintf(sb, sizeof sb, "an argument");
+                    else
+                        snprintf(sb, sizeof sb, "node %u", db);
+                    snprintf(df->what, sizeof df->what, "now reads %s instead of %s", sb, sa);
+                    break;
+                }
+            }
+        }
+    } else if (!field_eq(old, a, now, b, RT_F_ATTRS)) {
+        df->cls = RT_DIFF_ATTR;
+        snprintf(df->field, sizeof df->field, "attribute");
+        attrs_diff(old->bytes + a->off[RT_F_ATTRS], a->len[RT_F_ATTRS], now->bytes + b->off[RT_F_ATTRS],
+                   b->len[RT_F_ATTRS], df->what, sizeof df->what);
+    } else if (!field_eq(old, a, now, b, RT_F_VALUE)) {
+        df->cls = RT_DIFF_CONSTANT;
+        snprintf(df->field, sizeof df->field, "constant");
+        char v[400];
+        value_diff(old->bytes + a->off[RT_F_VALUE], a->len[RT_F_VALUE], now->bytes + b->off[RT_F_VALUE],
+                   b->len[RT_F_VALUE], v, sizeof v, df->old_s, df->new_s, sizeof df->old_s);
+        uint32_t cn, co;
+        if (b->code == PLUMB_OP_CONSTANT && first_consumer(now, j, &cn, &co)) {
+            /* reported where the user's code turned a value into a constant */
+            df->node = cn;
+            df->operand = co;
+            df->at = &now->nodes[cn];
+            snprintf(df->what, sizeof df->what, "%s (defined by node %u)", v, j);
+        } else {
+            snprintf(df->what, sizeof df->what, "%s", v);
+        }
+    } else if (!field_eq(old, a, now, b, RT_F_REGIONS)) {
+        df->cls = RT_DIFF_STRUCTURE;
+        snprintf(df->field, sizeof df->field, "region");
+        snprintf(df->what, sizeof df->what, "region arguments changed");
+    } else {
+        df->cls = types_diff(old->bytes + a->off[RT_F_TYPES], a->len[RT_F_TYPES], now->bytes + b->off[RT_F_TYPES],
+                             b->len[RT_F_TYPES], false, df->what, sizeof df->what);
+        snprintf(df->field, sizeof df->field, "type");
+    }
+}
+
+/* True when some operand of node j (of now) is a value whose type changed:
+ * an argument of a changed signature, or the result of a node marked in
+ * changed[] (indexed by node of now). */
+static bool reads_changed(const rt_canon *now, uint32_t j, const bool *changed, bool sig_changed)
+{
+    const rt_canon_node *u = &now->nodes[j];
+    if (u->code == RT_NODE_FUNC || u->len[RT_F_OPERANDS] < 4)
+        return false;
+    const uint8_t *p = now->bytes + u->off[RT_F_OPERANDS];
+    uint32_t n = ld_u32(p);
+    for (uint32_t k = 0; k < n && 4 + 4 * (size_t)(k + 1) <= u->len[RT_F_OPERANDS]; k++) {
+        uint64_t v = (uint64_t)u->vbase + ld_u32(p + 4 + 4 * (size_t)k);
+        if (v >= now->n_vals)
+            continue;
+        uint32_t def = now->val_node[v];
+        if (def == UINT32_MAX ? sig_changed : changed[def])
+            return true;
+    }
+    return false;
+}
+
+#define RT_MAX_DIFFS 64
+
+static void diff_text(plumb_buf *b, const rt_diff *df, const rt_canon *old, const rt_canon *now)
+{
+    const rt_canon *in = df->at_old ? old : now;
+    if (df->at) {
+        plumb_buf_printf(b, "node %u %s", df->node, op_name(df->at->code));
+        if (df->operand != UINT32_MAX)
+            plumb_buf_printf(b, " operand %u", df->operand);
+        plumb_buf_puts(b, ": ");
+    }
+    plumb_buf_printf(b, "%s (%s)", df->what, hint(df->cls));
+    if (df->at && df->at->loc.line)
+        plumb_buf_printf(b, " at %s:%u:%u", in->file ? in->file : "<module>", df->at->loc.line, df->at->loc.col);
+}
+
+static void diff_json(plumb_buf *b, const rt_diff *df, const rt_canon *old, const rt_canon *now)
+{
+    const rt_canon *in = df->at_old ? old : now;
+    plumb_buf_printf(b, "\"class\": \"%s\", \"node\": %u", rt_diff_class_name(df->cls), df->node);
+    plumb_buf_puts(b, ", \"op\": ");
+    json_str(b, df->at ? op_name(df->at->code) : "");
+    if (df->operand != UINT32_MAX)
+        plumb_buf_printf(b, ", \"operand\": %u", df->operand);
+    plumb_buf_puts(b, ", \"field\": ");
+    json_str(b, df->field);
+    plumb_buf_puts(b, ", \"what\": ");
+    json_str(b, df->what);
+    if (df->old_s[0]) {
+        plumb_buf_puts(b, ", \"old\": ");
+        json_str(b, df->old_s);
+        plumb_buf_puts(b, ", \"new\": ");
+        json_str(b, df->new_s);
+    }
+    plumb_buf_puts(b, ", \"hint\": ");
+    json_str(b, hint(df->cls));
+    if (df->at && df->at->loc.line) {
+        plumb_buf_puts(b, ", \"file\": ");
+        json_str(b, in->file ? in->file : "");
+        plumb_buf_printf(b, ", \"line\": %u, \"col\": %u", df->at->loc.line, df->at->loc.col);
+    }
+}
+
 rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *entry, uint32_t program,
                          uint32_t nearest, char *line, size_t line_cap, char *json, size_t json_cap)
 {
-    rt_diff_class cls = RT_DIFF_CONTEXT;
-    char what[1024] = "";
-    char old_s[64] = "", new_s[64] = "", field[32] = "";
-    uint32_t node = 0, operand = UINT32_MAX;
-    const rt_canon_node *at = NULL;
-    uint32_t n = old->n_nodes < now->n_nodes ? old->n_nodes : now->n_nodes;
-    uint32_t i = 0;
-    while (i < n && node_eq(old, i, now, i))
-        i++;
-    node = i;
-    if (i == n && old->n_nodes == now->n_nodes) {
-        snprintf(what, sizeof what, "the graphs are identical; the runtime version, CPU features or compile options differ");
-        snprintf(field, sizeof field, "context");
-    } else if (i == n) {
-        /* one program is a prefix of the other */
-        const rt_canon *longer = old->n_nodes > now->n_nodes ? old : now;
-        at = &longer->nodes[i];
-        cls = RT_DIFF_STRUCTURE;
-        snprintf(field, sizeof field, "op");
-        snprintf(what, sizeof what, "%s %s", op_name(at->code), longer == now ? "added" : "removed");
-    } else {
-        const rt_canon_node *a = &old->nodes[i], *b = &now->nodes[i];
-        at = b;
-        if (a->code == RT_NODE_FUNC && b->code == RT_NODE_FUNC) {
-            cls = types_diff(old->bytes + a->off[RT_F_TYPES], a->len[RT_F_TYPES], now->bytes + b->off[RT_F_TYPES],
-                             b->len[RT_F_TYPES], true, what, sizeof what);
-            if (b->func != 0)
-                cls = RT_DIFF_STRUCTURE;   /* a called function's signature */
-            snprintf(field, sizeof field, "signature");
-        } else if (a->code != b->code || a->depth != b->depth) {
-            cls = RT_DIFF_STRUCTURE;
-            snprintf(field, sizeof field, "op");
-            if (node_similar(old, i + 1, now, i))
-                snprintf(what, sizeof what, "%s removed", op_name(a->code));
-            else if (node_similar(old, i, now, i + 1))
-                snprintf(what, sizeof what, "%s added", op_name(b->code));
-            else
-                snprintf(what, sizeof what, "%s became %s", op_name(a->code), op_name(b->code));
-        } else if (!field_eq(old, a, now, b, RT_F_OPERANDS)) {
-            cls = RT_DIFF_STRUCTURE;
-            snprintf(field, sizeof field, "operands");
-            uint32_t na = a->len[RT_F_OPERANDS] >= 4 ? ld_u32(old->bytes + a->off[RT_F_OPERANDS]) : 0;
-            uint32_t nb = b->len[RT_F_OPERANDS] >= 4 ? ld_u32(now->bytes + b->off[RT_F_OPERANDS]) : 0;
-            if (na != nb) {
-                snprintf(what, sizeof what, "operand count %u became %u", na, nb);
-            } else {
-                for (uint32_t k = 0; k < na; k++) {
-                    uint32_t va = ld_u32(old->bytes + a->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
-                    uint32_t vb = ld_u32(now->bytes + b->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
-                    if (va != vb) {
-                        operand = k;
-                        uint64_t ga = (uint64_t)a->vbase + va, gb = (uint64_t)b->vbase + vb;
-                        uint32_t da = ga < old->n_vals ? old->val_node[ga] : UINT32_MAX;
-                        uint32_t db = gb < now->n_vals ? now->val_node[gb] : UINT32_MAX;
-                        char sa[64], sb[64];
-                        if (da == UINT32_MAX)
-                            snprintf(sa, sizeof sa, "an argument");
-                        else
-                            snprintf(sa, sizeof sa, "node %u", da);
-                        if (db == UINT32_MAX)
-                            snprintf(sb, sizeof sb, "an argument");
-                        else
-                            snprintf(sb, sizeof sb, "node %u", db);
-                        snprintf(what, sizeof what, "now reads %s instead of %s", sb, sa);
-                        break;
-                    }
-                }
-            }
-        } else if (!field_eq(old, a, now, b, RT_F_TYPES)) {
-            cls = types_diff(old->bytes + a->off[RT_F_TYPES], a->len[RT_F_TYPES], now->bytes + b->off[RT_F_TYPES],
-                             b->len[RT_F_TYPES], false, what, sizeof what);
-            snprintf(field, sizeof field, "type");
-        } else if (!field_eq(old, a, now, b, RT_F_ATTRS)) {
-            cls = RT_DIFF_ATTR;
-            snprintf(field, sizeof field, "attribute");
-            attrs_diff(old->bytes + a->off[RT_F_ATTRS], a->len[RT_F_ATTRS], now->bytes + b->off[RT_F_ATTRS],
-                       b->len[RT_F_ATTRS], what, sizeof what);
-        } else if (!field_eq(old, a, now, b, RT_F_REGIONS)) {
-            cls = RT_DIFF_STRUCTURE;
-            snprintf(field, sizeof field, "region");
-            snprintf(what, sizeof what, "region arguments changed");
+    /* Every difference, found by walking both programs together: nodes of
+     * the same op are compared field by field; an op present on one side
+     * only (the next nodes line up again once it is skipped) is an
+     * insertion or a removal and shifts the alignment. After the first
+     * insertion or removal, value numbers differ everywhere downstream, so
+     * operand-only differences are consequences and not listed; a result
+     * type that changed only because an operand's type changed is a
+     * consequence too (the origin is listed). */
+    static const rt_diff zero_diff = {.operand = UINT32_MAX};
+    rt_diff *diffs = plumb_calloc(RT_MAX_DIFFS, sizeof *diffs);
+    bool *changed = plumb_calloc(now->n_nodes ? now->n_nodes : 1, sizeof *changed);
+    uint32_t n_diffs = 0, dropped = 0, derived = 0, aligned = 0;
+    rt_diff_class first = RT_DIFF_CONTEXT;
+    if (!diffs || !changed) {
+        snprintf(line, line_cap, "recompile of @%s (program %u): out of memory explaining it", entry, program);
+        snprintf(json, json_cap, "{}");
+        goto out;
+    }
+    uint32_t i = 0, j = 0;
+    bool shifted = false, sig_changed = false;
+    while (i < old->n_nodes || j < now->n_nodes) {
+        rt_diff df = zero_diff;
+        bool have = false;
+        if (i < old->n_nodes && j < now->n_nodes && node_eq(old, i, now, j)) {
+            i++;
+            j++;
+            continue;
+        }
+        aligned++;
+        bool same_op = i < old->n_nodes && j < now->n_nodes && old->nodes[i].code == now->nodes[j].code &&
+                       old->nodes[i].depth == now->nodes[j].depth;
+        bool removed = i < old->n_nodes && (j >= now->n_nodes || (!same_op && node_similar(old, i + 1, now, j)));
+        bool added = !removed && j < now->n_nodes && (i >= old->n_nodes || (!same_op && node_similar(old, i, now, j + 1)));
+        if (removed) {
+            df.cls = RT_DIFF_STRUCTURE;
+            df.at = &old->nodes[i];
+            df.at_old = true;
+            df.node = i;
+            snprintf(df.field, sizeof df.field, "op");
+            snprintf(df.what, sizeof df.what, "%s removed (node %u of the cached program)", op_name(old->nodes[i].code), i);
+            shifted = true;
+            have = true;
+            i++;
+        } else if (added) {
+            df.cls = RT_DIFF_STRUCTURE;
+            df.at = &now->nodes[j];
+            df.node = j;
+            snprintf(df.field, sizeof df.field, "op");
+            snprintf(df.what, sizeof df.what, "%s added", op_name(now->nodes[j].code));
+            changed[j] = true;
+            shifted = true;
+            have = true;
+            j++;
         } else {
-            cls = RT_DIFF_CONSTANT;
-            snprintf(field, sizeof field, "constant");
-            char v[512];
-            value_diff(old->bytes + a->off[RT_F_VALUE], a->len[RT_F_VALUE], now->bytes + b->off[RT_F_VALUE],
-                       b->len[RT_F_VALUE], v, sizeof v, old_s, new_s, sizeof old_s);
-            uint32_t cn, co;
-            if (b->code == PLUMB_OP_CONSTANT && first_consumer(now, i, &cn, &co)) {
-                node = cn;
-                operand = co;
-                at = &now->nodes[cn];
-                snprintf(what, sizeof what, "%s (defined by node %u)", v, i);
-            } else {
-                snprintf(what, sizeof what, "%s", v);
+            describe_pair(old, i, now, j, &df);
+            const rt_canon_node *a = &old->nodes[i], *b = &now->nodes[j];
+            bool types_differ = !field_eq(old, a, now, b, RT_F_TYPES);
+            if (b->code == RT_NODE_FUNC && b->func == 0 && types_differ)
+                sig_changed = true;
+            changed[j] = types_differ;
+            have = true;
+            if (!strcmp(df.field, "operands") && shifted) {
+                have = false;
+                aligned--;   /* the same op reading renumbered values: not a difference */
             }
+            else if (!strcmp(df.field, "type") && reads_changed(now, j, changed, sig_changed))
+                have = false;
+            if (!have)
+                derived++;
+            i++;
+            j++;
+        }
+        if (have) {
+            if (n_diffs < RT_MAX_DIFFS)
+                diffs[n_diffs++] = df;
+            else
+                dropped++;
         }
     }
-
-    char where[300] = "";
-    if (at && at->loc.line)
-        snprintf(where, sizeof where, "%s:%u:%u", now->file ? now->file : "<module>", at->loc.line, at->loc.col);
-    char opnd[32] = "";
-    if (operand != UINT32_MAX)
-        snprintf(opnd, sizeof opnd, " operand %u", operand);
-    char head[160] = "";
-    if (at)
-        snprintf(head, sizeof head, "node %u %s%s: ", node, op_name(at->code), opnd);
-    uint32_t dist = rt_canon_distance(old, now);
-    snprintf(line, line_cap, "recompile of @%s (program %u): %s%s (%s)%s%s; nearest cached program %u, %u of %u nodes differ",
-             entry, program, head, what, hint(cls), where[0] ? " at " : "", where, nearest, dist, now->n_nodes);
+    if (n_diffs == 0) {
+        diffs[0] = zero_diff;
+        diffs[0].cls = RT_DIFF_CONTEXT;
+        snprintf(diffs[0].field, sizeof diffs[0].field, "context");
+        snprintf(diffs[0].what, sizeof diffs[0].what,
+                 "the graphs are identical; the runtime version, CPU features or compile options differ");
+        n_diffs = 1;
+    }
+    /* grouped by cause, in order of appearance within a cause */
+    uint32_t per[RT_DIFF_CONTEXT + 1] = {0};
+    for (uint32_t k = 0; k < n_diffs; k++)
+        per[diffs[k].cls]++;
+    for (uint32_t k = 1; k < n_diffs; k++) {
+        rt_diff t = diffs[k];
+        uint32_t m = k;
+        while (m > 0 && diffs[m - 1].cls > t.cls) {
+            diffs[m] = diffs[m - 1];
+            m--;
+        }
+        diffs[m] = t;
+    }
+    first = diffs[0].cls;
+    /* nodes that differ once inserted and removed ops are aligned (not
+     * position by position, which counts every node after an insertion) */
+    uint32_t dist = aligned;
 
     plumb_buf b;
     plumb_buf_init(&b);
+    plumb_buf_printf(&b, "recompile of @%s (program %u): ", entry, program);
+    if (n_diffs + dropped > 1) {
+        plumb_buf_printf(&b, "%u differences (", n_diffs + dropped);
+        bool sep = false;
+        for (int c = RT_DIFF_CONSTANT; c <= RT_DIFF_CONTEXT; c++) {
+            if (!per[c])
+                continue;
+            plumb_buf_printf(&b, "%s%u %s", sep ? ", " : "", per[c], rt_diff_class_name((rt_diff_class)c));
+            sep = true;
+        }
+        plumb_buf_puts(&b, "): ");
+    }
+    for (uint32_t k = 0; k < n_diffs; k++) {
+        if (k)
+            plumb_buf_puts(&b, "; ");
+        diff_text(&b, &diffs[k], old, now);
+    }
+    if (dropped)
+        plumb_buf_printf(&b, "; %u more not listed", dropped);
+    plumb_buf_printf(&b, "; nearest cached program %u, %u of %u nodes differ", nearest, dist, now->n_nodes);
+    snprintf(line, line_cap, "%s", b.data && !b.failed ? b.data : "recompile (out of memory describing it)");
+    plumb_buf_free(&b);
+
+    /* JSON: the first difference's fields at the top level (as before), then
+     * every difference and the count per cause. */
+    plumb_buf_init(&b);
     plumb_buf_puts(&b, "{\"entry\": ");
     json_str(&b, entry);
-    plumb_buf_printf(&b, ", \"program\": %u, \"nearest_program\": %u, \"class\": \"%s\", \"node\": %u", program,
-                     nearest, rt_diff_class_name(cls), node);
-    plumb_buf_puts(&b, ", \"op\": ");
-    json_str(&b, at ? op_name(at->code) : "");
-    if (operand != UINT32_MAX)
-        plumb_buf_printf(&b, ", \"operand\": %u", operand);
-    plumb_buf_puts(&b, ", \"field\": ");
-    json_str(&b, field);
-    plumb_buf_puts(&b, ", \"what\": ");
-    json_str(&b, what);
-    if (old_s[0]) {
-        plumb_buf_puts(&b, ", \"old\": ");
-        json_str(&b, old_s);
-        plumb_buf_puts(&b, ", \"new\": ");
-        json_str(&b, new_s);
+    plumb_buf_printf(&b, ", \"program\": %u, \"nearest_program\": %u, ", program, nearest);
+    diff_json(&b, &diffs[0], old, now);
+    plumb_buf_puts(&b, ", \"differences\": [");
+    for (uint32_t k = 0; k < n_diffs; k++) {
+        plumb_buf_puts(&b, k ? ", {" : "{");
+        diff_json(&b, &diffs[k], old, now);
+        plumb_buf_puts(&b, "}");
     }
-    plumb_buf_puts(&b, ", \"hint\": ");
-    json_str(&b, hint(cls));
-    if (at && at->loc.line) {
-        plumb_buf_puts(&b, ", \"file\": ");
-        json_str(&b, now->file ? now->file : "");
-        plumb_buf_printf(&b, ", \"line\": %u, \"col\": %u", at->loc.line, at->loc.col);
+    plumb_buf_puts(&b, "], \"causes\": {");
+    bool sep = false;
+    for (int c = RT_DIFF_CONSTANT; c <= RT_DIFF_CONTEXT; c++) {
+        if (!per[c])
+            continue;
+        plumb_buf_printf(&b, "%s\"%s\": %u", sep ? ", " : "", rt_diff_class_name((rt_diff_class)c), per[c]);
+        sep = true;
     }
-    plumb_buf_printf(&b, ", \"differing_nodes\": %u, \"nodes\": %u}", dist, now->n_nodes);
-    snprintf(json, json_cap, "%s", b.data && !b.failed ? b.data : "{}");
+    plumb_buf_printf(&b, "}, \"not_listed\": %u, \"consequences\": %u, \"differing_nodes\": %u, \"nodes\": %u}",
+                     dropped, derived, dist, now->n_nodes);
+    /* a truncated object would not parse: fall back to the summary alone */
+    if (b.data && !b.failed && b.len < json_cap)
+        snprintf(json, json_cap, "%s", b.data);
+    else
+        snprintf(json, json_cap, "{\"entry\": \"?\", \"program\": %u, \"class\": \"%s\", \"truncated\": true}", program,
+                 rt_diff_class_name(first));
     plumb_buf_free(&b);
-    return cls;
+out:
+    if (diffs)
+        plumb_free(diffs, RT_MAX_DIFFS * sizeof *diffs);
+    if (changed)
+        plumb_free(changed, (now->n_nodes ? now->n_nodes : 1) * sizeof *changed);
+    return first;
 }
