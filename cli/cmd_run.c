@@ -3,6 +3,7 @@
  * two with the reference (--compare). A plugin runs in a child process
  * through the ABI (conf_backend_run_isolated): whatever it does, this
  * process prints the verdict. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -43,7 +44,8 @@ static const char run_help[] =
     "                          exit 1 if any result is outside its bound\n"
     "      --threads N         runtime worker threads (default: online cores);\n"
     "                          results are identical for every N\n"
-    "      --entry NAME        function to run (default: main)\n"
+    "      --entry NAME        function to run (default: main, else the only\n"
+    "                          public function)\n"
     "      --input NAME=FILE   tensor file for the parameter NAME: its SSA name\n"
     "                          without '%' (e.g. arg0) or its index (0, 1, ...);\n"
     "                          binary or text tensor files. Repeat for each\n"
@@ -57,6 +59,15 @@ static const char run_help[] =
     "      --max-bytes N       largest byte size allowed for one tensor; N may\n"
     "                          end in K, M, G (powers of 1000) or Ki, Mi, Gi\n"
     "                          (powers of 1024). Default: $PLUMB_MAX_BYTES, else 16Gi\n"
+    "      --split-input-file  FILE holds many test cases separated by lines\n"
+    "                          '// -----' (as StableHLO's tests/interpret):\n"
+    "                          run each as its own module, print one line per\n"
+    "                          case 'FILE:LINE: case N @NAME: ok', 'FAILED: why'\n"
+    "                          or 'unsupported: why' and a last line 'N passed,\n"
+    "                          N failed, N unsupported'; a malformed case fails\n"
+    "                          alone. Implied by a '// RUN:' line that contains\n"
+    "                          -split-input-file. Unsupported cases (op or type\n"
+    "                          outside plumb's op set) do not fail the run\n"
     "  -h, --help              show this help\n"
     "\n"
     "exit codes:\n"
@@ -69,7 +80,7 @@ static const char run_help[] =
     "     match the entry's parameters, or an output that cannot be written\n";
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
-       OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS };
+       OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -82,6 +93,7 @@ static const cli_opt run_opts[] = {
     {"max-bytes", 0, true, OPT_MAX_BYTES},
     {"compare", 0, false, OPT_COMPARE},
     {"threads", 0, true, OPT_THREADS},
+    {"split-input-file", 0, false, OPT_SPLIT},
     {NULL, 0, false, 0},
 };
 
@@ -98,6 +110,7 @@ typedef struct run_state {
     uint64_t max_bytes;
     bool compare;
     uint32_t threads;         /* 0 = online cores */
+    bool split;               /* --split-input-file */
 } run_state;
 
 /* Finds the parameter NAME (SSA name, with or without its '%', or decimal
@@ -655,51 +668,88 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
     return rc;
 }
 
-static int run_file(const run_state *s)
+/* The function to run: --entry, else @main, else the module's only public
+ * function (StableHLO's interpreter tests name theirs after the case);
+ * NULL with *why set when there is none or the choice is ambiguous. */
+static const ir_func *find_entry(const run_state *s, const ir_module *m, const char *name, char *why,
+                                 size_t why_size)
+{
+    const char *entry = s->entry ? s->entry : "main";
+    const ir_func *f = ir_module_find_func(m, entry);
+    if (f || s->entry) {
+        if (!f)
+            snprintf(why, why_size, "%s has no function @%s (use --entry NAME)", name, entry);
+        return f;
+    }
+    const ir_func *only = NULL;
+    uint32_t n_public = 0;
+    for (uint32_t i = 0; i < m->n_funcs; i++) {
+        if (m->funcs[i]->is_public) {
+            only = m->funcs[i];
+            n_public++;
+        }
+    }
+    if (n_public == 1)
+        return only;
+    if (n_public == 0)
+        snprintf(why, why_size, "%s has no @main and no public function (use --entry NAME)", name);
+    else
+        snprintf(why, why_size, "%s has no @main and %u public functions (use --entry NAME)", name,
+                 (unsigned)n_public);
+    return NULL;
+}
+
+/* One line for a case's verdict: the message, with "unsupported: " first
+ * when the program is outside the op set, and where it was found. */
+static void diag_verdict(const plumb_diag *d, char *why, size_t why_size)
+{
+    const char *pre = d->code == PLUMB_ERR_UNSUPPORTED && strncmp(d->msg, "unsupported: ", 13) != 0
+                          ? "unsupported: " : "";
+    if (d->loc.line)
+        snprintf(why, why_size, "%s%s (line %u:%u)", pre, d->msg, d->loc.line, d->loc.col);
+    else
+        snprintf(why, why_size, "%s%s", pre, d->msg);
+}
+
+/* Verifies and runs one parsed module (freed here); prints its results and
+ * diagnostics. verdict (may be NULL) gets one line saying why the run
+ * failed, starting "unsupported: " when the program is outside the op set. */
+static int run_module(const run_state *s, ir_module *m, const char *name, char *verdict, size_t verdict_size)
 {
     plumb_diag d = {.code = PLUMB_OK};
-    size_t len = 0;
-    char *text = cli_read_input(s->file, &len, &d);
-    if (!text) {
-        cli_print_diag(s->cmd, &d);
-        return CLI_EXIT_USAGE;
-    }
-    const char *name = cli_display_name(s->file);
-    ir_parse_options po = {sizeof po, 0, s->max_bytes};
-    ir_module *m = ir_parse(text, len, name, &po, &d);
-    plumb_free(text, len + 1);
+    char why_buf[1200];
+    char *why = verdict ? verdict : why_buf;
+    size_t why_size = verdict ? verdict_size : sizeof why_buf;
+    why[0] = 0;
     int rc = CLI_EXIT_OK;
     plumb_tensor **ins = NULL;
     uint32_t n_ins = 0;
     FILE *log = NULL;
-    if (!m) {
-        if (!d.file)
-            d.file = name;
-        cli_print_diag(s->cmd, &d);
-        return cli_program_exit(d.code);
-    }
     ir_verify_options vo = {sizeof vo, s->max_bytes};
     if (!ir_verify(m, &vo, &d)) {
         if (!d.file)
             d.file = name;
         cli_print_diag(s->cmd, &d);
+        diag_verdict(&d, why, why_size);
         rc = cli_program_exit(d.code);
         goto out;
     }
-    const char *entry = s->entry ? s->entry : "main";
-    const ir_func *f = ir_module_find_func(m, entry);
+    const ir_func *f = find_entry(s, m, name, why, why_size);
     if (!f) {
-        rc = cli_usage_error(s->cmd, "%s has no function @%s (use --entry NAME)", name, entry);
+        rc = cli_usage_error(s->cmd, "%s", why);
         goto out;
     }
+    const char *entry = f->name;
     n_ins = f->body.n_args;
     if (n_ins && !(ins = plumb_calloc(n_ins, sizeof *ins))) {
         fprintf(stderr, "plumb %s: error: out of memory\n", s->cmd);
         rc = CLI_EXIT_USAGE;
         goto out;
     }
-    if ((rc = load_inputs(s, f, ins)) != CLI_EXIT_OK)
+    if ((rc = load_inputs(s, f, ins)) != CLI_EXIT_OK) {
+        snprintf(why, why_size, "the inputs of @%s (see above)", entry);
         goto out;
+    }
 
     /* Checks are described as they fail; the log is kept so that the last
      * lines can name every failing check once the run is over. */
@@ -713,6 +763,8 @@ static int run_file(const run_state *s)
     };
     if (s->compare) {
         rc = compare_backends(s, m, f, ins, n_ins, log, name);
+        if (rc != CLI_EXIT_OK)
+            snprintf(why, why_size, "--compare found a difference or a failed check (see above)");
         goto out;
     }
     plumb_ref_result res;
@@ -724,13 +776,17 @@ static int run_file(const run_state *s)
         if (!rd.file)
             rd.file = name;
         cli_print_diag(s->cmd, &rd);
+        diag_verdict(&rd, why, why_size);
         rc = rd.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
         goto out;
     }
     rc = emit_results(s, &res);
     report_checks(s, log, &res);
-    if (rc == CLI_EXIT_OK && res.checks_failed)
+    if (rc == CLI_EXIT_OK && res.checks_failed) {
+        snprintf(why, why_size, "%llu check%s failed", (unsigned long long)res.checks_failed,
+                 res.checks_failed == 1 ? "" : "s");
         rc = CLI_EXIT_INVALID;
+    }
     plumb_ref_result_free(&res);
 out:
     if (log)
@@ -740,6 +796,212 @@ out:
     plumb_free(ins, n_ins * sizeof *ins);
     ir_module_free(m);
     return rc;
+}
+
+/* ---- --split-input-file ------------------------------------------------------ */
+
+/* The length of the line at p (without its newline). */
+static size_t line_len(const char *p, const char *end)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return (size_t)((nl ? nl : end) - p);
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* A "// RUN:" line naming -split-input-file: the file says how upstream
+ * runs it (stablehlo-translate --interpret -split-input-file %s). */
+static bool run_line_splits(const char *text, size_t len)
+{
+    const char *end = text + len;
+    for (const char *p = text; p < end;) {
+        size_t n = line_len(p, end);
+        const char *b = skip_blanks(p, p + n);
+        size_t rest = (size_t)(p + n - b);
+        if (rest >= 7 && memcmp(b, "// RUN:", 7) == 0) {
+            for (const char *q = b; q + 17 <= p + n; q++)
+                if (memcmp(q, "-split-input-file", 17) == 0)
+                    return true;
+        }
+        p += n + 1;
+    }
+    return false;
+}
+
+/* MLIR's split marker: a line that is "// -----" (trailing blanks allowed). */
+static bool is_split_marker(const char *p, size_t n)
+{
+    if (n < 8 || memcmp(p, "// -----", 8) != 0)
+        return false;
+    return skip_blanks(p + 8, p + n) == p + n;
+}
+
+/* The first line of [p, end) holding something other than blanks and
+ * comments (its number, counted from line); 0 when the chunk is empty. */
+static uint32_t first_code_line(const char *p, const char *end, uint32_t line)
+{
+    while (p < end) {
+        size_t n = line_len(p, end);
+        const char *b = skip_blanks(p, p + n);
+        if (b < p + n && !(p + n - b >= 2 && b[0] == '/' && b[1] == '/'))
+            return line;
+        p += n + 1;
+        line++;
+    }
+    return 0;
+}
+
+/* The name of the first non-private function in [p, end), read from the
+ * text: a case that does not parse is still named. "" when there is none. */
+static void chunk_func_name(const char *p, const char *end, char *out, size_t out_size)
+{
+    out[0] = 0;
+    for (const char *q = p; q + 9 < end; q++) {
+        if (memcmp(q, "func.func", 9) != 0 || (q > p && q[-1] != ' ' && q[-1] != '\n' && q[-1] != '\t'))
+            continue;
+        const char *r = skip_blanks(q + 9, end);
+        if ((size_t)(end - r) >= 7 && memcmp(r, "private", 7) == 0)
+            continue;
+        if ((size_t)(end - r) >= 6 && memcmp(r, "public", 6) == 0)
+            r = skip_blanks(r + 6, end);
+        if (r >= end || *r != '@')
+            continue;
+        size_t n = 0;
+        while (r + 1 + n < end && (isalnum((unsigned char)r[1 + n]) || r[1 + n] == '_' || r[1 + n] == '.' ||
+                                   r[1 + n] == '$' || r[1 + n] == '-'))
+            n++;
+        if (n)
+            snprintf(out, out_size, " @%.*s", (int)n, r + 1);
+        return;
+    }
+}
+
+typedef struct split_counts {
+    uint32_t cases, passed, failed, unsupported;
+} split_counts;
+
+/* Parses and runs one chunk, which starts at line `line` of the file: it is
+ * parsed behind line - 1 newlines so that every diagnostic names the line
+ * of the whole file. Prints the case's verdict on stdout. */
+static int run_chunk(const run_state *s, const char *name, const char *p, size_t n, uint32_t line,
+                     split_counts *c)
+{
+    uint32_t code_line = first_code_line(p, p + n, line);
+    if (!code_line)
+        return CLI_EXIT_OK;   /* only comments: not a case */
+    c->cases++;
+    size_t pad = line - 1;
+    char *buf = plumb_malloc(pad + n + 1);
+    if (!buf) {
+        fprintf(stderr, "plumb %s: error: out of memory\n", s->cmd);
+        return CLI_EXIT_USAGE;
+    }
+    memset(buf, '\n', pad);
+    memcpy(buf + pad, p, n);
+    buf[pad + n] = 0;
+    plumb_diag d = {.code = PLUMB_OK};
+    ir_parse_options po = {sizeof po, 0, s->max_bytes};
+    ir_module *m = ir_parse(buf, pad + n, name, &po, &d);
+    plumb_free(buf, pad + n + 1);
+    char why[1200] = "";
+    char entry[256] = "";
+    int rc;
+    if (!m) {
+        if (!d.file)
+            d.file = name;
+        cli_print_diag(s->cmd, &d);
+        diag_verdict(&d, why, sizeof why);
+        chunk_func_name(p, p + n, entry, sizeof entry);
+        rc = cli_program_exit(d.code);
+    } else {
+        char ignored[1200];
+        const ir_func *f = find_entry(s, m, name, ignored, sizeof ignored);
+        if (f) {
+            snprintf(entry, sizeof entry, " @%s", f->name);
+            if (f->loc.line)
+                code_line = f->loc.line;
+        }
+        rc = run_module(s, m, name, why, sizeof why);
+    }
+    fflush(stderr);
+    if (rc == CLI_EXIT_OK) {
+        c->passed++;
+        printf("%s:%u: case %u%s: ok\n", name, code_line, c->cases, entry);
+    } else if (strncmp(why, "unsupported: ", 13) == 0) {
+        c->unsupported++;
+        printf("%s:%u: case %u%s: %s\n", name, code_line, c->cases, entry, why);
+    } else {
+        c->failed++;
+        if (!why[0])
+            snprintf(why, sizeof why, "exit %d", rc);
+        printf("%s:%u: case %u%s: FAILED: %s\n", name, code_line, c->cases, entry, why);
+    }
+    fflush(stdout);
+    return CLI_EXIT_OK;
+}
+
+/* Runs every chunk of text between '// -----' lines as its own module;
+ * exit 1 when a case failed (unsupported cases are counted, not failed). */
+static int run_split(const run_state *s, const char *text, size_t len, const char *name)
+{
+    split_counts c = {0, 0, 0, 0};
+    const char *end = text + len;
+    const char *start = text;
+    uint32_t start_line = 1, line = 1;
+    for (const char *p = text; p <= end; line++) {
+        size_t n = p < end ? line_len(p, end) : 0;
+        bool marker = p < end && is_split_marker(p, n);
+        if (marker || p == end) {
+            int rc = run_chunk(s, name, start, (size_t)(p - start), start_line, &c);
+            if (rc != CLI_EXIT_OK)
+                return rc;
+            start = p + n + (p + n < end);
+            start_line = line + 1;
+        }
+        if (p == end)
+            break;
+        p += n + 1;
+        if (p > end)
+            p = end;
+    }
+    printf("%u passed, %u failed, %u unsupported\n", c.passed, c.failed, c.unsupported);
+    if (!c.cases) {
+        fprintf(stderr, "plumb %s: error: %s holds no test case\n", s->cmd, name);
+        return CLI_EXIT_INVALID;
+    }
+    return c.failed ? CLI_EXIT_INVALID : CLI_EXIT_OK;
+}
+
+static int run_file(const run_state *s)
+{
+    plumb_diag d = {.code = PLUMB_OK};
+    size_t len = 0;
+    char *text = cli_read_input(s->file, &len, &d);
+    if (!text) {
+        cli_print_diag(s->cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = cli_display_name(s->file);
+    if (s->split || run_line_splits(text, len)) {
+        int rc = run_split(s, text, len, name);
+        plumb_free(text, len + 1);
+        return rc;
+    }
+    ir_parse_options po = {sizeof po, 0, s->max_bytes};
+    ir_module *m = ir_parse(text, len, name, &po, &d);
+    plumb_free(text, len + 1);
+    if (!m) {
+        if (!d.file)
+            d.file = name;
+        cli_print_diag(s->cmd, &d);
+        return cli_program_exit(d.code);
+    }
+    return run_module(s, m, name, NULL, 0);
 }
 
 int cmd_run(int argc, char **argv)
@@ -796,6 +1058,9 @@ int cmd_run(int argc, char **argv)
         case OPT_COMPARE:
             s.compare = true;
             break;
+        case OPT_SPLIT:
+            s.split = true;
+            break;
         case OPT_THREADS: {
             char *end;
             errno = 0;
@@ -830,6 +1095,10 @@ int cmd_run(int argc, char **argv)
     if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0 && !conf_backend_is_path(s.backend)) {
         rc = cli_usage_error(s.cmd, "unknown backend '%s'; the backends are 'ref', 'runtime' and the path of a "
                              "backend plugin (with a '/' or ending in .so)", s.backend);
+        goto out;
+    }
+    if (s.split && s.output_dir) {
+        rc = cli_usage_error(s.cmd, "--split-input-file runs many cases: --output-dir would mix their results");
         goto out;
     }
     rc = cli_finish(s.cmd, run_file(&s));
