@@ -120,14 +120,17 @@ uint32_t conf_float_specials(plumb_dtype t, uint64_t *out);
  * changes. For op in float type t: the overflow and underflow thresholds of
  * exp, expm1 (and its rounding to −1), the inputs where tanh, logistic and
  * erf round to ±1 (logistic: to 0), the exponent y of power with base 3
- * where 3^y overflows and underflows (adjacent values of t), and the steps
+ * where 3^y overflows and underflows (adjacent values of t), the y of add,
+ * subtract, multiply and divide with x = ±max or the smallest subnormal
+ * where the result rounds to infinity or to zero, and the steps
  * of floor, ceil and the nearest roundings (the predecessor and successor
  * of each integer or half-integer). For convert src → dst: the source's
  * neighbours of dst's rounding midpoints. Return the count (entries beyond
  * cap are not written; out may be NULL). Computed with MPFR from the
  * format's precision and exponent range alone. */
 typedef struct conf_boundary {
-    uint64_t below, above;      /* bit patterns of the op's input type */
+    uint64_t below, above;      /* bit patterns of the op's input type (of y for binary ops) */
+    uint64_t other;             /* binary ops: x, the same for both; 0 otherwise */
 } conf_boundary;
 uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uint32_t cap);
 uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary *out, uint32_t cap);

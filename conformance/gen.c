@@ -888,8 +888,16 @@ static void underflow_at(plumb_dtype t, mpfr_t r)
 
 static uint32_t push_pair(conf_boundary *out, uint32_t n, uint32_t cap, uint64_t below, uint64_t above)
 {
-    if (out && n < cap) { out[n].below = below; out[n].above = above; }
+    if (out && n < cap) { out[n].below = below; out[n].above = above; out[n].other = 0; }
     return n + 1;
+}
+
+/* A pair of y values for a binary op with x = other. */
+static uint32_t push_pair_x(conf_boundary *out, uint32_t n, uint32_t cap, uint64_t other, uint64_t below, uint64_t above)
+{
+    n = push_pair(out, n, cap, below, above);
+    if (out && n <= cap) out[n - 1].other = other;
+    return n;
 }
 
 /* A saturation threshold x0 (in MPFR): the pair (largest value <= x0, the next one). */
@@ -969,8 +977,9 @@ uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uin
         mpfr_clears(lo, hi, mid, v, (mpfr_ptr)0);
         break;
     }
-    case PLUMB_OP_POWER:
+    case PLUMB_OP_POWER: {
         /* the exponent y with 3^y = max + ulp/2 and = min_subnormal/2 (base x = 3) */
+        uint32_t n0 = n;
         mpfr_set_ui(b, 3, MPFR_RNDN);
         mpfr_log(b, b, MPFR_RNDN);
         overflow_at(t, a);
@@ -981,7 +990,34 @@ uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uin
         mpfr_log(a, a, MPFR_RNDN);
         mpfr_div(a, a, b, MPFR_RNDN);
         n = push_threshold(t, a, out, n, cap);
+        for (uint32_t i = n0; out && i < n && i < cap; i++) out[i].other = fbits(t, 3.0);
         break;
+    }
+    case PLUMB_OP_ADD:
+    case PLUMB_OP_SUBTRACT:
+    case PLUMB_OP_MULTIPLY:
+    case PLUMB_OP_DIVIDE: {
+        /* max + ulp(max)/2 = max + 2^(emax-p) is the overflow threshold and
+         * a tie that rounds to infinity (max's significand is odd); the
+         * smallest subnormal times 1/2 is a tie that rounds to 0 */
+        uint64_t maxb = ((((1ull << di->exp_bits) - 1) << di->mant_bits)) - 1, one = fbits(t, 1.0), two = fbits(t, 2.0);
+        int emax = (1 << (di->exp_bits - 1)) - 1;
+        uint64_t h = fbits(t, ldexp(1.0, emax - p)), hf = fbits(t, 0.5);
+        if (op == PLUMB_OP_ADD) {
+            n = push_pair_x(out, n, cap, maxb, fstep(t, h, false), h);             /* max, inf */
+            n = push_pair_x(out, n, cap, maxb | sign, h | sign, fstep(t, h, false) | sign); /* -inf, -max */
+        } else if (op == PLUMB_OP_SUBTRACT) {
+            n = push_pair_x(out, n, cap, maxb, h | sign, fstep(t, h, false) | sign); /* inf, max */
+            n = push_pair_x(out, n, cap, maxb | sign, fstep(t, h, false), h);        /* -max, -inf */
+        } else if (op == PLUMB_OP_MULTIPLY) {
+            n = push_pair_x(out, n, cap, maxb, one, fstep(t, one, true));           /* max, inf */
+            n = push_pair_x(out, n, cap, 1, hf, fstep(t, hf, true));                /* 0, min_subnormal */
+        } else {
+            n = push_pair_x(out, n, cap, maxb, fstep(t, one, false), one);          /* inf, max */
+            n = push_pair_x(out, n, cap, 1, fstep(t, two, false), two);             /* min_subnormal, 0 */
+        }
+        break;
+    }
     case PLUMB_OP_FLOOR:
     case PLUMB_OP_CEIL:
     case PLUMB_OP_ROUND_NEAREST_EVEN:
@@ -1368,7 +1404,7 @@ static bool gen_thresholds(gen *g)
     uint32_t nb = conf_boundaries(g->op, t, bd, 32);
     int64_t n = (int64_t)nb * 4;
     const char *T = tys(g, t, 1, &n);
-    bool pw = g->op == PLUMB_OP_POWER;
+    bool pw = plumb_op_get(g->op)->arity == 2;
     plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
     plumb_tensor *y = pw ? param(g, "y", t, 1, &n, NULL, 0, 0) : NULL;
     if (!x || (pw && !y)) return push_case(g, "%r");
@@ -1376,11 +1412,11 @@ static bool gen_thresholds(gen *g)
         uint64_t v[4] = {fstep(t, bd[i].below, false), bd[i].below, bd[i].above, fstep(t, bd[i].above, true)};
         for (int k = 0; k < 4; k++) {
             plumb_store_bits(t, (pw ? y : x)->data, i * 4 + (uint32_t)k, v[k]);
-            if (pw) plumb_store_bits(t, x->data, i * 4 + (uint32_t)k, fbits(t, 3.0));
+            if (pw) plumb_store_bits(t, x->data, i * 4 + (uint32_t)k, bd[i].other);
         }
     }
     if (pw) {
-        plumb_buf_printf(&g->body, "  %%r = stablehlo.power %%x, %%y : %s\n", T);
+        plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", plumb_op_get(g->op)->name, T);
         g->ret_types = T;
     } else unary_body(g, T, n);
     return push_case(g, "%r");
@@ -1445,7 +1481,9 @@ static bool gen_binades(gen *g)
 
 static bool threshold_op(plumb_opcode op, plumb_dtype t)
 {
-    if (op == PLUMB_OP_POWER) return plumb_dtype_is_float(t);
+    if (op == PLUMB_OP_POWER || op == PLUMB_OP_ADD || op == PLUMB_OP_SUBTRACT || op == PLUMB_OP_MULTIPLY ||
+        op == PLUMB_OP_DIVIDE)
+        return plumb_dtype_is_float(t);
     return (t == PLUMB_F32 || t == PLUMB_F64) && conf_boundaries(op, t, NULL, 0) > 0;
 }
 

@@ -48,7 +48,8 @@ static uint32_t target_count(plumb_opcode op, plumb_dtype t)
 /* The depth families (the same in both suites): one "cross" case per type
  * for elementwise ops of two or three operands, dots, reduce, pad and
  * scatter; one
- * "threshold" case for power in every float type and for the saturating,
+ * "threshold" case for power, add, subtract, multiply and divide in every
+ * float type and for the saturating,
  * overflowing and rounding unary ops in f32 and f64; one "binades" sweep
  * per f32/f64 unary float op; one "midpoint" case per convert pair whose
  * target has fewer significand bits or exponent bits than the source holds. */
@@ -60,7 +61,9 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
     if (oi->kind == PLUMB_KIND_CONTRACTION || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD || op == PLUMB_OP_SCATTER) n++;
     switch (op) {
-    case PLUMB_OP_POWER: n += f; break;
+    case PLUMB_OP_POWER: case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+        n += f;
+        break;
     case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC:
     case PLUMB_OP_ERF: case PLUMB_OP_FLOOR: case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN:
     case PLUMB_OP_ROUND_NEAREST_AFZ:

@@ -224,7 +224,8 @@ static void test_boundaries_are_boundaries(void **state)
 {
     (void)state;
     static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_TANH,
-                                       PLUMB_OP_LOGISTIC, PLUMB_OP_ERF, PLUMB_OP_POWER, PLUMB_OP_FLOOR,
+                                       PLUMB_OP_LOGISTIC, PLUMB_OP_ERF, PLUMB_OP_POWER, PLUMB_OP_ADD,
+                                       PLUMB_OP_SUBTRACT, PLUMB_OP_MULTIPLY, PLUMB_OP_DIVIDE, PLUMB_OP_FLOOR,
                                        PLUMB_OP_CEIL, PLUMB_OP_ROUND_NEAREST_EVEN, PLUMB_OP_ROUND_NEAREST_AFZ};
     static const plumb_dtype types[] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
     uint32_t checked = 0;
@@ -234,24 +235,24 @@ static void test_boundaries_are_boundaries(void **state)
         bool rounding = ops[k] >= PLUMB_OP_FLOOR && ops[k] <= PLUMB_OP_ROUND_NEAREST_AFZ;
         for (size_t ti = 0; ti < 4; ti++) {
             plumb_dtype t = types[ti];
-            if (ops[k] != PLUMB_OP_POWER && (t == PLUMB_F16 || t == PLUMB_BF16)) continue;
+            bool binary = plumb_op_get(ops[k])->arity == 2;
+            if (!binary && (t == PLUMB_F16 || t == PLUMB_BF16)) continue;
             conf_boundary b[32];
             uint32_t n = conf_boundaries(ops[k], t, b, 32);
             assert_true(n >= 2 && n <= 32);
             const conf_case *c = find_case(&cs, t, "threshold");
             assert_non_null(c);
-            uint64_t x[64], r[64];
+            uint64_t x[64], r[64], other[64];
             for (uint32_t i = 0; i < n; i++) {
                 x[2 * i] = b[i].below;
                 x[2 * i + 1] = b[i].above;
                 assert_true(bits_val(t, b[i].below) < bits_val(t, b[i].above));
-                assert_true(holds(c->inputs[ops[k] == PLUMB_OP_POWER ? 1 : 0], b[i].below));
-                assert_true(holds(c->inputs[ops[k] == PLUMB_OP_POWER ? 1 : 0], b[i].above));
+                assert_true(holds(c->inputs[binary ? 1 : 0], b[i].below));
+                assert_true(holds(c->inputs[binary ? 1 : 0], b[i].above));
+                if (binary) assert_true(holds(c->inputs[0], b[i].other));
+                other[2 * i] = other[2 * i + 1] = b[i].other;
             }
-            uint64_t three[64];
-            for (uint32_t i = 0; i < 2 * n; i++) three[i] = t == PLUMB_F32 ? 0x40400000u : t == PLUMB_F64 ? 0x4008000000000000ull
-                                                                        : t == PLUMB_F16 ? 0x4200u : 0x4040u;
-            if (ops[k] == PLUMB_OP_POWER) ref_ew("stablehlo.power", t, t, three, x, 2 * n, r);
+            if (binary) ref_ew(plumb_op_name(ops[k]), t, t, other, x, 2 * n, r);
             else ref_ew(plumb_op_name(ops[k]), t, t, x, NULL, 2 * n, r);
             for (uint32_t i = 0; i < n; i++) {
                 if (r[2 * i] == r[2 * i + 1])
