@@ -27,8 +27,12 @@ typedef struct rt_cached {
     uint32_t number;           /* 1-based program number within its entry */
 } rt_cached;
 
+/* One budget and one set of programs per module and entry: two unrelated
+ * `module @a` and `module @b` both with @main never share (unnamed modules
+ * share by entry name, the only identity they have). */
 struct rt_entry {
     char *name;
+    char *module;              /* module @name, or NULL */
     plumb_runtime_stats st;
     rt_cached **progs;
     uint32_t n_progs, cap_progs;
@@ -221,6 +225,8 @@ void plumb_runtime_destroy(plumb_runtime *rt)
         if (e->progs)
             plumb_free(e->progs, (size_t)e->cap_progs * sizeof *e->progs);
         plumb_free(e->name, strlen(e->name) + 1);
+        if (e->module)
+            plumb_free(e->module, strlen(e->module) + 1);
         plumb_free(e, sizeof *e);
     }
     if (rt->entries)
@@ -232,17 +238,22 @@ void plumb_runtime_destroy(plumb_runtime *rt)
     plumb_free(rt, sizeof *rt);
 }
 
-static rt_entry *find_entry(const plumb_runtime *rt, const char *name)
+static bool same_module(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static rt_entry *find_entry(const plumb_runtime *rt, const char *module, const char *name)
 {
     for (uint32_t i = 0; i < rt->n_entries; i++)
-        if (strcmp(rt->entries[i]->name, name) == 0)
+        if (strcmp(rt->entries[i]->name, name) == 0 && same_module(rt->entries[i]->module, module))
             return rt->entries[i];
     return NULL;
 }
 
-static rt_entry *get_entry(plumb_runtime *rt, const char *name)
+static rt_entry *get_entry(plumb_runtime *rt, const char *module, const char *name)
 {
-    rt_entry *e = find_entry(rt, name);
+    rt_entry *e = find_entry(rt, module, name);
     if (e)
         return e;
     if (rt->n_entries == rt->cap_entries) {
@@ -256,6 +267,11 @@ static rt_entry *get_entry(plumb_runtime *rt, const char *name)
     if (!(e = plumb_calloc(1, sizeof *e)))
         return NULL;
     if (!(e->name = plumb_strndup(name, strlen(name)))) {
+        plumb_free(e, sizeof *e);
+        return NULL;
+    }
+    if (module && !(e->module = plumb_strndup(module, strlen(module)))) {
+        plumb_free(e->name, strlen(e->name) + 1);
         plumb_free(e, sizeof *e);
         return NULL;
     }
@@ -347,7 +363,7 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
         return NULL;
     uint64_t key[2];
     rt_canon_key(now, key);
-    rt_entry *e = get_entry(rt, f->name);
+    rt_entry *e = get_entry(rt, m->name, f->name);
     if (!e) {
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
         return NULL;
@@ -377,22 +393,6 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     c->key[1] = key[1];
     uint32_t number = e->compiled + 1;
     rt->has_explanation = false;
-    if (e->n_progs) {
-        explain(rt, e, &c->canon, number);
-        if (rt->o.error_on_recompile) {
-            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s [error_on_recompile is set]", rt->line);
-            d->file = m->filename;
-            cached_free(c);
-            return NULL;
-        }
-        if (rt->o.max_programs_per_entry && e->n_progs >= rt->o.max_programs_per_entry) {
-            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s [@%s already has %u programs, max_programs_per_entry = %u]",
-                           rt->line, e->name, e->n_progs, rt->o.max_programs_per_entry);
-            d->file = m->filename;
-            cached_free(c);
-            return NULL;
-        }
-    }
     double t0 = now_s();
     rt_compile_opts co = {rt->o.opt_level, rt->isa, rt->max_bytes, rt->pool, rt->cache_dir != NULL};
     rt_program *p = NULL;
@@ -424,6 +424,26 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
                         why);
                 fflush(rt->log);
             }
+        }
+    }
+    /* A program served from disk was built by an earlier run: a warm start
+     * is not a recompile, so only programs built here are explained and
+     * gated. */
+    bool recompile = !p && e->n_progs > 0;
+    if (recompile) {
+        explain(rt, e, &c->canon, number);
+        if (rt->o.error_on_recompile) {
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s [error_on_recompile is set]", rt->line);
+            d->file = m->filename;
+            cached_free(c);
+            return NULL;
+        }
+        if (rt->o.max_programs_per_entry && e->n_progs >= rt->o.max_programs_per_entry) {
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s [@%s already has %u programs, max_programs_per_entry = %u]",
+                           rt->line, e->name, e->n_progs, rt->o.max_programs_per_entry);
+            d->file = m->filename;
+            cached_free(c);
+            return NULL;
         }
     }
     if (!p)
@@ -465,6 +485,10 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     if (from_disk) {
         e->st.disk_hits++;
         rt->st.disk_hits++;
+    }
+    if (recompile) {
+        e->st.recompiles++;
+        rt->st.recompiles++;
     }
     e->st.programs = e->n_progs;
     rt->st.programs++;
@@ -532,12 +556,52 @@ bool plumb_runtime_stats_get(const plumb_runtime *rt, const char *entry, plumb_r
         *out = rt->st;
         return true;
     }
-    const rt_entry *e = find_entry(rt, entry);
-    if (!e) {
-        memset(out, 0, sizeof *out);
-        out->struct_size = sizeof *out;
-        return false;
+    /* "MODULE/NAME" is one module's entry; "NAME" sums the entries of that
+     * name in every module. */
+    const char *slash = strchr(entry, '/');
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    bool found = false;
+    for (uint32_t i = 0; i < rt->n_entries; i++) {
+        const rt_entry *e = rt->entries[i];
+        if (slash) {
+            size_t ml = (size_t)(slash - entry);
+            if (!e->module || strlen(e->module) != ml || strncmp(e->module, entry, ml) != 0 ||
+                strcmp(e->name, slash + 1) != 0)
+                continue;
+        } else if (strcmp(e->name, entry) != 0) {
+            continue;
+        }
+        found = true;
+        out->compiles += e->st.compiles;
+        out->cache_hits += e->st.cache_hits;
+        out->disk_hits += e->st.disk_hits;
+        out->runs += e->st.runs;
+        out->compile_seconds += e->st.compile_seconds;
+        out->execute_seconds += e->st.execute_seconds;
+        out->programs += e->st.programs;
+        out->disk_rejects += e->st.disk_rejects;
+        out->disk_evictions += e->st.disk_evictions;
+        out->recompiles += e->st.recompiles;
     }
+    return found;
+}
+
+uint32_t plumb_runtime_entry_count(const plumb_runtime *rt)
+{
+    return rt ? rt->n_entries : 0;
+}
+
+bool plumb_runtime_entry_stats(const plumb_runtime *rt, uint32_t i, const char **module, const char **name,
+                               plumb_runtime_stats *out)
+{
+    if (!rt || i >= rt->n_entries || !out)
+        return false;
+    const rt_entry *e = rt->entries[i];
+    if (module)
+        *module = e->module;
+    if (name)
+        *name = e->name;
     *out = e->st;
     return true;
 }

@@ -33,8 +33,9 @@ typedef struct plumb_runtime_options {
     uint32_t threads;            /* worker threads; 0 = online cores */
     plumb_isa isa;               /* kernel level; AUTO = detect (PLUMB_ISA env overrides) */
     uint32_t opt_level;          /* 0 = no passes, no fusion; 1 = passes; 2 = passes + fusion (default when 0 is not set explicitly: use PLUMB_RT_OPT_DEFAULT) */
-    uint32_t max_programs_per_entry;  /* cap on distinct programs per entry; 0 = none */
-    bool error_on_recompile;     /* any compile of an entry after its first is an error */
+    uint32_t max_programs_per_entry;  /* cap on distinct programs per module and entry (a program served
+                                    from the disk cache is not a recompile and never refused); 0 = none */
+    bool error_on_recompile;     /* any compile of a module's entry after its first is an error (disk hits are not) */
     uint64_t max_bytes;          /* per-tensor limit; 0 = plumb_max_bytes(0) */
     const char *cache_dir;       /* persistent cache directory; NULL = PLUMB_CACHE_DIR env, or none */
     FILE *log;                   /* recompile explanations (also when PLUMB_LOG=recompiles); NULL = none unless env */
@@ -58,6 +59,8 @@ typedef struct plumb_runtime_stats {
     uint64_t disk_rejects;       /* disk entries found but not served (corrupt, edited, other build...):
                                     each is logged with its reason and rebuilt */
     uint64_t disk_evictions;     /* disk entries removed to keep the cache under cache_max_bytes */
+    uint64_t recompiles;         /* programs built for an entry that already had one (each explained;
+                                    what the gates count; disk hits never count) */
 } plumb_runtime_stats;
 
 /* Fills opts with defaults (struct_size set). */
@@ -108,7 +111,9 @@ bool plumb_runtime_run(plumb_runtime *rt, const ir_module *m, const char *entry,
                        plumb_tensor **outputs, uint32_t n_outputs,
                        uint32_t *checks_failed, plumb_diag *d);
 
-/* Counters for one entry (by name) or, with entry == NULL, the whole runtime. */
+/* Counters for one entry or, with entry == NULL, the whole runtime. Entries
+ * are kept per module (`module @NAME`) and function: "MODULE/NAME" names one,
+ * "NAME" sums every module's entry of that name. False if there is none. */
 bool plumb_runtime_stats_get(const plumb_runtime *rt, const char *entry, plumb_runtime_stats *out);
 void plumb_runtime_stats_reset(plumb_runtime *rt);
 /* Drops every cached program (counters are kept). */
@@ -125,5 +130,13 @@ const char *plumb_runtime_last_explanation_json(const plumb_runtime *rt);
  * CPU features and options (what the cache uses). */
 bool plumb_runtime_key(const plumb_runtime *rt, const ir_module *m, const char *entry,
                        uint64_t key[2], plumb_diag *d);
+
+/* Entries seen so far (each module's function compiled through this
+ * runtime), for per-entry reports: entry i's module name (NULL when the
+ * module is unnamed), function name (both valid while the runtime lives) and
+ * counters. False when i is out of range. */
+uint32_t plumb_runtime_entry_count(const plumb_runtime *rt);
+bool plumb_runtime_entry_stats(const plumb_runtime *rt, uint32_t i, const char **module, const char **name,
+                               plumb_runtime_stats *out);
 
 #endif

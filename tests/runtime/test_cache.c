@@ -828,6 +828,98 @@ static void disk_eviction_is_least_recently_used(void **state)
     ir_module_free(m3);
 }
 
+static plumb_runtime *rt_gated(const char *dir, bool error_on_recompile)
+{
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.cache_dir = dir;
+    o.error_on_recompile = error_on_recompile;
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    return rt;
+}
+
+/* Budgets are per module and entry: two unrelated models, each `@main` of
+ * its own named module, compile once each under error_on_recompile; the
+ * same module's second program is refused. Per-entry counters are kept per
+ * module and summed by bare name. */
+static void gates_count_per_module_and_entry(void **state)
+{
+    (void)state;
+    const char *ma = "module @model_a {\n"
+                     "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %r = stablehlo.reverse %x, dims = [0] : tensor<4xf32>\n"
+                     "  return %r : tensor<4xf32>\n}\n}\n";
+    const char *mb = "module @model_b {\n"
+                     "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %r = stablehlo.negate %x : tensor<4xf32>\n"
+                     "  return %r : tensor<4xf32>\n}\n}\n";
+    char buf[1024];
+    ir_module *a = parse_ok(ma), *b = parse_ok(mb);
+    ir_module *a2 = parse_ok(edit(buf, sizeof buf, ma, "stablehlo.reverse %x, dims = [0]", "stablehlo.abs %x"));
+    plumb_runtime *rt = rt_gated(NULL, true);
+    plumb_diag d = {.code = PLUMB_OK};
+    assert_non_null(plumb_runtime_compile(rt, a, NULL, &d));
+    assert_non_null(plumb_runtime_compile(rt, b, NULL, &d));
+    assert_null(plumb_runtime_compile(rt, a2, NULL, &d));
+    assert_int_equal(d.code, PLUMB_ERR_LIMIT);
+    assert_non_null(strstr(d.msg, "error_on_recompile"));
+    plumb_runtime_stats st;
+    assert_true(plumb_runtime_stats_get(rt, "model_a/main", &st));
+    assert_int_equal(st.compiles, 1);
+    assert_int_equal(st.recompiles, 0);
+    assert_true(plumb_runtime_stats_get(rt, "main", &st));
+    assert_int_equal(st.compiles, 2);
+    assert_false(plumb_runtime_stats_get(rt, "model_c/main", &st));
+    assert_int_equal(plumb_runtime_entry_count(rt), 2);
+    const char *mod = NULL, *name = NULL;
+    assert_true(plumb_runtime_entry_stats(rt, 1, &mod, &name, &st));
+    assert_string_equal(mod, "model_b");
+    assert_string_equal(name, "main");
+    assert_false(plumb_runtime_entry_stats(rt, 2, &mod, &name, &st));
+    plumb_runtime_destroy(rt);
+    ir_module_free(a);
+    ir_module_free(b);
+    ir_module_free(a2);
+}
+
+/* A warm start is not a recompile: programs an earlier run built come from
+ * disk under error_on_recompile (counted as disk hits, never recompiles);
+ * only a program built now is refused. */
+static void warm_start_disk_hits_are_not_recompiles(void **state)
+{
+    (void)state;
+    char b1[2048], b2[2048];
+    ir_module *m1 = parse_ok(edit(b1, sizeof b1, disk_src, "7.5", "21.5"));
+    ir_module *m2 = parse_ok(edit(b2, sizeof b2, disk_src, "7.5", "22.5"));
+    ir_module *m3 = parse_ok(edit(b2, sizeof b2, disk_src, "7.5", "23.5"));
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = rt_gated(tmp_dir, false);
+    assert_non_null(plumb_runtime_compile(rt, m1, NULL, &d));
+    assert_non_null(plumb_runtime_compile(rt, m2, NULL, &d));
+    plumb_runtime_stats st;
+    assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+    assert_int_equal(st.recompiles, 1);
+    plumb_runtime_destroy(rt);
+    rt = rt_gated(tmp_dir, true);
+    assert_non_null(plumb_runtime_compile(rt, m1, NULL, &d));
+    assert_non_null(plumb_runtime_compile(rt, m2, NULL, &d));
+    assert_null(plumb_runtime_last_explanation(rt));
+    assert_null(plumb_runtime_compile(rt, m3, NULL, &d));
+    if (!strstr(d.msg, "became 2.350000e+01"))
+        fprintf(stderr, "%s\n", d.msg);
+    assert_non_null(strstr(d.msg, "became 2.350000e+01"));
+    assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+    assert_int_equal(st.disk_hits, 2);
+    assert_int_equal(st.recompiles, 0);
+    plumb_runtime_destroy(rt);
+    ir_module_free(m1);
+    ir_module_free(m2);
+    ir_module_free(m3);
+}
+
 typedef struct writer_arg {
     const ir_module *m;
     int rounds;
@@ -1176,6 +1268,8 @@ int main(void)
         cmocka_unit_test(disk_edited_or_foreign_entries_are_never_served),
         cmocka_unit_test(build_identity_is_generated),
         cmocka_unit_test(disk_eviction_is_least_recently_used),
+        cmocka_unit_test(gates_count_per_module_and_entry),
+        cmocka_unit_test(warm_start_disk_hits_are_not_recompiles),
         cmocka_unit_test(concurrent_writers_never_expose_half_entries),
         cmocka_unit_test(disk_symlink_at_entry_name_is_never_followed),
         cmocka_unit_test(disk_fifo_at_entry_name_does_not_block),
