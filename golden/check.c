@@ -1,0 +1,347 @@
+/* Checking a backend against the stored goldens (docs/golden.md): no MPFR,
+ * only the stored correctly rounded values and the op table's bounds —
+ * bit for bit for the exact class, ulp(n) for the ULP class, and for sums
+ * and dots the data-dependent bound of docs/conformance.md built from
+ * conformance/check.c's γ(k), unit roundoff and underflow terms with the
+ * stored Σ|terms|. The backend runs through the plugin ABI
+ * (conformance/plugin.c): in this process for ref and runtime, in a child
+ * for a shared library. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/checkcmp.h"
+#include "golden_check.h"
+#include "golden_internal.h"
+#include "../conformance/json.h"
+
+const double golden_hist_edges[GOLDEN_HIST_BINS - 1] = {0.0, 0.25, 0.5, 0.75, 1.0};
+
+static uint64_t sign_mask(plumb_dtype t) { return 1ull << (plumb_dtype_get(t)->bits - 1); }
+static uint64_t frac_mask(plumb_dtype t) { return (1ull << plumb_dtype_get(t)->mant_bits) - 1; }
+static uint64_t exp_mask(plumb_dtype t)
+{
+    const plumb_dtype_info *i = plumb_dtype_get(t);
+    return ((1ull << i->exp_bits) - 1) << i->mant_bits;
+}
+static bool is_nan(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t) && (b & frac_mask(t)); }
+static bool is_inf(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t) && !(b & frac_mask(t)); }
+static bool is_zero(plumb_dtype t, uint64_t b) { return (b & ~sign_mask(t)) == 0; }
+static bool is_sub(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == 0 && (b & frac_mask(t)); }
+/* The checker's rule for ULP-class ops: these must match exactly. */
+static bool is_special(plumb_dtype t, uint64_t b) { return is_nan(t, b) || is_inf(t, b) || is_zero(t, b) || is_sub(t, b); }
+
+static double min_normal(plumb_dtype t)
+{
+    int bias = (1 << (plumb_dtype_get(t)->exp_bits - 1)) - 1;
+    return ldexp(1.0, 1 - bias);
+}
+
+static void value(plumb_dtype t, uint64_t bits, char *buf, size_t cap)
+{
+    uint8_t tmp[8] = {0};
+    plumb_store_bits(t, tmp, 0, bits);
+    conf_describe_value(t, tmp, 0, buf, cap);
+}
+
+/* The program of a file: every record in one call. */
+static char *program_text(const plumb_golden_file *f, size_t *len)
+{
+    const char *T = plumb_dtype_name(f->dtype);
+    plumb_buf b;
+    plumb_buf_init(&b);
+    uint32_t n = f->count;
+    if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
+        if (f->n_in == 1)
+            plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
+                             "  %%r = %s %%x : tensor<%ux%s>\n", n, T, n, T, f->op_name, n, T);
+        else
+            plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%s>, %%y: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
+                             "  %%r = %s %%x, %%y : tensor<%ux%s>\n", n, T, n, T, n, T, f->op_name, n, T);
+        plumb_buf_printf(&b, "  return %%r : tensor<%ux%s>\n}\n", n, T);
+    } else if (f->kind == PLUMB_GOLDEN_SUM) {
+        uint32_t L = f->n_in;
+        plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%ux%s>, %%c: tensor<%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [1] : "
+                         "(tensor<%ux%ux%s>, tensor<%s>) -> tensor<%ux%s>\n  return %%r : tensor<%ux%s>\n}\n",
+                         n, L, T, T, n, T, n, L, T, T, n, T, n, T);
+    } else {
+        uint32_t L = f->n_in / 2;
+        plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%ux%s>, %%y: tensor<%ux%ux%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.dot_general %%x, %%y, batching_dims = [0] x [0], contracting_dims = [1] x [1] : "
+                         "(tensor<%ux%ux%s>, tensor<%ux%ux%s>) -> tensor<%ux%s>\n  return %%r : tensor<%ux%s>\n}\n",
+                         n, L, T, n, L, T, n, T, n, L, T, n, L, T, n, T, n, T);
+    }
+    if (b.failed) { plumb_buf_free(&b); return NULL; }
+    return plumb_buf_take(&b, len);
+}
+
+/* The input tensors of a file (x [, y or the init value]). */
+static bool make_inputs(const plumb_golden_file *f, plumb_tensor **in, uint32_t *n_in, plumb_diag *d)
+{
+    plumb_dtype t = f->dtype;
+    int64_t n = f->count;
+    *n_in = 0;
+    if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
+        for (uint32_t k = 0; k < f->n_in; k++) {
+            in[k] = plumb_tensor_new(t, 1, &n, 0, d);
+            if (!in[k]) return false;
+            (*n_in)++;
+            for (uint32_t r = 0; r < f->count; r++) plumb_store_bits(t, in[k]->data, r, plumb_golden_elem(f, r, k));
+        }
+        return true;
+    }
+    uint32_t L = f->kind == PLUMB_GOLDEN_DOT ? f->n_in / 2 : f->n_in;
+    int64_t dims[2] = {n, L};
+    for (uint32_t k = 0; k < (f->kind == PLUMB_GOLDEN_DOT ? 2u : 1u); k++) {
+        in[k] = plumb_tensor_new(t, 2, dims, 0, d);
+        if (!in[k]) return false;
+        (*n_in)++;
+        for (uint32_t r = 0; r < f->count; r++)
+            for (uint32_t i = 0; i < L; i++)
+                plumb_store_bits(t, in[k]->data, (size_t)r * L + i, plumb_golden_elem(f, r, k * L + i));
+    }
+    if (f->kind == PLUMB_GOLDEN_SUM) {
+        in[1] = plumb_tensor_new(t, 0, NULL, 0, d);   /* init +0, as the generator assumed */
+        if (!in[1]) return false;
+        (*n_in)++;
+    }
+    return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *sorted, uint32_t n, double q)
+{
+    if (n == 0) return 0;
+    /* nearest rank: the smallest value with at least q·n values at or below it */
+    uint32_t k = (uint32_t)ceil(q * (double)n);
+    if (k < 1) k = 1;
+    return sorted[k - 1];
+}
+
+/* Inputs of record r, for messages. */
+static void record_inputs(const plumb_golden_file *f, uint32_t r, char *buf, size_t cap)
+{
+    if (f->kind != PLUMB_GOLDEN_ELEMENTWISE) {
+        snprintf(buf, cap, "row %u (%u %s)", r, f->kind == PLUMB_GOLDEN_DOT ? f->n_in / 2 : f->n_in,
+                 f->kind == PLUMB_GOLDEN_DOT ? "products" : "terms");
+        return;
+    }
+    char a[64], b[64];
+    value(f->dtype, plumb_golden_elem(f, r, 0), a, sizeof a);
+    if (f->n_in == 1) { snprintf(buf, cap, "x=%s", a); return; }
+    value(f->dtype, plumb_golden_elem(f, r, 1), b, sizeof b);
+    snprintf(buf, cap, "x=%s, y=%s", a, b);
+}
+
+bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_file *f, const char *file,
+                       golden_result *r, plumb_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->file, sizeof r->file, "%s", file);
+    r->op = f->op;
+    r->dtype = f->dtype;
+    r->kind = f->kind;
+    r->length = f->kind == PLUMB_GOLDEN_DOT ? f->n_in / 2 : f->kind == PLUMB_GOLDEN_SUM ? f->n_in : 0;
+    r->cases = f->count;
+    plumb_dtype t = f->dtype;
+    if (!(b->caps.claims[f->op] & PLUMB_TY_BIT(t))) {
+        r->skipped = true;
+        return true;
+    }
+    size_t plen = 0;
+    char *prog = program_text(f, &plen);
+    plumb_tensor *in[3] = {NULL, NULL, NULL}, **outs = NULL;
+    uint32_t n_in = 0, n_outs = 0;
+    double *budgets = NULL;
+    bool ok = false;
+    if (!prog) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); goto out; }
+    plumb_diag rd;
+    memset(&rd, 0, sizeof rd);
+    if (!make_inputs(f, in, &n_in, d)) goto out;
+    bool ran = conf_backend_is_path(spec)
+                   ? conf_backend_run_isolated(spec, NULL, 0, prog, "main", in, n_in, 120.0, 0, &outs, &n_outs, &rd)
+                   : conf_backend_run(b, prog, in, n_in, &outs, &n_outs, &rd);
+    if (!ran || n_outs != 1 || outs[0]->dtype != t || plumb_tensor_numel(outs[0]) != f->count) {
+        r->errored = true;
+        snprintf(r->error, sizeof r->error, "%s", !ran ? rd.msg : "the backend returned results of another type");
+        r->failed = r->cases;
+        r->worst = r->p50 = r->p90 = r->p99 = CONF_BUDGET_MISMATCH;
+        ok = true;
+        goto out;
+    }
+    budgets = plumb_calloc(f->count ? f->count : 1, sizeof *budgets);
+    if (!budgets) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); goto out; }
+    conf_check_opts o;
+    conf_caps_check_opts(&b->caps, t, &o);
+    uint32_t bound_ulp = plumb_op_ulp_bound(f->op, t);
+    bool exact = golden_op_exact(f->op);
+    double worst_fail = -1;
+    for (uint32_t i = 0; i < f->count; i++) {
+        uint64_t want = plumb_golden_elem(f, i, f->n_in), got = plumb_load_bits(t, outs[0]->data, i);
+        double budget = 0;
+        char what[200] = "";
+        bool ftz = o.flushes_subnormals && is_sub(t, want) && is_zero(t, got) &&
+                   (got & sign_mask(t)) == (want & sign_mask(t));
+        if (got == want || (is_nan(t, got) && is_nan(t, want)) || ftz) {
+            budget = 0;
+        } else if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
+            if (exact) {
+                budget = CONF_BUDGET_MISMATCH;
+                snprintf(what, sizeof what, "exact class: must match bit for bit");
+            } else if (is_special(t, got) || is_special(t, want)) {
+                budget = CONF_BUDGET_MISMATCH;
+                snprintf(what, sizeof what, "special value (NaN, infinity, zero or subnormal) must match exactly");
+            } else {
+                uint64_t dist = plumb_ulp_distance(t, got, want);
+                budget = bound_ulp ? (double)dist / bound_ulp : CONF_BUDGET_MISMATCH;
+                snprintf(what, sizeof what, "error %llu ulp, bound %u ulp", (unsigned long long)dist, bound_ulp);
+            }
+        } else if (is_nan(t, got) || is_nan(t, want) || is_inf(t, got) || is_inf(t, want)) {
+            budget = CONF_BUDGET_MISMATCH;
+            snprintf(what, sizeof what, "NaN or infinity must match exactly (the rows' finite terms cannot overflow)");
+        } else {
+            /* docs/conformance.md's DATA bound: γ(k)·Σ|terms| + c·(u_out·|want| + η_out) + k_mul·η_acc·(1 + γ) */
+            uint64_t k = r->length, k_mul = f->kind == PLUMB_GOLDEN_DOT ? r->length : 0;
+            plumb_dtype acc = plumb_dtype_is_float(o.accum[t]) ? o.accum[t] : t;
+            double ua = conf_unit_roundoff(acc), uo = conf_unit_roundoff(t), gam = conf_gamma(k, ua);
+            double c = ua < uo ? 2.0 : 1.0;
+            double slack = o.flushes_subnormals
+                               ? (double)(2 * k + 2) * fmax(min_normal(acc), min_normal(t)) : 0.0;
+            double A = fabs(plumb_load_f64(t, f->data + PLUMB_GOLDEN_HEADER_SIZE,
+                                           (size_t)i * (f->n_in + f->n_out) + f->n_in + 1));
+            double wv = plumb_load_f64(t, f->data + PLUMB_GOLDEN_HEADER_SIZE, (size_t)i * (f->n_in + f->n_out) + f->n_in);
+            double gv = plumb_load_f64(t, outs[0]->data, i);
+            double bound = gam * A + c * uo * fabs(wv) + c * conf_underflow_eta(t) +
+                           (double)k_mul * conf_underflow_eta(acc) * (1.0 + gam) + slack;
+            double err = fabs(gv - wv);
+            budget = bound > 0 && !isnan(bound) ? err / bound : CONF_BUDGET_MISMATCH;
+            snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, accumulator %s) + %g·u_out·|want| + underflow",
+                     err, bound, (unsigned long long)k, A, plumb_dtype_name(acc), c);
+        }
+        budgets[i] = budget;
+        uint32_t bin = 0;
+        while (bin < GOLDEN_HIST_BINS - 1 && budget > golden_hist_edges[bin]) bin++;
+        r->hist[bin]++;
+        if (budget > 1.0) {
+            r->failed++;
+            if (budget > worst_fail) {
+                worst_fail = budget;
+                char ins[200], g[64], w[64];
+                record_inputs(f, i, ins, sizeof ins);
+                value(t, got, g, sizeof g);
+                value(t, want, w, sizeof w);
+                snprintf(r->failure, sizeof r->failure, "%s %s record %u: %s: got %s, want %s; %s", f->op_name,
+                         plumb_dtype_name(t), i, ins, g, w, what);
+            }
+        } else {
+            r->passed++;
+        }
+    }
+    qsort(budgets, f->count, sizeof *budgets, cmp_double);
+    r->worst = f->count ? budgets[f->count - 1] : 0;
+    r->p50 = quantile(budgets, f->count, 0.5);
+    r->p90 = quantile(budgets, f->count, 0.9);
+    r->p99 = quantile(budgets, f->count, 0.99);
+    ok = true;
+out:
+    if (budgets) plumb_free(budgets, (f->count ? f->count : 1) * sizeof *budgets);
+    if (outs) conf_tensors_free(outs, n_outs);
+    for (uint32_t k = 0; k < n_in; k++) plumb_tensor_free(in[k]);
+    if (prog) plumb_free(prog, plen + 1);
+    return ok;
+}
+
+/* ---- the ratchet's baselines ------------------------------------------------------------- */
+
+void golden_suite_name(const plumb_golden_manifest *m, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "golden-v%u-%08x", PLUMB_GOLDEN_VERSION, m->crc);
+}
+
+static bool bl_bad(plumb_diag *d, const char *path, const char *why)
+{
+    plumb_diag_set(d, PLUMB_ERR_PARSE, (plumb_loc){0, 0}, "%s: %s", path, why);
+    return false;
+}
+
+static bool num(const conf_json *o, const char *key, double *out)
+{
+    const conf_json *v = conf_json_get(o, key);
+    if (!v || v->type != CONF_JSON_NUMBER) return false;
+    *out = v->number;
+    return true;
+}
+
+bool golden_baseline_load(const char *path, golden_baseline *bl, plumb_diag *d)
+{
+    memset(bl, 0, sizeof *bl);
+    conf_json_doc doc;
+    if (!conf_json_load(path, 0, &doc, d)) return false;
+    bool ok = false;
+    const conf_json *root = doc.root, *ver = conf_json_get(root, "plumb_golden_baseline");
+    const conf_json *be = conf_json_get(root, "backend"), *su = conf_json_get(root, "suite");
+    const conf_json *en = conf_json_get(root, "entries");
+    if (!ver || ver->type != CONF_JSON_NUMBER || ver->number != 1) {
+        bl_bad(d, path, "not a golden baseline (no \"plumb_golden_baseline\": 1)");
+        goto out;
+    }
+    if (!be || be->type != CONF_JSON_STRING || !su || su->type != CONF_JSON_STRING || !en ||
+        en->type != CONF_JSON_ARRAY) {
+        bl_bad(d, path, "needs \"backend\" and \"suite\" strings and an \"entries\" array");
+        goto out;
+    }
+    snprintf(bl->backend, sizeof bl->backend, "%s", be->string);
+    snprintf(bl->suite, sizeof bl->suite, "%s", su->string);
+    bl->v = plumb_calloc(en->n ? en->n : 1, sizeof *bl->v);
+    if (!bl->v) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); goto out; }
+    for (uint32_t i = 0; i < en->n; i++) {
+        const conf_json *e = &en->items[i], *fn = conf_json_get(e, "file");
+        golden_baseline_entry *b = &bl->v[i];
+        if (!fn || fn->type != CONF_JSON_STRING || !num(e, "worst", &b->worst) || !num(e, "p50", &b->p50) ||
+            !num(e, "p90", &b->p90) || !num(e, "p99", &b->p99)) {
+            char why[160];
+            snprintf(why, sizeof why, "entry %u needs \"file\", \"worst\", \"p50\", \"p90\" and \"p99\"", i);
+            bl_bad(d, path, why);
+            goto out;
+        }
+        snprintf(b->file, sizeof b->file, "%s", fn->string);
+        bl->n++;
+    }
+    ok = true;
+out:
+    conf_json_free(&doc);
+    if (!ok) golden_baseline_free(bl);
+    return ok;
+}
+
+void golden_baseline_free(golden_baseline *bl)
+{
+    if (bl->v) plumb_free(bl->v, (bl->n ? bl->n : 1) * sizeof *bl->v);
+    memset(bl, 0, sizeof *bl);
+}
+
+char *golden_baseline_text(const char *backend, const char *suite, const golden_result *rs, uint32_t n, size_t *len)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    plumb_buf_printf(&b, "{\n  \"plumb_golden_baseline\": 1,\n  \"backend\": \"%s\",\n  \"suite\": \"%s\",\n  \"entries\": [",
+                     backend, suite);
+    bool first = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (rs[i].skipped) continue;
+        /* %.17g: the figures read back exactly, so the ratchet needs no margin */
+        plumb_buf_printf(&b, "%s\n    {\"file\": \"%s\", \"worst\": %.17g, \"p50\": %.17g, \"p90\": %.17g, \"p99\": %.17g}",
+                         first ? "" : ",", rs[i].file, rs[i].worst, rs[i].p50, rs[i].p90, rs[i].p99);
+        first = false;
+    }
+    plumb_buf_printf(&b, "\n  ]\n}\n");
+    if (b.failed) { plumb_buf_free(&b); return NULL; }
+    return plumb_buf_take(&b, len);
+}

@@ -1,0 +1,657 @@
+/* The golden generator (docs/golden.md): correctly rounded results computed
+ * with MPFR directly — never through the reference interpreter — and
+ * rounded once to the element type from a result whose rounding is certain
+ * (Ziv's strategy: evaluate at a precision, widen until mpfr_can_round
+ * says the rounding to the format, subnormals included, is decided).
+ *
+ * Inputs come from a private splitmix64 stream seeded from the manifest's
+ * seed and the entry, so the files regenerate byte for byte on any machine
+ * and any GSL version. */
+#include <math.h>
+#include <mpfr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plumb/golden.h"
+#include "golden_internal.h"
+#include "../conformance/conf.h"
+
+/* ---- the op list ------------------------------------------------------------------ */
+
+uint32_t golden_ew_arity(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_FLOOR: case PLUMB_OP_CEIL:
+    case PLUMB_OP_ROUND_NEAREST_EVEN: case PLUMB_OP_ROUND_NEAREST_AFZ: case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT:
+    case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG:
+    case PLUMB_OP_LOG_PLUS_ONE: case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE:
+    case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_ERF:
+        return 1;
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+    case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
+    case PLUMB_OP_ATAN2:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+bool golden_format_known(plumb_dtype t)
+{
+    return t == PLUMB_F16 || t == PLUMB_BF16 || t == PLUMB_F32 || t == PLUMB_F64;
+}
+
+bool golden_op_exact(plumb_opcode op) { return plumb_op_get(op)->agree == PLUMB_AGREE_EXACT; }
+
+/* ---- the format, from its parameters alone ------------------------------------------- */
+
+typedef struct fmt {
+    int p;              /* precision, hidden bit included */
+    int emin, emax;     /* IEEE exponents of the smallest and largest normal binade */
+    int bits;
+} fmt;
+
+static fmt fmt_of(plumb_dtype t)
+{
+    const plumb_dtype_info *i = plumb_dtype_get(t);
+    int bias = (1 << (i->exp_bits - 1)) - 1;
+    return (fmt){(int)i->mant_bits + 1, 1 - bias, bias, (int)i->bits};
+}
+
+static uint64_t sign_bit(fmt f) { return 1ull << (f.bits - 1); }
+static uint64_t exp_all(fmt f) { return ((1ull << (f.bits - f.p)) - 1) << (f.p - 1); }
+static uint64_t qnan(fmt f) { return exp_all(f) | 1ull << (f.p - 2); }
+
+/* The value of a bit pattern (every golden format is a subset of double). */
+static double decode(fmt f, uint64_t b)
+{
+    uint64_t m = b & ((1ull << (f.p - 1)) - 1);
+    int e = (int)((b & exp_all(f)) >> (f.p - 1));
+    double s = (b & sign_bit(f)) ? -1.0 : 1.0;
+    if ((b & exp_all(f)) == exp_all(f)) return m ? NAN : s * INFINITY;
+    if (e == 0) return s * ldexp((double)m, f.emin - (f.p - 1));
+    return s * ldexp((double)(m | 1ull << (f.p - 1)), e - f.emax - (f.p - 1));
+}
+
+/* The bit pattern of v, which the format represents exactly (NaN: the
+ * canonical quiet NaN). */
+static uint64_t encode(fmt f, double v)
+{
+    if (isnan(v)) return qnan(f);
+    uint64_t s = signbit(v) ? sign_bit(f) : 0;
+    double a = fabs(v);
+    if (a == 0) return s;
+    if (isinf(a)) return s | exp_all(f);
+    int e = ilogb(a);
+    if (e < f.emin) return s | (uint64_t)ldexp(a, (f.p - 1) - f.emin);
+    uint64_t m = (uint64_t)ldexp(a, (f.p - 1) - e) & ((1ull << (f.p - 1)) - 1);
+    return s | (uint64_t)(e + f.emax) << (f.p - 1) | m;
+}
+
+/* Precision available to a result in y's binade (fewer bits below the
+ * normal range; <= 0 below half the smallest subnormal's binade). */
+static int eff_prec(fmt f, const mpfr_t y)
+{
+    int E = (int)mpfr_get_exp(y) - 1;
+    return E >= f.emin ? f.p : f.p - (f.emin - E);
+}
+
+/* Rounds y, taken as the exact value, to the format: nearest, ties to
+ * even, subnormals and overflow as IEEE 754 binary formats do. */
+static uint64_t round_fmt(fmt f, const mpfr_t y)
+{
+    if (mpfr_nan_p(y)) return qnan(f);
+    uint64_t s = mpfr_signbit(y) ? sign_bit(f) : 0;
+    if (mpfr_zero_p(y)) return s;
+    if (mpfr_inf_p(y)) return s | exp_all(f);
+    if (mpfr_get_exp(y) - 1 > f.emax) return s | exp_all(f);
+    int pe = eff_prec(f, y);
+    if (pe < 0) return s;
+    if (pe == 0) {
+        /* |y| in [min_sub/2, min_sub): the tie at min_sub/2 goes to even (0) */
+        mpfr_t h;
+        mpfr_init2(h, 8);
+        mpfr_set_ui_2exp(h, 1, f.emin - f.p, MPFR_RNDN);
+        bool tie = mpfr_cmpabs(y, h) == 0;
+        mpfr_clear(h);
+        return tie ? s : s | 1;
+    }
+    mpfr_t z;
+    mpfr_init2(z, pe);
+    mpfr_set(z, y, MPFR_RNDN);
+    double v = mpfr_get_d(z, MPFR_RNDN);
+    mpfr_clear(z);
+    if (fabs(v) > ldexp(2.0 - ldexp(1.0, 1 - f.p), f.emax)) return s | exp_all(f);
+    return encode(f, v);
+}
+
+/* ---- the ops in MPFR -------------------------------------------------------------------- */
+
+/* y = op(x...) at y's precision. Returns the number of correct bits of y
+ * (mpfr_can_round's err): the precision for a correctly rounded MPFR
+ * function, fewer for compositions; 0 when y is exact. */
+static long eval_op(plumb_opcode op, mpfr_t y, mpfr_t *x)
+{
+    long P = (long)mpfr_get_prec(y);
+    int inex = 0;
+    switch (op) {
+    case PLUMB_OP_ABS: inex = mpfr_abs(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_NEGATE: inex = mpfr_neg(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_SIGN:
+        if (mpfr_nan_p(x[0]) || mpfr_zero_p(x[0])) inex = mpfr_set(y, x[0], MPFR_RNDN);
+        else inex = mpfr_set_si(y, mpfr_sgn(x[0]) < 0 ? -1 : 1, MPFR_RNDN);
+        break;
+    /* The integer roundings' return value says whether the result differs
+     * from the input, not whether it was rounded: an integral value of the
+     * format fits in P >= p bits, so the result is always exact. */
+    case PLUMB_OP_FLOOR: mpfr_floor(y, x[0]); return 0;
+    case PLUMB_OP_CEIL: mpfr_ceil(y, x[0]); return 0;
+    case PLUMB_OP_ROUND_NEAREST_EVEN: mpfr_roundeven(y, x[0]); return 0;
+    case PLUMB_OP_ROUND_NEAREST_AFZ: mpfr_round(y, x[0]); return 0;
+    case PLUMB_OP_SQRT: inex = mpfr_sqrt(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_RSQRT:
+        /* IEEE 754-2019 rSqrt(±0) = ±inf (MPFR gives +inf for both) */
+        if (mpfr_zero_p(x[0])) { mpfr_set_inf(y, mpfr_signbit(x[0]) ? -1 : 1); return 0; }
+        inex = mpfr_rec_sqrt(y, x[0], MPFR_RNDN);
+        break;
+    case PLUMB_OP_CBRT: inex = mpfr_cbrt(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_EXPONENTIAL: inex = mpfr_exp(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: inex = mpfr_expm1(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_LOG: inex = mpfr_log(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_LOG_PLUS_ONE: inex = mpfr_log1p(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_LOGISTIC: {
+        /* 1 / (1 + exp(-x)): three roundings, each within 2^-P relative,
+         * so y errs by less than 4 ulps at P: P - 2 correct bits. */
+        mpfr_t t;
+        mpfr_init2(t, P);
+        int i1 = mpfr_neg(t, x[0], MPFR_RNDN);
+        i1 |= mpfr_exp(t, t, MPFR_RNDN);
+        i1 |= mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        i1 |= mpfr_ui_div(y, 1, t, MPFR_RNDN);
+        mpfr_clear(t);
+        return i1 ? P - 2 : 0;
+    }
+    case PLUMB_OP_TANH: inex = mpfr_tanh(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_SINE: inex = mpfr_sin(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_COSINE: inex = mpfr_cos(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_TAN: inex = mpfr_tan(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ERF: inex = mpfr_erf(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ADD: inex = mpfr_add(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_SUBTRACT: inex = mpfr_sub(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_MULTIPLY: inex = mpfr_mul(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_DIVIDE: inex = mpfr_div(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_REMAINDER: inex = mpfr_fmod(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_POWER: inex = mpfr_pow(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_ATAN2: inex = mpfr_atan2(y, x[0], x[1], MPFR_RNDN); break;
+    case PLUMB_OP_MAXIMUM:
+    case PLUMB_OP_MINIMUM: {
+        /* IEEE 754-2019 maximum/minimum: NaN propagates, -0 < +0 */
+        if (mpfr_nan_p(x[0]) || mpfr_nan_p(x[1])) { mpfr_set_nan(y); return 0; }
+        int c = mpfr_cmp(x[0], x[1]);
+        if (c == 0) c = (mpfr_signbit(x[1]) ? 1 : 0) - (mpfr_signbit(x[0]) ? 1 : 0);
+        bool first = op == PLUMB_OP_MAXIMUM ? c >= 0 : c <= 0;
+        inex = mpfr_set(y, first ? x[0] : x[1], MPFR_RNDN);
+        break;
+    }
+    default:
+        mpfr_set_nan(y);
+        return 0;
+    }
+    return inex ? P : 0;
+}
+
+/* Whether every value within 2^(EXP(y) - err) of y rounds to the same
+ * value of the format as y (round_fmt is monotonic: the two ends agreeing
+ * decides it). Unlike mpfr_can_round's directed-rounding test, a result
+ * next to a representable number (expm1(-65504) = -1 + e^-65504) is
+ * decided at once; only closeness to a midpoint needs more bits. */
+static bool decided(fmt f, const mpfr_t y, long err)
+{
+    mpfr_prec_t P = mpfr_get_prec(y) + 4;
+    mpfr_t lo, hi;
+    mpfr_init2(lo, P);
+    mpfr_init2(hi, P);
+    mpfr_set_ui_2exp(lo, 1, mpfr_get_exp(y) - err, MPFR_RNDN);
+    mpfr_add(hi, y, lo, MPFR_RNDN);     /* exact: err <= prec(y) */
+    mpfr_sub(lo, y, lo, MPFR_RNDN);
+    bool same = mpfr_signbit(lo) == mpfr_signbit(hi) && round_fmt(f, lo) == round_fmt(f, hi);
+    mpfr_clear(lo);
+    mpfr_clear(hi);
+    return same;
+}
+
+/* The correctly rounded result of op on inputs in (bit patterns of t). */
+static bool cr_result(plumb_opcode op, fmt f, const uint64_t *in, uint32_t n, uint64_t *out, plumb_diag *d)
+{
+    mpfr_t x[2], y;
+    for (uint32_t i = 0; i < n; i++) {
+        mpfr_init2(x[i], 64);
+        mpfr_set_d(x[i], decode(f, in[i]), MPFR_RNDN);
+    }
+    bool ok = false;
+    for (long P = f.p + 40; P <= 16384; P *= 2) {
+        mpfr_init2(y, P);
+        mpfr_clear_flags();
+        long err = eval_op(op, y, x);
+        bool done = err == 0 || !mpfr_regular_p(y);
+        if (!done) done = decided(f, y, err);
+        if (done) {
+            *out = round_fmt(f, y);
+            ok = true;
+        }
+        mpfr_clear(y);
+        if (ok) break;
+    }
+    for (uint32_t i = 0; i < n; i++) mpfr_clear(x[i]);
+    if (!ok)
+        plumb_diag_set(d, PLUMB_ERR_RUNTIME, (plumb_loc){0, 0}, "golden: %s: the rounding of the result on "
+                       "inputs 0x%llx, 0x%llx is not decided at 16384 bits", plumb_op_name(op),
+                       (unsigned long long)in[0], (unsigned long long)(n > 1 ? in[1] : 0));
+    return ok;
+}
+
+/* How close op's exact result on in lies to a rounding midpoint of the
+ * format, in ulps (0 = on one; 0.5 = representable); 1 when the result
+ * is special or outside the normal range. */
+static double midpoint_distance(plumb_opcode op, fmt f, const uint64_t *in)
+{
+    mpfr_t x[2], y, t;
+    uint32_t n = golden_ew_arity(op);
+    for (uint32_t i = 0; i < n; i++) {
+        mpfr_init2(x[i], 64);
+        mpfr_set_d(x[i], decode(f, in[i]), MPFR_RNDN);
+    }
+    long P = 2 * f.p + 40;
+    mpfr_init2(y, P);
+    mpfr_init2(t, P);
+    (void)eval_op(op, y, x);
+    double dist = 1.0;
+    if (mpfr_regular_p(y) && eff_prec(f, y) == f.p && mpfr_get_exp(y) - 1 <= f.emax) {
+        mpfr_abs(t, y, MPFR_RNDN);
+        mpfr_mul_2si(t, t, f.p - mpfr_get_exp(y), MPFR_RNDN);
+        mpfr_frac(t, t, MPFR_RNDN);
+        mpfr_sub_d(t, t, 0.5, MPFR_RNDN);
+        dist = fabs(mpfr_get_d(t, MPFR_RNDN));
+    }
+    mpfr_clear(y);
+    mpfr_clear(t);
+    for (uint32_t i = 0; i < n; i++) mpfr_clear(x[i]);
+    return dist;
+}
+
+/* ---- input choice ------------------------------------------------------------------------ */
+
+typedef struct rng { uint64_t s; } rng;
+
+static uint64_t rnext(rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rbelow(rng *r, uint64_t n) { return rnext(r) % n; }
+
+static uint64_t rand_finite_bits(rng *r, fmt f)
+{
+    for (;;) {
+        uint64_t b = rnext(r) & ((f.bits == 64) ? ~0ull : ((1ull << f.bits) - 1));
+        if ((b & exp_all(f)) != exp_all(f)) return b;
+    }
+}
+
+/* A value with a random sign (unless positive), significand and binary
+ * exponent in [lo, hi] (clamped to the normal range). */
+static uint64_t rand_binade(rng *r, fmt f, int lo, int hi, bool positive)
+{
+    if (lo < f.emin) lo = f.emin;
+    if (hi > f.emax) hi = f.emax;
+    int e = lo + (int)rbelow(r, (uint64_t)(hi - lo + 1));
+    uint64_t m = rnext(r) & ((1ull << (f.p - 1)) - 1);
+    uint64_t s = (!positive && (rnext(r) & 1)) ? sign_bit(f) : 0;
+    return s | (uint64_t)(e + f.emax) << (f.p - 1) | m;
+}
+
+static uint64_t rand_subnormal(rng *r, fmt f)
+{
+    uint64_t m = 1 + rbelow(r, (1ull << (f.p - 1)) - 1);
+    return ((rnext(r) & 1) ? sign_bit(f) : 0) | m;
+}
+
+/* The binades where op's interesting results live, for random inputs. */
+static void op_range(plumb_opcode op, fmt f, int *lo, int *hi)
+{
+    *lo = -12;
+    *hi = 12;
+    switch (op) {
+    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH:
+    case PLUMB_OP_ERF:
+        *hi = f.emax >= 127 ? 7 : 3;
+        break;
+    case PLUMB_OP_POWER: *lo = -4; *hi = 3; break;
+    default: break;
+    }
+}
+
+typedef struct recs {
+    uint64_t *v;        /* n records of w elements */
+    uint32_t n, cap, w;
+} recs;
+
+static bool recs_push(recs *rs, const uint64_t *rec, plumb_diag *d)
+{
+    if (rs->n == rs->cap) {
+        uint32_t nc = rs->cap ? rs->cap * 2 : 256;
+        uint64_t *nv = plumb_calloc((size_t)nc * rs->w, sizeof *nv);
+        if (!nv) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); return false; }
+        if (rs->v) {
+            memcpy(nv, rs->v, (size_t)rs->n * rs->w * sizeof *nv);
+            plumb_free(rs->v, (size_t)rs->cap * rs->w * sizeof *nv);
+        }
+        rs->v = nv;
+        rs->cap = nc;
+    }
+    memcpy(rs->v + (size_t)rs->n * rs->w, rec, rs->w * sizeof *rec);
+    rs->n++;
+    return true;
+}
+
+#define GOLDEN_RANDOM 48u       /* seeded random cases per elementwise entry */
+#define GOLDEN_HARD 24u         /* hard-to-round cases kept ... */
+#define GOLDEN_HARD_POOL 1024u  /* ... from this many random candidates */
+
+/* Pushes inputs in with its correctly rounded result. */
+static bool push_ew(recs *rs, plumb_opcode op, fmt f, const uint64_t *in, plumb_diag *d)
+{
+    uint64_t rec[3];
+    uint32_t n = golden_ew_arity(op);
+    memcpy(rec, in, n * sizeof *in);
+    return cr_result(op, f, in, n, &rec[n], d) && recs_push(rs, rec, d);
+}
+
+static void specials(fmt f, uint64_t *v, uint32_t *n, bool small)
+{
+    double sub_min = ldexp(1.0, f.emin - f.p + 1), norm_min = ldexp(1.0, f.emin);
+    double maxf = ldexp(2.0 - ldexp(1.0, 1 - f.p), f.emax), sub_max = norm_min - sub_min;
+    const double big[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0,
+                          sub_min, -sub_min, sub_max, -sub_max, norm_min, -norm_min, maxf, -maxf, 10.0, -10.0};
+    const double few[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 2.0, 0.5, sub_min, maxf, -3.0};
+    const double *s = small ? few : big;
+    uint32_t k = small ? sizeof few / sizeof *few : sizeof big / sizeof *big;
+    for (uint32_t i = 0; i < k; i++) v[i] = encode(f, s[i]);
+    *n = k;
+}
+
+static bool gen_elementwise(rng *r, const plumb_golden_spec *s, recs *rs, plumb_diag *d)
+{
+    plumb_opcode op = s->op;
+    fmt f = fmt_of(s->dtype);
+    uint32_t ar = golden_ew_arity(op);
+    uint64_t sp[32], in[2];
+    uint32_t nsp;
+    int lo, hi;
+    op_range(op, f, &lo, &hi);
+    /* special values: each one (unary), every pair (binary) */
+    specials(f, sp, &nsp, ar == 2);
+    for (uint32_t i = 0; i < nsp; i++)
+        for (uint32_t j = 0; j < (ar == 2 ? nsp : 1); j++) {
+            in[0] = sp[i];
+            in[1] = sp[j];
+            if (!push_ew(rs, op, f, in, d)) return false;
+        }
+    /* subnormals, alone and against normal numbers */
+    for (uint32_t i = 0; i < 8; i++) {
+        in[0] = rand_subnormal(r, f);
+        in[1] = i < 4 ? rand_subnormal(r, f) : rand_binade(r, f, -4, 4, false);
+        if (!push_ew(rs, op, f, in, d)) return false;
+    }
+    /* range boundaries of the format (conformance's MPFR thresholds) */
+    if (ar == 1 || op == PLUMB_OP_POWER) {
+        conf_boundary b[16];
+        uint32_t nb = conf_boundaries(op, s->dtype, b, 16);
+        if (nb > 16) nb = 16;
+        for (uint32_t i = 0; i < nb; i++)
+            for (int k = 0; k < 2; k++) {
+                uint64_t v = k ? b[i].above : b[i].below;
+                in[0] = ar == 1 ? v : encode(f, 3.0);
+                in[1] = v;
+                if (!push_ew(rs, op, f, in, d)) return false;
+            }
+    }
+    /* seeded random samples: a quarter random bit patterns, the rest in the op's binades */
+    for (uint32_t i = 0; i < GOLDEN_RANDOM; i++) {
+        for (uint32_t k = 0; k < ar; k++)
+            in[k] = i % 4 == 0 ? rand_finite_bits(r, f) : rand_binade(r, f, lo, hi, op == PLUMB_OP_POWER && k == 0);
+        /* cancellation for add and subtract: operands a few ulps apart */
+        if (ar == 2 && i % 4 == 1 && (op == PLUMB_OP_ADD || op == PLUMB_OP_SUBTRACT)) {
+            in[1] = in[0] + rbelow(r, 5);
+            if (op == PLUMB_OP_ADD) in[1] ^= sign_bit(f);
+        }
+        if (!push_ew(rs, op, f, in, d)) return false;
+    }
+    /* hard to round: the candidates whose exact result lies nearest a midpoint */
+    uint64_t best[GOLDEN_HARD][2];
+    double bd[GOLDEN_HARD];
+    uint32_t nbest = 0;
+    for (uint32_t i = 0; i < GOLDEN_HARD_POOL; i++) {
+        for (uint32_t k = 0; k < ar; k++)
+            in[k] = i % 2 ? rand_finite_bits(r, f) : rand_binade(r, f, lo, hi, op == PLUMB_OP_POWER && k == 0);
+        double dist = midpoint_distance(op, f, in);
+        if (dist >= 0.5) continue;
+        uint32_t at = nbest;
+        if (nbest == GOLDEN_HARD) {
+            at = 0;
+            for (uint32_t k = 1; k < nbest; k++)
+                if (bd[k] > bd[at]) at = k;
+            if (dist >= bd[at]) continue;
+        } else {
+            nbest++;
+        }
+        bd[at] = dist;
+        best[at][0] = in[0];
+        best[at][1] = in[1];
+    }
+    for (uint32_t i = 0; i < nbest; i++)
+        if (!push_ew(rs, op, f, best[i], d)) return false;
+    return true;
+}
+
+/* ---- sums and dots: exact in MPFR, rounded once ---------------------------------------------- */
+
+/* The exact sum of the terms (x, or x[i]·y[i]), rounded once to the format,
+ * and Σ|terms| over the finite terms, also rounded once. IEEE 754 exact-zero
+ * sums: the init value is +0, so an exact zero is +0. */
+static void exact_sum(fmt f, const uint64_t *x, const uint64_t *y, uint32_t len, uint64_t *res, uint64_t *abs_sum)
+{
+    /* wide enough for any sum of up to GOLDEN_MAX_LENGTH terms or products
+     * of the formats (f64 products span 2^-2148 .. 2^2048): exact */
+    const mpfr_prec_t W = 4400;
+    mpfr_t *t = malloc(len * sizeof *t), *a = malloc(len * sizeof *a);
+    mpfr_ptr *tp = malloc(len * sizeof *tp), *ap = malloc(len * sizeof *ap);
+    mpfr_t s, sa;
+    mpfr_inits2(W, s, sa, (mpfr_ptr)0);
+    uint32_t na = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        mpfr_init2(t[i], 2 * f.p + 2);
+        mpfr_set_d(t[i], decode(f, x[i]), MPFR_RNDN);
+        if (y) {
+            mpfr_t b;
+            mpfr_init2(b, 64);
+            mpfr_set_d(b, decode(f, y[i]), MPFR_RNDN);
+            mpfr_mul(t[i], t[i], b, MPFR_RNDN);   /* exact: 2p + 2 bits */
+            mpfr_clear(b);
+        }
+        tp[i] = t[i];
+        if (mpfr_number_p(t[i])) {
+            mpfr_init2(a[na], 2 * f.p + 2);
+            mpfr_abs(a[na], t[i], MPFR_RNDN);
+            ap[na] = a[na];
+            na++;
+        }
+    }
+    mpfr_sum(s, tp, len, MPFR_RNDN);
+    if (mpfr_zero_p(s)) mpfr_set_zero(s, 1);
+    *res = round_fmt(f, s);
+    mpfr_sum(sa, ap, na, MPFR_RNDN);
+    *abs_sum = round_fmt(f, sa);
+    for (uint32_t i = 0; i < len; i++) mpfr_clear(t[i]);
+    for (uint32_t i = 0; i < na; i++) mpfr_clear(a[i]);
+    mpfr_clears(s, sa, (mpfr_ptr)0);
+    free(t);
+    free(a);
+    free(tp);
+    free(ap);
+}
+
+static double sum_midpoint_distance(fmt f, const uint64_t *x, const uint64_t *y, uint32_t len)
+{
+    /* distance of the exact sum to a midpoint: through an f.p + 40 bit
+     * rounding of it, which is plenty to rank candidates */
+    mpfr_t *t = malloc(len * sizeof *t);
+    mpfr_ptr *tp = malloc(len * sizeof *tp);
+    for (uint32_t i = 0; i < len; i++) {
+        mpfr_init2(t[i], 2 * f.p + 2);
+        mpfr_set_d(t[i], decode(f, x[i]), MPFR_RNDN);
+        if (y) mpfr_mul_d(t[i], t[i], decode(f, y[i]), MPFR_RNDN);
+        tp[i] = t[i];
+    }
+    mpfr_t s;
+    mpfr_init2(s, f.p + 40);
+    mpfr_sum(s, tp, len, MPFR_RNDN);
+    double dist = 1.0;
+    if (mpfr_regular_p(s) && eff_prec(f, s) == f.p && mpfr_get_exp(s) - 1 <= f.emax) {
+        mpfr_exp_t e = mpfr_get_exp(s);
+        mpfr_abs(s, s, MPFR_RNDN);
+        mpfr_mul_2si(s, s, f.p - e, MPFR_RNDN);
+        mpfr_frac(s, s, MPFR_RNDN);
+        mpfr_sub_d(s, s, 0.5, MPFR_RNDN);
+        dist = fabs(mpfr_get_d(s, MPFR_RNDN));
+    }
+    mpfr_clear(s);
+    for (uint32_t i = 0; i < len; i++) mpfr_clear(t[i]);
+    free(t);
+    free(tp);
+    return dist;
+}
+
+/* A random row of len terms of one flavour (finite; sums of them stay far
+ * from overflow). */
+static void rand_row(rng *r, fmt f, uint32_t flavour, uint64_t *v, uint32_t len)
+{
+    int top = f.emax >= 127 ? 10 : 3;
+    for (uint32_t i = 0; i < len; i++) {
+        switch (flavour % 5) {
+        case 0: v[i] = rand_binade(r, f, -1, 0, false); break;                 /* uniform-ish in (-2, 2) */
+        case 1: v[i] = rand_binade(r, f, -top, top, true); break;              /* positive, wide */
+        case 2: v[i] = rand_binade(r, f, -top, top, false); break;             /* mixed sign, wide */
+        case 3: v[i] = i % 3 == 0 ? rand_subnormal(r, f) : rand_binade(r, f, f.emin, f.emin + 3, false); break;
+        default:                                                               /* cancelling pairs plus noise */
+            v[i] = i % 2 ? v[i - 1] ^ sign_bit(f) : rand_binade(r, f, 0, top, false);
+            if (i % 7 == 6) v[i] = rand_binade(r, f, -top, -1, false);
+            break;
+        }
+    }
+}
+
+static bool gen_contraction(rng *r, const plumb_golden_spec *s, recs *rs, plumb_diag *d)
+{
+    fmt f = fmt_of(s->dtype);
+    uint32_t len = s->length, w = rs->w;
+    bool dot = s->kind == PLUMB_GOLDEN_DOT;
+    uint64_t *rec = plumb_calloc(w, sizeof *rec), *cand = plumb_calloc(w, sizeof *cand);
+    bool ok = false;
+    if (!rec || !cand) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); goto out; }
+    uint32_t nin = dot ? 2 * len : len;
+    /* special rows: a NaN term, an infinite term, infinities of both signs */
+    const double spec[4][2] = {{NAN, 1.0}, {INFINITY, 1.0}, {-INFINITY, 1.0}, {INFINITY, -INFINITY}};
+    for (uint32_t k = 0; k < 4; k++) {
+        rand_row(r, f, 0, rec, nin);
+        rec[0] = encode(f, spec[k][0]);
+        if (dot) rec[len] = encode(f, 1.0);
+        if (k == 3 && len > 1) {
+            rec[len - 1] = encode(f, spec[k][1]);
+            if (dot) rec[2 * len - 1] = encode(f, 1.0);
+        }
+        exact_sum(f, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
+        if (!recs_push(rs, rec, d)) goto out;
+    }
+    for (uint32_t k = 0; k < 20; k++) {
+        rand_row(r, f, k, rec, nin);
+        exact_sum(f, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
+        if (!recs_push(rs, rec, d)) goto out;
+    }
+    /* hard to round: of 256 candidate rows, the 8 nearest a midpoint */
+    double bd[8];
+    uint32_t nbest = 0, first = rs->n;
+    for (uint32_t k = 0; k < 256; k++) {
+        rand_row(r, f, k % 3, cand, nin);
+        double dist = sum_midpoint_distance(f, cand, dot ? cand + len : NULL, len);
+        if (dist >= 0.5) continue;
+        uint32_t at = nbest;
+        if (nbest == 8) {
+            at = 0;
+            for (uint32_t i = 1; i < nbest; i++)
+                if (bd[i] > bd[at]) at = i;
+            if (dist >= bd[at]) continue;
+        } else {
+            if (!recs_push(rs, cand, d)) goto out;
+            nbest++;
+        }
+        bd[at] = dist;
+        memcpy(rs->v + (size_t)(first + at) * w, cand, nin * sizeof *cand);
+    }
+    for (uint32_t i = 0; i < nbest; i++) {
+        uint64_t *q = rs->v + (size_t)(first + i) * w;
+        exact_sum(f, q, dot ? q + len : NULL, len, &q[nin], &q[nin + 1]);
+    }
+    ok = true;
+out:
+    if (rec) plumb_free(rec, w * sizeof *rec);
+    if (cand) plumb_free(cand, w * sizeof *cand);
+    return ok;
+}
+
+/* ---- the file ------------------------------------------------------------------------------ */
+
+bool plumb_golden_generate(uint64_t seed, const plumb_golden_spec *s, uint8_t **out, size_t *len, plumb_diag *d)
+{
+    *out = NULL;
+    *len = 0;
+    uint32_t spec_crc = plumb_golden_spec_crc(seed, s);
+    rng r = {seed ^ ((uint64_t)spec_crc << 32 | spec_crc)};
+    uint32_t n_in = s->kind == PLUMB_GOLDEN_ELEMENTWISE ? golden_ew_arity(s->op)
+                    : s->kind == PLUMB_GOLDEN_DOT ? 2 * s->length : s->length;
+    uint32_t n_out = s->kind == PLUMB_GOLDEN_ELEMENTWISE ? 1 : 2;
+    recs rs = {NULL, 0, 0, n_in + n_out};
+    /* the generator's own rounding is the only one: MPFR's exponent range
+     * is left at its default (far wider than any format) */
+    bool ok = s->kind == PLUMB_GOLDEN_ELEMENTWISE ? gen_elementwise(&r, s, &rs, d) : gen_contraction(&r, s, &rs, d);
+    if (!ok) goto out;
+    uint32_t eb = plumb_dtype_get(s->dtype)->bits / 8;
+    size_t n = PLUMB_GOLDEN_HEADER_SIZE + (size_t)rs.n * rs.w * eb;
+    uint8_t *p = plumb_calloc(n, 1);
+    if (!p) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); ok = false; goto out; }
+    memcpy(p, PLUMB_GOLDEN_MAGIC, 8);
+    golden_wr32(p + 8, PLUMB_GOLDEN_VERSION);
+    golden_wr32(p + 12, PLUMB_GOLDEN_HEADER_SIZE);
+    snprintf((char *)p + 16, PLUMB_GOLDEN_OP_NAME_MAX, "%s", plumb_op_name(s->op));
+    snprintf((char *)p + 56, PLUMB_GOLDEN_DTYPE_NAME_MAX, "%s", plumb_dtype_name(s->dtype));
+    golden_wr32(p + 64, (uint32_t)s->kind);
+    golden_wr32(p + 68, n_in);
+    golden_wr32(p + 72, n_out);
+    golden_wr32(p + 76, eb);
+    golden_wr32(p + 80, rs.n);
+    golden_wr32(p + 84, spec_crc);
+    uint8_t *q = p + PLUMB_GOLDEN_HEADER_SIZE;
+    for (size_t i = 0; i < (size_t)rs.n * rs.w; i++)
+        for (uint32_t b = 0; b < eb; b++) *q++ = (uint8_t)(rs.v[i] >> (8 * b));
+    golden_wr32(p + 88, plumb_golden_crc32(p + PLUMB_GOLDEN_HEADER_SIZE, n - PLUMB_GOLDEN_HEADER_SIZE));
+    golden_wr32(p + 92, plumb_golden_crc32(p, 92));
+    *out = p;
+    *len = n;
+out:
+    if (rs.v) plumb_free(rs.v, (size_t)rs.cap * rs.w * sizeof *rs.v);
+    return ok;
+}

@@ -1,0 +1,60 @@
+/* Checking a backend against the goldens and the drift ratchet
+ * (golden/check.c, `plumb golden check|ratchet`, docs/golden.md). */
+#ifndef PLUMB_GOLDEN_CHECK_H
+#define PLUMB_GOLDEN_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plumb/golden.h"
+#include "../conformance/certify.h"
+
+/* Budget-used histogram bins: [0], then upper edges 0.25, 0.5, 0.75, 1,
+ * and everything over 1 (a failure). */
+#define GOLDEN_HIST_BINS 6
+
+typedef struct golden_result {
+    char file[96];
+    plumb_opcode op;
+    plumb_dtype dtype;
+    plumb_golden_kind kind;
+    uint32_t length;
+    bool skipped;               /* the backend does not claim the op for the type */
+    bool errored;               /* the backend failed to run it (error holds why) */
+    uint32_t cases, passed, failed;
+    double worst, p50, p90, p99; /* budget used: error / bound (0 exact; > 1 fails) */
+    uint32_t hist[GOLDEN_HIST_BINS];
+    char failure[600];          /* the worst failing case: inputs, got, want, error, bound */
+    char error[1100];
+} golden_result;
+
+extern const double golden_hist_edges[GOLDEN_HIST_BINS - 1];
+
+/* Checks the backend (opened with conf_backend_open; spec is what was
+ * opened) on one loaded file. False only when the check itself could not be
+ * made (no memory); a backend error is r->errored. */
+bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_file *f, const char *file,
+                       golden_result *r, plumb_diag *d);
+
+/* Baselines of the drift ratchet. */
+typedef struct golden_baseline_entry {
+    char file[96];
+    double worst, p50, p90, p99;
+} golden_baseline_entry;
+
+typedef struct golden_baseline {
+    char backend[64];
+    char suite[32];
+    golden_baseline_entry *v;
+    uint32_t n;
+} golden_baseline;
+
+/* The suite name a manifest gives ("golden-v1-<crc>"). */
+void golden_suite_name(const plumb_golden_manifest *m, char *buf, size_t cap);
+bool golden_baseline_load(const char *path, golden_baseline *bl, plumb_diag *d);
+void golden_baseline_free(golden_baseline *bl);
+/* The baseline JSON text of a run (every result that was checked). */
+char *golden_baseline_text(const char *backend, const char *suite, const golden_result *rs, uint32_t n, size_t *len);
+
+#endif
