@@ -239,6 +239,30 @@ static void leave(P *p)
     p->depth--;
 }
 
+/* ULP counts are ui64 in StableHLO (its tests write 2^64 - 1 for "any
+ * distance"): decimal, no sign, up to 2^64 - 1, stored bit for bit in the
+ * int64_t fields of ir_attrs and read back as uint64_t by the verifier,
+ * the printer and the checker. */
+static bool parse_ulp(P *p, int64_t *out)
+{
+    ws(p);
+    size_t st = p->pos;
+    uint64_t v = 0;
+    bool over = false;
+    while (p->pos < p->len && is_digit((unsigned char)p->src[p->pos])) {
+        if (plumb_mul_overflow_u64(v, 10, &v) || plumb_add_overflow_u64(v, (uint64_t)(p->src[p->pos] - '0'), &v))
+            over = true;
+        p->pos++;
+    }
+    if (p->pos == st)
+        return expected(p, "an unsigned integer (ui64)");
+    if (over)
+        return err_at(p, st, PLUMB_ERR_PARSE, "ULP difference '%.*s' does not fit in ui64",
+                      (int)(p->pos - st > 40 ? 40 : p->pos - st), p->src + st);
+    *out = (int64_t)v;
+    return true;
+}
+
 /* Integers: decimal or 0x hex, optional '-', checked against int64. */
 static bool parse_i64(P *p, int64_t *out)
 {
@@ -1811,10 +1835,10 @@ static bool check_pretty(P *p, opb *ob)
         ws(p);
         size_t off = p->pos;
         if (close && eat_kw(p, "max_ulp_difference")) {
-            if (!expect(p, '=') || !parse_i64(p, &ob->a.max_ulp))
+            if (!expect(p, '=') || !parse_ulp(p, &ob->a.max_ulp))
                 return false;
         } else if (close && eat_kw(p, "min_ulp_difference")) {
-            if (!expect(p, '=') || !parse_i64(p, &ob->a.min_ulp))
+            if (!expect(p, '=') || !parse_ulp(p, &ob->a.min_ulp))
                 return false;
         } else if (almost && eat_kw(p, "tolerance")) {
             if (!expect(p, '=') || !attr_float(p, &ob->a.tolerance, false))

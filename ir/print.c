@@ -404,8 +404,8 @@ static void print_check(pr *q, const ir_op *op)
         print_double(q, a->tolerance);
     }
     if (op->code == PLUMB_OP_EXPECT_CLOSE || op->code == PLUMB_OP_EXPECT_CLOSE_CONST)
-        plumb_buf_printf(q->b, ", max_ulp_difference = %lld, min_ulp_difference = %lld", (long long)a->max_ulp,
-                         (long long)a->min_ulp);
+        plumb_buf_printf(q->b, ", max_ulp_difference = %llu, min_ulp_difference = %llu",
+                         (unsigned long long)(uint64_t)a->max_ulp, (unsigned long long)(uint64_t)a->min_ulp);
     if (is_const_check(op->code) && a->value) {
         puts_(q, ", value = ");
         plumb_dense_print(q->b, a->value, false);

@@ -1225,9 +1225,10 @@ static bool v_check(vctx *V, const ir_op *op)
     char ts[TSTR], vs[TSTR];
     type_str(t, ts, sizeof ts);
     if (op->code == PLUMB_OP_EXPECT_CLOSE || op->code == PLUMB_OP_EXPECT_CLOSE_CONST) {
-        if (op->a.min_ulp < 0 || op->a.min_ulp > op->a.max_ulp)
-            return BAD("needs 0 <= min_ulp_difference (%lld) <= max_ulp_difference (%lld)",
-                       (long long)op->a.min_ulp, (long long)op->a.max_ulp);
+        /* ui64 bounds (ir/parse.c parse_ulp) */
+        if ((uint64_t)op->a.min_ulp > (uint64_t)op->a.max_ulp)
+            return BAD("needs 0 <= min_ulp_difference (%llu) <= max_ulp_difference (%llu)",
+                       (unsigned long long)(uint64_t)op->a.min_ulp, (unsigned long long)(uint64_t)op->a.max_ulp);
     }
     if (op->code == PLUMB_OP_EXPECT_ALMOST_EQ || op->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) {
         if (!(op->a.tolerance >= 0))

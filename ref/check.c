@@ -59,8 +59,10 @@ bool ref_op_EXPECT_EQ_CONST(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
 }
 
 /* expect_close: for floats, the ULP distance (ref_ulp_distance) of each
- * element must lie in [min_ulp, max_ulp] (defaults 0 and 3); a NaN matches
- * only a NaN. Integers and i1 compare exactly. */
+ * element must lie in [min_ulp, max_ulp] (ui64; defaults 0 and 3). As in
+ * StableHLO, two NaNs are 0 apart, and a NaN or an infinity is 2^64 - 1
+ * from any other value (plumb_check_run). Integers and i1 compare
+ * exactly. */
 bool ref_op_EXPECT_CLOSE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     (void)out;

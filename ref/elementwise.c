@@ -367,13 +367,16 @@ bool ref_op_COUNT_LEADING_ZEROS(ref_ctx *c, const ir_op *op, plumb_tensor *const
  * the exponent); then, if the exponent range shrinks, values above the
  * reduced format's largest exponent become +-inf and values at or below its
  * smallest normal exponent minus one become +-0 (the reduced format has no
- * subnormals); NaN operands are returned unchanged. */
+ * subnormals). A NaN operand is returned unchanged when the reduced format
+ * keeps a mantissa bit; with mantissa_bits = 0 it has no NaN to round to
+ * and the result is +inf whatever the NaN's sign, as StableHLO's
+ * interpreter (reducePrecision in Element.cpp) and XLA return. */
 static uint64_t reduce_precision(plumb_dtype t, uint64_t x, int eb, int mb)
 {
     const plumb_dtype_info *d = plumb_dtype_get(t);
     int smant = (int)d->mant_bits, sexp = (int)d->exp_bits;
     if (cr_is_nan(t, x))
-        return x;
+        return mb > 0 ? x : ((1ull << sexp) - 1) << smant;
     uint64_t v = x, m = mask_of(t);
     if (mb < smant) {
         int s = smant - mb;

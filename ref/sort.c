@@ -158,7 +158,8 @@ bool ref_op_SORT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
     return ok;
 }
 
-/* top_k keys: an unsigned integer whose order is the value order. */
+/* top_k keys: an unsigned integer whose order is the value order (i1:
+ * true > false, as chlo.top_k orders booleans). */
 typedef struct topk_env {
     const plumb_tensor *x;
     int64_t base;
@@ -191,8 +192,6 @@ bool ref_op_TOP_K(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
     plumb_tensor *vals = out[0], *idx = out[1];
     if (x->rank == 0)
         return ref_fail(c, op, PLUMB_ERR_INVALID, "top_k operand must have rank >= 1");
-    if (plumb_dtype_is_bool(x->dtype))
-        return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "top_k of i1 values");
     int64_t len = x->dims[x->rank - 1], k = op->a.k;
     if (k < 0 || k > len)
         return ref_fail(c, op, PLUMB_ERR_INVALID, "top_k: k = %lld is outside 0..%lld", (long long)k, (long long)len);

@@ -291,12 +291,14 @@ static uint64_t minmax(plumb_dtype t, uint64_t a, uint64_t b, bool want_max)
     return (a_gt == want_max) ? a : b;
 }
 
+/* As ref/elementwise.c: a NaN stays itself unless mantissa_bits = 0, where
+ * it becomes +inf (the reduced format has no NaN). */
 static uint64_t reduce_precision(plumb_dtype t, uint64_t x, int eb, int mb)
 {
     const plumb_dtype_info *d = plumb_dtype_get(t);
     int smant = (int)d->mant_bits, sexp = (int)d->exp_bits;
     if (f_isnan(t, x))
-        return x;
+        return mb > 0 ? x : exp_mask(t);
     uint64_t v = x, m = mask_of(t);
     if (mb < smant) {
         int s = smant - mb;

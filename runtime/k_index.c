@@ -651,7 +651,6 @@ bool rt_op_TOP_K(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_ten
     const plumb_tensor *xt = in[0];
     plumb_tensor *vals = out[0], *idx = out[1];
     if (xt->rank == 0) return rt_fail(x, op, PLUMB_ERR_INVALID, "operand must have rank >= 1");
-    if (plumb_dtype_is_bool(xt->dtype)) return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "top_k of i1 values");
     int64_t len = xt->dims[xt->rank - 1], k = op->a.k;
     if (k < 0 || k > len)
         return rt_fail(x, op, PLUMB_ERR_INVALID, "k = %lld is outside 0..%lld", (long long)k, (long long)len);
