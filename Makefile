@@ -109,6 +109,7 @@ check: all tests
 	@rc=0; \
 	BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh || rc=1; \
 	$(MAKE) --no-print-directory BUILD=$(BUILD) check-docs || rc=1; \
+	$(MAKE) --no-print-directory BUILD=$(BUILD) check-golden || rc=1; \
 	if [ "$(CHECK_PORTABLE)" = yes ]; then \
 	  $(MAKE) --no-print-directory BUILD=$(BUILD) check-portable || rc=1; fi; \
 	exit $$rc
@@ -197,3 +198,4 @@ bench: $(BENCH_BIN)
 
 # make install / uninstall: the library, headers, plumb.pc, man page, completion (docs/install.md)
 include mk/install.mk
+include mk/golden.mk
