@@ -198,4 +198,5 @@ bench: $(BENCH_BIN)
 
 # make install / uninstall: the library, headers, plumb.pc, man page, completion (docs/install.md)
 include mk/install.mk
+include mk/fuzz.mk
 include mk/golden.mk

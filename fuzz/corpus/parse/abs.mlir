@@ -1,0 +1,4 @@
+func.func @main(%x: tensor<7x13xi8>) -> (tensor<7x13xi8>) {
+  %r = stablehlo.abs %x : tensor<7x13xi8>
+  return %r : tensor<7x13xi8>
+}

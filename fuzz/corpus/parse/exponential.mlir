@@ -1,0 +1,4 @@
+func.func @main(%x: tensor<7x13xf16>) -> (tensor<7x13xf16>) {
+  %r = stablehlo.exponential %x : tensor<7x13xf16>
+  return %r : tensor<7x13xf16>
+}

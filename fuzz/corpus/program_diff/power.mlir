@@ -1,0 +1,4 @@
+func.func @main(%x: tensor<7x13xi8>, %y: tensor<7x13xi8>) -> (tensor<7x13xi8>) {
+  %r = stablehlo.power %x, %y : tensor<7x13xi8>
+  return %r : tensor<7x13xi8>
+}

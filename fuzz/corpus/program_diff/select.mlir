@@ -1,0 +1,4 @@
+func.func @main(%p: tensor<7x13xi1>, %x: tensor<7x13xi1>, %y: tensor<7x13xi1>) -> (tensor<7x13xi1>) {
+  %r = stablehlo.select %p, %x, %y : tensor<7x13xi1>, tensor<7x13xi1>
+  return %r : tensor<7x13xi1>
+}

@@ -1,0 +1,45 @@
+# Coverage-guided fuzz targets (fuzz/targets/, docs/fuzzing-targets.md).
+# Included from the Makefile.
+#
+#   make fuzz-targets   builds every target with clang's libFuzzer and
+#                       ASan+UBSan into build/fuzz/ (FUZZ_OUT), through
+#                       .clusterfuzzlite/build.sh with the variables
+#                       ClusterFuzzLite sets; clang comes from
+#                       ci/deps.sh --clang when missing
+#   (tests)             builds a replay binary per target with $(CC):
+#                       $(BUILD)/fuzz/replay/<target>, the target linked
+#                       with replay_main.c instead of libFuzzer, so that
+#                       tests/fuzz/test_targets.sh replays every seed corpus
+#                       (fuzz/corpus/<target>/) in make check without clang
+#
+# A target is every fuzz/targets/*.c but the two helpers.
+FUZZ_HELPERS   := fuzz/targets/target_util.c fuzz/targets/replay_main.c
+FUZZ_TARGETS   := $(sort $(basename $(notdir $(filter-out $(FUZZ_HELPERS),$(wildcard fuzz/targets/*.c)))))
+FUZZ_REPLAY    := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay/%)
+# Internal headers the targets reach: the runtime's disk cache and the
+# conformance checker and JSON reader are not public API.
+FUZZ_INC       := -Iconformance -Iruntime -Ifuzz/targets
+FUZZ_OUT       ?= build/fuzz
+FUZZ_SANITIZE  ?= address,undefined
+FUZZ_CLANG     ?= clang
+FUZZ_CLANGXX   ?= clang++
+
+tests: $(FUZZ_REPLAY)
+
+# One compiler call per binary (three sources): the dependency files of
+# -MMD would be named after the temporary objects, so they are left out and
+# every header under fuzz/targets/ and include/ is listed instead.
+$(BUILD)/fuzz/replay/%: fuzz/targets/%.c $(FUZZ_HELPERS) fuzz/targets/target.h $(wildcard include/plumb/*.h) \
+                        $(LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(FUZZ_INC) -o $@ $< $(FUZZ_HELPERS) $(LIB) $(LDLIBS)
+
+.PHONY: fuzz-targets
+fuzz-targets: | deps
+	@command -v $(FUZZ_CLANG) > /dev/null 2>&1 || sh ci/deps.sh --clang
+	CC=$(FUZZ_CLANG) CXX=$(FUZZ_CLANGXX) \
+	CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=$(FUZZ_SANITIZE) -fno-sanitize-recover=all -fsanitize=fuzzer-no-link" \
+	CXXFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=$(FUZZ_SANITIZE) -fno-sanitize-recover=all" \
+	LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
+	SRC=$(CURDIR) OUT=$(abspath $(FUZZ_OUT)) WORK=$(abspath $(FUZZ_OUT))/work \
+	sh .clusterfuzzlite/build.sh
