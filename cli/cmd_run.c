@@ -15,9 +15,10 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
+#include "run_session.h"
 
 static const char run_help[] =
-    "usage: plumb run [OPTIONS] FILE\n"
+    "usage: plumb run [OPTIONS] FILE [FILE...]\n"
     "\n"
     "Parses and verifies FILE (StableHLO text; '-' reads standard input), runs\n"
     "its entry function and prints each result as\n"
@@ -68,6 +69,31 @@ static const char run_help[] =
     "                          alone. Implied by a '// RUN:' line that contains\n"
     "                          -split-input-file. Unsupported cases (op or type\n"
     "                          outside plumb's op set) do not fail the run\n"
+    "\n"
+    "several programs through one runtime (--backend runtime; implied by the\n"
+    "options below or by more than one FILE): every FILE, --repeat times over,\n"
+    "is compiled and run by ONE compiled runtime, as a training loop calls a\n"
+    "model again and again; a program seen before is a cache hit, a new one\n"
+    "a compile, and an entry's compile after its first a recompile. Results\n"
+    "go to standard output (each run headed '// FILE (run N)' when there are\n"
+    "several), explanations and statistics to standard error:\n"
+    "      --repeat N          run the list of FILEs N times (default 1)\n"
+    "      --random-inputs     parameters without --input get generated values\n"
+    "                          (k/8 for |k| <= 16, small integers, booleans),\n"
+    "                          different on each repetition\n"
+    "      --stats             at the end, per module and entry and in total:\n"
+    "                          programs, compiles, recompiles, cache hits, disk\n"
+    "                          hits, disk rejects and evictions, runs, compile\n"
+    "                          and execute time\n"
+    "      --explain           print each recompile's explanation: every\n"
+    "                          difference from the nearest cached program,\n"
+    "                          grouped by cause, with its source location\n"
+    "      --json              --stats and --explain as one JSON object per line\n"
+    "      --max-compiles N    refuse a module's entry more than N programs built\n"
+    "                          in this run (exit 1 with the explanation); disk\n"
+    "                          cache hits (PLUMB_CACHE_DIR) are not compiles\n"
+    "      --error-on-recompile\n"
+    "                          refuse any recompile (exit 1 with the explanation)\n"
     "  -h, --help              show this help\n"
     "\n"
     "exit codes:\n"
@@ -80,7 +106,9 @@ static const char run_help[] =
     "     match the entry's parameters, or an output that cannot be written\n";
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
-       OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT };
+       OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
+       OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
+       OPT_ERROR_ON_RECOMPILE };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -94,6 +122,13 @@ static const cli_opt run_opts[] = {
     {"compare", 0, false, OPT_COMPARE},
     {"threads", 0, true, OPT_THREADS},
     {"split-input-file", 0, false, OPT_SPLIT},
+    {"repeat", 0, true, OPT_REPEAT},
+    {"random-inputs", 0, false, OPT_RANDOM_INPUTS},
+    {"stats", 0, false, OPT_STATS},
+    {"explain", 0, false, OPT_EXPLAIN},
+    {"json", 0, false, OPT_JSON},
+    {"max-compiles", 0, true, OPT_MAX_COMPILES},
+    {"error-on-recompile", 0, false, OPT_ERROR_ON_RECOMPILE},
     {NULL, 0, false, 0},
 };
 
@@ -1016,6 +1051,19 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "plumb run: error: out of memory\n");
         return CLI_EXIT_USAGE;
     }
+    /* session mode (run_session.c): every FILE through one runtime */
+    cli_session_opts so;
+    memset(&so, 0, sizeof so);
+    so.cmd = s.cmd;
+    so.repeat = 1;
+    bool session = false;
+    const char **files = plumb_calloc(cap, sizeof *files);
+    if (!files) {
+        plumb_free(s.inputs, cap * sizeof *s.inputs);
+        fprintf(stderr, "plumb run: error: out of memory\n");
+        return CLI_EXIT_USAGE;
+    }
+    int n_files = 0;
     cli_args a;
     cli_args_init(&a, argc, argv);
     const char *v;
@@ -1079,17 +1127,74 @@ int cmd_run(int argc, char **argv)
                 goto out;
             }
             break;
-        case CLI_OPERAND:
-            if (s.file) {
-                rc = cli_usage_error(s.cmd, "more than one FILE given ('%s' and '%s')", s.file, v);
+        case OPT_REPEAT: {
+            uint64_t n;
+            if (!cli_parse_u64(v, &n) || n == 0 || n > 1000000) {
+                rc = cli_usage_error(s.cmd, "--repeat: '%s' is not a count from 1 to 1000000", v);
                 goto out;
             }
-            s.file = v;
+            so.repeat = (uint32_t)n;
+            session = true;
+            break;
+        }
+        case OPT_MAX_COMPILES: {
+            uint64_t n;
+            if (!cli_parse_u64(v, &n) || n == 0 || n > UINT32_MAX) {
+                rc = cli_usage_error(s.cmd, "--max-compiles: '%s' is not a positive count", v);
+                goto out;
+            }
+            so.max_compiles = (uint32_t)n;
+            session = true;
+            break;
+        }
+        case OPT_RANDOM_INPUTS:
+            so.random_inputs = session = true;
+            break;
+        case OPT_STATS:
+            so.stats = session = true;
+            break;
+        case OPT_EXPLAIN:
+            so.explain = session = true;
+            break;
+        case OPT_JSON:
+            so.json = session = true;
+            break;
+        case OPT_ERROR_ON_RECOMPILE:
+            so.error_on_recompile = session = true;
+            break;
+        case CLI_OPERAND:
+            files[n_files++] = v;
+            if (!s.file)
+                s.file = v;
             break;
         }
     }
     if (!s.file) {
         rc = cli_usage_error(s.cmd, "no FILE given");
+        goto out;
+    }
+    if (session || n_files > 1) {
+        if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0) {
+            rc = cli_usage_error(s.cmd, "several FILEs, --repeat, --stats, --explain and the compile gates run "
+                                 "through the compiled runtime; --backend '%s' cannot take them", s.backend);
+            goto out;
+        }
+        if (s.compare || s.output_dir || s.split) {
+            rc = cli_usage_error(s.cmd, "%s runs one program at a time: it does not combine with several FILEs, "
+                                 "--repeat, --stats, --explain or the compile gates",
+                                 s.compare ? "--compare" : s.output_dir ? "--output-dir" : "--split-input-file");
+            goto out;
+        }
+        so.files = files;
+        so.n_files = n_files;
+        so.entry = s.entry;
+        so.inputs = s.inputs;
+        so.n_inputs = s.n_inputs;
+        so.hex = s.hex;
+        so.threads = s.threads;
+        so.max_bytes = s.max_bytes;
+        so.timeout_s = s.timeout_s;
+        rc = cli_finish(s.cmd, cli_run_session(&so));
         goto out;
     }
     if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0 && !conf_backend_is_path(s.backend)) {
@@ -1103,6 +1208,7 @@ int cmd_run(int argc, char **argv)
     }
     rc = cli_finish(s.cmd, run_file(&s));
 out:
+    plumb_free(files, cap * sizeof *files);
     plumb_free(s.inputs, cap * sizeof *s.inputs);
     return rc;
 }
