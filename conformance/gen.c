@@ -1060,8 +1060,39 @@ static bool convert_rounds(plumb_dtype src, plumb_dtype dst)
     return !plumb_dtype_is_bool(src) && plumb_dtype_get(src)->bits > pd;
 }
 
+/* Float → integer conversion truncates: its result steps at every integer
+ * the source holds within the target's range. */
+static bool convert_truncates(plumb_dtype src, plumb_dtype dst)
+{
+    return plumb_dtype_is_float(src) && !plumb_dtype_is_float(dst) && !plumb_dtype_is_bool(dst);
+}
+
+/* Truncation steps of float src → integer dst: the pairs (pred(k), k) for
+ * k = 1, 2, 3, 100 and the largest value of src not above dst's maximum,
+ * and (−k, succ(−k)) for signed targets (−1 < x < 0 gives 0). */
+static uint32_t truncation_steps(plumb_dtype src, plumb_dtype dst, conf_boundary *out, uint32_t cap)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(dst);
+    bool sg = plumb_dtype_is_signed(dst);
+    double imax = ldexp(1.0, (int)di->bits - (sg ? 1 : 0)) - 1.0; /* rounded up to a power of two in a double for 64 bits */
+    uint64_t top = fbits(src, imax);
+    while (fval(src, top) > imax || isinf(fval(src, top)) || fval(src, top) >= ldexp(1.0, (int)di->bits - (sg ? 1 : 0)))
+        top = fstep(src, top, false);
+    uint64_t sign = 1ull << (plumb_dtype_get(src)->bits - 1);
+    double ks[] = {1.0, 2.0, 3.0, 100.0, fval(src, top)};
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < LEN(ks); i++) {
+        if (ks[i] > fval(src, top) || fval(src, fbits(src, ks[i])) != ks[i]) continue;
+        uint64_t kb = fbits(src, ks[i]);
+        n = push_pair(out, n, cap, fstep(src, kb, false), kb);
+        if (sg) n = push_pair(out, n, cap, kb | sign, fstep(src, kb | sign, true));
+    }
+    return n;
+}
+
 uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary *out, uint32_t cap)
 {
+    if (convert_truncates(src, dst)) return truncation_steps(src, dst, out, cap);
     if (!convert_rounds(src, dst)) return 0;
     const plumb_dtype_info *dd = plumb_dtype_get(dst);
     int pd = (int)dd->mant_bits + 1, emax = (1 << (dd->exp_bits - 1)) - 1;
@@ -1514,9 +1545,12 @@ static bool gen_depth(gen *g)
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);
         if (ok && (t == PLUMB_F32 || t == PLUMB_F64) && is_unary_float_ew(g->op, t))
             ok = depth_case(g, t, t, "binades", gen_binades);
-        if (ok && g->op == PLUMB_OP_CONVERT)
-            for (int u = 0; ok && u < PLUMB_DTYPE_COUNT; u++)
+        if (ok && g->op == PLUMB_OP_CONVERT) {
+            for (int u = 0; ok && u < PLUMB_DTYPE_COUNT; u++) {
                 if (convert_rounds(t, (plumb_dtype)u)) ok = depth_case(g, t, (plumb_dtype)u, "midpoint", gen_midpoints);
+                else if (convert_truncates(t, (plumb_dtype)u)) ok = depth_case(g, t, (plumb_dtype)u, "steps", gen_midpoints);
+            }
+        }
     }
     return ok;
 }

@@ -75,7 +75,10 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     if (op == PLUMB_OP_CONVERT)
         for (int u = 0; u < PLUMB_DTYPE_COUNT; u++) {
             const plumb_dtype_info *d = plumb_dtype_get((plumb_dtype)u), *s = plumb_dtype_get(t);
-            if (!plumb_dtype_is_float((plumb_dtype)u)) continue;
+            if (!plumb_dtype_is_float((plumb_dtype)u)) {
+                n += f && !plumb_dtype_is_bool((plumb_dtype)u); /* "steps": float → integer truncation */
+                continue;
+            }
             if (f ? s->mant_bits > d->mant_bits || s->exp_bits > d->exp_bits
                   : !plumb_dtype_is_bool(t) && s->bits > d->mant_bits + 1)
                 n++;
