@@ -141,6 +141,24 @@ printf 'plumb-golden-manifest 1\nseed 3\nstablehlo.exponential i32\n' > "$tmp/ma
 golden check --backend ref --manifest "$tmp/manifest" --dir "$DATA"
 expect_in "$tmp/err" "a bad manifest line is named" "manifest:3: element type 'i32'"
 
+# ---- the reader in docs/golden.md: C and libc only --------------------------------------------
+sed -n '/^```c$/,/^```$/p' "$ROOT/docs/golden.md" | sed '1d;$d' > "$tmp/reader.c"
+if ${CC:-cc} -std=c99 -Wall -Werror -o "$tmp/reader" "$tmp/reader.c" 2> "$tmp/err"; then
+    ok "the reader in docs/golden.md compiles"
+    run "$tmp/reader" "$DATA/$F"
+    expect_rc "the reader reads a golden file" 0
+    size=$(wc -c < "$DATA/$F")
+    count=$(( (size - 96) / 8 ))
+    expect_in "$tmp/out" "the reader's header line" "stablehlo.exponential f32: $count records of 1 inputs and 1 outputs"
+    if [ "$(grep -c ' -> ' "$tmp/out")" = "$count" ]; then ok "the reader prints every record"; else fail "the reader prints every record"; fi
+    bad_dir
+    { head -c 300 "$DATA/$F"; head -c 1 "$DATA/$F" | tr 'P' 'Q'; tail -c +302 "$DATA/$F"; } > "$tmp/d/$F"
+    run "$tmp/reader" "$tmp/d/$F"
+    expect_in "$tmp/out" "the reader rejects a corrupted file" "bad checksum"
+else
+    fail "the reader in docs/golden.md compiles"
+fi
+
 # ---- gen: byte for byte ------------------------------------------------------------------------
 golden gen -q --manifest "$MANIFEST" --dir "$tmp/gen"
 expect_rc "golden gen regenerates the files" 0
