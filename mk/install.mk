@@ -33,8 +33,10 @@ INSTALL_HDRS  := $(sort $(wildcard include/plumb/*.h))
 # them, with the headers' '#include "../../ir/X.def"' rewritten to "X.def".
 INSTALL_DEFS  := ir/dtypes.def ir/ops.def
 
-.PHONY: install uninstall install-files
-all: $(SHLIB)
+.PHONY: install uninstall install-files shared
+# The shared library is built by `make shared` and by install (and so by
+# make check, whose tests/install/test_install.sh installs), not by `all`.
+shared: $(SHLIB)
 
 # The objects are already position independent (-fPIC in ALL_CFLAGS);
 # --no-undefined makes a symbol the library uses but does not define a
