@@ -74,7 +74,10 @@ else
     echo "skipped: StableHLO's test files ($TESTDATA is missing; set STABLEHLO_TESTDATA)"
 fi
 # The corpus must exercise the promise, not only refusals.
-if [ "$formatted" -ge 100 ]; then ok; else fail "only $formatted files were formatted (expected at least 100)"; fi
+# Without StableHLO's files (a fresh clone) only tests/ and examples/ count.
+want=100
+[ "$skipped" = 0 ] || want=50
+if [ "$formatted" -ge "$want" ]; then ok; else fail "only $formatted files were formatted (expected at least $want)"; fi
 
 # The three shapes of the broken promise (issue 11, finding 8): a generic
 # reduce without a region, a region on an op that takes none and a generic
