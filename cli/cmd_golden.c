@@ -10,7 +10,7 @@
 #include "../golden/golden_check.h"
 
 static const char golden_help[] =
-    "usage: plumb golden gen [--manifest FILE] [--dir DIR]\n"
+    "usage: plumb golden gen [--manifest FILE] [--dir DIR] [-q]\n"
     "       plumb golden check --backend ref|runtime|PATH.so [--manifest FILE] [--dir DIR]\n"
     "                          [--ops LIST] [--json FILE] [-q]\n"
     "       plumb golden ratchet --backend B --baseline FILE [--update] [--manifest FILE]\n"
@@ -226,7 +226,7 @@ static int run_check(const char *cmd, const gopts *o, bool ratchet)
             goto out;
         }
     }
-    if (!b.name[0] || (!conf_backend_is_path(o->backend) && !conf_backend_instance(&b, NULL, 0, &d))) goto diag;
+    if (!conf_backend_is_path(o->backend) && !conf_backend_instance(&b, NULL, 0, &d)) goto diag;
     uint64_t cases = 0, failed = 0;
     uint32_t bad_files = 0, skipped = 0;
     for (uint32_t i = 0; i < n_files; i++) {

@@ -25,7 +25,7 @@ typedef struct golden_result {
     uint32_t cases, passed, failed;
     double worst, p50, p90, p99; /* budget used: error / bound (0 exact; > 1 fails) */
     uint32_t hist[GOLDEN_HIST_BINS];
-    char failure[600];          /* the worst failing case: inputs, got, want, error, bound */
+    char failure[800];          /* the worst failing case: inputs, got, want, error, bound */
     char error[1100];
 } golden_result;
 
