@@ -420,6 +420,35 @@ static bool gen_elementwise(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
                 if (!push_ew(rs, op, f, in, d)) return false;
             }
     }
+    /* the overflow and underflow edges of binary arithmetic: max + ulp(max)/2
+     * is a tie that rounds to even, i.e. to infinity, one less stays max;
+     * 1.5 and 2.5 smallest subnormals halve to ties (to 2 and 2: even) */
+    if (op == PLUMB_OP_ADD || op == PLUMB_OP_SUBTRACT || op == PLUMB_OP_MULTIPLY || op == PLUMB_OP_DIVIDE) {
+        uint64_t maxb = encode(f, ldexp(2.0 - ldexp(1.0, 1 - f.p), f.emax));
+        uint64_t half_ulp = encode(f, ldexp(1.0, f.emax - f.p)), sgn = sign_bit(f);
+        bool sub = op == PLUMB_OP_SUBTRACT;
+        const uint64_t edge[][2] = {
+            {maxb, sub ? half_ulp | sgn : half_ulp}, {maxb, sub ? (half_ulp - 1) | sgn : half_ulp - 1},
+            {maxb | sgn, sub ? half_ulp : half_ulp | sgn}, {maxb, sub ? (half_ulp + 1) | sgn : half_ulp + 1},
+        };
+        const uint64_t scale[][2] = {
+            {maxb, encode(f, 1.0 + ldexp(1.0, 1 - f.p))}, {3, encode(f, 0.5)}, {5, encode(f, 0.5)},
+            {encode(f, ldexp(1.0, f.emin)), encode(f, 0.5)}, {maxb, encode(f, 2.0)},
+        };
+        bool additive = op == PLUMB_OP_ADD || sub;
+        uint32_t ne = additive ? 4 : 5;
+        for (uint32_t i = 0; i < ne; i++) {
+            in[0] = additive ? edge[i][0] : scale[i][0];
+            in[1] = additive ? edge[i][1] : scale[i][1];
+            /* divide: by 2 instead of times 0.5, by 0.5 instead of times 2, and by
+             * 1 - 2^-p (the predecessor of 1) instead of times 1 + 2^(1-p) */
+            if (op == PLUMB_OP_DIVIDE) {
+                double m = decode(f, in[1]);
+                in[1] = encode(f, m == 0.5 ? 2.0 : m == 2.0 ? 0.5 : 1.0 - ldexp(1.0, -f.p));
+            }
+            if (!push_ew(rs, op, f, in, d)) return false;
+        }
+    }
     /* seeded random samples: a quarter random bit patterns, the rest in the op's binades */
     for (uint32_t i = 0; i < GOLDEN_RANDOM; i++) {
         for (uint32_t k = 0; k < ar; k++)
@@ -580,6 +609,18 @@ static bool gen_contraction(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
     for (uint32_t k = 0; k < 20; k++) {
         rand_row(r, f, k, rec, nin);
         exact_sum(f, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
+        if (!recs_push(rs, rec, d)) goto out;
+    }
+    /* dots: subnormal operands times large ones, products as large as the
+     * rest of the row's (a multiplier that flushes subnormal inputs loses them) */
+    for (uint32_t k = 0; dot && k < 4; k++) {
+        int lo = f.emin + f.p, big = f.p + 2;
+        for (uint32_t i = 0; i < len; i++) {
+            bool tiny = i % 2 == 0;
+            rec[i] = tiny ? rand_subnormal(r, f) : rand_binade(r, f, lo, lo + 4, false);
+            rec[len + i] = tiny ? rand_binade(r, f, big, big + 4, false) : rand_binade(r, f, 0, 4, false);
+        }
+        exact_sum(f, rec, rec + len, len, &rec[nin], &rec[nin + 1]);
         if (!recs_push(rs, rec, d)) goto out;
     }
     /* hard to round: of 256 candidate rows, the 8 nearest a midpoint */

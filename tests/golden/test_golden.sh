@@ -89,6 +89,14 @@ if [ -f "$FAULT" ]; then
 else
     fail "the planted backend $FAULT is built (make all)"
 fi
+TIE=$BUILD/plugins/fault_add_overflow_tie.so
+if [ -f "$TIE" ]; then
+    golden check --backend "$TIE" --manifest "$MANIFEST" --dir "$DATA" -q
+    expect_rc "a backend rounding the f32 overflow tie max + ulp(max)/2 down fails golden check" 1
+    expect_in "$tmp/out" "the overflow tie is named with its inputs" "x=0x7f7fffff (3.40282347e+38), y=0x73000000"
+else
+    fail "the planted backend $TIE is built (make all)"
+fi
 golden check --backend ref --manifest "$MANIFEST" --dir "$DATA" --ops stablehlo.tanh,stablehlo.reduce
 expect_rc "--ops with a reduction passes on the reference" 0
 expect_in "$tmp/out" "--ops checks only the ops named" "16 files"
