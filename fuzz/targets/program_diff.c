@@ -19,7 +19,15 @@
  *     with localization lives in the fuzzer proper (`plumb fuzz`).
  * Always: when the reference runs a program, the runtime must run it too
  * (only resource limits and timeouts excuse a failure), with as many
- * results of the same types. */
+ * results of the same types.
+ *
+ * Structure-aware mutator (LLVMFuzzerCustomMutator): parses the input and
+ * changes the program, not its bytes — an elementwise op becomes another
+ * of the same arity, an operand is rewired to an earlier value of the same
+ * type, a constant's bit flips, a comparison changes direction — keeps
+ * the change only if the module still verifies, and prints it canonically.
+ * Inputs that do not parse, or that no mutation applies to, get libFuzzer's
+ * byte mutations. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +202,149 @@ static void verdict(const char *what)
     const char *v = getenv("PLUMB_FUZZ_VERBOSE");
     if (v && strcmp(v, "1") == 0)
         fprintf(stderr, "program_diff: %s\n", what);
+}
+
+/* ---- the structure-aware mutator ---------------------------------------- */
+
+static bool verifies(const ir_module *m)
+{
+    ir_verify_options vo = {.struct_size = sizeof vo, .max_bytes = FUZZ_PROGRAM_BYTES};
+    plumb_diag d = {.code = PLUMB_OK};
+    return ir_verify(m, &vo, &d);
+}
+
+/* An elementwise op written `op %a, %b : T` whose result has its operands'
+ * type: the ops one can replace by another without touching types. */
+static bool swappable(plumb_opcode c)
+{
+    const plumb_op_info *oi = plumb_op_get(c);
+    return oi->kind == PLUMB_KIND_ELEMENTWISE && oi->syntax == PLUMB_SYN_EW && oi->results == 1 &&
+           (oi->arity == 1 || oi->arity == 2) && c != PLUMB_OP_CONVERT && c != PLUMB_OP_COMPARE &&
+           c != PLUMB_OP_BITCAST_CONVERT && c != PLUMB_OP_IS_FINITE;
+}
+
+static bool mutate_opcode(ir_op *op, uint64_t *s)
+{
+    if (!swappable(op->code) || op->n_results != 1)
+        return false;
+    const plumb_op_info *oi = plumb_op_get(op->code);
+    plumb_dtype t = op->results[0]->type.dtype;
+    plumb_opcode cand[PLUMB_OP_COUNT];
+    uint32_t n = 0;
+    for (int c = 0; c < PLUMB_OP_COUNT; c++)
+        if ((plumb_opcode)c != op->code && swappable((plumb_opcode)c) && plumb_op_get((plumb_opcode)c)->arity == oi->arity &&
+            (plumb_op_get((plumb_opcode)c)->types & PLUMB_TY_BIT(t)))
+            cand[n++] = (plumb_opcode)c;
+    if (!n)
+        return false;
+    op->code = cand[next(s) % n];
+    return true;
+}
+
+/* Rewires operand i of op to a value of the same type defined before op in
+ * the same block (a block argument or an earlier result). */
+static bool mutate_operand(ir_block *b, ir_op *op, uint64_t *s)
+{
+    if (!op->n_operands)
+        return false;
+    uint32_t i = (uint32_t)(next(s) % op->n_operands);
+    const ir_type *want = &op->operands[i]->type;
+    ir_value *cand[256];
+    uint32_t n = 0;
+    for (uint32_t a = 0; a < b->n_args && n < 256; a++)
+        if (b->args[a] != op->operands[i] && ir_type_equal(&b->args[a]->type, want))
+            cand[n++] = b->args[a];
+    for (ir_op *p = b->first; p && p != op && n < 256; p = p->next)
+        for (uint32_t r = 0; r < p->n_results && n < 256; r++)
+            if (p->results[r] != op->operands[i] && ir_type_equal(&p->results[r]->type, want))
+                cand[n++] = p->results[r];
+    if (!n)
+        return false;
+    op->operands[i] = cand[next(s) % n];
+    return true;
+}
+
+static bool mutate_constant(ir_op *op, uint64_t *s)
+{
+    plumb_tensor *v = op->a.value;
+    if (op->code != PLUMB_OP_CONSTANT || !v || !v->nbytes)
+        return false;
+    uint64_t r = next(s);
+    ((uint8_t *)v->data)[(r >> 3) % v->nbytes] ^= (uint8_t)(1u << (r & 7));
+    return true;
+}
+
+static bool mutate_compare(ir_op *op, uint64_t *s)
+{
+    if (op->code != PLUMB_OP_COMPARE)
+        return false;
+    ir_cmp_dir d = (ir_cmp_dir)(next(s) % 6);
+    if (d == op->a.cmp_dir)
+        return false;
+    op->a.cmp_dir = d;
+    return true;
+}
+
+/* One mutation of @main's body that keeps the module valid; false when
+ * none applied. */
+static bool mutate_module(ir_module *m, uint64_t *s)
+{
+    ir_func *f = ir_module_find_func(m, "main");
+    if (!f || !f->body.n_ops)
+        return false;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        uint32_t k = (uint32_t)(next(s) % f->body.n_ops);
+        ir_op *op = f->body.first;
+        while (k-- && op->next)
+            op = op->next;
+        plumb_opcode code = op->code;
+        ir_value *ops_before[8];
+        uint32_t n_save = op->n_operands < 8 ? op->n_operands : 8;
+        memcpy(ops_before, op->operands, n_save * sizeof *ops_before);
+        ir_cmp_dir dir = op->a.cmp_dir;
+        bool changed;
+        switch (next(s) % 4) {
+        case 0: changed = mutate_opcode(op, s); break;
+        case 1: changed = op->n_operands <= 8 && mutate_operand(&f->body, op, s); break;
+        case 2: changed = mutate_constant(op, s); break;
+        default: changed = mutate_compare(op, s); break;
+        }
+        if (!changed)
+            continue;
+        if (verifies(m))
+            return true;
+        /* Undo (a flipped constant bit always verifies, so it never gets here). */
+        op->code = code;
+        memcpy(op->operands, ops_before, n_save * sizeof *ops_before);
+        op->a.cmp_dir = dir;
+    }
+    return false;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    uint64_t s = ((uint64_t)seed << 32) ^ XXH3_64bits(data, size);
+    if (size <= FUZZ_PROGRAM_BYTES && next(&s) % 8 != 0) {
+        ir_parse_options po = {.struct_size = sizeof po, .max_bytes = FUZZ_PROGRAM_BYTES};
+        plumb_diag d = {.code = PLUMB_OK};
+        ir_module *m = ir_parse((const char *)data, size, "input", &po, &d);
+        size_t out = 0;
+        if (m && verifies(m) && mutate_module(m, &s)) {
+            plumb_buf b;
+            plumb_buf_init(&b);
+            ir_print(&b, m);
+            if (!b.failed && b.len <= max_size) {
+                memcpy(data, b.data, b.len);
+                out = b.len;
+            }
+            plumb_buf_free(&b);
+        }
+        if (m)
+            ir_module_free(m);
+        if (out)
+            return out;
+    }
+    return LLVMFuzzerMutate(data, size, max_size);
 }
 
 static bool excused(plumb_code c) { return c == PLUMB_ERR_LIMIT || c == PLUMB_ERR_NOMEM || c == PLUMB_ERR_RUNTIME; }

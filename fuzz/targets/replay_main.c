@@ -5,7 +5,13 @@
  * An oracle violation aborts the process like it does under libFuzzer; the
  * file being run is named on stderr first, so a failure says which input.
  * Unreadable arguments are errors (exit 2), never skipped silently: a
- * corpus that vanished must not pass as an empty one. */
+ * corpus that vanished must not pass as an empty one.
+ *
+ * --mutate N (first argument): a target with a custom mutator
+ * (LLVMFuzzerCustomMutator) also has each input mutated N times in a chain,
+ * every mutant run through LLVMFuzzerTestOneInput (and counted), so that
+ * make check exercises the mutator as well; deterministic (the seeds are
+ * 1..N). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +19,73 @@
 #include <sys/stat.h>
 
 #include "target.h"
+
+/* Defined only by targets that have one. */
+__attribute__((weak)) size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+static unsigned long mutate_rounds;
+static long mutants;
+static uint32_t byte_state = 1;
+
+/* libFuzzer's LLVMFuzzerMutate stand-in: flips a bit, or changes, inserts
+ * or removes a byte (xorshift32, seeded by the custom mutator's calls). */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
+{
+    byte_state ^= byte_state << 13;
+    byte_state ^= byte_state >> 17;
+    byte_state ^= byte_state << 5;
+    uint32_t r = byte_state;
+    if (size == 0) {
+        if (max_size == 0)
+            return 0;
+        data[0] = (uint8_t)r;
+        return 1;
+    }
+    size_t at = (r >> 8) % size;
+    switch (r & 3) {
+    case 0: data[at] ^= (uint8_t)(1u << ((r >> 4) & 7)); return size;
+    case 1: data[at] = (uint8_t)(r >> 16); return size;
+    case 2:
+        if (size < max_size) {
+            memmove(data + at + 1, data + at, size - at);
+            data[at] = (uint8_t)(r >> 16);
+            return size + 1;
+        }
+        return size;
+    default:
+        memmove(data + at, data + at + 1, size - at - 1);
+        return size - 1;
+    }
+}
+
+static void run_mutants(const unsigned char *in, size_t len)
+{
+    if (!mutate_rounds || !LLVMFuzzerCustomMutator)
+        return;
+    size_t max = len * 2 + 4096;
+    uint8_t *buf = malloc(max);
+    if (!buf)
+        return;
+    memcpy(buf, in, len);
+    size_t n = len;
+    for (unsigned long i = 1; i <= mutate_rounds; i++) {
+        byte_state = (uint32_t)i * 2654435761u + 1;
+        n = LLVMFuzzerCustomMutator(buf, n, max, (unsigned int)i);
+        if (n > max) {
+            fprintf(stderr, "replay: the custom mutator returned %zu bytes, more than the %zu allowed\n", n, max);
+            abort();
+        }
+        /* An exact-size copy, as for the inputs themselves. */
+        uint8_t *exact = malloc(n ? n : 1);
+        if (!exact)
+            break;
+        memcpy(exact, buf, n);
+        LLVMFuzzerTestOneInput(exact, n);
+        free(exact);
+        mutants++;
+    }
+    free(buf);
+}
 
 static int run_file(const char *path)
 {
@@ -55,6 +128,7 @@ static int run_file(const char *path)
     free(buf);
     fprintf(stderr, "replay: %s\n", path);
     LLVMFuzzerTestOneInput(exact, len);
+    run_mutants(exact, len);
     free(exact);
     return 1;
 }
@@ -116,13 +190,23 @@ static int run_dir(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s FILE|DIR...  (runs each input through the fuzz target)\n", argv[0]);
+    int first = 1;
+    if (argc >= 3 && strcmp(argv[1], "--mutate") == 0) {
+        char *end;
+        mutate_rounds = strtoul(argv[2], &end, 10);
+        if (!*argv[2] || *end) {
+            fprintf(stderr, "replay: --mutate takes a count, not '%s'\n", argv[2]);
+            return 2;
+        }
+        first = 3;
+    }
+    if (argc <= first) {
+        fprintf(stderr, "usage: %s [--mutate N] FILE|DIR...  (runs each input through the fuzz target)\n", argv[0]);
         return 2;
     }
     LLVMFuzzerInitialize(&argc, &argv);
     long total = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = first; i < argc; i++) {
         struct stat st;
         if (stat(argv[i], &st) != 0) {
             fprintf(stderr, "replay: '%s' does not exist\n", argv[i]);
@@ -133,6 +217,9 @@ int main(int argc, char **argv)
             return 2;
         total += r;
     }
-    printf("replay: %ld inputs\n", total);
+    if (mutate_rounds)
+        printf("replay: %ld inputs, %ld mutants\n", total, mutants);
+    else
+        printf("replay: %ld inputs\n", total);
     return 0;
 }

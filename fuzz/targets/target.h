@@ -20,6 +20,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+/* Optional: a target's structure-aware mutator (program_diff has one).
+ * libFuzzer calls it instead of its own byte mutations; the replay driver
+ * runs it with --mutate N. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+/* libFuzzer's byte-level mutation, for a custom mutator to fall back on;
+ * replay_main.c has a simple one of its own. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 /* Prints "fuzz target <name>: <message>" on stderr and aborts. */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -74,6 +74,22 @@ if [ -x "$bin" ]; then
     fi
 fi
 
+# program_diff's structure-aware mutator: 5 mutants per seed (in a chain),
+# each run through the target; most must still be programs the oracles
+# judge (the mutator keeps only changes that verify).
+if [ -x "$bin" ]; then
+    files=$(find "$ROOT/fuzz/corpus/program_diff" -maxdepth 1 -type f ! -name '.*' | wc -l | tr -d ' ')
+    PLUMB_FUZZ_VERBOSE=1 "$bin" --mutate 5 "$ROOT/fuzz/corpus/program_diff" > "$tmp/out" 2> "$tmp/verdicts"
+    rc=$?
+    judged=$(grep -c '^program_diff: \(checked\|exact\)$' "$tmp/verdicts")
+    if [ "$rc" = 0 ] && grep -qx "replay: $files inputs, $((files * 5)) mutants" "$tmp/out" && \
+       [ "$judged" -ge $((files * 2)) ]; then
+        ok "program_diff: custom mutator, $((files * 5)) mutants run, $judged of all runs judged by an oracle"
+    else
+        fail "program_diff: custom mutator (exit $rc, '$(cat "$tmp/out")', $judged judged, expected >= $((files * 2)))"
+    fi
+fi
+
 # The replay driver: a missing corpus is an error, not an empty pass.
 bin=$BUILD/fuzz/replay/parse
 if [ -x "$bin" ]; then
