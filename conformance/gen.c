@@ -1349,7 +1349,7 @@ static bool gen_cross_pad(gen *g)
     plumb_buf_init(&names);
     plumb_buf_init(&types);
     for (uint32_t k = 0; k < np; k++) {
-        char pn[8];
+        char pn[16];   /* "v" and any unsigned: gcc -O0 checks the width */
         snprintf(pn, sizeof pn, "v%u", k);
         plumb_tensor *v = param(g, pn, t, 0, NULL, NULL, 0, 0);
         if (v) plumb_store_bits(t, v->data, 0, pv[k]);
