@@ -1,0 +1,274 @@
+/* plumb fuzz: differential fuzzing of a backend against the reference
+ * (fuzz/, docs/fuzz.md). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../fuzz/fuzz.h"
+#include "cli.h"
+
+static const char fuzz_help[] =
+    "usage: plumb fuzz [--backend ref|runtime|PATH.so] [--seed S] [--count N | --time T]\n"
+    "                  [--mutators LIST] [--out DIR] [--json FILE] [options]\n"
+    "\n"
+    "Generates random valid programs from the op table (elementwise ops,\n"
+    "convert, broadcast_in_dim, reshape, transpose, slice, concatenate,\n"
+    "reverse, reduce with add and maximum bodies, dot_general), runs each and\n"
+    "its mutants on the backend in a worker process, and checks three oracles:\n"
+    "  agree     every op's result (all intermediates are returned) against\n"
+    "            the reference re-evaluating that op on the backend's own\n"
+    "            operands, under the op table's bound (exact ops bitwise)\n"
+    "  compiles  the compiles a program and each mutant cause (the backend's\n"
+    "            stats) against what the compile-cache contract predicts\n"
+    "  crash     a worker that dies (hang: one that runs past --timeout)\n"
+    "Findings are deduplicated by signature (oracle/op/dtype/mutator); each\n"
+    "is printed once and, with --out, saved as a directory holding the\n"
+    "program, its inputs as tensor files, what was expected and observed, and\n"
+    "a README with the command that replays it.\n"
+    "\n"
+    "options:\n"
+    "      --backend B         ref, runtime (default) or a backend plugin .so\n"
+    "      --seed S            campaign seed (default 1); program i's seed is\n"
+    "                          derived from S and i, so a run is reproducible\n"
+    "      --count N           programs to run (default 1000, before sharding)\n"
+    "      --time T            stop after T seconds (with --count: whichever\n"
+    "                          comes first; alone: no count limit)\n"
+    "      --index I           start at program I (with --count 1: replay one)\n"
+    "      --mutators LIST     comma-separated, 'all' (default) or 'none':\n"
+    "                            params     new parameter values: 0 compiles\n"
+    "                            identical  the same program again: 0\n"
+    "                            constant   a baked constant changed: exactly 1\n"
+    "                            shape      static shapes changed: exactly 1\n"
+    "      --ops LIST          ops the generator may use (short or full names)\n"
+    "      --dtypes LIST       element types (default: all), e.g. f32,f16,i32\n"
+    "      --max-nodes N       ops per program, at most (default 8)\n"
+    "      --max-elements N    elements per parameter, at most (default 256)\n"
+    "      --shard I/N         run programs i with i mod N = I; default from\n"
+    "                          TEST_SHARD_INDEX and TEST_TOTAL_SHARDS\n"
+    "      --out DIR           save each finding as DIR/NNN-SIGNATURE/\n"
+    "      --json FILE         write the JSON report (counts, op coverage,\n"
+    "                          findings) to FILE\n"
+    "      --timeout S         seconds per program and its mutants before it\n"
+    "                          counts as a hang (default 20)\n"
+    "      --batch N           programs per worker process (default 64)\n"
+    "  -q, --quiet             no progress line (shown on a terminal only)\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "The last line is 'fuzz: N programs, N mutants, N ops checked, N findings'.\n"
+    "\n"
+    "exit status:\n"
+    "  0  no finding\n"
+    "  1  something was found\n"
+    "  2  usage error, a backend that cannot be loaded, an unusable --out or\n"
+    "     --json, or a generator bug (a generated program that does not verify)\n";
+
+enum {
+    OPT_HELP = 1, OPT_BACKEND, OPT_SEED, OPT_COUNT, OPT_TIME, OPT_INDEX, OPT_MUTATORS, OPT_OPS, OPT_DTYPES,
+    OPT_MAX_NODES, OPT_MAX_ELEMS, OPT_SHARD, OPT_OUT, OPT_JSON, OPT_TIMEOUT, OPT_BATCH, OPT_QUIET,
+};
+
+static const cli_opt fuzz_opts[] = {
+    {"help", 'h', false, OPT_HELP},
+    {"backend", 0, true, OPT_BACKEND},
+    {"seed", 0, true, OPT_SEED},
+    {"count", 0, true, OPT_COUNT},
+    {"time", 0, true, OPT_TIME},
+    {"index", 0, true, OPT_INDEX},
+    {"mutators", 0, true, OPT_MUTATORS},
+    {"ops", 0, true, OPT_OPS},
+    {"dtypes", 0, true, OPT_DTYPES},
+    {"max-nodes", 0, true, OPT_MAX_NODES},
+    {"max-elements", 0, true, OPT_MAX_ELEMS},
+    {"shard", 0, true, OPT_SHARD},
+    {"out", 0, true, OPT_OUT},
+    {"json", 0, true, OPT_JSON},
+    {"timeout", 0, true, OPT_TIMEOUT},
+    {"batch", 0, true, OPT_BATCH},
+    {"quiet", 'q', false, OPT_QUIET},
+    {NULL, 0, false, 0},
+};
+
+static bool parse_seconds(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > 1e9)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Parses a comma-separated list of op names into ops (only ops the
+ * generator can build). */
+static int parse_ops(const char *cmd, const char *s, bool *ops)
+{
+    memset(ops, 0, PLUMB_OP_COUNT * sizeof *ops);
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        plumb_opcode op;
+        if (!n || !plumb_op_lookup(s, n, &op))
+            return cli_usage_error(cmd, "--ops: '%.*s' is not an op (plumb ops lists them)", (int)n, s);
+        if (!fz_op_supported(op))
+            return cli_usage_error(cmd, "--ops: the generator does not build %s yet", plumb_op_name(op));
+        ops[op] = true;
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int parse_dtypes(const char *cmd, const char *s, uint32_t *mask)
+{
+    *mask = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        plumb_dtype t;
+        if (!n || !plumb_dtype_parse(s, n, &t))
+            return cli_usage_error(cmd, "--dtypes: '%.*s' is not an element type", (int)n, s);
+        *mask |= PLUMB_TY_BIT(t);
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    if (!*mask)
+        return cli_usage_error(cmd, "--dtypes: no element type given");
+    return CLI_EXIT_OK;
+}
+
+int cmd_fuzz(int argc, char **argv)
+{
+    const char *cmd = "fuzz";
+    fz_options o;
+    fz_options_init(&o);
+    const char *json = NULL;
+    bool quiet = false, shard_given = false, count_given = false, time_given = false;
+    cli_args a;
+    cli_args_init(&a, argc, argv);
+    const char *v;
+    int id, rc;
+    char bad[64];
+    while ((id = cli_next(&a, fuzz_opts, &v)) != CLI_END) {
+        switch (id) {
+        case CLI_ERROR:
+            return CLI_EXIT_USAGE;
+        case OPT_HELP:
+            fputs(fuzz_help, stdout);
+            return cli_finish(cmd, CLI_EXIT_OK);
+        case OPT_BACKEND:
+            o.backend = v;
+            break;
+        case OPT_SEED:
+            if (!cli_parse_u64(v, &o.seed))
+                return cli_usage_error(cmd, "--seed: '%s' is not an unsigned integer", v);
+            break;
+        case OPT_COUNT:
+            if (!cli_parse_u64(v, &o.count) || o.count == 0)
+                return cli_usage_error(cmd, "--count: '%s' is not a positive integer", v);
+            count_given = true;
+            break;
+        case OPT_TIME:
+            if (!parse_seconds(v, &o.time_s))
+                return cli_usage_error(cmd, "--time: '%s' is not a positive number of seconds", v);
+            time_given = true;
+            break;
+        case OPT_INDEX:
+            if (!cli_parse_u64(v, &o.first))
+                return cli_usage_error(cmd, "--index: '%s' is not an unsigned integer", v);
+            break;
+        case OPT_MUTATORS:
+            if (!fz_mutators_parse(v, &o.mutators, bad, sizeof bad))
+                return cli_usage_error(cmd, "--mutators: '%s' is not a mutator (params, identical, constant, shape, "
+                                       "all, none)", bad);
+            break;
+        case OPT_OPS:
+            if ((rc = parse_ops(cmd, v, o.gen.ops)) != CLI_EXIT_OK)
+                return rc;
+            break;
+        case OPT_DTYPES:
+            if ((rc = parse_dtypes(cmd, v, &o.gen.dtypes)) != CLI_EXIT_OK)
+                return rc;
+            break;
+        case OPT_MAX_NODES:
+            if (!cli_parse_u32(v, &o.gen.max_nodes) || o.gen.max_nodes == 0 || o.gen.max_nodes > 32)
+                return cli_usage_error(cmd, "--max-nodes: '%s' is not a number from 1 to 32", v);
+            break;
+        case OPT_MAX_ELEMS:
+            if (!cli_parse_u32(v, &o.gen.max_elems) || o.gen.max_elems == 0 || o.gen.max_elems > (1u << 20))
+                return cli_usage_error(cmd, "--max-elements: '%s' is not a number from 1 to 1048576", v);
+            break;
+        case OPT_SHARD:
+            if (!cli_parse_shard(v, &o.shard_index, &o.shard_count))
+                return cli_usage_error(cmd, "--shard: expected I/N with 0 <= I < N, got '%s'", v);
+            shard_given = true;
+            break;
+        case OPT_OUT:
+            o.out_dir = v;
+            break;
+        case OPT_JSON:
+            json = v;
+            break;
+        case OPT_TIMEOUT:
+            if (!parse_seconds(v, &o.timeout_s))
+                return cli_usage_error(cmd, "--timeout: '%s' is not a positive number of seconds", v);
+            break;
+        case OPT_BATCH:
+            if (!cli_parse_u32(v, &o.batch) || o.batch == 0 || o.batch > 100000)
+                return cli_usage_error(cmd, "--batch: '%s' is not a number from 1 to 100000", v);
+            break;
+        case OPT_QUIET:
+            quiet = true;
+            break;
+        case CLI_OPERAND:
+            return cli_usage_error(cmd, "unexpected argument '%s'", v);
+        }
+    }
+    if (time_given && !count_given)
+        o.count = 0;
+    if (!shard_given && (rc = cli_shard_from_env(cmd, &o.shard_index, &o.shard_count)) != CLI_EXIT_OK)
+        return rc;
+    bool any_op = false;
+    for (int i = 0; i < PLUMB_OP_COUNT; i++)
+        any_op |= o.gen.ops[i];
+    if (!any_op)
+        return cli_usage_error(cmd, "--ops: no op given");
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    if (json && !plumb_check_write_target(json, &d)) {
+        cli_print_diag(cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
+    o.progress = !quiet && isatty(2);
+    fz_result res;
+    if (!fz_run(&o, &res, &d)) {
+        cli_print_diag(cmd, &d);
+        fz_result_free(&res);
+        return CLI_EXIT_USAGE;
+    }
+    for (uint32_t i = 0; i < res.n_findings; i++) {
+        const fz_finding *f = &res.findings[i];
+        printf("FINDING %s: program %llu (%u programs): %s%s%s\n", f->signature, (unsigned long long)f->program,
+               f->hits, f->detail, f->dir[0] ? "\n  saved in " : "", f->dir);
+    }
+    rc = res.n_findings ? CLI_EXIT_INVALID : CLI_EXIT_OK;
+    if (json) {
+        plumb_buf b;
+        plumb_buf_init(&b);
+        fz_report_json(&b, &o, &res);
+        if (b.failed || !cli_write_atomic(json, b.data, b.len, &d)) {
+            if (b.failed)
+                plumb_diag_set(&d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory writing the report");
+            cli_print_diag(cmd, &d);
+            rc = CLI_EXIT_USAGE;
+        }
+        plumb_buf_free(&b);
+    }
+    printf("fuzz: %llu programs, %llu mutants, %llu ops checked, %u findings (%.1f s, %.0f programs/s)\n",
+           (unsigned long long)res.programs, (unsigned long long)res.mutants, (unsigned long long)res.ops_checked,
+           res.n_findings, res.seconds, res.seconds > 0 ? (double)res.programs / res.seconds : 0.0);
+    if (res.skipped)
+        printf("fuzz: %llu programs skipped: they use an op or element type the backend does not claim\n",
+               (unsigned long long)res.skipped);
+    fz_result_free(&res);
+    return cli_finish(cmd, rc);
+}

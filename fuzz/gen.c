@@ -1,0 +1,886 @@
+/* The program generator of the fuzzer: random programs over the op table,
+ * type- and shape-correct by construction (every program is parsed and
+ * verified before it runs; a failure is a generator bug), deterministic for
+ * a seed, and the mutators that derive new programs from one. */
+#include <math.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "plumb/ir.h"
+#include "../conformance/conf.h"
+
+/* ---- a small deterministic generator (splitmix64) ------------------------ */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t next64(rng *r)
+{
+    uint64_t x = (r->s += 0x9E3779B97F4A7C15ull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* Uniform in [0, n); n > 0. Always one draw, whatever n is, so that a
+ * program grown by the shape mutator makes the same choices as its base. */
+static uint32_t below(rng *r, uint32_t n) { return n ? (uint32_t)(next64(r) % n) : 0; }
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    rng r = {a ^ (b * 0xD1B54A32D192ED03ull)};
+    return next64(&r);
+}
+
+/* ---- what the generator builds ---------------------------------------------- */
+
+bool fz_op_supported(plumb_opcode op)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    if (oi->kind == PLUMB_KIND_ELEMENTWISE)
+        return op != PLUMB_OP_REDUCE_PRECISION;
+    switch (op) {
+    case PLUMB_OP_BROADCAST_IN_DIM:
+    case PLUMB_OP_RESHAPE:
+    case PLUMB_OP_TRANSPOSE:
+    case PLUMB_OP_SLICE:
+    case PLUMB_OP_CONCATENATE:
+    case PLUMB_OP_REVERSE:
+    case PLUMB_OP_REDUCE:
+    case PLUMB_OP_DOT_GENERAL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void fz_gen_opts_init(fz_gen_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < PLUMB_OP_COUNT; i++)
+        o->ops[i] = fz_op_supported((plumb_opcode)i);
+    o->dtypes = PLUMB_TY_ALL;
+    o->max_nodes = FZ_DEFAULT_NODES;
+    o->max_elems = FZ_DEFAULT_ELEMS;
+}
+
+static uint64_t numel(const fz_node *n)
+{
+    uint64_t e = 1;
+    for (uint32_t i = 0; i < n->rank; i++)
+        e *= (uint64_t)n->dims[i];
+    return e;
+}
+
+static bool same_type(const fz_node *a, const fz_node *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank)
+        return false;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+typedef struct gctx {
+    const fz_gen_opts *o;
+    fz_prog *p;
+    rng r;
+    uint32_t bump;
+    plumb_diag *d;
+    bool failed;
+} gctx;
+
+static fz_node *add_node(gctx *g, uint8_t kind)
+{
+    if (g->p->n_nodes >= FZ_MAX_NODES)
+        return NULL;
+    fz_node *n = &g->p->n[g->p->n_nodes++];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    return n;
+}
+
+/* ---- values ------------------------------------------------------------------- */
+
+static uint64_t float_bits(plumb_dtype t, double v)
+{
+    switch (t) {
+    case PLUMB_F16:
+        return plumb_f64_to_f16(v);
+    case PLUMB_BF16:
+        return plumb_f64_to_bf16(v);
+    case PLUMB_F32:
+        return plumb_f32_bits((float)v);
+    default:
+        return plumb_f64_bits(v);
+    }
+}
+
+enum { VC_SPECIAL, VC_SUBNORMAL, VC_BOUNDARY, VC_NORMAL, VC_UNIFORM, VC_COUNT };
+
+/* One element of value class vc for type t. Normal values stay in
+ * [-4, 4] most of the time so that chains of ops keep finite results. */
+static uint64_t value_bits(rng *r, plumb_dtype t, int vc)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t mask = di->bits >= 64 ? ~0ull : (1ull << di->bits) - 1;
+    if (plumb_dtype_is_bool(t))
+        return next64(r) & 1;
+    if (!plumb_dtype_is_float(t)) {
+        if (vc == VC_BOUNDARY || vc == VC_SPECIAL) {
+            /* 0, 1, -1 (all ones), the largest and smallest of the type */
+            uint64_t smax = plumb_dtype_is_signed(t) ? mask >> 1 : mask;
+            uint64_t v[] = {0, 1, mask, smax, smax + 1, 2};
+            return v[below(r, 6)] & mask;
+        }
+        if (vc == VC_UNIFORM)
+            return next64(r) & mask;
+        return (uint64_t)((int64_t)below(r, 17) - 8) & mask;
+    }
+    uint64_t specials[32];
+    uint32_t ns = conf_float_specials(t, specials);
+    uint64_t frac = (1ull << di->mant_bits) - 1, sign = 1ull << (di->bits - 1);
+    switch (vc) {
+    case VC_SPECIAL:
+        if (ns)
+            return specials[below(r, ns)];
+        return 0;
+    case VC_SUBNORMAL:
+        return ((next64(r) & frac) | 1) | (next64(r) & sign);
+    case VC_BOUNDARY: {
+        uint64_t maxf = ((((1ull << di->exp_bits) - 2) << di->mant_bits) | frac);
+        uint64_t minn = 1ull << di->mant_bits;
+        uint64_t v[] = {maxf, minn, float_bits(t, 1.0), float_bits(t, 0.5), frac, minn - 1};
+        return v[below(r, 6)] | (next64(r) & sign);
+    }
+    case VC_UNIFORM:
+        return next64(r) & mask;
+    default: {
+        double x = ((double)(next64(r) >> 11) / 9007199254740992.0) * 8.0 - 4.0;
+        return float_bits(t, x);
+    }
+    }
+}
+
+static void fill_tensor(rng *r, plumb_tensor *x, bool mostly_normal)
+{
+    int vc = mostly_normal ? VC_NORMAL : (int)below(r, VC_COUNT);
+    /* most tensors are normal values with a few elements of another class */
+    int extra = (int)below(r, VC_COUNT);
+    uint64_t n = plumb_tensor_numel(x);
+    for (uint64_t i = 0; i < n; i++) {
+        int c = below(r, 8) == 0 ? extra : vc;
+        plumb_store_bits(x->dtype, x->data, (size_t)i, value_bits(r, x->dtype, c));
+    }
+}
+
+/* ---- building ------------------------------------------------------------------ */
+
+static uint32_t new_param(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    fz_node *n = add_node(g, FZ_PARAM);
+    if (!n) {
+        g->failed = true;
+        return 0;
+    }
+    n->dtype = t;
+    n->rank = rank;
+    memcpy(n->dims, dims, rank * sizeof *dims);
+    n->index = g->p->n_params++;
+    return (uint32_t)(n - g->p->n);
+}
+
+static uint32_t new_const(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims, const uint64_t *splat)
+{
+    fz_node *n = add_node(g, FZ_CONST);
+    if (!n) {
+        g->failed = true;
+        return 0;
+    }
+    n->dtype = t;
+    n->rank = rank;
+    memcpy(n->dims, dims, rank * sizeof *dims);
+    n->value = plumb_tensor_new(t, rank, dims, 0, g->d);
+    if (!n->value) {
+        g->failed = true;
+        return 0;
+    }
+    if (splat)
+        for (uint64_t i = 0, e = plumb_tensor_numel(n->value); i < e; i++)
+            plumb_store_bits(t, n->value->data, (size_t)i, *splat);
+    else
+        fill_tensor(&g->r, n->value, true);
+    return (uint32_t)(n - g->p->n);
+}
+
+/* A fresh operand of the given type: a parameter, or a constant one time
+ * in four. */
+static uint32_t fresh(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    if (below(&g->r, 4) == 0)
+        return new_const(g, t, rank, dims, NULL);
+    return new_param(g, t, rank, dims);
+}
+
+static uint32_t random_param(gctx *g, plumb_dtype t)
+{
+    uint32_t rank = below(&g->r, 4);
+    int64_t dims[FZ_MAX_RANK];
+    uint64_t e = 1;
+    for (uint32_t i = 0; i < rank; i++) {
+        dims[i] = 1 + below(&g->r, 4) + g->bump;
+        e *= (uint64_t)dims[i];
+    }
+    /* keep within --max-elements: shrink the largest dimension first */
+    while (e > g->o->max_elems) {
+        uint32_t k = 0;
+        for (uint32_t i = 1; i < rank; i++)
+            if (dims[i] > dims[k])
+                k = i;
+        if (dims[k] == 1)
+            break;
+        dims[k]--;
+        e = 1;
+        for (uint32_t i = 0; i < rank; i++)
+            e *= (uint64_t)dims[i];
+    }
+    return new_param(g, t, rank, dims);
+}
+
+/* A value of exactly this type from the program so far (one time in four,
+ * or when there is none, a fresh one). */
+static uint32_t matching(gctx *g, const fz_node *like)
+{
+    uint32_t cand[FZ_MAX_NODES], nc = 0;
+    for (uint32_t i = 0; i < g->p->n_nodes; i++)
+        if (same_type(&g->p->n[i], like))
+            cand[nc++] = i;
+    uint32_t pick = below(&g->r, nc + nc / 3 + 1);
+    if (pick < nc)
+        return cand[pick];
+    return fresh(g, like->dtype, like->rank, like->dims);
+}
+
+static void list(char *out, size_t cap, const int64_t *v, uint32_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%lld", i ? ", " : "", (long long)v[i]);
+}
+
+static bool accepts(plumb_opcode op, plumb_dtype t) { return (plumb_op_get(op)->types & PLUMB_TY_BIT(t)) != 0; }
+
+/* Tries to add op on operand x; false when it does not apply to x (the
+ * draws are made anyway). */
+static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
+{
+    fz_prog *p = g->p;
+    fz_node x = p->n[xi]; /* copy: adding nodes may not move it, but stay safe */
+    const plumb_op_info *oi = plumb_op_get(op);
+    uint32_t r1 = below(&g->r, 1u << 16), r2 = below(&g->r, 1u << 16), r3 = below(&g->r, 1u << 16);
+    fz_node res;
+    memset(&res, 0, sizeof res);
+    res.kind = FZ_OP;
+    res.op = op;
+    res.dtype = x.dtype;
+    res.rank = x.rank;
+    memcpy(res.dims, x.dims, sizeof res.dims);
+    res.arg[0] = xi;
+    res.n_args = 1;
+    if (oi->kind == PLUMB_KIND_ELEMENTWISE && op != PLUMB_OP_SELECT && op != PLUMB_OP_CONVERT &&
+        !accepts(op, x.dtype))
+        return false;
+    switch (op) {
+    case PLUMB_OP_CONVERT: {
+        plumb_dtype cand[PLUMB_DTYPE_COUNT];
+        uint32_t nc = 0;
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+            if ((g->o->dtypes & PLUMB_TY_BIT(t)) && t != (int)x.dtype)
+                cand[nc++] = (plumb_dtype)t;
+        if (!nc)
+            return false;
+        res.dtype = cand[r1 % nc];
+        break;
+    }
+    case PLUMB_OP_COMPARE: {
+        static const char *dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+        snprintf(res.pre, sizeof res.pre, "%s, ", dirs[r1 % 6]);
+        if (plumb_dtype_is_float(x.dtype))
+            snprintf(res.post, sizeof res.post, ", %s", r2 % 2 ? "TOTALORDER" : "FLOAT");
+        res.arg[1] = matching(g, &x);
+        res.n_args = 2;
+        res.dtype = PLUMB_I1;
+        break;
+    }
+    case PLUMB_OP_SELECT: {
+        fz_node pred = x;
+        pred.dtype = PLUMB_I1;
+        res.arg[0] = matching(g, &pred);
+        res.arg[1] = xi;
+        res.arg[2] = matching(g, &x);
+        res.n_args = 3;
+        break;
+    }
+    case PLUMB_OP_CLAMP:
+        res.arg[0] = matching(g, &x);
+        res.arg[1] = xi;
+        res.arg[2] = matching(g, &x);
+        res.n_args = 3;
+        break;
+    case PLUMB_OP_IS_FINITE:
+        res.dtype = PLUMB_I1;
+        break;
+    case PLUMB_OP_BROADCAST_IN_DIM: {
+        if (x.rank >= FZ_MAX_RANK)
+            return false;
+        uint32_t at = r1 % (x.rank + 1);
+        int64_t size = 1 + (int64_t)(r2 % 3), map[FZ_MAX_RANK];
+        if (numel(&x) * (uint64_t)size > g->o->max_elems)
+            size = 1;
+        res.rank = x.rank + 1;
+        for (uint32_t i = 0, j = 0; i < res.rank; i++) {
+            if (i == at) {
+                res.dims[i] = size;
+                continue;
+            }
+            /* a dimension of 1 may be expanded */
+            res.dims[i] = x.dims[j] == 1 && (r3 >> j) % 2 ? 2 : x.dims[j];
+            map[j++] = i;
+        }
+        uint64_t e = 1;
+        for (uint32_t i = 0; i < res.rank; i++)
+            e *= (uint64_t)res.dims[i];
+        if (e > g->o->max_elems)
+            return false;
+        char l[64];
+        list(l, sizeof l, map, x.rank);
+        snprintf(res.post, sizeof res.post, ", dims = [%s]", l);
+        break;
+    }
+    case PLUMB_OP_RESHAPE: {
+        int64_t e = (int64_t)numel(&x);
+        int64_t div[32];
+        uint32_t nd = 0;
+        for (int64_t k = 1; k <= e && nd < 32; k++)
+            if (e % k == 0)
+                div[nd++] = k;
+        if (x.rank == 1 && nd > 2) {
+            int64_t a = div[1 + r1 % (nd - 2)];
+            res.rank = 2;
+            res.dims[0] = a;
+            res.dims[1] = e / a;
+        } else if (x.rank == 1 && e == 1) {
+            res.rank = 0;
+        } else {
+            res.rank = 1;
+            res.dims[0] = e;
+        }
+        break;
+    }
+    case PLUMB_OP_TRANSPOSE: {
+        if (x.rank < 2)
+            return false;
+        int64_t perm[FZ_MAX_RANK];
+        for (uint32_t i = 0; i < x.rank; i++)
+            perm[i] = i;
+        uint32_t s = r1;
+        for (uint32_t i = x.rank - 1; i > 0; i--) {
+            uint32_t j = s % (i + 1);
+            s /= (i + 1);
+            int64_t t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        for (uint32_t i = 0; i < x.rank; i++)
+            res.dims[i] = x.dims[perm[i]];
+        char l[64];
+        list(l, sizeof l, perm, x.rank);
+        snprintf(res.post, sizeof res.post, ", dims = [%s]", l);
+        break;
+    }
+    case PLUMB_OP_SLICE: {
+        if (x.rank == 0)
+            return false;
+        size_t len = 0;
+        len += (size_t)snprintf(res.post + len, sizeof res.post - len, " [");
+        uint32_t s = r1 ^ (r2 << 16);
+        for (uint32_t i = 0; i < x.rank; i++) {
+            int64_t n = x.dims[i];
+            int64_t start = (int64_t)(s % (uint32_t)n);
+            s /= (uint32_t)n;
+            int64_t lim = start + 1 + (int64_t)(s % (uint32_t)(n - start));
+            s /= (uint32_t)(n - start);
+            int64_t stride = 1 + (int64_t)((r3 >> i) & 1);
+            res.dims[i] = (lim - start + stride - 1) / stride;
+            len += (size_t)snprintf(res.post + len, sizeof res.post - len, "%s%lld:%lld:%lld", i ? ", " : "",
+                                    (long long)start, (long long)lim, (long long)stride);
+        }
+        snprintf(res.post + len, sizeof res.post - len, "]");
+        break;
+    }
+    case PLUMB_OP_REVERSE: {
+        if (x.rank == 0)
+            return false;
+        int64_t dl[FZ_MAX_RANK];
+        uint32_t nd = 0;
+        for (uint32_t i = 0; i < x.rank; i++)
+            if ((r1 >> i) & 1)
+                dl[nd++] = i;
+        if (!nd)
+            dl[nd++] = r2 % x.rank;
+        char l[64];
+        list(l, sizeof l, dl, nd);
+        snprintf(res.post, sizeof res.post, ", dims = [%s]", l);
+        break;
+    }
+    case PLUMB_OP_CONCATENATE: {
+        if (x.rank == 0)
+            return false;
+        uint32_t dim = r1 % x.rank;
+        fz_node y = x;
+        y.dims[dim] = 1 + (int64_t)(r2 % 3);
+        res.dims[dim] = x.dims[dim] + y.dims[dim];
+        if (numel(&res) > g->o->max_elems)
+            return false;
+        res.arg[1] = r3 % 2 && y.dims[dim] == x.dims[dim] ? xi : matching(g, &y);
+        res.n_args = 2;
+        snprintf(res.post, sizeof res.post, ", dim = %u", dim);
+        break;
+    }
+    case PLUMB_OP_REDUCE: {
+        if (x.rank == 0)
+            return false;
+        res.body = r2 % 2 ? PLUMB_OP_MAXIMUM : PLUMB_OP_ADD;
+        int64_t dl[FZ_MAX_RANK];
+        uint32_t nd = 0;
+        res.rank = 0;
+        for (uint32_t i = 0; i < x.rank; i++) {
+            if ((r1 >> i) & 1)
+                dl[nd++] = i;
+            else
+                res.dims[res.rank++] = x.dims[i];
+        }
+        if (!nd) {
+            dl[nd++] = 0;
+            res.rank = 0;
+            for (uint32_t i = 1; i < x.rank; i++)
+                res.dims[res.rank++] = x.dims[i];
+        }
+        /* the identity of the body as the init value */
+        uint64_t init = 0;
+        if (res.body == PLUMB_OP_MAXIMUM) {
+            if (plumb_dtype_is_float(x.dtype))
+                init = float_bits(x.dtype, -INFINITY);
+            else if (plumb_dtype_is_signed(x.dtype))
+                init = 1ull << (plumb_dtype_get(x.dtype)->bits - 1);
+        }
+        res.arg[1] = new_const(g, x.dtype, 0, NULL, &init);
+        res.n_args = 2;
+        char l[64];
+        list(l, sizeof l, dl, nd);
+        snprintf(res.post, sizeof res.post, "%s", l);
+        break;
+    }
+    case PLUMB_OP_DOT_GENERAL: {
+        if (x.rank == 0 || x.rank > 2 || plumb_dtype_is_bool(x.dtype))
+            return false;
+        fz_node y = x;
+        uint32_t lc = x.rank - 1;
+        int64_t k = x.dims[lc];
+        y.rank = 1 + (r1 % 2);
+        y.dims[0] = k;
+        y.dims[1] = 1 + (int64_t)(r2 % 4);
+        res.rank = 0;
+        for (uint32_t i = 0; i < x.rank; i++)
+            if (i != lc)
+                res.dims[res.rank++] = x.dims[i];
+        if (y.rank == 2)
+            res.dims[res.rank++] = y.dims[1];
+        res.arg[1] = matching(g, &y);
+        res.n_args = 2;
+        snprintf(res.post, sizeof res.post, ", contracting_dims = [%u] x [0]", lc);
+        break;
+    }
+    default:
+        if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->arity < 1 || oi->arity > 2)
+            return false;
+        if (oi->arity == 2) {
+            res.arg[1] = matching(g, &x);
+            res.n_args = 2;
+        }
+    }
+    if (g->failed)
+        return false;
+    fz_node *n = add_node(g, FZ_OP);
+    if (!n) {
+        g->failed = true;
+        return false;
+    }
+    *n = res;
+    n->index = p->n_results++;
+    return true;
+}
+
+bool fz_generate(const fz_gen_opts *o, uint64_t seed, uint32_t bump, fz_prog *p, plumb_diag *d)
+{
+    memset(p, 0, sizeof *p);
+    gctx g = {o, p, {seed}, bump, d, false};
+    plumb_opcode ops[PLUMB_OP_COUNT];
+    uint32_t n_ops = 0;
+    for (int i = 0; i < PLUMB_OP_COUNT; i++)
+        if (o->ops[i] && fz_op_supported((plumb_opcode)i))
+            ops[n_ops++] = (plumb_opcode)i;
+    plumb_dtype types[PLUMB_DTYPE_COUNT];
+    uint32_t n_types = 0;
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+        if (o->dtypes & PLUMB_TY_BIT(t))
+            types[n_types++] = (plumb_dtype)t;
+    if (!n_ops || !n_types) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "fuzz: no op or no element type to generate");
+        return false;
+    }
+    /* The primary type: one the first drawn op accepts when there is one. */
+    plumb_dtype t = types[below(&g.r, n_types)];
+    random_param(&g, t);
+    uint32_t want = 1 + below(&g.r, o->max_nodes);
+    /* Budget of attempts: an op that does not fit its operand is drawn again. */
+    for (uint32_t tries = 0; p->n_results < want && tries < 8 * o->max_nodes && !g.failed; tries++) {
+        if (p->n_nodes + 6 >= FZ_MAX_NODES)
+            break;
+        plumb_opcode op = ops[below(&g.r, n_ops)];
+        /* operands: mostly the latest values, so programs chain */
+        uint32_t back = below(&g.r, 3), xi = p->n_nodes - 1 - (back < p->n_nodes ? back : 0);
+        if (below(&g.r, 8) == 0)
+            xi = random_param(&g, types[below(&g.r, n_types)]);
+        if (p->n[xi].kind == FZ_CONST && p->n[xi].rank == 0 && below(&g.r, 2))
+            xi = random_param(&g, p->n[xi].dtype);
+        try_op(&g, op, xi);
+    }
+    if (g.failed) {
+        if (d->code == PLUMB_OK)
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, (plumb_loc){0, 0}, "fuzz: program of seed %llu outgrew %d nodes",
+                           (unsigned long long)seed, FZ_MAX_NODES);
+        fz_prog_free(p);
+        return false;
+    }
+    return true;
+}
+
+bool fz_fill_inputs(fz_prog *p, uint64_t value_seed, plumb_diag *d)
+{
+    rng r = {value_seed};
+    for (uint32_t i = 0; i < p->n_nodes; i++) {
+        fz_node *n = &p->n[i];
+        if (n->kind != FZ_PARAM)
+            continue;
+        plumb_tensor_free(p->inputs[n->index]);
+        p->inputs[n->index] = plumb_tensor_new(n->dtype, n->rank, n->dims, 0, d);
+        if (!p->inputs[n->index])
+            return false;
+        fill_tensor(&r, p->inputs[n->index], below(&r, 3) != 0);
+    }
+    return true;
+}
+
+void fz_prog_free(fz_prog *p)
+{
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        plumb_tensor_free(p->n[i].value);
+    for (uint32_t i = 0; i < p->n_params; i++)
+        plumb_tensor_free(p->inputs[i]);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- text -------------------------------------------------------------------------- */
+
+static void type_text(plumb_buf *b, const fz_node *n)
+{
+    plumb_buf_puts(b, "tensor<");
+    for (uint32_t i = 0; i < n->rank; i++)
+        plumb_buf_printf(b, "%lldx", (long long)n->dims[i]);
+    plumb_buf_printf(b, "%s>", plumb_dtype_name(n->dtype));
+}
+
+/* "%r = op operands attrs : types" for node k with the given names. */
+static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res, char names[][16])
+{
+    const fz_node *n = &p->n[k];
+    const fz_node *a0 = &p->n[n->arg[0]];
+    plumb_buf_printf(b, "  %s = ", res);
+    if (n->op == PLUMB_OP_REDUCE) {
+        plumb_buf_printf(b, "stablehlo.reduce(%s init: %s) applies %s across dimensions = [%s] : (", names[0],
+                         names[1], plumb_op_name(n->body), n->post);
+        type_text(b, a0);
+        plumb_buf_puts(b, ", ");
+        type_text(b, &p->n[n->arg[1]]);
+        plumb_buf_puts(b, ") -> ");
+        type_text(b, n);
+        plumb_buf_puts(b, "\n");
+        return;
+    }
+    plumb_buf_printf(b, "%s %s", plumb_op_name(n->op), n->pre);
+    for (uint32_t i = 0; i < n->n_args; i++)
+        plumb_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+    plumb_buf_printf(b, "%s : ", n->post);
+    const plumb_op_info *oi = plumb_op_get(n->op);
+    bool same = oi->kind == PLUMB_KIND_ELEMENTWISE && n->op != PLUMB_OP_CONVERT && n->op != PLUMB_OP_COMPARE &&
+                n->op != PLUMB_OP_IS_FINITE && n->op != PLUMB_OP_SELECT;
+    if (same || n->op == PLUMB_OP_REVERSE) {
+        type_text(b, n);
+    } else if (n->op == PLUMB_OP_SELECT) {
+        type_text(b, a0);
+        plumb_buf_puts(b, ", ");
+        type_text(b, n);
+    } else {
+        plumb_buf_puts(b, "(");
+        for (uint32_t i = 0; i < n->n_args; i++) {
+            if (i)
+                plumb_buf_puts(b, ", ");
+            type_text(b, &p->n[n->arg[i]]);
+        }
+        plumb_buf_puts(b, ") -> ");
+        type_text(b, n);
+    }
+    plumb_buf_puts(b, "\n");
+}
+
+static void const_line(plumb_buf *b, const fz_node *n, const char *res)
+{
+    plumb_buf_printf(b, "  %s = stablehlo.constant ", res);
+    plumb_dense_print(b, n->value, true);
+    plumb_buf_puts(b, " : ");
+    type_text(b, n);
+    plumb_buf_puts(b, "\n");
+}
+
+bool fz_prog_text(const fz_prog *p, plumb_buf *b)
+{
+    plumb_buf_puts(b, "func.func @main(");
+    bool first = true;
+    for (uint32_t i = 0; i < p->n_nodes; i++) {
+        if (p->n[i].kind != FZ_PARAM)
+            continue;
+        plumb_buf_printf(b, "%s%%a%u: ", first ? "" : ", ", p->n[i].index);
+        type_text(b, &p->n[i]);
+        first = false;
+    }
+    plumb_buf_puts(b, ") -> (");
+    first = true;
+    for (uint32_t i = 0; i < p->n_nodes; i++) {
+        if (p->n[i].kind != FZ_OP)
+            continue;
+        if (!first)
+            plumb_buf_puts(b, ", ");
+        type_text(b, &p->n[i]);
+        first = false;
+    }
+    plumb_buf_puts(b, ") {\n");
+    for (uint32_t i = 0; i < p->n_nodes; i++) {
+        const fz_node *n = &p->n[i];
+        char res[16];
+        snprintf(res, sizeof res, "%%v%u", i);
+        if (n->kind == FZ_CONST) {
+            const_line(b, n, res);
+        } else if (n->kind == FZ_OP) {
+            char names[3][16];
+            for (uint32_t j = 0; j < n->n_args; j++) {
+                const fz_node *a = &p->n[n->arg[j]];
+                if (a->kind == FZ_PARAM)
+                    snprintf(names[j], sizeof names[j], "%%a%u", a->index);
+                else
+                    snprintf(names[j], sizeof names[j], "%%v%u", n->arg[j]);
+            }
+            op_line(b, p, i, res, names);
+        }
+    }
+    plumb_buf_puts(b, "  return ");
+    first = true;
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        if (p->n[i].kind == FZ_OP) {
+            plumb_buf_printf(b, "%s%%v%u", first ? "" : ", ", i);
+            first = false;
+        }
+    plumb_buf_puts(b, " : ");
+    first = true;
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        if (p->n[i].kind == FZ_OP) {
+            if (!first)
+                plumb_buf_puts(b, ", ");
+            type_text(b, &p->n[i]);
+            first = false;
+        }
+    plumb_buf_puts(b, "\n}\n");
+    return !b->failed && b->data;
+}
+
+bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, uint32_t *n_in)
+{
+    const fz_node *n = &p->n[k];
+    char names[3][16];
+    *n_in = 0;
+    plumb_buf_puts(b, "func.func @main(");
+    for (uint32_t j = 0; j < n->n_args; j++) {
+        const fz_node *a = &p->n[n->arg[j]];
+        if (a->kind == FZ_CONST)
+            continue;
+        snprintf(names[j], sizeof names[j], "%%x%u", *n_in);
+        plumb_buf_printf(b, "%s%s: ", *n_in ? ", " : "", names[j]);
+        type_text(b, a);
+        in_nodes[(*n_in)++] = n->arg[j];
+    }
+    plumb_buf_puts(b, ") -> ");
+    type_text(b, n);
+    plumb_buf_puts(b, " {\n");
+    for (uint32_t j = 0; j < n->n_args; j++) {
+        const fz_node *a = &p->n[n->arg[j]];
+        if (a->kind != FZ_CONST)
+            continue;
+        snprintf(names[j], sizeof names[j], "%%c%u", j);
+        const_line(b, a, names[j]);
+    }
+    op_line(b, p, k, "%r", names);
+    plumb_buf_puts(b, "  return %r : ");
+    type_text(b, n);
+    plumb_buf_puts(b, "\n}\n");
+    return !b->failed && b->data;
+}
+
+bool fz_prog_verify(const char *text, size_t len, plumb_diag *d)
+{
+    ir_module *m = ir_parse(text, len, "generated program", NULL, d);
+    bool ok = m && ir_verify(m, NULL, d);
+    ir_module_free(m);
+    return ok;
+}
+
+plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k)
+{
+    const fz_node *n = &p->n[k];
+    if (n->op == PLUMB_OP_SELECT)
+        return p->n[n->arg[1]].dtype;
+    return p->n[n->arg[0]].dtype;
+}
+
+/* ---- mutators -------------------------------------------------------------------------- */
+
+static const char *const mut_names[FZ_MUT_COUNT] = {"params", "identical", "constant", "shape"};
+
+const char *fz_mutator_name(fz_mutator m) { return m < FZ_MUT_COUNT ? mut_names[m] : "?"; }
+
+uint32_t fz_mutator_predicts(fz_mutator m) { return m == FZ_MUT_CONSTANT || m == FZ_MUT_SHAPE ? 1 : 0; }
+
+bool fz_mutators_parse(const char *s, uint32_t *mask, char *bad, size_t cap)
+{
+    *mask = 0;
+    if (!strcmp(s, "all")) {
+        *mask = (1u << FZ_MUT_COUNT) - 1;
+        return true;
+    }
+    if (!strcmp(s, "none"))
+        return true;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        int hit = -1;
+        for (int m = 0; m < FZ_MUT_COUNT; m++)
+            if (strlen(mut_names[m]) == n && !strncmp(s, mut_names[m], n))
+                hit = m;
+        if (hit < 0) {
+            snprintf(bad, cap, "%.*s", (int)n, s);
+            return false;
+        }
+        *mask |= 1u << hit;
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return true;
+}
+
+bool fz_base(const fz_gen_opts *o, uint64_t seed, fz_prog *out, plumb_diag *d)
+{
+    if (!fz_generate(o, seed, 0, out, d))
+        return false;
+    if (!fz_fill_inputs(out, mix(seed, 1), d)) {
+        fz_prog_free(out);
+        return false;
+    }
+    return true;
+}
+
+bool fz_mutate(const fz_gen_opts *o, uint64_t seed, fz_mutator m, fz_prog *out, bool *applicable, plumb_diag *d)
+{
+    *applicable = true;
+    switch (m) {
+    case FZ_MUT_IDENTICAL:
+        return fz_base(o, seed, out, d);
+    case FZ_MUT_PARAMS:
+        if (!fz_generate(o, seed, 0, out, d))
+            return false;
+        if (!fz_fill_inputs(out, mix(seed, 2), d)) {
+            fz_prog_free(out);
+            return false;
+        }
+        return true;
+    case FZ_MUT_CONSTANT: {
+        if (!fz_base(o, seed, out, d))
+            return false;
+        rng r = {mix(seed, 3)};
+        for (uint32_t i = 0; i < out->n_nodes; i++) {
+            fz_node *n = &out->n[i];
+            if (n->kind != FZ_CONST || !plumb_tensor_numel(n->value))
+                continue;
+            /* change one element to another bit pattern of the same class mix */
+            uint64_t e = below(&r, (uint32_t)plumb_tensor_numel(n->value));
+            uint64_t old = plumb_load_bits(n->dtype, n->value->data, (size_t)e), v = old;
+            for (int tries = 0; v == old && tries < 64; tries++)
+                v = value_bits(&r, n->dtype, (int)below(&r, VC_COUNT));
+            if (v == old)
+                v = old ^ 1;
+            plumb_store_bits(n->dtype, n->value->data, (size_t)e, v);
+            return true;
+        }
+        fz_prog_free(out);
+        *applicable = false;
+        return false;
+    }
+    case FZ_MUT_SHAPE: {
+        if (!fz_generate(o, seed, 1, out, d))
+            return false;
+        fz_prog base;
+        if (!fz_generate(o, seed, 0, &base, d)) {
+            fz_prog_free(out);
+            return false;
+        }
+        /* a program whose parameters are all scalars has no shape to change */
+        plumb_buf a, b;
+        plumb_buf_init(&a);
+        plumb_buf_init(&b);
+        bool ok = fz_prog_text(out, &a) && fz_prog_text(&base, &b);
+        bool differ = ok && strcmp(a.data, b.data) != 0;
+        plumb_buf_free(&a);
+        plumb_buf_free(&b);
+        fz_prog_free(&base);
+        if (!ok) {
+            fz_prog_free(out);
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "fuzz: out of memory printing a program");
+            return false;
+        }
+        if (!differ) {
+            fz_prog_free(out);
+            *applicable = false;
+            return false;
+        }
+        if (!fz_fill_inputs(out, mix(seed, 1), d)) {
+            fz_prog_free(out);
+            return false;
+        }
+        return true;
+    }
+    default:
+        *applicable = false;
+        return false;
+    }
+}

@@ -1,0 +1,120 @@
+#!/bin/sh
+# plumb fuzz smoke: fixed seeds and counts. The runtime and the reference
+# run clean against the reference; planted faults are found by the oracle
+# meant for them (agreement naming the op, compile counts, crashes and
+# hangs) and saved as finding directories; bad options are usage errors.
+# Ends with "N passed, N failed".
+BUILD=${BUILD:-build}
+PLUMB=${PLUMB:-$BUILD/plumb}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; [ -f "$tmp/out" ] && tail -15 "$tmp/out"; fail=$((fail + 1)); }
+plugin() { # $1 = plugin name; builds it if the Makefile rule has not
+    so="$BUILD/plugins/$1.so"
+    if [ ! -f "$so" ]; then
+        mkdir -p "$BUILD/plugins"
+        ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fPIC -Iinclude -Iconformance -O1 -shared \
+            -o "$so" "tests/conformance/plugins/$1.c" "$BUILD/libplumb.a" \
+            -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
+    fi
+    echo "$so"
+}
+fuzz() { # runs plumb fuzz -q with the arguments; $rc gets its exit code
+    "$PLUMB" fuzz -q "$@" > "$tmp/out" 2>&1
+    rc=$?
+}
+
+# 1. The runtime against the reference: clean, every mutator applied.
+fuzz --backend runtime --seed 1 --count 300 --json "$tmp/rt.json"
+if [ "$rc" = 0 ] && grep -q '^fuzz: 300 programs, [1-9][0-9]* mutants, [1-9][0-9]* ops checked, 0 findings' "$tmp/out"; then
+    ok "runtime, seed 1, 300 programs: clean"
+else bad "runtime, seed 1, 300 programs: expected exit 0 and 0 findings, got exit $rc"; fi
+# the report is JSON with the counts and a coverage table that includes
+# ops of every family the generator builds
+if command -v jq > /dev/null 2>&1; then
+    if jq -e '.programs == 300 and (.findings | length) == 0 and .coverage.dot_general > 0 and .coverage.reduce > 0
+              and .coverage.transpose > 0 and .coverage.convert > 0 and .coverage.concatenate > 0' "$tmp/rt.json" > /dev/null
+    then ok "JSON report: counts and op coverage"
+    else bad "JSON report: counts and op coverage"; cat "$tmp/rt.json" | head -30; fi
+fi
+
+# 2. The reference against itself: clean.
+fuzz --backend ref --seed 7 --count 200
+if [ "$rc" = 0 ] && grep -q '0 findings' "$tmp/out"; then ok "ref, seed 7: clean"
+else bad "ref, seed 7: expected a clean run, got exit $rc"; fi
+
+# 3. Determinism: the same seed gives the same counts; sharding splits them.
+fuzz --backend ref --seed 3 --count 60 --mutators none
+a=$(tail -n 1 "$tmp/out" | sed 's/ (.*//')
+fuzz --backend ref --seed 3 --count 60 --mutators none
+b=$(tail -n 1 "$tmp/out" | sed 's/ (.*//')
+fuzz --backend ref --seed 3 --count 60 --mutators none --shard 0/2
+s0=$(tail -n 1 "$tmp/out" | sed -n 's/^fuzz: \([0-9]*\) programs.*/\1/p')
+TEST_SHARD_INDEX=1 TEST_TOTAL_SHARDS=2 "$PLUMB" fuzz -q --backend ref --seed 3 --count 60 --mutators none > "$tmp/out" 2>&1
+s1=$(tail -n 1 "$tmp/out" | sed -n 's/^fuzz: \([0-9]*\) programs.*/\1/p')
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$s0" = 30 ] && [ "$s1" = 30 ]; then ok "same seed, same run; shards 30 + 30"
+else bad "determinism/sharding: '$a' vs '$b', shards '$s0' + '$s1'"; fi
+
+# 4. A planted 2-ULP exp fault (single-op programs: the plugin only touches
+#    programs with one input and one result) is found and the op named.
+so=$(plugin fault_exp_ulp) || so=
+fuzz --backend "$so" --seed 1 --count 40 --ops exponential,negate --dtypes f32 --max-nodes 1 --out "$tmp/exp"
+if [ "$rc" = 1 ] && grep -q '^FINDING agree/exponential/f32/' "$tmp/out" && grep -q 'error 2 ulp, bound 1 ulp' "$tmp/out" \
+   && ! grep -q 'FINDING agree/negate' "$tmp/out"; then
+    ok "fault_exp_ulp: found, names exponential"
+else bad "fault_exp_ulp: expected exit 1 and an agree/exponential/f32 finding, got exit $rc"; fi
+d=$(ls -d "$tmp"/exp/*agree_exponential_f32_base 2>/dev/null | head -n 1)
+if [ -n "$d" ] && [ -f "$d/program.mlir" ] && [ -f "$d/a0.tensor" ] && grep -q 'plumb fuzz --backend' "$d/README" \
+   && grep -q '^op: exponential' "$d/finding.txt"; then
+    # the saved program and inputs replay the disagreement on their own
+    "$PLUMB" run --backend "$so" --compare "$d/program.mlir" --input "a0=$d/a0.tensor" > "$tmp/replay" 2>&1
+    if [ $? = 1 ] && grep -q 'EXCEEDS' "$tmp/replay"; then ok "finding directory replays with plumb run --compare"
+    else bad "finding directory: run --compare did not reproduce"; cat "$tmp/replay"; fi
+else bad "finding directory: missing program, inputs, README or finding.txt"; ls -R "$tmp/exp" | head; fi
+
+# 5. A cache keyed on parameter values: results right, compile counts wrong.
+so=$(plugin fault_cache_params) || so=
+fuzz --backend "$so" --seed 1 --count 30
+if [ "$rc" = 1 ] && grep -q '^FINDING compiles/program/any/params:.*1 new compiles, the contract predicts 0' "$tmp/out" \
+   && ! grep -q '^FINDING agree' "$tmp/out" && ! grep -q '^FINDING compiles/program/any/identical' "$tmp/out"; then
+    ok "fault_cache_params: caught by the compile-count oracle (params mutator)"
+else bad "fault_cache_params: expected exactly the params compile-count finding, got exit $rc"; fi
+
+# 6. A cache that ignores digits (baked constants, static shapes): caught.
+so=$(plugin fault_stale) || so=
+fuzz --backend "$so" --seed 1 --count 100 --mutators constant,shape
+if [ "$rc" = 1 ] && grep -q '^FINDING compiles/program/any/constant:.*0 new compiles, the contract predicts 1' "$tmp/out" \
+   && grep -q '^FINDING compiles/program/any/shape:' "$tmp/out"; then
+    ok "fault_stale: caught by the compile-count oracle (constant, shape)"
+else bad "fault_stale: expected constant and shape compile-count findings, got exit $rc"; fi
+
+# 7. A backend that crashes (on tanh) or hangs (scalar f64) never stops the
+#    campaign: the crash is a finding and the other programs still run.
+so=$(plugin fault_crash) || so=
+fuzz --backend "$so" --seed 1 --count 40 --ops tanh,negate,add --dtypes f32
+if [ "$rc" = 1 ] && grep -q '^FINDING crash/program/f32/base:.*signal 11' "$tmp/out" \
+   && grep -q '^fuzz: 40 programs' "$tmp/out"; then ok "fault_crash: a crash finding, all 40 programs accounted"
+else bad "fault_crash: expected a crash finding and 40 programs, got exit $rc"; fi
+so=$(plugin run_hang) || so=
+fuzz --backend "$so" --seed 2 --count 12 --ops negate --dtypes f64 --max-nodes 1 --mutators none --timeout 1
+if [ "$rc" = 1 ] && grep -q '^FINDING hang/program/f64/base' "$tmp/out" && grep -q '^fuzz: 12 programs' "$tmp/out"; then
+    ok "run_hang: a hang finding after --timeout, the campaign goes on"
+else bad "run_hang: expected a hang finding, got exit $rc"; fi
+
+# 8. Usage errors exit 2 and name the problem.
+for args in "--mutators bogus" "--ops gather" "--count 0" "--shard 2/2" "--dtypes f33" "--backend /nonexistent.so"; do
+    # shellcheck disable=SC2086
+    "$PLUMB" fuzz -q $args --count 1 > "$tmp/out" 2>&1
+    rc=$?
+    if [ "$rc" = 2 ] && grep -q 'error' "$tmp/out"; then ok "usage: $args -> 2"
+    else bad "usage: $args: expected exit 2 with an error, got $rc"; fi
+done
+"$PLUMB" fuzz --help > "$tmp/out" 2>&1
+if grep -q -- '--mutators' "$tmp/out" && grep -q -- '--shard' "$tmp/out" && grep -q -- '--json' "$tmp/out"; then ok "--help"
+else bad "--help lacks options"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
