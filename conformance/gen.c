@@ -1433,6 +1433,7 @@ static bool gen_thresholds(gen *g)
     plumb_dtype t = g->t;
     conf_boundary bd[32];
     uint32_t nb = conf_boundaries(g->op, t, bd, 32);
+    if (nb > 32) nb = 32;
     int64_t n = (int64_t)nb * 4;
     const char *T = tys(g, t, 1, &n);
     bool pw = plumb_op_get(g->op)->arity == 2;
@@ -1461,6 +1462,8 @@ static bool gen_midpoints(gen *g)
     uint64_t tr[16];
     uint32_t nb = conf_convert_boundaries(g->t, g->target, bd, 32);
     uint32_t nt = g->t == PLUMB_F64 ? conf_double_rounding_traps(g->target, tr, 16) : 0;
+    if (nb > 32) nb = 32;
+    if (nt > 16) nt = 16;
     int64_t n = (int64_t)nb * 3 + nt;
     plumb_tensor *x = param(g, "x", g->t, 1, &n, NULL, 0, 0);
     if (!x) return push_case(g, "%r");
