@@ -300,7 +300,8 @@ static bool mutate_module(ir_module *m, uint64_t *s)
         plumb_opcode code = op->code;
         ir_value *ops_before[8];
         uint32_t n_save = op->n_operands < 8 ? op->n_operands : 8;
-        memcpy(ops_before, op->operands, n_save * sizeof *ops_before);
+        if (n_save)   /* operands is NULL for an op without any */
+            memcpy(ops_before, op->operands, n_save * sizeof *ops_before);
         ir_cmp_dir dir = op->a.cmp_dir;
         bool changed;
         switch (next(s) % 4) {
@@ -315,7 +316,8 @@ static bool mutate_module(ir_module *m, uint64_t *s)
             return true;
         /* Undo (a flipped constant bit always verifies, so it never gets here). */
         op->code = code;
-        memcpy(op->operands, ops_before, n_save * sizeof *ops_before);
+        if (n_save)
+            memcpy(op->operands, ops_before, n_save * sizeof *ops_before);
         op->a.cmp_dir = dir;
     }
     return false;
