@@ -404,7 +404,7 @@ uint32_t rt_disk_evict(const char *dir, uint64_t max_bytes, const uint64_t keep[
             v = nv;
             cap = ncap;
         }
-        snprintf(v[n].name, sizeof v[n].name, "%s", de->d_name);
+        memcpy(v[n].name, de->d_name, 32 + 7 + 1);   /* is_entry_name: exactly 39 characters */
         v[n].bytes = (uint64_t)sb.st_size;
         v[n].used = sb.st_mtim;
         total += v[n].bytes;

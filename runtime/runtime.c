@@ -46,6 +46,7 @@ struct plumb_runtime {
     char *cache_dir;           /* NULL = no disk cache */
     uint64_t cache_max_bytes;  /* eviction limit of the disk cache */
     FILE *log;                 /* recompile explanations, or NULL */
+    bool log_json;             /* PLUMB_LOG=recompiles:json: the log gets JSON lines */
     rt_pool *pool;
     plumb_runtime_stats st;
     rt_entry **entries;
@@ -71,14 +72,20 @@ void plumb_runtime_options_init(plumb_runtime_options *opts)
 }
 
 /* PLUMB_LOG is a comma-separated list of topics; "recompiles" (or "all")
- * turns explanations on. */
-static bool env_logs_recompiles(void)
+ * turns explanations on, "recompiles:json" as one JSON object per line
+ * (*json set; also for a log given in the options). */
+static bool env_logs_recompiles(bool *json)
 {
     const char *e = getenv("PLUMB_LOG");
+    *json = false;
     if (!e)
         return false;
     for (const char *p = e; *p;) {
         size_t n = strcspn(p, ",");
+        if (n == 15 && strncmp(p, "recompiles:json", 15) == 0) {
+            *json = true;
+            return true;
+        }
         if ((n == 10 && strncmp(p, "recompiles", 10) == 0) || (n == 3 && strncmp(p, "all", 3) == 0))
             return true;
         p += n;
@@ -170,7 +177,8 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
                         "plumb: warning: PLUMB_CACHE_MAX_BYTES='%s' is not a positive size; using 1Gi\n", mb);
         }
     }
-    rt->log = o.log ? o.log : env_logs_recompiles() ? stderr : NULL;
+    bool env_log = env_logs_recompiles(&rt->log_json);
+    rt->log = o.log ? o.log : env_log ? stderr : NULL;
     /* A cache directory others could write is never trusted; the run goes
      * on without it after a one-line warning (cache.c: rt_disk_dir_open). */
     if (rt->cache_dir && !rt_disk_dir_usable(rt->cache_dir, rt->log ? rt->log : stderr)) {
@@ -327,6 +335,32 @@ static bool add_program(rt_entry *e, rt_cached *c)
     return true;
 }
 
+static void json_str_out(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void log_json_reject(FILE *f, const char *path, const char *entry, const char *why)
+{
+    fputs("{\"disk_reject\": {\"path\": ", f);
+    json_str_out(f, path);
+    fputs(", \"entry\": ", f);
+    json_str_out(f, entry);
+    fputs(", \"reason\": ", f);
+    json_str_out(f, why);
+    fputs("}}\n", f);
+}
+
 /* Fills rt->line/json with why `now` is new for entry e. */
 static void explain(plumb_runtime *rt, const rt_entry *e, const rt_canon *now, uint32_t number)
 {
@@ -342,7 +376,10 @@ static void explain(plumb_runtime *rt, const rt_entry *e, const rt_canon *now, u
                rt->json, sizeof rt->json);
     rt->has_explanation = true;
     if (rt->log) {
-        fprintf(rt->log, "plumb: %s\n", rt->line);
+        if (rt->log_json)
+            fprintf(rt->log, "{\"recompile\": %s}\n", rt->json);
+        else
+            fprintf(rt->log, "plumb: %s\n", rt->line);
         fflush(rt->log);
     }
 }
@@ -420,8 +457,11 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
                 char path[4096];
                 if (!rt_disk_path(rt->cache_dir, c->key, path, sizeof path))
                     snprintf(path, sizeof path, "%s", rt->cache_dir);
-                fprintf(rt->log, "plumb: disk cache entry %s of @%s rejected: %s; rebuilding it\n", path, e->name,
-                        why);
+                if (rt->log_json)
+                    log_json_reject(rt->log, path, e->name, why);
+                else
+                    fprintf(rt->log, "plumb: disk cache entry %s of @%s rejected: %s; rebuilding it\n", path,
+                            e->name, why);
                 fflush(rt->log);
             }
         }

@@ -168,6 +168,43 @@ static void mixed_causes_grouped(void **state)
     assert_non_null(strstr(json, "\"causes\": {\"baked_constant\": 1, \"attribute\": 1}"));
 }
 
+/* PLUMB_LOG=recompiles:json writes each explanation to the log as one JSON
+ * object per line, wrapped as {"recompile": {...}}. */
+static void log_json_lines(void **state)
+{
+    (void)state;
+    char a[2048], b[2048];
+    snprintf(a, sizeof a, step_fmt, "1.024000e+03", "1.000000e-03");
+    snprintf(b, sizeof b, step_fmt, "5.120000e+02", "9.000000e-04");
+    assert_int_equal(setenv("PLUMB_LOG", "recompiles:json", 1), 0);
+    FILE *log = tmpfile();
+    assert_non_null(log);
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.log = log;
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_int_equal(unsetenv("PLUMB_LOG"), 0);
+    assert_non_null(rt);
+    ir_module *ma = parse_ok(a), *mb = parse_ok(b);
+    assert_non_null(plumb_runtime_compile(rt, ma, NULL, &d));
+    assert_non_null(plumb_runtime_compile(rt, mb, NULL, &d));
+    char text[16384];
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = 0;
+    const char *head = "{\"recompile\": {\"entry\": \"main\"";
+    assert_int_equal(strncmp(text, head, strlen(head)), 0);
+    assert_non_null(strstr(text, "\"causes\": {\"baked_constant\": 2}"));
+    assert_int_equal(count(text, "\n"), 1);
+    assert_true(n >= 2 && text[n - 2] == '}' && text[n - 1] == '\n');
+    fclose(log);
+    ir_module_free(ma);
+    ir_module_free(mb);
+    plumb_runtime_destroy(rt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +213,7 @@ int main(void)
         cmocka_unit_test(top_k_shape_change_named_at_its_origin),
         cmocka_unit_test(inserted_op_is_named_without_noise),
         cmocka_unit_test(mixed_causes_grouped),
+        cmocka_unit_test(log_json_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
