@@ -337,6 +337,10 @@ static bool write_text(const char *dir, const char *name, const char *text, size
  * mutant it showed on), its inputs as tensor files, and what it is. */
 static bool save_finding(const fz_options *o, fz_finding *f, uint32_t ordinal, plumb_diag *d)
 {
+    /* a plugin is named by its absolute path, so the replay works anywhere */
+    char backend[4096];
+    if (!strchr(o->backend, '/') || !realpath(o->backend, backend))
+        snprintf(backend, sizeof backend, "%s", o->backend);
     char leaf[FZ_SIG_MAX + 16];
     snprintf(leaf, sizeof leaf, "%03u-%s", ordinal, f->signature);
     sanitize(leaf);
@@ -375,8 +379,18 @@ static bool save_finding(const fz_options *o, fz_finding *f, uint32_t ordinal, p
         plumb_buf_printf(&t,
                          "signature: %s\noracle: %s\nop: %s\ndtype: %s\nmutator: %s\nbackend: %s\ncampaign seed: %llu\n"
                          "program index: %llu\nprogram seed: %llu\nprograms showing it: %u\nexpected and observed: %s\n",
-                         f->signature, f->oracle, f->op, f->dtype, f->mutator, o->backend, (unsigned long long)o->seed,
+                         f->signature, f->oracle, f->op, f->dtype, f->mutator, backend, (unsigned long long)o->seed,
                          (unsigned long long)f->program, (unsigned long long)f->seed, f->hits, f->detail);
+        /* what fz_base/fz_mutate need to rebuild the program (plumb reduce) */
+        plumb_buf_printf(&t, "generator: max_nodes=%u max_elems=%u dtypes=0x%x ops=", o->gen.max_nodes,
+                         o->gen.max_elems, o->gen.dtypes);
+        bool first = true;
+        for (int k = 0; k < PLUMB_OP_COUNT; k++)
+            if (o->gen.ops[k]) {
+                plumb_buf_printf(&t, "%s%s", first ? "" : ",", plumb_op_name((plumb_opcode)k));
+                first = false;
+            }
+        plumb_buf_puts(&t, "\n");
         ok = write_text(f->dir, "finding.txt", t.data, t.len, d);
         plumb_buf_free(&t);
         plumb_buf_init(&t);
@@ -384,8 +398,8 @@ static bool save_finding(const fz_options *o, fz_finding *f, uint32_t ordinal, p
                              "  plumb fuzz --backend %s --seed %llu --index %llu --count 1 --mutators %s\n"
                              "Compare this program's results with the reference:\n"
                              "  plumb run --backend %s --compare %s/program.mlir%s\n",
-                         o->backend, (unsigned long long)o->seed, (unsigned long long)f->program,
-                         mut < 0 ? "none" : f->mutator, o->backend, f->dir, inputs.data ? inputs.data : "");
+                         backend, (unsigned long long)o->seed, (unsigned long long)f->program,
+                         mut < 0 ? "none" : f->mutator, backend, f->dir, inputs.data ? inputs.data : "");
         ok = ok && write_text(f->dir, "README", t.data, t.len, d);
         plumb_buf_free(&t);
     }

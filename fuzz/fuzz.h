@@ -152,4 +152,24 @@ bool fz_run(const fz_options *o, fz_result *res, plumb_diag *d);
 void fz_result_free(fz_result *res);
 void fz_report_json(plumb_buf *b, const fz_options *o, const fz_result *res);
 
+/* ---- the reducer (fuzz/reduce.c, plumb reduce) ----------------------------- */
+typedef struct fz_reduce_result {
+    uint32_t ops_before, ops_after;
+    uint32_t tried, kept;          /* candidates run, candidates that still showed the finding */
+    char program[600];             /* the reduced program's path */
+    char replay[1200];             /* a command that replays it */
+} fz_reduce_result;
+
+/* Reduces the finding saved in dir by plumb fuzz --out: rebuilds its
+ * program from finding.txt (which must match program.mlir), then removes
+ * ops one at a time — each removed op's uses read a new parameter holding
+ * the value the backend computed for it, so the ops left see the same
+ * operands — keeping a candidate only when it verifies and the same
+ * signature still shows (agree: an op of the same name and type fails the
+ * checker; crash, hang, error: the run fails). Writes reduced.mlir,
+ * reduced inputs rK.tensor and reduced.txt into dir. Returns 1 when
+ * reduced (or already minimal), 0 when the finding does not reproduce, -1
+ * with d set when dir is not a usable finding (named in the message). */
+int fz_reduce(const char *dir, double timeout_s, fz_reduce_result *r, plumb_diag *d);
+
 #endif

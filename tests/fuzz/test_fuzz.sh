@@ -104,7 +104,49 @@ if [ "$rc" = 1 ] && grep -q '^FINDING hang/program/f64/base' "$tmp/out" && grep 
     ok "run_hang: a hang finding after --timeout, the campaign goes on"
 else bad "run_hang: expected a hang finding, got exit $rc"; fi
 
-# 8. Usage errors exit 2 and name the problem.
+# 8. plumb reduce shrinks findings to the ops they need, re-verified and
+#    still showing the same signature.
+#    A crash on tanh: down to the tanh alone.
+so=$(plugin fault_crash) || so=
+rm -rf "$tmp/crash"
+fuzz --backend "$so" --seed 1 --count 40 --ops tanh,negate,add,multiply --dtypes f32 --mutators none --out "$tmp/crash"
+d=$(ls -d "$tmp"/crash/*crash_program_f32_base 2>/dev/null | head -n 1)
+if [ -n "$d" ] && "$PLUMB" reduce "$d" > "$tmp/out" 2>&1 && grep -q '^reduce: [0-9]* ops -> 1 ops' "$tmp/out" \
+   && [ "$(grep -c ' = stablehlo\.' "$d/reduced.mlir")" = 1 ] && grep -q 'stablehlo.tanh' "$d/reduced.mlir" \
+   && "$PLUMB" verify -q "$d/reduced.mlir"; then ok "reduce: a crash finding shrinks to the tanh alone"
+else bad "reduce: crash finding"; [ -n "$d" ] && cat "$d/reduced.mlir"; fi
+#    Subnormal results flushed: an agree finding in programs of up to 8
+#    ops shrinks to at most 2, and the reduced program still disagrees.
+so=$(plugin fault_ftz) || so=
+fuzz --backend "$so" --seed 1 --count 40 --dtypes f32 --ops add,multiply,negate,abs,exponential,maximum \
+    --mutators none --out "$tmp/ftz"
+d=$(ls -d "$tmp"/ftz/*agree_* 2>/dev/null | head -n 1)
+if [ -n "$d" ] && "$PLUMB" reduce "$d" > "$tmp/out" 2>&1; then
+    n=$(sed -n 's/^reduce: [0-9]* ops -> \([0-9]*\) ops.*/\1/p' "$tmp/out")
+    args=$(sed -n 's/^  replay: plumb run //p' "$tmp/out")
+    # shellcheck disable=SC2086
+    "$PLUMB" run $args > "$tmp/replay" 2>&1
+    rrc=$?
+    if [ -n "$n" ] && [ "$n" -le 2 ] && [ "$rrc" = 1 ] && grep -q 'EXCEEDS\|MISMATCH' "$tmp/replay"; then
+        ok "reduce: an agree finding shrinks to $n op(s) and still disagrees"
+    else bad "reduce: agree finding reduced to '$n' ops"; cat "$tmp/replay"; fi
+else bad "reduce: no agree finding from fault_ftz, or reduce failed"; cat "$tmp/out"; fi
+#    A directory that is not a finding is an error naming it.
+mkdir -p "$tmp/notafinding"
+"$PLUMB" reduce "$tmp/notafinding" > "$tmp/out" 2>&1
+rc=$?
+if [ "$rc" = 2 ] && grep -q 'notafinding/finding.txt' "$tmp/out"; then ok "reduce: a non-finding directory -> 2, named"
+else bad "reduce: non-finding directory: expected 2, got $rc"; fi
+if [ -n "$d" ]; then
+    cp -r "$d" "$tmp/tampered"
+    echo 'func.func @main() -> () { return }' > "$tmp/tampered/program.mlir"
+    "$PLUMB" reduce "$tmp/tampered" > "$tmp/out" 2>&1
+    rc=$?
+    if [ "$rc" = 2 ] && grep -q 'program.mlir is not the program' "$tmp/out"; then ok "reduce: a tampered program -> 2"
+    else bad "reduce: tampered program: expected 2, got $rc"; fi
+fi
+
+# 9. Usage errors exit 2 and name the problem.
 for args in "--mutators bogus" "--ops gather" "--count 0" "--shard 2/2" "--dtypes f33" "--backend /nonexistent.so"; do
     # shellcheck disable=SC2086
     "$PLUMB" fuzz -q $args --count 1 > "$tmp/out" 2>&1
@@ -112,8 +154,10 @@ for args in "--mutators bogus" "--ops gather" "--count 0" "--shard 2/2" "--dtype
     if [ "$rc" = 2 ] && grep -q 'error' "$tmp/out"; then ok "usage: $args -> 2"
     else bad "usage: $args: expected exit 2 with an error, got $rc"; fi
 done
+"$PLUMB" reduce --help > "$tmp/out.r" 2>&1
 "$PLUMB" fuzz --help > "$tmp/out" 2>&1
-if grep -q -- '--mutators' "$tmp/out" && grep -q -- '--shard' "$tmp/out" && grep -q -- '--json' "$tmp/out"; then ok "--help"
+if grep -q -- '--mutators' "$tmp/out" && grep -q -- '--shard' "$tmp/out" && grep -q -- '--json' "$tmp/out" \
+   && grep -q -- '--timeout' "$tmp/out.r"; then ok "--help"
 else bad "--help lacks options"; fi
 
 echo "$pass passed, $fail failed"
