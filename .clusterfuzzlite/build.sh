@@ -25,19 +25,34 @@ lib=$WORK/plumb-lib
 obj=$WORK/fuzz-obj
 mkdir -p "$OUT" "$lib" "$obj"
 
+# xxHash from source when the Dockerfile fetched it ($SRC/xxhash: the XXH3
+# API needs xxHash >= 0.8), compiled with the fuzzing flags; else the
+# installed one.
+xxinc=""
+xxlib=""
+if [ -f "${SRC:-/nonexistent}/xxhash/xxhash.c" ]; then
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -c "$SRC/xxhash/xxhash.c" -o "$obj/xxhash.o"
+    rm -f "$obj/libxxhash.a"
+    ar rcs "$obj/libxxhash.a" "$obj/xxhash.o"
+    xxinc="-I$SRC/xxhash"
+    xxlib="$obj/libxxhash.a"
+fi
+
 # The library, with the project's own flags plus ours; -Wno-error: a newer
 # clang's new warnings must not stop a fuzzing build.
-make -C "$root" -j"$JOBS" BUILD="$lib" CC="$CC" CFLAGS="$CFLAGS" EXTRA_CFLAGS="-Wno-error" "$lib/libplumb.a"
+make -C "$root" -j"$JOBS" BUILD="$lib" CC="$CC" CFLAGS="$CFLAGS" EXTRA_CFLAGS="-Wno-error $xxinc" "$lib/libplumb.a"
 
 # Static archives where installed, else the shared library.
-deplibs=""
+deplibs="$xxlib"
 for l in xxhash mpfr gmp gsl gslcblas; do
+    if [ "$l" = xxhash ] && [ -n "$xxlib" ]; then continue; fi
     a=$($CC -print-file-name="lib$l.a")
     if [ -f "$a" ]; then deplibs="$deplibs $a"; else deplibs="$deplibs -l$l"; fi
 done
 
 std="-std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -ffp-contract=off -fno-fast-math -fno-strict-aliasing"
-inc="-I$root/include -I$root/conformance -I$root/runtime -I$root/fuzz/targets"
+inc="$xxinc -I$root/include -I$root/conformance -I$root/runtime -I$root/fuzz/targets"
 # shellcheck disable=SC2086
 $CC $CFLAGS $std $inc -c "$root/fuzz/targets/target_util.c" -o "$obj/target_util.o"
 
