@@ -22,6 +22,8 @@ typedef struct conf_case {
     plumb_dtype dtype;          /* its primary element type */
     const char *shape_class;    /* "scalar", "empty", "one", "odd", "wide", "broadcast", "dimnums", ... */
     const char *value_class;    /* "special", "subnormal", "boundary", "normal", "uniform", "loguniform", "exhaustive", ... */
+    const char *form;           /* attribute form of a "forms" case ("perm_2_0_1", "scalar_lo", ...; id
+                                 * "<op>/<dtype>/<shape>/<value>/forms/<form>"), NULL for other families */
     char *program;              /* StableHLO text (owned by the case list's arena) */
     plumb_tensor **inputs;      /* owned by the case list */
     uint32_t n_inputs;
@@ -45,6 +47,13 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed,
 /* The number of cases conf_generate must produce for op in suite before
  * sharding (the manifest): a run that executed fewer fails. */
 uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite);
+
+/* The attribute forms ("perm_2_0_1", "dims_0_2", "n3_dim1", "lt_totalorder",
+ * "scalar_lo", ...) conf_generate promises for op in element type t, the
+ * same in both suites (their cases are counted in conf_manifest_count).
+ * Returns the count; names beyond cap are not written; out may be NULL. */
+#define CONF_FORM_NAME 40
+uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FORM_NAME], uint32_t cap);
 
 /* What the backend declared, as far as checking is concerned. */
 typedef struct conf_check_opts {

@@ -104,6 +104,141 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
             total += 1;                         /* every 16-bit input */
         if (ew && oi->arity == 2) total += 3;   /* specials², specials × random, stratified */
         total += depth_count(op, t);
+        total += conf_manifest_forms(op, t, NULL, 0);
     }
     return total;
+}
+
+/* ---- attribute forms ------------------------------------------------------------------
+ * The forms promised per (op, type), enumerated here by brute force over
+ * index tuples (gen.c walks permutations and maps its own way), so that a
+ * form the generator stops emitting is an empty cell of the coverage. */
+
+typedef struct form_list {
+    char (*out)[CONF_FORM_NAME];
+    uint32_t cap, n;
+} form_list;
+
+static void form_add(form_list *l, const char *fmt_prefix, const uint32_t *v, uint32_t k)
+{
+    if (l->out && l->n < l->cap) {
+        char *s = l->out[l->n];
+        size_t used = (size_t)snprintf(s, CONF_FORM_NAME, "%s", fmt_prefix);
+        if (k == 0 && v && used < CONF_FORM_NAME) snprintf(s + used, CONF_FORM_NAME - used, "_none");
+        for (uint32_t i = 0; v && i < k && used < CONF_FORM_NAME; i++)
+            used += (size_t)snprintf(s + used, CONF_FORM_NAME - used, "_%u", v[i]);
+    }
+    l->n++;
+}
+
+/* Tuples of k entries from 0..n-1, all distinct, each once; ordered (perm =
+ * true) or increasing (subsets). */
+static void tuples(form_list *l, const char *prefix, uint32_t k, uint32_t n, bool ordered)
+{
+    uint32_t total = 1;
+    for (uint32_t i = 0; i < k; i++) total *= n;
+    for (uint32_t code = 0; code < total; code++) {
+        uint32_t v[4], c = code, seen = 0;
+        bool good = true;
+        for (uint32_t i = 0; i < k; i++) {
+            v[k - 1 - i] = c % n;
+            c /= n;
+        }
+        for (uint32_t i = 0; i < k; i++) {
+            if (seen & (1u << v[i]) || (!ordered && i && v[i] < v[i - 1])) good = false;
+            seen |= 1u << v[i];
+        }
+        if (good) form_add(l, prefix, v, k);
+    }
+}
+
+uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FORM_NAME], uint32_t cap)
+{
+    form_list l = {out, cap, 0};
+    if (op >= PLUMB_OP_COUNT || !(plumb_op_get(op)->types & PLUMB_TY_BIT(t))) return 0;
+    bool f = plumb_dtype_is_float(t);
+    static const char *const dirs[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    switch (op) {
+    case PLUMB_OP_TRANSPOSE:
+        if (t == PLUMB_F32)
+            for (uint32_t r = 1; r <= 4; r++) tuples(&l, "perm", r, r, true);
+        break;
+    case PLUMB_OP_REVERSE:
+        if (t == PLUMB_F32)
+            for (uint32_t r = 1; r <= 4; r++) {
+                char pre[16];
+                snprintf(pre, sizeof pre, "r%u_dims", r);
+                for (uint32_t k = 0; k <= r; k++) tuples(&l, pre, k, r, false);
+            }
+        break;
+    case PLUMB_OP_BROADCAST_IN_DIM:
+        if (t == PLUMB_F32)
+            for (uint32_t k = 0; k <= 4; k++) tuples(&l, "map", k, 4, true);
+        break;
+    case PLUMB_OP_CONCATENATE:
+        if (t == PLUMB_F32)
+            for (uint32_t n = 1; n <= 4; n++)
+                for (uint32_t d = 0; d < 3; d++) {
+                    char nm[16];
+                    snprintf(nm, sizeof nm, "n%u_dim%u", n, d);
+                    form_add(&l, nm, NULL, 0);
+                }
+        break;
+    case PLUMB_OP_IOTA:
+        if (t == PLUMB_F32 || t == PLUMB_I32)
+            for (uint32_t r = 1; r <= 4; r++)
+                for (uint32_t d = 0; d < r; d++) {
+                    char nm[16];
+                    snprintf(nm, sizeof nm, "r%u_dim%u", r, d);
+                    form_add(&l, nm, NULL, 0);
+                }
+        break;
+    case PLUMB_OP_PAD:
+        if (t == PLUMB_F32) {
+            static const char *const p[] = {"neg_low", "neg_high", "interior", "neg_interior", "neg_to_empty", "interior_one_side"};
+            for (uint32_t i = 0; i < 6; i++) form_add(&l, p[i], NULL, 0);
+        }
+        break;
+    case PLUMB_OP_REDUCE: {
+        if (t == PLUMB_F32)
+            for (uint32_t r = 1; r <= 4; r++) {
+                char pre[16];
+                snprintf(pre, sizeof pre, "r%u_dims", r);
+                for (uint32_t k = 1; k <= r; k++) tuples(&l, pre, k, r, false);
+            }
+        static const char *const b[] = {"body_add", "body_multiply", "body_maximum", "body_minimum", "body_and", "body_or"};
+        if (f || t == PLUMB_I32 || t == PLUMB_UI32)
+            for (uint32_t i = 0; i < (f ? 4u : 6u); i++) form_add(&l, b[i], NULL, 0);
+        if (t == PLUMB_F32) form_add(&l, "argmax", NULL, 0);
+        break;
+    }
+    case PLUMB_OP_SORT:
+        if (t == PLUMB_F32) {
+            static const char *const s[] = {"stable_lt_float_dim0", "stable_lt_float_dim1", "stable_lt_float_dim2",
+                                            "stable_gt_float", "stable_lt_totalorder", "unstable_lt_totalorder"};
+            for (uint32_t i = 0; i < 6; i++) form_add(&l, s[i], NULL, 0);
+        }
+        if (t == PLUMB_I32) form_add(&l, "stable_lt_signed", NULL, 0);
+        if (t == PLUMB_UI32) form_add(&l, "stable_lt_unsigned", NULL, 0);
+        break;
+    case PLUMB_OP_CLAMP:
+        form_add(&l, "scalar_lo", NULL, 0);
+        form_add(&l, "scalar_hi", NULL, 0);
+        form_add(&l, "scalar_both", NULL, 0);
+        break;
+    case PLUMB_OP_COMPARE: {
+        /* StableHLO C3: FLOAT and TOTALORDER for floats, SIGNED for signed
+         * integers, UNSIGNED for unsigned integers and i1 */
+        const char *ct[2] = {f ? "float" : plumb_dtype_is_signed(t) ? "signed" : "unsigned", "totalorder"};
+        for (uint32_t c = 0; c < (f ? 2u : 1u); c++)
+            for (uint32_t d = 0; d < 6; d++) {
+                char nm[CONF_FORM_NAME];
+                snprintf(nm, sizeof nm, "%s_%s", dirs[d], ct[c]);
+                form_add(&l, nm, NULL, 0);
+            }
+        break;
+    }
+    default: break;
+    }
+    return l.n;
 }

@@ -439,6 +439,88 @@ static void test_binades(void **state)
     conf_cases_free(&cs);
 }
 
+/* Every form the manifest promises is generated exactly once per (op, type) with the id "<op>/<type>/<shape>/<value>/forms/<form>", and no form case is unpromised. */
+static void test_forms_match_manifest(void **state)
+{
+    (void)state;
+    for (int o = 0; o < PLUMB_OP_COUNT; o++) {
+        conf_cases cs;
+        gen_ok((plumb_opcode)o, CONF_SUITE_QUICK, 3, 0, 1, &cs);
+        uint32_t generated = 0, promised = 0;
+        for (uint32_t i = 0; i < cs.n; i++) generated += cs.v[i].form != NULL;
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+            static char names[128][CONF_FORM_NAME];
+            uint32_t n = conf_manifest_forms((plumb_opcode)o, (plumb_dtype)t, names, 128);
+            assert_true(n <= 128);
+            promised += n;
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t hits = 0;
+                for (uint32_t i = 0; i < cs.n; i++) {
+                    const conf_case *c = &cs.v[i];
+                    if (!c->form || c->dtype != (plumb_dtype)t || strcmp(c->form, names[k])) continue;
+                    hits++;
+                    const char *tail = strstr(c->id, "/forms/");
+                    assert_non_null(tail);
+                    assert_string_equal(tail + 7, names[k]);
+                }
+                if (hits != 1) fprintf(stderr, "%s %s form %s: %u cases\n", plumb_op_name((plumb_opcode)o),
+                                       plumb_dtype_name((plumb_dtype)t), names[k], hits);
+                assert_int_equal(hits, 1);
+            }
+        }
+        assert_int_equal(generated, promised);
+        conf_cases_free(&cs);
+    }
+}
+
+/* The form counts the issue asks for, counted by hand: 1!+2!+3!+4! transposes, 2+4+8+16 reverse sets, sum of 4!/(4-k)! for k = 0..4 broadcast maps, 1+3+7+15 reduce dimension sets, 4 operand counts x 3 dims of concatenate, 1+2+3+4 iota dims per type, 6 directions x 2 float comparison types. */
+static void test_form_counts(void **state)
+{
+    (void)state;
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_TRANSPOSE, PLUMB_F32, NULL, 0), 1 + 2 + 6 + 24);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_REVERSE, PLUMB_F32, NULL, 0), 2 + 4 + 8 + 16);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_BROADCAST_IN_DIM, PLUMB_F32, NULL, 0), 1 + 4 + 12 + 24 + 24);
+    /* f32 reduce: 26 dimension sets, 4 float bodies, argmax */
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_REDUCE, PLUMB_F32, NULL, 0), 1 + 3 + 7 + 15 + 4 + 1);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_REDUCE, PLUMB_I32, NULL, 0), 6);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_CONCATENATE, PLUMB_F32, NULL, 0), 12);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_IOTA, PLUMB_I32, NULL, 0), 10);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_COMPARE, PLUMB_BF16, NULL, 0), 12);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_COMPARE, PLUMB_UI8, NULL, 0), 6);
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_CLAMP, PLUMB_I1, NULL, 0), 3);
+}
+
+/* The sort forms make stability observable: the stable FLOAT keys repeat and hold both zeros, the unstable keys are bit-distinct along every sorted slice (else its result would not be defined), and the payload holds a NaN. */
+static void test_sort_forms_observable(void **state)
+{
+    (void)state;
+    conf_cases cs;
+    gen_ok(PLUMB_OP_SORT, CONF_SUITE_QUICK, 5, 0, 1, &cs);
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < cs.n; i++) {
+        const conf_case *c = &cs.v[i];
+        if (!c->form || c->dtype != PLUMB_F32) continue;
+        assert_int_equal(c->n_inputs, 3);
+        const plumb_tensor *k = c->inputs[0], *p = c->inputs[2];
+        uint64_t n = plumb_tensor_numel(k);
+        bool pz = false, nz = false, repeat = false, nan_payload = false;
+        for (uint64_t a = 0; a < n; a++) {
+            uint64_t ka = plumb_load_bits(PLUMB_F32, k->data, a);
+            pz |= ka == 0;
+            nz |= ka == 0x80000000u;
+            nan_payload |= isnan(plumb_f32_from_bits((uint32_t)plumb_load_bits(PLUMB_F32, p->data, a)));
+            /* elements of one slice along the last dimension (5 long) */
+            for (uint64_t b = a - a % 5; b < a; b++) repeat |= plumb_load_bits(PLUMB_F32, k->data, b) == ka;
+        }
+        assert_true(nan_payload);
+        if (!strcmp(c->form, "unstable_lt_totalorder")) assert_false(repeat);
+        else if (strstr(c->form, "float")) assert_true(pz && nz && repeat);
+        seen++;
+    }
+    assert_int_equal(seen, 6);
+    conf_cases_free(&cs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +535,9 @@ int main(void)
         cmocka_unit_test(test_crossed_classes),
         cmocka_unit_test(test_cross_is_a_product),
         cmocka_unit_test(test_binades),
+        cmocka_unit_test(test_forms_match_manifest),
+        cmocka_unit_test(test_form_counts),
+        cmocka_unit_test(test_sort_forms_observable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
