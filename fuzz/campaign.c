@@ -55,7 +55,7 @@ typedef struct wire {
     uint64_t index;            /* the program */
     uint32_t skipped, mutants, checked, n_findings;
     char dtype[8];             /* the program's first parameter's type (for crash signatures) */
-    uint16_t cover[PLUMB_OP_COUNT];
+    uint16_t cover[PLUMB_OP_COUNT][PLUMB_DTYPE_COUNT]; /* op results checked, per primary type */
     wire_finding f[W_FINDINGS];
     char msg[600];             /* W_FATAL */
 } wire;
@@ -161,8 +161,8 @@ static void check_ops(worker *wk, const fz_prog *p, plumb_tensor **outs, wire *w
         else if (!r.pass)
             add_finding(w, "agree", opn, plumb_dtype_name(t), mut, "%%v%u = %s (%.3g of its bound): %s", k, opn,
                         r.budget_used, r.reason);
-        else if (n->op < PLUMB_OP_COUNT && w->cover[n->op] < UINT16_MAX)
-            w->cover[n->op]++;
+        else if (n->op < PLUMB_OP_COUNT && t < PLUMB_DTYPE_COUNT && w->cover[n->op][t] < UINT16_MAX)
+            w->cover[n->op][t]++;
         w->checked++;
         plumb_buf_free(&text);
     }
@@ -581,7 +581,8 @@ bool fz_run(const fz_options *o, fz_result *res, plumb_diag *d)
             res->mutants += w.mutants;
             res->ops_checked += w.checked;
             for (int k = 0; k < PLUMB_OP_COUNT; k++)
-                res->op_cover[k] += w.cover[k];
+                for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+                    res->op_cover[k][t] += w.cover[k][t];
             for (uint32_t i = 0; ok && i < w.n_findings && i < W_FINDINGS; i++) {
                 wire_finding *f = &w.f[i];
                 f->oracle[sizeof f->oracle - 1] = f->op[sizeof f->op - 1] = f->dtype[sizeof f->dtype - 1] = 0;
@@ -671,13 +672,23 @@ void fz_report_json(plumb_buf *b, const fz_options *o, const fz_result *res)
                      (unsigned long long)res->programs, (unsigned long long)res->mutants,
                      (unsigned long long)res->skipped, (unsigned long long)res->ops_checked, res->seconds,
                      res->seconds > 0 ? (double)res->programs / res->seconds : 0.0);
+    /* op -> element type -> op results checked (passing ones) */
     first = true;
-    for (int k = 0; k < PLUMB_OP_COUNT; k++)
-        if (res->op_cover[k]) {
-            plumb_buf_printf(b, "%s\n    \"%s\": %llu", first ? "" : ",", plumb_op_short_name((plumb_opcode)k),
-                             (unsigned long long)res->op_cover[k]);
+    for (int k = 0; k < PLUMB_OP_COUNT; k++) {
+        bool any = false;
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+            if (!res->op_cover[k][t])
+                continue;
+            if (!any)
+                plumb_buf_printf(b, "%s\n    \"%s\": {", first ? "" : ",", plumb_op_short_name((plumb_opcode)k));
+            plumb_buf_printf(b, "%s\"%s\": %llu", any ? ", " : "", plumb_dtype_name((plumb_dtype)t),
+                             (unsigned long long)res->op_cover[k][t]);
+            any = true;
             first = false;
         }
+        if (any)
+            plumb_buf_puts(b, "}");
+    }
     plumb_buf_puts(b, first ? "},\n  \"findings\": [" : "\n  },\n  \"findings\": [");
     for (uint32_t i = 0; i < res->n_findings; i++) {
         const fz_finding *f = &res->findings[i];

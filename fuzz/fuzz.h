@@ -139,7 +139,7 @@ typedef struct fz_result {
     uint64_t mutants;          /* mutants run */
     uint64_t skipped;          /* programs using an op or type the backend does not claim */
     uint64_t ops_checked;      /* op results checked against the reference */
-    uint64_t op_cover[PLUMB_OP_COUNT]; /* op results checked per op */
+    uint64_t op_cover[PLUMB_OP_COUNT][PLUMB_DTYPE_COUNT]; /* op results checked per op and primary type */
     double seconds;
     fz_finding *findings;
     uint32_t n_findings, cap_findings;

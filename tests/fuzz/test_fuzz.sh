@@ -35,9 +35,10 @@ else bad "runtime, seed 1, 300 programs: expected exit 0 and 0 findings, got exi
 # the report is JSON with the counts and a coverage table that includes
 # ops of every family the generator builds
 if command -v jq > /dev/null 2>&1; then
-    if jq -e '.programs == 300 and (.findings | length) == 0 and .coverage.dot_general > 0 and .coverage.reduce > 0
-              and .coverage.transpose > 0 and .coverage.convert > 0 and .coverage.concatenate > 0' "$tmp/rt.json" > /dev/null
-    then ok "JSON report: counts and op coverage"
+    if jq -e '.programs == 300 and (.findings | length) == 0 and .coverage.dot_general.f32 > 0
+              and .coverage.reduce.i32 > 0 and .coverage.transpose.bf16 > 0 and .coverage.convert.f16 > 0
+              and .coverage.concatenate.ui8 > 0 and .coverage.add.i1 > 0' "$tmp/rt.json" > /dev/null
+    then ok "JSON report: counts and op x element type coverage"
     else bad "JSON report: counts and op coverage"; cat "$tmp/rt.json" | head -30; fi
 fi
 
