@@ -453,6 +453,31 @@ static void describe_pair(const rt_canon *old, uint32_t i, const rt_canon *now, 
     }
 }
 
+/* True when the parameter lists (the first list of a function node's TYPES
+ * field) of two function nodes differ; a change in results only leaves the
+ * arguments as they were. */
+static bool params_differ(const rt_canon *a, const rt_canon_node *na, const rt_canon *b, const rt_canon_node *nb)
+{
+    const uint8_t *pa = a->bytes + na->off[RT_F_TYPES], *pb = b->bytes + nb->off[RT_F_TYPES];
+    const uint8_t *ea = pa + na->len[RT_F_TYPES], *eb = pb + nb->len[RT_F_TYPES];
+    if (ea - pa < 4 || eb - pb < 4)
+        return true;
+    uint32_t n = ld_u32(pa);
+    if (n != ld_u32(pb))
+        return true;
+    pa += 4;
+    pb += 4;
+    for (uint32_t i = 0; i < n; i++) {
+        ctype ta, tb;
+        if (!rd_type(&pa, ea, &ta) || !rd_type(&pb, eb, &tb))
+            return true;
+        if (ta.dtype != tb.dtype || ta.rank != tb.rank || memcmp(ta.dims, tb.dims, ta.rank * 8) != 0 ||
+            memcmp(ta.bounds, tb.bounds, ta.rank * 8) != 0)
+            return true;
+    }
+    return false;
+}
+
 /* True when some operand of node j (of now) is a value whose type changed:
  * an argument of a changed signature, or the result of a node marked in
  * changed[] (indexed by node of now). */
@@ -577,7 +602,7 @@ rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *e
             describe_pair(old, i, now, j, &df);
             const rt_canon_node *a = &old->nodes[i], *b = &now->nodes[j];
             bool types_differ = !field_eq(old, a, now, b, RT_F_TYPES);
-            if (b->code == RT_NODE_FUNC && b->func == 0 && types_differ)
+            if (b->code == RT_NODE_FUNC && b->func == 0 && types_differ && params_differ(old, a, now, b))
                 sig_changed = true;
             changed[j] = types_differ;
             have = true;

@@ -205,6 +205,28 @@ static void log_json_lines(void **state)
     plumb_runtime_destroy(rt);
 }
 
+/* A static dimension that changes inside the program and reaches the
+ * entry's result: named at its origin (the broadcast) as well as in the
+ * signature; the parameters did not change, so the broadcast's result type
+ * is not taken for a consequence of them. A second op reading it is. */
+static void dimension_named_at_origin_when_result_changes(void **state)
+{
+    (void)state;
+    const char *fmt = "func.func @main(%%x: tensor<f32>) -> tensor<%dxf32> {\n"
+                      "  %%b = stablehlo.broadcast_in_dim %%x, dims = [] : (tensor<f32>) -> tensor<%dxf32>\n"
+                      "  %%n = stablehlo.negate %%b : tensor<%dxf32>\n"
+                      "  return %%n : tensor<%dxf32>\n}\n";
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, fmt, 4, 4, 4, 4);
+    snprintf(b, sizeof b, fmt, 6, 6, 6, 6);
+    const char *line, *json;
+    explain_pair(a, b, &line, &json);
+    assert_non_null(strstr(line, "stablehlo.broadcast_in_dim: result 0 dimension 0: 4 became 6"));
+    assert_null(strstr(line, "stablehlo.negate"));
+    assert_non_null(strstr(json, "\"causes\": {\"static_dimension\": 1, \"entry_signature\": 1}"));
+    assert_non_null(strstr(json, "\"consequences\": 1"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +236,7 @@ int main(void)
         cmocka_unit_test(inserted_op_is_named_without_noise),
         cmocka_unit_test(mixed_causes_grouped),
         cmocka_unit_test(log_json_lines),
+        cmocka_unit_test(dimension_named_at_origin_when_result_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
