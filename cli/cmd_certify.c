@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../conformance/certify.h"
+#include "../conformance/coverage.h"
 #include "cli.h"
 
 static const char certify_help[] =
@@ -57,6 +58,10 @@ static const char certify_help[] =
     "                          reported as fixed\n"
     "      --retry N           rerun a crashed or timed-out case up to N times; one\n"
     "                          that then passes is reported as flaky, not failing\n"
+    "      --coverage          add the coverage matrix to the text and JSON reports:\n"
+    "                          cases per op x element type x value class x shape\n"
+    "                          class x attribute form, and the attribute forms the\n"
+    "                          manifest promises that no case of the run exercised\n"
     "  -q, --quiet             no progress line and no table on standard output,\n"
     "                          only failures, the verdict and the last line; a\n"
     "                          run that fails also says why on standard error\n"
@@ -79,7 +84,7 @@ static const char certify_help[] =
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
        OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
-       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES };
+       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -105,6 +110,7 @@ static const cli_opt certify_opts[] = {
     {"baseline", 0, true, OPT_BASELINE},
     {"retry", 0, true, OPT_RETRY},
     {"max-bytes", 0, true, OPT_MAX_BYTES},
+    {"coverage", 0, false, OPT_COVERAGE},
     {NULL, 0, false, 0},
 };
 
@@ -154,6 +160,7 @@ static bool write_report(const char *cmd, const char *path, const plumb_buf *b)
  * --repro-dir left unset. */
 typedef struct report_paths {
     const char *text, *json, *junit, *repro;
+    bool coverage;             /* --coverage: the coverage section in the text and JSON reports */
     char text_b[1024], json_b[1024], junit_b[1024], repro_b[1024];
 } report_paths;
 
@@ -220,6 +227,7 @@ static int emit_reports(const char *cmd, const conf_run *run, const report_paths
     plumb_buf_init(&jb);
     plumb_buf_init(&xb);
     conf_report_text(&tb, run);
+    if (p->coverage) conf_report_coverage_text(&tb, run);
     if (tb.failed) {
         fprintf(stderr, "plumb %s: error: out of memory writing the report\n", cmd);
         rc = CLI_EXIT_USAGE;
@@ -227,7 +235,7 @@ static int emit_reports(const char *cmd, const conf_run *run, const report_paths
     if (p->text && !write_report(cmd, p->text, &tb))
         rc = CLI_EXIT_USAGE;
     if (p->json) {
-        conf_report_json(&jb, run);
+        conf_report_json_coverage(&jb, run, p->coverage);
         if (!write_report(cmd, p->json, &jb))
             rc = CLI_EXIT_USAGE;
     }
@@ -490,6 +498,9 @@ int cmd_certify(int argc, char **argv)
                 cli_usage_error(cmd, "--limit: '%s' is not a positive number", v);
                 goto out;
             }
+            break;
+        case OPT_COVERAGE:
+            p.coverage = true;
             break;
         case OPT_NO_CACHE:
             o.cache_suite = false;

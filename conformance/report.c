@@ -1,11 +1,14 @@
 /* Certification reports: the text a person reads, JSON for tools, JUnit XML
  * for CI dashboards. All three carry the same certificate and verdicts. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "certify.h"
+#include "conf.h"
+#include "coverage.h"
 
 static const char *poly_name(plumb_backend_poly p)
 {
@@ -221,7 +224,14 @@ static void json_types(plumb_buf *b, uint32_t mask)
 #define REPORT_FORMAT "plumb-certify-report"
 #define REPORT_FORMAT_VERSION 2
 
+static void coverage_json(plumb_buf *b, const conf_run *run);
+
 void conf_report_json(plumb_buf *b, const conf_run *run)
+{
+    conf_report_json_coverage(b, run, false);
+}
+
+void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
 {
     const conf_backend *bk = &run->backend;
     const conf_caps *c = &bk->caps;
@@ -382,7 +392,9 @@ void conf_report_json(plumb_buf *b, const conf_run *run)
         json_str(b, s->pass ? "" : s->reason);
         plumb_buf_puts(b, "}");
     }
-    plumb_buf_printf(b, "\n  ],\n  \"passed\": %llu, \"failed\": %llu, \"skipped\": %llu\n}\n",
+    plumb_buf_puts(b, "\n  ],");
+    if (coverage) coverage_json(b, run);
+    plumb_buf_printf(b, "\n  \"passed\": %llu, \"failed\": %llu, \"skipped\": %llu\n}\n",
                      (unsigned long long)run->passed, (unsigned long long)run->failed,
                      (unsigned long long)run->skipped);
 }
@@ -638,4 +650,183 @@ void conf_report_junit(plumb_buf *b, const conf_run *run)
     if (suites.failed)
         b->failed = true;
     plumb_buf_free(&suites);
+}
+
+/* ---- coverage ------------------------------------------------------------------ */
+
+/* One cell: a case id without its repetition, split into its parts. */
+typedef struct cov_cell {
+    plumb_opcode op;
+    char dtype[32], value[40], shape[40], form[CONF_FORM_NAME];
+    uint32_t cases, passed;
+} cov_cell;
+
+/* "<op>/<dtype>/<shape>/<value>/<n>" or ".../<value>/forms/<form>" (form
+ * "-" for the families without one). False for an id of another shape. */
+static bool cov_parse(const conf_case_result *r, cov_cell *c)
+{
+    memset(c, 0, sizeof *c);
+    c->op = r->op;
+    const char *p[6];
+    size_t len[6];
+    uint32_t n = 0;
+    const char *s = r->id;
+    while (n < 6) {
+        const char *e = strchr(s, '/');
+        p[n] = s;
+        len[n] = e ? (size_t)(e - s) : strlen(s);
+        n++;
+        if (!e) break;
+        s = e + 1;
+    }
+    if (n < 5 || len[1] >= sizeof c->dtype || len[2] >= sizeof c->shape || len[3] >= sizeof c->value) return false;
+    memcpy(c->dtype, p[1], len[1]);
+    memcpy(c->shape, p[2], len[2]);
+    memcpy(c->value, p[3], len[3]);
+    if (n == 6 && len[4] == 5 && !strncmp(p[4], "forms", 5) && len[5] < sizeof c->form) memcpy(c->form, p[5], len[5]);
+    else if (n == 5) c->form[0] = '-';
+    else return false;
+    return true;
+}
+
+static int cov_cmp(const void *a, const void *b)
+{
+    const cov_cell *x = a, *y = b;
+    if (x->op != y->op) return x->op < y->op ? -1 : 1;
+    int k = strcmp(x->dtype, y->dtype);
+    if (!k) k = strcmp(x->value, y->value);
+    if (!k) k = strcmp(x->shape, y->shape);
+    if (!k) k = strcmp(x->form, y->form);
+    return k;
+}
+
+/* The run's cells, sorted and merged (NULL with *n = 0 when out of memory
+ * or the run has no cases). Free with plumb_free(v, sizeof *v * cap). */
+static cov_cell *cov_cells(const conf_run *run, uint32_t *n, uint32_t *cap)
+{
+    *n = 0;
+    *cap = run->n_cases;
+    if (!run->n_cases) return NULL;
+    cov_cell *v = plumb_malloc(sizeof *v * run->n_cases);
+    if (!v) { *cap = 0; return NULL; }
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < run->n_cases; i++) {
+        if (!cov_parse(&run->cases[i], &v[m])) continue;
+        v[m].cases = 1;
+        v[m].passed = run->cases[i].status == CONF_ST_PASS;
+        m++;
+    }
+    qsort(v, m, sizeof *v, cov_cmp);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        if (k && cov_cmp(&v[k - 1], &v[i]) == 0) {
+            v[k - 1].cases += v[i].cases;
+            v[k - 1].passed += v[i].passed;
+        } else {
+            v[k++] = v[i];
+        }
+    }
+    *n = k;
+    return v;
+}
+
+static bool cov_has_form(const cov_cell *v, uint32_t n, plumb_opcode op, const char *dtype, const char *form)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i].op == op && !strcmp(v[i].dtype, dtype) && !strcmp(v[i].form, form)) return true;
+    return false;
+}
+
+/* Calls fn for every form the manifest promises for the run's ops and the
+ * types the backend claims (the types whose cases run); returns the count
+ * promised and sets *missing to those no cell covers. */
+static uint32_t cov_forms(const conf_run *run, const cov_cell *v, uint32_t n, uint32_t *missing,
+                          void (*fn)(void *, plumb_opcode, plumb_dtype, const char *), void *arg)
+{
+    uint32_t promised = 0;
+    *missing = 0;
+    for (int o = 0; o < PLUMB_OP_COUNT; o++) {
+        if (!run->op_in_run[o]) continue;
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+            if (!(run->ops[o].claimed & PLUMB_TY_BIT(t))) continue;
+            char names[128][CONF_FORM_NAME];
+            uint32_t k = conf_manifest_forms((plumb_opcode)o, (plumb_dtype)t, names, 128);
+            if (k > 128) k = 128;
+            for (uint32_t j = 0; j < k; j++) {
+                promised++;
+                if (cov_has_form(v, n, (plumb_opcode)o, plumb_dtype_name((plumb_dtype)t), names[j])) continue;
+                (*missing)++;
+                if (fn) fn(arg, (plumb_opcode)o, (plumb_dtype)t, names[j]);
+            }
+        }
+    }
+    return promised;
+}
+
+uint32_t conf_coverage_missing(const conf_run *run)
+{
+    uint32_t n, cap, missing;
+    cov_cell *v = cov_cells(run, &n, &cap);
+    cov_forms(run, v, n, &missing, NULL, NULL);
+    plumb_free(v, sizeof *v * cap);
+    return missing;
+}
+
+static void missing_text(void *arg, plumb_opcode op, plumb_dtype t, const char *form)
+{
+    plumb_buf_printf(arg, "  missing: %s %s form %s\n", plumb_op_name(op), plumb_dtype_name(t), form);
+}
+
+void conf_report_coverage_text(plumb_buf *b, const conf_run *run)
+{
+    uint32_t n, cap, missing, cases = 0, forms = 0;
+    cov_cell *v = cov_cells(run, &n, &cap);
+    plumb_buf_puts(b, "\ncoverage (op, element type, value class, shape class, attribute form: cases run, passed)\n");
+    for (uint32_t i = 0; i < n; i++) {
+        plumb_buf_printf(b, "  %-28s %-12s %-20s %-16s %-24s %5u %5u\n", plumb_op_name(v[i].op), v[i].dtype, v[i].value,
+                         v[i].shape, v[i].form, v[i].cases, v[i].passed);
+        cases += v[i].cases;
+        forms += strcmp(v[i].form, "-") != 0;
+    }
+    uint32_t promised = cov_forms(run, v, n, &missing, missing_text, b);
+    plumb_buf_printf(b, "coverage: %u cells over %u cases (%u with an attribute form); %u attribute forms promised, "
+                        "%u missing%s\n", n, cases, forms, promised, missing,
+                     missing && !conf_run_complete(run) ? " (a partial run)" : "");
+    plumb_free(v, sizeof *v * cap);
+}
+
+static void missing_json(void *arg, plumb_opcode op, plumb_dtype t, const char *form)
+{
+    plumb_buf *b = arg;
+    plumb_buf_puts(b, b->len && b->data[b->len - 1] == '[' ? "" : ", ");
+    plumb_buf_puts(b, "[");
+    json_str(b, plumb_op_name(op));
+    plumb_buf_printf(b, ", \"%s\", ", plumb_dtype_name(t));
+    json_str(b, form);
+    plumb_buf_puts(b, "]");
+}
+
+static void coverage_json(plumb_buf *b, const conf_run *run)
+{
+    uint32_t n, cap, missing;
+    cov_cell *v = cov_cells(run, &n, &cap);
+    plumb_buf_puts(b, "\n  \"coverage\": {\"cell_fields\": [\"op\", \"dtype\", \"value_class\", \"shape_class\", \"form\", "
+                      "\"cases\", \"passed\"],\n    \"cells\": [");
+    for (uint32_t i = 0; i < n; i++) {
+        plumb_buf_puts(b, i ? ",\n      [" : "\n      [");
+        json_str(b, plumb_op_name(v[i].op));
+        plumb_buf_puts(b, ", ");
+        json_str(b, v[i].dtype);
+        plumb_buf_puts(b, ", ");
+        json_str(b, v[i].value);
+        plumb_buf_puts(b, ", ");
+        json_str(b, v[i].shape);
+        plumb_buf_puts(b, ", ");
+        json_str(b, v[i].form);
+        plumb_buf_printf(b, ", %u, %u]", v[i].cases, v[i].passed);
+    }
+    plumb_buf_puts(b, "],\n    \"forms_missing\": [");
+    uint32_t promised = cov_forms(run, v, n, &missing, missing_json, b);
+    plumb_buf_printf(b, "], \"forms_promised\": %u, \"forms_missing_count\": %u},", promised, missing);
+    plumb_free(v, sizeof *v * cap);
 }
