@@ -39,8 +39,9 @@ PLUMB     := $(BUILD)/plumb
 # --no-install-recommends compiles nothing until it is there.
 DEP_HDRS := stdlib.h cmocka.h xxhash.h mpfr.h gmp.h gsl/gsl_rng.h
 HDR_DIRS := /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu /usr/local/include
-# The shell tests check JSON and XML reports with jq and xmllint.
-DEP_TOOLS := jq xmllint
+# The shell tests check JSON and XML reports with jq and xmllint, and the
+# installed library with pkg-config.
+DEP_TOOLS := jq xmllint pkg-config
 MISSING_DEPS := $(strip $(foreach h,$(DEP_HDRS),$(if $(wildcard $(addsuffix /$(h),$(HDR_DIRS))),,$(h))) \
                 $(foreach t,$(DEP_TOOLS),$(if $(shell command -v $(t)),,$(t))))
 
