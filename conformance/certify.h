@@ -244,7 +244,8 @@ typedef struct conf_op_summary {
 typedef struct conf_cache_scenario {
     char name[96];
     uint64_t compiles;
-    uint64_t expected_max;
+    uint64_t expected_max;     /* the cache suite expects exactly this many */
+    uint64_t calls;            /* compile calls the scenario made (in memory only, not in reports) */
     bool pass;
     char reason[256];
 } conf_cache_scenario;
@@ -299,6 +300,40 @@ typedef struct conf_run {
     uint32_t n_fixed;
     plumb_arena *arena;            /* strings of a report read back (conf_report_load) */
 } conf_run;
+
+/* ---- one case, protected and repeated (conformance/runner.c) ----------------
+ * The backend gets copies of the case's inputs, compared with the originals
+ * afterwards ("modified input N: ..." names the first changed element); the
+ * reference checks on the untouched originals. A backend that declares
+ * determinism runs the case again on fresh copies and must give the same
+ * bits ("not deterministic: ..."); with isolated set, also once more on a
+ * fresh instance in a process of its own. */
+typedef struct conf_case_verdict {
+    conf_status status;
+    double budget_used;
+    char reason[480];
+} conf_case_verdict;
+
+typedef struct conf_repeat {
+    bool repeat;                   /* run twice in this instance, compare bitwise */
+    bool isolated;                 /* and once in a separate process */
+    const plumb_backend_option *options;   /* for the separate process's instance */
+    size_t n_options;
+    double timeout_s;              /* the separate process's limit */
+} conf_repeat;
+
+/* check_program (NULL = the case's) is what the reference runs; rep NULL =
+ * one run. */
+void conf_run_case(conf_backend *b, const conf_case *c, const char *check_program, const conf_repeat *rep,
+                   conf_case_verdict *v);
+/* In a worker process (its guard set): reports the exit of a child. */
+void conf_run_describe_exit(int status, const conf_guard *g, char *buf, size_t cap);
+
+/* ---- the cache suite (conformance/cache_suite.c) ------------------------------
+ * Scenarios of compile calls on a cold instance each, in one worker
+ * process; fills run->cache (name, compiles, the exact count expected,
+ * verdict). Scenarios that need ops the backend does not claim are left out. */
+void conf_cache_suite(conf_run *run);
 
 /* Runs a certification. Returns false (d set) only when it could not run at
  * all (the backend could not be loaded or was rejected); failures of cases

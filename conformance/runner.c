@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "certify.h"
 
 /* Copies src into dst[cap], truncating: reasons are one line and may be cut. */
@@ -82,43 +84,276 @@ static bool write_all(int fd, const void *p, size_t n)
     return true;
 }
 
-/* Runs one case inside a worker; never returns an error, only a verdict. */
-static void run_one(conf_backend *b, const conf_case *c, const char *check_program, wire_rec *r)
+/* Copies of the case's inputs for the backend: the originals stay pristine
+ * for the reference and for the comparison afterwards. */
+static plumb_tensor **inputs_copy(const conf_case *c, plumb_diag *d)
 {
-    double t0 = conf_now();
-    plumb_diag d;
-    plumb_diag_clear(&d);
-    plumb_tensor **outs = NULL;
-    uint32_t n_outs = 0;
-    r->budget_used = 0;
-    if (!conf_backend_run(b, c->program, c->inputs, c->n_inputs, &outs, &n_outs, &d)) {
-        r->status = CONF_ST_ERROR;
-        copy_str(r->reason, sizeof r->reason, d.msg);
-    } else {
-        conf_check_opts co;
-        conf_caps_check_opts(&b->caps, c->dtype, &co);
-        conf_result res;
-        memset(&res, 0, sizeof res);
-        plumb_diag_clear(&d);
-        conf_case cc = *c;
-        if (check_program)
-            cc.program = (char *)check_program;
-        if (!conf_check_case(&cc, outs, n_outs, &co, &res, &d)) {
-            r->status = CONF_ST_FAIL;
-            copy_str(r->reason, sizeof r->reason, "checker: ");
-            copy_str(r->reason + 9, sizeof r->reason - 9, d.msg[0] ? d.msg : res.reason);
-            r->budget_used = res.budget_used;
-        } else {
-            r->status = res.pass ? CONF_ST_PASS : CONF_ST_FAIL;
-            r->budget_used = res.budget_used;
-            if (!res.pass) {
-                copy_str(r->reason, sizeof r->reason, res.reason);
-                /* Where the element is and, for elementwise ops, what it was computed from. */
-                conf_describe_reason(c, outs, n_outs, res.worst_output, res.worst_index, r->reason, sizeof r->reason);
-            }
+    plumb_tensor **cp = plumb_calloc(c->n_inputs ? c->n_inputs : 1, sizeof *cp);
+    if (!cp) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory copying the inputs");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < c->n_inputs; i++) {
+        cp[i] = plumb_tensor_clone(c->inputs[i], d);
+        if (!cp[i]) {
+            for (uint32_t j = 0; j < i; j++)
+                plumb_tensor_free(cp[j]);
+            plumb_free(cp, (c->n_inputs ? c->n_inputs : 1) * sizeof *cp);
+            return NULL;
         }
     }
+    return cp;
+}
+
+static void inputs_free(const conf_case *c, plumb_tensor **cp)
+{
+    if (!cp)
+        return;
+    for (uint32_t i = 0; i < c->n_inputs; i++)
+        plumb_tensor_free(cp[i]);
+    plumb_free(cp, (c->n_inputs ? c->n_inputs : 1) * sizeof *cp);
+}
+
+/* False with "modified input N: element [i] was X, now Y" when the backend
+ * wrote into the copy of input N it was given. */
+static bool inputs_intact(const conf_case *c, plumb_tensor *const *cp, char *reason, size_t cap)
+{
+    for (uint32_t i = 0; i < c->n_inputs; i++) {
+        const plumb_tensor *o = c->inputs[i], *g = cp[i];
+        if (o->nbytes == 0 || memcmp(o->data, g->data, o->nbytes) == 0)
+            continue;
+        size_t es = plumb_dtype_size(o->dtype), k = 0;
+        const unsigned char *po = o->data, *pg = g->data;
+        while (k < o->nbytes && po[k] == pg[k])
+            k++;
+        uint64_t e = es ? k / es : 0;
+        char idx[96], was[80], now[80];
+        conf_describe_index(o, e, idx, sizeof idx);
+        conf_describe_value(o->dtype, o->data, e, was, sizeof was);
+        conf_describe_value(o->dtype, g->data, e, now, sizeof now);
+        snprintf(reason, cap, "modified input %u: the backend wrote into it (element %s was %s, now %s)", i, idx,
+                 was, now);
+        return false;
+    }
+    return true;
+}
+
+/* The first bitwise difference between two runs' results, as
+ * "output K element [i]: X on the first run, Y on the second". */
+static bool outputs_same(plumb_tensor *const *a, uint32_t na, plumb_tensor *const *b, uint32_t nb, char *why,
+                         size_t cap)
+{
+    if (na != nb) {
+        snprintf(why, cap, "%u results on the first run, %u on the second", na, nb);
+        return false;
+    }
+    for (uint32_t k = 0; k < na; k++) {
+        if (plumb_tensor_equal(a[k], b[k]))
+            continue;
+        if (a[k]->dtype != b[k]->dtype || a[k]->rank != b[k]->rank || a[k]->nbytes != b[k]->nbytes ||
+            memcmp(a[k]->dims, b[k]->dims, a[k]->rank * sizeof a[k]->dims[0]) != 0) {
+            snprintf(why, cap, "output %u has another type on the second run", k);
+            return false;
+        }
+        size_t es = plumb_dtype_size(a[k]->dtype), j = 0;
+        const unsigned char *pa = a[k]->data, *pb = b[k]->data;
+        while (j < a[k]->nbytes && pa[j] == pb[j])
+            j++;
+        uint64_t e = es ? j / es : 0;
+        char idx[96], va[80], vb[80];
+        conf_describe_index(a[k], e, idx, sizeof idx);
+        conf_describe_value(a[k]->dtype, a[k]->data, e, va, sizeof va);
+        conf_describe_value(b[k]->dtype, b[k]->data, e, vb, sizeof vb);
+        snprintf(why, cap, "output %u element %s: %s on the first run, %s on the second", k, idx, va, vb);
+        return false;
+    }
+    return true;
+}
+
+/* A digest of results: what a separate process sends back for comparison. */
+static void outputs_digest(plumb_tensor *const *ts, uint32_t n, uint64_t out[2])
+{
+    XXH3_state_t *s = XXH3_createState();
+    if (!s) {
+        out[0] = out[1] = 0;
+        return;
+    }
+    XXH3_128bits_reset(s);
+    XXH3_128bits_update(s, &n, sizeof n);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t hdr[2] = {(uint32_t)ts[k]->dtype, ts[k]->rank};
+        XXH3_128bits_update(s, hdr, sizeof hdr);
+        XXH3_128bits_update(s, ts[k]->dims, ts[k]->rank * sizeof ts[k]->dims[0]);
+        if (ts[k]->nbytes)
+            XXH3_128bits_update(s, ts[k]->data, ts[k]->nbytes);
+    }
+    XXH128_hash_t h = XXH3_128bits_digest(s);
+    XXH3_freeState(s);
+    out[0] = h.low64;
+    out[1] = h.high64;
+}
+
+typedef struct isolated_job {
+    conf_backend *b;
+    const conf_case *c;
+    const conf_repeat *rep;
+} isolated_job;
+
+typedef struct isolated_answer {
+    uint32_t ok;
+    uint32_t n_outs;
+    uint64_t digest[2];
+    char msg[200];
+} isolated_answer;
+
+/* In a child of the worker: a fresh instance (the worker's is not ours
+ * across fork), the case on fresh copies, the results' digest sent back. */
+static void isolated_run(void *arg)
+{
+    isolated_job *j = arg;
+    isolated_answer a;
+    memset(&a, 0, sizeof a);
+    /* A hang here must not outlive the worker the runner may kill. */
+    alarm((unsigned)j->rep->timeout_s + 1);
+    j->b->inst = NULL;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    plumb_tensor **cp = NULL, **outs = NULL;
+    uint32_t n_outs = 0;
+    if (conf_backend_instance(j->b, j->rep->options, j->rep->n_options, &d) && (cp = inputs_copy(j->c, &d)) &&
+        conf_backend_run(j->b, j->c->program, cp, j->c->n_inputs, &outs, &n_outs, &d)) {
+        a.ok = 1;
+        a.n_outs = n_outs;
+        outputs_digest(outs, n_outs, a.digest);
+    } else {
+        copy_str(a.msg, sizeof a.msg, d.msg);
+    }
     conf_tensors_free(outs, n_outs);
+    inputs_free(j->c, cp);
+    conf_backend_close(j->b);
+    conf_guard_answer(&a, sizeof a);
+}
+
+/* One run of the backend on fresh copies of the inputs: false with v set
+ * when the backend failed or wrote into an input. */
+static bool backend_once(conf_backend *b, const conf_case *c, plumb_tensor ***outs, uint32_t *n_outs,
+                         conf_case_verdict *v)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    *outs = NULL;
+    *n_outs = 0;
+    plumb_tensor **cp = inputs_copy(c, &d);
+    if (!cp) {
+        v->status = CONF_ST_ERROR;
+        copy_str(v->reason, sizeof v->reason, d.msg);
+        return false;
+    }
+    bool ok = conf_backend_run(b, c->program, cp, c->n_inputs, outs, n_outs, &d);
+    if (!ok) {
+        v->status = CONF_ST_ERROR;
+        copy_str(v->reason, sizeof v->reason, d.msg);
+    } else if (!inputs_intact(c, cp, v->reason, sizeof v->reason)) {
+        v->status = CONF_ST_FAIL;
+        v->budget_used = CONF_BUDGET_MISMATCH;
+        ok = false;
+    }
+    inputs_free(c, cp);
+    if (!ok) {
+        conf_tensors_free(*outs, *n_outs);
+        *outs = NULL;
+        *n_outs = 0;
+    }
+    return ok;
+}
+
+void conf_run_case(conf_backend *b, const conf_case *c, const char *check_program, const conf_repeat *rep,
+                   conf_case_verdict *v)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    plumb_tensor **outs = NULL, **again = NULL;
+    uint32_t n_outs = 0, n_again = 0;
+    memset(v, 0, sizeof *v);
+    if (!backend_once(b, c, &outs, &n_outs, v))
+        return;
+    conf_check_opts co;
+    conf_caps_check_opts(&b->caps, c->dtype, &co);
+    conf_result res;
+    memset(&res, 0, sizeof res);
+    conf_case cc = *c;
+    if (check_program)
+        cc.program = (char *)check_program;
+    if (!conf_check_case(&cc, outs, n_outs, &co, &res, &d)) {
+        v->status = CONF_ST_FAIL;
+        copy_str(v->reason, sizeof v->reason, "checker: ");
+        copy_str(v->reason + 9, sizeof v->reason - 9, d.msg[0] ? d.msg : res.reason);
+        v->budget_used = res.budget_used;
+        goto out;
+    }
+    v->status = res.pass ? CONF_ST_PASS : CONF_ST_FAIL;
+    v->budget_used = res.budget_used;
+    if (!res.pass) {
+        copy_str(v->reason, sizeof v->reason, res.reason);
+        /* Where the element is and, for elementwise ops, what it was computed from. */
+        conf_describe_reason(c, outs, n_outs, res.worst_output, res.worst_index, v->reason, sizeof v->reason);
+        goto out;
+    }
+    if (!rep || !rep->repeat)
+        goto out;
+    /* Declared deterministic: the same instance again, bit for bit. */
+    if (!backend_once(b, c, &again, &n_again, v))
+        goto out;
+    char why[400];
+    if (!outputs_same(outs, n_outs, again, n_again, why, sizeof why)) {
+        v->status = CONF_ST_FAIL;
+        v->budget_used = CONF_BUDGET_MISMATCH;
+        snprintf(v->reason, sizeof v->reason, "not deterministic: %s", why);
+        goto out;
+    }
+    if (!rep->isolated)
+        goto out;
+    /* And a fresh instance in a process of its own: state kept across
+     * instances or processes (a warm cache, a seed) must not change bits. */
+    isolated_job job = {b, c, rep};
+    isolated_answer a;
+    memset(&a, 0, sizeof a);
+    char how[200];
+    uint64_t mine[2];
+    if (!conf_guard_run(isolated_run, &job, &a, sizeof a, how, sizeof how)) {
+        v->status = CONF_ST_FAIL;
+        v->budget_used = CONF_BUDGET_MISMATCH;
+        snprintf(v->reason, sizeof v->reason, "not deterministic: the rerun in a separate process %s", how);
+        goto out;
+    }
+    a.msg[sizeof a.msg - 1] = 0;
+    outputs_digest(outs, n_outs, mine);
+    if (!a.ok) {
+        v->status = CONF_ST_ERROR;
+        snprintf(v->reason, sizeof v->reason, "not deterministic: the rerun in a separate process failed: %s", a.msg);
+    } else if (a.n_outs != n_outs || a.digest[0] != mine[0] || a.digest[1] != mine[1]) {
+        v->status = CONF_ST_FAIL;
+        v->budget_used = CONF_BUDGET_MISMATCH;
+        snprintf(v->reason, sizeof v->reason,
+                 "not deterministic: a fresh instance in a separate process gave other results (%u outputs, "
+                 "xxh3-128 %016llx%016llx; here %u, %016llx%016llx)",
+                 a.n_outs, (unsigned long long)a.digest[1], (unsigned long long)a.digest[0], n_outs,
+                 (unsigned long long)mine[1], (unsigned long long)mine[0]);
+    }
+out:
+    conf_tensors_free(again, n_again);
+    conf_tensors_free(outs, n_outs);
+}
+
+/* Runs one case inside a worker; never returns an error, only a verdict. */
+static void run_one(conf_backend *b, const conf_case *c, const conf_repeat *rep, wire_rec *r)
+{
+    double t0 = conf_now();
+    conf_case_verdict v;
+    conf_run_case(b, c, NULL, rep, &v);
+    r->status = v.status;
+    r->budget_used = v.budget_used;
+    copy_str(r->reason, sizeof r->reason, v.reason);
     r->seconds = conf_now() - t0;
 }
 
@@ -392,7 +627,7 @@ static void progress(conf_run *run, const char *op, uint64_t done, uint64_t tota
     fflush(stderr);
 }
 
-static void describe_exit(int status, const conf_guard *g, char *buf, size_t cap)
+void conf_run_describe_exit(int status, const conf_guard *g, char *buf, size_t cap)
 {
     /* "died of signal 11 (Segmentation fault) in execute": the call comes
      * from the worker's guard page. */
@@ -410,6 +645,10 @@ static void worker_init(conf_guard *g)
     conf_guard_child(g);
 }
 
+/* One case in this many (by index in its op's list) is also run in a
+ * separate process when the backend declares determinism. */
+#define RUN_ISOLATED_EVERY 16
+
 /* The body of a worker process: positions [lo, hi) of the op's order. */
 static void batch_worker(conf_run *run, const op_state *st, batch bt, int fd)
 {
@@ -425,7 +664,13 @@ static void batch_worker(conf_run *run, const op_state *st, batch bt, int fd)
         memset(&r, 0, sizeof r);
         r.index = st->order[k];
         if (have) {
-            run_one(b, &st->cs.v[r.index], NULL, &r);
+            /* A backend that declares determinism runs every case twice, and
+             * one case in RUN_ISOLATED_EVERY a third time in a process of
+             * its own (a fork and a fresh instance each: a sample keeps the
+             * quick suite within its time). */
+            conf_repeat rep = {b->caps.deterministic, b->caps.deterministic && r.index % RUN_ISOLATED_EVERY == 0,
+                               run->opts.options, run->opts.n_options, run->opts.timeout_s};
+            run_one(b, &st->cs.v[r.index], &rep, &r);
         } else {
             /* Without an instance no case can run; each says why. */
             r.status = CONF_ST_ERROR;
@@ -488,7 +733,7 @@ static void worker_lost(conf_run *run, op_state *states, worker *w, bool timed_o
                      w->guard && w->guard->call[0] ? "in " : "between plugin calls",
                      w->guard ? (int)sizeof w->guard->call : 0, w->guard ? w->guard->call : "");
         else
-            describe_exit(status, w->guard, why, sizeof why);
+            conf_run_describe_exit(status, w->guard, why, sizeof why);
         record(run, st, w->bt.op, st->order[pos], timed_out ? CONF_ST_TIMEOUT : CONF_ST_CRASH, CONF_BUDGET_MISMATCH,
                timed_out ? run->opts.timeout_s : 0, why, n_saved);
         if (pos + 1 < w->bt.hi) {
@@ -499,10 +744,6 @@ static void worker_lost(conf_run *run, op_state *states, worker *w, bool timed_o
     }
     w->pid = 0;
 }
-
-/* ---- cache stability through the ABI's counters --------------------------- */
-
-static void cache_scenarios(conf_run *run);
 
 static bool op_selected(const conf_run_options *o, plumb_opcode op)
 {
@@ -722,8 +963,10 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
         return false;
     }
 
-    if (o->cache_suite && !o->ops_filter && !o->case_ids && o->shard_index == 0) {
-        cache_scenarios(run);
+    /* With --ops, the scenarios whose ops are all in the run (the scope
+     * already says the run is partial). */
+    if (o->cache_suite && !o->case_ids && o->shard_index == 0) {
+        conf_cache_suite(run);
         for (uint32_t i = 0; i < run->n_cache; i++) {
             if (run->cache[i].pass)
                 run->passed++;
@@ -757,309 +1000,4 @@ void conf_run_free(conf_run *run)
         plumb_arena_free(run->arena);
     run->arena = NULL;
     run->n_cases = run->cap_cases = 0;
-}
-
-/* ---- cache-stability scenarios --------------------------------------------
- * Each runs in one worker; the worker reports every scenario's compile count
- * and verdict, the parent judges the count against the claim. */
-
-typedef struct cache_wire {
-    uint32_t index;
-    uint32_t pass;
-    uint64_t compiles;
-    uint64_t expected_max;
-    char reason[232];
-} cache_wire;
-
-static plumb_tensor *vec(plumb_dtype t, int64_t n, double base, double step)
-{
-    plumb_diag d;
-    plumb_diag_clear(&d);
-    plumb_tensor *x = plumb_tensor_new(t, 1, &n, 0, &d);
-    if (!x)
-        return NULL;
-    for (int64_t i = 0; i < n; i++) {
-        double v = base + step * (double)i;
-        if (t == PLUMB_F32) {
-            float f = (float)v;
-            memcpy((char *)x->data + 4 * i, &f, 4);
-        } else {
-            memcpy((char *)x->data + 8 * i, &v, 8);
-        }
-    }
-    return x;
-}
-
-/* Runs program on inputs through b and checks the outputs with the checker
- * (which runs the reference); false with reason on any disagreement. */
-static bool cache_step2(conf_backend *b, const char *id, plumb_opcode op, plumb_dtype t, const char *program,
-                        const char *static_program, plumb_tensor **in, uint32_t n_in, char *reason, size_t cap);
-
-static bool cache_step(conf_backend *b, const char *id, plumb_opcode op, plumb_dtype t, const char *program,
-                       plumb_tensor **in, uint32_t n_in, char *reason, size_t cap)
-{
-    return cache_step2(b, id, op, t, program, NULL, in, n_in, reason, cap);
-}
-
-/* static_program (when not NULL) is what the checker's reference runs: the
- * reference executes static shapes only, the backend the polymorphic one. */
-static bool cache_step2(conf_backend *b, const char *id, plumb_opcode op, plumb_dtype t, const char *program,
-                        const char *static_program, plumb_tensor **in, uint32_t n_in, char *reason, size_t cap)
-{
-    conf_case c;
-    memset(&c, 0, sizeof c);
-    copy_str(c.id, sizeof c.id, id);
-    c.op = op;
-    c.dtype = t;
-    c.shape_class = "cache";
-    c.value_class = "cache";
-    c.program = (char *)program;
-    c.inputs = in;
-    c.n_inputs = n_in;
-    wire_rec r;
-    memset(&r, 0, sizeof r);
-    run_one(b, &c, static_program, &r);
-    if (r.status != CONF_ST_PASS) {
-        copy_str(reason, cap, id);
-        size_t l = strlen(reason);
-        if (l + 2 < cap) {
-            memcpy(reason + l, ": ", 3);
-            copy_str(reason + l + 2, cap - l - 2, r.reason);
-        }
-        return false;
-    }
-    return true;
-}
-
-static void cache_worker(conf_run *run, int fd)
-{
-    conf_backend *b = &run->backend;
-    const conf_caps *cp = &b->caps;
-    plumb_diag d;
-    plumb_diag_clear(&d);
-    b->inst = NULL;
-    cache_wire w;
-    static const char *const p_add32 =
-        "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
-        "  %0 = stablehlo.add %arg0, %arg1 : tensor<8xf32>\n"
-        "  return %0 : tensor<8xf32>\n}\n";
-    static const char *const p_add64 =
-        "func.func @main(%arg0: tensor<8xf64>, %arg1: tensor<8xf64>) -> tensor<8xf64> {\n"
-        "  %0 = stablehlo.add %arg0, %arg1 : tensor<8xf64>\n"
-        "  return %0 : tensor<8xf64>\n}\n";
-    static const char *const p_add32_5 =
-        "func.func @main(%arg0: tensor<5xf32>, %arg1: tensor<5xf32>) -> tensor<5xf32> {\n"
-        "  %0 = stablehlo.add %arg0, %arg1 : tensor<5xf32>\n"
-        "  return %0 : tensor<5xf32>\n}\n";
-    static const char *const p_sub32 =
-        "func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
-        "  %0 = stablehlo.subtract %arg0, %arg1 : tensor<8xf32>\n"
-        "  return %0 : tensor<8xf32>\n}\n";
-    static const char *const p_poly =
-        "func.func @main(%arg0: tensor<?xf32, #stablehlo.bounds<16>>, %arg1: tensor<?xf32, #stablehlo.bounds<16>>) -> tensor<?xf32, #stablehlo.bounds<16>> {\n"
-        "  %0 = stablehlo.add %arg0, %arg1 : tensor<?xf32, #stablehlo.bounds<16>>\n"
-        "  return %0 : tensor<?xf32, #stablehlo.bounds<16>>\n}\n";
-    bool have_instance = conf_backend_instance(b, run->opts.options, run->opts.n_options, &d);
-    for (uint32_t s = 0; s < run->n_cache; s++) {
-        memset(&w, 0, sizeof w);
-        w.index = s;
-        w.expected_max = run->cache[s].expected_max;
-        if (!have_instance) {
-            copy_str(w.reason, sizeof w.reason, d.msg);
-            write_all(fd, &w, sizeof w);
-            continue;
-        }
-        plumb_diag sd;
-        plumb_diag_clear(&sd);
-        conf_backend_reset_stats(b, &sd);
-        bool ok = true;
-        char reason[232] = "";
-        plumb_tensor *in[2] = {NULL, NULL};
-        const char *nm = run->cache[s].name;
-        if (strcmp(nm, "new parameter values") == 0) {
-            for (int k = 0; k < 3 && ok; k++) {
-                in[0] = vec(PLUMB_F32, 8, 1.5 * k, 0.25);
-                in[1] = vec(PLUMB_F32, 8, -3.0 + k, 1.0);
-                ok = in[0] && in[1] && cache_step(b, "cache/new_values", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
-                                                  reason, sizeof reason);
-                plumb_tensor_free(in[0]);
-                plumb_tensor_free(in[1]);
-            }
-        } else if (strcmp(nm, "element type change") == 0) {
-            in[0] = vec(PLUMB_F32, 8, 0.1, 0.3);
-            in[1] = vec(PLUMB_F32, 8, 0.7, -0.2);
-            ok = in[0] && in[1] && cache_step(b, "cache/dtype_f32", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
-                                              reason, sizeof reason);
-            plumb_tensor_free(in[0]);
-            plumb_tensor_free(in[1]);
-            in[0] = vec(PLUMB_F64, 8, 0.1, 0.3);
-            in[1] = vec(PLUMB_F64, 8, 0.7, -0.2);
-            ok = ok && in[0] && in[1] && cache_step(b, "cache/dtype_f64", PLUMB_OP_ADD, PLUMB_F64, p_add64, in, 2,
-                                                    reason, sizeof reason);
-            plumb_tensor_free(in[0]);
-            plumb_tensor_free(in[1]);
-        } else if (strcmp(nm, "static shape change") == 0) {
-            in[0] = vec(PLUMB_F32, 8, 2, 1);
-            in[1] = vec(PLUMB_F32, 8, 3, 0.5);
-            ok = in[0] && in[1] && cache_step(b, "cache/shape_8", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
-                                              reason, sizeof reason);
-            plumb_tensor_free(in[0]);
-            plumb_tensor_free(in[1]);
-            in[0] = vec(PLUMB_F32, 5, -2, 1.25);
-            in[1] = vec(PLUMB_F32, 5, 4, -0.5);
-            ok = ok && in[0] && in[1] && cache_step(b, "cache/shape_5", PLUMB_OP_ADD, PLUMB_F32, p_add32_5, in, 2,
-                                                    reason, sizeof reason);
-            plumb_tensor_free(in[0]);
-            plumb_tensor_free(in[1]);
-        } else if (strcmp(nm, "op change") == 0) {
-            in[0] = vec(PLUMB_F32, 8, 2, 1);
-            in[1] = vec(PLUMB_F32, 8, 3, 0.5);
-            ok = in[0] && in[1] && cache_step(b, "cache/op_add", PLUMB_OP_ADD, PLUMB_F32, p_add32, in, 2,
-                                              reason, sizeof reason) &&
-                 cache_step(b, "cache/op_subtract", PLUMB_OP_SUBTRACT, PLUMB_F32, p_sub32, in, 2, reason,
-                            sizeof reason);
-            plumb_tensor_free(in[0]);
-            plumb_tensor_free(in[1]);
-        } else if (strcmp(nm, "polymorphic dimension") == 0) {
-            static const int64_t sizes[] = {3, 7, 16, 1};
-            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; k++) {
-                char sp[512];
-                long long n = (long long)sizes[k];
-                snprintf(sp, sizeof sp,
-                         "func.func @main(%%arg0: tensor<%lldxf32>, %%arg1: tensor<%lldxf32>) -> tensor<%lldxf32> {\n"
-                         "  %%0 = stablehlo.add %%arg0, %%arg1 : tensor<%lldxf32>\n"
-                         "  return %%0 : tensor<%lldxf32>\n}\n", n, n, n, n, n);
-                in[0] = vec(PLUMB_F32, sizes[k], 0.5, 1);
-                in[1] = vec(PLUMB_F32, sizes[k], 1, -0.75);
-                ok = in[0] && in[1] && cache_step2(b, "cache/poly", PLUMB_OP_ADD, PLUMB_F32, p_poly, sp, in, 2,
-                                                   reason, sizeof reason);
-                plumb_tensor_free(in[0]);
-                plumb_tensor_free(in[1]);
-            }
-        }
-        plumb_backend_stats st;
-        plumb_diag_clear(&sd);
-        if (!conf_backend_stats(b, &st, &sd)) {
-            ok = false;
-            copy_str(reason, sizeof reason, sd.msg);
-        }
-        w.compiles = st.compiles;
-        if (ok && st.compiles > w.expected_max) {
-            ok = false;
-            snprintf(reason, sizeof reason, "%llu compiles, at most %llu allowed",
-                     (unsigned long long)st.compiles, (unsigned long long)w.expected_max);
-        }
-        if (ok && st.compiles == 0) {
-            ok = false;
-            snprintf(reason, sizeof reason, "the backend's stats count no compile at all");
-        }
-        (void)cp;
-        w.pass = ok;
-        copy_str(w.reason, sizeof w.reason, reason);
-        if (!write_all(fd, &w, sizeof w))
-            _exit(3);
-    }
-    conf_backend_close(b);
-    _exit(0);
-}
-
-static void cache_scenarios(conf_run *run)
-{
-    const conf_caps *c = &run->backend.caps;
-    uint32_t f32 = PLUMB_TY_BIT(PLUMB_F32), f64 = PLUMB_TY_BIT(PLUMB_F64);
-    bool add32 = (c->claims[PLUMB_OP_ADD] & f32) != 0;
-    /* Scenarios need ops the backend claims; the others are not run (and
-     * the report says so). */
-    struct { const char *name; bool runs; uint64_t max; } sc[] = {
-        {"new parameter values", add32, 1},
-        {"element type change", add32 && (c->claims[PLUMB_OP_ADD] & f64), 2},
-        {"static shape change", add32, 2},
-        {"op change", add32 && (c->claims[PLUMB_OP_SUBTRACT] & f32), 2},
-        {"polymorphic dimension", add32 && c->poly != PLUMB_BACKEND_POLY_NONE,
-         c->poly == PLUMB_BACKEND_POLY_BOUNDED ? 1 : 4},
-    };
-    run->n_cache = 0;
-    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
-        if (!sc[i].runs)
-            continue;
-        conf_cache_scenario *s = &run->cache[run->n_cache++];
-        memset(s, 0, sizeof *s);
-        copy_str(s->name, sizeof s->name, sc[i].name);
-        s->expected_max = sc[i].max;
-        snprintf(s->reason, sizeof s->reason, "not run");
-    }
-    if (run->n_cache == 0)
-        return;
-    int p[2];
-    if (pipe(p) != 0)
-        return;
-    conf_guard *guard = conf_guard_new();
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        conf_guard_free(guard);
-        return;
-    }
-    if (pid == 0) {
-        close(p[0]);
-        worker_init(guard);
-        cache_worker(run, p[1]);
-        _exit(0);
-    }
-    close(p[1]);
-    double deadline = conf_now() + run->opts.timeout_s * (double)run->n_cache;
-    uint32_t got = 0;
-    char buf[sizeof(cache_wire)];
-    size_t have = 0;
-    bool timed_out = false;
-    while (got < run->n_cache) {
-        double left = deadline - conf_now();
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd pf = {p[0], POLLIN, 0};
-        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0)
-            continue;
-        ssize_t n = read(p[0], buf + have, sizeof buf - have);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        have += (size_t)n;
-        if (have == sizeof buf) {
-            cache_wire w;
-            memcpy(&w, buf, sizeof w);
-            have = 0;
-            if (w.index < run->n_cache) {
-                conf_cache_scenario *s = &run->cache[w.index];
-                s->compiles = w.compiles;
-                s->pass = w.pass != 0;
-                w.reason[sizeof w.reason - 1] = 0;
-                copy_str(s->reason, sizeof s->reason, w.reason);
-            }
-            got++;
-        }
-    }
-    int status = 0;
-    if (timed_out)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    close(p[0]);
-    for (uint32_t i = got; i < run->n_cache; i++) {
-        conf_cache_scenario *s = &run->cache[i];
-        s->pass = false;
-        if (timed_out)
-            snprintf(s->reason, sizeof s->reason, "timed out");
-        else
-            describe_exit(status, guard, s->reason, sizeof s->reason);
-    }
-    conf_guard_free(guard);
 }

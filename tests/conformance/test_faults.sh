@@ -71,5 +71,12 @@ expect fault_cbrt_neg       cbrt                  "cbrt/f32/odd/binades/"       
 expect fault_convert_sat    convert               "convert/i32_to_i8/odd/boundary/"      "exact class"
 expect fault_scatter_race   scatter               "scatter/f32/odd/cross/"               "f32 accumulator"
 expect fault_add_overflow_tie add                 "add/f32/odd/threshold/"               "want 0x7f800000 (inf)"
+# The runner protects inputs and repeats cases of a backend that declares
+# determinism; the cache suite's scenarios catch caches that serve the wrong
+# executable (docs/certify.md).
+expect fault_writes_input     multiply,negate     "multiply/"                  "modified input 0"
+expect fault_nondeterministic multiply,negate     "multiply/"                  "not deterministic: output 0"
+expect fault_cache_stale_const add,negate         "constant value (scalar)"    "got 0x3fc00000 (1.5), want 0xc0100000 (-2.25)"
+expect fault_cache_evict      add,negate          "return to earlier programs" "got 0x43960000 (300), want 0x42c80000 (100)"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,6 +1,7 @@
 /* The certification runner: a crashing or hanging backend fails only the
  * case it was running (with a reproducer) and the run goes on; shards split
- * cases without loss; a run short of its manifest fails; ref certifies. */
+ * cases without loss; a run short of its manifest fails; ref certifies;
+ * inputs are protected, determinism is tested, the cache suite counts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +249,159 @@ static void test_ref_certifies_deterministically(void **state)
     conf_run_free(&c);
 }
 
+/* A backend that writes into its input after executing: conf_run_case fails
+ * the case naming input 0 and the element it changed (the last one: the
+ * fault flips the lowest bit of the buffer's last byte), and the case's own
+ * input memory - what the reference checks with - is untouched. */
+static void test_input_written_named(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_backend b;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_backend_open(plugin_path("fault_writes_input", p, sizeof p), NULL, 0, &b, &d));
+    assert_true(conf_backend_instance(&b, NULL, 0, &d));
+    int64_t n = 4;
+    plumb_tensor *x = plumb_tensor_new(PLUMB_F32, 1, &n, 0, &d), *y = plumb_tensor_new(PLUMB_F32, 1, &n, 0, &d);
+    assert_non_null(x);
+    assert_non_null(y);
+    const float xv[4] = {1.0f, 2.0f, 3.0f, 4.0f}, yv[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    memcpy(x->data, xv, sizeof xv);
+    memcpy(y->data, yv, sizeof yv);
+    plumb_tensor *in[2] = {x, y};
+    conf_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.id, sizeof c.id, "multiply/f32/test/0");
+    c.op = PLUMB_OP_MULTIPLY;
+    c.dtype = PLUMB_F32;
+    c.shape_class = "test";
+    c.value_class = "test";
+    c.program = "func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
+                "  %0 = stablehlo.multiply %a, %b : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n";
+    c.inputs = in;
+    c.n_inputs = 2;
+    conf_case_verdict v;
+    conf_run_case(&b, &c, NULL, NULL, &v);
+    assert_int_equal(v.status, CONF_ST_FAIL);
+    /* 4.0f is 0x40800000; its last byte (0x40) becomes 0x41: 0x41800000 = 16. */
+    assert_non_null(strstr(v.reason, "modified input 0"));
+    assert_non_null(strstr(v.reason, "element [3] was 0x40800000 (4), now 0x41800000 (16)"));
+    assert_memory_equal(x->data, xv, sizeof xv);
+    assert_memory_equal(y->data, yv, sizeof yv);
+    plumb_tensor_free(x);
+    plumb_tensor_free(y);
+    conf_backend_close(&b);
+}
+
+/* A backend that declares determinism but flips a bit on every other
+ * multiply: each case's second run differs from its first, so every
+ * multiply case with a non-empty result fails as not deterministic (and
+ * none for another reason: the first run is the right one). */
+static void test_nondeterminism_caught(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("fault_nondeterministic", p, sizeof p), PLUMB_OP_MULTIPLY);
+    o.repro_dir = NULL;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    assert_false(run.ok);
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < run.n_cases; i++) {
+        if (run.cases[i].status == CONF_ST_PASS)
+            continue;
+        assert_int_equal(run.cases[i].status, CONF_ST_FAIL);
+        assert_true(strncmp(run.cases[i].reason, "not deterministic: output 0 element ", 36) == 0);
+        nd++;
+    }
+    assert_true(nd > 100);
+    assert_int_equal(nd, run.ops[PLUMB_OP_MULTIPLY].failed);
+    conf_run_free(&run);
+}
+
+/* The cache suite on the reference (which counts a compile per distinct
+ * program text): every scenario runs, passes, with exactly the number of
+ * distinct programs of its steps (counted by hand from cache_suite.c's
+ * tables) built, and more than 100 compile calls in all. */
+static void test_cache_suite_exact(void **state)
+{
+    (void)state;
+    conf_run_options o;
+    opts_for(&o, "ref", PLUMB_OP_ADD);
+    o.ops_given[PLUMB_OP_SUBTRACT] = o.ops_given[PLUMB_OP_MULTIPLY] = o.ops_given[PLUMB_OP_MAXIMUM] = true;
+    o.cache_suite = true;
+    o.limit = 1;
+    o.repro_dir = NULL;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    static const struct { const char *name; uint64_t compiles, calls; } want[] = {
+        {"new parameter values", 1, 32},       {"element type change", 2, 8},
+        {"static shape change", 4, 12},        {"op change", 4, 12},
+        {"return to earlier programs", 7, 24}, {"constant value (vector)", 6, 10},
+        {"constant value (scalar)", 6, 10},    {"constant value (one element)", 6, 10},
+    };
+    assert_int_equal(run.n_cache, 8);
+    uint64_t calls = 0;
+    for (uint32_t i = 0; i < 8; i++) {
+        assert_string_equal(run.cache[i].name, want[i].name);
+        assert_true(run.cache[i].pass);
+        assert_int_equal(run.cache[i].compiles, want[i].compiles);
+        assert_int_equal(run.cache[i].expected_max, want[i].compiles);
+        assert_int_equal(run.cache[i].calls, want[i].calls);
+        calls += run.cache[i].calls;
+    }
+    assert_true(calls >= 100);
+    conf_run_free(&run);
+}
+
+static const conf_cache_scenario *scenario(const conf_run *r, const char *name)
+{
+    for (uint32_t i = 0; i < r->n_cache; i++)
+        if (strcmp(r->cache[i].name, name) == 0)
+            return &r->cache[i];
+    return NULL;
+}
+
+/* Caches that get it wrong fail the scenario made for them: one keyed on
+ * input values builds once per call (32 distinct input sets, one program);
+ * one that ignores constants' values serves 1.5's executable for -2.25; a
+ * two-entry cache with a stale index serves 300's for 100 on the fifth
+ * step (order 0 1 2 3 0: program 0's slot went to program 2). */
+static void test_cache_faults(void **state)
+{
+    (void)state;
+    char p[512];
+    static const struct { const char *plugin, *scenario, *reason; } cases[] = {
+        {"fault_cache_params", "new parameter values", "32 compiles for 32 compile calls"},
+        {"fault_cache_stale_const", "constant value (scalar)", "got 0x3fc00000 (1.5), want 0xc0100000 (-2.25)"},
+        {"fault_cache_evict", "return to earlier programs", "step 4, stablehlo.add (fail)"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        conf_run_options o;
+        opts_for(&o, plugin_path(cases[k].plugin, p, sizeof p), PLUMB_OP_ADD);
+        o.cache_suite = true;
+        o.limit = 1;
+        o.repro_dir = NULL;
+        conf_run run;
+        plumb_diag d;
+        plumb_diag_clear(&d);
+        assert_true(conf_run_certify(&o, &run, &d));
+        const conf_cache_scenario *s = scenario(&run, cases[k].scenario);
+        assert_non_null(s);
+        assert_false(s->pass);
+        if (!strstr(s->reason, cases[k].reason))
+            fail_msg("%s: %s: '%s' lacks '%s'", cases[k].plugin, s->name, s->reason, cases[k].reason);
+        assert_false(run.ok);
+        conf_run_free(&run);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +411,10 @@ int main(void)
         cmocka_unit_test(test_manifest_shortfall_fails),
         cmocka_unit_test(test_unclaimed_reported),
         cmocka_unit_test(test_ref_certifies_deterministically),
+        cmocka_unit_test(test_input_written_named),
+        cmocka_unit_test(test_nondeterminism_caught),
+        cmocka_unit_test(test_cache_suite_exact),
+        cmocka_unit_test(test_cache_faults),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
