@@ -139,7 +139,7 @@ static void check_ops(worker *wk, const fz_prog *p, plumb_tensor **outs, wire *w
         }
         for (uint32_t j = 0; j < n_in; j++) {
             const fz_node *a = &p->n[in_nodes[j]];
-            ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : outs[a->index];
+            ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : a->kind == FZ_CONST ? a->value : outs[a->index];
         }
         conf_case c;
         memset(&c, 0, sizeof c);

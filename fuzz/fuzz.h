@@ -70,10 +70,9 @@ void fz_prog_free(fz_prog *p);
 /* The program's text: func.func @main taking the parameters and returning
  * every op's result. */
 bool fz_prog_text(const fz_prog *p, plumb_buf *b);
-/* The text of op node k alone, its operands as parameters %x0.. (constant
- * operands baked as in the program): what the checker re-evaluates on the
- * backend's own operands. *n_in gets the parameter count; in_nodes the
- * operand node of each. */
+/* The text of op node k alone, every operand (constants too) a parameter
+ * %x0..: what the checker re-evaluates on the backend's own operands.
+ * *n_in gets the parameter count; in_nodes the operand node of each. */
 bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, uint32_t *n_in);
 /* Parses and verifies text: a failure is a generator bug (d says why). */
 bool fz_prog_verify(const char *text, size_t len, plumb_diag *d);

@@ -721,11 +721,12 @@ bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, 
     const fz_node *n = &p->n[k];
     char names[3][16];
     *n_in = 0;
+    /* Constant operands are parameters too: the checker derives its bounds
+     * from the inputs (Σ|x| of a reduce runs on |inputs|), so a baked init
+     * of -max would hide the terms it cancels. */
     plumb_buf_puts(b, "func.func @main(");
     for (uint32_t j = 0; j < n->n_args; j++) {
         const fz_node *a = &p->n[n->arg[j]];
-        if (a->kind == FZ_CONST)
-            continue;
         snprintf(names[j], sizeof names[j], "%%x%u", *n_in);
         plumb_buf_printf(b, "%s%s: ", *n_in ? ", " : "", names[j]);
         type_text(b, a);
@@ -734,13 +735,6 @@ bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, 
     plumb_buf_puts(b, ") -> ");
     type_text(b, n);
     plumb_buf_puts(b, " {\n");
-    for (uint32_t j = 0; j < n->n_args; j++) {
-        const fz_node *a = &p->n[n->arg[j]];
-        if (a->kind != FZ_CONST)
-            continue;
-        snprintf(names[j], sizeof names[j], "%%c%u", j);
-        const_line(b, a, names[j]);
-    }
     op_line(b, p, k, "%r", names);
     plumb_buf_puts(b, "  return %r : ");
     type_text(b, n);

@@ -225,7 +225,7 @@ static int shows(rctx *c, const fz_prog *p, plumb_tensor ***outs, uint32_t *n_ou
         }
         for (uint32_t j = 0; j < n_in; j++) {
             const fz_node *a = &p->n[in_nodes[j]];
-            ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : (*outs)[a->index];
+            ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : a->kind == FZ_CONST ? a->value : (*outs)[a->index];
         }
         conf_case cc;
         memset(&cc, 0, sizeof cc);
