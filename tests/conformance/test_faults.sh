@@ -76,6 +76,7 @@ expect fault_add_overflow_tie add                 "add/f32/odd/threshold/"      
 # executable (docs/certify.md).
 expect fault_writes_input     multiply,negate     "multiply/"                  "modified input 0"
 expect fault_nondeterministic multiply,negate     "multiply/"                  "not deterministic: output 0"
+expect fault_fresh_instance   multiply,negate     "multiply/"                  "a fresh instance in a separate process"
 expect fault_cache_stale_const add,negate         "constant value (scalar)"    "got 0x3fc00000 (1.5), want 0xc0100000 (-2.25)"
 expect fault_cache_evict      add,negate          "return to earlier programs" "got 0x43960000 (300), want 0x42c80000 (100)"
 echo "$pass passed, $fail failed"

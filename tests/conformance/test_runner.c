@@ -402,6 +402,29 @@ static void test_cache_faults(void **state)
     }
 }
 
+/* A backend whose first execution on a new instance differs: runs in one
+ * warm instance agree, so only the rerun on a fresh instance in a separate
+ * process (one case in 16) names it, for sampled cases past each worker's
+ * first. */
+static void test_fresh_instance_rerun(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("fault_fresh_instance", p, sizeof p), PLUMB_OP_MULTIPLY);
+    o.repro_dir = NULL;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    assert_false(run.ok);
+    uint32_t isolated = 0;
+    for (uint32_t i = 0; i < run.n_cases; i++)
+        isolated += strstr(run.cases[i].reason, "not deterministic: a fresh instance in a separate process") != NULL;
+    assert_true(isolated >= 2);
+    conf_run_free(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_nondeterminism_caught),
         cmocka_unit_test(test_cache_suite_exact),
         cmocka_unit_test(test_cache_faults),
+        cmocka_unit_test(test_fresh_instance_rerun),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
