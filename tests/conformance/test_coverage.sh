@@ -61,6 +61,11 @@ done
 # the older families are cells too: every value class of f32 add, on the primary shape
 jq_ok "$tmp/r.json" '[.coverage.cells[] | select(.[0] == "stablehlo.add" and .[1] == "f32" and .[3] == "odd") | .[2]] | contains(["special", "subnormal", "boundary", "normal", "uniform", "loguniform", "cross", "threshold"])' "add f32 value classes"
 has "$tmp/out" "coverage (op, element type, value class, shape class, attribute form" "text: coverage header"
+# the plan's promise for every float op (docs/conformance.md): its primary
+# shape "odd" crossed with all six float value classes, for every float type
+# and convert pair (iota and rng_bit_generator have their own classes); 270
+# (op, type) groups in the quick suite
+jq_ok "$tmp/r.json" '[.coverage.cells[] | select(.[4] == "-" and .[3] == "odd" and (.[1] | test("^(f16|bf16|f32|f64)(_to_|$)")) and .[0] != "stablehlo.iota" and .[0] != "stablehlo.rng_bit_generator")] | group_by([.[0], .[1]]) | length >= 270 and all(map(.[2]) | contains(["special", "subnormal", "boundary", "normal", "uniform", "loguniform"]))' "every float op x type: the primary shape x every value class"
 
 # 2. Without --coverage the reports have no coverage section.
 expect_rc 0 "run without --coverage" "$PLUMB" certify --backend ref --ops clamp --no-cache-suite --json "$tmp/n.json"
