@@ -1901,6 +1901,21 @@ static bool forms_reduce_bodies(gen *g, plumb_dtype t)
         if (!push_case(g, "%r")) return false;
     }
     if (t != PLUMB_F32) return true;
+    /* maximum and minimum with a random init that is no identity: however
+     * often a backend applies the init, the result is max(init, row) */
+    for (uint32_t k = 2; k < 4; k++) {
+        char fn[40];
+        snprintf(fn, sizeof fn, "body_%s_init", plumb_op_name(fb[k]) + strlen("stablehlo."));
+        if (!form_begin(g, t, "rows", "special", fn)) continue;
+        plumb_tensor *x = param(g, "x", t, 2, xd, NULL, 0, 0);
+        param(g, "c", t, 0, NULL, "normal", 0, 0);
+        if (x) special_rows(t, x, rows, len);
+        const char *U = tys(g, t, 1, xd);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce(%%x init: %%c) applies %s across dimensions = [1] : (%s, %s) -> %s\n",
+                         plumb_op_name(fb[k]), tys(g, t, 2, xd), tys(g, t, 0, NULL), U);
+        g->ret_types = U;
+        if (!push_case(g, "%r")) return false;
+    }
     if (!form_begin(g, t, "rows", "special", "argmax")) return true;
     uint64_t sp[32];
     uint32_t ns = conf_float_specials(t, sp);

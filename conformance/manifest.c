@@ -209,7 +209,11 @@ uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FO
         static const char *const b[] = {"body_add", "body_multiply", "body_maximum", "body_minimum", "body_and", "body_or"};
         if (f || t == PLUMB_I32 || t == PLUMB_UI32)
             for (uint32_t i = 0; i < (f ? 4u : 6u); i++) form_add(&l, b[i], NULL, 0);
-        if (t == PLUMB_F32) form_add(&l, "argmax", NULL, 0);
+        if (t == PLUMB_F32) {
+            form_add(&l, "body_maximum_init", NULL, 0);
+            form_add(&l, "body_minimum_init", NULL, 0);
+            form_add(&l, "argmax", NULL, 0);
+        }
         break;
     }
     case PLUMB_OP_SORT:

@@ -30,9 +30,10 @@ jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || bad "$3: jq '$2' on $1"; }
 # transpose 1!+2!+3!+4! = 33; reverse 2+4+8+16 = 30; broadcast_in_dim maps into
 # rank 4: 1+4+12+24+24 = 65; concatenate 4 counts × 3 dims = 12; iota (f32, i32)
 # 2 × (1+2+3+4) = 20; pad 6; reduce 1+3+7+15 dimension sets + 4 float types × 4
-# bodies + (i32, ui32) × 6 bodies + argmax = 55; sort 6 f32 + 2 integer = 8;
+# bodies + (i32, ui32) × 6 bodies + f32 maximum and minimum with a random init
+# + argmax = 57; sort 6 f32 + 2 integer = 8;
 # clamp 13 types × 3 = 39; compare 4 float types × 6 × 2 + 9 other types × 6 = 102.
-PROMISED=370
+PROMISED=372
 
 # 1. A complete quick run on the reference: every promised form exercised.
 expect_rc 0 "quick run on ref with --coverage" "$PLUMB" certify --backend ref --jobs 2 --coverage --json "$tmp/r.json"
@@ -48,6 +49,7 @@ for cell in '["stablehlo.transpose","f32","special","r4","perm_3_2_1_0"]' \
             '["stablehlo.reduce","f32","special","r4","r4_dims_0_1_2_3"]' \
             '["stablehlo.reduce","f16","special","rows","body_maximum"]' \
             '["stablehlo.reduce","f32","special","rows","argmax"]' \
+            '["stablehlo.reduce","f32","special","rows","body_minimum_init"]' \
             '["stablehlo.concatenate","f32","special","r3","n4_dim2"]' \
             '["stablehlo.iota","i32","none","r4","r4_dim0"]' \
             '["stablehlo.clamp","f64","special","odd","scalar_both"]' \

@@ -480,8 +480,8 @@ static void test_form_counts(void **state)
     assert_int_equal(conf_manifest_forms(PLUMB_OP_TRANSPOSE, PLUMB_F32, NULL, 0), 1 + 2 + 6 + 24);
     assert_int_equal(conf_manifest_forms(PLUMB_OP_REVERSE, PLUMB_F32, NULL, 0), 2 + 4 + 8 + 16);
     assert_int_equal(conf_manifest_forms(PLUMB_OP_BROADCAST_IN_DIM, PLUMB_F32, NULL, 0), 1 + 4 + 12 + 24 + 24);
-    /* f32 reduce: 26 dimension sets, 4 float bodies, argmax */
-    assert_int_equal(conf_manifest_forms(PLUMB_OP_REDUCE, PLUMB_F32, NULL, 0), 1 + 3 + 7 + 15 + 4 + 1);
+    /* f32 reduce: 26 dimension sets, 4 float bodies, maximum and minimum with a random init, argmax */
+    assert_int_equal(conf_manifest_forms(PLUMB_OP_REDUCE, PLUMB_F32, NULL, 0), 1 + 3 + 7 + 15 + 4 + 2 + 1);
     assert_int_equal(conf_manifest_forms(PLUMB_OP_REDUCE, PLUMB_I32, NULL, 0), 6);
     assert_int_equal(conf_manifest_forms(PLUMB_OP_CONCATENATE, PLUMB_F32, NULL, 0), 12);
     assert_int_equal(conf_manifest_forms(PLUMB_OP_IOTA, PLUMB_I32, NULL, 0), 10);
