@@ -56,7 +56,7 @@ static const char fuzz_help[] =
     "\n"
     "The last line is 'fuzz: N programs, N mutants, N ops checked, N findings'.\n"
     "\n"
-    "exit status:\n"
+    "exit codes:\n"
     "  0  no finding\n"
     "  1  something was found\n"
     "  2  usage error, a backend that cannot be loaded, an unusable --out or\n"

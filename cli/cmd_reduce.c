@@ -27,7 +27,7 @@ static const char reduce_help[] =
     "                    (default 20)\n"
     "  -h, --help        show this help\n"
     "\n"
-    "exit status:\n"
+    "exit codes:\n"
     "  0  reduced (or already minimal)\n"
     "  1  the finding does not show any more on its backend\n"
     "  2  usage error, or DIR is not a usable finding directory\n";

@@ -329,6 +329,11 @@ static bool run_runtime(const run_state *s, const ir_module *m, const char *entr
         res->outputs = NULL;
     }
     res->checks_failed = failed;
+    /* The runtime compiles its own copy of the module, so a diagnostic may
+     * name that copy's file string, which dies with the runtime: point it
+     * at the caller's module, which names the same file. */
+    if (d->code != PLUMB_OK && d->file)
+        d->file = m->filename;
     plumb_runtime_destroy(rt);
     return ok;
 }
