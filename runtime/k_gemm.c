@@ -20,10 +20,12 @@
  * same reason.
  *
  * bf16 on AVX512_BF16 uses vdpbf16ps, which treats subnormal inputs as zero
- * and flushes subnormal results. The kernel is used only when no
- * intermediate can be subnormal: if every product of nonzero inputs is a
- * multiple of 2^-126 (its smallest exponents satisfy ea + eb - 14 >= -126),
- * every partial sum is a multiple of 2^-126 too, hence 0 or normal.
+ * and flushes subnormal results. The kernel is used only when no input and
+ * no intermediate can be subnormal: neither operand holds a subnormal (one
+ * would be read as 0, losing e.g. 2^-130 * 2^120), and every product of
+ * nonzero inputs is a multiple of 2^-126 (its smallest exponents satisfy
+ * ea + eb - 14 >= -126), so every partial sum is a multiple of 2^-126 too,
+ * hence 0 or normal.
  * Otherwise bf16 (and f16 always) is widened to f32 while packing and runs
  * through the f32 kernel; products of f16/bf16 values are exact in f32, so
  * both paths accumulate exact products in f32. */
@@ -561,7 +563,12 @@ static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t 
     }
     if (minbits == 0x7FFF) return INT32_MAX;
     int32_t e = (int32_t)(minbits >> 7);
-    if (e == 0) return -127;   /* subnormal */
+    if (e == 0) {
+        /* subnormal: minbits * 2^-133, minbits in [1, 127] */
+        int32_t l = 0;
+        while (minbits >> (l + 1)) l++;
+        return -133 + l;
+    }
     return e - 127;
 }
 #endif
@@ -601,8 +608,12 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     pk_kind kind = s == SRC_F64 ? PK_F64 : PK_F32;
 #if RT_X86
     if (s == SRC_BF16 && isa == PLUMB_ISA_AVX512 && cpu_has_bf16()) {
+        /* vdpbf16ps reads a subnormal input as zero (DAZ) whatever the other
+         * factor is, so any subnormal operand element rules it out, even when
+         * the other operand is all zero (keeps the rule simple) or its smallest
+         * magnitude would lift every product above 2^-126. */
         int32_t ea = bf16_min_exp(a, m, k, lda, true), eb = bf16_min_exp(b, k, n, ldb, true);
-        if (ea == INT32_MAX || eb == INT32_MAX || (int64_t)ea + eb - 14 >= -126)
+        if (ea >= -126 && eb >= -126 && (ea == INT32_MAX || eb == INT32_MAX || (int64_t)ea + eb - 14 >= -126))
             kind = PK_BF16PAIR;
     }
 #endif
