@@ -179,7 +179,7 @@ uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FO
         if (t == PLUMB_F32)
             for (uint32_t n = 1; n <= 4; n++)
                 for (uint32_t d = 0; d < 3; d++) {
-                    char nm[16];
+                    char nm[32];   /* room for two full uint32_t values */
                     snprintf(nm, sizeof nm, "n%u_dim%u", n, d);
                     form_add(&l, nm, NULL, 0);
                 }
@@ -188,7 +188,7 @@ uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FO
         if (t == PLUMB_F32 || t == PLUMB_I32)
             for (uint32_t r = 1; r <= 4; r++)
                 for (uint32_t d = 0; d < r; d++) {
-                    char nm[16];
+                    char nm[32];   /* room for two full uint32_t values */
                     snprintf(nm, sizeof nm, "r%u_dim%u", r, d);
                     form_add(&l, nm, NULL, 0);
                 }
