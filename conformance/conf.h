@@ -93,6 +93,13 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
  * fail when sum e^2 > 0.4*K*T or |sum e| > 2*sqrt(K*T) (symmetric data). */
 #define CONF_STAT_MSE_FACTOR 0.4
 #define CONF_STAT_BIAS_FACTOR 2.0
+/* Small samples: the TOSA thresholds assume T is large enough for e^2 and
+ * e to average out; with few elements one in-bound element can exceed
+ * them. Each threshold is therefore also raised to the Bernstein tail
+ * bound at this false-positive rate per output (|e_i| <= b_i, the element's
+ * own bound in the same units), which makes the statistics inert below
+ * about 2/3*ln(1/alpha) ~ 9 elements (docs/conformance.md). */
+#define CONF_STAT_ALPHA 1e-6
 /* When the output type is coarser than the accumulator: mismatching
  * elements may exceed their expected count by this many standard
  * deviations plus a constant before the accumulator is judged too narrow. */

@@ -142,6 +142,49 @@ static void hand_dot(hand *h, plumb_dtype t, const double *a, const double *b, i
     h->c.n_inputs = 2;
 }
 
+/* Statistics cases: dot_general of the n×2 f32 matrix with rows [i+1, 1] and
+ * y = [1, 1]; every product and sum is exact, so want_i = i + 2 = Σ|x|_i. */
+static void hand_rows(hand *h, int64_t n, const char *value_class)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->prog, sizeof h->prog,
+             "func.func @main(%%x: tensor<%lldx2xf32>, %%y: tensor<2xf32>) -> (tensor<%lldxf32>) {\n"
+             "  %%r = stablehlo.dot_general %%x, %%y, contracting_dims = [1] x [0] : "
+             "(tensor<%lldx2xf32>, tensor<2xf32>) -> tensor<%lldxf32>\n  return %%r : tensor<%lldxf32>\n}\n",
+             (long long)n, (long long)n, (long long)n, (long long)n, (long long)n);
+    int64_t dx[2] = {n, 2}, dy = 2;
+    h->in[0] = plumb_tensor_new(PLUMB_F32, 2, dx, 0, NULL);
+    h->in[1] = plumb_tensor_new(PLUMB_F32, 1, &dy, 0, NULL);
+    assert_non_null(h->in[0]);
+    assert_non_null(h->in[1]);
+    for (int64_t i = 0; i < n; i++) {
+        plumb_store_bits(PLUMB_F32, h->in[0]->data, (size_t)(2 * i), plumb_f32_bits((float)(i + 1)));
+        plumb_store_bits(PLUMB_F32, h->in[0]->data, (size_t)(2 * i + 1), plumb_f32_bits(1.0f));
+    }
+    plumb_store_bits(PLUMB_F32, h->in[1]->data, 0, plumb_f32_bits(1.0f));
+    plumb_store_bits(PLUMB_F32, h->in[1]->data, 1, plumb_f32_bits(1.0f));
+    snprintf(h->c.id, sizeof h->c.id, "dot_general/f32/hand/%s/0", value_class);
+    h->c.op = PLUMB_OP_DOT_GENERAL;
+    h->c.dtype = PLUMB_F32;
+    h->c.shape_class = "hand";
+    h->c.value_class = value_class;
+    h->c.program = h->prog;
+    h->c.inputs = h->in;
+    h->c.n_inputs = 2;
+}
+
+/* The n results i + 2 each one ulp too large: an error of ulp(w)/(2^-24·w)
+ * units, 2 for w = 2 and 4, 4/3 for w = 3; within the per-element bound
+ * γ(2)·w + u·w ≈ 3 units. */
+static plumb_tensor *rows_one_ulp_up(int64_t n)
+{
+    plumb_tensor *g = plumb_tensor_new(PLUMB_F32, 1, &n, 0, NULL);
+    assert_non_null(g);
+    for (int64_t i = 0; i < n; i++)
+        plumb_store_bits(PLUMB_F32, g->data, (size_t)i, plumb_f32_bits(nextafterf((float)(i + 2), INFINITY)));
+    return g;
+}
+
 static void hand_free(hand *h)
 {
     plumb_tensor_free(h->in[0]);
@@ -471,6 +514,93 @@ static void test_statistics_catch_biased_errors(void **state)
     conf_cases_free(&cs);
 }
 
+/* Three in-bound dot results (errors 2, 4/3, 2 units, K = 3): Σe² = 9.78 exceeds TOSA's
+ * 0.4·K·T = 3.6, a finding the old rule reported; three elements cannot show an accumulator
+ * fault beyond the per-element bound, so the small-sample threshold passes them. */
+static void test_statistics_small_sample_passes(void **state)
+{
+    (void)state;
+    hand h;
+    hand_rows(&h, 3, "normal");
+    conf_check_opts o = ieee_opts();
+    plumb_tensor *g = rows_one_ulp_up(3);
+    conf_result r = check(&h.c, &g, 1, &o);
+    if (!r.pass) fprintf(stderr, "%s\n", r.reason);
+    assert_true(r.pass);
+    assert_true(r.budget_used <= 1.0);
+    /* mean(e²)/K = (4 + 16/9 + 4)/3/3 = 1.086: beyond TOSA's 0.4 */
+    assert_true(fabs(r.mse_per_bound - (8.0 + 16.0 / 9.0) / 9.0) < 1e-9);
+    assert_true(r.mse_per_bound > CONF_STAT_MSE_FACTOR);
+    plumb_tensor_free(g);
+    hand_free(&h);
+}
+
+/* The same one-ulp-up results over 2000 elements (a backend rounding its sums upwards):
+ * mean e² is about ∫₁² 4/x² dx = 2 per element, Σe² ≈ 4000 against max(0.4·3·2000 = 2400,
+ * 2000 + Bernstein excess ≈ 750 at K = 3, b ≈ 3, p = 1e-6): the statistic still fails it. */
+static void test_statistics_large_sample_fails(void **state)
+{
+    (void)state;
+    hand h;
+    hand_rows(&h, 2000, "boundary");
+    conf_check_opts o = ieee_opts();
+    plumb_tensor *g = rows_one_ulp_up(2000);
+    conf_result r = check(&h.c, &g, 1, &o);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "TOSA-style statistic"));
+    assert_true(r.mse_per_bound > 0.6 && r.mse_per_bound < 0.75);
+    plumb_tensor_free(g);
+    hand_free(&h);
+}
+
+/* f16 rows of 64 positive values summed in f16 while f32 is declared, over 512 rows:
+ * each running sum rounds to f16 63 times; within the per-element bound for most rows, but
+ * far more rows differ from the correctly rounded sum than an f32 accumulator allows. */
+static void test_f16_accumulation_large_tensor(void **state)
+{
+    (void)state;
+    enum { ROWS = 512, LEN = 64 };
+    hand h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.prog, sizeof h.prog,
+             "func.func @main(%%x: tensor<%dx%dxf16>, %%c: tensor<f16>) -> (tensor<%dxf16>) {\n"
+             "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [1] : "
+             "(tensor<%dx%dxf16>, tensor<f16>) -> tensor<%dxf16>\n  return %%r : tensor<%dxf16>\n}\n",
+             ROWS, LEN, ROWS, ROWS, LEN, ROWS, ROWS);
+    int64_t dx[2] = {ROWS, LEN}, rows = ROWS;
+    h.in[0] = plumb_tensor_new(PLUMB_F16, 2, dx, 0, NULL);
+    h.in[1] = scalar(PLUMB_F16, 0);
+    assert_non_null(h.in[0]);
+    /* values 1 + j/64 + r/4096: exact in f16 (11-bit significand), sums up to about 100 */
+    for (int r = 0; r < ROWS; r++)
+        for (int j = 0; j < LEN; j++)
+            plumb_store_bits(PLUMB_F16, h.in[0]->data, (size_t)(r * LEN + j),
+                             plumb_f64_to_f16(1.0 + j / 64.0 + (r % 64) / 4096.0));
+    snprintf(h.c.id, sizeof h.c.id, "reduce/f16/hand/uniform/0");
+    h.c.op = PLUMB_OP_REDUCE;
+    h.c.dtype = PLUMB_F16;
+    h.c.shape_class = "hand";
+    h.c.value_class = "uniform";
+    h.c.program = h.prog;
+    h.c.inputs = h.in;
+    h.c.n_inputs = 2;
+    plumb_tensor *g = plumb_tensor_new(PLUMB_F16, 1, &rows, 0, NULL);
+    assert_non_null(g);
+    for (int r = 0; r < ROWS; r++) {
+        uint16_t s16 = 0;
+        for (int j = 0; j < LEN; j++)
+            s16 = plumb_f64_to_f16(plumb_f16_to_f64(s16) +
+                                   plumb_f16_to_f64((uint16_t)plumb_load_bits(PLUMB_F16, h.in[0]->data, (size_t)(r * LEN + j))));
+        plumb_store_bits(PLUMB_F16, g->data, (size_t)r, s16);
+    }
+    conf_check_opts o = ieee_opts();
+    conf_result r = check(&h.c, &g, 1, &o);
+    assert_false(r.pass);
+    assert_non_null(strstr(r.reason, "frequency statistic"));
+    plumb_tensor_free(g);
+    hand_free(&h);
+}
+
 /* A broadcast taken along the wrong dimension fails the exact class naming the first wrong element. */
 static void test_broadcast_mishandled(void **state)
 {
@@ -562,6 +692,9 @@ int main(void)
         cmocka_unit_test(test_undeclared_flush),
         cmocka_unit_test(test_f16_accumulation),
         cmocka_unit_test(test_statistics_catch_biased_errors),
+        cmocka_unit_test(test_statistics_small_sample_passes),
+        cmocka_unit_test(test_statistics_large_sample_fails),
+        cmocka_unit_test(test_f16_accumulation_large_tensor),
         cmocka_unit_test(test_broadcast_mishandled),
         cmocka_unit_test(test_wrong_shape_and_count),
         cmocka_unit_test(test_nan_payloads),
