@@ -705,14 +705,12 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
         mse_limit = bias_limit = INFINITY;
     }
     if (sum_e2 > mse_limit) {
-        char what[300];
         snprintf(ws->reason, sizeof ws->reason,
                  "output %u: error variance too large for the declared %s accumulator: mean squared error "
                  "%.3g (u·Σ|x| units) > %.3g = max(%.2g·(k+1), small-sample bound at p %g) over %llu elements "
                  "(TOSA-style statistic)",
                  k, plumb_dtype_name(acc), mse, mse_limit / T, CONF_STAT_MSE_FACTOR, CONF_STAT_ALPHA,
                  (unsigned long long)n_stat);
-        (void)what;
         if (ws->budget <= 1.0) ws->budget = 1.0 + sum_e2 / mse_limit;
         ws->out = k;
         r->pass = false;
