@@ -55,6 +55,16 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite);
 #define CONF_FORM_NAME 40
 uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FORM_NAME], uint32_t cap);
 
+/* Operand-crossed dots (conformance/gen.c, docs/conformance.md): for dot
+ * and dot_general in every float type, x entirely from class [p][0] and y
+ * entirely from class [p][1] ("subnormal", "large", "normal", "special"),
+ * ids "<op>/<type>/<shape>/opcross/<A>_<B>", shapes "odd" (both ops) and
+ * "dimnums" (dot_general, batched). "large" values lie in
+ * [2^E, 2^(E+1)) with E = conf_opcross_large_exp(t). */
+#define CONF_OPCROSS_PAIRS 6
+extern const char *const conf_opcross_pairs[CONF_OPCROSS_PAIRS][2];
+int conf_opcross_large_exp(plumb_dtype t);
+
 /* What the backend declared, as far as checking is concerned. */
 typedef struct conf_check_opts {
     bool flushes_subnormals;    /* declared flush-to-zero: subnormal slack allowed */

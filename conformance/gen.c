@@ -125,6 +125,7 @@ typedef struct gen {
     plumb_tensor *in[8];
     uint32_t n_in;
     const char *form;          /* attribute form of a "forms" case (arena), else NULL */
+    const char *opcross;       /* "<A>_<B>" of an operand-crossed dot case (static), else NULL */
     bool failed;
 } gen;
 
@@ -322,6 +323,8 @@ static bool push_case(gen *g, const char *ret_names)
         if (g->form)
             snprintf(c->id, sizeof c->id, "%s/%s/%s/%s/forms/%s", name, plumb_dtype_name(g->t), g->shape, g->value,
                      g->form);
+        else if (g->opcross)
+            snprintf(c->id, sizeof c->id, "%s/%s/%s/opcross/%s", name, plumb_dtype_name(g->t), g->shape, g->opcross);
         else if (g->target != g->t)
             snprintf(c->id, sizeof c->id, "%s/%s_to_%s/%s/%s/%u", name, plumb_dtype_name(g->t),
                      plumb_dtype_name(g->target), g->shape, g->value, g->rep);
@@ -2092,6 +2095,109 @@ static bool gen_forms(gen *g)
     return ok && !g->failed;
 }
 
+/* ---- operand-crossed dots (docs/conformance.md, "Operand classes crossed") ------------
+ * x entirely from class A, y entirely from class B. The other families never
+ * make the two operands of a dot differ in class as whole operands (gen_dot
+ * fills both from one class, gen_cross_contract puts every class in both),
+ * so a backend that picks a kernel by a rule over each whole operand (e.g.
+ * "no subnormal can matter when the other operand is >= 2^15", the rule
+ * that sent subnormal bf16 operands to a DAZ instruction) was never
+ * exercised on the side of the rule that breaks. Ids
+ * "<op>/<type>/<shape>/opcross/<A>_<B>", after every other family. */
+
+const char *const conf_opcross_pairs[CONF_OPCROSS_PAIRS][2] = {
+    {"subnormal", "large"}, {"large", "subnormal"}, {"subnormal", "normal"},
+    {"normal", "subnormal"}, {"special", "subnormal"}, {"subnormal", "special"},
+};
+
+/* The binade [2^E, 2^(E+1)) of the "large" class: about the square root of
+ * the largest finite value, but at least 2^15 (the threshold of that rule),
+ * so E = max(15, emax / 2): f16 15, bf16 and f32 63, f64 511. A large value
+ * is only ever multiplied by a subnormal here, and the product of the
+ * smallest subnormal 2^(1 - emax - mant) by 2^E is far above the result
+ * type's smallest subnormal (f16: 2^-9, bf16: 2^-70, f32: 2^-86, f64:
+ * 2^-563), while the largest, below 2^(1 - emax) * 2^(E + 1), is far below
+ * 1, so the exact products neither underflow nor overflow. */
+int conf_opcross_large_exp(plumb_dtype t)
+{
+    int emax = (1 << (plumb_dtype_get(t)->exp_bits - 1)) - 1;
+    return emax / 2 > 15 ? emax / 2 : 15;
+}
+
+static uint64_t opcross_value(gen *g, plumb_dtype t, const char *cls, uint64_t i)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    uint64_t sign = gsl_rng_uniform(g->rng) < 0.5 ? 1ull << (di->bits - 1) : 0;
+    uint64_t mant = random_bits(g, di->mant_bits);
+    int bias = (1 << (di->exp_bits - 1)) - 1;
+    if (!strcmp(cls, "subnormal")) return (mant ? mant : 1) | sign;   /* every element a nonzero subnormal */
+    if (!strcmp(cls, "large"))
+        return ((uint64_t)(conf_opcross_large_exp(t) + bias) << di->mant_bits) | mant | sign;
+    if (!strcmp(cls, "normal")) {
+        /* normal(0, 1) values; the rare one that rounds to 0 or a subnormal becomes 1 */
+        uint64_t b = fbits(t, gsl_ran_gaussian(g->rng, 1.0));
+        uint64_t mag = b & ((1ull << (di->bits - 1)) - 1);
+        return mag < (1ull << di->mant_bits) ? fbits(t, 1.0) : b;
+    }
+    uint64_t sp[32];
+    uint32_t n = conf_float_specials(t, sp);
+    return sp[i % n];
+}
+
+static bool opcross_case(gen *g, plumb_dtype t, const char *shape, uint32_t pair)
+{
+    g->t = t; g->target = t; g->shape = shape; g->value = "opcross"; g->rep = 0;
+    g->opcross = NULL;
+    gsl_rng_set(g->rng, (unsigned long)(mix64(g->seed ^ mix64(((uint64_t)g->op << 40) ^ ((uint64_t)t << 32) ^ g->ordinal)) & 0xFFFFFFFFu));
+    bool keep = g->shard_count <= 1 || g->ordinal % g->shard_count == g->shard_index;
+    if (!keep) { g->ordinal++; return true; }
+    char nm[32];
+    snprintf(nm, sizeof nm, "%s_%s", conf_opcross_pairs[pair][0], conf_opcross_pairs[pair][1]);
+    g->opcross = plumb_arena_strdup(g->out->arena, nm);
+    if (!g->opcross) g->failed = true;
+    shp l = {2, {7, 13}}, r = {2, {13, 5}}, o = {2, {7, 5}};
+    const char *dn = "contracting_dims = [1] x [0]";
+    if (!strcmp(shape, "dimnums")) {
+        l = (shp){3, {2, 5, 3}}; r = (shp){3, {3, 2, 4}}; o = (shp){3, {2, 5, 4}};
+        dn = "batching_dims = [0] x [1], contracting_dims = [2] x [0]";
+    }
+    plumb_tensor *x = param(g, "x", t, l.rank, l.dims, NULL, 0, 0);
+    plumb_tensor *y = param(g, "y", t, r.rank, r.dims, NULL, 0, 0);
+    if (x && y) {
+        for (uint64_t i = 0, n = plumb_tensor_numel(x); i < n; i++)
+            plumb_store_bits(t, x->data, i, opcross_value(g, t, conf_opcross_pairs[pair][0], i));
+        for (uint64_t i = 0, n = plumb_tensor_numel(y); i < n; i++)
+            plumb_store_bits(t, y->data, i, opcross_value(g, t, conf_opcross_pairs[pair][1], i * 7 + 3));
+    }
+    const char *U = tys(g, t, o.rank, o.dims);
+    if (g->op == PLUMB_OP_DOT)
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.dot %%x, %%y : (%s, %s) -> %s\n", tys(g, t, l.rank, l.dims),
+                         tys(g, t, r.rank, r.dims), U);
+    else
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.dot_general %%x, %%y, %s : (%s, %s) -> %s\n", dn,
+                         tys(g, t, l.rank, l.dims), tys(g, t, r.rank, r.dims), U);
+    g->ret_types = U;
+    bool ok = push_case(g, "%r");
+    g->opcross = NULL;
+    return ok;
+}
+
+/* Every float type of dot and dot_general: the plain form ("odd") and, for
+ * dot_general, the batched one ("dimnums"), each pair once. */
+static bool gen_opcross(gen *g)
+{
+    if (g->op != PLUMB_OP_DOT && g->op != PLUMB_OP_DOT_GENERAL) return true;
+    const plumb_op_info *oi = plumb_op_get(g->op);
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        plumb_dtype t = (plumb_dtype)ti;
+        if (!(oi->types & PLUMB_TY_BIT(t)) || !plumb_dtype_is_float(t)) continue;
+        for (uint32_t s = 0; ok && s < (g->op == PLUMB_OP_DOT ? 1u : 2u); s++)
+            for (uint32_t p = 0; ok && p < CONF_OPCROSS_PAIRS; p++) ok = opcross_case(g, t, s ? "dimnums" : "odd", p);
+    }
+    return ok && !g->failed;
+}
+
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
  * so that a case's bytes do not depend on sharding or on other cases. */
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
@@ -2204,6 +2310,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     }
     if (ok) ok = gen_depth(&g);
     if (ok) ok = gen_forms(&g);
+    if (ok) ok = gen_opcross(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

@@ -105,6 +105,9 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
         if (ew && oi->arity == 2) total += 3;   /* specials², specials × random, stratified */
         total += depth_count(op, t);
         total += conf_manifest_forms(op, t, NULL, 0);
+        /* operand-crossed dots: every pair in "odd", and dot_general's batched "dimnums" too */
+        if ((op == PLUMB_OP_DOT || op == PLUMB_OP_DOT_GENERAL) && plumb_dtype_is_float(t))
+            total += CONF_OPCROSS_PAIRS * (op == PLUMB_OP_DOT ? 1u : 2u);
     }
     return total;
 }

@@ -70,6 +70,7 @@ expect fault_atan2_zero     atan2                 "atan2/f32/odd/cross/"        
 expect fault_cbrt_neg       cbrt                  "cbrt/f32/odd/binades/"                "got 0x7fc00000 (nan)"
 expect fault_convert_sat    convert               "convert/i32_to_i8/odd/boundary/"      "exact class"
 expect fault_scatter_race   scatter               "scatter/f32/odd/cross/"               "f32 accumulator"
+expect fault_dot_daz_fast   dot_general,dot       "dot_general/bf16/odd/opcross/subnormal_large" "accumulator"
 expect fault_add_overflow_tie add                 "add/f32/odd/threshold/"               "want 0x7f800000 (inf)"
 # The runner protects inputs and repeats cases of a backend that declares
 # determinism; the cache suite's scenarios catch caches that serve the wrong

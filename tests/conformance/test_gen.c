@@ -521,6 +521,80 @@ static void test_sort_forms_observable(void **state)
     conf_cases_free(&cs);
 }
 
+/* Element class of a whole operand, judged from the bits alone: 's' every
+ * element a nonzero subnormal, 'L' every element finite in [2^E, 2^(E+1))
+ * (E given), 'n' every element a finite normal number, 'x' every element one
+ * of the type's special values with an infinity and a NaN among them; '?'
+ * otherwise. */
+static char operand_class(const plumb_tensor *x, int large_e)
+{
+    plumb_dtype t = x->dtype;
+    uint64_t sp[32];
+    uint32_t nsp = conf_float_specials(t, sp);
+    bool all_sub = true, all_large = true, all_normal = true, all_special = true, inf = false, nan = false;
+    for (uint64_t i = 0, n = plumb_tensor_numel(x); i < n; i++) {
+        double v = plumb_load_f64(t, x->data, i);
+        uint64_t b = plumb_load_bits(t, x->data, i);
+        bool sub = v != 0 && fabs(v) < (t == PLUMB_F16 ? 0x1p-14 : t == PLUMB_BF16 || t == PLUMB_F32 ? 0x1p-126 : 0x1p-1022);
+        all_sub &= sub;
+        all_large &= isfinite(v) && fabs(v) >= ldexp(1.0, large_e) && fabs(v) < ldexp(1.0, large_e + 1);
+        all_normal &= isfinite(v) && v != 0 && !sub;
+        bool in = false;
+        for (uint32_t k = 0; k < nsp; k++) in |= sp[k] == b;
+        all_special &= in;
+        inf |= isinf(v);
+        nan |= isnan(v);
+    }
+    return all_sub ? 's' : all_large ? 'L' : all_normal ? 'n' : all_special && inf && nan ? 'x' : '?';
+}
+
+/* The operand-crossed dot family exists for dot (odd) and dot_general (odd
+ * and batched dimnums) in every float type, after every other case, and x
+ * and y of each case come entirely from the classes its id names; "large"
+ * is at least 2^15 (the threshold of the old bf16 DAZ dispatch rule) and
+ * in the binade derived by hand in docs/conformance.md. */
+static void test_opcross_dots(void **state)
+{
+    (void)state;
+    static const char *const pairs[6] = {"subnormal_large", "large_subnormal", "subnormal_normal",
+                                         "normal_subnormal", "special_subnormal", "subnormal_special"};
+    static const char cls[6][2] = {{'s', 'L'}, {'L', 's'}, {'s', 'n'}, {'n', 's'}, {'x', 's'}, {'s', 'x'}};
+    static const plumb_dtype types[4] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
+    static const int large_e[4] = {15, 63, 63, 511};  /* max(15, emax / 2) with emax 15, 127, 127, 1023 */
+    static const plumb_opcode ops[2] = {PLUMB_OP_DOT, PLUMB_OP_DOT_GENERAL};
+    for (int oi = 0; oi < 2; oi++) {
+        conf_cases cs;
+        gen_ok(ops[oi], CONF_SUITE_QUICK, 7, 0, 1, &cs);
+        uint32_t want = oi ? 48 : 24, first = cs.n - want;
+        assert_true(cs.n > want);
+        for (uint32_t i = 0; i < cs.n; i++)
+            assert_int_equal(strstr(cs.v[i].id, "/opcross/") != NULL, i >= first);
+        const char *name = oi ? "dot_general" : "dot";
+        for (int ti = 0; ti < 4; ti++)
+            for (int sh = 0; sh < (oi ? 2 : 1); sh++)
+                for (int p = 0; p < 6; p++) {
+                    char id[128];
+                    snprintf(id, sizeof id, "%s/%s/%s/opcross/%s", name, plumb_dtype_name(types[ti]),
+                             sh ? "dimnums" : "odd", pairs[p]);
+                    const conf_case *c = NULL;
+                    for (uint32_t i = first; i < cs.n; i++)
+                        if (!strcmp(cs.v[i].id, id)) c = &cs.v[i];
+                    if (!c) fprintf(stderr, "missing %s\n", id);
+                    assert_non_null(c);
+                    assert_int_equal(c->n_inputs, 2);
+                    assert_int_equal(c->inputs[0]->dtype, types[ti]);
+                    assert_int_equal(c->inputs[0]->rank, sh ? 3 : 2);
+                    if (sh) assert_non_null(strstr(c->program, "batching_dims = [0] x [1]"));
+                    for (int side = 0; side < 2; side++) {
+                        char got = operand_class(c->inputs[side], large_e[ti]);
+                        if (got != cls[p][side]) fprintf(stderr, "%s operand %d: class %c\n", id, side, got);
+                        assert_int_equal(got, cls[p][side]);
+                    }
+                }
+        conf_cases_free(&cs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_forms_match_manifest),
         cmocka_unit_test(test_form_counts),
         cmocka_unit_test(test_sort_forms_observable),
+        cmocka_unit_test(test_opcross_dots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
