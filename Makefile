@@ -108,7 +108,8 @@ check-docs: $(PLUMB)
 CHECK_PORTABLE ?= yes
 check: all tests
 	@rc=0; \
-	BUILD=$(BUILD) SHARED=$(SHARED) sh tests/run.sh || rc=1; \
+	BUILD=$(BUILD) SHARED=$(SHARED) SANITIZED=$(if $(findstring -fsanitize,$(EXTRA_CFLAGS)),yes,no) \
+	  sh tests/run.sh || rc=1; \
 	$(MAKE) --no-print-directory BUILD=$(BUILD) check-docs || rc=1; \
 	$(MAKE) --no-print-directory BUILD=$(BUILD) check-golden || rc=1; \
 	if [ "$(CHECK_PORTABLE)" = yes ]; then \

@@ -92,6 +92,11 @@ bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
  * this in every worker process, never sharing an instance across fork. */
 bool conf_backend_instance(conf_backend *b, const plumb_backend_option *options, size_t n_options,
                            plumb_diag *d);
+/* Destroys the instance, if any (b->inst is NULL afterwards). A worker does
+ * this before it forks: the instance's threads do not come along, and a
+ * lock one of them holds at that moment would never be released in the
+ * child. */
+bool conf_backend_instance_drop(conf_backend *b, plumb_diag *d);
 
 /* Compiles program (entry "main"), runs it on inputs and returns the results
  * as newly allocated tensors (*outs has *n_outs entries; free with

@@ -437,6 +437,15 @@ bool conf_backend_instance(conf_backend *b, const plumb_backend_option *options,
     return true;
 }
 
+bool conf_backend_instance_drop(conf_backend *b, plumb_diag *d)
+{
+    if (!b->api || !b->inst)
+        return true;
+    plumb_backend_destroy_args da = {sizeof da, b->inst};
+    b->inst = NULL;
+    return BK_CALL(b, "destroy", b->api->destroy(&da), d);
+}
+
 bool conf_backend_is_path(const char *spec)
 {
     size_t n = strlen(spec);

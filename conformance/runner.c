@@ -320,7 +320,23 @@ void conf_run_case(conf_backend *b, const conf_case *c, const char *check_progra
     memset(&a, 0, sizeof a);
     char how[200];
     uint64_t mine[2];
-    if (!conf_guard_run(isolated_run, &job, &a, sizeof a, how, sizeof how)) {
+    /* fork() copies only this thread: the instance's threads (the runtime's
+     * pool) stay behind, and a lock one of them holds at that moment (its
+     * own, or the allocator's) would never be released in the child: seen
+     * under ASan as a hang. So the worker drops its instance first, forks
+     * with one thread, and makes a new instance afterwards. */
+    if (!conf_backend_instance_drop(b, &d)) {
+        v->status = CONF_ST_ERROR;
+        copy_str(v->reason, sizeof v->reason, d.msg);
+        goto out;
+    }
+    bool forked = conf_guard_run(isolated_run, &job, &a, sizeof a, how, sizeof how);
+    if (!conf_backend_instance(b, rep->options, rep->n_options, &d)) {
+        v->status = CONF_ST_ERROR;
+        copy_str(v->reason, sizeof v->reason, d.msg);
+        goto out;
+    }
+    if (!forked) {
         v->status = CONF_ST_FAIL;
         v->budget_used = CONF_BUDGET_MISMATCH;
         snprintf(v->reason, sizeof v->reason, "not deterministic: the rerun in a separate process %s", how);

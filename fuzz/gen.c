@@ -187,7 +187,8 @@ static uint32_t new_param(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *
     }
     n->dtype = t;
     n->rank = rank;
-    memcpy(n->dims, dims, rank * sizeof *dims);
+    if (rank)   /* a scalar may pass no dims (NULL) */
+        memcpy(n->dims, dims, rank * sizeof *dims);
     n->index = g->p->n_params++;
     return (uint32_t)(n - g->p->n);
 }
@@ -201,7 +202,8 @@ static uint32_t new_const(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *
     }
     n->dtype = t;
     n->rank = rank;
-    memcpy(n->dims, dims, rank * sizeof *dims);
+    if (rank)   /* a scalar may pass no dims (NULL) */
+        memcpy(n->dims, dims, rank * sizeof *dims);
     n->value = plumb_tensor_new(t, rank, dims, 0, g->d);
     if (!n->value) {
         g->failed = true;
