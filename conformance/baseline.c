@@ -70,16 +70,6 @@ void conf_run_scope_text(plumb_buf *b, const conf_run *run)
 
 /* ---- digest ----------------------------------------------------------------- */
 
-static const char *poly_word(plumb_backend_poly p)
-{
-    switch (p) {
-    case PLUMB_BACKEND_POLY_NONE: return "none";
-    case PLUMB_BACKEND_POLY_PER_SHAPE: return "per-shape";
-    case PLUMB_BACKEND_POLY_BOUNDED: return "bounded";
-    }
-    return "?";
-}
-
 static void mask_text(plumb_buf *b, uint32_t mask)
 {
     bool first = true;
@@ -100,7 +90,7 @@ void conf_caps_text(plumb_buf *b, const conf_caps *c)
         mask_text(b, c->claims[i]);
         plumb_buf_puts(b, "\n");
     }
-    plumb_buf_printf(b, "polymorphic %s\nflush ", poly_word(c->poly));
+    plumb_buf_printf(b, "polymorphic %s\nflush ", conf_poly_name(c->poly));
     mask_text(b, c->flush_subnormals);
     plumb_buf_printf(b, "\nnan_payload %d\ndeterministic %d\naccum", c->preserves_nan_payload ? 1 : 0,
                      c->deterministic ? 1 : 0);

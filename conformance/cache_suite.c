@@ -31,21 +31,6 @@ static void copy_str(char *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* The scenarios, in report order. */
 typedef enum cs_kind {
     CS_VALUES,        /* one program, new parameter values every call */
@@ -345,7 +330,7 @@ static void cs_worker(conf_run *run, const cs_kind *kinds, int fd)
         memset(&w, 0, sizeof w);
         w.index = s;
         cs_run(run, kinds[s], run->cache[s].expected_max, &w);
-        if (!write_all(fd, &w, sizeof w))
+        if (!conf_write_all(fd, &w, sizeof w))
             _exit(3);
     }
     conf_backend_close(&run->backend);

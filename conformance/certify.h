@@ -98,6 +98,13 @@ bool conf_backend_instance(conf_backend *b, const plumb_backend_option *options,
  * child. */
 bool conf_backend_instance_drop(conf_backend *b, plumb_diag *d);
 
+/* The name of a polymorphic-shape capability ("none", "per-shape",
+ * "bounded"), as reports and baselines print it. */
+const char *conf_poly_name(plumb_backend_poly p);
+/* Writes all n bytes to fd, retrying on EINTR: a worker's records to the
+ * runner and a child's answer to its parent. */
+bool conf_write_all(int fd, const void *p, size_t n);
+
 /* Compiles program (entry "main"), runs it on inputs and returns the results
  * as newly allocated tensors (*outs has *n_outs entries; free with
  * conf_tensors_free). Backend errors become d's message, prefixed with the

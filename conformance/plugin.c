@@ -588,7 +588,7 @@ static ssize_t read_until(int fd, void *p, size_t n, double deadline)
     return (ssize_t)have;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
+bool conf_write_all(int fd, const void *p, size_t n)
 {
     const char *c = p;
     while (n) {
@@ -679,7 +679,7 @@ static int g_answer_fd = -1;     /* where conf_guard_answer writes, in a conf_gu
 
 void conf_guard_answer(const void *answer, size_t size)
 {
-    _exit(g_answer_fd >= 0 && write_all(g_answer_fd, answer, size) ? 0 : 3);
+    _exit(g_answer_fd >= 0 && conf_write_all(g_answer_fd, answer, size) ? 0 : 3);
 }
 
 bool conf_guard_run(void (*fn)(void *arg), void *arg, void *answer, size_t size, char *why, size_t why_cap)
@@ -730,7 +730,7 @@ bool conf_backend_open_timeout(const char *spec, const plumb_backend_option *opt
         memcpy(w.name, b->name, sizeof w.name);
         memcpy(w.version, b->version, sizeof w.version);
         w.caps = b->caps;
-        _exit(write_all(c.fd, &w, sizeof w) ? 0 : 3);
+        _exit(conf_write_all(c.fd, &w, sizeof w) ? 0 : 3);
     }
     probe_wire w;
     double deadline = conf_now() + (timeout_s > 0 ? timeout_s : 60);
@@ -1076,7 +1076,7 @@ static void run_child(conf_backend *b, const plumb_backend_option *options, size
     w.code = cd.code;
     w.n_outs = n_outs;
     memcpy(w.msg, cd.msg, sizeof w.msg);
-    bool sent = write_all(fd, &w, sizeof w);
+    bool sent = conf_write_all(fd, &w, sizeof w);
     for (uint32_t i = 0; sent && i < n_outs; i++) {
         run_wire_out o;
         memset(&o, 0, sizeof o);
@@ -1084,7 +1084,7 @@ static void run_child(conf_backend *b, const plumb_backend_option *options, size
         o.rank = outs[i]->rank;
         memcpy(o.dims, outs[i]->dims, sizeof o.dims);
         o.nbytes = outs[i]->nbytes;
-        sent = write_all(fd, &o, sizeof o) && (!o.nbytes || write_all(fd, outs[i]->data, o.nbytes));
+        sent = conf_write_all(fd, &o, sizeof o) && (!o.nbytes || conf_write_all(fd, outs[i]->data, o.nbytes));
     }
     conf_tensors_free(outs, n_outs);
     _exit(sent ? 0 : 3);

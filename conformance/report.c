@@ -10,7 +10,7 @@
 #include "conf.h"
 #include "coverage.h"
 
-static const char *poly_name(plumb_backend_poly p)
+const char *conf_poly_name(plumb_backend_poly p)
 {
     switch (p) {
     case PLUMB_BACKEND_POLY_NONE: return "none";
@@ -97,7 +97,7 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
         plumb_buf_puts(b, "\n");
     }
     plumb_buf_printf(b, "  claims        %u ops; polymorphic shapes %s; subnormals ", c->n_claimed_ops,
-                     poly_name(c->poly));
+                     conf_poly_name(c->poly));
     if (c->flush_subnormals) {
         plumb_buf_puts(b, "flushed to zero for ");
         type_list(b, c->flush_subnormals);
@@ -295,7 +295,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     json_num(b, run->seconds);
     plumb_buf_printf(b, ", \"retry\": %u", o->retry);
     plumb_buf_printf(b, ",\n    \"capabilities\": {\"polymorphic_shapes\": \"%s\", \"flush_subnormals\": ",
-                     poly_name(c->poly));
+                     conf_poly_name(c->poly));
     json_types(b, c->flush_subnormals);
     plumb_buf_printf(b, ", \"preserves_nan_payload\": %s, \"deterministic\": %s, \"accumulators\": {",
                      c->preserves_nan_payload ? "true" : "false", c->deterministic ? "true" : "false");

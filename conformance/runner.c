@@ -69,21 +69,6 @@ typedef struct wire_rec {
     char reason[480];
 } wire_rec;
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* Copies of the case's inputs for the backend: the originals stay pristine
  * for the reference and for the comparison afterwards. */
 static plumb_tensor **inputs_copy(const conf_case *c, plumb_diag *d)
@@ -692,7 +677,7 @@ static void batch_worker(conf_run *run, const op_state *st, batch bt, int fd)
             r.status = CONF_ST_ERROR;
             copy_str(r.reason, sizeof r.reason, d.msg);
         }
-        if (!write_all(fd, &r, sizeof r))
+        if (!conf_write_all(fd, &r, sizeof r))
             _exit(3);
     }
     conf_backend_close(b);
