@@ -1,0 +1,47 @@
+/* Concrete shapes at run time: what a `?` dimension deferred from the
+ * verifier to execution. The reference, the runtime, the conformance
+ * machinery and the CLI all decide a result's actual shape here, so that
+ * every executor accepts and rejects the same programs with the same words.
+ * docs/spec/interpreter.md ("Polymorphic shapes") states the rules. */
+#ifndef PLUMB_SHAPE_H
+#define PLUMB_SHAPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "ir.h"
+#include "tensor.h"
+
+/* Concrete result types of op for its operands' concrete tensors: in[i] has
+ * op->operands[i]'s dtype and its actual dims; the data of shape operands
+ * (output_dimensions, output_shape, start/limit/strides, paddings,
+ * slice_sizes; dynamic_slice starts are NOT needed) is read. out[j] gets
+ * op->results[j]'s dtype with every dim concrete (bounds PLUMB_NO_BOUND).
+ * Checks everything a `?` deferred to run time: operands whose shapes the
+ * op requires equal (elementwise, select, concatenate's other dims, dot's
+ * contracting dims, ...) really are; each result dim equals the declared
+ * static dim; a result dim declared `?` with a bound is within it;
+ * shape-operand values are non-negative, do not overflow, and fit
+ * (real_dynamic_slice limits within the operand, dynamic_reshape element
+ * count equal); the result's byte size is within max_bytes (0 =
+ * ir_max_bytes(0)). On failure false with d naming the op (name and
+ * line:col; d->file is left to the caller, which knows the module), the
+ * operand or result, the dimension and the values. Not for func.call and
+ * the returns (their shapes come from the callee and the values):
+ * PLUMB_ERR_USAGE. */
+bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out,
+                    uint64_t max_bytes, plumb_diag *d);
+
+/* Checks concrete arguments against f's parameter types: count, dtype,
+ * rank, static dims equal, `?` dims within their bound. The error names the
+ * parameter (index and %name), the dimension, the size and the bound
+ * ("parameter 1 (%x) dimension 0: size 80 exceeds its bound 64");
+ * PLUMB_ERR_USAGE for a wrong count, PLUMB_ERR_INVALID otherwise. d->file is
+ * left to the caller. */
+bool ir_shape_check_args(const ir_func *f, const plumb_tensor *const *args, uint32_t n, plumb_diag *d);
+
+/* The concrete type of a tensor (bounds PLUMB_NO_BOUND). */
+ir_type ir_shape_of(const plumb_tensor *t);
+
+#endif

@@ -1,0 +1,501 @@
+/* Concrete shapes at run time (include/plumb/shape.h).
+ *
+ * The verifier proves what it can from types; a `?` dimension defers the
+ * rest to execution. ir_shape_infer finishes the job for one op once its
+ * operands' actual tensors exist, in three steps:
+ *
+ *   1. compute the concrete result dims from the operands' actual dims, the
+ *      attributes and (dynamic ops) the values of the shape operands;
+ *   2. re-run the verifier's rule for the op on a scratch copy whose
+ *      operand and result types are those concrete ones: with no `?` left,
+ *      "compatible" means "equal", so every relation the verifier let
+ *      through with a `?` (equal operand shapes, slice limits within the
+ *      operand, contracting sizes, byte limits, ...) is now checked with the
+ *      actual sizes, by the same code and with the same words;
+ *   3. compare the concrete result with the declared result type: a static
+ *      dim must match, a bounded `?` must be within its bound.
+ *
+ * An op whose declared operand and result types are all static skips all of
+ * this: the verifier already proved it, and the executors guarantee that a
+ * value of a static type has exactly those dims. So static programs pay
+ * nothing for polymorphism. docs/spec/interpreter.md, "Polymorphic shapes". */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plumb/shape.h"
+
+static bool sfail(plumb_diag *d, const ir_op *op, plumb_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool sfail(plumb_diag *d, const ir_op *op, plumb_code code, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    plumb_diag_set(d, code, op->loc, "%s: %s", plumb_op_name(op->code), msg);
+    return false;
+}
+
+#define BAD(...) sfail(d, op, PLUMB_ERR_INVALID, __VA_ARGS__)
+
+/* " (%name)" when the value has an SSA name, else "". */
+static const char *vname(const ir_value *v, char *buf, size_t cap)
+{
+    if (v && v->name)
+        snprintf(buf, cap, " (%%%s)", v->name);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+ir_type ir_shape_of(const plumb_tensor *t)
+{
+    ir_type r;
+    memset(&r, 0, sizeof r);
+    r.dtype = t->dtype;
+    r.rank = t->rank <= PLUMB_MAX_RANK ? t->rank : PLUMB_MAX_RANK;
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++) {
+        r.dims[i] = i < r.rank ? t->dims[i] : 0;
+        r.bounds[i] = PLUMB_NO_BOUND;
+    }
+    return r;
+}
+
+/* The declared result type's dtype and rank with no dims filled yet. */
+static ir_type result_blank(const ir_op *op, uint32_t j)
+{
+    ir_type r = op->results[j]->type;
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
+        r.bounds[i] = PLUMB_NO_BOUND;
+    return r;
+}
+
+static bool in_list(const ir_ints *l, int64_t x)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i] == x)
+            return true;
+    return false;
+}
+
+/* The result's declared dims, which must all be static (ops such as iota
+ * whose result nothing else determines). */
+static bool declared_static(const ir_op *op, uint32_t j, ir_type *out, const char *use, plumb_diag *d)
+{
+    const ir_type *t = &op->results[j]->type;
+    *out = result_blank(op, j);
+    for (uint32_t i = 0; i < t->rank; i++)
+        if (t->dims[i] == PLUMB_DIM_DYN) {
+            char nb[160];
+            return BAD("result %u%s dimension %u is '?' and nothing determines its size at run time%s%s",
+                       j, vname(op->results[j], nb, sizeof nb), i, use ? "; use " : "", use ? use : "");
+        }
+    return true;
+}
+
+static bool add_size(const ir_op *op, int64_t a, int64_t b, int64_t *r, const char *what, uint32_t dim,
+                     plumb_diag *d)
+{
+    if (__builtin_add_overflow(a, b, r))
+        return BAD("%s dimension %u: %lld + %lld overflows", what, dim, (long long)a, (long long)b);
+    return true;
+}
+
+/* ---- step 1: the concrete result dims ---------------------------------------- */
+
+static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, ir_type *out, plumb_diag *d)
+{
+    const ir_attrs *a = &op->a;
+    switch (op->code) {
+    case PLUMB_OP_SELECT:
+    case PLUMB_OP_CLAMP:
+        out[0] = result_blank(op, 0);
+        out[0].rank = in[1]->rank;
+        memcpy(out[0].dims, in[1]->dims, sizeof out[0].dims);
+        return true;
+    case PLUMB_OP_BITCAST_CONVERT: {
+        out[0] = result_blank(op, 0);
+        uint32_t rank = out[0].rank;
+        for (uint32_t i = 0; i < rank; i++)
+            out[0].dims[i] = i < in[0]->rank ? in[0]->dims[i] : op->results[0]->type.dims[i];
+        if (rank > in[0]->rank) {   /* narrower result: its last dim is bits(in) / bits(out) */
+            uint32_t bi = plumb_dtype_get(in[0]->dtype)->bits, bo = plumb_dtype_get(out[0].dtype)->bits;
+            out[0].dims[rank - 1] = bo ? bi / bo : 0;
+        }
+        return true;
+    }
+    case PLUMB_OP_CONSTANT:
+        out[0] = result_blank(op, 0);
+        if (!a->value)
+            return BAD("has no value");
+        out[0].rank = a->value->rank;
+        memcpy(out[0].dims, a->value->dims, sizeof out[0].dims);
+        return true;
+    case PLUMB_OP_IOTA:
+        return declared_static(op, 0, &out[0], "stablehlo.dynamic_iota", d);
+    case PLUMB_OP_RNG_BIT_GENERATOR:
+        out[0] = result_blank(op, 0);
+        out[0].rank = in[0]->rank;
+        memcpy(out[0].dims, in[0]->dims, sizeof out[0].dims);
+        return declared_static(op, 1, &out[1], NULL, d);
+    case PLUMB_OP_BROADCAST_IN_DIM: {
+        out[0] = result_blank(op, 0);
+        const ir_type *t = &op->results[0]->type;
+        for (uint32_t r = 0; r < t->rank; r++) {
+            if (t->dims[r] != PLUMB_DIM_DYN) {
+                out[0].dims[r] = t->dims[r];
+                continue;
+            }
+            /* A `?` result dim takes the size of the operand dim broadcast
+             * into it; with none, or one of size 1 (which may expand to
+             * anything), only dynamic_broadcast_in_dim can say. */
+            bool found = false;
+            for (uint32_t k = 0; k < a->dims.n && k < in[0]->rank; k++)
+                if (a->dims.v[k] == (int64_t)r && in[0]->dims[k] != 1) {
+                    out[0].dims[r] = in[0]->dims[k];
+                    found = true;
+                }
+            if (!found) {
+                char nb[160];
+                return BAD("result 0%s dimension %u is '?' and no operand dimension of size other than 1 maps to it, so its size is unknown at run time; use stablehlo.dynamic_broadcast_in_dim",
+                           vname(op->results[0], nb, sizeof nb), r);
+            }
+        }
+        return true;
+    }
+    case PLUMB_OP_RESHAPE: {
+        out[0] = result_blank(op, 0);
+        const ir_type *t = &op->results[0]->type;
+        uint64_t numel = plumb_tensor_numel(in[0]), known = 1;
+        int dyn = -1;
+        for (uint32_t r = 0; r < t->rank; r++) {
+            if (t->dims[r] == PLUMB_DIM_DYN) {
+                if (dyn >= 0) {
+                    char nb[160];
+                    return BAD("result 0%s has more than one '?' dimension (%d and %u), so their sizes are unknown at run time; use stablehlo.dynamic_reshape",
+                               vname(op->results[0], nb, sizeof nb), dyn, r);
+                }
+                dyn = (int)r;
+            } else {
+                out[0].dims[r] = t->dims[r];
+                plumb_mul_overflow_u64(known, (uint64_t)t->dims[r], &known);
+            }
+        }
+        if (dyn >= 0) {
+            /* The one `?` takes what the element count leaves; with a static
+             * part of zero elements any size fits, so none is implied. */
+            if (known == 0 || numel % known) {
+                char nb[160];
+                return BAD("result 0%s dimension %d is '?': the operand's %llu elements are not a whole multiple of the static dimensions' %llu",
+                           vname(op->results[0], nb, sizeof nb), dyn, (unsigned long long)numel,
+                           (unsigned long long)known);
+            }
+            out[0].dims[dyn] = (int64_t)(numel / known);
+        }
+        return true;
+    }
+    case PLUMB_OP_TRANSPOSE:
+        out[0] = result_blank(op, 0);
+        for (uint32_t r = 0; r < a->dims.n && r < out[0].rank; r++) {
+            int64_t p = a->dims.v[r];
+            out[0].dims[r] = p >= 0 && p < (int64_t)in[0]->rank ? in[0]->dims[p] : 0;
+        }
+        return true;
+    case PLUMB_OP_SLICE:
+        out[0] = result_blank(op, 0);
+        for (uint32_t r = 0; r < out[0].rank && r < a->start.n && r < a->limit.n && r < a->strides.n; r++) {
+            int64_t lo = a->start.v[r], hi = a->limit.v[r], st = a->strides.v[r];
+            out[0].dims[r] = st > 0 && hi >= lo ? (hi - lo + st - 1) / st : 0;
+        }
+        return true;
+    case PLUMB_OP_DYNAMIC_SLICE:
+        out[0] = result_blank(op, 0);
+        for (uint32_t r = 0; r < out[0].rank && r < a->sizes.n; r++)
+            out[0].dims[r] = a->sizes.v[r];
+        return true;
+    case PLUMB_OP_CONCATENATE: {
+        out[0] = result_blank(op, 0);
+        out[0].rank = in[0]->rank;
+        memcpy(out[0].dims, in[0]->dims, sizeof out[0].dims);
+        int64_t dim = a->dimension;
+        if (dim < 0 || dim >= (int64_t)in[0]->rank)
+            return true;   /* the verifier's rule names it */
+        int64_t sum = 0;
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (dim < (int64_t)in[i]->rank && !add_size(op, sum, in[i]->dims[dim], &sum, "result 0", (uint32_t)dim, d))
+                return false;
+        out[0].dims[dim] = sum;
+        return true;
+    }
+    case PLUMB_OP_PAD:
+        out[0] = result_blank(op, 0);
+        for (uint32_t r = 0; r < out[0].rank && r < a->low.n && r < a->high.n && r < a->interior.n; r++) {
+            int64_t n = in[0]->dims[r], lo = a->low.v[r], hi = a->high.v[r], it = a->interior.v[r], v = 0;
+            bool over = n > 0 && __builtin_mul_overflow(n - 1, it, &v);
+            over = over || __builtin_add_overflow(v, n, &v) || __builtin_add_overflow(v, lo, &v) ||
+                   __builtin_add_overflow(v, hi, &v);
+            if (over)
+                return BAD("result dimension %u: %lld + %lld + %lld + (%lld - 1) * %lld overflows",
+                           r, (long long)lo, (long long)hi, (long long)n, (long long)n, (long long)it);
+            if (v < 0)
+                return BAD("result dimension %u would be %lld + %lld + %lld + (%lld - 1) * %lld, which is negative",
+                           r, (long long)lo, (long long)hi, (long long)n, (long long)n, (long long)it);
+            out[0].dims[r] = v;
+        }
+        return true;
+    case PLUMB_OP_REDUCE: {
+        uint32_t n = op->n_operands / 2;
+        for (uint32_t j = 0; j < op->n_results && j < n; j++) {
+            out[j] = result_blank(op, j);
+            uint32_t k = 0;
+            for (uint32_t dd = 0; dd < in[j]->rank; dd++)
+                if (!in_list(&a->dims, dd) && k < PLUMB_MAX_RANK)
+                    out[j].dims[k++] = in[j]->dims[dd];
+            out[j].rank = k;
+        }
+        return true;
+    }
+    case PLUMB_OP_DOT_GENERAL: {
+        const plumb_tensor *l = in[0], *r = in[1];
+        out[0] = result_blank(op, 0);
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < a->lhs_batch.n && k < PLUMB_MAX_RANK; i++)
+            out[0].dims[k++] = a->lhs_batch.v[i] < (int64_t)l->rank ? l->dims[a->lhs_batch.v[i]] : 0;
+        for (uint32_t dd = 0; dd < l->rank && k < PLUMB_MAX_RANK; dd++)
+            if (!in_list(&a->lhs_batch, dd) && !in_list(&a->lhs_contract, dd))
+                out[0].dims[k++] = l->dims[dd];
+        for (uint32_t dd = 0; dd < r->rank && k < PLUMB_MAX_RANK; dd++)
+            if (!in_list(&a->rhs_batch, dd) && !in_list(&a->rhs_contract, dd))
+                out[0].dims[k++] = r->dims[dd];
+        out[0].rank = k;
+        return true;
+    }
+    case PLUMB_OP_DOT: {
+        const plumb_tensor *l = in[0], *r = in[1];
+        out[0] = result_blank(op, 0);
+        uint32_t k = 0;
+        if (l->rank == 2)
+            out[0].dims[k++] = l->dims[0];
+        if (r->rank == 2)
+            out[0].dims[k++] = r->dims[1];
+        out[0].rank = k;
+        return true;
+    }
+    case PLUMB_OP_GATHER: {
+        const plumb_tensor *idx = in[1];
+        int64_t ivd = a->index_vector_dim == -1 ? 0 : a->index_vector_dim;
+        out[0] = result_blank(op, 0);
+        uint32_t bi = 0, oi = 0;
+        for (uint32_t dd = 0; dd < out[0].rank; dd++) {
+            if (in_list(&a->offset_dims, dd)) {
+                while (in_list(&a->collapsed_slice_dims, oi) || in_list(&a->operand_batching_dims, oi))
+                    oi++;
+                out[0].dims[dd] = oi < a->sizes.n ? a->sizes.v[oi] : 0;
+                oi++;
+            } else {
+                if ((int64_t)bi == ivd)
+                    bi++;
+                out[0].dims[dd] = bi < idx->rank ? idx->dims[bi] : 0;
+                bi++;
+            }
+        }
+        return true;
+    }
+    case PLUMB_OP_TOP_K:
+        for (uint32_t j = 0; j < 2; j++) {
+            out[j] = result_blank(op, j);
+            out[j].rank = in[0]->rank;
+            memcpy(out[j].dims, in[0]->dims, sizeof out[j].dims);
+            if (in[0]->rank)
+                out[j].dims[in[0]->rank - 1] = a->k;
+        }
+        return true;
+    case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_FLOOR:
+    case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN: case PLUMB_OP_ROUND_NEAREST_AFZ:
+    case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT: case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL:
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
+    case PLUMB_OP_TAN: case PLUMB_OP_IS_FINITE: case PLUMB_OP_NOT: case PLUMB_OP_POPCNT:
+    case PLUMB_OP_COUNT_LEADING_ZEROS: case PLUMB_OP_REDUCE_PRECISION: case PLUMB_OP_ERF:
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+    case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
+    case PLUMB_OP_ATAN2: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:
+    case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
+    case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE: case PLUMB_OP_CONVERT:
+    case PLUMB_OP_REVERSE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_SCATTER:
+    case PLUMB_OP_SORT:
+        break;
+    default:
+        return sfail(d, op, PLUMB_ERR_UNSUPPORTED, "has no run-time shape rule");
+    }
+    /* Every result has the shape of the operand it corresponds to:
+     * elementwise ops, convert, reverse, dynamic_update_slice (operand 0),
+     * scatter and sort (result j from operand j). */
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        uint32_t src = op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_SORT ? j : 0;
+        if (src >= op->n_operands)
+            return BAD("has no operand %u to take result %u's shape from", src, j);
+        out[j] = result_blank(op, j);
+        out[j].rank = in[src]->rank;
+        memcpy(out[j].dims, in[src]->dims, sizeof out[j].dims);
+    }
+    return true;
+}
+
+static bool infer_dims(const ir_op *op, const plumb_tensor *const *in, ir_type *out, plumb_diag *d)
+{
+    switch (op->code) {
+    case PLUMB_OP_CALL:
+    case PLUMB_OP_FUNC_RETURN:
+    case PLUMB_OP_RETURN:
+        return sfail(d, op, PLUMB_ERR_USAGE,
+                     "ir_shape_infer does not apply: a call's result shapes come from its callee, a return's from its values");
+    case PLUMB_OP_EXPECT_EQ: case PLUMB_OP_EXPECT_EQ_CONST: case PLUMB_OP_EXPECT_CLOSE:
+    case PLUMB_OP_EXPECT_CLOSE_CONST: case PLUMB_OP_EXPECT_ALMOST_EQ:
+    case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
+        return true;   /* no results; step 2 checks the operands agree */
+    default:
+        return infer_static_rules(op, in, out, d);
+    }
+}
+
+/* ---- step 2: the verifier's rule on concrete types ---------------------------- */
+
+/* Scratch values live on the stack up to this many operands plus results. */
+#define SHAPE_SMALL 16
+
+static bool verify_concrete(const ir_op *op, const plumb_tensor *const *in, const ir_type *out,
+                            uint64_t max_bytes, plumb_diag *d)
+{
+    uint32_t n = op->n_operands + op->n_results;
+    ir_value vals_small[SHAPE_SMALL], *vals = vals_small;
+    ir_value *ptrs_small[SHAPE_SMALL], **ptrs = ptrs_small;
+    if (n > SHAPE_SMALL) {
+        vals = plumb_calloc(n, sizeof *vals);
+        ptrs = plumb_calloc(n, sizeof *ptrs);
+        if (!vals || !ptrs) {
+            plumb_free(vals, (size_t)n * sizeof *vals);
+            plumb_free(ptrs, (size_t)n * sizeof *ptrs);
+            return sfail(d, op, PLUMB_ERR_NOMEM, "out of memory checking run-time shapes");
+        }
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        vals[i] = *op->operands[i];
+        vals[i].type = ir_shape_of(in[i]);
+        ptrs[i] = &vals[i];
+    }
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        uint32_t k = op->n_operands + j;
+        vals[k] = *op->results[j];
+        vals[k].type = out[j];
+        ptrs[k] = &vals[k];
+    }
+    ir_op tmp = *op;
+    tmp.operands = ptrs;
+    tmp.results = ptrs + op->n_operands;
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    bool ok = ir_verify_op(&tmp, NULL, max_bytes, &sd);
+    if (!ok)
+        plumb_diag_set(d, sd.code != PLUMB_OK ? sd.code : PLUMB_ERR_INVALID, sd.loc,
+                       "%s (with the sizes known at run time)", sd.msg);
+    if (vals != vals_small) {
+        plumb_free(vals, (size_t)n * sizeof *vals);
+        plumb_free(ptrs, (size_t)n * sizeof *ptrs);
+    }
+    return ok;
+}
+
+/* ---- step 3: against the declared result types ---------------------------------- */
+
+static bool check_declared(const ir_op *op, uint32_t j, const ir_type *got, plumb_diag *d)
+{
+    const ir_type *t = &op->results[j]->type;
+    char nb[160];
+    vname(op->results[j], nb, sizeof nb);
+    if (got->rank != t->rank)
+        return BAD("result %u%s has rank %u at run time but is declared with rank %u", j, nb,
+                   got->rank, t->rank);
+    for (uint32_t i = 0; i < t->rank; i++) {
+        if (t->dims[i] != PLUMB_DIM_DYN && t->dims[i] != got->dims[i])
+            return BAD("result %u%s dimension %u: size %lld at run time contradicts the declared size %lld",
+                       j, nb, i, (long long)got->dims[i], (long long)t->dims[i]);
+        if (t->dims[i] == PLUMB_DIM_DYN && t->bounds[i] != PLUMB_NO_BOUND && got->dims[i] > t->bounds[i])
+            return BAD("result %u%s dimension %u: size %lld exceeds its bound %lld", j, nb, i,
+                       (long long)got->dims[i], (long long)t->bounds[i]);
+    }
+    return true;
+}
+
+static bool all_static(const ir_op *op)
+{
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!ir_type_is_static(&op->operands[i]->type))
+            return false;
+    for (uint32_t j = 0; j < op->n_results; j++)
+        if (!ir_type_is_static(&op->results[j]->type))
+            return false;
+    return true;
+}
+
+bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out,
+                    uint64_t max_bytes, plumb_diag *d)
+{
+    if ((unsigned)op->code >= PLUMB_OP_COUNT)
+        return plumb_diag_set(d, PLUMB_ERR_INVALID, op->loc, "unknown opcode %u", (unsigned)op->code), false;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!in[i])
+            return sfail(d, op, PLUMB_ERR_USAGE, "operand %u has no tensor", i);
+    if (all_static(op) && op->code != PLUMB_OP_CALL && op->code != PLUMB_OP_FUNC_RETURN &&
+        op->code != PLUMB_OP_RETURN) {
+        for (uint32_t j = 0; j < op->n_results; j++)
+            out[j] = result_blank(op, j);
+        return true;
+    }
+    if (!infer_dims(op, in, out, d))
+        return false;
+    if (!verify_concrete(op, in, out, max_bytes, d))
+        return false;
+    for (uint32_t j = 0; j < op->n_results; j++)
+        if (!check_declared(op, j, &out[j], d))
+            return false;
+    return true;
+}
+
+bool ir_shape_check_args(const ir_func *f, const plumb_tensor *const *args, uint32_t n, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    if (n != f->body.n_args)
+        return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s takes %u parameters but %u arguments were given",
+                              f->name, f->body.n_args, n), false;
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_value *p = f->body.args[i];
+        const ir_type *t = &p->type;
+        const plumb_tensor *x = args[i];
+        char nb[160];
+        vname(p, nb, sizeof nb);
+        if (!x)
+            return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s parameter %u%s: no argument given",
+                                  f->name, i, nb), false;
+        if (x->dtype != t->dtype)
+            return plumb_diag_set(d, PLUMB_ERR_INVALID, none,
+                                  "@%s parameter %u%s: element type %s given, %s declared", f->name, i, nb,
+                                  plumb_dtype_name(x->dtype), plumb_dtype_name(t->dtype)), false;
+        if (x->rank != t->rank)
+            return plumb_diag_set(d, PLUMB_ERR_INVALID, none, "@%s parameter %u%s: rank %u given, %u declared",
+                                  f->name, i, nb, x->rank, t->rank), false;
+        for (uint32_t k = 0; k < t->rank; k++) {
+            if (t->dims[k] != PLUMB_DIM_DYN && x->dims[k] != t->dims[k])
+                return plumb_diag_set(d, PLUMB_ERR_INVALID, none,
+                                      "@%s parameter %u%s dimension %u: size %lld given, %lld declared",
+                                      f->name, i, nb, k, (long long)x->dims[k], (long long)t->dims[k]), false;
+            if (t->dims[k] == PLUMB_DIM_DYN && t->bounds[k] != PLUMB_NO_BOUND && x->dims[k] > t->bounds[k])
+                return plumb_diag_set(d, PLUMB_ERR_INVALID, none,
+                                      "@%s parameter %u%s dimension %u: size %lld exceeds its bound %lld",
+                                      f->name, i, nb, k, (long long)x->dims[k], (long long)t->bounds[k]), false;
+        }
+    }
+    return true;
+}
