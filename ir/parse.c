@@ -1161,6 +1161,12 @@ static const simple_attr simple_attrs[] = {
     SA(SCATTER, "unique_indices", AK_BOOL, unique_indices),
     SA(SORT, "is_stable", AK_BOOL, is_stable),
     SA(TOP_K, "k", AK_INT, k),
+    SA(GET_DIMENSION_SIZE, "dimension", AK_INT, dimension),
+    SA(DYNAMIC_BROADCAST_IN_DIM, "broadcast_dimensions", AK_INTS, dims),
+    SA(DYNAMIC_BROADCAST_IN_DIM, "known_expanding_dimensions", AK_INTS, known_expanding),
+    SA(DYNAMIC_BROADCAST_IN_DIM, "known_nonexpanding_dimensions", AK_INTS, known_nonexpanding),
+    SA(DYNAMIC_IOTA, "iota_dimension", AK_INT, dimension),
+    SA(DYNAMIC_GATHER, "indices_are_sorted", AK_BOOL, indices_are_sorted),
     SA(EXPECT_CLOSE, "max_ulp_difference", AK_INT, max_ulp),
     SA(EXPECT_CLOSE_CONST, "max_ulp_difference", AK_INT, max_ulp),
     SA(EXPECT_CLOSE, "min_ulp_difference", AK_INT, min_ulp),
@@ -1176,6 +1182,74 @@ static const simple_attr *find_simple_attr(plumb_opcode c, const char *name)
         if (simple_attrs[i].op == c && strcmp(simple_attrs[i].name, name) == 0)
             return &simple_attrs[i];
     return NULL;
+}
+
+static int hex_digit(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* An MLIR string literal "..." into *out, unescaped: \\, \", \n, \t and
+ * \XX (two hex digits) as MLIR writes them. A NUL byte (\00) is refused:
+ * the text is kept as a C string. */
+static bool string_value(P *p, const char **out)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (!eat(p, '"'))
+        return expected(p, "a string \"...\"");
+    size_t body = p->pos, n = 0;
+    char *buf = NULL;
+    /* two passes: measure, then copy */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i = body;
+        n = 0;
+        for (;;) {
+            if (i >= p->len || p->src[i] == '\n')
+                return err_at(p, st, PLUMB_ERR_PARSE, "unterminated string");
+            char ch = p->src[i];
+            if (ch == '"')
+                break;
+            if (ch == '\\') {
+                if (i + 1 >= p->len)
+                    return err_at(p, st, PLUMB_ERR_PARSE, "unterminated string");
+                char e = p->src[i + 1];
+                int h1 = hex_digit((unsigned char)e), h2 = i + 2 < p->len ? hex_digit((unsigned char)p->src[i + 2]) : -1;
+                if (e == '\\' || e == '"') {
+                    ch = e;
+                    i += 2;
+                } else if (e == 'n') {
+                    ch = '\n';
+                    i += 2;
+                } else if (e == 't') {
+                    ch = '\t';
+                    i += 2;
+                } else if (h1 >= 0 && h2 >= 0) {
+                    ch = (char)(h1 * 16 + h2);
+                    if (ch == '\0')
+                        return err_at(p, i, PLUMB_ERR_PARSE, "a string may not hold a NUL byte (\\00)");
+                    i += 3;
+                } else {
+                    return err_at(p, i, PLUMB_ERR_PARSE, "unknown escape '\\%c' in a string (expected \\\\, \\\", \\n, \\t or two hex digits)", e);
+                }
+            } else {
+                i++;
+            }
+            if (buf)
+                buf[n] = ch;
+            n++;
+        }
+        if (pass == 0) {
+            buf = plumb_arena_alloc(p->m->arena, n + 1);
+            if (!buf)
+                return nomem(p);
+        } else {
+            buf[n] = '\0';
+            p->pos = i + 1;
+        }
+    }
+    *out = buf;
+    return true;
 }
 
 /* Interprets one attribute `name = value` (value spans v) of op code, or
@@ -1228,7 +1302,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         ok = struct_attr(p, "#stablehlo.dot", f);
     } else if ((c == PLUMB_OP_DOT_GENERAL || c == PLUMB_OP_DOT) && IS("precision_config")) {
         ok = precision_list(p, a);
-    } else if (c == PLUMB_OP_GATHER && IS("dimension_numbers")) {
+    } else if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_DYNAMIC_GATHER) && IS("dimension_numbers")) {
         field f[] = {{"offset_dims", &a->offset_dims, NULL}, {"collapsed_slice_dims", &a->collapsed_slice_dims, NULL},
                      {"operand_batching_dims", &a->operand_batching_dims, NULL},
                      {"start_indices_batching_dims", &a->start_indices_batching_dims, NULL},
@@ -1272,6 +1346,8 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                 ok = nomem(p);
         }
         (void)st;
+    } else if (c == PLUMB_OP_SHAPE_ASSERTION && IS("error_message")) {
+        ok = string_value(p, &a->message);
     } else if ((c == PLUMB_OP_EXPECT_ALMOST_EQ || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) && IS("tolerance")) {
         ok = attr_float(p, &a->tolerance, true);
     } else if (c == PLUMB_OP_CONSTANT || c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST ||
@@ -1881,7 +1957,11 @@ static bool custom_call(P *p, opb *ob)
     if (!symbol_ref(p, &s, &n))
         return false;
     plumb_opcode c;
-    if (!plumb_op_lookup(s, n, &c) || plumb_op_get(c)->kind != PLUMB_KIND_CHECK)
+    /* JAX's shape assertions are custom calls to @shape_assertion; the
+     * check ops' targets are their own names */
+    if (n == 15 && memcmp(s, "shape_assertion", 15) == 0)
+        c = PLUMB_OP_SHAPE_ASSERTION;
+    else if (!plumb_op_lookup(s, n, &c) || plumb_op_get(c)->kind != PLUMB_KIND_CHECK || c == PLUMB_OP_SHAPE_ASSERTION)
         return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in op set v1",
                       (int)(n > 80 ? 80 : n), s);
     ob->code = c;
@@ -1892,6 +1972,8 @@ static bool custom_call(P *p, opb *ob)
     bool is_const = c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
     if (is_const && !ob->a.value)
         return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s' needs a 'value = dense<...> : tensor<...>' attribute", (int)n, s);
+    if (c == PLUMB_OP_SHAPE_ASSERTION && !ob->a.message)
+        return err_at(p, off, PLUMB_ERR_PARSE, "'@shape_assertion' needs an 'error_message = \"...\"' attribute");
     return true;
 }
 
@@ -2058,6 +2140,31 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
     case PLUMB_OP_EXPECT_ALMOST_EQ:
     case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
         return check_pretty(p, ob);
+    case PLUMB_OP_SHAPE_ASSERTION:
+        return err_at(p, ob->off, PLUMB_ERR_PARSE,
+                      "write a shape assertion as stablehlo.custom_call @shape_assertion(%%pred, ...) {error_message = \"...\"} : (...) -> ()");
+    /* The dynamic ops print as StableHLO does: operands, then `dim = N` or
+     * `dims = [...]` where the op has them, the attribute dictionary and
+     * always the functional signature. */
+    case PLUMB_OP_GET_DIMENSION_SIZE:
+    case PLUMB_OP_DYNAMIC_IOTA:
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "dim = N") || !kwarg(p, "dim") ||
+            !parse_i64(p, &ob->a.dimension))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "dims = [...]") || !kwarg(p, "dims") ||
+            !parse_int_list(p, &ob->a.dims))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD:
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more)
+            return expected(p, "a value");
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
     default:
         break;
     }

@@ -417,6 +417,59 @@ static void print_check(pr *q, const ir_op *op)
     sig_functional(q, op);
 }
 
+/* An MLIR string literal: '"' and '\\' escaped, and every byte outside
+ * printable ASCII as \XX, so the text reads back byte for byte. */
+static void string_lit(pr *q, const char *s)
+{
+    puts_(q, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+        if (*c == '"' || *c == '\\')
+            plumb_buf_printf(q->b, "\\%c", *c);
+        else if (*c == '\n')
+            puts_(q, "\\n");
+        else if (*c < 0x20 || *c >= 0x7f)
+            plumb_buf_printf(q->b, "\\%02X", *c);
+        else
+            plumb_buf_append(q->b, (const char *)c, 1);
+    }
+    puts_(q, "\"");
+}
+
+static void print_shape_assertion(pr *q, const ir_op *op)
+{
+    puts_(q, "stablehlo.custom_call @shape_assertion(");
+    values(q, op->operands, op->n_operands);
+    puts_(q, ") {error_message = ");
+    string_lit(q, op->a.message ? op->a.message : "");
+    puts_(q, ", has_side_effect = true");
+    extra_entries(q, &op->a, false);
+    puts_(q, "}");
+    sig_functional(q, op);
+}
+
+/* dynamic_broadcast_in_dim's optional hints go in its attribute
+ * dictionary, before any uninterpreted attribute, as StableHLO prints them. */
+static void dyn_broadcast_dict(pr *q, const ir_attrs *a)
+{
+    if (!a->known_expanding.n && !a->known_nonexpanding.n) {
+        extra_dict(q, a);
+        return;
+    }
+    puts_(q, " {");
+    bool first = true;
+    if (a->known_expanding.n) {
+        puts_(q, "known_expanding_dimensions = ");
+        array_i64(q, a->known_expanding);
+        first = false;
+    }
+    if (a->known_nonexpanding.n) {
+        puts_(q, first ? "known_nonexpanding_dimensions = " : ", known_nonexpanding_dimensions = ");
+        array_i64(q, a->known_nonexpanding);
+    }
+    extra_entries(q, a, false);
+    puts_(q, "}");
+}
+
 static void gather_scatter_field(pr *q, bool *first, const char *name, ir_ints l)
 {
     if (!l.n)
@@ -436,6 +489,7 @@ static void generic_props(pr *q, const ir_op *op)
     bool first = true;
     switch (op->code) {
     case PLUMB_OP_GATHER:
+    case PLUMB_OP_DYNAMIC_GATHER:
         puts_(q, " <{dimension_numbers = #stablehlo.gather<");
         gather_scatter_field(q, &first, "offset_dims", a->offset_dims);
         gather_scatter_field(q, &first, "collapsed_slice_dims", a->collapsed_slice_dims);
@@ -445,8 +499,10 @@ static void generic_props(pr *q, const ir_op *op)
         plumb_buf_printf(q->b, "%sindex_vector_dim = %lld>", first ? "" : ", ", (long long)a->index_vector_dim);
         if (a->indices_are_sorted)
             puts_(q, ", indices_are_sorted = true");
-        puts_(q, ", slice_sizes = ");
-        array_i64(q, a->sizes);
+        if (op->code == PLUMB_OP_GATHER) {
+            puts_(q, ", slice_sizes = ");
+            array_i64(q, a->sizes);
+        }
         puts_(q, "}>");
         break;
     case PLUMB_OP_SCATTER:
@@ -538,6 +594,9 @@ static bool pretty_fits(const ir_op *op)
     case PLUMB_OP_SLICE:
         return a->start.n == a->limit.n && a->start.n == a->strides.n;
     case PLUMB_OP_CONCATENATE:
+    case PLUMB_OP_GET_DIMENSION_SIZE:
+    case PLUMB_OP_DYNAMIC_IOTA:
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
         return op->n_operands > 0;    /* `concatenate , dim = 0` would not parse */
     case PLUMB_OP_CONSTANT: {
         /* the pretty form's one type is both the literal's and the result's */
@@ -747,6 +806,36 @@ static void print_op(pr *q, const ir_op *op, int ind)
     case PLUMB_OP_EXPECT_ALMOST_EQ:
     case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
         print_check(q, op);
+        break;
+    case PLUMB_OP_SHAPE_ASSERTION:
+        print_shape_assertion(q, op);
+        break;
+    case PLUMB_OP_GET_DIMENSION_SIZE:
+    case PLUMB_OP_DYNAMIC_IOTA:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, ", dim = %lld", (long long)a->dimension);
+        extra_dict(q, a);
+        sig_functional(q, op);
+        break;
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, ", dims = ");
+        ints(q, a->dims);
+        dyn_broadcast_dict(q, a);
+        sig_functional(q, op);
+        break;
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        extra_dict(q, a);
+        sig_functional(q, op);
         break;
     default:
         print_generic(q, op, ind);

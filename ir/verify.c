@@ -896,7 +896,10 @@ static int64_t index_vector_dim(const ir_op *op)
     return op->a.index_vector_dim == -1 ? 0 : op->a.index_vector_dim;
 }
 
-static bool v_gather(vctx *V, const ir_op *op)
+/* gather and dynamic_gather: sizes are the slice sizes, or NULL when
+ * dynamic_gather's slice_sizes operand is not a constant (its values are
+ * then checked at run time and the offset dimensions are inferred as '?'). */
+static bool gather_rules(vctx *V, const ir_op *op, const ir_ints *sizes)
 {
     const ir_type *in = &op->operands[0]->type, *idx = &op->operands[1]->type;
     const ir_type *out = &op->results[0]->type;
@@ -931,17 +934,17 @@ static bool v_gather(vctx *V, const ir_op *op)
         !dims_in_range(V, op, "start_indices_batching_dims", &a->start_indices_batching_dims, idx->rank,
                        "start_indices", "C14"))
         return false;
-    if (a->sizes.n != in->rank)
+    if (sizes && sizes->n != in->rank)
         return BAD("slice_sizes has %u entries, expected the operand's rank %u (StableHLO C20)",
-                   a->sizes.n, in->rank);
-    for (uint32_t i = 0; i < a->collapsed_slice_dims.n; i++)
-        if (a->sizes.v[a->collapsed_slice_dims.v[i]] > 1)
+                   sizes->n, in->rank);
+    for (uint32_t i = 0; sizes && i < a->collapsed_slice_dims.n; i++)
+        if (sizes->v[a->collapsed_slice_dims.v[i]] > 1)
             return BAD("slice_sizes[%lld] = %lld must be at most 1 for a collapsed slice dimension (StableHLO C9)",
-                       (long long)a->collapsed_slice_dims.v[i], (long long)a->sizes.v[a->collapsed_slice_dims.v[i]]);
-    for (uint32_t i = 0; i < a->operand_batching_dims.n; i++)
-        if (a->sizes.v[a->operand_batching_dims.v[i]] > 1)
+                       (long long)a->collapsed_slice_dims.v[i], (long long)sizes->v[a->collapsed_slice_dims.v[i]]);
+    for (uint32_t i = 0; sizes && i < a->operand_batching_dims.n; i++)
+        if (sizes->v[a->operand_batching_dims.v[i]] > 1)
             return BAD("slice_sizes[%lld] = %lld must be at most 1 for an operand batching dimension (StableHLO C12)",
-                       (long long)a->operand_batching_dims.v[i], (long long)a->sizes.v[a->operand_batching_dims.v[i]]);
+                       (long long)a->operand_batching_dims.v[i], (long long)sizes->v[a->operand_batching_dims.v[i]]);
     if (in_list(&a->start_indices_batching_dims, ivd))
         return BAD("index_vector_dim = %lld must not be one of start_indices_batching_dims (StableHLO C15)",
                    (long long)ivd);
@@ -959,10 +962,10 @@ static bool v_gather(vctx *V, const ir_op *op)
                        &a->operand_batching_dims, "C18") ||
         !dims_in_range(V, op, "start_index_map", &a->start_index_map, in->rank, "operand", "C19"))
         return false;
-    for (uint32_t d = 0; d < in->rank; d++)
-        if (a->sizes.v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && a->sizes.v[d] > in->dims[d]))
+    for (uint32_t d = 0; sizes && d < in->rank; d++)
+        if (sizes->v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && sizes->v[d] > in->dims[d]))
             return BAD("slice_sizes[%u] = %lld is outside [0, %lld], the operand's dimension size (StableHLO C21)",
-                       d, (long long)a->sizes.v[d], (long long)in->dims[d]);
+                       d, (long long)sizes->v[d], (long long)in->dims[d]);
     /* C22: batch dims (start_indices without index_vector_dim) fill the
      * result axes not in offset_dims; the kept slice sizes fill offset_dims. */
     uint32_t nbatch = idx->rank - (ivd < (int64_t)idx->rank ? 1 : 0);
@@ -976,7 +979,8 @@ static bool v_gather(vctx *V, const ir_op *op)
         if (in_list(&a->offset_dims, d)) {
             while (in_list(&a->collapsed_slice_dims, oi) || in_list(&a->operand_batching_dims, oi))
                 oi++;
-            want.dims[d] = a->sizes.v[oi++];
+            want.dims[d] = sizes ? sizes->v[oi] : PLUMB_DIM_DYN;
+            oi++;
         } else {
             if ((int64_t)bi == ivd)
                 bi++;
@@ -986,6 +990,11 @@ static bool v_gather(vctx *V, const ir_op *op)
         }
     }
     return expect_result(V, op, 0, &want, "C22, C23");
+}
+
+static bool v_gather(vctx *V, const ir_op *op)
+{
+    return gather_rules(V, op, &op->a.sizes);
 }
 
 static bool v_scatter(vctx *V, const ir_op *op)
@@ -1256,6 +1265,339 @@ static bool v_check(vctx *V, const ir_op *op)
     return true;
 }
 
+/* ---- shape polymorphism ------------------------------------------------------
+ * The dynamic ops take their result sizes from the values of 1-D integer
+ * "shape operands". Their lengths fix the result's rank and are checked
+ * here; their values are known only at run time (ir_shape_infer checks
+ * them there), except when a stablehlo.constant defines the operand: then
+ * the values are checked here too, so that a program whose shape is wrong
+ * for every input is rejected before it runs. */
+
+/* Operand i is a shape operand: a 1-D integer tensor; when want_len >= 0 its
+ * length (if static) must be want_len. */
+static bool shape_operand(vctx *V, const ir_op *op, uint32_t i, const char *name, int64_t want_len,
+                          const char *want_what, const char *constraint)
+{
+    const ir_type *t = &op->operands[i]->type;
+    char od[200], ts[TSTR];
+    if (t->rank != 1 || !plumb_dtype_is_int(t->dtype)) {
+        type_str(t, ts, sizeof ts);
+        return BAD("%s: %s has type %s, expected a 1-dimensional integer tensor", odesc(op, i, od, sizeof od), name, ts);
+    }
+    if (want_len >= 0 && t->dims[0] != PLUMB_DIM_DYN && t->dims[0] != want_len)
+        return BAD("%s: %s has %lld entries, expected %lld (%s) (StableHLO %s)", odesc(op, i, od, sizeof od), name,
+                   (long long)t->dims[0], (long long)want_len, want_what, constraint);
+    return true;
+}
+
+/* The values of shape operand i when a stablehlo.constant defines it: true
+ * with v[0..*n) filled, false when the operand is not a constant (nothing
+ * to check before run time) or an error was set (*err). A value that does
+ * not fit in int64_t (a ui64 above 2^63 - 1) is an error. */
+static bool const_shape(vctx *V, const ir_op *op, uint32_t i, const char *name, int64_t *v, uint32_t cap,
+                        uint32_t *n, bool *err)
+{
+    const ir_value *val = op->operands[i];
+    *err = false;
+    if (!val->def || val->def->code != PLUMB_OP_CONSTANT || !val->def->a.value)
+        return false;
+    const plumb_tensor *t = val->def->a.value;
+    if (t->rank != 1 || !plumb_dtype_is_int(t->dtype) || t->dims[0] < 0 || (uint64_t)t->dims[0] > cap)
+        return false;   /* the type rules report it */
+    *n = (uint32_t)t->dims[0];
+    for (uint32_t k = 0; k < *n; k++) {
+        v[k] = plumb_load_i64(t->dtype, t->data, k);
+        if (t->dtype == PLUMB_UI64 && v[k] < 0) {
+            char od[200];
+            *err = true;
+            return BAD("%s: %s[%u] = %llu does not fit in a signed 64-bit size", odesc(op, i, od, sizeof od), name, k,
+                       (unsigned long long)(uint64_t)v[k]);
+        }
+    }
+    return true;
+}
+
+/* A result dimension computed from constant shape operands (size) against
+ * the declared one: equal when static, within the bound when '?'. */
+static bool const_dim_fits(vctx *V, const ir_op *op, uint32_t d, int64_t size, const char *from,
+                           const char *constraint)
+{
+    const ir_type *r = &op->results[0]->type;
+    if (size < 0)
+        return BAD("result dimension %u: %s gives the negative size %lld (StableHLO %s)", d, from, (long long)size,
+                   constraint);
+    if (r->dims[d] != PLUMB_DIM_DYN && r->dims[d] != size)
+        return BAD("result dimension %u is declared %lld but %s gives %lld (StableHLO %s)", d, (long long)r->dims[d],
+                   from, (long long)size, constraint);
+    if (r->dims[d] == PLUMB_DIM_DYN && r->bounds[d] != PLUMB_NO_BOUND && size > r->bounds[d])
+        return BAD("result dimension %u: %s gives %lld, above the declared bound %lld (StableHLO %s)", d, from,
+                   (long long)size, (long long)r->bounds[d], constraint);
+    return true;
+}
+
+static bool v_get_dimension_size(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *r = &op->results[0]->type;
+    if (op->a.dimension < 0 || op->a.dimension >= (int64_t)in->rank)
+        return BAD("dimension = %lld is out of range for operand rank %u (StableHLO C1)", (long long)op->a.dimension,
+                   in->rank);
+    if (r->rank != 0 || r->dtype != PLUMB_I32) {
+        char ts[TSTR];
+        type_str(r, ts, sizeof ts);
+        return BAD("result has type %s, expected tensor<i32>", ts);
+    }
+    return true;
+}
+
+static bool v_dynamic_broadcast(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    const ir_attrs *a = &op->a;
+    const ir_ints *bd = &a->dims;
+    if (out->dtype != in->dtype)
+        return BAD("result element type %s does not match the operand's %s (StableHLO C1)", dt(out->dtype),
+                   dt(in->dtype));
+    if (bd->n != in->rank)
+        return BAD("broadcast_dimensions has %u entries but the operand has rank %u (StableHLO C2)", bd->n, in->rank);
+    if (!dims_in_range(V, op, "broadcast_dimensions", bd, out->rank, "result", "C3") ||
+        !dims_unique(V, op, "broadcast_dimensions", bd, "C4"))
+        return false;
+    for (uint32_t d = 0; d < in->rank; d++) {
+        int64_t x = in->dims[d], y = out->dims[bd->v[d]];
+        if (x != 1 && !dim_compat(x, y))
+            return BAD("operand dimension %u has size %lld, which is neither 1 nor result dimension %lld's size %lld (StableHLO C5)",
+                       d, (long long)x, (long long)bd->v[d], (long long)y);
+    }
+    if (!shape_operand(V, op, 1, "output_dimensions", out->rank, "the result's rank", "C7"))
+        return false;
+    if (!dims_in_range(V, op, "known_expanding_dimensions", &a->known_expanding, in->rank, "operand", "C9") ||
+        !dims_in_range(V, op, "known_nonexpanding_dimensions", &a->known_nonexpanding, in->rank, "operand", "C10") ||
+        !dims_unique(V, op, "known_expanding_dimensions", &a->known_expanding, "C8") ||
+        !dims_unique(V, op, "known_nonexpanding_dimensions", &a->known_nonexpanding, "C8") ||
+        !dims_disjoint(V, op, "known_expanding_dimensions", &a->known_expanding, "known_nonexpanding_dimensions",
+                       &a->known_nonexpanding, "C8"))
+        return false;
+    /* A static operand dimension other than 1 never expands. */
+    for (uint32_t i = 0; i < a->known_expanding.n; i++) {
+        int64_t x = in->dims[a->known_expanding.v[i]];
+        if (x != PLUMB_DIM_DYN && x != 1)
+            return BAD("known_expanding_dimensions names operand dimension %lld, whose static size %lld is not 1 and so cannot expand",
+                       (long long)a->known_expanding.v[i], (long long)x);
+    }
+    int64_t v[PLUMB_MAX_RANK];
+    uint32_t n;
+    bool err;
+    if (const_shape(V, op, 1, "output_dimensions", v, PLUMB_MAX_RANK, &n, &err) && n == out->rank) {
+        for (uint32_t d = 0; d < n; d++) {
+            char from[64];
+            snprintf(from, sizeof from, "output_dimensions[%u]", d);
+            if (!const_dim_fits(V, op, d, v[d], from, "C7"))
+                return false;
+        }
+        for (uint32_t d = 0; d < in->rank; d++) {
+            int64_t x = in->dims[d], y = v[bd->v[d]];
+            if (x != PLUMB_DIM_DYN && x != 1 && x != y)
+                return BAD("operand dimension %u has size %lld, which is neither 1 nor output_dimensions[%lld] = %lld (StableHLO C5)",
+                           d, (long long)x, (long long)bd->v[d], (long long)y);
+        }
+    }
+    return !err;
+}
+
+static bool v_dynamic_reshape(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    if (out->dtype != in->dtype)
+        return BAD("result element type %s does not match the operand's %s (StableHLO C1)", dt(out->dtype),
+                   dt(in->dtype));
+    if (!shape_operand(V, op, 1, "output_shape", out->rank, "the result's rank", "C4"))
+        return false;
+    /* C2: the element counts agree; decidable here when both are static. */
+    if (ir_type_is_static(in) && ir_type_is_static(out) && !v_reshape(V, op))
+        return false;
+    int64_t v[PLUMB_MAX_RANK];
+    uint32_t n;
+    bool err;
+    if (const_shape(V, op, 1, "output_shape", v, PLUMB_MAX_RANK, &n, &err) && n == out->rank) {
+        uint64_t cnt = 1;
+        bool ovf = false;
+        for (uint32_t d = 0; d < n; d++) {
+            char from[64];
+            snprintf(from, sizeof from, "output_shape[%u]", d);
+            if (!const_dim_fits(V, op, d, v[d], from, "C4"))
+                return false;
+            ovf |= plumb_mul_overflow_u64(cnt, (uint64_t)v[d], &cnt);
+        }
+        if (ovf)
+            return BAD("output_shape describes more than 2^64 elements");
+        if (ir_type_is_static(in)) {
+            uint64_t ic = 1;
+            for (uint32_t d = 0; d < in->rank; d++)
+                plumb_mul_overflow_u64(ic, (uint64_t)in->dims[d], &ic);
+            if (ic != cnt)
+                return BAD("operand has %llu elements but output_shape describes %llu (StableHLO C2)",
+                           (unsigned long long)ic, (unsigned long long)cnt);
+        }
+    }
+    return !err;
+}
+
+static bool v_dynamic_iota(vctx *V, const ir_op *op)
+{
+    const ir_type *out = &op->results[0]->type;
+    if (!shape_operand(V, op, 0, "output_shape", out->rank, "the result's rank", "C2"))
+        return false;
+    if (op->a.dimension < 0 || op->a.dimension >= (int64_t)out->rank)
+        return BAD("iota_dimension = %lld is out of range for result rank %u (StableHLO C1)",
+                   (long long)op->a.dimension, out->rank);
+    int64_t v[PLUMB_MAX_RANK];
+    uint32_t n;
+    bool err;
+    if (const_shape(V, op, 0, "output_shape", v, PLUMB_MAX_RANK, &n, &err) && n == out->rank)
+        for (uint32_t d = 0; d < n; d++) {
+            char from[64];
+            snprintf(from, sizeof from, "output_shape[%u]", d);
+            if (!const_dim_fits(V, op, d, v[d], from, "C2"))
+                return false;
+        }
+    return !err;
+}
+
+static bool v_real_dynamic_slice(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
+    static const char *const names[3] = {"start_indices", "limit_indices", "strides"};
+    if (out->dtype != in->dtype)
+        return BAD("result element type %s does not match the operand's %s (StableHLO C1)", dt(out->dtype),
+                   dt(in->dtype));
+    if (out->rank != in->rank)
+        return BAD("result has rank %u but the operand has rank %u (StableHLO C5)", out->rank, in->rank);
+    for (uint32_t i = 0; i < 3; i++)
+        if (!shape_operand(V, op, 1 + i, names[i], in->rank, "the operand's rank", "C2"))
+            return false;
+    int64_t v[3][PLUMB_MAX_RANK];
+    uint32_t n[3];
+    bool known[3], err;
+    for (uint32_t i = 0; i < 3; i++) {
+        known[i] = const_shape(V, op, 1 + i, names[i], v[i], PLUMB_MAX_RANK, &n[i], &err) && n[i] == in->rank;
+        if (err)
+            return false;
+    }
+    for (uint32_t d = 0; d < in->rank; d++) {
+        int64_t st = known[0] ? v[0][d] : 0, li = known[1] ? v[1][d] : 0, sd = known[2] ? v[2][d] : 1, sz = in->dims[d];
+        if (known[2] && sd <= 0)
+            return BAD("strides[%u] = %lld must be positive (StableHLO C4)", d, (long long)sd);
+        if (known[0] && st < 0)
+            return BAD("start_indices[%u] = %lld must not be negative (StableHLO C3)", d, (long long)st);
+        if (known[0] && known[1] && st > li)
+            return BAD("dimension %u: start_indices (%lld) is above limit_indices (%lld) (StableHLO C3)", d,
+                       (long long)st, (long long)li);
+        if (known[1] && sz != PLUMB_DIM_DYN && li > sz)
+            return BAD("dimension %u: limit_indices (%lld) is above the operand's size %lld (StableHLO C3)", d,
+                       (long long)li, (long long)sz);
+        if (known[0] && known[1] && known[2]) {
+            char from[96];
+            snprintf(from, sizeof from, "ceil((limit_indices - start_indices) / strides) on dimension %u", d);
+            if (!const_dim_fits(V, op, d, (li - st) / sd + ((li - st) % sd != 0), from, "C5"))
+                return false;
+        }
+    }
+    return true;
+}
+
+static bool v_dynamic_pad(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type, *pv = &op->operands[1]->type, *out = &op->results[0]->type;
+    static const char *const names[3] = {"edge_padding_low", "edge_padding_high", "interior_padding"};
+    char od[200];
+    if (pv->rank != 0)
+        return BAD("%s: padding_value must be 0-dimensional, has rank %u", odesc(op, 1, od, sizeof od), pv->rank);
+    if (!same_elem(V, op, 1, 0, "C1"))
+        return false;
+    if (out->dtype != in->dtype)
+        return BAD("result element type %s does not match the operand's %s (StableHLO C1)", dt(out->dtype),
+                   dt(in->dtype));
+    if (out->rank != in->rank)
+        return BAD("result has rank %u but the operand has rank %u (StableHLO C4)", out->rank, in->rank);
+    for (uint32_t i = 0; i < 3; i++)
+        if (!shape_operand(V, op, 2 + i, names[i], in->rank, "the operand's rank", "C2"))
+            return false;
+    int64_t v[3][PLUMB_MAX_RANK];
+    uint32_t n[3];
+    bool known[3], err;
+    for (uint32_t i = 0; i < 3; i++) {
+        known[i] = const_shape(V, op, 2 + i, names[i], v[i], PLUMB_MAX_RANK, &n[i], &err) && n[i] == in->rank;
+        if (err)
+            return false;
+    }
+    for (uint32_t d = 0; d < in->rank; d++) {
+        if (known[2] && v[2][d] < 0)
+            return BAD("interior_padding[%u] = %lld must not be negative (StableHLO C3)", d, (long long)v[2][d]);
+        int64_t sz = in->dims[d];
+        if (!known[0] || !known[1] || !known[2] || sz == PLUMB_DIM_DYN)
+            continue;
+        /* low + size + (size - 1) * interior + high, each term bounded by
+         * the operand's byte size or a 64-bit constant: summed in __int128
+         * so that no overflow passes as a small size */
+        __int128 r = (__int128)v[0][d] + sz + (sz > 0 ? (__int128)(sz - 1) * v[2][d] : 0) + v[1][d];
+        if (r > INT64_MAX)
+            return BAD("result dimension %u: the padded size overflows 64 bits", d);
+        char from[64];
+        snprintf(from, sizeof from, "the padding on dimension %u", d);
+        if (!const_dim_fits(V, op, d, (int64_t)r, from, "C4"))
+            return false;
+    }
+    return true;
+}
+
+static bool v_dynamic_gather(vctx *V, const ir_op *op)
+{
+    const ir_type *in = &op->operands[0]->type;
+    if (!shape_operand(V, op, 2, "slice_sizes", in->rank, "the operand's rank", "C20"))
+        return false;
+    int64_t v[PLUMB_MAX_RANK];
+    uint32_t n;
+    bool err;
+    if (const_shape(V, op, 2, "slice_sizes", v, PLUMB_MAX_RANK, &n, &err) && n == in->rank) {
+        ir_ints sizes = {v, n};
+        return gather_rules(V, op, &sizes);
+    }
+    return !err && gather_rules(V, op, NULL);
+}
+
+/* `{k}` in the message stands for operand k + 1 (JAX's convention): every
+ * such reference must name an operand. */
+static bool v_shape_assertion(vctx *V, const ir_op *op)
+{
+    char od[200], ts[TSTR];
+    if (op->n_operands < 1)
+        return BAD("needs a predicate operand (tensor<i1>)");
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const ir_type *t = &op->operands[i]->type;
+        bool ok = t->rank == 0 && (i == 0 ? t->dtype == PLUMB_I1 : plumb_dtype_is_int(t->dtype));
+        if (!ok) {
+            type_str(t, ts, sizeof ts);
+            return BAD("%s has type %s, expected %s", odesc(op, i, od, sizeof od), ts,
+                       i == 0 ? "the predicate tensor<i1>" : "a 0-dimensional integer tensor (a value for the message)");
+        }
+    }
+    if (!op->a.message)
+        return BAD("has no error_message");
+    for (const char *m = op->a.message; (m = strchr(m, '{')) != NULL; m++) {
+        char *end;
+        errno = 0;
+        if (m[1] < '0' || m[1] > '9')
+            continue;
+        unsigned long k = strtoul(m + 1, &end, 10);
+        if (*end != '}')
+            continue;
+        if (errno || k + 1 >= op->n_operands)
+            return BAD("error_message refers to {%.*s}, but the op has only %u value operand%s after the predicate",
+                       (int)(end - m - 1), m + 1, op->n_operands - 1, op->n_operands == 2 ? "" : "s");
+    }
+    return true;
+}
+
 /* ---- one op ------------------------------------------------------------------ */
 
 /* The operand whose element type the table's `types` mask constrains; -1
@@ -1268,6 +1610,7 @@ static int primary_operand(const ir_op *op)
         return 1;
     case PLUMB_OP_CONSTANT:
     case PLUMB_OP_IOTA:
+    case PLUMB_OP_DYNAMIC_IOTA:   /* operand 0 is the shape */
         return -1;
     case PLUMB_OP_CALL:
     case PLUMB_OP_FUNC_RETURN:
@@ -1372,6 +1715,14 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_EXPECT_CLOSE_CONST: case PLUMB_OP_EXPECT_ALMOST_EQ:
     case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
         return v_check(V, op);
+    case PLUMB_OP_GET_DIMENSION_SIZE: return v_get_dimension_size(V, op);
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: return v_dynamic_broadcast(V, op);
+    case PLUMB_OP_DYNAMIC_RESHAPE: return v_dynamic_reshape(V, op);
+    case PLUMB_OP_DYNAMIC_IOTA: return v_dynamic_iota(V, op);
+    case PLUMB_OP_REAL_DYNAMIC_SLICE: return v_real_dynamic_slice(V, op);
+    case PLUMB_OP_DYNAMIC_PAD: return v_dynamic_pad(V, op);
+    case PLUMB_OP_DYNAMIC_GATHER: return v_dynamic_gather(V, op);
+    case PLUMB_OP_SHAPE_ASSERTION: return v_shape_assertion(V, op);
     case PLUMB_OP_COUNT:
         break;
     }

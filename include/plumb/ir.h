@@ -48,13 +48,17 @@ typedef struct ir_named_attr {
 /* Every attribute an op of the table can carry; each op uses the fields its
  * row documents in docs/format.md and leaves the rest zero. */
 typedef struct ir_attrs {
-    /* broadcast_in_dim: broadcast_dimensions; transpose: permutation;
-     * reverse: dimensions; reduce: dimensions */
+    /* broadcast_in_dim, dynamic_broadcast_in_dim: broadcast_dimensions;
+     * transpose: permutation; reverse: dimensions; reduce: dimensions */
     ir_ints dims;
-    /* iota: iota_dimension; concatenate: dimension; sort: dimension (default -1) */
+    /* dynamic_broadcast_in_dim: operand dimensions known to expand (size 1
+     * broadcast to another size) or known not to; hints, both optional */
+    ir_ints known_expanding, known_nonexpanding;
+    /* iota, dynamic_iota: iota_dimension; concatenate: dimension;
+     * sort: dimension (default -1); get_dimension_size: dimension */
     int64_t dimension;
     ir_ints start, limit, strides;        /* slice */
-    ir_ints sizes;                        /* dynamic_slice: slice_sizes; gather: slice_sizes */
+    ir_ints sizes;                        /* dynamic_slice: slice_sizes; gather: slice_sizes (dynamic_gather: unused) */
     ir_ints low, high, interior;          /* pad */
     ir_cmp_dir cmp_dir;                   /* compare */
     ir_cmp_type cmp_type;                 /* compare */
@@ -62,14 +66,14 @@ typedef struct ir_attrs {
     ir_ints lhs_batch, rhs_batch, lhs_contract, rhs_contract;
     ir_precision precision[2];            /* dot_general, dot: lhs, rhs */
     bool has_precision;                   /* precision_config was written */
-    /* gather */
+    /* gather, dynamic_gather */
     ir_ints offset_dims, collapsed_slice_dims, operand_batching_dims,
             start_indices_batching_dims, start_index_map;
     /* scatter */
     ir_ints update_window_dims, inserted_window_dims, input_batching_dims,
             scatter_indices_batching_dims, scatter_dims_to_operand_dims;
-    int64_t index_vector_dim;             /* gather, scatter */
-    bool indices_are_sorted, unique_indices;  /* gather, scatter: hints only */
+    int64_t index_vector_dim;             /* gather, dynamic_gather, scatter */
+    bool indices_are_sorted, unique_indices;  /* gather, dynamic_gather, scatter: hints only */
     bool is_stable;                       /* sort */
     ir_rng_alg rng_alg;                   /* rng_bit_generator */
     int32_t exponent_bits, mantissa_bits; /* reduce_precision */
@@ -78,6 +82,9 @@ typedef struct ir_attrs {
     plumb_tensor *value;                  /* constant; *_const checks: expected */
     int64_t min_ulp, max_ulp;             /* expect_close (defaults 0 and 3) */
     double tolerance;                     /* expect_almost_eq (default 1e-4 as StableHLO) */
+    /* shape_assertion: error_message, unescaped; `{k}` stands for the
+     * value of operand k + 1 */
+    const char *message;
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;

@@ -1,0 +1,22 @@
+/* Reference kernels of the shape polymorphism rows of ir/ops.def
+ * (docs/spec/dynamic.md): get_dimension_size, the dynamic_* ops and
+ * shape_assertion. This first version only fails cleanly, so that programs
+ * using these ops parse, verify and print while their kernels are written. */
+#include "ref_internal.h"
+
+#define NOT_YET(e)                                                                                   \
+    bool ref_op_##e(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out) \
+    {                                                                                                \
+        (void)in;                                                                                    \
+        (void)out;                                                                                   \
+        return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "unsupported: not implemented in this build");  \
+    }
+
+NOT_YET(GET_DIMENSION_SIZE)
+NOT_YET(DYNAMIC_BROADCAST_IN_DIM)
+NOT_YET(DYNAMIC_RESHAPE)
+NOT_YET(DYNAMIC_IOTA)
+NOT_YET(REAL_DYNAMIC_SLICE)
+NOT_YET(DYNAMIC_PAD)
+NOT_YET(DYNAMIC_GATHER)
+NOT_YET(SHAPE_ASSERTION)
