@@ -37,7 +37,8 @@ for k in 'tensor<' '>' 'x' '?' '<' ': ' '->' '(' ')' '{' '}' '[' ']' ', ' '=' '%
          'scatter_dimension_numbers' 'iota_dimension' 'is_stable' 'k' 'limit_indices' 'start_indices' \
          'permutation' 'precision_config' 'rng_algorithm' 'has_side_effect' 'tolerance' \
          'min_ulp_difference' 'max_ulp_difference' 'stablehlo.custom_call' 'call_target_name' \
-         '0x7FC00000' '0x7F800000' '0xFF800000' '-0.0' '1.0e-45' '3.4028235e+38' 'inf' 'nan' '// -----'; do
+         '0x7FC00000' '0x7F800000' '0xFF800000' '-0.0' '1.0e-45' '3.4028235e+38' 'inf' 'nan' '// -----' \
+         'known_expanding_dimensions' 'known_nonexpanding_dimensions' 'error_message' '@shape_assertion'; do
     n=$((${n:-0} + 1))
     q "kw_$n" "$(printf '%s' "$k" | sed 's/\\/\\\\/g; s/"/\\"/g')"
 done
