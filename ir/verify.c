@@ -119,7 +119,10 @@ static bool op_fail(vctx *V, const ir_op *op, plumb_code code, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return fail_at(V, code, op->loc, "%s: %s", plumb_op_name(op->code), msg);
+    /* a shape assertion is written as a custom call: name it so */
+    const char *name = op->code == PLUMB_OP_SHAPE_ASSERTION ? "stablehlo.custom_call @shape_assertion"
+                                                            : plumb_op_name(op->code);
+    return fail_at(V, code, op->loc, "%s: %s", name, msg);
 }
 
 #define BAD(...) op_fail(V, op, PLUMB_ERR_INVALID, __VA_ARGS__)
@@ -1659,14 +1662,20 @@ static bool verify_op(vctx *V, const ir_op *op)
         const ir_value *pv = p >= 0 ? op->operands[p] : op->results[0];
         plumb_dtype e = pv->type.dtype;
         if (!(info->types & PLUMB_TY_BIT(e))) {
-            char nb[160];
-            return BAD("%s %u%s: element type %s is not accepted (the op takes %s%s%s%s)",
+            char nb[160], takes[80];
+            size_t tn = 0;
+            takes[0] = '\0';
+            if (info->types & PLUMB_TY_BOOL)
+                put(takes, sizeof takes, &tn, "i1");
+            if (info->types & PLUMB_TY_SINT)
+                put(takes, sizeof takes, &tn, "%ssigned integers", tn ? ", " : "");
+            if (info->types & PLUMB_TY_UINT)
+                put(takes, sizeof takes, &tn, "%sunsigned integers", tn ? ", " : "");
+            if (info->types & PLUMB_TY_FLOAT)
+                put(takes, sizeof takes, &tn, "%sfloats", tn ? ", " : "");
+            return BAD("%s %u%s: element type %s is not accepted (the op takes %s)",
                        p >= 0 ? "operand" : "result", p >= 0 ? (unsigned)p : 0u,
-                       vname(pv, nb, sizeof nb), dt(e),
-                       (info->types & PLUMB_TY_BOOL) ? "i1 " : "",
-                       (info->types & PLUMB_TY_SINT) ? "signed integers " : "",
-                       (info->types & PLUMB_TY_UINT) ? "unsigned integers " : "",
-                       (info->types & PLUMB_TY_FLOAT) ? "floats" : "");
+                       vname(pv, nb, sizeof nb), dt(e), takes);
         }
     }
     switch (op->code) {

@@ -1,0 +1,5 @@
+// expect-error: 3:8: stablehlo.dynamic_broadcast_in_dim: operand 1 (%s): output_dimensions has 3 entries, expected 2 (the result's rank) (StableHLO C7)
+func.func @main(%a: tensor<?xf32>, %s: tensor<3xi32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.dynamic_broadcast_in_dim %a, %s, dims = [0] : (tensor<?xf32>, tensor<3xi32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
