@@ -95,6 +95,43 @@ static bool declared_static(const ir_op *op, uint32_t j, ir_type *out, const cha
     return true;
 }
 
+/* Reads element k of a 1-D integer shape operand as a non-negative size (or,
+ * when allow_negative, any value that fits int64). */
+static bool shape_value(const ir_op *op, uint32_t operand, const char *what, const plumb_tensor *t,
+                        uint64_t k, bool allow_negative, int64_t *v, plumb_diag *d)
+{
+    char nb[160];
+    vname(op->operands[operand], nb, sizeof nb);
+    if (plumb_dtype_is_unsigned(t->dtype)) {
+        uint64_t u = plumb_load_u64(t->dtype, t->data, k);
+        if (u > (uint64_t)INT64_MAX)
+            return BAD("operand %u%s (%s) element %llu: value %llu does not fit a dimension size",
+                       operand, nb, what, (unsigned long long)k, (unsigned long long)u);
+        *v = (int64_t)u;
+        return true;
+    }
+    if (!plumb_dtype_is_int(t->dtype))
+        return BAD("operand %u%s (%s) must have an integer element type, not %s", operand, nb, what,
+                   plumb_dtype_name(t->dtype));
+    *v = plumb_load_i64(t->dtype, t->data, k);
+    if (!allow_negative && *v < 0)
+        return BAD("operand %u%s (%s) element %llu: value %lld is negative", operand, nb, what,
+                   (unsigned long long)k, (long long)*v);
+    return true;
+}
+
+/* A shape operand must be 1-D with n elements. */
+static bool shape_operand_len(const ir_op *op, uint32_t operand, const char *what, const plumb_tensor *t,
+                              uint64_t n, const char *of, plumb_diag *d)
+{
+    char nb[160];
+    if (t->rank != 1 || (uint64_t)t->dims[0] != n)
+        return BAD("operand %u%s (%s) has %s%lld elements, expected %llu (%s)", operand,
+                   vname(op->operands[operand], nb, sizeof nb), what, t->rank != 1 ? "rank != 1 and " : "",
+                   t->rank ? (long long)t->dims[0] : 1LL, (unsigned long long)n, of);
+    return true;
+}
+
 static bool add_size(const ir_op *op, int64_t a, int64_t b, int64_t *r, const char *what, uint32_t dim,
                      plumb_diag *d)
 {
@@ -206,8 +243,11 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
     case PLUMB_OP_SLICE:
         out[0] = result_blank(op, 0);
         for (uint32_t r = 0; r < out[0].rank && r < a->start.n && r < a->limit.n && r < a->strides.n; r++) {
+            /* ceil((limit - start) / stride), written so that no value
+             * (a dynamic op's operand may hold anything) can overflow; the
+             * verifier's rule then rejects what is out of range. */
             int64_t lo = a->start.v[r], hi = a->limit.v[r], st = a->strides.v[r];
-            out[0].dims[r] = st > 0 && hi >= lo ? (hi - lo + st - 1) / st : 0;
+            out[0].dims[r] = st > 0 && lo >= 0 && hi > lo ? (hi - lo - 1) / st + 1 : 0;
         }
         return true;
     case PLUMB_OP_DYNAMIC_SLICE:
@@ -356,6 +396,19 @@ static bool infer_dims(const ir_op *op, const plumb_tensor *const *in, ir_type *
     case PLUMB_OP_EXPECT_CLOSE_CONST: case PLUMB_OP_EXPECT_ALMOST_EQ:
     case PLUMB_OP_EXPECT_ALMOST_EQ_CONST:
         return true;   /* no results; step 2 checks the operands agree */
+    case PLUMB_OP_GET_DIMENSION_SIZE: {
+        out[0] = result_blank(op, 0);
+        int64_t k = op->a.dimension;
+        if (k < 0 || k >= (int64_t)in[0]->rank)
+            return BAD("dimension = %lld is out of range for operand rank %u", (long long)k, in[0]->rank);
+        /* The result is an i32: a size beyond it cannot be told. */
+        if (in[0]->dims[k] > INT32_MAX)
+            return BAD("operand 0 dimension %lld has size %lld, which does not fit the i32 result",
+                       (long long)k, (long long)in[0]->dims[k]);
+        return true;
+    }
+    case PLUMB_OP_SHAPE_ASSERTION:
+        return true;   /* no results; the kernel tests the predicate */
     default:
         return infer_static_rules(op, in, out, d);
     }
@@ -429,6 +482,171 @@ static bool check_declared(const ir_op *op, uint32_t j, const ir_type *got, plum
     return true;
 }
 
+/* ---- dynamic ops: the static counterpart ---------------------------------------- */
+
+bool ir_shape_is_dynamic_op(plumb_opcode code)
+{
+    switch (code) {
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_DYNAMIC_IOTA:
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD:
+    case PLUMB_OP_DYNAMIC_GATHER:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A message produced for the static counterpart names the dynamic op. */
+static void rename_diag(plumb_diag *from, plumb_opcode stat, const ir_op *op, plumb_diag *d)
+{
+    const char *sn = plumb_op_name(stat);
+    size_t n = strlen(sn);
+    const char *rest = from->msg;
+    if (!strncmp(rest, sn, n) && rest[n] == ':')
+        rest += n + 1;
+    else
+        rest = NULL;
+    if (rest)
+        plumb_diag_set(d, from->code, from->loc, "%s:%s", plumb_op_name(op->code), rest);
+    else
+        plumb_diag_set(d, from->code, from->loc, "%s", from->msg);
+}
+
+/* Fills list (a view of buf) with the n values of shape operand k. */
+static bool read_list(const ir_op *op, const plumb_tensor *const *in, uint32_t k, const char *what,
+                      uint32_t n, const char *of, bool allow_negative, int64_t *buf, ir_ints *list,
+                      plumb_diag *d)
+{
+    if (!shape_operand_len(op, k, what, in[k], n, of, d))
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (!shape_value(op, k, what, in[k], i, allow_negative, &buf[i], d))
+            return false;
+    list->v = n ? buf : NULL;
+    list->n = n;
+    return true;
+}
+
+bool ir_shape_static_form(const ir_op *op, const plumb_tensor *const *in, ir_shape_static *s,
+                          plumb_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    s->a = op->a;
+    s->result = result_blank(op, 0);
+    uint32_t rank_out = op->results[0]->type.rank, rank_in = op->n_operands ? in[0]->rank : 0;
+    char nb[160];
+    switch (op->code) {
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: {
+        s->code = PLUMB_OP_BROADCAST_IN_DIM;
+        s->n_operands = 1;
+        ir_ints dims;
+        if (!read_list(op, in, 1, "output_dimensions", rank_out, "the result's rank", false, s->buf[0], &dims, d))
+            return false;
+        memcpy(s->result.dims, s->buf[0], (size_t)rank_out * sizeof(int64_t));
+        /* The hints are promises about the operand; a broken one is an
+         * error, not undefined behaviour. */
+        for (uint32_t i = 0; i < op->a.known_expanding.n; i++) {
+            int64_t k = op->a.known_expanding.v[i];
+            if (k >= 0 && k < (int64_t)rank_in && in[0]->dims[k] != 1)
+                return BAD("operand 0%s dimension %lld is listed in known_expanding_dimensions but has size %lld, not 1",
+                           vname(op->operands[0], nb, sizeof nb), (long long)k, (long long)in[0]->dims[k]);
+        }
+        for (uint32_t i = 0; i < op->a.known_nonexpanding.n; i++) {
+            int64_t k = op->a.known_nonexpanding.v[i];
+            if (k < 0 || k >= (int64_t)rank_in || (uint32_t)k >= op->a.dims.n)
+                continue;
+            int64_t to = op->a.dims.v[k];
+            if (to >= 0 && to < (int64_t)rank_out && in[0]->dims[k] != s->result.dims[to])
+                return BAD("operand 0%s dimension %lld is listed in known_nonexpanding_dimensions but has size %lld while output_dimensions[%lld] = %lld",
+                           vname(op->operands[0], nb, sizeof nb), (long long)k, (long long)in[0]->dims[k],
+                           (long long)to, (long long)s->result.dims[to]);
+        }
+        return true;
+    }
+    case PLUMB_OP_DYNAMIC_RESHAPE: {
+        s->code = PLUMB_OP_RESHAPE;
+        s->n_operands = 1;
+        ir_ints dims;
+        if (!read_list(op, in, 1, "output_shape", rank_out, "the result's rank", false, s->buf[0], &dims, d))
+            return false;
+        memcpy(s->result.dims, s->buf[0], (size_t)rank_out * sizeof(int64_t));
+        return true;
+    }
+    case PLUMB_OP_DYNAMIC_IOTA: {
+        s->code = PLUMB_OP_IOTA;
+        s->n_operands = 0;
+        ir_ints dims;
+        if (!read_list(op, in, 0, "output_shape", rank_out, "the result's rank", false, s->buf[0], &dims, d))
+            return false;
+        memcpy(s->result.dims, s->buf[0], (size_t)rank_out * sizeof(int64_t));
+        return true;
+    }
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+        s->code = PLUMB_OP_SLICE;
+        s->n_operands = 1;
+        if (!read_list(op, in, 1, "start_indices", rank_in, "the operand's rank", true, s->buf[0], &s->a.start, d) ||
+            !read_list(op, in, 2, "limit_indices", rank_in, "the operand's rank", true, s->buf[1], &s->a.limit, d) ||
+            !read_list(op, in, 3, "strides", rank_in, "the operand's rank", true, s->buf[2], &s->a.strides, d))
+            return false;
+        break;
+    case PLUMB_OP_DYNAMIC_PAD:
+        s->code = PLUMB_OP_PAD;
+        s->n_operands = 2;
+        if (!read_list(op, in, 2, "edge_padding_low", rank_in, "the operand's rank", true, s->buf[0], &s->a.low, d) ||
+            !read_list(op, in, 3, "edge_padding_high", rank_in, "the operand's rank", true, s->buf[1], &s->a.high, d) ||
+            !read_list(op, in, 4, "interior_padding", rank_in, "the operand's rank", true, s->buf[2], &s->a.interior, d))
+            return false;
+        break;
+    case PLUMB_OP_DYNAMIC_GATHER:
+        s->code = PLUMB_OP_GATHER;
+        s->n_operands = 2;
+        if (!read_list(op, in, 2, "slice_sizes", rank_in, "the operand's rank", false, s->buf[0], &s->a.sizes, d))
+            return false;
+        break;
+    default:
+        return sfail(d, op, PLUMB_ERR_USAGE, "is not a dynamic op with a static counterpart");
+    }
+    /* slice, pad, gather: the result dims follow from the filled-in
+     * attributes by the static op's own rule. */
+    ir_op tmp = *op;
+    tmp.code = s->code;
+    tmp.a = s->a;
+    tmp.n_operands = s->n_operands;
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    if (!infer_static_rules(&tmp, in, &s->result, &sd)) {
+        rename_diag(&sd, s->code, op, d);
+        return false;
+    }
+    return true;
+}
+
+static bool infer_dynamic(const ir_op *op, const plumb_tensor *const *in, ir_type *out,
+                          uint64_t max_bytes, plumb_diag *d)
+{
+    ir_shape_static *s = plumb_malloc(sizeof *s);
+    if (!s)
+        return sfail(d, op, PLUMB_ERR_NOMEM, "out of memory checking run-time shapes");
+    bool ok = ir_shape_static_form(op, in, s, d);
+    if (ok) {
+        out[0] = s->result;
+        ir_op tmp = *op;
+        tmp.code = s->code;
+        tmp.a = s->a;
+        tmp.n_operands = s->n_operands;
+        plumb_diag sd;
+        memset(&sd, 0, sizeof sd);
+        if (!(ok = verify_concrete(&tmp, in, out, max_bytes, &sd)))
+            rename_diag(&sd, s->code, op, d);
+    }
+    ok = ok && check_declared(op, 0, &out[0], d);
+    plumb_free(s, sizeof *s);
+    return ok;
+}
+
 static bool all_static(const ir_op *op)
 {
     for (uint32_t i = 0; i < op->n_operands; i++)
@@ -454,6 +672,8 @@ bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out
             out[j] = result_blank(op, j);
         return true;
     }
+    if (ir_shape_is_dynamic_op(op->code))
+        return infer_dynamic(op, in, out, max_bytes, d);
     if (!infer_dims(op, in, out, d))
         return false;
     if (!verify_concrete(op, in, out, max_bytes, d))
@@ -464,38 +684,44 @@ bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out
     return true;
 }
 
+bool ir_shape_check_args_one(const ir_func *f, uint32_t i, const plumb_tensor *x, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    const ir_value *p = f->body.args[i];
+    const ir_type *t = &p->type;
+    char nb[160];
+    vname(p, nb, sizeof nb);
+    if (!x)
+        return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s parameter %u%s: no argument given",
+                              f->name, i, nb), false;
+    if (x->dtype != t->dtype)
+        return plumb_diag_set(d, PLUMB_ERR_USAGE, none,
+                              "@%s parameter %u%s: element type %s given, %s declared", f->name, i, nb,
+                              plumb_dtype_name(x->dtype), plumb_dtype_name(t->dtype)), false;
+    if (x->rank != t->rank)
+        return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s parameter %u%s: rank %u given, %u declared",
+                              f->name, i, nb, x->rank, t->rank), false;
+    for (uint32_t k = 0; k < t->rank; k++) {
+        if (t->dims[k] != PLUMB_DIM_DYN && x->dims[k] != t->dims[k])
+            return plumb_diag_set(d, PLUMB_ERR_USAGE, none,
+                                  "@%s parameter %u%s dimension %u: size %lld given, %lld declared",
+                                  f->name, i, nb, k, (long long)x->dims[k], (long long)t->dims[k]), false;
+        if (t->dims[k] == PLUMB_DIM_DYN && t->bounds[k] != PLUMB_NO_BOUND && x->dims[k] > t->bounds[k])
+            return plumb_diag_set(d, PLUMB_ERR_USAGE, none,
+                                  "@%s parameter %u%s dimension %u: size %lld exceeds its bound %lld",
+                                  f->name, i, nb, k, (long long)x->dims[k], (long long)t->bounds[k]), false;
+    }
+    return true;
+}
+
 bool ir_shape_check_args(const ir_func *f, const plumb_tensor *const *args, uint32_t n, plumb_diag *d)
 {
     plumb_loc none = {0, 0};
     if (n != f->body.n_args)
-        return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s takes %u parameters but %u arguments were given",
+        return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s takes %u parameters but %u inputs were given",
                               f->name, f->body.n_args, n), false;
-    for (uint32_t i = 0; i < n; i++) {
-        const ir_value *p = f->body.args[i];
-        const ir_type *t = &p->type;
-        const plumb_tensor *x = args[i];
-        char nb[160];
-        vname(p, nb, sizeof nb);
-        if (!x)
-            return plumb_diag_set(d, PLUMB_ERR_USAGE, none, "@%s parameter %u%s: no argument given",
-                                  f->name, i, nb), false;
-        if (x->dtype != t->dtype)
-            return plumb_diag_set(d, PLUMB_ERR_INVALID, none,
-                                  "@%s parameter %u%s: element type %s given, %s declared", f->name, i, nb,
-                                  plumb_dtype_name(x->dtype), plumb_dtype_name(t->dtype)), false;
-        if (x->rank != t->rank)
-            return plumb_diag_set(d, PLUMB_ERR_INVALID, none, "@%s parameter %u%s: rank %u given, %u declared",
-                                  f->name, i, nb, x->rank, t->rank), false;
-        for (uint32_t k = 0; k < t->rank; k++) {
-            if (t->dims[k] != PLUMB_DIM_DYN && x->dims[k] != t->dims[k])
-                return plumb_diag_set(d, PLUMB_ERR_INVALID, none,
-                                      "@%s parameter %u%s dimension %u: size %lld given, %lld declared",
-                                      f->name, i, nb, k, (long long)x->dims[k], (long long)t->dims[k]), false;
-            if (t->dims[k] == PLUMB_DIM_DYN && t->bounds[k] != PLUMB_NO_BOUND && x->dims[k] > t->bounds[k])
-                return plumb_diag_set(d, PLUMB_ERR_INVALID, none,
-                                      "@%s parameter %u%s dimension %u: size %lld exceeds its bound %lld",
-                                      f->name, i, nb, k, (long long)x->dims[k], (long long)t->bounds[k]), false;
-        }
-    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!ir_shape_check_args_one(f, i, args[i], d))
+            return false;
     return true;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "plumb/shape.h"
 #include "ref_internal.h"
 
 /* Calls nest at most this deep; deeper recursion is an error, not a stack
@@ -147,8 +148,8 @@ plumb_tensor *ref_tensor_new(ref_ctx *c, const ir_op *op, const ir_type *t)
     if (!ir_type_is_static(t)) {
         char ts[256];
         type_str(ts, sizeof ts, t);
-        ref_fail(c, op, PLUMB_ERR_UNSUPPORTED,
-                 "type %s has a dynamic dimension; the reference runs static shapes only", ts);
+        ref_fail(c, op, PLUMB_ERR_INVALID,
+                 "internal error: asked to allocate %s, whose '?' dimension ir_shape_infer should have made concrete", ts);
         return NULL;
     }
     plumb_diag sd;
@@ -271,6 +272,16 @@ static void env_drop(ref_ctx *c, uint32_t id)
     c->env[id] = NULL;
 }
 
+static bool same_dims(const plumb_tensor *t, const ir_type *ty)
+{
+    if (t->dtype != ty->dtype || t->rank != ty->rank)
+        return false;
+    for (uint32_t i = 0; i < t->rank; i++)
+        if (t->dims[i] != ty->dims[i])
+            return false;
+    return true;
+}
+
 /* Runs one non-terminator op in the current frame: gathers operands,
  * provides result tensors, calls the kernel. Result tensors already in the
  * environment (values of a region evaluated before) are zeroed and reused. */
@@ -278,6 +289,7 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
 {
     plumb_tensor *in_small[REF_SMALL_ARGS], *out_small[REF_SMALL_ARGS];
     plumb_tensor **in = in_small, **out = out_small;
+    ir_type types_small[REF_SMALL_ARGS], *types = types_small;
     bool ok = false;
     if (op->n_operands > REF_SMALL_ARGS &&
         !(in = plumb_calloc(op->n_operands, sizeof *in))) {
@@ -320,13 +332,35 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
         ok = true;
         goto done;
     }
+    /* Result shapes come from the operands' actual shapes (and, for the
+     * dynamic ops, the values of their shape operands), not from the
+     * declared types, which may hold `?` (ir_shape_infer; an all-static op
+     * gets its declared types back at no cost). */
+    if (op->n_results > REF_SMALL_ARGS &&
+        !(types = plumb_calloc(op->n_results, sizeof *types))) {
+        types = NULL;
+        ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory gathering %u result types", op->n_results);
+        goto done;
+    }
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    if (!ir_shape_infer(op, (const plumb_tensor *const *)in, types, c->max_bytes, &sd)) {
+        if (c->d->code == PLUMB_OK) {
+            *c->d = sd;
+            c->d->file = c->m->filename;
+        }
+        goto done;
+    }
     for (uint32_t i = 0; i < op->n_results; i++) {
         uint32_t id = op->results[i]->id;
         plumb_tensor *t = c->env[id];
+        if (t && !same_dims(t, &types[i]))
+            env_drop(c, id);   /* a region's earlier value of another size */
+        t = c->env[id];
         if (t) {
             if (t->nbytes)
                 memset(t->data, 0, t->nbytes);
-        } else if (!(t = c->env[id] = ref_tensor_new(c, op, &op->results[i]->type))) {
+        } else if (!(t = c->env[id] = ref_tensor_new(c, op, &types[i]))) {
             goto done;
         }
         out[i] = t;
@@ -342,6 +376,8 @@ done:
         plumb_free(in, op->n_operands * sizeof *in);
     if (out != out_small && out)
         plumb_free(out, op->n_results * sizeof *out);
+    if (types != types_small && types)
+        plumb_free(types, op->n_results * sizeof *types);
     return ok;
 }
 
@@ -522,46 +558,34 @@ static void run_fail(plumb_diag *d, const ir_module *m, plumb_code code, const c
     va_end(ap);
 }
 
+/* Inputs are checked against the parameter types by the one rule every
+ * executor shares (ir_shape_check_args): `?` dims take any size within
+ * their bound. */
 static bool check_inputs(const ir_module *m, const ir_func *f, plumb_tensor *const *inputs,
                          uint32_t n_inputs, plumb_diag *d)
 {
-    if (n_inputs != f->body.n_args) {
-        run_fail(d, m, PLUMB_ERR_USAGE, "@%s takes %u parameters but %u inputs were given",
-                 f->name, f->body.n_args, n_inputs);
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    if (ir_shape_check_args(f, (const plumb_tensor *const *)inputs, n_inputs, &sd))
+        return true;
+    /* Name the input by position and both types, then the precise rule. */
+    for (uint32_t i = 0; i < n_inputs && i < f->body.n_args; i++) {
+        plumb_diag one;
+        memset(&one, 0, sizeof one);
+        if (!inputs[i] || ir_shape_check_args_one(f, i, inputs[i], &one))
+            continue;
+        char want[256], got[256];
+        type_str(want, sizeof want, &f->body.args[i]->type);
+        plumb_buf b;
+        plumb_buf_init(&b);
+        plumb_tensor_type_print(&b, inputs[i]);
+        snprintf(got, sizeof got, "%s", b.data && !b.failed ? b.data : "tensor<?>");
+        plumb_buf_free(&b);
+        run_fail(d, m, one.code, "input %u has type %s but the parameter's type is %s: %s", i, got, want, one.msg);
         return false;
     }
-    for (uint32_t i = 0; i < n_inputs; i++) {
-        const ir_value *p = f->body.args[i];
-        const plumb_tensor *t = inputs[i];
-        char want[256], got[256];
-        type_str(want, sizeof want, &p->type);
-        if (!t) {
-            run_fail(d, m, PLUMB_ERR_USAGE, "input %u for parameter %%%s of @%s is missing",
-                     i, p->name ? p->name : "?", f->name);
-            return false;
-        }
-        if (!ir_type_is_static(&p->type)) {
-            run_fail(d, m, PLUMB_ERR_UNSUPPORTED,
-                     "parameter %u (%%%s) of @%s has type %s with a dynamic dimension; the "
-                     "reference runs static shapes only", i, p->name ? p->name : "?", f->name, want);
-            return false;
-        }
-        bool same = t->dtype == p->type.dtype && t->rank == p->type.rank;
-        for (uint32_t k = 0; same && k < t->rank; k++)
-            same = t->dims[k] == p->type.dims[k];
-        if (!same) {
-            plumb_buf b;
-            plumb_buf_init(&b);
-            plumb_tensor_type_print(&b, t);
-            snprintf(got, sizeof got, "%s", b.data && !b.failed ? b.data : "tensor<?>");
-            plumb_buf_free(&b);
-            run_fail(d, m, PLUMB_ERR_USAGE,
-                     "input %u has type %s but parameter %u (%%%s) of @%s has type %s",
-                     i, got, i, p->name ? p->name : "?", f->name, want);
-            return false;
-        }
-    }
-    return true;
+    run_fail(d, m, sd.code, "%s", sd.msg);
+    return false;
 }
 
 bool plumb_ref_run(const ir_module *m, const char *entry,

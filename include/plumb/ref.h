@@ -34,4 +34,21 @@ bool plumb_ref_run(const ir_module *m, const char *entry,
                    const plumb_ref_options *opts, plumb_ref_result *res, plumb_diag *d);
 void plumb_ref_result_free(plumb_ref_result *res);
 
+/* Shape refinement (StableHLO's refine-shapes): a new verified module in
+ * which function `entry` (NULL = "main") has the static parameter types
+ * arg_types[0..n_args) (each must fit the declared type: same element type
+ * and rank, static dims equal, `?` dims within their bound), every `?` is
+ * replaced by its concrete size, get_dimension_size is folded to a
+ * constant, and each dynamic_* op whose shape operands fold to constants
+ * (evaluated with the reference on the constant subgraph) is replaced by
+ * its static counterpart (broadcast_in_dim, reshape, iota, slice, pad,
+ * gather). Functions the entry calls are specialized too (one copy per
+ * distinct argument signature); functions it does not reach are dropped.
+ * A shape operand that depends on a parameter's value cannot be refined:
+ * the error names the op and the operand. The result is owned by the
+ * caller (ir_module_free); the input module is not changed. NULL with d
+ * set on error. max_bytes limits every tensor (0 = ir_max_bytes(0)). */
+ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type *arg_types,
+                            uint32_t n_args, uint64_t max_bytes, plumb_diag *d);
+
 #endif

@@ -36,10 +36,44 @@ bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out
 /* Checks concrete arguments against f's parameter types: count, dtype,
  * rank, static dims equal, `?` dims within their bound. The error names the
  * parameter (index and %name), the dimension, the size and the bound
- * ("parameter 1 (%x) dimension 0: size 80 exceeds its bound 64");
- * PLUMB_ERR_USAGE for a wrong count, PLUMB_ERR_INVALID otherwise. d->file is
- * left to the caller. */
+ * ("parameter 1 (%x) dimension 0: size 80 exceeds its bound 64"), with
+ * PLUMB_ERR_USAGE: like every wrong input, the caller's mistake, not the
+ * program's. d->file is left to the caller. */
 bool ir_shape_check_args(const ir_func *f, const plumb_tensor *const *args, uint32_t n, plumb_diag *d);
+
+/* The same check for argument i alone (i < f's parameter count). */
+bool ir_shape_check_args_one(const ir_func *f, uint32_t i, const plumb_tensor *x, plumb_diag *d);
+
+/* The static counterpart of a dynamic op for its actual operands: what the
+ * op does once the values of its shape operands are known.
+ *   dynamic_broadcast_in_dim -> broadcast_in_dim (operand)
+ *   dynamic_reshape          -> reshape (operand)
+ *   dynamic_iota             -> iota ()
+ *   real_dynamic_slice       -> slice (operand) with start/limit/strides
+ *   dynamic_pad              -> pad (operand, padding_value) with low/high/interior
+ *   dynamic_gather           -> gather (operand, start_indices) with slice_sizes
+ * a is op->a with the lists taken from the shape operands (pointing into
+ * buf, so an ir_shape_static must not be copied); n_operands counts the
+ * leading operands the static op keeps; dims are the result's concrete dims
+ * (rank = the declared result's). Shape-operand values are checked: length,
+ * integer type, non-negative where a size is meant, int64 range, and
+ * dynamic_broadcast_in_dim's known_(non)expanding hints. The relations the
+ * static op's verifier rule checks (limits within the operand, element
+ * counts, ...) are left to ir_shape_infer, which runs that rule. False for
+ * any other op (PLUMB_ERR_USAGE) or a bad value (PLUMB_ERR_INVALID naming
+ * the op, the operand, the element and the value). */
+typedef struct ir_shape_static {
+    plumb_opcode code;
+    ir_attrs a;
+    uint32_t n_operands;
+    ir_type result;
+    int64_t buf[3][PLUMB_MAX_RANK];
+} ir_shape_static;
+
+bool ir_shape_static_form(const ir_op *op, const plumb_tensor *const *in, ir_shape_static *s,
+                          plumb_diag *d);
+/* True for the ops ir_shape_static_form rewrites. */
+bool ir_shape_is_dynamic_op(plumb_opcode code);
 
 /* The concrete type of a tensor (bounds PLUMB_NO_BOUND). */
 ir_type ir_shape_of(const plumb_tensor *t);

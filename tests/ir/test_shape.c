@@ -396,25 +396,25 @@ static void test_check_args(void **state)
     const plumb_tensor *args[] = {w, big};
     memset(&s.d, 0, sizeof s.d);
     assert_false(ir_shape_check_args(s.f, args, 2, &s.d));
-    EXPECT_ERR(&s, PLUMB_ERR_INVALID, "parameter 1 (%x) dimension 0: size 80 exceeds its bound 64");
+    EXPECT_ERR(&s, PLUMB_ERR_USAGE, "parameter 1 (%x) dimension 0: size 80 exceeds its bound 64");
 
     plumb_tensor *w4 = IN(&s, PLUMB_F32, 4);
     const plumb_tensor *args2[] = {w4, big};
     memset(&s.d, 0, sizeof s.d);
     assert_false(ir_shape_check_args(s.f, args2, 2, &s.d));
-    EXPECT_ERR(&s, PLUMB_ERR_INVALID, "parameter 0 (%w) dimension 0: size 4 given, 3 declared");
+    EXPECT_ERR(&s, PLUMB_ERR_USAGE, "parameter 0 (%w) dimension 0: size 4 given, 3 declared");
 
     plumb_tensor *rank1 = IN(&s, PLUMB_F32, 5);
     const plumb_tensor *args3[] = {w, rank1};
     memset(&s.d, 0, sizeof s.d);
     assert_false(ir_shape_check_args(s.f, args3, 2, &s.d));
-    EXPECT_ERR(&s, PLUMB_ERR_INVALID, "parameter 1 (%x)", "rank 1 given, 2 declared");
+    EXPECT_ERR(&s, PLUMB_ERR_USAGE, "parameter 1 (%x)", "rank 1 given, 2 declared");
 
     plumb_tensor *wi = IN(&s, PLUMB_I32, 3);
     const plumb_tensor *args4[] = {wi, big};
     memset(&s.d, 0, sizeof s.d);
     assert_false(ir_shape_check_args(s.f, args4, 2, &s.d));
-    EXPECT_ERR(&s, PLUMB_ERR_INVALID, "parameter 0 (%w)", "i32 given, f32 declared");
+    EXPECT_ERR(&s, PLUMB_ERR_USAGE, "parameter 0 (%w)", "i32 given, f32 declared");
 
     memset(&s.d, 0, sizeof s.d);
     assert_false(ir_shape_check_args(s.f, args, 1, &s.d));
