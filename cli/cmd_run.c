@@ -23,7 +23,9 @@ static const char run_help[] =
     "Parses and verifies FILE (StableHLO text; '-' reads standard input), runs\n"
     "its entry function and prints each result as\n"
     "  tensor<...> dense<...>\n"
-    "with floats in their shortest round-trip decimal form. Check ops in the\n"
+    "with floats in their shortest round-trip decimal form and the result's\n"
+    "actual shape (a '?' dimension of the entry's type is printed with the\n"
+    "size the run gave it). Check ops in the\n"
     "program (check.expect_eq, expect_close, expect_almost_eq and their _const\n"
     "forms) are run as they are reached; a failing check prints its first\n"
     "mismatching elements on standard error and the run goes on.\n"
@@ -39,7 +41,9 @@ static const char run_help[] =
     "      --compare           run on the reference and on the runtime (or the\n"
     "                          --backend plugin) and report, per result, the\n"
     "                          worst error as a fraction of the bound the op\n"
-    "                          table allows (docs/runtime.md), and for a result\n"
+    "                          table allows (docs/runtime.md; a sum over a '?'\n"
+    "                          dimension counts its bound), after checking that\n"
+    "                          both gave the same shape, and for a result\n"
     "                          outside it the element's index, got and want,\n"
     "                          and (elementwise ops on parameters) its inputs;\n"
     "                          exit 1 if any result is outside its bound\n"
@@ -50,7 +54,30 @@ static const char run_help[] =
     "      --input NAME=FILE   tensor file for the parameter NAME: its SSA name\n"
     "                          without '%' (e.g. arg0) or its index (0, 1, ...);\n"
     "                          binary or text tensor files. Repeat for each\n"
-    "                          parameter; every parameter needs one\n"
+    "                          parameter; every parameter needs one, or\n"
+    "                          --random-inputs. A file's own shape is used: a\n"
+    "                          '?' dimension takes any size within its bound\n"
+    "      --random-inputs [SEED]\n"
+    "                          parameters without --input get generated values\n"
+    "                          (k/8 for |k| <= 16, small integers, booleans) from\n"
+    "                          SEED (the next argument when it is a decimal\n"
+    "                          number; default 0), different on each run of a\n"
+    "                          session. A '?' dimension gets the --shape or\n"
+    "                          --dim-size size, else its bound, else 3. Every\n"
+    "                          integer scalar parameter before the first\n"
+    "                          parameter with a '?' dimension is a dimension\n"
+    "                          size (as JAX's shape-polymorphic exports pass\n"
+    "                          them): the k-th gets the size of the k-th '?'\n"
+    "                          dimension in parameter order, those beyond the\n"
+    "                          count the --dim-size value (else 3)\n"
+    "      --dim-size N[,N...] the size of every generated '?' dimension (each\n"
+    "                          within its bound); with several sizes, run r of a\n"
+    "                          session (--repeat or several FILEs) uses the\n"
+    "                          (r mod count)-th\n"
+    "      --shape NAME=DIMS   the shape of the generated parameter NAME (as for\n"
+    "                          --input), sizes joined by 'x' (e.g. arg1=4x128);\n"
+    "                          static dimensions must match and '?' ones be\n"
+    "                          within their bound. Repeat for each parameter\n"
     "      --output-dir DIR    also write result i to DIR/result_<i>.tensor\n"
     "                          (binary tensor file); DIR and its parents are\n"
     "                          created when missing\n"
@@ -78,9 +105,6 @@ static const char run_help[] =
     "go to standard output (each run headed '// FILE (run N)' when there are\n"
     "several), explanations and statistics to standard error:\n"
     "      --repeat N          run the list of FILEs N times (default 1)\n"
-    "      --random-inputs     parameters without --input get generated values\n"
-    "                          (k/8 for |k| <= 16, small integers, booleans),\n"
-    "                          different on each repetition\n"
     "      --stats             at the end, per module and entry and in total:\n"
     "                          programs, compiles, recompiles, cache hits, disk\n"
     "                          hits, disk rejects and evictions, runs, compile\n"
@@ -103,12 +127,14 @@ static const char run_help[] =
     "     memory limit, a plugin's error, crash or exit), or --compare found a\n"
     "     result outside its bound\n"
     "  2  usage error, an unreadable program or input, inputs that do not\n"
-    "     match the entry's parameters, or an output that cannot be written\n";
+    "     match the entry's parameters (count, type, a static dimension, a '?'\n"
+    "     dimension above its bound: the error names the parameter and the\n"
+    "     dimension), or an output that cannot be written\n";
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
-       OPT_ERROR_ON_RECOMPILE };
+       OPT_ERROR_ON_RECOMPILE, OPT_DIM_SIZE, OPT_SHAPE };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -129,6 +155,8 @@ static const cli_opt run_opts[] = {
     {"json", 0, false, OPT_JSON},
     {"max-compiles", 0, true, OPT_MAX_COMPILES},
     {"error-on-recompile", 0, false, OPT_ERROR_ON_RECOMPILE},
+    {"dim-size", 0, true, OPT_DIM_SIZE},
+    {"shape", 0, true, OPT_SHAPE},
     {NULL, 0, false, 0},
 };
 
@@ -146,68 +174,25 @@ typedef struct run_state {
     bool compare;
     uint32_t threads;         /* 0 = online cores */
     bool split;               /* --split-input-file */
+    cli_gen_opts gen;         /* --random-inputs, --dim-size, --shape */
 } run_state;
 
-/* Finds the parameter NAME (SSA name, with or without its '%', or decimal
- * index) of f; -1 if none. */
-static int find_param(const ir_func *f, const char *name, size_t len)
-{
-    if (len > 1 && name[0] == '%') {
-        name++;
-        len--;
-    }
-    for (uint32_t i = 0; i < f->body.n_args; i++) {
-        const char *pn = f->body.args[i]->name;
-        if (pn && strlen(pn) == len && memcmp(pn, name, len) == 0)
-            return (int)i;
-    }
-    if (len == 0 || len > 9)
-        return -1;
-    uint32_t idx = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (name[i] < '0' || name[i] > '9')
-            return -1;
-        idx = idx * 10 + (uint32_t)(name[i] - '0');
-    }
-    return idx < f->body.n_args ? (int)idx : -1;
-}
-
-static void param_name(char *out, size_t n, const ir_func *f, uint32_t i)
-{
-    const char *pn = f->body.args[i]->name;
-    if (pn)
-        snprintf(out, n, "%%%s (index %u)", pn, i);
-    else
-        snprintf(out, n, "index %u", i);
-}
-
-/* Loads every --input into ins[param index]; returns an exit code. */
-static int load_inputs(const run_state *s, const ir_func *f, plumb_tensor **ins)
+/* Loads every --input into ins[param index], generates the others with
+ * --random-inputs and checks them all against the parameter types;
+ * returns an exit code. */
+static int load_inputs(const run_state *s, const char *name, const ir_func *f, plumb_tensor **ins)
 {
     for (int k = 0; k < s->n_inputs; k++) {
         const char *arg = s->inputs[k];
         const char *eq = strchr(arg, '=');
         if (!eq || eq == arg || !eq[1])
             return cli_usage_error(s->cmd, "--input '%s' is not NAME=FILE", arg);
-        int p = find_param(f, arg, (size_t)(eq - arg));
-        if (p < 0) {
-            /* Name the parameters the user can choose from. */
-            char names[512] = "";
-            size_t used = 0;
-            for (uint32_t i = 0; i < f->body.n_args && used < sizeof names - 64; i++) {
-                char pn[128];
-                param_name(pn, sizeof pn, f, i);
-                int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", pn);
-                if (w > 0)
-                    used += (size_t)w < sizeof names - used ? (size_t)w : sizeof names - used - 1;
-            }
-            return cli_usage_error(s->cmd, "--input '%s': @%s has no parameter '%.*s' (its parameters: %s)",
-                                   arg, f->name, (int)(eq - arg), arg,
-                                   f->body.n_args ? names : "none");
-        }
+        int p = cli_find_param(f, arg, (size_t)(eq - arg));
+        if (p < 0)
+            return cli_no_such_param(s->cmd, "--input", arg, f, (size_t)(eq - arg));
         if (ins[p]) {
             char pn[128];
-            param_name(pn, sizeof pn, f, (uint32_t)p);
+            cli_param_name(pn, sizeof pn, f, (uint32_t)p);
             return cli_usage_error(s->cmd, "--input '%s': parameter %s was already given", arg, pn);
         }
         plumb_diag d = {.code = PLUMB_OK};
@@ -216,20 +201,25 @@ static int load_inputs(const run_state *s, const ir_func *f, plumb_tensor **ins)
             return CLI_EXIT_USAGE;
         }
     }
+    if (s->gen.random) {
+        int rc = cli_gen_inputs(s->cmd, &s->gen, f, 0, s->max_bytes, ins);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
     for (uint32_t i = 0; i < f->body.n_args; i++) {
         if (!ins[i]) {
             char pn[128], ts[256];
-            param_name(pn, sizeof pn, f, i);
+            cli_param_name(pn, sizeof pn, f, i);
             plumb_buf b;
             plumb_buf_init(&b);
             ir_type_print(&b, &f->body.args[i]->type);
             snprintf(ts, sizeof ts, "%s", b.data && !b.failed ? b.data : "?");
             plumb_buf_free(&b);
-            return cli_usage_error(s->cmd, "no --input for parameter %s of @%s, of type %s",
+            return cli_usage_error(s->cmd, "no --input for parameter %s of @%s, of type %s (or use --random-inputs)",
                                    pn, f->name, ts);
         }
     }
-    return CLI_EXIT_OK;
+    return cli_check_inputs(s->cmd, name, f, ins, f->body.n_args);
 }
 
 /* Prints each result on stdout and writes the --output-dir files. */
@@ -454,22 +444,39 @@ static bool abs_passes_through(const ir_value *v, uint32_t depth)
     return true;
 }
 
+/* The most elements dimension k of t can have: its size, else the bound of
+ * a `?`; UINT64_MAX for an unbounded `?`, whose run-time size the program's
+ * text does not tell. */
+static uint64_t dim_at_most(const ir_type *t, uint32_t k)
+{
+    if (t->dims[k] != PLUMB_DIM_DYN)
+        return (uint64_t)t->dims[k];
+    return t->bounds[k] != PLUMB_NO_BOUND ? (uint64_t)t->bounds[k] : UINT64_MAX;
+}
+
+static uint64_t mul_terms(uint64_t n, uint64_t k)
+{
+    uint64_t r;
+    return n == UINT64_MAX || k == UINT64_MAX || plumb_mul_overflow_u64(n, k, &r) ? UINT64_MAX : r;
+}
+
 /* Terms each element of a reduction or dot adds up (the reduce's init
- * counts as one). */
+ * counts as one), at most: a `?` dimension counts as its bound (the error
+ * bound only grows with the count, so it stays sound); UINT64_MAX when an
+ * unbounded `?` is summed over. */
 static uint64_t n_terms(const ir_op *op)
 {
     uint64_t n = 1;
+    const ir_type *l = &op->operands[0]->type;
     if (op->code == PLUMB_OP_REDUCE) {
         for (uint32_t i = 0; i < op->a.dims.n; i++)
-            n *= (uint64_t)op->operands[0]->type.dims[op->a.dims.v[i]];
-        return n + 1;
+            n = mul_terms(n, dim_at_most(l, (uint32_t)op->a.dims.v[i]));
+        return n == UINT64_MAX ? n : n + 1;
     }
-    if (op->code == PLUMB_OP_DOT) {
-        const ir_type *l = &op->operands[0]->type;
-        return l->rank ? (uint64_t)l->dims[l->rank - 1] : 1;
-    }
+    if (op->code == PLUMB_OP_DOT)
+        return l->rank ? dim_at_most(l, l->rank - 1) : 1;
     for (uint32_t i = 0; i < op->a.lhs_contract.n; i++)
-        n *= (uint64_t)op->operands[0]->type.dims[op->a.lhs_contract.v[i]];
+        n = mul_terms(n, dim_at_most(l, (uint32_t)op->a.lhs_contract.v[i]));
     return n;
 }
 
@@ -515,8 +522,18 @@ static cmp_out compare_result(const cmp_ctx *cx, uint32_t k, const ir_value *v, 
     plumb_buf_init(&tb);
     plumb_tensor_type_print(&tb, want);
     const char *ts = tb.data && !tb.failed ? tb.data : "?";
-    if (want->dtype != got->dtype || want->nbytes != got->nbytes) {
-        printf("result %u %s: MISMATCH: %s returned another type\n", k, ts, cx->other);
+    /* Shapes first: with `?` dimensions each backend decides its result's
+     * shape at run time, and equal byte counts do not make equal shapes. */
+    bool same_shape = want->rank == got->rank;
+    for (uint32_t i = 0; same_shape && i < want->rank; i++)
+        same_shape = want->dims[i] == got->dims[i];
+    if (want->dtype != got->dtype || !same_shape || want->nbytes != got->nbytes) {
+        plumb_buf gb;
+        plumb_buf_init(&gb);
+        plumb_tensor_type_print(&gb, got);
+        printf("result %u %s: MISMATCH: %s returned %s\n", k, ts, cx->other,
+               gb.data && !gb.failed ? gb.data : "another type");
+        plumb_buf_free(&gb);
         plumb_buf_free(&tb);
         r.fraction = INFINITY;
         return r;
@@ -576,7 +593,10 @@ static cmp_out compare_result(const cmp_ctx *cx, uint32_t k, const ir_value *v, 
         if (ok_cone) {
             plumb_dtype acc = t == PLUMB_F64 ? PLUMB_F64 : PLUMB_F32;
             double u = unit_roundoff(acc), uo = unit_roundoff(t);
-            double nk = (double)(n_terms(def) - 1);
+            uint64_t terms = n_terms(def);
+            if (terms == UINT64_MAX)
+                goto composite;   /* summed over an unbounded `?`: no stated bound */
+            double nk = terms ? (double)(terms - 1) : 0;
             double gamma = nk * u < 1 ? nk * u / (1 - nk * u) : INFINITY;
             double worst = 0;
             uint64_t worst_at = 0;
@@ -786,7 +806,7 @@ static int run_module(const run_state *s, ir_module *m, const char *name, char *
         rc = CLI_EXIT_USAGE;
         goto out;
     }
-    if ((rc = load_inputs(s, f, ins)) != CLI_EXIT_OK) {
+    if ((rc = load_inputs(s, name, f, ins)) != CLI_EXIT_OK) {
         snprintf(why, why_size, "the inputs of @%s (see above)", entry);
         goto out;
     }
@@ -1052,10 +1072,14 @@ int cmd_run(int argc, char **argv)
     s.backend = "ref";
     size_t cap = (size_t)(argc > 0 ? argc : 1);
     s.inputs = plumb_calloc(cap, sizeof *s.inputs);
-    if (!s.inputs) {
+    const char **shapes = plumb_calloc(cap, sizeof *shapes);
+    if (!s.inputs || !shapes) {
+        plumb_free(s.inputs, cap * sizeof *s.inputs);
+        plumb_free(shapes, cap * sizeof *shapes);
         fprintf(stderr, "plumb run: error: out of memory\n");
         return CLI_EXIT_USAGE;
     }
+    s.gen.shapes = shapes;
     /* session mode (run_session.c): every FILE through one runtime */
     cli_session_opts so;
     memset(&so, 0, sizeof so);
@@ -1065,6 +1089,7 @@ int cmd_run(int argc, char **argv)
     const char **files = plumb_calloc(cap, sizeof *files);
     if (!files) {
         plumb_free(s.inputs, cap * sizeof *s.inputs);
+        plumb_free(shapes, cap * sizeof *shapes);
         fprintf(stderr, "plumb run: error: out of memory\n");
         return CLI_EXIT_USAGE;
     }
@@ -1153,7 +1178,32 @@ int cmd_run(int argc, char **argv)
             break;
         }
         case OPT_RANDOM_INPUTS:
-            so.random_inputs = session = true;
+            /* The seed is optional: the next argument when it is a decimal
+             * number (a FILE named like one can be written ./N). */
+            s.gen.random = true;
+            if (!a.pending && !a.operands_only && a.next < a.argc) {
+                const char *nx = a.argv[a.next];
+                size_t k = 0;
+                while (nx[k] >= '0' && nx[k] <= '9')
+                    k++;
+                if (k && !nx[k]) {
+                    if (!cli_parse_u64(nx, &s.gen.seed) || k > 19) {
+                        rc = cli_usage_error(s.cmd, "--random-inputs: the seed '%s' is larger than 2^64-1", nx);
+                        goto out;
+                    }
+                    a.next++;
+                }
+            }
+            break;
+        case OPT_DIM_SIZE:
+            if (!cli_parse_dim_sizes(v, &s.gen)) {
+                rc = cli_usage_error(s.cmd, "--dim-size: '%s' is not a size or a list of sizes N,N,... (each from 0 "
+                                     "to 2147483647, at most %d)", v, CLI_MAX_DIM_SIZES);
+                goto out;
+            }
+            break;
+        case OPT_SHAPE:
+            shapes[s.gen.n_shapes++] = v;
             break;
         case OPT_STATS:
             so.stats = session = true;
@@ -1178,6 +1228,15 @@ int cmd_run(int argc, char **argv)
         rc = cli_usage_error(s.cmd, "no FILE given");
         goto out;
     }
+    if ((s.gen.n_dim_sizes || s.gen.n_shapes) && !s.gen.random) {
+        rc = cli_usage_error(s.cmd, "%s sizes generated inputs: it needs --random-inputs",
+                             s.gen.n_dim_sizes ? "--dim-size" : "--shape");
+        goto out;
+    }
+    if (s.gen.n_dim_sizes > 1 && !session && n_files < 2) {
+        rc = cli_usage_error(s.cmd, "--dim-size with several sizes sizes several runs: add --repeat N or more FILEs");
+        goto out;
+    }
     if (session || n_files > 1) {
         if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0) {
             rc = cli_usage_error(s.cmd, "several FILEs, --repeat, --stats, --explain and the compile gates run "
@@ -1195,6 +1254,7 @@ int cmd_run(int argc, char **argv)
         so.entry = s.entry;
         so.inputs = s.inputs;
         so.n_inputs = s.n_inputs;
+        so.gen = s.gen;
         so.hex = s.hex;
         so.threads = s.threads;
         so.max_bytes = s.max_bytes;
@@ -1214,6 +1274,7 @@ int cmd_run(int argc, char **argv)
     rc = cli_finish(s.cmd, run_file(&s));
 out:
     plumb_free(files, cap * sizeof *files);
+    plumb_free(shapes, cap * sizeof *shapes);
     plumb_free(s.inputs, cap * sizeof *s.inputs);
     return rc;
 }
