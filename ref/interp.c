@@ -581,7 +581,20 @@ static bool check_inputs(const ir_module *m, const ir_func *f, plumb_tensor *con
         plumb_tensor_type_print(&b, inputs[i]);
         snprintf(got, sizeof got, "%s", b.data && !b.failed ? b.data : "tensor<?>");
         plumb_buf_free(&b);
-        run_fail(d, m, one.code, "input %u has type %s but the parameter's type is %s: %s", i, got, want, one.msg);
+        /* one.msg starts "@f parameter i (%name)": said once already */
+        const char *why = one.msg;
+        char head[300];
+        const ir_value *p = f->body.args[i];
+        snprintf(head, sizeof head, "@%s parameter %u%s%s%s", f->name, i, p->name ? " (%" : "",
+                 p->name ? p->name : "", p->name ? ")" : "");
+        size_t hl = strlen(head);
+        if (!strncmp(why, head, hl)) {
+            why += hl;
+            while (*why == ':' || *why == ' ')
+                why++;
+        }
+        run_fail(d, m, one.code, "input %u has type %s but parameter %u%s%s%s of @%s has type %s (%s)", i, got,
+                 i, p->name ? " (%" : "", p->name ? p->name : "", p->name ? ")" : "", f->name, want, why);
         return false;
     }
     run_fail(d, m, sd.code, "%s", sd.msg);
