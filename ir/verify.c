@@ -186,21 +186,78 @@ static bool check_type(vctx *V, plumb_loc loc, const char *prefix, const char *w
     return true;
 }
 
+/* The rule for '?' (docs/spec/dynamic.md): two dimensions are compatible
+ * when they are equal static sizes or at least one is '?'; a static size
+ * against a bounded '?' must also be within the bound (a bounded '?' can
+ * never hold a larger size, so the program would fail for every input).
+ * Where a '?' meets a static size the verifier accepts it and the sizes are
+ * compared at run time (ir_shape_infer). */
 static bool dim_compat(int64_t a, int64_t b)
 {
     return a == b || a == PLUMB_DIM_DYN || b == PLUMB_DIM_DYN;
 }
 
-/* StableHLO's compatible shapes: same rank, and each pair of dims equal or
- * at least one of them '?'. */
+static bool dim_compat_b(int64_t a, int64_t ab, int64_t b, int64_t bb)
+{
+    if (a != PLUMB_DIM_DYN && b != PLUMB_DIM_DYN)
+        return a == b;
+    if (a != PLUMB_DIM_DYN)
+        return bb == PLUMB_NO_BOUND || a <= bb;
+    if (b != PLUMB_DIM_DYN)
+        return ab == PLUMB_NO_BOUND || b <= ab;
+    return true;
+}
+
+/* A dimension for messages: "4", "?" or "? (bound 8)". */
+typedef struct dstr {
+    char s[48];
+} dstr;
+
+static dstr dim_str(int64_t d, int64_t bound)
+{
+    dstr r;
+    if (d != PLUMB_DIM_DYN)
+        snprintf(r.s, sizeof r.s, "%lld", (long long)d);
+    else if (bound != PLUMB_NO_BOUND)
+        snprintf(r.s, sizeof r.s, "? (bound %lld)", (long long)bound);
+    else
+        snprintf(r.s, sizeof r.s, "?");
+    return r;
+}
+
+/* StableHLO's compatible shapes: same rank, and each pair of dims
+ * compatible as above. */
 static bool shape_compat(const ir_type *a, const ir_type *b)
 {
     if (a->rank != b->rank)
         return false;
     for (uint32_t i = 0; i < a->rank; i++)
-        if (!dim_compat(a->dims[i], b->dims[i]))
+        if (!dim_compat_b(a->dims[i], a->bounds[i], b->dims[i], b->bounds[i]))
             return false;
     return true;
+}
+
+/* The most specific shape compatible with both a and b (same rank, already
+ * checked compatible): per dimension the static size when either has one,
+ * else '?' with the smaller of the bounds. This is the inferred shape of an
+ * op whose operands must share one shape (elementwise ops, select, clamp,
+ * reduce's inputs, concatenate's other dimensions, batching dimensions). */
+static void meet_dim(int64_t *d, int64_t *bd, int64_t e, int64_t be)
+{
+    if (*d != PLUMB_DIM_DYN)
+        return;
+    if (e != PLUMB_DIM_DYN) {
+        *d = e;
+        *bd = PLUMB_NO_BOUND;
+    } else if (be != PLUMB_NO_BOUND && (*bd == PLUMB_NO_BOUND || be < *bd)) {
+        *bd = be;
+    }
+}
+
+static void meet(ir_type *into, const ir_type *b)
+{
+    for (uint32_t i = 0; i < into->rank && i < b->rank; i++)
+        meet_dim(&into->dims[i], &into->bounds[i], b->dims[i], b->bounds[i]);
 }
 
 static bool type_compat(const ir_type *a, const ir_type *b)
@@ -394,6 +451,7 @@ static bool v_binary(vctx *V, const ir_op *op)
     if (!same_elem(V, op, 1, 0, "C1") || !same_shape(V, op, 1, 0, "C1"))
         return false;
     ir_type want = op->operands[0]->type;
+    meet(&want, &op->operands[1]->type);
     if (op->code != PLUMB_OP_COMPARE)
         return expect_result(V, op, 0, &want, "C1");
     plumb_dtype e = want.dtype;
@@ -437,7 +495,11 @@ static bool v_select(vctx *V, const ir_op *op)
         return false;
     if (!same_elem(V, op, 2, 1, "C2") || !same_shape(V, op, 2, 1, "C2"))
         return false;
-    return expect_result(V, op, 0, &op->operands[1]->type, "C2");
+    ir_type want = op->operands[1]->type;
+    meet(&want, &op->operands[2]->type);
+    if (pred->rank != 0)
+        meet(&want, pred);
+    return expect_result(V, op, 0, &want, "C2");
 }
 
 static bool v_clamp(vctx *V, const ir_op *op)
@@ -450,7 +512,12 @@ static bool v_clamp(vctx *V, const ir_op *op)
         return false;
     if (!same_elem(V, op, 0, 1, "C3") || !same_elem(V, op, 2, 1, "C3"))
         return false;
-    return expect_result(V, op, 0, &op->operands[1]->type, "C4");
+    ir_type want = op->operands[1]->type;
+    if (op->operands[0]->type.rank != 0)
+        meet(&want, &op->operands[0]->type);
+    if (op->operands[2]->type.rank != 0)
+        meet(&want, &op->operands[2]->type);
+    return expect_result(V, op, 0, &want, "C4");
 }
 
 static bool v_convert(vctx *V, const ir_op *op)
@@ -538,9 +605,9 @@ static bool v_broadcast(vctx *V, const ir_op *op)
         return false;
     for (uint32_t d = 0; d < in->rank; d++) {
         int64_t a = in->dims[d], b = out->dims[bd->v[d]];
-        if (a != 1 && !dim_compat(a, b))
-            return BAD("operand dimension %u has size %lld, which is neither 1 nor result dimension %lld's size %lld (StableHLO C5)",
-                       d, (long long)a, (long long)bd->v[d], (long long)b);
+        if (a != 1 && !dim_compat_b(a, in->bounds[d], b, out->bounds[bd->v[d]]))
+            return BAD("operand dimension %u has size %s, which is neither 1 nor result dimension %lld's size %s (StableHLO C5)",
+                       d, dim_str(a, in->bounds[d]).s, (long long)bd->v[d], dim_str(b, out->bounds[bd->v[d]]).s);
     }
     return true;
 }
@@ -599,6 +666,9 @@ static bool v_slice(vctx *V, const ir_op *op)
         if (s < 0 || s > l || (n != PLUMB_DIM_DYN && l > n))
             return BAD("dimension %u: need 0 <= start_indices (%lld) <= limit_indices (%lld) <= operand size (%lld) (StableHLO C3)",
                        d, (long long)s, (long long)l, (long long)n);
+        if (n == PLUMB_DIM_DYN && in->bounds[d] != PLUMB_NO_BOUND && l > in->bounds[d])
+            return BAD("dimension %u: limit_indices (%lld) is above the operand's bound %lld, so no operand size admits it (StableHLO C3)",
+                       d, (long long)l, (long long)in->bounds[d]);
         if (st <= 0)
             return BAD("strides[%u] = %lld must be positive (StableHLO C4)", d, (long long)st);
         want.dims[d] = (l - s) / st + ((l - s) % st != 0);
@@ -642,6 +712,9 @@ static bool v_dynamic_slice(vctx *V, const ir_op *op)
         if (sz->v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && sz->v[d] > in->dims[d]))
             return BAD("slice_sizes[%u] = %lld is outside [0, %lld], the operand's dimension size (StableHLO C4)",
                        d, (long long)sz->v[d], (long long)in->dims[d]);
+        if (in->dims[d] == PLUMB_DIM_DYN && in->bounds[d] != PLUMB_NO_BOUND && sz->v[d] > in->bounds[d])
+            return BAD("slice_sizes[%u] = %lld is above the operand's bound %lld, so no operand size admits it (StableHLO C4)",
+                       d, (long long)sz->v[d], (long long)in->bounds[d]);
         want.dims[d] = sz->v[d];
     }
     return expect_result(V, op, 0, &want, "C5");
@@ -662,10 +735,13 @@ static bool v_dynamic_update_slice(vctx *V, const ir_op *op)
                    in->rank, in->rank, op->n_operands - 2);
     if (!check_start_indices(V, op, 2, "C4", "C5"))
         return false;
-    for (uint32_t d = 0; d < in->rank; d++)
-        if (up->dims[d] != PLUMB_DIM_DYN && in->dims[d] != PLUMB_DIM_DYN && up->dims[d] > in->dims[d])
-            return BAD("update dimension %u has size %lld, larger than the operand's %lld (StableHLO C6)",
-                       d, (long long)up->dims[d], (long long)in->dims[d]);
+    for (uint32_t d = 0; d < in->rank; d++) {
+        /* the operand's largest possible size: its static size or bound */
+        int64_t cap = in->dims[d] != PLUMB_DIM_DYN ? in->dims[d] : in->bounds[d];
+        if (up->dims[d] != PLUMB_DIM_DYN && cap != PLUMB_NO_BOUND && up->dims[d] > cap)
+            return BAD("update dimension %u has size %lld, larger than the operand's %s (StableHLO C6)",
+                       d, (long long)up->dims[d], dim_str(in->dims[d], in->bounds[d]).s);
+    }
     return expect_result(V, op, 0, in, "C1");
 }
 
@@ -688,15 +764,23 @@ static bool v_concatenate(vctx *V, const ir_op *op)
             return BAD("%s has rank %u but operand 0 has rank %u (StableHLO C2)",
                        odesc(op, i, od, sizeof od), t->rank, t0->rank);
         for (uint32_t d = 0; d < t0->rank; d++)
-            if (d != (uint32_t)dim && !dim_compat(t->dims[d], t0->dims[d]))
-                return BAD("%s: dimension %u has size %lld but operand 0's has %lld (StableHLO C2)",
-                           odesc(op, i, od, sizeof od), d, (long long)t->dims[d], (long long)t0->dims[d]);
-        if (want.dims[dim] == PLUMB_DIM_DYN || t->dims[dim] == PLUMB_DIM_DYN)
-            want.dims[dim] = PLUMB_DIM_DYN;
-        else
-            want.dims[dim] += t->dims[dim];   /* sizes are within the byte limit: no overflow */
+            if (d != (uint32_t)dim && !dim_compat_b(t->dims[d], t->bounds[d], t0->dims[d], t0->bounds[d]))
+                return BAD("%s: dimension %u has size %s but operand 0's has %s (StableHLO C2)",
+                           odesc(op, i, od, sizeof od), d, dim_str(t->dims[d], t->bounds[d]).s,
+                           dim_str(t0->dims[d], t0->bounds[d]).s);
+        /* the concatenated dimension: the sum, '?' if any part is '?',
+         * bounded by the sum of the parts' sizes and bounds when each has
+         * one (sizes and bounds are within the byte limit: no overflow) */
+        int64_t cur = want.dims[dim] != PLUMB_DIM_DYN ? want.dims[dim] : want.bounds[dim];
+        int64_t add = t->dims[dim] != PLUMB_DIM_DYN ? t->dims[dim] : t->bounds[dim];
+        bool dyn = want.dims[dim] == PLUMB_DIM_DYN || t->dims[dim] == PLUMB_DIM_DYN;
+        int64_t tot = cur == PLUMB_NO_BOUND || add == PLUMB_NO_BOUND ? PLUMB_NO_BOUND : cur + add;
+        want.dims[dim] = dyn ? PLUMB_DIM_DYN : tot;
+        want.bounds[dim] = dyn ? tot : PLUMB_NO_BOUND;
+        for (uint32_t d = 0; d < t0->rank; d++)
+            if (d != (uint32_t)dim)
+                meet_dim(&want.dims[d], &want.bounds[d], t->dims[d], t->bounds[d]);
     }
-    want.bounds[dim] = PLUMB_NO_BOUND;
     return expect_result(V, op, 0, &want, "C6");
 }
 
@@ -719,7 +803,14 @@ static bool v_pad(vctx *V, const ir_op *op)
         if (it < 0)
             return BAD("interior_padding[%u] = %lld must not be negative (StableHLO C3)", d, (long long)it);
         if (n == PLUMB_DIM_DYN) {
+            /* the padded size grows with the operand's, so a bound B gives
+             * the bound lo + B + (B - 1) * interior + hi */
+            int64_t b = in->bounds[d], r;
             want.dims[d] = PLUMB_DIM_DYN;
+            if (b != PLUMB_NO_BOUND && !__builtin_mul_overflow(b > 0 ? b - 1 : 0, it, &r) &&
+                !__builtin_add_overflow(r, b, &r) && !__builtin_add_overflow(r, lo, &r) &&
+                !__builtin_add_overflow(r, hi, &r) && r >= 0)
+                want.bounds[d] = r;
             continue;
         }
         int64_t r;
@@ -790,12 +881,15 @@ static bool v_reduce(vctx *V, const ir_op *op)
         e[i] = e[n + i] = ei;
     }
     ok = ok && check_region(V, op, "body", b, e, 2 * n, e, n, "C6");
+    ir_type all = *t0;   /* the inputs' common shape */
+    for (uint32_t i = 1; i < n; i++)
+        meet(&all, &op->operands[i]->type);
     for (uint32_t i = 0; i < n && ok; i++) {
         ir_type want = blank_type(e[i], 0);
         for (uint32_t d = 0; d < t0->rank; d++)
             if (!in_list(&op->a.dims, d)) {
-                want.dims[want.rank] = op->operands[i]->type.dims[d];
-                want.bounds[want.rank] = op->operands[i]->type.bounds[d];
+                want.dims[want.rank] = all.dims[d];
+                want.bounds[want.rank] = all.bounds[d];
                 want.rank++;
             }
         ok = expect_result(V, op, i, &want, "C7, C8");
@@ -829,15 +923,17 @@ static bool v_dot_general(vctx *V, const ir_op *op)
         return false;
     for (uint32_t i = 0; i < a->lhs_batch.n; i++) {
         int64_t x = l->dims[a->lhs_batch.v[i]], y = r->dims[a->rhs_batch.v[i]];
-        if (!dim_compat(x, y))
-            return BAD("batching dimension pair %u: lhs dimension %lld has size %lld but rhs dimension %lld has size %lld (StableHLO C9)",
-                       i, (long long)a->lhs_batch.v[i], (long long)x, (long long)a->rhs_batch.v[i], (long long)y);
+        if (!dim_compat_b(x, l->bounds[a->lhs_batch.v[i]], y, r->bounds[a->rhs_batch.v[i]]))
+            return BAD("batching dimension pair %u: lhs dimension %lld has size %s but rhs dimension %lld has size %s (StableHLO C9)",
+                       i, (long long)a->lhs_batch.v[i], dim_str(x, l->bounds[a->lhs_batch.v[i]]).s,
+                       (long long)a->rhs_batch.v[i], dim_str(y, r->bounds[a->rhs_batch.v[i]]).s);
     }
     for (uint32_t i = 0; i < a->lhs_contract.n; i++) {
         int64_t x = l->dims[a->lhs_contract.v[i]], y = r->dims[a->rhs_contract.v[i]];
-        if (!dim_compat(x, y))
-            return BAD("contracting dimension pair %u: lhs dimension %lld has size %lld but rhs dimension %lld has size %lld (StableHLO C10)",
-                       i, (long long)a->lhs_contract.v[i], (long long)x, (long long)a->rhs_contract.v[i], (long long)y);
+        if (!dim_compat_b(x, l->bounds[a->lhs_contract.v[i]], y, r->bounds[a->rhs_contract.v[i]]))
+            return BAD("contracting dimension pair %u: lhs dimension %lld has size %s but rhs dimension %lld has size %s (StableHLO C10)",
+                       i, (long long)a->lhs_contract.v[i], dim_str(x, l->bounds[a->lhs_contract.v[i]]).s,
+                       (long long)a->rhs_contract.v[i], dim_str(y, r->bounds[a->rhs_contract.v[i]]).s);
     }
     plumb_dtype el = l->dtype, er = r->dtype, eo = op->results[0]->type.dtype;
     /* Mixed lhs/rhs element types are accepted (precision is then at least
@@ -848,7 +944,9 @@ static bool v_dot_general(vctx *V, const ir_op *op)
     ir_type want = blank_type(eo, 0);
     for (uint32_t i = 0; i < a->lhs_batch.n; i++) {
         want.dims[want.rank] = l->dims[a->lhs_batch.v[i]];
-        want.bounds[want.rank++] = l->bounds[a->lhs_batch.v[i]];
+        want.bounds[want.rank] = l->bounds[a->lhs_batch.v[i]];
+        meet_dim(&want.dims[want.rank], &want.bounds[want.rank], r->dims[a->rhs_batch.v[i]], r->bounds[a->rhs_batch.v[i]]);
+        want.rank++;
     }
     for (uint32_t d = 0; d < l->rank; d++)
         if (!in_list(&a->lhs_batch, d) && !in_list(&a->lhs_contract, d)) {
@@ -874,9 +972,9 @@ static bool v_dot(vctx *V, const ir_op *op)
     if (l->rank < 1 || l->rank > 2 || r->rank < 1 || r->rank > 2)
         return BAD("lhs and rhs must have rank 1 or 2, have %u and %u", l->rank, r->rank);
     int64_t k1 = l->dims[l->rank - 1], k2 = r->dims[0];
-    if (!dim_compat(k1, k2))
-        return BAD("lhs's last dimension (%lld) does not match rhs's first dimension (%lld)",
-                   (long long)k1, (long long)k2);
+    if (!dim_compat_b(k1, l->bounds[l->rank - 1], k2, r->bounds[0]))
+        return BAD("lhs's last dimension (%s) does not match rhs's first dimension (%s)",
+                   dim_str(k1, l->bounds[l->rank - 1]).s, dim_str(k2, r->bounds[0]).s);
     if ((plumb_dtype_is_float(el) || plumb_dtype_is_float(er)) && !plumb_dtype_is_float(eo))
         return BAD("result element type %s must be a float type for inputs %s and %s",
                    dt(eo), dt(el), dt(er));
@@ -966,9 +1064,10 @@ static bool gather_rules(vctx *V, const ir_op *op, const ir_ints *sizes)
         !dims_in_range(V, op, "start_index_map", &a->start_index_map, in->rank, "operand", "C19"))
         return false;
     for (uint32_t d = 0; sizes && d < in->rank; d++)
-        if (sizes->v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && sizes->v[d] > in->dims[d]))
-            return BAD("slice_sizes[%u] = %lld is outside [0, %lld], the operand's dimension size (StableHLO C21)",
-                       d, (long long)sizes->v[d], (long long)in->dims[d]);
+        if (sizes->v[d] < 0 || (in->dims[d] != PLUMB_DIM_DYN && sizes->v[d] > in->dims[d]) ||
+            (in->dims[d] == PLUMB_DIM_DYN && in->bounds[d] != PLUMB_NO_BOUND && sizes->v[d] > in->bounds[d]))
+            return BAD("slice_sizes[%u] = %lld is outside [0, %s], the operand's dimension size (StableHLO C21)",
+                       d, (long long)sizes->v[d], dim_str(in->dims[d], in->bounds[d]).s);
     /* C22: batch dims (start_indices without index_vector_dim) fill the
      * result axes not in offset_dims; the kept slice sizes fill offset_dims. */
     uint32_t nbatch = idx->rank - (ivd < (int64_t)idx->rank ? 1 : 0);
@@ -1161,6 +1260,9 @@ static bool v_top_k(vctx *V, const ir_op *op)
     if (op->a.k < 0 || (last != PLUMB_DIM_DYN && op->a.k > last))
         return BAD("k = %lld is outside [0, %lld], the operand's last dimension", (long long)op->a.k,
                    (long long)last);
+    if (last == PLUMB_DIM_DYN && in->bounds[in->rank - 1] != PLUMB_NO_BOUND && op->a.k > in->bounds[in->rank - 1])
+        return BAD("k = %lld is above the bound %lld of the operand's last dimension, so no operand size admits it",
+                   (long long)op->a.k, (long long)in->bounds[in->rank - 1]);
     ir_type want = *in;
     want.dims[in->rank - 1] = op->a.k;
     want.bounds[in->rank - 1] = PLUMB_NO_BOUND;
@@ -1367,9 +1469,9 @@ static bool v_dynamic_broadcast(vctx *V, const ir_op *op)
         return false;
     for (uint32_t d = 0; d < in->rank; d++) {
         int64_t x = in->dims[d], y = out->dims[bd->v[d]];
-        if (x != 1 && !dim_compat(x, y))
-            return BAD("operand dimension %u has size %lld, which is neither 1 nor result dimension %lld's size %lld (StableHLO C5)",
-                       d, (long long)x, (long long)bd->v[d], (long long)y);
+        if (x != 1 && !dim_compat_b(x, in->bounds[d], y, out->bounds[bd->v[d]]))
+            return BAD("operand dimension %u has size %s, which is neither 1 nor result dimension %lld's size %s (StableHLO C5)",
+                       d, dim_str(x, in->bounds[d]).s, (long long)bd->v[d], dim_str(y, out->bounds[bd->v[d]]).s);
     }
     if (!shape_operand(V, op, 1, "output_dimensions", out->rank, "the result's rank", "C7"))
         return false;

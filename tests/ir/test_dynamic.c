@@ -374,6 +374,48 @@ static void test_static_result_of_dynamic_operand(void **state)
                  2, "does not match the inferred type tensor<?x4xf32>");
 }
 
+/* Bounds propagate as the spec's inference computes them (worked by hand):
+ * concatenating ? (bound 8) and 3 gives ? (bound 11), which admits a
+ * declared ? (bound 11), ? (bound 20) or the static 11 (checked at run
+ * time); padding ? (bound 4) by 1 + 1 with interior 1 gives ? (bound
+ * 1 + 4 + 3 + 1 = 9); add of ? (bound 8) and ? (bound 5) gives ? (bound 5),
+ * so a static 6 is refused and 5 accepted. */
+static void test_bounds_propagate(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(
+        "func.func @main(%a: tensor<?xf32, #stablehlo.bounds<8>>, %b: tensor<3xf32>, %p: tensor<f32>, %c: tensor<?xf32, #stablehlo.bounds<4>>, %d: tensor<?xf32, #stablehlo.bounds<5>>) -> tensor<11xf32> {\n"
+        "  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<?xf32, #stablehlo.bounds<8>>, tensor<3xf32>) -> tensor<?xf32, #stablehlo.bounds<11>>\n"
+        "  %1 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<?xf32, #stablehlo.bounds<8>>, tensor<3xf32>) -> tensor<?xf32, #stablehlo.bounds<20>>\n"
+        "  %2 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<?xf32, #stablehlo.bounds<8>>, tensor<3xf32>) -> tensor<11xf32>\n"
+        "  %3 = stablehlo.pad %c, %p, low = [1], high = [1], interior = [1] : (tensor<?xf32, #stablehlo.bounds<4>>, tensor<f32>) -> tensor<9xf32>\n"
+        "  %4 = stablehlo.add %a, %d : (tensor<?xf32, #stablehlo.bounds<8>>, tensor<?xf32, #stablehlo.bounds<5>>) -> tensor<5xf32>\n"
+        "  return %2 : tensor<11xf32>\n"
+        "}\n");
+    assert_round_trip(m);
+    ir_module_free(m);
+    verify_fails("func.func @main(%a: tensor<?xf32, #stablehlo.bounds<8>>, %d: tensor<?xf32, #stablehlo.bounds<5>>) -> tensor<6xf32> {\n"
+                 "  %0 = stablehlo.add %a, %d : (tensor<?xf32, #stablehlo.bounds<8>>, tensor<?xf32, #stablehlo.bounds<5>>) -> tensor<6xf32>\n"
+                 "  return %0 : tensor<6xf32>\n"
+                 "}\n",
+                 2, "does not match the inferred type tensor<?xf32, #stablehlo.bounds<5>>");
+    verify_fails("func.func @main(%a: tensor<?x3xf32, #stablehlo.bounds<4, ?>>) -> (tensor<?x5xf32, #stablehlo.bounds<4, ?>>, tensor<?x5xi32, #stablehlo.bounds<4, ?>>) {\n"
+                 "  %0:2 = chlo.top_k(%a, k = 5) : tensor<?x3xf32, #stablehlo.bounds<4, ?>> -> (tensor<?x5xf32, #stablehlo.bounds<4, ?>>, tensor<?x5xi32, #stablehlo.bounds<4, ?>>)\n"
+                 "  return %0#0, %0#1 : tensor<?x5xf32, #stablehlo.bounds<4, ?>>, tensor<?x5xi32, #stablehlo.bounds<4, ?>>\n"
+                 "}\n",
+                 2, "k = 5 is outside [0, 3]");
+    verify_fails("func.func @main(%a: tensor<?xf32, #stablehlo.bounds<4>>) -> (tensor<5xf32>, tensor<5xi32>) {\n"
+                 "  %0:2 = chlo.top_k(%a, k = 5) : tensor<?xf32, #stablehlo.bounds<4>> -> (tensor<5xf32>, tensor<5xi32>)\n"
+                 "  return %0#0, %0#1 : tensor<5xf32>, tensor<5xi32>\n"
+                 "}\n",
+                 2, "k = 5 is above the bound 4 of the operand's last dimension");
+    verify_fails("func.func @main(%a: tensor<?xf32, #stablehlo.bounds<4>>, %u: tensor<5xf32>, %i: tensor<i32>) -> tensor<?xf32, #stablehlo.bounds<4>> {\n"
+                 "  %0 = stablehlo.dynamic_update_slice %a, %u, %i : (tensor<?xf32, #stablehlo.bounds<4>>, tensor<5xf32>, tensor<i32>) -> tensor<?xf32, #stablehlo.bounds<4>>\n"
+                 "  return %0 : tensor<?xf32, #stablehlo.bounds<4>>\n"
+                 "}\n",
+                 2, "update dimension 0 has size 5, larger than the operand's ? (bound 4) (StableHLO C6)");
+}
+
 static bool has_suffix(const char *s, const char *suf)
 {
     size_t n = strlen(s), k = strlen(suf);
@@ -464,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_shape_assertion),
         cmocka_unit_test(test_built_ops_round_trip),
         cmocka_unit_test(test_static_result_of_dynamic_operand),
+        cmocka_unit_test(test_bounds_propagate),
         cmocka_unit_test(test_testdata_dynamic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
