@@ -1568,17 +1568,20 @@ static bool v_dynamic_iota(vctx *V, const ir_op *op)
     return !err;
 }
 
+/* real_dynamic_slice has no section of its own in the StableHLO spec: it is
+ * slice with start, limit and strides as operands, and its rules are
+ * slice's (constraint ids "slice Cn"). */
 static bool v_real_dynamic_slice(vctx *V, const ir_op *op)
 {
     const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
     static const char *const names[3] = {"start_indices", "limit_indices", "strides"};
     if (out->dtype != in->dtype)
-        return BAD("result element type %s does not match the operand's %s (StableHLO C1)", dt(out->dtype),
+        return BAD("result element type %s does not match the operand's %s (StableHLO slice C1)", dt(out->dtype),
                    dt(in->dtype));
     if (out->rank != in->rank)
-        return BAD("result has rank %u but the operand has rank %u (StableHLO C5)", out->rank, in->rank);
+        return BAD("result has rank %u but the operand has rank %u (StableHLO slice C5)", out->rank, in->rank);
     for (uint32_t i = 0; i < 3; i++)
-        if (!shape_operand(V, op, 1 + i, names[i], in->rank, "the operand's rank", "C2"))
+        if (!shape_operand(V, op, 1 + i, names[i], in->rank, "the operand's rank", "slice C2"))
             return false;
     int64_t v[3][PLUMB_MAX_RANK];
     uint32_t n[3];
@@ -1591,19 +1594,22 @@ static bool v_real_dynamic_slice(vctx *V, const ir_op *op)
     for (uint32_t d = 0; d < in->rank; d++) {
         int64_t st = known[0] ? v[0][d] : 0, li = known[1] ? v[1][d] : 0, sd = known[2] ? v[2][d] : 1, sz = in->dims[d];
         if (known[2] && sd <= 0)
-            return BAD("strides[%u] = %lld must be positive (StableHLO C4)", d, (long long)sd);
+            return BAD("strides[%u] = %lld must be positive (StableHLO slice C4)", d, (long long)sd);
         if (known[0] && st < 0)
-            return BAD("start_indices[%u] = %lld must not be negative (StableHLO C3)", d, (long long)st);
+            return BAD("start_indices[%u] = %lld must not be negative (StableHLO slice C3)", d, (long long)st);
         if (known[0] && known[1] && st > li)
-            return BAD("dimension %u: start_indices (%lld) is above limit_indices (%lld) (StableHLO C3)", d,
+            return BAD("dimension %u: start_indices (%lld) is above limit_indices (%lld) (StableHLO slice C3)", d,
                        (long long)st, (long long)li);
         if (known[1] && sz != PLUMB_DIM_DYN && li > sz)
-            return BAD("dimension %u: limit_indices (%lld) is above the operand's size %lld (StableHLO C3)", d,
+            return BAD("dimension %u: limit_indices (%lld) is above the operand's size %lld (StableHLO slice C3)", d,
                        (long long)li, (long long)sz);
+        if (known[1] && sz == PLUMB_DIM_DYN && in->bounds[d] != PLUMB_NO_BOUND && li > in->bounds[d])
+            return BAD("dimension %u: limit_indices (%lld) is above the operand's bound %lld, so no operand size admits it (StableHLO slice C3)",
+                       d, (long long)li, (long long)in->bounds[d]);
         if (known[0] && known[1] && known[2]) {
             char from[96];
             snprintf(from, sizeof from, "ceil((limit_indices - start_indices) / strides) on dimension %u", d);
-            if (!const_dim_fits(V, op, d, (li - st) / sd + ((li - st) % sd != 0), from, "C5"))
+            if (!const_dim_fits(V, op, d, (li - st) / sd + ((li - st) % sd != 0), from, "slice C5"))
                 return false;
         }
     }

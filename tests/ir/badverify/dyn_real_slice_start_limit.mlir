@@ -1,4 +1,4 @@
-// expect-error: 5:8: stablehlo.real_dynamic_slice: dimension 1: start_indices (3) is above limit_indices (2) (StableHLO C3)
+// expect-error: 5:8: stablehlo.real_dynamic_slice: dimension 1: start_indices (3) is above limit_indices (2) (StableHLO slice C3)
 func.func @main(%a: tensor<?x4xf32>, %t: tensor<2xi32>) -> tensor<?x?xf32> {
   %s = stablehlo.constant dense<[0, 3]> : tensor<2xi32>
   %l = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
