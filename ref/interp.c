@@ -542,6 +542,52 @@ bool ref_op_RETURN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_t
     return true;
 }
 
+/* ---- folding one op (refinement) ------------------------------------------------ */
+
+bool ref_fold_op(const ir_module *m, const ir_op *op, plumb_tensor *const *in, plumb_tensor **out,
+                 uint64_t max_bytes, plumb_diag *d)
+{
+    for (uint32_t j = 0; j < op->n_results; j++)
+        out[j] = NULL;
+    if (op->code == PLUMB_OP_CALL || op->code == PLUMB_OP_FUNC_RETURN || op->code == PLUMB_OP_RETURN) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, op->loc, "%s: not foldable on its own", plumb_op_name(op->code));
+        return false;
+    }
+    ref_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.d = d;
+    c.max_bytes = max_bytes ? max_bytes : ir_max_bytes(0);
+    c.check_log = stderr;
+    c.max_mismatches = 5;
+    c.n_values = m->next_value_id;
+    size_t nv = c.n_values ? c.n_values : 1;
+    if (!(c.env = plumb_calloc(nv, sizeof *c.env))) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, op->loc, "%s: out of memory folding the op", plumb_op_name(op->code));
+        return false;
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        c.env[op->operands[i]->id] = in[i];
+    bool ok = exec_op(&c, op);
+    /* The operands are the caller's; the results move out; anything left
+     * (values of the op's regions) is freed. */
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        c.env[op->operands[i]->id] = NULL;
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        if (ok)
+            out[j] = c.env[op->results[j]->id];
+        c.env[op->results[j]->id] = ok ? NULL : c.env[op->results[j]->id];
+    }
+    for (uint32_t i = 0; i < c.n_values; i++)
+        if (c.env[i])
+            env_drop(&c, i);
+    for (uint32_t i = 0; i < c.n_plans; i++)
+        plan_free(c.plans[i]);
+    plumb_free(c.plans, c.cap_plans * sizeof *c.plans);
+    plumb_free(c.env, nv * sizeof *c.env);
+    return ok;
+}
+
 /* ---- public entry ------------------------------------------------------------- */
 
 static void run_fail(plumb_diag *d, const ir_module *m, plumb_code code, const char *fmt, ...)

@@ -73,6 +73,12 @@ uint64_t ref_ulp_distance(plumb_dtype t, uint64_t a, uint64_t b);
 /* expect_almost_eq's element test with StableHLO's definition. */
 bool ref_almost_eq(plumb_dtype t, uint64_t got, uint64_t want, double tolerance);
 
+/* Runs one op of m on its own (refinement's constant folding): in[i] are
+ * its operands' tensors (the caller's), out[j] receive new result tensors
+ * the caller frees. Not for func.call or the returns. False with d set. */
+bool ref_fold_op(const ir_module *m, const ir_op *op, plumb_tensor *const *in, plumb_tensor **out,
+                 uint64_t max_bytes, plumb_diag *d);
+
 /* Row-major index helpers. */
 static inline void ref_unravel(uint64_t lin, uint32_t rank, const int64_t *dims, int64_t *idx)
 {
