@@ -67,6 +67,8 @@ typedef struct fval {
     uint32_t rank;            /* BCAST: rank of its space */
     int64_t dims[PLUMB_MAX_RANK];    /* BCAST: dims of its space */
     int64_t stride[PLUMB_MAX_RANK];  /* BCAST: source elements per step of each dim (0: broadcast) */
+    const ir_op *bop;         /* BCAST of a broadcast_in_dim: the op (a dynamic group derives dims
+                               * and strides from the actual operand each run) */
 } fval;
 
 typedef enum skind { S_EW, S_SUM32, S_SUM64, S_MAX32, S_ROWB } skind;
@@ -114,6 +116,13 @@ struct rt_fused {
     uint32_t n_pf;
     bool regs;                /* loop group of regs_op's f32 ops: run_regs evaluates it a block
                                * of RG_BLOCK elements at a time at the AVX-512 level */
+    /* `?` dimensions: S (or a broadcast's operand) is known only at run
+     * time; numel, n_rows, row_len, rpu, slot_bytes and the broadcasts'
+     * dims and strides above are then derived per run from sval's actual
+     * dims (rt_fused_run), exactly as build_fused derives them from a
+     * static S, so a run does what a static compile of its sizes does */
+    bool dyn;
+    const ir_value *sval;     /* a value of the group whose type is S */
 };
 
 /* ---- grouping -------------------------------------------------------------------- */
@@ -173,14 +182,6 @@ static int space_in(const ir_type *t, const ir_type *s, bool rows)
     return -1;
 }
 
-static uint64_t numel_of(const ir_type *t)
-{
-    uint64_t n = 1;
-    for (uint32_t i = 0; i < t->rank; i++)
-        n *= (uint64_t)t->dims[i];
-    return n;
-}
-
 /* stablehlo.reduce over the last dimension with body add (f32, f64) or
  * maximum (f32) of its two arguments. */
 static skind row_reduce_kind(const ir_op *op)
@@ -189,7 +190,7 @@ static skind row_reduce_kind(const ir_op *op)
         return S_EW;
     const ir_type *t = &op->operands[0]->type;
     if (t->rank < 1 || op->a.dims.n != 1 || op->a.dims.v[0] != (int64_t)t->rank - 1 ||
-        op->operands[1]->type.rank != 0 || !ir_type_is_static(t))
+        op->operands[1]->type.rank != 0)
         return S_EW;
     const ir_block *b = &op->regions[0];
     if (b->n_args != 2 || b->n_ops != 2)
@@ -223,26 +224,32 @@ static skind row_reduce_kind(const ir_op *op)
     return S_EW;
 }
 
+/* An elementwise op whose operands have its result's dims (or are
+ * scalars). A `?` matches only a `?`: the op's semantics make such dims
+ * equal at run time, and ir_shape_infer checks it before the group runs,
+ * so a group's values of type S all have S's actual dims. */
 static bool ew_ok(const ir_op *op)
 {
     if (op->n_results != 1 || op->n_regions || !rt_ew_supported(op))
         return false;
     const ir_type *r = &op->results[0]->type;
-    if (!ir_type_is_static(r))
-        return false;
     for (uint32_t i = 0; i < op->n_operands; i++) {
         const ir_type *t = &op->operands[i]->type;
-        if (!ir_type_is_static(t) || (t->rank != 0 && !same_dims(t, r)))
+        if (t->rank != 0 && !same_dims(t, r))
             return false;
     }
     return true;
 }
 
+/* broadcast_in_dim, or dynamic_broadcast_in_dim (its output_dimensions
+ * operand only decides the result's shape, which the run derives before
+ * the group runs: the group reads it nowhere, and for a `?` result the
+ * broadcast is the only way to write one). */
 static bool bcast_ok(const ir_op *op)
 {
-    return op->code == PLUMB_OP_BROADCAST_IN_DIM && op->n_operands == 1 &&
-           ir_type_is_static(&op->operands[0]->type) && ir_type_is_static(&op->results[0]->type) &&
-           op->a.dims.n == op->operands[0]->type.rank;
+    return ((op->code == PLUMB_OP_BROADCAST_IN_DIM && op->n_operands == 1) ||
+            (op->code == PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM && op->n_operands == 2)) &&
+           op->n_results == 1 && op->a.dims.n == op->operands[0]->type.rank;
 }
 
 /* True when op at position q transitively depends on a member of one of
@@ -361,7 +368,7 @@ static void place(fz *z, int32_t p, const ir_type *s, bool rows, mrole role, boo
 static void classify(fz *z, int32_t p, int32_t *stack)
 {
     const ir_op *op = z->ops[p];
-    if (op->code == PLUMB_OP_BROADCAST_IN_DIM && bcast_ok(op)) {
+    if (bcast_ok(op)) {
         const ir_value *in = op->operands[0];
         const ir_type *rt = &op->results[0]->type;
         int32_t g = group_of_value(z, in);
@@ -386,7 +393,10 @@ static void classify(fz *z, int32_t p, int32_t *stack)
     skind rk = row_reduce_kind(op);
     if (rk != S_EW) {
         const ir_type *it = &op->operands[0]->type;
-        if ((uint64_t)it->dims[it->rank - 1] > RT_ROW_MAX)
+        /* a `?` row length is planned at its bound; unbounded rows are
+         * not fused (the per-row buffers must stay in L2) */
+        int64_t L = it->dims[it->rank - 1] != PLUMB_DIM_DYN ? it->dims[it->rank - 1] : it->bounds[it->rank - 1];
+        if (L < 0 || (uint64_t)L > RT_ROW_MAX)
             return;
         int32_t g = group_of_value(z, op->operands[0]);
         /* Joins the group computing its input (a loop group over the same
@@ -629,6 +639,13 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
                 continue;
             int32_t r = gid[p];
             const ir_op *op = z.ops[p];
+            if (op->code == PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM) {
+                /* its output_dimensions must be a tensor before the group runs */
+                const ir_value *v = op->operands[1];
+                int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
+                if (dp >= 0 && gid[dp] == r)
+                    bad[r] = 1;
+            }
             if (z.role[p] == R_BCAST) {
                 const ir_value *v = op->operands[0];
                 int32_t dp = v->id < z.n_ids ? z.def_pos[v->id] : -1;
@@ -1189,6 +1206,32 @@ static bool regs_ok(const rt_fused *F)
     return true;
 }
 
+/* The extents of a group whose space S has dims[0..rank): elements, rows
+ * (row groups: length L = the last dim), rows per unit, and the bytes of
+ * one slot (a tile, or a unit's rows, of the widest element type). */
+static void derive_extents(rt_fused *F, uint32_t rank, const int64_t *dims)
+{
+    F->numel = 1;
+    for (uint32_t i = 0; i < rank; i++)
+        F->numel *= (uint64_t)dims[i];
+    F->row_len = F->rows ? (uint64_t)dims[rank - 1] : 0;
+    F->n_rows = 0;
+    F->rpu = 1;
+    if (F->rows) {
+        F->n_rows = 1;
+        for (uint32_t i = 0; i + 1 < rank; i++)
+            F->n_rows *= (uint64_t)dims[i];
+        if (F->row_len && F->row_len < RT_ROW_UNIT)
+            F->rpu = RT_ROW_UNIT / F->row_len;
+        if (F->rpu > RT_RPU_MAX)
+            F->rpu = RT_RPU_MAX;
+        if (F->rpu > F->n_rows)
+            F->rpu = F->n_rows ? F->n_rows : 1;
+    }
+    uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) * F->rpu : RT_TILE;
+    F->slot_bytes = (size_t)((per * 8 + 63) & ~(uint64_t)63);
+}
+
 static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, const int32_t *gid,
                         const int32_t *used_out, rt_group *g, plumb_diag *d)
 {
@@ -1205,20 +1248,27 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
     int32_t root = gid[mem[0]];
     const ir_type *S = z->space[root];
     F->rows = z->rows[root];
-    F->numel = numel_of(S);
-    F->row_len = F->rows ? (uint64_t)S->dims[S->rank - 1] : 0;
-    F->n_rows = 0;
-    F->rpu = 1;
-    if (F->rows) {
-        F->n_rows = 1;
-        for (uint32_t i = 0; i + 1 < S->rank; i++)
-            F->n_rows *= (uint64_t)S->dims[i];
-        if (F->row_len && F->row_len < RT_ROW_UNIT)
-            F->rpu = RT_ROW_UNIT / F->row_len;
-        if (F->rpu > RT_RPU_MAX)
-            F->rpu = RT_RPU_MAX;
-        if (F->rpu > F->n_rows)
-            F->rpu = F->n_rows ? F->n_rows : 1;
+    F->dyn = !ir_type_is_static(S);
+    if (!F->dyn) {
+        derive_extents(F, S->rank, S->dims);
+    } else {
+        /* placeholders: every run derives them from S's actual dims */
+        F->numel = F->row_len = F->n_rows = 0;
+        F->rpu = 1;
+        F->slot_bytes = 64;
+    }
+    F->sval = NULL;
+    for (uint32_t k = 0; k < nm && !F->sval; k++) {
+        const ir_op *op = z->ops[mem[k]];
+        if (op->n_results && same_dims(&op->results[0]->type, S))
+            F->sval = op->results[0];
+        else if (op->n_operands && same_dims(&op->operands[0]->type, S))
+            F->sval = op->operands[0];
+    }
+    if (!F->sval) {
+        plumb_diag_set(d, PLUMB_ERR_INVALID, z->ops[mem[0]]->loc, "fusion group of @%s has no value of its space",
+                       z->f->name);
+        goto out;
     }
     F->steps = plumb_arena_array(a, nm, sizeof *F->steps);
     if (!F->steps) {
@@ -1241,6 +1291,8 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
             fv->space = 0;
             fv->es = (uint8_t)plumb_dtype_size(op->results[0]->type.dtype);
             fv->io = (uint32_t)index_of(g->inputs, g->n_inputs, op->operands[0]);
+            fv->bop = op;
+            F->dyn |= !ir_type_is_static(&op->operands[0]->type) || !ir_type_is_static(&op->results[0]->type);
             bcast_strides(op, fv);
             bool inv = true;
             uint32_t lim = F->rows ? fv->rank - 1 : fv->rank;
@@ -1384,8 +1436,6 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
             st->stream = true;
         }
         F->n_slots = n_slots;
-        uint64_t per = F->rows ? (F->row_len ? F->row_len : 1) * F->rpu : RT_TILE;
-        F->slot_bytes = (size_t)((per * 8 + 63) & ~(uint64_t)63);
     }
     /* where each broadcast value is first read is fixed by the step list:
      * decided here once, not per unit */
@@ -2624,8 +2674,87 @@ void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum)
     }
 }
 
-bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out)
+const ir_value *rt_fused_space(const rt_fused *g) { return g->sval; }
+
+bool rt_fused_dynamic(const rt_fused *g) { return g && g->dyn; }
+
+/* The group as a static compile of this run's sizes would have built it:
+ * extents from S's actual dims (space), each broadcast's dims and strides
+ * from its operand's actual dims. Checks first that every tensor the group
+ * reads or writes in place has S's (or its rows') element count and every
+ * broadcast operand fits its op, so no index can leave a tensor whatever
+ * the shapes (ir_shape_infer has already checked them; this keeps the
+ * kernel safe on its own). */
+static bool fused_for_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out,
+                          const plumb_tensor *space, rt_fused *r)
 {
+    uint32_t R = g->sval->type.rank;
+    if (!space || space->rank != R)
+        return rt_fail(x, g->anchor, PLUMB_ERR_INVALID, "fused group: its iteration space has no run-time shape");
+    for (uint32_t i = 0; i < R; i++)
+        if (space->dims[i] < 0)
+            return rt_fail(x, g->anchor, PLUMB_ERR_INVALID, "fused group: dimension %u of its space is negative", i);
+    *r = *g;
+    derive_extents(r, R, space->dims);
+    fval *vals = NULL;
+    for (uint32_t v = 0; v < g->n_vals; v++) {
+        const fval *fv = &g->vals[v];
+        if (fv->kind == FV_IN || fv->kind == FV_OUT) {
+            const plumb_tensor *t = fv->kind == FV_IN ? in[fv->io] : out[fv->io];
+            uint64_t want = fv->space ? r->n_rows : r->numel;
+            if (plumb_tensor_numel(t) != want)
+                return rt_fail(x, g->anchor, PLUMB_ERR_INVALID,
+                               "fused group: a tensor of %llu elements where this run's space has %llu",
+                               (unsigned long long)plumb_tensor_numel(t), (unsigned long long)want);
+            continue;
+        }
+        if (fv->kind != FV_BCAST || !fv->bop)
+            continue;
+        const ir_op *op = fv->bop;
+        const plumb_tensor *src = in[fv->io];
+        if (src->rank != op->a.dims.n || fv->rank != R)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "fused broadcast: operand of rank %u for %u dimensions",
+                           src->rank, op->a.dims.n);
+        if (!vals) {
+            vals = rt_scratch(x, g->anchor, (size_t)g->n_vals * sizeof *vals);
+            if (!vals)
+                return false;
+            memcpy(vals, g->vals, (size_t)g->n_vals * sizeof *vals);
+        }
+        fval *nv = &vals[v];
+        int64_t ist[PLUMB_MAX_RANK], st = 1;
+        for (uint32_t i = src->rank; i-- > 0;) {
+            ist[i] = st;
+            st *= src->dims[i];
+        }
+        for (uint32_t j = 0; j < R; j++) {
+            nv->dims[j] = space->dims[j];
+            nv->stride[j] = 0;
+        }
+        for (uint32_t i = 0; i < src->rank; i++) {
+            int64_t to = op->a.dims.v[i];
+            if (to < 0 || (uint32_t)to >= R || (src->dims[i] != 1 && src->dims[i] != space->dims[to]))
+                return rt_fail(x, op, PLUMB_ERR_INVALID,
+                               "fused broadcast: operand dimension %u of size %lld does not fit result dimension %lld",
+                               i, (long long)src->dims[i], (long long)to);
+            if (src->dims[i] != 1)
+                nv->stride[to] = ist[i];
+        }
+    }
+    if (vals)
+        r->vals = vals;
+    return true;
+}
+
+bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out,
+                  const plumb_tensor *space)
+{
+    rt_fused dyn;
+    if (g->dyn) {
+        if (!fused_for_run(x, g, in, out, space, &dyn))
+            return false;
+        g = &dyn;
+    }
     uint64_t units = g->rows ? (g->n_rows + g->rpu - 1) / g->rpu : (g->numel + RT_TILE - 1) / RT_TILE;
     if (units == 0)
         return true;

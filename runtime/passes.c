@@ -114,6 +114,15 @@ static uint64_t type_numel(const ir_type *t)
     return n;
 }
 
+/* The number of `?` dimensions of t. */
+static uint32_t dyn_dims(const ir_type *t)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->rank; i++)
+        n += t->dims[i] == PLUMB_DIM_DYN;
+    return n;
+}
+
 /* True when every element of tensor t has the bits of element 0. */
 static bool tensor_is_splat(const plumb_tensor *t)
 {
@@ -330,6 +339,12 @@ static ir_value *simplify(pass_ctx *c, ir_op *op)
     const ir_type *rt = &r->type;
     ir_value *a = op->n_operands > 0 ? op->operands[0] : NULL;
     ir_value *b = op->n_operands > 1 ? op->operands[1] : NULL;
+    /* With a `?` dimension an op of several operands also checks at run
+     * time that their shapes agree (ir_shape_infer); replacing it by one
+     * of them would drop that check, so only static ones are simplified.
+     * One-operand rewrites below keep the operand's shape by construction. */
+    if (op->n_operands > 1 && !ir_type_is_static(rt))
+        return NULL;
     switch (op->code) {
     case PLUMB_OP_MULTIPLY:
         /* x * 1 -> x (never x * 0 -> 0: NaN, inf and the sign of zero). */
@@ -372,7 +387,9 @@ static ir_value *simplify(pass_ctx *c, ir_op *op)
             return a;
         return NULL;
     case PLUMB_OP_RESHAPE:
-        if (ir_type_equal(&a->type, rt))
+        /* equal types with at most one `?` mean equal shapes (the element
+         * counts agree); with two, 2x6 -> 3x4 has the type ?x? -> ?x? */
+        if (ir_type_equal(&a->type, rt) && dyn_dims(rt) <= 1)
             return a;
         /* reshape(reshape(x)) -> reshape(x): both keep row-major order. */
         if (a->def && a->def->code == PLUMB_OP_RESHAPE && ir_type_is_static(rt)) {

@@ -13,6 +13,7 @@
  * life, so a run writes into pages that are already mapped. */
 #include <string.h>
 
+#include "plumb/shape.h"
 #include "rt_pipeline.h"
 
 /* Inlining stops here: a deeper call chain is recursive or absurd. */
@@ -64,18 +65,22 @@ static bool copy_attrs(cloner *c, ir_attrs *dst, const ir_attrs *src)
                           &dst->offset_dims, &dst->collapsed_slice_dims, &dst->operand_batching_dims,
                           &dst->start_indices_batching_dims, &dst->start_index_map, &dst->update_window_dims,
                           &dst->inserted_window_dims, &dst->input_batching_dims,
-                          &dst->scatter_indices_batching_dims, &dst->scatter_dims_to_operand_dims};
+                          &dst->scatter_indices_batching_dims, &dst->scatter_dims_to_operand_dims,
+                          &dst->known_expanding, &dst->known_nonexpanding};
     const ir_ints *s_lists[] = {&src->dims, &src->start, &src->limit, &src->strides, &src->sizes, &src->low,
                                 &src->high, &src->interior, &src->lhs_batch, &src->rhs_batch, &src->lhs_contract,
                                 &src->rhs_contract, &src->offset_dims, &src->collapsed_slice_dims,
                                 &src->operand_batching_dims, &src->start_indices_batching_dims,
                                 &src->start_index_map, &src->update_window_dims, &src->inserted_window_dims,
                                 &src->input_batching_dims, &src->scatter_indices_batching_dims,
-                                &src->scatter_dims_to_operand_dims};
+                                &src->scatter_dims_to_operand_dims, &src->known_expanding,
+                                &src->known_nonexpanding};
     for (size_t i = 0; i < sizeof d_lists / sizeof d_lists[0]; i++)
         if (!copy_ints(c, d_lists[i], *s_lists[i]))
             return false;
     if (src->callee && !(dst->callee = plumb_arena_strdup(c->dst->arena, src->callee)))
+        return cl_nomem(c);
+    if (src->message && !(dst->message = plumb_arena_strdup(c->dst->arena, src->message)))
         return cl_nomem(c);
     if (src->value) {
         plumb_tensor *t = plumb_arena_alloc(c->dst->arena, sizeof *t);
@@ -258,7 +263,9 @@ static ir_module *inline_entry(const ir_module *m, const ir_func *entry, uint64_
     f->loc = entry->loc;
     for (uint32_t i = 0; i < entry->body.n_args; i++) {
         ir_value *v = ir_block_add_arg(c.dst, &f->body, &entry->body.args[i]->type);
-        if (!v) {
+        const char *name = entry->body.args[i]->name;
+        /* the name is kept for errors about a parameter's run-time size */
+        if (!v || (name && !(v->name = plumb_arena_strdup(c.dst->arena, name)))) {
             cl_nomem(&c);
             goto fail;
         }
@@ -302,29 +309,49 @@ static void type_text(char *out, size_t cap, const ir_type *t)
     plumb_buf_free(&b);
 }
 
-/* Fills a tensor header for value v (static type) without data. */
-static bool header_for(rt_program *p, const ir_value *v, uint64_t max_bytes, uint64_t *nbytes, plumb_diag *d)
+/* Fills a tensor header for value v without data. *nbytes gets the size
+ * its buffer is planned at: the value's size for a static type, its size at
+ * the bounds when every `?` dimension has one (a run never needs more:
+ * ir_shape_infer holds every result within its bounds), 0 with *per_run set
+ * for an unbounded `?` (the buffer is sized when a run knows the size).
+ * The header keeps the declared dims (`?` included) until a run sets them. */
+static bool header_for(rt_program *p, const ir_value *v, uint64_t max_bytes, uint64_t *nbytes, bool *per_run,
+                       plumb_diag *d)
 {
     plumb_tensor *t = &p->hdr[v->id];
-    if (!ir_type_is_static(&v->type)) {
-        char ts[256];
-        type_text(ts, sizeof ts, &v->type);
-        plumb_loc loc = v->def ? v->def->loc : (plumb_loc){0, 0};
-        return plan_fail(d, PLUMB_ERR_UNSUPPORTED, loc,
-                         "value of type %s has a dynamic dimension; the runtime compiles static shapes only "
-                         "(pad to the bound and pass a mask)", ts);
+    int64_t dims[PLUMB_MAX_RANK];
+    bool dyn = false;
+    *per_run = false;
+    for (uint32_t i = 0; i < v->type.rank; i++) {
+        dims[i] = v->type.dims[i];
+        if (dims[i] == PLUMB_DIM_DYN) {
+            dyn = true;
+            if (v->type.bounds[i] == PLUMB_NO_BOUND)
+                *per_run = true;
+            else
+                dims[i] = v->type.bounds[i];
+        }
     }
-    uint64_t numel;
+    p->dynamic |= dyn;
+    uint64_t numel = 0;
+    *nbytes = 0;
     plumb_diag sd = {.code = PLUMB_OK};
-    if (!plumb_shape_size(v->type.dtype, v->type.rank, v->type.dims, max_bytes, &numel, nbytes, &sd)) {
+    if (!*per_run && !plumb_shape_size(v->type.dtype, v->type.rank, dims, max_bytes, &numel, nbytes, &sd)) {
         plumb_loc loc = v->def ? v->def->loc : (plumb_loc){0, 0};
-        plumb_diag_set(d, sd.code ? sd.code : PLUMB_ERR_LIMIT, loc, "%s", sd.msg);
+        if (dyn) {
+            char ts[256];
+            type_text(ts, sizeof ts, &v->type);
+            plumb_diag_set(d, sd.code ? sd.code : PLUMB_ERR_LIMIT, loc,
+                           "a value of type %s is planned at its bounds: %s", ts, sd.msg);
+        } else {
+            plumb_diag_set(d, sd.code ? sd.code : PLUMB_ERR_LIMIT, loc, "%s", sd.msg);
+        }
         return false;
     }
     t->dtype = v->type.dtype;
     t->rank = v->type.rank;
     memcpy(t->dims, v->type.dims, sizeof t->dims);
-    t->nbytes = (size_t)*nbytes;
+    t->nbytes = dyn ? 0 : (size_t)*nbytes;
     t->data = NULL;
     t->owned = false;
     return true;
@@ -366,11 +393,13 @@ static bool grow_bufs(planner *pl)
     return true;
 }
 
-/* Best fit among free buffers; else grow the largest free one; else new. */
-static bool assign(planner *pl, uint32_t id, size_t bytes)
+/* Best fit among free buffers; else grow the largest free one; else new.
+ * A value of 0 bytes gets none unless per_run (an unbounded `?` value:
+ * its buffer grows when a run needs more). */
+static bool assign(planner *pl, uint32_t id, size_t bytes, bool per_run)
 {
     rt_program *p = pl->p;
-    if (bytes == 0)
+    if (bytes == 0 && !per_run)
         return true;
     uint32_t best = UINT32_MAX, largest = UINT32_MAX;
     for (uint32_t b = 0; b < p->n_bufs; b++) {
@@ -417,6 +446,8 @@ static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups
         if (!gr->fused && gr->n_ops == 1 && (op0->code == PLUMB_OP_CONSTANT || is_terminator(op0)))
             continue;   /* constants are read in place; the return is planned separately */
         rt_step *s = &steps[ns++];
+        s->ops = gr->ops;
+        s->n_ops = gr->n_ops;
         ir_value *const *ins, *const *outs;
         if (gr->fused) {
             s->fused = gr->fused;
@@ -476,7 +507,8 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
     /* Headers for parameters and constants (data pointed at, never copied). */
     for (uint32_t i = 0; i < f->body.n_args; i++) {
         uint64_t nb;
-        if (!header_for(p, f->body.args[i], max_bytes, &nb, d))
+        bool per_run;
+        if (!header_for(p, f->body.args[i], max_bytes, &nb, &per_run, d))
             goto out;
         avail[f->body.args[i]->id] = 1;
     }
@@ -484,7 +516,8 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
         if (op->code != PLUMB_OP_CONSTANT || op->n_results != 1)
             continue;
         uint64_t nb;
-        if (!header_for(p, op->results[0], max_bytes, &nb, d))
+        bool per_run;
+        if (!header_for(p, op->results[0], max_bytes, &nb, &per_run, d))
             goto out;
         const plumb_tensor *v = op->a.value;
         if (!v || v->nbytes != nb) {
@@ -514,14 +547,15 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
         for (uint32_t i = 0; i < st->n_out; i++) {
             uint32_t id = st->out_vals[i]->id;
             uint64_t nb;
+            bool per_run;
             if (avail[id]) {
                 plan_fail(d, PLUMB_ERR_INVALID, (plumb_loc){0, 0}, "two steps write %s", "the same value");
                 goto out;
             }
-            if (!header_for(p, st->out_vals[i], max_bytes, &nb, d))
+            if (!header_for(p, st->out_vals[i], max_bytes, &nb, &per_run, d))
                 goto out;
             avail[id] = 2;
-            if (!assign(&pl, id, (size_t)nb)) {
+            if (!assign(&pl, id, (size_t)nb, per_run)) {
                 plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "buffers");
                 goto out;
             }
@@ -560,6 +594,15 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
     for (uint32_t id = 0; id < p->n_values; id++)
         if (pl.buf_of[id])
             p->hdr[id].data = p->bufs[pl.buf_of[id] - 1].data;
+    /* A run with `?` dimensions points each value at its buffer when its
+     * step runs (a buffer sized per run may have moved). */
+    if (p->dynamic) {
+        if (!(p->buf_of = plumb_arena_array(p->arena, nv, sizeof *p->buf_of))) {
+            plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "buffers");
+            goto out;
+        }
+        memcpy(p->buf_of, pl.buf_of, nv * sizeof *p->buf_of);
+    }
     /* A result a step produces is written straight into the caller's
      * tensor (its first occurrence, when returned twice). */
     p->out_direct = plumb_arena_array(p->arena, p->n_outputs ? p->n_outputs : 1, sizeof *p->out_direct);
@@ -587,6 +630,31 @@ out:
     if (pl.free_buf)
         plumb_free(pl.free_buf, (size_t)pl.cap_free * sizeof *pl.free_buf);
     return ok;
+}
+
+/* Whether the lowered function has a `?` dimension anywhere; if so, the
+ * scratch a run needs to derive shapes op by op. */
+static bool prepare_dynamic(rt_program *p, plumb_diag *d)
+{
+    const ir_func *f = p->f;
+    uint32_t max_in = 1, max_out = 1;
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        p->dynamic |= !ir_type_is_static(&f->body.args[i]->type);
+    for (const ir_op *op = f->body.first; op; op = op->next) {
+        for (uint32_t i = 0; i < op->n_results; i++)
+            p->dynamic |= !ir_type_is_static(&op->results[i]->type);
+        if (op->n_operands > max_in)
+            max_in = op->n_operands;
+        if (op->n_results > max_out)
+            max_out = op->n_results;
+    }
+    if (!p->dynamic)
+        return true;
+    p->dyn_in = plumb_arena_array(p->arena, max_in, sizeof *p->dyn_in);
+    p->dyn_types = plumb_arena_array(p->arena, max_out, sizeof *p->dyn_types);
+    if (!p->dyn_in || !p->dyn_types)
+        return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
+    return true;
 }
 
 /* Passes done: fuse, plan, prepare the execution context. Takes m. */
@@ -627,7 +695,7 @@ static rt_program *finish(ir_module *m, ir_func *f, const rt_compile_opts *o, pl
     uint32_t n_groups = 0;
     if (!rt_fuse(p->arena, f, o->opt_level, &groups, &n_groups, d))
         goto fail;
-    if (!build_steps(p, groups, n_groups, d) || !plan_buffers(p, o->max_bytes, d))
+    if (!build_steps(p, groups, n_groups, d) || !prepare_dynamic(p, d) || !plan_buffers(p, o->max_bytes, d))
         goto fail;
     if (!rt_exec_init(&p->x, o->pool, o->isa, m, o->max_bytes, d))
         goto fail;
@@ -637,25 +705,8 @@ fail:
     return NULL;
 }
 
-static bool check_static_signature(const ir_func *f, plumb_diag *d)
-{
-    for (uint32_t i = 0; i < f->body.n_args; i++) {
-        if (!ir_type_is_static(&f->body.args[i]->type)) {
-            char ts[256];
-            type_text(ts, sizeof ts, &f->body.args[i]->type);
-            plumb_diag_set(d, PLUMB_ERR_UNSUPPORTED, f->loc,
-                           "parameter %u of @%s has type %s with a dynamic dimension; the runtime compiles static "
-                           "shapes only (pad to the bound and pass a mask)", i, f->name, ts);
-            return false;
-        }
-    }
-    return true;
-}
-
 rt_program *rt_program_compile(const ir_module *m, const ir_func *entry, const rt_compile_opts *o, plumb_diag *d)
 {
-    if (!check_static_signature(entry, d))
-        return NULL;
     ir_func *f = NULL;
     ir_module *cm = inline_entry(m, entry, o->max_bytes, &f, d);
     if (!cm)
@@ -702,10 +753,6 @@ rt_program *rt_program_load(const char *text, size_t len, const rt_compile_opts 
         ir_module_free(m);
         return NULL;
     }
-    if (!check_static_signature(m->funcs[0], d)) {
-        ir_module_free(m);
-        return NULL;
-    }
     return finish(m, m->funcs[0], o, d);
 }
 
@@ -730,6 +777,44 @@ void rt_program_free(rt_program *p)
 
 /* ---- running ------------------------------------------------------------------------- */
 
+/* The bytes a tensor of t's dtype and dims holds (SIZE_MAX when that
+ * overflows). */
+static size_t dims_bytes(const plumb_tensor *t)
+{
+    uint64_t numel, nb;
+    plumb_diag sd = {.code = PLUMB_OK};
+    if (!plumb_shape_size(t->dtype, t->rank, t->dims, UINT64_MAX, &numel, &nb, &sd) || nb > SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)nb;
+}
+
+/* Inputs of a program with `?` dimensions: the parameter types decide
+ * (static dims equal, `?` dims within their bounds: ir_shape_check_args,
+ * whose error names the parameter and dimension), and each input holds
+ * exactly the bytes of its own dims. */
+static bool check_inputs_dyn(const rt_program *p, const char *entry, plumb_tensor *const *inputs,
+                             uint32_t n_inputs, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    for (uint32_t i = 0; i < n_inputs; i++)
+        if (!inputs || !inputs[i]) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none, "input %u of @%s is missing (NULL)", i, entry);
+            return false;
+        }
+    if (!ir_shape_check_args(p->f, (const plumb_tensor *const *)inputs, n_inputs, d))
+        return false;
+    for (uint32_t i = 0; i < n_inputs; i++) {
+        const plumb_tensor *t = inputs[i];
+        size_t want = dims_bytes(t);
+        if (t->nbytes != want || (t->nbytes && !t->data)) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, none, "input %u of @%s holds %zu bytes of data, its dims need %zu",
+                           i, entry, t->data ? t->nbytes : 0, want);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool check_inputs(const rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
                          plumb_diag *d)
 {
@@ -739,6 +824,8 @@ static bool check_inputs(const rt_program *p, const char *entry, plumb_tensor *c
                        p->n_params, n_inputs);
         return false;
     }
+    if (p->dynamic)
+        return check_inputs_dyn(p, entry, inputs, n_inputs, d);
     for (uint32_t i = 0; i < n_inputs; i++) {
         const plumb_tensor *t = inputs ? inputs[i] : NULL;
         const plumb_tensor *want = &p->hdr[p->param_ids[i]];
@@ -795,9 +882,32 @@ static bool check_outputs(const rt_program *p, const char *entry, plumb_tensor *
             plumb_diag_set(d, PLUMB_ERR_USAGE, none, "output %u of @%s is missing (NULL)", i, entry);
             return false;
         }
-        bool same = t->dtype == want->dtype && t->rank == want->rank && t->nbytes == want->nbytes &&
-                    (t->data || !t->nbytes);
-        for (uint32_t k = 0; same && k < t->rank; k++)
+        bool same;
+        if (p->dynamic) {
+            /* the declared type: static dims now, the `?` ones once the run
+             * knows them (run_dyn, before anything writes the output) */
+            const ir_type *ty = &p->f->body.last->operands[i]->type;
+            same = t->dtype == ty->dtype && t->rank == ty->rank && (t->data || !t->nbytes) &&
+                   t->nbytes == dims_bytes(t);
+            for (uint32_t k = 0; same && k < t->rank; k++)
+                same = ty->dims[k] == PLUMB_DIM_DYN || t->dims[k] == ty->dims[k];
+            if (!same) {
+                plumb_buf a, b;
+                plumb_buf_init(&a);
+                plumb_buf_init(&b);
+                plumb_tensor_type_print(&a, t);
+                ir_type_print(&b, ty);
+                plumb_diag_set(d, PLUMB_ERR_USAGE, none, "output %u is %s holding %zu bytes but result %u of @%s is %s",
+                               i, a.data && !a.failed ? a.data : "?", t->data ? t->nbytes : 0, i, entry,
+                               b.data && !b.failed ? b.data : "?");
+                plumb_buf_free(&a);
+                plumb_buf_free(&b);
+                return false;
+            }
+        }
+        same = p->dynamic || (t->dtype == want->dtype && t->rank == want->rank && t->nbytes == want->nbytes &&
+                              (t->data || !t->nbytes));
+        for (uint32_t k = 0; same && !p->dynamic && k < t->rank; k++)
             same = t->dims[k] == want->dims[k];
         if (!same) {
             plumb_buf a, b;
@@ -857,7 +967,7 @@ static bool run_steps(rt_program *p, const char *entry, plumb_tensor *const *inp
          * skipped at the deadline fails here, not with its partial result). */
         ok = rt_check_deadline(x, st->op);
         if (ok)
-            ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out)
+            ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out, NULL)
                            : rt_run_kernel(x, st->op, st->in, st->out);
         if (ok)
             ok = rt_check_deadline(x, st->op);
@@ -881,6 +991,190 @@ static bool run_steps(rt_program *p, const char *entry, plumb_tensor *const *inp
     return ok;
 }
 
+/* ---- running with `?` dimensions ------------------------------------------------------ */
+
+/* The result index value id is written straight into (a step produces it,
+ * its first occurrence among the results), or -1. */
+static int32_t direct_result(const rt_program *p, uint32_t id)
+{
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (p->out_ids[i] == id && p->out_direct[i])
+            return (int32_t)i;
+    return -1;
+}
+
+static void set_shape(plumb_tensor *h, const ir_type *t)
+{
+    h->dtype = t->dtype;
+    h->rank = t->rank;
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
+        h->dims[i] = i < t->rank ? t->dims[i] : 0;
+    h->nbytes = dims_bytes(h);
+}
+
+static bool same_shape(const plumb_tensor *a, const plumb_tensor *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes)
+        return false;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+/* "output K is T but result K of @E is U in this run" */
+static bool output_mismatch(plumb_diag *d, uint32_t k, const char *entry, const plumb_tensor *t,
+                            const plumb_tensor *want)
+{
+    plumb_buf a, b;
+    plumb_buf_init(&a);
+    plumb_buf_init(&b);
+    plumb_tensor_type_print(&a, t);
+    plumb_tensor_type_print(&b, want);
+    plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "output %u is %s but result %u of @%s is %s in this run",
+                   k, a.data && !a.failed ? a.data : "?", k, entry, b.data && !b.failed ? b.data : "?");
+    plumb_buf_free(&a);
+    plumb_buf_free(&b);
+    return false;
+}
+
+/* Gives buffer b room for bytes. Only a value sized per run (an unbounded
+ * `?`) can need more than planned; the buffer holds no live value then (a
+ * value is given a buffer only once every earlier value in it is dead), so
+ * its contents are not kept. The grown buffer is kept for later runs. */
+static bool grow_buffer(rt_program *p, uint32_t b, size_t bytes, const ir_op *op, plumb_diag *d)
+{
+    rt_buffer *bf = &p->bufs[b];
+    if (bf->bytes >= bytes)
+        return true;
+    void *raw = bytes <= SIZE_MAX - 64 ? plumb_malloc(bytes + 64) : NULL;
+    if (!raw) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, op ? op->loc : (plumb_loc){0, 0},
+                       "%s: out of memory growing a buffer to %zu bytes for a value of unbounded size",
+                       op ? plumb_op_name(op->code) : "step", bytes);
+        return false;
+    }
+    plumb_free(bf->raw, bf->bytes + 64);
+    bf->raw = raw;
+    bf->data = (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    p->planned_bytes += bytes - bf->bytes;
+    bf->bytes = bytes;
+    p->buf_grows++;
+    return true;
+}
+
+/* Runs a program with `?` dimensions. Before each step the shapes of its
+ * ops' results (inside a fused group too) are derived from their operands'
+ * actual shapes by ir_shape_infer, which also checks everything a `?`
+ * deferred to run time (equal operand shapes, bounds, shape operands), so
+ * every kernel sees consistent actual dims before it touches memory. Each
+ * output then points at its buffer (planned at the bound, or grown for an
+ * unbounded size) or at the caller's result tensor: with alloc, results
+ * are allocated when their shape is known; without, the caller's tensors
+ * must have this run's dims. */
+static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *inputs, plumb_tensor **outputs,
+                    bool alloc, FILE *check_log, uint32_t *checks_failed, plumb_diag *d)
+{
+    plumb_loc none = {0, 0};
+    rt_exec *x = &p->x;
+    for (uint32_t i = 0; i < p->n_params; i++) {
+        plumb_tensor *h = &p->hdr[p->param_ids[i]];
+        h->rank = inputs[i]->rank;
+        memcpy(h->dims, inputs[i]->dims, sizeof h->dims);
+        h->nbytes = inputs[i]->nbytes;
+        h->data = inputs[i]->data;
+    }
+    x->d = d;
+    x->check_log = check_log;
+    x->checks_run = x->checks_failed = 0;
+    bool ok = true;
+    for (uint32_t s = 0; s < p->n_steps && ok; s++) {
+        const rt_step *st = &p->steps[s];
+        ok = rt_check_deadline(x, st->op);
+        for (uint32_t k = 0; ok && k < st->n_ops; k++) {
+            const ir_op *op = st->ops[k];
+            for (uint32_t i = 0; i < op->n_operands; i++)
+                p->dyn_in[i] = &p->hdr[op->operands[i]->id];
+            if (!ir_shape_infer(op, p->dyn_in, p->dyn_types, x->max_bytes, d)) {
+                d->file = p->m->filename;
+                ok = false;
+                break;
+            }
+            for (uint32_t j = 0; j < op->n_results; j++)
+                set_shape(&p->hdr[op->results[j]->id], &p->dyn_types[j]);
+        }
+        for (uint32_t i = 0; ok && i < st->n_out; i++) {
+            uint32_t id = st->out_vals[i]->id;
+            plumb_tensor *h = &p->hdr[id];
+            int32_t r = direct_result(p, id);
+            if (r >= 0 && alloc) {
+                plumb_diag sd = {.code = PLUMB_OK};
+                if (!(outputs[r] = plumb_tensor_new(h->dtype, h->rank, h->dims, x->max_bytes, &sd))) {
+                    plumb_diag_set(d, sd.code == PLUMB_ERR_LIMIT ? PLUMB_ERR_LIMIT : PLUMB_ERR_NOMEM, none,
+                                   "could not allocate result %d of @%s (%zu bytes): %s", r, entry, h->nbytes, sd.msg);
+                    ok = false;
+                    break;
+                }
+                h->data = outputs[r]->data;
+            } else if (r >= 0) {
+                if (!same_shape(outputs[r], h)) {
+                    ok = output_mismatch(d, (uint32_t)r, entry, outputs[r], h);
+                    break;
+                }
+                h->data = outputs[r]->data;
+            } else if (p->buf_of[id]) {
+                uint32_t b = p->buf_of[id] - 1;
+                if (!(ok = grow_buffer(p, b, h->nbytes, st->ops[0], d)))
+                    break;
+                h->data = p->bufs[b].data;
+            } else {
+                h->data = NULL;   /* a static value of no bytes */
+            }
+        }
+        if (ok) {
+            const rt_fused *g = st->fused;
+            ok = g ? rt_fused_run(x, g, st->in, st->out, rt_fused_dynamic(g) ? &p->hdr[rt_fused_space(g)->id] : NULL)
+                   : rt_run_kernel(x, st->op, st->in, st->out);
+        }
+        if (ok)
+            ok = rt_check_deadline(x, st->op);
+        rt_scratch_reset(x);
+        if (!ok && d->code == PLUMB_OK)
+            plumb_diag_set(d, PLUMB_ERR_RUNTIME, none, "step %u of @%s failed without saying why", s, entry);
+    }
+    /* Results no step wrote into the caller's tensor: parameters and
+     * constants returned as they are, a value returned twice. */
+    for (uint32_t i = 0; ok && i < p->n_outputs; i++) {
+        if (p->out_direct[i])
+            continue;
+        const plumb_tensor *h = &p->hdr[p->out_ids[i]];
+        if (alloc) {
+            plumb_diag sd = {.code = PLUMB_OK};
+            if (!(outputs[i] = plumb_tensor_new(h->dtype, h->rank, h->dims, x->max_bytes, &sd))) {
+                plumb_diag_set(d, sd.code == PLUMB_ERR_LIMIT ? PLUMB_ERR_LIMIT : PLUMB_ERR_NOMEM, none,
+                               "could not allocate result %u of @%s (%zu bytes): %s", i, entry, h->nbytes, sd.msg);
+                ok = false;
+                break;
+            }
+        } else if (!same_shape(outputs[i], h)) {
+            ok = output_mismatch(d, i, entry, outputs[i], h);
+            break;
+        }
+        if (h->nbytes && h->data != outputs[i]->data)
+            memcpy(outputs[i]->data, h->data, h->nbytes);
+    }
+    /* never keep the caller's pointers */
+    for (uint32_t i = 0; i < p->n_params; i++)
+        p->hdr[p->param_ids[i]].data = NULL;
+    for (uint32_t i = 0; i < p->n_outputs; i++)
+        if (p->out_direct[i])
+            p->hdr[p->out_ids[i]].data = NULL;
+    if (ok && checks_failed)
+        *checks_failed = x->checks_failed;
+    x->d = NULL;
+    return ok;
+}
+
 bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *inputs, uint32_t n_inputs,
                     plumb_tensor **outputs, uint32_t n_outputs, FILE *check_log, uint32_t *checks_failed,
                     plumb_diag *d)
@@ -897,6 +1191,13 @@ bool rt_program_run(rt_program *p, const char *entry, plumb_tensor *const *input
     }
     for (uint32_t i = 0; i < n_outputs; i++)
         outputs[i] = NULL;
+    /* With `?` dimensions a result's shape is known when its step has
+     * derived it: allocated then (a failure frees every result). */
+    if (p->dynamic) {
+        if (run_dyn(p, entry, inputs, outputs, true, check_log, checks_failed, d))
+            return true;
+        goto fail;
+    }
     /* Results are allocated before any work: a failure leaves nothing half
      * done. Fresh memory never aliases an input. */
     for (uint32_t i = 0; i < n_outputs; i++) {
@@ -927,5 +1228,7 @@ bool rt_program_run_into(rt_program *p, const char *entry, plumb_tensor *const *
     if (!check_inputs(p, entry, inputs, n_inputs, d) ||
         !check_outputs(p, entry, inputs, n_inputs, outputs, n_outputs, d))
         return false;
+    if (p->dynamic)
+        return run_dyn(p, entry, inputs, (plumb_tensor **)outputs, false, check_log, checks_failed, d);
     return run_steps(p, entry, inputs, outputs, check_log, checks_failed, d);
 }

@@ -32,8 +32,17 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
              rt_group **groups, uint32_t *n_groups, plumb_diag *d);
 
 /* Runs a fused group: in[i] holds group->inputs[i], out[j] receives
- * group->outputs[j] (planned buffers with static shapes). */
-bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out);
+ * group->outputs[j]. A group whose iteration space has a `?` dimension
+ * (rt_fused_dynamic) needs space: a header holding the actual dims of
+ * rt_fused_space(g) for this run; the extents, broadcast strides and
+ * per-unit sizes are then derived from it (and the tensors checked against
+ * it). Static groups ignore it (NULL is fine). */
+bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_tensor *const *out,
+                  const plumb_tensor *space);
+/* A value of the group whose type is its iteration space S. */
+const ir_value *rt_fused_space(const rt_fused *g);
+/* S, or the operand of a broadcast the group reads, has a `?` dimension. */
+bool rt_fused_dynamic(const rt_fused *g);
 
 /* Chains of f32 arithmetic steps a fused group runs as one loop each (row
  * groups, AVX-512): returns how many, *links (may be NULL) their total

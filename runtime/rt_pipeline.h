@@ -163,6 +163,9 @@ rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *e
 typedef struct rt_step {
     const ir_op *op;           /* single op run by its kernel, or NULL */
     const rt_fused *fused;     /* fused group, or NULL */
+    const ir_op *const *ops;   /* every op of the step, program order (a run with `?` dims
+                                * derives their result shapes before the step runs) */
+    uint32_t n_ops;
     plumb_tensor **in;
     uint32_t n_in;
     plumb_tensor **out;
@@ -195,6 +198,13 @@ typedef struct rt_program {
     uint32_t *out_ids;         /* value id of each returned value */
     bool *out_direct;          /* per result: a step writes it straight into the caller's tensor */
     void **out_planned;        /* per result: its value's planned data (restored after a run) */
+    /* `?` dimensions (docs/runtime.md, "Polymorphic shapes"): each run derives
+     * every value's shape with ir_shape_infer, step by step */
+    bool dynamic;              /* some value's type has a `?` dimension */
+    uint32_t *buf_of;          /* dynamic: per value id, its buffer + 1 (0: none) */
+    const plumb_tensor **dyn_in;   /* dynamic: operand headers of the op being inferred */
+    ir_type *dyn_types;        /* dynamic: its result types */
+    uint64_t buf_grows;        /* dynamic: buffers grown by runs (unbounded `?` values) */
     rt_exec x;                 /* execution context, kept between runs */
 } rt_program;
 
