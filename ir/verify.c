@@ -587,6 +587,8 @@ static bool v_iota(vctx *V, const ir_op *op)
     if (op->a.dimension < 0 || op->a.dimension >= (int64_t)t->rank)
         return BAD("iota_dimension = %lld is out of range for result rank %u (StableHLO C1)",
                    (long long)op->a.dimension, t->rank);
+    /* A '?' result has nothing to take its size from: ir_shape_infer
+     * refuses it when the op runs (dynamic_iota is the op for that). */
     return true;
 }
 
