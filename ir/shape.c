@@ -725,3 +725,38 @@ bool ir_shape_check_args(const ir_func *f, const plumb_tensor *const *args, uint
             return false;
     return true;
 }
+
+void ir_shape_assertion_message(const ir_op *op, const plumb_tensor *const *in, plumb_buf *b)
+{
+    const char *m = op->a.message ? op->a.message : "";
+    while (*m) {
+        const char *open = strchr(m, '{');
+        if (!open) {
+            plumb_buf_puts(b, m);
+            break;
+        }
+        plumb_buf_append(b, m, (size_t)(open - m));
+        const char *p = open + 1;
+        uint64_t k = 0;
+        bool digits = false, big = false;
+        while (*p >= '0' && *p <= '9') {
+            digits = true;
+            if (k > 1000000)
+                big = true;
+            else
+                k = k * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        const plumb_tensor *v = digits && *p == '}' && !big && k + 1 < op->n_operands ? in[k + 1] : NULL;
+        if (v && v->data && plumb_dtype_is_int(v->dtype)) {
+            if (plumb_dtype_is_unsigned(v->dtype))
+                plumb_buf_printf(b, "%llu", (unsigned long long)plumb_load_u64(v->dtype, v->data, 0));
+            else
+                plumb_buf_printf(b, "%lld", (long long)plumb_load_i64(v->dtype, v->data, 0));
+            m = p + 1;
+        } else {
+            plumb_buf_append(b, open, 1);   /* not a reference, or no value known: kept as written */
+            m = open + 1;
+        }
+    }
+}

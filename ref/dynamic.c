@@ -170,39 +170,9 @@ bool ref_op_SHAPE_ASSERTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
         return ref_fail(c, op, PLUMB_ERR_INVALID, "the predicate must be a tensor<i1>");
     if (plumb_load_bits(PLUMB_I1, in[0]->data, 0) & 1)
         return true;
-    const char *m = op->a.message ? op->a.message : "";
     plumb_buf b;
     plumb_buf_init(&b);
-    while (*m) {
-        const char *open = strchr(m, '{');
-        if (!open) {
-            plumb_buf_puts(&b, m);
-            break;
-        }
-        plumb_buf_append(&b, m, (size_t)(open - m));
-        const char *p = open + 1;
-        uint64_t k = 0;
-        bool digits = false, big = false;
-        while (*p >= '0' && *p <= '9') {
-            digits = true;
-            if (k > 1000000)
-                big = true;
-            else
-                k = k * 10 + (uint64_t)(*p - '0');
-            p++;
-        }
-        if (digits && *p == '}' && !big && k + 1 < op->n_operands) {
-            const plumb_tensor *v = in[k + 1];
-            if (plumb_dtype_is_unsigned(v->dtype))
-                plumb_buf_printf(&b, "%llu", (unsigned long long)plumb_load_u64(v->dtype, v->data, 0));
-            else
-                plumb_buf_printf(&b, "%lld", (long long)plumb_load_i64(v->dtype, v->data, 0));
-            m = p + 1;
-        } else {
-            plumb_buf_append(&b, open, 1);
-            m = open + 1;
-        }
-    }
+    ir_shape_assertion_message(op, (const plumb_tensor *const *)in, &b);
     ref_fail(c, op, PLUMB_ERR_RUNTIME, "shape assertion failed: %s",
              b.data && !b.failed ? b.data : "(the message could not be built: out of memory)");
     plumb_buf_free(&b);

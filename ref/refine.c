@@ -265,9 +265,13 @@ static bool assertion_known(rf *r, ir_op *op, ir_block *b, plumb_tensor *const *
         *removed = true;
         return true;
     }
-    return rf_fail(r, PLUMB_ERR_INVALID, op->loc,
-                   "%s: fails for these shapes, so the program cannot be refined to them: %s",
-                   plumb_op_name(op->code), op->a.message ? op->a.message : "");
+    plumb_buf msg;
+    plumb_buf_init(&msg);
+    ir_shape_assertion_message(op, (const plumb_tensor *const *)in, &msg);
+    rf_fail(r, PLUMB_ERR_INVALID, op->loc, "%s: fails for these shapes, so the program cannot be refined to them: %s",
+            plumb_op_name(op->code), msg.data && !msg.failed ? msg.data : "");
+    plumb_buf_free(&msg);
+    return false;
 }
 
 static bool refine_op(rf *r, ir_func *f, ir_op *op, bool *removed)
@@ -422,17 +426,23 @@ static void drop_unused(ir_func *f, uint32_t *uses, uint32_t n_values)
 
 static void copy_block_locs(const ir_block *from, ir_block *to)
 {
+    for (uint32_t i = 0; i < from->n_args && i < to->n_args; i++)
+        to->args[i]->name = from->args[i]->name;
     const ir_op *a = from->first;
     ir_op *b = to->first;
     for (; a && b; a = a->next, b = b->next) {
         b->loc = a->loc;
+        for (uint32_t j = 0; j < a->n_results && j < b->n_results; j++)
+            b->results[j]->name = a->results[j]->name;
         for (uint32_t k = 0; k < a->n_regions && k < b->n_regions; k++)
             copy_block_locs(&a->regions[k], &b->regions[k]);
     }
 }
 
 /* A copy of m that the pass may change: printed and parsed, then given the
- * original's source locations (the two have the same structure op for op). */
+ * original's source locations and SSA names (the two have the same
+ * structure op for op), so that errors read as the user wrote the program.
+ * The names point into m, which outlives the copy. */
 static ir_module *copy_module(const ir_module *m, plumb_diag *d)
 {
     plumb_buf b;

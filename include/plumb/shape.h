@@ -75,6 +75,11 @@ bool ir_shape_static_form(const ir_op *op, const plumb_tensor *const *in, ir_sha
 /* True for the ops ir_shape_static_form rewrites. */
 bool ir_shape_is_dynamic_op(plumb_opcode code);
 
+/* shape_assertion's error_message with each `{k}` replaced by the decimal
+ * value of operand k + 1 (JAX's convention), appended to b; a `{...}` that
+ * is no such reference, or whose operand has no data, is kept as written. */
+void ir_shape_assertion_message(const ir_op *op, const plumb_tensor *const *in, plumb_buf *b);
+
 /* The concrete type of a tensor (bounds PLUMB_NO_BOUND). */
 ir_type ir_shape_of(const plumb_tensor *t);
 

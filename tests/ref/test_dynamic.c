@@ -447,6 +447,69 @@ static void test_shape_assertion(void **state)
     free_all(in, 2);
 }
 
+/* Refinement: the program of test_same_bits_as_static refined to x = 7x3
+ * (plumb_ref_refine) has static types only, and gives the same bits as
+ * the '?' program run at that size; a shape outside the bound is refused
+ * with the parameter named. */
+static void test_refine_same_bits(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<?x3xf32, #stablehlo.bounds<8, ?>>, %w: tensor<3x2xf32>) -> tensor<?x2xf32, #stablehlo.bounds<8, ?>> {\n"
+        "  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x3xf32, #stablehlo.bounds<8, ?>>) -> tensor<i32>\n"
+        "  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>\n"
+        "  %c2 = stablehlo.constant dense<2> : tensor<1xi32>\n"
+        "  %s = stablehlo.concatenate %n1, %c2, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>\n"
+        "  %t = stablehlo.tanh %x : tensor<?x3xf32, #stablehlo.bounds<8, ?>>\n"
+        "  %d = stablehlo.dot_general %t, %w, contracting_dims = [1] x [0] : (tensor<?x3xf32, #stablehlo.bounds<8, ?>>, tensor<3x2xf32>) -> tensor<?x2xf32, #stablehlo.bounds<8, ?>>\n"
+        "  %b = stablehlo.constant dense<0.5> : tensor<f32>\n"
+        "  %bb = stablehlo.dynamic_broadcast_in_dim %b, %s, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x2xf32, #stablehlo.bounds<8, ?>>\n"
+        "  %r = stablehlo.add %d, %bb : tensor<?x2xf32, #stablehlo.bounds<8, ?>>\n"
+        "  return %r : tensor<?x2xf32, #stablehlo.bounds<8, ?>>\n}\n";
+    ir_module *m = parse_ok(src);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    int64_t xd[] = {7, 3}, wd[] = {3, 2};
+    ir_type at[2] = {ir_type_make(PLUMB_F32, 2, xd), ir_type_make(PLUMB_F32, 2, wd)};
+    ir_module *r = plumb_ref_refine(m, NULL, at, 2, 0, &d);
+    if (!r)
+        plumb_diag_print(&d, stderr);
+    assert_non_null(r);
+    const ir_func *f = ir_module_find_func(r, "main");
+    assert_non_null(f);
+    assert_true(ir_type_is_static(&f->result_types[0]));
+    assert_int_equal(f->result_types[0].dims[0], 7);
+    for (const ir_op *op = f->body.first; op; op = op->next) {
+        assert_int_not_equal(op->code, PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM);
+        assert_int_not_equal(op->code, PLUMB_OP_GET_DIMENSION_SIZE);
+        for (uint32_t j = 0; j < op->n_results; j++)
+            assert_true(ir_type_is_static(&op->results[j]->type));
+    }
+    double xv[21], wv[6];
+    for (int i = 0; i < 21; i++)
+        xv[i] = 0.37 * i - 3.1;
+    for (int i = 0; i < 6; i++)
+        wv[i] = 1.0 / (i + 7);
+    plumb_tensor *in[2] = {tens(PLUMB_F32, 2, xd, xv), tens(PLUMB_F32, 2, wd, wv)};
+    plumb_ref_result a, b;
+    assert_true(plumb_ref_run(m, NULL, in, 2, NULL, &a, &d));
+    assert_true(plumb_ref_run(r, NULL, in, 2, NULL, &b, &d));
+    assert_true(plumb_tensor_equal(a.outputs[0], b.outputs[0]));
+    SHAPE(&b, 0, 7, 2);
+    plumb_ref_result_free(&a);
+    plumb_ref_result_free(&b);
+    free_all(in, 2);
+    ir_module_free(r);
+
+    xd[0] = 9;
+    at[0] = ir_type_make(PLUMB_F32, 2, xd);
+    memset(&d, 0, sizeof d);
+    assert_null(plumb_ref_refine(m, NULL, at, 2, 0, &d));
+    assert_int_equal(d.code, PLUMB_ERR_USAGE);
+    assert_non_null(strstr(d.msg, "parameter 0 (%x) dimension 0: size 9 exceeds its bound 8"));
+    ir_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_pad),
         cmocka_unit_test(test_dynamic_gather),
         cmocka_unit_test(test_shape_assertion),
+        cmocka_unit_test(test_refine_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
