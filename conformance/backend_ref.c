@@ -276,8 +276,10 @@ static plumb_backend_error *ref_capabilities(plumb_backend_capabilities_args *a)
     ref_caps.struct_size = sizeof ref_caps;
     ref_caps.ops = ref_ops;
     ref_caps.n_ops = n;
-    /* The reference executes static shapes only. */
-    ref_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_NONE;
+    /* The reference interprets: one parsed program runs at any size, each
+     * result sized from its operands (ir_shape_infer), a size above a
+     * bound refused by ir_shape_check_args; nothing is built per size. */
+    ref_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_UNBOUNDED;
     ref_caps.flush_subnormals = 0;
     ref_caps.preserves_nan_payload = 1;
     ref_caps.deterministic = 1;

@@ -11,7 +11,13 @@
  * in use; a scenario holds at most 7 distinct programs). Steps return to
  * earlier programs after others, so a cache that evicts and then hands out
  * the wrong entry gives wrong results. Every scenario runs in one worker
- * process, which reports each scenario's count and verdict. */
+ * process, which reports each scenario's count and verdict.
+ *
+ * The polymorphic scenarios run one program with `?` parameters at many
+ * sizes (0, 1, odd and even ones, the bound, revisits) and hold the count to
+ * the backend's polymorphic_shapes claim (include/plumb/backend.h): bounded
+ * and unbounded backends build once, a per-shape backend at most once per
+ * distinct size. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -41,14 +47,15 @@ typedef enum cs_kind {
     CS_CONST_VECTOR,  /* one element of an 8-element constant changes */
     CS_CONST_SCALAR,  /* a rank-0 constant changes */
     CS_CONST_ONE,     /* a one-element (tensor<1xf32>) constant changes */
-    CS_POLY,          /* a polymorphic dimension, several sizes */
+    CS_POLY,          /* a bounded polymorphic dimension, 24 runs at 20 sizes */
+    CS_POLY_UNBOUNDED,/* an unbounded one (backends that claim UNBOUNDED) */
     CS_COUNT
 } cs_kind;
 
 static const char *const cs_names[CS_COUNT] = {
     "new parameter values", "element type change", "static shape change", "op change",
     "return to earlier programs", "constant value (vector)", "constant value (scalar)",
-    "constant value (one element)", "polymorphic dimension",
+    "constant value (one element)", "polymorphic dimension", "unbounded polymorphic dim",
 };
 
 /* Steps per scenario (compile calls) and distinct programs among them. */
@@ -63,7 +70,17 @@ static const int cs_return_order[] = {0, 1, 2, 3, 0, 4, 5, 6, 1, 0, 2, 6, 3, 5, 
  * signs are distinct programs (an input of -0 tells them apart: -0 + +0 is
  * +0, -0 + -0 is -0); a cache that compares values numerically does not. */
 static const float cs_const_values[] = {1.5f, -2.25f, 1.5f, 0.0f, -0.0f, 1024.0f, -2.25f, 3.0e38f, 0.0f, -0.0f};
-static const int64_t cs_poly_sizes[] = {3, 7, 16, 1, 7, 3};
+/* Polymorphic scenarios: the leading size of tensor<?x4xf32> per run. The
+ * bounded one (bound CS_POLY_BOUND) visits 20 distinct sizes: 0, 1, odd and
+ * even ones, the bound itself, and returns to 1, 64, 0 and 7 after others. */
+#define CS_POLY_BOUND 64
+#define CS_POLY_COLS 4
+static const int64_t cs_poly_sizes[] = {1, 0, 64, 7, 33, 2, 63, 17, 5, 48, 1, 31,
+                                        9, 64, 12, 3, 40, 25, 0, 57, 11, 7, 20, 50};
+#define CS_POLY_DISTINCT 20
+/* The unbounded one: sizes past any bound the other uses, 0 and 1. */
+static const int64_t cs_unbounded_sizes[] = {3, 100, 0, 1, 257, 64, 100, 65, 1000, 3};
+#define CS_UNBOUNDED_DISTINCT 8
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -79,13 +96,14 @@ static uint32_t cs_steps(cs_kind k)
     case CS_CONST_SCALAR:
     case CS_CONST_ONE: return N_OF(cs_const_values);
     case CS_POLY: return N_OF(cs_poly_sizes);
+    case CS_POLY_UNBOUNDED: return N_OF(cs_unbounded_sizes);
     case CS_COUNT: break;
     }
     return 0;
 }
 
 /* Distinct programs of a scenario: by hand from the tables above. */
-static uint64_t cs_distinct(cs_kind k, plumb_backend_poly poly)
+static uint64_t cs_distinct(cs_kind k)
 {
     switch (k) {
     case CS_VALUES: return 1;
@@ -96,10 +114,42 @@ static uint64_t cs_distinct(cs_kind k, plumb_backend_poly poly)
     case CS_CONST_VECTOR:
     case CS_CONST_SCALAR:
     case CS_CONST_ONE: return 6;   /* 1.5, -2.25, +0, -0, 1024, 3e38 */
-    case CS_POLY: return poly == PLUMB_BACKEND_POLY_BOUNDED ? 1 : 4;
+    case CS_POLY: return CS_POLY_DISTINCT;
+    case CS_POLY_UNBOUNDED: return CS_UNBOUNDED_DISTINCT;
     case CS_COUNT: break;
     }
     return 0;
+}
+
+/* The compile counts a scenario allows under a polymorphism claim, and what
+ * the count certifies (note). Static scenarios: exactly their distinct
+ * programs. Polymorphic ones: one program compiled once (bounded,
+ * unbounded); at least once and at most once per distinct size (per-shape:
+ * a size seen before must not build again). */
+static void cs_expect(cs_kind k, plumb_backend_poly poly, conf_cache_scenario *s)
+{
+    uint64_t n = cs_distinct(k);
+    s->expected_min = s->expected_max = n;
+    if (k != CS_POLY && k != CS_POLY_UNBOUNDED)
+        return;
+    s->runs = cs_steps(k);
+    s->distinct = (uint32_t)n;
+    const char *where = k == CS_POLY ? "within the bound 64" : "of a dimension without a bound (up to 1000)";
+    switch (poly) {
+    case PLUMB_BACKEND_POLY_BOUNDED:
+    case PLUMB_BACKEND_POLY_UNBOUNDED:
+        s->expected_min = s->expected_max = 1;
+        snprintf(s->note, sizeof s->note, "%s: one compile for %u runs at %u sizes %s", conf_poly_name(poly), s->runs,
+                 s->distinct, where);
+        break;
+    case PLUMB_BACKEND_POLY_PER_SHAPE:
+        s->expected_min = 1;
+        snprintf(s->note, sizeof s->note, "per-shape: at most one compile per distinct size (%u sizes, %u runs)",
+                 s->distinct, s->runs);
+        break;
+    case PLUMB_BACKEND_POLY_NONE:
+        break;
+    }
 }
 
 /* A vector of n elements of type t: base + step·i, element 0 set to -0
@@ -131,6 +181,47 @@ static void cs_bits(float v, char *buf, size_t cap)
     uint32_t u;
     memcpy(&u, &v, 4);
     snprintf(buf, cap, "0x%08X", (unsigned)u);
+}
+
+/* An m x CS_POLY_COLS f32 matrix: base + step·i, element 0 set to -0. */
+static plumb_tensor *cs_mat(int64_t m, double base, double step)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    int64_t dims[2] = {m, CS_POLY_COLS};
+    plumb_tensor *x = plumb_tensor_new(PLUMB_F32, 2, dims, 0, &d);
+    if (!x)
+        return NULL;
+    for (int64_t i = 0; i < m * CS_POLY_COLS; i++) {
+        float f = i == 0 ? -0.0f : (float)(base + step * (double)i);
+        memcpy((char *)x->data + 4 * i, &f, 4);
+    }
+    return x;
+}
+
+/* (x + y) + x on tensor<?x4xf32>, bounded by 64 or unbounded: two ops, so
+ * that a backend's fusion and buffer planning meet the run-time size. */
+static void cs_poly_prog(bool bounded, char *prog, size_t cap)
+{
+    const char *T = bounded ? "tensor<?x4xf32, #stablehlo.bounds<64, ?>>" : "tensor<?x4xf32>";
+    snprintf(prog, cap,
+             "func.func @main(%%arg0: %s, %%arg1: %s) -> %s {\n"
+             "  %%0 = stablehlo.add %%arg0, %%arg1 : %s\n"
+             "  %%1 = stablehlo.add %%0, %%arg0 : %s\n"
+             "  return %%1 : %s\n}\n",
+             T, T, T, T, T, T);
+}
+
+static void cs_static_prog(int64_t m, char *prog, size_t cap)
+{
+    char T[64];
+    snprintf(T, sizeof T, "tensor<%lldx4xf32>", (long long)m);
+    snprintf(prog, cap,
+             "func.func @main(%%arg0: %s, %%arg1: %s) -> %s {\n"
+             "  %%0 = stablehlo.add %%arg0, %%arg1 : %s\n"
+             "  %%1 = stablehlo.add %%0, %%arg0 : %s\n"
+             "  return %%1 : %s\n}\n",
+             T, T, T, T, T, T);
 }
 
 /* Builds step i of scenario k: the program (and, for the polymorphic one,
@@ -219,20 +310,14 @@ static bool cs_step(cs_kind k, uint32_t i, char *prog, size_t cap, char *static_
         in[0] = cs_vec(PLUMB_F32, 1, 0, 0);
         in[1] = cs_vec(PLUMB_F32, 1, 0, 0);
         break;
-    case CS_POLY: {
-        long long m = (long long)cs_poly_sizes[i];
-        snprintf(prog, cap,
-                 "func.func @main(%%arg0: tensor<?xf32, #stablehlo.bounds<16>>, %%arg1: tensor<?xf32, "
-                 "#stablehlo.bounds<16>>) -> tensor<?xf32, #stablehlo.bounds<16>> {\n"
-                 "  %%0 = stablehlo.add %%arg0, %%arg1 : tensor<?xf32, #stablehlo.bounds<16>>\n"
-                 "  return %%0 : tensor<?xf32, #stablehlo.bounds<16>>\n}\n");
-        snprintf(static_prog, scap,
-                 "func.func @main(%%arg0: tensor<%lldxf32>, %%arg1: tensor<%lldxf32>) -> tensor<%lldxf32> {\n"
-                 "  %%0 = stablehlo.add %%arg0, %%arg1 : tensor<%lldxf32>\n"
-                 "  return %%0 : tensor<%lldxf32>\n}\n",
-                 m, m, m, m, m);
-        in[0] = cs_vec(PLUMB_F32, m, 0.5, 1);
-        in[1] = cs_vec(PLUMB_F32, m, 1, -0.75);
+    case CS_POLY:
+    case CS_POLY_UNBOUNDED: {
+        int64_t m = k == CS_POLY ? cs_poly_sizes[i] : cs_unbounded_sizes[i];
+        cs_poly_prog(k == CS_POLY, prog, cap);
+        /* The reference checks the static program of the same size. */
+        cs_static_prog(m, static_prog, scap);
+        in[0] = cs_mat(m, 0.5 * (double)i + 1, 0.25);
+        in[1] = cs_mat(m, -3.0 + (double)i, 1.0 + 0.125 * (double)i);
         break;
     }
     case CS_COUNT:
@@ -253,10 +338,42 @@ typedef struct cache_wire {
     char reason[232];
 } cache_wire;
 
+/* A polymorphic backend given a size above the bound: execute must fail
+ * with INVALID_ARGUMENT (include/plumb/backend.h), before reading the
+ * buffer; accepting it, or failing another way, fails the scenario. */
+static bool cs_over_bound(conf_backend *b, const char *prog, char *reason, size_t cap)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    plumb_tensor *in[2] = {cs_mat(CS_POLY_BOUND + 1, 1, 0.5), cs_mat(CS_POLY_BOUND + 1, 2, 0.25)};
+    plumb_tensor **outs = NULL;
+    uint32_t n_outs = 0;
+    bool ok = false;
+    if (!in[0] || !in[1]) {
+        snprintf(reason, cap, "out of memory building the inputs of size %d", CS_POLY_BOUND + 1);
+    } else if (conf_backend_run(b, prog, in, 2, &outs, &n_outs, &d)) {
+        snprintf(reason, cap,
+                 "accepted parameter 0 dimension 0 of size %d above its bound %d (expected execute to fail with "
+                 "INVALID_ARGUMENT)",
+                 CS_POLY_BOUND + 1, CS_POLY_BOUND);
+    } else if (d.code != PLUMB_ERR_INVALID || !strstr(d.msg, "execute failed")) {
+        snprintf(reason, cap, "size %d above the bound %d: expected execute to fail with INVALID_ARGUMENT, got: %.150s",
+                 CS_POLY_BOUND + 1, CS_POLY_BOUND, d.msg);
+    } else {
+        ok = true;
+    }
+    conf_tensors_free(outs, n_outs);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+    return ok;
+}
+
 /* Runs scenario k on a cold instance: every step checked, then the count. */
-static void cs_run(conf_run *run, cs_kind k, uint64_t expected, cache_wire *w)
+static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cache_wire *w)
 {
     conf_backend *b = &run->backend;
+    plumb_backend_poly poly = b->caps.poly;
+    bool polyk = k == CS_POLY || k == CS_POLY_UNBOUNDED;
     plumb_diag d;
     plumb_diag_clear(&d);
     /* Cold: a new instance per scenario, so nothing an earlier scenario
@@ -293,8 +410,12 @@ static void cs_run(conf_run *run, cs_kind k, uint64_t expected, cache_wire *w)
             conf_run_case(b, &c, sprog[0] ? sprog : NULL, NULL, &v);
             w->calls++;
             if (v.status != CONF_ST_PASS) {
-                snprintf(w->reason, sizeof w->reason, "step %u, %.40s (%s): %.160s", i, plumb_op_name(op),
-                         conf_status_name(v.status), v.reason);
+                if (polyk)
+                    snprintf(w->reason, sizeof w->reason, "step %u (size %lld), %.40s (%s): %.150s", i,
+                             (long long)in[0]->dims[0], plumb_op_name(op), conf_status_name(v.status), v.reason);
+                else
+                    snprintf(w->reason, sizeof w->reason, "step %u, %.40s (%s): %.160s", i, plumb_op_name(op),
+                             conf_status_name(v.status), v.reason);
                 ok = false;
             }
         }
@@ -309,15 +430,33 @@ static void cs_run(conf_run *run, cs_kind k, uint64_t expected, cache_wire *w)
         ok = false;
     }
     w->compiles = st.compiles;
-    if (ok && st.compiles != expected) {
-        snprintf(w->reason, sizeof w->reason,
-                 "%llu compiles for %llu compile calls of %llu distinct programs, expected exactly %llu (%s)",
-                 (unsigned long long)st.compiles, (unsigned long long)w->calls, (unsigned long long)expected,
-                 (unsigned long long)expected,
-                 st.compiles < expected ? "an executable served a program it was not compiled from"
-                                        : "programs it had were built again");
+    if (ok && (st.compiles < sc->expected_min || st.compiles > sc->expected_max)) {
+        char want[64];
+        if (sc->expected_min == sc->expected_max)
+            snprintf(want, sizeof want, "exactly %llu", (unsigned long long)sc->expected_max);
+        else
+            snprintf(want, sizeof want, "%llu to %llu", (unsigned long long)sc->expected_min,
+                     (unsigned long long)sc->expected_max);
+        if (polyk && poly != PLUMB_BACKEND_POLY_NONE)
+            snprintf(w->reason, sizeof w->reason,
+                     "%llu compiles for %llu runs of one program at %u distinct sizes, expected %s (claims %s: %s)",
+                     (unsigned long long)st.compiles, (unsigned long long)w->calls, sc->distinct, want,
+                     conf_poly_name(poly),
+                     st.compiles > sc->expected_max ? (poly == PLUMB_BACKEND_POLY_PER_SHAPE
+                                                           ? "a size it had compiled was built again"
+                                                           : "it recompiled for new sizes")
+                                                    : "nothing was built");
+        else
+            snprintf(w->reason, sizeof w->reason,
+                     "%llu compiles for %llu compile calls of %llu distinct programs, expected %s (%s)",
+                     (unsigned long long)st.compiles, (unsigned long long)w->calls, (unsigned long long)cs_distinct(k),
+                     want,
+                     st.compiles < sc->expected_min ? "an executable served a program it was not compiled from"
+                                                    : "programs it had were built again");
         ok = false;
     }
+    if (ok && k == CS_POLY && poly != PLUMB_BACKEND_POLY_NONE)
+        ok = cs_over_bound(b, prog, w->reason, sizeof w->reason);
     w->pass = ok;
 }
 
@@ -329,7 +468,7 @@ static void cs_worker(conf_run *run, const cs_kind *kinds, int fd)
         cache_wire w;
         memset(&w, 0, sizeof w);
         w.index = s;
-        cs_run(run, kinds[s], run->cache[s].expected_max, &w);
+        cs_run(run, kinds[s], &run->cache[s], &w);
         if (!conf_write_all(fd, &w, sizeof w))
             _exit(3);
     }
@@ -359,6 +498,7 @@ void conf_cache_suite(conf_run *run)
         [CS_CONST_SCALAR] = add32,
         [CS_CONST_ONE] = add32,
         [CS_POLY] = add32 && c->poly != PLUMB_BACKEND_POLY_NONE,
+        [CS_POLY_UNBOUNDED] = add32 && c->poly == PLUMB_BACKEND_POLY_UNBOUNDED,
     };
 #undef CS_HAS
     /* Four scenarios bake a constant: the backend must claim it (f32). */
@@ -378,7 +518,7 @@ void conf_cache_suite(conf_run *run)
         kinds[run->n_cache++] = (cs_kind)k;
         memset(s, 0, sizeof *s);
         copy_str(s->name, sizeof s->name, cs_names[k]);
-        s->expected_max = cs_distinct((cs_kind)k, c->poly);
+        cs_expect((cs_kind)k, c->poly, s);
         snprintf(s->reason, sizeof s->reason, "not run");
     }
     if (run->n_cache == 0)

@@ -256,9 +256,13 @@ typedef struct conf_op_summary {
 typedef struct conf_cache_scenario {
     char name[96];
     uint64_t compiles;
-    uint64_t expected_max;     /* the cache suite expects exactly this many */
+    uint64_t expected_min;     /* the cache suite expects between these many (equal for */
+    uint64_t expected_max;     /* every scenario but a per-shape backend's polymorphic one) */
     uint64_t calls;            /* compile calls the scenario made (in memory only, not in reports) */
+    uint32_t runs;             /* executions planned (polymorphic scenarios; else 0) */
+    uint32_t distinct;         /* distinct shapes among them (polymorphic scenarios; else 0) */
     bool pass;
+    char note[160];            /* what the count certifies, e.g. "certified on refined (static) programs" */
     char reason[256];
 } conf_cache_scenario;
 
@@ -300,6 +304,7 @@ typedef struct conf_run {
     conf_cache_scenario cache[16];
     uint32_t n_cache;
     uint64_t passed, failed, skipped;
+    uint64_t skipped_poly;         /* of skipped: polymorphic cases of claimed types (claim "none") */
     uint64_t digest[2];            /* XXH3-128 over the verdicts */
     double seconds;                /* wall time of the run */
     bool ok;                       /* every claimed case passed, manifest met */

@@ -27,6 +27,17 @@ typedef struct conf_case {
     char *program;              /* StableHLO text (owned by the case list's arena) */
     plumb_tensor **inputs;      /* owned by the case list */
     uint32_t n_inputs;
+    /* A case with polymorphic (`?`) types ("dyn_*" shape classes and the
+     * dynamic ops): run only on backends that claim polymorphic shapes,
+     * reported as unsupported on the others. */
+    bool polymorphic;
+    /* The program the reference runs for the expected results, when it is
+     * not `program`: a polymorphic case of an op with a static form is
+     * checked against that static program at the case's size (every `?`
+     * replaced by it), so its results must be those of a static compile;
+     * NULL = program itself (the dynamic ops, run by the reference as
+     * written). Owned by the case list. */
+    char *check_program;
 } conf_case;
 
 typedef struct conf_cases {
@@ -47,6 +58,18 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed,
 /* The number of cases conf_generate must produce for op in suite before
  * sharding (the manifest): a run that executed fewer fails. */
 uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite);
+
+/* Polymorphic cases ("dyn_*" shape classes, docs/conformance.md): a `?`
+ * dimension bounded by CONF_POLY_BOUND, at the sizes CONF_POLY_SIZES (0, 1,
+ * odd, the bound), named "dyn_0", "dyn_1", "dyn_odd" and "dyn_bound". */
+#define CONF_POLY_BOUND 16
+#define CONF_POLY_N_SIZES 4
+extern const int64_t conf_poly_sizes[CONF_POLY_N_SIZES];
+extern const char *const conf_poly_classes[CONF_POLY_N_SIZES];
+/* The program text with every `?` replaced by size and every
+ * #stablehlo.bounds<...> encoding dropped (arena-allocated; NULL when out
+ * of memory): the static form of a program whose `?` all stand for one size. */
+char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size);
 
 /* The attribute forms ("perm_2_0_1", "dims_0_2", "n3_dim1", "lt_totalorder",
  * "scalar_lo", ...) conf_generate promises for op in element type t, the
@@ -136,6 +159,12 @@ double conf_underflow_eta(plumb_dtype t);
  * and the special values of a float type as bit patterns (out may be NULL;
  * at most 32). */
 bool conf_op_generated(plumb_opcode op);
+/* The dynamic ops (get_dimension_size, dynamic_broadcast_in_dim, ...,
+ * dynamic_gather): their cases are all polymorphic ("dyn_*" shape
+ * classes). shape_assertion is a check op and gets none. */
+bool conf_op_dynamic(plumb_opcode op);
+/* Ops of static form that get the "dyn_*" family: their operands as `?`. */
+bool conf_op_poly(plumb_opcode op);
 const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n);
 const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *n);
 uint32_t conf_convert_targets(plumb_opcode op, plumb_dtype src, plumb_dtype *out);

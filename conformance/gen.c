@@ -24,6 +24,9 @@ static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
 static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
 static const char *const SH_TOPK[] = {"odd", "one", "wide"};
 
+/* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
+static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
+
 static const char *const V_FLOAT[] = {"special", "subnormal", "boundary", "normal", "uniform", "loguniform"};
 static const char *const V_INT[] = {"boundary", "uniform"};
 static const char *const V_BOOL[] = {"uniform"};
@@ -31,6 +34,72 @@ static const char *const V_NONE[] = {"none"};
 static const char *const V_RNG[] = {"three_fry", "philox"};
 
 #define LEN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+const int64_t conf_poly_sizes[CONF_POLY_N_SIZES] = {0, 1, 7, CONF_POLY_BOUND};
+const char *const conf_poly_classes[CONF_POLY_N_SIZES] = {"dyn_0", "dyn_1", "dyn_odd", "dyn_bound"};
+
+static int64_t poly_size(const char *sc)
+{
+    for (uint32_t i = 0; i < CONF_POLY_N_SIZES; i++)
+        if (!strcmp(sc, conf_poly_classes[i])) return conf_poly_sizes[i];
+    return -1;
+}
+
+bool conf_op_dynamic(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_GET_DIMENSION_SIZE: case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_DYNAMIC_IOTA: case PLUMB_OP_REAL_DYNAMIC_SLICE: case PLUMB_OP_DYNAMIC_PAD:
+    case PLUMB_OP_DYNAMIC_GATHER:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Ops of static form whose operands may be polymorphic get the "dyn_*"
+ * family: every elementwise op, reduce, the contractions, and the data
+ * movement and indexing ops whose result keeps the `?` or consumes it
+ * (reshape and slice need a static result size, and broadcast_in_dim a
+ * static operand dim for a `?` result dim, since a `?` of size 1 would
+ * expand: their dynamic forms dynamic_reshape, real_dynamic_slice and
+ * dynamic_broadcast_in_dim cover them; constant, iota and
+ * rng_bit_generator have no tensor operand that could be `?`; dynamic_slice
+ * and dynamic_update_slice need static slice sizes within every size, 0
+ * included). */
+bool conf_op_poly(plumb_opcode op)
+{
+    switch (plumb_op_get(op)->kind) {
+    case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
+    case PLUMB_KIND_MOVEMENT:
+        return op == PLUMB_OP_BITCAST_CONVERT || op == PLUMB_OP_TRANSPOSE || op == PLUMB_OP_REVERSE || op == PLUMB_OP_CONCATENATE || op == PLUMB_OP_PAD;
+    case PLUMB_KIND_INDEXING:
+        return op == PLUMB_OP_GATHER || op == PLUMB_OP_SCATTER || op == PLUMB_OP_SORT || op == PLUMB_OP_TOP_K;
+    default: return false;
+    }
+}
+
+char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    static const char enc[] = ", #stablehlo.bounds<";
+    for (const char *p = program; *p;) {
+        if (!strncmp(p, enc, sizeof enc - 1)) {
+            const char *q = strchr(p + sizeof enc - 1, '>');
+            if (!q) break;
+            p = q + 1;
+        } else if (*p == '?') {
+            plumb_buf_printf(&b, "%lld", (long long)size);
+            p++;
+        } else {
+            plumb_buf_append(&b, p++, 1);
+        }
+    }
+    char *r = b.failed || !b.data ? NULL : plumb_arena_strndup(a, b.data, b.len);
+    plumb_buf_free(&b);
+    return r;
+}
 
 bool conf_op_generated(plumb_opcode op)
 {
@@ -41,6 +110,7 @@ bool conf_op_generated(plumb_opcode op)
 const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
 {
     const plumb_op_info *oi = plumb_op_get(op);
+    if (conf_op_dynamic(op)) { *n = LEN(SH_DYN); return SH_DYN; }
     switch (op) {
     case PLUMB_OP_CONSTANT: *n = LEN(SH_CONST); return SH_CONST;
     case PLUMB_OP_BITCAST_CONVERT: *n = LEN(SH_BITCAST); return SH_BITCAST;
@@ -61,7 +131,11 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
 
 const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *n)
 {
-    if (op == PLUMB_OP_IOTA) { *n = LEN(V_NONE); return V_NONE; }
+    /* results that do not depend on element values */
+    if (op == PLUMB_OP_IOTA || op == PLUMB_OP_DYNAMIC_IOTA || op == PLUMB_OP_GET_DIMENSION_SIZE) {
+        *n = LEN(V_NONE);
+        return V_NONE;
+    }
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) { *n = LEN(V_RNG); return V_RNG; }
     if (plumb_dtype_is_float(t)) { *n = LEN(V_FLOAT); return V_FLOAT; }
     if (plumb_dtype_is_bool(t)) { *n = LEN(V_BOOL); return V_BOOL; }
@@ -125,6 +199,8 @@ typedef struct gen {
     plumb_tensor *in[8];
     uint32_t n_in;
     const char *form;          /* attribute form of a "forms" case (arena), else NULL */
+    bool dyn;                  /* a polymorphic ("dyn_*") case: dims < 0 in types are `?` */
+    int64_t dyn_n;             /* ... and the size they have in the inputs */
     const char *opcross;       /* "<A>_<B>" of an operand-crossed dot case (static), else NULL */
     bool failed;
 } gen;
@@ -137,11 +213,28 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* A tensor type; a negative dim is the polymorphic one of a "dyn_*" case,
+ * written `?` with the bound CONF_POLY_BOUND, or twice it when -2 (a dim
+ * that grows with the size, e.g. dynamic_pad's interior padding). */
 static void ty(plumb_buf *b, plumb_dtype t, uint32_t rank, const int64_t *dims)
 {
     plumb_buf_puts(b, "tensor<");
-    for (uint32_t i = 0; i < rank; i++) plumb_buf_printf(b, "%lldx", (long long)dims[i]);
-    plumb_buf_printf(b, "%s>", plumb_dtype_name(t));
+    bool dyn = false;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (dims[i] < 0) plumb_buf_puts(b, "?x");
+        else plumb_buf_printf(b, "%lldx", (long long)dims[i]);
+        dyn = dyn || dims[i] < 0;
+    }
+    plumb_buf_printf(b, "%s", plumb_dtype_name(t));
+    if (dyn) {
+        plumb_buf_puts(b, ", #stablehlo.bounds<");
+        for (uint32_t i = 0; i < rank; i++) {
+            if (dims[i] < 0) plumb_buf_printf(b, "%s%d", i ? ", " : "", CONF_POLY_BOUND * (int)-dims[i]);
+            else plumb_buf_printf(b, "%s?", i ? ", " : "");
+        }
+        plumb_buf_puts(b, ">");
+    }
+    plumb_buf_puts(b, ">");
 }
 
 static const char *tys(gen *g, plumb_dtype t, uint32_t rank, const int64_t *dims)
@@ -257,8 +350,10 @@ static void fill(gen *g, plumb_tensor *x, const char *vc)
 static plumb_tensor *param(gen *g, const char *name, plumb_dtype t, uint32_t rank, const int64_t *dims,
                            const char *vc, int64_t lo, int64_t hi)
 {
-    if (g->failed || g->n_in >= 8) { g->failed = true; return NULL; }
-    plumb_tensor *x = plumb_tensor_new(t, rank, dims, 0, g->d);
+    if (g->failed || g->n_in >= 8 || rank > 4) { g->failed = true; return NULL; }
+    int64_t cd[4];
+    for (uint32_t i = 0; i < rank; i++) cd[i] = dims[i] < 0 ? g->dyn_n : dims[i];
+    plumb_tensor *x = plumb_tensor_new(t, rank, cd, 0, g->d);
     if (!x) { g->failed = true; return NULL; }
     g->in[g->n_in++] = x;
     if (vc) fill(g, x, vc);
@@ -282,6 +377,7 @@ static void reset_case(gen *g)
     plumb_buf_init(&g->params);
     plumb_buf_init(&g->body);
     g->ret_types = NULL;
+    g->dyn = false;
 }
 
 static bool push_case(gen *g, const char *ret_names)
@@ -337,7 +433,13 @@ static bool push_case(gen *g, const char *ret_names)
         c->form = g->form;
         c->program = plumb_arena_strndup(cs->arena, text.data, text.len);
         c->inputs = plumb_arena_array(cs->arena, g->n_in ? g->n_in : 1, sizeof *c->inputs);
-        if (!c->program || !c->inputs) {
+        c->polymorphic = g->dyn;
+        /* The static form at this size is what the reference checks, for
+         * every op that has one (the dynamic ops run as written). */
+        bool has_static = !conf_op_dynamic(g->op);
+        if (g->dyn && has_static && c->program)
+            c->check_program = conf_poly_concretize(cs->arena, c->program, g->dyn_n);
+        if (!c->program || !c->inputs || (g->dyn && has_static && !c->check_program)) {
             ok = false;
             plumb_diag_set(g->d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory");
         } else {
@@ -361,6 +463,7 @@ typedef struct shp {
 
 static shp ew_shape(const char *sc)
 {
+    if (!strncmp(sc, "dyn_", 4)) return (shp){2, {-1, 3}};  /* tensor<?x3xT, #stablehlo.bounds<16, ?>> */
     if (!strcmp(sc, "scalar")) return (shp){0, {0}};
     if (!strcmp(sc, "empty")) return (shp){2, {0, 3}};
     if (!strcmp(sc, "one")) return (shp){1, {1}};
@@ -674,7 +777,8 @@ static bool gen_movement(gen *g, plumb_dtype target)
             int64_t n = s.dims[i];
             int64_t l = (i % 2) ? -1 : 2, h = (i % 2) ? 1 : 0, it = (i == 0 && n > 1) ? 1 : 0;
             if (n == 0 || (n == 1 && l < 0)) l = 0;
-            o.dims[i] = l + h + n + (n > 0 ? (n - 1) * it : 0);
+            if (n < 0) l = h = it = 0;   /* the `?` dim of a dyn_* case: kept as it is */
+            o.dims[i] = n < 0 ? n : l + h + n + (n > 0 ? (n - 1) * it : 0);
             plumb_buf_printf(&lo, "%s%lld", i ? ", " : "", (long long)l);
             plumb_buf_printf(&hi, "%s%lld", i ? ", " : "", (long long)h);
             plumb_buf_printf(&in, "%s%lld", i ? ", " : "", (long long)it);
@@ -707,6 +811,7 @@ static bool gen_reduce(gen *g, plumb_opcode body)
     if (!strcmp(sc, "one")) { dims = "[0]"; o = (shp){0, {0}}; }
     if (!strcmp(sc, "empty")) { dims = "[0]"; o = (shp){1, {3}}; }
     if (!strcmp(sc, "dimnums")) { s = (shp){3, {4, 5, 6}}; dims = "[0, 2]"; o = (shp){1, {5}}; }
+    if (g->dyn) { dims = "[0]"; o = (shp){1, {3}}; }   /* across the `?` dim: n terms, 0 included */
     param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
     plumb_tensor *c = param(g, "c", t, 0, NULL, "uniform", 0, 0);
     if (c) {
@@ -733,6 +838,11 @@ static bool gen_dot(gen *g)
     if (!strcmp(sc, "empty")) { l = (shp){2, {3, 0}}; r = (shp){2, {0, 4}}; o = (shp){2, {3, 4}}; }
     if (!strcmp(sc, "one")) { l = (shp){2, {1, 1}}; r = l; o = l; }
     if (!strcmp(sc, "wide")) { l = (shp){2, {4, 300}}; r = (shp){2, {300, 3}}; o = (shp){2, {4, 3}}; }
+    if (g->dyn) {
+        /* dot: x's rows `?`; dot_general: the contracting dim `?` in both (n terms) */
+        if (g->op == PLUMB_OP_DOT) { l = (shp){2, {-1, 13}}; r = (shp){2, {13, 5}}; o = (shp){2, {-1, 5}}; }
+        else { l = (shp){2, {-1, 7}}; r = (shp){2, {-1, 5}}; o = (shp){2, {7, 5}}; dn = "contracting_dims = [0] x [0]"; }
+    }
     if (!strcmp(sc, "dimnums")) {
         if (g->op == PLUMB_OP_DOT) { l = (shp){2, {6, 17}}; r = (shp){1, {17}}; o = (shp){1, {6}}; }
         else {
@@ -759,7 +869,7 @@ static bool gen_indexing(gen *g)
     const char *sc = g->shape;
     const char *T0 = tys(g, t, 0, NULL);
     plumb_buf *b = &g->body;
-    int64_t nidx = !strcmp(sc, "empty") ? 0 : !strcmp(sc, "one") ? 1 : 5;
+    int64_t nidx = g->dyn ? -1 : !strcmp(sc, "empty") ? 0 : !strcmp(sc, "one") ? 1 : 5;
     switch (g->op) {
     case PLUMB_OP_GATHER:
     case PLUMB_OP_SCATTER: {
@@ -793,7 +903,7 @@ static bool gen_indexing(gen *g)
     }
     case PLUMB_OP_SORT: {
         shp s = ew_shape(sc);
-        int dim = (int)s.rank - 1;
+        int dim = g->dyn ? 0 : (int)s.rank - 1;  /* dyn: along the `?` dim */
         if (!strcmp(sc, "dimnums")) { s = (shp){3, {3, 4, 5}}; dim = 0; }
         param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
         const char *T = tys(g, t, s.rank, s.dims);
@@ -2198,6 +2308,144 @@ static bool gen_opcross(gen *g)
     return ok && !g->failed;
 }
 
+/* ---- polymorphic cases (docs/conformance.md, "Polymorphic shapes") ---------------------
+ * Shapes with -1 dims are `?` bounded by CONF_POLY_BOUND, and the inputs
+ * have g->dyn_n there. A shape operand is a parameter whose values the
+ * generator sets, so that the sizes arrive at run time like any input. */
+
+static void shape_param(gen *g, const char *name, plumb_dtype it, const int64_t *v, int64_t k)
+{
+    plumb_tensor *x = param(g, name, it, 1, &k, NULL, 0, 0);
+    if (x)
+        for (int64_t i = 0; i < k; i++) plumb_store_bits(it, x->data, (uint64_t)i, (uint64_t)v[i]);
+}
+
+/* The dynamic ops at size n = g->dyn_n: each with its sizes from shape
+ * operands (or, for get_dimension_size, read off its operand), results
+ * typed `?` with a bound (dynamic_pad's first dim can reach twice the
+ * bound: -2). The reference runs these programs as written. */
+static bool gen_dynamic(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t n = g->dyn_n;
+    const char *vc = g->value;
+    plumb_buf *b = &g->body;
+    shp x = {2, {-1, 3}};
+    const char *X = tys(g, t, x.rank, x.dims);
+    const char *S3 = "tensor<3xi64>", *S2 = "tensor<2xi64>";
+    switch (g->op) {
+    case PLUMB_OP_GET_DIMENSION_SIZE:
+        param(g, "x", t, x.rank, x.dims, vc, 0, 0);
+        plumb_buf_printf(b, "  %%r = stablehlo.get_dimension_size %%x, dim = 0 : (%s) -> tensor<i32>\n", X);
+        g->ret_types = "tensor<i32>";
+        break;
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: {
+        /* [n, 3] -> [2, n, 3] */
+        int64_t sv[3] = {2, n, 3};
+        shp o = {3, {2, -1, 3}};
+        param(g, "x", t, x.rank, x.dims, vc, 0, 0);
+        shape_param(g, "s", PLUMB_I64, sv, 3);
+        const char *O = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.dynamic_broadcast_in_dim %%x, %%s, dims = [1, 2] : (%s, %s) -> %s\n", X,
+                         S3, O);
+        g->ret_types = O;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_RESHAPE: {
+        /* [n, 3] -> [3, n]: the same elements in row-major order */
+        int64_t sv[2] = {3, n};
+        shp o = {2, {3, -1}};
+        param(g, "x", t, x.rank, x.dims, vc, 0, 0);
+        shape_param(g, "s", PLUMB_I32, sv, 2);
+        const char *O = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.dynamic_reshape %%x, %%s : (%s, tensor<2xi32>) -> %s\n", X, O);
+        g->ret_types = O;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_IOTA: {
+        int64_t sv[2] = {n, 3};
+        shape_param(g, "s", PLUMB_I64, sv, 2);
+        plumb_buf_printf(b, "  %%r = stablehlo.dynamic_iota %%s, dim = 0 : (%s) -> %s\n", S2, X);
+        g->ret_types = X;
+        break;
+    }
+    case PLUMB_OP_REAL_DYNAMIC_SLICE: {
+        /* dim 0: [1, n-1) step 2 when there is room, else all of it; dim 1: [1, 4) step 2 of 5 */
+        int64_t s0 = n > 2 ? 1 : 0, l0 = n > 3 ? n - 1 : n, st0 = n > 4 ? 2 : 1;
+        int64_t st[2] = {s0, 1}, li[2] = {l0, 4}, sd[2] = {st0, 2};
+        shp xs = {2, {-1, 5}}, o = {2, {-1, 2}};
+        const char *XS = tys(g, t, xs.rank, xs.dims);
+        param(g, "x", t, xs.rank, xs.dims, vc, 0, 0);
+        shape_param(g, "a", PLUMB_I64, st, 2);
+        shape_param(g, "l", PLUMB_I64, li, 2);
+        shape_param(g, "k", PLUMB_I64, sd, 2);
+        const char *O = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.real_dynamic_slice %%x, %%a, %%l, %%k : (%s, %s, %s, %s) -> %s\n", XS, S2,
+                         S2, S2, O);
+        g->ret_types = O;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_PAD: {
+        /* dim 0: low 1, interior 1 (1 + n + (n - 1) elements, at most 2 * bound);
+         * dim 1: low -1 (cropping), high 2, interior 1: 3 -> 6 */
+        int64_t lo[2] = {1, -1}, hi[2] = {0, 2}, in[2] = {1, 1};
+        shp o = {2, {-2, 6}};
+        param(g, "x", t, x.rank, x.dims, vc, 0, 0);
+        param(g, "v", t, 0, NULL, vc, 0, 0);
+        shape_param(g, "lo", PLUMB_I64, lo, 2);
+        shape_param(g, "hi", PLUMB_I64, hi, 2);
+        shape_param(g, "in", PLUMB_I64, in, 2);
+        const char *O = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = stablehlo.dynamic_pad %%x, %%v, %%lo, %%hi, %%in : (%s, %s, %s, %s, %s) -> %s\n", X,
+                         tys(g, t, 0, NULL), S2, S2, S2, O);
+        g->ret_types = O;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_GATHER: {
+        /* n rows of a 7x13 operand, indices partly out of range (clamped) */
+        int64_t ss[2] = {1, 13};
+        shp xs = {2, {7, 13}}, ix = {2, {-1, 1}}, o = {2, {-1, 13}};
+        param(g, "x", t, xs.rank, xs.dims, vc, 0, 0);
+        param(g, "i", PLUMB_I32, ix.rank, ix.dims, NULL, -1, 7);
+        shape_param(g, "s", PLUMB_I64, ss, 2);
+        const char *O = tys(g, t, o.rank, o.dims);
+        plumb_buf_printf(b, "  %%r = \"stablehlo.dynamic_gather\"(%%x, %%i, %%s) <{dimension_numbers = #stablehlo.gather<"
+                         "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}> "
+                         ": (%s, %s, %s) -> %s\n",
+                         tys(g, t, xs.rank, xs.dims), tys(g, PLUMB_I32, ix.rank, ix.dims), S2, O);
+        g->ret_types = O;
+        break;
+    }
+    default:
+        g->failed = true;
+        plumb_diag_set(g->d, PLUMB_ERR_UNSUPPORTED, (plumb_loc){0, 0}, "no generator for %s", plumb_op_name(g->op));
+    }
+    return push_case(g, "%r");
+}
+
+static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target);
+
+/* The "dyn_*" family of an op of static form: each accepted type at the
+ * sizes 0, 1, odd and the bound, the float ones with the special values
+ * (convert to one target: f32, or f64 from f32). */
+static bool gen_poly(gen *g)
+{
+    if (!conf_op_poly(g->op)) return true;
+    const plumb_op_info *oi = plumb_op_get(g->op);
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        plumb_dtype t = (plumb_dtype)ti;
+        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        uint32_t nv;
+        const char *const *vs = conf_value_classes(g->op, t, &nv);
+        const char *vc = plumb_dtype_is_float(t) && nv == LEN(V_FLOAT) ? "special" : vs[0];
+        plumb_dtype target = t;
+        if (g->op == PLUMB_OP_CONVERT) target = t == PLUMB_F32 ? PLUMB_F64 : PLUMB_F32;
+        for (uint32_t k = 0; ok && k < CONF_POLY_N_SIZES; k++) ok = one_case(g, t, conf_poly_classes[k], vc, 0, target);
+    }
+    return ok && !g->failed;
+}
+
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
  * so that a case's bytes do not depend on sharding or on other cases. */
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
@@ -2210,6 +2458,9 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     gsl_rng_set(g->rng, (unsigned long)(mix64(g->seed ^ mix64(((uint64_t)g->op << 40) ^ ((uint64_t)t << 32) ^ g->ordinal)) & 0xFFFFFFFFu));
     bool keep = g->shard_count <= 1 || g->ordinal % g->shard_count == g->shard_index;
     if (!keep) { g->ordinal++; return true; }
+    g->dyn_n = poly_size(sc);
+    g->dyn = g->dyn_n >= 0;
+    if (conf_op_dynamic(g->op)) return gen_dynamic(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);
@@ -2311,6 +2562,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_depth(&g);
     if (ok) ok = gen_forms(&g);
     if (ok) ok = gen_opcross(&g);
+    if (ok) ok = gen_poly(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

@@ -78,7 +78,7 @@ static bool parse_string(jp *j, const char **out)
     for (;;) {
         if (j->p >= j->end) {
             plumb_buf_free(&b);
-            return fail(j, "unterminated string (the file ends inside it)");
+            return fail(j, "truncated: the file ends inside a string");
         }
         unsigned char c = (unsigned char)*j->p;
         if (c == '"') {
@@ -97,7 +97,7 @@ static bool parse_string(jp *j, const char **out)
         j->p++;
         if (j->p >= j->end) {
             plumb_buf_free(&b);
-            return fail(j, "unterminated string (the file ends inside an escape)");
+            return fail(j, "truncated: the file ends inside a string escape");
         }
         char e = *j->p++;
         char one = 0;

@@ -9,6 +9,10 @@
 static uint32_t shape_count(plumb_opcode op)
 {
     switch (op) {
+    case PLUMB_OP_GET_DIMENSION_SIZE: case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_DYNAMIC_IOTA: case PLUMB_OP_REAL_DYNAMIC_SLICE: case PLUMB_OP_DYNAMIC_PAD:
+    case PLUMB_OP_DYNAMIC_GATHER:
+        return 4;                            /* dyn_odd dyn_0 dyn_1 dyn_bound */
     case PLUMB_OP_CONSTANT: return 4;        /* odd scalar empty one */
     case PLUMB_OP_BITCAST_CONVERT: return 4; /* odd scalar empty wide */
     case PLUMB_OP_SORT: return 5;            /* odd one empty wide dimnums */
@@ -28,7 +32,8 @@ static uint32_t shape_count(plumb_opcode op)
 
 static uint32_t value_count(plumb_opcode op, plumb_dtype t)
 {
-    if (op == PLUMB_OP_IOTA) return 1;                          /* none */
+    if (op == PLUMB_OP_IOTA || op == PLUMB_OP_DYNAMIC_IOTA || op == PLUMB_OP_GET_DIMENSION_SIZE)
+        return 1;                                               /* none */
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) return 2;     /* three_fry philox */
     if (plumb_dtype_is_float(t)) return 6;  /* special subnormal boundary normal uniform loguniform */
     if (plumb_dtype_is_bool(t)) return 1;   /* uniform */
@@ -86,6 +91,23 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     return n;
 }
 
+/* The "dyn_*" family: four sizes (0, 1, odd, the bound) per accepted type
+ * of every elementwise op, reduce and contraction, and of the static data
+ * movement and indexing ops whose operand can stay `?` (the same in both
+ * suites). */
+static uint32_t poly_count(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_BITCAST_CONVERT: case PLUMB_OP_TRANSPOSE: case PLUMB_OP_REVERSE:
+    case PLUMB_OP_CONCATENATE: case PLUMB_OP_PAD: case PLUMB_OP_GATHER: case PLUMB_OP_SCATTER: case PLUMB_OP_SORT:
+    case PLUMB_OP_TOP_K:
+        return 4;
+    default: break;
+    }
+    plumb_kind k = plumb_op_get(op)->kind;
+    return k == PLUMB_KIND_ELEMENTWISE || k == PLUMB_KIND_REDUCTION || k == PLUMB_KIND_CONTRACTION ? 4 : 0;
+}
+
 uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
 {
     if (op >= PLUMB_OP_COUNT) return 0;
@@ -105,6 +127,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
         if (ew && oi->arity == 2) total += 3;   /* specials², specials × random, stratified */
         total += depth_count(op, t);
         total += conf_manifest_forms(op, t, NULL, 0);
+        total += poly_count(op);
         /* operand-crossed dots: every pair in "odd", and dot_general's batched "dimnums" too */
         if ((op == PLUMB_OP_DOT || op == PLUMB_OP_DOT_GENERAL) && plumb_dtype_is_float(t))
             total += CONF_OPCROSS_PAIRS * (op == PLUMB_OP_DOT ? 1u : 2u);

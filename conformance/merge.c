@@ -177,6 +177,8 @@ static bool read_caps(const rl *r, const conf_json *cj, conf_caps *c)
         c->poly = PLUMB_BACKEND_POLY_PER_SHAPE;
     else if (strcmp(poly, "bounded") == 0)
         c->poly = PLUMB_BACKEND_POLY_BOUNDED;
+    else if (strcmp(poly, "unbounded") == 0)
+        c->poly = PLUMB_BACKEND_POLY_UNBOUNDED;
     else
         return rerr(r, conf_json_get(cj, "polymorphic_shapes"), "unknown polymorphic_shapes '%s'", poly);
     const conf_json *fl = member(r, cj, "flush_subnormals", CONF_JSON_ARRAY);
@@ -472,6 +474,17 @@ static bool read_cache(const rl *r, const conf_json *root, conf_run *run)
             return false;
         s->compiles = comp;
         s->expected_max = mx;
+        /* Written since the polymorphic scenarios (ABI 1.1); absent in
+         * older reports, where every scenario expected an exact count. */
+        const conf_json *c0 = conf_json_get(it, "min_compiles");
+        s->expected_min = mx;
+        if (c0 && !json_u64(r, c0, "min_compiles", mx, &s->expected_min))
+            return false;
+        if (conf_json_get(it, "runs") &&
+            (!get_u32(r, it, "runs", &s->runs) || !get_u32(r, it, "distinct_shapes", &s->distinct)))
+            return false;
+        if (conf_json_get(it, "note") && !get_str(r, it, "note", s->note, sizeof s->note))
+            return false;
         run->n_cache++;
     }
     return true;
@@ -529,6 +542,10 @@ static bool check_counts(const rl *r, const conf_json *root, conf_run *run)
     run->passed = passed;
     run->failed = failed;
     run->skipped = skipped;
+    /* Written since ABI 1.1's polymorphic cases; older reports have none. */
+    const conf_json *jq = conf_json_get(root, "skipped_polymorphic");
+    if (jq && !json_u64(r, jq, "\"skipped_polymorphic\"", skipped, &run->skipped_poly))
+        return false;
     return true;
 }
 
@@ -753,6 +770,7 @@ bool conf_report_merge(const char *const *paths, uint32_t n, conf_run *run, plum
         run->passed += s->passed;
         run->failed += s->failed;
         run->skipped += s->skipped;
+        run->skipped_poly += s->skipped_poly;
         run->n_flaky += s->n_flaky;
         if (s->opts.shard_index == 0) {
             memcpy(run->cache, s->cache, sizeof run->cache);

@@ -300,7 +300,7 @@ bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
         out->claims[op] = m;
         out->n_claimed_ops++;
     }
-    if (c->polymorphic_shapes > PLUMB_BACKEND_POLY_BOUNDED) {
+    if (c->polymorphic_shapes > PLUMB_BACKEND_POLY_UNBOUNDED) {
         plumb_diag_set(d, PLUMB_ERR_INVALID, nl, "%s: capabilities: unknown polymorphic_shapes value %u",
                        where, c->polymorphic_shapes);
         return false;

@@ -16,6 +16,7 @@ const char *conf_poly_name(plumb_backend_poly p)
     case PLUMB_BACKEND_POLY_NONE: return "none";
     case PLUMB_BACKEND_POLY_PER_SHAPE: return "per-shape";
     case PLUMB_BACKEND_POLY_BOUNDED: return "bounded";
+    case PLUMB_BACKEND_POLY_UNBOUNDED: return "unbounded";
     }
     return "?";
 }
@@ -106,6 +107,12 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     }
     plumb_buf_printf(b, "; NaN payloads %s; %s\n", c->preserves_nan_payload ? "preserved" : "not preserved",
                      c->deterministic ? "deterministic" : "not deterministic");
+    if (c->poly == PLUMB_BACKEND_POLY_NONE)
+        plumb_buf_printf(b, "  polymorphism  none: certified on static programs; %llu polymorphic cases unsupported\n",
+                         (unsigned long long)run->skipped_poly);
+    else
+        plumb_buf_printf(b, "  polymorphism  %s: polymorphic (dyn_*) cases and dynamic ops run; the cache suite "
+                            "counts compiles across sizes\n", conf_poly_name(c->poly));
     plumb_buf_printf(b, "  accumulators  f16->%s bf16->%s f32->%s f64->%s\n", plumb_dtype_name(c->accum[PLUMB_F16]),
                      plumb_dtype_name(c->accum[PLUMB_BF16]), plumb_dtype_name(c->accum[PLUMB_F32]),
                      plumb_dtype_name(c->accum[PLUMB_F64]));
@@ -172,9 +179,18 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
         plumb_buf_puts(b, "\ncache stability (compiles counted through the backend's stats)\n");
         for (uint32_t i = 0; i < run->n_cache; i++) {
             const conf_cache_scenario *s = &run->cache[i];
-            plumb_buf_printf(b, "  %-24s compiles %llu (at most %llu)  %s%s%s\n", s->name,
-                             (unsigned long long)s->compiles, (unsigned long long)s->expected_max,
-                             s->pass ? "pass" : "FAIL", s->pass ? "" : ": ", s->pass ? "" : s->reason);
+            char want[64];
+            if (s->expected_min == s->expected_max)
+                snprintf(want, sizeof want, "expected %llu", (unsigned long long)s->expected_max);
+            else
+                snprintf(want, sizeof want, "expected %llu to %llu", (unsigned long long)s->expected_min,
+                         (unsigned long long)s->expected_max);
+            plumb_buf_printf(b, "  %-26s compiles %llu (%s", s->name, (unsigned long long)s->compiles, want);
+            if (s->runs)
+                plumb_buf_printf(b, "; %u runs, %u distinct sizes", s->runs, s->distinct);
+            plumb_buf_printf(b, ")  %s%s%s\n", s->pass ? "pass" : "FAIL", s->pass ? "" : ": ", s->pass ? "" : s->reason);
+            if (s->note[0])
+                plumb_buf_printf(b, "    %s\n", s->note);
         }
     }
     plumb_buf_puts(b, "\n");
@@ -386,14 +402,18 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         const conf_cache_scenario *s = &run->cache[i];
         plumb_buf_printf(b, "%s\n    {\"scenario\": ", i ? "," : "");
         json_str(b, s->name);
-        plumb_buf_printf(b, ", \"compiles\": %llu, \"max_compiles\": %llu, \"pass\": %s, \"reason\": ",
-                         (unsigned long long)s->compiles, (unsigned long long)s->expected_max,
-                         s->pass ? "true" : "false");
+        plumb_buf_printf(b, ", \"compiles\": %llu, \"min_compiles\": %llu, \"max_compiles\": %llu, \"runs\": %u, "
+                         "\"distinct_shapes\": %u, \"pass\": %s, \"note\": ",
+                         (unsigned long long)s->compiles, (unsigned long long)s->expected_min,
+                         (unsigned long long)s->expected_max, s->runs, s->distinct, s->pass ? "true" : "false");
+        json_str(b, s->note);
+        plumb_buf_puts(b, ", \"reason\": ");
         json_str(b, s->pass ? "" : s->reason);
         plumb_buf_puts(b, "}");
     }
     plumb_buf_puts(b, "\n  ],");
     if (coverage) coverage_json(b, run);
+    plumb_buf_printf(b, "\n  \"skipped_polymorphic\": %llu,", (unsigned long long)run->skipped_poly);
     plumb_buf_printf(b, "\n  \"passed\": %llu, \"failed\": %llu, \"skipped\": %llu\n}\n",
                      (unsigned long long)run->passed, (unsigned long long)run->failed,
                      (unsigned long long)run->skipped);

@@ -351,7 +351,7 @@ static void run_one(conf_backend *b, const conf_case *c, const conf_repeat *rep,
 {
     double t0 = conf_now();
     conf_case_verdict v;
-    conf_run_case(b, c, NULL, rep, &v);
+    conf_run_case(b, c, c->check_program, rep, &v);
     r->status = v.status;
     r->budget_used = v.budget_used;
     copy_str(r->reason, sizeof r->reason, v.reason);
@@ -581,9 +581,14 @@ static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag 
             if (o->case_ids && !case_selected(o, st->cs.v[i].id))
                 continue;
             selected++;
-            if (!(s->claimed & PLUMB_TY_BIT(t))) {
+            /* Polymorphic cases need a backend that claims `?` shapes; one
+             * that does not is certified on static programs only. */
+            bool poly_unsupported = st->cs.v[i].polymorphic && run->backend.caps.poly == PLUMB_BACKEND_POLY_NONE;
+            if (!(s->claimed & PLUMB_TY_BIT(t)) || poly_unsupported) {
                 s->skipped++;
                 run->skipped++;
+                if (poly_unsupported && (s->claimed & PLUMB_TY_BIT(t)))
+                    run->skipped_poly++;
                 continue;
             }
             if (o->limit && st->n_order >= o->limit)

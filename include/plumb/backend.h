@@ -28,6 +28,9 @@
  *    newer plumb reading an older backend's table sees a smaller struct_size
  *    and must treat the missing fields as absent, and an older plumb simply
  *    never reads past what it knows.
+ *  - A value may be APPENDED to an enumeration in a minor version too (1.1:
+ *    PLUMB_BACKEND_POLY_UNBOUNDED); a loader that does not know a value
+ *    rejects the capabilities that use it, naming the field and the value.
  *  - A struct that the caller passes for the backend to fill (the stats)
  *    carries the caller's struct_size; the backend writes only the fields
  *    that lie within it.
@@ -56,7 +59,7 @@ extern "C" {
 #endif
 
 #define PLUMB_BACKEND_ABI_MAJOR 1u
-#define PLUMB_BACKEND_ABI_MINOR 0u
+#define PLUMB_BACKEND_ABI_MINOR 1u
 
 /* The symbol a plugin exports and its type. */
 #define PLUMB_BACKEND_GET_API_SYMBOL "plumb_backend_get_api"
@@ -152,14 +155,43 @@ typedef struct plumb_backend_op_cap {
 } plumb_backend_op_cap;
 
 typedef enum plumb_backend_poly {
-    /* Programs with polymorphic dimensions (`?`) are rejected
-     * (PLUMB_BACKEND_ERR_UNSUPPORTED). */
+    /* What a backend does with polymorphic dimensions (`?` in a type, with
+     * or without an upper bound in #stablehlo.bounds<...>). The values are
+     * ordered: each promises everything the one before it does. In every
+     * value other than NONE:
+     *  - execute receives each input's actual dims in its buffer (a `?`
+     *    dimension's size, 0 included) and returns each output's actual
+     *    dims; an output's static dims equal the declared ones and a bounded
+     *    `?` dimension is at most its bound;
+     *  - an input whose `?` dimension exceeds its declared bound, or whose
+     *    static dimension differs from the declared one, fails execute with
+     *    PLUMB_BACKEND_ERR_INVALID_ARGUMENT, whose message names the
+     *    parameter, the dimension, the size and the bound, before anything
+     *    is read from the buffer;
+     *  - results are those of the same program with every `?` replaced by
+     *    the actual size (the checker compares them with the reference
+     *    under the same bounds as a static program's).
+     * The cache-stability suite (docs/certify.md) holds each claim to its
+     * compile count: an entry run at many sizes within its bound. */
+
+    /* Programs with `?` are rejected by compile with
+     * PLUMB_BACKEND_ERR_UNSUPPORTED. Certification runs this backend on the
+     * static programs that shape refinement (plumb refine) derives from the
+     * polymorphic ones, and the certificate says so; conformance cases with
+     * `?` operands are skipped as unsupported. */
     PLUMB_BACKEND_POLY_NONE = 0,
-    /* Accepted; each new concrete shape may compile a new executable. */
+    /* Accepted; each distinct combination of actual input sizes may build a
+     * new executable (counted in stats.compiles), but a combination seen
+     * before must not build again. */
     PLUMB_BACKEND_POLY_PER_SHAPE = 1,
-    /* Accepted; one compile serves every concrete shape within the declared
-     * bounds (#stablehlo.bounds), so new sizes never recompile. */
+    /* Accepted; one compile per entry and declared (bounded) signature
+     * serves every size within the bounds: new sizes never compile again.
+     * A program with an unbounded `?` may be rejected with
+     * PLUMB_BACKEND_ERR_UNSUPPORTED, or built per shape. */
     PLUMB_BACKEND_POLY_BOUNDED = 2,
+    /* BOUNDED, and unbounded `?` dimensions too are served by the one
+     * executable, whatever their size (buffers sized per run). ABI 1.1. */
+    PLUMB_BACKEND_POLY_UNBOUNDED = 3,
 } plumb_backend_poly;
 
 typedef struct plumb_backend_capabilities {
@@ -220,7 +252,10 @@ typedef struct plumb_backend_executable_free_args {
 /* ---- execute ---------------------------------------------------------------
  * Host buffers: dense, row-major, little-endian, i1 as one byte (0 or 1) per
  * element, f16/bf16 as their 16-bit patterns. byte_size must equal the
- * element count times the element size. */
+ * element count times the element size. Buffers always carry actual dims:
+ * an input of a `?` parameter has the size of this call, and the backend
+ * returns each output with the size it computed (see plumb_backend_poly
+ * for what happens with a size above a bound). */
 typedef struct plumb_backend_buffer {
     size_t struct_size;        /* sizeof(plumb_backend_buffer) */
     const char *dtype;         /* StableHLO spelling: "i1", "i8", ..., "ui64", "f16", "bf16", "f32", "f64" */
@@ -298,7 +333,8 @@ typedef struct plumb_backend_api {
 typedef const plumb_backend_api *(*plumb_backend_get_api_fn)(uint32_t abi_major);
 PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi_major);
 
-/* ---- released layouts (ABI 1.0), pinned on LP64 targets --------------------
+/* ---- released layouts (ABI 1.0; 1.1 appended an enum value, no field), pinned
+ * on LP64 targets --------------------------------------------------------------
  * If one of these trips, a released field moved: that is an ABI break. Append
  * instead, and bump PLUMB_BACKEND_ABI_MINOR. */
 #ifdef __cplusplus
@@ -306,6 +342,10 @@ PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi
 #else
 #define PLUMB_BACKEND_PIN(c, m) _Static_assert(c, m)
 #endif
+
+/* Enumeration values are released too: they travel as uint32_t. */
+PLUMB_BACKEND_PIN(PLUMB_BACKEND_POLY_NONE == 0 && PLUMB_BACKEND_POLY_PER_SHAPE == 1 && PLUMB_BACKEND_POLY_BOUNDED == 2
+                  && PLUMB_BACKEND_POLY_UNBOUNDED == 3, "plumb_backend_poly values (ABI 1.1)");
 
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu && SIZE_MAX == 0xFFFFFFFFFFFFFFFFu
 PLUMB_BACKEND_PIN(offsetof(plumb_backend_error, code) == 8 && offsetof(plumb_backend_error, message) == 16

@@ -163,6 +163,22 @@ static void test_caps_validation(void **state)
     plumb_diag_clear(&d);
     assert_false(conf_caps_translate(&c, "x.so", &out, &d));
     assert_non_null(strstr(d.msg, "twice"));
+    /* a polymorphic_shapes value past the last one defined (ABI 1.1: 3) */
+    c = caps_with(ok_ops, 1);
+    c.polymorphic_shapes = PLUMB_BACKEND_POLY_UNBOUNDED + 1;
+    plumb_diag_clear(&d);
+    assert_false(conf_caps_translate(&c, "x.so", &out, &d));
+    assert_non_null(strstr(d.msg, "unknown polymorphic_shapes value 4"));
+    /* ... and each defined one translates, named as reports print it */
+    static const char *const poly_names[4] = {"none", "per-shape", "bounded", "unbounded"};
+    for (uint32_t v = 0; v < 4; v++) {
+        c = caps_with(ok_ops, 1);
+        c.polymorphic_shapes = v;
+        plumb_diag_clear(&d);
+        assert_true(conf_caps_translate(&c, "x.so", &out, &d));
+        assert_int_equal(out.poly, v);
+        assert_string_equal(conf_poly_name(out.poly), poly_names[v]);
+    }
     /* a short capabilities struct */
     c = caps_with(ok_ops, 1);
     c.struct_size = 16;

@@ -40,7 +40,11 @@ static void test_quick_matches_manifest_and_runs(void **state)
             for (uint32_t j = 0; j < i; j++) assert_string_not_equal(c->id, cs.v[j].id);
             plumb_diag d;
             memset(&d, 0, sizeof d);
-            ir_module *m = ir_parse(c->program, strlen(c->program), c->id, NULL, &d);
+            /* a polymorphic case of a static op is checked through its static form */
+            const char *prog = c->check_program ? c->check_program : c->program;
+            assert_int_equal(c->polymorphic, strncmp(c->shape_class, "dyn_", 4) == 0);
+            ir_module *m = ir_parse(prog, strlen(prog), c->id, NULL, &d);
+            if (!m) fprintf(stderr, "%s: %s\n%s", c->id, d.msg, prog);
             assert_non_null(m);
             plumb_ref_result r;
             memset(&r, 0, sizeof r);
@@ -565,10 +569,13 @@ static void test_opcross_dots(void **state)
     for (int oi = 0; oi < 2; oi++) {
         conf_cases cs;
         gen_ok(ops[oi], CONF_SUITE_QUICK, 7, 0, 1, &cs);
-        uint32_t want = oi ? 48 : 24, first = cs.n - want;
-        assert_true(cs.n > want);
-        for (uint32_t i = 0; i < cs.n; i++)
-            assert_int_equal(strstr(cs.v[i].id, "/opcross/") != NULL, i >= first);
+        /* then only the polymorphic family: 4 sizes x 13 types */
+        uint32_t want = oi ? 48 : 24, ndyn = 4 * 13, first = cs.n - ndyn - want;
+        assert_true(cs.n > want + ndyn);
+        for (uint32_t i = 0; i < cs.n; i++) {
+            assert_int_equal(strstr(cs.v[i].id, "/opcross/") != NULL, i >= first && i < first + want);
+            assert_int_equal(cs.v[i].polymorphic, i >= first + want);
+        }
         const char *name = oi ? "dot_general" : "dot";
         for (int ti = 0; ti < 4; ti++)
             for (int sh = 0; sh < (oi ? 2 : 1); sh++)
@@ -595,6 +602,144 @@ static void test_opcross_dots(void **state)
     }
 }
 
+/* Finds case id in cs (NULL when absent). */
+static const conf_case *case_by_id(const conf_cases *cs, const char *id)
+{
+    for (uint32_t i = 0; i < cs->n; i++)
+        if (!strcmp(cs->v[i].id, id)) return &cs->v[i];
+    return NULL;
+}
+
+/* The static form of a polymorphic program: every `?` becomes the size and
+ * every bounds encoding goes, whatever the ranks (strings by hand). */
+static void test_poly_concretize(void **state)
+{
+    (void)state;
+    plumb_arena *a = plumb_arena_new(0);
+    assert_non_null(a);
+    const char *in = "func.func @main(%x: tensor<?x3xf32, #stablehlo.bounds<16, ?>>) -> tensor<3x?xi8, "
+                     "#stablehlo.bounds<?, 16>> {";
+    char *out = conf_poly_concretize(a, in, 7);
+    assert_non_null(out);
+    assert_string_equal(out, "func.func @main(%x: tensor<7x3xf32>) -> tensor<3x7xi8> {");
+    assert_string_equal(conf_poly_concretize(a, "tensor<?xf32>", 0), "tensor<0xf32>");
+    plumb_arena_free(a);
+}
+
+/* The "dyn_*" family of a static op: the four sizes 0, 1, 7 and the bound
+ * 16 in every type, the program typed `?` with the bound, the inputs at the
+ * size, and the static form at that size for the reference (add f32, by
+ * hand). */
+static void test_poly_family(void **state)
+{
+    (void)state;
+    static const char *const cls[4] = {"dyn_0", "dyn_1", "dyn_odd", "dyn_bound"};
+    static const int64_t size[4] = {0, 1, 7, 16};
+    conf_cases cs;
+    gen_ok(PLUMB_OP_ADD, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+    uint32_t ndyn = 0;
+    for (uint32_t i = 0; i < cs.n; i++) ndyn += cs.v[i].polymorphic;
+    assert_int_equal(ndyn, 4 * 13);   /* add accepts all 13 element types */
+    for (int k = 0; k < 4; k++) {
+        char id[128], stat[64];
+        snprintf(id, sizeof id, "add/f32/%s/special/0", cls[k]);
+        const conf_case *c = case_by_id(&cs, id);
+        if (!c) fprintf(stderr, "missing %s\n", id);
+        assert_non_null(c);
+        assert_true(c->polymorphic);
+        assert_non_null(strstr(c->program, "%x: tensor<?x3xf32, #stablehlo.bounds<16, ?>>"));
+        assert_int_equal(c->n_inputs, 2);
+        for (int j = 0; j < 2; j++) {
+            assert_int_equal(c->inputs[j]->rank, 2);
+            assert_int_equal(c->inputs[j]->dims[0], size[k]);
+            assert_int_equal(c->inputs[j]->dims[1], 3);
+        }
+        assert_non_null(c->check_program);
+        snprintf(stat, sizeof stat, "%%x: tensor<%lldx3xf32>", (long long)size[k]);
+        assert_non_null(strstr(c->check_program, stat));
+        assert_null(strchr(c->check_program, '?'));
+    }
+    /* The static cases stay static. */
+    const conf_case *c = case_by_id(&cs, "add/f32/odd/special/0");
+    assert_non_null(c);
+    assert_false(c->polymorphic);
+    assert_null(c->check_program);
+    conf_cases_free(&cs);
+    /* An op with no operand that could be `?` has none. */
+    gen_ok(PLUMB_OP_IOTA, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+    for (uint32_t i = 0; i < cs.n; i++) assert_false(cs.v[i].polymorphic);
+    conf_cases_free(&cs);
+}
+
+static int64_t i64_at(const plumb_tensor *t, uint64_t i)
+{
+    return (int64_t)plumb_load_bits(t->dtype, t->data, i);
+}
+
+/* The dynamic ops' own cases carry their sizes in shape operands whose
+ * values follow the size (derived by hand at n = 7): dynamic_reshape
+ * [3, 7]; dynamic_broadcast_in_dim [2, 7, 3]; dynamic_iota [7, 3];
+ * real_dynamic_slice start [1, 1], limit [6, 4], strides [2, 2] (3 x 2
+ * rows of the 7 x 5 operand); dynamic_pad low [1, -1], high [0, 2],
+ * interior [1, 1] (7 x 3 -> 14 x 6, bound 32); dynamic_gather 7 indices,
+ * slice sizes [1, 13]; and the reference runs them as written (no static
+ * form). */
+static void test_dynamic_op_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        plumb_opcode op;
+        const char *id;
+        uint32_t operand;           /* the shape operand checked */
+        int64_t v[3];
+        uint32_t n;
+        const char *result;         /* the declared result type */
+    } want[] = {
+        {PLUMB_OP_DYNAMIC_RESHAPE, "dynamic_reshape/f32/dyn_odd/special/0", 1, {3, 7}, 2,
+         "tensor<3x?xf32, #stablehlo.bounds<?, 16>>"},
+        {PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM, "dynamic_broadcast_in_dim/f32/dyn_odd/special/0", 1, {2, 7, 3}, 3,
+         "tensor<2x?x3xf32, #stablehlo.bounds<?, 16, ?>>"},
+        {PLUMB_OP_DYNAMIC_IOTA, "dynamic_iota/f32/dyn_odd/none/0", 0, {7, 3}, 2,
+         "tensor<?x3xf32, #stablehlo.bounds<16, ?>>"},
+        {PLUMB_OP_REAL_DYNAMIC_SLICE, "real_dynamic_slice/f32/dyn_odd/special/0", 2, {6, 4}, 2,
+         "tensor<?x2xf32, #stablehlo.bounds<16, ?>>"},
+        {PLUMB_OP_DYNAMIC_PAD, "dynamic_pad/f32/dyn_odd/special/0", 2, {1, -1}, 2,
+         "tensor<?x6xf32, #stablehlo.bounds<32, ?>>"},
+        {PLUMB_OP_DYNAMIC_GATHER, "dynamic_gather/f32/dyn_odd/special/0", 2, {1, 13}, 2,
+         "tensor<?x13xf32, #stablehlo.bounds<16, ?>>"},
+        {PLUMB_OP_GET_DIMENSION_SIZE, "get_dimension_size/f32/dyn_odd/none/0", 0, {7, 3}, 0, "tensor<i32>"},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        conf_cases cs;
+        gen_ok(want[k].op, CONF_SUITE_QUICK, 1, 0, 1, &cs);
+        assert_int_equal(cs.n, conf_manifest_count(want[k].op, CONF_SUITE_QUICK));
+        for (uint32_t i = 0; i < cs.n; i++) {
+            assert_true(cs.v[i].polymorphic);
+            assert_null(cs.v[i].check_program);
+        }
+        const conf_case *c = case_by_id(&cs, want[k].id);
+        if (!c) fprintf(stderr, "missing %s\n", want[k].id);
+        assert_non_null(c);
+        char ret[128];
+        snprintf(ret, sizeof ret, "return %%r : %s", want[k].result);
+        if (!strstr(c->program, ret)) fprintf(stderr, "%s: no '%s' in\n%s", want[k].id, ret, c->program);
+        assert_non_null(strstr(c->program, ret));
+        const plumb_tensor *t = c->inputs[want[k].operand];
+        if (want[k].n) {
+            assert_int_equal(t->rank, 1);
+            assert_int_equal(t->dims[0], want[k].n);
+            for (uint32_t j = 0; j < want[k].n; j++) assert_int_equal(i64_at(t, j), want[k].v[j]);
+        } else {
+            /* get_dimension_size: the operand itself is 7 x 3 */
+            assert_int_equal(t->rank, 2);
+            assert_int_equal(t->dims[0], want[k].v[0]);
+            assert_int_equal(t->dims[1], want[k].v[1]);
+        }
+        if (want[k].op == PLUMB_OP_DYNAMIC_GATHER) assert_int_equal(c->inputs[1]->dims[0], 7);
+        conf_cases_free(&cs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +758,9 @@ int main(void)
         cmocka_unit_test(test_form_counts),
         cmocka_unit_test(test_sort_forms_observable),
         cmocka_unit_test(test_opcross_dots),
+        cmocka_unit_test(test_poly_concretize),
+        cmocka_unit_test(test_poly_family),
+        cmocka_unit_test(test_dynamic_op_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,7 +84,7 @@ static void test_truncated(void **state)
     rejects("", 0, 0, "empty file");
     rejects("{\"a\": [1, 2", 1, 12, "truncated");
     rejects("{\"a\": 1,\n \"b\"", 2, 5, "truncated");
-    rejects("{\"a\": \"abc", 1, 11, "unterminated string");
+    rejects("{\"a\": \"abc", 1, 11, "truncated: the file ends inside a string");
     rejects("[1, ", 1, 5, "truncated");
 }
 

@@ -345,17 +345,27 @@ static void test_cache_suite_exact(void **state)
         {"static shape change", 4, 12},        {"op change", 4, 12},
         {"return to earlier programs", 7, 24}, {"constant value (vector)", 6, 10},
         {"constant value (scalar)", 6, 10},    {"constant value (one element)", 6, 10},
+        /* the reference claims unbounded polymorphism: one parse serves the
+         * 24 runs at 20 sizes within the bound 64 and the 10 runs at 8
+         * sizes (up to 1000) of the unbounded program */
+        {"polymorphic dimension", 1, 24},      {"unbounded polymorphic dim", 1, 10},
     };
-    assert_int_equal(run.n_cache, 8);
+    assert_int_equal(run.n_cache, 10);
     uint64_t calls = 0;
-    for (uint32_t i = 0; i < 8; i++) {
+    for (uint32_t i = 0; i < 10; i++) {
         assert_string_equal(run.cache[i].name, want[i].name);
+        if (!run.cache[i].pass) fprintf(stderr, "%s: %s\n", run.cache[i].name, run.cache[i].reason);
         assert_true(run.cache[i].pass);
         assert_int_equal(run.cache[i].compiles, want[i].compiles);
+        assert_int_equal(run.cache[i].expected_min, want[i].compiles);
         assert_int_equal(run.cache[i].expected_max, want[i].compiles);
         assert_int_equal(run.cache[i].calls, want[i].calls);
         calls += run.cache[i].calls;
     }
+    assert_int_equal(run.cache[8].runs, 24);
+    assert_int_equal(run.cache[8].distinct, 20);
+    assert_int_equal(run.cache[9].distinct, 8);
+    assert_non_null(strstr(run.cache[8].note, "unbounded: one compile for 24 runs at 20 sizes within the bound 64"));
     assert_true(calls >= 100);
     conf_run_free(&run);
 }
@@ -381,6 +391,10 @@ static void test_cache_faults(void **state)
         {"fault_cache_params", "new parameter values", "32 compiles for 32 compile calls"},
         {"fault_cache_stale_const", "constant value (scalar)", "got 0x3fc00000 (1.5), want 0xc0100000 (-2.25)"},
         {"fault_cache_evict", "return to earlier programs", "step 4, stablehlo.add (fail)"},
+        /* claims bounded, builds per size at execute (20 distinct sizes) */
+        {"fault_poly_per_size", "polymorphic dimension",
+         "20 compiles for 24 runs of one program at 20 distinct sizes, expected exactly 1 (claims bounded: it "
+         "recompiled for new sizes)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         conf_run_options o;
@@ -400,6 +414,39 @@ static void test_cache_faults(void **state)
         assert_false(run.ok);
         conf_run_free(&run);
     }
+}
+
+/* The same per-size backend claiming what it does (per-shape) passes the
+ * polymorphic scenario with its 20 builds (1 to 20 allowed: a size seen
+ * before must not build again), and the report says what was certified. */
+static void test_cache_poly_per_shape(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("fault_poly_per_size", p, sizeof p), PLUMB_OP_ADD);
+    o.cache_suite = true;
+    o.limit = 1;
+    o.repro_dir = NULL;
+    setenv("PLUMB_FAULT_POLY_CLAIM", "per-shape", 1);
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    bool ok = conf_run_certify(&o, &run, &d);
+    unsetenv("PLUMB_FAULT_POLY_CLAIM");
+    assert_true(ok);
+    assert_int_equal(run.backend.caps.poly, PLUMB_BACKEND_POLY_PER_SHAPE);
+    const conf_cache_scenario *s = scenario(&run, "polymorphic dimension");
+    assert_non_null(s);
+    if (!s->pass) fprintf(stderr, "%s\n", s->reason);
+    assert_true(s->pass);
+    assert_int_equal(s->compiles, 20);
+    assert_int_equal(s->expected_min, 1);
+    assert_int_equal(s->expected_max, 20);
+    assert_non_null(strstr(s->note, "per-shape: at most one compile per distinct size (20 sizes, 24 runs)"));
+    /* the unbounded scenario is for backends that claim it */
+    assert_null(scenario(&run, "unbounded polymorphic dim"));
+    conf_run_free(&run);
 }
 
 /* A backend whose first execution on a new instance differs: runs in one
@@ -438,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_nondeterminism_caught),
         cmocka_unit_test(test_cache_suite_exact),
         cmocka_unit_test(test_cache_faults),
+        cmocka_unit_test(test_cache_poly_per_shape),
         cmocka_unit_test(test_fresh_instance_rerun),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
