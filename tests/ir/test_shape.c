@@ -422,6 +422,62 @@ static void test_check_args(void **state)
     sc_free(&s);
 }
 
+/* Shape operands: dynamic_broadcast_in_dim to [2, 3] gives 2x3; a negative
+ * value is named with its element; sizes whose product overflows 64 bits
+ * (2^62 x 8) are a limit error, raised before anything is allocated. */
+static void test_dynamic_shape_values(void **state)
+{
+    (void)state;
+    const char *src = "func.func @main(%a: tensor<f32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {\n"
+                      "  %r = stablehlo.dynamic_broadcast_in_dim %a, %s, dims = [] : (tensor<f32>, tensor<2xi64>) -> tensor<?x?xf32>\n"
+                      "  func.return %r : tensor<?x?xf32>\n}\n";
+    int64_t vals[3][2] = {{2, 3}, {2, -1}, {INT64_C(1) << 62, 8}};
+    for (int k = 0; k < 3; k++) {
+        sc s;
+        sc_parse(&s, src);
+        IN0(&s, PLUMB_F32);
+        plumb_tensor *sh = IN(&s, PLUMB_I64, 2);
+        plumb_store_bits(PLUMB_I64, sh->data, 0, (uint64_t)vals[k][0]);
+        plumb_store_bits(PLUMB_I64, sh->data, 1, (uint64_t)vals[k][1]);
+        bool ok = sc_infer(&s);
+        if (k == 0) {
+            assert_true(ok);
+            EXPECT(&s.out[0], PLUMB_F32, 2, 3);
+        } else if (k == 1) {
+            assert_false(ok);
+            EXPECT_ERR(&s, PLUMB_ERR_INVALID, "stablehlo.dynamic_broadcast_in_dim",
+                       "operand 1 (%s) (output_dimensions) element 1: value -1 is negative");
+        } else {
+            assert_false(ok);
+            assert_int_equal(s.d.code, PLUMB_ERR_LIMIT);
+            assert_non_null(strstr(s.d.msg, "stablehlo.dynamic_broadcast_in_dim"));
+        }
+        sc_free(&s);
+    }
+}
+
+/* real_dynamic_slice with a limit (6) past the operand's 5 elements is an
+ * error naming the dynamic op, not its static counterpart. */
+static void test_real_dynamic_slice_limit(void **state)
+{
+    (void)state;
+    sc s;
+    sc_parse(&s, "func.func @main(%a: tensor<?xf32>, %b: tensor<1xi32>, %l: tensor<1xi32>, %t: tensor<1xi32>) -> tensor<?xf32> {\n"
+                 "  %r = stablehlo.real_dynamic_slice %a, %b, %l, %t : (tensor<?xf32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<?xf32>\n"
+                 "  func.return %r : tensor<?xf32>\n}\n");
+    IN(&s, PLUMB_F32, 5);
+    plumb_tensor *b = IN(&s, PLUMB_I32, 1), *l = IN(&s, PLUMB_I32, 1), *t = IN(&s, PLUMB_I32, 1);
+    plumb_store_bits(PLUMB_I32, b->data, 0, 1);
+    plumb_store_bits(PLUMB_I32, l->data, 0, 5);
+    plumb_store_bits(PLUMB_I32, t->data, 0, 2);
+    assert_true(sc_infer(&s));
+    EXPECT(&s.out[0], PLUMB_F32, 2);   /* ceil((5 - 1) / 2) */
+    plumb_store_bits(PLUMB_I32, l->data, 0, 6);
+    assert_false(sc_infer(&s));
+    EXPECT_ERR(&s, PLUMB_ERR_INVALID, "stablehlo.real_dynamic_slice:", "limit_indices (6)", "operand size (5)");
+    sc_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +497,8 @@ int main(void)
         cmocka_unit_test(test_iota_dynamic_refused),
         cmocka_unit_test(test_call_not_applicable),
         cmocka_unit_test(test_check_args),
+        cmocka_unit_test(test_dynamic_shape_values),
+        cmocka_unit_test(test_real_dynamic_slice_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
