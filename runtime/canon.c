@@ -33,7 +33,8 @@ static const char *const attr_names[] = {
     "update_window_dims", "inserted_window_dims", "input_batching_dims",
     "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "unique_indices",
     "is_stable", "rng_algorithm", "exponent_bits", "mantissa_bits", "k", "callee",
-    "min_ulp_difference", "max_ulp_difference",
+    "min_ulp_difference", "max_ulp_difference", "known_expanding_dimensions",
+    "known_nonexpanding_dimensions", "error_message",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -41,7 +42,7 @@ enum {
     A_PRECISION, A_OFFSET_DIMS, A_COLLAPSED, A_OPERAND_BATCHING, A_START_BATCHING, A_START_INDEX_MAP,
     A_INDEX_VECTOR_DIM, A_SORTED, A_UPDATE_WINDOW, A_INSERTED_WINDOW, A_INPUT_BATCHING,
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
-    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_COUNT
+    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -252,8 +253,34 @@ static void put_attrs(ser *s, const ir_op *op)
         break;
     case PLUMB_OP_IOTA:
     case PLUMB_OP_CONCATENATE:
+    case PLUMB_OP_GET_DIMENSION_SIZE:
+    case PLUMB_OP_DYNAMIC_IOTA:
         attr_int(c, &n, A_DIMENSION, a->dimension);
         break;
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+        attr_list(c, &n, A_DIMS, a->dims);
+        attr_list(c, &n, A_KNOWN_EXPANDING, a->known_expanding);
+        attr_list(c, &n, A_KNOWN_NONEXPANDING, a->known_nonexpanding);
+        break;
+    case PLUMB_OP_SHAPE_ASSERTION: {
+        /* the message is what a failing run reports: its bytes, eight to
+         * a word, after its length, so programs differing only in it never
+         * share a compiled program */
+        const char *msg = a->message ? a->message : "";
+        size_t len = strlen(msg);
+        uint8_t tag = A_MESSAGE;
+        put(c, &tag, 1);
+        put_u32(c, (uint32_t)(1 + (len + 7) / 8));
+        put_i64(c, (int64_t)len);
+        for (size_t i = 0; i < len; i += 8) {
+            uint64_t w = 0;
+            for (size_t k = 0; k < 8 && i + k < len; k++)
+                w |= (uint64_t)(unsigned char)msg[i + k] << (8 * k);
+            put_i64(c, (int64_t)w);
+        }
+        n++;
+        break;
+    }
     case PLUMB_OP_BROADCAST_IN_DIM:
     case PLUMB_OP_TRANSPOSE:
     case PLUMB_OP_REVERSE:
@@ -292,6 +319,7 @@ static void put_attrs(ser *s, const ir_op *op)
         break;
     }
     case PLUMB_OP_GATHER:
+    case PLUMB_OP_DYNAMIC_GATHER:   /* its slice sizes are an operand: a->sizes is empty */
         attr_list(c, &n, A_OFFSET_DIMS, a->offset_dims);
         attr_list(c, &n, A_COLLAPSED, a->collapsed_slice_dims);
         attr_list(c, &n, A_OPERAND_BATCHING, a->operand_batching_dims);
