@@ -663,13 +663,15 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
                            &x->offset_dims, &x->collapsed_slice_dims, &x->operand_batching_dims,
                            &x->start_indices_batching_dims, &x->start_index_map, &x->update_window_dims,
                            &x->inserted_window_dims, &x->input_batching_dims,
-                           &x->scatter_indices_batching_dims, &x->scatter_dims_to_operand_dims};
+                           &x->scatter_indices_batching_dims, &x->scatter_dims_to_operand_dims,
+                           &x->known_expanding, &x->known_nonexpanding};
     const ir_ints *iy[] = {&y->dims, &y->start, &y->limit, &y->strides, &y->sizes, &y->low, &y->high,
                            &y->interior, &y->lhs_batch, &y->rhs_batch, &y->lhs_contract, &y->rhs_contract,
                            &y->offset_dims, &y->collapsed_slice_dims, &y->operand_batching_dims,
                            &y->start_indices_batching_dims, &y->start_index_map, &y->update_window_dims,
                            &y->inserted_window_dims, &y->input_batching_dims,
-                           &y->scatter_indices_batching_dims, &y->scatter_dims_to_operand_dims};
+                           &y->scatter_indices_batching_dims, &y->scatter_dims_to_operand_dims,
+                           &y->known_expanding, &y->known_nonexpanding};
     for (size_t i = 0; i < sizeof ix / sizeof ix[0]; i++)
         if (!ints_eq(ix[i], iy[i]))
             return false;
@@ -680,7 +682,8 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
         x->is_stable != y->is_stable || x->rng_alg != y->rng_alg ||
         x->exponent_bits != y->exponent_bits || x->mantissa_bits != y->mantissa_bits || x->k != y->k ||
         x->min_ulp != y->min_ulp || x->max_ulp != y->max_ulp ||
-        memcmp(&x->tolerance, &y->tolerance, sizeof x->tolerance) != 0 || !str_eq(x->callee, y->callee))
+        memcmp(&x->tolerance, &y->tolerance, sizeof x->tolerance) != 0 || !str_eq(x->callee, y->callee) ||
+        !str_eq(x->message, y->message))
         return false;
     if ((x->value == NULL) != (y->value == NULL) || (x->value && !plumb_tensor_equal(x->value, y->value)))
         return false;
