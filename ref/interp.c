@@ -272,6 +272,24 @@ static void env_drop(ref_ctx *c, uint32_t id)
     c->env[id] = NULL;
 }
 
+/* No `?` in any operand or result type. */
+static bool op_types_static(const ir_op *op)
+{
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const ir_type *t = &op->operands[i]->type;
+        for (uint32_t k = 0; k < t->rank; k++)
+            if (t->dims[k] == PLUMB_DIM_DYN)
+                return false;
+    }
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        const ir_type *t = &op->results[j]->type;
+        for (uint32_t k = 0; k < t->rank; k++)
+            if (t->dims[k] == PLUMB_DIM_DYN)
+                return false;
+    }
+    return true;
+}
+
 static bool same_dims(const plumb_tensor *t, const ir_type *ty)
 {
     if (t->dtype != ty->dtype || t->rank != ty->rank)
@@ -342,25 +360,32 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
         ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory gathering %u result types", op->n_results);
         goto done;
     }
-    plumb_diag sd;
-    memset(&sd, 0, sizeof sd);
-    if (!ir_shape_infer(op, (const plumb_tensor *const *)in, types, c->max_bytes, &sd)) {
-        if (c->d->code == PLUMB_OK) {
-            *c->d = sd;
-            c->d->file = c->m->filename;
+    /* The common case, every type static (all region bodies, every static
+     * program), takes the declared types as they are: this runs once per
+     * element of a sort or reduce, where copying types would dominate. */
+    bool is_static = op_types_static(op);
+    if (!is_static) {
+        plumb_diag sd;
+        memset(&sd, 0, sizeof sd);
+        if (!ir_shape_infer(op, (const plumb_tensor *const *)in, types, c->max_bytes, &sd)) {
+            if (c->d->code == PLUMB_OK) {
+                *c->d = sd;
+                c->d->file = c->m->filename;
+            }
+            goto done;
         }
-        goto done;
     }
     for (uint32_t i = 0; i < op->n_results; i++) {
         uint32_t id = op->results[i]->id;
+        const ir_type *want = is_static ? &op->results[i]->type : &types[i];
         plumb_tensor *t = c->env[id];
-        if (t && !same_dims(t, &types[i]))
+        if (t && !is_static && !same_dims(t, want))
             env_drop(c, id);   /* a region's earlier value of another size */
         t = c->env[id];
         if (t) {
             if (t->nbytes)
                 memset(t->data, 0, t->nbytes);
-        } else if (!(t = c->env[id] = ref_tensor_new(c, op, &types[i]))) {
+        } else if (!(t = c->env[id] = ref_tensor_new(c, op, want))) {
             goto done;
         }
         out[i] = t;
