@@ -1948,6 +1948,8 @@ static bool check_pretty(P *p, opb *ob)
     return true;
 }
 
+static bool custom_call_target(const char *s, size_t n, plumb_opcode *c);
+
 static bool custom_call(P *p, opb *ob)
 {
     ws(p);
@@ -1957,11 +1959,7 @@ static bool custom_call(P *p, opb *ob)
     if (!symbol_ref(p, &s, &n))
         return false;
     plumb_opcode c;
-    /* JAX's shape assertions are custom calls to @shape_assertion; the
-     * check ops' targets are their own names */
-    if (n == 15 && memcmp(s, "shape_assertion", 15) == 0)
-        c = PLUMB_OP_SHAPE_ASSERTION;
-    else if (!plumb_op_lookup(s, n, &c) || plumb_op_get(c)->kind != PLUMB_KIND_CHECK || c == PLUMB_OP_SHAPE_ASSERTION)
+    if (!custom_call_target(s, n, &c))
         return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in op set v1",
                       (int)(n > 80 ? 80 : n), s);
     ob->code = c;
@@ -2232,6 +2230,75 @@ static bool generic(P *p, opb *ob)
     return sig_functional(p, ob);
 }
 
+/* The target of a custom call: the check ops by their own names, JAX's
+ * shape assertions by @shape_assertion. */
+static bool custom_call_target(const char *s, size_t n, plumb_opcode *c)
+{
+    if (n == 15 && memcmp(s, "shape_assertion", 15) == 0) {
+        *c = PLUMB_OP_SHAPE_ASSERTION;
+        return true;
+    }
+    return plumb_op_lookup(s, n, c) && plumb_op_get(*c)->kind == PLUMB_KIND_CHECK && *c != PLUMB_OP_SHAPE_ASSERTION;
+}
+
+/* Properties `<{...}>` then the attribute dictionary, as the generic form
+ * writes them. */
+static bool generic_attrs(P *p, opb *ob)
+{
+    ws(p);
+    if (p->pos + 1 < p->len && p->src[p->pos] == '<' && p->src[p->pos + 1] == '{') {
+        p->pos++;
+        if (!attr_dict(p, ob) || !expect(p, '>'))
+            return false;
+    }
+    return opt_attr_dict(p, ob);
+}
+
+/* `"stablehlo.custom_call"(%a, ...) {call_target_name = "shape_assertion",
+ * error_message = "...", has_side_effect = true} : (...) -> ()`: the
+ * generic spelling of the custom calls op set v1 knows. The target decides
+ * what the other attributes mean, so they are read twice: once to find
+ * call_target_name, then as the target's op. */
+static bool generic_custom_call(P *p, opb *ob)
+{
+    if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
+        return false;
+    size_t attrs_at = p->pos;
+    ob->code = PLUMB_OP_SHAPE_ASSERTION;   /* first pass: only call_target_name matters */
+    if (!generic_attrs(p, ob))
+        return false;
+    const char *target = NULL;
+    for (uint32_t i = 0; i < ob->a.n_extra; i++)
+        if (strcmp(ob->a.extra[i].name, "call_target_name") == 0)
+            target = ob->a.extra[i].text;
+    size_t tn = target ? strlen(target) : 0;
+    if (!target || tn < 2 || target[0] != '"' || target[tn - 1] != '"')
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "'stablehlo.custom_call' needs a call_target_name = \"...\" attribute");
+    plumb_opcode c;
+    if (!custom_call_target(target + 1, tn - 2, &c))
+        return err_at(p, ob->off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in op set v1",
+                      (int)(tn - 2 > 80 ? 80 : tn - 2), target + 1);
+    p->pos = attrs_at;
+    attrs_default(&ob->a);
+    ob->seen = 0;
+    ob->code = c;
+    if (!generic_attrs(p, ob))
+        return false;
+    uint32_t k = 0;   /* the target is the op itself now: not an extra attribute */
+    for (uint32_t i = 0; i < ob->a.n_extra; i++)
+        if (strcmp(ob->a.extra[i].name, "call_target_name") != 0)
+            ob->a.extra[k++] = ob->a.extra[i];
+    ob->a.n_extra = k;
+    if (!expect(p, ':') || !sig_functional(p, ob))
+        return false;
+    bool is_const = c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
+    if (is_const && !ob->a.value)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "'@%s' needs a 'value = dense<...> : tensor<...>' attribute", plumb_op_name(c));
+    if (c == PLUMB_OP_SHAPE_ASSERTION && !ob->a.message)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "'@shape_assertion' needs an 'error_message = \"...\"' attribute");
+    return true;
+}
+
 static bool parse_stmt(P *p, ir_block *blk)
 {
     def_name defs_small[8];
@@ -2297,9 +2364,14 @@ static bool parse_stmt(P *p, ir_block *blk)
         const char *s = p->src + st;
         size_t n = p->pos - st;
         p->pos++;
-        if (!plumb_op_lookup(s, n, &ob.code))
-            return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in op set v1", (int)(n > 80 ? 80 : n), s);
-        ok = generic(p, &ob);
+        if (n == 21 && memcmp(s, "stablehlo.custom_call", 21) == 0) {
+            ok = generic_custom_call(p, &ob);
+        } else {
+            if (!plumb_op_lookup(s, n, &ob.code))
+                return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in op set v1",
+                              (int)(n > 80 ? 80 : n), s);
+            ok = generic(p, &ob);
+        }
     } else {
         const char *s;
         size_t n;

@@ -313,6 +313,35 @@ static void test_shape_assertion(void **state)
                  2, "stablehlo.custom_call @shape_assertion: error_message refers to {0}, but the op has only 0 value operands after the predicate");
 }
 
+/* The generic spelling of a custom call, `"stablehlo.custom_call"(...)
+ * {call_target_name = "..."}`, reads as the same op as the pretty one, for
+ * shape assertions and the check ops alike; call_target_name is not kept
+ * as an extra attribute, api_version is. */
+static void test_generic_custom_call(void **state)
+{
+    (void)state;
+    assert_same_program(
+        "func.func @main(%p: tensor<i1>, %v: tensor<i64>, %x: tensor<2xf32>) -> tensor<i1> {\n"
+        "  \"stablehlo.custom_call\"(%p, %v) {api_version = 2 : i32, call_target_name = \"shape_assertion\", error_message = \"got {0}\", has_side_effect = true} : (tensor<i1>, tensor<i64>) -> ()\n"
+        "  \"stablehlo.custom_call\"(%x) <{call_target_name = \"check.expect_almost_eq_const\"}> {has_side_effect = true, tolerance = 1.0e-3, value = dense<[1.0, 2.0]> : tensor<2xf32>} : (tensor<2xf32>) -> ()\n"
+        "  return %p : tensor<i1>\n"
+        "}\n",
+        "func.func @main(%p: tensor<i1>, %v: tensor<i64>, %x: tensor<2xf32>) -> tensor<i1> {\n"
+        "  stablehlo.custom_call @shape_assertion(%p, %v) {error_message = \"got {0}\", has_side_effect = true, api_version = 2 : i32} : (tensor<i1>, tensor<i64>) -> ()\n"
+        "  stablehlo.custom_call @check.expect_almost_eq_const(%x) {has_side_effect = true, tolerance = 1.0e-3, value = dense<[1.0, 2.0]> : tensor<2xf32>} : (tensor<2xf32>) -> ()\n"
+        "  return %p : tensor<i1>\n"
+        "}\n");
+    ir_module *m = parse_ok("func.func @main(%p: tensor<i1>) -> tensor<i1> {\n"
+                            "  \"stablehlo.custom_call\"(%p) {call_target_name = \"shape_assertion\", error_message = \"x\", has_side_effect = true} : (tensor<i1>) -> ()\n"
+                            "  return %p : tensor<i1>\n"
+                            "}\n");
+    const ir_op *op = first_op(m);
+    assert_int_equal(op->code, PLUMB_OP_SHAPE_ASSERTION);
+    assert_string_equal(op->a.message, "x");
+    assert_int_equal(op->a.n_extra, 0);
+    ir_module_free(m);
+}
+
 /* A program built with the builder API (not parsed) prints in the forms
  * the parser reads back. */
 static void test_built_ops_round_trip(void **state)
@@ -504,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_iota),
         cmocka_unit_test(test_dynamic_gather),
         cmocka_unit_test(test_shape_assertion),
+        cmocka_unit_test(test_generic_custom_call),
         cmocka_unit_test(test_built_ops_round_trip),
         cmocka_unit_test(test_static_result_of_dynamic_operand),
         cmocka_unit_test(test_bounds_propagate),
