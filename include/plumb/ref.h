@@ -42,8 +42,10 @@ void plumb_ref_result_free(plumb_ref_result *res);
  * constant, and each dynamic_* op whose shape operands fold to constants
  * (evaluated with the reference on the constant subgraph) is replaced by
  * its static counterpart (broadcast_in_dim, reshape, iota, slice, pad,
- * gather). Functions the entry calls are specialized too (one copy per
- * distinct argument signature); functions it does not reach are dropped.
+ * gather). Functions the entry calls are specialized too, each to the
+ * argument types it is called with (a function called with two different
+ * signatures, or recursively, is PLUMB_ERR_UNSUPPORTED); functions it does
+ * not reach are dropped.
  * A shape operand that depends on a parameter's value cannot be refined:
  * the error names the op and the operand. The result is owned by the
  * caller (ir_module_free); the input module is not changed. NULL with d
