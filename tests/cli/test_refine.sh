@@ -182,6 +182,24 @@ expect_rc "a failing shape assertion: exit 1" 1
 expect_err "a failing shape assertion: the program's message with {0} = 9" \
     "call.mlir:12:3: error: custom_call.shape_assertion: fails for these shapes, so the program cannot be refined to them: size 9 above 8"
 
+# One function called at two shapes: each function gets one signature.
+cat > "$tmp/twice.mlir" <<'MLIR'
+func.func private @id(%a: tensor<?xf32>) -> tensor<?xf32> {
+  return %a : tensor<?xf32>
+}
+func.func @main(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %a = func.call @id(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  %b = func.call @id(%y) : (tensor<?xf32>) -> tensor<?xf32>
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}
+MLIR
+run "$PLUMB" refine "$tmp/twice.mlir" --shape x=2 --shape y=2
+expect_rc "a callee called twice at one shape" 0
+run "$PLUMB" refine "$tmp/twice.mlir" --shape x=2 --shape y=3
+expect_rc "a callee called at two shapes: exit 1" 1
+expect_err "... names the call, the callee and both types" \
+    "twice.mlir:6:8: error: func.call: @id's parameter 0 is tensor<3xf32> here but tensor<2xf32> at an earlier call"
+
 # ---- what cannot be refined, and usage errors --------------------------------
 cat > "$tmp/value.mlir" <<'MLIR'
 func.func @main(%k: tensor<1xi32>, %x: tensor<?xf32>) -> tensor<?xf32> {
