@@ -108,8 +108,8 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     plumb_buf_printf(b, "; NaN payloads %s; %s\n", c->preserves_nan_payload ? "preserved" : "not preserved",
                      c->deterministic ? "deterministic" : "not deterministic");
     if (c->poly == PLUMB_BACKEND_POLY_NONE)
-        plumb_buf_printf(b, "  polymorphism  none: certified on static programs; %llu polymorphic cases unsupported\n",
-                         (unsigned long long)run->skipped_poly);
+        plumb_buf_printf(b, "  polymorphism  none: certified on refined (static) programs; %llu polymorphic cases "
+                            "unsupported\n", (unsigned long long)run->skipped_poly);
     else
         plumb_buf_printf(b, "  polymorphism  %s: polymorphic (dyn_*) cases and dynamic ops run; the cache suite "
                             "counts compiles across sizes\n", conf_poly_name(c->poly));

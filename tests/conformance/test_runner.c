@@ -449,6 +449,46 @@ static void test_cache_poly_per_shape(void **state)
     conf_run_free(&run);
 }
 
+/* The same backend claiming no polymorphism is given the static programs
+ * plumb_ref_refine makes for each size and must build each once: exactly
+ * 20 for the 20 sizes; the report says it was certified on refined
+ * programs, and its polymorphic conformance cases are unsupported. */
+static void test_cache_poly_refined(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("fault_poly_per_size", p, sizeof p), PLUMB_OP_ADD);
+    o.cache_suite = true;
+    o.repro_dir = NULL;
+    setenv("PLUMB_FAULT_POLY_CLAIM", "none", 1);
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    bool ok = conf_run_certify(&o, &run, &d);
+    unsetenv("PLUMB_FAULT_POLY_CLAIM");
+    assert_true(ok);
+    assert_int_equal(run.backend.caps.poly, PLUMB_BACKEND_POLY_NONE);
+    const conf_cache_scenario *s = scenario(&run, "polymorphic dimension");
+    assert_non_null(s);
+    if (!s->pass) fprintf(stderr, "%s\n", s->reason);
+    assert_true(s->pass);
+    assert_int_equal(s->compiles, 20);
+    assert_int_equal(s->expected_min, 20);
+    assert_int_equal(s->expected_max, 20);
+    assert_non_null(strstr(s->note, "certified on refined (static) programs"));
+    /* add's 4 sizes x 13 types of the dyn family: unsupported, not run */
+    assert_int_equal(run.skipped_poly, 52);
+    assert_int_equal(run.ops[PLUMB_OP_ADD].skipped, 52);
+    assert_true(run.ok);
+    plumb_buf b;
+    plumb_buf_init(&b);
+    conf_report_text(&b, &run);
+    assert_non_null(strstr(b.data, "polymorphism  none: certified on refined (static) programs; 52 polymorphic cases"));
+    plumb_buf_free(&b);
+    conf_run_free(&run);
+}
+
 /* A backend whose first execution on a new instance differs: runs in one
  * warm instance agree, so only the rerun on a fresh instance in a separate
  * process (one case in 16) names it, for sampled cases past each worker's
@@ -486,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_cache_suite_exact),
         cmocka_unit_test(test_cache_faults),
         cmocka_unit_test(test_cache_poly_per_shape),
+        cmocka_unit_test(test_cache_poly_refined),
         cmocka_unit_test(test_fresh_instance_rerun),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,7 +9,10 @@
  *
  * With PLUMB_FAULT_POLY_CLAIM=per-shape in the environment the same
  * behaviour is claimed truthfully (PLUMB_BACKEND_POLY_PER_SHAPE) and the
- * scenario passes: test_faults.sh checks both.
+ * scenario passes; with PLUMB_FAULT_POLY_CLAIM=none it claims no
+ * polymorphism and is given the refined static programs (one build per
+ * size, as many as the scenario expects of such a backend). test_faults.sh
+ * and tests/conformance/test_runner.c check all three.
  *
  * The specialization replaces every `?` of the program text with the size
  * the input has at the first `?` dimension of the parameters and drops the
@@ -198,6 +201,7 @@ static plumb_backend_error *ps_capabilities(plumb_backend_capabilities_args *a)
     caps = *ia.capabilities;
     const char *claim = getenv("PLUMB_FAULT_POLY_CLAIM");
     caps.polymorphic_shapes = claim && !strcmp(claim, "per-shape") ? PLUMB_BACKEND_POLY_PER_SHAPE
+                            : claim && !strcmp(claim, "none")      ? PLUMB_BACKEND_POLY_NONE
                                                                    : PLUMB_BACKEND_POLY_BOUNDED;
     a->capabilities = &caps;
     return NULL;
