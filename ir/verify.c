@@ -614,6 +614,52 @@ static bool v_broadcast(vctx *V, const ir_op *op)
     return true;
 }
 
+/* The static part of a type: the product of its static dimensions and of
+ * the bounds of its '?' ones (UINT64_MAX when a '?' is unbounded), and
+ * whether it has a '?'. Sizes are within the byte limit, so the products
+ * of a checked type do not overflow; the bounds' product is saturated. */
+static void count_parts(const ir_type *t, uint64_t *fixed, uint64_t *most, bool *dyn)
+{
+    *fixed = 1;
+    *most = 1;
+    *dyn = false;
+    for (uint32_t i = 0; i < t->rank; i++) {
+        if (t->dims[i] != PLUMB_DIM_DYN) {
+            plumb_mul_overflow_u64(*fixed, (uint64_t)t->dims[i], fixed);
+            if (plumb_mul_overflow_u64(*most, (uint64_t)t->dims[i], most))
+                *most = UINT64_MAX;
+        } else {
+            *dyn = true;
+            if (t->bounds[i] == PLUMB_NO_BOUND || plumb_mul_overflow_u64(*most, (uint64_t)t->bounds[i], most))
+                *most = UINT64_MAX;
+        }
+    }
+}
+
+/* reshape (C2) with a '?' on one side and a static element count N on the
+ * other: some size of the '?'s must give N elements. So the other side's
+ * static dimensions must divide N (a product of 0 only gives N = 0), and
+ * its bounds must reach N. Both sides '?': checked at run time only. */
+static bool reshape_counts_possible(vctx *V, const ir_op *op, const ir_type *in, const ir_type *out)
+{
+    uint64_t fi, mi, fo, mo;
+    bool di, dout;
+    count_parts(in, &fi, &mi, &di);
+    count_parts(out, &fo, &mo, &dout);
+    if (di == dout)
+        return true;
+    uint64_t n = di ? fo : fi, fixed = di ? fi : fo, most = di ? mi : mo;
+    bool ok = fixed == 0 ? n == 0 : n % fixed == 0 && n <= most;
+    if (ok)
+        return true;
+    char ti[TSTR], to[TSTR];
+    type_str(in, ti, sizeof ti);
+    type_str(out, to, sizeof to);
+    return BAD("%s %s has %llu elements, which no size of the '?' dimensions of %s %s gives (StableHLO C2)",
+               di ? "result" : "operand", di ? to : ti, (unsigned long long)n, di ? "operand" : "result",
+               di ? ti : to);
+}
+
 static bool v_reshape(vctx *V, const ir_op *op)
 {
     const ir_type *in = &op->operands[0]->type, *out = &op->results[0]->type;
@@ -621,7 +667,7 @@ static bool v_reshape(vctx *V, const ir_op *op)
         return BAD("result element type %s does not match the operand's %s (StableHLO C1)",
                    dt(out->dtype), dt(in->dtype));
     if (!ir_type_is_static(in) || !ir_type_is_static(out))
-        return true;
+        return reshape_counts_possible(V, op, in, out);
     uint64_t a = 1, b = 1;
     for (uint32_t i = 0; i < in->rank; i++)
         plumb_mul_overflow_u64(a, (uint64_t)in->dims[i], &a);
@@ -1519,8 +1565,10 @@ static bool v_dynamic_reshape(vctx *V, const ir_op *op)
                    dt(in->dtype));
     if (!shape_operand(V, op, 1, "output_shape", out->rank, "the result's rank", "C4"))
         return false;
-    /* C2: the element counts agree; decidable here when both are static. */
-    if (ir_type_is_static(in) && ir_type_is_static(out) && !v_reshape(V, op))
+    /* C2: the element counts agree: decidable here when both are static,
+     * and refutable when one side is static and no size of the other's
+     * '?' dimensions gives its count. */
+    if (!v_reshape(V, op))
         return false;
     int64_t v[PLUMB_MAX_RANK];
     uint32_t n;

@@ -445,6 +445,27 @@ static void test_bounds_propagate(void **state)
                  2, "update dimension 0 has size 5, larger than the operand's ? (bound 4) (StableHLO C6)");
 }
 
+/* reshape between a static count and '?' dimensions verifies when some size
+ * of the '?'s gives the count: 6 = 2 x 3, 12 = 3 x 4 with the bound 3, and
+ * both sides '?' (left to run time); the refusals are in badverify. */
+static void test_reshape_counts_possible(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(
+        "func.func @main(%a: tensor<6xf32>, %b: tensor<?x4xf32, #stablehlo.bounds<3, ?>>, %c: tensor<?x3xf32>) -> tensor<?x3xf32> {\n"
+        "  %0 = stablehlo.reshape %a : (tensor<6xf32>) -> tensor<?x3xf32>\n"
+        "  %1 = stablehlo.reshape %b : (tensor<?x4xf32, #stablehlo.bounds<3, ?>>) -> tensor<12xf32>\n"
+        "  %2 = stablehlo.reshape %c : (tensor<?x3xf32>) -> tensor<?x2xf32>\n"
+        "  return %0 : tensor<?x3xf32>\n"
+        "}\n");
+    ir_module_free(m);
+    verify_fails("func.func @main(%a: tensor<6xf32>) -> tensor<?x0xf32> {\n"
+                 "  %0 = stablehlo.reshape %a : (tensor<6xf32>) -> tensor<?x0xf32>\n"
+                 "  return %0 : tensor<?x0xf32>\n"
+                 "}\n",
+                 2, "operand tensor<6xf32> has 6 elements, which no size of the '?' dimensions of result tensor<?x0xf32> gives");
+}
+
 static bool has_suffix(const char *s, const char *suf)
 {
     size_t n = strlen(s), k = strlen(suf);
@@ -537,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_built_ops_round_trip),
         cmocka_unit_test(test_static_result_of_dynamic_operand),
         cmocka_unit_test(test_bounds_propagate),
+        cmocka_unit_test(test_reshape_counts_possible),
         cmocka_unit_test(test_testdata_dynamic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
