@@ -447,6 +447,24 @@ static void test_cache_poly_per_shape(void **state)
     /* the unbounded scenario is for backends that claim it */
     assert_null(scenario(&run, "unbounded polymorphic dim"));
     conf_run_free(&run);
+    /* ... and running size 65 against the bound 64 instead of refusing it
+     * fails the scenario once its count is right (its output, 65 rows
+     * where the program declares at most 64, is refused too) */
+    setenv("PLUMB_FAULT_POLY_CLAIM", "per-shape", 1);
+    setenv("PLUMB_FAULT_POLY_NO_BOUND", "1", 1);
+    plumb_diag_clear(&d);
+    ok = conf_run_certify(&o, &run, &d);
+    unsetenv("PLUMB_FAULT_POLY_CLAIM");
+    unsetenv("PLUMB_FAULT_POLY_NO_BOUND");
+    assert_true(ok);
+    s = scenario(&run, "polymorphic dimension");
+    assert_non_null(s);
+    assert_false(s->pass);
+    assert_int_equal(s->compiles, 20);
+    if (!strstr(s->reason, "size 65 above the bound 64: expected execute to fail with INVALID_ARGUMENT, got: "))
+        fail_msg("%s", s->reason);
+    assert_false(run.ok);
+    conf_run_free(&run);
 }
 
 /* The same backend claiming no polymorphism is given the static programs

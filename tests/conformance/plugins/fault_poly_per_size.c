@@ -12,7 +12,9 @@
  * scenario passes; with PLUMB_FAULT_POLY_CLAIM=none it claims no
  * polymorphism and is given the refined static programs (one build per
  * size, as many as the scenario expects of such a backend). test_faults.sh
- * and tests/conformance/test_runner.c check all three.
+ * and tests/conformance/test_runner.c check all three. With
+ * PLUMB_FAULT_POLY_NO_BOUND=1 it also runs inputs above their declared
+ * bound instead of refusing them (the second fault the scenario probes).
  *
  * The specialization replaces every `?` of the program text with the size
  * the input has at the first `?` dimension of the parameters and drops the
@@ -140,7 +142,9 @@ static plumb_backend_error *ps_execute(plumb_backend_execute_args *a)
 {
     pexec *x = (pexec *)a->executable;
     plumb_backend_executable *exe = x->plain;
-    for (size_t i = 0; i < a->n_inputs && i < x->n_params; i++)
+    const char *nb = getenv("PLUMB_FAULT_POLY_NO_BOUND");
+    bool check_bounds = !(nb && !strcmp(nb, "1"));
+    for (size_t i = 0; check_bounds && i < a->n_inputs && i < x->n_params; i++)
         for (uint32_t k = 0; k < a->inputs[i].rank && k < PLUMB_MAX_RANK; k++)
             if (x->bounds[i][k] != PLUMB_NO_BOUND && a->inputs[i].dims[k] > x->bounds[i][k])
                 return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT,
