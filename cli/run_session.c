@@ -188,9 +188,9 @@ static int param_dims(const char *cmd, const cli_gen_opts *g, const ir_func *f, 
     char pn[160];
     const char *nm = f->body.args[p]->name;
     if (nm)
-        snprintf(pn, sizeof pn, "%u (%%%s)", p, nm);
+        snprintf(pn, sizeof pn, "@%s parameter %u (%%%s)", f->name, p, nm);
     else
-        snprintf(pn, sizeof pn, "%u", p);
+        snprintf(pn, sizeof pn, "@%s parameter %u", f->name, p);
     const char *shape = shape_for(g, f, p);
     if (shape) {
         /* "4x128"; a scalar parameter's shape is empty */
@@ -210,20 +210,20 @@ static int param_dims(const char *cmd, const cli_gen_opts *g, const ir_func *f, 
                 goto bad_shape;
         }
         if (rank != ty->rank)
-            return cli_usage_error(cmd, "--shape %s: parameter %s has rank %u, the shape gives %u dimensions",
+            return cli_usage_error(cmd, "--shape %s: %s has rank %u, the shape gives %u dimensions",
                                    shape, pn, ty->rank, rank);
         for (uint32_t k = 0; k < rank; k++) {
             if (ty->dims[k] != PLUMB_DIM_DYN && dims[k] != ty->dims[k])
-                return cli_usage_error(cmd, "--shape %s: parameter %s dimension %u: size %lld differs from its "
+                return cli_usage_error(cmd, "--shape %s: %s dimension %u: size %lld differs from its "
                                        "static size %lld", shape, pn, k, (long long)dims[k],
                                        (long long)ty->dims[k]);
             if (ty->dims[k] == PLUMB_DIM_DYN && ty->bounds[k] != PLUMB_NO_BOUND && dims[k] > ty->bounds[k])
-                return cli_usage_error(cmd, "--shape %s: parameter %s dimension %u: size %lld exceeds its bound %lld",
+                return cli_usage_error(cmd, "--shape %s: %s dimension %u: size %lld exceeds its bound %lld",
                                        shape, pn, k, (long long)dims[k], (long long)ty->bounds[k]);
         }
         return CLI_EXIT_OK;
     bad_shape:
-        return cli_usage_error(cmd, "--shape %s: parameter %s: the shape is not sizes joined by 'x' (e.g. 4x128)",
+        return cli_usage_error(cmd, "--shape %s: %s: the shape is not sizes joined by 'x' (e.g. 4x128)",
                                shape, pn);
     }
     for (uint32_t k = 0; k < ty->rank; k++) {
@@ -232,7 +232,7 @@ static int param_dims(const char *cmd, const cli_gen_opts *g, const ir_func *f, 
         } else if (g->n_dim_sizes) {
             dims[k] = g->dim_sizes[run % g->n_dim_sizes];
             if (ty->bounds[k] != PLUMB_NO_BOUND && dims[k] > ty->bounds[k])
-                return cli_usage_error(cmd, "--dim-size %lld: parameter %s dimension %u: size %lld exceeds its "
+                return cli_usage_error(cmd, "--dim-size %lld: %s dimension %u: size %lld exceeds its "
                                        "bound %lld", (long long)dims[k], pn, k, (long long)dims[k],
                                        (long long)ty->bounds[k]);
         } else {
