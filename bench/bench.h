@@ -60,6 +60,7 @@ typedef enum bench_kind {
     BENCH_PROGRAM,     /* a whole example program */
     BENCH_COMPILE,     /* compile time only (no reference, no speedup) */
     BENCH_OVERHEAD,    /* cache-hit overhead (no reference, no speedup) */
+    BENCH_POLY,        /* polymorphic executable vs static compiles (no reference, no speedup) */
 } bench_kind;
 
 typedef struct bench_config {
@@ -97,9 +98,11 @@ typedef struct bench_result {
     double worst;            /* worst error as a fraction of the allowed error (<= 1 passes) */
     char tolerance[160];     /* what the allowed error is */
     /* compile / overhead rows */
-    double value_s;          /* compile seconds (best) or overhead seconds (median) */
-    double aux_s;            /* overhead: the executable run it is measured against */
-    char note[200];
+    double value_s;          /* compile seconds (best) or overhead seconds (median); poly: the
+                              * polymorphic/static time ratio */
+    double aux_s;            /* overhead: the executable run it is measured against; poly: the
+                              * static compiles' total seconds */
+    char note[320];
 } bench_result;
 
 /* Runs one workload by name into r (r->name set by the caller). Returns

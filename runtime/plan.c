@@ -632,6 +632,26 @@ out:
     return ok;
 }
 
+/* The bytes a tensor of t's dtype and dims holds (SIZE_MAX when that
+ * overflows). */
+static size_t dims_bytes(const plumb_tensor *t)
+{
+    uint64_t nb = plumb_dtype_size(t->dtype);
+    for (uint32_t i = 0; i < t->rank && i < PLUMB_MAX_RANK; i++)
+        if (t->dims[i] < 0 || plumb_mul_overflow_u64(nb, (uint64_t)t->dims[i], &nb))
+            return SIZE_MAX;
+    return nb > SIZE_MAX ? SIZE_MAX : (size_t)nb;
+}
+
+static void set_shape(plumb_tensor *h, const ir_type *t)
+{
+    h->dtype = t->dtype;
+    h->rank = t->rank;
+    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
+        h->dims[i] = i < t->rank ? t->dims[i] : 0;
+    h->nbytes = dims_bytes(h);
+}
+
 /* Whether the lowered function has a `?` dimension anywhere; if so, the
  * scratch a run needs to derive shapes op by op. */
 static bool prepare_dynamic(rt_program *p, plumb_diag *d)
@@ -653,6 +673,42 @@ static bool prepare_dynamic(rt_program *p, plumb_diag *d)
     p->dyn_in = plumb_arena_array(p->arena, max_in, sizeof *p->dyn_in);
     p->dyn_types = plumb_arena_array(p->arena, max_out, sizeof *p->dyn_types);
     if (!p->dyn_in || !p->dyn_types)
+        return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
+    uint32_t n_memo = 0, max_key = 1;
+    for (uint32_t s = 0; s < p->n_steps; s++) {
+        p->steps[s].memo0 = n_memo;
+        n_memo += p->steps[s].n_ops;
+    }
+    if (!(p->memo = plumb_arena_array(p->arena, n_memo ? n_memo : 1, sizeof *p->memo)))
+        return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
+    for (uint32_t s = 0; s < p->n_steps; s++)
+        for (uint32_t k = 0; k < p->steps[s].n_ops; k++) {
+            const ir_op *op = p->steps[s].ops[k];
+            rt_shape_memo *mo = &p->memo[p->steps[s].memo0 + k];
+            /* per operand: rank, dims, count of values read, the values */
+            mo->key_cap = op->n_operands * (2 + 2 * PLUMB_MAX_RANK);
+            mo->key = plumb_arena_array(p->arena, mo->key_cap ? mo->key_cap : 1, sizeof *mo->key);
+            mo->out = plumb_arena_array(p->arena, op->n_results ? op->n_results : 1, sizeof *mo->out);
+            if (!mo->key || !mo->out)
+                return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
+            if (mo->key_cap > max_key)
+                max_key = mo->key_cap;
+            /* An op of static types has the declared result shapes on every
+             * run (ir_shape_infer would only copy them): its result headers
+             * get them now and runs skip it. */
+            mo->fixed = true;
+            for (uint32_t i = 0; i < op->n_operands; i++)
+                mo->fixed &= ir_type_is_static(&op->operands[i]->type);
+            for (uint32_t i = 0; i < op->n_results; i++)
+                mo->fixed &= ir_type_is_static(&op->results[i]->type);
+            for (uint32_t i = 0; mo->fixed && i < op->n_results; i++) {
+                plumb_tensor *h = &p->hdr[op->results[i]->id];
+                void *data = h->data;
+                set_shape(h, &op->results[i]->type);
+                h->data = data;
+            }
+        }
+    if (!(p->memo_key = plumb_arena_array(p->arena, max_key, sizeof *p->memo_key)))
         return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
     return true;
 }
@@ -777,17 +833,6 @@ void rt_program_free(rt_program *p)
 
 /* ---- running ------------------------------------------------------------------------- */
 
-/* The bytes a tensor of t's dtype and dims holds (SIZE_MAX when that
- * overflows). */
-static size_t dims_bytes(const plumb_tensor *t)
-{
-    uint64_t numel, nb;
-    plumb_diag sd = {.code = PLUMB_OK};
-    if (!plumb_shape_size(t->dtype, t->rank, t->dims, UINT64_MAX, &numel, &nb, &sd) || nb > SIZE_MAX)
-        return SIZE_MAX;
-    return (size_t)nb;
-}
-
 /* Inputs of a program with `?` dimensions: the parameter types decide
  * (static dims equal, `?` dims within their bounds: ir_shape_check_args,
  * whose error names the parameter and dimension), and each input holds
@@ -801,7 +846,19 @@ static bool check_inputs_dyn(const rt_program *p, const char *entry, plumb_tenso
             plumb_diag_set(d, PLUMB_ERR_USAGE, none, "input %u of @%s is missing (NULL)", i, entry);
             return false;
         }
-    if (!ir_shape_check_args(p->f, (const plumb_tensor *const *)inputs, n_inputs, d))
+    /* The common case checked here; ir_shape_check_args words the error
+     * (and formats each parameter's name while it checks). */
+    bool fits = true;
+    for (uint32_t i = 0; fits && i < n_inputs; i++) {
+        const ir_type *ty = &p->f->body.args[i]->type;
+        const plumb_tensor *t = inputs[i];
+        fits = t->dtype == ty->dtype && t->rank == ty->rank;
+        for (uint32_t k = 0; fits && k < ty->rank; k++)
+            fits = ty->dims[k] == PLUMB_DIM_DYN
+                       ? t->dims[k] >= 0 && (ty->bounds[k] == PLUMB_NO_BOUND || t->dims[k] <= ty->bounds[k])
+                       : t->dims[k] == ty->dims[k];
+    }
+    if (!fits && !ir_shape_check_args(p->f, (const plumb_tensor *const *)inputs, n_inputs, d))
         return false;
     for (uint32_t i = 0; i < n_inputs; i++) {
         const plumb_tensor *t = inputs[i];
@@ -1003,15 +1060,6 @@ static int32_t direct_result(const rt_program *p, uint32_t id)
     return -1;
 }
 
-static void set_shape(plumb_tensor *h, const ir_type *t)
-{
-    h->dtype = t->dtype;
-    h->rank = t->rank;
-    for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
-        h->dims[i] = i < t->rank ? t->dims[i] : 0;
-    h->nbytes = dims_bytes(h);
-}
-
 static bool same_shape(const plumb_tensor *a, const plumb_tensor *b)
 {
     if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes)
@@ -1036,6 +1084,66 @@ static bool output_mismatch(plumb_diag *d, uint32_t k, const char *entry, const 
     plumb_buf_free(&a);
     plumb_buf_free(&b);
     return false;
+}
+
+/* Whether ir_shape_infer reads the values of operand i of op: the shape
+ * operands of the dynamic ops (include/plumb/shape.h). Everything else it
+ * derives from dims alone. */
+static bool reads_values(const ir_op *op, uint32_t i)
+{
+    switch (op->code) {
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+        return i == 1;
+    case PLUMB_OP_DYNAMIC_IOTA:
+        return i == 0;
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+        return i >= 1;
+    case PLUMB_OP_DYNAMIC_PAD:
+        return i >= 2;
+    case PLUMB_OP_DYNAMIC_GATHER:
+        return i == 2;
+    default:
+        return false;
+    }
+}
+
+/* The result types of op for the operand headers in p->dyn_in: from the
+ * memo when the key (dims and shape-operand values) is the last one seen,
+ * else from ir_shape_infer, remembered on success. */
+static bool infer_shapes(rt_program *p, rt_shape_memo *mo, const ir_op *op, plumb_diag *d)
+{
+    int64_t *key = p->memo_key;
+    uint32_t n = 0;
+    bool keyed = mo->key_cap > 0;
+    for (uint32_t i = 0; keyed && i < op->n_operands; i++) {
+        const plumb_tensor *t = p->dyn_in[i];
+        key[n++] = t->rank;
+        for (uint32_t k = 0; k < t->rank && k < PLUMB_MAX_RANK; k++)
+            key[n++] = t->dims[k];
+        uint64_t ne = reads_values(op, i) ? plumb_tensor_numel(t) : 0;
+        if (ne > PLUMB_MAX_RANK || (ne && !t->data)) {
+            keyed = false;
+            break;
+        }
+        key[n++] = (int64_t)ne;
+        for (uint64_t k = 0; k < ne; k++)
+            key[n++] = (int64_t)plumb_load_bits(t->dtype, t->data, (size_t)k);
+    }
+    if (keyed && mo->valid && mo->key_len == n && memcmp(mo->key, key, n * sizeof *key) == 0) {
+        memcpy(p->dyn_types, mo->out, op->n_results * sizeof *mo->out);
+        return true;
+    }
+    mo->valid = false;
+    if (!ir_shape_infer(op, p->dyn_in, p->dyn_types, p->x.max_bytes, d))
+        return false;
+    if (keyed) {
+        memcpy(mo->key, key, n * sizeof *key);
+        mo->key_len = n;
+        memcpy(mo->out, p->dyn_types, op->n_results * sizeof *mo->out);
+        mo->valid = true;
+    }
+    return true;
 }
 
 /* Gives buffer b room for bytes. Only a value sized per run (an unbounded
@@ -1093,9 +1201,11 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
         ok = rt_check_deadline(x, st->op);
         for (uint32_t k = 0; ok && k < st->n_ops; k++) {
             const ir_op *op = st->ops[k];
+            if (p->memo[st->memo0 + k].fixed)
+                continue;
             for (uint32_t i = 0; i < op->n_operands; i++)
                 p->dyn_in[i] = &p->hdr[op->operands[i]->id];
-            if (!ir_shape_infer(op, p->dyn_in, p->dyn_types, x->max_bytes, d)) {
+            if (!infer_shapes(p, &p->memo[st->memo0 + k], op, d)) {
                 d->file = p->m->filename;
                 ok = false;
                 break;

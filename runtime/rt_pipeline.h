@@ -166,12 +166,26 @@ typedef struct rt_step {
     const ir_op *const *ops;   /* every op of the step, program order (a run with `?` dims
                                 * derives their result shapes before the step runs) */
     uint32_t n_ops;
+    uint32_t memo0;            /* dynamic: index in rt_program.memo of ops[0] */
     plumb_tensor **in;
     uint32_t n_in;
     plumb_tensor **out;
     uint32_t n_out;
     ir_value *const *out_vals; /* the values out[] hold */
 } rt_step;
+
+/* The last shapes ir_shape_infer derived for one op: its key (each
+ * operand's rank and dims, and the values of the shape operands it reads)
+ * and the result types. A run whose key is the same gets the same result
+ * types and passed the same checks, so it reuses them. */
+typedef struct rt_shape_memo {
+    int64_t *key;
+    uint32_t key_len, key_cap;     /* key_cap 0: never memoized (a shape operand too long) */
+    ir_type *out;
+    bool valid;
+    bool fixed;                    /* every operand and result type static: the result
+                                    * headers hold their dims from the compile on */
+} rt_shape_memo;
 
 typedef struct rt_buffer {
     void *raw;                 /* as allocated */
@@ -204,6 +218,8 @@ typedef struct rt_program {
     uint32_t *buf_of;          /* dynamic: per value id, its buffer + 1 (0: none) */
     const plumb_tensor **dyn_in;   /* dynamic: operand headers of the op being inferred */
     ir_type *dyn_types;        /* dynamic: its result types */
+    rt_shape_memo *memo;       /* dynamic: per op of the steps, in step order */
+    int64_t *memo_key;         /* dynamic: the key being built (the largest key_cap) */
     uint64_t buf_grows;        /* dynamic: buffers grown by runs (unbounded `?` values) */
     rt_exec x;                 /* execution context, kept between runs */
 } rt_program;
