@@ -22,8 +22,9 @@
  *     program cannot be refined: the error names the op and the operand;
  *   - a shape_assertion whose predicate is known true is dropped, one known
  *     false is an error with the program's message;
- *   - calls refine their callee with the actual argument types (one
- *     signature per function); the callee's returns give the call's types.
+ *   - calls refine their callee with the actual argument types and the
+ *     arguments' known values (one signature per function); the callee's
+ *     returns give the call's types, and its known returns known results.
  *
  * The work happens on a copy of the module (printed and parsed again, with
  * the original source locations copied over so that errors point into the
@@ -145,7 +146,7 @@ static const char *shape_operand_name(plumb_opcode code, uint32_t i)
     }
 }
 
-static bool refine_func(rf *r, ir_func *f, const ir_type *args, const ir_op *site);
+static bool refine_func(rf *r, ir_func *f, const ir_type *args, plumb_tensor *const *vals, const ir_op *site);
 
 /* func.call: refine the callee with the actual argument types; the call's
  * results take the callee's refined result types. */
@@ -158,12 +159,36 @@ static bool refine_call(rf *r, ir_op *op)
     ir_type *args = plumb_calloc(op->n_operands ? op->n_operands : 1, sizeof *args);
     if (!args)
         return rf_fail(r, PLUMB_ERR_NOMEM, op->loc, "func.call: out of memory");
-    for (uint32_t i = 0; i < op->n_operands; i++)
+    plumb_tensor **vals = plumb_calloc(op->n_operands ? op->n_operands : 1, sizeof *vals);
+    if (!vals) {
+        plumb_free(args, (op->n_operands ? op->n_operands : 1) * sizeof *args);
+        return rf_fail(r, PLUMB_ERR_NOMEM, op->loc, "func.call: out of memory");
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++) {
         args[i] = op->operands[i]->type;
-    bool ok = refine_func(r, g, args, op);
+        vals[i] = r->known[op->operands[i]->id];
+    }
+    bool ok = refine_func(r, g, args, vals, op);
     plumb_free(args, (op->n_operands ? op->n_operands : 1) * sizeof *args);
+    plumb_free(vals, (op->n_operands ? op->n_operands : 1) * sizeof *vals);
     for (uint32_t j = 0; ok && j < op->n_results && j < g->n_results; j++)
         op->results[j]->type = g->result_types[j];
+    /* Known returns make known call results (a shape computed in a callee
+     * from constants or from its arguments' shapes). */
+    const ir_op *ret = g->body.last;
+    for (uint32_t j = 0; ok && ret && ret->code == PLUMB_OP_FUNC_RETURN && j < ret->n_operands && j < op->n_results;
+         j++) {
+        const plumb_tensor *k = r->known[ret->operands[j]->id];
+        if (!k)
+            continue;
+        plumb_diag sd;
+        memset(&sd, 0, sizeof sd);
+        plumb_tensor *c = plumb_tensor_clone(k, &sd);
+        if (!c)
+            return rf_take(r, &sd);
+        plumb_tensor_free(r->known[op->results[j]->id]);
+        r->known[op->results[j]->id] = c;
+    }
     return ok;
 }
 
@@ -343,7 +368,10 @@ out:
     return ok;
 }
 
-static bool refine_func(rf *r, ir_func *f, const ir_type *args, const ir_op *site)
+/* Refines f for parameters of types args whose values, where vals[i] is
+ * not NULL, are known (JAX passes dimension sizes to its wrapped main as
+ * scalar arguments: knowing them lets the callee's shapes fold). */
+static bool refine_func(rf *r, ir_func *f, const ir_type *args, plumb_tensor *const *vals, const ir_op *site)
 {
     int fi = func_index(r->m, f);
     if (fi < 0)
@@ -362,14 +390,31 @@ static bool refine_func(rf *r, ir_func *f, const ir_type *args, const ir_op *sit
                                "func.call: @%s's parameter %u is %s here but %s at an earlier call; refinement gives each function one signature",
                                f->name, i, a, b);
             }
+        /* A value the earlier refinement relied on must be the same here. */
+        for (uint32_t i = 0; i < f->body.n_args; i++) {
+            const plumb_tensor *before = r->known[f->body.args[i]->id], *now = vals ? vals[i] : NULL;
+            if (before && !(now && plumb_tensor_equal(before, now)))
+                return rf_fail(r, PLUMB_ERR_UNSUPPORTED, site ? site->loc : f->loc,
+                               "func.call: @%s's parameter %u was refined for a constant value at an earlier call and is %s here; refinement gives each function one signature",
+                               f->name, i, now ? "another value" : "not a constant");
+        }
         return true;
     }
     if (++r->depth > RF_MAX_DEPTH)
         return rf_fail(r, PLUMB_ERR_LIMIT, site ? site->loc : f->loc, "calls nest deeper than %d", RF_MAX_DEPTH);
     r->state[fi] = 1;
-    for (uint32_t i = 0; i < f->body.n_args; i++)
-        f->body.args[i]->type = args[i];
     bool ok = true;
+    for (uint32_t i = 0; i < f->body.n_args && ok; i++) {
+        f->body.args[i]->type = args[i];
+        if (vals && vals[i]) {
+            plumb_diag sd;
+            memset(&sd, 0, sizeof sd);
+            plumb_tensor *c = plumb_tensor_clone(vals[i], &sd);
+            if (!c)
+                ok = rf_take(r, &sd);
+            r->known[f->body.args[i]->id] = c;
+        }
+    }
     ir_op *op = f->body.first;
     while (op && ok) {
         ir_op *next = op->next;
@@ -532,7 +577,7 @@ ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type
         goto out;
     }
     ir_func *f = ir_module_find_func(r.m, name);
-    if (!f || !refine_func(&r, f, arg_types, NULL))
+    if (!f || !refine_func(&r, f, arg_types, NULL, NULL))
         goto out;
 
     /* Keep the functions the entry reached, in their order, without the

@@ -182,6 +182,41 @@ expect_rc "a failing shape assertion: exit 1" 1
 expect_err "a failing shape assertion: the program's message with {0} = 9" \
     "call.mlir:12:3: error: custom_call.shape_assertion: fails for these shapes, so the program cannot be refined to them: size 9 above 8"
 
+# JAX's shape-polymorphic export: main passes the dimension size to the
+# wrapped function as a scalar argument, which builds its shapes from it.
+cat > "$tmp/jax.mlir" <<'MLIR'
+func.func @main(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+  %1 = func.call @_wrapped(%0, %arg0) : (tensor<i32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+func.func private @_wrapped(%d: tensor<i32>, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %r = stablehlo.reshape %d : (tensor<i32>) -> tensor<1xi32>
+  %c = stablehlo.constant dense<4> : tensor<1xi32>
+  %s = stablehlo.concatenate %r, %c, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %b = stablehlo.dynamic_broadcast_in_dim %z, %s, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+  %y = stablehlo.add %x, %b : tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+MLIR
+cat > "$tmp/jax.3.mlir" <<'MLIR'
+func.func @main(%arg0: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = stablehlo.constant dense<3> : tensor<i32>
+  %1 = call @_wrapped(%0, %arg0) : (tensor<i32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %1 : tensor<3x4xf32>
+}
+func.func private @_wrapped(%arg0: tensor<i32>, %arg1: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = stablehlo.constant dense<0.0> : tensor<f32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<3x4xf32>
+  %2 = stablehlo.add %arg1, %1 : tensor<3x4xf32>
+  return %2 : tensor<3x4xf32>
+}
+MLIR
+run "$PLUMB" refine "$tmp/jax.mlir" --shape arg0=3x4
+expect_rc "a dimension size passed as an argument: refine succeeds" 0
+expect_out "... the callee folds it into a static broadcast" "$tmp/jax.3.mlir"
+
 # One function called at two shapes: each function gets one signature.
 cat > "$tmp/twice.mlir" <<'MLIR'
 func.func private @id(%a: tensor<?xf32>) -> tensor<?xf32> {
