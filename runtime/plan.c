@@ -1108,6 +1108,48 @@ static bool reads_values(const ir_op *op, uint32_t i)
     }
 }
 
+/* The result type of an elementwise op whose operands all have one shape
+ * that fits its declared result (static dims equal, `?` dims within their
+ * bounds, bytes within max_bytes): that shape. Exactly what ir_shape_infer
+ * derives and accepts for such operands, without re-running the verifier's
+ * rule on them (which formats every operand's name and costs more than the
+ * op on short rows). false for anything else, which ir_shape_infer then
+ * decides and words. */
+static bool ew_shape(const ir_op *op, const plumb_tensor *const *in, ir_type *out, uint64_t max_bytes)
+{
+    if (plumb_op_get(op->code)->kind != PLUMB_KIND_ELEMENTWISE || op->n_results != 1 || op->n_operands == 0)
+        return false;
+    const ir_type *r = &op->results[0]->type;
+    const plumb_tensor *a = in[0];
+    if (a->rank != r->rank)
+        return false;
+    for (uint32_t i = 1; i < op->n_operands; i++) {
+        if (in[i]->rank != a->rank)
+            return false;
+        for (uint32_t k = 0; k < a->rank; k++)
+            if (in[i]->dims[k] != a->dims[k])
+                return false;
+    }
+    uint64_t nb = plumb_dtype_size(r->dtype);
+    for (uint32_t k = 0; k < r->rank; k++) {
+        int64_t n = a->dims[k];
+        if (n < 0 || (r->dims[k] != PLUMB_DIM_DYN && n != r->dims[k]) ||
+            (r->dims[k] == PLUMB_DIM_DYN && r->bounds[k] != PLUMB_NO_BOUND && n > r->bounds[k]) ||
+            plumb_mul_overflow_u64(nb, (uint64_t)n, &nb))
+            return false;
+    }
+    if (nb > max_bytes)
+        return false;
+    memset(out, 0, sizeof *out);
+    out->dtype = r->dtype;
+    out->rank = r->rank;
+    for (uint32_t k = 0; k < PLUMB_MAX_RANK; k++) {
+        out->dims[k] = k < r->rank ? a->dims[k] : 0;
+        out->bounds[k] = PLUMB_NO_BOUND;
+    }
+    return true;
+}
+
 /* The result types of op for the operand headers in p->dyn_in: from the
  * memo when the key (dims and shape-operand values) is the last one seen,
  * else from ir_shape_infer, remembered on success. */
@@ -1135,7 +1177,8 @@ static bool infer_shapes(rt_program *p, rt_shape_memo *mo, const ir_op *op, plum
         return true;
     }
     mo->valid = false;
-    if (!ir_shape_infer(op, p->dyn_in, p->dyn_types, p->x.max_bytes, d))
+    if (!ew_shape(op, p->dyn_in, p->dyn_types, p->x.max_bytes) &&
+        !ir_shape_infer(op, p->dyn_in, p->dyn_types, p->x.max_bytes, d))
         return false;
     if (keyed) {
         memcpy(mo->key, key, n * sizeof *key);

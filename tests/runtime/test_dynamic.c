@@ -302,6 +302,33 @@ static void test_elementwise_size_mismatch(void **state)
     ir_module_free(m);
 }
 
+/* A result declared with a smaller bound than its operand's: a size within
+ * the operand's bound but above the result's is refused naming the op, the
+ * result, the size and the bound, before anything is written past the
+ * result's planned (4-element) buffer. */
+static void test_result_above_its_bound(void **state)
+{
+    (void)state;
+    ir_module *m = parse_verified(
+        "func.func @main(%x: tensor<?xf32, #stablehlo.bounds<8>>) -> tensor<?xf32, #stablehlo.bounds<4>> {\n"
+        "  %y = stablehlo.negate %x : (tensor<?xf32, #stablehlo.bounds<8>>) -> tensor<?xf32, #stablehlo.bounds<4>>\n"
+        "  return %y : tensor<?xf32, #stablehlo.bounds<4>>\n"
+        "}\n");
+    plumb_runtime *rt = new_runtime(1);
+    int64_t ok_n = 4, bad_n = 6;
+    plumb_tensor *x = tensor(PLUMB_F32, 1, &ok_n);
+    fill_eighths(x, 5);
+    run_vs_ref(rt, m, &x, 1, 1, "within both bounds");
+    plumb_tensor_free(x);
+    x = tensor(PLUMB_F32, 1, &bad_n);
+    fill_eighths(x, 6);
+    run_fails(rt, m, &x, 1, 1, PLUMB_ERR_INVALID, "size 6 exceeds its bound 4");
+    plumb_tensor_free(x);
+    assert_int_equal(compiles(rt), 1);
+    plumb_runtime_destroy(rt);
+    ir_module_free(m);
+}
+
 /* The dynamic ops whose result shape follows from an operand's values:
  * each run on several values, through one compile, with the reference's
  * bits. */
@@ -474,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_unbounded_sizes_compile_once),
         cmocka_unit_test(test_broadcast_strides_per_run),
         cmocka_unit_test(test_elementwise_size_mismatch),
+        cmocka_unit_test(test_result_above_its_bound),
         cmocka_unit_test(test_dynamic_ops_vs_reference),
         cmocka_unit_test(test_dynamic_reshape_bad_shape),
         cmocka_unit_test(test_shape_assertion),
