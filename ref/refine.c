@@ -336,6 +336,20 @@ static bool refine_op(rf *r, ir_func *f, ir_op *op, bool *removed)
     }
     plumb_diag sd;
     memset(&sd, 0, sizeof sd);
+    /* The operands' types here are already the refined ones. An op whose
+     * types are now all static would get its declared types back from
+     * ir_shape_infer unchecked (it trusts values to match static types), so
+     * it goes through the verifier's rule instead: `add` of two parameters
+     * refined to different sizes is caught here, not in the final verify. */
+    bool now_static = true;
+    for (uint32_t i = 0; i < n && now_static; i++)
+        now_static = ir_type_is_static(&op->operands[i]->type);
+    for (uint32_t j = 0; j < op->n_results && now_static; j++)
+        now_static = ir_type_is_static(&op->results[j]->type);
+    if (now_static && !ir_verify_op(op, r->m, r->max_bytes, &sd)) {
+        rf_take(r, &sd);
+        goto out;
+    }
     if (!ir_shape_infer(op, (const plumb_tensor *const *)in, out, r->max_bytes, &sd)) {
         rf_take(r, &sd);
         goto out;

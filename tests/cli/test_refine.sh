@@ -235,6 +235,20 @@ expect_rc "a callee called at two shapes: exit 1" 1
 expect_err "... names the call, the callee and both types" \
     "twice.mlir:6:8: error: func.call: @id's parameter 0 is tensor<3xf32> here but tensor<2xf32> at an earlier call"
 
+# Two parameters refined to sizes an op needs equal: 5 and 4 for `add`.
+cat > "$tmp/two.mlir" <<'MLIR'
+func.func @main(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<5xf32> {
+  %r = stablehlo.add %x, %y : (tensor<?xf32>, tensor<?xf32>) -> tensor<5xf32>
+  return %r : tensor<5xf32>
+}
+MLIR
+run "$PLUMB" refine "$tmp/two.mlir" --shape x=5 --shape y=5
+expect_rc "add of two parameters at one size" 0
+run "$PLUMB" refine "$tmp/two.mlir" --shape x=5 --shape y=4
+expect_rc "add of two parameters at sizes 5 and 4: exit 1" 1
+expect_err "... names the op, the operand and both shapes" \
+    "two.mlir:2:8: error: stablehlo.add: operand 1 (%y): shape of tensor<4xf32> does not match operand 0's tensor<5xf32>"
+
 # ---- what cannot be refined, and usage errors --------------------------------
 cat > "$tmp/value.mlir" <<'MLIR'
 func.func @main(%k: tensor<1xi32>, %x: tensor<?xf32>) -> tensor<?xf32> {
