@@ -5,7 +5,9 @@
  * executable. Parameter values are never part of the key, so running the same
  * program on new inputs never compiles; a miss after an entry's first compile
  * is explained (the nearest cached program of the entry and the first
- * difference). See docs/runtime.md. */
+ * difference). A `?` dimension is in the key by its bound only: one compile
+ * runs every size within the bounds (unbounded `?`: every size). See
+ * docs/runtime.md ("Polymorphic shapes"). */
 #ifndef PLUMB_RUNTIME_H
 #define PLUMB_RUNTIME_H
 
@@ -76,8 +78,11 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m,
                                         const char *entry, plumb_diag *d);
 
 /* Runs an executable. Inputs must match the entry's parameters (checked
- * before any work); they are never modified. outputs receives n_outputs newly
- * allocated tensors (plumb_tensor_free each). Check ops in the program are
+ * before any work: element type, rank, static dims, and each `?` dim within
+ * its bound — "@main parameter 0 (%x) dimension 0: size 80 exceeds its
+ * bound 64", PLUMB_ERR_USAGE); they are never modified. outputs receives
+ * n_outputs newly allocated tensors with this run's dims (plumb_tensor_free
+ * each; with `?` dims a result is allocated when the run knows its shape). Check ops in the program are
  * evaluated; failures are counted in *checks_failed (may be NULL) and
  * described on opts->log or stderr. A run that passes the runtime's
  * timeout_s fails with PLUMB_ERR_RUNTIME ("timeout: ..."); one whose
@@ -93,7 +98,9 @@ bool plumb_executable_run(plumb_executable *ex, plumb_tensor *const *inputs, uin
 
 /* Runs an executable into tensors the caller owns and keeps between runs:
  * outputs[i] must have result i's element type and dims, with data holding
- * exactly its bytes (plumb_tensor_new gives such a tensor). The kernels
+ * exactly its bytes (plumb_tensor_new gives such a tensor); for a result
+ * with `?` dims, the dims this run gives it (checked before anything
+ * writes that output; a mismatch is PLUMB_ERR_USAGE). The kernels
  * write each result straight into outputs[i]->data; nothing is allocated
  * (the executable keeps its planned intermediate buffers between runs).
  * An output sharing any byte with an input or with another output is
