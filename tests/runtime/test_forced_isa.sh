@@ -3,15 +3,16 @@
 # forced below the CPU's best (PLUMB_ISA, runtime/cpu.c): at each level the
 # fused rows must take the same loops as the reduce and elementwise kernels
 # of the same run, so fused == unfused bit for bit there too, and the
-# kernels must still agree with the reference. Levels the CPU lacks are
-# skipped. Ends with "N passed, N failed".
+# kernels must still agree with the reference; the polymorphic programs
+# (test_dynamic, test_poly_encoder) must still give a static compile's and
+# the reference's bits. Levels the CPU lacks are skipped. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 pass=0
 fail=0
 levels="portable"
 grep -q ' avx2 ' /proc/cpuinfo 2>/dev/null && levels="$levels avx2"
 for isa in $levels; do
-    for t in test_fusion test_fusion_chain test_passes test_elementwise; do
+    for t in test_fusion test_fusion_chain test_passes test_elementwise test_dynamic test_poly_encoder; do
         bin=$BUILD/tests/runtime/$t
         if [ ! -x "$bin" ]; then
             fail=$((fail + 1)); echo "FAIL: $bin is missing"; continue
