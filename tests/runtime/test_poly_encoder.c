@@ -285,6 +285,65 @@ static void test_encoder_bitwise_with_reference(void **state)
     ir_module_free(poly);
 }
 
+static long n_allocs;
+
+static void *counting(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    n_allocs++;
+    return realloc(ptr, nsize);
+}
+
+/* Buffers are planned at the bound: after a run at the bound, a second
+ * run at any shorter length allocates nothing at all — the planned
+ * buffers and the kept scratch serve it, and the shapes the first run at
+ * that length derived are reused (docs/runtime.md). (A run at a new length
+ * lets ir_shape_infer allocate and free its own scratch.) */
+static void test_encoder_no_allocation_below_bound(void **state)
+{
+    (void)state;
+    ir_module *poly = encoder(-1);
+    plumb_runtime *rt = new_runtime();
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_executable *ex = plumb_runtime_compile(rt, poly, NULL, &d);
+    assert_non_null(ex);
+    plumb_tensor *in[POLY_ENC_BOUND][POLY_ENC_PARAMS], *res[POLY_ENC_BOUND];
+    for (int64_t n = 1; n <= POLY_ENC_BOUND; n++) {
+        make_inputs(n, (uint32_t)n, in[n - 1]);
+        int64_t od[2] = {n, POLY_ENC_D};
+        res[n - 1] = plumb_tensor_new(PLUMB_F32, 2, od, 0, &d);
+        assert_non_null(res[n - 1]);
+    }
+    assert_true(plumb_executable_run_into(ex, in[POLY_ENC_BOUND - 1], POLY_ENC_PARAMS, &res[POLY_ENC_BOUND - 1], 1,
+                                          NULL, &d));
+    long during = 0;
+    bool ok = true;
+    plumb_set_allocator(counting, NULL);
+    for (int64_t n = 1; n < POLY_ENC_BOUND && ok; n++) {
+        ok = plumb_executable_run_into(ex, in[n - 1], POLY_ENC_PARAMS, &res[n - 1], 1, NULL, &d);
+        n_allocs = 0;
+        ok = ok && plumb_executable_run_into(ex, in[n - 1], POLY_ENC_PARAMS, &res[n - 1], 1, NULL, &d);
+        during += n_allocs;
+    }
+    plumb_set_allocator(NULL, NULL);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    assert_int_equal(during, 0);
+    for (int64_t n = 1; n <= POLY_ENC_BOUND; n++) {
+        free_all(in[n - 1], POLY_ENC_PARAMS);
+        plumb_tensor_free(res[n - 1]);
+    }
+    plumb_runtime_destroy(rt);
+    ir_module_free(poly);
+}
+
 /* Length 65 is above the bound: the run fails before any work with the
  * error naming the parameter, the dimension, the size and the bound, and
  * nothing compiles; the next length within the bound still runs. */
@@ -358,6 +417,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoder_compiles_once),
         cmocka_unit_test(test_encoder_bitwise_with_reference),
+        cmocka_unit_test(test_encoder_no_allocation_below_bound),
         cmocka_unit_test(test_encoder_above_bound),
         cmocka_unit_test(test_encoder_run_into_wrong_length),
     };
