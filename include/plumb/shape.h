@@ -29,7 +29,13 @@
  * line:col; d->file is left to the caller, which knows the module), the
  * operand or result, the dimension and the values. Not for func.call and
  * the returns (their shapes come from the callee and the values):
- * PLUMB_ERR_USAGE. */
+ * PLUMB_ERR_USAGE.
+ * An op whose declared operand and result types are all static gets its
+ * declared result types back without any check: the verifier proved them,
+ * and the caller guarantees that a value of a static type has exactly those
+ * dims (executors do, by checking parameters with ir_shape_check_args and
+ * every `?` result here). A caller that rewrites types (refinement) checks
+ * such ops with ir_verify_op instead. */
 bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out,
                     uint64_t max_bytes, plumb_diag *d);
 
