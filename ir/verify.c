@@ -1101,10 +1101,10 @@ static bool gather_rules(vctx *V, const ir_op *op, const ir_ints *sizes)
         return BAD("operand_batching_dims has %u entries but start_indices_batching_dims has %u (StableHLO C16)",
                    a->operand_batching_dims.n, a->start_indices_batching_dims.n);
     for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
-        int64_t x = in->dims[a->operand_batching_dims.v[i]], y = idx->dims[a->start_indices_batching_dims.v[i]];
-        if (!dim_compat(x, y))
-            return BAD("batching dimension pair %u: operand dimension size %lld != start_indices dimension size %lld (StableHLO C17)",
-                       i, (long long)x, (long long)y);
+        int64_t pd = a->operand_batching_dims.v[i], sd = a->start_indices_batching_dims.v[i];
+        if (!dim_compat_b(in->dims[pd], in->bounds[pd], idx->dims[sd], idx->bounds[sd]))
+            return BAD("batching dimension pair %u: operand dimension size %s != start_indices dimension size %s (StableHLO C17)",
+                       i, dim_str(in->dims[pd], in->bounds[pd]).s, dim_str(idx->dims[sd], idx->bounds[sd]).s);
     }
     if (!dims_unique(V, op, "start_index_map", &a->start_index_map, "C18") ||
         !dims_disjoint(V, op, "start_index_map", &a->start_index_map, "operand_batching_dims",
@@ -1202,10 +1202,10 @@ static bool v_scatter(vctx *V, const ir_op *op)
         return BAD("input_batching_dims has %u entries but scatter_indices_batching_dims has %u (StableHLO C17)",
                    a->input_batching_dims.n, a->scatter_indices_batching_dims.n);
     for (uint32_t i = 0; i < a->input_batching_dims.n; i++) {
-        int64_t x = in->dims[a->input_batching_dims.v[i]], y = idx->dims[a->scatter_indices_batching_dims.v[i]];
-        if (!dim_compat(x, y))
-            return BAD("batching dimension pair %u: input dimension size %lld != scatter_indices dimension size %lld (StableHLO C18)",
-                       i, (long long)x, (long long)y);
+        int64_t id = a->input_batching_dims.v[i], sd = a->scatter_indices_batching_dims.v[i];
+        if (!dim_compat_b(in->dims[id], in->bounds[id], idx->dims[sd], idx->bounds[sd]))
+            return BAD("batching dimension pair %u: input dimension size %s != scatter_indices dimension size %s (StableHLO C18)",
+                       i, dim_str(in->dims[id], in->bounds[id]).s, dim_str(idx->dims[sd], idx->bounds[sd]).s);
     }
     int64_t nidx = ivd < (int64_t)idx->rank ? idx->dims[ivd] : 1;
     if (nidx != PLUMB_DIM_DYN && (int64_t)a->scatter_dims_to_operand_dims.n != nidx)
@@ -1237,9 +1237,9 @@ static bool v_scatter(vctx *V, const ir_op *op)
         } else {
             if ((int64_t)si == ivd)
                 si++;
-            if (!dim_compat(up->dims[d], idx->dims[si]))
-                return BAD("updates dimension %u has size %lld but scatter_indices dimension %u has %lld (StableHLO C4)",
-                           d, (long long)up->dims[d], si, (long long)idx->dims[si]);
+            if (!dim_compat_b(up->dims[d], up->bounds[d], idx->dims[si], idx->bounds[si]))
+                return BAD("updates dimension %u has size %s but scatter_indices dimension %u has %s (StableHLO C4)",
+                           d, dim_str(up->dims[d], up->bounds[d]).s, si, dim_str(idx->dims[si], idx->bounds[si]).s);
             si++;
         }
     }
@@ -1262,7 +1262,9 @@ static bool v_scatter(vctx *V, const ir_op *op)
     }
     ok = ok && check_region(V, op, "update_computation", b, e, 2 * n, e, n, "C23");
     for (uint32_t i = 0; i < n && ok; i++) {
-        ir_type want = op->operands[i]->type;
+        ir_type want = op->operands[i]->type;   /* the inputs' common shape */
+        for (uint32_t j = 0; j < n; j++)
+            meet(&want, &op->operands[j]->type);
         want.dtype = e[i];
         ok = expect_result(V, op, i, &want, "C24, C25");
     }
@@ -1294,8 +1296,12 @@ static bool v_sort(vctx *V, const ir_op *op)
     plumb_dtype i1 = PLUMB_I1;
     bool ok = check_region(V, op, "comparator", &op->regions[0], e, 2 * n, &i1, 1, "C5");
     plumb_free(e, 2 * (size_t)n * sizeof *e);
-    for (uint32_t i = 0; i < n && ok; i++)
-        ok = expect_result(V, op, i, &op->operands[i]->type, "C2");
+    for (uint32_t i = 0; i < n && ok; i++) {
+        ir_type want = op->operands[i]->type;   /* the inputs' common shape */
+        for (uint32_t j = 0; j < n; j++)
+            meet(&want, &op->operands[j]->type);
+        ok = expect_result(V, op, i, &want, "C2");
+    }
     return ok;
 }
 
