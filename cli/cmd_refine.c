@@ -8,7 +8,7 @@
 #include "plumb/ref.h"
 
 static const char refine_help[] =
-    "usage: plumb refine FILE --shape NAME=DIMS... [--entry NAME] [-o OUT] [--json]\n"
+    "usage: plumb refine FILE --shape NAME=DIMS... [--value NAME=N]... [--entry NAME] [-o OUT] [--json]\n"
     "\n"
     "Specializes a program whose parameters have '?' dimensions to the given\n"
     "concrete shapes, as StableHLO's refine-shapes pass does, and prints the\n"
@@ -31,6 +31,12 @@ static const char refine_help[] =
     "                     must stay within its bound, static sizes must match.\n"
     "                     Parameters not named keep their declared type, which\n"
     "                     must then be static. Repeat for each parameter.\n"
+    "  --value NAME=N     fix the value of an integer scalar parameter: it stays\n"
+    "                     in the signature, but shapes computed from it fold.\n"
+    "                     JAX's exports take each dimension size as a leading\n"
+    "                     tensor<i64> parameter; give it with the shape\n"
+    "                     (--value arg0=3 --shape arg1=3x4). Shape assertions\n"
+    "                     relating the two are checked.\n"
     "      --entry NAME   the function to refine (default main)\n"
     "  -o, --output OUT   write to OUT instead of standard output (atomically)\n"
     "      --json         print {\"entry\", \"parameters\": [{\"index\", \"name\", \"type\"}],\n"
@@ -42,6 +48,7 @@ static const char refine_help[] =
     "  plumb refine model.mlir --shape arg0=4x128\n"
     "  plumb refine model.mlir --shape x=1x64 --shape 1=64x256 -o model.static.mlir\n"
     "  plumb refine model.mlir --shape arg0=8 --json | jq -r .module\n"
+    "  plumb refine jax_export.mlir --value arg0=3 --shape arg1=3x4\n"
     "\n"
     "Errors are printed on standard error as FILE:LINE:COL: error: message.\n"
     "\n"
@@ -54,11 +61,12 @@ static const char refine_help[] =
     "     bound or unlike a static size, a parameter with '?' left unnamed, or an\n"
     "     input that cannot be read or an output that cannot be written\n";
 
-enum { OPT_HELP = 1, OPT_SHAPE, OPT_ENTRY, OPT_OUTPUT, OPT_JSON, OPT_MAX_BYTES };
+enum { OPT_HELP = 1, OPT_SHAPE, OPT_VALUE, OPT_ENTRY, OPT_OUTPUT, OPT_JSON, OPT_MAX_BYTES };
 
 static const cli_opt refine_opts[] = {
     {"help", 'h', false, OPT_HELP},
     {"shape", 0, true, OPT_SHAPE},
+    {"value", 0, true, OPT_VALUE},
     {"entry", 0, true, OPT_ENTRY},
     {"output", 'o', true, OPT_OUTPUT},
     {"json", 0, false, OPT_JSON},
@@ -152,6 +160,49 @@ static int apply_shape(const char *cmd, const ir_func *f, const char *spec, ir_t
     return CLI_EXIT_OK;
 }
 
+/* Applies one --value NAME=N: the parameter must be an integer (or i1)
+ * scalar and N fit its type. */
+static int apply_value(const char *cmd, const ir_func *f, const char *spec, plumb_tensor **vals)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq)
+        return cli_usage_error(cmd, "--value '%s': expected NAME=N (e.g. arg0=3)", spec);
+    int p = find_param(f, spec, (size_t)(eq - spec));
+    if (p < 0)
+        return cli_usage_error(cmd, "--value '%s': @%s has no parameter '%.*s'", spec, f->name, (int)(eq - spec), spec);
+    if (vals[p])
+        return cli_usage_error(cmd, "--value '%s': parameter %d is given twice", spec, p);
+    const ir_type *t = &f->body.args[p]->type;
+    if (t->rank != 0 || !(plumb_dtype_is_int(t->dtype) || plumb_dtype_is_bool(t->dtype))) {
+        char ts[300];
+        type_text(ts, sizeof ts, t);
+        return cli_usage_error(cmd, "--value '%s': parameter %d has type %s; only integer scalars take --value", spec, p, ts);
+    }
+    const char *s = eq + 1;
+    bool neg = *s == '-';
+    if (neg)
+        s++;
+    uint64_t mag;
+    if (!cli_parse_u64(s, &mag))
+        return cli_usage_error(cmd, "--value '%s': '%s' is not an integer", spec, eq + 1);
+    uint32_t bits = plumb_dtype_is_bool(t->dtype) ? 1 : plumb_dtype_get(t->dtype)->bits;
+    bool sgn = plumb_dtype_is_signed(t->dtype);
+    uint64_t max_pos = sgn ? (UINT64_C(1) << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    uint64_t max_neg = sgn ? UINT64_C(1) << (bits - 1) : 0;
+    if ((neg && mag > max_neg) || (!neg && mag > max_pos))
+        return cli_usage_error(cmd, "--value '%s': %s%llu does not fit %s", spec, neg ? "-" : "", (unsigned long long)mag,
+                               plumb_dtype_name(t->dtype));
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_tensor *v = plumb_tensor_new(t->dtype, 0, NULL, 0, &d);
+    if (!v) {
+        cli_print_diag(cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
+    plumb_store_bits(t->dtype, v->data, 0, neg ? (uint64_t)0 - mag : mag);
+    vals[p] = v;
+    return CLI_EXIT_OK;
+}
+
 static void json_str(plumb_buf *b, const char *s)
 {
     plumb_buf_puts(b, "\"");
@@ -182,6 +233,8 @@ int cmd_refine(int argc, char **argv)
     const char *file = NULL, *out = NULL, *entry = "main";
     const char *shapes[REFINE_MAX_SHAPES];
     uint32_t n_shapes = 0;
+    const char *values[REFINE_MAX_SHAPES];
+    uint32_t n_values = 0;
     bool json = false;
     uint64_t max_bytes = 0;
     cli_args a;
@@ -199,6 +252,11 @@ int cmd_refine(int argc, char **argv)
             if (n_shapes == REFINE_MAX_SHAPES)
                 return cli_usage_error(cmd, "more than %d --shape options", REFINE_MAX_SHAPES);
             shapes[n_shapes++] = v;
+            break;
+        case OPT_VALUE:
+            if (n_values == REFINE_MAX_SHAPES)
+                return cli_usage_error(cmd, "more than %d --value options", REFINE_MAX_SHAPES);
+            values[n_values++] = v;
             break;
         case OPT_ENTRY:
             entry = v;
@@ -239,6 +297,7 @@ int cmd_refine(int argc, char **argv)
     ir_module *m = NULL, *r = NULL;
     ir_type *types = NULL;
     bool *given = NULL;
+    plumb_tensor **vals = NULL;
     uint32_t n_params = 0;
     plumb_buf b;
     plumb_buf_init(&b);
@@ -260,13 +319,17 @@ int cmd_refine(int argc, char **argv)
     n_params = f->body.n_args;
     types = plumb_calloc(n_params ? n_params : 1, sizeof *types);
     given = plumb_calloc(n_params ? n_params : 1, sizeof *given);
-    if (!types || !given) {
+    vals = plumb_calloc(n_params ? n_params : 1, sizeof *vals);
+    if (!types || !given || !vals) {
         fprintf(stderr, "plumb %s: error: out of memory\n", cmd);
         rc = CLI_EXIT_USAGE;
         goto out;
     }
     for (uint32_t i = 0; i < n_shapes; i++)
         if ((rc = apply_shape(cmd, f, shapes[i], types, given)) != CLI_EXIT_OK)
+            goto out;
+    for (uint32_t i = 0; i < n_values; i++)
+        if ((rc = apply_value(cmd, f, values[i], vals)) != CLI_EXIT_OK)
             goto out;
     for (uint32_t i = 0; i < n_params; i++) {
         if (given[i])
@@ -282,7 +345,7 @@ int cmd_refine(int argc, char **argv)
         }
         types[i] = *t;
     }
-    r = plumb_ref_refine(m, entry, types, n_params, max_bytes, &d);
+    r = plumb_ref_refine_values(m, entry, types, vals, n_params, max_bytes, &d);
     if (!r) {
         if (!d.file)
             d.file = name;
@@ -333,6 +396,9 @@ out:
     plumb_buf_free(&b);
     plumb_free(types, (n_params ? n_params : 1) * sizeof *types);
     plumb_free(given, (n_params ? n_params : 1) * sizeof *given);
+    for (uint32_t i = 0; vals && i < n_params; i++)
+        plumb_tensor_free(vals[i]);
+    plumb_free(vals, (n_params ? n_params : 1) * sizeof *vals);
     ir_module_free(r);
     ir_module_free(m);
     plumb_free(text, len + 1);

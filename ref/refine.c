@@ -51,7 +51,8 @@ typedef struct rf {
     uint64_t max_bytes;
     plumb_diag *d;
     plumb_tensor **known;      /* per value id: its value when known (owned), else NULL */
-    uint32_t n_values;
+    uint32_t n_values;         /* capacity of known: the copy's values plus one
+                                * constant per parameter the pass may add */
     uint8_t *state;            /* per function index: 0 not reached, 1 refining, 2 refined */
     uint32_t depth;
 } rf;
@@ -382,6 +383,43 @@ out:
     return ok;
 }
 
+static void replace_uses(ir_block *b, const ir_value *from, ir_value *to)
+{
+    for (ir_op *op = b->first; op; op = op->next) {
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (op->operands[i] == from)
+                op->operands[i] = to;
+        for (uint32_t k = 0; k < op->n_regions; k++)
+            replace_uses(&op->regions[k], from, to);
+    }
+}
+
+/* Parameter i of f has a known value: its uses read a constant instead, so
+ * that the refined function computes what it was refined for whatever
+ * value a caller passes (the parameter stays in the signature). */
+static bool substitute_param(rf *r, ir_func *f, uint32_t i)
+{
+    ir_value *p = f->body.args[i];
+    ir_op *c = ir_op_new(r->m, PLUMB_OP_CONSTANT, NULL, 0, &p->type, 1);
+    if (!c)
+        return rf_fail(r, PLUMB_ERR_NOMEM, f->loc, "out of memory refining @%s", f->name);
+    ir_value *v = c->results[0];
+    if (v->id >= r->n_values)
+        return rf_fail(r, PLUMB_ERR_LIMIT, f->loc, "internal error: refining @%s made more values than planned", f->name);
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    plumb_tensor *copy = plumb_tensor_clone(r->known[p->id], &sd);
+    if (!copy)
+        return rf_take(r, &sd);
+    c->a.value = r->known[p->id];   /* owned by known[], which outlives printing */
+    c->loc = f->loc;
+    v->name = p->name;
+    r->known[v->id] = copy;
+    replace_uses(&f->body, p, v);
+    ir_block_insert_before(&f->body, f->body.first, c);
+    return true;
+}
+
 /* Refines f for parameters of types args whose values, where vals[i] is
  * not NULL, are known (JAX passes dimension sizes to its wrapped main as
  * scalar arguments: knowing them lets the callee's shapes fold). */
@@ -427,6 +465,7 @@ static bool refine_func(rf *r, ir_func *f, const ir_type *args, plumb_tensor *co
             if (!c)
                 ok = rf_take(r, &sd);
             r->known[f->body.args[i]->id] = c;
+            ok = ok && substitute_param(r, f, i);
         }
     }
     ir_op *op = f->body.first;
@@ -561,6 +600,13 @@ static bool check_arg_types(const ir_module *m, const ir_func *f, const ir_type 
 ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type *arg_types,
                             uint32_t n_args, uint64_t max_bytes, plumb_diag *d)
 {
+    return plumb_ref_refine_values(m, entry, arg_types, NULL, n_args, max_bytes, d);
+}
+
+ir_module *plumb_ref_refine_values(const ir_module *m, const char *entry, const ir_type *arg_types,
+                                   plumb_tensor *const *arg_values, uint32_t n_args, uint64_t max_bytes,
+                                   plumb_diag *d)
+{
     const char *name = entry ? entry : "main";
     const ir_func *f0 = ir_module_find_func(m, name);
     if (!f0) {
@@ -570,6 +616,18 @@ ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type
     }
     if (!check_arg_types(m, f0, arg_types, n_args, d))
         return NULL;
+    for (uint32_t i = 0; arg_values && i < n_args; i++) {
+        const plumb_tensor *v = arg_values[i];
+        bool same = !v || (v->dtype == arg_types[i].dtype && v->rank == arg_types[i].rank);
+        for (uint32_t k = 0; same && v && k < v->rank; k++)
+            same = v->dims[k] == arg_types[i].dims[k];
+        if (!same) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0},
+                           "the value given for parameter %u of @%s does not have the parameter's type", i, name);
+            d->file = m->filename;
+            return NULL;
+        }
+    }
 
     ir_module *result = NULL;
     rf r;
@@ -581,6 +639,8 @@ ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type
     if (!r.m)
         return NULL;
     r.n_values = r.m->next_value_id;
+    for (uint32_t i = 0; i < r.m->n_funcs; i++)
+        r.n_values += r.m->funcs[i]->body.n_args;
     size_t nv = r.n_values ? r.n_values : 1;
     r.known = plumb_calloc(nv, sizeof *r.known);
     r.state = plumb_calloc(r.m->n_funcs ? r.m->n_funcs : 1, 1);
@@ -591,7 +651,7 @@ ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type
         goto out;
     }
     ir_func *f = ir_module_find_func(r.m, name);
-    if (!f || !refine_func(&r, f, arg_types, NULL, NULL))
+    if (!f || !refine_func(&r, f, arg_types, arg_values, NULL))
         goto out;
 
     /* Keep the functions the entry reached, in their order, without the

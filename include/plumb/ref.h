@@ -52,5 +52,15 @@ void plumb_ref_result_free(plumb_ref_result *res);
  * set on error. max_bytes limits every tensor (0 = ir_max_bytes(0)). */
 ir_module *plumb_ref_refine(const ir_module *m, const char *entry, const ir_type *arg_types,
                             uint32_t n_args, uint64_t max_bytes, plumb_diag *d);
+/* The same with some parameters' values fixed as well: arg_values (NULL,
+ * or one entry per parameter, NULL for "unknown") gives tensors of exactly
+ * arg_types[i]'s type. The parameters stay in the signature (callers still
+ * pass them), but shape operands computed from them fold, which is what
+ * JAX's exports that take each dimension size as a leading scalar
+ * parameter need; a shape_assertion relating such a value to a shape is
+ * evaluated, and fails refinement when they disagree. */
+ir_module *plumb_ref_refine_values(const ir_module *m, const char *entry, const ir_type *arg_types,
+                                   plumb_tensor *const *arg_values, uint32_t n_args, uint64_t max_bytes,
+                                   plumb_diag *d);
 
 #endif

@@ -5,11 +5,14 @@
 # the size, get_dimension_size folded, each dynamic op turned into its static
 # counterpart, passing shape assertions dropped, unused ops and unreached
 # functions removed. Every refined program must also pass plumb verify.
-# Run by tests/run.sh with PLUMB set to the binary; ends with
-# "N passed, N failed". JSON is checked with jq (ci/deps.sh).
+# Run by tests/run.sh with PLUMB set to the binary; StableHLO's
+# testdata/dynamic programs come from STABLEHLO_TESTDATA, else
+# $SHARED/stablehlo-testdata (skipped when missing). Ends with
+# "N passed, N failed, N skipped". JSON is checked with jq (ci/deps.sh).
 PLUMB=${PLUMB:-build/plumb}
 passed=0
 failed=0
+skipped=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-refine.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
@@ -20,7 +23,7 @@ fail() {
     if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
 }
 finish() {
-    echo "$passed passed, $failed failed"
+    echo "$passed passed, $failed failed, $skipped skipped"
     [ "$failed" = 0 ]
     exit
 }
@@ -249,6 +252,39 @@ expect_rc "add of two parameters at sizes 5 and 4: exit 1" 1
 expect_err "... names the op, the operand and both shapes" \
     "two.mlir:2:8: error: stablehlo.add: operand 1 (%y): shape of tensor<4xf32> does not match operand 0's tensor<5xf32>"
 
+# A dimension size passed as a scalar parameter (JAX's testdata/dynamic
+# programs): --value fixes it; the slice [0:n-1] of a 4x2 is rows 0..2.
+cat > "$tmp/dimarg.mlir" <<'MLIR'
+func.func @main(%n: tensor<i64>, %x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %c = stablehlo.constant dense<1> : tensor<i64>
+  %m = stablehlo.subtract %n, %c : tensor<i64>
+  %m32 = stablehlo.convert %m : (tensor<i64>) -> tensor<i32>
+  %lim = stablehlo.reshape %m32 : (tensor<i32>) -> tensor<1xi32>
+  %two = stablehlo.constant dense<2> : tensor<1xi32>
+  %l = stablehlo.concatenate %lim, %two, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %z = stablehlo.constant dense<0> : tensor<2xi32>
+  %o = stablehlo.constant dense<1> : tensor<2xi32>
+  %s = stablehlo.real_dynamic_slice %x, %z, %l, %o : (tensor<?x2xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?x2xf32>
+  return %s : tensor<?x2xf32>
+}
+MLIR
+cat > "$tmp/dimarg.4.mlir" <<'MLIR'
+func.func @main(%arg0: tensor<i64>, %arg1: tensor<4x2xf32>) -> tensor<3x2xf32> {
+  %0 = stablehlo.slice %arg1 [0:3, 0:2] : (tensor<4x2xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+MLIR
+run "$PLUMB" refine "$tmp/dimarg.mlir" --value n=4 --shape x=4x2
+expect_rc "--value fixes a dimension size parameter" 0
+expect_out "... and the slice becomes static" "$tmp/dimarg.4.mlir"
+run "$PLUMB" refine "$tmp/dimarg.mlir" --shape x=4x2
+expect_rc "without --value the slice depends on a parameter's value: exit 1" 1
+run "$PLUMB" refine "$tmp/dimarg.mlir" --value x=4 --shape x=4x2
+expect_rc "--value on a tensor parameter: exit 2" 2
+expect_err "... says only integer scalars take it" "only integer scalars take --value"
+run "$PLUMB" refine "$tmp/dimarg.mlir" --value n=x --shape x=4x2
+expect_rc "--value that is not an integer: exit 2" 2
+
 # ---- what cannot be refined, and usage errors --------------------------------
 cat > "$tmp/value.mlir" <<'MLIR'
 func.func @main(%k: tensor<1xi32>, %x: tensor<?xf32>) -> tensor<?xf32> {
@@ -282,6 +318,47 @@ run "$PLUMB" refine "$tmp/dot.mlir" --shape x=5x
 expect_rc "a malformed DIMS: exit 2" 2
 run "$PLUMB" refine "$tmp/dot.mlir" --shape x=5x3 --entry nope
 expect_rc "an unknown --entry: exit 2" 2
+
+# ---- StableHLO's testdata/dynamic: refined at size 3, same results ----------
+# Every program of op set v1 there takes its dimension sizes as leading
+# tensor<i64> parameters: each gets --value 3 and each '?' the size 3. The
+# refined program must have no '?' and no dynamic op left, verify, and give
+# the reference's results of the original run at size 3 (plumb run
+# --random-inputs --dim-size 3 gives both the same data).
+TESTDATA=${STABLEHLO_TESTDATA:-${SHARED:-../shared}/stablehlo-testdata}
+if [ -d "$TESTDATA/dynamic" ]; then
+    n_td=0
+    for f in "$TESTDATA"/dynamic/*.mlir; do
+        [ -f "$f" ] || continue
+        "$PLUMB" run --random-inputs 1 --dim-size 3 "$f" > "$tmp/orig.out" 2> /dev/null || continue   # not op set v1
+        sig=$(grep -m1 'func.func public @main' "$f" | sed 's/.*@main(//; s/) ->.*//')
+        args=""
+        for a in $(echo "$sig" | grep -o '%arg[0-9]*: tensor<[^>]*>' | tr ' ' '#'); do
+            name=$(echo "$a" | sed 's/%\(arg[0-9]*\):.*/\1/')
+            ty=$(echo "$a" | sed 's/.*tensor<//; s/>$//')
+            case "$ty" in
+            i64) args="$args --value $name=3" ;;
+            *\?*) args="$args --shape $name=$(echo "$ty" | sed 's/x[a-z][a-z0-9]*$//; s/?/3/g')" ;;
+            esac
+        done
+        b=$(basename "$f")
+        # shellcheck disable=SC2086
+        if "$PLUMB" refine "$f" $args > "$tmp/td.mlir" 2> "$tmp/err" &&
+           ! grep -q 'dynamic_\|get_dimension_size\|?' "$tmp/td.mlir" &&
+           "$PLUMB" verify "$tmp/td.mlir" > /dev/null 2> "$tmp/err" &&
+           "$PLUMB" run --random-inputs 1 "$tmp/td.mlir" > "$tmp/td.out" 2> "$tmp/err" &&
+           cmp -s "$tmp/orig.out" "$tmp/td.out"; then
+            n_td=$((n_td + 1))
+        else
+            fail "testdata $b: refined at size 3 ($args) is static, verifies and gives the same results"
+        fi
+    done
+    if [ "$n_td" -gt 0 ]; then ok "testdata/dynamic: $n_td programs refined at size 3, static, same results"
+    else fail "testdata/dynamic: at least one program refined"; fi
+else
+    echo "skipped: StableHLO test files not found; set STABLEHLO_TESTDATA=DIR (see README)"
+    skipped=1
+fi
 
 run "$PLUMB" refine --help
 if [ "$rc" = 0 ] && grep -q -- '--shape NAME=DIMS' "$tmp/out" && grep -q '^examples:' "$tmp/out" &&
