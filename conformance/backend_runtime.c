@@ -100,9 +100,11 @@ static plumb_backend_error *rtb_capabilities(plumb_backend_capabilities_args *a)
     rt_caps.struct_size = sizeof rt_caps;
     rt_caps.ops = rt_ops;
     rt_caps.n_ops = n;
-    /* The runtime compiles static shapes only: a polymorphic (?) dimension
-     * is refused at compile time with a clear error (docs/runtime.md). */
-    rt_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_NONE;
+    /* One compile per entry and declared signature serves every size: a
+     * bounded `?` is planned at its bound and run at the actual size, an
+     * unbounded one sized per run; a size above a bound is refused
+     * (docs/runtime.md). */
+    rt_caps.polymorphic_shapes = PLUMB_BACKEND_POLY_UNBOUNDED;
     rt_caps.flush_subnormals = 0;
     rt_caps.preserves_nan_payload = 1;
     rt_caps.deterministic = 1;

@@ -507,6 +507,43 @@ static void test_cache_poly_refined(void **state)
     conf_run_free(&run);
 }
 
+/* The runtime certifies polymorphism: it claims unbounded, its add cases
+ * at the sizes 0, 1, 7 and 16 (52, all 13 types) run and pass, and one
+ * build serves the 24 runs at 20 sizes within the bound 64 and the 10 runs
+ * up to size 1000 of the unbounded program. */
+static void test_runtime_poly_certified(void **state)
+{
+    (void)state;
+    conf_run_options o;
+    opts_for(&o, "runtime", PLUMB_OP_ADD);
+    o.cache_suite = true;
+    o.repro_dir = NULL;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    assert_int_equal(run.backend.caps.poly, PLUMB_BACKEND_POLY_UNBOUNDED);
+    assert_true(run.ok);
+    assert_int_equal(run.skipped_poly, 0);
+    uint32_t dyn = 0;
+    for (uint32_t i = 0; i < run.n_cases; i++)
+        if (strstr(run.cases[i].id, "/dyn_")) {
+            assert_int_equal(run.cases[i].status, CONF_ST_PASS);
+            dyn++;
+        }
+    assert_int_equal(dyn, 52);
+    static const char *const names[2] = {"polymorphic dimension", "unbounded polymorphic dim"};
+    for (int k = 0; k < 2; k++) {
+        const conf_cache_scenario *s = scenario(&run, names[k]);
+        assert_non_null(s);
+        if (!s->pass) fprintf(stderr, "%s: %s\n", s->name, s->reason);
+        assert_true(s->pass);
+        assert_int_equal(s->compiles, 1);
+        assert_int_equal(s->calls, k ? 10 : 24);
+    }
+    conf_run_free(&run);
+}
+
 /* A backend whose first execution on a new instance differs: runs in one
  * warm instance agree, so only the rerun on a fresh instance in a separate
  * process (one case in 16) names it, for sampled cases past each worker's
@@ -545,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_cache_faults),
         cmocka_unit_test(test_cache_poly_per_shape),
         cmocka_unit_test(test_cache_poly_refined),
+        cmocka_unit_test(test_runtime_poly_certified),
         cmocka_unit_test(test_fresh_instance_rerun),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
