@@ -246,6 +246,7 @@ typedef struct conf_op_summary {
     uint32_t passed;
     uint32_t failed;
     uint32_t skipped;          /* cases of unclaimed types (unsupported) */
+    uint32_t skipped_poly;     /* of skipped: polymorphic cases of claimed types (claim "none") */
     double worst_budget;       /* worst budget_used among passing and failing cases */
     char worst_case[128];
     bool manifest_ok;

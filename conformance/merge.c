@@ -450,6 +450,11 @@ static bool read_ops(const rl *r, const conf_json *root, conf_run *run)
             !get_str(r, it, "worst_case", s->worst_case, sizeof s->worst_case) ||
             !get_str(r, it, "note", s->note, sizeof s->note))
             return false;
+        /* since ABI 1.1's polymorphic cases; absent in older reports */
+        if (conf_json_get(it, "unsupported_polymorphic") && !get_u32(r, it, "unsupported_polymorphic", &s->skipped_poly))
+            return false;
+        if (s->skipped_poly > s->skipped)
+            return rerr(r, it, "op %s: more polymorphic unsupported cases than unsupported ones", name);
     }
     return true;
 }
@@ -792,6 +797,7 @@ bool conf_report_merge(const char *const *paths, uint32_t n, conf_run *run, plum
             m->passed += a->passed;
             m->failed += a->failed;
             m->skipped += a->skipped;
+            m->skipped_poly += a->skipped_poly;
             m->manifest_ok = m->manifest_ok && a->manifest_ok;
             if (a->cases && (!m->cases || a->worst_budget > m->worst_budget || !m->worst_case[0])) {
                 m->worst_budget = a->worst_budget;

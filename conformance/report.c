@@ -340,9 +340,10 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         plumb_buf_puts(b, ", \"claimed\": ");
         json_types(b, s->claimed);
         plumb_buf_printf(b, ", \"supported\": %s, \"expected\": %u, \"generated\": %u, \"cases\": %u, \"passed\": %u, "
-                            "\"failed\": %u, \"unsupported\": %u, \"manifest_ok\": %s, \"worst_budget\": ",
+                            "\"failed\": %u, \"unsupported\": %u, \"unsupported_polymorphic\": %u, \"manifest_ok\": %s, "
+                            "\"worst_budget\": ",
                          s->claimed ? "true" : "false", s->expected, s->generated, s->cases, s->passed, s->failed,
-                         s->skipped, s->manifest_ok ? "true" : "false");
+                         s->skipped, s->skipped_poly, s->manifest_ok ? "true" : "false");
         json_num(b, s->worst_budget);
         plumb_buf_puts(b, ", \"worst_case\": ");
         json_str(b, s->worst_case);
@@ -557,8 +558,16 @@ void conf_report_junit(plumb_buf *b, const conf_run *run)
         plumb_buf_init(&body);
         if (!s->claimed || s->skipped) {
             plumb_buf_printf(&body, "    <testcase classname=\"%s\" name=\"%s\" time=\"0\"><skipped message=\"", opn,
-                             s->claimed ? "unclaimed element types" : "unsupported");
-            if (s->claimed)
+                             !s->claimed ? "unsupported"
+                             : s->skipped_poly == s->skipped ? "polymorphic cases"
+                                                             : "unclaimed element types");
+            if (s->claimed && s->skipped_poly == s->skipped)
+                plumb_buf_printf(&body, "%u polymorphic cases (the backend claims polymorphic shapes none)", s->skipped);
+            else if (s->claimed && s->skipped_poly)
+                plumb_buf_printf(&body, "%u cases of element types the backend does not claim and %u polymorphic cases "
+                                        "(the backend claims polymorphic shapes none)", s->skipped - s->skipped_poly,
+                                 s->skipped_poly);
+            else if (s->claimed)
                 plumb_buf_printf(&body, "%u cases of element types the backend does not claim", s->skipped);
             else
                 plumb_buf_printf(&body, "not claimed by the backend (%u cases)", s->skipped);

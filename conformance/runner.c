@@ -587,8 +587,10 @@ static bool prepare_op(conf_run *run, plumb_opcode op, op_state *st, plumb_diag 
             if (!(s->claimed & PLUMB_TY_BIT(t)) || poly_unsupported) {
                 s->skipped++;
                 run->skipped++;
-                if (poly_unsupported && (s->claimed & PLUMB_TY_BIT(t)))
+                if (poly_unsupported && (s->claimed & PLUMB_TY_BIT(t))) {
+                    s->skipped_poly++;
                     run->skipped_poly++;
+                }
                 continue;
             }
             if (o->limit && st->n_order >= o->limit)

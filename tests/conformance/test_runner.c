@@ -504,6 +504,18 @@ static void test_cache_poly_refined(void **state)
     conf_report_text(&b, &run);
     assert_non_null(strstr(b.data, "polymorphism  none: certified on refined (static) programs; 52 polymorphic cases"));
     plumb_buf_free(&b);
+    /* per op in JSON and JUnit, told apart from unclaimed element types */
+    assert_int_equal(run.ops[PLUMB_OP_ADD].skipped_poly, 52);
+    plumb_buf_init(&b);
+    conf_report_json(&b, &run);
+    assert_non_null(strstr(b.data, "\"unsupported\": 52, \"unsupported_polymorphic\": 52,"));
+    assert_non_null(strstr(b.data, "\"skipped_polymorphic\": 52,"));
+    plumb_buf_free(&b);
+    plumb_buf_init(&b);
+    conf_report_junit(&b, &run);
+    assert_non_null(strstr(b.data, "name=\"polymorphic cases\" time=\"0\"><skipped message=\"52 polymorphic cases (the "
+                                   "backend claims polymorphic shapes none)\""));
+    plumb_buf_free(&b);
     conf_run_free(&run);
 }
 
