@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ref/ref_test.h"
@@ -511,6 +512,90 @@ static void test_refine_same_bits(void **state)
     ir_module_free(m);
 }
 
+typedef struct alloc_stats {
+    long count, fail_at, live;
+} alloc_stats;
+
+/* The allocator hook: counts allocations and live blocks, refuses the
+ * fail_at-th allocation. */
+static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    alloc_stats *st = ud;
+    (void)osize;
+    if (nsize == 0) {
+        if (ptr)
+            st->live--;
+        free(ptr);
+        return NULL;
+    }
+    st->count++;
+    if (st->fail_at && st->count == st->fail_at)
+        return NULL;
+    if (!ptr) {
+        void *q = malloc(nsize);
+        if (q)
+            st->live++;
+        return q;
+    }
+    return realloc(ptr, nsize);
+}
+
+static const char *refine_src =
+    "func.func @main(%x: tensor<?x3xf32, #stablehlo.bounds<8, ?>>) -> tensor<?x3xf32, #stablehlo.bounds<8, ?>> {\n"
+    "  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x3xf32, #stablehlo.bounds<8, ?>>) -> tensor<i32>\n"
+    "  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>\n"
+    "  %c3 = stablehlo.constant dense<3> : tensor<1xi32>\n"
+    "  %s = stablehlo.concatenate %n1, %c3, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>\n"
+    "  %b = stablehlo.constant dense<0.5> : tensor<f32>\n"
+    "  %bb = stablehlo.dynamic_broadcast_in_dim %b, %s, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x3xf32, #stablehlo.bounds<8, ?>>\n"
+    "  %r = stablehlo.add %x, %bb : tensor<?x3xf32, #stablehlo.bounds<8, ?>>\n"
+    "  return %r : tensor<?x3xf32, #stablehlo.bounds<8, ?>>\n}\n";
+
+/* Failing the n-th allocation, for every n that refinement and a dynamic
+ * run make, fails them with an error and leaks nothing; the next n
+ * succeeds. */
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok(refine_src);
+    int64_t xd[] = {5, 3};
+    ir_type at = ir_type_make(PLUMB_F32, 2, xd);
+    plumb_tensor *in = tens(PLUMB_F32, 2, xd, NULL);
+    for (int what = 0; what < 2; what++) {
+        bool succeeded = false;
+        long n;
+        for (n = 1; n < 20000 && !succeeded; n++) {
+            alloc_stats st = {.fail_at = n};
+            plumb_set_allocator(counting_alloc, &st);
+            plumb_diag d;
+            memset(&d, 0, sizeof d);
+            bool ok;
+            if (what == 0) {
+                ir_module *r = plumb_ref_refine(m, NULL, &at, 1, 0, &d);
+                ok = r != NULL;
+                ir_module_free(r);
+            } else {
+                plumb_ref_result res;
+                ok = plumb_ref_run(m, NULL, &in, 1, NULL, &res, &d);
+                if (ok)
+                    plumb_ref_result_free(&res);
+            }
+            plumb_set_allocator(NULL, NULL);
+            if (ok)
+                succeeded = st.count < n;   /* no allocation was refused */
+            else
+                assert_int_not_equal(d.code, PLUMB_OK);
+            if (st.live != 0)
+                fprintf(stderr, "%s: failing allocation %ld leaves %ld blocks\n", what ? "run" : "refine", n, st.live);
+            assert_int_equal(st.live, 0);
+        }
+        assert_true(succeeded);
+        assert_true(n > 5);
+    }
+    plumb_tensor_free(in);
+    ir_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_gather),
         cmocka_unit_test(test_shape_assertion),
         cmocka_unit_test(test_refine_same_bits),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
