@@ -652,6 +652,28 @@ static void set_shape(plumb_tensor *h, const ir_type *t)
     h->nbytes = dims_bytes(h);
 }
 
+/* Whether ir_shape_infer reads the values of operand i of op: the shape
+ * operands of the dynamic ops (include/plumb/shape.h). Everything else it
+ * derives from dims alone. */
+static bool reads_values(const ir_op *op, uint32_t i)
+{
+    switch (op->code) {
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+        return i == 1;
+    case PLUMB_OP_DYNAMIC_IOTA:
+        return i == 0;
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+        return i >= 1;
+    case PLUMB_OP_DYNAMIC_PAD:
+        return i >= 2;
+    case PLUMB_OP_DYNAMIC_GATHER:
+        return i == 2;
+    default:
+        return false;
+    }
+}
+
 /* Whether the lowered function has a `?` dimension anywhere; if so, the
  * scratch a run needs to derive shapes op by op. */
 static bool prepare_dynamic(rt_program *p, plumb_diag *d)
@@ -708,6 +730,27 @@ static bool prepare_dynamic(rt_program *p, plumb_diag *d)
                 h->data = data;
             }
         }
+    for (uint32_t s = 0; s < p->n_steps; s++) {
+        rt_step *st = &p->steps[s];
+        st->all_fixed = true;
+        for (uint32_t k = 0; k < st->n_ops; k++)
+            st->all_fixed &= p->memo[st->memo0 + k].fixed;
+        st->in_vals = plumb_arena_array(p->arena, st->n_in ? st->n_in : 1, sizeof *st->in_vals);
+        st->skey_cap = st->n_in * (2 + 2 * PLUMB_MAX_RANK);
+        st->skey = plumb_arena_array(p->arena, st->skey_cap ? st->skey_cap : 1, sizeof *st->skey);
+        if (!st->in_vals || !st->skey)
+            return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
+        for (uint32_t k = 0; k < st->n_ops; k++) {
+            const ir_op *op = st->ops[k];
+            for (uint32_t i = 0; i < op->n_operands; i++) {
+                if (!reads_values(op, i))
+                    continue;
+                for (uint32_t j = 0; j < st->n_in; j++)
+                    if (st->in[j] == &p->hdr[op->operands[i]->id])
+                        st->in_vals[j] = true;
+            }
+        }
+    }
     if (!(p->memo_key = plumb_arena_array(p->arena, max_key, sizeof *p->memo_key)))
         return plan_fail(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory planning %s", "run-time shapes");
     return true;
@@ -1086,28 +1129,6 @@ static bool output_mismatch(plumb_diag *d, uint32_t k, const char *entry, const 
     return false;
 }
 
-/* Whether ir_shape_infer reads the values of operand i of op: the shape
- * operands of the dynamic ops (include/plumb/shape.h). Everything else it
- * derives from dims alone. */
-static bool reads_values(const ir_op *op, uint32_t i)
-{
-    switch (op->code) {
-    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
-    case PLUMB_OP_DYNAMIC_RESHAPE:
-        return i == 1;
-    case PLUMB_OP_DYNAMIC_IOTA:
-        return i == 0;
-    case PLUMB_OP_REAL_DYNAMIC_SLICE:
-        return i >= 1;
-    case PLUMB_OP_DYNAMIC_PAD:
-        return i >= 2;
-    case PLUMB_OP_DYNAMIC_GATHER:
-        return i == 2;
-    default:
-        return false;
-    }
-}
-
 /* The result type of an elementwise op whose operands all have one shape
  * that fits its declared result (static dims equal, `?` dims within their
  * bounds, bytes within max_bytes): that shape. Exactly what ir_shape_infer
@@ -1150,40 +1171,62 @@ static bool ew_shape(const ir_op *op, const plumb_tensor *const *in, ir_type *ou
     return true;
 }
 
-/* The result types of op for the operand headers in p->dyn_in: from the
- * memo when the key (dims and shape-operand values) is the last one seen,
- * else from ir_shape_infer, remembered on success. */
+/* Sets the result headers of op (dtype, rank, dims, bytes; data is
+ * untouched) for the operand headers in p->dyn_in: from the memo when the
+ * key (dims and shape-operand values) is the last one seen, else from
+ * ew_shape or ir_shape_infer, remembered on success. */
 static bool infer_shapes(rt_program *p, rt_shape_memo *mo, const ir_op *op, plumb_diag *d)
 {
     int64_t *key = p->memo_key;
+    const int64_t *old = mo->key;
     uint32_t n = 0;
-    bool keyed = mo->key_cap > 0;
+    bool keyed = mo->key_cap > 0, same = mo->valid;
+    /* built and compared in one pass (the keys are short) */
+#define PUT(v)                                          \
+    do {                                                \
+        int64_t v_ = (v);                               \
+        same = same && n < mo->key_len && old[n] == v_; \
+        key[n++] = v_;                                  \
+    } while (0)
     for (uint32_t i = 0; keyed && i < op->n_operands; i++) {
         const plumb_tensor *t = p->dyn_in[i];
-        key[n++] = t->rank;
+        PUT(t->rank);
         for (uint32_t k = 0; k < t->rank && k < PLUMB_MAX_RANK; k++)
-            key[n++] = t->dims[k];
+            PUT(t->dims[k]);
         uint64_t ne = reads_values(op, i) ? plumb_tensor_numel(t) : 0;
         if (ne > PLUMB_MAX_RANK || (ne && !t->data)) {
             keyed = false;
             break;
         }
-        key[n++] = (int64_t)ne;
+        PUT((int64_t)ne);
         for (uint64_t k = 0; k < ne; k++)
-            key[n++] = (int64_t)plumb_load_bits(t->dtype, t->data, (size_t)k);
+            PUT((int64_t)plumb_load_bits(t->dtype, t->data, (size_t)k));
     }
-    if (keyed && mo->valid && mo->key_len == n && memcmp(mo->key, key, n * sizeof *key) == 0) {
-        memcpy(p->dyn_types, mo->out, op->n_results * sizeof *mo->out);
+#undef PUT
+    if (keyed && same && mo->key_len == n) {
+        for (uint32_t j = 0; j < op->n_results; j++) {
+            plumb_tensor *h = &p->hdr[op->results[j]->id];
+            void *data = h->data;
+            *h = mo->out[j];
+            h->data = data;
+        }
         return true;
     }
     mo->valid = false;
     if (!ew_shape(op, p->dyn_in, p->dyn_types, p->x.max_bytes) &&
         !ir_shape_infer(op, p->dyn_in, p->dyn_types, p->x.max_bytes, d))
         return false;
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        plumb_tensor *h = &p->hdr[op->results[j]->id];
+        set_shape(h, &p->dyn_types[j]);
+        if (keyed) {
+            mo->out[j] = *h;
+            mo->out[j].data = NULL;
+        }
+    }
     if (keyed) {
         memcpy(mo->key, key, n * sizeof *key);
         mo->key_len = n;
-        memcpy(mo->out, p->dyn_types, op->n_results * sizeof *mo->out);
         mo->valid = true;
     }
     return true;
@@ -1214,6 +1257,44 @@ static bool grow_buffer(rt_program *p, uint32_t b, size_t bytes, const ir_op *op
     return true;
 }
 
+/* Builds st's key from its input headers into st->skey; true when it
+ * equals the key of the step's last derivation (which then still holds). */
+static bool step_key(rt_step *st)
+{
+    int64_t *key = st->skey;
+    uint32_t n = 0;
+    bool same = st->skey_valid;
+    if (st->skey_cap == 0)
+        return false;
+#define PUT(v)                                          \
+    do {                                                \
+        int64_t v_ = (v);                               \
+        same = same && n < st->skey_len && key[n] == v_; \
+        key[n++] = v_;                                  \
+    } while (0)
+    for (uint32_t i = 0; i < st->n_in; i++) {
+        const plumb_tensor *t = st->in[i];
+        PUT(t->rank);
+        for (uint32_t k = 0; k < t->rank && k < PLUMB_MAX_RANK; k++)
+            PUT(t->dims[k]);
+        if (!st->in_vals[i])
+            continue;
+        uint64_t ne = plumb_tensor_numel(t);
+        if (ne > PLUMB_MAX_RANK || (ne && !t->data)) {
+            st->skey_cap = 0;   /* never keyed again */
+            st->skey_valid = false;
+            return false;
+        }
+        PUT((int64_t)ne);
+        for (uint64_t k = 0; k < ne; k++)
+            PUT((int64_t)plumb_load_bits(t->dtype, t->data, (size_t)k));
+    }
+#undef PUT
+    same = same && n == st->skey_len;
+    st->skey_len = n;
+    return same;
+}
+
 /* Runs a program with `?` dimensions. Before each step the shapes of its
  * ops' results (inside a fused group too) are derived from their operands'
  * actual shapes by ir_shape_infer, which also checks everything a `?`
@@ -1240,9 +1321,10 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
     x->checks_run = x->checks_failed = 0;
     bool ok = true;
     for (uint32_t s = 0; s < p->n_steps && ok; s++) {
-        const rt_step *st = &p->steps[s];
+        rt_step *st = &p->steps[s];
         ok = rt_check_deadline(x, st->op);
-        for (uint32_t k = 0; ok && k < st->n_ops; k++) {
+        bool again = ok && !st->all_fixed && step_key(st);
+        for (uint32_t k = 0; ok && !again && !st->all_fixed && k < st->n_ops; k++) {
             const ir_op *op = st->ops[k];
             if (p->memo[st->memo0 + k].fixed)
                 continue;
@@ -1253,9 +1335,9 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
                 ok = false;
                 break;
             }
-            for (uint32_t j = 0; j < op->n_results; j++)
-                set_shape(&p->hdr[op->results[j]->id], &p->dyn_types[j]);
         }
+        /* the key just built now describes the headers (or nothing) */
+        st->skey_valid = ok && st->skey_cap > 0;
         for (uint32_t i = 0; ok && i < st->n_out; i++) {
             uint32_t id = st->out_vals[i]->id;
             plumb_tensor *h = &p->hdr[id];

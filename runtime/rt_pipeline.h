@@ -167,6 +167,15 @@ typedef struct rt_step {
                                 * derives their result shapes before the step runs) */
     uint32_t n_ops;
     uint32_t memo0;            /* dynamic: index in rt_program.memo of ops[0] */
+    /* dynamic: the step's key when its ops' shapes were last derived: each
+     * input's rank and dims, and the values of the inputs an op of the step
+     * reads as a shape operand. While a run brings the same key, every
+     * header the step's ops set still holds what they would set again. */
+    bool *in_vals;             /* per input: its values are in the key */
+    int64_t *skey;
+    uint32_t skey_len, skey_cap;   /* skey_cap 0: not keyed (a shape input too long) */
+    bool skey_valid;
+    bool all_fixed;            /* every op of the step has static types */
     plumb_tensor **in;
     uint32_t n_in;
     plumb_tensor **out;
@@ -176,12 +185,12 @@ typedef struct rt_step {
 
 /* The last shapes ir_shape_infer derived for one op: its key (each
  * operand's rank and dims, and the values of the shape operands it reads)
- * and the result types. A run whose key is the same gets the same result
- * types and passed the same checks, so it reuses them. */
+ * and the result headers. A run whose key is the same gets the same result
+ * shapes and passed the same checks, so it reuses them. */
 typedef struct rt_shape_memo {
     int64_t *key;
     uint32_t key_len, key_cap;     /* key_cap 0: never memoized (a shape operand too long) */
-    ir_type *out;
+    plumb_tensor *out;             /* the result headers (data NULL) */
     bool valid;
     bool fixed;                    /* every operand and result type static: the result
                                     * headers hold their dims from the compile on */
