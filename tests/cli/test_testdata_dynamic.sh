@@ -1,12 +1,14 @@
 #!/bin/sh
 # StableHLO's dynamic test programs ($STABLEHLO_TESTDATA/dynamic/, JAX's
 # shape-polymorphic exports): every file that uses only op set ops and
-# element types must verify, round-trip through plumb fmt, and then run with generated inputs on the
-# reference and the runtime (--random-inputs 1 --compare: every '?' gets 3,
-# the leading dimension-size scalars 3 too) with no result outside its bound
-# and no failed check. A file outside the op set (complex numbers, ops not in
-# `plumb ops`) must be refused with the 'unsupported' message; it is counted
-# as out of the op set, never as passed.
+# element types must verify, round-trip through plumb fmt, run with
+# generated inputs on the reference and the runtime (--random-inputs 1
+# --compare: every '?' gets 3, the leading dimension-size scalars 3 too)
+# with no result outside its bound and no failed check, and run at sizes 1,
+# 2 and 7 through one runtime with one compile. A file outside the op set
+# (complex numbers, ops not in `plumb ops`) must be refused with the
+# 'unsupported' message; it is counted as out of the op set, never as
+# passed.
 # The programs are read from $STABLEHLO_TESTDATA/dynamic when the variable is
 # set (a missing STABLEHLO_TESTDATA folder, or an empty dynamic/, is then a
 # failure), else from $SHARED/stablehlo-testdata/dynamic; when that does not
@@ -87,6 +89,7 @@ n_set=0
 n_verified=0
 n_ran=0
 n_out=0
+n_once=0
 for f in "$DIR"/*.mlir; do
     [ -f "$f" ] || continue
     n=$((n + 1))
@@ -137,11 +140,24 @@ for f in "$DIR"/*.mlir; do
         mv "$tmp/err.tail" "$tmp/err"
         fail "run --random-inputs 1 --compare $name"
     fi
+    # One runtime, three sizes: the program compiles once (sizes 1, 2 and 7;
+    # 0 is left out, where some programs index an empty dimension and fail
+    # as they should).
+    if "$PLUMB" run --stats --random-inputs 1 --dim-size 1,2,7 --repeat 3 --timeout 300 "$f" \
+            > /dev/null 2> "$tmp/err" &&
+       grep -q "stats total: 1 programs, 1 compiles (0 recompiles), 2 cache hits" "$tmp/err"; then
+        n_once=$((n_once + 1))
+        ok "sizes 1, 2, 7 compile once $name"
+    else
+        grep "stats total" "$tmp/err" > "$tmp/err.tail" || tail -n 3 "$tmp/err" > "$tmp/err.tail"
+        mv "$tmp/err.tail" "$tmp/err"
+        fail "sizes 1, 2, 7 compile once $name"
+    fi
 done
 if [ "$n" = 0 ]; then
     fail "'$DIR' holds .mlir files"
     finish
 fi
-echo "# $n files in $DIR: $n_set in the op set, $n_verified verified, $n_ran ran with 0 differences;" \
-     "$n_out out of the op set"
+echo "# $n files in $DIR: $n_set in the op set, $n_verified verified, $n_ran ran with 0 differences," \
+     "$n_once compiled once for three sizes; $n_out out of the op set"
 finish
