@@ -1,5 +1,6 @@
 /* IR construction: modules, functions, blocks, ops and types. Everything is
  * allocated from the module's arena; ir_module_free releases it all. */
+#include <stdio.h>
 #include <string.h>
 
 #include "plumb/ir.h"
@@ -293,6 +294,43 @@ bool ir_add_extra_attr(ir_module *m, ir_attrs *a, const char *name, const char *
     a->extra = e;
     a->n_extra++;
     return true;
+}
+
+bool ir_debug_loc_known(const ir_debug_loc *l)
+{
+    return l && (l->name || l->file);
+}
+
+bool ir_debug_loc_copy(ir_module *m, ir_debug_loc *to, const ir_debug_loc *from)
+{
+    ir_debug_loc r = {NULL, NULL, 0, 0};
+    if (ir_debug_loc_known(from)) {
+        r = *from;
+        if ((from->name && !(r.name = plumb_arena_strdup(m->arena, from->name))) ||
+            (from->file && !(r.file = plumb_arena_strdup(m->arena, from->file)))) {
+            memset(to, 0, sizeof *to);
+            return false;
+        }
+    }
+    *to = r;
+    return true;
+}
+
+void ir_debug_loc_describe(char *out, size_t cap, const ir_debug_loc *l)
+{
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (!ir_debug_loc_known(l))
+        return;
+    /* names from JAX run long ("jit(f)/jit(main)/dot_general"); the file
+     * part is what an engineer opens, so it is kept whole */
+    if (l->name && l->file)
+        snprintf(out, cap, " (from %.200s at %.400s:%u:%u)", l->name, l->file, l->line, l->col);
+    else if (l->file)
+        snprintf(out, cap, " (from %.400s:%u:%u)", l->file, l->line, l->col);
+    else
+        snprintf(out, cap, " (from %.200s)", l->name);
 }
 
 ir_type ir_type_make(plumb_dtype t, uint32_t rank, const int64_t *dims)

@@ -29,6 +29,38 @@ typedef struct pending_call {
     size_t off;             /* where the callee was written */
 } pending_call;
 
+/* A `loc(...)` as written, resolved once the whole file is read because
+ * `loc(#loc3)` may name an alias defined after its use (MLIR prints the
+ * `#loc3 = loc(...)` lines at the end of the file). */
+typedef enum lkind { LK_UNKNOWN, LK_FILE, LK_NAME, LK_CALLSITE, LK_FUSED, LK_ALIAS } lkind;
+
+typedef struct lnode {
+    lkind kind;
+    const char *str;        /* LK_FILE: file; LK_NAME: name; LK_ALIAS: alias name (not NUL-terminated) */
+    uint32_t len;           /* LK_ALIAS: length of str */
+    uint32_t line, col;     /* LK_FILE */
+    struct lnode *a, *b;    /* LK_NAME: child or NULL; LK_CALLSITE: callee, caller */
+    struct lnode **kids;    /* LK_FUSED */
+    uint32_t n_kids;
+    size_t off;             /* where it was written */
+} lnode;
+
+/* `#name = loc(...)` */
+typedef struct loc_alias {
+    const char *name;       /* without '#', not NUL-terminated */
+    uint32_t len;
+    lnode *node;
+    size_t off;
+    uint8_t state;          /* 0 unresolved, 1 being resolved (a cycle if met again), 2 resolved */
+    ir_debug_loc res;
+} loc_alias;
+
+/* A debug location to fill in once aliases are known. */
+typedef struct loc_use {
+    ir_debug_loc *to;
+    lnode *node;
+} loc_use;
+
 typedef struct P {
     const char *src;
     size_t len;
@@ -49,6 +81,10 @@ typedef struct P {
     uint32_t n_scopes, cap_scopes;
     pending_call *calls;
     uint32_t n_calls, cap_calls;
+    loc_alias *aliases;
+    uint32_t n_aliases, cap_aliases;
+    loc_use *loc_uses;
+    uint32_t n_loc_uses, cap_loc_uses;
 } P;
 
 static plumb_loc loc_at(P *p, size_t off)
@@ -1511,6 +1547,342 @@ static bool opt_attr_dict(P *p, opb *ob)
 
 /* ---- blocks and regions ---------------------------------------------------- */
 
+/* ---- debug locations (docs/format.md "Debug locations") -------------------- */
+
+/* Alias chains and nested callsites are resolved recursively; deeper than
+ * this is refused instead of risking the stack (JAX's call stacks are a
+ * few dozen frames, two levels each). */
+#define LOC_MAX_DEPTH 1000
+
+static lnode *lnode_new(P *p, lkind k, size_t off)
+{
+    lnode *n = plumb_arena_alloc(p->m->arena, sizeof *n);
+    if (!n) {
+        nomem(p);
+        return NULL;
+    }
+    n->kind = k;
+    n->off = off;
+    return n;
+}
+
+static bool loc_u32(P *p, uint32_t *out)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (p->pos >= p->len || !is_digit((unsigned char)p->src[p->pos]))
+        return expected(p, "a line or column number");
+    uint64_t v = 0;
+    while (p->pos < p->len && is_digit((unsigned char)p->src[p->pos])) {
+        v = v * 10 + (uint64_t)(p->src[p->pos] - '0');
+        if (v > UINT32_MAX)
+            return err_at(p, st, PLUMB_ERR_PARSE, "line or column number in a location exceeds %u", UINT32_MAX);
+        p->pos++;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool loc_expr(P *p, lnode **out);
+
+/* One location: "file":L:C (optionally a range `to [L2]:C2`, of which the
+ * start is kept), "name", "name"(LOC), callsite(LOC at LOC),
+ * fused[LOC, ...], fused<META>[...], unknown, #alias. */
+static bool loc_expr_body(P *p, lnode **out)
+{
+    int c = peek(p);
+    size_t off = p->pos;
+    lnode *n = NULL;
+    if (c == '#') {
+        size_t st = ++p->pos;
+        while (p->pos < p->len && is_id_char((unsigned char)p->src[p->pos]))
+            p->pos++;
+        if (p->pos == st)
+            return expected(p, "a location alias name after '#'");
+        if (!(n = lnode_new(p, LK_ALIAS, off)))
+            return false;
+        n->str = p->src + st;
+        n->len = (uint32_t)(p->pos - st);
+    } else if (eat_kw(p, "unknown")) {
+        if (!(n = lnode_new(p, LK_UNKNOWN, off)))
+            return false;
+    } else if (eat_kw(p, "callsite")) {
+        if (!(n = lnode_new(p, LK_CALLSITE, off)))
+            return false;
+        if (!expect(p, '(') || !loc_expr(p, &n->a) || !expect_kw(p, "at") || !loc_expr(p, &n->b) || !expect(p, ')'))
+            return false;
+    } else if (eat_kw(p, "fused")) {
+        if (!(n = lnode_new(p, LK_FUSED, off)))
+            return false;
+        if (eat(p, '<')) {
+            /* the metadata attribute says which pass fused; not kept */
+            if (!enter(p) || !skip_balanced(p, ">") || !expect(p, '>'))
+                return false;
+            leave(p);
+        }
+        if (!expect(p, '['))
+            return false;
+        if (!eat(p, ']')) {
+            uint32_t cap = 0;
+            do {
+                if (!grow_arr(p, (void **)&n->kids, n->n_kids, &cap, sizeof *n->kids) ||
+                    !loc_expr(p, &n->kids[n->n_kids]))
+                    return false;
+                n->n_kids++;
+            } while (eat(p, ','));
+            if (!expect(p, ']'))
+                return false;
+        }
+    } else if (c == '"') {
+        const char *str;
+        if (!string_value(p, &str))
+            return false;
+        if (eat(p, ':')) {
+            if (!(n = lnode_new(p, LK_FILE, off)))
+                return false;
+            n->str = str;
+            if (!loc_u32(p, &n->line))
+                return false;
+            if (eat(p, ':') && !loc_u32(p, &n->col))
+                return false;
+            if (eat_kw(p, "to")) {
+                uint32_t end;
+                if (peek(p) != ':' && !loc_u32(p, &end))
+                    return false;
+                if (eat(p, ':') && !loc_u32(p, &end))
+                    return false;
+            }
+        } else {
+            if (!(n = lnode_new(p, LK_NAME, off)))
+                return false;
+            n->str = str;
+            if (eat(p, '(') && (!loc_expr(p, &n->a) || !expect(p, ')')))
+                return false;
+        }
+    } else {
+        return expected(p, "a location (\"file\":line:col, \"name\", callsite(...), fused[...], unknown or #alias)");
+    }
+    *out = n;
+    return true;
+}
+
+static bool loc_expr(P *p, lnode **out)
+{
+    if (!enter(p) || !loc_expr_body(p, out))
+        return false;
+    leave(p);
+    return true;
+}
+
+/* An optional `loc(...)`; *out is NULL when none follows. */
+static bool opt_loc(P *p, lnode **out)
+{
+    *out = NULL;
+    if (!peek_kw(p, "loc"))
+        return true;
+    size_t at = p->pos;
+    p->pos += 3;
+    if (peek(p) != '(') {
+        p->pos = at;
+        return true;
+    }
+    p->pos++;
+    return loc_expr(p, out) && expect(p, ')');
+}
+
+/* Records that *to is n's resolved location (filled in by resolve_locs). */
+static bool want_loc(P *p, ir_debug_loc *to, lnode *n)
+{
+    if (!n)
+        return true;
+    if (!grow_arr(p, (void **)&p->loc_uses, p->n_loc_uses, &p->cap_loc_uses, sizeof *p->loc_uses))
+        return false;
+    p->loc_uses[p->n_loc_uses].to = to;
+    p->loc_uses[p->n_loc_uses].node = n;
+    p->n_loc_uses++;
+    return true;
+}
+
+/* A block or function argument's `loc(...)`. */
+static bool want_arg_loc(P *p, ir_value *v, lnode *n)
+{
+    if (!n)
+        return true;
+    ir_debug_loc *l = plumb_arena_alloc(p->m->arena, sizeof *l);
+    if (!l)
+        return nomem(p);
+    v->dloc = l;
+    return want_loc(p, l, n);
+}
+
+/* `#name = loc(...)` at the top level, before, between or after functions. */
+static bool alias_def(P *p)
+{
+    ws(p);
+    size_t off = p->pos;
+    size_t st = ++p->pos;
+    while (p->pos < p->len && is_id_char((unsigned char)p->src[p->pos]))
+        p->pos++;
+    if (p->pos == st)
+        return expected(p, "an alias name after '#'");
+    uint32_t len = (uint32_t)(p->pos - st);
+    if (!expect(p, '='))
+        return false;
+    lnode *n = NULL;
+    ws(p);
+    size_t voff = p->pos;
+    if (!opt_loc(p, &n))
+        return false;
+    if (!n)
+        return err_at(p, voff, PLUMB_ERR_UNSUPPORTED,
+                      "unsupported: alias '#%.*s' is not a location; only '#name = loc(...)' aliases are read",
+                      (int)(len > 80 ? 80 : len), p->src + st);
+    if (!grow_arr(p, (void **)&p->aliases, p->n_aliases, &p->cap_aliases, sizeof *p->aliases))
+        return false;
+    loc_alias *a = &p->aliases[p->n_aliases++];
+    memset(a, 0, sizeof *a);
+    a->name = p->src + st;
+    a->len = len;
+    a->node = n;
+    a->off = off;
+    return true;
+}
+
+static int name_cmp(const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+    if (c)
+        return c;
+    return al < bl ? -1 : al > bl;
+}
+
+static int alias_order(const void *x, const void *y)
+{
+    const loc_alias *a = x, *b = y;
+    int c = name_cmp(a->name, a->len, b->name, b->len);
+    if (c)
+        return c;
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static loc_alias *find_alias(P *p, const char *name, uint32_t len)
+{
+    uint32_t lo = 0, hi = p->n_aliases;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = name_cmp(p->aliases[mid].name, p->aliases[mid].len, name, len);
+        if (c == 0)
+            return &p->aliases[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static bool resolve(P *p, const lnode *n, ir_debug_loc *r, uint32_t depth);
+
+static bool resolve_alias(P *p, loc_alias *a, size_t ref_off, uint32_t depth)
+{
+    if (a->state == 2)
+        return true;
+    if (a->state == 1)
+        return err_at(p, ref_off, PLUMB_ERR_PARSE, "location alias '#%.*s' refers to itself (a cycle of aliases)",
+                      (int)(a->len > 80 ? 80 : a->len), a->name);
+    a->state = 1;
+    if (!resolve(p, a->node, &a->res, depth + 1))
+        return false;
+    a->state = 2;
+    return true;
+}
+
+/* What a diagnostic shows of n: the outermost name, the innermost file
+ * position (a callsite's callee before its caller, a fused location's
+ * first part that has one). Every part is resolved, so a bad alias
+ * anywhere is reported. */
+static bool resolve(P *p, const lnode *n, ir_debug_loc *r, uint32_t depth)
+{
+    memset(r, 0, sizeof *r);
+    if (depth > LOC_MAX_DEPTH)
+        return err_at(p, n->off, PLUMB_ERR_LIMIT, "location nests deeper than %u levels (through aliases)", LOC_MAX_DEPTH);
+    switch (n->kind) {
+    case LK_UNKNOWN:
+        return true;
+    case LK_FILE:
+        r->file = n->str;
+        r->line = n->line;
+        r->col = n->col;
+        return true;
+    case LK_NAME:
+        if (n->a && !resolve(p, n->a, r, depth + 1))
+            return false;
+        r->name = n->str;
+        return true;
+    case LK_CALLSITE: {
+        ir_debug_loc caller;
+        if (!resolve(p, n->a, r, depth + 1) || !resolve(p, n->b, &caller, depth + 1))
+            return false;
+        if (!r->file) {
+            r->file = caller.file;
+            r->line = caller.line;
+            r->col = caller.col;
+        }
+        if (!r->name)
+            r->name = caller.name;
+        return true;
+    }
+    case LK_FUSED:
+        for (uint32_t i = 0; i < n->n_kids; i++) {
+            ir_debug_loc k;
+            if (!resolve(p, n->kids[i], &k, depth + 1))
+                return false;
+            if (!r->file && k.file) {
+                r->file = k.file;
+                r->line = k.line;
+                r->col = k.col;
+            }
+            if (!r->name)
+                r->name = k.name;
+        }
+        return true;
+    case LK_ALIAS: {
+        loc_alias *a = find_alias(p, n->str, n->len);
+        if (!a)
+            return err_at(p, n->off, PLUMB_ERR_PARSE, "unknown location alias '#%.*s' (no '#%.*s = loc(...)' in the file)",
+                          (int)(n->len > 80 ? 80 : n->len), n->str, (int)(n->len > 80 ? 80 : n->len), n->str);
+        if (!resolve_alias(p, a, n->off, depth))
+            return false;
+        *r = a->res;
+        return true;
+    }
+    }
+    return err_at(p, n->off, PLUMB_ERR_PARSE, "internal error: unknown location kind %d", (int)n->kind);
+}
+
+/* After the whole file: every alias defined once and free of cycles
+ * (used or not, as MLIR requires), then every recorded location filled in. */
+static bool resolve_locs(P *p)
+{
+    if (p->n_aliases)
+        qsort(p->aliases, p->n_aliases, sizeof *p->aliases, alias_order);
+    for (uint32_t i = 1; i < p->n_aliases; i++) {
+        loc_alias *a = &p->aliases[i - 1], *b = &p->aliases[i];
+        if (name_cmp(a->name, a->len, b->name, b->len) == 0) {
+            uint32_t first = loc_at(p, a->off).line;
+            return err_at(p, b->off, PLUMB_ERR_PARSE, "location alias '#%.*s' is defined twice (first on line %u)",
+                          (int)(b->len > 80 ? 80 : b->len), b->name, first);
+        }
+    }
+    for (uint32_t i = 0; i < p->n_aliases; i++)
+        if (!resolve_alias(p, &p->aliases[i], p->aliases[i].off, 0))
+            return false;
+    for (uint32_t i = 0; i < p->n_loc_uses; i++)
+        if (!resolve(p, p->loc_uses[i].node, p->loc_uses[i].to, 0))
+            return false;
+    return true;
+}
+
 static bool parse_stmt(P *p, ir_block *blk);
 
 /* Statements up to (not including) the closing '}'. */
@@ -1527,16 +1899,18 @@ static bool parse_ops(P *p, ir_block *blk)
     }
 }
 
-/* `%name: type` bound in the current scope as a new argument of blk. */
-static bool block_arg(P *p, ir_block *blk, const char **name, size_t *len, ir_type *t, size_t *off)
+/* `%name: type [loc(...)]` bound in the current scope as a new argument
+ * of blk; *dl is the location, NULL when none is written. */
+static bool block_arg(P *p, ir_block *blk, const char **name, size_t *len, ir_type *t, size_t *off, lnode **dl)
 {
+    (void)blk;
     ws(p);
     *off = p->pos;
     if (!value_name(p, name, len))
         return false;
     if (!expect(p, ':') || !parse_type(p, t))
         return false;
-    return true;
+    return opt_loc(p, dl);
 }
 
 static bool bind_arg(P *p, const char *name, size_t len, size_t off, ir_value *v)
@@ -1569,12 +1943,13 @@ static bool parse_region(P *p, ir_block *blk)
                 const char *an;
                 size_t al, off;
                 ir_type t;
-                if (!block_arg(p, blk, &an, &al, &t, &off))
+                lnode *dl;
+                if (!block_arg(p, blk, &an, &al, &t, &off, &dl))
                     return false;
                 ir_value *v = ir_block_add_arg(p->m, blk, &t);
                 if (!v)
                     return nomem(p);
-                if (!bind_arg(p, an, al, off, v))
+                if (!bind_arg(p, an, al, off, v) || !want_arg_loc(p, v, dl))
                     return false;
             } while (eat(p, ','));
             if (!expect(p, ')'))
@@ -1829,15 +2204,17 @@ static bool reduce_pretty(P *p, opb *ob)
         return false;
     const char *names[128];
     size_t lens[128], offs[128];
+    lnode *dls[128];
     ir_type *types = plumb_arena_array(p->m->arena, 2 * n, sizeof *types);
     if (!types)
         return nomem(p);
     for (uint32_t i = 0; i < n; i++) {
         if (!expect(p, '('))
             return false;
-        if (!block_arg(p, blk, &names[i], &lens[i], &types[i], &offs[i]) || !expect(p, ','))
+        if (!block_arg(p, blk, &names[i], &lens[i], &types[i], &offs[i], &dls[i]) || !expect(p, ','))
             return false;
-        if (!block_arg(p, blk, &names[n + i], &lens[n + i], &types[n + i], &offs[n + i]) || !expect(p, ')'))
+        if (!block_arg(p, blk, &names[n + i], &lens[n + i], &types[n + i], &offs[n + i], &dls[n + i]) ||
+            !expect(p, ')'))
             return false;
     }
     ws(p);
@@ -1850,7 +2227,7 @@ static bool reduce_pretty(P *p, opb *ob)
         ir_value *v = ir_block_add_arg(p->m, blk, &types[i]);
         if (!v)
             return nomem(p);
-        if (!bind_arg(p, names[i], lens[i], offs[i], v))
+        if (!bind_arg(p, names[i], lens[i], offs[i], v) || !want_arg_loc(p, v, dls[i]))
             return false;
     }
     if (!parse_ops(p, blk) || !expect(p, '}'))
@@ -2388,9 +2765,11 @@ static bool parse_stmt(P *p, ir_block *blk)
         }
     }
     (void)has_sig;
-    if (!ok)
+    lnode *dl;
+    ir_op *op;
+    if (!ok || !opt_loc(p, &dl) || !finish_op(p, &ob, blk, defs, n_defs, &op))
         return false;
-    return finish_op(p, &ob, blk, defs, n_defs, NULL);
+    return want_loc(p, &op->dloc, dl);
 }
 
 /* ---- functions and the module ---------------------------------------------- */
@@ -2428,7 +2807,8 @@ static bool parse_func(P *p)
             const char *an;
             size_t al, aoff;
             ir_type t;
-            if (!block_arg(p, &f->body, &an, &al, &t, &aoff))
+            lnode *dl;
+            if (!block_arg(p, &f->body, &an, &al, &t, &aoff, &dl))
                 return false;
             ir_value *v = ir_block_add_arg(p->m, &f->body, &t);
             if (!v)
@@ -2440,6 +2820,11 @@ static bool parse_func(P *p)
                 return false;
             attrs[i] = NULL;
             if (peek(p) == '{' && !raw_group(p, &attrs[i]))
+                return false;
+            /* MLIR writes `%a: T {attrs} loc(...)` */
+            if (!dl && !opt_loc(p, &dl))
+                return false;
+            if (!want_arg_loc(p, v, dl))
                 return false;
         } while (eat(p, ','));
         if (!expect(p, ')'))
@@ -2491,7 +2876,8 @@ static bool parse_func(P *p)
         return false;
     leave(p);
     pop_scope(p);
-    return true;
+    lnode *fl;
+    return opt_loc(p, &fl) && want_loc(p, &f->dloc, fl);
 }
 
 static bool parse_funcs(P *p, bool in_module)
@@ -2505,6 +2891,11 @@ static bool parse_funcs(P *p, bool in_module)
         }
         if (in_module && c == '}')
             return true;
+        if (!in_module && c == '#') {
+            if (!alias_def(p))
+                return false;
+            continue;
+        }
         if (eat_kw(p, "func.func") || eat_kw(p, "func")) {
             if (!parse_func(p))
                 return false;
@@ -2565,6 +2956,9 @@ static bool parse_top(P *p)
      * the program; columns on line 1 still count its three bytes. */
     if (p->len >= 3 && memcmp(p->src, "\xEF\xBB\xBF", 3) == 0)
         p->pos = 3;
+    while (peek(p) == '#')
+        if (!alias_def(p))
+            return false;
     if (eat_kw(p, "module") || eat_kw(p, "builtin.module")) {
         ws(p);
         if (peek(p) == '@') {
@@ -2580,11 +2974,19 @@ static bool parse_top(P *p)
         if (!expect(p, '{') || !enter(p) || !parse_funcs(p, true) || !expect(p, '}'))
             return false;
         leave(p);
+        lnode *ml;
+        if (!opt_loc(p, &ml) || !want_loc(p, &p->m->dloc, ml))
+            return false;
+        while (peek(p) == '#')
+            if (!alias_def(p))
+                return false;
         if (!at_end(p))
             return expected(p, "end of input after the module");
     } else if (!parse_funcs(p, false)) {
         return false;
     }
+    if (!resolve_locs(p))
+        return false;
     for (uint32_t i = 0; i < p->n_calls; i++) {
         const char *callee = p->calls[i].op->a.callee;
         if (!callee || !ir_module_find_func(p->m, callee))

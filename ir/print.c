@@ -305,6 +305,31 @@ static void print_ops(pr *q, const ir_block *blk, int ind)
         print_op(q, op, ind);
 }
 
+static void string_lit(pr *q, const char *s);
+
+/* A debug location in its canonical form (docs/format.md "Debug
+ * locations"): ` loc("name"("file":L:C))`, ` loc("file":L:C)` or
+ * ` loc("name")`; nothing when l is NULL or unknown. Aliases, callsites and
+ * fused locations were resolved by the parser to this one position. */
+static void debug_loc(pr *q, const ir_debug_loc *l)
+{
+    if (!ir_debug_loc_known(l))
+        return;
+    puts_(q, " loc(");
+    if (l->name) {
+        string_lit(q, l->name);
+        if (l->file)
+            puts_(q, "(");
+    }
+    if (l->file) {
+        string_lit(q, l->file);
+        plumb_buf_printf(q->b, ":%u:%u", l->line, l->col);
+        if (l->name)
+            puts_(q, ")");
+    }
+    puts_(q, ")");
+}
+
 static void block_args(pr *q, const ir_block *blk, uint32_t from, uint32_t step, uint32_t count)
 {
     for (uint32_t k = 0; k < count; k++) {
@@ -314,6 +339,7 @@ static void block_args(pr *q, const ir_block *blk, uint32_t from, uint32_t step,
         value(q, v);
         puts_(q, ": ");
         type(q, &v->type);
+        debug_loc(q, v->dloc);
     }
 }
 
@@ -330,6 +356,10 @@ static bool reduce_compact(const ir_op *op, plumb_opcode *body)
     if (!ir_type_equal(&r->args[0]->type, t) || !ir_type_equal(&r->args[1]->type, t))
         return false;
     const ir_op *b = r->first, *ret = b->next;
+    /* the shorthand has nowhere to write the body's debug locations */
+    if (ir_debug_loc_known(r->args[0]->dloc) || ir_debug_loc_known(r->args[1]->dloc) ||
+        ir_debug_loc_known(&b->dloc) || ir_debug_loc_known(&ret->dloc))
+        return false;
     const plumb_op_info *in = plumb_op_get(b->code);
     if (in->syntax != PLUMB_SYN_EW || in->arity != 2 || b->n_operands != 2 || b->n_results != 1 || b->n_regions ||
         b->a.n_extra || b->operands[0] != r->args[0] || b->operands[1] != r->args[1] ||
@@ -632,6 +662,7 @@ static void print_op(pr *q, const ir_op *op, int ind)
     const plumb_op_info *info = plumb_op_get(op->code);
     if (!pretty_fits(op)) {
         print_generic(q, op, ind);
+        debug_loc(q, &op->dloc);
         puts_(q, "\n");
         return;
     }
@@ -641,6 +672,7 @@ static void print_op(pr *q, const ir_op *op, int ind)
         values(q, op->operands, op->n_operands);
         extra_dict(q, a);
         sig_ew(q, op);
+        debug_loc(q, &op->dloc);
         puts_(q, "\n");
         return;
     }
@@ -841,6 +873,7 @@ static void print_op(pr *q, const ir_op *op, int ind)
         print_generic(q, op, ind);
         break;
     }
+    debug_loc(q, &op->dloc);
     puts_(q, "\n");
 }
 
@@ -864,6 +897,7 @@ static void print_func(pr *q, const ir_func *f, int ind)
             puts_(q, " ");
             puts_(q, f->arg_attrs[i]);
         }
+        debug_loc(q, f->body.args[i]->dloc);
     }
     puts_(q, ")");
     bool any_attr = false;
@@ -889,7 +923,9 @@ static void print_func(pr *q, const ir_func *f, int ind)
     puts_(q, " {\n");
     print_ops(q, &f->body, ind + 2);
     indent(q, ind);
-    puts_(q, "}\n");
+    puts_(q, "}");
+    debug_loc(q, &f->dloc);
+    puts_(q, "\n");
 }
 
 void ir_print(plumb_buf *b, const ir_module *m)
@@ -911,10 +947,18 @@ void ir_print(plumb_buf *b, const ir_module *m)
         puts_(&q, " {\n");
         ind = 2;
     }
+    /* a module location needs the module to hang on */
+    if (!ind && ir_debug_loc_known(&m->dloc)) {
+        puts_(&q, "module {\n");
+        ind = 2;
+    }
     for (uint32_t i = 0; i < m->n_funcs; i++)
         print_func(&q, m->funcs[i], ind);
-    if (ind)
-        puts_(&q, "}\n");
+    if (ind) {
+        puts_(&q, "}");
+        debug_loc(&q, &m->dloc);
+        puts_(&q, "\n");
+    }
     pr_free(&q);
 }
 

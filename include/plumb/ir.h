@@ -92,6 +92,18 @@ typedef struct ir_attrs {
 struct ir_op;
 struct ir_block;
 
+/* A StableHLO/MLIR debug location (`loc(...)`, docs/format.md "Debug
+ * locations") resolved to what a diagnostic can show: the outermost name
+ * of a NameLoc and the innermost FileLineCol (of a callsite, the callee; of
+ * a fused location, the first part that has one). Strings belong to the
+ * module's arena; all fields zero/NULL when nothing was written or the
+ * location was `unknown`. */
+typedef struct ir_debug_loc {
+    const char *name;          /* NameLoc's name, or NULL */
+    const char *file;          /* FileLineCol's file, or NULL */
+    uint32_t line, col;        /* 1-based; 0 when there is no file */
+} ir_debug_loc;
+
 typedef struct ir_value {
     ir_type type;
     uint32_t id;               /* unique within the module */
@@ -99,6 +111,9 @@ typedef struct ir_value {
     struct ir_block *owner;    /* block whose argument this is (def == NULL) */
     uint32_t index;            /* result index in def, or argument index */
     const char *name;          /* SSA name as written (without '%'), or NULL */
+    /* a block argument's debug location (`%a: T loc(...)`), or NULL;
+     * always NULL for op results */
+    const ir_debug_loc *dloc;
 } ir_value;
 
 /* A single-block region: function bodies, reduce bodies, sort comparators,
@@ -124,6 +139,7 @@ typedef struct ir_op {
     ir_attrs a;
     struct ir_op *next, *prev;
     ir_block *parent;
+    ir_debug_loc dloc;         /* the front end's location (`loc(...)`), if written */
 } ir_op;
 
 typedef struct ir_func {
@@ -135,6 +151,7 @@ typedef struct ir_func {
     uint32_t n_results;
     const char **arg_attrs;    /* per parameter: raw "{...}" text, or NULL */
     const char **result_attrs; /* per result: raw "{...}" text, or NULL */
+    ir_debug_loc dloc;         /* `func.func ... { } loc(...)`; parameters: body.args[i]->dloc */
 } ir_func;
 
 typedef struct ir_module {
@@ -152,6 +169,7 @@ typedef struct ir_module {
     uint32_t *func_slots;      /* index into funcs + 1; 0 = empty */
     uint32_t n_func_slots;     /* power of two, or 0 */
     uint64_t *func_probes;     /* slots compared by lookups (instrumentation) */
+    ir_debug_loc dloc;         /* `module { } loc(...)` */
 } ir_module;
 
 /* ---- building -------------------------------------------------------------
@@ -176,6 +194,17 @@ void ir_block_insert_before(ir_block *b, ir_op *before, ir_op *op);
 void ir_block_remove(ir_block *b, ir_op *op);
 ir_ints ir_ints_make(ir_module *m, const int64_t *v, uint32_t n);  /* n == 0 -> {NULL, 0} */
 bool ir_add_extra_attr(ir_module *m, ir_attrs *a, const char *name, const char *text);
+
+/* Debug locations. ir_debug_loc_known: a name or a file was given.
+ * ir_debug_loc_copy copies from (of any module) into m's arena, so that a
+ * pass cloning ops into another module keeps them; false when out of memory
+ * (to is then cleared). ir_debug_loc_describe writes the suffix diagnostics
+ * append, " (from file.py:41:7)", " (from NAME at file.py:41:7)" or
+ * " (from NAME)", or "" when l is NULL or unknown; always NUL-terminated
+ * when cap > 0. */
+bool ir_debug_loc_known(const ir_debug_loc *l);
+bool ir_debug_loc_copy(ir_module *m, ir_debug_loc *to, const ir_debug_loc *from);
+void ir_debug_loc_describe(char *out, size_t cap, const ir_debug_loc *l);
 
 /* Type helpers. */
 ir_type ir_type_make(plumb_dtype t, uint32_t rank, const int64_t *dims);
