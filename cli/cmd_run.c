@@ -60,16 +60,17 @@ static const char run_help[] =
     "      --random-inputs [SEED]\n"
     "                          parameters without --input get generated values\n"
     "                          (k/8 for |k| <= 16, small integers, booleans) from\n"
-    "                          SEED (the next argument when it is a decimal\n"
-    "                          number; default 0), different on each run of a\n"
-    "                          session. A '?' dimension gets the --shape or\n"
-    "                          --dim-size size, else its bound, else 3. Every\n"
-    "                          integer scalar parameter before the first\n"
-    "                          parameter with a '?' dimension is a dimension\n"
-    "                          size (as JAX's shape-polymorphic exports pass\n"
-    "                          them): the k-th gets the size of the k-th '?'\n"
-    "                          dimension in parameter order, those beyond the\n"
-    "                          count the --dim-size value (else 3)\n"
+    "                          SEED (--random-inputs=SEED, or the next argument\n"
+    "                          when it is a decimal number; default 0),\n"
+    "                          different on each run of a session. A '?'\n"
+    "                          dimension gets the --shape or --dim-size size,\n"
+    "                          else its bound, else 3. Every integer scalar\n"
+    "                          parameter before the first parameter with a '?'\n"
+    "                          dimension is a dimension size (as JAX's\n"
+    "                          shape-polymorphic exports pass them): the k-th\n"
+    "                          gets the size of the k-th '?' dimension in\n"
+    "                          parameter order, those beyond the count the\n"
+    "                          --dim-size value (else 3)\n"
     "      --dim-size N[,N...] the size of every generated '?' dimension (each\n"
     "                          within its bound); with several sizes, run r of a\n"
     "                          session (--repeat or several FILEs) uses the\n"
@@ -1094,10 +1095,36 @@ int cmd_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     int n_files = 0;
-    cli_args a;
-    cli_args_init(&a, argc, argv);
-    const char *v;
     int id, rc = CLI_EXIT_OK;
+    /* --random-inputs=SEED: the option parser gives a flag no value, so the
+     * seed is split off into the next argument, where --random-inputs
+     * looks for it. Nothing after "--" is an option. */
+    static char random_inputs_opt[] = "--random-inputs";
+    char **args = plumb_calloc(2 * cap, sizeof *args);
+    int n_args = 0;
+    if (!args) {
+        fprintf(stderr, "plumb run: error: out of memory\n");
+        rc = CLI_EXIT_USAGE;
+        goto out;
+    }
+    for (int i = 0, opts_end = 0; i < argc; i++) {
+        if (!opts_end && strcmp(argv[i], "--") == 0)
+            opts_end = 1;
+        if (!opts_end && strncmp(argv[i], "--random-inputs=", 16) == 0) {
+            const char *seed = argv[i] + 16;
+            if (!*seed || strspn(seed, "0123456789") != strlen(seed)) {
+                rc = cli_usage_error(s.cmd, "--random-inputs: the seed '%s' is not a decimal number", seed);
+                goto out;
+            }
+            args[n_args++] = random_inputs_opt;
+            args[n_args++] = argv[i] + 16;
+            continue;
+        }
+        args[n_args++] = argv[i];
+    }
+    cli_args a;
+    cli_args_init(&a, n_args, args);
+    const char *v;
     while ((id = cli_next(&a, run_opts, &v)) != CLI_END) {
         switch (id) {
         case CLI_ERROR:
@@ -1273,6 +1300,7 @@ int cmd_run(int argc, char **argv)
     }
     rc = cli_finish(s.cmd, run_file(&s));
 out:
+    plumb_free(args, 2 * cap * sizeof *args);
     plumb_free(files, cap * sizeof *files);
     plumb_free(shapes, cap * sizeof *shapes);
     plumb_free(s.inputs, cap * sizeof *s.inputs);

@@ -133,8 +133,12 @@ has "$tmp/out" "tensor<8x4xf32> dense<" "a bounded '?' gets its bound"
 cp "$tmp/out" "$tmp/seed1.out"
 run "$PLUMB" run --random-inputs 1 "$tmp/add.mlir"
 if cmp -s "$tmp/out" "$tmp/seed1.out"; then ok "the same seed gives the same inputs"; else fail "the same seed gives the same inputs"; fi
+run "$PLUMB" run --random-inputs=1 "$tmp/add.mlir"
+if cmp -s "$tmp/out" "$tmp/seed1.out"; then ok "--random-inputs=1 is --random-inputs 1"; else fail "--random-inputs=1 is --random-inputs 1"; fi
 run "$PLUMB" run --random-inputs 2 "$tmp/add.mlir"
 if cmp -s "$tmp/out" "$tmp/seed1.out"; then fail "another seed gives other inputs"; else ok "another seed gives other inputs"; fi
+run "$PLUMB" run --random-inputs=x "$tmp/add.mlir"
+expect_rc "a seed that is not a number is a usage error" 2
 run "$PLUMB" run --random-inputs 1 --shape x=2x4 --shape 1=2x4 "$tmp/add.mlir"
 expect_rc "--shape by name and by index" 0
 has "$tmp/out" "tensor<2x4xf32> dense<" "--shape sets the parameter's dims"
