@@ -16,6 +16,7 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
+#include "../../runtime/rt_passes.h"
 
 /* 20 lengths within 1..64: both ends, powers of two and their
  * neighbours (tile and row-block edges), odd sizes. */
@@ -344,6 +345,74 @@ static void test_encoder_no_allocation_below_bound(void **state)
     ir_module_free(poly);
 }
 
+/* The fused groups of @main of m after the passes, as the compile makes
+ * them: per fused group its ops' opcodes (terminated by PLUMB_OP_COUNT),
+ * into codes[]; returns the number of fused groups, *n_dyn those with `?`
+ * dimensions, and their one-pass row steps. */
+static uint32_t fused_groups(ir_module *m, plumb_opcode *codes, size_t cap, uint32_t *n_dyn, uint32_t *passes)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ir_func *f = ir_module_find_func(m, "main");
+    assert_non_null(f);
+    assert_true(rt_run_passes(m, f, 2, 0, &d));
+    plumb_arena *a = plumb_arena_new(0);
+    assert_non_null(a);
+    rt_group *g = NULL;
+    uint32_t n = 0, fused = 0;
+    bool ok = rt_fuse(a, f, 2, &g, &n, &d);
+    if (!ok)
+        plumb_diag_print(&d, stderr);
+    assert_true(ok);
+    size_t k = 0;
+    *n_dyn = *passes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!g[i].fused)
+            continue;
+        fused++;
+        *n_dyn += rt_fused_dynamic(g[i].fused);
+        uint32_t sq, ex;
+        rt_fused_row_passes(g[i].fused, &sq, &ex);
+        *passes += sq + ex;
+        for (uint32_t j = 0; j < g[i].n_ops; j++) {
+            assert_true(k + 1 < cap);
+            plumb_opcode c = g[i].ops[j]->code;
+            codes[k++] = c == PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM ? PLUMB_OP_BROADCAST_IN_DIM : c;
+        }
+        codes[k++] = PLUMB_OP_COUNT;
+    }
+    plumb_arena_free(a);
+    return fused;
+}
+
+/* The polymorphic encoder fuses as a static one does: the same groups of
+ * the same ops (dynamic_broadcast_in_dim standing for broadcast_in_dim):
+ * layer_norm and softmax as row groups with their one-pass variance and
+ * exp-sum steps, and the relu's broadcast-and-maximum loop group; every
+ * one of them has `?` dimensions. */
+static void test_encoder_fuses_like_static(void **state)
+{
+    (void)state;
+    ir_module *poly = encoder(-1), *stat = encoder(17);
+    plumb_opcode pc[256], sc[256];
+    uint32_t pdyn, sdyn, ppass, spass;
+    uint32_t np = fused_groups(poly, pc, 256, &pdyn, &ppass);
+    uint32_t ns = fused_groups(stat, sc, 256, &sdyn, &spass);
+    assert_int_equal(np, 3);
+    assert_int_equal(np, ns);
+    assert_int_equal(pdyn, 3);
+    assert_int_equal(sdyn, 0);
+    assert_int_equal(ppass, 2);
+    assert_int_equal(spass, 2);
+    size_t k = 0;
+    for (uint32_t gi = 0; gi < np; gi++)
+        do {
+            assert_int_equal(pc[k], sc[k]);
+        } while (pc[k++] != PLUMB_OP_COUNT);
+    ir_module_free(poly);
+    ir_module_free(stat);
+}
+
 /* Length 65 is above the bound: the run fails before any work with the
  * error naming the parameter, the dimension, the size and the bound, and
  * nothing compiles; the next length within the bound still runs. */
@@ -417,6 +486,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encoder_compiles_once),
         cmocka_unit_test(test_encoder_bitwise_with_reference),
+        cmocka_unit_test(test_encoder_fuses_like_static),
         cmocka_unit_test(test_encoder_no_allocation_below_bound),
         cmocka_unit_test(test_encoder_above_bound),
         cmocka_unit_test(test_encoder_run_into_wrong_length),
