@@ -8,9 +8,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plumb/ir.h"
 #include "plumb/ref.h"
@@ -497,6 +499,57 @@ static void test_shape_assertion(void **state)
     ir_module_free(m);
 }
 
+/* A program with bounded and unbounded `?` dims stored in the disk cache
+ * (its optimized text keeps `?` and the bounds) is served to a new runtime
+ * as a disk hit, and the served program runs every size with the
+ * reference's bits. */
+static void test_disk_cache_round_trip(void **state)
+{
+    (void)state;
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/plumb-rt-dyn.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    ir_module *m = parse_verified(bcast_src);
+    for (int pass = 0; pass < 2; pass++) {
+        plumb_runtime_options o;
+        plumb_runtime_options_init(&o);
+        o.threads = 2;
+        o.cache_dir = dir;
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        plumb_runtime *rt = plumb_runtime_create(&o, &d);
+        assert_non_null(rt);
+        static const int64_t cases[][5] = {{7, 5, 1, 5, 7}, {40, 3, 40, 3, 1}, {1, 1, 1, 1, 1}};
+        for (size_t k = 0; k < 3; k++) {
+            plumb_tensor *in[3] = {tensor(PLUMB_F32, 2, cases[k]), tensor(PLUMB_F32, 2, cases[k] + 2),
+                                   tensor(PLUMB_F32, 1, cases[k] + 4)};
+            for (int i = 0; i < 3; i++)
+                fill_eighths(in[i], (uint32_t)(k * 3 + (size_t)i + 50));
+            run_vs_ref(rt, m, in, 3, 1, pass ? "served from disk" : "compiled");
+            free_all(in, 3);
+        }
+        plumb_runtime_stats st;
+        assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+        assert_int_equal(st.compiles, 1);
+        assert_int_equal(st.disk_hits, (uint64_t)pass);
+        assert_int_equal(st.disk_rejects, 0);
+        plumb_runtime_destroy(rt);
+    }
+    ir_module_free(m);
+    DIR *dd = opendir(dir);
+    if (dd) {
+        struct dirent *e;
+        char path[600];
+        while ((e = readdir(dd)))
+            if (e->d_name[0] != '.') {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+        closedir(dd);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_ops_vs_reference),
         cmocka_unit_test(test_dynamic_reshape_bad_shape),
         cmocka_unit_test(test_shape_assertion),
+        cmocka_unit_test(test_disk_cache_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
