@@ -122,7 +122,10 @@ static bool op_fail(vctx *V, const ir_op *op, plumb_code code, const char *fmt, 
     /* a shape assertion is written as a custom call: name it so */
     const char *name = op->code == PLUMB_OP_SHAPE_ASSERTION ? "stablehlo.custom_call @shape_assertion"
                                                             : plumb_op_name(op->code);
-    return fail_at(V, code, op->loc, "%s: %s", name, msg);
+    /* the front end's line (`loc(...)`), so the user finds their own code */
+    char origin[700];
+    ir_debug_loc_describe(origin, sizeof origin, &op->dloc);
+    return fail_at(V, code, op->loc, "%s: %s%s", name, msg, origin);
 }
 
 #define BAD(...) op_fail(V, op, PLUMB_ERR_INVALID, __VA_ARGS__)

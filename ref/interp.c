@@ -68,9 +68,11 @@ static bool vfail(ref_ctx *c, const ir_op *op, plumb_code code, const char *fmt,
     vsnprintf(msg, sizeof msg, fmt, ap);
     plumb_loc none = {0, 0};
     c->d->file = c->m->filename;
-    if (op)
-        plumb_diag_set(c->d, code, op->loc, "%s: %s", plumb_op_name(op->code), msg);
-    else
+    if (op) {
+        char origin[700];   /* the front end's `loc(...)`, if any */
+        ir_debug_loc_describe(origin, sizeof origin, &op->dloc);
+        plumb_diag_set(c->d, code, op->loc, "%s: %s%s", plumb_op_name(op->code), msg, origin);
+    } else
         plumb_diag_set(c->d, code, none, "%s", msg);
     return false;
 }

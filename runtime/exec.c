@@ -296,9 +296,11 @@ static bool vfail(rt_exec *x, const ir_op *op, plumb_code code, const char *fmt,
     char msg[900];
     vsnprintf(msg, sizeof msg, fmt, ap);
     x->d->file = x->m ? x->m->filename : NULL;
-    if (op)
-        plumb_diag_set(x->d, code, op->loc, "%s: %s", plumb_op_name(op->code), msg);
-    else
+    if (op) {
+        char origin[700];   /* the front end's `loc(...)`, if any */
+        ir_debug_loc_describe(origin, sizeof origin, &op->dloc);
+        plumb_diag_set(x->d, code, op->loc, "%s: %s%s", plumb_op_name(op->code), msg, origin);
+    } else
         plumb_diag_set(x->d, code, (plumb_loc){0, 0}, "%s", msg);
     return false;
 }

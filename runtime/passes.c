@@ -291,6 +291,7 @@ static ir_op *new_before(pass_ctx *c, ir_op *at, plumb_opcode code, ir_value *co
         return NULL;
     }
     op->loc = at->loc;
+    op->dloc = at->dloc;   /* same module: the strings stay valid */
     ir_block_insert_before(at->parent, at, op);
     return op;
 }
@@ -598,6 +599,7 @@ static bool fold(pass_ctx *c, ir_op *op)
         goto done;
     n->a = op->a;
     n->loc = op->loc;
+    n->dloc = op->dloc;   /* t is freed before op's module */
     if (op->n_regions) {
         cm.n = c->m->next_value_id;
         if (!(cm.to = plumb_calloc(cm.n, sizeof *cm.to)) || !ir_op_add_regions(t, n, op->n_regions))

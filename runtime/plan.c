@@ -204,6 +204,9 @@ static bool clone_op(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, 
         n->loc = op->loc;
         ok = copy_attrs(c, &n->a, &op->a);
     }
+    /* the front end's `loc(...)` too, so run-time errors can name it */
+    if (ok && !ir_debug_loc_copy(c->dst, &n->dloc, &op->dloc))
+        ok = cl_nomem(c);
     for (uint32_t i = 0; ok && i < op->n_results; i++)
         map[op->results[i]->id] = n->results[i];
     if (ok && op->n_regions && !ir_op_add_regions(c->dst, n, op->n_regions))
