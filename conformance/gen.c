@@ -72,7 +72,8 @@ bool conf_op_poly(plumb_opcode op)
     switch (plumb_op_get(op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
     case PLUMB_KIND_MOVEMENT:
-        return op == PLUMB_OP_BITCAST_CONVERT || op == PLUMB_OP_TRANSPOSE || op == PLUMB_OP_REVERSE || op == PLUMB_OP_CONCATENATE || op == PLUMB_OP_PAD;
+        return op == PLUMB_OP_BITCAST_CONVERT || op == PLUMB_OP_TRANSPOSE || op == PLUMB_OP_REVERSE ||
+               op == PLUMB_OP_CONCATENATE || op == PLUMB_OP_PAD;
     case PLUMB_KIND_INDEXING:
         return op == PLUMB_OP_GATHER || op == PLUMB_OP_SCATTER || op == PLUMB_OP_SORT || op == PLUMB_OP_TOP_K;
     default: return false;
