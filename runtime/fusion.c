@@ -2678,6 +2678,8 @@ const ir_value *rt_fused_space(const rt_fused *g) { return g->sval; }
 
 bool rt_fused_dynamic(const rt_fused *g) { return g && g->dyn; }
 
+bool rt_fused_rows(const rt_fused *g) { return g && g->rows; }
+
 /* The group as a static compile of this run's sizes would have built it:
  * extents from S's actual dims (space), each broadcast's dims and strides
  * from its operand's actual dims. Checks first that every tensor the group

@@ -1298,6 +1298,77 @@ static bool step_key(rt_step *st)
     return same;
 }
 
+/* Whether every value of fused step st has the dims the group runs over:
+ * S's actual dims (space), or in a row group S's without the last. Types
+ * alone put values in one group (a `?` matches a `?`); ops that require
+ * equal shapes make that hold at run time, but a broadcast's result takes
+ * its shape operand's values, which may differ (a per-row max broadcast
+ * to [n, k] in a group over [n, m]): such a run cannot use the group. */
+static bool fused_consistent(const rt_program *p, const rt_step *st, const plumb_tensor *space)
+{
+    bool rows = rt_fused_rows(st->fused);
+    for (uint32_t k = 0; k < st->n_ops; k++) {
+        const ir_op *op = st->ops[k];
+        for (uint32_t j = 0; j <= op->n_results; j++) {
+            /* each result; and a reduce's operand, which must be S */
+            const plumb_tensor *h = j < op->n_results ? &p->hdr[op->results[j]->id]
+                                    : op->code == PLUMB_OP_REDUCE ? &p->hdr[op->operands[0]->id] : NULL;
+            if (!h)
+                continue;
+            uint32_t r = h->rank;
+            bool eq = r <= space->rank;
+            for (uint32_t i = 0; eq && i < r; i++)
+                eq = h->dims[i] == space->dims[i];
+            bool full = eq && r == space->rank, per_row = eq && rows && r + 1 == space->rank;
+            if (!full && !(per_row && j < op->n_results))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Runs the ops of fused step st one by one with their kernels, the values
+ * the group keeps inside it in scratch memory: what the group computes,
+ * bit for bit (fused groups give their ops' kernels' bits), for a run whose
+ * shapes the group cannot take (fused_consistent). */
+static bool run_unfused(rt_program *p, const rt_step *st)
+{
+    rt_exec *x = &p->x;
+    bool ok = true;
+    uint32_t k = 0;
+    for (; ok && k < st->n_ops; k++) {
+        const ir_op *op = st->ops[k];
+        plumb_tensor **ins = rt_scratch(x, op, (op->n_operands + 1) * sizeof *ins);
+        plumb_tensor **outs = rt_scratch(x, op, (op->n_results + 1) * sizeof *outs);
+        if (!ins || !outs) {
+            ok = false;
+            break;
+        }
+        for (uint32_t j = 0; ok && j < op->n_results; j++) {
+            plumb_tensor *h = &p->hdr[op->results[j]->id];
+            bool leaves = false;
+            for (uint32_t i = 0; i < st->n_out && !leaves; i++)
+                leaves = st->out_vals[i] == op->results[j];
+            if (!leaves && !(h->data = h->nbytes ? rt_scratch(x, op, h->nbytes) : NULL) && h->nbytes)
+                ok = false;
+            outs[j] = h;
+        }
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            ins[i] = &p->hdr[op->operands[i]->id];
+        ok = ok && rt_run_kernel(x, op, ins, outs);
+    }
+    /* the group's inner values point at scratch no longer theirs */
+    for (uint32_t i = 0; i < st->n_ops; i++)
+        for (uint32_t j = 0; j < st->ops[i]->n_results; j++) {
+            bool leaves = false;
+            for (uint32_t o = 0; o < st->n_out && !leaves; o++)
+                leaves = st->out_vals[o] == st->ops[i]->results[j];
+            if (!leaves)
+                p->hdr[st->ops[i]->results[j]->id].data = NULL;
+        }
+    return ok;
+}
+
 /* Runs a program with `?` dimensions. Before each step the shapes of its
  * ops' results (inside a fused group too) are derived from their operands'
  * actual shapes by ir_shape_infer, which also checks everything a `?`
@@ -1371,8 +1442,11 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
         }
         if (ok) {
             const rt_fused *g = st->fused;
-            ok = g ? rt_fused_run(x, g, st->in, st->out, rt_fused_dynamic(g) ? &p->hdr[rt_fused_space(g)->id] : NULL)
-                   : rt_run_kernel(x, st->op, st->in, st->out);
+            const plumb_tensor *space = g && rt_fused_dynamic(g) ? &p->hdr[rt_fused_space(g)->id] : NULL;
+            if (space && !fused_consistent(p, st, space))
+                ok = run_unfused(p, st);
+            else
+                ok = g ? rt_fused_run(x, g, st->in, st->out, space) : rt_run_kernel(x, st->op, st->in, st->out);
         }
         if (ok)
             ok = rt_check_deadline(x, st->op);

@@ -43,6 +43,8 @@ bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_
 const ir_value *rt_fused_space(const rt_fused *g);
 /* S, or the operand of a broadcast the group reads, has a `?` dimension. */
 bool rt_fused_dynamic(const rt_fused *g);
+/* A row group: its values have S's dims or S's without the last. */
+bool rt_fused_rows(const rt_fused *g);
 
 /* Chains of f32 arithmetic steps a fused group runs as one loop each (row
  * groups, AVX-512): returns how many, *links (may be NULL) their total

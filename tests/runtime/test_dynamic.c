@@ -499,6 +499,54 @@ static void test_shape_assertion(void **state)
     ir_module_free(m);
 }
 
+/* One row group by the types (max over x's rows, broadcast back, exp, sum
+ * over the rows), but the broadcast takes its shape from %s: with %s =
+ * [n, k] and x [n, m], k != m, its rows are not x's. Such a run executes
+ * the group's ops one by one (each row sums k ones: k), never the group
+ * over x's row length (which would give m); with k = m the group runs.
+ * Row maxima are 0, so exp gives exactly 1 and the sums are exact. */
+static void test_group_with_other_row_length(void **state)
+{
+    (void)state;
+    ir_module *m = parse_verified(
+        "func.func @main(%x: tensor<?x?xf32, #stablehlo.bounds<16, 16>>, %s: tensor<2xi32>) -> tensor<?xf32, #stablehlo.bounds<16>> {\n"
+        "  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+        "  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+        "  %mx = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<?x?xf32, #stablehlo.bounds<16, 16>>, tensor<f32>) -> tensor<?xf32, #stablehlo.bounds<16>>\n"
+        "  %mxb = stablehlo.dynamic_broadcast_in_dim %mx, %s, dims = [0] : (tensor<?xf32, #stablehlo.bounds<16>>, tensor<2xi32>) -> tensor<?x?xf32, #stablehlo.bounds<16, 16>>\n"
+        "  %e = stablehlo.exponential %mxb : tensor<?x?xf32, #stablehlo.bounds<16, 16>>\n"
+        "  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<?x?xf32, #stablehlo.bounds<16, 16>>, tensor<f32>) -> tensor<?xf32, #stablehlo.bounds<16>>\n"
+        "  return %sum : tensor<?xf32, #stablehlo.bounds<16>>\n"
+        "}\n");
+    plumb_runtime *rt = new_runtime(2);
+    static const int32_t ks[] = {7, 5, 16, 1, 5};
+    for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
+        int64_t xd[2] = {3, 5}, sd = 2;
+        plumb_tensor *in[2] = {tensor(PLUMB_F32, 2, xd), tensor(PLUMB_I32, 1, &sd)};
+        float *xv = in[0]->data;
+        for (int i = 0; i < 15; i++)
+            xv[i] = i % 5 == (int)c % 5 ? 0.0f : -(float)(i % 7 + 1) / 8.0f;   /* one 0 per row */
+        int32_t sh[2] = {3, ks[c]};
+        memcpy(in[1]->data, sh, sizeof sh);
+        plumb_tensor *out[1] = {NULL};
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        bool ok = plumb_runtime_run(rt, m, NULL, in, 2, out, 1, NULL, &d);
+        if (!ok)
+            plumb_diag_print(&d, stderr);
+        assert_true(ok);
+        assert_int_equal(out[0]->dims[0], 3);
+        for (int r = 0; r < 3; r++)
+            assert_true(((float *)out[0]->data)[r] == (float)ks[c]);
+        plumb_tensor_free(out[0]);
+        run_vs_ref(rt, m, in, 2, 1, "a group whose broadcast has other rows");
+        free_all(in, 2);
+    }
+    assert_int_equal(compiles(rt), 1);
+    plumb_runtime_destroy(rt);
+    ir_module_free(m);
+}
+
 /* A program with bounded and unbounded `?` dims stored in the disk cache
  * (its optimized text keeps `?` and the bounds) is served to a new runtime
  * as a disk hit, and the served program runs every size with the
@@ -561,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_reshape_bad_shape),
         cmocka_unit_test(test_shape_assertion),
         cmocka_unit_test(test_disk_cache_round_trip),
+        cmocka_unit_test(test_group_with_other_row_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
