@@ -380,6 +380,34 @@ static void put_attrs(ser *s, const ir_op *op)
 
 static void ser_block(ser *s, const ir_block *b, uint32_t depth);
 
+/* Keeps the op's front-end location as text so that a recompile
+ * explanation can name it after the module is gone; not part of the key. */
+static void add_origin(rt_canon *c, rt_canon_node *nd, const ir_debug_loc *l)
+{
+    char buf[700];
+    ir_debug_loc_describe(buf, sizeof buf, l);   /* " (from TEXT)" */
+    size_t n = strlen(buf), pre = strlen(" (from ");
+    if (n <= pre + 1 || c->origins_len >= UINT32_MAX - sizeof buf)
+        return;
+    size_t tn = n - pre - 1;
+    if (c->origins_len + tn + 1 > c->origins_cap) {
+        size_t ncap = c->origins_cap ? c->origins_cap * 2 : 1024;
+        while (ncap < c->origins_len + tn + 1)
+            ncap *= 2;
+        char *no = plumb_realloc(c->origins, c->origins_cap, ncap);
+        if (!no) {
+            c->failed = true;
+            return;
+        }
+        c->origins = no;
+        c->origins_cap = ncap;
+    }
+    memcpy(c->origins + c->origins_len, buf + pre, tn);
+    c->origins[c->origins_len + tn] = '\0';
+    nd->origin = (uint32_t)c->origins_len + 1;
+    c->origins_len += tn + 1;
+}
+
 static void ser_op(ser *s, const ir_op *op, uint32_t depth)
 {
     rt_canon *c = s->c;
@@ -392,6 +420,11 @@ static void ser_op(ser *s, const ir_op *op, uint32_t depth)
     nd->vbase = s->vbase;
     nd->depth = depth;
     nd->loc = op->loc;
+    if (ir_debug_loc_known(&op->dloc)) {
+        add_origin(c, nd, &op->dloc);
+        if (c->failed)
+            return;
+    }
     put_u32(c, op->code);
 
     nd->off[RT_F_OPERANDS] = c->len;
@@ -514,6 +547,7 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
     c->len = 0;
     c->n_nodes = 0;
     c->n_vals = 0;
+    c->origins_len = 0;
     c->failed = false;
     plumb_loc none = {0, 0};
     ser s;
@@ -577,6 +611,8 @@ void rt_canon_free(rt_canon *c)
         plumb_free(c->val_node, (size_t)c->cap_vals * sizeof *c->val_node);
     if (c->file)
         plumb_free(c->file, strlen(c->file) + 1);
+    if (c->origins)
+        plumb_free(c->origins, c->origins_cap);
     if (c->num)
         plumb_free(c->num, (size_t)c->cap_num * sizeof *c->num);
     memset(c, 0, sizeof *c);

@@ -513,6 +513,8 @@ static void diff_text(plumb_buf *b, const rt_diff *df, const rt_canon *old, cons
     plumb_buf_printf(b, "%s (%s)", df->what, hint(df->cls));
     if (df->at && df->at->loc.line)
         plumb_buf_printf(b, " at %s:%u:%u", in->file ? in->file : "<module>", df->at->loc.line, df->at->loc.col);
+    if (df->at && df->at->origin)
+        plumb_buf_printf(b, " (from %s)", in->origins + df->at->origin - 1);
 }
 
 static void diff_json(plumb_buf *b, const rt_diff *df, const rt_canon *old, const rt_canon *now)
@@ -539,6 +541,10 @@ static void diff_json(plumb_buf *b, const rt_diff *df, const rt_canon *old, cons
         plumb_buf_puts(b, ", \"file\": ");
         json_str(b, in->file ? in->file : "");
         plumb_buf_printf(b, ", \"line\": %u, \"col\": %u", df->at->loc.line, df->at->loc.col);
+    }
+    if (df->at && df->at->origin) {
+        plumb_buf_puts(b, ", \"from\": ");
+        json_str(b, in->origins + df->at->origin - 1);
     }
 }
 

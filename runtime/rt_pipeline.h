@@ -97,6 +97,8 @@ typedef struct rt_canon_node {
     uint32_t depth;            /* region nesting, 0 = function body */
     plumb_loc loc;             /* where the op was written (not part of the key) */
     const char *name;          /* function name for RT_NODE_FUNC (borrowed from the module) */
+    uint32_t origin;           /* the op's debug location (`loc(...)`) as text at rt_canon.origins +
+                                  origin - 1, 0 = none (not part of the key) */
     size_t off[RT_F_COUNT];    /* field byte ranges in rt_canon.bytes */
     size_t len[RT_F_COUNT];
 } rt_canon_node;
@@ -109,6 +111,9 @@ typedef struct rt_canon {
     uint32_t *val_node;        /* per canonical value (vbase + local): defining node, UINT32_MAX = argument */
     uint32_t n_vals, cap_vals;
     char *file;                /* the module's filename when serialized, or NULL */
+    char *origins;             /* the nodes' debug locations, "NAME at FILE:L:C\0..." (owned: the
+                                  module may be freed while the serialization is cached) */
+    size_t origins_len, origins_cap;
     uint32_t *num;             /* scratch: canonical number per value id, kept between builds */
     uint32_t cap_num;
     bool failed;               /* out of memory */

@@ -359,6 +359,62 @@ static void test_runtime_errors_name_origin(void **state)
     plumb_runtime_destroy(rt);
 }
 
+/* lr is baked into the program at model.py:7:10 (the multiply reads it at
+ * model.py:8:5); scale differs only in its location between a and b. */
+static const char *step_a =
+    "func.func @main(%w: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "  %lr = stablehlo.constant dense<0.5> : tensor<4xf32> loc(\"lr\"(\"model.py\":7:10))\n"
+    "  %step = stablehlo.multiply %g, %lr : tensor<4xf32> loc(#mul)\n"
+    "  %nw = stablehlo.subtract %w, %step : tensor<4xf32> loc(\"model.py\":9:1)\n"
+    "  return %nw : tensor<4xf32>\n"
+    "}\n"
+    "#mul = loc(\"jit(step)/mul\"(callsite(\"sgd\"(\"model.py\":8:5) at \"train.py\":30:2)))\n";
+
+/* A recompile explanation names the front end's position of the op
+ * where the difference starts, in the line and in the JSON ("from"),
+ * also once the modules are freed; a program that differs only in its
+ * locations is a cache hit, not a recompile. */
+static void test_explanation_names_origin(void **state)
+{
+    (void)state;
+    char step_b[1024], step_c[1024];
+    /* b: lr became 0.25 (a baked constant); c: a with other locations */
+    const char *at = strstr(step_a, "0.5");
+    snprintf(step_b, sizeof step_b, "%.*s0.25%s", (int)(at - step_a), step_a, at + 3);
+    const char *l9 = strstr(step_a, "\"model.py\":9:1");
+    snprintf(step_c, sizeof step_c, "%.*s\"other.py\":1:1%s", (int)(l9 - step_a), step_a, l9 + strlen("\"model.py\":9:1"));
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    ir_module *ma = parse_ok(step_a), *mc = parse_ok(step_c), *mb = parse_ok(step_b);
+    assert_true(ir_verify(ma, NULL, &d) && ir_verify(mb, NULL, &d) && ir_verify(mc, NULL, &d));
+    assert_non_null(plumb_runtime_compile(rt, ma, NULL, &d));
+    ir_module_free(ma);
+    assert_non_null(plumb_runtime_compile(rt, mc, NULL, &d));
+    plumb_runtime_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+    assert_int_equal(st.compiles, 1);
+    assert_int_equal(st.cache_hits, 1);
+    assert_non_null(plumb_runtime_compile(rt, mb, NULL, &d));
+    ir_module_free(mb);
+    ir_module_free(mc);
+    const char *l = plumb_runtime_last_explanation(rt), *j = plumb_runtime_last_explanation_json(rt);
+    assert_non_null(l);
+    assert_non_null(j);
+    if (!strstr(l, "node 2 stablehlo.multiply operand 1: constant") ||
+        !strstr(l, "at t.mlir:3:11 (from jit(step)/mul at model.py:8:5)"))
+        fail_msg("explanation lacks the multiply's origin: %s", l);
+    if (!strstr(j, "\"from\": \"jit(step)/mul at model.py:8:5\""))
+        fail_msg("JSON explanation lacks \"from\": %s", j);
+    plumb_runtime_destroy(rt);
+}
+
 /* ir_debug_loc_describe's three shapes, and nothing for unknown. */
 static void test_describe(void **state)
 {
@@ -391,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_deep_locations),
         cmocka_unit_test(test_verifier_names_origin),
         cmocka_unit_test(test_runtime_errors_name_origin),
+        cmocka_unit_test(test_explanation_names_origin),
         cmocka_unit_test(test_describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
