@@ -1928,10 +1928,12 @@ static bool verify_block(vctx *V, scope *s, const ir_block *b, const ir_func *f)
 static bool block_arg_types(vctx *V, const ir_block *b, plumb_loc loc, const char *prefix)
 {
     for (uint32_t i = 0; i < b->n_args; i++) {
-        char what[200], nb[160];
+        char what[400], nb[160], origin[220];
         if (!b->args[i])
             return fail_at(V, PLUMB_ERR_INVALID, loc, "%sargument %u is missing", prefix, i);
-        snprintf(what, sizeof what, "argument %u%s", i, vname(b->args[i], nb, sizeof nb));
+        /* the front end's `loc(...)` of the argument (JAX: its Python name) */
+        ir_debug_loc_describe(origin, sizeof origin, b->args[i]->dloc);
+        snprintf(what, sizeof what, "argument %u%s%s", i, vname(b->args[i], nb, sizeof nb), origin);
         if (!check_type(V, loc, prefix, what, &b->args[i]->type))
             return false;
     }

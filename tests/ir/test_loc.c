@@ -309,6 +309,17 @@ static void test_verifier_names_origin(void **state)
     assert_false(ir_verify(m, NULL, &d));
     assert_null(strstr(d.msg, "(from "));
     ir_module_free(m);
+
+    /* a parameter's error names the parameter's location */
+    m = parse_ok("func.func @main(%x: tensor<4294967296x4294967296xf32> loc(\"x\"(\"m.py\":3:1))) -> tensor<f32> {\n"
+                 "  %0 = stablehlo.constant dense<0.0> : tensor<f32>\n"
+                 "  return %0 : tensor<f32>\n"
+                 "}\n");
+    memset(&d, 0, sizeof d);
+    assert_false(ir_verify(m, NULL, &d));
+    if (!strstr(d.msg, "function @main: argument 0 (%x) (from x at m.py:3:1): type tensor<4294967296x4294967296xf32>"))
+        fail_msg("parameter error lacks its origin: %s", d.msg);
+    ir_module_free(m);
 }
 
 static const char *assert_text =
