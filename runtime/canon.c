@@ -384,6 +384,7 @@ static void ser_block(ser *s, const ir_block *b, uint32_t depth);
  * explanation can name it after the module is gone; not part of the key. */
 static void add_origin(rt_canon *c, rt_canon_node *nd, const ir_debug_loc *l)
 {
+    nd->dloc = NULL;
     char buf[700];
     ir_debug_loc_describe(buf, sizeof buf, l);   /* " (from TEXT)" */
     size_t n = strlen(buf), pre = strlen(" (from ");
@@ -395,10 +396,8 @@ static void add_origin(rt_canon *c, rt_canon_node *nd, const ir_debug_loc *l)
         while (ncap < c->origins_len + tn + 1)
             ncap *= 2;
         char *no = plumb_realloc(c->origins, c->origins_cap, ncap);
-        if (!no) {
-            c->failed = true;
+        if (!no)
             return;
-        }
         c->origins = no;
         c->origins_cap = ncap;
     }
@@ -420,11 +419,7 @@ static void ser_op(ser *s, const ir_op *op, uint32_t depth)
     nd->vbase = s->vbase;
     nd->depth = depth;
     nd->loc = op->loc;
-    if (ir_debug_loc_known(&op->dloc)) {
-        add_origin(c, nd, &op->dloc);
-        if (c->failed)
-            return;
-    }
+    nd->dloc = ir_debug_loc_known(&op->dloc) ? &op->dloc : NULL;
     put_u32(c, op->code);
 
     nd->off[RT_F_OPERANDS] = c->len;
@@ -599,6 +594,16 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
         return false;
     }
     return true;
+}
+
+void rt_canon_keep_origins(rt_canon *c)
+{
+    c->origins_len = 0;
+    for (uint32_t i = 0; i < c->n_nodes; i++) {
+        c->nodes[i].origin = 0;
+        if (c->nodes[i].dloc)
+            add_origin(c, &c->nodes[i], c->nodes[i].dloc);
+    }
 }
 
 void rt_canon_free(rt_canon *c)

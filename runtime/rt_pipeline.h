@@ -97,8 +97,12 @@ typedef struct rt_canon_node {
     uint32_t depth;            /* region nesting, 0 = function body */
     plumb_loc loc;             /* where the op was written (not part of the key) */
     const char *name;          /* function name for RT_NODE_FUNC (borrowed from the module) */
-    uint32_t origin;           /* the op's debug location (`loc(...)`) as text at rt_canon.origins +
-                                  origin - 1, 0 = none (not part of the key) */
+    /* The op's debug location (`loc(...)`, not part of the key): borrowed
+     * from the module by rt_canon_build (dloc, NULL when none), kept as
+     * text at rt_canon.origins + origin - 1 by rt_canon_keep_origins
+     * (origin 0 = none), which explanations read. */
+    const ir_debug_loc *dloc;
+    uint32_t origin;
     size_t off[RT_F_COUNT];    /* field byte ranges in rt_canon.bytes */
     size_t len[RT_F_COUNT];
 } rt_canon_node;
@@ -130,6 +134,11 @@ typedef struct rt_key_ctx {
 bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
                     plumb_diag *d);
 void rt_canon_free(rt_canon *c);
+/* Copies the nodes' borrowed debug locations into c->origins, while the
+ * module they came from is still alive (before c is cached); done only then
+ * because a cache hit must stay cheap. Out of memory loses the text, not
+ * the serialization. */
+void rt_canon_keep_origins(rt_canon *c);
 void rt_canon_key(const rt_canon *c, uint64_t key[2]);
 bool rt_canon_equal(const rt_canon *a, const rt_canon *b);
 /* Rebuilds the node table of a serialization read back from disk; false when

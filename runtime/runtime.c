@@ -418,7 +418,9 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory caching the program of @%s", f->name);
         return NULL;
     }
-    /* The serialization moves into the cache; its numbering scratch stays. */
+    /* The serialization moves into the cache; its numbering scratch stays.
+     * Debug locations become text now: the module may be freed. */
+    rt_canon_keep_origins(now);
     c->canon = *now;
     c->canon.num = NULL;
     c->canon.cap_num = 0;
