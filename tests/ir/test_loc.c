@@ -426,6 +426,32 @@ static void test_explanation_names_origin(void **state)
     plumb_runtime_destroy(rt);
 }
 
+/* Shape refinement keeps the locations of the ops and parameters it
+ * rewrites (x: tensor<?xf32> refined to 5 elements). */
+static void test_refine_keeps_locations(void **state)
+{
+    (void)state;
+    ir_module *m = parse_ok("func.func @main(%x: tensor<?xf32> loc(\"x\")) -> tensor<?xf32> {\n"
+                            "  %0 = stablehlo.negate %x : tensor<?xf32> loc(\"neg\"(\"m.py\":2:3))\n"
+                            "  return %0 : tensor<?xf32>\n"
+                            "}\n");
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    assert_true(ir_verify(m, NULL, &d));
+    int64_t five = 5;
+    ir_type t = ir_type_make(PLUMB_F32, 1, &five);
+    ir_module *r = plumb_ref_refine(m, "main", &t, 1, 0, &d);
+    if (!r)
+        fail_msg("refine: %s", d.msg);
+    const ir_func *f = ir_module_find_func(r, "main");
+    assert_non_null(f);
+    assert_int_equal(f->body.args[0]->type.dims[0], 5);
+    assert_dloc(f->body.args[0]->dloc, "x", NULL, 0, 0);
+    assert_dloc(&f->body.first->dloc, "neg", "m.py", 2, 3);
+    ir_module_free(r);
+    ir_module_free(m);
+}
+
 /* ir_debug_loc_describe's three shapes, and nothing for unknown. */
 static void test_describe(void **state)
 {
@@ -459,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_verifier_names_origin),
         cmocka_unit_test(test_runtime_errors_name_origin),
         cmocka_unit_test(test_explanation_names_origin),
+        cmocka_unit_test(test_refine_keeps_locations),
         cmocka_unit_test(test_describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
