@@ -229,25 +229,22 @@ static bool check_header(rt_cache_entry *e, const uint8_t *buf, size_t n, const 
     return true;
 }
 
-/* verify's deeper checks on a valid entry: the graph reads back and is the
- * one its key names; the program is canonical text that verifies and builds. */
-static void check_deep(rt_cache_entry *e, const uint8_t *buf, const uint64_t key[2], rt_pool *pool)
+/* verify, every valid entry: the stored graph reads back and is the one
+ * its key names (what a lookup compares byte for byte). False when not. */
+static bool check_graph(rt_cache_entry *e, const uint8_t *buf, const uint64_t key[2])
 {
     admin_header h;
     memcpy(&h, buf, sizeof h);
-    e->deep = true;
-    size_t cn = (size_t)h.canon_bytes, tn = (size_t)h.text_bytes;
+    size_t cn = (size_t)h.canon_bytes;
     uint8_t *cb = plumb_malloc(cn ? cn : 1);
-    if (!cb) {
-        e->deep = false;
-        return;
-    }
+    if (!cb)
+        return true;   /* unjudged, not bad */
     memcpy(cb, buf + sizeof h, cn);
     rt_canon c;
     if (!rt_canon_from_bytes(&c, cb, cn)) {
         plumb_free(cb, cn ? cn : 1);
         set_bad(e, RT_CACHE_CORRUPT, "its stored graph does not parse back");
-        return;
+        return false;
     }
     uint64_t k[2];
     rt_canon_key(&c, k);
@@ -255,8 +252,19 @@ static void check_deep(rt_cache_entry *e, const uint8_t *buf, const uint64_t key
     if (k[0] != key[0] || k[1] != key[1]) {
         set_bad(e, RT_CACHE_CORRUPT, "its stored graph hashes to %016llx%016llx, not to its key",
                 (unsigned long long)k[0], (unsigned long long)k[1]);
-        return;
+        return false;
     }
+    return true;
+}
+
+/* verify, the sample: the stored program is canonical text that parses,
+ * verifies, prints back to itself and builds as a hit would build it. */
+static void check_program(rt_cache_entry *e, const uint8_t *buf, rt_pool *pool)
+{
+    admin_header h;
+    memcpy(&h, buf, sizeof h);
+    e->deep = true;
+    size_t cn = (size_t)h.canon_bytes, tn = (size_t)h.text_bytes;
     const char *text = (const char *)buf + sizeof h + cn;
     plumb_diag d = {.code = PLUMB_OK};
     ir_parse_options po = {sizeof po, 0, 0};
@@ -306,7 +314,7 @@ static void check_deep(rt_cache_entry *e, const uint8_t *buf, const uint64_t key
 
 /* Reads the entry's whole file relative to dirfd (no link followed, only a
  * regular file), then checks it. False only when out of memory. */
-static bool read_entry(int dirfd, rt_cache_entry *e, bool deep, rt_pool *pool)
+static bool read_entry(int dirfd, rt_cache_entry *e, bool verify, bool rebuild, rt_pool *pool)
 {
     int fd = openat(dirfd, e->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
@@ -348,8 +356,8 @@ static bool read_entry(int dirfd, rt_cache_entry *e, bool deep, rt_pool *pool)
         plumb_free(buf, n ? n : 1);
         return false;
     }
-    if (deep && e->state == RT_CACHE_VALID)
-        check_deep(e, buf, key, pool);
+    if (verify && e->state == RT_CACHE_VALID && check_graph(e, buf, key) && rebuild)
+        check_program(e, buf, pool);
     plumb_free(buf, n ? n : 1);
     return true;
 }
@@ -411,8 +419,7 @@ bool rt_cache_scan(const char *dir, bool verify, uint32_t sample, rt_cache_listi
     }
     uint32_t deep_done = 0;
     for (size_t i = 0; i < out->n; i++) {
-        bool deep = verify && deep_done < sample;
-        if (!read_entry(dirfd, &out->v[i], deep, pool)) {
+        if (!read_entry(dirfd, &out->v[i], verify, deep_done < sample, pool)) {
             snprintf(msg, cap, "out of memory reading '%s/%s'", dir, out->v[i].file);
             goto out_dir;
         }

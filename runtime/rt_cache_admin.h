@@ -37,7 +37,7 @@ typedef struct rt_cache_entry {
     const char *isa_name;      /* "portable", "avx2", "avx512" ("unknown" otherwise) */
     char module[96];           /* module @name of the stored program, "" if none */
     char func[96];             /* its function (the entry it was compiled for) */
-    bool deep;                 /* verify's deeper checks ran on it */
+    bool deep;                 /* verify rebuilt its stored program */
 } rt_cache_entry;
 
 typedef struct rt_cache_listing {
@@ -53,13 +53,14 @@ const char *rt_cache_default_dir(void);
 
 /* Reads every entry of dir (opened with the runtime's trust rule,
  * rt_disk_dir_open, never creating it): header, build identity, sizes and
- * mac. With verify, entries that pass also get the deeper checks for the
- * first `sample` of them in name order (UINT32_MAX = all): the canonical
- * graph parses back and hashes to the entry's key, and the stored program
- * parses, verifies, prints back to the same text byte for byte and builds.
- * Entries come out sorted by name. Returns false with msg set (the
- * directory is missing, cannot be read or is not trusted; out of memory);
- * *missing tells the first apart. Free with rt_cache_listing_free. */
+ * mac. With verify, every entry that passes also gets its stored graph
+ * parsed back and hashed (it must be the entry's key), and the first
+ * `sample` of those in name order (UINT32_MAX = all) have their stored
+ * program rebuilt: it must parse, verify, print back to the same text byte
+ * for byte and build. Entries come out sorted by name. Returns false with
+ * msg set (the directory is missing, cannot be read or is not trusted; out
+ * of memory); *missing tells the first apart. Free with
+ * rt_cache_listing_free. */
 bool rt_cache_scan(const char *dir, bool verify, uint32_t sample, rt_cache_listing *out, bool *missing,
                    char *msg, size_t cap);
 void rt_cache_listing_free(rt_cache_listing *l);

@@ -136,6 +136,27 @@ static void runtime_entries_are_valid_and_rebuild(void **state)
     assert_int_equal(l.v[0].opt_level, 2);
     assert_int_equal(l.ignored, 0);
     rt_cache_listing_free(&l);
+    /* a second program: --sample 1 rebuilds the first in name order only */
+    char other[sizeof src + 8];
+    const char *at = strstr(src, "5.000000e-01");
+    assert_non_null(at);
+    snprintf(other, sizeof other, "%.*s2.500000e-01%s", (int)(at - src), src, at + 12);
+    m = parse_ok(other);
+    rt = rt_new(1, 2, tmp_dir);
+    assert_non_null(plumb_runtime_compile(rt, m, NULL, &d));
+    plumb_runtime_destroy(rt);
+    ir_module_free(m);
+    l = scan(true, 1);
+    assert_int_equal(l.n, 2);
+    assert_true(l.v[0].deep);
+    assert_false(l.v[1].deep);
+    assert_int_equal(l.v[1].state, RT_CACHE_VALID);
+    rt_cache_listing_free(&l);
+    l = scan(true, UINT32_MAX);
+    assert_true(l.v[0].deep && l.v[1].deep);
+    assert_int_equal(l.v[0].state, RT_CACHE_VALID);
+    assert_int_equal(l.v[1].state, RT_CACHE_VALID);
+    rt_cache_listing_free(&l);
 }
 
 /* Authenticated entries whose body is wrong: the header checks pass (the
@@ -189,18 +210,18 @@ static void verify_catches_authentic_but_wrong_entries(void **state)
     store(NULL, "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> { frob }\n");
     store(third, good);
     const char *k34 = "33333333333333334444444444444444.plumbc";
-    l = scan(true, 1);   /* only the first in name order is rebuilt */
+    l = scan(true, 0);   /* every graph checked, no program rebuilt */
     assert_int_equal(l.n, 2);
-    assert_true(l.v[0].deep);
-    assert_false(l.v[1].deep);
-    /* the one not rebuilt passed the header checks only */
-    assert_int_equal(l.v[1].state, RT_CACHE_VALID);
-    rt_cache_listing_free(&l);
-    l = scan(true, UINT32_MAX);
     e = find(&l, k34, NULL);
     assert_int_equal(e->state, RT_CACHE_CORRUPT);
     assert_non_null(strstr(e->reason, "not to its key"));
     e = find(&l, NULL, k34);
+    assert_int_equal(e->state, RT_CACHE_VALID);
+    assert_false(e->deep);
+    rt_cache_listing_free(&l);
+    l = scan(true, UINT32_MAX);
+    e = find(&l, NULL, k34);
+    assert_true(e->deep);
     assert_int_equal(e->state, RT_CACHE_CORRUPT);
     assert_non_null(strstr(e->reason, "its stored program does not parse"));
     rt_cache_listing_free(&l);
