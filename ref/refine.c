@@ -294,8 +294,10 @@ static bool assertion_known(rf *r, ir_op *op, ir_block *b, plumb_tensor *const *
     plumb_buf msg;
     plumb_buf_init(&msg);
     ir_shape_assertion_message(op, (const plumb_tensor *const *)in, &msg);
-    rf_fail(r, PLUMB_ERR_INVALID, op->loc, "%s: fails for these shapes, so the program cannot be refined to them: %s",
-            plumb_op_name(op->code), msg.data && !msg.failed ? msg.data : "");
+    char origin[700];   /* the front end's `loc(...)`: where JAX put the assertion */
+    ir_debug_loc_describe(origin, sizeof origin, &op->dloc);
+    rf_fail(r, PLUMB_ERR_INVALID, op->loc, "%s: fails for these shapes, so the program cannot be refined to them: %s%s",
+            plumb_op_name(op->code), msg.data && !msg.failed ? msg.data : "", origin);
     plumb_buf_free(&msg);
     return false;
 }

@@ -427,7 +427,8 @@ static void test_explanation_names_origin(void **state)
 }
 
 /* Shape refinement keeps the locations of the ops and parameters it
- * rewrites (x: tensor<?xf32> refined to 5 elements). */
+ * rewrites (x: tensor<?xf32> refined to 5 elements), and a shape assertion
+ * it finds false names the assertion's location. */
 static void test_refine_keeps_locations(void **state)
 {
     (void)state;
@@ -449,6 +450,22 @@ static void test_refine_keeps_locations(void **state)
     assert_dloc(f->body.args[0]->dloc, "x", NULL, 0, 0);
     assert_dloc(&f->body.first->dloc, "neg", "m.py", 2, 3);
     ir_module_free(r);
+    ir_module_free(m);
+
+    /* a shape assertion that fails for the refined shapes names its origin */
+    m = parse_ok("func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {\n"
+                 "  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?xf32>) -> tensor<i32>\n"
+                 "  %c = stablehlo.constant dense<4> : tensor<i32>\n"
+                 "  %ok = stablehlo.compare EQ, %n, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                 "  stablehlo.custom_call @shape_assertion(%ok, %n) {error_message = \"size {0} is not 4\", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> () loc(\"jax/assert\"(\"m.py\":7:1))\n"
+                 "  return %x : tensor<?xf32>\n"
+                 "}\n");
+    memset(&d, 0, sizeof d);
+    assert_true(ir_verify(m, NULL, &d));
+    r = plumb_ref_refine(m, "main", &t, 1, 0, &d);
+    assert_null(r);
+    if (!strstr(d.msg, "size 5 is not 4 (from jax/assert at m.py:7:1)"))
+        fail_msg("refine's assertion error lacks its origin: %s", d.msg);
     ir_module_free(m);
 }
 
