@@ -38,7 +38,8 @@ for k in 'tensor<' '>' 'x' '?' '<' ': ' '->' '(' ')' '{' '}' '[' ']' ', ' '=' '%
          'permutation' 'precision_config' 'rng_algorithm' 'has_side_effect' 'tolerance' \
          'min_ulp_difference' 'max_ulp_difference' 'stablehlo.custom_call' 'call_target_name' \
          '0x7FC00000' '0x7F800000' '0xFF800000' '-0.0' '1.0e-45' '3.4028235e+38' 'inf' 'nan' '// -----' \
-         'known_expanding_dimensions' 'known_nonexpanding_dimensions' 'error_message' '@shape_assertion'; do
+         'known_expanding_dimensions' 'known_nonexpanding_dimensions' 'error_message' '@shape_assertion' \
+         ' loc(' 'loc(unknown)' 'callsite(' ' at ' 'fused[' 'fused<' '#loc' '#loc1 = loc(' '"f.py":1:2' ' to :' ; do
     n=$((${n:-0} + 1))
     q "kw_$n" "$(printf '%s' "$k" | sed 's/\\/\\\\/g; s/"/\\"/g')"
 done
