@@ -85,6 +85,9 @@ typedef struct P {
     uint32_t n_aliases, cap_aliases;
     loc_use *loc_uses;
     uint32_t n_loc_uses, cap_loc_uses;
+    /* start of the innermost statement being parsed + 1 (0 = none): after
+     * an error there, its trailing loc(...) is looked up for the message */
+    size_t stmt_off;
 } P;
 
 static plumb_loc loc_at(P *p, size_t off)
@@ -1883,6 +1886,74 @@ static bool resolve_locs(P *p)
     return true;
 }
 
+/* After a parse error in the statement starting at off: its trailing
+ * `loc(...)` (found by skipping balanced brackets and strings to the end of
+ * the statement's last line) resolved with every `#name = loc(...)` line of
+ * the file, written as " (from ...)" into out, so that a rejected op (one
+ * outside op set v1, say) still names the front end's line. Best effort:
+ * p->failed is set, so whatever is malformed here reports nothing and
+ * yields "". */
+static void stmt_origin(P *p, size_t off, char *out, size_t cap)
+{
+    out[0] = '\0';
+    size_t i = off, at = 0;
+    int depth = 0;
+    while (i < p->len) {
+        char c = p->src[i];
+        if (c == '"') {
+            for (i++; i < p->len && p->src[i] != '"' && p->src[i] != '\n'; i++)
+                if (p->src[i] == '\\')
+                    i++;
+        } else if (c == '/' && i + 1 < p->len && p->src[i + 1] == '/') {
+            while (i < p->len && p->src[i] != '\n')
+                i++;
+            continue;
+        } else if (c == '-' && i + 1 < p->len && p->src[i + 1] == '>') {
+            i++;
+        } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+            depth++;
+        } else if (c == ')' || c == ']' || c == '}' || c == '>') {
+            if (--depth < 0)
+                break;   /* the end of the enclosing block */
+        } else if (c == '\n' && depth == 0) {
+            /* the statement goes on when the next line continues it (a
+             * while's `cond {`, a reduce's `reducer(...)`, a lone `loc(`):
+             * a bare word that is not an op of its own */
+            size_t j = i + 1;
+            while (j < p->len && (p->src[j] == ' ' || p->src[j] == '\t' || p->src[j] == '\r'))
+                j++;
+            size_t w = j;
+            while (w < p->len && is_id_char((unsigned char)p->src[w]))
+                w++;
+            bool word = w > j && is_id_start((unsigned char)p->src[j]) && !memchr(p->src + j, '.', w - j);
+            if (!word || (w - j == 6 && memcmp(p->src + j, "return", 6) == 0) ||
+                (w - j == 4 && memcmp(p->src + j, "call", 4) == 0))
+                break;
+        } else if (depth == 0 && c == 'l' && i + 4 <= p->len && memcmp(p->src + i, "loc(", 4) == 0 &&
+                   i > 0 && !is_id_char((unsigned char)p->src[i - 1])) {
+            at = i;
+        }
+        i++;
+    }
+    if (!at)
+        return;
+    p->depth = 0;
+    p->n_aliases = 0;
+    for (size_t k = 0; k < p->len; k++)
+        if (p->src[k] == '#' && (k == 0 || p->src[k - 1] == '\n')) {
+            p->pos = k;
+            (void)alias_def(p);
+            p->depth = 0;
+        }
+    if (p->n_aliases)
+        qsort(p->aliases, p->n_aliases, sizeof *p->aliases, alias_order);
+    lnode *n = NULL;
+    ir_debug_loc r;
+    p->pos = at;
+    if (opt_loc(p, &n) && n && resolve(p, n, &r, 0))
+        ir_debug_loc_describe(out, cap, &r);
+}
+
 static bool parse_stmt(P *p, ir_block *blk);
 
 /* Statements up to (not including) the closing '}'. */
@@ -2730,6 +2801,8 @@ static bool parse_stmt(P *p, ir_block *blk)
     ws(p);
     ob.off = p->pos;
     ob.n_defs = total;
+    size_t outer_stmt = p->stmt_off;
+    p->stmt_off = (n_defs ? defs[0].off : ob.off) + 1;
     bool ok;
     bool has_sig = true;
     if (peek(p) == '"') {
@@ -2769,6 +2842,7 @@ static bool parse_stmt(P *p, ir_block *blk)
     ir_op *op;
     if (!ok || !opt_loc(p, &dl) || !finish_op(p, &ob, blk, defs, n_defs, &op))
         return false;
+    p->stmt_off = outer_stmt;
     return want_loc(p, &op->dloc, dl);
 }
 
@@ -2989,8 +3063,12 @@ static bool parse_top(P *p)
         return false;
     for (uint32_t i = 0; i < p->n_calls; i++) {
         const char *callee = p->calls[i].op->a.callee;
-        if (!callee || !ir_module_find_func(p->m, callee))
-            return err_at(p, p->calls[i].off, PLUMB_ERR_PARSE, "call to undefined function '@%s'", callee ? callee : "");
+        if (!callee || !ir_module_find_func(p->m, callee)) {
+            char origin[700];
+            ir_debug_loc_describe(origin, sizeof origin, &p->calls[i].op->dloc);
+            return err_at(p, p->calls[i].off, PLUMB_ERR_PARSE, "call to undefined function '@%s'%s", callee ? callee : "",
+                          origin);
+        }
     }
     return true;
 }
@@ -3031,6 +3109,13 @@ ir_module *ir_parse(const char *text, size_t len, const char *filename,
     plumb_free(p.buckets, (size_t)p.n_buckets * sizeof *p.buckets);
     plumb_free(p.scopes, (size_t)p.cap_scopes * sizeof *p.scopes);
     plumb_free(p.calls, (size_t)p.cap_calls * sizeof *p.calls);
+    if (!ok && p.stmt_off && d->code != PLUMB_OK && d->code != PLUMB_ERR_NOMEM) {
+        char origin[700];
+        stmt_origin(&p, p.stmt_off - 1, origin, sizeof origin);
+        size_t n = strlen(d->msg);
+        if (origin[0] && n < sizeof d->msg - 1)
+            snprintf(d->msg + n, sizeof d->msg - n, "%s", origin);
+    }
     if (!ok) {
         if (d->code == PLUMB_OK) {
             plumb_loc none = {0, 0};

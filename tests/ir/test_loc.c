@@ -234,6 +234,62 @@ static void test_bad_locations(void **state)
     }
 }
 
+/* Parse errors about an op name its loc(...) too, found after the op
+ * (across a while's region lines) and resolved with aliases defined after
+ * it; an op without one gets no suffix, not its neighbour's. */
+static void test_parse_errors_name_origin(void **state)
+{
+    (void)state;
+    static const bad_case cases[] = {
+        {"func.func @main(%a: tensor<i32>) -> tensor<i32> {\n"
+         "  %0 = stablehlo.while(%it = %a) : tensor<i32>\n"
+         "   cond {\n"
+         "    %c = stablehlo.constant dense<3> : tensor<i32>\n"
+         "    %1 = stablehlo.compare  LT, %it, %c : (tensor<i32>, tensor<i32>) -> tensor<i1> loc(#l3)\n"
+         "    stablehlo.return %1 : tensor<i1>\n"
+         "  } do {\n"
+         "    stablehlo.return %it : tensor<i32>\n"
+         "  } loc(#l2)\n"
+         "  return %0 : tensor<i32>\n"
+         "}\n"
+         "#l1 = loc(\"model.py\":9:4)\n"
+         "#l2 = loc(\"jit(f)/while\"(#l1))\n"
+         "#l3 = loc(\"cmp\")\n",
+         2, 8, "unsupported: op 'stablehlo.while' is not in op set v1 (from jit(f)/while at model.py:9:4)"},
+        {"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+         "  %0 = stablehlo.abs %a : (tensor<3xf32>) -> tensor<2xf32> loc(\"m.py\":4:2)\n"
+         "  return %0 : tensor<2xf32>\n"
+         "}\n",
+         2, 22, "but the signature says tensor<3xf32> (from m.py:4:2)"},
+        {"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+         "  %0 = call @nope(%a) : (tensor<2xf32>) -> tensor<2xf32> loc(#c)\n"
+         "  return %0 : tensor<2xf32>\n"
+         "}\n"
+         "#c = loc(\"m.py\":5:2)\n",
+         2, 8, "call to undefined function '@nope' (from m.py:5:2)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plumb_diag d;
+        ir_module *m = parse_str(cases[i].text, &d);
+        if (m) {
+            ir_module_free(m);
+            fail_msg("case %zu parsed, expected '%s'", i, cases[i].msg);
+        }
+        if (!strstr(d.msg, cases[i].msg) || d.loc.line != cases[i].line || d.loc.col != cases[i].col)
+            fail_msg("case %zu: got %u:%u: %s; want %u:%u: %s", i, d.loc.line, d.loc.col, d.msg, cases[i].line,
+                     cases[i].col, cases[i].msg);
+    }
+    plumb_diag d;
+    ir_module *m = parse_str("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+                             "  %0 = stablehlo.abs %a : (tensor<3xf32>) -> tensor<2xf32>\n"
+                             "  %1 = stablehlo.abs %0 : tensor<2xf32> loc(\"next.py\":1:1)\n"
+                             "  return %1 : tensor<2xf32>\n"
+                             "}\n",
+                             &d);
+    assert_null(m);
+    assert_null(strstr(d.msg, "(from "));
+}
+
 /* A chain of 5000 aliases, each naming the next, and 100000 nested
  * name locations end in a limit error, not a stack overflow; a chain of
  * 500 resolves to the position at its end. */
@@ -498,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_print_canonical),
         cmocka_unit_test(test_print_escapes_and_bare_module),
         cmocka_unit_test(test_bad_locations),
+        cmocka_unit_test(test_parse_errors_name_origin),
         cmocka_unit_test(test_deep_locations),
         cmocka_unit_test(test_verifier_names_origin),
         cmocka_unit_test(test_runtime_errors_name_origin),
