@@ -31,7 +31,10 @@ bool rt_explain_modules(const ir_module *a, const ir_func *fa, const ir_module *
     if (rt_canon_equal(&ca, &cb)) {
         *same = true;
     } else {
-        /* program 2 of entry @fb, its nearest (and only) cached program 1 */
+        /* program 2 of entry @fb, its nearest (and only) cached program 1;
+         * the modules are alive, so their debug locations can be named */
+        rt_canon_keep_origins(&ca);
+        rt_canon_keep_origins(&cb);
         (void)rt_explain(&ca, &cb, fb->name, 2, 1, line, line_cap, json, json_cap);
     }
     rt_canon_free(&ca);

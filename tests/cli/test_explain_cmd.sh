@@ -124,6 +124,22 @@ has "$tmp/out" "same program: the second compile would be a cache hit" "--entry 
 run "$PLUMB" explain "$tmp/m1.mlir" "$tmp/m2.mlir"
 has "$tmp/out" "constant 1.000000e+00 became 5.000000e+00" "default entry @main: the constant differs"
 
+# Debug locations: the difference names the op's loc(...) (an alias
+# defined after its use), in the line and in the JSON
+cat > "$tmp/l1.mlir" <<'EOF'
+func.func @main(%g: tensor<4xf32>) -> tensor<4xf32> {
+  %lr = stablehlo.constant dense<0.5> : tensor<4xf32> loc("lr"("model.py":7:10))
+  %step = stablehlo.multiply %g, %lr : tensor<4xf32> loc(#mul)
+  return %step : tensor<4xf32>
+}
+#mul = loc("jit(step)/mul"("model.py":8:5))
+EOF
+sed -e 's/0\.5/0.25/' "$tmp/l1.mlir" > "$tmp/l2.mlir"
+run "$PLUMB" explain "$tmp/l1.mlir" "$tmp/l2.mlir"
+has "$tmp/out" "l2.mlir:3:11 (from jit(step)/mul at model.py:8:5)" "the explanation names the op's debug location"
+run "$PLUMB" explain --json "$tmp/l1.mlir" "$tmp/l2.mlir"
+has "$tmp/out" '"from": "jit(step)/mul at model.py:8:5"' "the JSON explanation has the debug location as from"
+
 # Errors
 run "$PLUMB" explain --entry nope "$tmp/a.mlir" "$tmp/b.mlir"
 expect_rc "a missing entry exits 2" 2
