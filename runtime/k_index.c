@@ -5,7 +5,14 @@
  * strict weak order yields the reference's permutation; top_k orders floats
  * by totalOrder with ties to the lower index.
  *
- * Parallel: gather over result elements, sort (recognised comparators) and
+ * Row copies: a gather or scatter whose window is one contiguous run of
+ * the operand (extent 1 up to some dimension, full extents after it) and
+ * lands as one contiguous run of the result (offset / update window
+ * dimensions trailing) moves whole rows with memcpy, or applies a
+ * recognised update row by row; every other layout takes the element path.
+ *
+ * Parallel: gather over result elements (rows on the row path), scatter's
+ * row path over columns, sort (recognised comparators) and
  * top_k over slices. Comparators of the form `compare DIR, a0, b0` are
  * evaluated natively; scatter bodies that return the update, or add the two
  * arguments in f32/f64/integers, are applied natively; every other region
@@ -133,6 +140,97 @@ static void gather_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
     }
 }
 
+/* Length in elements of one slice when a window of extents ext[0..rank) is
+ * one contiguous run of the row-major tensor dims[0..rank): extents of 1
+ * up to some dimension k, any extent at k, full extents after k. 0 when the
+ * window is not contiguous. */
+static uint64_t contiguous_run(uint32_t rank, const int64_t *dims, const int64_t *ext)
+{
+    uint32_t k = rank;
+    while (k > 0 && ext[k - 1] == dims[k - 1]) k--;
+    /* dimensions before k - 1 must have extent 1 */
+    for (uint32_t d = 0; d + 1 < k; d++)
+        if (ext[d] != 1) return 0;
+    uint64_t len = 1;
+    for (uint32_t d = 0; d < rank; d++) len *= (uint64_t)ext[d];
+    return len;
+}
+
+/* Row copies: the slice is contiguous in the operand and the offset
+ * dimensions are the result's trailing ones, so each batch position of the
+ * result is one contiguous block equal to one contiguous run of the
+ * operand (the window dimensions keep their order in both). The start is
+ * computed exactly as gather_range does for the block's first element. */
+typedef struct gather_rows_job {
+    gather_job *g;
+    uint32_t nb;
+    int64_t bdims[PLUMB_MAX_RANK];
+    uint64_t len;    /* elements per slice */
+} gather_rows_job;
+
+static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    gather_rows_job *rj = ctx;
+    gather_job *j = rj->g;
+    const ir_attrs *a = j->a;
+    const plumb_tensor *opnd = j->opnd;
+    size_t esz = plumb_dtype_size(opnd->dtype), bytes = (size_t)rj->len * esz;
+    uint32_t orank = opnd->rank;
+    int64_t bidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], oidx[PLUMB_MAX_RANK];
+    for (uint64_t r = begin; r < end; r++) {
+        char *dst = (char *)j->res->data + r * bytes;
+        unravel(r, rj->nb, rj->bdims, bidx);
+        read_start(j->idx, a->index_vector_dim, bidx, j->nvec, start);
+        memset(oidx, 0, sizeof oidx);
+        for (uint32_t k = 0; k < j->nvec; k++) {
+            int64_t d = a->start_index_map.v[k];
+            int64_t hi = opnd->dims[d] - a->sizes.v[d];
+            oidx[d] += start[k] < 0 ? 0 : start[k] > hi ? hi : start[k];
+        }
+        for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
+            int64_t sd = a->start_indices_batching_dims.v[i];
+            oidx[a->operand_batching_dims.v[i]] += bidx[sd < a->index_vector_dim ? sd : sd - 1];
+        }
+        /* the whole window lies inside iff its first and last elements do */
+        bool inside = true;
+        for (uint32_t d = 0; d < orank; d++) inside &= oidx[d] >= 0 && oidx[d] <= opnd->dims[d] - a->sizes.v[d];
+        if (!inside) {
+            memset(dst, 0, bytes);
+            __atomic_store_n(&j->outside, true, __ATOMIC_RELAXED);
+            continue;
+        }
+        memcpy(dst, (const char *)opnd->data + ravel(orank, opnd->dims, oidx) * esz, bytes);
+    }
+}
+
+/* True (and the copy done) when gather can run as row copies. */
+static bool gather_rows(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *ibdims)
+{
+    const ir_attrs *a = j->a;
+    uint32_t rrank = j->res->rank;
+    for (uint32_t w = 0; w < j->nw; w++)
+        if (!j->is_offset[rrank - j->nw + w]) return false;
+    /* collapsed and batching dimensions of extent 1, as the spec asks:
+     * the element path reads only their first element otherwise */
+    for (uint32_t d = 0; d < j->opnd->rank; d++)
+        if (a->sizes.v[d] != 1 && (in_list(&a->collapsed_slice_dims, d) || in_list(&a->operand_batching_dims, d)))
+            return false;
+    uint64_t len = contiguous_run(j->opnd->rank, j->opnd->dims, a->sizes.v);
+    if (len == 0) return false;
+    gather_rows_job rj;
+    memset(&rj, 0, sizeof rj);
+    rj.g = j;
+    rj.nb = nb;
+    memcpy(rj.bdims, ibdims, nb * sizeof *ibdims);
+    rj.len = len;
+    uint64_t rows = 1;
+    for (uint32_t i = 0; i < nb; i++) rows *= (uint64_t)ibdims[i];
+    /* chunks of at least ~16k elements, as the element path */
+    rt_parallel_for(x, rows, len >= 16384 ? 1 : 16384 / len, gather_rows_range, &rj);
+    return true;
+}
+
 bool rt_op_GATHER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     const ir_attrs *a = &op->a;
@@ -185,7 +283,9 @@ bool rt_op_GATHER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_te
     j.opnd = opnd;
     j.idx = idx;
     j.res = res;
-    rt_parallel_for(x, plumb_tensor_numel(res), 16384, gather_range, &j);
+    if (plumb_tensor_numel(res) == 0) return true;
+    if (!gather_rows(x, &j, nb, ibdims))
+        rt_parallel_for(x, plumb_tensor_numel(res), 16384, gather_range, &j);
     if (j.outside) return rt_fail(x, op, PLUMB_ERR_INVALID, "a result element maps outside the operand");
     return true;
 }
@@ -215,6 +315,97 @@ static upd_kind recognise_update(const ir_block *b, plumb_dtype t)
     if (!args || o->results[0]->type.dtype != t) return UPD_GENERIC;
     if (t == PLUMB_F32 || t == PLUMB_F64 || plumb_dtype_is_int(t)) return UPD_ADD;
     return UPD_GENERIC;
+}
+
+/* Row updates: one input, a recognised update, the window contiguous in
+ * the input and the update window dimensions the updates' trailing ones.
+ * Updates are then rows in the order of the scatter positions, and within
+ * a row distinct elements hit distinct targets, so applying row after row
+ * gives every target its updates in the element path's order. Parallel
+ * over columns: each chunk walks every row in order for its columns, so
+ * the order per target, and the bits, do not depend on the split. */
+typedef struct scatter_rows_job {
+    upd_kind uk;
+    plumb_dtype dt;
+    void *o;
+    const void *u;
+    const int64_t *base;    /* per row: first target element, or -1 (skipped) */
+    uint64_t rows, len;     /* rows, elements per row */
+} scatter_rows_job;
+
+static void scatter_rows_range(void *ctx, uint64_t c0, uint64_t c1, uint32_t chunk)
+{
+    (void)chunk;
+    const scatter_rows_job *j = ctx;
+    size_t esz = plumb_dtype_size(j->dt);
+    for (uint64_t r = 0; r < j->rows; r++) {
+        if (j->base[r] < 0) continue;
+        uint64_t t = (uint64_t)j->base[r] + c0, u = r * j->len + c0, n = c1 - c0;
+        if (j->uk == UPD_REPLACE) {
+            memcpy((char *)j->o + t * esz, (const char *)j->u + u * esz, n * esz);
+        } else if (j->dt == PLUMB_F32) {
+            float *o = (float *)j->o + t;
+            const float *v = (const float *)j->u + u;
+            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+        } else if (j->dt == PLUMB_F64) {
+            double *o = (double *)j->o + t;
+            const double *v = (const double *)j->u + u;
+            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+        } else if (esz == 4) {   /* integers: wrap-around, as the element path's bit add */
+            uint32_t *o = (uint32_t *)j->o + t;
+            const uint32_t *v = (const uint32_t *)j->u + u;
+            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+        } else if (esz == 8) {
+            uint64_t *o = (uint64_t *)j->o + t;
+            const uint64_t *v = (const uint64_t *)j->u + u;
+            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+        } else {
+            for (uint64_t i = 0; i < n; i++)
+                plumb_store_bits(j->dt, j->o, (size_t)(t + i),
+                                 plumb_load_bits(j->dt, j->o, (size_t)(t + i)) + plumb_load_bits(j->dt, j->u, (size_t)(u + i)));
+        }
+    }
+}
+
+/* The first target of each row by the element path's arithmetic (saturating
+ * sums, windows leaving the input skipped); false after rt_fail. */
+static bool scatter_rows(rt_exec *x, const ir_op *op, upd_kind uk, const plumb_tensor *inp, const plumb_tensor *idx,
+                         const plumb_tensor *upd, plumb_tensor *res, uint32_t nvec, uint32_t nb, const int64_t *ibdims,
+                         const int64_t *wext, uint64_t len)
+{
+    const ir_attrs *a = &op->a;
+    uint32_t irank = inp->rank;
+    uint64_t rows = 1;
+    for (uint32_t i = 0; i < nb; i++) rows *= (uint64_t)ibdims[i];
+    int64_t *base = rt_scratch(x, op, (size_t)rows * sizeof *base);
+    if (!base) return false;
+    int64_t sidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], fstart[PLUMB_MAX_RANK];
+    for (uint64_t r = 0; r < rows; r++) {
+        unravel(r, nb, ibdims, sidx);
+        read_start(idx, a->index_vector_dim, sidx, nvec, start);
+        for (uint32_t d = 0; d < irank; d++) fstart[d] = 0;
+        for (uint32_t k = 0; k < nvec; k++) {
+            int64_t d = a->scatter_dims_to_operand_dims.v[k], v = start[k];
+            if ((v > 0 && fstart[d] > INT64_MAX - v) || (v < 0 && fstart[d] < INT64_MIN - v))
+                fstart[d] = v > 0 ? INT64_MAX : INT64_MIN;
+            else
+                fstart[d] += v;
+        }
+        for (uint32_t i = 0; i < a->input_batching_dims.n; i++) {
+            int64_t sd = a->scatter_indices_batching_dims.v[i];
+            int64_t d = a->input_batching_dims.v[i], v = sidx[sd < a->index_vector_dim ? sd : sd - 1];
+            fstart[d] = fstart[d] > INT64_MAX - v ? INT64_MAX : fstart[d] + v;
+        }
+        bool inside = true;
+        for (uint32_t d = 0; d < irank && inside; d++)
+            if (fstart[d] < 0 || fstart[d] > inp->dims[d] - wext[d]) inside = false;
+        base[r] = inside ? (int64_t)ravel(irank, inp->dims, fstart) : -1;
+    }
+    scatter_rows_job j = {uk, inp->dtype, res->data, upd->data, base, rows, len};
+    /* ~16k elements per chunk; at least a cache line of columns */
+    uint64_t grain = 16384 / rows, line = 64 / plumb_dtype_size(inp->dtype);
+    rt_parallel_for(x, len, grain > line ? grain : line, scatter_rows_range, &j);
+    return true;
 }
 
 bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
@@ -281,6 +472,12 @@ bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
     for (uint32_t k = 0; k < n; k++)
         if (out[k]->nbytes && out[k]->data != in[k]->data) memcpy(out[k]->data, in[k]->data, out[k]->nbytes);
     upd_kind uk = n == 1 ? recognise_update(body, in[0]->dtype) : UPD_GENERIC;
+    if (uk != UPD_GENERIC && plumb_tensor_numel(u0) > 0) {
+        bool trailing = true;
+        for (uint32_t w = 0; w < nw; w++) trailing &= is_win[urank - nw + w];
+        uint64_t len = trailing ? contiguous_run((uint32_t)irank, in[0]->dims, wext) : 0;
+        if (len > 0) return scatter_rows(x, op, uk, in[0], idx, u0, out[0], nvec, nb, ibdims, wext, len);
+    }
 
     uint64_t cur[32], upd[32], rb[32];
     plumb_tensor targ[64], tres[32];
