@@ -329,6 +329,7 @@ static bool read_entry(int dirfd, rt_cache_entry *e, bool verify, bool rebuild, 
     }
     e->bytes = (uint64_t)sb.st_size;
     e->used = sb.st_mtim;
+    e->ino = (uint64_t)sb.st_ino;
     if ((uint64_t)sb.st_size > 2 * ADMIN_DISK_MAX_BYTES + sizeof(admin_header)) {
         close(fd);
         set_bad(e, RT_CACHE_CORRUPT, "%llu bytes, larger than any entry can be", (unsigned long long)sb.st_size);
@@ -451,10 +452,12 @@ bool rt_cache_remove(const char *dir, const rt_cache_listing *l, bool all, uint3
         const rt_cache_entry *e = &l->v[i];
         if (!all && e->state == RT_CACHE_VALID)
             continue;
-        /* Looked at again: whatever is under the name now must still be a
-         * regular file (unlinkat removes a name, never what a link points to). */
+        /* Looked at again: whatever is under the name now must still be the
+         * regular file that was judged (unlinkat removes a name, never what a
+         * link points to; a rebuilt entry is a new file renamed over it). */
         struct stat sb;
-        if (!is_entry_name(e->file) || fstatat(dirfd, e->file, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+        if (!is_entry_name(e->file) || fstatat(dirfd, e->file, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(sb.st_mode) || (uint64_t)sb.st_ino != e->ino)
             continue;
         if (unlinkat(dirfd, e->file, 0) != 0) {
             if (errno == ENOENT)

@@ -30,6 +30,7 @@ typedef struct rt_cache_entry {
     char file[40];             /* KEYHEX.plumbc */
     uint64_t bytes;            /* file size */
     struct timespec used;      /* modification time: the last write or hit */
+    uint64_t ino;              /* the file judged: removal skips a file renamed over it since */
     rt_cache_state state;
     char reason[256];          /* why it is not valid ("" when valid) */
     char runtime[32];          /* build identity in the header ("" if unreadable) */
@@ -66,8 +67,9 @@ bool rt_cache_scan(const char *dir, bool verify, uint32_t sample, rt_cache_listi
 void rt_cache_listing_free(rt_cache_listing *l);
 
 /* Removes the entries of l that are not valid (all = every entry), each only
- * if it is still a regular file under its name (never a link, never
- * anything not named like an entry). *removed and *freed count what went;
+ * if it is still the regular file that was judged (never a link, never
+ * anything not named like an entry, never an entry a runtime has rewritten
+ * since: writers rename a new file over the name). *removed and *freed count what went;
  * false with msg set when the directory cannot be opened or an entry cannot
  * be removed (the others are still tried). */
 bool rt_cache_remove(const char *dir, const rt_cache_listing *l, bool all, uint32_t *removed, uint64_t *freed,

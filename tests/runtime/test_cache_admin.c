@@ -278,6 +278,38 @@ static void remove_spares_valid_entries_and_other_files(void **state)
     plumb_free(good, strlen(good) + 1);
 }
 
+/* An entry judged invalid and then rewritten by a runtime (a new file
+ * renamed over the name) before the removal is the new entry: kept. */
+static void remove_skips_entries_rewritten_since_the_scan(void **state)
+{
+    (void)state;
+    char *good = canonical_text();
+    const uint64_t k[2] = {7, 8};
+    store(k, "not canonical and never served");
+    char p[600];
+    snprintf(p, sizeof p, "%s/00000000000000070000000000000008.plumbc", tmp_dir);
+    FILE *f = fopen(p, "ab");   /* corrupt: a byte after the end */
+    assert_non_null(f);
+    fputc('x', f);
+    fclose(f);
+    rt_cache_listing l = scan(false, 0);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.v[0].state, RT_CACHE_CORRUPT);
+    store(k, good);   /* rebuilt meanwhile: written and renamed over the name */
+    uint32_t removed = 9;
+    uint64_t freed = 9;
+    char msg[1400];
+    assert_true(rt_cache_remove(tmp_dir, &l, false, &removed, &freed, msg, sizeof msg));
+    assert_int_equal(removed, 0);
+    assert_int_equal(freed, 0);
+    assert_int_equal(access(p, F_OK), 0);
+    rt_cache_listing_free(&l);
+    l = scan(false, 0);
+    assert_int_equal(l.v[0].state, RT_CACHE_VALID);   /* the header checks only */
+    rt_cache_listing_free(&l);
+    plumb_free(good, strlen(good) + 1);
+}
+
 /* A missing directory is told apart from one that cannot be trusted. */
 static void scan_errors(void **state)
 {
@@ -336,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(runtime_entries_are_valid_and_rebuild, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(verify_catches_authentic_but_wrong_entries, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(remove_spares_valid_entries_and_other_files, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(remove_skips_entries_rewritten_since_the_scan, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(scan_errors, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(explain_two_modules, make_dir, remove_dir),
     };
