@@ -108,6 +108,55 @@ jqt "$tmp/all.json" '[.scenarios[] | select(.name == "baked-learning-rate") | .l
 jqt "$tmp/all.json" '[.scenarios[] | select(.name == "optional-batch-fields") | (.status == "known_gap" and .cause_named == false and (.gap | length > 0)) or (.status == "pass" and .cause_named == true)] == [true]' \
     "optional-batch-fields is a known gap (or passes with the cause named)"
 
+# A fix computes what the leak computed: the same generated inputs (the
+# generator fills a parameter by its index, and the shared ones come first)
+# plus the leaked value passed as the new parameter give the same bits.
+# same DESCRIPTION LEAK FIX [FIX-OPTIONS...]; $leak_input, when set, is an
+# --input value for the leak.
+leak_input=
+same() {
+    desc=$1 leak=$2 fix=$3
+    shift 3
+    if [ -n "$leak_input" ]; then
+        "$PLUMB" run --backend runtime --random-inputs 7 --hex --input "$leak_input" "scenarios/$leak" \
+            > "$tmp/leak.out" 2> "$tmp/err"
+    else
+        "$PLUMB" run --backend runtime --random-inputs 7 --hex "scenarios/$leak" > "$tmp/leak.out" 2> "$tmp/err"
+    fi
+    r1=$?
+    "$PLUMB" run --backend runtime --random-inputs 7 --hex "$@" "scenarios/$fix" > "$tmp/fix.out" 2>> "$tmp/err"
+    r2=$?
+    if [ "$r1$r2" = 00 ] && [ -s "$tmp/leak.out" ] && cmp -s "$tmp/leak.out" "$tmp/fix.out"; then
+        ok "$desc"
+    else
+        fail "$desc (exit $r1 and $r2; $(head -c 120 "$tmp/leak.out") vs $(head -c 120 "$tmp/fix.out"))"
+    fi
+}
+echo 'dense<0.003> : tensor<f32>' > "$tmp/lr.txt"
+same "baked-learning-rate: the fix with lr = 0.003 gives step 3's bits" \
+    baked-learning-rate/leak/step03.mlir baked-learning-rate/fix/step.mlir --input "lr=$tmp/lr.txt"
+echo 'dense<9> : tensor<i32>' > "$tmp/total.txt"
+same "moe-overflow-counter: the fix with total 9 gives step 3's result" \
+    moe-overflow-counter/leak/step03.mlir moe-overflow-counter/fix/step.mlir --input "total=$tmp/total.txt"
+echo 'dense<3> : tensor<i32>' > "$tmp/k3.txt"
+same "topk-varying-k: the clamped top_k with k = 3 gives top_k k = 3's bits" \
+    topk-varying-k/leak/2-k3.mlir topk-varying-k/fix/k8.mlir --input "k=$tmp/k3.txt"
+same "varying-sequence-length: the bounded '?' at length 12 gives the static length 12's bits" \
+    varying-sequence-length/leak/step02-len12.mlir varying-sequence-length/fix/bounded.mlir --dim-size 12
+echo 'dense<[0, 1, 1, 0, 2, 2, 0, 3]> : tensor<8xi32>' > "$tmp/doc.txt"
+echo 'dense<[1.0, 0.0, 0.5, 1.0, 1.0, 0.25, 0.0, 2.0]> : tensor<8xf32>' > "$tmp/mask.txt"
+echo 'dense<true> : tensor<i1>' > "$tmp/yes.txt"
+echo 'dense<false> : tensor<i1>' > "$tmp/no.txt"
+same "optional-batch-fields: the canonical batch without fields gives the plain batch's result" \
+    optional-batch-fields/leak/1-plain.mlir optional-batch-fields/fix/canonical.mlir \
+    --input "doc_ids=$tmp/doc.txt" --input "has_doc_ids=$tmp/no.txt" \
+    --input "loss_mask=$tmp/mask.txt" --input "has_loss_mask=$tmp/no.txt"
+leak_input="doc_ids=$tmp/doc.txt"
+same "optional-batch-fields: the canonical batch with doc_ids only gives that batch's result" \
+    optional-batch-fields/leak/2-doc-ids.mlir optional-batch-fields/fix/canonical.mlir \
+    --input "doc_ids=$tmp/doc.txt" --input "has_doc_ids=$tmp/yes.txt" \
+    --input "loss_mask=$tmp/mask.txt" --input "has_loss_mask=$tmp/no.txt"
+
 # Text output: a line per scenario and the summary.
 run "$PLUMB" scenarios --only topk-varying-k --only grad-create-accumulate
 expect_rc "--only runs the named scenarios" 0
