@@ -3,8 +3,10 @@
 # scenarios/ and their fixes. The compile counts below are written by hand
 # from the programs (one compile per distinct program the sequence brings),
 # not taken from the command; the causes are checked in the runtime's own
-# explanation objects that --json carries. Planted faults (a fix that
-# compiles twice, a leak whose explanation names another cause) must fail.
+# explanation objects that --json carries. Each fix, given the leaked value
+# as its new input, gives the leak's bits (the fix is a fix, not merely
+# another program). Planted faults (a fix that compiles twice, a leak whose
+# explanation names another cause) must fail.
 # scenarios/gen.sh must still write exactly the checked-in programs.
 # Ends with "N passed, N failed".
 PLUMB=${PLUMB:-build/plumb}
