@@ -9,8 +9,9 @@
  * ever writes a buffer it is reading. Values returned by the entry keep their
  * buffers to the end. Parameters are read where the caller keeps them and
  * constants where the module keeps them: neither is copied. The buffers are
- * allocated and touched once, at compile time, and kept for the program's
- * life, so a run writes into pages that are already mapped. */
+ * allocated once, at compile time, but not touched (compile cost does not
+ * grow with tensor sizes), and kept for the program's life: the first run
+ * maps their pages, later runs write into pages that are already mapped. */
 #include <string.h>
 
 #include "plumb/shape.h"
@@ -581,7 +582,10 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
             plan_fail(d, PLUMB_ERR_INVALID, f->loc, "@%s returns a value no step produces", f->name);
             goto out;
         }
-    /* Allocate and touch the buffers once. */
+    /* Allocate the buffers, without touching them: compile time must not
+     * grow with tensor sizes (a memset of a 4096x4096 program's buffers cost
+     * it tens of ms). Kernels write every element of their outputs, so the
+     * contents need no initial value; the first run maps the pages. */
     for (uint32_t b = 0; b < p->n_bufs; b++) {
         rt_buffer *bf = &p->bufs[b];
         if (bf->bytes > SIZE_MAX - 64 || !(bf->raw = plumb_malloc(bf->bytes + 64))) {
@@ -591,7 +595,6 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
             goto out;
         }
         bf->data = (void *)(((uintptr_t)bf->raw + 63) & ~(uintptr_t)63);
-        memset(bf->data, 0, bf->bytes);
         p->planned_bytes += bf->bytes;
     }
     for (uint32_t id = 0; id < p->n_values; id++)
