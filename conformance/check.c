@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plumb/checkcmp.h"
@@ -121,10 +122,19 @@ static plumb_opcode body_op(const ir_op *op)
     return b->first->code;
 }
 
+/* A dimension's length for an error bound: its size, a `?` dim's declared
+ * bound (an upper bound of the length: γ(k) grows with k, so the bound stays
+ * valid), or 0 for an unbounded `?` (judged exactly: strict, never lenient). */
+static uint64_t dim_len(const ir_type *t, uint32_t i)
+{
+    if (t->dims[i] >= 0) return (uint64_t)t->dims[i];
+    return t->bounds[i] >= 0 ? (uint64_t)t->bounds[i] : 0;
+}
+
 static uint64_t type_numel(const ir_type *t)
 {
     uint64_t n = 1;
-    for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)(t->dims[i] < 0 ? 0 : t->dims[i]);
+    for (uint32_t i = 0; i < t->rank; i++) n *= dim_len(t, i);
     return n;
 }
 
@@ -163,8 +173,7 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         const ir_type *in = &op->operands[0]->type;
         uint64_t len = 1;
         for (uint32_t i = 0; i < op->a.dims.n; i++) {
-            int64_t dd = in->dims[op->a.dims.v[i]];
-            len *= (uint64_t)(dd < 0 ? 0 : dd);
+            len *= dim_len(in, (uint32_t)op->a.dims.v[i]);
         }
         j.k = len; /* len terms plus the init value: len roundings */
         /* Sums of floats round only relative to the result: a subnormal sum
@@ -188,9 +197,9 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         const ir_type *l = &op->operands[0]->type;
         uint64_t len = 1;
         if (c->op == PLUMB_OP_DOT) {
-            if (l->rank > 0) len = (uint64_t)l->dims[l->rank - 1];
+            if (l->rank > 0) len = dim_len(l, l->rank - 1);
         } else {
-            for (uint32_t i = 0; i < op->a.lhs_contract.n; i++) len *= (uint64_t)l->dims[op->a.lhs_contract.v[i]];
+            for (uint32_t i = 0; i < op->a.lhs_contract.n; i++) len *= dim_len(l, (uint32_t)op->a.lhs_contract.v[i]);
         }
         /* Higham's dot product bound: len products and len-1 additions, γ(len);
          * each product may underflow once. */
@@ -202,6 +211,46 @@ static judge judge_case(const conf_case *c, const ir_module *m)
     default:
         return j;
     }
+}
+
+/* True when some value of m has a `?` dimension. */
+static bool walk_dynamic(ir_op *op, void *ud)
+{
+    bool *dyn = ud;
+    for (uint32_t i = 0; i < op->n_operands && !*dyn; i++) *dyn = !ir_type_is_static(&op->operands[i]->type);
+    for (uint32_t i = 0; i < op->n_results && !*dyn; i++) *dyn = !ir_type_is_static(&op->results[i]->type);
+    return !*dyn;
+}
+
+/* The judge of a case whose program has `?` dimensions: the error bound of
+ * a reduction or dot depends on its actual length, which only the inputs
+ * fix. The program is refined to the inputs' shapes and values (every `?`
+ * concrete, as the reference ran it) and judged on that; the declared `?`
+ * (-1) would give a length of 0 for reductions, an overflowed one for dots.
+ * When refinement is impossible the bound uses each `?` dim's declared
+ * bound (looser, still valid: γ(k) grows with k), and an unbounded `?` is
+ * judged exactly. */
+static judge judge_case_inputs(const conf_case *c, const ir_module *m)
+{
+    bool dyn = false;
+    ir_walk(m, walk_dynamic, &dyn);
+    if (!dyn) return judge_case(c, m);
+    ir_type *types = calloc(c->n_inputs ? c->n_inputs : 1, sizeof *types);
+    ir_module *mr = NULL;
+    if (types) {
+        for (uint32_t i = 0; i < c->n_inputs; i++)
+            types[i] = ir_type_make(c->inputs[i]->dtype, c->inputs[i]->rank, c->inputs[i]->dims);
+        plumb_diag rd;
+        plumb_diag_clear(&rd);
+        mr = plumb_ref_refine_values(m, NULL, types, c->inputs, c->n_inputs, 0, &rd);
+        free(types);
+    }
+    if (mr) {
+        judge j = judge_case(c, mr);
+        ir_module_free(mr);
+        return j;
+    }
+    return judge_case(c, m);
 }
 
 /* ---- running the reference ------------------------------------------------------ */
@@ -746,7 +795,7 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
     memset(&want_abs, 0, sizeof want_abs);
     bool ok = run_ref(m, c->inputs, c->n_inputs, &want, d);
     if (!ok) { ir_module_free(m); return false; }
-    judge j = judge_case(c, m);
+    judge j = judge_case_inputs(c, m);
     bool have_ftz = false, have_abs = false;
     if (o->flushes_subnormals) {
         bool changed = false;

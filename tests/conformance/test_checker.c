@@ -696,6 +696,53 @@ static void test_helpers(void **state)
     assert_int_equal(plumb_ulp_distance(PLUMB_F32, 0x00000001u, 0x80000001u), 2); /* across zero */
 }
 
+
+/* A dot contracting over a `?` dimension is judged by its actual length
+ * (3 here), as the reference ran it: the exact result of 1 + 2^-24 + 2^-24 is
+ * 1 + 2^-23, and left-to-right f32 accumulation gives 1.0 (each 2^-24 is a
+ * tie rounded to even), one ULP away and inside γ(3)·Σ|a·b| ≈ 1.8e-7 > 2^-23;
+ * 1 + 2^-21 (4 ULP) is outside. Declared `?` read as a length once gave an
+ * overflowed k (NaN bound) and failed every result that was not exact. */
+static void test_dynamic_dot_length(void **state)
+{
+    (void)state;
+    const double a[3] = {1, 0x1p-24, 0x1p-24}, b[3] = {1, 1, 1};
+    const char *decl[2] = {"?xf32", "?xf32, #stablehlo.bounds<8>"};
+    for (int v = 0; v < 2; v++) {
+        hand h;
+        hand_dot(&h, PLUMB_F32, a, b, 3);
+        snprintf(h.prog, sizeof h.prog,
+                 "func.func @main(%%x: tensor<%s>, %%y: tensor<%s>) -> (tensor<f32>) {\n"
+                 "  %%r = stablehlo.dot_general %%x, %%y, contracting_dims = [0] x [0] : "
+                 "(tensor<%s>, tensor<%s>) -> tensor<f32>\n  return %%r : tensor<f32>\n}\n",
+                 decl[v], decl[v], decl[v], decl[v]);
+        expect_pass(&h, plumb_f32_bits(1.0f + 0x1p-23f));
+        expect_pass(&h, plumb_f32_bits(1.0f));
+        conf_result r = check_bits(&h, plumb_f32_bits(1.0f + 0x1p-21f));
+        assert_false(r.pass);
+        hand_free(&h);
+    }
+}
+
+/* A reduce-add over a `?` dimension is judged by its actual length too: the
+ * declared `?` once gave length 0 (γ(0) = 0), demanding exact sums. 1 + 2^-24
+ * + 2^-24 summed left to right in f32 is 1.0, one ULP from the exact
+ * 1 + 2^-23, within γ(3)·Σ|x|. */
+static void test_dynamic_reduce_length(void **state)
+{
+    (void)state;
+    const double x[3] = {1, 0x1p-24, 0x1p-24};
+    hand h;
+    hand_sum(&h, PLUMB_F32, x, 3);
+    snprintf(h.prog, sizeof h.prog,
+             "func.func @main(%%x: tensor<?xf32>, %%c: tensor<f32>) -> (tensor<f32>) {\n"
+             "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [0] : "
+             "(tensor<?xf32>, tensor<f32>) -> tensor<f32>\n  return %%r : tensor<f32>\n}\n");
+    expect_pass(&h, plumb_f32_bits(1.0f));
+    conf_result r = check_bits(&h, plumb_f32_bits(1.0f + 0x1p-21f));
+    assert_false(r.pass);
+    hand_free(&h);
+}
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -716,6 +763,8 @@ int main(void)
         cmocka_unit_test(test_overflow_infinite_term),
         cmocka_unit_test(test_overflow_f64),
         cmocka_unit_test(test_overflow_dot_products),
+        cmocka_unit_test(test_dynamic_dot_length),
+        cmocka_unit_test(test_dynamic_reduce_length),
         cmocka_unit_test(test_overflow_wide_accumulator),
         cmocka_unit_test(test_underflow_term),
     };
