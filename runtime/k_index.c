@@ -333,6 +333,33 @@ typedef struct scatter_rows_job {
     uint64_t rows, len;     /* rows, elements per row */
 } scatter_rows_job;
 
+/* o[i] += v[i] over 32-byte vectors (GCC vector extensions: AVX lanes, or
+ * pairs of SSE2/NEON registers), then element by element: the same IEEE
+ * or wrap-around adds as the scalar loop, so the same bits. */
+typedef float rows_vf32 __attribute__((vector_size(32)));
+typedef double rows_vf64 __attribute__((vector_size(32)));
+typedef uint32_t rows_vu32 __attribute__((vector_size(32)));
+typedef uint64_t rows_vu64 __attribute__((vector_size(32)));
+#define ROWS_ADD(name, T, VT)                                              \
+    static void name(T *o, const T *v, uint64_t n)                         \
+    {                                                                      \
+        enum { W = sizeof(VT) / sizeof(T) };                               \
+        uint64_t i = 0;                                                    \
+        for (; i + W <= n; i += W) {                                       \
+            VT a, b;                                                       \
+            memcpy(&a, o + i, sizeof a);                                   \
+            memcpy(&b, v + i, sizeof b);                                   \
+            a = a + b;                                                     \
+            memcpy(o + i, &a, sizeof a);                                   \
+        }                                                                  \
+        for (; i < n; i++) o[i] = o[i] + v[i];                             \
+    }
+ROWS_ADD(rows_add_f32, float, rows_vf32)
+ROWS_ADD(rows_add_f64, double, rows_vf64)
+ROWS_ADD(rows_add_u32, uint32_t, rows_vu32)
+ROWS_ADD(rows_add_u64, uint64_t, rows_vu64)
+#undef ROWS_ADD
+
 static void scatter_rows_range(void *ctx, uint64_t c0, uint64_t c1, uint32_t chunk)
 {
     (void)chunk;
@@ -344,21 +371,13 @@ static void scatter_rows_range(void *ctx, uint64_t c0, uint64_t c1, uint32_t chu
         if (j->uk == UPD_REPLACE) {
             memcpy((char *)j->o + t * esz, (const char *)j->u + u * esz, n * esz);
         } else if (j->dt == PLUMB_F32) {
-            float *o = (float *)j->o + t;
-            const float *v = (const float *)j->u + u;
-            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+            rows_add_f32((float *)j->o + t, (const float *)j->u + u, n);
         } else if (j->dt == PLUMB_F64) {
-            double *o = (double *)j->o + t;
-            const double *v = (const double *)j->u + u;
-            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+            rows_add_f64((double *)j->o + t, (const double *)j->u + u, n);
         } else if (esz == 4) {   /* integers: wrap-around, as the element path's bit add */
-            uint32_t *o = (uint32_t *)j->o + t;
-            const uint32_t *v = (const uint32_t *)j->u + u;
-            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+            rows_add_u32((uint32_t *)j->o + t, (const uint32_t *)j->u + u, n);
         } else if (esz == 8) {
-            uint64_t *o = (uint64_t *)j->o + t;
-            const uint64_t *v = (const uint64_t *)j->u + u;
-            for (uint64_t i = 0; i < n; i++) o[i] = o[i] + v[i];
+            rows_add_u64((uint64_t *)j->o + t, (const uint64_t *)j->u + u, n);
         } else {
             for (uint64_t i = 0; i < n; i++)
                 plumb_store_bits(j->dt, j->o, (size_t)(t + i),
