@@ -168,39 +168,62 @@ typedef struct gather_rows_job {
     uint64_t len;    /* elements per slice */
 } gather_rows_job;
 
+/* The first operand element of result row r's window, or -1 when the
+ * window leaves the operand. */
+static int64_t gather_row_src(const gather_rows_job *rj, uint64_t r)
+{
+    const gather_job *j = rj->g;
+    const ir_attrs *a = j->a;
+    const plumb_tensor *opnd = j->opnd;
+    int64_t bidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], oidx[PLUMB_MAX_RANK];
+    unravel(r, rj->nb, rj->bdims, bidx);
+    read_start(j->idx, a->index_vector_dim, bidx, j->nvec, start);
+    memset(oidx, 0, sizeof oidx);
+    for (uint32_t k = 0; k < j->nvec; k++) {
+        int64_t d = a->start_index_map.v[k];
+        int64_t hi = opnd->dims[d] - a->sizes.v[d];
+        oidx[d] += start[k] < 0 ? 0 : start[k] > hi ? hi : start[k];
+    }
+    for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
+        int64_t sd = a->start_indices_batching_dims.v[i];
+        oidx[a->operand_batching_dims.v[i]] += bidx[sd < a->index_vector_dim ? sd : sd - 1];
+    }
+    /* the whole window lies inside iff its first and last elements do */
+    for (uint32_t d = 0; d < opnd->rank; d++)
+        if (oidx[d] < 0 || oidx[d] > opnd->dims[d] - a->sizes.v[d]) return -1;
+    return (int64_t)ravel(opnd->rank, opnd->dims, oidx);
+}
+
+/* Rows are read in index order, i.e. at random: the row GATHER_AHEAD rows
+ * on is prefetched (its first 4 KiB) while this one is copied. */
+#define GATHER_AHEAD 4
+
 static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     gather_rows_job *rj = ctx;
     gather_job *j = rj->g;
-    const ir_attrs *a = j->a;
-    const plumb_tensor *opnd = j->opnd;
-    size_t esz = plumb_dtype_size(opnd->dtype), bytes = (size_t)rj->len * esz;
-    uint32_t orank = opnd->rank;
-    int64_t bidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], oidx[PLUMB_MAX_RANK];
+    size_t esz = plumb_dtype_size(j->opnd->dtype), bytes = (size_t)rj->len * esz;
+    size_t pf = bytes < 4096 ? bytes : 4096;
+    const char *base = j->opnd->data;
+    int64_t src[GATHER_AHEAD];
+    for (uint64_t r = begin; r < end && r < begin + GATHER_AHEAD; r++) src[r % GATHER_AHEAD] = gather_row_src(rj, r);
     for (uint64_t r = begin; r < end; r++) {
+        int64_t s = src[r % GATHER_AHEAD];
+        if (r + GATHER_AHEAD < end) {
+            int64_t n = gather_row_src(rj, r + GATHER_AHEAD);
+            src[r % GATHER_AHEAD] = n;
+            if (n >= 0)
+                for (size_t o = 0; o < pf; o += 64) __builtin_prefetch(base + (size_t)n * esz + o);
+        }
         char *dst = (char *)j->res->data + r * bytes;
-        unravel(r, rj->nb, rj->bdims, bidx);
-        read_start(j->idx, a->index_vector_dim, bidx, j->nvec, start);
-        memset(oidx, 0, sizeof oidx);
-        for (uint32_t k = 0; k < j->nvec; k++) {
-            int64_t d = a->start_index_map.v[k];
-            int64_t hi = opnd->dims[d] - a->sizes.v[d];
-            oidx[d] += start[k] < 0 ? 0 : start[k] > hi ? hi : start[k];
-        }
-        for (uint32_t i = 0; i < a->operand_batching_dims.n; i++) {
-            int64_t sd = a->start_indices_batching_dims.v[i];
-            oidx[a->operand_batching_dims.v[i]] += bidx[sd < a->index_vector_dim ? sd : sd - 1];
-        }
-        /* the whole window lies inside iff its first and last elements do */
-        bool inside = true;
-        for (uint32_t d = 0; d < orank; d++) inside &= oidx[d] >= 0 && oidx[d] <= opnd->dims[d] - a->sizes.v[d];
-        if (!inside) {
+        if (s < 0) {
+            /* never read out of bounds; the kernel fails after the loop */
             memset(dst, 0, bytes);
             __atomic_store_n(&j->outside, true, __ATOMIC_RELAXED);
             continue;
         }
-        memcpy(dst, (const char *)opnd->data + ravel(orank, opnd->dims, oidx) * esz, bytes);
+        memcpy(dst, base + (size_t)s * esz, bytes);
     }
 }
 
