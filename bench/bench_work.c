@@ -1249,9 +1249,165 @@ done:
     free(text);
 }
 
+/* ---- indexing: embedding gather and scatter-add rows -------------------------- */
+
+/* A module from StableHLO text (the indexing ops have no nn builder). */
+static ir_module *parse_module(const char *src, bench_result *r)
+{
+    plumb_diag d = {0};
+    ir_module *m = ir_parse(src, strlen(src), "bench", NULL, &d);
+    if (!m) {
+        add_error(r, "parsing the program: %s", d.msg);
+        return NULL;
+    }
+    if (!verify_module(m, r, "the program")) {
+        ir_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* result[k, :] = table[idx[k], :]: k rows of a row-major table. */
+static ir_module *build_gather(int64_t rows, int64_t cols, int64_t k, bench_result *r)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             "func.func @main(%%t: tensor<%lldx%lldxf32>, %%i: tensor<%lldx1xi32>) -> tensor<%lldx%lldxf32> {\n"
+             "  %%g = \"stablehlo.gather\"(%%t, %%i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], "
+             "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, %lld>}> "
+             ": (tensor<%lldx%lldxf32>, tensor<%lldx1xi32>) -> tensor<%lldx%lldxf32>\n"
+             "  func.return %%g : tensor<%lldx%lldxf32>\n}\n",
+             (long long)rows, (long long)cols, (long long)k, (long long)k, (long long)cols, (long long)cols,
+             (long long)rows, (long long)cols, (long long)k, (long long)k, (long long)cols, (long long)k,
+             (long long)cols);
+    return parse_module(src, r);
+}
+
+/* table[idx[k], :] += upd[k, :] in update order (a gradient of the lookup). */
+static ir_module *build_scatter_add(int64_t rows, int64_t cols, int64_t k, bench_result *r)
+{
+    char src[1280];
+    snprintf(src, sizeof src,
+             "func.func @main(%%t: tensor<%lldx%lldxf32>, %%i: tensor<%lldx1xi32>, %%u: tensor<%lldx%lldxf32>) -> tensor<%lldx%lldxf32> {\n"
+             "  %%r = \"stablehlo.scatter\"(%%t, %%i, %%u) <{scatter_dimension_numbers = #stablehlo.scatter<"
+             "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+             "    ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "      %%s = stablehlo.add %%a, %%b : tensor<f32>\n"
+             "      stablehlo.return %%s : tensor<f32>\n"
+             "    }) : (tensor<%lldx%lldxf32>, tensor<%lldx1xi32>, tensor<%lldx%lldxf32>) -> tensor<%lldx%lldxf32>\n"
+             "  func.return %%r : tensor<%lldx%lldxf32>\n}\n",
+             (long long)rows, (long long)cols, (long long)k, (long long)k, (long long)cols, (long long)rows,
+             (long long)cols, (long long)rows, (long long)cols, (long long)k, (long long)k, (long long)cols,
+             (long long)rows, (long long)cols, (long long)rows, (long long)cols);
+    return parse_module(src, r);
+}
+
+static void fill_indices(plumb_tensor *t, uint64_t seed, int64_t rows)
+{
+    uint64_t s = seed, n = plumb_tensor_numel(t);
+    int32_t *p = t->data;
+    for (uint64_t i = 0; i < n; i++)
+        p[i] = (int32_t)(rng_next(&s) % (uint64_t)rows);
+}
+
+/* Embedding lookup: 8192 random rows of 512 f32 from a 50000-row table. The
+ * reference gathers the first 1/ref_fraction of the indices (a prefix of
+ * the result's rows); the result must be its bits exactly. */
+static void wl_gather(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
+{
+    int64_t rows = cfg->quick ? 2000 : 50000, cols = cfg->quick ? 64 : 512, k = cfg->quick ? 256 : 8192;
+    int64_t ks = subset_of(k, cfg->ref_fraction);
+    snprintf(r->size, sizeof r->size, "%lld of %lldx%lld f32", (long long)k, (long long)rows, (long long)cols);
+    snprintf(r->ref_subset, sizeof r->ref_subset, "first %lld of %lld indices", (long long)ks, (long long)k);
+    r->ref_scale = (double)k / (double)ks;
+    r->elems = (double)(k * cols);
+    r->bytes = 2.0 * 4.0 * (double)(k * cols) + 4.0 * (double)k;
+    snprintf(r->tolerance, sizeof r->tolerance, "exact (bits)");
+    ir_module *m = build_gather(rows, cols, k, r), *ms = build_gather(rows, cols, ks, r);
+    plumb_tensor *in[2] = {0}, *ins[2] = {0};
+    int64_t td[2] = {rows, cols}, id[2] = {k, 1};
+    if (!m || !ms || !(in[0] = new_tensor(PLUMB_F32, 2, td, r)) || !(in[1] = new_tensor(PLUMB_I32, 2, id, r)))
+        goto done;
+    fill(in[0], 11, -2, 2);
+    fill_indices(in[1], 12, rows);
+    if (!(ins[0] = plumb_tensor_clone(in[0], NULL)) || !(ins[1] = prefix_rows(in[1], ks, r)))
+        goto done;
+    ref_ctx rc;
+    rt_ctx c;
+    if (!run_ref(&rc, ms, ins, 2, cfg, r))
+        goto done;
+    if (rt_prepare(&c, rt, m, in, 2, r)) {
+        r->valid = true;
+        validate(r, rc.res.outputs[0], c.out[0], &(tolerance){0}, "gathered rows");
+        run_rt(&c, cfg, r);
+        rt_release(&c);
+    }
+    plumb_ref_result_free(&rc.res);
+done:
+    free_tensors(in, 2);
+    free_tensors(ins, 2);
+    ir_module_free(m);
+    ir_module_free(ms);
+}
+
+/* Scatter-add of 8192 update rows of 512 f32 into an 8192-row table, indices
+ * with repeats (a lookup's gradient). The reference runs the first
+ * 1/ref_fraction of the updates; the runtime runs that program too and must
+ * give its bits (f32 adds per target in update order), and the full
+ * program is timed. Bytes: the table in and out, the updates in. */
+static void wl_scatter_add(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
+{
+    int64_t rows = cfg->quick ? 512 : 8192, cols = cfg->quick ? 64 : 512, k = cfg->quick ? 256 : 8192;
+    int64_t ks = subset_of(k, cfg->ref_fraction);
+    snprintf(r->size, sizeof r->size, "%lld rows of %lld into %lld f32", (long long)k, (long long)cols,
+             (long long)rows);
+    snprintf(r->ref_subset, sizeof r->ref_subset, "first %lld of %lld updates", (long long)ks, (long long)k);
+    r->ref_scale = (double)k / (double)ks;
+    r->elems = (double)(k * cols);
+    r->bytes = 2.0 * 4.0 * (double)(rows * cols) + 4.0 * (double)(k * cols) + 4.0 * (double)k;
+    snprintf(r->tolerance, sizeof r->tolerance, "exact (bits): the subset program on both");
+    ir_module *m = build_scatter_add(rows, cols, k, r), *ms = build_scatter_add(rows, cols, ks, r);
+    plumb_tensor *in[3] = {0}, *ins[3] = {0};
+    int64_t td[2] = {rows, cols}, id[2] = {k, 1}, ud[2] = {k, cols};
+    if (!m || !ms || !(in[0] = new_tensor(PLUMB_F32, 2, td, r)) || !(in[1] = new_tensor(PLUMB_I32, 2, id, r)) ||
+        !(in[2] = new_tensor(PLUMB_F32, 2, ud, r)))
+        goto done;
+    fill(in[0], 13, -1, 1);
+    /* indices over a quarter of the rows: every target sees several updates */
+    fill_indices(in[1], 14, rows / 4 > 0 ? rows / 4 : 1);
+    fill(in[2], 15, -1, 1);
+    if (!(ins[0] = plumb_tensor_clone(in[0], NULL)) || !(ins[1] = prefix_rows(in[1], ks, r)) ||
+        !(ins[2] = prefix_rows(in[2], ks, r)))
+        goto done;
+    ref_ctx rc;
+    rt_ctx c, cs;
+    if (!run_ref(&rc, ms, ins, 3, cfg, r))
+        goto done;
+    if (rt_prepare(&c, rt, m, in, 3, r)) {
+        r->valid = true;
+        if (rt_prepare(&cs, rt, ms, ins, 3, r)) {
+            if (cfg_perturb) /* the subset is what is validated: corrupt it too */
+                *(float *)cs.out[0]->data = *(float *)cs.out[0]->data * 1.01f + 0.01f;
+            validate(r, rc.res.outputs[0], cs.out[0], &(tolerance){0}, "subset scatter-add");
+            rt_release(&cs);
+        } else {
+            r->valid = false;
+        }
+        run_rt(&c, cfg, r);
+        rt_release(&c);
+    }
+    plumb_ref_result_free(&rc.res);
+done:
+    free_tensors(in, 3);
+    free_tensors(ins, 3);
+    ir_module_free(m);
+    ir_module_free(ms);
+}
+
 const char *const bench_workloads[] = {
     "chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16", "mlp_train_step", "attention_block",
     "compile_mlp_train_step", "compile_attention_block", "compile_moe_layer", "cache_hit_100", "poly_encoder",
+    "gather_rows", "scatter_add_rows",
 };
 const unsigned bench_n_workloads = sizeof bench_workloads / sizeof *bench_workloads;
 
@@ -1297,6 +1453,12 @@ bool bench_run_workload(const char *name, const bench_config *cfg, plumb_runtime
     } else if (strcmp(name, "cache_hit_100") == 0) {
         r->kind = BENCH_OVERHEAD;
         wl_cache_hit(cfg, rt, r);
+    } else if (strcmp(name, "gather_rows") == 0) {
+        r->kind = BENCH_MEMORY;
+        wl_gather(cfg, rt, r);
+    } else if (strcmp(name, "scatter_add_rows") == 0) {
+        r->kind = BENCH_MEMORY;
+        wl_scatter_add(cfg, rt, r);
     } else if (strcmp(name, "poly_encoder") == 0) {
         r->kind = BENCH_POLY;
         wl_poly_encoder(cfg, rt, r);
