@@ -14,8 +14,9 @@
  * Parallel: gather over result elements (rows on the row path), scatter's
  * row path over columns, sort (recognised comparators) and
  * top_k over slices. Comparators of the form `compare DIR, a0, b0` are
- * evaluated natively; scatter bodies that return the update, or add the two
- * arguments in f32/f64/integers, are applied natively; every other region
+ * evaluated natively; scatter bodies that return the update, or add, max or
+ * min the two arguments in f32/f64/integers, are applied natively (max and
+ * min with the reference's NaN and signed-zero rules); every other region
  * goes through rt_eval_region, in the reference's order. */
 #include <string.h>
 
@@ -323,21 +324,79 @@ static void scalar_view(plumb_tensor *t, plumb_dtype dt, void *buf)
     t->nbytes = plumb_dtype_size(dt);
 }
 
-typedef enum { UPD_GENERIC, UPD_REPLACE, UPD_ADD } upd_kind;
+typedef enum { UPD_GENERIC, UPD_REPLACE, UPD_ADD, UPD_MAX, UPD_MIN } upd_kind;
 
-/* One input; body `return %upd` or `return add(%cur, %upd)` (either order). */
-static upd_kind recognise_update(const ir_block *b, plumb_dtype t)
+/* One input; body `return %upd`, or `return OP(%cur, %upd)` (either order)
+ * with OP add (f32, f64, integers) or maximum / minimum (f32, f64,
+ * integers). *upd_first: the op reads the update first (which NaN wins). */
+static upd_kind recognise_update(const ir_block *b, plumb_dtype t, bool *upd_first)
 {
+    *upd_first = false;
     if (b->n_args != 2 || !b->last || b->last->code != PLUMB_OP_RETURN || b->last->n_operands != 1) return UPD_GENERIC;
     if (b->n_ops == 1 && b->last->operands[0] == b->args[1]) return UPD_REPLACE;
     if (b->n_ops != 2) return UPD_GENERIC;
     const ir_op *o = b->first;
-    if (o->code != PLUMB_OP_ADD || o->n_operands != 2 || b->last->operands[0] != o->results[0]) return UPD_GENERIC;
-    bool args = (o->operands[0] == b->args[0] && o->operands[1] == b->args[1]) ||
-                (o->operands[0] == b->args[1] && o->operands[1] == b->args[0]);
-    if (!args || o->results[0]->type.dtype != t) return UPD_GENERIC;
-    if (t == PLUMB_F32 || t == PLUMB_F64 || plumb_dtype_is_int(t)) return UPD_ADD;
-    return UPD_GENERIC;
+    if (o->n_operands != 2 || o->n_results != 1 || b->last->operands[0] != o->results[0]) return UPD_GENERIC;
+    bool cu = o->operands[0] == b->args[0] && o->operands[1] == b->args[1];
+    bool uc = o->operands[0] == b->args[1] && o->operands[1] == b->args[0];
+    if (!(cu || uc) || o->results[0]->type.dtype != t) return UPD_GENERIC;
+    if (t != PLUMB_F32 && t != PLUMB_F64 && !plumb_dtype_is_int(t)) return UPD_GENERIC;
+    *upd_first = uc;
+    switch (o->code) {
+    case PLUMB_OP_ADD: return UPD_ADD;
+    case PLUMB_OP_MAXIMUM: return UPD_MAX;
+    case PLUMB_OP_MINIMUM: return UPD_MIN;
+    default: return UPD_GENERIC;
+    }
+}
+
+/* maximum / minimum of a and b (bits of type t: f32, f64 or an integer)
+ * with the reference's rules: IEEE 754-2019 for floats (the first NaN
+ * operand propagates, quieted; -0 < +0), signed or unsigned order for
+ * integers. */
+static uint64_t upd_minmax(plumb_dtype t, uint64_t a, uint64_t b, bool want_max)
+{
+    if (t == PLUMB_F32 || t == PLUMB_F64) {
+        double x, y;
+        uint64_t sign, quiet;
+        if (t == PLUMB_F32) {
+            uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+            float fx, fy;
+            memcpy(&fx, &ua, 4);
+            memcpy(&fy, &ub, 4);
+            x = fx;
+            y = fy;
+            sign = 1ull << 31;
+            quiet = 1ull << 22;
+        } else {
+            memcpy(&x, &a, 8);
+            memcpy(&y, &b, 8);
+            sign = 1ull << 63;
+            quiet = 1ull << 51;
+        }
+        if (x != x) return a | quiet;
+        if (y != y) return b | quiet;
+        if (x == y) {   /* equal, or zeros of either sign */
+            bool a_neg = (a & sign) != 0;
+            return (want_max ? !a_neg : a_neg) ? a : b;
+        }
+        return ((x > y) == want_max) ? a : b;
+    }
+    bool a_gt;
+    if (plumb_dtype_is_signed(t)) {
+        unsigned sh = 64 - plumb_dtype_get(t)->bits;
+        a_gt = (int64_t)(a << sh) >> sh > (int64_t)(b << sh) >> sh;
+    } else {
+        a_gt = a > b;
+    }
+    return (a_gt == want_max) ? a : b;
+}
+
+/* The new value of a target holding cur after update upd, for a
+ * recognised update other than add and replace. */
+static uint64_t upd_apply(upd_kind uk, bool upd_first, plumb_dtype t, uint64_t cur, uint64_t upd)
+{
+    return upd_first ? upd_minmax(t, upd, cur, uk == UPD_MAX) : upd_minmax(t, cur, upd, uk == UPD_MAX);
 }
 
 /* Row updates: one input, a recognised update, the window contiguous in
@@ -349,6 +408,7 @@ static upd_kind recognise_update(const ir_block *b, plumb_dtype t)
  * the order per target, and the bits, do not depend on the split. */
 typedef struct scatter_rows_job {
     upd_kind uk;
+    bool upd_first;
     plumb_dtype dt;
     void *o;
     const void *u;
@@ -393,6 +453,11 @@ static void scatter_rows_range(void *ctx, uint64_t c0, uint64_t c1, uint32_t chu
         uint64_t t = (uint64_t)j->base[r] + c0, u = r * j->len + c0, n = c1 - c0;
         if (j->uk == UPD_REPLACE) {
             memcpy((char *)j->o + t * esz, (const char *)j->u + u * esz, n * esz);
+        } else if (j->uk != UPD_ADD) {
+            for (uint64_t i = 0; i < n; i++)
+                plumb_store_bits(j->dt, j->o, (size_t)(t + i),
+                                 upd_apply(j->uk, j->upd_first, j->dt, plumb_load_bits(j->dt, j->o, (size_t)(t + i)),
+                                           plumb_load_bits(j->dt, j->u, (size_t)(u + i))));
         } else if (j->dt == PLUMB_F32) {
             rows_add_f32((float *)j->o + t, (const float *)j->u + u, n);
         } else if (j->dt == PLUMB_F64) {
@@ -411,7 +476,7 @@ static void scatter_rows_range(void *ctx, uint64_t c0, uint64_t c1, uint32_t chu
 
 /* The first target of each row by the element path's arithmetic (saturating
  * sums, windows leaving the input skipped); false after rt_fail. */
-static bool scatter_rows(rt_exec *x, const ir_op *op, upd_kind uk, const plumb_tensor *inp, const plumb_tensor *idx,
+static bool scatter_rows(rt_exec *x, const ir_op *op, upd_kind uk, bool upd_first, const plumb_tensor *inp, const plumb_tensor *idx,
                          const plumb_tensor *upd, plumb_tensor *res, uint32_t nvec, uint32_t nb, const int64_t *ibdims,
                          const int64_t *wext, uint64_t len)
 {
@@ -443,7 +508,7 @@ static bool scatter_rows(rt_exec *x, const ir_op *op, upd_kind uk, const plumb_t
             if (fstart[d] < 0 || fstart[d] > inp->dims[d] - wext[d]) inside = false;
         base[r] = inside ? (int64_t)ravel(irank, inp->dims, fstart) : -1;
     }
-    scatter_rows_job j = {uk, inp->dtype, res->data, upd->data, base, rows, len};
+    scatter_rows_job j = {uk, upd_first, inp->dtype, res->data, upd->data, base, rows, len};
     /* ~16k elements per chunk; at least a cache line of columns */
     uint64_t grain = 16384 / rows, line = 64 / plumb_dtype_size(inp->dtype);
     rt_parallel_for(x, len, grain > line ? grain : line, scatter_rows_range, &j);
@@ -513,12 +578,13 @@ bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
                            plumb_dtype_name(body->args[k]->type.dtype), plumb_dtype_name(in[k % n]->dtype));
     for (uint32_t k = 0; k < n; k++)
         if (out[k]->nbytes && out[k]->data != in[k]->data) memcpy(out[k]->data, in[k]->data, out[k]->nbytes);
-    upd_kind uk = n == 1 ? recognise_update(body, in[0]->dtype) : UPD_GENERIC;
+    bool upd_first = false;
+    upd_kind uk = n == 1 ? recognise_update(body, in[0]->dtype, &upd_first) : UPD_GENERIC;
     if (uk != UPD_GENERIC && plumb_tensor_numel(u0) > 0) {
         bool trailing = true;
         for (uint32_t w = 0; w < nw; w++) trailing &= is_win[urank - nw + w];
         uint64_t len = trailing ? contiguous_run((uint32_t)irank, in[0]->dims, wext) : 0;
-        if (len > 0) return scatter_rows(x, op, uk, in[0], idx, u0, out[0], nvec, nb, ibdims, wext, len);
+        if (len > 0) return scatter_rows(x, op, uk, upd_first, in[0], idx, u0, out[0], nvec, nb, ibdims, wext, len);
     }
 
     uint64_t cur[32], upd[32], rb[32];
@@ -571,8 +637,11 @@ bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
                 if (dt == PLUMB_F32) ((float *)o)[t] = ((float *)o)[t] + ((const float *)in[n + 1]->data)[u];
                 else if (dt == PLUMB_F64) ((double *)o)[t] = ((double *)o)[t] + ((const double *)in[n + 1]->data)[u];
                 else plumb_store_bits(dt, o, (size_t)t, plumb_load_bits(dt, o, (size_t)t) + ub);
-            } else {
+            } else if (uk == UPD_REPLACE) {
                 plumb_store_bits(dt, out[0]->data, (size_t)t, ub);
+            } else {
+                plumb_store_bits(dt, out[0]->data, (size_t)t,
+                                 upd_apply(uk, upd_first, dt, plumb_load_bits(dt, out[0]->data, (size_t)t), ub));
             }
             continue;
         }

@@ -281,6 +281,33 @@ static const char *const body_replace = "      stablehlo.return %%b : %s\n";
 static const char *const body_add = "      %%s = stablehlo.add %%a, %%b : %s\n      stablehlo.return %%s : %s\n";
 static const char *const body_add_swapped = "      %%s = stablehlo.add %%b, %%a : %s\n      stablehlo.return %%s : %s\n";
 
+static const char *const body_max = "      %%s = stablehlo.maximum %%a, %%b : %s\n      stablehlo.return %%s : %s\n";
+static const char *const body_min_swapped = "      %%s = stablehlo.minimum %%b, %%a : %s\n      stablehlo.return %%s : %s\n";
+
+/* About one float element in eight becomes a NaN (either sign, a payload),
+ * a signed zero or an infinity: what max and min must order exactly. */
+static void sprinkle_specials(plumb_tensor *x)
+{
+    if (x->dtype != PLUMB_F32 && x->dtype != PLUMB_F64) return;
+    bool f32 = x->dtype == PLUMB_F32;
+    uint64_t sign = f32 ? 1ull << 31 : 1ull << 63, inf = f32 ? 0x7f800000ull : 0x7ff0000000000000ull;
+    uint64_t n = plumb_tensor_numel(x);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = rt_rand();
+        if (r % 8) continue;
+        uint64_t bits;
+        switch ((r >> 3) % 5) {
+        case 0: bits = inf | ((r >> 8) & (f32 ? 0x3fffffull : 0xfffffffffffffull)) | 1; break;   /* NaN, quiet or not */
+        case 1: bits = 0; break;
+        case 2: bits = sign; break;
+        case 3: bits = inf; break;
+        default: bits = inf | sign; break;
+        }
+        if ((r >> 6) & 1) bits |= sign;
+        plumb_store_bits(x->dtype, x->data, (size_t)i, bits);
+    }
+}
+
 static void run_scatter(const sspec *s, plumb_dtype t, plumb_dtype it, const char *body)
 {
     char xt[128], ity[128], ut[128], st[64], a1[96], a2[96], a3[96], a4[96], a5[96], b[256], src[2048];
@@ -312,6 +339,11 @@ static void run_scatter(const sspec *s, plumb_dtype t, plumb_dtype it, const cha
         scramble(in[0]);
         scramble(in[2]);
         rt_check_exact(src, in, 3);
+    } else if (body == body_max || body == body_min_swapped) {
+        /* max and min only select or quiet: bit for bit, NaNs included */
+        sprinkle_specials(in[0]);
+        sprinkle_specials(in[2]);
+        rt_check_exact(src, in, 3);
     } else {
         rt_check_exact_nan(src, in, 3);
     }
@@ -320,8 +352,9 @@ static void run_scatter(const sspec *s, plumb_dtype t, plumb_dtype it, const cha
 
 static const plumb_dtype add_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_I8, PLUMB_I16, PLUMB_I32, PLUMB_I64, PLUMB_UI8, PLUMB_UI32};
 
-/* Row-path scatters: replace on every element type, add on the types whose
- * add is applied natively, duplicate starts (applied in order), windows
+/* Row-path scatters: replace on every element type, add, maximum and
+ * minimum (with NaNs and signed zeros) on the types they are applied
+ * natively for, duplicate starts (applied in order), windows
  * leaving the input (skipped), index batch dims, batching dims, empty
  * updates: the reference's bits. */
 static void test_scatter_row_path(void **state)
@@ -335,6 +368,11 @@ static void test_scatter_row_path(void **state)
         plumb_dtype t = add ? pick(add_types, NELEM(add_types)) : pick(data_types, NELEM(data_types));
         plumb_dtype it = pick(index_types, NELEM(index_types));
         const char *body = !add ? body_replace : rep % 4 == 1 ? body_add : body_add_swapped;
+        /* every sixth case a max or min body instead */
+        if (rep % 6 == 4) {
+            body = rep % 12 == 4 ? body_max : body_min_swapped;
+            t = (rep / 6) % 3 == 0 ? PLUMB_F32 : (rep / 6) % 3 == 1 ? PLUMB_F64 : pick(add_types, NELEM(add_types));
+        }
         sspec s;
         memset(&s, 0, sizeof s);
         switch (rep % 5) {
@@ -400,7 +438,8 @@ static void test_scatter_row_path(void **state)
 }
 
 /* Layouts left to the element path (update window dimension leading; a
- * window of two partial runs): still the reference's bits. */
+ * window of two partial runs), with replace, add, max and min bodies:
+ * still the reference's bits. */
 static void test_scatter_element_path(void **state)
 {
     (void)state;
@@ -428,7 +467,7 @@ static void test_scatter_element_path(void **state)
             s.idims = L(2, K, (int64_t)2);
             s.ivd = 1;
         }
-        run_scatter(&s, t, it, add ? body_add : body_replace);
+        run_scatter(&s, t, it, add ? (rep % 8 == 1 ? body_max : rep % 8 == 3 ? body_min_swapped : body_add) : body_replace);
     }
 }
 
