@@ -28,7 +28,13 @@ static const char run_help[] =
     "size the run gave it). Check ops in the\n"
     "program (check.expect_eq, expect_close, expect_almost_eq and their _const\n"
     "forms) are run as they are reached; a failing check prints its first\n"
-    "mismatching elements on standard error and the run goes on.\n"
+    "mismatching elements on standard error and the run goes on. A failing\n"
+    "check of a value computed by a float dot_general, dot or reduce with an\n"
+    "add body is arbitrated: the exact result is computed and each mismatch\n"
+    "says how far the expected value and the backend's value are from it; an\n"
+    "element within the op's error bound of the exact result whose expected\n"
+    "value is further from it is accepted, with a note on standard error\n"
+    "(docs/spec/checks.md, \"Arbitration\").\n"
     "\n"
     "options:\n"
     "      --backend NAME      backend to run on: 'ref' (the reference\n"
@@ -47,6 +53,8 @@ static const char run_help[] =
     "                          outside it the element's index, got and want,\n"
     "                          and (elementwise ops on parameters) its inputs;\n"
     "                          exit 1 if any result is outside its bound\n"
+    "      --no-arbitrate      accept no element by arbitration (the same as\n"
+    "                          PLUMB_ARBITRATE=0): the check fails as written\n"
     "      --threads N         runtime worker threads (default: online cores);\n"
     "                          results are identical for every N\n"
     "      --entry NAME        function to run (default: main, else the only\n"
@@ -135,7 +143,7 @@ static const char run_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
-       OPT_ERROR_ON_RECOMPILE, OPT_DIM_SIZE, OPT_SHAPE };
+       OPT_ERROR_ON_RECOMPILE, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -158,6 +166,7 @@ static const cli_opt run_opts[] = {
     {"error-on-recompile", 0, false, OPT_ERROR_ON_RECOMPILE},
     {"dim-size", 0, true, OPT_DIM_SIZE},
     {"shape", 0, true, OPT_SHAPE},
+    {"no-arbitrate", 0, false, OPT_NO_ARBITRATE},
     {NULL, 0, false, 0},
 };
 
@@ -1243,6 +1252,10 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_ERROR_ON_RECOMPILE:
             so.error_on_recompile = session = true;
+            break;
+        case OPT_NO_ARBITRATE:
+            /* the check kernels of every backend read it (ir/checkcmp.c) */
+            setenv("PLUMB_ARBITRATE", "0", 1);
             break;
         case CLI_OPERAND:
             files[n_files++] = v;

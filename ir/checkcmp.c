@@ -6,6 +6,7 @@
  * decimal and hex, ULP distance for floats) and how many elements differ. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plumb/checkcmp.h"
@@ -139,9 +140,129 @@ static void type_of(plumb_buf *b, const plumb_tensor *t)
 
 typedef enum check_kind { CHECK_EQ, CHECK_CLOSE, CHECK_ALMOST } check_kind;
 
+/* ---- arbitration (docs/spec/checks.md "Arbitration") ---------------------------- */
+
+/* A reduce body that is `return add(a, b)` (or add(b, a)) of its two
+ * arguments. */
+static bool is_add_body(const ir_block *b)
+{
+    if (b->n_args != 2 || !b->first || b->first->code != PLUMB_OP_ADD || b->first->n_operands != 2)
+        return false;
+    const ir_op *add = b->first, *ret = add->next;
+    bool args = (add->operands[0] == b->args[0] && add->operands[1] == b->args[1]) ||
+                (add->operands[0] == b->args[1] && add->operands[1] == b->args[0]);
+    return args && ret && ret->code == PLUMB_OP_RETURN && ret->n_operands == 1 &&
+           ret->operands[0] == add->results[0] && !ret->next;
+}
+
+const ir_op *plumb_check_arb_producer(const ir_op *check)
+{
+    if (!check || check->n_operands < 1)
+        return NULL;
+    const ir_value *v = check->operands[0];
+    if (!plumb_dtype_is_float(v->type.dtype))
+        return NULL;
+    /* A reshape keeps every element's bits and order, so the checked
+     * elements are the producer's; a convert rounds again and is not
+     * followed. */
+    while (v->def && v->def->code == PLUMB_OP_RESHAPE && v->def->n_operands == 1)
+        v = v->def->operands[0];
+    const ir_op *p = v->def;
+    if (!p || p->n_results != 1 || !plumb_dtype_is_float(p->results[0]->type.dtype))
+        return NULL;
+    if (p->code == PLUMB_OP_DOT_GENERAL || p->code == PLUMB_OP_DOT)
+        return p->n_operands == 2 ? p : NULL;
+    if (p->code == PLUMB_OP_REDUCE && p->n_operands == 2 && p->n_regions == 1 && is_add_body(&p->regions[0]))
+        return p;
+    return NULL;
+}
+
+bool plumb_check_arb_enabled(void)
+{
+    const char *e = getenv("PLUMB_ARBITRATE");
+    return !(e && strcmp(e, "0") == 0);
+}
+
+/* The arbitration state of one check run: the producer's exact result and
+ * bound, computed at the first failing element. */
+typedef struct arb_run {
+    plumb_check_arb *arb;
+    const ir_op *producer;
+    bool tried;
+    plumb_tensor *exact, *bound;
+    char why[512];
+    plumb_buf notes;           /* accepted elements */
+    uint32_t notes_shown;
+    uint64_t worst_want, worst_got;   /* over accepted elements, ULP from exact */
+} arb_run;
+
+typedef enum arb_verdict { ARB_NONE, ARB_ACCEPT, ARB_REJECT } arb_verdict;
+
+static void put_index(plumb_buf *b, const plumb_tensor *t, uint64_t lin);
+static void put_value(plumb_buf *b, plumb_dtype t, uint64_t bits);
+
+/* Judges mismatching element i; writes the distances to *ulp_want,
+ * *ulp_got and whether got is within the bound. ARB_NONE when there is
+ * nothing to arbitrate with (not a dot or sum, no exact result, NaN or
+ * infinity anywhere). */
+static arb_verdict arb_judge(arb_run *r, const plumb_tensor *got, uint64_t i, uint64_t g, uint64_t w,
+                             uint64_t *ulp_want, uint64_t *ulp_got, bool *within)
+{
+    if (!r->producer)
+        return ARB_NONE;
+    if (!r->tried) {
+        r->tried = true;
+        if (!plumb_check_arb_compute(r->arb->m, r->producer, r->arb->max_bytes, &r->exact, &r->bound, r->why,
+                                     sizeof r->why))
+            r->exact = r->bound = NULL;
+    }
+    if (!r->exact)
+        return ARB_NONE;
+    plumb_dtype t = got->dtype;
+    uint64_t e = plumb_load_bits(t, r->exact->data, i);
+    if (plumb_float_is_nan(t, e) || is_inf(t, e) || plumb_float_is_nan(t, g) || is_inf(t, g) ||
+        plumb_float_is_nan(t, w) || is_inf(t, w))
+        return ARB_NONE;
+    *ulp_want = plumb_ulp_distance(t, w, e);
+    *ulp_got = plumb_ulp_distance(t, g, e);
+    unsigned char buf[16];
+    plumb_store_bits(t, buf, 0, g);
+    plumb_store_bits(t, buf, 1, e);
+    double err = fabs(plumb_load_f64(t, buf, 0) - plumb_load_f64(t, buf, 1));
+    double bound = plumb_f64_from_bits(plumb_load_bits(PLUMB_F64, r->bound->data, i));
+    *within = err <= bound;   /* false for a NaN bound */
+    return *within && *ulp_want > *ulp_got && r->arb->accept ? ARB_ACCEPT : ARB_REJECT;
+}
+
+/* "expected value is 128 ulp from the exact result, which this backend
+ * returns (correctly rounded)", or the backend's own distance. */
+static void put_sides(plumb_buf *b, uint64_t ulp_want, uint64_t ulp_got, bool within)
+{
+    plumb_buf_printf(b, "expected value is %" PRIu64 " ulp from the exact result, ", ulp_want);
+    if (ulp_got == 0)
+        plumb_buf_puts(b, "which this backend returns (correctly rounded)");
+    else
+        plumb_buf_printf(b, "this backend's %" PRIu64 " ulp (%s the op's bound)", ulp_got,
+                         within ? "within" : "outside");
+}
+
+static void put_producer(plumb_buf *b, const ir_op *p)
+{
+    plumb_buf_puts(b, plumb_op_name(p->code));
+    if (p->loc.line)
+        plumb_buf_printf(b, " at %u:%u", p->loc.line, p->loc.col);
+}
+
 bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tensor *want,
                      FILE *log, uint32_t max_mismatches, const char *file,
                      plumb_check_poll_fn poll, void *poll_ud, bool *passed)
+{
+    return plumb_check_run_arb(op, got, want, log, max_mismatches, file, poll, poll_ud, NULL, passed);
+}
+
+bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_tensor *want,
+                         FILE *log, uint32_t max_mismatches, const char *file,
+                         plumb_check_poll_fn poll, void *poll_ud, plumb_check_arb *arb, bool *passed)
 {
     check_kind kind = op->code == PLUMB_OP_EXPECT_CLOSE || op->code == PLUMB_OP_EXPECT_CLOSE_CONST ? CHECK_CLOSE
                       : op->code == PLUMB_OP_EXPECT_ALMOST_EQ || op->code == PLUMB_OP_EXPECT_ALMOST_EQ_CONST
@@ -172,9 +293,16 @@ bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tenso
     uint64_t min_ulp = (uint64_t)op->a.min_ulp, max_ulp = (uint64_t)op->a.max_ulp;
     uint64_t n = plumb_tensor_numel(got), bad = 0, worst_ulp = 0;
     uint32_t shown = 0, limit = max_mismatches;
+    arb_run ar = {.arb = arb, .producer = arb && is_float ? plumb_check_arb_producer(op) : NULL};
+    plumb_buf_init(&ar.notes);
+    if (arb)
+        arb->accepted = 0;
     for (uint64_t i = 0; i < n; i++) {
         if ((i & 0xffff) == 0xffff && poll && !poll(poll_ud)) {
             plumb_buf_free(&b);
+            plumb_buf_free(&ar.notes);
+            plumb_tensor_free(ar.exact);
+            plumb_tensor_free(ar.bound);
             return false;
         }
         uint64_t g = plumb_load_bits(t, got->data, i), w = plumb_load_bits(t, want->data, i);
@@ -202,6 +330,30 @@ bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tenso
         }
         if (ok)
             continue;
+        uint64_t ulp_want = 0, ulp_got = 0;
+        bool within = false;
+        arb_verdict v = is_float ? arb_judge(&ar, got, i, g, w, &ulp_want, &ulp_got, &within) : ARB_NONE;
+        if (v == ARB_ACCEPT) {
+            /* Accepted: never silently; each element is named in the note
+             * (up to the report's limit) and all are counted. */
+            arb->accepted++;
+            if (ulp_want > ar.worst_want)
+                ar.worst_want = ulp_want;
+            if (ulp_got > ar.worst_got)
+                ar.worst_got = ulp_got;
+            if (ar.notes_shown < limit) {
+                ar.notes_shown++;
+                plumb_buf_puts(&ar.notes, "\n  at ");
+                put_index(&ar.notes, got, i);
+                plumb_buf_puts(&ar.notes, ": got ");
+                put_value(&ar.notes, t, g);
+                plumb_buf_puts(&ar.notes, ", expected ");
+                put_value(&ar.notes, t, w);
+                plumb_buf_puts(&ar.notes, ": ");
+                put_sides(&ar.notes, ulp_want, ulp_got, within);
+            }
+            continue;
+        }
         if (is_float && !has_ulp && !plumb_float_is_nan(t, g) && !plumb_float_is_nan(t, w)) {
             ulp = plumb_ulp_distance(t, g, w);
             has_ulp = true;
@@ -222,9 +374,23 @@ bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tenso
                 plumb_buf_printf(&b, ", %" PRIu64 " ulp apart", ulp);
             else if (is_float)
                 plumb_buf_puts(&b, ", NaN against a number");
+            if (v == ARB_REJECT) {
+                plumb_buf_puts(&b, "; ");
+                put_sides(&b, ulp_want, ulp_got, within);
+            }
         }
     }
     *passed = bad == 0;
+    if (ar.producer && ar.tried && !ar.exact && bad) {
+        plumb_buf_puts(&b, "\n  not arbitrated: the checked value comes from ");
+        put_producer(&b, ar.producer);
+        plumb_buf_printf(&b, ", but %s", ar.why);
+    } else if (ar.exact && bad) {
+        plumb_buf_puts(&b, "\n  the checked value comes from ");
+        put_producer(&b, ar.producer);
+        plumb_buf_puts(&b, ar.arb->accept ? "; no element above is accepted by arbitration (docs/spec/checks.md)"
+                                          : "; arbitration is off (PLUMB_ARBITRATE=0 or --no-arbitrate)");
+    }
     if (bad) {
         plumb_buf_printf(&b, "\n  %" PRIu64 " of %" PRIu64 " elements differ", bad, n);
         if (is_float && worst_ulp)
@@ -241,6 +407,34 @@ bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tenso
                     plumb_op_name(op->code));
         fflush(log);
     }
+    if (arb && arb->accepted) {
+        plumb_buf nb;
+        plumb_buf_init(&nb);
+        if (file)
+            plumb_buf_printf(&nb, "%s:", file);
+        if (op->loc.line)
+            plumb_buf_printf(&nb, "%u:%u:", op->loc.line, op->loc.col);
+        plumb_buf_printf(&nb, "%snote: %s: arbitration accepted %" PRIu64 " of %" PRIu64
+                         " elements of the value of ", file || op->loc.line ? " " : "", plumb_op_name(op->code),
+                         arb->accepted, n);
+        put_producer(&nb, ar.producer);
+        plumb_buf_puts(&nb, ", within the op's bound of its exact result while the expected value is further "
+                            "from it");
+        plumb_buf_puts(&nb, ar.notes.data ? ar.notes.data : "");
+        plumb_buf_printf(&nb, "\n  expected values up to %" PRIu64 " ulp from the exact result, this backend's up to %"
+                         PRIu64 " ulp; PLUMB_ARBITRATE=0 or --no-arbitrate turns this off\n",
+                         ar.worst_want, ar.worst_got);
+        if (nb.data && !nb.failed && !ar.notes.failed)
+            fputs(nb.data, log);
+        else
+            fprintf(log, "note: %s: arbitration accepted %" PRIu64 " elements (out of memory formatting the note)\n",
+                    plumb_op_name(op->code), arb->accepted);
+        fflush(log);
+        plumb_buf_free(&nb);
+    }
+    plumb_buf_free(&ar.notes);
+    plumb_tensor_free(ar.exact);
+    plumb_tensor_free(ar.bound);
     plumb_buf_free(&b);
     return true;
 }

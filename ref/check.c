@@ -28,8 +28,11 @@ static bool run_check(ref_ctx *c, const ir_op *op, const plumb_tensor *got, cons
 {
     const void *ud[2] = {c, op};
     bool passed = false;
-    if (!plumb_check_run(op, got, want, ref_check_log(c), ref_max_mismatches(c), ref_module(c)->filename,
-                         poll_ref, (void *)ud, &passed))
+    /* A check of a dot's or sum's value is arbitrated against the exact
+     * result (docs/spec/checks.md "Arbitration"). */
+    plumb_check_arb arb = {.m = ref_module(c), .max_bytes = ref_max_bytes(c), .accept = plumb_check_arb_enabled()};
+    if (!plumb_check_run_arb(op, got, want, ref_check_log(c), ref_max_mismatches(c), ref_module(c)->filename,
+                             poll_ref, (void *)ud, &arb, &passed))
         return false;
     ref_count_check(c, passed);
     return true;

@@ -33,4 +33,49 @@ bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tenso
                      FILE *log, uint32_t max_mismatches, const char *file,
                      plumb_check_poll_fn poll, void *poll_ud, bool *passed);
 
+
+/* ---- arbitration of expected values (docs/spec/checks.md "Arbitration") ----
+ * When a float check fails on a value produced directly by a dot_general,
+ * dot or reduce with an add body, the check computes the producer's exact
+ * result (correctly rounded) and its data-dependent error bound, says for
+ * each mismatching element how far the expected value and the backend's
+ * value are from it, and, when the mode is on, accepts an element whose
+ * value lies within the bound of the exact result while the expected value
+ * is further from it (in ULP). Every accepted element is printed as a note. */
+
+/* The op whose result check's first operand is, when arbitration may apply
+ * to it: a float dot_general or dot, or a reduce of one float input with
+ * an add body, reached directly or through reshapes (which move no value).
+ * NULL for every other producer (exact ops, converts, parameters). */
+const ir_op *plumb_check_arb_producer(const ir_op *check);
+
+/* Whether the mode accepts elements: on unless PLUMB_ARBITRATE is "0"
+ * (plumb run --no-arbitrate sets it). Off, failing checks are still
+ * annotated with the distances but fail as before. */
+bool plumb_check_arb_enabled(void);
+
+/* Computes the producer's exact result rounded to its type (*exact) and
+ * the op's bound per element (*bound, f64 of the same shape; see
+ * docs/spec/checks.md), both new tensors the caller frees. The producer's
+ * operands are recomputed by the reference from the constants of m (through
+ * func.call); false with a reason in why when they depend on a function
+ * parameter or cannot be computed. Implemented by the reference
+ * (ref/arbitrate.c). */
+bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
+                             plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size);
+
+typedef struct plumb_check_arb {
+    const ir_module *m;        /* the module of the check (for the recomputation) */
+    uint64_t max_bytes;        /* per-tensor limit of the recomputation; 0: the default */
+    bool accept;               /* the mode is on (plumb_check_arb_enabled) */
+    uint64_t accepted;         /* out: elements accepted by arbitration */
+} plumb_check_arb;
+
+/* plumb_check_run with arbitration: arb may be NULL (plumb_check_run). The
+ * exact result is computed only when an element fails. Accepted elements
+ * are written to log as notes even when the check passes. */
+bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_tensor *want,
+                         FILE *log, uint32_t max_mismatches, const char *file,
+                         plumb_check_poll_fn poll, void *poll_ud, plumb_check_arb *arb, bool *passed);
+
 #endif

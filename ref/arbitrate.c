@@ -1,0 +1,335 @@
+/* Arbitration of a check's expected value (docs/spec/checks.md
+ * "Arbitration"): the exact result of the dot or sum whose value a check
+ * compares, and that op's data-dependent error bound, both computed by the
+ * reference. Shared by both backends' check kernels through
+ * plumb_check_arb_compute (include/plumb/checkcmp.h).
+ *
+ * The producer's operands are gone by the time the check runs (the
+ * reference frees every value after its last use, the runtime reuses its
+ * buffers), so they are recomputed here from the module: every op of their
+ * cone is run by the reference on its own (ref_fold_op), a func.call by
+ * evaluating the callee's returned value with its parameters bound to the
+ * call's operands. A cone that reaches a parameter of the function being
+ * run is not arbitrated: its values are not known here. */
+#include <math.h>
+#include <string.h>
+
+#include "plumb/checkcmp.h"
+#include "ref_internal.h"
+
+/* A chain of calls deeper than this, or an operand cone nested deeper, is
+ * not followed (the recursion below uses the C stack). */
+#define ARB_MAX_DEPTH 2000u
+
+typedef struct arb_frame {
+    const ir_block *body;          /* the callee's body, or NULL at the top */
+    plumb_tensor *const *args;     /* its parameters' values (the caller's) */
+    plumb_tensor **vals;           /* computed values by id, owned */
+} arb_frame;
+
+typedef struct arb_state {
+    const ir_module *m;
+    uint64_t max_bytes;
+    uint32_t depth;
+    char *why;
+    size_t why_size;
+} arb_state;
+
+static const plumb_tensor *eval(arb_state *s, arb_frame *f, const ir_value *v);
+
+static bool frame_init(arb_state *s, arb_frame *f, const ir_block *body, plumb_tensor *const *args)
+{
+    size_t nv = s->m->next_value_id ? s->m->next_value_id : 1;
+    f->body = body;
+    f->args = args;
+    f->vals = plumb_calloc(nv, sizeof *f->vals);
+    if (!f->vals)
+        snprintf(s->why, s->why_size, "out of memory recomputing the operands");
+    return f->vals != NULL;
+}
+
+static void frame_free(arb_state *s, arb_frame *f)
+{
+    size_t nv = s->m->next_value_id ? s->m->next_value_id : 1;
+    if (!f->vals)
+        return;
+    for (size_t i = 0; i < nv; i++)
+        plumb_tensor_free(f->vals[i]);
+    plumb_free(f->vals, nv * sizeof *f->vals);
+    f->vals = NULL;
+}
+
+/* Whether block b is region r or lies inside it. */
+static bool block_within(const ir_block *b, const ir_block *r)
+{
+    while (b) {
+        if (b == r)
+            return true;
+        b = b->parent ? b->parent->parent : NULL;
+    }
+    return false;
+}
+
+/* Whether every value used inside region r is defined inside it: such a
+ * region (reduce and sort bodies, ...) runs on its operands alone, so
+ * ref_fold_op can run its op. A region that captures an outer value
+ * (StableHLO's if/while/case may) is not recomputed. */
+static bool region_isolated(const ir_block *r, const ir_block *blk)
+{
+    for (const ir_op *o = blk->first; o; o = o->next) {
+        for (uint32_t i = 0; i < o->n_operands; i++) {
+            const ir_value *v = o->operands[i];
+            const ir_block *home = v->def ? v->def->parent : v->owner;
+            if (!block_within(home, r))
+                return false;
+        }
+        for (uint32_t k = 0; k < o->n_regions; k++)
+            if (!region_isolated(r, &o->regions[k]))
+                return false;
+    }
+    return true;
+}
+
+/* A value of a func.call: the callee's returned value, computed in a new
+ * frame whose parameters are the call's operands. */
+static const plumb_tensor *eval_call(arb_state *s, arb_frame *f, const ir_value *v)
+{
+    const ir_op *op = v->def;
+    const ir_func *callee = op->a.callee ? ir_module_find_func(s->m, op->a.callee) : NULL;
+    if (!callee || !callee->body.last || callee->body.last->code != PLUMB_OP_FUNC_RETURN ||
+        v->index >= callee->body.last->n_operands || callee->body.n_args != op->n_operands) {
+        snprintf(s->why, s->why_size, "the callee of func.call at %u:%u cannot be followed", op->loc.line,
+                 op->loc.col);
+        return NULL;
+    }
+    plumb_tensor **args = NULL;
+    const plumb_tensor *res = NULL;
+    arb_frame sub = {0};
+    if (op->n_operands && !(args = plumb_calloc(op->n_operands, sizeof *args))) {
+        snprintf(s->why, s->why_size, "out of memory recomputing the operands");
+        return NULL;
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!(args[i] = (plumb_tensor *)eval(s, f, op->operands[i])))
+            goto out_args;
+    if (!frame_init(s, &sub, &callee->body, args))
+        goto out_args;
+    const ir_value *rv = callee->body.last->operands[v->index];
+    const plumb_tensor *r = eval(s, &sub, rv);
+    if (!r)
+        goto out_frame;
+    /* Take the value out of the callee's frame (or copy a parameter that
+     * is returned as it came in), so that it outlives that frame. */
+    plumb_tensor *own = NULL;
+    if (rv->def && sub.vals[rv->id] == r) {
+        own = sub.vals[rv->id];
+        sub.vals[rv->id] = NULL;
+    } else {
+        plumb_diag d = {0};
+        plumb_diag_clear(&d);
+        own = plumb_tensor_clone(r, &d);
+        if (!own)
+            snprintf(s->why, s->why_size, "out of memory recomputing the operands");
+    }
+    if (own)
+        res = f->vals[v->id] = own;
+out_frame:
+    frame_free(s, &sub);
+out_args:
+    plumb_free(args, op->n_operands * sizeof *args);
+    return res;
+}
+
+/* The value of v in frame f, computed once per frame. */
+static const plumb_tensor *eval(arb_state *s, arb_frame *f, const ir_value *v)
+{
+    if (f->vals[v->id])
+        return f->vals[v->id];
+    if (!v->def) {
+        if (f->body && v->owner == f->body && f->args)
+            return f->args[v->index];
+        snprintf(s->why, s->why_size, "its operands depend on the parameter %%%s, whose value is not known "
+                 "to the check", v->name ? v->name : "?");
+        return NULL;
+    }
+    if (s->depth >= ARB_MAX_DEPTH) {
+        snprintf(s->why, s->why_size, "its operands are computed by more than %u nested ops", ARB_MAX_DEPTH);
+        return NULL;
+    }
+    const ir_op *op = v->def;
+    const plumb_tensor *res = NULL;
+    s->depth++;
+    if (op->code == PLUMB_OP_CALL) {
+        res = eval_call(s, f, v);
+        goto out;
+    }
+    for (uint32_t k = 0; k < op->n_regions; k++)
+        if (!region_isolated(&op->regions[k], &op->regions[k])) {
+            snprintf(s->why, s->why_size, "%s at %u:%u uses values from outside its region",
+                     plumb_op_name(op->code), op->loc.line, op->loc.col);
+            goto out;
+        }
+    plumb_tensor **in = NULL, **outs = NULL;
+    if ((op->n_operands && !(in = plumb_calloc(op->n_operands, sizeof *in))) ||
+        (op->n_results && !(outs = plumb_calloc(op->n_results, sizeof *outs)))) {
+        snprintf(s->why, s->why_size, "out of memory recomputing the operands");
+        goto out_bufs;
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!(in[i] = (plumb_tensor *)eval(s, f, op->operands[i])))
+            goto out_bufs;
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    if (!ref_fold_op(s->m, op, in, outs, s->max_bytes, &d)) {
+        snprintf(s->why, s->why_size, "recomputing %s at %u:%u failed: %s", plumb_op_name(op->code),
+                 op->loc.line, op->loc.col, d.msg);
+        goto out_bufs;
+    }
+    for (uint32_t j = 0; j < op->n_results; j++)
+        f->vals[op->results[j]->id] = outs[j];
+    res = f->vals[v->id];
+out_bufs:
+    plumb_free(in, op->n_operands * sizeof *in);
+    plumb_free(outs, op->n_results * sizeof *outs);
+out:
+    s->depth--;
+    return res;
+}
+
+/* |x| element by element, in x's type: a float's sign bit cleared, a
+ * signed integer negated (false for the one value whose magnitude its type
+ * cannot hold). */
+static plumb_tensor *abs_copy(const plumb_tensor *x, char *why, size_t why_size)
+{
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    plumb_tensor *a = plumb_tensor_clone(x, &d);
+    if (!a) {
+        snprintf(why, why_size, "out of memory computing the bound");
+        return NULL;
+    }
+    const plumb_dtype_info *info = plumb_dtype_get(x->dtype);
+    uint64_t n = plumb_tensor_numel(x);
+    if (info->cls == PLUMB_DC_FLOAT) {
+        uint64_t sign = 1ull << (info->bits - 1);
+        for (uint64_t i = 0; i < n; i++)
+            plumb_store_bits(x->dtype, a->data, i, plumb_load_bits(x->dtype, x->data, i) & ~sign);
+    } else if (info->cls == PLUMB_DC_SINT) {
+        uint64_t mask = info->bits == 64 ? ~0ull : (1ull << info->bits) - 1, minv = 1ull << (info->bits - 1);
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t b = plumb_load_bits(x->dtype, x->data, i) & mask;
+            if (b == minv) {
+                snprintf(why, why_size, "an operand holds its type's most negative integer");
+                plumb_tensor_free(a);
+                return NULL;
+            }
+            if (b & minv)
+                plumb_store_bits(x->dtype, a->data, i, (~b + 1) & mask);
+        }
+    }
+    return a;
+}
+
+/* The reduced length (reduce) or contracting length (dot) k, and whether
+ * every product adds an underflow term (dots). */
+static uint64_t rounded_ops(const ir_op *p, const plumb_tensor *const *in, const plumb_tensor *result, bool *is_dot)
+{
+    *is_dot = p->code != PLUMB_OP_REDUCE;
+    if (p->code == PLUMB_OP_REDUCE) {
+        uint64_t n = plumb_tensor_numel(in[0]), r = plumb_tensor_numel(result);
+        return r ? n / r : 0;
+    }
+    if (p->code == PLUMB_OP_DOT)
+        return in[0]->rank ? (uint64_t)in[0]->dims[in[0]->rank - 1] : 1;
+    uint64_t k = 1;
+    for (uint32_t i = 0; i < p->a.lhs_contract.n; i++)
+        k *= (uint64_t)in[0]->dims[p->a.lhs_contract.v[i]];
+    return k;
+}
+
+/* The bound of docs/spec/reduction.md rule 1, with the backend's
+ * accumulator taken to be the result type and rounded once more (c = 2):
+ *   γ(k)·Σ|x| + 2·(u·|S| + η) + m·η·(1 + γ(k)),  γ(k) = k·u / (1 − k·u),
+ * where Σ|x| and S are the reference's correctly rounded values (each
+ * within a factor 1 + u of the exact one, hence the (1 + u) factors), and
+ * m = k for dots, 0 for sums. u and η of the result type (2^-(p) and half
+ * the smallest subnormal; f64 its smallest subnormal). */
+static bool fill_bound(const ir_op *p, const plumb_tensor *const *in, const plumb_tensor *exact,
+                       const plumb_tensor *mag, plumb_tensor *bound)
+{
+    const plumb_dtype_info *info = plumb_dtype_get(exact->dtype);
+    double u = ldexp(1.0, -(int)(info->mant_bits + 1));
+    int emin = 2 - (1 << (info->exp_bits - 1));
+    double eta = ldexp(1.0, emin - (int)info->mant_bits - (exact->dtype == PLUMB_F64 ? 0 : 1));
+    bool is_dot;
+    double k = (double)rounded_ops(p, in, exact, &is_dot);
+    if (k * u >= 0.5)
+        return false;   /* the bound is vacuous: nothing to arbitrate with */
+    double gamma = k * u / (1.0 - k * u);
+    uint64_t n = plumb_tensor_numel(exact);
+    for (uint64_t i = 0; i < n; i++) {
+        double a = plumb_load_f64(exact->dtype, mag->data, i) * (1.0 + u);
+        double s = fabs(plumb_load_f64(exact->dtype, exact->data, i)) * (1.0 + u);
+        double b = gamma * a + 2.0 * (u * s + eta) + (is_dot ? k * eta * (1.0 + gamma) : 0.0);
+        /* an infinite or NaN Σ|x| leaves an infinite or NaN bound, which
+         * plumb_check_run_arb never accepts with */
+        plumb_store_bits(PLUMB_F64, bound->data, i, plumb_f64_bits(b));
+    }
+    return true;
+}
+
+bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
+                             plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size)
+{
+    *exact = *bound = NULL;
+    arb_state s = {.m = m, .max_bytes = max_bytes, .why = why, .why_size = why_size};
+    arb_frame top = {0};
+    bool ok = false;
+    plumb_tensor *in[2] = {NULL, NULL}, *absin[2] = {NULL, NULL}, *mag = NULL;
+    if (producer->n_operands != 2 || producer->n_results != 1) {
+        snprintf(why, why_size, "%s has %u operands", plumb_op_name(producer->code), producer->n_operands);
+        return false;
+    }
+    /* The cone is evaluated in the frame of the producer's own function:
+     * a producer inside a callee reaches that callee's parameters, which
+     * are not known here, and is refused by eval. */
+    if (!frame_init(&s, &top, NULL, NULL))
+        return false;
+    for (uint32_t i = 0; i < 2; i++)
+        if (!(in[i] = (plumb_tensor *)eval(&s, &top, producer->operands[i])))
+            goto out;
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
+        snprintf(why, why_size, "computing the exact result failed: %s", d.msg);
+        goto out;
+    }
+    for (uint32_t i = 0; i < 2; i++)
+        if (!(absin[i] = abs_copy(in[i], why, why_size)))
+            goto out;
+    plumb_diag_clear(&d);
+    if (!ref_fold_op(m, producer, absin, &mag, max_bytes, &d)) {
+        snprintf(why, why_size, "computing the sum of magnitudes failed: %s", d.msg);
+        goto out;
+    }
+    if (!(*bound = plumb_tensor_new(PLUMB_F64, (*exact)->rank, (*exact)->dims, max_bytes, &d))) {
+        snprintf(why, why_size, "out of memory computing the bound");
+        goto out;
+    }
+    if (!fill_bound(producer, (const plumb_tensor *const *)in, *exact, mag, *bound)) {
+        snprintf(why, why_size, "its length makes the error bound vacuous");
+        goto out;
+    }
+    ok = true;
+out:
+    if (!ok) {
+        plumb_tensor_free(*exact);
+        plumb_tensor_free(*bound);
+        *exact = *bound = NULL;
+    }
+    plumb_tensor_free(mag);
+    for (uint32_t i = 0; i < 2; i++)
+        plumb_tensor_free(absin[i]);
+    frame_free(&s, &top);   /* in[] belong to the frame */
+    return ok;
+}
