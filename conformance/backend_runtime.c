@@ -9,6 +9,12 @@
 
 struct plumb_backend {
     plumb_runtime *rt;
+    /* explain (ABI 1.2): what the last compile call did. built: it was a
+     * miss; first: its entry had no program yet, so there is nothing to
+     * compare with and the runtime keeps no explanation. */
+    bool built, first, disk;
+    char entry[64];
+    char first_text[128];
 };
 
 /* The runtime owns its executables (they live in its cache); the ABI's
@@ -127,8 +133,17 @@ static plumb_backend_error *rtb_compile(plumb_backend_compile_args *a)
         return err;
     plumb_diag d;
     plumb_diag_clear(&d);
-    plumb_executable *ex = plumb_runtime_compile(a->backend->rt, m, a->entry, &d);
+    plumb_backend *b = a->backend;
+    plumb_runtime_stats before = {.struct_size = sizeof before}, after = {.struct_size = sizeof after};
+    plumb_runtime_stats_get(b->rt, NULL, &before);
+    plumb_executable *ex = plumb_runtime_compile(b->rt, m, a->entry, &d);
     ir_module_free(m);
+    plumb_runtime_stats_get(b->rt, NULL, &after);
+    /* A build that is not a recompile is its entry's first program. */
+    b->built = after.compiles > before.compiles;
+    b->disk = b->built && after.disk_hits > before.disk_hits;
+    b->first = b->built && !b->disk && after.recompiles == before.recompiles;
+    snprintf(b->entry, sizeof b->entry, "%.63s", a->entry ? a->entry : "main");
     if (!ex)
         return conf_bk_error_from_diag(&d);
     plumb_backend_executable *x = plumb_calloc(1, sizeof *x);
@@ -212,6 +227,30 @@ static plumb_backend_error *rtb_reset_stats(plumb_backend_reset_stats_args *a)
     return NULL;
 }
 
+/* Why the last compile call built: the runtime's recompile explanation
+ * (plumb_runtime_last_explanation and its JSON, docs/runtime.md "Recompile
+ * explanations"), or that it was the entry's first program. */
+static plumb_backend_error *rtb_explain(plumb_backend_explain_args *a)
+{
+    if (!a || a->struct_size < sizeof *a || !a->backend)
+        return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "explain: bad args");
+    plumb_backend *b = a->backend;
+    a->text = a->json = NULL;
+    if (!b->built)
+        return NULL;
+    if (b->first || b->disk) {
+        /* A disk hit counts as a build but is neither a recompile nor
+         * explained by the runtime. */
+        snprintf(b->first_text, sizeof b->first_text, "%s of @%s",
+                 b->disk ? "loaded from the disk cache, a program" : "first program", b->entry);
+        a->text = b->first_text;
+        return NULL;
+    }
+    a->text = plumb_runtime_last_explanation(b->rt);
+    a->json = plumb_runtime_last_explanation_json(b->rt);
+    return NULL;
+}
+
 static const plumb_backend_api runtime_api = {
     .struct_size = sizeof(plumb_backend_api),
     .abi_major = PLUMB_BACKEND_ABI_MAJOR,
@@ -228,6 +267,7 @@ static const plumb_backend_api runtime_api = {
     .outputs_free = conf_bk_outputs_free,
     .stats = rtb_stats,
     .reset_stats = rtb_reset_stats,
+    .explain = rtb_explain,
 };
 
 const plumb_backend_api *conf_backend_runtime_api(uint32_t abi_major)

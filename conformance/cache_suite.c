@@ -20,6 +20,7 @@
  * distinct size, and a backend without polymorphism runs the static
  * programs plumb_ref_refine derives for each size (one build per distinct
  * size; its certificate says it was certified on refined programs). */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,6 +39,26 @@ static void copy_str(char *dst, size_t cap, const char *src)
         n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = 0;
+}
+
+/* Appends item to a ", "-separated list if it fits whole; else counts it
+ * in *more (the list never ends in a cut name). */
+static void cs_list_add(char *list, size_t cap, uint32_t *more, const char *item, const char *suffix)
+{
+    size_t len = strlen(list);
+    int n = snprintf(list + len, cap - len, "%s%s%s", len ? ", " : "", item, suffix);
+    /* keep room for " and N more" */
+    if (n < 0 || len + (size_t)n + 16 >= cap) {
+        list[len] = 0;
+        (*more)++;
+    }
+}
+
+static void cs_list_end(char *list, size_t cap, uint32_t more)
+{
+    size_t len = strlen(list);
+    if (more)
+        snprintf(list + len, cap - len, " and %u more", more);
 }
 
 /* The scenarios, in report order. */
@@ -383,8 +404,60 @@ typedef struct cache_wire {
     uint32_t pass;
     uint64_t compiles;
     uint64_t calls;
+    uint32_t builds_explained;
+    uint32_t no_explain;       /* the backend's table has no explain (read where it is loaded: here) */
+    uint32_t abi_minor;
     char reason[232];
+    char explain[1024];
 } cache_wire;
+
+/* After a compile call: when the stats count a new build, asks the backend
+ * why (ABI 1.2 explain) and appends "step N: why" to the scenario's lines.
+ * builds is the count before the call, updated. False (reason set) when
+ * stats or explain failed. */
+static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cache_wire *w)
+{
+    if (!conf_backend_has_explain(b))
+        return true;
+    plumb_backend_stats st;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    if (!conf_backend_stats(b, &st, &d)) {
+        snprintf(w->reason, sizeof w->reason, "step %u: stats: %.200s", step, d.msg);
+        return false;
+    }
+    if (st.compiles <= *builds)
+        return true;
+    *builds = st.compiles;
+    char text[512];
+    if (!conf_backend_explain(b, text, sizeof text, NULL, 0, &d)) {
+        snprintf(w->reason, sizeof w->reason, "step %u: %.200s", step, d.msg);
+        return false;
+    }
+    if (!text[0])
+        return true;
+    w->builds_explained++;
+    /* Keep whole lines; the last 40 bytes are for the count of those left
+     * out. */
+    size_t len = strlen(w->explain), cap = sizeof w->explain - 40;
+    char line[600];
+    int n = snprintf(line, sizeof line, "%sstep %u: %s", len ? "\n" : "", step, text);
+    if (n > 0 && len + (size_t)n < cap)
+        memcpy(w->explain + len, line, (size_t)n + 1);
+    return true;
+}
+
+static void cs_explain_tail(cache_wire *w)
+{
+    uint32_t lines = 0;
+    size_t len = strlen(w->explain);
+    for (size_t i = 0; i < len; i++)
+        lines += w->explain[i] == '\n';
+    lines += len > 0;
+    if (lines < w->builds_explained)
+        snprintf(w->explain + len, sizeof w->explain - len, "%s(%u more)", len ? "\n" : "",
+                 w->builds_explained - lines);
+}
 
 /* A polymorphic backend given a size above the bound: execute must fail
  * with INVALID_ARGUMENT (include/plumb/backend.h), before reading the
@@ -435,6 +508,7 @@ static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cach
         snprintf(w->reason, sizeof w->reason, "reset_stats: %.200s", d.msg);
     static char prog[2048], sprog[2048], rprog[4096];
     uint32_t steps = cs_steps(k);
+    uint64_t builds = 0;
     for (uint32_t i = 0; i < steps && ok; i++) {
         plumb_tensor *in[2] = {NULL, NULL};
         uint32_t n_in = 0;
@@ -465,7 +539,9 @@ static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cach
             conf_case_verdict v;
             conf_run_case(b, &c, sprog[0] ? sprog : NULL, NULL, &v);
             w->calls++;
-            if (v.status != CONF_ST_PASS) {
+            if (!cs_note_build(b, i, &builds, w))
+                ok = false;
+            if (ok && v.status != CONF_ST_PASS) {
                 if (polyk)
                     snprintf(w->reason, sizeof w->reason, "step %u (size %lld), %.40s (%s): %.150s", i,
                              (long long)in[0]->dims[0], plumb_op_name(op), conf_status_name(v.status), v.reason);
@@ -513,10 +589,322 @@ static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cach
     }
     if (ok && k == CS_POLY && poly != PLUMB_BACKEND_POLY_NONE)
         ok = cs_over_bound(b, prog, w->reason, sizeof w->reason);
+    cs_explain_tail(w);
     w->pass = ok;
 }
 
-static void cs_worker(conf_run *run, const cs_kind *kinds, int fd)
+/* ---- the seed recompile scenarios (scenarios/, docs/scenarios.md) --------------
+ * Each is a leak (what a front end traces at each step) and its fix, as
+ * program files run in name order, cycled up to the scenario's steps, on a
+ * cold instance each. The expected builds are docs/scenarios.md's table,
+ * written here by hand: one per distinct program of the leak, one for the
+ * fix. The results are not compared with the reference here (the op suites
+ * certify the numerics; the scenarios here above certify that a cache
+ * serves the right executable): what these hold a backend to is the count,
+ * and the report carries the backend's reason for every build. */
+typedef struct cs_seed {
+    const char *name;
+    uint32_t steps;            /* of the leak and of the fix */
+    uint64_t leak_compiles;    /* docs/scenarios.md */
+    bool sized;                /* the fix has a '?' dimension sized per step (cs_seq_lengths) */
+} cs_seed;
+
+static const cs_seed cs_seeds[] = {
+    {"baked-learning-rate", 20, 20, false},    {"moe-overflow-counter", 8, 8, false},
+    {"grad-create-accumulate", 8, 2, false},   {"optional-batch-fields", 8, 4, false},
+    {"moe-capacity-drift", 10, 5, false},      {"topk-varying-k", 10, 5, false},
+    {"varying-sequence-length", 20, 20, true},
+};
+#define CS_N_SEEDS N_OF(cs_seeds)
+/* The sequence length of each step (the leak's file names say the same). */
+static const int64_t cs_seq_lengths[] = {5, 12, 7, 31, 64, 1, 18, 40, 9, 23, 50, 3, 27, 14, 61, 36, 11, 45, 20, 57};
+#define CS_SEQ_DISTINCT 20
+#define CS_SEED_MAX_FILES 32
+
+/* One leak/ or fix/ folder, read and parsed by the parent before the worker
+ * forks (the worker uses them as they are). */
+typedef struct cs_part {
+    uint32_t n;
+    char *text[CS_SEED_MAX_FILES];       /* canonical text (ir_print), what compile gets */
+    size_t len[CS_SEED_MAX_FILES];
+    ir_module *mod[CS_SEED_MAX_FILES];
+    char file[CS_SEED_MAX_FILES][128];
+} cs_part;
+
+static cs_part cs_parts[CS_N_SEEDS][2];
+
+/* A job of the worker: one of the suite's own scenarios, or a seed's leak
+ * (fix false) or fix. */
+typedef struct cs_job {
+    int kind;                  /* cs_kind, or -1 for a seed scenario */
+    uint32_t seed;
+    bool fix;
+} cs_job;
+
+static int cs_name_cmp(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static void cs_part_free(cs_part *p)
+{
+    for (uint32_t i = 0; i < p->n; i++) {
+        if (p->text[i])
+            plumb_free(p->text[i], p->len[i] + 1);
+        ir_module_free(p->mod[i]);
+    }
+    memset(p, 0, sizeof *p);
+}
+
+/* Reads every .mlir of dir into p (name order), parsed and printed in the
+ * canonical format. False with why set. */
+static bool cs_part_load(const char *dir, cs_part *p, char *why, size_t wcap)
+{
+    memset(p, 0, sizeof *p);
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        snprintf(why, wcap, "cannot read '%.120s': %s", dir, strerror(errno));
+        return false;
+    }
+    struct dirent *e;
+    bool ok = true;
+    while ((e = readdir(dp))) {
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".mlir") != 0)
+            continue;
+        if (p->n == CS_SEED_MAX_FILES || len >= sizeof p->file[0]) {
+            snprintf(why, wcap, "'%.120s': more than %d programs or a name too long", dir, CS_SEED_MAX_FILES);
+            ok = false;
+            break;
+        }
+        memcpy(p->file[p->n++], e->d_name, len + 1);
+    }
+    closedir(dp);
+    if (ok && p->n == 0) {
+        snprintf(why, wcap, "no .mlir programs in '%.120s'", dir);
+        ok = false;
+    }
+    if (!ok) {
+        p->n = 0;
+        return false;
+    }
+    qsort(p->file, p->n, sizeof p->file[0], cs_name_cmp);
+    for (uint32_t i = 0; i < p->n && ok; i++) {
+        char path[1024];
+        if (snprintf(path, sizeof path, "%s/%s", dir, p->file[i]) >= (int)sizeof path) {
+            snprintf(why, wcap, "the path of '%.60s' is too long", p->file[i]);
+            ok = false;
+            break;
+        }
+        plumb_diag d;
+        plumb_diag_clear(&d);
+        size_t tlen = 0;
+        char *text = plumb_read_file(path, 1u << 20, &tlen, &d);
+        if (text) {
+            p->mod[i] = ir_parse(text, tlen, p->file[i], NULL, &d);
+            plumb_free(text, tlen + 1);
+        }
+        if (!p->mod[i]) {
+            snprintf(why, wcap, "%.*s", (int)(wcap > 1 ? wcap - 1 : 0), d.msg);
+            ok = false;
+            break;
+        }
+        plumb_buf b;
+        plumb_buf_init(&b);
+        ir_print(&b, p->mod[i]);
+        if (b.failed || !(p->text[i] = plumb_calloc(b.len + 1, 1))) {
+            snprintf(why, wcap, "out of memory printing '%.120s'", path);
+            ok = false;
+        } else {
+            memcpy(p->text[i], b.data, b.len);
+            p->len[i] = b.len;
+        }
+        plumb_buf_free(&b);
+    }
+    if (!ok)
+        cs_part_free(p);
+    return ok;
+}
+
+/* Ops of a block and its regions into used[]. */
+static void cs_ops_used(const ir_block *blk, bool *used)
+{
+    for (const ir_op *op = blk->first; op; op = op->next) {
+        used[op->code] = true;
+        for (uint32_t r = 0; r < op->n_regions; r++)
+            cs_ops_used(&op->regions[r], used);
+    }
+}
+
+/* Whether every op of the seed's programs (leak and fix) is claimed and,
+ * with --ops, selected; else why not, naming the first ops that are not. */
+static bool cs_seed_fits(const conf_run *run, uint32_t k, char *why, size_t wcap)
+{
+    bool used[PLUMB_OP_COUNT] = {false};
+    for (int part = 0; part < 2; part++)
+        for (uint32_t i = 0; i < cs_parts[k][part].n; i++) {
+            const ir_module *m = cs_parts[k][part].mod[i];
+            for (uint32_t f = 0; f < m->n_funcs; f++)
+                cs_ops_used(&m->funcs[f]->body, used);
+        }
+    /* returns and calls are structure, not ops a backend claims */
+    used[PLUMB_OP_FUNC_RETURN] = used[PLUMB_OP_RETURN] = used[PLUMB_OP_CALL] = false;
+    const conf_caps *c = &run->backend.caps;
+    const conf_run_options *o = &run->opts;
+    char unclaimed[150] = "", unselected[150] = "";
+    uint32_t more_c = 0, more_s = 0;
+    for (int op = 0; op < PLUMB_OP_COUNT; op++) {
+        if (!used[op])
+            continue;
+        if (!c->claims[op])
+            cs_list_add(unclaimed, sizeof unclaimed, &more_c, plumb_op_name((plumb_opcode)op), "");
+        else if (o->ops_filter && !o->ops_given[op])
+            cs_list_add(unselected, sizeof unselected, &more_s, plumb_op_name((plumb_opcode)op), "");
+    }
+    cs_list_end(unclaimed, sizeof unclaimed, more_c);
+    cs_list_end(unselected, sizeof unselected, more_s);
+    if (unclaimed[0])
+        snprintf(why, wcap, "not run (the backend does not claim %s)", unclaimed);
+    else if (unselected[0])
+        snprintf(why, wcap, "not run (ops not selected: %s)", unselected);
+    return !unclaimed[0] && !unselected[0];
+}
+
+/* The inputs of step i: each parameter's type with a '?' dimension at this
+ * step's length; small values (integers 0..6, so that indices, labels and
+ * k stay in range; flags alternate). */
+static bool cs_seed_inputs(const ir_func *f, uint32_t step, plumb_tensor **in)
+{
+    for (uint32_t j = 0; j < f->body.n_args; j++) {
+        const ir_type *t = &f->body.args[j]->type;
+        int64_t dims[PLUMB_MAX_RANK];
+        for (uint32_t r = 0; r < t->rank; r++)
+            dims[r] = t->dims[r] == PLUMB_DIM_DYN ? cs_seq_lengths[step % N_OF(cs_seq_lengths)] : t->dims[r];
+        plumb_diag d;
+        plumb_diag_clear(&d);
+        if (!(in[j] = plumb_tensor_new(t->dtype, t->rank, dims, 0, &d)))
+            return false;
+        uint64_t n = plumb_tensor_numel(in[j]);
+        for (uint64_t i = 0; i < n; i++) {
+            int64_t v = (int64_t)((i * 5 + step + j) % 7);
+            double x = ((double)((i * 7 + step * 3 + j) % 17) - 8.0) / 8.0;
+            switch (t->dtype) {
+            case PLUMB_F32: { float y = (float)x; memcpy((char *)in[j]->data + 4 * i, &y, 4); break; }
+            case PLUMB_F64: memcpy((char *)in[j]->data + 8 * i, &x, 8); break;
+            case PLUMB_I32: { int32_t y = (int32_t)v; memcpy((char *)in[j]->data + 4 * i, &y, 4); break; }
+            case PLUMB_I64: memcpy((char *)in[j]->data + 8 * i, &v, 8); break;
+            case PLUMB_I1: ((unsigned char *)in[j]->data)[i] = (unsigned char)((step + j) % 2); break;
+            default: break; /* zeros: no seed program has other parameter types */
+            }
+        }
+    }
+    return true;
+}
+
+/* The builds a seed part may take under the backend's polymorphism claim;
+ * false (why set) when the part cannot run on it. */
+static bool cs_seed_expect(const cs_seed *sd, bool fix, plumb_backend_poly poly, conf_cache_scenario *s, char *why,
+                           size_t wcap)
+{
+    s->expected_min = s->expected_max = fix ? 1 : sd->leak_compiles;
+    if (!fix) {
+        snprintf(s->note, sizeof s->note, "seed scenario: %llu distinct programs over %u steps (docs/scenarios.md)",
+                 (unsigned long long)sd->leak_compiles, sd->steps);
+        return true;
+    }
+    snprintf(s->note, sizeof s->note, "seed scenario, fixed: one program over %u steps", sd->steps);
+    if (!sd->sized)
+        return true;
+    s->runs = sd->steps;
+    s->distinct = CS_SEQ_DISTINCT;
+    switch (poly) {
+    case PLUMB_BACKEND_POLY_NONE:
+        snprintf(why, wcap, "not run (the fix has a bounded '?' dimension; the backend claims polymorphic_shapes none)");
+        return false;
+    case PLUMB_BACKEND_POLY_PER_SHAPE:
+        s->expected_max = CS_SEQ_DISTINCT;
+        snprintf(s->note, sizeof s->note, "seed scenario, fixed: per-shape, at most one build per length (%u lengths)",
+                 CS_SEQ_DISTINCT);
+        return true;
+    case PLUMB_BACKEND_POLY_BOUNDED:
+    case PLUMB_BACKEND_POLY_UNBOUNDED:
+        snprintf(s->note, sizeof s->note, "seed scenario, fixed: %s, one build for %u lengths within the bound 64",
+                 conf_poly_name(poly), CS_SEQ_DISTINCT);
+        return true;
+    }
+    return true;
+}
+
+/* Runs a seed's leak or fix on a cold instance, counting builds and taking
+ * the backend's reason for each. */
+static void cs_seed_run(conf_run *run, uint32_t k, bool fix, const conf_cache_scenario *sc, cache_wire *w)
+{
+    conf_backend *b = &run->backend;
+    const cs_seed *sd = &cs_seeds[k];
+    const cs_part *p = &cs_parts[k][fix];
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    if (!conf_backend_instance(b, run->opts.options, run->opts.n_options, &d)) {
+        snprintf(w->reason, sizeof w->reason, "cannot create an instance: %.190s", d.msg);
+        return;
+    }
+    bool ok = conf_backend_reset_stats(b, &d);
+    if (!ok)
+        snprintf(w->reason, sizeof w->reason, "reset_stats: %.200s", d.msg);
+    uint64_t builds = 0;
+    for (uint32_t i = 0; i < sd->steps && ok; i++) {
+        uint32_t f = i % p->n;
+        const ir_func *fn = ir_module_find_func(p->mod[f], "main");
+        plumb_tensor *in[16] = {NULL};
+        plumb_tensor **outs = NULL;
+        uint32_t n_outs = 0, n_in = fn ? fn->body.n_args : 0;
+        if (!fn || n_in > N_OF(in)) {
+            snprintf(w->reason, sizeof w->reason, "%.60s: no @main of at most %zu parameters", p->file[f], N_OF(in));
+            ok = false;
+        } else if (!cs_seed_inputs(fn, i, in)) {
+            snprintf(w->reason, sizeof w->reason, "step %u (%.60s): out of memory building its inputs", i + 1,
+                     p->file[f]);
+            ok = false;
+        } else {
+            plumb_diag_clear(&d);
+            if (!conf_backend_run(b, p->text[f], in, n_in, &outs, &n_outs, &d)) {
+                snprintf(w->reason, sizeof w->reason, "step %u (%.60s): %.150s", i + 1, p->file[f], d.msg);
+                ok = false;
+            }
+            w->calls++;
+            if (ok && !cs_note_build(b, i + 1, &builds, w))
+                ok = false;
+        }
+        conf_tensors_free(outs, n_outs);
+        for (uint32_t j = 0; j < n_in && j < N_OF(in); j++)
+            plumb_tensor_free(in[j]);
+    }
+    plumb_backend_stats st;
+    memset(&st, 0, sizeof st);
+    plumb_diag_clear(&d);
+    if (ok && !conf_backend_stats(b, &st, &d)) {
+        snprintf(w->reason, sizeof w->reason, "stats: %.200s", d.msg);
+        ok = false;
+    }
+    w->compiles = st.compiles;
+    if (ok && (st.compiles < sc->expected_min || st.compiles > sc->expected_max)) {
+        char want[64];
+        if (sc->expected_min == sc->expected_max)
+            snprintf(want, sizeof want, "exactly %llu", (unsigned long long)sc->expected_max);
+        else
+            snprintf(want, sizeof want, "%llu to %llu", (unsigned long long)sc->expected_min,
+                     (unsigned long long)sc->expected_max);
+        snprintf(w->reason, sizeof w->reason, "%llu builds for %u steps of %u program%s, expected %s (%s)",
+                 (unsigned long long)st.compiles, sd->steps, p->n, p->n == 1 ? "" : "s", want,
+                 st.compiles < sc->expected_min ? "an executable served a program it was not built from"
+                                                : "a program it had was built again");
+        ok = false;
+    }
+    cs_explain_tail(w);
+    w->pass = ok;
+}
+
+static void cs_worker(conf_run *run, const cs_job *jobs, int fd)
 {
     /* The parent's instance (if any) is not ours across fork. */
     run->backend.inst = NULL;
@@ -524,12 +912,65 @@ static void cs_worker(conf_run *run, const cs_kind *kinds, int fd)
         cache_wire w;
         memset(&w, 0, sizeof w);
         w.index = s;
-        cs_run(run, kinds[s], &run->cache[s], &w);
+        if (jobs[s].kind < 0)
+            cs_seed_run(run, jobs[s].seed, jobs[s].fix, &run->cache[s], &w);
+        else
+            cs_run(run, (cs_kind)jobs[s].kind, &run->cache[s], &w);
+        /* A plugin is loaded in this process only (the parent never
+         * dlopens it), so this is where its table can be read. */
+        w.no_explain = run->backend.api && !conf_backend_has_explain(&run->backend);
+        w.abi_minor = run->backend.api ? run->backend.api->abi_minor : 0;
         if (!conf_write_all(fd, &w, sizeof w))
             _exit(3);
     }
     conf_backend_close(&run->backend);
     _exit(0);
+}
+
+/* Why scenario k of the suite's own is not run: the ops it needs that the
+ * backend does not claim (f32; f64 too for the element type change), else
+ * those --ops did not select. */
+static void cs_op_why(const conf_run *run, cs_kind k, char *why, size_t cap)
+{
+    const conf_caps *c = &run->backend.caps;
+    const conf_run_options *o = &run->opts;
+    uint32_t f32 = PLUMB_TY_BIT(PLUMB_F32), f64 = PLUMB_TY_BIT(PLUMB_F64);
+    plumb_opcode need[6];
+    uint32_t bits[6], n = 0;
+    need[n] = PLUMB_OP_ADD;
+    bits[n++] = f32;
+    if (k == CS_DTYPE) {
+        need[n] = PLUMB_OP_ADD;
+        bits[n++] = f64;
+    }
+    if (k == CS_OP)
+        for (size_t i = 1; i < N_OF(cs_opcodes); i++) {
+            need[n] = cs_opcodes[i];
+            bits[n++] = f32;
+        }
+    plumb_opcode cop;
+    if ((k == CS_RETURN || k == CS_CONST_VECTOR || k == CS_CONST_SCALAR || k == CS_CONST_ONE) &&
+        plumb_op_lookup("stablehlo.constant", strlen("stablehlo.constant"), &cop)) {
+        need[n] = cop;
+        bits[n++] = f32;
+    }
+    char unclaimed[150] = "", unselected[150] = "";
+    uint32_t more_c = 0, more_s = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *ty = bits[i] == f64 ? " f64" : " f32";
+        if (!(c->claims[need[i]] & bits[i]))
+            cs_list_add(unclaimed, sizeof unclaimed, &more_c, plumb_op_name(need[i]), ty);
+        else if (o->ops_filter && !o->ops_given[need[i]] && need[i] != cop)
+            cs_list_add(unselected, sizeof unselected, &more_s, plumb_op_name(need[i]), ty);
+    }
+    cs_list_end(unclaimed, sizeof unclaimed, more_c);
+    cs_list_end(unselected, sizeof unselected, more_s);
+    if (unclaimed[0])
+        snprintf(why, cap, "not run (the backend does not claim %s)", unclaimed);
+    else if (unselected[0])
+        snprintf(why, cap, "not run (ops not selected: %s)", unselected);
+    else
+        snprintf(why, cap, "not run");
 }
 
 void conf_cache_suite(conf_run *run)
@@ -566,23 +1007,72 @@ void conf_cache_suite(conf_run *run)
     runs[CS_CONST_VECTOR] = runs[CS_CONST_VECTOR] && const32;
     runs[CS_CONST_SCALAR] = runs[CS_CONST_SCALAR] && const32;
     runs[CS_CONST_ONE] = runs[CS_CONST_ONE] && const32;
-    cs_kind kinds[CS_COUNT];
+    cs_job jobs[N_OF(run->cache)];
     run->n_cache = 0;
+    run->n_cache_not_run = 0;
     for (int k = 0; k < CS_COUNT; k++) {
-        if (!runs[k] || run->n_cache >= N_OF(run->cache))
+        if (!runs[k]) {
+            /* The unbounded scenario is for backends that claim it; any
+             * other is left out for an op, and says which. */
+            if (k == CS_POLY_UNBOUNDED && runs[CS_POLY])
+                continue;
+            conf_cache_not_run *nr = &run->cache_not_run[run->n_cache_not_run++];
+            copy_str(nr->name, sizeof nr->name, cs_names[k]);
+            cs_op_why(run, (cs_kind)k, nr->reason, sizeof nr->reason);
             continue;
+        }
         conf_cache_scenario *s = &run->cache[run->n_cache];
-        kinds[run->n_cache++] = (cs_kind)k;
+        jobs[run->n_cache++] = (cs_job){k, 0, false};
         memset(s, 0, sizeof *s);
         copy_str(s->name, sizeof s->name, cs_names[k]);
         cs_expect((cs_kind)k, c->poly, s);
         snprintf(s->reason, sizeof s->reason, "not run");
     }
+    /* The seed scenarios: their programs from the scenarios folder. */
+    const char *dir = o->scenarios_dir;
+    if (!dir || !*dir)
+        dir = getenv("PLUMB_SCENARIOS_DIR");
+    if (!dir || !*dir)
+        dir = "scenarios";
+    for (uint32_t k = 0; k < CS_N_SEEDS; k++) {
+        char why[200] = "", path[1024];
+        bool ok = true;
+        for (int part = 0; part < 2 && ok; part++) {
+            snprintf(path, sizeof path, "%s/%s/%s", dir, cs_seeds[k].name, part ? "fix" : "leak");
+            char lw[180];
+            ok = cs_part_load(path, &cs_parts[k][part], lw, sizeof lw);
+            if (!ok)
+                snprintf(why, sizeof why, "not run (programs not found: %.130s; set PLUMB_SCENARIOS_DIR)", lw);
+        }
+        ok = ok && cs_seed_fits(run, k, why, sizeof why);
+        for (int part = 0; part < 2; part++) {
+            char name[96];
+            snprintf(name, sizeof name, "seed %s (%s)", cs_seeds[k].name, part ? "fix" : "leak");
+            conf_cache_scenario *s = &run->cache[run->n_cache];
+            char pwhy[200];
+            if (ok && run->n_cache < N_OF(run->cache)) {
+                memset(s, 0, sizeof *s);
+                if (cs_seed_expect(&cs_seeds[k], part == 1, c->poly, s, pwhy, sizeof pwhy)) {
+                    copy_str(s->name, sizeof s->name, name);
+                    snprintf(s->reason, sizeof s->reason, "not run");
+                    jobs[run->n_cache++] = (cs_job){-1, k, part == 1};
+                    continue;
+                }
+            } else {
+                copy_str(pwhy, sizeof pwhy, why);
+            }
+            if (run->n_cache_not_run < N_OF(run->cache_not_run)) {
+                conf_cache_not_run *nr = &run->cache_not_run[run->n_cache_not_run++];
+                copy_str(nr->name, sizeof nr->name, name);
+                copy_str(nr->reason, sizeof nr->reason, pwhy);
+            }
+        }
+    }
     if (run->n_cache == 0)
-        return;
+        goto out_seeds;
     int p[2];
     if (pipe(p) != 0)
-        return;
+        goto out_seeds;
     conf_guard *guard = conf_guard_new();
     fflush(stdout);
     fflush(stderr);
@@ -591,12 +1081,12 @@ void conf_cache_suite(conf_run *run)
         close(p[0]);
         close(p[1]);
         conf_guard_free(guard);
-        return;
+        goto out_seeds;
     }
     if (pid == 0) {
         close(p[0]);
         conf_guard_child(guard);
-        cs_worker(run, kinds, p[1]);
+        cs_worker(run, jobs, p[1]);
     }
     close(p[1]);
     double deadline = conf_now() + o->timeout_s * (double)run->n_cache;
@@ -633,7 +1123,14 @@ void conf_cache_suite(conf_run *run)
         s->calls = w.calls;
         s->pass = w.pass != 0;
         w.reason[sizeof w.reason - 1] = 0;
+        w.explain[sizeof w.explain - 1] = 0;
         copy_str(s->reason, sizeof s->reason, w.reason);
+        copy_str(s->explain, sizeof s->explain, w.explain);
+        s->builds_explained = w.builds_explained;
+        if (w.abi_minor || w.no_explain) {
+            run->no_explain = w.no_explain != 0;
+            run->backend_abi_minor = w.abi_minor;
+        }
     }
     int status = 0;
     if (timed_out || got < run->n_cache)
@@ -650,4 +1147,8 @@ void conf_cache_suite(conf_run *run)
             conf_run_describe_exit(status, guard, s->reason, sizeof s->reason);
     }
     conf_guard_free(guard);
+out_seeds:
+    for (uint32_t k = 0; k < CS_N_SEEDS; k++)
+        for (int part = 0; part < 2; part++)
+            cs_part_free(&cs_parts[k][part]);
 }

@@ -88,6 +88,13 @@ bool conf_api_validate(const plumb_backend_api *api, const char *where, plumb_di
 bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
                          conf_caps *out, plumb_diag *d);
 
+/* ABI 1.2's optional explain: whether the table has it (a 1.0/1.1 table or a
+ * NULL pointer: "no explanations"), and why the instance's last compile call
+ * built a program, copied into text/json (empty when the backend says
+ * nothing or has no explain). False (d set) when the call failed. */
+bool conf_backend_has_explain(const conf_backend *b);
+bool conf_backend_explain(conf_backend *b, char *text, size_t tcap, char *json, size_t jcap, plumb_diag *d);
+
 /* Creates a fresh instance (destroying any previous one): the runner does
  * this in every worker process, never sharing an instance across fork. */
 bool conf_backend_instance(conf_backend *b, const plumb_backend_option *options, size_t n_options,
@@ -265,7 +272,20 @@ typedef struct conf_cache_scenario {
     bool pass;
     char note[160];            /* what the count certifies, e.g. "certified on refined (static) programs" */
     char reason[256];
+    /* The backend's reasons for its builds (ABI 1.2 explain), one line per
+     * build "step N: why", cut with a count of the lines left out; empty
+     * when it built nothing or has no explain (run->backend: see
+     * conf_backend_has_explain). */
+    uint32_t builds_explained; /* builds the backend gave a reason for */
+    char explain[1024];
 } conf_cache_scenario;
+
+/* A cache scenario that was not run, and why ("ops not selected: ...",
+ * "the backend does not claim ..."): reported, never dropped silently. */
+typedef struct conf_cache_not_run {
+    char name[96];
+    char reason[200];
+} conf_cache_not_run;
 
 typedef struct conf_run_options {
     const char *backend;           /* "ref", "runtime" or a path */
@@ -291,6 +311,10 @@ typedef struct conf_run_options {
     uint32_t retry;                /* reruns of a crashed or timed-out case */
     uint64_t max_bytes;            /* largest output accepted from the backend, checked
                                     * before it is copied (0 = PLUMB_MAX_BYTES or 16 GiB) */
+    /* Where the cache suite finds the seed scenarios' programs (scenarios/
+     * of the source tree, docs/scenarios.md); NULL = $PLUMB_SCENARIOS_DIR,
+     * else ./scenarios. */
+    const char *scenarios_dir;
 } conf_run_options;
 
 void conf_run_options_init(conf_run_options *o);
@@ -302,8 +326,15 @@ typedef struct conf_run {
     bool op_in_run[PLUMB_OP_COUNT];
     conf_case_result *cases;       /* every case run or failed, in order */
     uint32_t n_cases, cap_cases;
-    conf_cache_scenario cache[16];
+    conf_cache_scenario cache[32];
     uint32_t n_cache;
+    conf_cache_not_run cache_not_run[32];
+    uint32_t n_cache_not_run;
+    /* Set by the cache suite: whether the backend gives reasons for its
+     * builds (ABI 1.2 explain) and its table's ABI minor; no_explain false
+     * when unknown (a report read back). */
+    bool no_explain;
+    uint32_t backend_abi_minor;
     uint64_t passed, failed, skipped;
     uint64_t skipped_poly;         /* of skipped: polymorphic cases of claimed types (claim "none") */
     uint64_t digest[2];            /* XXH3-128 over the verdicts */
@@ -350,7 +381,10 @@ void conf_run_describe_exit(int status, const conf_guard *g, char *buf, size_t c
 /* ---- the cache suite (conformance/cache_suite.c) ------------------------------
  * Scenarios of compile calls on a cold instance each, in one worker
  * process; fills run->cache (name, compiles, the exact count expected,
- * verdict). Scenarios that need ops the backend does not claim are left out. */
+ * verdict, the backend's reasons for each build). Besides its own scenarios
+ * it runs the seed recompile scenarios of scenarios/ (leak and fix of each,
+ * docs/scenarios.md). Scenarios that need ops the backend does not claim or,
+ * with --ops, ops not selected are listed in run->cache_not_run with why. */
 void conf_cache_suite(conf_run *run);
 
 /* Runs a certification. Returns false (d set) only when it could not run at

@@ -178,10 +178,12 @@ bool conf_api_validate(const plumb_backend_api *api, const char *where, plumb_di
                        where, api->abi_major, PLUMB_BACKEND_ABI_MAJOR);
         return false;
     }
-    if (api->struct_size < sizeof(plumb_backend_api)) {
+    /* A 1.0 or 1.1 table ends before the functions 1.2 appended (explain),
+     * which are optional: only the 1.0 functions must be there. */
+    if (api->struct_size < PLUMB_BACKEND_API_SIZE_1_0) {
         plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
                        "%s: function table struct_size %zu is shorter than ABI %u.0's %zu bytes (fields missing)",
-                       where, api->struct_size, PLUMB_BACKEND_ABI_MAJOR, sizeof(plumb_backend_api));
+                       where, api->struct_size, PLUMB_BACKEND_ABI_MAJOR, PLUMB_BACKEND_API_SIZE_1_0);
         return false;
     }
     if (!api->name || !api->name[0]) {
@@ -1031,6 +1033,31 @@ bool conf_backend_stats(conf_backend *b, plumb_backend_stats *st, plumb_diag *d)
     bool ok = BK_CALL(b, "stats", b->api->stats(&sa), d);
     st->struct_size = sizeof *st;
     return ok;
+}
+
+bool conf_backend_has_explain(const conf_backend *b)
+{
+    return b->api && PLUMB_BACKEND_HAS_FIELD(b->api, plumb_backend_api, explain) && b->api->explain != NULL;
+}
+
+bool conf_backend_explain(conf_backend *b, char *text, size_t tcap, char *json, size_t jcap, plumb_diag *d)
+{
+    if (tcap)
+        text[0] = 0;
+    if (jcap)
+        json[0] = 0;
+    if (!conf_backend_has_explain(b))
+        return true;
+    plumb_backend_explain_args ea = {sizeof ea, b->inst, NULL, NULL};
+    if (!BK_CALL(b, "explain", b->api->explain(&ea), d))
+        return false;
+    /* Backend strings are read to their NUL or the caller's buffer, no
+     * further (as error messages are). */
+    if (ea.text && tcap)
+        snprintf(text, tcap, "%.*s", (int)strnlen(ea.text, tcap - 1), ea.text);
+    if (ea.json && jcap)
+        snprintf(json, jcap, "%.*s", (int)strnlen(ea.json, jcap - 1), ea.json);
+    return true;
 }
 
 bool conf_backend_reset_stats(conf_backend *b, plumb_diag *d)

@@ -185,13 +185,28 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
             else
                 snprintf(want, sizeof want, "expected %llu to %llu", (unsigned long long)s->expected_min,
                          (unsigned long long)s->expected_max);
-            plumb_buf_printf(b, "  %-26s compiles %llu (%s", s->name, (unsigned long long)s->compiles, want);
+            plumb_buf_printf(b, "  %-36s compiles %llu (%s", s->name, (unsigned long long)s->compiles, want);
             if (s->runs)
                 plumb_buf_printf(b, "; %u runs, %u distinct sizes", s->runs, s->distinct);
             plumb_buf_printf(b, ")  %s%s%s\n", s->pass ? "pass" : "FAIL", s->pass ? "" : ": ", s->pass ? "" : s->reason);
             if (s->note[0])
                 plumb_buf_printf(b, "    %s\n", s->note);
+            /* The backend's reason for each build, indented one per line. */
+            for (const char *l = s->explain; *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l);
+                plumb_buf_printf(b, "      %.*s\n", (int)n, l);
+                l += n + (e ? 1 : 0);
+            }
         }
+        if (run->no_explain)
+            plumb_buf_printf(b, "  reasons: no explanations (the backend's table, ABI %u.%u, has no explain; "
+                             "ABI 1.2 added it)\n", PLUMB_BACKEND_ABI_MAJOR, run->backend_abi_minor);
+    }
+    for (uint32_t i = 0; i < run->n_cache_not_run; i++) {
+        if (i == 0)
+            plumb_buf_puts(b, run->n_cache ? "" : "\ncache stability\n");
+        plumb_buf_printf(b, "  %-36s %s\n", run->cache_not_run[i].name, run->cache_not_run[i].reason);
     }
     plumb_buf_puts(b, "\n");
     conf_report_last_line(b, run);
@@ -410,6 +425,34 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         json_str(b, s->note);
         plumb_buf_puts(b, ", \"reason\": ");
         json_str(b, s->pass ? "" : s->reason);
+        /* The backend's reasons (ABI 1.2 explain), one string per build;
+         * null when the backend has no explain. */
+        plumb_buf_printf(b, ", \"builds_explained\": %u, \"explanations\": ", s->builds_explained);
+        if (run->no_explain) {
+            plumb_buf_puts(b, "null");
+        } else {
+            plumb_buf_puts(b, "[");
+            int k = 0;
+            for (const char *l = s->explain; *l; k++) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l);
+                char line[sizeof s->explain];
+                memcpy(line, l, n);
+                line[n] = 0;
+                plumb_buf_puts(b, k ? ", " : "");
+                json_str(b, line);
+                l += n + (e ? 1 : 0);
+            }
+            plumb_buf_puts(b, "]");
+        }
+        plumb_buf_puts(b, "}");
+    }
+    plumb_buf_puts(b, "\n  ],\n  \"cache_not_run\": [");
+    for (uint32_t i = 0; i < run->n_cache_not_run; i++) {
+        plumb_buf_printf(b, "%s\n    {\"scenario\": ", i ? "," : "");
+        json_str(b, run->cache_not_run[i].name);
+        plumb_buf_puts(b, ", \"reason\": ");
+        json_str(b, run->cache_not_run[i].reason);
         plumb_buf_puts(b, "}");
     }
     plumb_buf_puts(b, "\n  ],");
@@ -643,7 +686,7 @@ void conf_report_junit(plumb_buf *b, const conf_run *run)
         all.skipped += n.skipped;
         all.time += n.time;
     }
-    if (run->n_cache) {
+    if (run->n_cache || run->n_cache_not_run) {
         junit_counts n = {0, 0, 0, 0};
         plumb_buf body;
         plumb_buf_init(&body);
@@ -652,21 +695,43 @@ void conf_report_junit(plumb_buf *b, const conf_run *run)
             n.tests++;
             plumb_buf_puts(&body, "    <testcase classname=\"cache\" name=\"");
             xml_str(&body, s->name);
-            if (s->pass) {
+            if (s->pass && !s->explain[0]) {
                 plumb_buf_puts(&body, "\" time=\"0\"/>\n");
+            } else if (s->pass) {
+                /* the backend's reasons for its builds */
+                plumb_buf_puts(&body, "\" time=\"0\"><system-out>");
+                xml_esc(&body, s->explain, false);
+                plumb_buf_puts(&body, "</system-out></testcase>\n");
             } else {
                 n.failures++;
                 plumb_buf_puts(&body, "\" time=\"0\"><failure type=\"cache\" message=\"");
                 xml_str(&body, s->reason);
                 plumb_buf_puts(&body, "\">");
                 xml_esc(&body, s->reason, false);
-                plumb_buf_puts(&body, "</failure></testcase>\n");
+                plumb_buf_puts(&body, "</failure>");
+                if (s->explain[0]) {
+                    plumb_buf_puts(&body, "<system-out>");
+                    xml_esc(&body, s->explain, false);
+                    plumb_buf_puts(&body, "</system-out>");
+                }
+                plumb_buf_puts(&body, "</testcase>\n");
             }
+        }
+        /* Scenarios not run are listed, skipped with why. */
+        for (uint32_t i = 0; i < run->n_cache_not_run; i++) {
+            n.tests++;
+            n.skipped++;
+            plumb_buf_puts(&body, "    <testcase classname=\"cache\" name=\"");
+            xml_str(&body, run->cache_not_run[i].name);
+            plumb_buf_puts(&body, "\" time=\"0\"><skipped message=\"");
+            xml_str(&body, run->cache_not_run[i].reason);
+            plumb_buf_puts(&body, "\"/></testcase>\n");
         }
         junit_suite(&suites, "cache stability", &n, stamp, host, &body);
         plumb_buf_free(&body);
         all.tests += n.tests;
         all.failures += n.failures;
+        all.skipped += n.skipped;
     }
     plumb_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     plumb_buf_printf(b, "<testsuites name=\"plumb certify ");

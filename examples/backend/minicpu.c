@@ -86,6 +86,8 @@ struct plumb_backend {
     uint64_t *seen;          /* hashes of compiled texts, to count cache hits */
     size_t n_seen, cap_seen;
     plumb_backend_stats st;
+    /* explain (ABI 1.2): why the last compile call built, or "" for a hit */
+    char why[96];
 };
 
 static const plumb_backend_op_cap mc_ops[] = {
@@ -399,9 +401,14 @@ static plumb_backend_error *mc_compile(plumb_backend_compile_args *a)
     int hit = 0;
     for (size_t i = 0; i < b->n_seen; i++)
         hit |= b->seen[i] == h;
+    b->why[0] = 0;
     if (hit) {
         b->st.cache_hits++;
     } else {
+        /* This cache is keyed on the program's bytes, so that is the only
+         * reason it can give. */
+        snprintf(b->why, sizeof b->why, "program text not seen before (hash %016llx, %zu programs cached)",
+                 (unsigned long long)h, b->n_seen);
         if (b->n_seen == b->cap_seen) {
             size_t nc = b->cap_seen ? 2 * b->cap_seen : 16;
             uint64_t *ns = realloc(b->seen, nc * sizeof *ns);
@@ -579,6 +586,16 @@ static plumb_backend_error *mc_reset_stats(plumb_backend_reset_stats_args *a)
     return NULL;
 }
 
+/* Optional (ABI 1.2): why the last compile call built a program. */
+static plumb_backend_error *mc_explain(plumb_backend_explain_args *a)
+{
+    if (!a || a->struct_size < sizeof *a || !a->backend)
+        return mc_err(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "explain: bad args");
+    a->text = a->backend->why[0] ? a->backend->why : NULL;
+    a->json = NULL;
+    return NULL;
+}
+
 static const plumb_backend_api mc_api = {
     .struct_size = sizeof(plumb_backend_api),
     .abi_major = PLUMB_BACKEND_ABI_MAJOR,
@@ -595,6 +612,7 @@ static const plumb_backend_api mc_api = {
     .outputs_free = mc_outputs_free,
     .stats = mc_stats,
     .reset_stats = mc_reset_stats,
+    .explain = mc_explain,
 };
 
 PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi_major)

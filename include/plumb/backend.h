@@ -31,6 +31,9 @@
  *  - A value may be APPENDED to an enumeration in a minor version too (1.1:
  *    PLUMB_BACKEND_POLY_UNBOUNDED); a loader that does not know a value
  *    rejects the capabilities that use it, naming the field and the value.
+ *  - A function APPENDED to the table (1.2: explain) is optional: a loader
+ *    uses it only when the table's struct_size holds it and it is not NULL,
+ *    and treats an older table as "no explanations".
  *  - A struct that the caller passes for the backend to fill (the stats)
  *    carries the caller's struct_size; the backend writes only the fields
  *    that lie within it.
@@ -59,7 +62,7 @@ extern "C" {
 #endif
 
 #define PLUMB_BACKEND_ABI_MAJOR 1u
-#define PLUMB_BACKEND_ABI_MINOR 1u
+#define PLUMB_BACKEND_ABI_MINOR 2u
 
 /* The symbol a plugin exports and its type. */
 #define PLUMB_BACKEND_GET_API_SYMBOL "plumb_backend_get_api"
@@ -305,6 +308,27 @@ typedef struct plumb_backend_reset_stats_args {
     plumb_backend *backend;
 } plumb_backend_reset_stats_args;
 
+/* ---- explain (ABI 1.2, optional) ----------------------------------------------
+ * Why the most recent compile call on this instance built a program. The
+ * cache-stability suite calls it after every compile call that the stats
+ * count as a build (a miss) and reports the answer next to the compile
+ * count, so that a recompile storm names its cause (a constant baked into
+ * the program, a static dimension that changed, an op added, ...).
+ *
+ * text: one line, e.g. "first program of @main" or "recompile 2 of @main:
+ * constant 1.0e-03 became 2.0e-03 at stablehlo.broadcast_in_dim"; NULL when
+ * the last compile call built nothing (served from a cache), when no compile
+ * call was made yet, or when the backend cannot say. json: optionally the
+ * same as one JSON object (NULL = none). Both strings are owned by the
+ * backend and stay valid until the next call on this instance (any
+ * function) or its destroy. */
+typedef struct plumb_backend_explain_args {
+    size_t struct_size;                    /* sizeof(plumb_backend_explain_args) */
+    plumb_backend *backend;
+    const char *text;                      /* out: NUL-terminated line, or NULL */
+    const char *json;                      /* out: NUL-terminated JSON object, or NULL */
+} plumb_backend_explain_args;
+
 /* ---- the table ------------------------------------------------------------
  * Every function pointer below is required in ABI 1.0. Functions added in a
  * later minor version are appended and may be NULL in older backends
@@ -326,14 +350,22 @@ typedef struct plumb_backend_api {
     void (*outputs_free)(plumb_backend_outputs *outputs); /* NULL is a no-op */
     plumb_backend_error *(*stats)(plumb_backend_stats_args *args);
     plumb_backend_error *(*reset_stats)(plumb_backend_reset_stats_args *args);
+    /* ABI 1.2; optional (NULL, or absent from a 1.0/1.1 table: read it only
+     * when PLUMB_BACKEND_HAS_FIELD(api, plumb_backend_api, explain)). */
+    plumb_backend_error *(*explain)(plumb_backend_explain_args *args);
 } plumb_backend_api;
+
+/* sizeof(plumb_backend_api) of ABI 1.0 and 1.1 (the same table): the least
+ * struct_size a loader accepts. */
+#define PLUMB_BACKEND_API_SIZE_1_0 ((size_t)offsetof(plumb_backend_api, explain))
 
 /* The one exported entry point. Returns NULL when the backend does not
  * implement abi_major; the table is static and never freed. */
 typedef const plumb_backend_api *(*plumb_backend_get_api_fn)(uint32_t abi_major);
 PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi_major);
 
-/* ---- released layouts (ABI 1.0; 1.1 appended an enum value, no field), pinned
+/* ---- released layouts (ABI 1.0; 1.1 appended an enum value, no field; 1.2
+ * appended plumb_backend_api.explain and plumb_backend_explain_args), pinned
  * on LP64 targets --------------------------------------------------------------
  * If one of these trips, a released field moved: that is an ABI break. Append
  * instead, and bump PLUMB_BACKEND_ABI_MINOR. */
@@ -407,7 +439,13 @@ PLUMB_BACKEND_PIN(offsetof(plumb_backend_api, abi_major) == 8 && offsetof(plumb_
                   && offsetof(plumb_backend_api, compile) == 64 && offsetof(plumb_backend_api, executable_free) == 72
                   && offsetof(plumb_backend_api, execute) == 80 && offsetof(plumb_backend_api, outputs_free) == 88
                   && offsetof(plumb_backend_api, stats) == 96 && offsetof(plumb_backend_api, reset_stats) == 104
-                  && sizeof(plumb_backend_api) == 112, "plumb_backend_api layout (ABI 1.0)");
+                  && PLUMB_BACKEND_API_SIZE_1_0 == 112, "plumb_backend_api layout (ABI 1.0)");
+PLUMB_BACKEND_PIN(offsetof(plumb_backend_api, explain) == 112
+                  && sizeof(plumb_backend_api) == 120, "plumb_backend_api layout (ABI 1.2)");
+PLUMB_BACKEND_PIN(offsetof(plumb_backend_explain_args, backend) == 8
+                  && offsetof(plumb_backend_explain_args, text) == 16
+                  && offsetof(plumb_backend_explain_args, json) == 24
+                  && sizeof(plumb_backend_explain_args) == 32, "plumb_backend_explain_args layout (ABI 1.2)");
 #endif
 
 #ifdef __cplusplus

@@ -256,6 +256,137 @@ static void test_ref_through_abi(void **state)
     conf_backend_close(&b);
 }
 
+/* ABI 1.2 appended explain to the table and its args struct: the offsets,
+ * written out by hand, and the 1.0/1.1 size a loader still accepts. */
+static void test_layout_explain_1_2(void **state)
+{
+    (void)state;
+    assert_int_equal(PLUMB_BACKEND_ABI_MINOR, 2);
+    assert_int_equal(PLUMB_BACKEND_API_SIZE_1_0, 112);
+    assert_int_equal(offsetof(plumb_backend_api, explain), 112);
+    assert_int_equal(sizeof(plumb_backend_api), 120);
+    assert_int_equal(offsetof(plumb_backend_explain_args, backend), 8);
+    assert_int_equal(offsetof(plumb_backend_explain_args, text), 16);
+    assert_int_equal(offsetof(plumb_backend_explain_args, json), 24);
+    assert_int_equal(sizeof(plumb_backend_explain_args), 32);
+    plumb_backend_api old;
+    memset(&old, 0, sizeof old);
+    old.struct_size = 112;
+    assert_false(PLUMB_BACKEND_HAS_FIELD(&old, plumb_backend_api, explain));
+    assert_true(PLUMB_BACKEND_HAS_FIELD(&old, plumb_backend_api, reset_stats));
+}
+
+/* Compiles prog on b's instance and runs it on two f32[2] inputs. */
+static void run_two(conf_backend *b, const char *prog)
+{
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    int64_t dims[1] = {2};
+    plumb_tensor *x = plumb_tensor_new(PLUMB_F32, 1, dims, 0, &d), *y = plumb_tensor_new(PLUMB_F32, 1, dims, 0, &d);
+    plumb_tensor *in[2] = {x, y};
+    plumb_tensor **outs = NULL;
+    uint32_t n = 0;
+    bool ok = conf_backend_run(b, prog, in, 2, &outs, &n, &d);
+    if (!ok)
+        fprintf(stderr, "run: %s\n", d.msg);
+    assert_true(ok);
+    conf_tensors_free(outs, n);
+    plumb_tensor_free(x);
+    plumb_tensor_free(y);
+}
+
+#define PROG_C(c)                                                                                  \
+    "func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n"                   \
+    "  %c = stablehlo.constant dense<" c "> : tensor<2xf32>\n"                                     \
+    "  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  %1 = stablehlo.add %0, %c : tensor<2xf32>\n"  \
+    "  return %1 : tensor<2xf32>\n}\n"
+
+/* A plugin built against ABI 1.1 (struct_size 112, no explain) still loads
+ * and runs; the loader reports it has no explanations and never reads the
+ * bytes past its table (the plugin put an aborting function there). */
+static void test_old_abi_plugin_loads(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_backend b;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    bool ok = conf_backend_open(plugin_path("old_abi_1_1", p, sizeof p), NULL, 0, &b, &d);
+    if (!ok)
+        fprintf(stderr, "open: %s\n", d.msg);
+    assert_true(ok);
+    assert_true(conf_backend_instance(&b, NULL, 0, &d));
+    assert_int_equal(b.api->struct_size, 112);
+    assert_int_equal(b.api->abi_minor, 1);
+    assert_false(conf_backend_has_explain(&b));
+    run_two(&b, PROG_C("1.0"));
+    run_two(&b, PROG_C("2.0"));
+    plumb_backend_stats st;
+    assert_true(conf_backend_stats(&b, &st, &d));
+    assert_int_equal(st.compiles, 2);
+    char text[256], json[256];
+    assert_true(conf_backend_explain(&b, text, sizeof text, json, sizeof json, &d));
+    assert_string_equal(text, "");
+    assert_string_equal(json, "");
+    conf_backend_close(&b);
+}
+
+/* The runtime says why each build happened: its entry's first program, no
+ * reason for a cache hit, and the changed constant (its old and new value,
+ * as text and as a JSON object) for a recompile. */
+static void test_runtime_explains(void **state)
+{
+    (void)state;
+    conf_backend b;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_backend_open("runtime", NULL, 0, &b, &d));
+    assert_true(conf_backend_instance(&b, NULL, 0, &d));
+    assert_true(conf_backend_has_explain(&b));
+    char text[1024], json[2048];
+    run_two(&b, PROG_C("1.0"));
+    assert_true(conf_backend_explain(&b, text, sizeof text, json, sizeof json, &d));
+    assert_string_equal(text, "first program of @main");
+    assert_string_equal(json, "");
+    run_two(&b, PROG_C("1.0"));
+    assert_true(conf_backend_explain(&b, text, sizeof text, json, sizeof json, &d));
+    assert_string_equal(text, "");   /* a hit built nothing */
+    run_two(&b, PROG_C("2.5"));
+    assert_true(conf_backend_explain(&b, text, sizeof text, json, sizeof json, &d));
+    if (!strstr(text, "constant 1.000000e+00 became 2.500000e+00"))
+        fprintf(stderr, "text: %s\n", text);
+    assert_non_null(strstr(text, "constant 1.000000e+00 became 2.500000e+00"));
+    assert_true(json[0] == '{');
+    assert_non_null(strstr(json, "baked_constant"));
+    conf_backend_close(&b);
+}
+
+/* The example backend implements explain minimally: a build is a text it
+ * had not seen; a repeat is a hit with no reason. */
+static void test_example_explains(void **state)
+{
+    (void)state;
+    const char *bd = getenv("BUILD");
+    char p[512];
+    snprintf(p, sizeof p, "%s/backends/minicpu.so", bd && *bd ? bd : "build");
+    conf_backend b;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_backend_open(p, NULL, 0, &b, &d));
+    assert_true(conf_backend_instance(&b, NULL, 0, &d));
+    assert_true(conf_backend_has_explain(&b));
+    const char *prog = "func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n"
+                       "  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+    char text[256];
+    run_two(&b, prog);
+    assert_true(conf_backend_explain(&b, text, sizeof text, NULL, 0, &d));
+    assert_non_null(strstr(text, "program text not seen before"));
+    run_two(&b, prog);
+    assert_true(conf_backend_explain(&b, text, sizeof text, NULL, 0, &d));
+    assert_string_equal(text, "");
+    conf_backend_close(&b);
+}
+
 /* Unknown backend options are refused by create with the option's name. */
 static void test_unknown_option(void **state)
 {
@@ -521,6 +652,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout_pins),
+        cmocka_unit_test(test_layout_explain_1_2),
+        cmocka_unit_test(test_old_abi_plugin_loads),
+        cmocka_unit_test(test_runtime_explains),
+        cmocka_unit_test(test_example_explains),
         cmocka_unit_test(test_has_field),
         cmocka_unit_test(test_reject_major),
         cmocka_unit_test(test_reject_short),
