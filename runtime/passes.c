@@ -12,6 +12,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "plumb/checkcmp.h"
 #include "plumb/ref.h"
 #include "rt_passes.h"
 
@@ -845,6 +846,21 @@ static bool dce(pass_ctx *c)
 
 /* ---- the sweep ------------------------------------------------------------------ */
 
+/* Whether op is the dot or sum whose value a check op reads: such an op is
+ * not folded, so that the check can arbitrate its expected value against
+ * the exact result (docs/spec/checks.md "Arbitration"; folded, the checked
+ * value would be a constant of unknown origin). Only ops with constant
+ * operands get here, so the scan of the ops after op stays rare. */
+static bool read_by_check(const ir_op *op)
+{
+    if (op->code != PLUMB_OP_DOT_GENERAL && op->code != PLUMB_OP_DOT && op->code != PLUMB_OP_REDUCE)
+        return false;
+    for (const ir_op *o = op->next; o; o = o->next)
+        if (plumb_op_get(o->code)->kind == PLUMB_KIND_CHECK && plumb_check_arb_producer(o) == op)
+            return true;
+    return false;
+}
+
 static bool sweep(pass_ctx *c)
 {
     uint32_t cap = 16;
@@ -864,7 +880,7 @@ static bool sweep(pass_ctx *c)
         ir_value *nv = NULL;
         if (op->code == PLUMB_OP_CONSTANT) {
             nv = split_splat(c, op);
-        } else if (foldable(op)) {
+        } else if (foldable(op) && !read_by_check(op)) {
             if (!fold(c, op))
                 c->nomem = true;
             if (op->results[0]->id < c->n_repl && c->repl[op->results[0]->id])

@@ -87,6 +87,19 @@ expect_rc "reduce_add_f32_cancel passes by arbitration" 0
 expect_err "the note names the reduce" \
     "note: check.expect_almost_eq_const: arbitration accepted 1 of 1 elements of the value of stablehlo.reduce at 10:10"
 
+# On the runtime, which computes these dots and sums itself (a dot or sum
+# read by a check is not constant-folded): every file passes, by matching
+# the expectation or by arbitration, and the reduce (summed exactly by the
+# runtime) with the same note as on the reference.
+for f in dot_general_f32_cancel dot_general_float16_2_4_float32_4_2 reduce_add_f32_cancel; do
+    run "$PLUMB" run --backend runtime "$FIX/$f.mlir"
+    expect_rc "$f passes on the runtime" 0
+done
+expect_err "runtime: the reduce's note" \
+    "note: check.expect_almost_eq_const: arbitration accepted 1 of 1 elements of the value of stablehlo.reduce at 10:10"
+run "$PLUMB" run --backend runtime --no-arbitrate "$FIX/reduce_add_f32_cancel.mlir"
+expect_rc "reduce_add_f32_cancel fails on the runtime with --no-arbitrate" 1
+
 # Exact ops never: the same numbers through stablehlo.add fail.
 for b in ref runtime; do
     run "$PLUMB" run --backend $b "$FIX/exact_add.mlir"
