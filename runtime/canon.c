@@ -420,6 +420,7 @@ static void ser_op(ser *s, const ir_op *op, uint32_t depth)
     nd->depth = depth;
     nd->loc = op->loc;
     nd->dloc = ir_debug_loc_known(&op->dloc) ? &op->dloc : NULL;
+    nd->src = op;
     put_u32(c, op->code);
 
     nd->off[RT_F_OPERANDS] = c->len;
@@ -502,6 +503,7 @@ static void ser_func(ser *s, const ir_func *f)
     nd->vbase = s->vbase = c->n_vals;
     nd->loc = f->loc;
     nd->name = NULL;   /* the module may be freed while the serialization is cached */
+    nd->src = f;
     s->next_local = 0;
     put_u32(c, RT_NODE_FUNC);
     nd->off[RT_F_TYPES] = c->len;
@@ -596,13 +598,88 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
     return true;
 }
 
+/* Appends n bytes of s and a NUL to c->origins; false when out of memory. */
+static bool keep_text(rt_canon *c, const char *s, size_t n)
+{
+    if (n >= UINT32_MAX / 2 || c->origins_len >= UINT32_MAX - n - 1)
+        return false;
+    if (c->origins_len + n + 1 > c->origins_cap) {
+        size_t ncap = c->origins_cap ? c->origins_cap * 2 : 1024;
+        while (ncap < c->origins_len + n + 1)
+            ncap *= 2;
+        char *no = plumb_realloc(c->origins, c->origins_cap, ncap);
+        if (!no)
+            return false;
+        c->origins = no;
+        c->origins_cap = ncap;
+    }
+    if (n)
+        memcpy(c->origins + c->origins_len, s, n);
+    c->origins[c->origins_len + n] = '\0';
+    c->origins_len += n + 1;
+    return true;
+}
+
+/* The name a front end gave parameter i of f: its debug location's name
+ * (`%a: T loc("batch.doc_ids")`), else jax.arg_info in its attributes, else
+ * its SSA name; sets *n to its length (0 when it has none). */
+static const char *param_name(const ir_func *f, uint32_t i, size_t *n)
+{
+    const ir_value *v = f->body.args[i];
+    *n = 0;
+    if (v->dloc && v->dloc->name) {
+        *n = strlen(v->dloc->name);
+        return v->dloc->name;
+    }
+    const char *at = f->arg_attrs && f->arg_attrs[i] ? strstr(f->arg_attrs[i], "jax.arg_info = \"") : NULL;
+    if (at) {
+        at += strlen("jax.arg_info = \"");
+        const char *end = strchr(at, '"');
+        if (end) {
+            *n = (size_t)(end - at);
+            return at;
+        }
+    }
+    if (v->name)
+        *n = strlen(v->name);
+    return v->name;
+}
+
+/* Copies the names of node nd (borrowed by src) into c->origins. */
+static void keep_names(rt_canon *c, rt_canon_node *nd)
+{
+    size_t start = c->origins_len;
+    bool ok = true;
+    if (nd->code == RT_NODE_FUNC) {
+        const ir_func *f = nd->src;
+        for (uint32_t i = 0; i < f->body.n_args && ok; i++) {
+            size_t n;
+            const char *s = param_name(f, i, &n);
+            ok = keep_text(c, s, n);
+        }
+    } else {
+        const ir_op *op = nd->src;
+        if (op->n_results == 0 || !op->results[0]->name)
+            return;
+        ok = keep_text(c, op->results[0]->name, strlen(op->results[0]->name));
+    }
+    if (ok && c->origins_len > start)
+        nd->names = (uint32_t)start + 1;
+    else
+        c->origins_len = start;   /* out of memory loses the names, not the serialization */
+}
+
 void rt_canon_keep_origins(rt_canon *c)
 {
     c->origins_len = 0;
     for (uint32_t i = 0; i < c->n_nodes; i++) {
         c->nodes[i].origin = 0;
+        c->nodes[i].names = 0;
         if (c->nodes[i].dloc)
             add_origin(c, &c->nodes[i], c->nodes[i].dloc);
+        if (c->nodes[i].src)
+            keep_names(c, &c->nodes[i]);
+        c->nodes[i].src = NULL;   /* the module may be freed once cached */
     }
 }
 

@@ -103,6 +103,14 @@ typedef struct rt_canon_node {
      * (origin 0 = none), which explanations read. */
     const ir_debug_loc *dloc;
     uint32_t origin;
+    /* The names an explanation shows (not part of the key): src borrows the
+     * ir_op or ir_func (RT_NODE_FUNC) while serializing, and
+     * rt_canon_keep_origins copies into rt_canon.origins + names - 1 an op's
+     * first result's SSA name, or for a function one NUL-terminated name per
+     * parameter (its loc name, jax.arg_info, else its SSA name; "" when it
+     * has none), then clears src (names 0 = none). */
+    const void *src;
+    uint32_t names;
     size_t off[RT_F_COUNT];    /* field byte ranges in rt_canon.bytes */
     size_t len[RT_F_COUNT];
 } rt_canon_node;
