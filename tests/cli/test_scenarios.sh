@@ -99,16 +99,23 @@ grad-create-accumulate structure stablehlo.add stablehlo.add_added
 moe-capacity-drift static_dimension stablehlo.iota dimension_1:
 topk-varying-k attribute chlo.top_k attribute_k_
 varying-sequence-length entry_signature func.func parameter_0_dimension_0:
+optional-batch-fields entry_signature func.func added
 EOF
 # The learning rate's explanations name the old and new value and the
 # front end's line.
 jqt "$tmp/all.json" '[.scenarios[] | select(.name == "baked-learning-rate") | .leak.explanations[0].differences[0] | .old == "1.000000e-03" and .new == "2.000000e-03" and .from == "train.py:41:10"] == [true]' \
     "baked-learning-rate: the explanation gives old and new lr and train.py:41:10"
-# Optional batch fields: today's runtime counts the parameters but does not
-# name the added one; the scenario is a known gap, never a pass, until it
-# does (then it passes, and this test says so).
-jqt "$tmp/all.json" '[.scenarios[] | select(.name == "optional-batch-fields") | (.status == "known_gap" and .cause_named == false and (.gap | length > 0)) or (.status == "pass" and .cause_named == true)] == [true]' \
-    "optional-batch-fields is a known gap (or passes with the cause named)"
+# Optional batch fields: the programs 1-plain, 2-doc-ids, 3-loss-mask and
+# 4-both each add one field to their nearest cached program (2 adds doc_ids
+# to 1, 3 adds loss_mask to 1, 4 adds loss_mask to 2), so every recompile
+# names exactly one added parameter by its name, and the ops after the
+# inserted ones are aligned, never reported as rewired or as other ops.
+jqt "$tmp/all.json" '[.scenarios[] | select(.name == "optional-batch-fields") | .status == "pass" and .gap == null and (.leak.explanations | length == 3 and all(.[]; [.differences[] | select(.field == "parameter" and (.what | contains("added")))] | length == 1))] == [true]' \
+    "optional-batch-fields passes: each recompile names one added parameter"
+jqt "$tmp/all.json" '[.scenarios[] | select(.name == "optional-batch-fields") | .leak.explanations[] | .differences[] | select(.field == "parameter") | .name] == ["%doc_ids", "%loss_mask", "%loss_mask"]' \
+    "optional-batch-fields: the added parameters are %doc_ids, %loss_mask, %loss_mask"
+jqt "$tmp/all.json" '[.scenarios[] | select(.name == "optional-batch-fields") | .leak.explanations[] | .differences[] | select((.what | contains("now reads")) or (.what | contains(" became stablehlo.")) or (.what | contains("parameter count")))] == []' \
+    "optional-batch-fields: no positional noise (rewired operands, ops turned into others)"
 
 # A fix computes what the leak computed: the same generated inputs (the
 # generator fills a parameter by its index, and the shared ones come first)
