@@ -17,6 +17,14 @@
 #include "plumb/checkcmp.h"
 #include "ref_internal.h"
 
+/* The most terms (products of a dot, elements of a sum) that a check's
+ * arbitration recomputes: the reference's exact dot costs some ten
+ * nanoseconds a product, twice (the result and the sum of magnitudes), so
+ * this keeps a failing check of a large matmul on the runtime from
+ * spending minutes in the reference; beyond it the check fails as written
+ * and says why. */
+#define ARB_MAX_TERMS (1ull << 28)
+
 /* A chain of calls deeper than this, or an operand cone nested deeper, is
  * not followed (the recursion below uses the C stack). */
 #define ARB_MAX_DEPTH 2000u
@@ -278,6 +286,52 @@ static bool fill_bound(const ir_op *p, const plumb_tensor *const *in, const plum
     return true;
 }
 
+/* The number of terms of producer, from its static types: the result's
+ * elements times the reduced or contracting length; 0 when a dimension is
+ * not static (then counted on the recomputed operands). Saturates. */
+static uint64_t static_terms(const ir_op *p)
+{
+    const ir_type *in = &p->operands[0]->type, *out = &p->results[0]->type;
+    if (!ir_type_is_static(in) || !ir_type_is_static(out))
+        return 0;
+    uint64_t n_in = 1, n_out = 1, k = 1;
+    for (uint32_t i = 0; i < in->rank; i++)
+        n_in = n_in > UINT64_MAX / ((uint64_t)in->dims[i] + 1) ? UINT64_MAX : n_in * (uint64_t)in->dims[i];
+    for (uint32_t i = 0; i < out->rank; i++)
+        n_out = n_out > UINT64_MAX / ((uint64_t)out->dims[i] + 1) ? UINT64_MAX : n_out * (uint64_t)out->dims[i];
+    if (p->code == PLUMB_OP_REDUCE)
+        return n_in;
+    if (p->code == PLUMB_OP_DOT)
+        k = in->rank ? (uint64_t)in->dims[in->rank - 1] : 1;
+    else
+        for (uint32_t i = 0; i < p->a.lhs_contract.n; i++)
+            k *= (uint64_t)in->dims[p->a.lhs_contract.v[i]];
+    return k && n_out > UINT64_MAX / k ? UINT64_MAX : n_out * k;
+}
+
+/* The same count on the recomputed operands (a '?' dimension): a dot's
+ * terms are its result's elements (batch x lhs free x rhs free) times k,
+ * that is numel(lhs)·numel(rhs) / (k·batch). */
+static uint64_t actual_terms(const ir_op *p, plumb_tensor *const *in)
+{
+    uint64_t a = plumb_tensor_numel(in[0]), b = plumb_tensor_numel(in[1]);
+    if (p->code == PLUMB_OP_REDUCE)
+        return a;
+    uint64_t k = 1, batch = 1;
+    if (p->code == PLUMB_OP_DOT) {
+        k = in[0]->rank ? (uint64_t)in[0]->dims[in[0]->rank - 1] : 1;
+    } else {
+        for (uint32_t i = 0; i < p->a.lhs_contract.n; i++)
+            k *= (uint64_t)in[0]->dims[p->a.lhs_contract.v[i]];
+        for (uint32_t i = 0; i < p->a.lhs_batch.n; i++)
+            batch *= (uint64_t)in[0]->dims[p->a.lhs_batch.v[i]];
+    }
+    if (!a || !b || !k || !batch)
+        return 0;
+    uint64_t per = b / (k * batch);   /* rhs free elements */
+    return per && a > UINT64_MAX / per ? UINT64_MAX : a * per;
+}
+
 bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
                              plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size)
 {
@@ -290,6 +344,12 @@ bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t
         snprintf(why, why_size, "%s has %u operands", plumb_op_name(producer->code), producer->n_operands);
         return false;
     }
+    uint64_t terms = static_terms(producer);
+    if (terms > ARB_MAX_TERMS) {
+        snprintf(why, why_size, "it has %llu terms, more than the %llu recomputed for arbitration",
+                 (unsigned long long)terms, (unsigned long long)ARB_MAX_TERMS);
+        return false;
+    }
     /* The cone is evaluated in the frame of the producer's own function:
      * a producer inside a callee reaches that callee's parameters, which
      * are not known here, and is refused by eval. */
@@ -298,6 +358,11 @@ bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t
     for (uint32_t i = 0; i < 2; i++)
         if (!(in[i] = (plumb_tensor *)eval(&s, &top, producer->operands[i])))
             goto out;
+    if (!terms && (terms = actual_terms(producer, in)) > ARB_MAX_TERMS) {
+        snprintf(why, why_size, "it has %llu terms, more than the %llu recomputed for arbitration",
+                 (unsigned long long)terms, (unsigned long long)ARB_MAX_TERMS);
+        goto out;
+    }
     plumb_diag d = {0};
     plumb_diag_clear(&d);
     if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {

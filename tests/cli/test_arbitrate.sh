@@ -100,6 +100,13 @@ expect_err "runtime: the reduce's note" \
 run "$PLUMB" run --backend runtime --no-arbitrate "$FIX/reduce_add_f32_cancel.mlir"
 expect_rc "reduce_add_f32_cancel fails on the runtime with --no-arbitrate" 1
 
+# A dot of 2^30 products is not recomputed (the cap is 2^28): the check
+# fails as written and says why, quickly.
+run "$PLUMB" run --backend runtime --timeout 60 "$FIX/dot_too_large.mlir"
+expect_rc "dot_too_large fails on the runtime" 1
+expect_err "dot_too_large: why it was not arbitrated" \
+    "not arbitrated: the checked value comes from stablehlo.dot_general at 10:10, but it has 1073741824 terms, more than the 268435456 recomputed for arbitration"
+
 # Exact ops never: the same numbers through stablehlo.add fail.
 for b in ref runtime; do
     run "$PLUMB" run --backend $b "$FIX/exact_add.mlir"
