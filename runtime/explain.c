@@ -331,9 +331,6 @@ static void json_str(plumb_buf *b, const char *s)
 /* ---- structural alignment ------------------------------------------------------- */
 
 #define NONE UINT32_MAX
-/* The largest alignment table (cells of the part between the common prefix
- * and suffix, 4 bytes each); above it the middle is paired by position. */
-#define RT_ALIGN_MAX_CELLS (1u << 21)
 
 /* What an explanation derives from one serialization: per node its first
  * result value and enclosing op, and the function signature nodes. */
@@ -476,69 +473,20 @@ static uint32_t pair_weight(const rt_canon *a, uint32_t i, const rt_canon *b, ui
     return w;
 }
 
-/* Pairs the nodes of a and b (o2n: per node of a its partner in b or NONE;
- * n2o the reverse): the common prefix and suffix pair as they are, the rest
- * by a heaviest common subsequence of same-kind nodes (an inserted op is
- * one unpaired node and everything after it still pairs with its old
- * self). False when out of memory. */
-static bool align_nodes(const rt_canon *a, const rt_canon *b, uint32_t *o2n, uint32_t *n2o)
-{
-    uint32_t n = a->n_nodes, m = b->n_nodes;
-    for (uint32_t i = 0; i < n; i++)
-        o2n[i] = NONE;
-    for (uint32_t j = 0; j < m; j++)
-        n2o[j] = NONE;
-    uint32_t p = 0, s = 0;
-    while (p < n && p < m && pair_like(a, p, b, p)) {
-        o2n[p] = p;
-        n2o[p] = p;
-        p++;
-    }
-    while (s < n - p && s < m - p && pair_like(a, n - 1 - s, b, m - 1 - s)) {
-        o2n[n - 1 - s] = m - 1 - s;
-        n2o[m - 1 - s] = n - 1 - s;
-        s++;
-    }
-    uint32_t nn = n - p - s, mm = m - p - s;
-    if (nn == 0 || mm == 0)
-        return true;
-    if ((uint64_t)(nn + 1) * (mm + 1) > RT_ALIGN_MAX_CELLS) {
-        /* too large to align: by position, same-kind nodes paired */
-        for (uint32_t k = 0; k < nn && k < mm; k++)
-            if (same_kind(a, p + k, b, p + k)) {
-                o2n[p + k] = p + k;
-                n2o[p + k] = p + k;
-            }
-        return true;
-    }
-    size_t w = (size_t)mm + 1;
-    uint32_t *S = plumb_calloc((size_t)(nn + 1) * w, sizeof *S);
-    if (!S)
-        return false;
-    for (uint32_t x = 1; x <= nn; x++)
-        for (uint32_t y = 1; y <= mm; y++) {
-            uint32_t best = S[(x - 1) * w + y] > S[x * w + y - 1] ? S[(x - 1) * w + y] : S[x * w + y - 1];
-            uint32_t pw = pair_weight(a, p + x - 1, b, p + y - 1);
-            if (pw && S[(x - 1) * w + y - 1] + pw > best)
-                best = S[(x - 1) * w + y - 1] + pw;
-            S[x * w + y] = best;
-        }
-    for (uint32_t x = nn, y = mm; x > 0 && y > 0;) {
-        uint32_t pw = pair_weight(a, p + x - 1, b, p + y - 1);
-        if (pw && S[x * w + y] == S[(x - 1) * w + y - 1] + pw) {
-            o2n[p + x - 1] = p + y - 1;
-            n2o[p + y - 1] = p + x - 1;
-            x--;
-            y--;
-        } else if (S[x * w + y] == S[(x - 1) * w + y]) {
-            x--;
-        } else {
-            y--;
-        }
-    }
-    plumb_free(S, (size_t)(nn + 1) * w * sizeof *S);
-    return true;
-}
+typedef struct rt_al rt_al;
+static uint32_t map_value(const rt_al *al, uint32_t va);
+
+/* Pairs the nodes of the two programs (al->o2n: per node of old its
+ * partner in now or NONE; n2o the reverse), once the parameters are
+ * paired: the entry's signature with the entry's; then, from the start,
+ * the same op with the same attributes and value reading the same values
+ * (through the pairing so far; its result types may differ: that is a
+ * difference, not another op); from the end, nodes equal but for where
+ * their operands come from; the rest by a heaviest common subsequence of
+ * same-kind nodes (an inserted op is one unpaired node and everything
+ * after it still pairs with its old self), or by position when its table
+ * would exceed max_cells. False when out of memory. */
+static bool align_nodes(rt_al *al, uint64_t max_cells);
 
 /* The entry's parameter types, read from its signature node. */
 static uint32_t read_params(const rt_canon *c, const rt_canon_node *nd, ctype *t, uint32_t cap)
@@ -625,14 +573,16 @@ static void align_params(const rt_canon *a, const ctype *ta, uint32_t na, const 
 }
 
 /* Everything one explanation works with. */
-typedef struct rt_al {
+struct rt_al {
     const rt_canon *old, *now;
     cix xo, xn;
     uint32_t *o2n, *n2o;       /* node pairing */
     ctype *to, *tn;            /* the entry's parameter types */
     uint32_t npo, npn;
     uint32_t *po2n, *pn2o;     /* parameter pairing */
-} rt_al;
+    size_t cap_po, cap_pn;     /* sizes of to/po2n and tn/pn2o */
+    bool have_ix;              /* xo and xn built */
+};
 
 /* The value of now that value va of old became, or NONE when it has no
  * counterpart (its op or parameter was removed or cannot be paired). */
@@ -701,6 +651,155 @@ static bool value_is_new(const rt_al *al, uint32_t v)
 static bool value_is_gone(const rt_al *al, uint32_t v)
 {
     return map_value(al, v) == NONE;
+}
+
+/* True when paired-so-far nodes i (old) and j (now) are the same op reading
+ * the same values: same kind, attributes, value and operands through the
+ * pairing (types may differ). */
+static bool same_op_same_inputs(const rt_al *al, uint32_t i, uint32_t j)
+{
+    const rt_canon *a = al->old, *b = al->now;
+    if (!same_kind(a, i, b, j))
+        return false;
+    const rt_canon_node *na = &a->nodes[i], *nb = &b->nodes[j];
+    if (na->code == RT_NODE_FUNC || !field_eq(a, na, b, nb, RT_F_ATTRS) || !field_eq(a, na, b, nb, RT_F_VALUE))
+        return false;
+    uint32_t n = count_of(a, na, RT_F_OPERANDS);
+    if (n != count_of(b, nb, RT_F_OPERANDS))
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t va = na->vbase + ld_u32(a->bytes + na->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
+        uint32_t vb = nb->vbase + ld_u32(b->bytes + nb->off[RT_F_OPERANDS] + 4 + 4 * (size_t)k);
+        if (map_value(al, va) != vb)
+            return false;
+    }
+    return true;
+}
+
+static bool align_nodes(rt_al *al, uint64_t max_cells)
+{
+    const rt_canon *a = al->old, *b = al->now;
+    uint32_t *o2n = al->o2n, *n2o = al->n2o;
+    uint32_t n = a->n_nodes, m = b->n_nodes;
+    for (uint32_t i = 0; i < n; i++)
+        o2n[i] = NONE;
+    for (uint32_t j = 0; j < m; j++)
+        n2o[j] = NONE;
+    o2n[0] = 0;
+    n2o[0] = 0;
+    uint32_t p = 1, s = 0;
+    while (p < n && p < m && same_op_same_inputs(al, p, p)) {
+        o2n[p] = p;
+        n2o[p] = p;
+        p++;
+    }
+    while (s < n - p && s < m - p && pair_like(a, n - 1 - s, b, m - 1 - s)) {
+        o2n[n - 1 - s] = m - 1 - s;
+        n2o[m - 1 - s] = n - 1 - s;
+        s++;
+    }
+    uint32_t nn = n - p - s, mm = m - p - s;
+    if (nn == 0 || mm == 0)
+        return true;
+    if ((uint64_t)(nn + 1) * (mm + 1) > max_cells) {
+        /* too large to align: by position, same-kind nodes paired */
+        for (uint32_t k = 0; k < nn && k < mm; k++)
+            if (same_kind(a, p + k, b, p + k)) {
+                o2n[p + k] = p + k;
+                n2o[p + k] = p + k;
+            }
+        return true;
+    }
+    size_t w = (size_t)mm + 1;
+    uint32_t *S = plumb_calloc((size_t)(nn + 1) * w, sizeof *S);
+    if (!S)
+        return false;
+    for (uint32_t x = 1; x <= nn; x++)
+        for (uint32_t y = 1; y <= mm; y++) {
+            uint32_t best = S[(x - 1) * w + y] > S[x * w + y - 1] ? S[(x - 1) * w + y] : S[x * w + y - 1];
+            uint32_t pw = pair_weight(a, p + x - 1, b, p + y - 1);
+            if (pw && S[(x - 1) * w + y - 1] + pw > best)
+                best = S[(x - 1) * w + y - 1] + pw;
+            S[x * w + y] = best;
+        }
+    for (uint32_t x = nn, y = mm; x > 0 && y > 0;) {
+        uint32_t pw = pair_weight(a, p + x - 1, b, p + y - 1);
+        if (pw && S[x * w + y] == S[(x - 1) * w + y - 1] + pw) {
+            o2n[p + x - 1] = p + y - 1;
+            n2o[p + y - 1] = p + x - 1;
+            x--;
+            y--;
+        } else if (S[x * w + y] == S[(x - 1) * w + y]) {
+            x--;
+        } else {
+            y--;
+        }
+    }
+    plumb_free(S, (size_t)(nn + 1) * w * sizeof *S);
+    return true;
+}
+
+static void al_fini(rt_al *al)
+{
+    size_t no = al->old->n_nodes ? al->old->n_nodes : 1, nn = al->now->n_nodes ? al->now->n_nodes : 1;
+    if (al->have_ix) {
+        cix_free(&al->xo, al->old);
+        cix_free(&al->xn, al->now);
+    }
+    if (al->o2n)
+        plumb_free(al->o2n, no * sizeof *al->o2n);
+    if (al->n2o)
+        plumb_free(al->n2o, nn * sizeof *al->n2o);
+    if (al->to)
+        plumb_free(al->to, al->cap_po * sizeof *al->to);
+    if (al->tn)
+        plumb_free(al->tn, al->cap_pn * sizeof *al->tn);
+    if (al->po2n)
+        plumb_free(al->po2n, al->cap_po * sizeof *al->po2n);
+    if (al->pn2o)
+        plumb_free(al->pn2o, al->cap_pn * sizeof *al->pn2o);
+    memset(al, 0, sizeof *al);
+}
+
+/* Aligns now with old (parameters, then nodes); false (al freed) when out
+ * of memory or when either is not a serialized entry. */
+static bool al_init(rt_al *al, const rt_canon *old, const rt_canon *now, uint64_t max_cells)
+{
+    memset(al, 0, sizeof *al);
+    al->old = old;
+    al->now = now;
+    if (old->n_nodes == 0 || now->n_nodes == 0 || old->nodes[0].code != RT_NODE_FUNC ||
+        now->nodes[0].code != RT_NODE_FUNC)
+        return false;
+    size_t no = old->n_nodes, nn = now->n_nodes;
+    /* the entries' parameter counts (node 0 is the entry's signature) */
+    size_t cpo = count_of(old, &old->nodes[0], RT_F_TYPES), cpn = count_of(now, &now->nodes[0], RT_F_TYPES);
+    al->cap_po = cpo ? cpo : 1;
+    al->cap_pn = cpn ? cpn : 1;
+    al->o2n = plumb_malloc(no * sizeof *al->o2n);
+    al->n2o = plumb_malloc(nn * sizeof *al->n2o);
+    al->to = plumb_calloc(al->cap_po, sizeof *al->to);
+    al->tn = plumb_calloc(al->cap_pn, sizeof *al->tn);
+    al->po2n = plumb_malloc(al->cap_po * sizeof *al->po2n);
+    al->pn2o = plumb_malloc(al->cap_pn * sizeof *al->pn2o);
+    if (!al->o2n || !al->n2o || !al->to || !al->tn || !al->po2n || !al->pn2o)
+        goto out_fail;
+    if (!cix_build(&al->xo, old))
+        goto out_fail;
+    if (!cix_build(&al->xn, now)) {
+        cix_free(&al->xo, old);
+        goto out_fail;
+    }
+    al->have_ix = true;
+    al->npo = read_params(old, &old->nodes[0], al->to, (uint32_t)al->cap_po);
+    al->npn = read_params(now, &now->nodes[0], al->tn, (uint32_t)al->cap_pn);
+    align_params(old, al->to, al->npo, now, al->tn, al->npn, al->po2n, al->pn2o);
+    if (!align_nodes(al, max_cells))
+        goto out_fail;
+    return true;
+out_fail:
+    al_fini(al);
+    return false;
 }
 
 /* "node 5 (%live)" / "parameter 2 (%doc_ids)" for value v of c. */
@@ -906,21 +1005,33 @@ static const char *hint(rt_diff_class c)
     return "";
 }
 
+/* Cells of the alignment table when choosing the nearest cached program
+ * (done once per cached program on every recompile) and when explaining
+ * against it (once). */
+#define RT_DISTANCE_MAX_CELLS (1u << 16)
+#define RT_EXPLAIN_MAX_CELLS (1u << 21)
+
 uint32_t rt_canon_distance(const rt_canon *a, const rt_canon *b)
 {
     /* nodes left unpaired plus paired nodes that differ in more than where
-     * their operands come from; by position when out of memory */
-    uint32_t *o2n = plumb_malloc((a->n_nodes ? a->n_nodes : 1) * sizeof *o2n);
-    uint32_t *n2o = plumb_malloc((b->n_nodes ? b->n_nodes : 1) * sizeof *n2o);
+     * their operands come from, plus the parameters that differ; by
+     * position when they cannot be aligned */
+    rt_al al;
     uint32_t d = 0;
-    if (o2n && n2o && align_nodes(a, b, o2n, n2o)) {
-        for (uint32_t i = 0; i < a->n_nodes; i++)
-            if (o2n[i] == NONE)
+    if (al_init(&al, a, b, RT_DISTANCE_MAX_CELLS)) {
+        for (uint32_t i = 1; i < a->n_nodes; i++)
+            if (al.o2n[i] == NONE)
                 d++;
-        for (uint32_t j = 0; j < b->n_nodes; j++)
-            if (n2o[j] == NONE || !pair_like(a, n2o[j], b, j) ||
-                (b->nodes[j].code == RT_NODE_FUNC && !field_eq(a, &a->nodes[n2o[j]], b, &b->nodes[j], RT_F_TYPES)))
+        for (uint32_t j = 1; j < b->n_nodes; j++)
+            if (al.n2o[j] == NONE || !pair_like(a, al.n2o[j], b, j))
                 d++;
+        for (uint32_t p = 0; p < al.npn; p++)
+            if (al.pn2o[p] == NONE || al.pn2o[p] != p || !ctype_eq(&al.to[al.pn2o[p]], &al.tn[p]))
+                d++;
+        for (uint32_t q = 0; q < al.npo; q++)
+            if (al.po2n[q] == NONE)
+                d++;
+        al_fini(&al);
     } else {
         uint32_t n = a->n_nodes < b->n_nodes ? a->n_nodes : b->n_nodes;
         d = a->n_nodes > b->n_nodes ? a->n_nodes - b->n_nodes : b->n_nodes - a->n_nodes;
@@ -928,10 +1039,6 @@ uint32_t rt_canon_distance(const rt_canon *a, const rt_canon *b)
             if (!node_eq(a, i, b, i))
                 d++;
     }
-    if (o2n)
-        plumb_free(o2n, (a->n_nodes ? a->n_nodes : 1) * sizeof *o2n);
-    if (n2o)
-        plumb_free(n2o, (b->n_nodes ? b->n_nodes : 1) * sizeof *n2o);
     return d;
 }
 
@@ -1048,48 +1155,26 @@ rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *e
      * was removed (the insertion is what is listed), and a result type that
      * follows from an operand's change (its origin is listed). */
     rt_al al;
-    memset(&al, 0, sizeof al);
-    al.old = old;
-    al.now = now;
-    size_t no = old->n_nodes ? old->n_nodes : 1, nn = now->n_nodes ? now->n_nodes : 1;
+    size_t nn = now->n_nodes ? now->n_nodes : 1;
     rt_diff *diffs = plumb_calloc(RT_MAX_DIFFS, sizeof *diffs);
     bool *changed = plumb_calloc(nn, sizeof *changed);
     bool *own = plumb_calloc(nn, sizeof *own);
     bool *pchanged = NULL;
-    al.o2n = plumb_malloc(no * sizeof *al.o2n);
-    al.n2o = plumb_malloc(nn * sizeof *al.n2o);
-    /* the entries' parameter counts (node 0 is the entry's signature) */
-    size_t cpo = old->n_nodes ? count_of(old, &old->nodes[0], RT_F_TYPES) : 0;
-    size_t cpn = now->n_nodes ? count_of(now, &now->nodes[0], RT_F_TYPES) : 0;
-    cpo = cpo ? cpo : 1;
-    cpn = cpn ? cpn : 1;
-    al.to = plumb_calloc(cpo, sizeof *al.to);
-    al.tn = plumb_calloc(cpn, sizeof *al.tn);
-    al.po2n = plumb_malloc(cpo * sizeof *al.po2n);
-    al.pn2o = plumb_malloc(cpn * sizeof *al.pn2o);
-    pchanged = plumb_calloc(cpn, sizeof *pchanged);
+    bool aligned = false;
     uint32_t n_diffs = 0, dropped = 0, derived = 0, differing = 0;
     rt_diff_class first = RT_DIFF_CONTEXT;
-    bool xo = false, xn = false;
-    if (diffs && changed && own && al.o2n && al.n2o && al.to && al.tn && al.po2n && al.pn2o && pchanged) {
-        xo = cix_build(&al.xo, old);
-        xn = xo && cix_build(&al.xn, now);
-    }
-    if (!xo || !xn || !align_nodes(old, now, al.o2n, al.n2o) || old->n_nodes == 0 || now->n_nodes == 0 ||
-        old->nodes[0].code != RT_NODE_FUNC || now->nodes[0].code != RT_NODE_FUNC) {
+    if (diffs && changed && own)
+        aligned = al_init(&al, old, now, RT_EXPLAIN_MAX_CELLS);
+    if (aligned)
+        pchanged = plumb_calloc(al.cap_pn, sizeof *pchanged);
+    if (!pchanged) {
         snprintf(line, line_cap, "recompile of @%s (program %u): out of memory explaining it", entry, program);
         snprintf(json, json_cap, "{\"entry\": \"?\", \"program\": %u, \"class\": \"context\", \"truncated\": true}",
                  program);
         goto out;
     }
-    /* node 0 of both is the entry's signature */
-    al.o2n[0] = 0;
-    al.n2o[0] = 0;
 
     /* parameters */
-    al.npo = read_params(old, &old->nodes[0], al.to, (uint32_t)cpo);
-    al.npn = read_params(now, &now->nodes[0], al.tn, (uint32_t)cpn);
-    align_params(old, al.to, al.npo, now, al.tn, al.npn, al.po2n, al.pn2o);
     bool sig = false;
     for (uint32_t p = 0; p < al.npn; p++) {
         rt_diff df = zero_diff;
@@ -1358,29 +1443,15 @@ rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *e
                  rt_diff_class_name(first));
     plumb_buf_free(&b);
 out:
-    if (xo)
-        cix_free(&al.xo, old);
-    if (xn)
-        cix_free(&al.xn, now);
+    if (pchanged)
+        plumb_free(pchanged, al.cap_pn * sizeof *pchanged);
+    if (aligned)
+        al_fini(&al);
     if (diffs)
         plumb_free(diffs, RT_MAX_DIFFS * sizeof *diffs);
     if (changed)
         plumb_free(changed, nn * sizeof *changed);
     if (own)
         plumb_free(own, nn * sizeof *own);
-    if (pchanged)
-        plumb_free(pchanged, cpn * sizeof *pchanged);
-    if (al.o2n)
-        plumb_free(al.o2n, no * sizeof *al.o2n);
-    if (al.n2o)
-        plumb_free(al.n2o, nn * sizeof *al.n2o);
-    if (al.to)
-        plumb_free(al.to, cpo * sizeof *al.to);
-    if (al.tn)
-        plumb_free(al.tn, cpn * sizeof *al.tn);
-    if (al.po2n)
-        plumb_free(al.po2n, cpo * sizeof *al.po2n);
-    if (al.pn2o)
-        plumb_free(al.pn2o, cpn * sizeof *al.pn2o);
     return first;
 }
