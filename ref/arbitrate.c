@@ -39,11 +39,40 @@ typedef struct arb_state {
     const ir_module *m;
     uint64_t max_bytes;
     uint32_t depth;
+    uint64_t work;                 /* terms and elements recomputed so far */
     char *why;
     size_t why_size;
 } arb_state;
 
 static const plumb_tensor *eval(arb_state *s, arb_frame *f, const ir_value *v);
+static uint64_t static_terms(const ir_op *p);
+
+/* Charges op's recomputation to s: a dot's or sum's terms, every other
+ * op's result elements (static types; a '?' dimension counts 0). False,
+ * with the reason, once the total passes ARB_MAX_TERMS, so that a failing
+ * check at the end of a whole model does not rerun the model on the
+ * reference. */
+static bool charge(arb_state *s, const ir_op *op)
+{
+    uint64_t w = 0;
+    if ((op->code == PLUMB_OP_DOT_GENERAL || op->code == PLUMB_OP_DOT || op->code == PLUMB_OP_REDUCE) &&
+        op->n_operands >= 1 && op->n_results >= 1)
+        w = static_terms(op);
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        const ir_type *t = &op->results[j]->type;
+        uint64_t n = 1;
+        for (uint32_t i = 0; i < t->rank && ir_type_is_static(t); i++)
+            n = n > UINT64_MAX / ((uint64_t)t->dims[i] + 1) ? UINT64_MAX : n * (uint64_t)t->dims[i];
+        w = w > UINT64_MAX - n ? UINT64_MAX : w + n;
+    }
+    s->work = s->work > UINT64_MAX - w ? UINT64_MAX : s->work + w;
+    if (s->work <= ARB_MAX_TERMS)
+        return true;
+    snprintf(s->why, s->why_size, "recomputing its operands (up to %s at %u:%u) takes more than the %llu terms "
+             "recomputed for arbitration", plumb_op_name(op->code), op->loc.line, op->loc.col,
+             (unsigned long long)ARB_MAX_TERMS);
+    return false;
+}
 
 static bool frame_init(arb_state *s, arb_frame *f, const ir_block *body, plumb_tensor *const *args)
 {
@@ -186,6 +215,8 @@ static const plumb_tensor *eval(arb_state *s, arb_frame *f, const ir_value *v)
     for (uint32_t i = 0; i < op->n_operands; i++)
         if (!(in[i] = (plumb_tensor *)eval(s, f, op->operands[i])))
             goto out_bufs;
+    if (!charge(s, op))
+        goto out_bufs;
     plumb_diag d = {0};
     plumb_diag_clear(&d);
     if (!ref_fold_op(s->m, op, in, outs, s->max_bytes, &d)) {

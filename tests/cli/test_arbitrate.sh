@@ -107,6 +107,13 @@ expect_rc "dot_too_large fails on the runtime" 1
 expect_err "dot_too_large: why it was not arbitrated" \
     "not arbitrated: the checked value comes from stablehlo.dot_general at 10:10, but it has 1073741824 terms, more than the 268435456 recomputed for arbitration"
 
+# The cap counts the recomputed operands too: a small dot of a row of a
+# 2^30-term dot is not arbitrated.
+run "$PLUMB" run --backend runtime --timeout 60 "$FIX/dot_of_large_cone.mlir"
+expect_rc "dot_of_large_cone fails on the runtime" 1
+expect_err "dot_of_large_cone: why it was not arbitrated" \
+    "but recomputing its operands (up to stablehlo.dot_general at 10:12) takes more than the 268435456 terms"
+
 # Exact ops never: the same numbers through stablehlo.add fail.
 for b in ref runtime; do
     run "$PLUMB" run --backend $b "$FIX/exact_add.mlir"
