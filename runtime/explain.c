@@ -971,7 +971,9 @@ static void param_hint(rt_diff *df, const ctype *ta, const ctype *tb, const char
                 int64_t hi = ta->dims[d] > tb->dims[d] ? ta->dims[d] : tb->dims[d];
                 snprintf(df->hint, sizeof df->hint,
                          "static dimension; declare dimension %u of %s as ? with #stablehlo.bounds<N> (N at least %" PRId64
-                         ", the largest size it takes): the runtime compiles it once for every size up to N",
+                         ", the largest size it takes): the runtime compiles it once for every size up to N "
+                         "(an op that needs the size statically, such as iota, has a dynamic_ form; "
+                         "docs/spec/dynamic.md)",
                          d, who, hi);
                 return;
             }
