@@ -406,7 +406,6 @@ typedef struct cache_wire {
     uint64_t calls;
     uint32_t builds_explained;
     uint32_t no_explain;       /* the backend's table has no explain (read where it is loaded: here) */
-    uint32_t abi_minor;
     char reason[232];
     char explain[1024];
 } cache_wire;
@@ -437,9 +436,9 @@ static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cach
     if (!text[0])
         return true;
     w->builds_explained++;
-    /* Keep whole lines; the last 40 bytes are for the count of those left
-     * out. */
-    size_t len = strlen(w->explain), cap = sizeof w->explain - 40;
+    /* Keep whole lines; the reports count those left out against
+     * builds_explained. */
+    size_t len = strlen(w->explain), cap = sizeof w->explain;
     char line[600];
     int n = snprintf(line, sizeof line, "%sstep %u: %s", len ? "\n" : "", step, text);
     if (n > 0 && len + (size_t)n < cap)
@@ -447,17 +446,6 @@ static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cach
     return true;
 }
 
-static void cs_explain_tail(cache_wire *w)
-{
-    uint32_t lines = 0;
-    size_t len = strlen(w->explain);
-    for (size_t i = 0; i < len; i++)
-        lines += w->explain[i] == '\n';
-    lines += len > 0;
-    if (lines < w->builds_explained)
-        snprintf(w->explain + len, sizeof w->explain - len, "%s(%u more)", len ? "\n" : "",
-                 w->builds_explained - lines);
-}
 
 /* A polymorphic backend given a size above the bound: execute must fail
  * with INVALID_ARGUMENT (include/plumb/backend.h), before reading the
@@ -589,7 +577,6 @@ static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cach
     }
     if (ok && k == CS_POLY && poly != PLUMB_BACKEND_POLY_NONE)
         ok = cs_over_bound(b, prog, w->reason, sizeof w->reason);
-    cs_explain_tail(w);
     w->pass = ok;
 }
 
@@ -900,7 +887,6 @@ static void cs_seed_run(conf_run *run, uint32_t k, bool fix, const conf_cache_sc
                                                 : "a program it had was built again");
         ok = false;
     }
-    cs_explain_tail(w);
     w->pass = ok;
 }
 
@@ -919,7 +905,6 @@ static void cs_worker(conf_run *run, const cs_job *jobs, int fd)
         /* A plugin is loaded in this process only (the parent never
          * dlopens it), so this is where its table can be read. */
         w.no_explain = run->backend.api && !conf_backend_has_explain(&run->backend);
-        w.abi_minor = run->backend.api ? run->backend.api->abi_minor : 0;
         if (!conf_write_all(fd, &w, sizeof w))
             _exit(3);
     }
@@ -1127,10 +1112,7 @@ void conf_cache_suite(conf_run *run)
         copy_str(s->reason, sizeof s->reason, w.reason);
         copy_str(s->explain, sizeof s->explain, w.explain);
         s->builds_explained = w.builds_explained;
-        if (w.abi_minor || w.no_explain) {
-            run->no_explain = w.no_explain != 0;
-            run->backend_abi_minor = w.abi_minor;
-        }
+        run->no_explain = w.no_explain != 0;
     }
     int status = 0;
     if (timed_out || got < run->n_cache)

@@ -330,11 +330,10 @@ typedef struct conf_run {
     uint32_t n_cache;
     conf_cache_not_run cache_not_run[32];
     uint32_t n_cache_not_run;
-    /* Set by the cache suite: whether the backend gives reasons for its
-     * builds (ABI 1.2 explain) and its table's ABI minor; no_explain false
-     * when unknown (a report read back). */
+    /* Set by the cache suite (or read back from a report's null
+     * "explanations"): the backend's table has no explain (ABI 1.2), so
+     * its builds come without reasons. */
     bool no_explain;
-    uint32_t backend_abi_minor;
     uint64_t passed, failed, skipped;
     uint64_t skipped_poly;         /* of skipped: polymorphic cases of claimed types (claim "none") */
     uint64_t digest[2];            /* XXH3-128 over the verdicts */

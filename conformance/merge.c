@@ -490,7 +490,45 @@ static bool read_cache(const rl *r, const conf_json *root, conf_run *run)
             return false;
         if (conf_json_get(it, "note") && !get_str(r, it, "note", s->note, sizeof s->note))
             return false;
+        /* The backend's reasons (ABI 1.2 explain): absent in older reports,
+         * null when the backend has none. Lines are joined back as written. */
+        const conf_json *ex = conf_json_get(it, "explanations");
+        if (ex && ex->type == CONF_JSON_NULL) {
+            run->no_explain = true;
+        } else if (ex) {
+            if (ex->type != CONF_JSON_ARRAY || !get_u32(r, it, "builds_explained", &s->builds_explained))
+                return rerr(r, it, "\"explanations\" must be an array of strings or null, with \"builds_explained\"");
+            size_t len = 0;
+            for (uint32_t k = 0; k < ex->n; k++) {
+                const conf_json *l = &ex->items[k];
+                if (l->type != CONF_JSON_STRING)
+                    return rerr(r, l, "an explanation must be a string");
+                size_t n = strlen(l->string);
+                if (len + n + 2 > sizeof s->explain)
+                    return rerr(r, l, "\"explanations\" are too long");
+                if (len)
+                    s->explain[len++] = '\n';
+                memcpy(s->explain + len, l->string, n + 1);
+                len += n;
+            }
+        }
         run->n_cache++;
+    }
+    /* Scenarios not run (written since ABI 1.2's reports). */
+    const conf_json *nr = conf_json_get(root, "cache_not_run");
+    if (!nr)
+        return true;
+    if (nr->type != CONF_JSON_ARRAY || nr->n > sizeof run->cache_not_run / sizeof run->cache_not_run[0])
+        return rerr(r, nr, "\"cache_not_run\" must be an array of at most %zu {scenario, reason}",
+                    sizeof run->cache_not_run / sizeof run->cache_not_run[0]);
+    for (uint32_t i = 0; i < nr->n; i++) {
+        conf_cache_not_run *x = &run->cache_not_run[i];
+        if (nr->items[i].type != CONF_JSON_OBJECT)
+            return rerr(r, &nr->items[i], "a scenario not run must be {scenario, reason}");
+        if (!get_str(r, &nr->items[i], "scenario", x->name, sizeof x->name) ||
+            !get_str(r, &nr->items[i], "reason", x->reason, sizeof x->reason))
+            return false;
+        run->n_cache_not_run++;
     }
     return true;
 }
@@ -780,6 +818,9 @@ bool conf_report_merge(const char *const *paths, uint32_t n, conf_run *run, plum
         if (s->opts.shard_index == 0) {
             memcpy(run->cache, s->cache, sizeof run->cache);
             run->n_cache = s->n_cache;
+            memcpy(run->cache_not_run, s->cache_not_run, sizeof run->cache_not_run);
+            run->n_cache_not_run = s->n_cache_not_run;
+            run->no_explain = s->no_explain;
         }
         for (int op = 0; op < PLUMB_OP_COUNT; op++) {
             if (!s->op_in_run[op])

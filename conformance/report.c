@@ -191,17 +191,21 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
             plumb_buf_printf(b, ")  %s%s%s\n", s->pass ? "pass" : "FAIL", s->pass ? "" : ": ", s->pass ? "" : s->reason);
             if (s->note[0])
                 plumb_buf_printf(b, "    %s\n", s->note);
-            /* The backend's reason for each build, indented one per line. */
-            for (const char *l = s->explain; *l;) {
+            /* The backend's reason for each build, indented one per line;
+             * those that did not fit are counted. */
+            uint32_t lines = 0;
+            for (const char *l = s->explain; *l; lines++) {
                 const char *e = strchr(l, '\n');
                 size_t n = e ? (size_t)(e - l) : strlen(l);
                 plumb_buf_printf(b, "      %.*s\n", (int)n, l);
                 l += n + (e ? 1 : 0);
             }
+            if (s->builds_explained > lines)
+                plumb_buf_printf(b, "      (%u more)\n", s->builds_explained - lines);
         }
         if (run->no_explain)
-            plumb_buf_printf(b, "  reasons: no explanations (the backend's table, ABI %u.%u, has no explain; "
-                             "ABI 1.2 added it)\n", PLUMB_BACKEND_ABI_MAJOR, run->backend_abi_minor);
+            plumb_buf_puts(b, "  reasons: no explanations (the backend's table has no explain, an optional "
+                              "function appended in ABI 1.2)\n");
     }
     for (uint32_t i = 0; i < run->n_cache_not_run; i++) {
         if (i == 0)
@@ -425,8 +429,9 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         json_str(b, s->note);
         plumb_buf_puts(b, ", \"reason\": ");
         json_str(b, s->pass ? "" : s->reason);
-        /* The backend's reasons (ABI 1.2 explain), one string per build;
-         * null when the backend has no explain. */
+        /* The backend's reasons (ABI 1.2 explain), one string per build
+         * (the first ones, as many as fit: builds_explained counts them
+         * all); null when the backend has no explain. */
         plumb_buf_printf(b, ", \"builds_explained\": %u, \"explanations\": ", s->builds_explained);
         if (run->no_explain) {
             plumb_buf_puts(b, "null");

@@ -96,10 +96,21 @@ jq_is "$r/report.json" '.cache_not_run[] | select(.scenario == "seed topk-varyin
 # the reports say it gives no explanations (JSON: null).
 r=$tmp/old
 expect_rc 0 "ABI 1.1 plugin" "$PLUMB" certify --backend "$BUILD/plugins/old_abi_1_1.so" --ops add -q --out "$r"
-has "$r/report.txt" "reasons: no explanations (the backend's table, ABI 1.1, has no explain" "text: no explanations"
+has "$r/report.txt" "reasons: no explanations (the backend's table has no explain" "text: no explanations"
 jq_is "$r/report.json" '[.cache_stability[] | .explanations == null] | all' true "JSON: explanations null"
 jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "return to earlier programs") | "\(.compiles) \(.pass)"' \
     "7 true" "its counts are still checked"
+
+# 6. Shards merged: shard 0's reasons and scenarios not run survive the
+# merge (read back from its JSON).
+for i in 0 1; do
+    "$PLUMB" certify --backend runtime --ops add --shard $i/2 -q --json "$tmp/s$i.json" > /dev/null 2>&1
+done
+expect_rc 0 "merge" "$PLUMB" certify merge -q --json "$tmp/m.json" --text "$tmp/m.txt" "$tmp/s0.json" "$tmp/s1.json"
+jq_is "$tmp/m.json" '.cache_not_run | length' "$(jq '.cache_not_run | length' "$tmp/s0.json")" "merged: the scenarios not run"
+jq_is "$tmp/m.json" '.cache_stability[] | select(.scenario == "return to earlier programs") | "\(.builds_explained) \(.explanations[0])"' \
+    "7 step 0: first program of @main" "merged: the reasons of 7 builds"
+grep -Eq "^  seed topk-varying-k \(leak\) +not run \(ops not selected" "$tmp/m.txt" && ok || bad "merged text lists not run"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
