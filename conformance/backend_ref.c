@@ -204,6 +204,7 @@ struct plumb_backend {
     uint64_t *seen;            /* XXH3-64 of every program text compiled, for cache-hit counting */
     size_t n_seen, cap_seen;
     plumb_backend_stats st;
+    char why[128];             /* explain: why the last compile call counted a build; "" = it did not */
 };
 
 struct plumb_backend_executable {
@@ -298,6 +299,7 @@ static plumb_backend_error *ref_compile(plumb_backend_compile_args *a)
     if (!a || a->struct_size < sizeof *a || !a->backend)
         return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "compile: bad args");
     plumb_backend *b = a->backend;
+    b->why[0] = 0;
     double t0 = conf_now();
     const char *entry = a->entry ? a->entry : "main";
     if (strlen(entry) >= sizeof(((plumb_backend_executable *)0)->entry))
@@ -334,12 +336,25 @@ static plumb_backend_error *ref_compile(plumb_backend_compile_args *a)
                 b->cap_seen = nc;
             }
         }
+        /* The reference's "cache" is keyed on the text and entry alone, so
+         * that is all it can say (the runtime names the difference). */
+        snprintf(b->why, sizeof b->why, "program text of @%.60s not seen before (%zu cached)", entry, b->n_seen);
         if (b->n_seen < b->cap_seen)
             b->seen[b->n_seen++] = h;
         b->st.compiles++;
         b->st.compile_seconds += conf_now() - t0;
     }
     a->executable = x;
+    return NULL;
+}
+
+/* ABI 1.2: why the last compile call counted a build. */
+static plumb_backend_error *ref_explain(plumb_backend_explain_args *a)
+{
+    if (!a || a->struct_size < sizeof *a || !a->backend)
+        return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "explain: bad args");
+    a->text = a->backend->why[0] ? a->backend->why : NULL;
+    a->json = NULL;
     return NULL;
 }
 
@@ -439,6 +454,7 @@ static const plumb_backend_api ref_api = {
     .outputs_free = conf_bk_outputs_free,
     .stats = ref_stats,
     .reset_stats = ref_reset_stats,
+    .explain = ref_explain,
 };
 
 const plumb_backend_api *conf_backend_ref_api(uint32_t abi_major)

@@ -387,6 +387,30 @@ static void test_example_explains(void **state)
     conf_backend_close(&b);
 }
 
+/* The reference counts builds by text, and says so: a new text, with how
+ * many it had; a repeat is a hit with no reason. */
+static void test_ref_explains(void **state)
+{
+    (void)state;
+    conf_backend b;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_backend_open("ref", NULL, 0, &b, &d));
+    assert_true(conf_backend_instance(&b, NULL, 0, &d));
+    assert_true(conf_backend_has_explain(&b));
+    char text[256];
+    run_two(&b, PROG_C("1.0"));
+    assert_true(conf_backend_explain(&b, text, sizeof text, NULL, 0, &d));
+    assert_string_equal(text, "program text of @main not seen before (0 cached)");
+    run_two(&b, PROG_C("1.0"));
+    assert_true(conf_backend_explain(&b, text, sizeof text, NULL, 0, &d));
+    assert_string_equal(text, "");
+    run_two(&b, PROG_C("3.0"));
+    assert_true(conf_backend_explain(&b, text, sizeof text, NULL, 0, &d));
+    assert_string_equal(text, "program text of @main not seen before (1 cached)");
+    conf_backend_close(&b);
+}
+
 /* Unknown backend options are refused by create with the option's name. */
 static void test_unknown_option(void **state)
 {
@@ -656,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_old_abi_plugin_loads),
         cmocka_unit_test(test_runtime_explains),
         cmocka_unit_test(test_example_explains),
+        cmocka_unit_test(test_ref_explains),
         cmocka_unit_test(test_has_field),
         cmocka_unit_test(test_reject_major),
         cmocka_unit_test(test_reject_short),
