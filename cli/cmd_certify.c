@@ -49,6 +49,10 @@ static const char certify_help[] =
     "      --limit N           run at most N cases per op (a quick look; the\n"
     "                          run then fails its manifest and is not a certificate)\n"
     "      --no-cache-suite    skip the cache-stability scenarios (not a certificate)\n"
+    "      --scenarios-dir DIR where the cache suite reads the seed recompile\n"
+    "                          scenarios (leak/ and fix/ programs, docs/scenarios.md).\n"
+    "                          Default: $PLUMB_SCENARIOS_DIR, else ./scenarios; when\n"
+    "                          not found they are listed as not run\n"
     "      --case ID           rerun only case ID (repeatable), saving its reproducer;\n"
     "                          an unknown id is a usage error naming the nearest ids\n"
     "      --rerun-failures R  rerun the failed cases of the JSON report R (its suite,\n"
@@ -84,7 +88,7 @@ static const char certify_help[] =
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
        OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
-       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE };
+       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE, OPT_SCENARIOS_DIR };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -104,6 +108,7 @@ static const cli_opt certify_opts[] = {
     {"batch", 0, true, OPT_BATCH},
     {"limit", 0, true, OPT_LIMIT},
     {"no-cache-suite", 0, false, OPT_NO_CACHE},
+    {"scenarios-dir", 0, true, OPT_SCENARIOS_DIR},
     {"quiet", 'q', false, OPT_QUIET},
     {"case", 0, true, OPT_CASE},
     {"rerun-failures", 0, true, OPT_RERUN},
@@ -464,6 +469,7 @@ int cmd_certify(int argc, char **argv)
         case OPT_JSON: p.json = v; break;
         case OPT_JUNIT: p.junit = v; break;
         case OPT_REPRO: p.repro = v; break;
+        case OPT_SCENARIOS_DIR: o.scenarios_dir = v; break;
         case OPT_MAX_BYTES:
             if (!cli_parse_bytes(v, &o.max_bytes)) {
                 cli_usage_error(cmd, "--max-bytes: '%s' is not a positive byte count "

@@ -92,6 +92,18 @@ PLUMB_SCENARIOS_DIR=$tmp/nowhere "$PLUMB" certify --backend runtime --ops add -q
 jq_is "$r/report.json" '.cache_not_run[] | select(.scenario == "seed topk-varying-k (leak)") | .reason | test("programs not found: cannot read .*nowhere/topk-varying-k/leak.*PLUMB_SCENARIOS_DIR")' \
     true "a missing scenarios folder is named"
 
+# --scenarios-dir wins over the environment: a folder holding only the
+# learning-rate scenario runs it and lists the others as not found.
+mkdir -p "$tmp/sc"
+cp -R scenarios/baked-learning-rate "$tmp/sc/"
+r=$tmp/scdir
+PLUMB_SCENARIOS_DIR=$tmp/nowhere "$PLUMB" certify --backend runtime --ops add,subtract,multiply,constant,broadcast_in_dim \
+    --scenarios-dir "$tmp/sc" -q --out "$r" > /dev/null 2>&1
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "seed baked-learning-rate (leak)") | "\(.compiles) \(.pass)"' \
+    "20 true" "--scenarios-dir: the scenario there runs"
+jq_is "$r/report.json" '.cache_not_run[] | select(.scenario == "seed moe-overflow-counter (fix)") | .reason | test("programs not found: cannot read .*/sc/moe-overflow-counter/leak")' \
+    true "--scenarios-dir: the others are named as not found there"
+
 # 5. A plugin built against ABI 1.1 (no explain) loads, runs the suite, and
 # the reports say it gives no explanations (JSON: null).
 r=$tmp/old
