@@ -999,11 +999,13 @@ void conf_cache_suite(conf_run *run)
         if (!runs[k]) {
             /* The unbounded scenario is for backends that claim it; any
              * other is left out for an op, and says which. */
-            if (k == CS_POLY_UNBOUNDED && runs[CS_POLY])
-                continue;
             conf_cache_not_run *nr = &run->cache_not_run[run->n_cache_not_run++];
             copy_str(nr->name, sizeof nr->name, cs_names[k]);
-            cs_op_why(run, (cs_kind)k, nr->reason, sizeof nr->reason);
+            if (k == CS_POLY_UNBOUNDED && runs[CS_POLY])
+                snprintf(nr->reason, sizeof nr->reason, "not run (the backend claims polymorphic_shapes %s, not "
+                         "unbounded)", conf_poly_name(c->poly));
+            else
+                cs_op_why(run, (cs_kind)k, nr->reason, sizeof nr->reason);
             continue;
         }
         conf_cache_scenario *s = &run->cache[run->n_cache];
@@ -1027,7 +1029,7 @@ void conf_cache_suite(conf_run *run)
             char lw[180];
             ok = cs_part_load(path, &cs_parts[k][part], lw, sizeof lw);
             if (!ok)
-                snprintf(why, sizeof why, "not run (programs not found: %.130s; set PLUMB_SCENARIOS_DIR)", lw);
+                snprintf(why, sizeof why, "not run (programs not found: %.110s; see --scenarios-dir, PLUMB_SCENARIOS_DIR)", lw);
         }
         ok = ok && cs_seed_fits(run, k, why, sizeof why);
         for (int part = 0; part < 2; part++) {
