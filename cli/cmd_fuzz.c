@@ -39,10 +39,26 @@ static const char fuzz_help[] =
     "                            identical  the same program again: 0\n"
     "                            constant   a baked constant changed: exactly 1\n"
     "                            shape      static shapes changed: exactly 1\n"
+    "                            poly-size  the size of every `?` changed within\n"
+    "                                       its bound: 0 on a backend claiming\n"
+    "                                       bounded or unbounded polymorphism,\n"
+    "                                       1 on per-shape (claim none: not run)\n"
+    "                            bake       a parameter baked into a constant: 1\n"
+    "                            lift       a constant lifted to a parameter: 1\n"
+    "                            batch-field an optional parameter added with\n"
+    "                                       the op that uses it: 1\n"
+    "                            attr       an attribute tweaked (compare\n"
+    "                                       direction, reverse or transpose\n"
+    "                                       dims, reduce body): 1\n"
+    "                            insert     an op inserted: 1\n"
+    "                            remove     an op removed: 1\n"
     "      --ops LIST          ops the generator may use (short or full names)\n"
     "      --dtypes LIST       element types (default: all), e.g. f32,f16,i32\n"
     "      --max-nodes N       ops per program, at most (default 8)\n"
     "      --max-elements N    elements per parameter, at most (default 256)\n"
+    "      --poly P            percent of parameters (rank >= 1) whose dimension\n"
+    "                          0 is a bounded `?` (default 0); every `?` of a\n"
+    "                          program has one actual size\n"
     "      --shard I/N         run programs i with i mod N = I; default from\n"
     "                          TEST_SHARD_INDEX and TEST_TOTAL_SHARDS\n"
     "      --out DIR           save each finding as DIR/NNN-SIGNATURE/\n"
@@ -64,7 +80,7 @@ static const char fuzz_help[] =
 
 enum {
     OPT_HELP = 1, OPT_BACKEND, OPT_SEED, OPT_COUNT, OPT_TIME, OPT_INDEX, OPT_MUTATORS, OPT_OPS, OPT_DTYPES,
-    OPT_MAX_NODES, OPT_MAX_ELEMS, OPT_SHARD, OPT_OUT, OPT_JSON, OPT_TIMEOUT, OPT_BATCH, OPT_QUIET,
+    OPT_MAX_NODES, OPT_MAX_ELEMS, OPT_SHARD, OPT_OUT, OPT_JSON, OPT_TIMEOUT, OPT_BATCH, OPT_QUIET, OPT_POLY,
 };
 
 static const cli_opt fuzz_opts[] = {
@@ -79,6 +95,7 @@ static const cli_opt fuzz_opts[] = {
     {"dtypes", 0, true, OPT_DTYPES},
     {"max-nodes", 0, true, OPT_MAX_NODES},
     {"max-elements", 0, true, OPT_MAX_ELEMS},
+    {"poly", 0, true, OPT_POLY},
     {"shard", 0, true, OPT_SHARD},
     {"out", 0, true, OPT_OUT},
     {"json", 0, true, OPT_JSON},
@@ -179,7 +196,7 @@ int cmd_fuzz(int argc, char **argv)
         case OPT_MUTATORS:
             if (!fz_mutators_parse(v, &o.mutators, bad, sizeof bad))
                 return cli_usage_error(cmd, "--mutators: '%s' is not a mutator (params, identical, constant, shape, "
-                                       "all, none)", bad);
+                                       "poly-size, bake, lift, batch-field, attr, insert, remove, all, none)", bad);
             break;
         case OPT_OPS:
             if ((rc = parse_ops(cmd, v, o.gen.ops)) != CLI_EXIT_OK)
@@ -192,6 +209,10 @@ int cmd_fuzz(int argc, char **argv)
         case OPT_MAX_NODES:
             if (!cli_parse_u32(v, &o.gen.max_nodes) || o.gen.max_nodes == 0 || o.gen.max_nodes > 32)
                 return cli_usage_error(cmd, "--max-nodes: '%s' is not a number from 1 to 32", v);
+            break;
+        case OPT_POLY:
+            if (!cli_parse_u32(v, &o.gen.poly) || o.gen.poly > 100)
+                return cli_usage_error(cmd, "--poly: '%s' is not a percentage from 0 to 100", v);
             break;
         case OPT_MAX_ELEMS:
             if (!cli_parse_u32(v, &o.gen.max_elems) || o.gen.max_elems == 0 || o.gen.max_elems > (1u << 20))

@@ -112,9 +112,13 @@ typedef struct worker {
 
 static bool claimed(const conf_backend *b, const fz_prog *p)
 {
-    for (uint32_t k = 0; k < p->n_nodes; k++)
+    for (uint32_t k = 0; k < p->n_nodes; k++) {
         if (p->n[k].kind == FZ_OP && !(b->caps.claims[p->n[k].op] & PLUMB_TY_BIT(fz_node_primary(p, k))))
             return false;
+        /* a backend claiming no polymorphism is given no `?` */
+        if (p->n[k].dyn && b->caps.poly == PLUMB_BACKEND_POLY_NONE)
+            return false;
+    }
     return true;
 }
 
@@ -275,7 +279,7 @@ static void one_program(worker *wk, uint64_t index)
                       d.msg);
             continue;
         }
-        if (m == FZ_MUT_SHAPE || m == FZ_MUT_CONSTANT) {
+        if (m != FZ_MUT_PARAMS && m != FZ_MUT_IDENTICAL) {
             plumb_buf_init(&text);
             if (!fz_prog_text(&mp, &text) || !fz_prog_verify(text.data, text.len, &d))
                 fatal(wk, "generator bug: mutant %s of program %llu does not verify: %s\n%s",
@@ -297,11 +301,13 @@ static void one_program(worker *wk, uint64_t index)
                         n_outs, mp.n_results);
         else
             check_ops(wk, &mp, outs, &w, m);
-        uint32_t want = fz_mutator_predicts((fz_mutator)m);
+        uint32_t want = fz_mutator_predicts((fz_mutator)m, wk->b->caps.poly);
         if (builds != want)
-            add_finding(&w, "compiles", "program", "any", m, "mutator %s: %s%llu new compiles, the contract predicts %u",
+            add_finding(&w, "compiles", "program", "any", m,
+                        "mutator %s: %s%llu new compiles, the contract predicts %u (polymorphism claim: %s)",
                         fz_mutator_name((fz_mutator)m), builds == UINT64_MAX ? "(stats unreadable) " : "",
-                        builds == UINT64_MAX ? 0ull : (unsigned long long)builds, want);
+                        builds == UINT64_MAX ? 0ull : (unsigned long long)builds, want,
+                        conf_poly_name(wk->b->caps.poly));
         conf_tensors_free(outs, n_outs);
         fz_prog_free(&mp);
     }
@@ -382,8 +388,8 @@ static bool save_finding(const fz_options *o, fz_finding *f, uint32_t ordinal, p
                          f->signature, f->oracle, f->op, f->dtype, f->mutator, backend, (unsigned long long)o->seed,
                          (unsigned long long)f->program, (unsigned long long)f->seed, f->hits, f->detail);
         /* what fz_base/fz_mutate need to rebuild the program (plumb reduce) */
-        plumb_buf_printf(&t, "generator: max_nodes=%u max_elems=%u dtypes=0x%x ops=", o->gen.max_nodes,
-                         o->gen.max_elems, o->gen.dtypes);
+        plumb_buf_printf(&t, "generator: max_nodes=%u max_elems=%u dtypes=0x%x poly=%u ops=", o->gen.max_nodes,
+                         o->gen.max_elems, o->gen.dtypes, o->gen.poly);
         bool first = true;
         for (int k = 0; k < PLUMB_OP_COUNT; k++)
             if (o->gen.ops[k]) {

@@ -26,6 +26,7 @@ typedef struct fz_gen_opts {
     uint32_t dtypes;           /* PLUMB_TY_BIT mask of element types */
     uint32_t max_nodes;        /* ops per program, at least 1 */
     uint32_t max_elems;        /* elements per tensor, at least 1 */
+    uint32_t poly;             /* percent of parameters (rank >= 1) whose dimension 0 is a bounded `?` */
 } fz_gen_opts;
 
 void fz_gen_opts_init(fz_gen_opts *o);
@@ -43,6 +44,7 @@ typedef struct fz_node {
     int64_t dims[FZ_MAX_RANK];
     uint32_t arg[3], n_args;   /* operand node indices */
     uint32_t index;            /* FZ_PARAM: input index; FZ_OP: result index */
+    uint8_t dyn;               /* bit i: dimension i is `?`, bounded by dims[i] */
     char pre[24];              /* text between the op name and its operands (compare's direction) */
     char post[120];            /* text after the operands (attributes) */
     plumb_tensor *value;       /* FZ_CONST: the baked value */
@@ -55,6 +57,10 @@ typedef struct fz_prog {
     fz_node n[FZ_MAX_NODES];
     uint32_t n_nodes;
     uint32_t n_params, n_results;
+    /* Every `?` dimension of the program has this actual size (at most the
+     * smallest bound): one sequence length per program, so values combined
+     * by an op always agree at run time. 0 when there is no `?`. */
+    int64_t poly_size;
     plumb_tensor *inputs[FZ_MAX_NODES]; /* one per parameter, after fz_fill_inputs */
 } fz_prog;
 
@@ -85,12 +91,20 @@ typedef enum fz_mutator {
     FZ_MUT_IDENTICAL,          /* the same program again: 0 */
     FZ_MUT_CONSTANT,           /* a baked constant's value changed: exactly 1 */
     FZ_MUT_SHAPE,              /* static shapes changed: exactly 1 */
+    FZ_MUT_POLY_SIZE,          /* the `?` size changed within its bounds: per the backend's claim */
+    FZ_MUT_BAKE,               /* a parameter baked into a constant: exactly 1 */
+    FZ_MUT_LIFT,               /* a constant lifted to a parameter: exactly 1 */
+    FZ_MUT_BATCH_FIELD,        /* an optional parameter added with its use: exactly 1 */
+    FZ_MUT_ATTR,               /* an attribute tweaked: exactly 1 */
+    FZ_MUT_INSERT,             /* an op inserted: exactly 1 */
+    FZ_MUT_REMOVE,             /* an op removed: exactly 1 */
     FZ_MUT_COUNT
 } fz_mutator;
 
 const char *fz_mutator_name(fz_mutator m);
-/* The compiles the compile-cache contract predicts for the mutant. */
-uint32_t fz_mutator_predicts(fz_mutator m);
+/* The compiles the compile-cache contract predicts for the mutant on a
+ * backend with polymorphism claim poly (a plumb_backend_poly value). */
+uint32_t fz_mutator_predicts(fz_mutator m, uint32_t poly);
 /* Parses "params,identical,..." or "all" into a mask of 1 << fz_mutator. */
 bool fz_mutators_parse(const char *s, uint32_t *mask, char *bad, size_t cap);
 /* Builds mutant m of program (o, seed) into out (its inputs filled). False

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "plumb/backend.h"
 #include "plumb/ir.h"
 #include "../conformance/conf.h"
 
@@ -75,7 +76,7 @@ static uint64_t numel(const fz_node *n)
 
 static bool same_type(const fz_node *a, const fz_node *b)
 {
-    if (a->dtype != b->dtype || a->rank != b->rank)
+    if (a->dtype != b->dtype || a->rank != b->rank || a->dyn != b->dyn)
         return false;
     for (uint32_t i = 0; i < a->rank; i++)
         if (a->dims[i] != b->dims[i])
@@ -178,7 +179,7 @@ static void fill_tensor(rng *r, plumb_tensor *x, bool mostly_normal)
 
 /* ---- building ------------------------------------------------------------------ */
 
-static uint32_t new_param(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims)
+static uint32_t new_param(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims, uint8_t dyn)
 {
     fz_node *n = add_node(g, FZ_PARAM);
     if (!n) {
@@ -186,6 +187,7 @@ static uint32_t new_param(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *
         return 0;
     }
     n->dtype = t;
+    n->dyn = dyn;
     n->rank = rank;
     if (rank)   /* a scalar may pass no dims (NULL) */
         memcpy(n->dims, dims, rank * sizeof *dims);
@@ -218,12 +220,12 @@ static uint32_t new_const(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *
 }
 
 /* A fresh operand of the given type: a parameter, or a constant one time
- * in four. */
-static uint32_t fresh(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims)
+ * in four (a constant is static, so a type with `?` is always a parameter). */
+static uint32_t fresh(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims, uint8_t dyn)
 {
-    if (below(&g->r, 4) == 0)
+    if (below(&g->r, 4) == 0 && !dyn)
         return new_const(g, t, rank, dims, NULL);
-    return new_param(g, t, rank, dims);
+    return new_param(g, t, rank, dims, dyn);
 }
 
 static uint32_t random_param(gctx *g, plumb_dtype t)
@@ -234,6 +236,18 @@ static uint32_t random_param(gctx *g, plumb_dtype t)
     for (uint32_t i = 0; i < rank; i++) {
         dims[i] = 1 + below(&g->r, 4) + g->bump;
         e *= (uint64_t)dims[i];
+    }
+    /* A `?` dimension 0 bounded by 2..8 (the draws are made only with
+     * --poly, so programs without it are the ones they always were). */
+    uint8_t dyn = 0;
+    if (g->o->poly) {
+        bool pick = below(&g->r, 100) < g->o->poly;
+        int64_t bound = 2 + below(&g->r, 7) + g->bump;
+        if (pick && rank) {
+            dyn = 1;
+            e = e / (uint64_t)dims[0] * (uint64_t)bound;
+            dims[0] = bound;
+        }
     }
     /* keep within --max-elements: shrink the largest dimension first */
     while (e > g->o->max_elems) {
@@ -248,7 +262,7 @@ static uint32_t random_param(gctx *g, plumb_dtype t)
         for (uint32_t i = 0; i < rank; i++)
             e *= (uint64_t)dims[i];
     }
-    return new_param(g, t, rank, dims);
+    return new_param(g, t, rank, dims, dyn);
 }
 
 /* A value of exactly this type from the program so far (one time in four,
@@ -262,7 +276,7 @@ static uint32_t matching(gctx *g, const fz_node *like)
     uint32_t pick = below(&g->r, nc + nc / 3 + 1);
     if (pick < nc)
         return cand[pick];
-    return fresh(g, like->dtype, like->rank, like->dims);
+    return fresh(g, like->dtype, like->rank, like->dims, like->dyn);
 }
 
 static void list(char *out, size_t cap, const int64_t *v, uint32_t n)
@@ -290,8 +304,13 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
     res.dtype = x.dtype;
     res.rank = x.rank;
     memcpy(res.dims, x.dims, sizeof res.dims);
+    res.dyn = x.dyn;
     res.arg[0] = xi;
     res.n_args = 1;
+    /* Ops whose static attributes or result type need the actual size of
+     * a `?` dimension are not built on one (docs/spec/dynamic.md). */
+    if (x.dyn && (op == PLUMB_OP_BROADCAST_IN_DIM || op == PLUMB_OP_RESHAPE || op == PLUMB_OP_SLICE))
+        return false;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && op != PLUMB_OP_SELECT && op != PLUMB_OP_CONVERT &&
         !accepts(op, x.dtype))
         return false;
@@ -396,8 +415,11 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
             perm[i] = perm[j];
             perm[j] = t;
         }
-        for (uint32_t i = 0; i < x.rank; i++)
+        res.dyn = 0;
+        for (uint32_t i = 0; i < x.rank; i++) {
             res.dims[i] = x.dims[perm[i]];
+            res.dyn |= (uint8_t)(((x.dyn >> perm[i]) & 1) << i);
+        }
         char l[64];
         list(l, sizeof l, perm, x.rank);
         snprintf(res.post, sizeof res.post, ", dims = [%s]", l);
@@ -442,6 +464,8 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         if (x.rank == 0)
             return false;
         uint32_t dim = r1 % x.rank;
+        if ((x.dyn >> dim) & 1)
+            return false;
         fz_node y = x;
         y.dims[dim] = 1 + (int64_t)(r2 % 3);
         res.dims[dim] = x.dims[dim] + y.dims[dim];
@@ -459,17 +483,23 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         int64_t dl[FZ_MAX_RANK];
         uint32_t nd = 0;
         res.rank = 0;
+        res.dyn = 0;
         for (uint32_t i = 0; i < x.rank; i++) {
-            if ((r1 >> i) & 1)
+            if ((r1 >> i) & 1) {
                 dl[nd++] = i;
-            else
+            } else {
+                res.dyn |= (uint8_t)(((x.dyn >> i) & 1) << res.rank);
                 res.dims[res.rank++] = x.dims[i];
+            }
         }
         if (!nd) {
             dl[nd++] = 0;
             res.rank = 0;
-            for (uint32_t i = 1; i < x.rank; i++)
+            res.dyn = 0;
+            for (uint32_t i = 1; i < x.rank; i++) {
+                res.dyn |= (uint8_t)(((x.dyn >> i) & 1) << res.rank);
                 res.dims[res.rank++] = x.dims[i];
+            }
         }
         /* the identity of the body as the init value */
         uint64_t init = 0;
@@ -495,10 +525,14 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         y.rank = 1 + (r1 % 2);
         y.dims[0] = k;
         y.dims[1] = 1 + (int64_t)(r2 % 4);
+        y.dyn = (uint8_t)((x.dyn >> lc) & 1); /* a `?` contracted against a `?` of the same size */
         res.rank = 0;
+        res.dyn = 0;
         for (uint32_t i = 0; i < x.rank; i++)
-            if (i != lc)
+            if (i != lc) {
+                res.dyn |= (uint8_t)(((x.dyn >> i) & 1) << res.rank);
                 res.dims[res.rank++] = x.dims[i];
+            }
         if (y.rank == 2)
             res.dims[res.rank++] = y.dims[1];
         res.arg[1] = matching(g, &y);
@@ -561,6 +595,18 @@ bool fz_generate(const fz_gen_opts *o, uint64_t seed, uint32_t bump, fz_prog *p,
             xi = random_param(&g, p->n[xi].dtype);
         try_op(&g, op, xi);
     }
+    if (!g.failed) {
+        /* one actual size for every `?`, within the smallest bound */
+        int64_t minb = 0;
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            for (uint32_t j = 0; j < p->n[i].rank; j++)
+                if ((p->n[i].dyn >> j) & 1 && (!minb || p->n[i].dims[j] < minb))
+                    minb = p->n[i].dims[j];
+        if (minb) {
+            rng s = {mix(seed, 5)};
+            p->poly_size = 1 + (int64_t)below(&s, (uint32_t)minb);
+        }
+    }
     if (g.failed) {
         if (d->code == PLUMB_OK)
             plumb_diag_set(d, PLUMB_ERR_LIMIT, (plumb_loc){0, 0}, "fuzz: program of seed %llu outgrew %d nodes",
@@ -579,7 +625,10 @@ bool fz_fill_inputs(fz_prog *p, uint64_t value_seed, plumb_diag *d)
         if (n->kind != FZ_PARAM)
             continue;
         plumb_tensor_free(p->inputs[n->index]);
-        p->inputs[n->index] = plumb_tensor_new(n->dtype, n->rank, n->dims, 0, d);
+        int64_t dims[FZ_MAX_RANK];
+        for (uint32_t j = 0; j < n->rank; j++)
+            dims[j] = (n->dyn >> j) & 1 ? p->poly_size : n->dims[j];
+        p->inputs[n->index] = plumb_tensor_new(n->dtype, n->rank, dims, 0, d);
         if (!p->inputs[n->index])
             return false;
         fill_tensor(&r, p->inputs[n->index], below(&r, 3) != 0);
@@ -601,9 +650,24 @@ void fz_prog_free(fz_prog *p)
 static void type_text(plumb_buf *b, const fz_node *n)
 {
     plumb_buf_puts(b, "tensor<");
-    for (uint32_t i = 0; i < n->rank; i++)
-        plumb_buf_printf(b, "%lldx", (long long)n->dims[i]);
-    plumb_buf_printf(b, "%s>", plumb_dtype_name(n->dtype));
+    for (uint32_t i = 0; i < n->rank; i++) {
+        if ((n->dyn >> i) & 1)
+            plumb_buf_puts(b, "?x");
+        else
+            plumb_buf_printf(b, "%lldx", (long long)n->dims[i]);
+    }
+    plumb_buf_printf(b, "%s", plumb_dtype_name(n->dtype));
+    if (n->dyn) {
+        plumb_buf_puts(b, ", #stablehlo.bounds<");
+        for (uint32_t i = 0; i < n->rank; i++) {
+            if ((n->dyn >> i) & 1)
+                plumb_buf_printf(b, "%s%lld", i ? ", " : "", (long long)n->dims[i]);
+            else
+                plumb_buf_printf(b, "%s?", i ? ", " : "");
+        }
+        plumb_buf_puts(b, ">");
+    }
+    plumb_buf_puts(b, ">");
 }
 
 /* "%r = op operands attrs : types" for node k with the given names. */
@@ -762,11 +826,27 @@ plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k)
 
 /* ---- mutators -------------------------------------------------------------------------- */
 
-static const char *const mut_names[FZ_MUT_COUNT] = {"params", "identical", "constant", "shape"};
+static const char *const mut_names[FZ_MUT_COUNT] = {"params", "identical", "constant", "shape",
+                                                     "poly-size", "bake", "lift", "batch-field",
+                                                     "attr", "insert", "remove"};
 
 const char *fz_mutator_name(fz_mutator m) { return m < FZ_MUT_COUNT ? mut_names[m] : "?"; }
 
-uint32_t fz_mutator_predicts(fz_mutator m) { return m == FZ_MUT_CONSTANT || m == FZ_MUT_SHAPE ? 1 : 0; }
+uint32_t fz_mutator_predicts(fz_mutator m, uint32_t poly)
+{
+    switch (m) {
+    case FZ_MUT_PARAMS:
+    case FZ_MUT_IDENTICAL:
+        return 0;
+    case FZ_MUT_POLY_SIZE:
+        /* a size seen for the first time: one executable serves every size
+         * within the bounds, a per-shape backend builds this one (a backend
+         * claiming none never runs the mutant: the campaign skips it) */
+        return poly >= PLUMB_BACKEND_POLY_BOUNDED ? 0 : 1;
+    default:
+        return 1;
+    }
+}
 
 bool fz_mutators_parse(const char *s, uint32_t *mask, char *bad, size_t cap)
 {
@@ -793,6 +873,244 @@ bool fz_mutators_parse(const char *s, uint32_t *mask, char *bad, size_t cap)
             s++;
     }
     return true;
+}
+
+/* Parameter indices follow node order: renumbers them after a node changed
+ * kind or was added, moving each parameter's input with it (by_node holds
+ * the input of every parameter node, indexed by node). */
+static void renumber_params(fz_prog *p, plumb_tensor **by_node)
+{
+    p->n_params = 0;
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        if (p->n[i].kind == FZ_PARAM) {
+            p->n[i].index = p->n_params;
+            p->inputs[p->n_params++] = by_node[i];
+        }
+    for (uint32_t i = p->n_params; i < FZ_MAX_NODES; i++)
+        p->inputs[i] = NULL;
+}
+
+static void inputs_by_node(const fz_prog *p, plumb_tensor **by_node)
+{
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        by_node[i] = p->n[i].kind == FZ_PARAM ? p->inputs[p->n[i].index] : NULL;
+}
+
+/* True when no op reads node k. */
+static bool unread(const fz_prog *p, uint32_t k)
+{
+    for (uint32_t i = k + 1; i < p->n_nodes; i++)
+        if (p->n[i].kind == FZ_OP)
+            for (uint32_t j = 0; j < p->n[i].n_args; j++)
+                if (p->n[i].arg[j] == k)
+                    return false;
+    return true;
+}
+
+/* Appends op node `op` (elementwise, same type as its operands) reading
+ * args; false when the program is full. */
+static bool append_ew(fz_prog *p, plumb_opcode op, const uint32_t *args, uint32_t n_args)
+{
+    if (p->n_nodes >= FZ_MAX_NODES)
+        return false;
+    fz_node *n = &p->n[p->n_nodes];
+    *n = p->n[args[0]];
+    n->kind = FZ_OP;
+    n->op = op;
+    n->body = PLUMB_OP_COUNT;
+    n->value = NULL;
+    n->pre[0] = n->post[0] = 0;
+    memcpy(n->arg, args, n_args * sizeof *args);
+    n->n_args = n_args;
+    n->index = p->n_results++;
+    p->n_nodes++;
+    return true;
+}
+
+/* Picks uniformly among the n candidates in cand (n > 0). */
+static uint32_t pick(rng *r, const uint32_t *cand, uint32_t n) { return cand[below(r, n)]; }
+
+/* The structural and polymorphic mutators, applied to the base program p
+ * (inputs filled): 1 done, 0 not applicable, -1 with d set on failure. */
+static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, plumb_diag *d)
+{
+    uint32_t cand[FZ_MAX_NODES], nc = 0;
+    plumb_tensor *by_node[FZ_MAX_NODES];
+    (void)o;
+    switch (m) {
+    case FZ_MUT_POLY_SIZE: {
+        /* another size for every `?`, within the smallest bound */
+        int64_t minb = 0;
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            for (uint32_t j = 0; j < p->n[i].rank; j++)
+                if ((p->n[i].dyn >> j) & 1 && (!minb || p->n[i].dims[j] < minb))
+                    minb = p->n[i].dims[j];
+        if (minb < 2)
+            return 0;
+        int64_t s = 1 + (int64_t)below(r, (uint32_t)minb - 1);
+        p->poly_size = s >= p->poly_size ? s + 1 : s;
+        return fz_fill_inputs(p, mix(r->s, 1), d) ? 1 : -1;
+    }
+    case FZ_MUT_BAKE: {
+        /* a static parameter becomes a constant holding its input */
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            if (p->n[i].kind == FZ_PARAM && !p->n[i].dyn)
+                cand[nc++] = i;
+        if (!nc)
+            return 0;
+        uint32_t k = pick(r, cand, nc);
+        inputs_by_node(p, by_node);
+        p->n[k].kind = FZ_CONST;
+        p->n[k].value = by_node[k];
+        by_node[k] = NULL;
+        renumber_params(p, by_node);
+        return 1;
+    }
+    case FZ_MUT_LIFT: {
+        /* a constant becomes a parameter whose input is its value */
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            if (p->n[i].kind == FZ_CONST)
+                cand[nc++] = i;
+        if (!nc)
+            return 0;
+        uint32_t k = pick(r, cand, nc);
+        inputs_by_node(p, by_node);
+        by_node[k] = p->n[k].value;
+        p->n[k].value = NULL;
+        p->n[k].kind = FZ_PARAM;
+        renumber_params(p, by_node);
+        return 1;
+    }
+    case FZ_MUT_BATCH_FIELD: {
+        /* an optional batch field (a mask, a weight) joins the program: a
+         * new parameter of an op result's type and the op that applies it */
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            if (p->n[i].kind == FZ_OP &&
+                (accepts(PLUMB_OP_ADD, p->n[i].dtype) || accepts(PLUMB_OP_OR, p->n[i].dtype)))
+                cand[nc++] = i;
+        if (!nc || p->n_nodes + 2 > FZ_MAX_NODES)
+            return 0;
+        uint32_t k = pick(r, cand, nc);
+        fz_node *f = &p->n[p->n_nodes];
+        *f = p->n[k];
+        f->kind = FZ_PARAM;
+        f->n_args = 0;
+        f->pre[0] = f->post[0] = 0;
+        f->value = NULL;
+        f->index = p->n_params++;
+        uint32_t fi = p->n_nodes++;
+        uint32_t args[2] = {k, fi};
+        append_ew(p, accepts(PLUMB_OP_ADD, f->dtype) ? PLUMB_OP_ADD : PLUMB_OP_OR, args, 2);
+        return fz_fill_inputs(p, mix(r->s, 2), d) ? 1 : -1;
+    }
+    case FZ_MUT_ATTR: {
+        /* an attribute changed, the types kept: compare's direction,
+         * reverse's dimensions, reduce's body, transpose's permutation (on
+         * a transpose no op reads, its result type follows) */
+        for (uint32_t i = 0; i < p->n_nodes; i++) {
+            const fz_node *n = &p->n[i];
+            if (n->kind != FZ_OP)
+                continue;
+            if (n->op == PLUMB_OP_COMPARE || n->op == PLUMB_OP_REDUCE ||
+                (n->op == PLUMB_OP_REVERSE && n->rank >= 2) ||
+                (n->op == PLUMB_OP_TRANSPOSE && unread(p, i)))
+                cand[nc++] = i;
+        }
+        if (!nc)
+            return 0;
+        fz_node *n = &p->n[pick(r, cand, nc)];
+        const fz_node *x = &p->n[n->arg[0]];
+        switch (n->op) {
+        case PLUMB_OP_COMPARE: {
+            static const char *dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+            uint32_t cur = 0;
+            for (uint32_t j = 0; j < 6; j++)
+                if (!strncmp(n->pre, dirs[j], 2))
+                    cur = j;
+            uint32_t nd = (cur + 1 + below(r, 5)) % 6;
+            snprintf(n->pre, sizeof n->pre, "%s, ", dirs[nd]);
+            break;
+        }
+        case PLUMB_OP_REDUCE:
+            /* add <-> maximum; the init stays (a valid, different reduction) */
+            n->body = n->body == PLUMB_OP_ADD ? PLUMB_OP_MAXIMUM : PLUMB_OP_ADD;
+            break;
+        case PLUMB_OP_REVERSE: {
+            /* another non-empty set of dimensions */
+            uint32_t cur = 0, all = (1u << x->rank) - 1;
+            for (const char *s = strchr(n->post, '['); s && *s && *s != ']'; s++)
+                if (*s >= '0' && *s <= '9')
+                    cur |= 1u << (*s - '0');
+            uint32_t nm = 1 + below(r, all - 1);
+            if (nm >= cur)
+                nm++;
+            int64_t dl[FZ_MAX_RANK];
+            uint32_t nd = 0;
+            for (uint32_t j = 0; j < x->rank; j++)
+                if ((nm >> j) & 1)
+                    dl[nd++] = j;
+            char l[64];
+            list(l, sizeof l, dl, nd);
+            snprintf(n->post, sizeof n->post, ", dims = [%s]", l);
+            break;
+        }
+        default: { /* transpose: the next permutation in a rotation */
+            int64_t perm[FZ_MAX_RANK];
+            uint32_t j = 0;
+            for (const char *s = strchr(n->post, '['); s && *s && *s != ']' && j < x->rank; s++)
+                if (*s >= '0' && *s <= '9')
+                    perm[j++] = *s - '0';
+            /* rotating a permutation by one position always changes it (rank >= 2) */
+            int64_t first = perm[0];
+            for (j = 0; j + 1 < x->rank; j++)
+                perm[j] = perm[j + 1];
+            perm[x->rank - 1] = first;
+            n->dyn = 0;
+            for (j = 0; j < x->rank; j++) {
+                n->dims[j] = x->dims[perm[j]];
+                n->dyn |= (uint8_t)(((x->dyn >> perm[j]) & 1) << j);
+            }
+            char l[64];
+            list(l, sizeof l, perm, x->rank);
+            snprintf(n->post, sizeof n->post, ", dims = [%s]", l);
+        }
+        }
+        return 1;
+    }
+    case FZ_MUT_INSERT: {
+        /* a unary op on a value of the program, appended */
+        static const plumb_opcode un[] = {PLUMB_OP_NEGATE, PLUMB_OP_NOT, PLUMB_OP_ABS};
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            for (uint32_t j = 0; j < 3; j++)
+                if (accepts(un[j], p->n[i].dtype)) {
+                    cand[nc++] = i;
+                    break;
+                }
+        if (!nc || p->n_nodes + 1 > FZ_MAX_NODES)
+            return 0;
+        uint32_t k = pick(r, cand, nc);
+        plumb_opcode op = PLUMB_OP_NEGATE;
+        for (int j = 2; j >= 0; j--)
+            if (accepts(un[j], p->n[k].dtype))
+                op = un[j];
+        return append_ew(p, op, &k, 1) ? 1 : 0;
+    }
+    case FZ_MUT_REMOVE: {
+        /* the last op (no op reads it) goes; a program keeps at least one */
+        if (p->n_results < 2)
+            return 0;
+        uint32_t k = p->n_nodes;
+        while (k-- > 0 && p->n[k].kind != FZ_OP)
+            ;
+        /* only parameters and constants follow it: they read nothing */
+        memmove(&p->n[k], &p->n[k + 1], (p->n_nodes - k - 1) * sizeof p->n[0]);
+        p->n_nodes--;
+        p->n_results--;
+        return 1;
+    }
+    default:
+        return 0;
+    }
 }
 
 bool fz_base(const fz_gen_opts *o, uint64_t seed, fz_prog *out, plumb_diag *d)
@@ -871,6 +1189,24 @@ bool fz_mutate(const fz_gen_opts *o, uint64_t seed, fz_mutator m, fz_prog *out, 
         }
         if (!fz_fill_inputs(out, mix(seed, 1), d)) {
             fz_prog_free(out);
+            return false;
+        }
+        return true;
+    }
+    case FZ_MUT_POLY_SIZE:
+    case FZ_MUT_BAKE:
+    case FZ_MUT_LIFT:
+    case FZ_MUT_BATCH_FIELD:
+    case FZ_MUT_ATTR:
+    case FZ_MUT_INSERT:
+    case FZ_MUT_REMOVE: {
+        if (!fz_base(o, seed, out, d))
+            return false;
+        rng r = {mix(seed, 10 + (uint64_t)m)};
+        int rc = structural(o, out, m, &r, d);
+        if (rc <= 0) {
+            fz_prog_free(out);
+            *applicable = rc < 0; /* 0: not applicable; -1: failed, d says why */
             return false;
         }
         return true;

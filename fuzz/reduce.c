@@ -38,6 +38,10 @@ static bool parse_generator(const char *v, fz_gen_opts *g)
     if (sscanf(v, "max_nodes=%u max_elems=%u dtypes=0x%x", &g->max_nodes, &g->max_elems, &g->dtypes) != 3 || !ops ||
         !g->max_nodes || !g->max_elems || !g->dtypes)
         return false;
+    /* poly= is absent from findings saved before --poly existed */
+    const char *pp = strstr(v, " poly=");
+    if (pp && (sscanf(pp, " poly=%u", &g->poly) != 1 || g->poly > 100))
+        return false;
     for (const char *s = ops + 5; *s;) {
         size_t n = strcspn(s, ",");
         plumb_opcode op;
