@@ -50,6 +50,11 @@ bool fz_op_supported(plumb_opcode op)
     case PLUMB_OP_REVERSE:
     case PLUMB_OP_REDUCE:
     case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_PAD:
+    case PLUMB_OP_IOTA:
+    case PLUMB_OP_SORT:
+    case PLUMB_OP_GATHER:
+    case PLUMB_OP_SCATTER:
         return true;
     default:
         return false;
@@ -277,6 +282,31 @@ static uint32_t matching(gctx *g, const fz_node *like)
     if (pick < nc)
         return cand[pick];
     return fresh(g, like->dtype, like->rank, like->dims, like->dyn);
+}
+
+/* A constant tensor<kx1xi32> of k distinct row indices in [0, n) (k <= n),
+ * drawn from seed so the program's main stream is the same whatever n is.
+ * Marked fixed: distinct in-range indices keep scatter deterministic, so
+ * no mutator changes them. */
+static uint32_t index_const(gctx *g, uint32_t k, uint32_t n, uint32_t seed)
+{
+    int64_t dims[2] = {k, 1};
+    uint32_t ni = new_const(g, PLUMB_I32, 2, dims, NULL);
+    if (g->failed)
+        return 0;
+    rng r = {seed * 0x9E3779B97F4A7C15ull + 17};
+    uint32_t perm[64];
+    for (uint32_t i = 0; i < n && i < 64; i++)
+        perm[i] = i;
+    for (uint32_t i = 0; i < k; i++) { /* partial Fisher-Yates */
+        uint32_t j = i + below(&r, n - i);
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+        plumb_store_bits(PLUMB_I32, g->p->n[ni].value->data, i, perm[i]);
+    }
+    g->p->n[ni].fixed = true;
+    return ni;
 }
 
 static void list(char *out, size_t cap, const int64_t *v, uint32_t n)
@@ -516,6 +546,71 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         snprintf(res.post, sizeof res.post, "%s", l);
         break;
     }
+    case PLUMB_OP_PAD: {
+        if (x.rank == 0 || x.dyn)
+            return false;
+        int64_t lo[FZ_MAX_RANK], hi[FZ_MAX_RANK], in[FZ_MAX_RANK];
+        uint32_t s = r1 ^ (r2 << 16);
+        for (uint32_t i = 0; i < x.rank; i++) {
+            lo[i] = s % 3;
+            hi[i] = (s / 3) % 3;
+            in[i] = (s / 9) % 2;
+            s /= 18;
+            res.dims[i] = lo[i] + x.dims[i] + (x.dims[i] > 0 ? x.dims[i] - 1 : 0) * in[i] + hi[i];
+        }
+        if (numel(&res) > g->o->max_elems)
+            return false;
+        res.arg[1] = new_const(g, x.dtype, 0, NULL, NULL);
+        res.n_args = 2;
+        char a[24], b[24], c[24]; /* rank <= 4, each at most 2 */
+        list(a, sizeof a, lo, x.rank);
+        list(b, sizeof b, hi, x.rank);
+        list(c, sizeof c, in, x.rank);
+        snprintf(res.post, sizeof res.post, ", low = [%s], high = [%s], interior = [%s]", a, b, c);
+        break;
+    }
+    case PLUMB_OP_IOTA: {
+        /* the operand only lends its type: iota reads nothing */
+        if (x.rank == 0 || x.dyn || !accepts(op, x.dtype))
+            return false;
+        res.n_args = 0;
+        snprintf(res.post, sizeof res.post, "%u", r1 % x.rank);
+        break;
+    }
+    case PLUMB_OP_SORT: {
+        /* one operand, a total order (TOTALORDER for floats: NaNs sort
+         * deterministically), stable */
+        if (x.rank == 0)
+            return false;
+        snprintf(res.pre, sizeof res.pre, "%s", r2 % 2 ? "GT" : "LT");
+        snprintf(res.post, sizeof res.post, "%u", r1 % x.rank);
+        break;
+    }
+    case PLUMB_OP_GATHER:
+    case PLUMB_OP_SCATTER: {
+        /* rows of dimension 0 at distinct constant indices */
+        if (x.rank == 0 || x.dyn || x.dims[0] > 64)
+            return false;
+        uint32_t n = (uint32_t)x.dims[0], k = 1 + r1 % (n < 4 ? n : 4);
+        fz_node rows = x;
+        rows.dims[0] = k;
+        if (op == PLUMB_OP_SCATTER && !accepts(PLUMB_OP_ADD, x.dtype) && r2 % 2)
+            r2++; /* a bool scatter replaces */
+        uint32_t ii = index_const(g, k, n, r3);
+        if (g->failed)
+            return false;
+        if (op == PLUMB_OP_GATHER) {
+            memcpy(res.dims, rows.dims, sizeof res.dims);
+            res.arg[1] = ii;
+            res.n_args = 2;
+        } else {
+            res.body = r2 % 2 ? PLUMB_OP_ADD : PLUMB_OP_COUNT; /* COUNT: replace */
+            res.arg[1] = ii;
+            res.arg[2] = matching(g, &rows);
+            res.n_args = 3;
+        }
+        break;
+    }
     case PLUMB_OP_DOT_GENERAL: {
         if (x.rank == 0 || x.rank > 2 || plumb_dtype_is_bool(x.dtype))
             return false;
@@ -687,6 +782,77 @@ static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res,
         plumb_buf_puts(b, "\n");
         return;
     }
+    if (n->op == PLUMB_OP_IOTA) {
+        plumb_buf_puts(b, "stablehlo.iota dim = ");
+        plumb_buf_printf(b, "%s : ", n->post);
+        type_text(b, n);
+        plumb_buf_puts(b, "\n");
+        return;
+    }
+    if (n->op == PLUMB_OP_SORT || n->op == PLUMB_OP_GATHER || n->op == PLUMB_OP_SCATTER) {
+        char s[32];
+        fz_node sc;
+        memset(&sc, 0, sizeof sc);
+        sc.dtype = a0->dtype;
+        plumb_buf_printf(b, "\"%s\"(", plumb_op_name(n->op));
+        for (uint32_t i = 0; i < n->n_args; i++)
+            plumb_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+        plumb_buf_puts(b, ") <{");
+        if (n->op == PLUMB_OP_SORT) {
+            plumb_buf_printf(b, "dimension = %s : i64, is_stable = true}> ({\n    ^bb0(%%l: ", n->post);
+        } else {
+            /* dimension 0 indexed; the other dimensions are the window */
+            char w[64] = "";
+            size_t len = 0;
+            for (uint32_t i = 1; i < a0->rank; i++)
+                len += (size_t)snprintf(w + len, sizeof w - len, "%s%u", i > 1 ? ", " : "", i);
+            if (n->op == PLUMB_OP_GATHER) {
+                plumb_buf_printf(b, "dimension_numbers = #stablehlo.gather<offset_dims = [%s], collapsed_slice_dims = [0], "
+                                 "start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, "
+                                 "slice_sizes = array<i64: 1", w);
+                for (uint32_t i = 1; i < a0->rank; i++)
+                    plumb_buf_printf(b, ", %lld", (long long)a0->dims[i]);
+                plumb_buf_puts(b, ">}> : (");
+                goto types;
+            }
+            plumb_buf_printf(b, "scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [%s], "
+                             "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, "
+                             "indices_are_sorted = false, unique_indices = true}> ({\n    ^bb0(%%l: ", w);
+        }
+        type_text(b, &sc);
+        plumb_buf_puts(b, ", %r: ");
+        type_text(b, &sc);
+        if (n->op == PLUMB_OP_SORT) {
+            plumb_buf_printf(b, "):\n      %%t = stablehlo.compare %s, %%l, %%r%s : (", n->pre,
+                             plumb_dtype_is_float(sc.dtype) ? ", TOTALORDER" : "");
+            type_text(b, &sc);
+            plumb_buf_puts(b, ", ");
+            type_text(b, &sc);
+            plumb_buf_puts(b, ") -> tensor<i1>\n      stablehlo.return %t : tensor<i1>\n  }) : (");
+        } else {
+            plumb_buf_puts(b, "):\n");
+            snprintf(s, sizeof s, "%%r");
+            if (n->body == PLUMB_OP_ADD) {
+                plumb_buf_puts(b, "      %s = stablehlo.add %l, %r : ");
+                type_text(b, &sc);
+                plumb_buf_puts(b, "\n");
+                snprintf(s, sizeof s, "%%s");
+            }
+            plumb_buf_printf(b, "      stablehlo.return %s : ", s);
+            type_text(b, &sc);
+            plumb_buf_puts(b, "\n  }) : (");
+        }
+    types:
+        for (uint32_t i = 0; i < n->n_args; i++) {
+            if (i)
+                plumb_buf_puts(b, ", ");
+            type_text(b, &p->n[n->arg[i]]);
+        }
+        plumb_buf_puts(b, ") -> ");
+        type_text(b, n);
+        plumb_buf_puts(b, "\n");
+        return;
+    }
     plumb_buf_printf(b, "%s %s", plumb_op_name(n->op), n->pre);
     for (uint32_t i = 0; i < n->n_args; i++)
         plumb_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
@@ -819,6 +985,8 @@ bool fz_prog_verify(const char *text, size_t len, plumb_diag *d)
 plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k)
 {
     const fz_node *n = &p->n[k];
+    if (!n->n_args) /* iota */
+        return n->dtype;
     if (n->op == PLUMB_OP_SELECT)
         return p->n[n->arg[1]].dtype;
     return p->n[n->arg[0]].dtype;
@@ -969,7 +1137,7 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
     case FZ_MUT_LIFT: {
         /* a constant becomes a parameter whose input is its value */
         for (uint32_t i = 0; i < p->n_nodes; i++)
-            if (p->n[i].kind == FZ_CONST)
+            if (p->n[i].kind == FZ_CONST && !p->n[i].fixed)
                 cand[nc++] = i;
         if (!nc)
             return 0;
@@ -1004,14 +1172,14 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
         return fz_fill_inputs(p, mix(r->s, 2), d) ? 1 : -1;
     }
     case FZ_MUT_ATTR: {
-        /* an attribute changed, the types kept: compare's direction,
-         * reverse's dimensions, reduce's body, transpose's permutation (on
+        /* an attribute changed, the types kept: compare's direction, sort's
+         * order, reverse's dimensions, reduce's body, transpose's permutation (on
          * a transpose no op reads, its result type follows) */
         for (uint32_t i = 0; i < p->n_nodes; i++) {
             const fz_node *n = &p->n[i];
             if (n->kind != FZ_OP)
                 continue;
-            if (n->op == PLUMB_OP_COMPARE || n->op == PLUMB_OP_REDUCE ||
+            if (n->op == PLUMB_OP_COMPARE || n->op == PLUMB_OP_REDUCE || n->op == PLUMB_OP_SORT ||
                 (n->op == PLUMB_OP_REVERSE && n->rank >= 2) ||
                 (n->op == PLUMB_OP_TRANSPOSE && unread(p, i)))
                 cand[nc++] = i;
@@ -1031,6 +1199,9 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
             snprintf(n->pre, sizeof n->pre, "%s, ", dirs[nd]);
             break;
         }
+        case PLUMB_OP_SORT: /* ascending <-> descending */
+            snprintf(n->pre, sizeof n->pre, "%s", n->pre[0] == 'L' ? "GT" : "LT");
+            break;
         case PLUMB_OP_REDUCE:
             /* add <-> maximum; the init stays (a valid, different reduction) */
             n->body = n->body == PLUMB_OP_ADD ? PLUMB_OP_MAXIMUM : PLUMB_OP_ADD;
@@ -1144,7 +1315,7 @@ bool fz_mutate(const fz_gen_opts *o, uint64_t seed, fz_mutator m, fz_prog *out, 
         rng r = {mix(seed, 3)};
         for (uint32_t i = 0; i < out->n_nodes; i++) {
             fz_node *n = &out->n[i];
-            if (n->kind != FZ_CONST || !plumb_tensor_numel(n->value))
+            if (n->kind != FZ_CONST || n->fixed || !plumb_tensor_numel(n->value))
                 continue;
             /* change one element to another bit pattern of the same class mix */
             uint64_t e = below(&r, (uint32_t)plumb_tensor_numel(n->value));

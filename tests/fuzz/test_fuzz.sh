@@ -35,9 +35,11 @@ else bad "runtime, seed 1, 300 programs: expected exit 0 and 0 findings, got exi
 # the report is JSON with the counts and a coverage table that includes
 # ops of every family the generator builds
 if command -v jq > /dev/null 2>&1; then
-    if jq -e '.programs == 300 and (.findings | length) == 0 and .coverage.dot_general.f32 > 0
-              and .coverage.reduce.i32 > 0 and .coverage.transpose.bf16 > 0 and .coverage.convert.f16 > 0
-              and .coverage.concatenate.ui8 > 0 and .coverage.add.i1 > 0' "$tmp/rt.json" > /dev/null
+    if jq -e '.programs == 300 and (.findings | length) == 0 and .coverage.reduce.i32 > 0
+              and .coverage.transpose.bf16 > 0 and .coverage.convert.f16 > 0 and .coverage.add.i1 > 0
+              and (.coverage as $c | ["dot_general", "concatenate", "gather", "scatter", "sort", "pad", "iota",
+                                      "select", "clamp", "slice", "reshape", "broadcast_in_dim"]
+                   | all(($c[.] // {} | add // 0) > 0))' "$tmp/rt.json" > /dev/null
     then ok "JSON report: counts and op x element type coverage"
     else bad "JSON report: counts and op coverage"; cat "$tmp/rt.json" | head -30; fi
 fi
@@ -147,8 +149,44 @@ if [ -n "$d" ]; then
     else bad "reduce: tampered program: expected 2, got $rc"; fi
 fi
 
-# 9. Usage errors exit 2 and name the problem.
-for args in "--mutators bogus" "--ops gather" "--count 0" "--shard 2/2" "--dtypes f33" "--backend /nonexistent.so"; do
+# 9. Polymorphic programs and the structural mutators on the runtime: a
+#    smoke run with every mutator and a quarter of the parameters `?`.
+fuzz --backend runtime --seed 5 --count 2000 --mutators all --poly 25 --json "$tmp/poly.json"
+if [ "$rc" = 0 ] && grep -q '^fuzz: 2000 programs, [1-9][0-9]* mutants, [1-9][0-9]* ops checked, 0 findings' "$tmp/out"; then
+    ok "runtime, --poly 25, every mutator, 2000 programs: clean"
+else bad "runtime, --poly 25, every mutator: expected a clean run, got exit $rc"; fi
+if command -v jq > /dev/null 2>&1; then
+    if jq -e '.mutators == ["params", "identical", "constant", "shape", "poly-size", "bake", "lift", "batch-field",
+                            "attr", "insert", "remove"]' "$tmp/poly.json" > /dev/null
+    then ok "JSON report names the 11 mutators"
+    else bad "JSON report: mutators"; fi
+fi
+#    A backend that claims bounded polymorphism but compiles per size: the
+#    poly-size mutator's prediction (0 new compiles) catches it; claimed
+#    truthfully as per-shape the same behaviour is what the contract
+#    predicts (1); claiming none, no `?` program is given to it. (The
+#    plugin specializes entries of at most 8 parameters: small programs.)
+so=$(plugin fault_poly_per_size) || so=
+fuzz --backend "$so" --seed 1 --count 100 --poly 50 --max-nodes 3 --mutators poly-size
+if [ "$rc" = 1 ] && grep -q '^FINDING compiles/program/any/poly-size:.*1 new compiles, the contract predicts 0 (polymorphism claim: bounded)' "$tmp/out" \
+   && [ "$(grep -c '^FINDING' "$tmp/out")" = 1 ]; then
+    ok "fault_poly_per_size (claims bounded): caught by poly-size"
+else bad "fault_poly_per_size: expected one poly-size compile-count finding, got exit $rc"; fi
+PLUMB_FAULT_POLY_CLAIM=per-shape "$PLUMB" fuzz -q --backend "$so" --seed 1 --count 100 --poly 50 --max-nodes 3 --mutators poly-size > "$tmp/out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^fuzz: 100 programs, [1-9][0-9]* mutants, .* 0 findings' "$tmp/out"; then
+    ok "fault_poly_per_size claiming per-shape: 1 compile per new size, as predicted"
+else bad "fault_poly_per_size per-shape: expected a clean run, got exit $rc"; fi
+PLUMB_FAULT_POLY_CLAIM=none "$PLUMB" fuzz -q --backend "$so" --seed 1 --count 100 --poly 50 --max-nodes 3 --mutators poly-size > "$tmp/out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^fuzz: [1-9][0-9]* programs, 0 mutants, .* 0 findings' "$tmp/out" \
+   && grep -q 'programs skipped' "$tmp/out"; then
+    ok "fault_poly_per_size claiming none: ? programs skipped, no poly-size mutant"
+else bad "fault_poly_per_size none: expected skipped programs and no mutant, got exit $rc"; fi
+
+# 10. Usage errors exit 2 and name the problem.
+for args in "--mutators bogus" "--ops rng_bit_generator" "--count 0" "--shard 2/2" "--dtypes f33" "--backend /nonexistent.so" \
+            "--poly 101"; do
     # shellcheck disable=SC2086
     "$PLUMB" fuzz -q $args --count 1 > "$tmp/out" 2>&1
     rc=$?
@@ -158,6 +196,7 @@ done
 "$PLUMB" reduce --help > "$tmp/out.r" 2>&1
 "$PLUMB" fuzz --help > "$tmp/out" 2>&1
 if grep -q -- '--mutators' "$tmp/out" && grep -q -- '--shard' "$tmp/out" && grep -q -- '--json' "$tmp/out" \
+   && grep -q -- '--poly' "$tmp/out" && grep -q 'poly-size' "$tmp/out" && grep -q 'batch-field' "$tmp/out" \
    && grep -q -- '--timeout' "$tmp/out.r"; then ok "--help"
 else bad "--help lacks options"; fi
 

@@ -317,13 +317,14 @@ static void remove_drops_the_last_op(void **state)
 }
 
 /* Every mutator's mutants verify over many programs of the full generator
- * with `?` dimensions. */
+ * with `?` dimensions, gather, scatter, sort, pad and iota among them. */
 static void all_mutants_verify(void **state)
 {
     (void)state;
     fz_gen_opts o;
     fz_gen_opts_init(&o);
     o.poly = 40;
+    uint32_t seen[PLUMB_OP_COUNT] = {0};
     for (uint64_t s = 1; s <= 150; s++)
         for (int mi = 0; mi < FZ_MUT_COUNT; mi++) {
             fz_prog m;
@@ -336,8 +337,14 @@ static void all_mutants_verify(void **state)
                 continue;
             }
             assert_verifies(&m);
+            for (uint32_t i = 0; mi == FZ_MUT_IDENTICAL && i < m.n_nodes; i++)
+                if (m.n[i].kind == FZ_OP)
+                    seen[m.n[i].op]++;
             fz_prog_free(&m);
         }
+    /* the wider op set is among the programs built and verified */
+    assert_true(seen[PLUMB_OP_PAD] && seen[PLUMB_OP_IOTA] && seen[PLUMB_OP_SORT]);
+    assert_true(seen[PLUMB_OP_GATHER] && seen[PLUMB_OP_SCATTER] && seen[PLUMB_OP_SELECT] && seen[PLUMB_OP_CLAMP]);
 }
 
 int main(void)
