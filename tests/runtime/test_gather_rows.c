@@ -310,7 +310,7 @@ static void sprinkle_specials(plumb_tensor *x)
 
 static void run_scatter(const sspec *s, plumb_dtype t, plumb_dtype it, const char *body)
 {
-    char xt[128], ity[128], ut[128], st[64], a1[96], a2[96], a3[96], a4[96], a5[96], b[256], src[2048];
+    char xt[128], ity[128], ut[128], st[64], a1[96], a2[96], a3[96], a4[96], a5[96], b[256], src[4096];
     ilist none = {0};
     type_str(xt, sizeof xt, t, &s->xdims);
     type_str(ity, sizeof ity, it, &s->idims);
