@@ -45,7 +45,7 @@ typedef struct fz_node {
     uint32_t arg[3], n_args;   /* operand node indices */
     uint32_t index;            /* FZ_PARAM: input index; FZ_OP: result index */
     uint8_t dyn;               /* bit i: dimension i is `?`, bounded by dims[i] */
-    bool fixed;                /* FZ_CONST: gather/scatter indices (distinct, in range): never mutated */
+    bool fixed;                /* FZ_CONST: gather/scatter indices, static sizes of a shape: never mutated */
     char pre[24];              /* text between the op name and its operands (compare's direction) */
     char post[120];            /* text after the operands (attributes) */
     plumb_tensor *value;       /* FZ_CONST: the baked value */

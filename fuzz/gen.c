@@ -55,6 +55,7 @@ bool fz_op_supported(plumb_opcode op)
     case PLUMB_OP_SORT:
     case PLUMB_OP_GATHER:
     case PLUMB_OP_SCATTER:
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
         return true;
     default:
         return false;
@@ -318,6 +319,28 @@ static void list(char *out, size_t cap, const int64_t *v, uint32_t n)
 }
 
 static bool accepts(plumb_opcode op, plumb_dtype t) { return (plumb_op_get(op)->types & PLUMB_TY_BIT(t)) != 0; }
+
+/* Adds op node op (a result of the program) with a static type of rank
+ * 0 or 1; the parts of a computed shape. */
+static uint32_t shape_op(gctx *g, plumb_opcode op, uint32_t rank, int64_t d0, uint32_t a, uint32_t b,
+                         uint32_t n_args, const char *post)
+{
+    fz_node *n = add_node(g, FZ_OP);
+    if (!n) {
+        g->failed = true;
+        return 0;
+    }
+    n->op = op;
+    n->dtype = PLUMB_I32;
+    n->rank = rank;
+    n->dims[0] = d0;
+    n->arg[0] = a;
+    n->arg[1] = b;
+    n->n_args = n_args;
+    snprintf(n->post, sizeof n->post, "%s", post);
+    n->index = g->p->n_results++;
+    return (uint32_t)(n - g->p->n);
+}
 
 /* Tries to add op on operand x; false when it does not apply to x (the
  * draws are made anyway). */
@@ -609,6 +632,54 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
             res.arg[2] = matching(g, &rows);
             res.n_args = 3;
         }
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: {
+        /* broadcast_in_dim of a `?` operand: the output shape computed in
+         * the program, get_dimension_size for each `?` (reshaped to
+         * tensor<1xi32>) and constants for the static sizes, concatenated */
+        if (!x.dyn || x.rank >= FZ_MAX_RANK)
+            return false;
+        uint32_t at = r1 % (x.rank + 1);
+        int64_t size = 1 + (int64_t)(r2 % 3), map[FZ_MAX_RANK];
+        if (numel(&x) * (uint64_t)size > g->o->max_elems)
+            size = 1;
+        res.rank = x.rank + 1;
+        res.dyn = 0;
+        for (uint32_t i = 0, j = 0; i < res.rank; i++) {
+            if (i == at) {
+                res.dims[i] = size;
+                continue;
+            }
+            res.dims[i] = x.dims[j];
+            res.dyn |= (uint8_t)(((x.dyn >> j) & 1) << i);
+            map[j++] = i;
+        }
+        uint32_t shape = 0;
+        for (uint32_t i = 0; i < res.rank && !g->failed; i++) {
+            uint32_t part;
+            if ((res.dyn >> i) & 1) {
+                char post[24];
+                uint32_t j = 0;
+                while (map[j] != (int64_t)i)
+                    j++;
+                snprintf(post, sizeof post, ", dim = %u", j);
+                uint32_t n = shape_op(g, PLUMB_OP_GET_DIMENSION_SIZE, 0, 0, xi, 0, 1, post);
+                part = shape_op(g, PLUMB_OP_RESHAPE, 1, 1, n, 0, 1, "");
+            } else {
+                int64_t one = 1;
+                uint64_t v = (uint64_t)res.dims[i];
+                part = new_const(g, PLUMB_I32, 1, &one, &v);
+                if (!g->failed)
+                    g->p->n[part].fixed = true; /* a size the result type states: never mutated */
+            }
+            shape = i ? shape_op(g, PLUMB_OP_CONCATENATE, 1, (int64_t)i + 1, shape, part, 2, ", dim = 0") : part;
+        }
+        res.arg[1] = shape;
+        res.n_args = 2;
+        char l[64];
+        list(l, sizeof l, map, x.rank);
+        snprintf(res.post, sizeof res.post, ", dims = [%s]", l);
         break;
     }
     case PLUMB_OP_DOT_GENERAL: {

@@ -317,7 +317,8 @@ static void remove_drops_the_last_op(void **state)
 }
 
 /* Every mutator's mutants verify over many programs of the full generator
- * with `?` dimensions, gather, scatter, sort, pad and iota among them. */
+ * with `?` dimensions, gather, scatter, sort, pad, iota and
+ * dynamic_broadcast_in_dim among them. */
 static void all_mutants_verify(void **state)
 {
     (void)state;
@@ -345,6 +346,8 @@ static void all_mutants_verify(void **state)
     /* the wider op set is among the programs built and verified */
     assert_true(seen[PLUMB_OP_PAD] && seen[PLUMB_OP_IOTA] && seen[PLUMB_OP_SORT]);
     assert_true(seen[PLUMB_OP_GATHER] && seen[PLUMB_OP_SCATTER] && seen[PLUMB_OP_SELECT] && seen[PLUMB_OP_CLAMP]);
+    /* a `?` operand broadcast to a shape the program computes */
+    assert_true(seen[PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM] && seen[PLUMB_OP_GET_DIMENSION_SIZE]);
 }
 
 int main(void)
