@@ -1166,6 +1166,36 @@ static bool append_ew(fz_prog *p, plumb_opcode op, const uint32_t *args, uint32_
     return true;
 }
 
+/* Removes node k, which nothing reads any more, keeping by_node (the
+ * inputs by node) and every operand index in step. */
+static void remove_node(fz_prog *p, plumb_tensor **by_node, uint32_t k)
+{
+    memmove(&p->n[k], &p->n[k + 1], (p->n_nodes - k - 1) * sizeof p->n[0]);
+    memmove(&by_node[k], &by_node[k + 1], (p->n_nodes - k - 1) * sizeof by_node[0]);
+    p->n_nodes--;
+    for (uint32_t i = k; i < p->n_nodes; i++)
+        for (uint32_t j = 0; j < p->n[i].n_args; j++)
+            if (p->n[i].arg[j] > k)
+                p->n[i].arg[j]--;
+}
+
+/* A batch field the program already has: op k = add/or(x, f) with f a
+ * parameter nothing else reads. */
+static bool droppable_field(const fz_prog *p, uint32_t k)
+{
+    const fz_node *n = &p->n[k];
+    if (n->kind != FZ_OP || (n->op != PLUMB_OP_ADD && n->op != PLUMB_OP_OR) || n->n_args != 2)
+        return false;
+    uint32_t f = n->arg[1];
+    if (p->n[f].kind != FZ_PARAM || f == n->arg[0])
+        return false;
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        for (uint32_t j = 0; i != k && p->n[i].kind == FZ_OP && j < p->n[i].n_args; j++)
+            if (p->n[i].arg[j] == f)
+                return false;
+    return true;
+}
+
 /* Picks uniformly among the n candidates in cand (n > 0). */
 static uint32_t pick(rng *r, const uint32_t *cand, uint32_t n) { return cand[below(r, n)]; }
 
@@ -1221,8 +1251,34 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
         return 1;
     }
     case FZ_MUT_BATCH_FIELD: {
-        /* an optional batch field (a mask, a weight) joins the program: a
-         * new parameter of an op result's type and the op that applies it */
+        /* An optional batch field (a mask, a weight) leaves the program
+         * when it has one, half the time: the parameter and the op that
+         * applies it go, the op's readers read its other operand. */
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            if (p->n_results > 1 && droppable_field(p, i))
+                cand[nc++] = i;
+        bool drop = nc && below(r, 2);
+        if (drop) {
+            uint32_t k = pick(r, cand, nc), f = p->n[k].arg[1], x = p->n[k].arg[0];
+            for (uint32_t i = k + 1; i < p->n_nodes; i++)
+                for (uint32_t j = 0; p->n[i].kind == FZ_OP && j < p->n[i].n_args; j++)
+                    if (p->n[i].arg[j] == k)
+                        p->n[i].arg[j] = x;
+            inputs_by_node(p, by_node);
+            plumb_tensor_free(by_node[f]);
+            by_node[f] = NULL;
+            remove_node(p, by_node, k); /* f < k: f keeps its place */
+            remove_node(p, by_node, f);
+            renumber_params(p, by_node);
+            p->n_results = 0;
+            for (uint32_t i = 0; i < p->n_nodes; i++)
+                if (p->n[i].kind == FZ_OP)
+                    p->n[i].index = p->n_results++;
+            return 1;
+        }
+        /* else one joins: a new parameter of an op result's type and the
+         * op that applies it */
+        nc = 0;
         for (uint32_t i = 0; i < p->n_nodes; i++)
             if (p->n[i].kind == FZ_OP &&
                 (accepts(PLUMB_OP_ADD, p->n[i].dtype) || accepts(PLUMB_OP_OR, p->n[i].dtype)))

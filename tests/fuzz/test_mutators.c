@@ -225,15 +225,34 @@ static void lift_turns_a_constant_into_a_parameter(void **state)
     fz_prog_free(&m);
 }
 
-/* batch-field: one parameter more, of an op result's type, and one op
- * more (the last) that adds it to that result. */
+/* The first seed from 1 on whose batch-field mutant adds (grow) or drops a
+ * parameter. */
+static void batch_field_seed(const fz_gen_opts *o, bool grow, fz_prog *b, fz_prog *m)
+{
+    plumb_diag d;
+    for (uint64_t s = 1; s < 500; s++) {
+        bool app = true;
+        plumb_diag_clear(&d);
+        if (!fz_mutate(o, s, FZ_MUT_BATCH_FIELD, m, &app, &d))
+            continue;
+        assert_true(fz_base(o, s, b, &d));
+        if ((m->n_params > b->n_params) == grow)
+            return;
+        fz_prog_free(b);
+        fz_prog_free(m);
+    }
+    fail_msg("batch-field never %s a parameter in 500 seeds", grow ? "added" : "dropped");
+}
+
+/* batch-field adding: one parameter more, of an op result's type, and one
+ * op more (the last) that adds it to that result. */
 static void batch_field_adds_a_parameter_and_its_use(void **state)
 {
     (void)state;
     fz_gen_opts o;
     small_opts(&o, 50);
     fz_prog b, m;
-    applicable_seed(&o, FZ_MUT_BATCH_FIELD, &b, &m);
+    batch_field_seed(&o, true, &b, &m);
     assert_verifies(&m);
     assert_int_equal(m.n_params, b.n_params + 1);
     assert_int_equal(m.n_results, b.n_results + 1);
@@ -244,6 +263,40 @@ static void batch_field_adds_a_parameter_and_its_use(void **state)
     assert_int_equal(field->index, m.n_params - 1);
     assert_int_equal(last->arg[1], m.n_nodes - 2);
     assert_int_equal(m.n[last->arg[0]].kind, FZ_OP);
+    fz_prog_free(&b);
+    fz_prog_free(&m);
+}
+
+/* batch-field dropping: a parameter that only an add reads goes with the
+ * add (one parameter, one op, two nodes fewer); the add's readers read
+ * its other operand. */
+static void batch_field_drops_a_parameter_and_its_use(void **state)
+{
+    (void)state;
+    fz_gen_opts o;
+    small_opts(&o, 0);
+    fz_prog b, m;
+    batch_field_seed(&o, false, &b, &m);
+    assert_verifies(&m);
+    assert_int_equal(m.n_params, b.n_params - 1);
+    assert_int_equal(m.n_results, b.n_results - 1);
+    assert_int_equal(m.n_nodes, b.n_nodes - 2);
+    uint32_t adds_b = 0, adds_m = 0;
+    for (uint32_t i = 0; i < b.n_nodes; i++)
+        adds_b += b.n[i].kind == FZ_OP && b.n[i].op == PLUMB_OP_ADD;
+    for (uint32_t i = 0; i < m.n_nodes; i++)
+        adds_m += m.n[i].kind == FZ_OP && m.n[i].op == PLUMB_OP_ADD;
+    assert_int_equal(adds_m, adds_b - 1);
+    /* the inputs left are the base's, in order, minus the field's */
+    uint32_t skipped = 0;
+    for (uint32_t i = 0, j = 0; i < b.n_params; i++) {
+        if (j < m.n_params && m.inputs[j]->nbytes == b.inputs[i]->nbytes &&
+            !memcmp(m.inputs[j]->data, b.inputs[i]->data, b.inputs[i]->nbytes))
+            j++;
+        else
+            skipped++;
+    }
+    assert_int_equal(skipped, 1);
     fz_prog_free(&b);
     fz_prog_free(&m);
 }
@@ -359,6 +412,7 @@ int main(void)
         cmocka_unit_test(bake_turns_a_parameter_into_its_value),
         cmocka_unit_test(lift_turns_a_constant_into_a_parameter),
         cmocka_unit_test(batch_field_adds_a_parameter_and_its_use),
+        cmocka_unit_test(batch_field_drops_a_parameter_and_its_use),
         cmocka_unit_test(attr_changes_one_attribute),
         cmocka_unit_test(insert_appends_one_op),
         cmocka_unit_test(remove_drops_the_last_op),
