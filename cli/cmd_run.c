@@ -127,6 +127,12 @@ static const char run_help[] =
     "                          cache hits (PLUMB_CACHE_DIR) are not compiles\n"
     "      --error-on-recompile\n"
     "                          refuse any recompile (exit 1 with the explanation)\n"
+    "      --contract FILE     compile contract (docs/contracts.md; default\n"
+    "                          $PLUMB_CONTRACT): per module and entry max-programs,\n"
+    "                          variants, warmup-runs; a compile it forbids, or a\n"
+    "                          rule no entry matched, exits 1 naming FILE:LINE and\n"
+    "                          the explanation; a contract that does not parse or\n"
+    "                          contradicts itself exits 2\n"
     "  -h, --help              show this help\n"
     "\n"
     "exit codes:\n"
@@ -143,7 +149,7 @@ static const char run_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
-       OPT_ERROR_ON_RECOMPILE, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE };
+       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -164,6 +170,7 @@ static const cli_opt run_opts[] = {
     {"json", 0, false, OPT_JSON},
     {"max-compiles", 0, true, OPT_MAX_COMPILES},
     {"error-on-recompile", 0, false, OPT_ERROR_ON_RECOMPILE},
+    {"contract", 0, true, OPT_CONTRACT},
     {"dim-size", 0, true, OPT_DIM_SIZE},
     {"shape", 0, true, OPT_SHAPE},
     {"no-arbitrate", 0, false, OPT_NO_ARBITRATE},
@@ -1252,6 +1259,10 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_ERROR_ON_RECOMPILE:
             so.error_on_recompile = session = true;
+            break;
+        case OPT_CONTRACT:
+            so.contract = v;
+            session = true;
             break;
         case OPT_NO_ARBITRATE:
             /* the check kernels of every backend read it (ir/checkcmp.c) */

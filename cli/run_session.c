@@ -15,6 +15,7 @@
 #include "plumb/ir.h"
 #include "plumb/runtime.h"
 #include "plumb/shape.h"
+#include "plumb/contract.h"
 #include "run_session.h"
 
 /* ---- inputs: --input files and generated values ------------------------------ */
@@ -538,6 +539,7 @@ int cli_run_session(const cli_session_opts *o)
     ro.timeout_s = o->timeout_s;
     ro.max_programs_per_entry = o->max_compiles;
     ro.error_on_recompile = o->error_on_recompile;
+    ro.contract_file = o->contract;
     plumb_diag d = {.code = PLUMB_OK};
     plumb_runtime *rt = plumb_runtime_create(&ro, &d);
     if (!rt) {
@@ -618,6 +620,12 @@ int cli_run_session(const cli_session_opts *o)
             ir_module_free(m);
             runs++;
         }
+    }
+    /* A rule that matched nothing is a misspelt name, not a pass. */
+    d = (plumb_diag){.code = PLUMB_OK};
+    if (rc == CLI_EXIT_OK && !plumb_runtime_contract_check(rt, &d)) {
+        cli_print_diag(o->cmd, &d);
+        rc = cli_program_exit(d.code);
     }
     if (o->stats) {
         fflush(stdout);

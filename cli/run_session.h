@@ -72,6 +72,7 @@ typedef struct cli_session_opts {
     bool stats, explain, json;
     uint32_t max_compiles;        /* programs per module and entry; 0 = no cap */
     bool error_on_recompile;
+    const char *contract;         /* --contract FILE; NULL = $PLUMB_CONTRACT or none */
     bool hex;
     uint32_t threads;
     uint64_t max_bytes;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rt_contract.h"
 #include "rt_pipeline.h"
 
 typedef struct rt_entry rt_entry;
@@ -37,6 +38,8 @@ struct rt_entry {
     rt_cached **progs;
     uint32_t n_progs, cap_progs;
     uint32_t compiled;         /* programs ever built for this entry (numbers them) */
+    uint32_t built;            /* of them, built here rather than served from disk (what contracts count) */
+    uint64_t runs_all;         /* runs, never reset (a contract's warm-up) */
 };
 
 struct plumb_runtime {
@@ -55,6 +58,7 @@ struct plumb_runtime {
     char json[32768];
     bool has_explanation;
     rt_canon scratch;          /* lookups serialize here; moved into the cache on a miss */
+    plumb_contract *contract;  /* compile contract, or NULL */
 };
 
 static double now_s(void)
@@ -196,6 +200,15 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
         plumb_free(rt, sizeof *rt);
         return NULL;
     }
+    const char *cf = o.contract_file ? o.contract_file : getenv("PLUMB_CONTRACT");
+    rt->o.contract_file = NULL;
+    if (cf && *cf) {
+        rt_key_ctx kc = {rt->isa, rt->o.opt_level};
+        if (!(rt->contract = plumb_contract_load(cf, d)) || !rt_contract_resolve(rt->contract, &kc, rt->max_bytes, d)) {
+            plumb_runtime_destroy(rt);
+            return NULL;
+        }
+    }
     return rt;
 }
 
@@ -240,6 +253,7 @@ void plumb_runtime_destroy(plumb_runtime *rt)
     if (rt->entries)
         plumb_free(rt->entries, (size_t)rt->cap_entries * sizeof *rt->entries);
     rt_canon_free(&rt->scratch);
+    plumb_contract_free(rt->contract);
     rt_pool_free(rt->pool);
     if (rt->cache_dir)
         plumb_free(rt->cache_dir, strlen(rt->cache_dir) + 1);
@@ -405,6 +419,8 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
         return NULL;
     }
+    if (rt->contract)
+        rt_contract_touch(rt->contract, e->module, e->name);
     for (uint32_t i = 0; i < e->n_progs; i++) {
         rt_cached *h = e->progs[i];
         if (h->key[0] == key[0] && h->key[1] == key[1] && rt_canon_equal(&h->canon, now)) {
@@ -488,6 +504,28 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
             return NULL;
         }
     }
+    /* The contract sees every program built here, the entry's first too
+     * (a variant list forbids it as well); disk hits were built before. */
+    if (!p && rt->contract) {
+        char why[sizeof rt->line + 4096];
+        if (!rt_contract_admit(rt->contract, e->module, e->name, e->built, e->runs_all, c->key,
+                               recompile ? rt->line : NULL, why, sizeof why)) {
+            if (rt->log) {   /* the whole text: the error below holds what fits in one diagnostic */
+                if (rt->log_json) {
+                    fputs("{\"contract_violation\": ", rt->log);
+                    json_str_out(rt->log, why);
+                    fputs("}\n", rt->log);
+                } else {
+                    fprintf(rt->log, "plumb: %s\n", why);
+                }
+                fflush(rt->log);
+            }
+            plumb_diag_set(d, PLUMB_ERR_LIMIT, none, "%s", why);
+            d->file = m->filename;
+            cached_free(c);
+            return NULL;
+        }
+    }
     if (!p)
         p = rt_program_compile(m, f, &co, d);
     if (!p) {
@@ -519,6 +557,8 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
         return NULL;
     }
     e->compiled++;
+    if (!from_disk)
+        e->built++;
     double dt = now_s() - t0;
     e->st.compiles++;
     rt->st.compiles++;
@@ -560,6 +600,7 @@ static bool run_timed(plumb_executable *ex, plumb_tensor *const *inputs, uint32_
                                           checks_failed, d);
     double dt = now_s() - t0;
     ex->entry->st.runs++;
+    ex->entry->runs_all++;
     rt->st.runs++;
     ex->entry->st.execute_seconds += dt;
     rt->st.execute_seconds += dt;
@@ -672,4 +713,13 @@ const char *plumb_runtime_last_explanation(const plumb_runtime *rt)
 const char *plumb_runtime_last_explanation_json(const plumb_runtime *rt)
 {
     return rt && rt->has_explanation ? rt->json : NULL;
+}
+
+bool plumb_runtime_contract_check(const plumb_runtime *rt, plumb_diag *d)
+{
+    char out[1000];
+    if (!rt || !rt->contract || rt_contract_unmatched(rt->contract, out, sizeof out))
+        return true;
+    plumb_diag_set(d, PLUMB_ERR_LIMIT, (plumb_loc){0, 0}, "unknown entries in the contract: %s", out);
+    return false;
 }

@@ -44,6 +44,8 @@ typedef struct plumb_runtime_options {
     double timeout_s;            /* wall-clock limit of each run, seconds; 0 = none (docs/runtime.md, Limits) */
     uint64_t cache_max_bytes;    /* disk cache size limit, least recently used entries evicted first;
                                     0 = PLUMB_CACHE_MAX_BYTES env, else 1 GiB; UINT64_MAX = none */
+    const char *contract_file;   /* compile contract (docs/contracts.md, include/plumb/contract.h); NULL =
+                                    PLUMB_CONTRACT env, or none. A compile it forbids fails with PLUMB_ERR_LIMIT */
 } plumb_runtime_options;
 
 #define PLUMB_RT_OPT_DEFAULT 2
