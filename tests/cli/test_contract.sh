@@ -1,0 +1,113 @@
+#!/bin/sh
+# plumb run --contract FILE / PLUMB_CONTRACT (docs/contracts.md): the
+# grad-create/accumulate pair of scenarios/ passes a contract listing both
+# variants and a third program fails it; a baked-learning-rate storm is
+# stopped by max-programs; a warm start served from the disk cache passes
+# "warmup-runs 0 then no-new-compiles"; a contract that does not parse,
+# contradicts itself or names an unknown entry is an error naming the file
+# and line; PLUMB_LOG=recompiles:json logs the violation as a JSON object.
+# Ends with "N passed, N failed".
+PLUMB=${PLUMB:-build/plumb}
+SC=${SCENARIOS:-scenarios}
+passed=0
+failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-contract.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL - $1"
+    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" = 0 ]
+    exit
+}
+run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
+expect_rc() {
+    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
+}
+has() {
+    if grep -F -q -- "$2" "$1"; then ok "$3"; else fail "$3 ('$2' not in $(basename "$1"))"; fi
+}
+
+if [ ! -x "$PLUMB" ]; then
+    fail "$PLUMB is not built"
+    finish
+fi
+G=$SC/grad-create-accumulate
+L=$SC/baked-learning-rate/leak
+cp "$G/leak/1-create.mlir" "$G/leak/2-accumulate.mlir" "$tmp/"
+
+# Variants by file, relative to the contract's folder.
+printf '# the grad pair\nmodule * entry main variants 1-create.mlir 2-accumulate.mlir\n' > "$tmp/pair.ct"
+run "$PLUMB" run --contract "$tmp/pair.ct" --random-inputs --repeat 3 "$G/leak/1-create.mlir" "$G/leak/2-accumulate.mlir"
+expect_rc "the grad-create/accumulate pair passes a contract listing both" 0
+run "$PLUMB" run --contract "$tmp/pair.ct" --random-inputs "$G/leak/1-create.mlir" "$G/fix/cycle.mlir"
+expect_rc "a third variant fails the contract" 1
+has "$tmp/err" "pair.ct:2: @main program key" "the violation names the contract's line"
+has "$tmp/err" "is not one of its 2 variants (1-create.mlir = " "and the allowed variants with their keys"
+has "$tmp/err" "recompile of @main (program 2)" "and the compile's explanation"
+
+# The same through the environment.
+PLUMB_CONTRACT="$tmp/pair.ct" run "$PLUMB" run --random-inputs "$G/leak/1-create.mlir" "$G/fix/cycle.mlir"
+expect_rc "PLUMB_CONTRACT applies the contract without --contract" 1
+
+# A storm of baked learning rates stopped at the third program.
+printf 'module * entry main max-programs 2\n' > "$tmp/storm.ct"
+run "$PLUMB" run --contract "$tmp/storm.ct" --random-inputs "$L/step01.mlir" "$L/step02.mlir" "$L/step03.mlir" "$L/step04.mlir"
+expect_rc "max-programs 2 stops a storm" 1
+has "$tmp/err" "storm.ct:1: @main would build program 3, max-programs 2" "naming the rule's line and the count"
+has "$tmp/err" "baked constant" "with the cause of the recompile"
+if grep -q "run 3" "$tmp/out"; then fail "the refused program did not run"; else ok "the refused program did not run"; fi
+
+# Warm start: every program from the disk cache passes a no-new-compiles rule.
+mkdir -m 700 "$tmp/cache"
+run env PLUMB_CACHE_DIR="$tmp/cache" "$PLUMB" run --random-inputs "$L/step01.mlir" "$L/step02.mlir"
+expect_rc "a first run fills the disk cache" 0
+printf 'module * entry * warmup-runs 0 then no-new-compiles\n' > "$tmp/warm.ct"
+run env PLUMB_CACHE_DIR="$tmp/cache" "$PLUMB" run --contract "$tmp/warm.ct" --stats --random-inputs "$L/step01.mlir" "$L/step02.mlir"
+expect_rc "a warm start served from disk passes warmup-runs 0" 0
+has "$tmp/err" "2 disk hits" "both programs came from disk"
+run env PLUMB_CACHE_DIR="$tmp/cache" "$PLUMB" run --contract "$tmp/warm.ct" --random-inputs "$L/step01.mlir" "$L/step03.mlir"
+expect_rc "a program not in the cache fails it" 1
+has "$tmp/err" "warm.ct:1: @main compiles after 1 runs (warmup-runs 0 then no-new-compiles)" "naming the warm-up rule"
+
+# Contracts that are wrong: exit 2, file and line.
+printf 'module * entry main max-programs 1\nmodule * entry main variants 1-create.mlir 2-accumulate.mlir\n' > "$tmp/contra.ct"
+run "$PLUMB" run --contract "$tmp/contra.ct" --random-inputs "$G/leak/1-create.mlir"
+expect_rc "a contract that contradicts itself is a usage error" 2
+has "$tmp/err" "contra.ct:2: contradicts line 1: max-programs 1 but 2 variants" "naming both lines"
+printf '\nmodule * entry main max-programs\n' > "$tmp/syntax.ct"
+run "$PLUMB" run --contract "$tmp/syntax.ct" --random-inputs "$G/leak/1-create.mlir"
+expect_rc "a contract that does not parse is a usage error" 2
+has "$tmp/err" "syntax.ct:2: expected 'module NAME|* entry NAME|* RULE'" "naming its line"
+printf 'module * entry train_step variants 1-create.mlir\n' > "$tmp/unk.ct"
+run "$PLUMB" run --contract "$tmp/unk.ct" --random-inputs "$G/leak/1-create.mlir"
+expect_rc "a variant file without the rule's entry is a usage error" 2
+has "$tmp/err" "unk.ct:1: unknown entry: variant" "naming the line and the entry"
+printf 'module trian entry main max-programs 4\n' > "$tmp/typo.ct"
+run "$PLUMB" run --contract "$tmp/typo.ct" --random-inputs "$G/leak/1-create.mlir"
+expect_rc "a rule no compile matched fails the run" 1
+has "$tmp/err" "typo.ct:1: module trian entry main matched no compiled entry" "naming the rule"
+
+# JSON log: the violation is one JSON object.
+if command -v jq > /dev/null 2>&1; then
+    run env PLUMB_LOG=recompiles:json "$PLUMB" run --contract "$tmp/storm.ct" --random-inputs "$L/step01.mlir" "$L/step02.mlir" "$L/step03.mlir"
+    expect_rc "with PLUMB_LOG=recompiles:json the storm still fails" 1
+    grep '^{' "$tmp/err" > "$tmp/json"
+    if jq -e . "$tmp/json" > /dev/null 2>&1; then ok "every JSON log line parses"; else fail "every JSON log line parses"; fi
+    n=$(jq -r 'select(.contract_violation) | .contract_violation' "$tmp/json" | grep -c "storm.ct:1")
+    if [ "$n" = 1 ]; then ok "one contract_violation object names the rule"; else fail "contract_violation lines: $n"; fi
+    n=$(jq -r 'select(.recompile) | 1' "$tmp/json" | wc -l)
+    if [ "$n" = 2 ]; then ok "both recompiles logged as JSON"; else fail "recompile lines: $n, expected 2"; fi
+else
+    fail "jq is not installed (ci/deps.sh installs it)"
+fi
+
+# --help lists the option.
+run "$PLUMB" run --help
+has "$tmp/out" "--contract FILE" "plumb run --help lists --contract"
+finish
