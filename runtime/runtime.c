@@ -11,6 +11,7 @@
 
 #include "rt_contract.h"
 #include "rt_pipeline.h"
+#include "rt_summary.h"
 
 typedef struct rt_entry rt_entry;
 
@@ -40,6 +41,7 @@ struct rt_entry {
     uint32_t compiled;         /* programs ever built for this entry (numbers them) */
     uint32_t built;            /* of them, built here rather than served from disk (what contracts count) */
     uint64_t runs_all;         /* runs, never reset (a contract's warm-up) */
+    rt_summary sum;            /* causes of its recompiles, for the summary on the log */
 };
 
 struct plumb_runtime {
@@ -50,6 +52,7 @@ struct plumb_runtime {
     uint64_t cache_max_bytes;  /* eviction limit of the disk cache */
     FILE *log;                 /* recompile explanations, or NULL */
     bool log_json;             /* PLUMB_LOG=recompiles:json: the log gets JSON lines */
+    bool log_summary;          /* PLUMB_LOG asked for recompiles: a per-entry summary at exit */
     rt_pool *pool;
     plumb_runtime_stats st;
     rt_entry **entries;
@@ -183,6 +186,7 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
     }
     bool env_log = env_logs_recompiles(&rt->log_json);
     rt->log = o.log ? o.log : env_log ? stderr : NULL;
+    rt->log_summary = env_log;
     /* A cache directory others could write is never trusted; the run goes
      * on without it after a one-line warning (cache.c: rt_disk_dir_open). */
     if (rt->cache_dir && !rt_disk_dir_usable(rt->cache_dir, rt->log ? rt->log : stderr)) {
@@ -240,6 +244,11 @@ void plumb_runtime_destroy(plumb_runtime *rt)
 {
     if (!rt)
         return;
+    /* At exit, when PLUMB_LOG asks: each entry's programs and what caused them. */
+    for (uint32_t i = 0; rt->log && rt->log_summary && i < rt->n_entries; i++)
+        if (rt->entries[i]->st.compiles)
+            rt_summary_print(rt->log, rt->log_json, rt->entries[i]->module, rt->entries[i]->name,
+                             &rt->entries[i]->sum, &rt->entries[i]->st);
     for (uint32_t i = 0; i < rt->n_entries; i++) {
         rt_entry *e = rt->entries[i];
         entry_clear(e);
@@ -571,6 +580,7 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     if (recompile) {
         e->st.recompiles++;
         rt->st.recompiles++;
+        rt_summary_note(&e->sum, rt->json, e->runs_all, rt->log, rt->log_json, e->module, e->name);
     }
     e->st.programs = e->n_progs;
     rt->st.programs++;

@@ -6,6 +6,8 @@
 # "warmup-runs 0 then no-new-compiles"; a contract that does not parse,
 # contradicts itself or names an unknown entry is an error naming the file
 # and line; PLUMB_LOG=recompiles:json logs the violation as a JSON object.
+# With PLUMB_LOG, the per-entry summary of causes at exit and the
+# too-frequent warning, as text and JSON lines.
 # Ends with "N passed, N failed".
 PLUMB=${PLUMB:-build/plumb}
 SC=${SCENARIOS:-scenarios}
@@ -105,6 +107,36 @@ if command -v jq > /dev/null 2>&1; then
     if [ "$n" = 2 ]; then ok "both recompiles logged as JSON"; else fail "recompile lines: $n, expected 2"; fi
 else
     fail "jq is not installed (ci/deps.sh installs it)"
+fi
+
+# The per-entry summary at exit (PLUMB_LOG): the seed's 20 baked learning
+# rates are 19 recompiles of one cause (docs/scenarios.md: node 2, %lr,
+# train.py:41), and recompiles on 3 runs in a row are too frequent.
+steps=""
+for i in 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 20; do steps="$steps $L/step$i.mlir"; done
+# shellcheck disable=SC2086
+run env PLUMB_LOG=recompiles "$PLUMB" run --random-inputs $steps
+expect_rc "the leak runs with PLUMB_LOG=recompiles" 0
+has "$tmp/err" "plumb: summary @main: 20 programs, 20 compiles (19 recompiles, 0 disk hits), 20 runs: 19x baked_constant at node 2 (%lr, train.py:41:10)" "the summary counts 19 recompiles of one cause with its source line"
+n=$(grep -c "warning: @main: 3 recompiles in its last 10 runs" "$tmp/err")
+if [ "$n" = 1 ]; then ok "one too-frequent warning"; else fail "too-frequent warnings: $n, expected 1"; fi
+# shellcheck disable=SC2086
+run env PLUMB_LOG=recompiles "$PLUMB" run --random-inputs --repeat 20 "$SC/baked-learning-rate/fix/step.mlir"
+has "$tmp/err" "plumb: summary @main: 1 programs, 1 compiles (0 recompiles, 0 disk hits), 20 runs" "the fix: one program, no causes"
+if grep -q "warning:" "$tmp/err"; then fail "no warning for the fix"; else ok "no warning for the fix"; fi
+if command -v jq > /dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    run env PLUMB_LOG=recompiles:json "$PLUMB" run --random-inputs $steps
+    grep '^{' "$tmp/err" > "$tmp/json"
+    if [ "$(grep -c . "$tmp/err")" = "$(grep -c . "$tmp/json")" ] && jq -e . "$tmp/json" > /dev/null 2>&1; then
+        ok "every log line is a JSON object"
+    else
+        fail "every log line is a JSON object"
+    fi
+    s=$(jq -r 'select(.summary) | .summary | "\(.entry) \(.programs) \(.recompiles) \(.causes[0].count) \(.causes[0].class) \(.causes[0].name) \(.causes[0].from)"' "$tmp/json")
+    if [ "$s" = "main 20 19 19 baked_constant %lr train.py:41:10" ]; then ok "the JSON summary"; else fail "the JSON summary: '$s'"; fi
+    n=$(jq -r 'select(.too_frequent) | .too_frequent.entry' "$tmp/json" | grep -c main)
+    if [ "$n" = 1 ]; then ok "one too_frequent object"; else fail "too_frequent objects: $n"; fi
 fi
 
 # --help lists the option.
