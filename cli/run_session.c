@@ -540,6 +540,10 @@ int cli_run_session(const cli_session_opts *o)
     ro.max_programs_per_entry = o->max_compiles;
     ro.error_on_recompile = o->error_on_recompile;
     ro.contract_file = o->contract;
+    if (o->stats) {   /* the causes of each entry's recompiles, after the counters */
+        ro.summary = stderr;
+        ro.summary_json = o->json;
+    }
     plumb_diag d = {.code = PLUMB_OK};
     plumb_runtime *rt = plumb_runtime_create(&ro, &d);
     if (!rt) {

@@ -244,11 +244,12 @@ void plumb_runtime_destroy(plumb_runtime *rt)
 {
     if (!rt)
         return;
-    /* At exit, when PLUMB_LOG asks: each entry's programs and what caused them. */
-    for (uint32_t i = 0; rt->log && rt->log_summary && i < rt->n_entries; i++)
+    /* At exit, when PLUMB_LOG or the options ask: each entry's programs and what caused them. */
+    FILE *sum = rt->o.summary ? rt->o.summary : rt->log_summary ? rt->log : NULL;
+    for (uint32_t i = 0; sum && i < rt->n_entries; i++)
         if (rt->entries[i]->st.compiles)
-            rt_summary_print(rt->log, rt->log_json, rt->entries[i]->module, rt->entries[i]->name,
-                             &rt->entries[i]->sum, &rt->entries[i]->st);
+            rt_summary_print(sum, rt->log_json || rt->o.summary_json, rt->entries[i]->module,
+                             rt->entries[i]->name, &rt->entries[i]->sum, &rt->entries[i]->st);
     for (uint32_t i = 0; i < rt->n_entries; i++) {
         rt_entry *e = rt->entries[i];
         entry_clear(e);

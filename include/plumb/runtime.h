@@ -46,6 +46,9 @@ typedef struct plumb_runtime_options {
                                     0 = PLUMB_CACHE_MAX_BYTES env, else 1 GiB; UINT64_MAX = none */
     const char *contract_file;   /* compile contract (docs/contracts.md, include/plumb/contract.h); NULL =
                                     PLUMB_CONTRACT env, or none. A compile it forbids fails with PLUMB_ERR_LIMIT */
+    FILE *summary;               /* per-entry summary of recompile causes when the runtime is destroyed;
+                                    NULL = the log when PLUMB_LOG=recompiles, else none */
+    bool summary_json;           /* the summary as JSON lines (also with PLUMB_LOG=recompiles:json) */
 } plumb_runtime_options;
 
 #define PLUMB_RT_OPT_DEFAULT 2

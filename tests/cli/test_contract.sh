@@ -139,6 +139,17 @@ if command -v jq > /dev/null 2>&1; then
     if [ "$n" = 1 ]; then ok "one too_frequent object"; else fail "too_frequent objects: $n"; fi
 fi
 
+# --stats prints the summary without PLUMB_LOG, as JSON with --json.
+# shellcheck disable=SC2086
+run "$PLUMB" run --stats --random-inputs $steps
+has "$tmp/err" "plumb: summary @main: 20 programs, 20 compiles (19 recompiles, 0 disk hits), 20 runs: 19x baked_constant at node 2" "--stats prints the summary"
+if command -v jq > /dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    run "$PLUMB" run --stats --json --random-inputs $steps
+    n=$(jq -r 'select(.summary) | .summary.causes[0].count' "$tmp/err" 2>/dev/null)
+    if [ "$n" = 19 ]; then ok "--stats --json: the summary as JSON"; else fail "--stats --json summary count '$n'"; fi
+fi
+
 # --help lists the option.
 run "$PLUMB" run --help
 has "$tmp/out" "--contract FILE" "plumb run --help lists --contract"
