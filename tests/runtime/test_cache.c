@@ -250,11 +250,11 @@ static void baked_constant_compiles_once_and_is_explained(void **state)
     size_t n = fread(logged, 1, sizeof logged - 1, log);
     logged[n] = 0;
     assert_non_null(strstr(logged, "recompile of @main (program 2)"));
-    fclose(log);
     plumb_tensor_free(x);
     ir_module_free(m1);
     ir_module_free(m2);
     plumb_runtime_destroy(rt);
+    fclose(log);   /* after destroy, which may write the summary to it */
 }
 
 /* Compiles base, then other, and returns the JSON class of the explanation. */
