@@ -36,8 +36,9 @@ static const char golden_help[] =
     "  --backend B       ref, runtime or the path of a backend .so\n"
     "  --ops LIST        check only these ops (comma-separated); the run says\n"
     "                    it is partial\n"
-    "  --json FILE       also write the results as JSON (per file: counts,\n"
-    "                    budget quantiles and histogram)\n"
+    "  --json FILE       also write the results as JSON (per file and per op x\n"
+    "                    type: counts, budget quantiles and a histogram of\n"
+    "                    budget used: 0, (0,1/16], ..., (1/2,1], over 1)\n"
     "  --baseline FILE   the ratchet's baseline (for this backend and manifest)\n"
     "  --update          write the run's figures to the baseline instead of\n"
     "                    comparing (after checking the run passed)\n"
@@ -139,7 +140,7 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
     json_str(f, b->name);
     fprintf(f, ",\n  \"suite\": \"%s\",\n  \"partial\": %s,\n  \"ok\": %s,\n  \"histogram_edges\": [", suite,
             partial ? "true" : "false", ok ? "true" : "false");
-    for (int i = 0; i < GOLDEN_HIST_BINS - 1; i++) fprintf(f, "%s%g", i ? ", " : "", golden_hist_edges[i]);
+    for (int i = 0; i < CONF_HIST_BINS - 1; i++) fprintf(f, "%s%g", i ? ", " : "", conf_hist_edges[i]);
     fprintf(f, "],\n  \"entries\": [");
     for (uint32_t i = 0; i < n; i++) {
         const golden_result *r = &rs[i];
@@ -151,10 +152,34 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
                 plumb_op_name(r->op), plumb_dtype_name(r->dtype), r->length,
                 r->skipped ? "skipped" : r->errored ? "error" : r->failed ? "fail" : "pass", r->cases, r->passed,
                 r->failed, r->worst, r->p50, r->p90, r->p99);
-        for (int k = 0; k < GOLDEN_HIST_BINS; k++) fprintf(f, "%s%u", k ? ", " : "", r->hist[k]);
+        for (int k = 0; k < CONF_HIST_BINS; k++) fprintf(f, "%s%u", k ? ", " : "", r->hist.bins[k]);
         fprintf(f, "], \"reason\": ");
         json_str(f, r->errored ? r->error : r->failure);
         fputc('}', f);
+    }
+    /* Per op x element type over all its checked files (the sums and dots
+     * of several lengths together): the budget-used distribution. */
+    fprintf(f, "\n  ],\n  \"ops\": [");
+    bool first = true;
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (uint32_t k = 0; k < i && !seen; k++) seen = rs[k].op == rs[i].op && rs[k].dtype == rs[i].dtype;
+        if (seen || !rs[i].budgets) continue;
+        conf_budget_hist h;
+        if (!golden_op_hist(rs, n, rs[i].op, rs[i].dtype, &h)) {
+            fclose(f);
+            free(buf);
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory");
+            return false;
+        }
+        uint32_t files = 0;
+        for (uint32_t k = 0; k < n; k++) files += rs[k].budgets && rs[k].op == rs[i].op && rs[k].dtype == rs[i].dtype;
+        fprintf(f, "%s\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"files\": %u, \"cases\": %u, \"histogram\": [",
+                first ? "" : ",", plumb_op_name(rs[i].op), plumb_dtype_name(rs[i].dtype), files, h.n);
+        for (int k = 0; k < CONF_HIST_BINS; k++) fprintf(f, "%s%u", k ? ", " : "", h.bins[k]);
+        fprintf(f, "], \"worst\": %.17g, \"p50\": %.17g, \"p90\": %.17g, \"p99\": %.17g}", h.worst, h.p50, h.p90,
+                h.p99);
+        first = false;
     }
     fprintf(f, "\n  ]\n}\n");
     if (fclose(f) != 0 || !buf) { free(buf); plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); return false; }
@@ -316,6 +341,8 @@ diag:
 out:
     if (files)
         for (uint32_t i = 0; i < n_files; i++) plumb_golden_file_free(&files[i]);
+    if (rs)
+        for (uint32_t i = 0; i < n_files; i++) golden_result_free(&rs[i]);
     if (files) plumb_free(files, (m.n ? m.n : 1) * sizeof *files);
     if (rs) plumb_free(rs, (m.n ? m.n : 1) * sizeof *rs);
     if (opened) conf_backend_close(&b);

@@ -120,6 +120,40 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
  * class, special values, wrong shape): finite so reports stay valid JSON. */
 #define CONF_BUDGET_MISMATCH 1e30
 
+/* Budget-used histograms (docs/certify.md, docs/golden.md): how the error
+ * of an op in one element type is distributed over its cases, as a
+ * fraction of each case's bound (error in ULP / ulp(n) for ULP-class ops,
+ * error / data-dependent bound for sums and dots; 0 = exact, > 1 fails),
+ * so "budget used" is a distribution and not one worst number. Filled by
+ * `plumb certify` per op x type over the cases that were checked (status
+ * pass or fail: a backend error, crash or timeout measured no error) and by
+ * `plumb golden check` per file and per op x type over the stored records.
+ * Bins: [0] exactly 0; [k] for k = 1..5 is (edges[k-1], edges[k]], i.e.
+ * (0, 1/16], (1/16, 1/8], (1/8, 1/4], (1/4, 1/2], (1/2, 1]; [6] over 1 (a
+ * failure, CONF_BUDGET_MISMATCH and NaN included). The quantiles are
+ * nearest-rank (the smallest budget with at least q*n budgets at or below
+ * it); all zero when n is 0. Reports (JSON, HTML) plot bins and quantiles. */
+#define CONF_HIST_BINS 7
+extern const double conf_hist_edges[CONF_HIST_BINS - 1];   /* 0, 1/16, 1/8, 1/4, 1/2, 1 */
+typedef struct conf_budget_hist {
+    uint32_t n;                     /* cases (records) counted */
+    uint32_t bins[CONF_HIST_BINS];
+    double p50, p90, p99, worst;    /* quantiles and maximum of budget used */
+} conf_budget_hist;
+/* The bin of one budget. */
+uint32_t conf_hist_bin(double budget);
+/* Fills h from n budgets; sorts budgets in place (ascending). */
+void conf_budget_hist_fill(double *budgets, uint32_t n, conf_budget_hist *h);
+/* The histogram of op in element type t over a certification's checked
+ * cases (run->cases; also a report read back or merged). False only when
+ * out of memory; h->n is 0 when no case of op x t was checked. */
+struct conf_run;
+bool conf_run_budget_hist(const struct conf_run *run, plumb_opcode op, plumb_dtype t, conf_budget_hist *h);
+/* JSON of h: {"cases": n, "bins": [7 counts], "p50", "p90", "p99", "worst"}
+ * (non-finite figures as null), and of the edges: [0, 0.0625, ..., 1]. */
+void conf_budget_hist_json(plumb_buf *b, const conf_budget_hist *h);
+void conf_budget_hist_edges_json(plumb_buf *b);
+
 /* TOSA-style statistics over a DATA-class output (docs/conformance.md):
  * with e_i = (got_i - want_i) / (u_acc * sum|x|_i) and K = k + 1 rounded
  * operations per element, a correct accumulator gives E[e^2] <= K/3;

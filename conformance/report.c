@@ -217,6 +217,68 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     plumb_buf_puts(b, "\n");
 }
 
+/* ---- budget-used histograms (conf.h) ---------------------------------------- */
+
+const double conf_hist_edges[CONF_HIST_BINS - 1] = {0.0, 0.0625, 0.125, 0.25, 0.5, 1.0};
+
+uint32_t conf_hist_bin(double budget)
+{
+    if (!(budget <= 1.0)) return CONF_HIST_BINS - 1;   /* over the bound, or NaN */
+    uint32_t bin = 0;
+    while (bin < CONF_HIST_BINS - 2 && budget > conf_hist_edges[bin]) bin++;
+    return bin;
+}
+
+static int hist_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    /* NaN sorts last, with the failures */
+    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
+    return x < y ? -1 : x > y;
+}
+
+static double hist_quantile(const double *sorted, uint32_t n, double q)
+{
+    uint32_t k = (uint32_t)ceil(q * (double)n);
+    if (k < 1) k = 1;
+    return sorted[k - 1];
+}
+
+void conf_budget_hist_fill(double *budgets, uint32_t n, conf_budget_hist *h)
+{
+    memset(h, 0, sizeof *h);
+    h->n = n;
+    if (!n) return;
+    for (uint32_t i = 0; i < n; i++) h->bins[conf_hist_bin(budgets[i])]++;
+    qsort(budgets, n, sizeof *budgets, hist_cmp);
+    h->p50 = hist_quantile(budgets, n, 0.5);
+    h->p90 = hist_quantile(budgets, n, 0.9);
+    h->p99 = hist_quantile(budgets, n, 0.99);
+    h->worst = budgets[n - 1];
+}
+
+bool conf_run_budget_hist(const conf_run *run, plumb_opcode op, plumb_dtype t, conf_budget_hist *h)
+{
+    memset(h, 0, sizeof *h);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < run->n_cases; i++) {
+        const conf_case_result *r = &run->cases[i];
+        n += r->op == op && r->dtype == t && (r->status == CONF_ST_PASS || r->status == CONF_ST_FAIL);
+    }
+    if (!n) return true;
+    double *v = malloc(n * sizeof *v);
+    if (!v) return false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < run->n_cases; i++) {
+        const conf_case_result *r = &run->cases[i];
+        if (r->op == op && r->dtype == t && (r->status == CONF_ST_PASS || r->status == CONF_ST_FAIL))
+            v[k++] = r->budget_used;
+    }
+    conf_budget_hist_fill(v, n, h);
+    free(v);
+    return true;
+}
+
 /* ---- JSON ------------------------------------------------------------------ */
 
 static void json_str(plumb_buf *b, const char *s)
@@ -260,6 +322,48 @@ static void json_types(plumb_buf *b, uint32_t mask)
 #define REPORT_FORMAT_VERSION 2
 
 static void coverage_json(plumb_buf *b, const conf_run *run);
+
+/* An op's "budget_histograms": per element type with checked cases, the
+ * conf_budget_hist of its cases (bins by "budget_histogram_edges"). */
+static void budget_hists_json(plumb_buf *b, const conf_run *run, plumb_opcode op)
+{
+    plumb_buf_puts(b, ", \"budget_histograms\": {");
+    bool first = true;
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+        conf_budget_hist h;
+        if (!conf_run_budget_hist(run, op, (plumb_dtype)t, &h)) {
+            b->failed = true;   /* out of memory: the report is not written */
+            return;
+        }
+        if (!h.n) continue;
+        plumb_buf_printf(b, "%s\"%s\": ", first ? "" : ", ", plumb_dtype_name((plumb_dtype)t));
+        first = false;
+        conf_budget_hist_json(b, &h);
+    }
+    plumb_buf_puts(b, "}");
+}
+
+void conf_budget_hist_json(plumb_buf *b, const conf_budget_hist *h)
+{
+    plumb_buf_printf(b, "{\"cases\": %u, \"bins\": [", h->n);
+    for (int k = 0; k < CONF_HIST_BINS; k++) plumb_buf_printf(b, "%s%u", k ? ", " : "", h->bins[k]);
+    plumb_buf_puts(b, "], \"p50\": ");
+    json_num(b, h->p50);
+    plumb_buf_puts(b, ", \"p90\": ");
+    json_num(b, h->p90);
+    plumb_buf_puts(b, ", \"p99\": ");
+    json_num(b, h->p99);
+    plumb_buf_puts(b, ", \"worst\": ");
+    json_num(b, h->worst);
+    plumb_buf_puts(b, "}");
+}
+
+void conf_budget_hist_edges_json(plumb_buf *b)
+{
+    plumb_buf_puts(b, "[");
+    for (int k = 0; k < CONF_HIST_BINS - 1; k++) plumb_buf_printf(b, "%s%g", k ? ", " : "", conf_hist_edges[k]);
+    plumb_buf_puts(b, "]");
+}
 
 void conf_report_json(plumb_buf *b, const conf_run *run)
 {
@@ -347,7 +451,11 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         json_types(b, c->claims[i]);
         first = false;
     }
-    plumb_buf_puts(b, "}}\n  },\n  \"ops\": [");
+    /* bins of every op's "budget_histograms": [0] exactly 0, then up to each
+     * edge after the first, the last over 1 (conf.h, conf_budget_hist) */
+    plumb_buf_puts(b, "}}\n  },\n  \"budget_histogram_edges\": ");
+    conf_budget_hist_edges_json(b);
+    plumb_buf_puts(b, ",\n  \"ops\": [");
     first = true;
     for (int i = 0; i < PLUMB_OP_COUNT; i++) {
         if (!run->op_in_run[i])
@@ -368,6 +476,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         json_str(b, s->worst_case);
         plumb_buf_puts(b, ", \"note\": ");
         json_str(b, s->note);
+        budget_hists_json(b, run, (plumb_opcode)i);
         plumb_buf_puts(b, "}");
     }
     /* One record per case run: [id, status, budget_used, seconds, attempts];

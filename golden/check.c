@@ -16,8 +16,6 @@
 #include "golden_internal.h"
 #include "../conformance/json.h"
 
-const double golden_hist_edges[GOLDEN_HIST_BINS - 1] = {0.0, 0.25, 0.5, 0.75, 1.0};
-
 static uint64_t sign_mask(plumb_dtype t) { return 1ull << (plumb_dtype_get(t)->bits - 1); }
 static uint64_t frac_mask(plumb_dtype t) { return (1ull << plumb_dtype_get(t)->mant_bits) - 1; }
 static uint64_t exp_mask(plumb_dtype t)
@@ -110,21 +108,6 @@ static bool make_inputs(const plumb_golden_file *f, plumb_tensor **in, uint32_t 
     return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *sorted, uint32_t n, double q)
-{
-    if (n == 0) return 0;
-    /* nearest rank: the smallest value with at least q·n values at or below it */
-    uint32_t k = (uint32_t)ceil(q * (double)n);
-    if (k < 1) k = 1;
-    return sorted[k - 1];
-}
-
 /* Inputs of record r, for messages. */
 static void record_inputs(const plumb_golden_file *f, uint32_t r, char *buf, size_t cap)
 {
@@ -172,6 +155,11 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
         r->errored = true;
         snprintf(r->error, sizeof r->error, "%s", !ran ? rd.msg : "the backend returned results of another type");
         r->failed = r->cases;
+        /* nothing was measured: every record counts as over its bound */
+        r->budgets = plumb_calloc(f->count ? f->count : 1, sizeof *r->budgets);
+        if (!r->budgets) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); goto out; }
+        for (uint32_t i = 0; i < f->count; i++) r->budgets[i] = CONF_BUDGET_MISMATCH;
+        conf_budget_hist_fill(r->budgets, f->count, &r->hist);
         r->worst = r->p50 = r->p90 = r->p99 = CONF_BUDGET_MISMATCH;
         ok = true;
         goto out;
@@ -226,9 +214,6 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
                      err, bound, (unsigned long long)k, A, plumb_dtype_name(acc), c);
         }
         budgets[i] = budget;
-        uint32_t bin = 0;
-        while (bin < GOLDEN_HIST_BINS - 1 && budget > golden_hist_edges[bin]) bin++;
-        r->hist[bin]++;
         if (budget > 1.0) {
             r->failed++;
             if (budget > worst_fail) {
@@ -244,11 +229,13 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
             r->passed++;
         }
     }
-    qsort(budgets, f->count, sizeof *budgets, cmp_double);
-    r->worst = f->count ? budgets[f->count - 1] : 0;
-    r->p50 = quantile(budgets, f->count, 0.5);
-    r->p90 = quantile(budgets, f->count, 0.9);
-    r->p99 = quantile(budgets, f->count, 0.99);
+    conf_budget_hist_fill(budgets, f->count, &r->hist);     /* sorts budgets */
+    r->worst = r->hist.worst;
+    r->p50 = r->hist.p50;
+    r->p90 = r->hist.p90;
+    r->p99 = r->hist.p99;
+    r->budgets = budgets;       /* the result keeps them */
+    budgets = NULL;
     ok = true;
 out:
     if (budgets) plumb_free(budgets, (f->count ? f->count : 1) * sizeof *budgets);
@@ -256,6 +243,32 @@ out:
     for (uint32_t k = 0; k < n_in; k++) plumb_tensor_free(in[k]);
     if (prog) plumb_free(prog, plen + 1);
     return ok;
+}
+
+void golden_result_free(golden_result *r)
+{
+    if (r->budgets) plumb_free(r->budgets, (r->cases ? r->cases : 1) * sizeof *r->budgets);
+    r->budgets = NULL;
+}
+
+bool golden_op_hist(const golden_result *rs, uint32_t n, plumb_opcode op, plumb_dtype t, conf_budget_hist *h)
+{
+    memset(h, 0, sizeof *h);
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (rs[i].budgets && rs[i].op == op && rs[i].dtype == t) total += rs[i].cases;
+    if (!total) return true;
+    double *v = plumb_calloc(total, sizeof *v);
+    if (!v) return false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (rs[i].budgets && rs[i].op == op && rs[i].dtype == t) {
+            memcpy(v + k, rs[i].budgets, rs[i].cases * sizeof *v);
+            k += rs[i].cases;
+        }
+    conf_budget_hist_fill(v, total, h);
+    plumb_free(v, total * sizeof *v);
+    return true;
 }
 
 /* ---- the ratchet's baselines ------------------------------------------------------------- */

@@ -10,10 +10,6 @@
 #include "plumb/golden.h"
 #include "../conformance/certify.h"
 
-/* Budget-used histogram bins: [0], then upper edges 0.25, 0.5, 0.75, 1,
- * and everything over 1 (a failure). */
-#define GOLDEN_HIST_BINS 6
-
 typedef struct golden_result {
     char file[96];
     plumb_opcode op;
@@ -24,12 +20,23 @@ typedef struct golden_result {
     bool errored;               /* the backend failed to run it (error holds why) */
     uint32_t cases, passed, failed;
     double worst, p50, p90, p99; /* budget used: error / bound (0 exact; > 1 fails) */
-    uint32_t hist[GOLDEN_HIST_BINS];
+    /* The distribution of budget used over the file's records (conf.h's
+     * bins and quantiles; worst..p99 above are its figures). */
+    conf_budget_hist hist;
+    /* Every record's budget used, ascending (cases entries, plumb_calloc'ed;
+     * NULL when skipped): what per op x type histograms over several files
+     * are built from. Freed by golden_result_free. */
+    double *budgets;
     char failure[800];          /* the worst failing case: inputs, got, want, error, bound */
     char error[1100];
 } golden_result;
 
-extern const double golden_hist_edges[GOLDEN_HIST_BINS - 1];
+void golden_result_free(golden_result *r);
+
+/* The budget-used histogram of op in type t over every checked file of rs
+ * (several files for sums and dots: one per length). False when out of
+ * memory; h->n is 0 when no such file was checked. */
+bool golden_op_hist(const golden_result *rs, uint32_t n, plumb_opcode op, plumb_dtype t, conf_budget_hist *h);
 
 /* Checks the backend (opened with conf_backend_open; spec is what was
  * opened) on one loaded file. False only when the check itself could not be
