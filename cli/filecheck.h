@@ -1,0 +1,70 @@
+/* What StableHLO's interpreter tests expect of their output, for plumb run:
+ * the interpreter's result print format and LLVM FileCheck's matching of
+ * CHECK lines (a documented subset, docs/testdata-coverage.md). */
+#ifndef PLUMB_CLI_FILECHECK_H
+#define PLUMB_CLI_FILECHECK_H
+
+#include <stddef.h>
+
+#include "plumb/core.h"
+#include "plumb/tensor.h"
+
+typedef enum cli_fc_verdict {
+    CLI_FC_PASS,          /* every directive matched */
+    CLI_FC_FAIL,          /* a directive did not match (why says which) */
+    CLI_FC_UNSUPPORTED,   /* a directive or pattern plumb does not check */
+    CLI_FC_NO_CHECKS,     /* no directive with this prefix */
+} cli_fc_verdict;
+
+/* Matches the directives PREFIX:, PREFIX-NEXT:, PREFIX-SAME:, PREFIX-NOT:
+ * and PREFIX-EMPTY: found in checks (the test file) against input, with
+ * FileCheck's default rules: substring patterns, runs of blanks in both
+ * equal to one blank, each match searched after the previous one, NEXT on
+ * the line after it, SAME on its line, NOT nowhere between the matches
+ * around it. Patterns with {{regex}} or [[variables]], and the LABEL, DAG
+ * and COUNT directives, are CLI_FC_UNSUPPORTED. why (why_size bytes) gets
+ * the reason for every verdict but CLI_FC_PASS, naming the directive's
+ * line in checks. */
+cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *prefix, const char *input,
+                             size_t input_len, char *why, size_t why_size);
+
+/* Appends t as stablehlo-translate --interpret prints a result (without
+ * the trailing newline): its type, " {", then nested lists one per line
+ * indented by two blanks per level, "}"; a scalar is "tensor<i32> {3}".
+ * Integers in decimal, i1 as true/false, floats as MLIR prints a float
+ * attribute: 6 significant digits in d.dddddde+XX form when that reads
+ * back to the same value, else the type's natural precision, else (and for
+ * infinities and NaNs) the bit pattern in hexadecimal. */
+void cli_interp_print(plumb_buf *b, const plumb_tensor *t);
+
+
+/* ---- RUN lines ----------------------------------------------------------------
+ * How upstream runs a test file: its '// RUN:' commands (a trailing '\'
+ * continues one on the next RUN: line). plumb runs the ones of the form
+ *   [not] stablehlo-translate [--interpret] [-split-input-file] [--args="[...]"]
+ *       [%s] [2>&1] [| FileCheck %s [--check-prefix(es)=PREFIX]]
+ * and says why it does not run any other. */
+typedef struct cli_run_line {
+    unsigned line;            /* the RUN: line in the file (its first) */
+    bool asks;                /* it passes --args, pipes into FileCheck or expects
+                                 a failure (even when plumb cannot run it) */
+    bool expect_error;        /* 'not': upstream expects the command to fail */
+    bool split;               /* -split-input-file */
+    bool filecheck;           /* piped into FileCheck %s */
+    char prefix[64];          /* FileCheck's check prefix (default CHECK) */
+    char *args;               /* --args value (quotes removed), or NULL */
+    char unsupported[256];    /* why plumb does not run it; "" when it does */
+} cli_run_line;
+
+/* Every RUN command of text, in order; *n gets their count. NULL with *n = 0
+ * when there is none (or no memory). Free with cli_run_lines_free. */
+cli_run_line *cli_run_lines(const char *text, size_t len, size_t *n);
+void cli_run_lines_free(cli_run_line *l, size_t n);
+
+/* Splits an --args list "[a, b, ...]" at its top-level commas (commas
+ * inside <>, [], () or quotes belong to an element): starts[i], lens[i]
+ * (blanks trimmed) for up to max elements; returns the element count, or
+ * -1 when args is not a bracketed list or an element is empty. */
+int cli_args_split(const char *args, const char **starts, size_t *lens, int max);
+
+#endif
