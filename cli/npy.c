@@ -296,21 +296,27 @@ bool cli_npy_save(const char *path, const plumb_tensor *t, plumb_diag *d)
     size_t hlen = padded - 10;
     memset(h + n, ' ', hlen - (size_t)n - 1);
     h[hlen - 1] = '\n';
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return npy_err(d, PLUMB_ERR_IO, path, "cannot create: %s", strerror(errno));
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
-    bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(h, 1, hlen, f) == hlen;
+    /* the elements in little-endian order; a copy only on a big-endian host */
     size_t sz = plumb_dtype_size(t->dtype);
-    const unsigned char *src = t->data;
-    bool swap = sz > 1 && !host_le();
-    for (size_t i = 0; ok && i < t->nbytes; i += sz)
-        for (size_t b = 0; ok && b < sz; b++)
-            ok = fputc(src[i + (swap ? sz - 1 - b : b)], f) != EOF;
-    if (fclose(f) != 0)
-        ok = false;
+    unsigned char *swapped = NULL;
+    const void *payload = t->data;
+    if (sz > 1 && !host_le() && t->nbytes) {
+        if (!(swapped = malloc(t->nbytes)))
+            return npy_err(d, PLUMB_ERR_NOMEM, path, "out of memory writing it");
+        const unsigned char *src = t->data;
+        for (size_t i = 0; i < t->nbytes; i += sz)
+            for (size_t b = 0; b < sz; b++)
+                swapped[i + b] = src[i + sz - 1 - b];
+        payload = swapped;
+    }
+    /* written as tensor files are: atomically, never through a link */
+    const void *parts[3] = {pre, h, payload};
+    size_t lens[3] = {sizeof pre, hlen, t->nbytes};
+    bool ok = plumb_write_file_atomic(path, parts, lens, t->nbytes ? 3 : 2, d);
+    free(swapped);
     if (!ok)
-        return npy_err(d, PLUMB_ERR_IO, path, "write error: %s", strerror(errno));
+        return false;
     return true;
 }
