@@ -8,12 +8,13 @@
 
 #include "../conformance/certify.h"
 #include "../conformance/coverage.h"
+#include "../conformance/html.h"
 #include "cli.h"
 
 static const char certify_help[] =
     "usage: plumb certify [OPTIONS]\n"
     "       plumb certify merge [--out DIR] [--text F] [--json F] [--junit F]\n"
-    "                           [--baseline FILE] [-q] REPORT.json...\n"
+    "                           [--html F] [--baseline FILE] [-q] REPORT.json...\n"
     "\n"
     "Certifies a backend against the reference interpreter: for every op the\n"
     "backend claims (per element type), generated cases run in isolated worker\n"
@@ -32,11 +33,15 @@ static const char certify_help[] =
     "      --shard I/N         run shard I (0-based) of N; default from\n"
     "                          TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, else 0/1\n"
     "      --seed S            case generator seed (default 1)\n"
-    "      --out DIR           write DIR/report.txt, report.json, report.xml and\n"
-    "                          reproducers under DIR/repro\n"
+    "      --out DIR           write DIR/report.txt, report.json, report.xml,\n"
+    "                          report.html and reproducers under DIR/repro\n"
     "      --text FILE         write the text report to FILE\n"
     "      --json FILE         write the JSON report to FILE\n"
     "      --junit FILE        write the JUnit XML report to FILE\n"
+    "      --html FILE         write the HTML report to FILE: one self-contained\n"
+    "                          page (certificate, per-op table with budget-used\n"
+    "                          histograms, cache compile timelines, failures\n"
+    "                          grouped by op and reason with replay commands)\n"
     "      --repro-dir DIR     where reproducers of failing cases go (default:\n"
     "                          DIR/repro with --out, else certify-repro)\n"
     "      --timeout SECONDS   per-case time limit (default 60)\n"
@@ -88,7 +93,8 @@ static const char certify_help[] =
 
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
        OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
-       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE, OPT_SCENARIOS_DIR };
+       OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE, OPT_SCENARIOS_DIR,
+       OPT_HTML };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -102,6 +108,7 @@ static const cli_opt certify_opts[] = {
     {"text", 0, true, OPT_TEXT},
     {"json", 0, true, OPT_JSON},
     {"junit", 0, true, OPT_JUNIT},
+    {"html", 0, true, OPT_HTML},
     {"repro-dir", 0, true, OPT_REPRO},
     {"timeout", 0, true, OPT_TIMEOUT},
     {"jobs", 0, true, OPT_JOBS},
@@ -161,12 +168,12 @@ static bool write_report(const char *cmd, const char *path, const plumb_buf *b)
     return true;
 }
 
-/* Where the reports go: --out DIR fills in what --text/--json/--junit and
+/* Where the reports go: --out DIR fills in what --text/--json/--junit/--html and
  * --repro-dir left unset. */
 typedef struct report_paths {
-    const char *text, *json, *junit, *repro;
+    const char *text, *json, *junit, *html, *repro;
     bool coverage;             /* --coverage: the coverage section in the text and JSON reports */
-    char text_b[1024], json_b[1024], junit_b[1024], repro_b[1024];
+    char text_b[1024], json_b[1024], junit_b[1024], html_b[1024], repro_b[1024];
 } report_paths;
 
 static bool resolve_out(const char *cmd, const char *out_dir, report_paths *p)
@@ -184,6 +191,7 @@ static bool resolve_out(const char *cmd, const char *out_dir, report_paths *p)
     snprintf(p->text_b, sizeof p->text_b, "%s/report.txt", out_dir);
     snprintf(p->json_b, sizeof p->json_b, "%s/report.json", out_dir);
     snprintf(p->junit_b, sizeof p->junit_b, "%s/report.xml", out_dir);
+    snprintf(p->html_b, sizeof p->html_b, "%s/report.html", out_dir);
     snprintf(p->repro_b, sizeof p->repro_b, "%s/repro", out_dir);
     if (!p->text)
         p->text = p->text_b;
@@ -191,6 +199,8 @@ static bool resolve_out(const char *cmd, const char *out_dir, report_paths *p)
         p->json = p->json_b;
     if (!p->junit)
         p->junit = p->junit_b;
+    if (!p->html)
+        p->html = p->html_b;
     if (!p->repro)
         p->repro = p->repro_b;
     return true;
@@ -249,6 +259,18 @@ static int emit_reports(const char *cmd, const conf_run *run, const report_paths
         if (!write_report(cmd, p->junit, &xb))
             rc = CLI_EXIT_USAGE;
     }
+    if (p->html) {
+        plumb_buf hb;
+        plumb_buf_init(&hb);
+        conf_report_html(&hb, run);
+        if (hb.failed) {
+            fprintf(stderr, "plumb %s: error: out of memory writing the HTML report\n", cmd);
+            rc = CLI_EXIT_USAGE;
+        } else if (!write_report(cmd, p->html, &hb)) {
+            rc = CLI_EXIT_USAGE;
+        }
+        plumb_buf_free(&hb);
+    }
     if (!quiet) {
         fputs(tb.data ? tb.data : "", stdout);
     } else {
@@ -281,6 +303,7 @@ static const cli_opt merge_opts[] = {
     {"text", 0, true, OPT_TEXT},
     {"json", 0, true, OPT_JSON},
     {"junit", 0, true, OPT_JUNIT},
+    {"html", 0, true, OPT_HTML},
     {"baseline", 0, true, OPT_BASELINE},
     {"quiet", 'q', false, OPT_QUIET},
     {NULL, 0, false, 0},
@@ -321,6 +344,7 @@ static int cmd_merge(int argc, char **argv)
         case OPT_TEXT: p.text = v; break;
         case OPT_JSON: p.json = v; break;
         case OPT_JUNIT: p.junit = v; break;
+        case OPT_HTML: p.html = v; break;
         case OPT_BASELINE: baseline = v; break;
         case OPT_QUIET: quiet = true; break;
         default:
@@ -468,6 +492,7 @@ int cmd_certify(int argc, char **argv)
         case OPT_TEXT: p.text = v; break;
         case OPT_JSON: p.json = v; break;
         case OPT_JUNIT: p.junit = v; break;
+        case OPT_HTML: p.html = v; break;
         case OPT_REPRO: p.repro = v; break;
         case OPT_SCENARIOS_DIR: o.scenarios_dir = v; break;
         case OPT_MAX_BYTES:
