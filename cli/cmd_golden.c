@@ -146,10 +146,10 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
         const golden_result *r = &rs[i];
         fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
         json_str(f, r->file);
-        fprintf(f, ", \"op\": \"%s\", \"dtype\": \"%s\", \"length\": %u, \"status\": \"%s\", \"cases\": %u, "
+        fprintf(f, ", \"op\": \"%s\", \"attr\": \"%s\", \"dtype\": \"%s\", \"length\": %u, \"status\": \"%s\", \"cases\": %u, "
                 "\"passed\": %u, \"failed\": %u, \"worst\": %.17g, \"p50\": %.17g, \"p90\": %.17g, \"p99\": %.17g, "
                 "\"histogram\": [",
-                plumb_op_name(r->op), plumb_dtype_name(r->dtype), r->length,
+                plumb_op_name(r->op), r->attr, plumb_dtype_name(r->dtype), r->length,
                 r->skipped ? "skipped" : r->errored ? "error" : r->failed ? "fail" : "pass", r->cases, r->passed,
                 r->failed, r->worst, r->p50, r->p90, r->p99);
         for (int k = 0; k < CONF_HIST_BINS; k++) fprintf(f, "%s%u", k ? ", " : "", r->hist.bins[k]);
@@ -157,25 +157,29 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
         json_str(f, r->errored ? r->error : r->failure);
         fputc('}', f);
     }
-    /* Per op x element type over all its checked files (the sums and dots
-     * of several lengths together): the budget-used distribution. */
+    /* Per op x element type (x attribute) over all its checked files (the
+     * sums and dots of several lengths together): the budget-used
+     * distribution. */
     fprintf(f, "\n  ],\n  \"ops\": [");
     bool first = true;
     for (uint32_t i = 0; i < n; i++) {
         bool seen = false;
-        for (uint32_t k = 0; k < i && !seen; k++) seen = rs[k].op == rs[i].op && rs[k].dtype == rs[i].dtype;
+        for (uint32_t k = 0; k < i && !seen; k++)
+            seen = rs[k].op == rs[i].op && rs[k].dtype == rs[i].dtype && !strcmp(rs[k].attr, rs[i].attr);
         if (seen || !rs[i].budgets) continue;
         conf_budget_hist h;
-        if (!golden_op_hist(rs, n, rs[i].op, rs[i].dtype, &h)) {
+        if (!golden_op_hist(rs, n, rs[i].op, rs[i].dtype, rs[i].attr, &h)) {
             fclose(f);
             free(buf);
             plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory");
             return false;
         }
         uint32_t files = 0;
-        for (uint32_t k = 0; k < n; k++) files += rs[k].budgets && rs[k].op == rs[i].op && rs[k].dtype == rs[i].dtype;
-        fprintf(f, "%s\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"files\": %u, \"cases\": %u, \"histogram\": [",
-                first ? "" : ",", plumb_op_name(rs[i].op), plumb_dtype_name(rs[i].dtype), files, h.n);
+        for (uint32_t k = 0; k < n; k++)
+            files += rs[k].budgets && rs[k].op == rs[i].op && rs[k].dtype == rs[i].dtype && !strcmp(rs[k].attr, rs[i].attr);
+        fprintf(f, "%s\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"attr\": \"%s\", \"files\": %u, \"cases\": %u, "
+                "\"histogram\": [", first ? "" : ",", plumb_op_name(rs[i].op), plumb_dtype_name(rs[i].dtype), rs[i].attr,
+                files, h.n);
         for (int k = 0; k < CONF_HIST_BINS; k++) fprintf(f, "%s%u", k ? ", " : "", h.bins[k]);
         fprintf(f, "], \"worst\": %.17g, \"p50\": %.17g, \"p90\": %.17g, \"p99\": %.17g}", h.worst, h.p50, h.p90,
                 h.p99);

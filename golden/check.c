@@ -43,6 +43,60 @@ static void value(plumb_dtype t, uint64_t bits, char *buf, size_t cap)
     conf_describe_value(t, tmp, 0, buf, cap);
 }
 
+/* The program of an elementwise entry with an attribute or operands and
+ * results of other types (docs/golden.md): compare, is_finite, select,
+ * clamp, convert, reduce_precision. */
+static void decided_program(plumb_buf *b, const plumb_golden_file *f)
+{
+    const char *T = plumb_dtype_name(f->dtype), *U = plumb_dtype_name(f->out_dtype);
+    uint32_t n = f->count;
+    switch (f->op) {
+    case PLUMB_OP_COMPARE: {
+        const char *total = strstr(f->attr, "_TOTALORDER");
+        plumb_buf_printf(b, "func.func @main(%%x: tensor<%ux%s>, %%y: tensor<%ux%s>) -> (tensor<%uxi1>) {\n"
+                         "  %%r = stablehlo.compare %.2s, %%x, %%y, %s : (tensor<%ux%s>, tensor<%ux%s>) -> tensor<%uxi1>\n",
+                         n, T, n, T, n, f->attr, total ? "TOTALORDER" : "FLOAT", n, T, n, T, n);
+        break;
+    }
+    case PLUMB_OP_IS_FINITE:
+        plumb_buf_printf(b, "func.func @main(%%x: tensor<%ux%s>) -> (tensor<%uxi1>) {\n"
+                         "  %%r = stablehlo.is_finite %%x : (tensor<%ux%s>) -> tensor<%uxi1>\n", n, T, n, n, T, n);
+        break;
+    case PLUMB_OP_SELECT:
+        plumb_buf_printf(b, "func.func @main(%%p: tensor<%uxi1>, %%x: tensor<%ux%s>, %%y: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.select %%p, %%x, %%y : tensor<%uxi1>, tensor<%ux%s>\n",
+                         n, n, T, n, T, n, T, n, n, T);
+        break;
+    case PLUMB_OP_CLAMP:
+        plumb_buf_printf(b, "func.func @main(%%lo: tensor<%ux%s>, %%x: tensor<%ux%s>, %%hi: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.clamp %%lo, %%x, %%hi : tensor<%ux%s>\n", n, T, n, T, n, T, n, T, n, T);
+        break;
+    case PLUMB_OP_CONVERT:
+        plumb_buf_printf(b, "func.func @main(%%x: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.convert %%x : (tensor<%ux%s>) -> tensor<%ux%s>\n", n, T, n, U, n, T, n, U);
+        break;
+    default:    /* reduce_precision */
+        plumb_buf_printf(b, "func.func @main(%%x: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.reduce_precision %%x, format = %s : tensor<%ux%s>\n", n, T, n, T, f->attr, n, T);
+        break;
+    }
+    plumb_buf_printf(b, "  return %%r : tensor<%ux%s>\n}\n", n, U);
+}
+
+/* How many elements a file's program returns: one per record, except
+ * stablehlo.dot and dot_general "nobatch", which return every row of x
+ * times every column of y (the record's result is on the diagonal). */
+static uint64_t result_count(const plumb_golden_file *f)
+{
+    bool square = f->kind == PLUMB_GOLDEN_DOT && (f->op == PLUMB_OP_DOT || !strcmp(f->attr, "nobatch"));
+    return square ? (uint64_t)f->count * f->count : f->count;
+}
+
+static uint64_t result_index(const plumb_golden_file *f, uint32_t r)
+{
+    return result_count(f) == f->count ? r : (uint64_t)r * f->count + r;
+}
+
 /* The program of a file: every record in one call. */
 static char *program_text(const plumb_golden_file *f, size_t *len)
 {
@@ -50,7 +104,10 @@ static char *program_text(const plumb_golden_file *f, size_t *len)
     plumb_buf b;
     plumb_buf_init(&b);
     uint32_t n = f->count;
-    if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
+    if (f->kind == PLUMB_GOLDEN_ELEMENTWISE && (f->attr[0] || f->n_in == 3 || f->out_dtype != f->dtype ||
+                                                f->op == PLUMB_OP_IS_FINITE)) {
+        decided_program(&b, f);
+    } else if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
         if (f->n_in == 1)
             plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"
                              "  %%r = %s %%x : tensor<%ux%s>\n", n, T, n, T, f->op_name, n, T);
@@ -60,10 +117,27 @@ static char *program_text(const plumb_golden_file *f, size_t *len)
         plumb_buf_printf(&b, "  return %%r : tensor<%ux%s>\n}\n", n, T);
     } else if (f->kind == PLUMB_GOLDEN_SUM) {
         uint32_t L = f->n_in;
+        const char *body = f->attr[0] ? f->attr : "add";
         plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%ux%s>, %%c: tensor<%s>) -> (tensor<%ux%s>) {\n"
-                         "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [1] : "
+                         "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.%s across dimensions = [1] : "
                          "(tensor<%ux%ux%s>, tensor<%s>) -> tensor<%ux%s>\n  return %%r : tensor<%ux%s>\n}\n",
-                         n, L, T, T, n, T, n, L, T, T, n, T, n, T);
+                         n, L, T, T, n, T, body, n, L, T, T, n, T, n, T);
+    } else if (f->op == PLUMB_OP_DOT || !strcmp(f->attr, "nobatch")) {
+        /* x is n x L, y is L x n (y's rows given transposed): n x n products */
+        uint32_t L = f->n_in / 2;
+        const char *how = f->op == PLUMB_OP_DOT ? "stablehlo.dot %x, %y"
+                                                : "stablehlo.dot_general %x, %y, contracting_dims = [1] x [0]";
+        plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%ux%s>, %%y: tensor<%ux%ux%s>) -> (tensor<%ux%ux%s>) {\n"
+                         "  %%r = %s : (tensor<%ux%ux%s>, tensor<%ux%ux%s>) -> tensor<%ux%ux%s>\n"
+                         "  return %%r : tensor<%ux%ux%s>\n}\n",
+                         n, L, T, L, n, T, n, n, T, how, n, L, T, L, n, T, n, n, T, n, n, T);
+    } else if (!strcmp(f->attr, "contract0")) {
+        /* both operands L x n: contracting dimension 0, batching dimension 1 */
+        uint32_t L = f->n_in / 2;
+        plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%ux%s>, %%y: tensor<%ux%ux%s>) -> (tensor<%ux%s>) {\n"
+                         "  %%r = stablehlo.dot_general %%x, %%y, batching_dims = [1] x [1], contracting_dims = [0] x [0] : "
+                         "(tensor<%ux%ux%s>, tensor<%ux%ux%s>) -> tensor<%ux%s>\n  return %%r : tensor<%ux%s>\n}\n",
+                         L, n, T, L, n, T, n, T, L, n, T, L, n, T, n, T, n, T);
     } else {
         uint32_t L = f->n_in / 2;
         plumb_buf_printf(&b, "func.func @main(%%x: tensor<%ux%ux%s>, %%y: tensor<%ux%ux%s>) -> (tensor<%ux%s>) {\n"
@@ -83,27 +157,37 @@ static bool make_inputs(const plumb_golden_file *f, plumb_tensor **in, uint32_t 
     *n_in = 0;
     if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
         for (uint32_t k = 0; k < f->n_in; k++) {
-            in[k] = plumb_tensor_new(t, 1, &n, 0, d);
+            plumb_dtype tk = golden_in_dtype(f->op, t, k);
+            in[k] = plumb_tensor_new(tk, 1, &n, 0, d);
             if (!in[k]) return false;
             (*n_in)++;
-            for (uint32_t r = 0; r < f->count; r++) plumb_store_bits(t, in[k]->data, r, plumb_golden_elem(f, r, k));
+            for (uint32_t r = 0; r < f->count; r++) plumb_store_bits(tk, in[k]->data, r, plumb_golden_elem(f, r, k));
         }
         return true;
     }
     uint32_t L = f->kind == PLUMB_GOLDEN_DOT ? f->n_in / 2 : f->n_in;
-    int64_t dims[2] = {n, L};
     for (uint32_t k = 0; k < (f->kind == PLUMB_GOLDEN_DOT ? 2u : 1u); k++) {
+        /* transposed (L x n, element [i][r] = term i of record r): both
+         * operands of contract0, y of stablehlo.dot and of nobatch */
+        bool tr = f->kind == PLUMB_GOLDEN_DOT &&
+                  (!strcmp(f->attr, "contract0") || (k == 1 && (f->op == PLUMB_OP_DOT || !strcmp(f->attr, "nobatch"))));
+        int64_t dims[2] = {tr ? (int64_t)L : n, tr ? n : (int64_t)L};
         in[k] = plumb_tensor_new(t, 2, dims, 0, d);
         if (!in[k]) return false;
         (*n_in)++;
         for (uint32_t r = 0; r < f->count; r++)
             for (uint32_t i = 0; i < L; i++)
-                plumb_store_bits(t, in[k]->data, (size_t)r * L + i, plumb_golden_elem(f, r, k * L + i));
+                plumb_store_bits(t, in[k]->data, tr ? (size_t)i * f->count + r : (size_t)r * L + i,
+                                 plumb_golden_elem(f, r, k * L + i));
     }
     if (f->kind == PLUMB_GOLDEN_SUM) {
-        in[1] = plumb_tensor_new(t, 0, NULL, 0, d);   /* init +0, as the generator assumed */
+        /* init: +0 for a sum, as the generator assumed; the identity of a
+         * maximum (-inf) or minimum (+inf) body */
+        in[1] = plumb_tensor_new(t, 0, NULL, 0, d);
         if (!in[1]) return false;
         (*n_in)++;
+        if (golden_sum_exact(f->attr))
+            plumb_store_bits(t, in[1]->data, 0, exp_mask(t) | (!strcmp(f->attr, "maximum") ? sign_mask(t) : 0));
     }
     return true;
 }
@@ -116,7 +200,19 @@ static void record_inputs(const plumb_golden_file *f, uint32_t r, char *buf, siz
                  f->kind == PLUMB_GOLDEN_DOT ? "products" : "terms");
         return;
     }
-    char a[64], b[64];
+    char a[64], b[64], c[64];
+    if (f->n_in == 3) {
+        bool sel = f->op == PLUMB_OP_SELECT;
+        value(golden_in_dtype(f->op, f->dtype, 0), plumb_golden_elem(f, r, 0), a, sizeof a);
+        value(f->dtype, plumb_golden_elem(f, r, 1), b, sizeof b);
+        value(f->dtype, plumb_golden_elem(f, r, 2), c, sizeof c);
+        int k = snprintf(buf, cap, "%s=%s, ", sel ? "pred" : "min", a);
+        if (k < 0 || (size_t)k >= cap) return;
+        int k2 = snprintf(buf + k, cap - (size_t)k, "%s=%s, ", sel ? "on_true" : "x", b);
+        if (k2 < 0 || (size_t)(k + k2) >= cap) return;
+        snprintf(buf + k + k2, cap - (size_t)(k + k2), "%s=%s", sel ? "on_false" : "max", c);
+        return;
+    }
     value(f->dtype, plumb_golden_elem(f, r, 0), a, sizeof a);
     if (f->n_in == 1) { snprintf(buf, cap, "x=%s", a); return; }
     value(f->dtype, plumb_golden_elem(f, r, 1), b, sizeof b);
@@ -131,6 +227,7 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
     r->op = f->op;
     r->dtype = f->dtype;
     r->kind = f->kind;
+    snprintf(r->attr, sizeof r->attr, "%s", f->attr);
     r->length = f->kind == PLUMB_GOLDEN_DOT ? f->n_in / 2 : f->kind == PLUMB_GOLDEN_SUM ? f->n_in : 0;
     r->cases = f->count;
     plumb_dtype t = f->dtype;
@@ -151,7 +248,8 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
     bool ran = conf_backend_is_path(spec)
                    ? conf_backend_run_isolated(spec, NULL, 0, prog, "main", in, n_in, 120.0, 0, &outs, &n_outs, &rd)
                    : conf_backend_run(b, prog, in, n_in, &outs, &n_outs, &rd);
-    if (!ran || n_outs != 1 || outs[0]->dtype != t || plumb_tensor_numel(outs[0]) != f->count) {
+    plumb_dtype ot = f->out_dtype;
+    if (!ran || n_outs != 1 || outs[0]->dtype != ot || plumb_tensor_numel(outs[0]) != result_count(f)) {
         r->errored = true;
         snprintf(r->error, sizeof r->error, "%s", !ran ? rd.msg : "the backend returned results of another type");
         r->failed = r->cases;
@@ -170,15 +268,21 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
     conf_caps_check_opts(&b->caps, t, &o);
     uint32_t bound_ulp = plumb_op_ulp_bound(f->op, t);
     bool exact = golden_op_exact(f->op);
+    bool float_out = plumb_dtype_is_float(ot);
+    conf_check_opts oo;         /* flush-to-zero is declared per type: the result's */
+    conf_caps_check_opts(&b->caps, ot, &oo);
     double worst_fail = -1;
     for (uint32_t i = 0; i < f->count; i++) {
-        uint64_t want = plumb_golden_elem(f, i, f->n_in), got = plumb_load_bits(t, outs[0]->data, i);
+        uint64_t want = plumb_golden_elem(f, i, f->n_in), got = plumb_load_bits(ot, outs[0]->data, result_index(f, i));
         double budget = 0;
         char what[200] = "";
-        bool ftz = o.flushes_subnormals && is_sub(t, want) && is_zero(t, got) &&
-                   (got & sign_mask(t)) == (want & sign_mask(t));
-        if (got == want || (is_nan(t, got) && is_nan(t, want)) || ftz) {
+        bool ftz = float_out && oo.flushes_subnormals && is_sub(ot, want) && is_zero(ot, got) &&
+                   (got & sign_mask(ot)) == (want & sign_mask(ot));
+        if (got == want || (float_out && is_nan(ot, got) && is_nan(ot, want)) || ftz) {
             budget = 0;
+        } else if (f->kind == PLUMB_GOLDEN_SUM && golden_sum_exact(f->attr)) {
+            budget = CONF_BUDGET_MISMATCH;
+            snprintf(what, sizeof what, "a %s body picks an element: must match bit for bit", f->attr);
         } else if (f->kind == PLUMB_GOLDEN_ELEMENTWISE) {
             if (exact) {
                 budget = CONF_BUDGET_MISMATCH;
@@ -205,11 +309,12 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
             double A = fabs(plumb_load_f64(t, f->data + PLUMB_GOLDEN_HEADER_SIZE,
                                            (size_t)i * (f->n_in + f->n_out) + f->n_in + 1));
             double wv = plumb_load_f64(t, f->data + PLUMB_GOLDEN_HEADER_SIZE, (size_t)i * (f->n_in + f->n_out) + f->n_in);
-            double gv = plumb_load_f64(t, outs[0]->data, i);
+            double gv = plumb_load_f64(t, outs[0]->data, result_index(f, i));
             double bound = gam * A + c * uo * fabs(wv) + c * conf_underflow_eta(t) +
                            (double)k_mul * conf_underflow_eta(acc) * (1.0 + gam) + slack;
             double err = fabs(gv - wv);
-            budget = bound > 0 && !isnan(bound) ? err / bound : CONF_BUDGET_MISMATCH;
+            /* a NaN error (no finite difference) can never pass */
+            budget = bound > 0 && !isnan(bound) && !isnan(err) ? err / bound : CONF_BUDGET_MISMATCH;
             snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, accumulator %s) + %g·u_out·|want| + underflow",
                      err, bound, (unsigned long long)k, A, plumb_dtype_name(acc), c);
         }
@@ -220,10 +325,16 @@ bool golden_check_file(conf_backend *b, const char *spec, const plumb_golden_fil
                 worst_fail = budget;
                 char ins[200], g[64], w[64];
                 record_inputs(f, i, ins, sizeof ins);
-                value(t, got, g, sizeof g);
-                value(t, want, w, sizeof w);
-                snprintf(r->failure, sizeof r->failure, "%s %s record %u: %s: got %s, want %s; %s", f->op_name,
-                         plumb_dtype_name(t), i, ins, g, w, what);
+                value(ot, got, g, sizeof g);
+                value(ot, want, w, sizeof w);
+                char entry[80];
+                if (f->op == PLUMB_OP_CONVERT)
+                    snprintf(entry, sizeof entry, "%s %s -> %s", f->op_name, plumb_dtype_name(t), f->attr);
+                else
+                    snprintf(entry, sizeof entry, "%s%s%s %s", f->op_name, f->attr[0] ? " " : "", f->attr,
+                             plumb_dtype_name(t));
+                snprintf(r->failure, sizeof r->failure, "%s record %u: %s: got %s, want %s; %s", entry, i, ins, g, w,
+                         what);
             }
         } else {
             r->passed++;
@@ -251,18 +362,24 @@ void golden_result_free(golden_result *r)
     r->budgets = NULL;
 }
 
-bool golden_op_hist(const golden_result *rs, uint32_t n, plumb_opcode op, plumb_dtype t, conf_budget_hist *h)
+static bool same_entry(const golden_result *r, plumb_opcode op, plumb_dtype t, const char *attr)
+{
+    return r->budgets && r->op == op && r->dtype == t && !strcmp(r->attr, attr);
+}
+
+bool golden_op_hist(const golden_result *rs, uint32_t n, plumb_opcode op, plumb_dtype t, const char *attr,
+                    conf_budget_hist *h)
 {
     memset(h, 0, sizeof *h);
     uint32_t total = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (rs[i].budgets && rs[i].op == op && rs[i].dtype == t) total += rs[i].cases;
+        if (same_entry(&rs[i], op, t, attr)) total += rs[i].cases;
     if (!total) return true;
     double *v = plumb_calloc(total, sizeof *v);
     if (!v) return false;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (rs[i].budgets && rs[i].op == op && rs[i].dtype == t) {
+        if (same_entry(&rs[i], op, t, attr)) {
             memcpy(v + k, rs[i].budgets, rs[i].cases * sizeof *v);
             k += rs[i].cases;
         }

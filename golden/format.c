@@ -28,18 +28,22 @@ static const char *kind_word(plumb_golden_kind k)
 
 void plumb_golden_file_name(const plumb_golden_spec *s, char *buf, size_t cap)
 {
+    const char *dash = s->attr[0] ? "-" : "";
     if (s->kind == PLUMB_GOLDEN_ELEMENTWISE)
-        snprintf(buf, cap, "%s-%s.gold", plumb_op_short_name(s->op), plumb_dtype_name(s->dtype));
+        snprintf(buf, cap, "%s-%s%s%s.gold", plumb_op_short_name(s->op), plumb_dtype_name(s->dtype), dash, s->attr);
     else
-        snprintf(buf, cap, "%s-%s-n%u.gold", plumb_op_short_name(s->op), plumb_dtype_name(s->dtype), s->length);
+        snprintf(buf, cap, "%s-%s-n%u%s%s.gold", plumb_op_short_name(s->op), plumb_dtype_name(s->dtype), s->length,
+                 dash, s->attr);
 }
 
 uint32_t plumb_golden_spec_crc(uint64_t seed, const plumb_golden_spec *s)
 {
-    char text[160];
-    int n = snprintf(text, sizeof text, "plumb-golden v%u seed %llu %s %s %s %u", PLUMB_GOLDEN_VERSION,
+    /* an entry without an attribute keeps the text it always had, so
+     * adding attributes left every earlier file as it was */
+    char text[200];
+    int n = snprintf(text, sizeof text, "plumb-golden v%u seed %llu %s %s %s %u%s%s", PLUMB_GOLDEN_VERSION,
                      (unsigned long long)seed, plumb_op_name(s->op), plumb_dtype_name(s->dtype), kind_word(s->kind),
-                     s->length);
+                     s->length, s->attr[0] ? " " : "", s->attr);
     return plumb_golden_crc32(text, (size_t)n);
 }
 
@@ -47,12 +51,75 @@ bool golden_op_supported(plumb_opcode op, plumb_golden_kind *kind)
 {
     switch (op) {
     case PLUMB_OP_REDUCE: *kind = PLUMB_GOLDEN_SUM; return true;
-    case PLUMB_OP_DOT_GENERAL: *kind = PLUMB_GOLDEN_DOT; return true;
+    case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT: *kind = PLUMB_GOLDEN_DOT; return true;
     default: break;
     }
     *kind = PLUMB_GOLDEN_ELEMENTWISE;
     return golden_ew_arity(op) > 0;
 }
+
+static const char *const cmp_dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+
+bool golden_attr_ok(plumb_opcode op, plumb_dtype t, const char *attr, char *why, size_t cap)
+{
+    switch (op) {
+    case PLUMB_OP_COMPARE:
+        for (int i = 0; i < 6; i++) {
+            size_t n = strlen(cmp_dirs[i]);
+            if (!strncmp(attr, cmp_dirs[i], n) && (!attr[n] || !strcmp(attr + n, "_TOTALORDER"))) return true;
+        }
+        snprintf(why, cap, "compare entries are 'OP TYPE DIR' with DIR EQ, NE, LT, LE, GT or GE, "
+                 "optionally followed by _TOTALORDER");
+        return false;
+    case PLUMB_OP_CONVERT: {
+        plumb_dtype u;
+        if (plumb_dtype_parse(attr, strlen(attr), &u) && golden_format_known(u) && u != t) return true;
+        snprintf(why, cap, "convert entries are 'OP TYPE TARGET' with TARGET another of f16, bf16, f32, f64");
+        return false;
+    }
+    case PLUMB_OP_REDUCE_PRECISION: {
+        int e = 0, m = 0, used = 0;
+        if (sscanf(attr, "e%dm%d%n", &e, &m, &used) == 2 && !attr[used] && e >= 1 && e <= 11 && m >= 0 &&
+            m <= 52 && attr[1] != '+' && attr[1] != '-')
+            return true;
+        snprintf(why, cap, "reduce_precision entries are 'OP TYPE eEmM' (exponent bits E 1..11, mantissa bits M 0..52)");
+        return false;
+    }
+    case PLUMB_OP_REDUCE:
+        if (!attr[0] || !strcmp(attr, "maximum") || !strcmp(attr, "minimum")) return true;
+        snprintf(why, cap, "reduce entries are 'OP TYPE LENGTH [maximum|minimum]' (no body word: add)");
+        return false;
+    case PLUMB_OP_DOT_GENERAL:
+        if (!attr[0] || !strcmp(attr, "contract0") || !strcmp(attr, "nobatch")) return true;
+        snprintf(why, cap, "dot_general entries are 'OP TYPE LENGTH [contract0|nobatch]'");
+        return false;
+    default:
+        if (!attr[0]) return true;
+        snprintf(why, cap, "%s takes no attribute", plumb_op_name(op));
+        return false;
+    }
+}
+
+plumb_dtype golden_in_dtype(plumb_opcode op, plumb_dtype t, uint32_t k)
+{
+    return op == PLUMB_OP_SELECT && k == 0 ? PLUMB_I1 : t;
+}
+
+plumb_dtype golden_out_dtype(plumb_opcode op, plumb_dtype t, const char *attr)
+{
+    plumb_dtype u;
+    if (op == PLUMB_OP_COMPARE || op == PLUMB_OP_IS_FINITE) return PLUMB_I1;
+    if (op == PLUMB_OP_CONVERT && plumb_dtype_parse(attr, strlen(attr), &u)) return u;
+    return t;
+}
+
+uint32_t golden_elem_bytes(plumb_opcode op, plumb_dtype t, const char *attr)
+{
+    uint32_t a = plumb_dtype_get(t)->bits, b = plumb_dtype_get(golden_out_dtype(op, t, attr))->bits;
+    return (a > b ? a : b) / 8;
+}
+
+bool golden_sum_exact(const char *attr) { return !strcmp(attr, "maximum") || !strcmp(attr, "minimum"); }
 
 /* ---- manifest --------------------------------------------------------------- */
 
@@ -80,8 +147,8 @@ bool plumb_golden_manifest_load(const char *path, plumb_golden_manifest *m, plum
         line++;
         char *hash = strchr(ln, '#');
         if (hash) *hash = '\0';
-        char w[4][48];
-        int n = sscanf(ln, "%47s %47s %47s %47s", w[0], w[1], w[2], w[3]);
+        char w[5][48];
+        int n = sscanf(ln, "%47s %47s %47s %47s %47s", w[0], w[1], w[2], w[3], w[4]);
         if (n <= 0) continue;
         if (!have_magic) {
             if (n != 2 || strcmp(w[0], "plumb-golden-manifest") || strcmp(w[1], "1")) {
@@ -112,17 +179,27 @@ bool plumb_golden_manifest_load(const char *path, plumb_golden_manifest *m, plum
             mf_error(d, path, line, "element type '%s' is not f16, bf16, f32 or f64", n < 2 ? "" : w[1]);
             goto out;
         }
+        const char *attr = "";
         if (s.kind == PLUMB_GOLDEN_ELEMENTWISE) {
-            if (n != 2) { mf_error(d, path, line, "elementwise entries are 'OP TYPE'%s", ""); goto out; }
+            if (n > 3) { mf_error(d, path, line, "elementwise entries are 'OP TYPE [ATTRIBUTE]'%s", ""); goto out; }
+            if (n == 3) attr = w[2];
         } else {
             char *end;
-            unsigned long v = n == 3 ? strtoul(w[2], &end, 10) : 0;
-            if (n != 3 || *end || v < 1 || v > GOLDEN_MAX_LENGTH) {
-                mf_error(d, path, line, "sum and dot entries are 'OP TYPE LENGTH' with LENGTH 1..256%s", "");
+            unsigned long v = n >= 3 ? strtoul(w[2], &end, 10) : 0;
+            if (n < 3 || n > 4 || *end || v < 1 || v > GOLDEN_MAX_LENGTH) {
+                mf_error(d, path, line, "sum and dot entries are 'OP TYPE LENGTH [ATTRIBUTE]' with LENGTH 1..256%s", "");
                 goto out;
             }
             s.length = (uint32_t)v;
+            if (n == 4) attr = w[3];
         }
+        char why[200];
+        if (strlen(attr) >= PLUMB_GOLDEN_ATTR_MAX || !golden_attr_ok(s.op, s.dtype, attr, why, sizeof why)) {
+            if (strlen(attr) >= PLUMB_GOLDEN_ATTR_MAX) snprintf(why, sizeof why, "attribute '%.40s' is too long", attr);
+            mf_error(d, path, line, "%s", why);
+            goto out;
+        }
+        snprintf(s.attr, sizeof s.attr, "%s", attr);
         if (m->n == cap) {
             uint32_t nc = cap ? cap * 2 : 64;
             plumb_golden_spec *nv = plumb_calloc(nc, sizeof *nv);
@@ -135,7 +212,8 @@ bool plumb_golden_manifest_load(const char *path, plumb_golden_manifest *m, plum
             cap = nc;
         }
         for (uint32_t i = 0; i < m->n; i++)
-            if (m->v[i].op == s.op && m->v[i].dtype == s.dtype && m->v[i].length == s.length) {
+            if (m->v[i].op == s.op && m->v[i].dtype == s.dtype && m->v[i].length == s.length &&
+                !strcmp(m->v[i].attr, s.attr)) {
                 mf_error(d, path, line, "entry repeated (first on an earlier line)%s", "");
                 goto out;
             }
@@ -217,6 +295,12 @@ bool plumb_golden_load(const char *path, const plumb_golden_spec *spec, uint64_t
     if (golden_rd32(p + 12) != H) { bad(d, path, "header size is not 96"); goto fail; }
     if (golden_rd32(p + 92) != plumb_golden_crc32(p, 92)) { bad(d, path, "corrupted: header checksum mismatch"); goto fail; }
     memcpy(f->op_name, p + 16, PLUMB_GOLDEN_OP_NAME_MAX);
+    /* "OP ATTRIBUTE": the name ends at the space */
+    char *sp = strchr(f->op_name, ' ');
+    if (sp) {
+        snprintf(f->attr, sizeof f->attr, "%s", sp + 1);
+        *sp = '\0';
+    }
     memcpy(f->dtype_name, p + 56, PLUMB_GOLDEN_DTYPE_NAME_MAX);
     f->kind = (plumb_golden_kind)golden_rd32(p + 64);
     f->n_in = golden_rd32(p + 68);
@@ -231,8 +315,19 @@ bool plumb_golden_load(const char *path, const plumb_golden_spec *spec, uint64_t
         bad(d, path, why);
         goto fail;
     }
-    if (!plumb_dtype_parse(f->dtype_name, strlen(f->dtype_name), &f->dtype) || !golden_format_known(f->dtype) ||
-        plumb_dtype_get(f->dtype)->bits != 8 * f->elem_bytes) {
+    if (!plumb_dtype_parse(f->dtype_name, strlen(f->dtype_name), &f->dtype) || !golden_format_known(f->dtype)) {
+        snprintf(why, sizeof why, "element type '%s' is not a golden type", f->dtype_name);
+        bad(d, path, why);
+        goto fail;
+    }
+    char awhy[120];
+    if (!golden_attr_ok(f->op, f->dtype, f->attr, awhy, sizeof awhy)) {
+        snprintf(why, sizeof why, "op '%s' with attribute '%.15s': %.120s", f->op_name, f->attr, awhy);
+        bad(d, path, why);
+        goto fail;
+    }
+    f->out_dtype = golden_out_dtype(f->op, f->dtype, f->attr);
+    if (golden_elem_bytes(f->op, f->dtype, f->attr) != f->elem_bytes) {
         snprintf(why, sizeof why, "element type '%s' with %u-byte elements is not a golden type", f->dtype_name,
                  f->elem_bytes);
         bad(d, path, why);
@@ -259,10 +354,10 @@ bool plumb_golden_load(const char *path, const plumb_golden_spec *spec, uint64_t
     if (spec) {
         plumb_golden_kind k;
         (void)golden_op_supported(f->op, &k);
-        if (f->op != spec->op || f->dtype != spec->dtype ||
+        if (f->op != spec->op || f->dtype != spec->dtype || strcmp(f->attr, spec->attr) ||
             (k != PLUMB_GOLDEN_ELEMENTWISE && f->n_in != (k == PLUMB_GOLDEN_DOT ? 2 : 1) * spec->length)) {
-            snprintf(why, sizeof why, "holds %s %s with %u inputs per record, the manifest's line %u names another entry",
-                     f->op_name, f->dtype_name, f->n_in, spec->line);
+            snprintf(why, sizeof why, "holds %s%s%s %s with %u inputs per record, the manifest's line %u names another entry",
+                     f->op_name, f->attr[0] ? " " : "", f->attr, f->dtype_name, f->n_in, spec->line);
             bad(d, path, why);
             goto fail;
         }

@@ -32,6 +32,13 @@ uint32_t golden_ew_arity(plumb_opcode op)
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2:
         return 2;
+    /* with attributes or non-float operands or results (gen_decided) */
+    case PLUMB_OP_IS_FINITE: case PLUMB_OP_REDUCE_PRECISION: case PLUMB_OP_CONVERT:
+        return 1;
+    case PLUMB_OP_COMPARE:
+        return 2;
+    case PLUMB_OP_CLAMP: case PLUMB_OP_SELECT:
+        return 3;
     default:
         return 0;
     }
@@ -365,7 +372,7 @@ static bool recs_push(recs *rs, const uint64_t *rec, plumb_diag *d)
 /* Pushes inputs in with its correctly rounded result. */
 static bool push_ew(recs *rs, plumb_opcode op, fmt f, const uint64_t *in, plumb_diag *d)
 {
-    uint64_t rec[3];
+    uint64_t rec[4];
     uint32_t n = golden_ew_arity(op);
     memcpy(rec, in, n * sizeof *in);
     return cr_result(op, f, in, n, &rec[n], d) && recs_push(rs, rec, d);
@@ -487,6 +494,333 @@ static bool gen_elementwise(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
     return true;
 }
 
+/* ---- ops decided without Ziv's loop ------------------------------------------------------------
+ * compare, is_finite and select decide or copy; clamp picks with IEEE
+ * 754-2019 maximum/minimum; convert rounds an exact value once;
+ * reduce_precision rounds the significand once (then applies the reduced
+ * exponent range). Each result is exact from its definition, so no
+ * precision search is needed; MPFR still does the roundings. */
+
+typedef struct dec_op {
+    plumb_opcode op;
+    fmt f;
+    int dir;            /* compare: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE */
+    bool total;         /* compare: TOTALORDER */
+    fmt dst;            /* convert: the target format */
+    int eb, mb;         /* reduce_precision: exponent and mantissa bits */
+} dec_op;
+
+static bool is_nan_b(fmt f, uint64_t b) { return (b & exp_all(f)) == exp_all(f) && (b & ((1ull << (f.p - 1)) - 1)); }
+static uint64_t fmask(fmt f) { return f.bits == 64 ? ~0ull : (1ull << f.bits) - 1; }
+
+/* IEEE 754-2019 totalOrder as an unsigned key: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. */
+static uint64_t total_order_key(fmt f, uint64_t b)
+{
+    return (b & sign_bit(f)) ? (~b & fmask(f)) : (b | sign_bit(f));
+}
+
+/* maximum (want_max) or minimum of IEEE 754-2019: NaN propagates, -0 < +0. */
+static uint64_t ieee_pick(fmt f, uint64_t a, uint64_t b, bool want_max)
+{
+    if (is_nan_b(f, a) || is_nan_b(f, b)) return qnan(f);
+    double x = decode(f, a), y = decode(f, b);
+    int c = (x > y) - (x < y);
+    if (c == 0) c = (int)((b & sign_bit(f)) != 0) - (int)((a & sign_bit(f)) != 0);
+    return (want_max ? c >= 0 : c <= 0) ? a : b;
+}
+
+/* reduce_precision as XLA defines it (the behaviour StableHLO's testdata
+ * records): the significand rounded to mb bits, nearest even, on the
+ * value — a normal x to mb + 1 significant bits, a subnormal x to a
+ * multiple of 2^(emin - mb), the spacing the bit-pattern rounding gives
+ * there — a result past the type's range becoming infinity; then, when
+ * eb is narrower than the type's exponent, exponents above the reduced
+ * format's bias become infinities and those below its smallest normal
+ * exponent zeros (the reduced format has no subnormals). A NaN stays a NaN
+ * (mb > 0) or becomes +inf (mb = 0: no NaN to round to). */
+static uint64_t reduce_precision_bits(fmt f, uint64_t x, int eb, int mb)
+{
+    if (is_nan_b(f, x)) return mb > 0 ? x : exp_all(f);
+    if ((x & exp_all(f)) == exp_all(f) || (x & ~sign_bit(f)) == 0) return x;
+    mpfr_t y;
+    mpfr_init2(y, 64);
+    mpfr_set_d(y, decode(f, x), MPFR_RNDN);
+    uint64_t s = x & sign_bit(f), out;
+    if (mb < f.p - 1) {
+        if (mpfr_get_exp(y) - 1 >= f.emin) {
+            mpfr_prec_round(y, mb + 1, MPFR_RNDN);
+            mpfr_prec_round(y, 64, MPFR_RNDN);
+        } else {
+            mpfr_mul_2si(y, y, mb - f.emin, MPFR_RNDN);
+            mpfr_rint(y, y, MPFR_RNDN);
+            mpfr_mul_2si(y, y, f.emin - mb, MPFR_RNDN);
+        }
+    }
+    int exp_bits = f.bits - f.p;
+    long E = mpfr_zero_p(y) ? 0 : (long)mpfr_get_exp(y) - 1;
+    if (mpfr_zero_p(y)) {
+        out = s;
+    } else if (E > f.emax) {
+        out = s | exp_all(f);
+    } else if (eb < exp_bits && E > (1L << (eb - 1)) - 1) {
+        out = s | exp_all(f);
+    } else if (eb < exp_bits && E < 2 - (1L << (eb - 1))) {
+        out = s;
+    } else {
+        out = encode(f, mpfr_get_d(y, MPFR_RNDN));
+    }
+    mpfr_clear(y);
+    return out;
+}
+
+static uint64_t decided_result(const dec_op *a, const uint64_t *in)
+{
+    fmt f = a->f;
+    switch (a->op) {
+    case PLUMB_OP_COMPARE: {
+        int c;
+        if (a->total) {
+            uint64_t x = total_order_key(f, in[0]), y = total_order_key(f, in[1]);
+            c = (x > y) - (x < y);
+        } else if (is_nan_b(f, in[0]) || is_nan_b(f, in[1])) {
+            return a->dir == 1;         /* unordered: only NE holds */
+        } else {
+            double x = decode(f, in[0]), y = decode(f, in[1]);
+            c = (x > y) - (x < y);
+        }
+        switch (a->dir) {
+        case 0: return c == 0;
+        case 1: return c != 0;
+        case 2: return c < 0;
+        case 3: return c <= 0;
+        case 4: return c > 0;
+        default: return c >= 0;
+        }
+    }
+    case PLUMB_OP_IS_FINITE: return (in[0] & exp_all(f)) != exp_all(f);
+    case PLUMB_OP_SELECT: return in[0] ? in[1] : in[2];
+    case PLUMB_OP_CLAMP: return ieee_pick(f, ieee_pick(f, in[1], in[0], true), in[2], false);
+    case PLUMB_OP_CONVERT: {
+        mpfr_t y;
+        mpfr_init2(y, 64);
+        mpfr_set_d(y, decode(f, in[0]), MPFR_RNDN);     /* exact */
+        uint64_t r = round_fmt(a->dst, y);              /* one rounding; NaN: the quiet NaN */
+        mpfr_clear(y);
+        return r;
+    }
+    case PLUMB_OP_REDUCE_PRECISION: return reduce_precision_bits(f, in[0], a->eb, a->mb);
+    default: return 0;
+    }
+}
+
+static bool push_dec(recs *rs, const dec_op *a, const uint64_t *in, plumb_diag *d)
+{
+    uint64_t rec[4];
+    uint32_t n = golden_ew_arity(a->op);
+    memcpy(rec, in, n * sizeof *in);
+    rec[n] = decided_result(a, in);
+    return recs_push(rs, rec, d);
+}
+
+/* x with its low `drop` significand bits replaced by a tie (10...0) plus
+ * delta (-1, 0, +1): on, just below and just above a rounding midpoint of
+ * a format with drop fewer significand bits. */
+static uint64_t tie_bits(uint64_t x, int drop, int delta)
+{
+    uint64_t low = (1ull << drop) - 1;
+    return (uint64_t)((int64_t)((x & ~low) | (1ull << (drop - 1))) + delta);
+}
+
+static bool gen_decided(rng *r, const plumb_golden_spec *s, recs *rs, plumb_diag *d)
+{
+    fmt f = fmt_of(s->dtype);
+    dec_op a = {s->op, f, 0, false, f, 0, 0};
+    uint64_t sp[32], in[3], big[32];
+    uint32_t nsp, nbig;
+    specials(f, sp, &nsp, true);
+    specials(f, big, &nbig, false);
+    uint64_t nneg = qnan(f) | sign_bit(f);
+    switch (s->op) {
+    case PLUMB_OP_COMPARE: {
+        static const char *const dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+        for (int i = 0; i < 6; i++)
+            if (!strncmp(s->attr, dirs[i], 2)) a.dir = i;
+        a.total = strstr(s->attr, "_TOTALORDER") != NULL;
+        /* every pair of special values, and a negative NaN against each */
+        for (uint32_t i = 0; i < nsp; i++)
+            for (uint32_t j = 0; j < nsp; j++) {
+                in[0] = sp[i];
+                in[1] = sp[j];
+                if (!push_dec(rs, &a, in, d)) return false;
+            }
+        for (uint32_t i = 0; i < nsp; i++)
+            for (int k = 0; k < 2; k++) {
+                in[k] = nneg;
+                in[1 - k] = sp[i];
+                if (!push_dec(rs, &a, in, d)) return false;
+            }
+        /* neighbours: equal, one ulp apart either way, subnormals */
+        for (uint32_t i = 0; i < 24; i++) {
+            in[0] = i % 3 == 2 ? rand_subnormal(r, f) : rand_binade(r, f, -12, 12, false);
+            in[1] = i % 3 == 0 ? in[0] : in[0] + (i % 2 ? 1 : (uint64_t)-1);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        for (uint32_t i = 0; i < 24; i++) {
+            in[0] = rand_finite_bits(r, f);
+            in[1] = i % 2 ? rand_finite_bits(r, f) : in[0] ^ sign_bit(f);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        return true;
+    }
+    case PLUMB_OP_IS_FINITE: {
+        for (uint32_t i = 0; i < nbig; i++)
+            if (!push_dec(rs, &a, &big[i], d)) return false;
+        /* every NaN encoding class: the smallest and largest payloads, both signs */
+        uint64_t frac = (1ull << (f.p - 1)) - 1;
+        const uint64_t nans[] = {exp_all(f) | 1, exp_all(f) | frac, sign_bit(f) | exp_all(f) | 1, nneg,
+                                 exp_all(f) - 1, sign_bit(f) | (exp_all(f) - 1)};
+        for (uint32_t i = 0; i < sizeof nans / sizeof *nans; i++)
+            if (!push_dec(rs, &a, &nans[i], d)) return false;
+        for (uint32_t i = 0; i < 24; i++) {
+            in[0] = i % 4 == 0 ? rand_subnormal(r, f) : rand_finite_bits(r, f);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        return true;
+    }
+    case PLUMB_OP_SELECT: {
+        for (uint32_t i = 0; i < nsp; i++)
+            for (uint64_t p = 0; p < 2; p++) {
+                in[0] = p;
+                in[1] = sp[i];
+                in[2] = sp[(i + 5) % nsp];
+                if (!push_dec(rs, &a, in, d)) return false;
+            }
+        for (uint32_t i = 0; i < 24; i++) {
+            in[0] = rnext(r) & 1;
+            in[1] = rand_finite_bits(r, f);
+            in[2] = rand_finite_bits(r, f);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        return true;
+    }
+    case PLUMB_OP_CLAMP: {
+        /* bounds: ordinary, signed zeros, NaN, infinities, and min > max */
+        const double lo[] = {-1.0, -0.0, 0.0, NAN, -INFINITY, 2.0};
+        const double hi[] = {1.0, 0.0, -0.0, NAN, INFINITY, -2.0};
+        for (uint32_t i = 0; i < 6; i++)
+            for (uint32_t j = 0; j < 6; j++)
+                for (uint32_t k = 0; k < nsp; k++) {
+                    in[0] = encode(f, lo[i]);
+                    in[1] = sp[k];
+                    in[2] = encode(f, hi[j]);
+                    if (!push_dec(rs, &a, in, d)) return false;
+                }
+        for (uint32_t i = 0; i < 24; i++) {
+            in[0] = rand_binade(r, f, -4, 4, false);
+            in[1] = i % 4 == 0 ? rand_finite_bits(r, f) : rand_binade(r, f, -4, 4, false);
+            in[2] = rand_binade(r, f, -4, 4, false);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        return true;
+    }
+    case PLUMB_OP_CONVERT: {
+        plumb_dtype u;
+        (void)plumb_dtype_parse(s->attr, strlen(s->attr), &u);
+        a.dst = fmt_of(u);
+        for (uint32_t i = 0; i < nbig; i++)
+            if (!push_dec(rs, &a, &big[i], d)) return false;
+        for (uint32_t i = 0; i < 8; i++) {
+            in[0] = rand_subnormal(r, f);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        /* the target's rounding and range boundaries (conformance's, from the formats) */
+        conf_boundary b[32];
+        uint32_t nb = conf_convert_boundaries(s->dtype, u, b, 32);
+        if (nb > 32) nb = 32;
+        for (uint32_t i = 0; i < nb; i++)
+            for (int k = 0; k < 2; k++) {
+                in[0] = k ? b[i].above : b[i].below;
+                if (!push_dec(rs, &a, in, d)) return false;
+            }
+        /* f64 values that round differently when rounded twice through f32 */
+        if (s->dtype == PLUMB_F64 && (u == PLUMB_F16 || u == PLUMB_BF16)) {
+            uint64_t tr[16];
+            uint32_t nt = conf_double_rounding_traps(u, tr, 16);
+            for (uint32_t i = 0; i < nt && i < 16; i++)
+                if (!push_dec(rs, &a, &tr[i], d)) return false;
+        }
+        /* random values over the target's binades (and a little past them) */
+        int lo_e = a.dst.emin - a.dst.p - 2, hi_e = a.dst.emax + 1;
+        for (uint32_t i = 0; i < 32; i++) {
+            in[0] = i % 4 == 0 ? rand_finite_bits(r, f) : rand_binade(r, f, lo_e, hi_e, false);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        /* narrowing: ties of the target's precision and their neighbours */
+        if (a.dst.p < f.p)
+            for (uint32_t i = 0; i < 8; i++) {
+                uint64_t x = rand_binade(r, f, a.dst.emin, a.dst.emax - 1, false);
+                for (int dl = -1; dl <= 1; dl++) {
+                    in[0] = tie_bits(x, f.p - a.dst.p, dl);
+                    if (!push_dec(rs, &a, in, d)) return false;
+                }
+            }
+        return true;
+    }
+    case PLUMB_OP_REDUCE_PRECISION: {
+        (void)sscanf(s->attr, "e%dm%d", &a.eb, &a.mb);
+        for (uint32_t i = 0; i < nbig; i++)
+            if (!push_dec(rs, &a, &big[i], d)) return false;
+        uint64_t frac = (1ull << (f.p - 1)) - 1;
+        const uint64_t nans[] = {exp_all(f) | 1, nneg, exp_all(f) | frac};
+        for (uint32_t i = 0; i < 3; i++)
+            if (!push_dec(rs, &a, &nans[i], d)) return false;
+        for (uint32_t i = 0; i < 8; i++) {
+            in[0] = rand_subnormal(r, f);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        int rb = (1 << (a.eb - 1)) - 1;
+        for (uint32_t i = 0; i < 32; i++) {
+            in[0] = i % 4 == 0 ? rand_finite_bits(r, f) : rand_binade(r, f, -rb - 2, rb + 1, false);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        /* ties of the reduced significand and their neighbours */
+        if (a.mb < f.p - 1)
+            for (uint32_t i = 0; i < 8; i++) {
+                uint64_t x = i < 2 ? rand_subnormal(r, f) | 1ull << (f.p - 2) : rand_binade(r, f, -12, 12, false);
+                for (int dl = -1; dl <= 1; dl++) {
+                    in[0] = tie_bits(x, f.p - 1 - a.mb, dl);
+                    if (!push_dec(rs, &a, in, d)) return false;
+                }
+            }
+        /* the reduced range's edges where the type can hold them: the
+         * largest reduced value and the tie above it, the smallest normal
+         * reduced value and its predecessor */
+        if (a.eb < f.bits - f.p) {
+            double rmax = ldexp(2.0 - ldexp(1.0, -a.mb), rb), rmin = ldexp(1.0, 1 - rb);
+            double pts[] = {rmax, rmax + ldexp(1.0, rb - a.mb - 1), rmin, -rmin};
+            for (uint32_t i = 0; i < 4; i++) {
+                if (fabs(pts[i]) > decode(f, encode(f, ldexp(2.0 - ldexp(1.0, 1 - f.p), f.emax))) ||
+                    fabs(pts[i]) < ldexp(1.0, f.emin))
+                    continue;
+                mpfr_t y;
+                mpfr_init2(y, 64);
+                mpfr_set_d(y, pts[i], MPFR_RNDN);
+                uint64_t v = round_fmt(f, y);
+                mpfr_clear(y);
+                for (int dl = -1; dl <= 1; dl++) {
+                    in[0] = v + (uint64_t)(int64_t)dl;
+                    if (!push_dec(rs, &a, in, d)) return false;
+                }
+            }
+        }
+        return true;
+    }
+    default:
+        plumb_diag_set(d, PLUMB_ERR_INVALID, (plumb_loc){0, 0}, "golden: no generator for %s", plumb_op_name(s->op));
+        return false;
+    }
+}
+
 /* ---- sums and dots: exact in MPFR, rounded once ---------------------------------------------- */
 
 /* The exact sum of the terms (x, or x[i]·y[i]), rounded once to the format,
@@ -584,6 +918,24 @@ static void rand_row(rng *r, fmt f, uint32_t flavour, uint64_t *v, uint32_t len)
     }
 }
 
+/* maximum or minimum over a row from the reduction's init value (-inf for
+ * maximum, +inf for minimum), IEEE 754-2019: NaN propagates, -0 < +0. */
+static uint64_t row_pick(fmt f, const uint64_t *x, uint32_t len, bool want_max)
+{
+    uint64_t acc = encode(f, want_max ? -INFINITY : INFINITY);
+    for (uint32_t i = 0; i < len; i++) acc = ieee_pick(f, acc, x[i], want_max);
+    return acc;
+}
+
+/* The stored result of a row: the exact sum or dot rounded once, or for a
+ * maximum/minimum body the element it picks; Σ|terms| in both cases. */
+static void row_result(fmt f, const plumb_golden_spec *s, const uint64_t *x, const uint64_t *y, uint32_t len,
+                       uint64_t *res, uint64_t *abs_sum)
+{
+    exact_sum(f, x, y, len, res, abs_sum);
+    if (golden_sum_exact(s->attr)) *res = row_pick(f, x, len, !strcmp(s->attr, "maximum"));
+}
+
 static bool gen_contraction(rng *r, const plumb_golden_spec *s, recs *rs, plumb_diag *d)
 {
     fmt f = fmt_of(s->dtype);
@@ -603,12 +955,18 @@ static bool gen_contraction(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
             rec[len - 1] = encode(f, spec[k][1]);
             if (dot) rec[2 * len - 1] = encode(f, 1.0);
         }
-        exact_sum(f, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
+        row_result(f, s, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
+        if (!recs_push(rs, rec, d)) goto out;
+    }
+    /* maximum and minimum: rows of signed zeros (-0 < +0 decides) */
+    for (uint32_t k = 0; golden_sum_exact(s->attr) && k < 2; k++) {
+        for (uint32_t i = 0; i < nin; i++) rec[i] = (k == 0 || i % 3) ? sign_bit(f) : 0;
+        row_result(f, s, rec, NULL, len, &rec[nin], &rec[nin + 1]);
         if (!recs_push(rs, rec, d)) goto out;
     }
     for (uint32_t k = 0; k < 20; k++) {
         rand_row(r, f, k, rec, nin);
-        exact_sum(f, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
+        row_result(f, s, rec, dot ? rec + len : NULL, len, &rec[nin], &rec[nin + 1]);
         if (!recs_push(rs, rec, d)) goto out;
     }
     /* dots: subnormal operands times large ones, products as large as the
@@ -620,7 +978,7 @@ static bool gen_contraction(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
             rec[i] = tiny ? rand_subnormal(r, f) : rand_binade(r, f, lo, lo + 4, false);
             rec[len + i] = tiny ? rand_binade(r, f, big, big + 4, false) : rand_binade(r, f, 0, 4, false);
         }
-        exact_sum(f, rec, rec + len, len, &rec[nin], &rec[nin + 1]);
+        row_result(f, s, rec, rec + len, len, &rec[nin], &rec[nin + 1]);
         if (!recs_push(rs, rec, d)) goto out;
     }
     /* hard to round: of 256 candidate rows, the 8 nearest a midpoint */
@@ -645,7 +1003,7 @@ static bool gen_contraction(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
     }
     for (uint32_t i = 0; i < nbest; i++) {
         uint64_t *q = rs->v + (size_t)(first + i) * w;
-        exact_sum(f, q, dot ? q + len : NULL, len, &q[nin], &q[nin + 1]);
+        row_result(f, s, q, dot ? q + len : NULL, len, &q[nin], &q[nin + 1]);
     }
     ok = true;
 out:
@@ -668,16 +1026,19 @@ bool plumb_golden_generate(uint64_t seed, const plumb_golden_spec *s, uint8_t **
     recs rs = {NULL, 0, 0, n_in + n_out};
     /* the generator's own rounding is the only one: MPFR's exponent range
      * is left at its default (far wider than any format) */
-    bool ok = s->kind == PLUMB_GOLDEN_ELEMENTWISE ? gen_elementwise(&r, s, &rs, d) : gen_contraction(&r, s, &rs, d);
+    bool decided_op = s->op == PLUMB_OP_COMPARE || s->op == PLUMB_OP_IS_FINITE || s->op == PLUMB_OP_SELECT ||
+                      s->op == PLUMB_OP_CLAMP || s->op == PLUMB_OP_CONVERT || s->op == PLUMB_OP_REDUCE_PRECISION;
+    bool ok = s->kind != PLUMB_GOLDEN_ELEMENTWISE ? gen_contraction(&r, s, &rs, d)
+              : decided_op ? gen_decided(&r, s, &rs, d) : gen_elementwise(&r, s, &rs, d);
     if (!ok) goto out;
-    uint32_t eb = plumb_dtype_get(s->dtype)->bits / 8;
+    uint32_t eb = golden_elem_bytes(s->op, s->dtype, s->attr);
     size_t n = PLUMB_GOLDEN_HEADER_SIZE + (size_t)rs.n * rs.w * eb;
     uint8_t *p = plumb_calloc(n, 1);
     if (!p) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); ok = false; goto out; }
     memcpy(p, PLUMB_GOLDEN_MAGIC, 8);
     golden_wr32(p + 8, PLUMB_GOLDEN_VERSION);
     golden_wr32(p + 12, PLUMB_GOLDEN_HEADER_SIZE);
-    snprintf((char *)p + 16, PLUMB_GOLDEN_OP_NAME_MAX, "%s", plumb_op_name(s->op));
+    snprintf((char *)p + 16, PLUMB_GOLDEN_OP_NAME_MAX, "%s%s%s", plumb_op_name(s->op), s->attr[0] ? " " : "", s->attr);
     snprintf((char *)p + 56, PLUMB_GOLDEN_DTYPE_NAME_MAX, "%s", plumb_dtype_name(s->dtype));
     golden_wr32(p + 64, (uint32_t)s->kind);
     golden_wr32(p + 68, n_in);

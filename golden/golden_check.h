@@ -16,6 +16,7 @@ typedef struct golden_result {
     plumb_dtype dtype;
     plumb_golden_kind kind;
     uint32_t length;
+    char attr[PLUMB_GOLDEN_ATTR_MAX];   /* the entry's attribute, "" for none */
     bool skipped;               /* the backend does not claim the op for the type */
     bool errored;               /* the backend failed to run it (error holds why) */
     uint32_t cases, passed, failed;
@@ -33,10 +34,12 @@ typedef struct golden_result {
 
 void golden_result_free(golden_result *r);
 
-/* The budget-used histogram of op in type t over every checked file of rs
- * (several files for sums and dots: one per length). False when out of
- * memory; h->n is 0 when no such file was checked. */
-bool golden_op_hist(const golden_result *rs, uint32_t n, plumb_opcode op, plumb_dtype t, conf_budget_hist *h);
+/* The budget-used histogram of op in type t with attribute attr ("" for
+ * none: a reduce's add body) over every checked file of rs (several files
+ * for sums and dots: one per length). False when out of memory; h->n is 0
+ * when no such file was checked. */
+bool golden_op_hist(const golden_result *rs, uint32_t n, plumb_opcode op, plumb_dtype t, const char *attr,
+                    conf_budget_hist *h);
 
 /* Checks the backend (opened with conf_backend_open; spec is what was
  * opened) on one loaded file. False only when the check itself could not be

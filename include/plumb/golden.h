@@ -6,13 +6,17 @@
  *   0   8  magic "PLMBGOLD"
  *   8   4  format version (PLUMB_GOLDEN_VERSION)
  *   12  4  header size in bytes (PLUMB_GOLDEN_HEADER_SIZE)
- *   16 40  op name, NUL-padded ("stablehlo.exponential")
+ *   16 40  op name, NUL-padded ("stablehlo.exponential"); for an entry with
+ *          an attribute, the name, one space and the attribute
+ *          ("stablehlo.compare LT", "stablehlo.convert f16")
  *   56  8  element type name, NUL-padded ("f32")
  *   64  4  kind: 0 elementwise, 1 sum (reduce with add), 2 dot
  *   68  4  inputs per record
  *   72  4  outputs per record (1; 2 for sum and dot: the result, then
  *          Σ|terms| rounded to the type, for the data-dependent bound)
- *   76  4  bytes per element (2, 4 or 8)
+ *   76  4  bytes per element (2, 4 or 8): the wider of the input and
+ *          result types; i1 values (compare, is_finite, select's
+ *          predicate) are 0 or 1, every element zero-extended
  *   80  4  record count
  *   84  4  spec CRC: CRC-32 of the manifest entry it was generated from
  *   88  4  payload CRC: CRC-32 of the bytes after the header
@@ -38,9 +42,11 @@
 
 typedef enum plumb_golden_kind {
     PLUMB_GOLDEN_ELEMENTWISE = 0,
-    PLUMB_GOLDEN_SUM = 1,       /* stablehlo.reduce with an add body over one row */
-    PLUMB_GOLDEN_DOT = 2,       /* stablehlo.dot_general of two rows */
+    PLUMB_GOLDEN_SUM = 1,       /* stablehlo.reduce over one row (body add, or the attribute's) */
+    PLUMB_GOLDEN_DOT = 2,       /* stablehlo.dot_general (or stablehlo.dot) of two rows */
 } plumb_golden_kind;
+
+#define PLUMB_GOLDEN_ATTR_MAX 16u
 
 /* One manifest entry: what one .gold file holds. */
 typedef struct plumb_golden_spec {
@@ -49,6 +55,12 @@ typedef struct plumb_golden_spec {
     plumb_golden_kind kind;
     uint32_t length;            /* terms per sum or dot; 0 for elementwise */
     uint32_t line;              /* manifest line, for messages */
+    /* The entry's attribute as the manifest writes it, "" for none
+     * (docs/golden.md): compare's direction ("LT", "LT_TOTALORDER"),
+     * convert's result type ("f16"), reduce_precision's format ("e5m10"),
+     * reduce's body ("maximum", "minimum"; "" = add), dot_general's
+     * dimension numbers ("contract0", "nobatch"; "" = batched rows). */
+    char attr[PLUMB_GOLDEN_ATTR_MAX];
 } plumb_golden_spec;
 
 typedef struct plumb_golden_manifest {
@@ -80,6 +92,8 @@ typedef struct plumb_golden_file {
     uint32_t spec_crc;
     uint8_t *data;              /* the whole file */
     size_t size;
+    char attr[PLUMB_GOLDEN_ATTR_MAX];   /* from the op name field; "" for none */
+    plumb_dtype out_dtype;      /* the result's element type (dtype, i1, or convert's target) */
 } plumb_golden_file;
 
 /* Reads and validates path: magic, version, header and payload checksums,

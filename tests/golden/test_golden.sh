@@ -99,7 +99,8 @@ else
 fi
 golden check --backend ref --manifest "$MANIFEST" --dir "$DATA" --ops stablehlo.tanh,stablehlo.reduce
 expect_rc "--ops with a reduction passes on the reference" 0
-expect_in "$tmp/out" "--ops checks only the ops named" "16 files"
+n_sel=$(grep -cE '^stablehlo\.(tanh|reduce) ' "$MANIFEST")
+expect_in "$tmp/out" "--ops checks only the ops named" "$n_sel files"
 golden check --backend ref --ops stablehlo.constant --manifest "$MANIFEST" --dir "$DATA"
 expect_rc "--ops naming an op without goldens is a usage error" 2
 

@@ -84,10 +84,10 @@ check_jq "per op x type: log f32 is the same distribution" "$tmp/g.json" \
     '.ops[] | select(.op == "stablehlo.log" and .dtype == "f32") |
      .files == 1 and .cases == $n and .histogram == [$z, 0, 0, 0, 0, $k, 0] and .p50 == $a' \
     --argjson n "$records" --argjson z "$zeros" --argjson k "$k" --argjson a "$p50"
-check_jq "per op x type: the sums of 3 lengths are one entry with every row" "$tmp/g.json" \
-    '([.entries[] | select(.op == "stablehlo.reduce" and .dtype == "f32") | .cases] | add) as $c |
-     [.ops[] | select(.op == "stablehlo.reduce" and .dtype == "f32")] | length == 1 and .[0].files == 3 and
-     .[0].cases == $c and .[0].histogram[0] == $c'
+check_jq "per op x type: the sums (add body) of 3 lengths are one entry with every row" "$tmp/g.json" \
+    '([.entries[] | select(.op == "stablehlo.reduce" and .dtype == "f32" and .attr == "") | .cases] | add) as $c |
+     [.ops[] | select(.op == "stablehlo.reduce" and .dtype == "f32" and .attr == "")] | length == 1 and
+     .[0].files == 3 and .[0].cases == $c and .[0].histogram[0] == $c'
 
 # ---- certify: the histogram per op x type ----------------------------------------------
 run "$PLUMB" certify --backend "$FAULT" --ops stablehlo.log --out "$tmp/c" -q

@@ -1,7 +1,8 @@
 /* The stored goldens hold the right values: records looked up by their
  * inputs in the committed files (golden/data, or PLUMB_GOLDEN_DIR) are
  * compared with values derived by hand — well-known roundings of e, π and
- * √2 and the special cases IEEE 754-2019 and C99 Annex F fix — never with
+ * √2, the special cases IEEE 754-2019 and C99 Annex F fix, and the
+ * definitions of compare, clamp, convert and reduce_precision — never with
  * anything plumb computes. Also: CRC-32's standard check value, the file
  * names, the manifest's refusals, and that generation is deterministic. */
 #include <setjmp.h>
@@ -44,6 +45,110 @@ static uint64_t lookup(const char *name, uint64_t a, uint64_t b)
     plumb_golden_file_free(&f);
     if (!found) fail_msg("%s: no record for inputs 0x%llx, 0x%llx", name, (unsigned long long)a, (unsigned long long)b);
     return got;
+}
+
+/* The stored result for three inputs (clamp's min, x, max; select's pred,
+ * on_true, on_false). */
+static uint64_t lookup3(const char *name, uint64_t a, uint64_t b, uint64_t c)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir(), name);
+    plumb_golden_file f;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    if (!plumb_golden_load(path, NULL, 0, &f, &d)) fail_msg("%s", d.msg);
+    assert_int_equal(f.n_in, 3);
+    uint64_t got = 0;
+    bool found = false;
+    for (uint32_t r = 0; r < f.count && !found; r++) {
+        if (plumb_golden_elem(&f, r, 0) != a || plumb_golden_elem(&f, r, 1) != b || plumb_golden_elem(&f, r, 2) != c)
+            continue;
+        got = plumb_golden_elem(&f, r, 3);
+        found = true;
+    }
+    plumb_golden_file_free(&f);
+    if (!found) fail_msg("%s: no record for 0x%llx, 0x%llx, 0x%llx", name, (unsigned long long)a, (unsigned long long)b,
+                         (unsigned long long)c);
+    return got;
+}
+
+/* The result of the first row of a reduce file whose terms are all `all`
+ * (mixed false) or a mix of `all` and its other zero (mixed true). */
+static uint64_t zero_row(const char *name, bool mixed)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir(), name);
+    plumb_golden_file f;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    if (!plumb_golden_load(path, NULL, 0, &f, &d)) fail_msg("%s", d.msg);
+    uint64_t sign = 1ull << (8 * f.elem_bytes - 1), got = 0;
+    bool found = false;
+    for (uint32_t r = 0; r < f.count && !found; r++) {
+        uint32_t neg = 0, pos = 0;
+        for (uint32_t i = 0; i < f.n_in; i++) {
+            uint64_t v = plumb_golden_elem(&f, r, i);
+            neg += v == sign;
+            pos += v == 0;
+        }
+        if (neg + pos != f.n_in || (mixed ? (neg == 0 || pos == 0) : pos != 0)) continue;
+        got = plumb_golden_elem(&f, r, f.n_in);
+        found = true;
+    }
+    plumb_golden_file_free(&f);
+    if (!found) fail_msg("%s: no row of signed zeros", name);
+    return got;
+}
+
+/* Ops with attributes or other result types, by their definitions:
+ * IEEE 754-2019 comparisons (NaN unordered, -0 == +0) and totalOrder,
+ * isFinite, select, clamp = min(max(x, lo), hi) with NaN propagating,
+ * conversions rounded once to nearest even, XLA's reduce_precision, and
+ * reductions with maximum/minimum bodies over signed zeros. */
+static void test_attribute_ops(void **state)
+{
+    (void)state;
+    assert_int_equal(lookup("compare-f32-LT.gold", 0x80000000u, 0x00000000u), 0);        /* -0 < +0: no */
+    assert_int_equal(lookup("compare-f32-LE.gold", 0x80000000u, 0x00000000u), 1);
+    assert_int_equal(lookup("compare-f32-EQ.gold", 0x80000000u, 0x00000000u), 1);        /* -0 == +0 */
+    assert_int_equal(lookup("compare-f32-LT_TOTALORDER.gold", 0x80000000u, 0x00000000u), 1); /* totalOrder: -0 < +0 */
+    assert_int_equal(lookup("compare-f32-EQ.gold", 0x7FC00000u, 0x7FC00000u), 0);        /* NaN is unordered */
+    assert_int_equal(lookup("compare-f32-NE.gold", 0x7FC00000u, 0x7FC00000u), 1);
+    assert_int_equal(lookup("compare-f64-GE.gold", 0x7FF8000000000000ull, 0x3FF0000000000000ull), 0);
+    assert_int_equal(lookup("compare-f16-LT_TOTALORDER.gold", 0xFE00u, 0xFC00u), 1);     /* -NaN < -inf */
+    assert_int_equal(lookup("compare-bf16-GT.gold", 0x7F80u, 0x7F7Fu), 1);               /* inf > max */
+    assert_int_equal(lookup("is_finite-f16.gold", 0x7C00u, 0), 0);
+    assert_int_equal(lookup("is_finite-f16.gold", 0x7BFFu, 0), 1);
+    assert_int_equal(lookup("is_finite-f16.gold", 0x0001u, 0), 1);
+    assert_int_equal(lookup("is_finite-f64.gold", 0x7FF8000000000000ull, 0), 0);
+    assert_int_equal(lookup3("select-f32.gold", 1, 0x00000000u, 0x3F800000u), 0x00000000u);
+    assert_int_equal(lookup3("select-f32.gold", 0, 0x00000000u, 0x3F800000u), 0x3F800000u);
+    assert_int_equal(lookup3("clamp-f32.gold", 0xBF800000u, 0x7FC00000u, 0x3F800000u) & 0x7FC00000u, 0x7FC00000u);
+    assert_int_equal(lookup3("clamp-f32.gold", 0x40000000u, 0x00000000u, 0xC0000000u), 0xC0000000u); /* min > max: max */
+    assert_int_equal(lookup3("clamp-f32.gold", 0x00000000u, 0x80000000u, 0x3F800000u), 0x00000000u); /* max(-0, +0) */
+    assert_int_equal(lookup3("clamp-f64.gold", 0xFFF0000000000000ull, 0xFFF0000000000000ull, 0x3FF0000000000000ull),
+                     0xFFF0000000000000ull);
+    /* convert: f64 max overflows f16; 2^-1074 rounds to +0; f32's 2^-149 is exact in f64 (exponent 1023 - 149);
+     * f16's 65504 = (2 - 2^-10)·2^15 has 11 significant bits, bf16 keeps 8: rounds up to 2^16 = 0x4780 */
+    assert_int_equal(lookup("convert-f64-f16.gold", 0x7FEFFFFFFFFFFFFFull, 0), 0x7C00u);
+    assert_int_equal(lookup("convert-f64-f16.gold", 0x0000000000000001ull, 0), 0x0000u);
+    assert_int_equal(lookup("convert-f64-f16.gold", 0x8000000000000000ull, 0), 0x8000u);
+    assert_int_equal(lookup("convert-f32-f64.gold", 0x00000001u, 0), 0x36A0000000000000ull);
+    assert_int_equal(lookup("convert-f16-bf16.gold", 0x7BFFu, 0), 0x4780u);
+    assert_int_equal(lookup("convert-bf16-f32.gold", 0x3F80u, 0), 0x3F800000u);
+    /* reduce_precision e5m10 on f32 (f16's format): 65504 stays; 65520 = 65504 + 2^4 is the tie above it,
+     * rounds to even (up) to 2^16, past the reduced range: inf; the predecessor of 2^-14 (the reduced
+     * smallest normal) rounds up to it; 1 stays */
+    assert_int_equal(lookup("reduce_precision-f32-e5m10.gold", 0x477FE000u, 0), 0x477FE000u);
+    assert_int_equal(lookup("reduce_precision-f32-e5m10.gold", 0x477FF000u, 0), 0x7F800000u);
+    assert_int_equal(lookup("reduce_precision-f32-e5m10.gold", 0x387FFFFFu, 0), 0x38800000u);
+    assert_int_equal(lookup("reduce_precision-f32-e5m10.gold", 0x3F800000u, 0), 0x3F800000u);
+    /* below the reduced range (no subnormals there): the f32 smallest subnormal becomes +0 */
+    assert_int_equal(lookup("reduce_precision-f32-e5m10.gold", 0x00000001u, 0), 0x00000000u);
+    /* maximum over -0s is -0; over a mix of -0 and +0, +0 (and minimum -0) */
+    assert_int_equal(zero_row("reduce-f32-n16-maximum.gold", false), 0x80000000u);
+    assert_int_equal(zero_row("reduce-f32-n16-maximum.gold", true), 0x00000000u);
+    assert_int_equal(zero_row("reduce-f64-n16-minimum.gold", true), 0x8000000000000000ull);
 }
 
 /* CRC-32 (IEEE) of "123456789" is 0xCBF43926, the published check value. */
@@ -109,12 +214,18 @@ static void test_names_and_manifest(void **state)
 {
     (void)state;
     char buf[96];
-    plumb_golden_spec s = {PLUMB_OP_EXPONENTIAL, PLUMB_F32, PLUMB_GOLDEN_ELEMENTWISE, 0, 1};
+    plumb_golden_spec s = {PLUMB_OP_EXPONENTIAL, PLUMB_F32, PLUMB_GOLDEN_ELEMENTWISE, 0, 1, ""};
     plumb_golden_file_name(&s, buf, sizeof buf);
     assert_string_equal(buf, "exponential-f32.gold");
-    plumb_golden_spec r = {PLUMB_OP_REDUCE, PLUMB_BF16, PLUMB_GOLDEN_SUM, 16, 1};
+    plumb_golden_spec r = {PLUMB_OP_REDUCE, PLUMB_BF16, PLUMB_GOLDEN_SUM, 16, 1, ""};
     plumb_golden_file_name(&r, buf, sizeof buf);
     assert_string_equal(buf, "reduce-bf16-n16.gold");
+    plumb_golden_spec c = {PLUMB_OP_COMPARE, PLUMB_F16, PLUMB_GOLDEN_ELEMENTWISE, 0, 1, "LT_TOTALORDER"};
+    plumb_golden_file_name(&c, buf, sizeof buf);
+    assert_string_equal(buf, "compare-f16-LT_TOTALORDER.gold");
+    plumb_golden_spec mx = {PLUMB_OP_REDUCE, PLUMB_F32, PLUMB_GOLDEN_SUM, 16, 1, "maximum"};
+    plumb_golden_file_name(&mx, buf, sizeof buf);
+    assert_string_equal(buf, "reduce-f32-n16-maximum.gold");
     char path[] = "/tmp/plumb-golden-manifest-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -127,13 +238,35 @@ static void test_names_and_manifest(void **state)
     assert_false(plumb_golden_manifest_load(path, &m, &d));
     assert_non_null(strstr(d.msg, ":4: op 'stablehlo.constant' has no goldens"));
     unlink(path);
+    /* attributes: missing, unknown, or given to an op that takes none */
+    const char *bad[][2] = {
+        {"stablehlo.compare f32\n", ":3: compare entries are 'OP TYPE DIR'"},
+        {"stablehlo.compare f32 LQ\n", ":3: compare entries are 'OP TYPE DIR'"},
+        {"stablehlo.convert f32 f32\n", ":3: convert entries are 'OP TYPE TARGET'"},
+        {"stablehlo.reduce_precision f32 e0m3\n", ":3: reduce_precision entries are 'OP TYPE eEmM'"},
+        {"stablehlo.reduce f32 16 multiply\n", ":3: reduce entries are 'OP TYPE LENGTH [maximum|minimum]'"},
+        {"stablehlo.exponential f32 LT\n", ":3: stablehlo.exponential takes no attribute"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char p2[] = "/tmp/plumb-golden-manifest-XXXXXX";
+        int fd2 = mkstemp(p2);
+        assert_true(fd2 >= 0);
+        char t2[200];
+        int n2 = snprintf(t2, sizeof t2, "plumb-golden-manifest 1\nseed 7\n%s", bad[i][0]);
+        assert_int_equal(write(fd2, t2, (size_t)n2), n2);
+        close(fd2);
+        memset(&d, 0, sizeof d);
+        assert_false(plumb_golden_manifest_load(p2, &m, &d));
+        if (!strstr(d.msg, bad[i][1])) fail_msg("'%s': got '%s'", bad[i][0], d.msg);
+        unlink(p2);
+    }
 }
 
 /* Generation is a function of (seed, entry): twice the same bytes, another seed other bytes. */
 static void test_deterministic(void **state)
 {
     (void)state;
-    plumb_golden_spec s = {PLUMB_OP_TANH, PLUMB_BF16, PLUMB_GOLDEN_ELEMENTWISE, 0, 1};
+    plumb_golden_spec s = {PLUMB_OP_TANH, PLUMB_BF16, PLUMB_GOLDEN_ELEMENTWISE, 0, 1, ""};
     uint8_t *a, *b, *c;
     size_t na, nb, nc;
     plumb_diag d;
@@ -155,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_crc32_check_value),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_special_cases),
+        cmocka_unit_test(test_attribute_ops),
         cmocka_unit_test(test_names_and_manifest),
         cmocka_unit_test(test_deterministic),
     };
