@@ -191,7 +191,7 @@ static void print_markdown(plumb_buf *out, const ops_cells *c)
         "\n"
         "This file is generated from `ir/ops.def` by `make docs` (which runs\n"
         "`plumb ops --markdown`); do not edit it by hand: `make check` fails when\n"
-        "it is stale. One row per op of op set v1: operand and result counts\n"
+        "it is stale. One row per op of op sets v1 and v2: operand and result counts\n"
         "(\"variadic\" when any number), kind, the element types accepted for the\n"
         "primary operand, and the agreement class a backend's result must meet\n"
         "against the reference: *exact* (bit-identical), *ulp* (within the stated\n"

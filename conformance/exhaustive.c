@@ -376,13 +376,14 @@ bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *
                  "  return %%r : tensor<%llux%s>\n}\n",
                  (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, tn,
                  (unsigned long long)s.chunk, tn);
-    else if (o->op == PLUMB_OP_IS_FINITE)
+    else if (o->op == PLUMB_OP_IS_FINITE || o->op == PLUMB_OP_IS_INF || o->op == PLUMB_OP_IS_POS_INF ||
+             o->op == PLUMB_OP_IS_NEG_INF)
         snprintf(prog, sizeof prog,
                  "func.func @main(%%x: tensor<%llux%s>) -> tensor<%lluxi1> {\n"
-                 "  %%r = stablehlo.is_finite %%x : (tensor<%llux%s>) -> tensor<%lluxi1>\n"
+                 "  %%r = %s %%x : (tensor<%llux%s>) -> tensor<%lluxi1>\n"
                  "  return %%r : tensor<%lluxi1>\n}\n",
-                 (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, (unsigned long long)s.chunk, tn,
-                 (unsigned long long)s.chunk, (unsigned long long)s.chunk);
+                 (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, oi->name, (unsigned long long)s.chunk,
+                 tn, (unsigned long long)s.chunk, (unsigned long long)s.chunk);
     else
         snprintf(prog, sizeof prog,
                  "func.func @main(%%x: tensor<%llux%s>) -> tensor<%llux%s> {\n"

@@ -167,6 +167,13 @@ uint32_t conf_convert_targets(plumb_opcode op, plumb_dtype src, plumb_dtype *out
     return n;
 }
 
+/* Float operand, i1 result: is_finite and chlo's is_inf family. */
+static bool pred_op(plumb_opcode op)
+{
+    return op == PLUMB_OP_IS_FINITE || op == PLUMB_OP_IS_INF || op == PLUMB_OP_IS_POS_INF ||
+           op == PLUMB_OP_IS_NEG_INF;
+}
+
 static bool is_unary_float_ew(plumb_opcode op, plumb_dtype t)
 {
     const plumb_op_info *oi = plumb_op_get(op);
@@ -537,7 +544,7 @@ static bool gen_elementwise(gen *g, plumb_dtype target)
     default:
         if (oi->arity == 1) {
             ew_operand(g, "x", t, s, bc, g->value);
-            if (op == PLUMB_OP_IS_FINITE) {
+            if (pred_op(op)) {
                 plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, I1);
                 g->ret_types = I1;
             } else {
@@ -563,7 +570,7 @@ static bool gen_exhaustive16(gen *g)
     if (!x) return push_case(g, "%r");
     for (int64_t i = 0; i < n; i++) plumb_store_bits(g->t, x->data, (size_t)i, (uint64_t)i);
     const plumb_op_info *oi = plumb_op_get(g->op);
-    if (g->op == PLUMB_OP_IS_FINITE) {
+    if (pred_op(g->op)) {
         const char *I1 = tys(g, PLUMB_I1, 1, &n);
         plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, I1);
         g->ret_types = I1;
@@ -1532,7 +1539,7 @@ static bool gen_cross_scatter(gen *g)
 static void unary_body(gen *g, const char *T, int64_t n)
 {
     const plumb_op_info *oi = plumb_op_get(g->op);
-    if (g->op == PLUMB_OP_IS_FINITE) {
+    if (pred_op(g->op)) {
         const char *I1 = tys(g, PLUMB_I1, 1, &n);
         plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, I1);
         g->ret_types = I1;

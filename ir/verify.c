@@ -438,7 +438,8 @@ static bool check_region(vctx *V, const ir_op *op, const char *what, const ir_bl
 static bool v_unary(vctx *V, const ir_op *op)
 {
     ir_type want = op->operands[0]->type;
-    if (op->code == PLUMB_OP_IS_FINITE)
+    if (op->code == PLUMB_OP_IS_FINITE || op->code == PLUMB_OP_IS_INF || op->code == PLUMB_OP_IS_POS_INF ||
+        op->code == PLUMB_OP_IS_NEG_INF)
         want.dtype = PLUMB_I1;
     if (op->code == PLUMB_OP_REDUCE_PRECISION) {
         if (op->a.exponent_bits < 1)
@@ -1853,12 +1854,16 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
     case PLUMB_OP_TAN: case PLUMB_OP_IS_FINITE: case PLUMB_OP_NOT: case PLUMB_OP_POPCNT:
     case PLUMB_OP_COUNT_LEADING_ZEROS: case PLUMB_OP_REDUCE_PRECISION: case PLUMB_OP_ERF:
+    case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH:
+    case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
+    case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE: case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF:
+    case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA:
         return v_unary(V, op);
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:
     case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
-    case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE:
+    case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE: case PLUMB_OP_NEXT_AFTER:
         return v_binary(V, op);
     case PLUMB_OP_SELECT: return v_select(V, op);
     case PLUMB_OP_CLAMP: return v_clamp(V, op);

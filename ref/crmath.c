@@ -41,7 +41,8 @@ uint64_t cr_mpfr_calls(void) { return g_mpfr_calls; }
 
 static const char *const unary_names[CR_UNARY_COUNT] = {
     "sqrt", "rsqrt", "cbrt", "exp", "expm1", "log", "log1p", "logistic",
-    "tanh", "sin", "cos", "tan", "erf",
+    "tanh", "sin", "cos", "tan", "erf", "acos", "asin", "atan", "acosh", "asinh",
+    "atanh", "cosh", "sinh", "erfc", "lgamma", "digamma",
 };
 static const char *const binary_names[CR_BINARY_COUNT] = {
     "add", "sub", "mul", "div", "rem", "pow", "atan2",
@@ -163,6 +164,15 @@ static double wide_unary_d(cr_unary_fn f, double x)
     case CR_COS: return cos(x);
     case CR_TAN: return tan(x);
     case CR_ERF: return erf(x);
+    case CR_ACOS: return acos(x);
+    case CR_ASIN: return asin(x);
+    case CR_ATAN: return atan(x);
+    case CR_ACOSH: return acosh(x);
+    case CR_ASINH: return asinh(x);
+    case CR_ATANH: return atanh(x);
+    case CR_COSH: return cosh(x);
+    case CR_SINH: return sinh(x);
+    case CR_ERFC: return erfc(x);
     default: return NAN;
     }
 }
@@ -183,6 +193,15 @@ static long double wide_unary_ld(cr_unary_fn f, long double x)
     case CR_COS: return cosl(x);
     case CR_TAN: return tanl(x);
     case CR_ERF: return erfl(x);
+    case CR_ACOS: return acosl(x);
+    case CR_ASIN: return asinl(x);
+    case CR_ATAN: return atanl(x);
+    case CR_ACOSH: return acoshl(x);
+    case CR_ASINH: return asinhl(x);
+    case CR_ATANH: return atanhl(x);
+    case CR_COSH: return coshl(x);
+    case CR_SINH: return sinhl(x);
+    case CR_ERFC: return erfcl(x);
     default: return NAN;
     }
 }
@@ -264,6 +283,21 @@ static uint64_t mpfr_unary(cr_unary_fn f, plumb_dtype t, double x)
     case CR_COS: inex = mpfr_cos(y, a, MPFR_RNDN); break;
     case CR_TAN: inex = mpfr_tan(y, a, MPFR_RNDN); break;
     case CR_ERF: inex = mpfr_erf(y, a, MPFR_RNDN); break;
+    case CR_ACOS: inex = mpfr_acos(y, a, MPFR_RNDN); break;
+    case CR_ASIN: inex = mpfr_asin(y, a, MPFR_RNDN); break;
+    case CR_ATAN: inex = mpfr_atan(y, a, MPFR_RNDN); break;
+    case CR_ACOSH: inex = mpfr_acosh(y, a, MPFR_RNDN); break;
+    case CR_ASINH: inex = mpfr_asinh(y, a, MPFR_RNDN); break;
+    case CR_ATANH: inex = mpfr_atanh(y, a, MPFR_RNDN); break;
+    case CR_COSH: inex = mpfr_cosh(y, a, MPFR_RNDN); break;
+    case CR_SINH: inex = mpfr_sinh(y, a, MPFR_RNDN); break;
+    case CR_ERFC: inex = mpfr_erfc(y, a, MPFR_RNDN); break;
+    case CR_LGAMMA: {
+        int sign;
+        inex = mpfr_lgamma(y, &sign, a, MPFR_RNDN);
+        break;
+    }
+    case CR_DIGAMMA: inex = mpfr_digamma(y, a, MPFR_RNDN); break;
     default: mpfr_set_nan(y); inex = 0; break;
     }
     uint64_t r = mpfr_finish(t, y, inex);
@@ -372,7 +406,11 @@ uint64_t cr_unary(cr_unary_fn f, plumb_dtype t, uint64_t xb)
     if (f == CR_RSQRT && x == 0)
         return cr_from_double(t, signbit(x) ? -INFINITY : INFINITY);
     uint64_t r;
-    if (!g_force_mpfr) {
+    /* lgamma and digamma always take MPFR: near the zeros of lgamma and of
+     * digamma the C library's error relative to the result is not bounded
+     * by a few ULP in every implementation (and C has no digamma). */
+    bool fast = f != CR_LGAMMA && f != CR_DIGAMMA;
+    if (!g_force_mpfr && fast) {
         if (t == PLUMB_F64) {
             long double y = wide_unary_ld(f, x);
             if (isnan(y))

@@ -41,6 +41,17 @@ typedef enum cr_unary_fn {
     CR_COS,
     CR_TAN,
     CR_ERF,
+    CR_ACOS,
+    CR_ASIN,
+    CR_ATAN,
+    CR_ACOSH,
+    CR_ASINH,
+    CR_ATANH,
+    CR_COSH,
+    CR_SINH,
+    CR_ERFC,
+    CR_LGAMMA,     /* log|gamma(x)|; +inf at the poles (0, negative integers) */
+    CR_DIGAMMA,    /* gamma'(x)/gamma(x); NaN at negative integers, -+inf at +-0 */
     CR_UNARY_COUNT
 } cr_unary_fn;
 

@@ -184,6 +184,58 @@ CR_UNARY_KERNEL(COSINE, CR_COS)
 CR_UNARY_KERNEL(TAN, CR_TAN)
 CR_UNARY_KERNEL(ERF, CR_ERF)
 
+/* ---- CHLO's unary math (op set v2) ------------------------------------------
+ * acos, asin, atan, acosh, asinh, atanh, cosh, sinh, erfc, lgamma, digamma.
+ * Floats only; every result is the exact value rounded once to nearest even
+ * in the operand's type, subnormals kept, overflow to +-inf. NaN operand ->
+ * that NaN, quieted; an operand outside the domain -> the default NaN.
+ * Domains and special values (C99 Annex F where C has the function; MPFR's
+ * definitions, which agree with it, otherwise):
+ *   acos: [-1, 1]; acos(1) = +0, acos(-1) = pi (rounded), acos(+-0) = pi/2.
+ *   asin, atan, asinh, atanh and sinh are odd and keep the sign of zero:
+ *   f(+-0) = +-0. asin: [-1, 1], asin(+-1) = +-pi/2 (rounded).
+ *   atan(+-inf) = +-pi/2. asinh(+-inf) = +-inf. sinh(+-inf) = +-inf.
+ *   acosh: [1, +inf]; acosh(1) = +0, acosh(x < 1) = NaN, acosh(+inf) = +inf.
+ *   atanh: [-1, 1]; atanh(+-1) = +-inf, |x| > 1 -> NaN.
+ *   cosh(+-0) = 1, cosh(+-inf) = +inf.
+ *   erfc(-inf) = 2, erfc(+inf) = +0, erfc(+-0) = 1; underflows to
+ *   subnormals and 0 for x > ~9 (f32) / ~27 (f64).
+ *   lgamma(x) = log|gamma(x)|: +inf at +-0 and at the negative integers
+ *   (poles), lgamma(1) = lgamma(2) = +0, lgamma(+-inf) = +inf.
+ *   digamma(x) = gamma'(x)/gamma(x): digamma(+0) = -inf, digamma(-0) = +inf,
+ *   NaN at the negative integers and at -inf, digamma(+inf) = +inf,
+ *   digamma(1) = -0.5772156649... (minus Euler's constant).
+ * Arguments of any size are exact (cosh(710.5) in f64 is +inf, cosh(89.5)
+ * in f32 too; sinh keeps the sign). */
+CR_UNARY_KERNEL(ACOS, CR_ACOS)
+CR_UNARY_KERNEL(ASIN, CR_ASIN)
+CR_UNARY_KERNEL(ATAN, CR_ATAN)
+CR_UNARY_KERNEL(ACOSH, CR_ACOSH)
+CR_UNARY_KERNEL(ASINH, CR_ASINH)
+CR_UNARY_KERNEL(ATANH, CR_ATANH)
+CR_UNARY_KERNEL(COSH, CR_COSH)
+CR_UNARY_KERNEL(SINH, CR_SINH)
+CR_UNARY_KERNEL(ERFC, CR_ERFC)
+CR_UNARY_KERNEL(LGAMMA, CR_LGAMMA)
+CR_UNARY_KERNEL(DIGAMMA, CR_DIGAMMA)
+
+/* ---- chlo.square --------------------------------------------------------------
+ * Floats only: x * x correctly rounded (one IEEE multiplication, so exact
+ * agreement): square(+-0) = +0, square(+-inf) = +inf, NaN -> NaN quieted,
+ * overflow to +inf, underflow to subnormals and +0. */
+static uint64_t s_square(plumb_dtype t, uint64_t x, const ir_op *op)
+{
+    (void)op;
+    return cr_binary(CR_MUL, t, x, x);
+}
+
+bool ref_op_SQUARE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    if (!is_float(in[0]->dtype))
+        return bad_type(c, op, in[0]->dtype);
+    return map1(c, op, in, out, s_square);
+}
+
 /* ---- abs -----------------------------------------------------------------------
  * Floats: clears the sign bit (IEEE abs is a bit operation: NaN payloads,
  * even signaling ones, are kept). Signed integers: |x| modulo 2^w, so
@@ -314,6 +366,40 @@ bool ref_op_IS_FINITE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plum
         return ref_fail(c, op, PLUMB_ERR_INVALID, "the result must have element type i1");
     return float_map1(c, op, in, out, s_is_finite);
 }
+
+/* ---- chlo.is_inf, chlo.is_pos_inf, chlo.is_neg_inf --------------------------------
+ * Floats in, i1 out: is_inf is true for +inf and -inf, is_pos_inf for +inf
+ * only, is_neg_inf for -inf only; false for NaN (whatever its sign), zeros
+ * and every finite value. */
+static bool fp_is_inf(plumb_dtype t, uint64_t b)
+{
+    return fp_is_inf_or_nan(t, b) && !cr_is_nan(t, b);
+}
+
+static uint64_t s_is_inf(plumb_dtype t, uint64_t x, const ir_op *op)
+{
+    if (!fp_is_inf(t, x))
+        return 0;
+    switch (op->code) {
+    case PLUMB_OP_IS_POS_INF: return (x & sign_bit(t)) == 0;
+    case PLUMB_OP_IS_NEG_INF: return (x & sign_bit(t)) != 0;
+    default: return 1;
+    }
+}
+
+static bool is_inf_kernel(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    if (out[0]->dtype != PLUMB_I1)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "the result must have element type i1");
+    return float_map1(c, op, in, out, s_is_inf);
+}
+
+bool ref_op_IS_INF(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{ return is_inf_kernel(c, op, in, out); }
+bool ref_op_IS_POS_INF(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{ return is_inf_kernel(c, op, in, out); }
+bool ref_op_IS_NEG_INF(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{ return is_inf_kernel(c, op, in, out); }
 
 /* ---- not, popcnt, count_leading_zeros ----------------------------------------------
  * not: i1 -> logical not; integers -> bitwise complement.
@@ -562,6 +648,36 @@ bool ref_op_ATAN2(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
     if (!is_float(in[0]->dtype))
         return bad_type(c, op, in[0]->dtype);
     return map2(c, op, in, out, s_atan2);
+}
+
+/* ---- chlo.next_after --------------------------------------------------------------------
+ * Floats only, exact: the next value of the type after x (first operand) in
+ * the direction of y (second), as C's nextafter. A NaN operand gives it
+ * quieted (x's first); x == y gives y (so next_after(+0, -0) = -0); from
+ * +-0 the result is the smallest subnormal with y's sign; from +-max toward
+ * +-inf it is +-inf, from +-inf toward a finite y it is +-max. Subnormals
+ * are stepped like every other value (no flush). */
+static uint64_t s_next_after(plumb_dtype t, uint64_t a, uint64_t b, const ir_op *op)
+{
+    (void)op;
+    if (cr_is_nan(t, a))
+        return cr_quiet(t, a);
+    if (cr_is_nan(t, b))
+        return cr_quiet(t, b);
+    double x = cr_to_double(t, a), y = cr_to_double(t, b);
+    if (x == y)
+        return b;
+    if (fp_is_zero(t, a))
+        return (b & sign_bit(t)) | 1;
+    /* sign-magnitude bits: moving away from zero adds one to the pattern */
+    return ((x < y) == (x > 0)) ? a + 1 : a - 1;
+}
+
+bool ref_op_NEXT_AFTER(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    if (!is_float(in[0]->dtype))
+        return bad_type(c, op, in[0]->dtype);
+    return map2(c, op, in, out, s_next_after);
 }
 
 /* ---- maximum, minimum ---------------------------------------------------------------------

@@ -237,6 +237,103 @@ static uint64_t f64_binary(plumb_opcode code, uint64_t ab, uint64_t bb)
     return rt_math_narrow_ld(code, r, RT_MATH_LDERR, (double)a, (double)b);
 }
 
+/* ---- CHLO's unary math: one wider evaluation and one rounding per element -----------
+ * acos, asin, atan, acosh, asinh, atanh, cosh, sinh, erfc and lgamma run the
+ * C library's function per element: in double for f16, bf16 and f32 results
+ * (glibc documents these within a few units of 2^-53; RT_CHLO_DERR allows
+ * 2^-44 relative), in long double for f64 results (RT_MATH_LDERR), then one
+ * rounding to the type, through rt_math_narrow so that subnormal, zero and
+ * overflowing results are exact. Elsewhere the result is within 1 ULP of
+ * the correctly rounded one (docs/runtime-math.md has the measured errors).
+ * digamma has no C library function: every element takes the correctly
+ * rounded MPFR path (rt_math_slow). lgamma_r/lgammal_r, not lgamma: the
+ * latter writes the global signgam from every pool thread. */
+#define RT_CHLO_DERR 0x1p-44
+
+static bool is_chlo_unary(plumb_opcode c)
+{
+    switch (c) {
+    case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH:
+    case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
+    case PLUMB_OP_ERFC: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static double chlo_d(plumb_opcode code, double x)
+{
+    int sg;
+    switch (code) {
+    case PLUMB_OP_ACOS: return acos(x);
+    case PLUMB_OP_ASIN: return asin(x);
+    case PLUMB_OP_ATAN: return atan(x);
+    case PLUMB_OP_ACOSH: return acosh(x);
+    case PLUMB_OP_ASINH: return asinh(x);
+    case PLUMB_OP_ATANH: return atanh(x);
+    case PLUMB_OP_COSH: return cosh(x);
+    case PLUMB_OP_SINH: return sinh(x);
+    case PLUMB_OP_ERFC: return erfc(x);
+    default: return lgamma_r(x, &sg);
+    }
+}
+
+static long double chlo_ld(plumb_opcode code, long double x)
+{
+    int sg;
+    switch (code) {
+    case PLUMB_OP_ACOS: return acosl(x);
+    case PLUMB_OP_ASIN: return asinl(x);
+    case PLUMB_OP_ATAN: return atanl(x);
+    case PLUMB_OP_ACOSH: return acoshl(x);
+    case PLUMB_OP_ASINH: return asinhl(x);
+    case PLUMB_OP_ATANH: return atanhl(x);
+    case PLUMB_OP_COSH: return coshl(x);
+    case PLUMB_OP_SINH: return sinhl(x);
+    case PLUMB_OP_ERFC: return erfcl(x);
+    default: return lgammal_r(x, &sg);
+    }
+}
+
+static uint64_t chlo_unary(plumb_opcode code, plumb_dtype t, uint64_t xb)
+{
+    if (f_isnan(t, xb))
+        return f_quiet(t, xb);
+    double x = f_to_d(t, xb);
+    if (code == PLUMB_OP_DIGAMMA) {
+        uint64_t r = rt_math_slow(code, t, x, 0);
+        return f_isnan(t, r) ? f_default_nan(t) : r;
+    }
+    if (t == PLUMB_F64) {
+        long double r = chlo_ld(code, x);
+        if (isnan(r))
+            return f_default_nan(t);
+        return rt_math_narrow_ld(code, r, RT_MATH_LDERR, x, 0);
+    }
+    double r = chlo_d(code, x);
+    if (isnan(r))
+        return f_default_nan(t);
+    return rt_math_narrow(code, t, r, RT_CHLO_DERR, x, 0);
+}
+
+/* chlo.next_after on bit patterns, as ref/elementwise.c: NaN operands
+ * quieted (x's first), y when x == y, the smallest subnormal of y's sign
+ * from +-0, else one step of the sign-magnitude pattern. */
+static uint64_t next_after(plumb_dtype t, uint64_t a, uint64_t b)
+{
+    if (f_isnan(t, a))
+        return f_quiet(t, a);
+    if (f_isnan(t, b))
+        return f_quiet(t, b);
+    double x = f_to_d(t, a), y = f_to_d(t, b);
+    if (x == y)
+        return b;
+    if (f_iszero(t, a))
+        return (b & sign_bit(t)) | 1;
+    return ((x < y) == (x > 0)) ? a + 1 : a - 1;
+}
+
 static bool is_vmath_unary(plumb_opcode c)
 {
     switch (c) {
@@ -483,6 +580,11 @@ static uint64_t elem(const ew *e, uint64_t a, uint64_t b, uint64_t c)
     case PLUMB_OP_ROUND_NEAREST_AFZ: return round_int(t, a, RD_AFZ);
     case PLUMB_OP_SQRT: return fsqrt(t, a);
     case PLUMB_OP_IS_FINITE: return !f_inf_or_nan(t, a);
+    case PLUMB_OP_IS_INF: return f_inf_or_nan(t, a) && !f_isnan(t, a);
+    case PLUMB_OP_IS_POS_INF: return f_inf_or_nan(t, a) && !f_isnan(t, a) && !(a & sign_bit(t));
+    case PLUMB_OP_IS_NEG_INF: return f_inf_or_nan(t, a) && !f_isnan(t, a) && (a & sign_bit(t));
+    case PLUMB_OP_SQUARE: return farith(PLUMB_OP_MULTIPLY, t, a, a);
+    case PLUMB_OP_NEXT_AFTER: return next_after(t, a, b);
     case PLUMB_OP_NOT: return is_bool(t) ? (a & 1) == 0 : ~a;
     case PLUMB_OP_POPCNT: return (uint64_t)__builtin_popcountll(a & mask_of(t));
     case PLUMB_OP_COUNT_LEADING_ZEROS:
@@ -1164,6 +1266,11 @@ static void ew_engine(const ew *e, size_t b, size_t n)
         narrow_unary(e, b, n);
         return;
     }
+    if (is_chlo_unary(e->code) && is_float(t)) {
+        for (size_t i = 0; i < n; i++)
+            st(t, e->out, b + i, chlo_unary(e->code, t, ld(t, at(e, 0, b + i), 0)));
+        return;
+    }
     if ((e->code == PLUMB_OP_POWER || e->code == PLUMB_OP_ATAN2) && is_float(t)) {
         if (t == PLUMB_F32) {
             rt_vmath2_f32(e->code, e->isa)((const float *)at(e, 0, b), (const float *)at(e, 1, b),
@@ -1257,7 +1364,8 @@ static const char *ew_setup(ew *e, const ir_op *op, plumb_isa isa, const plumb_d
     if (c == PLUMB_OP_SELECT) {
         if (in_t[0] != PLUMB_I1 || in_t[2] != in_t[1] || rt != in_t[1])
             return "select needs an i1 predicate and two operands of the result type";
-    } else if (c == PLUMB_OP_COMPARE || c == PLUMB_OP_IS_FINITE) {
+    } else if (c == PLUMB_OP_COMPARE || c == PLUMB_OP_IS_FINITE || c == PLUMB_OP_IS_INF || c == PLUMB_OP_IS_POS_INF ||
+               c == PLUMB_OP_IS_NEG_INF) {
         if (rt != PLUMB_I1 || (n_in > 1 && in_t[1] != in_t[0]))
             return "the result must have element type i1 and the operands one type";
         if (c == PLUMB_OP_COMPARE) {
@@ -1367,3 +1475,6 @@ EW_KERNEL(DIVIDE) EW_KERNEL(REMAINDER) EW_KERNEL(POWER) EW_KERNEL(MAXIMUM) EW_KE
 EW_KERNEL(ATAN2) EW_KERNEL(AND) EW_KERNEL(OR) EW_KERNEL(XOR) EW_KERNEL(SHIFT_LEFT)
 EW_KERNEL(SHIFT_RIGHT_ARITHMETIC) EW_KERNEL(SHIFT_RIGHT_LOGICAL) EW_KERNEL(COMPARE)
 EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
+EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
+EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
+EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER)

@@ -97,6 +97,21 @@ uint64_t rt_math_slow(plumb_opcode op, plumb_dtype t, double av, double bv)
     case PLUMB_OP_CBRT: inex = mpfr_cbrt(r, a, MPFR_RNDN); break;
     case PLUMB_OP_POWER: inex = mpfr_pow(r, a, b, MPFR_RNDN); break;
     case PLUMB_OP_ATAN2: inex = mpfr_atan2(r, a, b, MPFR_RNDN); break;
+    case PLUMB_OP_ACOS: inex = mpfr_acos(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ASIN: inex = mpfr_asin(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ATAN: inex = mpfr_atan(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ACOSH: inex = mpfr_acosh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ASINH: inex = mpfr_asinh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ATANH: inex = mpfr_atanh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_COSH: inex = mpfr_cosh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_SINH: inex = mpfr_sinh(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ERFC: inex = mpfr_erfc(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_LGAMMA: {
+        int sign;
+        inex = mpfr_lgamma(r, &sign, a, MPFR_RNDN);
+        break;
+    }
+    case PLUMB_OP_DIGAMMA: inex = mpfr_digamma(r, a, MPFR_RNDN); break;
     case PLUMB_OP_LOGISTIC:
         /* the intermediate e^-a may leave t's range: work in the default one */
         mpfr_set_emin(old_min);

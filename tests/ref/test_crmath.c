@@ -163,6 +163,21 @@ static uint64_t oracle_unary(cr_unary_fn f, plumb_dtype t, uint64_t xb)
     case CR_COS: inex = mpfr_cos(r, a, MPFR_RNDN); break;
     case CR_TAN: inex = mpfr_tan(r, a, MPFR_RNDN); break;
     case CR_ERF: inex = mpfr_erf(r, a, MPFR_RNDN); break;
+    case CR_ACOS: inex = mpfr_acos(r, a, MPFR_RNDN); break;
+    case CR_ASIN: inex = mpfr_asin(r, a, MPFR_RNDN); break;
+    case CR_ATAN: inex = mpfr_atan(r, a, MPFR_RNDN); break;
+    case CR_ACOSH: inex = mpfr_acosh(r, a, MPFR_RNDN); break;
+    case CR_ASINH: inex = mpfr_asinh(r, a, MPFR_RNDN); break;
+    case CR_ATANH: inex = mpfr_atanh(r, a, MPFR_RNDN); break;
+    case CR_COSH: inex = mpfr_cosh(r, a, MPFR_RNDN); break;
+    case CR_SINH: inex = mpfr_sinh(r, a, MPFR_RNDN); break;
+    case CR_ERFC: inex = mpfr_erfc(r, a, MPFR_RNDN); break;
+    case CR_LGAMMA: {
+        int sign;
+        inex = mpfr_lgamma(r, &sign, a, MPFR_RNDN);
+        break;
+    }
+    case CR_DIGAMMA: inex = mpfr_digamma(r, a, MPFR_RNDN); break;
     default: break;
     }
     uint64_t out = oracle_round(t, r, inex);
@@ -420,6 +435,17 @@ static double wide_ref(cr_unary_fn f, double x)
     case CR_SIN: return sin(x);
     case CR_COS: return cos(x);
     case CR_TAN: return tan(x);
+    case CR_ACOS: return acos(x);
+    case CR_ASIN: return asin(x);
+    case CR_ATAN: return atan(x);
+    case CR_ACOSH: return acosh(x);
+    case CR_ASINH: return asinh(x);
+    case CR_ATANH: return atanh(x);
+    case CR_COSH: return cosh(x);
+    case CR_SINH: return sinh(x);
+    case CR_ERFC: return erfc(x);
+    case CR_LGAMMA: { int sg; return lgamma_r(x, &sg); }
+    case CR_DIGAMMA: return NAN;   /* no C function: no hard-case scan */
     default: return erf(x);
     }
 }
