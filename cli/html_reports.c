@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../conformance/html.h"
+#include "plumb/runtime.h"
 #include "cli.h"
 #include "html_reports.h"
 
@@ -33,6 +34,15 @@ bool cli_fuzz_html_write(const char *path, const fz_options *o, const fz_result 
     plumb_buf page;
     plumb_buf_init(&page);
     cli_fuzz_html(&page, o, res);
+    return write_page(path, &page, d);
+}
+
+bool cli_run_html_write(const char *path, const char *const *files, int n_files, const cli_run_event *ev, uint32_t n,
+                        const struct plumb_runtime *rt, plumb_diag *d)
+{
+    plumb_buf page;
+    plumb_buf_init(&page);
+    cli_run_html(&page, files, n_files, ev, n, rt);
     return write_page(path, &page, d);
 }
 
@@ -328,6 +338,120 @@ void cli_fuzz_html(plumb_buf *out, const fz_options *o, const fz_result *res)
         snprintf(what, sizeof what, "results of %s checked per element type", plumb_op_name((plumb_opcode)k));
         conf_svg_hist(out, bins, nb, labels, 0, what);
         for (uint32_t j = 0; j < nb; j++) plumb_buf_printf(out, "%s%s %u", j ? ", " : " ", labels[j], bins[j]);
+        plumb_buf_puts(out, "</td></tr>\n");
+    }
+    plumb_buf_puts(out, "</tbody>\n</table>\n");
+    conf_html_end(out);
+}
+
+/* ---- run --stats ------------------------------------------------------------------ */
+
+void cli_run_events_free(cli_run_event *ev, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (ev[i].explanation) plumb_free(ev[i].explanation, strlen(ev[i].explanation) + 1);
+}
+
+static void stats_row(plumb_buf *out, const char *module, const char *name, const plumb_runtime_stats *st, bool total)
+{
+    plumb_buf_printf(out, "<tr class=\"%s%s\"><td>", total ? "total" : "entry", st->recompiles ? " bad" : "");
+    if (total) {
+        plumb_buf_puts(out, "<strong>total</strong>");
+    } else {
+        plumb_buf_puts(out, "<code>@");
+        conf_html_esc(out, name ? name : "");
+        plumb_buf_puts(out, "</code>");
+        if (module) {
+            plumb_buf_puts(out, " (module <code>@");
+            conf_html_esc(out, module);
+            plumb_buf_puts(out, "</code>)");
+        }
+    }
+    plumb_buf_printf(out, "</td><td class=\"n\" data-v=\"%u\">%u</td><td class=\"n compiles\" data-v=\"%llu\">%llu</td>"
+                          "<td class=\"n recompiles\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%llu\">%llu</td>"
+                          "<td class=\"n\" data-v=\"%llu\">%llu</td><td class=\"n\" data-v=\"%llu\">%llu</td>"
+                          "<td class=\"n\" data-v=\"%.6f\">%.3f</td><td class=\"n\" data-v=\"%.6f\">%.3f</td></tr>\n",
+                     st->programs, st->programs, (unsigned long long)st->compiles, (unsigned long long)st->compiles,
+                     (unsigned long long)st->recompiles, (unsigned long long)st->recompiles,
+                     (unsigned long long)st->cache_hits, (unsigned long long)st->cache_hits,
+                     (unsigned long long)st->disk_hits, (unsigned long long)st->disk_hits,
+                     (unsigned long long)st->runs, (unsigned long long)st->runs, st->compile_seconds,
+                     st->compile_seconds * 1e3, st->execute_seconds, st->execute_seconds * 1e3);
+}
+
+void cli_run_html(plumb_buf *out, const char *const *files, int n_files, const cli_run_event *ev, uint32_t n,
+                  const struct plumb_runtime *rt)
+{
+    plumb_runtime_stats total;
+    memset(&total, 0, sizeof total);
+    total.struct_size = sizeof total;
+    plumb_runtime_stats_get(rt, NULL, &total);
+    conf_html_begin(out, "plumb run --stats");
+    char line[300];
+    snprintf(line, sizeof line, "%u runs of %d file%s: %llu compiles, %llu recompiles, %llu cache hits, %llu disk hits",
+             n, n_files, n_files == 1 ? "" : "s", (unsigned long long)total.compiles,
+             (unsigned long long)total.recompiles, (unsigned long long)total.cache_hits,
+             (unsigned long long)total.disk_hits);
+    verdict_box(out, total.recompiles == 0, false, total.recompiles ? "RECOMPILES" : "NO RECOMPILES", line);
+
+    plumb_buf_puts(out, "<h2 id=\"stats\">Per module and entry</h2>\n<table class=\"sortable\" id=\"stats-table\">\n"
+                        "<thead><tr><th>entry</th><th>programs</th><th>compiles</th><th>recompiles</th><th>cache hits</th>"
+                        "<th>disk hits</th><th>runs</th><th>compile ms</th><th>execute ms</th></tr></thead>\n<tbody>\n");
+    for (uint32_t i = 0; i < plumb_runtime_entry_count(rt); i++) {
+        const char *module = NULL, *name = NULL;
+        plumb_runtime_stats st;
+        memset(&st, 0, sizeof st);
+        st.struct_size = sizeof st;
+        if (plumb_runtime_entry_stats(rt, i, &module, &name, &st)) stats_row(out, module, name, &st, false);
+    }
+    stats_row(out, NULL, NULL, &total, true);
+    plumb_buf_puts(out, "</tbody>\n</table>\n");
+
+    /* the timeline: one step per run, a mark on each compile */
+    uint32_t n_builds = 0, n_re = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        n_builds += ev[i].compiled;
+        n_re += ev[i].recompiled;
+    }
+    plumb_buf_printf(out, "<h2 id=\"timeline\">Compile timeline</h2>\n<p>Runs 1 to %u in order; a dot on each run that "
+                          "compiled a program (blue), red for the recompiles (%u).</p>\n<p>", n, n_re);
+    uint32_t *steps = plumb_malloc(sizeof *steps * (n_builds ? n_builds : 1));
+    uint32_t *re = plumb_malloc(sizeof *re * (n_re ? n_re : 1));
+    if (!steps || !re) {
+        if (steps) plumb_free(steps, sizeof *steps * (n_builds ? n_builds : 1));
+        if (re) plumb_free(re, sizeof *re * (n_re ? n_re : 1));
+        out->failed = true;
+        return;
+    }
+    uint32_t kb = 0, kr = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (ev[i].compiled && !ev[i].recompiled) steps[kb++] = i + 1;
+        if (ev[i].recompiled) re[kr++] = i + 1;
+    }
+    char title[120];
+    snprintf(title, sizeof title, "%u first compiles over %u runs", kb, n);
+    conf_svg_timeline(out, 1, n ? n : 1, steps, kb, false, title);
+    plumb_buf_puts(out, "<br>");
+    snprintf(title, sizeof title, "%u recompiles over %u runs", kr, n);
+    conf_svg_timeline(out, 1, n ? n : 1, re, kr, true, title);
+    plumb_buf_puts(out, "</p>\n");
+    plumb_free(steps, sizeof *steps * (n_builds ? n_builds : 1));
+    plumb_free(re, sizeof *re * (n_re ? n_re : 1));
+
+    plumb_buf_printf(out, "<h2 id=\"runs\">Runs (%u)</h2>\n<table id=\"run-table\">\n<thead><tr><th>run</th><th>file"
+                          "</th><th>program</th><th>why it was built</th></tr></thead>\n<tbody>\n", n);
+    for (uint32_t i = 0; i < n; i++) {
+        const cli_run_event *e = &ev[i];
+        const char *what = e->recompiled ? "recompiled" : e->compiled ? "compiled" : e->disk_hit ? "disk hit" : "cache hit";
+        plumb_buf_printf(out, "<tr class=\"run%s\" data-what=\"%s\"><td class=\"n\">%u</td><td><code>",
+                         e->recompiled ? " bad" : "", what, i + 1);
+        conf_html_esc(out, e->file < (uint32_t)n_files ? files[e->file] : "?");
+        plumb_buf_printf(out, "</code></td><td>%s</td><td>", what);
+        if (e->explanation) {
+            plumb_buf_puts(out, "<pre>");
+            conf_html_esc(out, e->explanation);
+            plumb_buf_puts(out, "</pre>");
+        }
         plumb_buf_puts(out, "</td></tr>\n");
     }
     plumb_buf_puts(out, "</tbody>\n</table>\n");

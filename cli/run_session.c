@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "html_reports.h"
 #include "plumb/ir.h"
 #include "plumb/runtime.h"
 #include "plumb/shape.h"
@@ -551,6 +552,14 @@ int cli_run_session(const cli_session_opts *o)
         return CLI_EXIT_USAGE;
     }
     uint32_t runs = 0, total = o->repeat * (uint32_t)o->n_files;
+    /* --html: what each run did, for the page (cli/html_reports.c) */
+    cli_run_event *ev = NULL;
+    uint32_t n_ev = 0;
+    if (o->html && !(ev = plumb_calloc(total ? total : 1, sizeof *ev))) {
+        fprintf(stderr, "plumb %s: error: out of memory\n", o->cmd);
+        plumb_runtime_destroy(rt);
+        return CLI_EXIT_USAGE;
+    }
     for (uint32_t r = 0; r < o->repeat && rc == CLI_EXIT_OK; r++) {
         for (int k = 0; k < o->n_files && rc == CLI_EXIT_OK; k++) {
             const char *file = o->files[k];
@@ -587,6 +596,17 @@ int cli_run_session(const cli_session_opts *o)
                 free_inputs(ins, n_in);
                 ir_module_free(m);
                 break;
+            }
+            if (ev && n_ev < total) {
+                cli_run_event *e = &ev[n_ev++];
+                e->file = (uint32_t)k;
+                e->run = runs;
+                e->compiled = after.compiles > before.compiles;
+                e->recompiled = after.recompiles > before.recompiles;
+                e->disk_hit = after.disk_hits > before.disk_hits;
+                size_t elen = expl ? strlen(expl) + 1 : 0;
+                if (e->recompiled && expl && (e->explanation = plumb_malloc(elen)))
+                    memcpy(e->explanation, expl, elen);
             }
             if (o->explain && after.recompiles > before.recompiles && expl) {
                 if (o->json)
@@ -641,6 +661,16 @@ int cli_run_session(const cli_session_opts *o)
         }
         plumb_runtime_stats_get(rt, NULL, &st);
         print_stats_line(stderr, o->json, NULL, NULL, &st);
+    }
+    if (ev) {
+        d = (plumb_diag){.code = PLUMB_OK};
+        if (!cli_run_html_write(o->html, o->files, o->n_files, ev, n_ev, rt, &d)) {
+            cli_print_diag(o->cmd, &d);
+            if (rc == CLI_EXIT_OK)
+                rc = CLI_EXIT_USAGE;
+        }
+        cli_run_events_free(ev, n_ev);
+        plumb_free(ev, (total ? total : 1) * sizeof *ev);
     }
     plumb_runtime_destroy(rt);
     return rc;

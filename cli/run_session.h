@@ -70,6 +70,7 @@ typedef struct cli_session_opts {
     cli_gen_opts gen;             /* generated inputs, different on each run */
     uint32_t repeat;              /* times the whole list runs (>= 1) */
     bool stats, explain, json;
+    const char *html;             /* --html FILE (with --stats): the session's page; NULL = none */
     uint32_t max_compiles;        /* programs per module and entry; 0 = no cap */
     bool error_on_recompile;
     const char *contract;         /* --contract FILE; NULL = $PLUMB_CONTRACT or none */
