@@ -8,13 +8,14 @@
 #include "cli.h"
 #include "plumb/golden.h"
 #include "../golden/golden_check.h"
+#include "html_reports.h"
 
 static const char golden_help[] =
     "usage: plumb golden gen [--manifest FILE] [--dir DIR] [-q]\n"
     "       plumb golden check --backend ref|runtime|PATH.so [--manifest FILE] [--dir DIR]\n"
-    "                          [--ops LIST] [--json FILE] [-q]\n"
+    "                          [--ops LIST] [--json FILE] [--html FILE] [-q]\n"
     "       plumb golden ratchet --backend B --baseline FILE [--update] [--manifest FILE]\n"
-    "                          [--dir DIR] [--json FILE] [-q]\n"
+    "                          [--dir DIR] [--json FILE] [--html FILE] [-q]\n"
     "\n"
     "Golden numerics: correctly rounded results of the float elementwise ops,\n"
     "sums and dots, computed with MPFR and stored in checksummed files\n"
@@ -39,6 +40,10 @@ static const char golden_help[] =
     "  --json FILE       also write the results as JSON (per file and per op x\n"
     "                    type: counts, budget quantiles and a histogram of\n"
     "                    budget used: 0, (0,1/16], ..., (1/2,1], over 1)\n"
+    "  --html FILE       also write a self-contained HTML page: the verdict and\n"
+    "                    one row per file (counts, budget quantiles, a budget\n"
+    "                    bar and histogram as inline SVG, the worst failure\n"
+    "                    and a replay command); failures first\n"
     "  --baseline FILE   the ratchet's baseline (for this backend and manifest)\n"
     "  --update          write the run's figures to the baseline instead of\n"
     "                    comparing (after checking the run passed)\n"
@@ -50,10 +55,10 @@ static const char golden_help[] =
     "  1  a case failed, the backend failed, or a figure got worse\n"
     "  2  usage error, or a golden file or baseline that cannot be used\n";
 
-enum { O_MANIFEST = 1, O_DIR, O_BACKEND, O_OPS, O_JSON, O_BASELINE, O_UPDATE, O_QUIET, O_HELP };
+enum { O_MANIFEST = 1, O_DIR, O_BACKEND, O_OPS, O_JSON, O_BASELINE, O_UPDATE, O_QUIET, O_HELP, O_HTML };
 
 typedef struct gopts {
-    const char *manifest, *dir, *backend, *json, *baseline;
+    const char *manifest, *dir, *backend, *json, *baseline, *html;
     bool ops_given[PLUMB_OP_COUNT], ops_filter, update, quiet;
 } gopts;
 
@@ -279,6 +284,7 @@ static int run_check(const char *cmd, const gopts *o, bool ratchet)
            o->backend, b.name, suite, o->ops_filter ? " (partial: --ops)" : "", n_files - skipped,
            (unsigned long long)cases, (unsigned long long)failed, skipped, ok ? "PASS" : "FAIL");
     if (o->json && !write_json(o->json, o->backend, &b, suite, o->ops_filter, ok, rs, n_files, &d)) goto diag;
+    if (o->html && !cli_golden_html_write(o->html, o->backend, &b, suite, o->ops_filter, ok, rs, n_files, &d)) goto diag;
     rc = ok ? CLI_EXIT_OK : CLI_EXIT_INVALID;
     if (!ratchet) goto out;
     if (o->update) {
@@ -359,7 +365,7 @@ int cmd_golden(int argc, char **argv)
 {
     static const cli_opt opts[] = {
         {"manifest", 0, true, O_MANIFEST}, {"dir", 0, true, O_DIR}, {"backend", 0, true, O_BACKEND},
-        {"ops", 0, true, O_OPS}, {"json", 0, true, O_JSON}, {"baseline", 0, true, O_BASELINE},
+        {"ops", 0, true, O_OPS}, {"json", 0, true, O_JSON}, {"html", 0, true, O_HTML}, {"baseline", 0, true, O_BASELINE},
         {"update", 0, false, O_UPDATE}, {"quiet", 'q', false, O_QUIET}, {"help", 'h', false, O_HELP},
         {NULL, 0, false, 0},
     };
@@ -385,6 +391,7 @@ int cmd_golden(int argc, char **argv)
         case O_BACKEND: o.backend = v; break;
         case O_OPS: if (!parse_ops(cmd, v, &o)) return CLI_EXIT_USAGE; break;
         case O_JSON: o.json = v; break;
+        case O_HTML: o.html = v; break;
         case O_BASELINE: o.baseline = v; break;
         case O_UPDATE: o.update = true; break;
         case O_QUIET: o.quiet = true; break;
@@ -392,7 +399,7 @@ int cmd_golden(int argc, char **argv)
     }
     if (!sub) return cli_usage_error(cmd, "expected gen, check or ratchet (see --help)");
     if (!strcmp(sub, "gen")) {
-        if (o.backend || o.ops_filter || o.json || o.baseline || o.update)
+        if (o.backend || o.ops_filter || o.json || o.html || o.baseline || o.update)
             return cli_usage_error(cmd, "gen takes --manifest, --dir and -q only");
         return cmd_gen(cmd, &o);
     }
@@ -405,6 +412,13 @@ int cmd_golden(int argc, char **argv)
         plumb_diag d;
         memset(&d, 0, sizeof d);
         plumb_check_write_target(o.json, &d);
+        cli_print_diag(cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
+    if (o.html && !plumb_check_write_target(o.html, &(plumb_diag){0})) {
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        plumb_check_write_target(o.html, &d);
         cli_print_diag(cmd, &d);
         return CLI_EXIT_USAGE;
     }
