@@ -1103,6 +1103,47 @@ uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uin
         mpfr_clears(lo, hi, mid, v, (mpfr_ptr)0);
         break;
     }
+    case PLUMB_OP_COSH:
+    case PLUMB_OP_SINH:
+        /* cosh(x) = max + ulp/2 at x = acosh(max + ulp/2), and at -x (even);
+         * sinh at +-asinh(max + ulp/2) (odd: -inf on the negative side) */
+        overflow_at(t, a);
+        if (op == PLUMB_OP_COSH) mpfr_acosh(a, a, MPFR_RNDN);
+        else mpfr_asinh(a, a, MPFR_RNDN);
+        n = push_threshold(t, a, out, n, cap);
+        mpfr_neg(a, a, MPFR_RNDN);
+        n = push_threshold(t, a, out, n, cap);
+        break;
+    case PLUMB_OP_ERFC: {
+        /* By bisection on [0, 40] (erfc decreases; erfc(40) < 2^-2300):
+         * erfc(x) = min_subnormal/2 (underflow to +0 above it); erfc(x) =
+         * 1 - 2^-(p+1) (rounds to 1 below it: half the spacing under 1);
+         * erfc(-x) = 2 - erfc(x) = 1 + 2^-p (rounds to 1 above -x: half the
+         * spacing over 1). */
+        mpfr_t lo, hi, mid, v;
+        mpfr_inits2(256, lo, hi, mid, v, (mpfr_ptr)0);
+        for (int which = 0; which < 3; which++) {
+            if (which == 0) {
+                underflow_at(t, b);
+            } else {
+                mpfr_set_ui_2exp(b, 1, -(p + (which == 1)), MPFR_RNDN);
+                mpfr_ui_sub(b, 1, b, MPFR_RNDN);
+            }
+            mpfr_set_ui(lo, 0, MPFR_RNDN);
+            mpfr_set_ui(hi, 40, MPFR_RNDN);
+            for (int it = 0; it < 240; it++) {
+                mpfr_add(mid, lo, hi, MPFR_RNDN);
+                mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+                mpfr_erfc(v, mid, MPFR_RNDN);
+                if (mpfr_cmp(v, b) > 0) mpfr_set(lo, mid, MPFR_RNDN);
+                else mpfr_set(hi, mid, MPFR_RNDN);
+            }
+            if (which == 2) mpfr_neg(lo, lo, MPFR_RNDN);
+            n = push_threshold(t, lo, out, n, cap);
+        }
+        mpfr_clears(lo, hi, mid, v, (mpfr_ptr)0);
+        break;
+    }
     case PLUMB_OP_POWER: {
         /* the exponent y with 3^y = max + ulp/2 and = min_subnormal/2 (base x = 3) */
         uint32_t n0 = n;

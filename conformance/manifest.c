@@ -55,7 +55,8 @@ static uint32_t target_count(plumb_opcode op, plumb_dtype t)
  * scatter; one
  * "threshold" case for power, add, subtract, multiply and divide in every
  * float type and for the saturating,
- * overflowing and rounding unary ops in f32 and f64; one "binades" sweep
+ * overflowing, underflowing and rounding unary ops in f32 and f64 (CHLO's
+ * cosh, sinh and erfc among them); one "binades" sweep
  * per f32/f64 unary float op; one "midpoint" case per convert pair whose
  * target has fewer significand bits or exponent bits than the source holds. */
 static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
@@ -71,7 +72,7 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
         break;
     case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC:
     case PLUMB_OP_ERF: case PLUMB_OP_FLOOR: case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN:
-    case PLUMB_OP_ROUND_NEAREST_AFZ:
+    case PLUMB_OP_ROUND_NEAREST_AFZ: case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ERFC:
         n += wide;
         break;
     default: break;

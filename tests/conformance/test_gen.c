@@ -230,7 +230,8 @@ static void test_boundaries_are_boundaries(void **state)
     static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_TANH,
                                        PLUMB_OP_LOGISTIC, PLUMB_OP_ERF, PLUMB_OP_POWER, PLUMB_OP_ADD,
                                        PLUMB_OP_SUBTRACT, PLUMB_OP_MULTIPLY, PLUMB_OP_DIVIDE, PLUMB_OP_FLOOR,
-                                       PLUMB_OP_CEIL, PLUMB_OP_ROUND_NEAREST_EVEN, PLUMB_OP_ROUND_NEAREST_AFZ};
+                                       PLUMB_OP_CEIL, PLUMB_OP_ROUND_NEAREST_EVEN, PLUMB_OP_ROUND_NEAREST_AFZ,
+                                       PLUMB_OP_COSH, PLUMB_OP_SINH, PLUMB_OP_ERFC};
     static const plumb_dtype types[] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
     uint32_t checked = 0;
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
