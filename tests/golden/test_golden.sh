@@ -1,7 +1,8 @@
 #!/bin/sh
 # Tests of the goldens (docs/golden.md): the reference and the runtime pass
 # `plumb golden check`; a planted backend 2 ULP off on exp fails it, naming
-# the op and the inputs; --ops says the run is partial; the JSON report;
+# the op and the inputs; planted faults of compare NE, clamp and convert
+# fail only their ops' files; --ops says the run is partial; the JSON report;
 # golden files truncated, corrupted, of another version, stale against the
 # manifest or missing are rejected with the file and the reason; the drift
 # ratchet passes on the committed runtime baseline, fails when a figure got
@@ -97,6 +98,27 @@ if [ -f "$TIE" ]; then
 else
     fail "the planted backend $TIE is built (make all)"
 fi
+# The goldens of ops with attributes catch the conformance suite's planted
+# faults of those ops, and only in the files of the planted op.
+# plugin ; the files that must fail (grep -E) ; a fragment of the failure line
+for spec in "fault_ne_nan;compare-(f16|bf16|f32|f64)-NE\.gold;stablehlo.compare NE f32 record" \
+            "fault_clamp_nan;clamp-f32\.gold;stablehlo.clamp f32 record" \
+            "fault_double_round;convert-f64-f16\.gold;stablehlo.convert f64 -> f16 record"; do
+    p=${spec%%;*}
+    rest=${spec#*;}
+    files=${rest%%;*}
+    frag=${rest#*;}
+    if [ ! -f "$BUILD/plugins/$p.so" ]; then fail "the planted backend $p is built (make all)"; continue; fi
+    golden check --backend "$BUILD/plugins/$p.so" --manifest "$MANIFEST" --dir "$DATA" -q
+    expect_rc "$p fails golden check" 1
+    expect_in "$tmp/out" "$p: the failure names the op, its attribute and the record" "$frag"
+    if [ "$(grep -c '^FAIL ' "$tmp/out")" -gt 0 ] &&
+       [ "$(grep '^FAIL ' "$tmp/out" | grep -cvE "^FAIL  ($files):")" = 0 ]; then
+        ok "$p: only the files of the planted op fail"
+    else
+        fail "$p: only the files of the planted op fail"
+    fi
+done
 golden check --backend ref --manifest "$MANIFEST" --dir "$DATA" --ops stablehlo.tanh,stablehlo.reduce
 expect_rc "--ops with a reduction passes on the reference" 0
 n_sel=$(grep -cE '^stablehlo\.(tanh|reduce) ' "$MANIFEST")
