@@ -134,6 +134,11 @@ static const char run_help[] =
     "                          rule no entry matched, exits 1 naming FILE:LINE and\n"
     "                          the explanation; a contract that does not parse or\n"
     "                          contradicts itself exits 2\n"
+    "      --policy P[,P]      canonicalization policies of the compiled runtime\n"
+    "                          (docs/policies.md; default $PLUMB_POLICY): 'lift'\n"
+    "                          makes float scalar/splat constants hidden parameters\n"
+    "                          (a baked learning rate compiles once, same bits),\n"
+    "                          'lift-int' integer ones too, 'none'\n"
     "  -h, --help              show this help\n"
     "\n"
     "exit codes:\n"
@@ -150,7 +155,7 @@ static const char run_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
-       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE };
+       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE, OPT_POLICY };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -172,6 +177,7 @@ static const cli_opt run_opts[] = {
     {"max-compiles", 0, true, OPT_MAX_COMPILES},
     {"error-on-recompile", 0, false, OPT_ERROR_ON_RECOMPILE},
     {"contract", 0, true, OPT_CONTRACT},
+    {"policy", 0, true, OPT_POLICY},
     {"dim-size", 0, true, OPT_DIM_SIZE},
     {"shape", 0, true, OPT_SHAPE},
     {"no-arbitrate", 0, false, OPT_NO_ARBITRATE},
@@ -1264,6 +1270,11 @@ int cmd_run(int argc, char **argv)
         case OPT_CONTRACT:
             so.contract = v;
             session = true;
+            break;
+        case OPT_POLICY:
+            /* every runtime this command creates reads it; an unknown word
+             * fails creating it, naming the word */
+            setenv("PLUMB_POLICY", v, 1);
             break;
         case OPT_NO_ARBITRATE:
             /* the check kernels of every backend read it (ir/checkcmp.c) */

@@ -37,6 +37,14 @@ static const char scenarios_help[] =
     "is reported as a KNOWN GAP with the reason (counted apart, never a pass).\n"
     "The last line reads 'scenarios: N passed, N failed, N known gaps'.\n"
     "\n"
+    "Where a runtime policy closes a leak without changing its programs\n"
+    "(docs/policies.md: 'lift' for a baked float, 'lift-int' for a baked\n"
+    "integer), the leak runs a third time with that policy on and its compiles\n"
+    "are asserted too (leak+policy); leak and fix always run with no policy,\n"
+    "whatever PLUMB_POLICY says. The other leaks are closed by nn builder\n"
+    "policies (present-with-mask, buckets, clamped k and capacity), named per\n"
+    "scenario.\n"
+    "\n"
     "options:\n"
     "      --list           list the scenarios (name, counts, expected cause) and exit\n"
     "      --only NAME      run one scenario (repeatable)\n"
@@ -72,24 +80,32 @@ typedef struct scenario {
     const char *gap;           /* why the runtime cannot name the cause yet; NULL when it can */
     const int64_t *sizes;      /* sizes of '?' dimensions per step; NULL: bound */
     uint32_t n_sizes;
+    /* The runtime policy (docs/policies.md) that closes the leak without
+     * changing the program, and the leak's compiles under it; NULL when the
+     * fix is the program's (builder is the nn builder policy that writes
+     * that fix, or NULL when no policy does). */
+    const char *policy;
+    uint32_t policy_compiles;
+    const char *builder;
 } scenario;
 
 static const scenario scenarios[] = {
     {"baked-learning-rate", "the scheduler's learning rate baked as a constant, new every step", 20, 20,
-     "baked_constant", NULL, "(defined by node 1)", NULL, NULL, 0},
+     "baked_constant", NULL, "(defined by node 1)", NULL, NULL, 0, "lift", 1, NULL},
     {"moe-overflow-counter", "MoE overflow total kept as a Python int and baked into the trace", 8, 8,
-     "baked_constant", "stablehlo.add", "(defined by node", NULL, NULL, 0},
+     "baked_constant", "stablehlo.add", "(defined by node", NULL, NULL, 0, "lift,lift-int", 1, NULL},
     {"grad-create-accumulate", "grad-create and grad-accumulate traced as two programs", 8, 2, "structure",
-     "stablehlo.add", "stablehlo.add added", NULL, NULL, 0},
+     "stablehlo.add", "stablehlo.add added", NULL, NULL, 0, NULL, 0, NULL},
     {"optional-batch-fields", "optional batch fields present in some batches only (an extra parameter)", 8, 4,
-     "entry_signature", NULL, "added", NULL, NULL, 0},
+     "entry_signature", NULL, "added", NULL, NULL, 0, NULL, 0, "present-with-mask (plumb_nn_optional_param)"},
     {"moe-capacity-drift", "MoE capacity recomputed from the padded batch: a drifting static dimension", 10, 5,
-     "static_dimension", "stablehlo.iota", "dimension 1", NULL, NULL, 0},
+     "static_dimension", "stablehlo.iota", "dimension 1", NULL, NULL, 0, NULL, 0,
+     "clamp capacity (plumb_nn_moe_route_clamped)"},
     {"topk-varying-k", "top_k with a data-dependent k", 10, 5, "attribute", "chlo.top_k", "attribute k ", NULL,
-     NULL, 0},
+     NULL, 0, NULL, 0, "clamp k (plumb_nn_top_k_clamped)"},
     {"varying-sequence-length", "a static sequence length per batch; fixed by a bounded '?' dimension", 20, 20,
      "entry_signature", NULL, "parameter 0 dimension 0", NULL, seq_lengths,
-     sizeof seq_lengths / sizeof seq_lengths[0]},
+     sizeof seq_lengths / sizeof seq_lengths[0], NULL, 0, "buckets with masks (plumb_nn_bucket; one compile per bucket, where the fix here is a bounded ? for 1)"},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -266,8 +282,10 @@ static bool expl_has_cause(const char *json, const scenario *s)
     return false;
 }
 
-/* Runs the programs of DIR/NAME/PART (leak or fix), s->steps steps, through a fresh runtime. */
-static void run_sequence(const char *dir, const scenario *s, const char *part, seq_result *r)
+/* Runs the programs of DIR/NAME/PART (leak or fix), s->steps steps, through
+ * a fresh runtime with the given policy ("none" unless a policy is what is
+ * being counted: PLUMB_POLICY must not change the expected counts). */
+static void run_sequence(const char *dir, const scenario *s, const char *part, const char *policy, seq_result *r)
 {
     memset(r, 0, sizeof *r);
     r->steps = s->steps;
@@ -294,6 +312,7 @@ static void run_sequence(const char *dir, const scenario *s, const char *part, s
     plumb_runtime_options_init(&ro);
     ro.threads = 1;       /* counts do not depend on threads; keep the machine free */
     ro.cache_dir = "";    /* no disk cache, whatever PLUMB_CACHE_DIR says: every compile is built here */
+    ro.policy = policy;
     plumb_diag d = {.code = PLUMB_OK};
     if (!(rt = plumb_runtime_create(&ro, &d))) {
         set_error(r, "cannot create the runtime: %s", d.msg);
@@ -429,10 +448,25 @@ static void print_list(bool json)
             printf(", \"steps\": %u, \"leak_compiles\": %u, \"fix_compiles\": 1, \"cause\": ", s->steps,
                    s->leak_compiles);
             json_str(s->cause_class);
-            printf(", \"known_gap\": %s}", s->gap ? "true" : "false");
+            printf(", \"known_gap\": %s, \"policy\": ", s->gap ? "true" : "false");
+            if (s->policy)
+                json_str(s->policy);
+            else
+                printf("null");
+            printf(", \"policy_compiles\": %u, \"builder_policy\": ", s->policy_compiles);
+            if (s->builder)
+                json_str(s->builder);
+            else
+                printf("null");
+            printf("}");
         } else {
             printf("%-24s %2u steps: leak %2u compiles, fix 1; cause %s%s\n    %s\n", s->name, s->steps,
                    s->leak_compiles, s->cause_class, s->gap ? " (known gap)" : "", s->title);
+            if (s->policy)
+                printf("    runtime policy %s: the leak's programs compile %u time%s\n", s->policy,
+                       s->policy_compiles, s->policy_compiles == 1 ? "" : "s");
+            else if (s->builder)
+                printf("    nn builder policy: %s\n", s->builder);
         }
     }
     if (json)
@@ -525,10 +559,14 @@ int cmd_scenarios(int argc, char **argv)
         const scenario *s = &scenarios[i];
         if (only_set && !selected[i])
             continue;
-        seq_result leak, fix;
-        run_sequence(dir, s, "leak", &leak);
-        run_sequence(dir, s, "fix", &fix);
-        bool counts_ok = !leak.error && !fix.error && leak.st.compiles == s->leak_compiles && fix.st.compiles == 1;
+        seq_result leak, fix, pol;
+        run_sequence(dir, s, "leak", "none", &leak);
+        run_sequence(dir, s, "fix", "none", &fix);
+        memset(&pol, 0, sizeof pol);
+        if (s->policy)   /* the leak's own programs again, the runtime policy on */
+            run_sequence(dir, s, "leak", s->policy, &pol);
+        bool counts_ok = !leak.error && !fix.error && leak.st.compiles == s->leak_compiles && fix.st.compiles == 1 &&
+                         (!s->policy || (!pol.error && pol.st.compiles == s->policy_compiles));
         /* every recompile of the leak explained with the expected cause */
         bool cause_ok = leak.n_expl > 0 && leak.explained == leak.n_expl && leak.n_expl == leak.st.recompiles;
         scen_status st = counts_ok && cause_ok ? ST_PASS : counts_ok && s->gap ? ST_GAP : ST_FAIL;
@@ -545,6 +583,19 @@ int cmd_scenarios(int argc, char **argv)
             json_seq("leak", &leak, s->leak_compiles, true);
             printf(", ");
             json_seq("fix", &fix, 1, false);
+            printf(", \"policy\": ");
+            if (s->policy) {
+                json_str(s->policy);
+                printf(", ");
+                json_seq("leak_policy", &pol, s->policy_compiles, false);
+            } else {
+                printf("null, \"leak_policy\": null");
+            }
+            printf(", \"builder_policy\": ");
+            if (s->builder)
+                json_str(s->builder);
+            else
+                printf("null");
             printf(", \"expected_cause\": {\"class\": ");
             json_str(s->cause_class);
             printf(", \"op\": ");
@@ -566,6 +617,14 @@ int cmd_scenarios(int argc, char **argv)
                    (unsigned long long)leak.st.compiles, s->leak_compiles, (unsigned long long)leak.st.cache_hits);
             printf("  fix:  %2u steps, compiles %llu (expected 1), cache hits %llu\n", fix.steps,
                    (unsigned long long)fix.st.compiles, (unsigned long long)fix.st.cache_hits);
+            if (s->policy)
+                printf("  leak+policy %s: %2u steps, compiles %llu (expected %u), cache hits %llu\n", s->policy,
+                       pol.steps, (unsigned long long)pol.st.compiles, s->policy_compiles,
+                       (unsigned long long)pol.st.cache_hits);
+            else if (s->builder)
+                printf("  policy: the nn builder's %s writes the fix\n", s->builder);
+            if (pol.error)
+                printf("  error (leak+policy): %s\n", pol.error);
             printf("  cause expected: %s%s%s%s%s%s; %u of %llu recompiles explained so\n", s->cause_class,
                    s->cause_op ? " at " : "", s->cause_op ? s->cause_op : "", s->cause_what ? ", saying '" : "",
                    s->cause_what ? s->cause_what : "", s->cause_what ? "'" : "", leak.explained,
@@ -584,6 +643,7 @@ int cmd_scenarios(int argc, char **argv)
         first = false;
         seq_result_free(&leak, s->steps);
         seq_result_free(&fix, s->steps);
+        seq_result_free(&pol, s->steps);
         fflush(stdout);
     }
     if (json)

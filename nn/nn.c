@@ -1213,10 +1213,11 @@ static ir_value *column(plumb_nn *nn, ir_value *x, int64_t j)
     return plumb_nn_reshape(nn, plumb_nn_slice(nn, x, start, limit), 1, &t);
 }
 
-bool plumb_nn_moe_route(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capacity,
-                        bool renormalize, plumb_nn_moe_routing *out)
+/* Both routings: cap_param (tensor<i32>, or NULL) replaces the static
+ * capacity in the drop test; the slots dimension stays `capacity`. */
+static bool moe_route(plumb_nn *nn, const char *fn, ir_value *logits, int64_t k, int64_t capacity,
+                      ir_value *cap_param, bool renormalize, plumb_nn_moe_routing *out)
 {
-    const char *fn = "moe_route";
     if (out)
         memset(out, 0, sizeof *out);
     if (!ctx_ok(nn, fn) || !float_ok(nn, fn, "logits", logits))
@@ -1271,7 +1272,11 @@ bool plumb_nn_moe_route(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capac
     ir_value *before = plumb_nn_convert(nn, plumb_nn_compare(nn, IR_CMP_LT, col, row), ft);
     ir_value *expert_ids = plumb_nn_iota(nn, ft, 2, te, 1);
     ir_value *slot_ids = plumb_nn_iota(nn, ft, 3, tec, 2);
-    ir_value *cap = plumb_nn_full(nn, ft, 2, te, (double)capacity);
+    /* A choice keeps its slot while its position is below the capacity; a
+     * capacity parameter is compared the same way (positions >= the slots
+     * dimension have no slot whatever it says). */
+    ir_value *cap = cap_param ? plumb_nn_broadcast_in_dim(nn, plumb_nn_convert(nn, cap_param, ft), 2, te, NULL)
+                              : plumb_nn_full(nn, ft, 2, te, (double)capacity);
     ir_value *filled = plumb_nn_full(nn, ft, 1, &e, 0.0);   /* slots taken per expert so far */
     ir_value *dispatch = NULL, *combine = NULL;
     for (int64_t j = 0; j < k && !nn->failed; j++) {
@@ -1306,4 +1311,191 @@ bool plumb_nn_moe_route(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capac
     out->dispatch = dispatch;
     out->combine = combine;
     return true;
+}
+
+bool plumb_nn_moe_route(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capacity,
+                        bool renormalize, plumb_nn_moe_routing *out)
+{
+    return moe_route(nn, "moe_route", logits, k, capacity, NULL, renormalize, out);
+}
+
+/* ---- canonicalization policies ------------------------------------------------ */
+
+/* A tensor<i32> parameter holding a count (k, a capacity, a length). */
+static bool count_param_ok(plumb_nn *nn, const char *fn, const char *what, const ir_value *v)
+{
+    if (!val_ok(nn, fn, what, v))
+        return false;
+    if (v->type.dtype != PLUMB_I32 || v->type.rank != 0) {
+        fail(nn, PLUMB_ERR_INVALID, "nn.%s: %s must be tensor<i32>, got %s", fn, what, type_str(&v->type).s);
+        return false;
+    }
+    return true;
+}
+
+int64_t plumb_nn_bucket(const int64_t *buckets, uint32_t n, int64_t len)
+{
+    if (!buckets || len < 1)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (buckets[i] >= len)
+            return buckets[i];
+    return -1;
+}
+
+ir_value *plumb_nn_length_mask(plumb_nn *nn, ir_value *len, uint32_t rank, const int64_t *dims, uint32_t dim)
+{
+    const char *fn = "length_mask";
+    if (!ctx_ok(nn, fn) || !count_param_ok(nn, fn, "len", len) || !shape_ok(nn, fn, PLUMB_I32, rank, dims))
+        return NULL;
+    if (dim >= rank) {
+        fail(nn, PLUMB_ERR_INVALID, "nn.%s: dimension %u is out of range for rank %u", fn, dim, rank);
+        return NULL;
+    }
+    ir_value *pos = plumb_nn_iota(nn, PLUMB_I32, rank, dims, dim);
+    ir_value *lb = plumb_nn_broadcast_in_dim(nn, len, rank, dims, NULL);
+    return plumb_nn_compare(nn, IR_CMP_LT, pos, lb);
+}
+
+/* Copies the block of x that fits into y (same rank, same dims but along
+ * dim), row-major, element by element; y's other elements keep their bits. */
+static void copy_overlap(const plumb_tensor *x, plumb_tensor *y, uint32_t dim)
+{
+    size_t es = plumb_dtype_size(x->dtype);
+    int64_t outer = 1, inner = 1;
+    for (uint32_t i = 0; i < dim; i++)
+        outer *= x->dims[i];
+    for (uint32_t i = dim + 1; i < x->rank; i++)
+        inner *= x->dims[i];
+    int64_t nx = x->dims[dim], ny = y->dims[dim], nc = nx < ny ? nx : ny;
+    for (int64_t o = 0; o < outer; o++)
+        if (nc > 0 && inner > 0)
+            memcpy((char *)y->data + (size_t)((o * ny) * inner) * es, (const char *)x->data + (size_t)((o * nx) * inner) * es,
+                   (size_t)(nc * inner) * es);
+}
+
+static plumb_tensor *resized(const plumb_tensor *x, uint32_t dim, int64_t size, const char *fn, plumb_diag *d)
+{
+    if (!x || dim >= x->rank || size < 0) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "nn.%s: %s", fn,
+                       !x ? "the tensor is NULL" : size < 0 ? "the size is negative" : "the dimension is out of range");
+        return NULL;
+    }
+    int64_t dims[PLUMB_MAX_RANK];
+    memcpy(dims, x->dims, x->rank * sizeof *dims);
+    dims[dim] = size;
+    return plumb_tensor_new(x->dtype, x->rank, dims, 0, d);
+}
+
+plumb_tensor *plumb_nn_pad_tensor(const plumb_tensor *x, uint32_t dim, int64_t size, double fill, plumb_diag *d)
+{
+    plumb_tensor *y = resized(x, dim, size, "pad_tensor", d);
+    if (!y)
+        return NULL;
+    if (size < x->dims[dim]) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "nn.pad_tensor: size %lld is below dimension %u's %lld",
+                       (long long)size, dim, (long long)x->dims[dim]);
+        plumb_tensor_free(y);
+        return NULL;
+    }
+    uint64_t n = plumb_tensor_numel(y);
+    if (!store_value(y->dtype, y->data, 0, fill) && n) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "nn.pad_tensor: fill %g is not a %s value", fill,
+                       plumb_dtype_name(y->dtype));
+        plumb_tensor_free(y);
+        return NULL;
+    }
+    for (uint64_t i = 1; i < n; i++)
+        store_value(y->dtype, y->data, (size_t)i, fill);
+    copy_overlap(x, y, dim);
+    return y;
+}
+
+plumb_tensor *plumb_nn_unpad_tensor(const plumb_tensor *x, uint32_t dim, int64_t len, plumb_diag *d)
+{
+    plumb_tensor *y = resized(x, dim, len, "unpad_tensor", d);
+    if (!y)
+        return NULL;
+    if (len > x->dims[dim]) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "nn.unpad_tensor: length %lld is above dimension %u's %lld",
+                       (long long)len, dim, (long long)x->dims[dim]);
+        plumb_tensor_free(y);
+        return NULL;
+    }
+    copy_overlap(x, y, dim);
+    return y;
+}
+
+bool plumb_nn_optional_param(plumb_nn *nn, plumb_dtype t, uint32_t rank, const int64_t *dims,
+                             ir_value **field, ir_value **present)
+{
+    if (field)
+        *field = NULL;
+    if (present)
+        *present = NULL;
+    if (!ctx_ok(nn, "optional_param"))
+        return false;
+    if (!field || !present) {
+        fail(nn, PLUMB_ERR_USAGE, "nn.optional_param: field or present output is NULL");
+        return false;
+    }
+    *field = plumb_nn_param(nn, t, rank, dims);
+    *present = plumb_nn_param(nn, PLUMB_I1, 0, NULL);
+    return *field && *present;
+}
+
+ir_value *plumb_nn_optional_value(plumb_nn *nn, ir_value *field, ir_value *present, double absent)
+{
+    const char *fn = "optional_value";
+    if (!ctx_ok(nn, fn) || !val_ok(nn, fn, "field", field) || !val_ok(nn, fn, "present", present))
+        return NULL;
+    if (present->type.dtype != PLUMB_I1 || present->type.rank != 0) {
+        fail(nn, PLUMB_ERR_INVALID, "nn.%s: present must be tensor<i1>, got %s", fn, type_str(&present->type).s);
+        return NULL;
+    }
+    ir_value *fill = make_constant(nn, fn, field->type.dtype, field->type.rank, field->type.dims, NULL, absent);
+    ir_value *pb = plumb_nn_broadcast_in_dim(nn, present, field->type.rank, field->type.dims, NULL);
+    return plumb_nn_select(nn, pb, field, fill);
+}
+
+bool plumb_nn_top_k_clamped(plumb_nn *nn, ir_value *x, int64_t k_max, ir_value *k, ir_value **values,
+                            ir_value **indices, ir_value **mask)
+{
+    const char *fn = "top_k_clamped";
+    if (values)
+        *values = NULL;
+    if (indices)
+        *indices = NULL;
+    if (mask)
+        *mask = NULL;
+    if (!ctx_ok(nn, fn) || !count_param_ok(nn, fn, "k", k))
+        return false;
+    if (!mask) {
+        fail(nn, PLUMB_ERR_USAGE, "nn.%s: mask output is NULL", fn);
+        return false;
+    }
+    ir_value *v, *i;
+    if (!plumb_nn_top_k(nn, x, k_max, &v, &i))
+        return false;
+    const ir_type *vt = &v->type;
+    ir_value *m = plumb_nn_length_mask(nn, k, vt->rank, vt->dims, vt->rank - 1);
+    ir_value *zero = make_constant(nn, fn, vt->dtype, vt->rank, vt->dims, NULL, 0.0);
+    ir_value *vk = plumb_nn_select(nn, m, v, zero);
+    if (nn->failed)
+        return false;
+    *values = vk;
+    *indices = i;
+    *mask = m;
+    return true;
+}
+
+bool plumb_nn_moe_route_clamped(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capacity_max,
+                                ir_value *capacity, bool renormalize, plumb_nn_moe_routing *out)
+{
+    const char *fn = "moe_route_clamped";
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!ctx_ok(nn, fn) || (capacity && !count_param_ok(nn, fn, "capacity", capacity)))
+        return false;
+    return moe_route(nn, fn, logits, k, capacity_max, capacity, renormalize, out);
 }

@@ -11,15 +11,22 @@
 
 #include "rt_contract.h"
 #include "rt_pipeline.h"
+#include "rt_policy.h"
 #include "rt_summary.h"
 
 typedef struct rt_entry rt_entry;
 
-/* The handle users hold: stays valid while its program is cached. */
+/* The handle users hold: stays valid while its program is cached. A
+ * program compiled from a module whose constants the lift policy turned
+ * into hidden parameters is handed out as a binding per set of lifted
+ * values (chained from the cached handle's `bound`), which appends them
+ * to the caller's inputs at every run (policy.c, docs/policies.md). */
 struct plumb_executable {
     plumb_runtime *rt;
     rt_entry *entry;
     rt_program *prog;
+    rt_lifted lifted;          /* the hidden parameters' values; n == 0 for a plain handle */
+    plumb_executable *bound;   /* next binding of the same program */
 };
 
 typedef struct rt_cached {
@@ -62,6 +69,7 @@ struct plumb_runtime {
     bool has_explanation;
     rt_canon scratch;          /* lookups serialize here; moved into the cache on a miss */
     plumb_contract *contract;  /* compile contract, or NULL */
+    uint32_t policy;           /* RT_POLICY_* flags (rt_policy.h) */
 };
 
 static double now_s(void)
@@ -164,6 +172,15 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
         rt->isa = o.isa;
     }
     rt->max_bytes = plumb_max_bytes(o.max_bytes);
+    const char *pol = o.policy ? o.policy : getenv("PLUMB_POLICY");
+    char perr[160];
+    rt->o.policy = NULL;
+    if (!rt_policy_parse(pol, &rt->policy, perr, sizeof perr)) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, none, "%s: %s", o.policy ? "plumb_runtime_options.policy" : "PLUMB_POLICY",
+                       perr);
+        plumb_free(rt, sizeof *rt);
+        return NULL;
+    }
     const char *dir = o.cache_dir ? o.cache_dir : getenv("PLUMB_CACHE_DIR");
     if (dir && *dir && !(rt->cache_dir = plumb_strndup(dir, strlen(dir)))) {
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory creating the runtime");
@@ -218,6 +235,11 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
 
 static void cached_free(rt_cached *c)
 {
+    for (plumb_executable *b = c->ex.bound, *next; b; b = next) {
+        next = b->bound;
+        rt_lifted_free(&b->lifted);
+        plumb_free(b, sizeof *b);
+    }
     rt_program_free(c->ex.prog);
     rt_canon_free(&c->canon);
     plumb_free(c, sizeof *c);
@@ -338,11 +360,19 @@ bool plumb_runtime_key(const plumb_runtime *rt, const ir_module *m, const char *
     rt_key_ctx kc = key_ctx(rt);
     rt_canon c;
     memset(&c, 0, sizeof c);
-    if (!rt_canon_build(&c, m, f, &kc, d))
+    /* Under a policy the cache keys the rewritten program. */
+    ir_module *lm = NULL;
+    rt_lifted lv;
+    if (!rt_policy_lift(m, f, rt->policy, rt->max_bytes, &lm, &lv, d))
         return false;
-    rt_canon_key(&c, key);
-    rt_canon_free(&c);
-    return true;
+    bool ok = rt_canon_build(&c, lm ? lm : m, lm ? ir_module_find_func(lm, f->name) : f, &kc, d);
+    if (ok) {
+        rt_canon_key(&c, key);
+        rt_canon_free(&c);
+    }
+    rt_lifted_free(&lv);
+    ir_module_free(lm);
+    return ok;
 }
 
 static bool add_program(rt_entry *e, rt_cached *c)
@@ -408,7 +438,7 @@ static void explain(plumb_runtime *rt, const rt_entry *e, const rt_canon *now, u
     }
 }
 
-plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_diag *d)
+static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_diag *d)
 {
     plumb_loc none = {0, 0};
     if (!rt || !m) {
@@ -588,6 +618,61 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     return &c->ex;
 }
 
+/* The handle of program `ex` that passes the lifted values lv (moved in
+ * when a new binding is made; lv is left empty either way). */
+static plumb_executable *bind_lifted(plumb_executable *ex, rt_lifted *lv, plumb_diag *d)
+{
+    for (plumb_executable *b = ex->bound; b; b = b->bound)
+        if (rt_lifted_equal(&b->lifted, lv)) {
+            rt_lifted_free(lv);
+            return b;
+        }
+    plumb_executable *b = plumb_calloc(1, sizeof *b);
+    if (!b) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory binding lifted constants of @%s",
+                       ex->entry->name);
+        rt_lifted_free(lv);
+        return NULL;
+    }
+    b->rt = ex->rt;
+    b->entry = ex->entry;
+    b->prog = ex->prog;
+    b->lifted = *lv;
+    lv->vals = NULL;
+    lv->n = 0;
+    b->bound = ex->bound;
+    ex->bound = b;
+    return b;
+}
+
+/* With a policy: the program is rewritten first (policy.c) and compiled or
+ * found under the rewritten program's key; the caller gets the binding of
+ * its constants' values. */
+plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_diag *d)
+{
+    if (!rt || !m || !rt->policy)
+        return compile_entry(rt, m, entry, d);
+    const ir_func *f = entry_func(m, entry, d);
+    if (!f)
+        return NULL;
+    ir_module *lm = NULL;
+    rt_lifted lv;
+    if (!rt_policy_lift(m, f, rt->policy, rt->max_bytes, &lm, &lv, d)) {
+        if (d)
+            d->file = m->filename;
+        return NULL;
+    }
+    if (!lm)
+        return compile_entry(rt, m, entry, d);
+    plumb_executable *ex = compile_entry(rt, lm, f->name, d);
+    if (!ex && d)   /* the copy's strings go with it */
+        d->file = m->filename;
+    plumb_executable *b = ex ? bind_lifted(ex, &lv, d) : NULL;
+    rt_lifted_free(&lv);
+    ir_module_free(lm);
+    return b;
+}
+
 uint32_t plumb_executable_num_outputs(const plumb_executable *ex)
 {
     return ex ? ex->prog->n_outputs : 0;
@@ -603,6 +688,27 @@ static bool run_timed(plumb_executable *ex, plumb_tensor *const *inputs, uint32_
         return false;
     }
     plumb_runtime *rt = ex->rt;
+    /* A binding appends the lifted constants after the caller's inputs. */
+    plumb_tensor **all = NULL;
+    uint32_t n_all = n_inputs + ex->lifted.n;
+    if (ex->lifted.n) {
+        uint32_t want = ex->prog->n_params - ex->lifted.n;
+        if (n_inputs != want) {
+            plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0},
+                           "@%s takes %u inputs, %u given (its %u constants lifted by policy are passed by the "
+                           "runtime)", ex->entry->name, want, n_inputs, ex->lifted.n);
+            return false;
+        }
+        if (!(all = plumb_calloc(n_all, sizeof *all))) {
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory running @%s", ex->entry->name);
+            return false;
+        }
+        if (n_inputs)
+            memcpy(all, inputs, (size_t)n_inputs * sizeof *all);
+        memcpy(all + n_inputs, ex->lifted.vals, (size_t)ex->lifted.n * sizeof *all);
+        inputs = all;
+        n_inputs = n_all;
+    }
     double t0 = now_s();
     rt_exec_start_run(&ex->prog->x, rt->o.timeout_s);
     bool ok = allocate ? rt_program_run(ex->prog, ex->entry->name, inputs, n_inputs, fresh, n_outputs, rt->log,
@@ -615,6 +721,8 @@ static bool run_timed(plumb_executable *ex, plumb_tensor *const *inputs, uint32_
     rt->st.runs++;
     ex->entry->st.execute_seconds += dt;
     rt->st.execute_seconds += dt;
+    if (all)
+        plumb_free(all, (size_t)n_all * sizeof *all);
     return ok;
 }
 

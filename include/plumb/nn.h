@@ -164,4 +164,49 @@ typedef struct plumb_nn_moe_routing {
 bool plumb_nn_moe_route(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capacity,
                         bool renormalize, plumb_nn_moe_routing *out);
 
+/* ---- canonicalization policies (docs/policies.md) ------------------------------
+ * Builder-side fixes for values that would otherwise change the program
+ * from step to step: each keeps the program's types fixed and moves the
+ * varying value into a parameter that a mask reads. */
+
+/* Buckets for a changing static dimension: the smallest of buckets[0..n)
+ * (strictly increasing, positive) that is >= len; -1 when len is < 1 or
+ * above the largest (the caller decides: a new bucket or an error). */
+int64_t plumb_nn_bucket(const int64_t *buckets, uint32_t n, int64_t len);
+/* i1 of shape dims[0..rank): true where the index along dimension dim is
+ * below len (a tensor<i32> parameter holding the actual length). */
+ir_value *plumb_nn_length_mask(plumb_nn *nn, ir_value *len, uint32_t rank, const int64_t *dims, uint32_t dim);
+/* Host side of a bucket: x padded along dim to size with fill (a new
+ * tensor), and the first len entries along dim of a padded result. NULL
+ * with d set on a bad dimension, size or allocation failure. */
+plumb_tensor *plumb_nn_pad_tensor(const plumb_tensor *x, uint32_t dim, int64_t size, double fill, plumb_diag *d);
+plumb_tensor *plumb_nn_unpad_tensor(const plumb_tensor *x, uint32_t dim, int64_t len, plumb_diag *d);
+
+/* An optional batch field made always present: adds two parameters (like
+ * plumb_nn_param, so before the first op): the field with a fixed type
+ * and its presence flag, a tensor<i1>. */
+bool plumb_nn_optional_param(plumb_nn *nn, plumb_dtype t, uint32_t rank, const int64_t *dims,
+                             ir_value **field, ir_value **present);
+/* The field where present is true, else a constant `absent` of the
+ * field's type (what the program without the field used): select copies
+ * bits, so either way the value is the variant program's. */
+ir_value *plumb_nn_optional_value(plumb_nn *nn, ir_value *field, ir_value *present, double absent);
+
+/* top_k with k clamped at build time: chlo.top_k with k_max (static),
+ * and k a tensor<i32> parameter holding the actual k (taken as min(k,
+ * k_max)). *mask (i1, the values' shape) is true for the first k of each
+ * row; *values are top_k's values with the tail set to 0, *indices its
+ * indices unchanged. The first k values and indices are exactly top_k
+ * with k (a stable top_k's first k do not depend on k_max). */
+bool plumb_nn_top_k_clamped(plumb_nn *nn, ir_value *x, int64_t k_max, ir_value *k, ir_value **values,
+                            ir_value **indices, ir_value **mask);
+
+/* plumb_nn_moe_route with the capacity clamped at build time: the slots
+ * dimension is capacity_max (static); capacity (a tensor<i32> parameter,
+ * or NULL for capacity_max) drops every choice at a slot >= capacity. The
+ * first min(capacity, capacity_max) slots are plumb_nn_moe_route with that
+ * capacity, bit for bit; the others are 0. */
+bool plumb_nn_moe_route_clamped(plumb_nn *nn, ir_value *logits, int64_t k, int64_t capacity_max,
+                                ir_value *capacity, bool renormalize, plumb_nn_moe_routing *out);
+
 #endif

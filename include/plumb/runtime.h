@@ -50,6 +50,10 @@ typedef struct plumb_runtime_options {
     FILE *summary;               /* per-entry summary of recompile causes when the runtime is destroyed;
                                     NULL = the log when PLUMB_LOG=recompiles, else none */
     bool summary_json;           /* the summary as JSON lines (also with PLUMB_LOG=recompiles:json) */
+    const char *policy;          /* canonicalization policies applied before the key, comma-separated:
+                                    "lift" (float scalar/splat constants become hidden parameters),
+                                    "lift-int" (integer ones too), "none"; NULL = PLUMB_POLICY env, or none
+                                    (docs/policies.md). An unknown word fails plumb_runtime_create */
 } plumb_runtime_options;
 
 #define PLUMB_RT_OPT_DEFAULT 2
@@ -69,6 +73,8 @@ typedef struct plumb_runtime_stats {
     uint64_t disk_evictions;     /* disk entries removed to keep the cache under cache_max_bytes */
     uint64_t recompiles;         /* programs built for an entry that already had one (each explained;
                                     what the gates count; disk hits never count) */
+    uint64_t trace_hits;         /* of cache_hits, those the trace-once guard served without comparing
+                                    the bytes of large constants (docs/runtime.md) */
 } plumb_runtime_stats;
 
 /* Fills opts with defaults (struct_size set). */
