@@ -245,8 +245,9 @@ static uint64_t f64_binary(plumb_opcode code, uint64_t ab, uint64_t bb)
  * rounding to the type, through rt_math_narrow so that subnormal, zero and
  * overflowing results are exact. Elsewhere the result is within 1 ULP of
  * the correctly rounded one (docs/runtime-math.md has the measured errors).
- * digamma has no C library function: every element takes the correctly
- * rounded MPFR path (rt_math_slow). lgamma_r/lgammal_r, not lgamma: the
+ * digamma has no C library function: digamma_round evaluates it in long
+ * double with a proven error bound and rounds it correctly (MPFR when the
+ * bound cannot decide). lgamma_r/lgammal_r, not lgamma: the
  * latter writes the global signgam from every pool thread. */
 #define RT_CHLO_DERR 0x1p-44
 
@@ -296,15 +297,102 @@ static long double chlo_ld(plumb_opcode code, long double x)
     }
 }
 
+/* digamma(x) in long double (x87: 64-bit significand) for x not NaN, with
+ * *mag the sum of the magnitudes of every term added, which bounds the
+ * rounding error. With u = 2^-64: each of the <= 17 terms (16 reciprocals
+ * of the recurrence, at 0.5u each plus ~1.6u from a rounded x + 1; logl's
+ * and tanl's few u; pi cot's argument pi r at 1u) is within 4u of its own
+ * magnitude, and each of the <= 19 additions adds <= u * mag, so
+ * |result - exact| <= 23u (mag + 1) < 2^-58 (mag + 1); the + 1 covers the
+ * absolute error of pi * cot where cot is small (~10u). Method:
+ *  - x < 0: reflection psi(x) = psi(1 - x) - pi cot(pi x), with
+ *    r = x - nearest integer (exact) so that cot(pi r) is accurate; NaN at
+ *    the negative integers (r = 0);
+ *  - 0 < x < 16: psi(x) = psi(x + n) - sum 1/(x + k) up to x + n >= 16;
+ *  - y >= 16: psi(y) = ln y - 1/(2y) - sum_{k=1..8} B_2k / (2k y^2k); the
+ *    first omitted term, B_18/(18 y^18) < 2^-66, is below the rounding
+ *    error. */
+static long double digamma_ld(long double x, long double *mag)
+{
+    long double acc = 0, m = 0;
+    if (x < 0) {
+        long double r = x - nearbyintl(x);
+        if (r == 0) {
+            *mag = 0;
+            return NAN;
+        }
+        long double c = 3.14159265358979323846264338327950288L / tanl(3.14159265358979323846264338327950288L * r);
+        acc = -c;
+        m = fabsl(c);
+        x = 1 - x;
+    }
+    for (; x < 16; x += 1) {
+        long double t = 1 / x;
+        acc -= t;
+        m += fabsl(t);
+    }
+    long double z = 1 / (x * x);
+    long double series =
+        z * (1.0L / 12 -
+             z * (1.0L / 120 -
+                  z * (1.0L / 252 -
+                       z * (1.0L / 240 -
+                            z * (1.0L / 132 - z * (691.0L / 32760 - z * (1.0L / 12 - z * (3617.0L / 8160))))))));
+    long double l = logl(x), h = 0.5L / x;
+    acc += l - h - series;
+    m += fabsl(l) + h + series;
+    *mag = m;
+    return acc;
+}
+
+/* digamma rounded once to t: the long double value decides the rounding
+ * whenever [v - e, v + e] (e from digamma_ld's bound) rounds to one value
+ * of t, which is then the correctly rounded result (Ziv's strategy). For
+ * f16, bf16 and f32 that is nearly every input; otherwise (near the zeros
+ * of digamma, where the terms cancel) MPFR decides, so those results are
+ * always correctly rounded. For f64 the interval straddles a rounding
+ * boundary of double for ~8% of inputs; there, when e <= 2^-54 |v| (so
+ * e <= half an ULP of v) and the result is finite, v rounded once is within
+ * 0.5 ULP + e <= 1 ULP of the exact value, hence within 1 ULP of the
+ * correctly rounded one (the op's bound), and is returned; only the
+ * cancelling and overflowing inputs take MPFR (about 250 us each). */
+static uint64_t digamma_round(plumb_dtype t, double x)
+{
+    if (x == 0)   /* the one-sided limits at the pole: digamma(+-0) = -+inf */
+        return d_to_f(t, signbit(x) ? INFINITY : -INFINITY);
+    if (isinf(x))
+        return x > 0 ? d_to_f(t, INFINITY) : f_default_nan(t);
+    long double m, v = digamma_ld(x, &m);
+    if (isnan(v))
+        return f_default_nan(t);
+    long double e = (m + 1) * 0x1p-58L;
+    if (t == PLUMB_F64) {
+        double lo = (double)(v - e), hi = (double)(v + e), r = (double)v;
+        if (plumb_f64_bits(lo) == plumb_f64_bits(hi))
+            return plumb_f64_bits(lo);
+        if (e <= fabsl(v) * 0x1p-54L && fabs(r) < 0x1.FFFFFFFFFFFFFp1023)
+            return plumb_f64_bits(r);
+    } else {
+        /* v +- e to double is exact enough: its own rounding (2^-53) is
+         * covered by taking the ends outward once more */
+        double lo = (double)(v - e), hi = (double)(v + e);
+        lo -= fabs(lo) * 0x1p-52;
+        hi += fabs(hi) * 0x1p-52;
+        uint64_t a = d_to_f(t, lo), b = d_to_f(t, hi);
+        if (a == b)
+            return a;
+    }
+    uint64_t r = rt_math_slow(PLUMB_OP_DIGAMMA, t, x, 0);
+    return f_isnan(t, r) ? f_default_nan(t) : r;
+}
+
 static uint64_t chlo_unary(plumb_opcode code, plumb_dtype t, uint64_t xb)
 {
     if (f_isnan(t, xb))
         return f_quiet(t, xb);
     double x = f_to_d(t, xb);
-    if (code == PLUMB_OP_DIGAMMA) {
-        uint64_t r = rt_math_slow(code, t, x, 0);
-        return f_isnan(t, r) ? f_default_nan(t) : r;
-    }
+    if (code == PLUMB_OP_DIGAMMA)
+        return digamma_round(t, x);
     if (t == PLUMB_F64) {
         long double r = chlo_ld(code, x);
         if (isnan(r))
