@@ -58,9 +58,9 @@ static void decided_program(plumb_buf *b, const plumb_golden_file *f)
                          n, T, n, T, n, f->attr, total ? "TOTALORDER" : "FLOAT", n, T, n, T, n);
         break;
     }
-    case PLUMB_OP_IS_FINITE:
+    case PLUMB_OP_IS_FINITE: case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF:
         plumb_buf_printf(b, "func.func @main(%%x: tensor<%ux%s>) -> (tensor<%uxi1>) {\n"
-                         "  %%r = stablehlo.is_finite %%x : (tensor<%ux%s>) -> tensor<%uxi1>\n", n, T, n, n, T, n);
+                         "  %%r = %s %%x : (tensor<%ux%s>) -> tensor<%uxi1>\n", n, T, n, f->op_name, n, T, n);
         break;
     case PLUMB_OP_SELECT:
         plumb_buf_printf(b, "func.func @main(%%p: tensor<%uxi1>, %%x: tensor<%ux%s>, %%y: tensor<%ux%s>) -> (tensor<%ux%s>) {\n"

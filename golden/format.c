@@ -108,7 +108,9 @@ plumb_dtype golden_in_dtype(plumb_opcode op, plumb_dtype t, uint32_t k)
 plumb_dtype golden_out_dtype(plumb_opcode op, plumb_dtype t, const char *attr)
 {
     plumb_dtype u;
-    if (op == PLUMB_OP_COMPARE || op == PLUMB_OP_IS_FINITE) return PLUMB_I1;
+    if (op == PLUMB_OP_COMPARE || op == PLUMB_OP_IS_FINITE || op == PLUMB_OP_IS_INF || op == PLUMB_OP_IS_POS_INF ||
+        op == PLUMB_OP_IS_NEG_INF)
+        return PLUMB_I1;
     if (op == PLUMB_OP_CONVERT && plumb_dtype_parse(attr, strlen(attr), &u)) return u;
     return t;
 }

@@ -27,6 +27,10 @@ uint32_t golden_ew_arity(plumb_opcode op)
     case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG:
     case PLUMB_OP_LOG_PLUS_ONE: case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE:
     case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_ERF:
+    /* CHLO's math (op set v2) */
+    case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH: case PLUMB_OP_ASINH:
+    case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE:
+    case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA:
         return 1;
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
@@ -34,8 +38,9 @@ uint32_t golden_ew_arity(plumb_opcode op)
         return 2;
     /* with attributes or non-float operands or results (gen_decided) */
     case PLUMB_OP_IS_FINITE: case PLUMB_OP_REDUCE_PRECISION: case PLUMB_OP_CONVERT:
+    case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF:
         return 1;
-    case PLUMB_OP_COMPARE:
+    case PLUMB_OP_COMPARE: case PLUMB_OP_NEXT_AFTER:
         return 2;
     case PLUMB_OP_CLAMP: case PLUMB_OP_SELECT:
         return 3;
@@ -184,6 +189,26 @@ static long eval_op(plumb_opcode op, mpfr_t y, mpfr_t *x)
     case PLUMB_OP_COSINE: inex = mpfr_cos(y, x[0], MPFR_RNDN); break;
     case PLUMB_OP_TAN: inex = mpfr_tan(y, x[0], MPFR_RNDN); break;
     case PLUMB_OP_ERF: inex = mpfr_erf(y, x[0], MPFR_RNDN); break;
+    /* CHLO's math: MPFR's correctly rounded functions, whose special
+     * values are C99 Annex F's (docs/ops.md): lgamma is log|gamma| (+inf at
+     * the poles and at +-0), digamma(+-0) = -+inf and NaN at the negative
+     * integers and -inf */
+    case PLUMB_OP_ACOS: inex = mpfr_acos(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ASIN: inex = mpfr_asin(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ATAN: inex = mpfr_atan(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ACOSH: inex = mpfr_acosh(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ASINH: inex = mpfr_asinh(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ATANH: inex = mpfr_atanh(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_COSH: inex = mpfr_cosh(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_SINH: inex = mpfr_sinh(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_ERFC: inex = mpfr_erfc(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_SQUARE: inex = mpfr_sqr(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_LGAMMA: {
+        int sg;
+        inex = mpfr_lgamma(y, &sg, x[0], MPFR_RNDN);
+        break;
+    }
+    case PLUMB_OP_DIGAMMA: inex = mpfr_digamma(y, x[0], MPFR_RNDN); break;
     case PLUMB_OP_ADD: inex = mpfr_add(y, x[0], x[1], MPFR_RNDN); break;
     case PLUMB_OP_SUBTRACT: inex = mpfr_sub(y, x[0], x[1], MPFR_RNDN); break;
     case PLUMB_OP_MULTIPLY: inex = mpfr_mul(y, x[0], x[1], MPFR_RNDN); break;
@@ -338,6 +363,13 @@ static void op_range(plumb_opcode op, fmt f, int *lo, int *hi)
         *hi = f.emax >= 127 ? 7 : 3;
         break;
     case PLUMB_OP_POWER: *lo = -4; *hi = 3; break;
+    case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ERFC:
+        *hi = f.emax >= 127 ? 7 : 3;
+        break;
+    case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATANH:
+        *lo = -24;          /* the domain is [-1, 1] */
+        *hi = -1;
+        break;
     default: break;
     }
 }
@@ -459,7 +491,8 @@ static bool gen_elementwise(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
     /* seeded random samples: a quarter random bit patterns, the rest in the op's binades */
     for (uint32_t i = 0; i < GOLDEN_RANDOM; i++) {
         for (uint32_t k = 0; k < ar; k++)
-            in[k] = i % 4 == 0 ? rand_finite_bits(r, f) : rand_binade(r, f, lo, hi, op == PLUMB_OP_POWER && k == 0);
+            in[k] = i % 4 == 0 ? rand_finite_bits(r, f)
+                               : rand_binade(r, f, lo, hi, (op == PLUMB_OP_POWER && k == 0) || op == PLUMB_OP_ACOSH);
         /* cancellation for add and subtract: operands a few ulps apart */
         if (ar == 2 && i % 4 == 1 && (op == PLUMB_OP_ADD || op == PLUMB_OP_SUBTRACT)) {
             in[1] = in[0] + rbelow(r, 5);
@@ -473,7 +506,8 @@ static bool gen_elementwise(rng *r, const plumb_golden_spec *s, recs *rs, plumb_
     uint32_t nbest = 0;
     for (uint32_t i = 0; i < GOLDEN_HARD_POOL; i++) {
         for (uint32_t k = 0; k < ar; k++)
-            in[k] = i % 2 ? rand_finite_bits(r, f) : rand_binade(r, f, lo, hi, op == PLUMB_OP_POWER && k == 0);
+            in[k] = i % 2 ? rand_finite_bits(r, f)
+                          : rand_binade(r, f, lo, hi, (op == PLUMB_OP_POWER && k == 0) || op == PLUMB_OP_ACOSH);
         double dist = midpoint_distance(op, f, in);
         if (dist >= 0.5) continue;
         uint32_t at = nbest;
@@ -598,6 +632,20 @@ static uint64_t decided_result(const dec_op *a, const uint64_t *in)
         }
     }
     case PLUMB_OP_IS_FINITE: return (in[0] & exp_all(f)) != exp_all(f);
+    case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: {
+        bool inf = (in[0] & ~sign_bit(f)) == exp_all(f), neg = (in[0] & sign_bit(f)) != 0;
+        return a->op == PLUMB_OP_IS_INF ? inf : a->op == PLUMB_OP_IS_POS_INF ? inf && !neg : inf && neg;
+    }
+    case PLUMB_OP_NEXT_AFTER: {
+        /* C99 nextafter: NaN in, NaN out; x == y gives y; from a zero, the
+         * smallest subnormal with y's sign; else one step toward y, which on
+         * sign-magnitude patterns is +1 away from zero and -1 toward it */
+        if (is_nan_b(f, in[0]) || is_nan_b(f, in[1])) return qnan(f);
+        double x = decode(f, in[0]), y = decode(f, in[1]);
+        if (x == y) return in[1];
+        if (x == 0) return (in[1] & sign_bit(f)) | 1;
+        return ((x < y) == (x > 0)) ? in[0] + 1 : in[0] - 1;
+    }
     case PLUMB_OP_SELECT: return in[0] ? in[1] : in[2];
     case PLUMB_OP_CLAMP: return ieee_pick(f, ieee_pick(f, in[1], in[0], true), in[2], false);
     case PLUMB_OP_CONVERT: {
@@ -672,6 +720,30 @@ static bool gen_decided(rng *r, const plumb_golden_spec *s, recs *rs, plumb_diag
         }
         return true;
     }
+    case PLUMB_OP_NEXT_AFTER: {
+        /* every pair of special values (zeros, infinities, max, subnormals
+         * toward each other), then random pairs, half of them equal or
+         * adjacent, and steps across binade edges */
+        for (uint32_t i = 0; i < nsp; i++)
+            for (uint32_t j = 0; j < nsp; j++) {
+                in[0] = sp[i];
+                in[1] = sp[j];
+                if (!push_dec(rs, &a, in, d)) return false;
+            }
+        for (uint32_t i = 0; i < 32; i++) {
+            in[0] = i % 4 == 0 ? rand_subnormal(r, f) : rand_finite_bits(r, f);
+            in[1] = i % 4 == 1 ? in[0] : i % 4 == 2 ? in[0] + 1 : rand_finite_bits(r, f);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        for (uint32_t i = 0; i < 8; i++) {
+            uint64_t e = rand_binade(r, f, -8, 8, false) & ~((1ull << (f.p - 1)) - 1);   /* a power of two */
+            in[0] = e;
+            in[1] = encode(f, i % 2 ? INFINITY : 0.0);
+            if (!push_dec(rs, &a, in, d)) return false;
+        }
+        return true;
+    }
+    case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF:
     case PLUMB_OP_IS_FINITE: {
         for (uint32_t i = 0; i < nbig; i++)
             if (!push_dec(rs, &a, &big[i], d)) return false;
@@ -1027,7 +1099,9 @@ bool plumb_golden_generate(uint64_t seed, const plumb_golden_spec *s, uint8_t **
     /* the generator's own rounding is the only one: MPFR's exponent range
      * is left at its default (far wider than any format) */
     bool decided_op = s->op == PLUMB_OP_COMPARE || s->op == PLUMB_OP_IS_FINITE || s->op == PLUMB_OP_SELECT ||
-                      s->op == PLUMB_OP_CLAMP || s->op == PLUMB_OP_CONVERT || s->op == PLUMB_OP_REDUCE_PRECISION;
+                      s->op == PLUMB_OP_CLAMP || s->op == PLUMB_OP_CONVERT || s->op == PLUMB_OP_REDUCE_PRECISION ||
+                      s->op == PLUMB_OP_IS_INF || s->op == PLUMB_OP_IS_POS_INF || s->op == PLUMB_OP_IS_NEG_INF ||
+                      s->op == PLUMB_OP_NEXT_AFTER;
     bool ok = s->kind != PLUMB_GOLDEN_ELEMENTWISE ? gen_contraction(&r, s, &rs, d)
               : decided_op ? gen_decided(&r, s, &rs, d) : gen_elementwise(&r, s, &rs, d);
     if (!ok) goto out;

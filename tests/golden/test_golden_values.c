@@ -151,6 +151,47 @@ static void test_attribute_ops(void **state)
     assert_int_equal(zero_row("reduce-f64-n16-minimum.gold", true), 0x8000000000000000ull);
 }
 
+/* CHLO's math (op set v2) at values C99 Annex F and the functions'
+ * definitions fix: acos(-1) = pi and atan(inf) = pi/2 rounded (pi in f32
+ * is 0x40490FDB), the poles of lgamma and digamma, lgamma(1) = lgamma(2) =
+ * +0, digamma(1) = -0.5772156649015329 (Euler's constant, nearest f32
+ * 0x3F13C468), erfc's limits, square, the is_inf family, and nextafter's
+ * steps (zeros, toward infinity from max, back from infinity). */
+static void test_chlo(void **state)
+{
+    (void)state;
+    assert_int_equal(lookup("acos-f32.gold", 0xBF800000u, 0), 0x40490FDBu);
+    assert_int_equal(lookup("acos-f32.gold", 0x3F800000u, 0), 0x00000000u);
+    assert_int_equal(lookup("atan-f32.gold", 0x7F800000u, 0), 0x3FC90FDBu);
+    assert_int_equal(lookup("asin-f32.gold", 0x80000000u, 0), 0x80000000u);
+    assert_int_equal(lookup("atanh-f64.gold", 0x3FF0000000000000ull, 0), 0x7FF0000000000000ull);
+    assert_int_equal(lookup("acosh-f32.gold", 0x3F800000u, 0), 0x00000000u);
+    assert_int_equal(lookup("cosh-f32.gold", 0x80000000u, 0), 0x3F800000u);
+    assert_int_equal(lookup("sinh-f16.gold", 0xFC00u, 0), 0xFC00u);
+    assert_int_equal(lookup("erfc-f32.gold", 0xFF800000u, 0), 0x40000000u);
+    assert_int_equal(lookup("erfc-f32.gold", 0x7F800000u, 0), 0x00000000u);
+    assert_int_equal(lookup("lgamma-f32.gold", 0x3F800000u, 0), 0x00000000u);
+    assert_int_equal(lookup("lgamma-f32.gold", 0x40000000u, 0), 0x00000000u);
+    assert_int_equal(lookup("lgamma-f32.gold", 0xBF800000u, 0), 0x7F800000u);    /* pole at -1 */
+    assert_int_equal(lookup("lgamma-f32.gold", 0x80000000u, 0), 0x7F800000u);
+    assert_int_equal(lookup("digamma-f32.gold", 0x00000000u, 0), 0xFF800000u);
+    assert_int_equal(lookup("digamma-f32.gold", 0x80000000u, 0), 0x7F800000u);
+    assert_int_equal(lookup("digamma-f32.gold", 0x3F800000u, 0), 0xBF13C468u);
+    assert_int_equal(lookup("digamma-f32.gold", 0xBF800000u, 0) & 0x7FC00000u, 0x7FC00000u); /* NaN at -1 */
+    assert_int_equal(lookup("square-f16.gold", 0xC200u, 0), 0x4880u);             /* (-3)^2 = 9 */
+    assert_int_equal(lookup("is_inf-f32.gold", 0xFF800000u, 0), 1);
+    assert_int_equal(lookup("is_pos_inf-f32.gold", 0xFF800000u, 0), 0);
+    assert_int_equal(lookup("is_neg_inf-f32.gold", 0xFF800000u, 0), 1);
+    assert_int_equal(lookup("is_inf-f64.gold", 0x7FF8000000000000ull, 0), 0);
+    assert_int_equal(lookup("next_after-f32.gold", 0x00000000u, 0x80000000u), 0x80000000u); /* x == y: y */
+    assert_int_equal(lookup("next_after-f32.gold", 0x3F800000u, 0x40000000u), 0x3F800001u);
+    assert_int_equal(lookup("next_after-f32.gold", 0x3F800000u, 0xBF800000u), 0x3F7FFFFFu);
+    assert_int_equal(lookup("next_after-f32.gold", 0x7F7FFFFFu, 0x7F800000u), 0x7F800000u);
+    assert_int_equal(lookup("next_after-f32.gold", 0x7F800000u, 0x3F800000u), 0x7F7FFFFFu);
+    assert_int_equal(lookup("next_after-f32.gold", 0x00000000u, 0x3F800000u), 0x00000001u);
+    assert_int_equal(lookup("next_after-f32.gold", 0x00000001u, 0x00000000u), 0x00000000u);
+}
+
 /* CRC-32 (IEEE) of "123456789" is 0xCBF43926, the published check value. */
 static void test_crc32_check_value(void **state)
 {
@@ -289,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_special_cases),
         cmocka_unit_test(test_attribute_ops),
+        cmocka_unit_test(test_chlo),
         cmocka_unit_test(test_names_and_manifest),
         cmocka_unit_test(test_deterministic),
     };
