@@ -73,6 +73,12 @@ static const char fuzz_help[] =
     "      --timeout S         seconds per program and its mutants before it\n"
     "                          counts as a hang (default 20)\n"
     "      --batch N           programs per worker process (default 64)\n"
+    "      --coverage          print the coverage table before the last line:\n"
+    "                          op results checked per op and element type of\n"
+    "                          every pair the generator can build with the\n"
+    "                          given --ops, --dtypes and --poly ('.' = none yet),\n"
+    "                          the pairs not reached, and the ops of the table\n"
+    "                          the generator does not build\n"
     "  -q, --quiet             no progress line (shown on a terminal only)\n"
     "  -h, --help              show this help\n"
     "\n"
@@ -87,6 +93,7 @@ static const char fuzz_help[] =
 enum {
     OPT_HELP = 1, OPT_BACKEND, OPT_SEED, OPT_COUNT, OPT_TIME, OPT_INDEX, OPT_MUTATORS, OPT_OPS, OPT_DTYPES,
     OPT_MAX_NODES, OPT_MAX_ELEMS, OPT_SHARD, OPT_OUT, OPT_JSON, OPT_TIMEOUT, OPT_BATCH, OPT_QUIET, OPT_POLY,
+    OPT_COVERAGE,
 };
 
 static const cli_opt fuzz_opts[] = {
@@ -108,6 +115,7 @@ static const cli_opt fuzz_opts[] = {
     {"timeout", 0, true, OPT_TIMEOUT},
     {"batch", 0, true, OPT_BATCH},
     {"quiet", 'q', false, OPT_QUIET},
+    {"coverage", 0, false, OPT_COVERAGE},
     {NULL, 0, false, 0},
 };
 
@@ -159,13 +167,57 @@ static int parse_dtypes(const char *cmd, const char *s, uint32_t *mask)
     return CLI_EXIT_OK;
 }
 
+/* --coverage: op results checked per op x element type, over the pairs the
+ * generator can build with these options; then the pairs not reached and
+ * the ops of the table it does not build at all. */
+static void print_coverage(const fz_options *o, const fz_result *res)
+{
+    uint32_t reachable = 0, reached = 0;
+    printf("coverage: op results checked per op and element type ('.' = none, '-' = not built)\n%-36s", "op");
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+        if (o->gen.dtypes & PLUMB_TY_BIT(t))
+            printf(" %6s", plumb_dtype_name((plumb_dtype)t));
+    printf("\n");
+    for (int i = 0; i < PLUMB_OP_COUNT; i++) {
+        plumb_opcode op = (plumb_opcode)i;
+        /* get_dimension_size is built as a part of the computed shapes */
+        bool built = (fz_op_supported(op) && o->gen.ops[i] && (o->gen.poly || !fz_op_needs_poly(op))) ||
+                     (op == PLUMB_OP_GET_DIMENSION_SIZE && o->gen.poly && o->gen.ops[PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM]);
+        if (!built)
+            continue;
+        printf("%-36s", plumb_op_name(op));
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+            if (!(o->gen.dtypes & PLUMB_TY_BIT(t)))
+                continue;
+            if (!fz_pair_possible(op, (plumb_dtype)t)) {
+                printf(" %6s", "-");
+                continue;
+            }
+            reachable++;
+            uint64_t c = res->op_cover[i][t];
+            reached += c != 0;
+            if (c)
+                printf(" %6llu", (unsigned long long)c);
+            else
+                printf(" %6s", ".");
+        }
+        printf("\n");
+    }
+    printf("coverage: %u of %u op x type pairs reached\n", reached, reachable);
+    printf("coverage: not built by the generator:");
+    for (int i = 0; i < PLUMB_OP_COUNT; i++)
+        if (!fz_op_supported((plumb_opcode)i) && i != PLUMB_OP_GET_DIMENSION_SIZE)
+            printf(" %s", plumb_op_name((plumb_opcode)i));
+    printf("\n");
+}
+
 int cmd_fuzz(int argc, char **argv)
 {
     const char *cmd = "fuzz";
     fz_options o;
     fz_options_init(&o);
     const char *json = NULL;
-    bool quiet = false, shard_given = false, count_given = false, time_given = false;
+    bool quiet = false, shard_given = false, count_given = false, time_given = false, coverage = false;
     cli_args a;
     cli_args_init(&a, argc, argv);
     const char *v;
@@ -246,6 +298,9 @@ int cmd_fuzz(int argc, char **argv)
         case OPT_QUIET:
             quiet = true;
             break;
+        case OPT_COVERAGE:
+            coverage = true;
+            break;
         case CLI_OPERAND:
             return cli_usage_error(cmd, "unexpected argument '%s'", v);
         }
@@ -290,6 +345,8 @@ int cmd_fuzz(int argc, char **argv)
         }
         plumb_buf_free(&b);
     }
+    if (coverage)
+        print_coverage(&o, &res);
     printf("fuzz: %llu programs, %llu mutants, %llu ops checked, %u findings (%.1f s, %.0f programs/s)\n",
            (unsigned long long)res.programs, (unsigned long long)res.mutants, (unsigned long long)res.ops_checked,
            res.n_findings, res.seconds, res.seconds > 0 ? (double)res.programs / res.seconds : 0.0);

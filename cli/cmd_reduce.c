@@ -12,15 +12,21 @@ static const char reduce_help[] =
     "program from DIR/finding.txt (it must match DIR/program.mlir), then\n"
     "removes ops one at a time, last first, until none can go. A removed op's\n"
     "uses read a new parameter holding the value the backend computed for it,\n"
-    "so the ops left see the same operands. Every candidate is verified and\n"
-    "run on the finding's backend in a child process, and kept only when the\n"
+    "so the ops left see the same operands. Then it halves dimensions of the\n"
+    "inputs and constants (values cut to their leading or trailing half, the\n"
+    "ops' shapes re-derived; ops whose attributes name sizes keep theirs) and\n"
+    "sets inputs and constants to zeros or ones, whole or in ranges of\n"
+    "halving size; constants that hold indices or sizes are never changed.\n"
+    "These passes repeat while one of them keeps a candidate. Every candidate\n"
+    "is verified and run on the finding's backend in a child process, and\n"
+    "kept only when the\n"
     "same signature still shows: for agree findings an op of the same name and\n"
     "element type fails the checker; for crash, hang and error findings the\n"
     "run fails. Compile-count findings are not reduced.\n"
     "\n"
     "Writes DIR/reduced.mlir, its inputs DIR/rK.tensor and DIR/reduced.txt\n"
     "(the counts and a replay command), and prints\n"
-    "'reduce: N ops -> M ops' and the replay command.\n"
+    "'reduce: N ops -> M ops, E input elements -> F' and the replay command.\n"
     "\n"
     "options:\n"
     "      --timeout S   seconds a candidate may run before it counts as a hang\n"
@@ -88,7 +94,9 @@ int cmd_reduce(int argc, char **argv)
         printf("reduce: the finding in %s does not show any more on its backend\n", dir);
         return cli_finish(cmd, CLI_EXIT_INVALID);
     }
-    printf("reduce: %u ops -> %u ops (%u candidates run, %u kept)\n  %s\n  replay: %s\n", r.ops_before, r.ops_after,
-           r.tried, r.kept, r.program, r.replay);
+    printf("reduce: %u ops -> %u ops, %llu input elements -> %llu (%u shape cuts, %u value simplifications; %u "
+           "candidates run, %u kept)\n  %s\n  replay: %s\n",
+           r.ops_before, r.ops_after, (unsigned long long)r.elems_before, (unsigned long long)r.elems_after,
+           r.shapes_cut, r.values_set, r.tried, r.kept, r.program, r.replay);
     return cli_finish(cmd, CLI_EXIT_OK);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../conformance/certify.h"
+#include "../conformance/oracle.h"
 #include "cli.h"
 #include "plumb/checkcmp.h"
 #include "plumb/ir.h"
@@ -53,6 +54,12 @@ static const char run_help[] =
     "                          outside it the element's index, got and want,\n"
     "                          and (elementwise ops on parameters) its inputs;\n"
     "                          exit 1 if any result is outside its bound\n"
+    "      --localize          with --compare: also run a copy of the entry\n"
+    "                          returning every intermediate on the backend and\n"
+    "                          re-evaluate each op on the reference from the\n"
+    "                          backend's own operands, one verdict per op with\n"
+    "                          its location (bounds never compound, a failure\n"
+    "                          names the op that caused it; docs/fuzz.md)\n"
     "      --no-arbitrate      accept no element by arbitration (the same as\n"
     "                          PLUMB_ARBITRATE=0): the check fails as written\n"
     "      --threads N         runtime worker threads (default: online cores);\n"
@@ -122,7 +129,9 @@ static const char run_help[] =
     "      --explain           print each recompile's explanation: every\n"
     "                          difference from the nearest cached program,\n"
     "                          grouped by cause, with its source location\n"
-    "      --json              --stats and --explain as one JSON object per line\n"
+    "      --json              --stats and --explain as one JSON object per line;\n"
+    "                          with --compare its verdicts, one object per\n"
+    "                          result (and per op with --localize)\n"
     "      --max-compiles N    refuse a module's entry more than N programs built\n"
     "                          in this run (exit 1 with the explanation); disk\n"
     "                          cache hits (PLUMB_CACHE_DIR) are not compiles\n"
@@ -155,7 +164,8 @@ static const char run_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
-       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE, OPT_POLICY };
+       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE, OPT_POLICY,
+       OPT_LOCALIZE };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -167,6 +177,7 @@ static const cli_opt run_opts[] = {
     {"timeout", 0, true, OPT_TIMEOUT},
     {"max-bytes", 0, true, OPT_MAX_BYTES},
     {"compare", 0, false, OPT_COMPARE},
+    {"localize", 0, false, OPT_LOCALIZE},
     {"threads", 0, true, OPT_THREADS},
     {"split-input-file", 0, false, OPT_SPLIT},
     {"repeat", 0, true, OPT_REPEAT},
@@ -196,6 +207,8 @@ typedef struct run_state {
     double timeout_s;
     uint64_t max_bytes;
     bool compare;
+    bool localize;            /* --localize: --compare op by op on the backend's own operands */
+    bool json;                /* --json: --compare's verdicts as JSON lines */
     uint32_t threads;         /* 0 = online cores */
     bool split;               /* --split-input-file */
     cli_gen_opts gen;         /* --random-inputs, --dim-size, --shape */
@@ -389,281 +402,46 @@ static bool run_other(const run_state *s, const ir_module *m, const char *entry,
     return run_runtime(s, m, entry, ins, n_ins, log, res, d);
 }
 
-/* What a value's computation contains, as bits. */
-enum { CONE_ULP = 1, CONE_DATA = 2, CONE_OTHER = 4, CONE_DONE = 0x80 };
+/* The backend under test, for the oracle's localization run. */
+typedef struct other_ctx {
+    const run_state *s;
+    FILE *log;
+} other_ctx;
 
-static bool body_only_selects(const ir_op *op)
+static bool run_other_cb(void *ctx, const ir_module *m, const char *entry, plumb_tensor *const *ins,
+                         uint32_t n_ins, plumb_ref_result *res, plumb_diag *d)
 {
-    for (uint32_t r = 0; r < op->n_regions; r++)
-        for (const ir_op *b = op->regions[r].first; b; b = b->next)
-            if (b->code != PLUMB_OP_MAXIMUM && b->code != PLUMB_OP_MINIMUM && b->code != PLUMB_OP_RETURN &&
-                b->code != PLUMB_OP_COMPARE && b->code != PLUMB_OP_SELECT && b->code != PLUMB_OP_AND &&
-                b->code != PLUMB_OP_OR)
-                return false;
-    return true;
+    const other_ctx *oc = ctx;
+    return run_other(oc->s, m, entry, ins, n_ins, oc->log, res, d);
 }
 
-/* The agreement class of one op on its result types. */
-static uint8_t op_class(const ir_op *op)
+/* --compare --localize: every op re-evaluated on the backend's own
+ * operands (conformance/oracle.h); the backend's declared capabilities
+ * decide flushing, accumulators and NaN payloads. */
+static int localize(const run_state *s, const ir_module *m, const ir_func *f, plumb_tensor *const *ins,
+                    uint32_t n_ins, FILE *log, const char *name)
 {
-    bool flt = op->n_results && plumb_dtype_is_float(op->results[0]->type.dtype);
-    switch (op->code) {
-    case PLUMB_OP_CALL:
-    case PLUMB_OP_SCATTER:
-        return CONE_OTHER;
-    case PLUMB_OP_REDUCE:
-        return flt && !body_only_selects(op) ? CONE_DATA : 0;
-    case PLUMB_OP_DOT:
-    case PLUMB_OP_DOT_GENERAL:
-        return flt ? CONE_DATA : 0;
-    default:
-        return plumb_op_get(op->code)->agree == PLUMB_AGREE_ULP && flt ? CONE_ULP : 0;
+    other_ctx oc = {s, log};
+    conf_backend b;
+    plumb_diag d = {.code = PLUMB_OK};
+    if (!conf_backend_open(conf_backend_is_path(s->backend) ? s->backend : "runtime", NULL, 0, &b, &d)) {
+        cli_print_diag(s->cmd, &d);
+        return CLI_EXIT_USAGE;
     }
-}
-
-static uint8_t cone(const ir_value *v, uint8_t *memo, uint32_t n_ids)
-{
-    if (!v || v->id >= n_ids)
-        return CONE_OTHER;
-    if (memo[v->id] & CONE_DONE)
-        return memo[v->id] & (uint8_t)~CONE_DONE;
-    uint8_t c = 0;
-    if (v->def) {
-        c = op_class(v->def);
-        for (uint32_t i = 0; i < v->def->n_operands; i++)
-            c |= cone(v->def->operands[i], memo, n_ids);
+    conf_oracle_out o = {stdout, s->json, conf_backend_is_path(s->backend) ? s->backend : "the runtime"};
+    conf_oracle_local lr;
+    bool ok = conf_oracle_localize(&o, m, f, ins, n_ins, s->max_bytes, &b.caps, run_other_cb, &oc, &lr, &d);
+    conf_backend_close(&b);
+    if (!ok) {
+        if (!d.file)
+            d.file = name;
+        cli_print_diag(s->cmd, &d);
+        return d.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
     }
-    memo[v->id] = c | CONE_DONE;
-    return c;
-}
-
-/* True when every term below v is an input, a non-negative constant, or
- * moved/converted from them: then running the program on |inputs| gives
- * the sum of |terms| a reduction or dot over v adds up. */
-static bool abs_passes_through(const ir_value *v, uint32_t depth)
-{
-    if (!v->def)
-        return true;
-    if (depth > 64)
-        return false;
-    const ir_op *op = v->def;
-    if (op->code == PLUMB_OP_CONSTANT) {
-        const plumb_tensor *t = op->a.value;
-        if (!t)
-            return false;
-        uint64_t n = plumb_tensor_numel(t);
-        for (uint64_t i = 0; i < n; i++)
-            if (!(plumb_load_f64(t->dtype, t->data, (size_t)i) >= 0))
-                return false;
-        return true;
-    }
-    plumb_opcode c = op->code;
-    bool moves = (plumb_op_get(c)->kind == PLUMB_KIND_MOVEMENT && c != PLUMB_OP_IOTA && c != PLUMB_OP_BITCAST_CONVERT) ||
-                 c == PLUMB_OP_CONVERT;
-    if (!moves)
-        return false;
-    for (uint32_t i = 0; i < op->n_operands; i++)
-        if (!abs_passes_through(op->operands[i], depth + 1))
-            return false;
-    return true;
-}
-
-/* The most elements dimension k of t can have: its size, else the bound of
- * a `?`; UINT64_MAX for an unbounded `?`, whose run-time size the program's
- * text does not tell. */
-static uint64_t dim_at_most(const ir_type *t, uint32_t k)
-{
-    if (t->dims[k] != PLUMB_DIM_DYN)
-        return (uint64_t)t->dims[k];
-    return t->bounds[k] != PLUMB_NO_BOUND ? (uint64_t)t->bounds[k] : UINT64_MAX;
-}
-
-static uint64_t mul_terms(uint64_t n, uint64_t k)
-{
-    uint64_t r;
-    return n == UINT64_MAX || k == UINT64_MAX || plumb_mul_overflow_u64(n, k, &r) ? UINT64_MAX : r;
-}
-
-/* Terms each element of a reduction or dot adds up (the reduce's init
- * counts as one), at most: a `?` dimension counts as its bound (the error
- * bound only grows with the count, so it stays sound); UINT64_MAX when an
- * unbounded `?` is summed over. */
-static uint64_t n_terms(const ir_op *op)
-{
-    uint64_t n = 1;
-    const ir_type *l = &op->operands[0]->type;
-    if (op->code == PLUMB_OP_REDUCE) {
-        for (uint32_t i = 0; i < op->a.dims.n; i++)
-            n = mul_terms(n, dim_at_most(l, (uint32_t)op->a.dims.v[i]));
-        return n == UINT64_MAX ? n : n + 1;
-    }
-    if (op->code == PLUMB_OP_DOT)
-        return l->rank ? dim_at_most(l, l->rank - 1) : 1;
-    for (uint32_t i = 0; i < op->a.lhs_contract.n; i++)
-        n = mul_terms(n, dim_at_most(l, (uint32_t)op->a.lhs_contract.v[i]));
-    return n;
-}
-
-static double unit_roundoff(plumb_dtype t) { return ldexp(1.0, -(int)plumb_dtype_get(t)->mant_bits - 1); }
-
-typedef struct cmp_out {
-    double fraction;   /* worst error / bound; INFINITY = exact op not bit-exact */
-    bool bounded;      /* false: composite, reported only */
-} cmp_out;
-
-static bool elem_nan(plumb_dtype t, uint64_t b) { return plumb_dtype_is_float(t) && plumb_float_is_nan(t, b); }
-
-/* What the compared results came from: the entry and its inputs (for the
- * inputs of an elementwise result) and the other backend's name. */
-typedef struct cmp_ctx {
-    const ir_func *f;
-    plumb_tensor *const *ins;
-    const char *other;
-} cmp_ctx;
-
-/* One failing element of result k: its index, got and want, and when v is
- * an elementwise op on the entry's parameters (or their broadcasts), the
- * inputs at that element. */
-static void print_element(const cmp_ctx *cx, uint32_t k, const ir_value *v, const plumb_tensor *want,
-                          const plumb_tensor *got, uint64_t i)
-{
-    char where[8 * PLUMB_MAX_RANK + 8], g[64], w[64], in[400] = "";
-    conf_describe_index(want, i, where, sizeof where);
-    conf_describe_value(got->dtype, got->data, i, g, sizeof g);
-    conf_describe_value(want->dtype, want->data, i, w, sizeof w);
-    if (!conf_describe_op_inputs(cx->f, v, cx->ins, want, i, in, sizeof in))
-        in[0] = 0;
-    printf("  result %u at %s: got %s want %s%s%s\n", k, where, g, w, in[0] ? ", inputs " : "", in);
-}
-
-/* Compares result k; prints one line, and one more naming the first
- * element outside the bound when there is one. */
-static cmp_out compare_result(const cmp_ctx *cx, uint32_t k, const ir_value *v, uint8_t *memo, uint32_t n_ids,
-                              const plumb_tensor *want, const plumb_tensor *got, const plumb_tensor *abs_sum)
-{
-    cmp_out r = {0, true};
-    plumb_buf tb;
-    plumb_buf_init(&tb);
-    plumb_tensor_type_print(&tb, want);
-    const char *ts = tb.data && !tb.failed ? tb.data : "?";
-    /* Shapes first: with `?` dimensions each backend decides its result's
-     * shape at run time, and equal byte counts do not make equal shapes. */
-    bool same_shape = want->rank == got->rank;
-    for (uint32_t i = 0; same_shape && i < want->rank; i++)
-        same_shape = want->dims[i] == got->dims[i];
-    if (want->dtype != got->dtype || !same_shape || want->nbytes != got->nbytes) {
-        plumb_buf gb;
-        plumb_buf_init(&gb);
-        plumb_tensor_type_print(&gb, got);
-        printf("result %u %s: MISMATCH: %s returned %s\n", k, ts, cx->other,
-               gb.data && !gb.failed ? gb.data : "another type");
-        plumb_buf_free(&gb);
-        plumb_buf_free(&tb);
-        r.fraction = INFINITY;
-        return r;
-    }
-    uint64_t n = plumb_tensor_numel(want);
-    plumb_dtype t = want->dtype;
-    uint8_t c = cone(v, memo, n_ids);
-    const ir_op *def = v->def;
-    bool ops_exact = true;
-    for (uint32_t i = 0; def && i < def->n_operands; i++)
-        ops_exact &= cone(def->operands[i], memo, n_ids) == 0;
-    uint64_t worst_ulp = 0, bad_at = UINT64_MAX;
-    bool nan_mismatch = false;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t a = plumb_load_bits(t, want->data, (size_t)i), b = plumb_load_bits(t, got->data, (size_t)i);
-        if (a == b)
-            continue;
-        if (elem_nan(t, a) && elem_nan(t, b))
-            continue;
-        if (bad_at == UINT64_MAX)
-            bad_at = i;
-        if (!plumb_dtype_is_float(t) || elem_nan(t, a) || elem_nan(t, b)) {
-            nan_mismatch = true;
-            continue;
-        }
-        uint64_t u = plumb_ulp_distance(t, a, b);
-        if (u > worst_ulp)
-            worst_ulp = u;
-    }
-    if (c == 0) {
-        if (bad_at == UINT64_MAX) {
-            printf("result %u %s: exact: bit-exact (0 of bound)\n", k, ts);
-        } else {
-            r.fraction = INFINITY;
-            printf("result %u %s: exact: MISMATCH at element %llu (bit-exact required)\n", k, ts,
-                   (unsigned long long)bad_at);
-            print_element(cx, k, v, want, got, bad_at);
-        }
-    } else if (c == CONE_ULP && def && (op_class(def) & CONE_ULP) && ops_exact) {
-        uint32_t bound = plumb_op_ulp_bound(def->code, t);
-        r.fraction = nan_mismatch ? INFINITY : bound ? (double)worst_ulp / bound : (worst_ulp ? INFINITY : 0);
-        printf("result %u %s: %s ulp(%u): worst %llu ULP, %.3g of bound%s\n", k, ts, plumb_op_name(def->code), bound,
-               (unsigned long long)worst_ulp, r.fraction, r.fraction > 1 ? " EXCEEDS" : "");
-        for (uint64_t i = 0; r.fraction > 1 && i < n; i++) {
-            uint64_t a = plumb_load_bits(t, want->data, (size_t)i), b = plumb_load_bits(t, got->data, (size_t)i);
-            if (a == b || (elem_nan(t, a) && elem_nan(t, b)))
-                continue;
-            if (elem_nan(t, a) || elem_nan(t, b) || plumb_ulp_distance(t, a, b) > bound) {
-                print_element(cx, k, v, want, got, i);
-                break;
-            }
-        }
-    } else if (c == CONE_DATA && def && (op_class(def) & CONE_DATA) && abs_sum && abs_sum->dtype == t) {
-        bool ok_cone = true;
-        for (uint32_t i = 0; i < def->n_operands; i++)
-            ok_cone &= abs_passes_through(def->operands[i], 0);
-        if (ok_cone) {
-            plumb_dtype acc = t == PLUMB_F64 ? PLUMB_F64 : PLUMB_F32;
-            double u = unit_roundoff(acc), uo = unit_roundoff(t);
-            uint64_t terms = n_terms(def);
-            if (terms == UINT64_MAX)
-                goto composite;   /* summed over an unbounded `?`: no stated bound */
-            double nk = terms ? (double)(terms - 1) : 0;
-            double gamma = nk * u < 1 ? nk * u / (1 - nk * u) : INFINITY;
-            double worst = 0;
-            uint64_t worst_at = 0;
-            for (uint64_t i = 0; i < n; i++) {
-                double a = plumb_load_f64(t, want->data, (size_t)i), b = plumb_load_f64(t, got->data, (size_t)i);
-                if (a == b || (isnan(a) && isnan(b)))
-                    continue;
-                if (isnan(a) || isnan(b) || isinf(a) || isinf(b)) {
-                    if (worst < INFINITY)
-                        worst_at = i;
-                    worst = INFINITY;
-                    continue;
-                }
-                double bound = gamma * plumb_load_f64(t, abs_sum->data, (size_t)i) + (u + uo) * fabs(a);
-                double f = bound > 0 ? fabs(b - a) / bound : INFINITY;
-                if (f > worst) {
-                    worst = f;
-                    worst_at = i;
-                }
-            }
-            r.fraction = worst;
-            printf("result %u %s: %s bound(data): %.3g of bound%s\n", k, ts, plumb_op_name(def->code), worst,
-                   worst > 1 ? " EXCEEDS" : "");
-            if (worst > 1)
-                print_element(cx, k, v, want, got, worst_at);
-            plumb_buf_free(&tb);
-            return r;
-        }
-        goto composite;
-    } else {
-    composite:
-        r.bounded = false;
-        if (bad_at == UINT64_MAX)
-            printf("result %u %s: composite: bit-identical to the reference\n", k, ts);
-        else if (nan_mismatch)
-            printf("result %u %s: composite: NaN or integer mismatch at element %llu (no per-op bound; the "
-                   "program's checks decide)\n", k, ts, (unsigned long long)bad_at);
-        else
-            printf("result %u %s: composite: worst %llu ULP from the reference (no per-op bound; the program's "
-                   "checks decide)\n", k, ts, (unsigned long long)worst_ulp);
-    }
-    plumb_buf_free(&tb);
-    return r;
+    if (lr.failed)
+        fprintf(stderr, "plumb %s: %u of %u ops are outside their bound on their own operands; first: %s\n", s->cmd,
+                lr.failed, lr.ops, lr.first);
+    return lr.failed ? CLI_EXIT_INVALID : CLI_EXIT_OK;
 }
 
 /* --compare: both backends, then one line per result. */
@@ -677,8 +455,7 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
         .check_log = log ? log : stderr,
         .max_mismatches = 0,
     };
-    plumb_ref_result ref, rt, abs_res;
-    memset(&abs_res, 0, sizeof abs_res);
+    plumb_ref_result ref, rt;
     plumb_diag d = {.code = PLUMB_OK};
     if (!plumb_ref_run(m, f->name, ins, n_ins, &ro, &ref, &d)) {
         if (!d.file)
@@ -693,51 +470,13 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
         cli_print_diag(s->cmd, &d);
         return d.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
     }
-    /* Sums of |terms| for reductions and dots: the reference on |inputs|. */
-    plumb_tensor **absin = n_ins ? plumb_calloc(n_ins, sizeof *absin) : NULL;
-    bool have_abs = !n_ins || absin;
-    for (uint32_t i = 0; have_abs && i < n_ins; i++) {
-        if (!(absin[i] = plumb_tensor_clone(ins[i], &d))) {
-            have_abs = false;
-            break;
-        }
-        if (plumb_dtype_is_float(ins[i]->dtype)) {
-            uint64_t sign = 1ull << (plumb_dtype_get(ins[i]->dtype)->bits - 1), cnt = plumb_tensor_numel(ins[i]);
-            for (uint64_t j = 0; j < cnt; j++)
-                plumb_store_bits(ins[i]->dtype, absin[i]->data, (size_t)j,
-                                 plumb_load_bits(ins[i]->dtype, ins[i]->data, (size_t)j) & ~sign);
-        }
-    }
-    FILE *null_log = tmpfile();
-    plumb_ref_options ao = ro;
-    ao.check_log = null_log ? null_log : log;
-    plumb_diag ad = {.code = PLUMB_OK};
-    if (have_abs)
-        have_abs = plumb_ref_run(m, f->name, absin, n_ins, &ao, &abs_res, &ad);
-    if (null_log)
-        fclose(null_log);
-    for (uint32_t i = 0; absin && i < n_ins; i++)
-        plumb_tensor_free(absin[i]);
-    plumb_free(absin, n_ins * sizeof *absin);
-
-    uint32_t n_ids = m->next_value_id ? m->next_value_id : 1;
-    uint8_t *memo = plumb_calloc(n_ids, 1);
-    const ir_op *ret = f->body.last;
-    int rc = CLI_EXIT_OK;
-    if (!memo || !ret || ret->n_operands != ref.n_outputs || rt.n_outputs != ref.n_outputs) {
-        fprintf(stderr, "plumb %s: error: cannot compare the results (out of memory or a malformed return)\n", s->cmd);
-        rc = CLI_EXIT_INVALID;
-    }
-    uint32_t exceeded = 0;
     bool plugin = conf_backend_is_path(s->backend);
-    cmp_ctx cx = {f, ins, plugin ? s->backend : "the runtime"};
-    for (uint32_t k = 0; rc == CLI_EXIT_OK && k < ref.n_outputs; k++) {
-        cmp_out r = compare_result(&cx, k, ret->operands[k], memo, n_ids, ref.outputs[k], rt.outputs[k],
-                                   have_abs && k < abs_res.n_outputs ? abs_res.outputs[k] : NULL);
-        if (r.bounded && !(r.fraction <= 1))
-            exceeded++;
-    }
-    plumb_free(memo, n_ids);
+    /* the program-level oracle (conformance/oracle.c) */
+    conf_oracle_out oo = {stdout, s->json, plugin ? s->backend : "the runtime"};
+    int cmp = conf_oracle_compare(&oo, s->cmd, m, f, ins, n_ins, &ro, ref.outputs, ref.n_outputs, rt.outputs,
+                                  rt.n_outputs, NULL);
+    int rc = cmp < 0 ? CLI_EXIT_INVALID : CLI_EXIT_OK;
+    uint32_t exceeded = cmp > 0 ? (uint32_t)cmp : 0;
     report_checks(s, log, &ref);
     if (!plugin && rt.checks_failed != ref.checks_failed)
         fprintf(stderr, "plumb %s: the runtime failed %u checks, the reference %u\n", s->cmd, rt.checks_failed,
@@ -748,7 +487,11 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
         rc = CLI_EXIT_INVALID;
     plumb_ref_result_free(&ref);
     plumb_ref_result_free(&rt);
-    plumb_ref_result_free(&abs_res);
+    if (s->localize) {
+        int lrc = localize(s, m, f, ins, n_ins, log, name);
+        if (rc == CLI_EXIT_OK || lrc == CLI_EXIT_USAGE)
+            rc = lrc;
+    }
     return rc;
 }
 
@@ -1186,6 +929,9 @@ int cmd_run(int argc, char **argv)
         case OPT_COMPARE:
             s.compare = true;
             break;
+        case OPT_LOCALIZE:
+            s.localize = true;
+            break;
         case OPT_SPLIT:
             s.split = true;
             break;
@@ -1262,7 +1008,7 @@ int cmd_run(int argc, char **argv)
             so.explain = session = true;
             break;
         case OPT_JSON:
-            so.json = session = true;
+            so.json = s.json = true;
             break;
         case OPT_ERROR_ON_RECOMPILE:
             so.error_on_recompile = session = true;
@@ -1298,6 +1044,14 @@ int cmd_run(int argc, char **argv)
     }
     if (s.gen.n_dim_sizes > 1 && !session && n_files < 2) {
         rc = cli_usage_error(s.cmd, "--dim-size with several sizes sizes several runs: add --repeat N or more FILEs");
+        goto out;
+    }
+    /* --json alone asks for the session's JSON lines; with --compare for
+     * the verdicts' */
+    if (so.json && !s.compare)
+        session = true;
+    if (s.localize && !s.compare) {
+        rc = cli_usage_error(s.cmd, "--localize is a mode of --compare: add --compare");
         goto out;
     }
     if (session || n_files > 1) {

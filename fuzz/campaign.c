@@ -16,6 +16,7 @@
 
 #include "fuzz.h"
 #include "../conformance/certify.h"
+#include "../conformance/oracle.h"
 
 void fz_options_init(fz_options *o)
 {
@@ -122,6 +123,33 @@ static bool claimed(const conf_backend *b, const fz_prog *p)
     return true;
 }
 
+int fz_check_op(const fz_prog *p, uint32_t k, plumb_tensor *const *outs, const conf_caps *caps, conf_result *r,
+                plumb_diag *d)
+{
+    const fz_node *n = &p->n[k];
+    plumb_buf text;
+    plumb_buf_init(&text);
+    uint32_t in_nodes[FZ_MAX_ARGS], n_in = 0;
+    plumb_tensor *ins[FZ_MAX_ARGS];
+    if (!fz_op_text(p, k, &text, in_nodes, &n_in)) {
+        plumb_buf_free(&text);
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing the op");
+        return -1;
+    }
+    for (uint32_t j = 0; j < n_in; j++) {
+        const fz_node *a = &p->n[in_nodes[j]];
+        ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : a->kind == FZ_CONST ? a->value : outs[a->index];
+    }
+    char id[32];
+    snprintf(id, sizeof id, "%%v%u", k);
+    /* the program-level oracle's per-op check (conformance/oracle.c) */
+    conf_oracle_op c = {n->op, fz_node_primary(p, k), text.data, ins, n_in, &outs[n->index],
+                        fz_node_results(n), id};
+    bool ran = conf_oracle_check_op(&c, caps, r, d);
+    plumb_buf_free(&text);
+    return !ran ? -1 : r->pass ? 0 : 1;
+}
+
 /* Checks every op result of p against the reference, re-evaluated on the
  * backend's own operands. */
 static void check_ops(worker *wk, const fz_prog *p, plumb_tensor **outs, wire *w, uint32_t mut)
@@ -132,43 +160,18 @@ static void check_ops(worker *wk, const fz_prog *p, plumb_tensor **outs, wire *w
             continue;
         plumb_dtype t = fz_node_primary(p, k);
         const char *opn = plumb_op_short_name(n->op);
-        plumb_buf text;
-        plumb_buf_init(&text);
-        uint32_t in_nodes[3], n_in = 0;
-        plumb_tensor *ins[3];
-        if (!fz_op_text(p, k, &text, in_nodes, &n_in)) {
-            plumb_buf_free(&text);
-            add_finding(w, "error", opn, plumb_dtype_name(t), mut, "out of memory printing the op");
-            continue;
-        }
-        for (uint32_t j = 0; j < n_in; j++) {
-            const fz_node *a = &p->n[in_nodes[j]];
-            ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : a->kind == FZ_CONST ? a->value : outs[a->index];
-        }
-        conf_case c;
-        memset(&c, 0, sizeof c);
-        snprintf(c.id, sizeof c.id, "fuzz/%s/%s/%%v%u", opn, plumb_dtype_name(t), k);
-        c.op = n->op;
-        c.dtype = t;
-        c.shape_class = "fuzz";
-        c.value_class = "fuzz";
-        c.program = text.data;
-        c.inputs = ins;
-        c.n_inputs = n_in;
-        conf_check_opts co;
-        conf_caps_check_opts(&wk->b->caps, t, &co);
         conf_result r;
         plumb_diag d;
         plumb_diag_clear(&d);
-        if (!conf_check_case(&c, &outs[n->index], 1, &co, &r, &d))
+        int v = fz_check_op(p, k, outs, &wk->b->caps, &r, &d);
+        if (v < 0)
             add_finding(w, "error", opn, plumb_dtype_name(t), mut, "%%v%u: the checker could not run: %s", k, d.msg);
-        else if (!r.pass)
+        else if (v > 0)
             add_finding(w, "agree", opn, plumb_dtype_name(t), mut, "%%v%u = %s (%.3g of its bound): %s", k, opn,
                         r.budget_used, r.reason);
         else if (n->op < PLUMB_OP_COUNT && t < PLUMB_DTYPE_COUNT && w->cover[n->op][t] < UINT16_MAX)
             w->cover[n->op][t]++;
         w->checked++;
-        plumb_buf_free(&text);
     }
 }
 

@@ -19,6 +19,7 @@
 #define FZ_MAX_NODES 64        /* parameters, constants and ops of one program */
 #define FZ_DEFAULT_NODES 8     /* ops per program unless --max-nodes says otherwise */
 #define FZ_DEFAULT_ELEMS 256   /* elements per tensor unless --max-elements says otherwise */
+#define FZ_MAX_ARGS 5          /* operands of one op (dynamic_pad has five) */
 
 /* What the generator may use. */
 typedef struct fz_gen_opts {
@@ -32,6 +33,12 @@ typedef struct fz_gen_opts {
 void fz_gen_opts_init(fz_gen_opts *o);
 /* True for the ops the generator can build. */
 bool fz_op_supported(plumb_opcode op);
+/* True for the dynamic ops, built only with --poly. */
+bool fz_op_needs_poly(plumb_opcode op);
+/* Whether the generator can build op with primary element type t (the
+ * type the coverage table counts it under): the elementwise ops in the
+ * types the table gives them, every type for the others but a dot of i1. */
+bool fz_pair_possible(plumb_opcode op, plumb_dtype t);
 
 enum { FZ_PARAM, FZ_CONST, FZ_OP };
 
@@ -42,8 +49,8 @@ typedef struct fz_node {
     plumb_dtype dtype;
     uint32_t rank;
     int64_t dims[FZ_MAX_RANK];
-    uint32_t arg[3], n_args;   /* operand node indices */
-    uint32_t index;            /* FZ_PARAM: input index; FZ_OP: result index */
+    uint32_t arg[FZ_MAX_ARGS], n_args; /* operand node indices */
+    uint32_t index;            /* FZ_PARAM: input index; FZ_OP: its first result's index */
     uint8_t dyn;               /* bit i: dimension i is `?`, bounded by dims[i] */
     bool fixed;                /* FZ_CONST: gather/scatter indices, static sizes of a shape: never mutated */
     char pre[24];              /* text between the op name and its operands (compare's direction) */
@@ -81,10 +88,24 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b);
  * %x0..: what the checker re-evaluates on the backend's own operands.
  * *n_in gets the parameter count; in_nodes the operand node of each. */
 bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, uint32_t *n_in);
+/* The results op node n has (top_k: values and indices; others 1). Other
+ * ops read a node's first result only. */
+uint32_t fz_node_results(const fz_node *n);
 /* Parses and verifies text: a failure is a generator bug (d says why). */
 bool fz_prog_verify(const char *text, size_t len, plumb_diag *d);
 /* The element type an op node is judged by (its first data operand's). */
 plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k);
+
+/* Checks op node k's result in outs (the backend's results of p, one per
+ * op) against the reference re-evaluated on the backend's own operands
+ * (its results for earlier ops, the parameters, the constants), through
+ * the program-level oracle's per-op check (conformance/oracle.h) under the
+ * declared capabilities caps. 0 when within bound, 1 when not (r says
+ * why), -1 with d set when the checker could not run. */
+struct conf_caps;
+struct conf_result;
+int fz_check_op(const fz_prog *p, uint32_t k, plumb_tensor *const *outs, const struct conf_caps *caps,
+                struct conf_result *r, plumb_diag *d);
 
 /* ---- mutators ------------------------------------------------------------ */
 typedef enum fz_mutator {
@@ -167,8 +188,13 @@ void fz_result_free(fz_result *res);
 void fz_report_json(plumb_buf *b, const fz_options *o, const fz_result *res);
 
 /* ---- the reducer (fuzz/reduce.c, plumb reduce) ----------------------------- */
+#define FZ_REDUCE_MAX_RUNS 2000     /* candidates the value pass may run, at most */
+
 typedef struct fz_reduce_result {
     uint32_t ops_before, ops_after;
+    uint64_t elems_before, elems_after; /* input elements, summed over the parameters */
+    uint32_t shapes_cut;           /* dimensions halved */
+    uint32_t values_set;           /* inputs or constants (or ranges of them) set to zeros or ones */
     uint32_t tried, kept;          /* candidates run, candidates that still showed the finding */
     char program[600];             /* the reduced program's path */
     char replay[1200];             /* a command that replays it */
@@ -178,7 +204,10 @@ typedef struct fz_reduce_result {
  * program from finding.txt (which must match program.mlir), then removes
  * ops one at a time — each removed op's uses read a new parameter holding
  * the value the backend computed for it, so the ops left see the same
- * operands — keeping a candidate only when it verifies and the same
+ * operands —, then halves dimensions of the inputs and constants (their
+ * values cut to the leading half, the ops' shapes re-derived), then sets
+ * inputs and constants to zeros or ones (whole, else ranges halving in
+ * size), keeping a candidate only when it verifies and the same
  * signature still shows (agree: an op of the same name and type fails the
  * checker; crash, hang, error: the run fails). Writes reduced.mlir,
  * reduced inputs rK.tensor and reduced.txt into dir. Returns 1 when

@@ -40,8 +40,12 @@ bool fz_op_supported(plumb_opcode op)
 {
     const plumb_op_info *oi = plumb_op_get(op);
     if (oi->kind == PLUMB_KIND_ELEMENTWISE)
-        return op != PLUMB_OP_REDUCE_PRECISION;
+        return true;
     switch (op) {
+    case PLUMB_OP_BITCAST_CONVERT:
+    case PLUMB_OP_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_UPDATE_SLICE:
+    case PLUMB_OP_DOT:
     case PLUMB_OP_BROADCAST_IN_DIM:
     case PLUMB_OP_RESHAPE:
     case PLUMB_OP_TRANSPOSE:
@@ -56,11 +60,46 @@ bool fz_op_supported(plumb_opcode op)
     case PLUMB_OP_GATHER:
     case PLUMB_OP_SCATTER:
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
+    case PLUMB_OP_TOP_K:
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_DYNAMIC_IOTA:
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD:
+    case PLUMB_OP_DYNAMIC_GATHER:
         return true;
     default:
         return false;
     }
 }
+
+/* The dynamic ops: built only with --poly (on a `?` operand, or for
+ * dynamic_gather with its slice sizes as an operand), so programs without
+ * it draw among the static ops alone. */
+static bool poly_only(plumb_opcode op)
+{
+    return op == PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM || op == PLUMB_OP_DYNAMIC_RESHAPE ||
+           op == PLUMB_OP_DYNAMIC_IOTA || op == PLUMB_OP_REAL_DYNAMIC_SLICE || op == PLUMB_OP_DYNAMIC_PAD ||
+           op == PLUMB_OP_DYNAMIC_GATHER;
+}
+
+bool fz_op_needs_poly(plumb_opcode op) { return poly_only(op); }
+
+bool fz_pair_possible(plumb_opcode op, plumb_dtype t)
+{
+    if (!(plumb_op_get(op)->types & PLUMB_TY_BIT(t)) && plumb_op_get(op)->kind == PLUMB_KIND_ELEMENTWISE &&
+        op != PLUMB_OP_CONVERT && op != PLUMB_OP_SELECT)
+        return false;
+    /* a dot of booleans is not built (no sum over i1); iota's types are the table's */
+    if ((op == PLUMB_OP_DOT_GENERAL || op == PLUMB_OP_DOT) && t == PLUMB_I1)
+        return false;
+    if (op == PLUMB_OP_BITCAST_CONVERT && t == PLUMB_I1)
+        return false;
+    if ((op == PLUMB_OP_IOTA || op == PLUMB_OP_DYNAMIC_IOTA) && !(plumb_op_get(op)->types & PLUMB_TY_BIT(t)))
+        return false;
+    return true;
+}
+
+uint32_t fz_node_results(const fz_node *n) { return n->kind == FZ_OP && n->op == PLUMB_OP_TOP_K ? 2 : 1; }
 
 void fz_gen_opts_init(fz_gen_opts *o)
 {
@@ -342,6 +381,55 @@ static uint32_t shape_op(gctx *g, plumb_opcode op, uint32_t rank, int64_t d0, ui
     return (uint32_t)(n - g->p->n);
 }
 
+/* A constant tensor<Nxi32> holding v, fixed: sizes and offsets the result
+ * types state, which no mutator may change. */
+static uint32_t sizes_const(gctx *g, const int64_t *v, uint32_t n)
+{
+    int64_t len = n;
+    uint64_t zero = 0;   /* a splat: no value draws */
+    uint32_t c = new_const(g, PLUMB_I32, 1, &len, &zero);
+    if (g->failed)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        plumb_store_bits(PLUMB_I32, g->p->n[c].value->data, i, (uint64_t)v[i]);
+    g->p->n[c].fixed = true;
+    return c;
+}
+
+/* The shape of res as a tensor<rank x i32> the program computes, as
+ * docs/spec/dynamic.md shows: get_dimension_size of operand xi for each
+ * `?` of res (dimension i of res is dimension j of xi when map[j] == i;
+ * n_map entries), reshaped to tensor<1xi32>, constants for the static
+ * sizes, concatenated. Each part is a result of the program, checked too. */
+static uint32_t computed_shape(gctx *g, uint32_t xi, const fz_node *res, const int64_t *map, uint32_t n_map)
+{
+    uint32_t shape = 0;
+    for (uint32_t i = 0; i < res->rank && !g->failed; i++) {
+        uint32_t part;
+        if ((res->dyn >> i) & 1) {
+            char post[24];
+            uint32_t j = 0;
+            while (j + 1 < n_map && map[j] != (int64_t)i)
+                j++;
+            snprintf(post, sizeof post, ", dim = %u", j);
+            uint32_t n = shape_op(g, PLUMB_OP_GET_DIMENSION_SIZE, 0, 0, xi, 0, 1, post);
+            part = shape_op(g, PLUMB_OP_RESHAPE, 1, 1, n, 0, 1, "");
+        } else {
+            part = sizes_const(g, &res->dims[i], 1);
+        }
+        shape = i ? shape_op(g, PLUMB_OP_CONCATENATE, 1, (int64_t)i + 1, shape, part, 2, ", dim = 0") : part;
+    }
+    return shape;
+}
+
+/* Elementwise predicates: a float operand, an i1 result (is_finite and
+ * chlo's is_inf, is_pos_inf, is_neg_inf, found by name so the generator
+ * follows the table as it grows). */
+static bool is_predicate(plumb_opcode op)
+{
+    return op == PLUMB_OP_IS_FINITE || strncmp(plumb_op_name(op), "chlo.is_", 8) == 0;
+}
+
 /* Tries to add op on operand x; false when it does not apply to x (the
  * draws are made anyway). */
 static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
@@ -367,6 +455,8 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && op != PLUMB_OP_SELECT && op != PLUMB_OP_CONVERT &&
         !accepts(op, x.dtype))
         return false;
+    if (is_predicate(op))
+        res.dtype = PLUMB_I1;
     switch (op) {
     case PLUMB_OP_CONVERT: {
         plumb_dtype cand[PLUMB_DTYPE_COUNT];
@@ -403,9 +493,6 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         res.arg[1] = xi;
         res.arg[2] = matching(g, &x);
         res.n_args = 3;
-        break;
-    case PLUMB_OP_IS_FINITE:
-        res.dtype = PLUMB_I1;
         break;
     case PLUMB_OP_BROADCAST_IN_DIM: {
         if (x.rank >= FZ_MAX_RANK)
@@ -610,8 +697,10 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         break;
     }
     case PLUMB_OP_GATHER:
+    case PLUMB_OP_DYNAMIC_GATHER:
     case PLUMB_OP_SCATTER: {
-        /* rows of dimension 0 at distinct constant indices */
+        /* rows of dimension 0 at distinct constant indices (dynamic_gather:
+         * the slice sizes a constant operand) */
         if (x.rank == 0 || x.dyn || x.dims[0] > 64)
             return false;
         uint32_t n = (uint32_t)x.dims[0], k = 1 + r1 % (n < 4 ? n : 4);
@@ -622,10 +711,17 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         uint32_t ii = index_const(g, k, n, r3);
         if (g->failed)
             return false;
-        if (op == PLUMB_OP_GATHER) {
+        if (op == PLUMB_OP_GATHER || op == PLUMB_OP_DYNAMIC_GATHER) {
             memcpy(res.dims, rows.dims, sizeof res.dims);
             res.arg[1] = ii;
             res.n_args = 2;
+            if (op == PLUMB_OP_DYNAMIC_GATHER) {
+                int64_t sz[FZ_MAX_RANK];
+                memcpy(sz, x.dims, sizeof sz);
+                sz[0] = 1;
+                res.arg[2] = sizes_const(g, sz, x.rank);
+                res.n_args = 3;
+            }
         } else {
             res.body = r2 % 2 ? PLUMB_OP_ADD : PLUMB_OP_COUNT; /* COUNT: replace */
             res.arg[1] = ii;
@@ -655,31 +751,161 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
             res.dyn |= (uint8_t)(((x.dyn >> j) & 1) << i);
             map[j++] = i;
         }
-        uint32_t shape = 0;
-        for (uint32_t i = 0; i < res.rank && !g->failed; i++) {
-            uint32_t part;
-            if ((res.dyn >> i) & 1) {
-                char post[24];
-                uint32_t j = 0;
-                while (map[j] != (int64_t)i)
-                    j++;
-                snprintf(post, sizeof post, ", dim = %u", j);
-                uint32_t n = shape_op(g, PLUMB_OP_GET_DIMENSION_SIZE, 0, 0, xi, 0, 1, post);
-                part = shape_op(g, PLUMB_OP_RESHAPE, 1, 1, n, 0, 1, "");
-            } else {
-                int64_t one = 1;
-                uint64_t v = (uint64_t)res.dims[i];
-                part = new_const(g, PLUMB_I32, 1, &one, &v);
-                if (!g->failed)
-                    g->p->n[part].fixed = true; /* a size the result type states: never mutated */
-            }
-            shape = i ? shape_op(g, PLUMB_OP_CONCATENATE, 1, (int64_t)i + 1, shape, part, 2, ", dim = 0") : part;
-        }
+        uint32_t shape = computed_shape(g, xi, &res, map, x.rank);
         res.arg[1] = shape;
         res.n_args = 2;
         char l[64];
         list(l, sizeof l, map, x.rank);
         snprintf(res.post, sizeof res.post, ", dims = [%s]", l);
+        break;
+    }
+    case PLUMB_OP_REDUCE_PRECISION: {
+        /* to a narrower (or the same) float format: 1.. exponent bits,
+         * 0.. mantissa bits of the type */
+        const plumb_dtype_info *ti = plumb_dtype_get(x.dtype);
+        snprintf(res.post, sizeof res.post, ", format = e%um%u", 1 + r1 % ti->exp_bits, r2 % (ti->mant_bits + 1));
+        break;
+    }
+    case PLUMB_OP_BITCAST_CONVERT: {
+        /* to another allowed type of the same width, the shape kept */
+        plumb_dtype cand[PLUMB_DTYPE_COUNT];
+        uint32_t nc = 0;
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+            if ((g->o->dtypes & PLUMB_TY_BIT(t)) && t != (int)x.dtype && x.dtype != PLUMB_I1 && t != PLUMB_I1 &&
+                plumb_dtype_get((plumb_dtype)t)->bits == plumb_dtype_get(x.dtype)->bits)
+                cand[nc++] = (plumb_dtype)t;
+        if (!nc || x.dyn)
+            return false;
+        res.dtype = cand[r1 % nc];
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_UPDATE_SLICE: {
+        /* start indices are i32 scalars from the program (any value: they
+         * are clamped into range); sizes within each dimension */
+        if (x.rank == 0 || x.dyn || x.rank + 2 > FZ_MAX_ARGS || numel(&x) == 0)
+            return false;
+        fz_node part = x;
+        uint32_t s = r1 ^ (r2 << 16);
+        for (uint32_t i = 0; i < x.rank; i++) {
+            part.dims[i] = 1 + (int64_t)(s % (uint32_t)x.dims[i]);
+            s /= 4;
+        }
+        uint32_t a = 1;
+        if (op == PLUMB_OP_DYNAMIC_SLICE) {
+            memcpy(res.dims, part.dims, sizeof res.dims);
+            char l[64];
+            list(l, sizeof l, part.dims, x.rank);
+            snprintf(res.post, sizeof res.post, ", sizes = [%s]", l);
+        } else {
+            res.arg[a++] = matching(g, &part);
+        }
+        fz_node idx;
+        memset(&idx, 0, sizeof idx);
+        idx.dtype = PLUMB_I32;
+        for (uint32_t i = 0; i < x.rank; i++)
+            res.arg[a++] = matching(g, &idx);
+        res.n_args = a;
+        break;
+    }
+    case PLUMB_OP_DOT: {
+        /* vector or matrix times vector or matrix */
+        if (x.rank == 0 || x.rank > 2 || x.dyn || plumb_dtype_is_bool(x.dtype))
+            return false;
+        fz_node y = x;
+        y.rank = 1 + (r1 % 2);
+        y.dims[0] = x.dims[x.rank - 1];
+        y.dims[1] = 1 + (int64_t)(r2 % 4);
+        res.rank = 0;
+        if (x.rank == 2)
+            res.dims[res.rank++] = x.dims[0];
+        if (y.rank == 2)
+            res.dims[res.rank++] = y.dims[1];
+        res.arg[1] = matching(g, &y);
+        res.n_args = 2;
+        break;
+    }
+    case PLUMB_OP_TOP_K: {
+        /* the k largest along the last dimension (static), values and
+         * their indices */
+        if (x.rank == 0 || ((x.dyn >> (x.rank - 1)) & 1))
+            return false;
+        int64_t last = x.dims[x.rank - 1];
+        int64_t k = 1 + (int64_t)(r1 % (uint32_t)(last < 4 ? last : 4));
+        res.dims[x.rank - 1] = k;
+        snprintf(res.post, sizeof res.post, "%lld", (long long)k);
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_RESHAPE: {
+        /* [?, a, b, ...] -> [?, a*b*...] (the `?` kept, its size computed) */
+        if (x.dyn != 1 || numel(&x) == 0)
+            return false;
+        int64_t rest = 1;
+        for (uint32_t i = 1; i < x.rank; i++)
+            rest *= x.dims[i];
+        res.rank = 2;
+        res.dims[1] = rest;
+        res.dyn = 1;
+        int64_t map[1] = {0};
+        res.arg[1] = computed_shape(g, xi, &res, map, 1);
+        res.n_args = 2;
+        break;
+    }
+    case PLUMB_OP_DYNAMIC_IOTA: {
+        /* an iota of the operand's type, its shape computed: the operand
+         * only lends its type and sizes */
+        if (!x.dyn || !accepts(op, x.dtype))
+            return false;
+        int64_t map[FZ_MAX_RANK];
+        for (uint32_t i = 0; i < x.rank; i++)
+            map[i] = i;
+        res.arg[0] = computed_shape(g, xi, &res, map, x.rank);
+        res.n_args = 1;
+        snprintf(res.post, sizeof res.post, ", dim = %u", r1 % x.rank);
+        break;
+    }
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD: {
+        /* the whole of every `?` dimension (so it keeps its one actual
+         * size), a static slice or pad of the others; the start, stride
+         * and padding operands constants, the limits computed */
+        if (!x.dyn || numel(&x) == 0)
+            return false;
+        int64_t lo[FZ_MAX_RANK], hi[FZ_MAX_RANK], st[FZ_MAX_RANK], map[FZ_MAX_RANK];
+        uint32_t s = r1 ^ (r2 << 16);
+        for (uint32_t i = 0; i < x.rank; i++) {
+            map[i] = i;
+            bool dyn = (x.dyn >> i) & 1;
+            if (op == PLUMB_OP_REAL_DYNAMIC_SLICE) {
+                lo[i] = dyn || x.dims[i] == 0 ? 0 : (int64_t)(s % (uint32_t)x.dims[i]);
+                hi[i] = dyn ? x.dims[i] : lo[i] + 1 + (int64_t)((s / 7) % (uint32_t)(x.dims[i] - lo[i]));
+                st[i] = dyn ? 1 : 1 + (int64_t)((s / 3) % 2);
+                res.dims[i] = dyn ? x.dims[i] : (hi[i] - lo[i] + st[i] - 1) / st[i];
+            } else {
+                lo[i] = dyn ? 0 : s % 3;
+                hi[i] = dyn ? 0 : (s / 3) % 3;
+                st[i] = dyn ? 0 : (s / 9) % 2;
+                res.dims[i] = dyn ? x.dims[i]
+                                  : lo[i] + x.dims[i] + (x.dims[i] > 0 ? x.dims[i] - 1 : 0) * st[i] + hi[i];
+            }
+            s /= 18;
+        }
+        if (numel(&res) > g->o->max_elems)
+            return false;
+        if (op == PLUMB_OP_REAL_DYNAMIC_SLICE) {
+            fz_node lim = res;   /* the limits: x's size for a `?`, else hi */
+            memcpy(lim.dims, hi, sizeof lim.dims);
+            res.arg[1] = sizes_const(g, lo, x.rank);
+            res.arg[2] = computed_shape(g, xi, &lim, map, x.rank);
+            res.arg[3] = sizes_const(g, st, x.rank);
+            res.n_args = 4;
+        } else {
+            res.arg[1] = new_const(g, x.dtype, 0, NULL, NULL);
+            res.arg[2] = sizes_const(g, lo, x.rank);
+            res.arg[3] = sizes_const(g, hi, x.rank);
+            res.arg[4] = sizes_const(g, st, x.rank);
+            res.n_args = 5;
+        }
         break;
     }
     case PLUMB_OP_DOT_GENERAL: {
@@ -722,7 +948,8 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         return false;
     }
     *n = res;
-    n->index = p->n_results++;
+    n->index = p->n_results;
+    p->n_results += fz_node_results(n);
     return true;
 }
 
@@ -733,7 +960,7 @@ bool fz_generate(const fz_gen_opts *o, uint64_t seed, uint32_t bump, fz_prog *p,
     plumb_opcode ops[PLUMB_OP_COUNT];
     uint32_t n_ops = 0;
     for (int i = 0; i < PLUMB_OP_COUNT; i++)
-        if (o->ops[i] && fz_op_supported((plumb_opcode)i))
+        if (o->ops[i] && fz_op_supported((plumb_opcode)i) && (o->poly || !poly_only((plumb_opcode)i)))
             ops[n_ops++] = (plumb_opcode)i;
     plumb_dtype types[PLUMB_DTYPE_COUNT];
     uint32_t n_types = 0;
@@ -836,11 +1063,40 @@ static void type_text(plumb_buf *b, const fz_node *n)
     plumb_buf_puts(b, ">");
 }
 
+/* The result types of op node n: "T", or top_k's "T, Ti". */
+static void result_types(plumb_buf *b, const fz_node *n)
+{
+    type_text(b, n);
+    if (fz_node_results(n) == 2) {
+        fz_node idx = *n;
+        idx.dtype = PLUMB_I32;
+        plumb_buf_puts(b, ", ");
+        type_text(b, &idx);
+    }
+}
+
+/* The values of op node n named name: "%v3", or top_k's "%v3#0, %v3#1". */
+static void result_refs(plumb_buf *b, const fz_node *n, const char *name)
+{
+    if (fz_node_results(n) == 2)
+        plumb_buf_printf(b, "%s#0, %s#1", name, name);
+    else
+        plumb_buf_puts(b, name);
+}
+
 /* "%r = op operands attrs : types" for node k with the given names. */
 static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res, char names[][16])
 {
     const fz_node *n = &p->n[k];
     const fz_node *a0 = &p->n[n->arg[0]];
+    if (n->op == PLUMB_OP_TOP_K) {
+        plumb_buf_printf(b, "  %s:2 = chlo.top_k(%s, k = %s) : ", res, names[0], n->post);
+        type_text(b, a0);
+        plumb_buf_puts(b, " -> (");
+        result_types(b, n);
+        plumb_buf_puts(b, ")\n");
+        return;
+    }
     plumb_buf_printf(b, "  %s = ", res);
     if (n->op == PLUMB_OP_REDUCE) {
         plumb_buf_printf(b, "stablehlo.reduce(%s init: %s) applies %s across dimensions = [%s] : (", names[0],
@@ -860,7 +1116,8 @@ static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res,
         plumb_buf_puts(b, "\n");
         return;
     }
-    if (n->op == PLUMB_OP_SORT || n->op == PLUMB_OP_GATHER || n->op == PLUMB_OP_SCATTER) {
+    if (n->op == PLUMB_OP_SORT || n->op == PLUMB_OP_GATHER || n->op == PLUMB_OP_SCATTER ||
+        n->op == PLUMB_OP_DYNAMIC_GATHER) {
         char s[32];
         fz_node sc;
         memset(&sc, 0, sizeof sc);
@@ -877,6 +1134,11 @@ static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res,
             size_t len = 0;
             for (uint32_t i = 1; i < a0->rank; i++)
                 len += (size_t)snprintf(w + len, sizeof w - len, "%s%u", i > 1 ? ", " : "", i);
+            if (n->op == PLUMB_OP_DYNAMIC_GATHER) {
+                plumb_buf_printf(b, "dimension_numbers = #stablehlo.gather<offset_dims = [%s], collapsed_slice_dims = [0], "
+                                 "start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false}> : (", w);
+                goto types;
+            }
             if (n->op == PLUMB_OP_GATHER) {
                 plumb_buf_printf(b, "dimension_numbers = #stablehlo.gather<offset_dims = [%s], collapsed_slice_dims = [0], "
                                  "start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, "
@@ -930,7 +1192,7 @@ static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res,
     plumb_buf_printf(b, "%s : ", n->post);
     const plumb_op_info *oi = plumb_op_get(n->op);
     bool same = oi->kind == PLUMB_KIND_ELEMENTWISE && n->op != PLUMB_OP_CONVERT && n->op != PLUMB_OP_COMPARE &&
-                n->op != PLUMB_OP_IS_FINITE && n->op != PLUMB_OP_SELECT;
+                !is_predicate(n->op) && n->op != PLUMB_OP_SELECT;
     if (same || n->op == PLUMB_OP_REVERSE) {
         type_text(b, n);
     } else if (n->op == PLUMB_OP_SELECT) {
@@ -977,7 +1239,7 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
             continue;
         if (!first)
             plumb_buf_puts(b, ", ");
-        type_text(b, &p->n[i]);
+        result_types(b, &p->n[i]);
         first = false;
     }
     plumb_buf_puts(b, ") {\n");
@@ -988,13 +1250,13 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
         if (n->kind == FZ_CONST) {
             const_line(b, n, res);
         } else if (n->kind == FZ_OP) {
-            char names[3][16];
+            char names[FZ_MAX_ARGS][16];
             for (uint32_t j = 0; j < n->n_args; j++) {
                 const fz_node *a = &p->n[n->arg[j]];
                 if (a->kind == FZ_PARAM)
                     snprintf(names[j], sizeof names[j], "%%a%u", a->index);
-                else
-                    snprintf(names[j], sizeof names[j], "%%v%u", n->arg[j]);
+                else   /* a top_k is read through its values */
+                    snprintf(names[j], sizeof names[j], "%%v%u%s", n->arg[j], fz_node_results(a) == 2 ? "#0" : "");
             }
             op_line(b, p, i, res, names);
         }
@@ -1003,7 +1265,10 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
     first = true;
     for (uint32_t i = 0; i < p->n_nodes; i++)
         if (p->n[i].kind == FZ_OP) {
-            plumb_buf_printf(b, "%s%%v%u", first ? "" : ", ", i);
+            char name[16];
+            snprintf(name, sizeof name, "%%v%u", i);
+            plumb_buf_puts(b, first ? "" : ", ");
+            result_refs(b, &p->n[i], name);
             first = false;
         }
     plumb_buf_puts(b, " : ");
@@ -1012,7 +1277,7 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
         if (p->n[i].kind == FZ_OP) {
             if (!first)
                 plumb_buf_puts(b, ", ");
-            type_text(b, &p->n[i]);
+            result_types(b, &p->n[i]);
             first = false;
         }
     plumb_buf_puts(b, "\n}\n");
@@ -1022,7 +1287,7 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
 bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, uint32_t *n_in)
 {
     const fz_node *n = &p->n[k];
-    char names[3][16];
+    char names[FZ_MAX_ARGS][16];
     *n_in = 0;
     /* Constant operands are parameters too: the checker derives its bounds
      * from the inputs (Σ|x| of a reduce runs on |inputs|), so a baked init
@@ -1035,12 +1300,14 @@ bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, 
         type_text(b, a);
         in_nodes[(*n_in)++] = n->arg[j];
     }
-    plumb_buf_puts(b, ") -> ");
-    type_text(b, n);
-    plumb_buf_puts(b, " {\n");
+    plumb_buf_puts(b, ") -> (");
+    result_types(b, n);
+    plumb_buf_puts(b, ") {\n");
     op_line(b, p, k, "%r", names);
-    plumb_buf_puts(b, "  return %r : ");
-    type_text(b, n);
+    plumb_buf_puts(b, "  return ");
+    result_refs(b, n, "%r");
+    plumb_buf_puts(b, " : ");
+    result_types(b, n);
     plumb_buf_puts(b, "\n}\n");
     return !b->failed && b->data;
 }
@@ -1056,7 +1323,7 @@ bool fz_prog_verify(const char *text, size_t len, plumb_diag *d)
 plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k)
 {
     const fz_node *n = &p->n[k];
-    if (!n->n_args) /* iota */
+    if (!n->n_args || n->op == PLUMB_OP_DYNAMIC_IOTA) /* iota: its operand is a shape */
         return n->dtype;
     if (n->op == PLUMB_OP_SELECT)
         return p->n[n->arg[1]].dtype;
@@ -1272,8 +1539,10 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
             renumber_params(p, by_node);
             p->n_results = 0;
             for (uint32_t i = 0; i < p->n_nodes; i++)
-                if (p->n[i].kind == FZ_OP)
-                    p->n[i].index = p->n_results++;
+                if (p->n[i].kind == FZ_OP) {
+                    p->n[i].index = p->n_results;
+                    p->n_results += fz_node_results(&p->n[i]);
+                }
             return 1;
         }
         /* else one joins: a new parameter of an op result's type and the
@@ -1395,15 +1664,19 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
     }
     case FZ_MUT_REMOVE: {
         /* the last op (no op reads it) goes; a program keeps at least one */
-        if (p->n_results < 2)
+        uint32_t n_ops = 0;
+        for (uint32_t i = 0; i < p->n_nodes; i++)
+            n_ops += p->n[i].kind == FZ_OP;
+        if (n_ops < 2)
             return 0;
         uint32_t k = p->n_nodes;
         while (k-- > 0 && p->n[k].kind != FZ_OP)
             ;
+        uint32_t gone = fz_node_results(&p->n[k]);
         /* only parameters and constants follow it: they read nothing */
         memmove(&p->n[k], &p->n[k + 1], (p->n_nodes - k - 1) * sizeof p->n[0]);
         p->n_nodes--;
-        p->n_results--;
+        p->n_results -= gone;
         return 1;
     }
     default:

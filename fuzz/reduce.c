@@ -137,7 +137,8 @@ static void normalize(fz_prog *p)
             ins[np] = p->inputs[x->index];
             y.index = np++;
         } else if (y.kind == FZ_OP) {
-            y.index = nr++;
+            y.index = nr;
+            nr += fz_node_results(&y);
         }
         p->n[n++] = y;
     }
@@ -171,7 +172,13 @@ static bool remove_op(const fz_prog *s, uint32_t k, const plumb_tensor *value, f
     return true;
 }
 
-static uint32_t count_ops(const fz_prog *p) { return p->n_results; }
+static uint32_t count_ops(const fz_prog *p)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_nodes; i++)
+        n += p->n[i].kind == FZ_OP;
+    return n;
+}
 
 /* ---- does a candidate still show the finding? ---------------------------- */
 
@@ -215,42 +222,187 @@ static int shows(rctx *c, const fz_prog *p, plumb_tensor ***outs, uint32_t *n_ou
         return 0;
     for (uint32_t k = 0; k < p->n_nodes; k++) {
         const fz_node *n = &p->n[k];
-        plumb_dtype t;
         if (n->kind != FZ_OP || strcmp(plumb_op_short_name(n->op), c->f->op) != 0 ||
-            strcmp(plumb_dtype_name(t = fz_node_primary(p, k)), c->f->dtype) != 0)
+            strcmp(plumb_dtype_name(fz_node_primary(p, k)), c->f->dtype) != 0)
             continue;
-        plumb_buf ot;
-        plumb_buf_init(&ot);
-        uint32_t in_nodes[3], n_in = 0;
-        plumb_tensor *ins[3];
-        if (!fz_op_text(p, k, &ot, in_nodes, &n_in)) {
-            plumb_buf_free(&ot);
-            continue;
-        }
-        for (uint32_t j = 0; j < n_in; j++) {
-            const fz_node *a = &p->n[in_nodes[j]];
-            ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : a->kind == FZ_CONST ? a->value : (*outs)[a->index];
-        }
-        conf_case cc;
-        memset(&cc, 0, sizeof cc);
-        snprintf(cc.id, sizeof cc.id, "reduce/%s", c->f->op);
-        cc.op = n->op;
-        cc.dtype = t;
-        cc.shape_class = cc.value_class = "fuzz";
-        cc.program = ot.data;
-        cc.inputs = ins;
-        cc.n_inputs = n_in;
-        conf_check_opts co;
-        conf_caps_check_opts(&c->b->caps, t, &co);
         conf_result r;
         plumb_diag cd;
         plumb_diag_clear(&cd);
-        bool failed = conf_check_case(&cc, &(*outs)[n->index], 1, &co, &r, &cd) && !r.pass;
-        plumb_buf_free(&ot);
+        bool failed = fz_check_op(p, k, *outs, &c->b->caps, &r, &cd) > 0;
         if (failed)
             return 1;
     }
     return 0;
+}
+
+/* ---- shrinking shapes and simplifying values ------------------------------------ */
+
+/* A part of t: dimension j cut to [at, at + n) (at + n <= t->dims[j]). */
+static plumb_tensor *cut_tensor(const plumb_tensor *t, uint32_t j, int64_t at, int64_t n, plumb_diag *d)
+{
+    int64_t dims[PLUMB_MAX_RANK];
+    memcpy(dims, t->dims, t->rank * sizeof *dims);
+    dims[j] = n;
+    plumb_tensor *o = plumb_tensor_new(t->dtype, t->rank, dims, 0, d);
+    if (!o)
+        return NULL;
+    /* element (i_0..i_r) of o is element (i_0..i_r) of t: walk o's
+     * elements in order, mapping each index into t */
+    uint64_t e = plumb_tensor_numel(o);
+    for (uint64_t k = 0; k < e; k++) {
+        uint64_t rem = k, src = 0, stride = 1;
+        for (uint32_t a = t->rank; a-- > 0;) {
+            uint64_t i = rem % (uint64_t)dims[a] + (a == j ? (uint64_t)at : 0);
+            rem /= (uint64_t)dims[a];
+            src += i * stride;
+            stride *= (uint64_t)t->dims[a];
+        }
+        plumb_store_bits(t->dtype, o->data, (size_t)k, plumb_load_bits(t->dtype, t->data, (size_t)src));
+    }
+    return o;
+}
+
+/* Ops whose result has the shape of their operand 0 (their attributes do
+ * not name sizes): a shape cut in the operands carries through them. */
+static bool same_shape_op(plumb_opcode op)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    return (oi->kind == PLUMB_KIND_ELEMENTWISE) || op == PLUMB_OP_REVERSE || op == PLUMB_OP_SORT ||
+           op == PLUMB_OP_BITCAST_CONVERT || op == PLUMB_OP_CONVERT;
+}
+
+/* Re-derives the shapes of p's ops from their operands after a cut; false
+ * when an op's attributes name sizes the cut would change (slice limits,
+ * broadcast sizes, padding, gather windows...): such candidates are not
+ * built. */
+static bool rederive(fz_prog *p)
+{
+    for (uint32_t k = 0; k < p->n_nodes; k++) {
+        fz_node *n = &p->n[k];
+        if (n->kind != FZ_OP)
+            continue;
+        const fz_node *a = &p->n[n->arg[0]];
+        if (same_shape_op(n->op) && n->op != PLUMB_OP_TOP_K) {
+            if (n->rank != a->rank)
+                return false;
+            memcpy(n->dims, a->dims, sizeof n->dims);
+        } else if (n->op == PLUMB_OP_TOP_K) {
+            for (uint32_t i = 0; i + 1 < n->rank; i++)
+                n->dims[i] = a->dims[i];
+        } else if (n->op == PLUMB_OP_REDUCE) {
+            /* post lists the reduced dimensions */
+            bool gone[FZ_MAX_RANK] = {false};
+            for (const char *c = n->post; *c;) {
+                char *e;
+                long v = strtol(c, &e, 10);
+                if (e == c)
+                    break;
+                if (v >= 0 && v < FZ_MAX_RANK)
+                    gone[v] = true;
+                c = *e ? e + 1 : e;
+            }
+            uint32_t r = 0;
+            for (uint32_t i = 0; i < a->rank; i++)
+                if (!gone[i])
+                    n->dims[r++] = a->dims[i];
+            if (r != n->rank)
+                return false;
+        } else if (n->op == PLUMB_OP_DOT_GENERAL || n->op == PLUMB_OP_DOT) {
+            const fz_node *b = &p->n[n->arg[1]];
+            uint32_t r = 0;
+            for (uint32_t i = 0; i + 1 < a->rank; i++)
+                n->dims[r++] = a->dims[i];
+            if (b->rank == 2)
+                n->dims[r++] = b->dims[1];
+            if (r != n->rank)
+                return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Candidate: dimension j of every parameter and constant (not fixed) of
+ * size `size` at j halved, their values cut to the leading half (or with
+ * tail, the trailing one), the ops' shapes re-derived. *built is false
+ * when nothing changes or the ops cannot follow. */
+static bool halve_dim(const fz_prog *s, uint32_t j, int64_t size, bool tail, fz_prog *o, bool *built, plumb_diag *d)
+{
+    *built = false;
+    if (!prog_clone(s, o, d))
+        return false;
+    int64_t half = size / 2;
+    bool any = false;
+    for (uint32_t k = 0; k < o->n_nodes; k++) {
+        fz_node *n = &o->n[k];
+        if (n->kind == FZ_OP || n->fixed || n->rank <= j || n->dims[j] != size || ((n->dyn >> j) & 1))
+            continue;
+        plumb_tensor **v = n->kind == FZ_PARAM ? &o->inputs[n->index] : &n->value;
+        plumb_tensor *c = cut_tensor(*v, j, tail ? size - half : 0, half, d);
+        if (!c) {
+            fz_prog_free(o);
+            return false;
+        }
+        plumb_tensor_free(*v);
+        *v = c;
+        n->dims[j] = half;
+        any = true;
+    }
+    if (!any || !rederive(o)) {
+        fz_prog_free(o);
+        return true;
+    }
+    *built = true;
+    return true;
+}
+
+/* Candidate: the input or constant of node k with its elements [from, to)
+ * set to v (0 or 1 in the element type). */
+static bool set_values(const fz_prog *s, uint32_t k, uint64_t from, uint64_t to, int v, fz_prog *o, plumb_diag *d)
+{
+    if (!prog_clone(s, o, d))
+        return false;
+    fz_node *n = &o->n[k];
+    plumb_tensor *t = n->kind == FZ_PARAM ? o->inputs[n->index] : n->value;
+    uint64_t bits = 0;
+    if (v) {
+        /* 1.0: the exponent field at its bias, a zero fraction */
+        const plumb_dtype_info *ti = plumb_dtype_get(t->dtype);
+        bits = plumb_dtype_is_float(t->dtype) ? ((1ull << (ti->exp_bits - 1)) - 1) << ti->mant_bits : 1;
+    }
+    for (uint64_t i = from; i < to; i++)
+        plumb_store_bits(t->dtype, t->data, (size_t)i, bits);
+    return true;
+}
+
+/* The reduction's state: the current program and the backend's results
+ * for it. */
+typedef struct rstate {
+    fz_prog cur;
+    plumb_tensor **outs;
+    uint32_t n_outs;
+} rstate;
+
+/* Runs candidate cand (consumed): when the finding still shows it becomes
+ * the current program (1), else it is dropped (0); -1 on error. */
+static int try_candidate(rctx *c, rstate *st, fz_prog *cand, fz_reduce_result *r, plumb_diag *d)
+{
+    plumb_tensor **co = NULL;
+    uint32_t nco = 0;
+    int s = shows(c, cand, &co, &nco, d);
+    if (s == 1) {
+        fz_prog_free(&st->cur);
+        st->cur = *cand;
+        conf_tensors_free(st->outs, st->n_outs);
+        st->outs = co;
+        st->n_outs = nco;
+        r->kept++;
+        return 1;
+    }
+    conf_tensors_free(co, nco);
+    fz_prog_free(cand);
+    return s < 0 ? -1 : 0;
 }
 
 static bool save_reduced(const char *dir, const finding_file *f, const fz_prog *p, fz_reduce_result *r, plumb_diag *d)
@@ -282,8 +434,12 @@ static bool save_reduced(const char *dir, const finding_file *f, const fz_prog *
     if (ok) {
         plumb_buf_free(&t);
         plumb_buf_init(&t);
-        plumb_buf_printf(&t, "reduced from %u ops to %u (%u candidates run, %u kept)\nreplay: %s\n", r->ops_before,
-                         r->ops_after, r->tried, r->kept, r->replay);
+        plumb_buf_printf(&t,
+                         "reduced from %u ops to %u, input elements from %llu to %llu (%u shape cuts, %u value "
+                         "simplifications; %u candidates run, %u kept)\nreplay: %s\n",
+                         r->ops_before, r->ops_after, (unsigned long long)r->elems_before,
+                         (unsigned long long)r->elems_after, r->shapes_cut, r->values_set, r->tried, r->kept,
+                         r->replay);
         char path[1024];
         snprintf(path, sizeof path, "%s/reduced.txt", dir);
         const void *parts[1] = {t.data};
@@ -347,49 +503,92 @@ int fz_reduce(const char *dir, double timeout_s, fz_reduce_result *r, plumb_diag
         return -1;
     }
     rctx c = {&f, &b, timeout_s > 0 ? timeout_s : 20, 0};
-    plumb_tensor **outs = NULL;
-    uint32_t n_outs = 0;
-    int rc = shows(&c, &cur, &outs, &n_outs, d);
-    r->ops_before = count_ops(&cur);
-    if (rc == 1) {
+    rstate st = {cur, NULL, 0};
+    int rc = shows(&c, &st.cur, &st.outs, &st.n_outs, d);
+    r->ops_before = count_ops(&st.cur);
+    for (uint32_t i = 0; i < st.cur.n_params; i++)
+        r->elems_before += st.cur.inputs[i] ? plumb_tensor_numel(st.cur.inputs[i]) : 0;
+    /* rounds of the three passes until one keeps nothing: a smaller shape
+     * or a simpler value can let another op go */
+    for (uint32_t round = 0, kept = UINT32_MAX; rc == 1 && round < 4 && kept != r->kept; round++) {
+        kept = r->kept;
         /* passes over the ops, last first, until none can go */
         for (bool changed = true; changed && rc >= 0;) {
             changed = false;
-            for (uint32_t k = cur.n_nodes; k-- > 0 && rc >= 0;) {
-                if (k >= cur.n_nodes || cur.n[k].kind != FZ_OP || count_ops(&cur) <= 1)
+            for (uint32_t k = st.cur.n_nodes; k-- > 0 && rc >= 0;) {
+                if (k >= st.cur.n_nodes || st.cur.n[k].kind != FZ_OP || count_ops(&st.cur) <= 1)
                     continue;
                 fz_prog cand;
-                const plumb_tensor *v = outs && n_outs == cur.n_results ? outs[cur.n[k].index] : NULL;
-                if (!remove_op(&cur, k, v, &cand, d)) {
+                const plumb_tensor *v = st.outs && st.n_outs == st.cur.n_results ? st.outs[st.cur.n[k].index] : NULL;
+                int s = remove_op(&st.cur, k, v, &cand, d) ? try_candidate(&c, &st, &cand, r, d) : -1;
+                changed |= s == 1;
+                if (s < 0)
                     rc = -1;
-                    break;
-                }
-                plumb_tensor **co = NULL;
-                uint32_t nco = 0;
-                int s = shows(&c, &cand, &co, &nco, d);
-                if (s == 1) {
-                    fz_prog_free(&cur);
-                    cur = cand;
-                    conf_tensors_free(outs, n_outs);
-                    outs = co;
-                    n_outs = nco;
-                    r->kept++;
-                    changed = true;
-                } else {
-                    conf_tensors_free(co, nco);
-                    fz_prog_free(&cand);
+            }
+        }
+        /* shapes: halve a dimension of the inputs and constants while the
+         * finding still shows */
+        for (bool changed = true; changed && rc >= 0;) {
+            changed = false;
+            for (uint32_t k = 0; k < st.cur.n_nodes && rc >= 0 && !changed; k++) {
+                const fz_node *n = &st.cur.n[k];
+                for (uint32_t jt = 0; n->kind != FZ_OP && !n->fixed && jt < 2 * n->rank && rc >= 0 && !changed; jt++) {
+                    uint32_t j = jt / 2;
+                    if (n->dims[j] < 2 || ((n->dyn >> j) & 1))
+                        continue;
+                    fz_prog cand;
+                    bool built;
+                    if (!halve_dim(&st.cur, j, n->dims[j], jt % 2, &cand, &built, d)) {
+                        rc = -1;
+                        break;
+                    }
+                    int s = built ? try_candidate(&c, &st, &cand, r, d) : 0;
+                    r->shapes_cut += s == 1;
+                    changed = s == 1;
                     if (s < 0)
                         rc = -1;
                 }
             }
         }
-        r->ops_after = count_ops(&cur);
+        /* values: every input and constant (not fixed) to zeros, else ones,
+         * else ranges of it to zero, halving the range, while the finding
+         * still shows */
+        for (uint32_t k = 0; k < st.cur.n_nodes && rc >= 0; k++) {
+            const fz_node *n = &st.cur.n[k];
+            if (n->kind == FZ_OP || n->fixed)
+                continue;
+            const plumb_tensor *tv = n->kind == FZ_PARAM ? st.cur.inputs[n->index] : n->value;
+            uint64_t e = tv ? plumb_tensor_numel(tv) : 0;
+            bool done = false;
+            for (uint64_t chunk = e; chunk > 0 && !done && rc >= 0 && c.tried <= FZ_REDUCE_MAX_RUNS; chunk /= 2) {
+                for (uint64_t from = 0; from < e && rc >= 0 && !done; from += chunk) {
+                    for (int v = 0; v < (chunk == e ? 2 : 1) && rc >= 0; v++) {
+                        fz_prog cand;
+                        int s = set_values(&st.cur, k, from, from + chunk < e ? from + chunk : e, v, &cand, d)
+                                    ? try_candidate(&c, &st, &cand, r, d)
+                                    : -1;
+                        if (s < 0)
+                            rc = -1;
+                        if (s == 1) {
+                            r->values_set++;
+                            done = chunk == e;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if (rc == 1) {
+        r->ops_after = count_ops(&st.cur);
+        for (uint32_t i = 0; i < st.cur.n_params; i++)
+            r->elems_after += st.cur.inputs[i] ? plumb_tensor_numel(st.cur.inputs[i]) : 0;
         r->tried = c.tried;
-        if (rc >= 0 && !save_reduced(dir, &f, &cur, r, d))
+        if (!save_reduced(dir, &f, &st.cur, r, d))
             rc = -1;
     }
-    conf_tensors_free(outs, n_outs);
-    fz_prog_free(&cur);
+    conf_tensors_free(st.outs, st.n_outs);
+    fz_prog_free(&st.cur);
     conf_backend_close(&b);
     return rc;
 }
