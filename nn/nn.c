@@ -411,7 +411,8 @@ ir_value *plumb_nn_unary(plumb_nn *nn, plumb_opcode code, ir_value *x)
     if (!types_accept(nn, "unary", code, x))
         return NULL;
     ir_type ty = x->type;
-    if (code == PLUMB_OP_IS_FINITE)
+    if (code == PLUMB_OP_IS_FINITE || code == PLUMB_OP_IS_INF || code == PLUMB_OP_IS_POS_INF ||
+        code == PLUMB_OP_IS_NEG_INF)
         ty.dtype = PLUMB_I1;
     return emit1(nn, "unary", code, &x, 1, &ty);
 }
