@@ -981,6 +981,179 @@ done:
     ir_module_free(m);
 }
 
+/* The weight: 2^20 f32 (4 MiB) cycling through 0.5, 1, 1.5, 2 — not a
+ * splat, as a real weight is not (a splat is keyed by its one element and
+ * costs nothing to look up either way). */
+#define WEIGHT_N (1 << 20)
+static float weight_at(int64_t i) { return 0.5f * (float)(1 + i % 4); }
+
+/* y = x * w with w baked as a constant (written as dense<"0x..."> raw
+ * little-endian bytes) or passed as a parameter. */
+static ir_module *weight_module(bool baked, bench_result *r)
+{
+    static const char baked_head[] =
+        "func.func @main(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {\n"
+        "  %w = stablehlo.constant dense<\"0x";
+    static const char baked_tail[] =
+        "\"> : tensor<1048576xf32>\n"
+        "  %y = stablehlo.multiply %x, %w : tensor<1048576xf32>\n"
+        "  return %y : tensor<1048576xf32>\n"
+        "}\n";
+    static const char param_src[] =
+        "func.func @main(%x: tensor<1048576xf32>, %w: tensor<1048576xf32>) -> tensor<1048576xf32> {\n"
+        "  %y = stablehlo.multiply %x, %w : tensor<1048576xf32>\n"
+        "  return %y : tensor<1048576xf32>\n"
+        "}\n";
+    char *text = NULL;
+    const char *src = param_src;
+    size_t len = strlen(param_src);
+    if (baked) {
+        size_t hh = strlen(baked_head), ht = strlen(baked_tail);
+        len = hh + (size_t)WEIGHT_N * 8 + ht;
+        if (!(text = malloc(len + 1))) {
+            add_error(r, "out of memory writing the baked weight program");
+            return NULL;
+        }
+        memcpy(text, baked_head, hh);
+        char *p = text + hh;
+        static const char hex[] = "0123456789ABCDEF";
+        for (int64_t i = 0; i < WEIGHT_N; i++) {
+            float v = weight_at(i);
+            unsigned char b[4];
+            memcpy(b, &v, 4);   /* little-endian hosts only, as the raw form is */
+            for (int k = 0; k < 4; k++) {
+                *p++ = hex[b[k] >> 4];
+                *p++ = hex[b[k] & 15];
+            }
+        }
+        memcpy(p, baked_tail, ht + 1);
+        src = text;
+    }
+    plumb_diag d = {0};
+    ir_module *m = ir_parse(src, len, baked ? "baked.mlir" : "param.mlir", NULL, &d);
+    free(text);
+    if (!m || !ir_verify(m, NULL, &d)) {
+        add_error(r, "%s weight program: %s", baked ? "baked" : "parameter", d.msg);
+        ir_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Median seconds of n cache-hit lookups (plumb_runtime_compile of a module
+ * already compiled) into *out; false with r's error set. */
+static bool time_lookups(plumb_runtime *rt, const ir_module *m, int n, double *t, bench_result *r, double *out)
+{
+    plumb_diag d = {0};
+    for (int i = 0; i < n; i++) {
+        double t0 = bench_now();
+        plumb_executable *ex = plumb_runtime_compile(rt, m, "main", &d);
+        t[i] = bench_now() - t0;
+        if (!ex) {
+            add_error(r, "runtime: %s", d.msg);
+            return false;
+        }
+    }
+    *out = bench_summarize(t, n).median;
+    return true;
+}
+
+/* Cache-hit cost with a 4 MiB weight baked as a constant vs the same
+ * weight as a parameter (issue 14's trace-once guard: target <= 2x). Each
+ * is a median of lookups of a module compiled once, the two interleaved in
+ * blocks so drift hits both alike; then the baked lookup once more on a
+ * runtime with PLUMB_TRACE_ONCE=0, which re-serializes, hashes and compares
+ * the 4 MiB on every hit (what the guard saves). Both programs' results
+ * are checked against x * w computed in C (one f32 rounding each). value_s = baked hit, aux_s =
+ * parameter hit, note = the ratio and the unguarded figure. */
+static void wl_cache_hit_baked(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
+{
+    snprintf(r->size, sizeof r->size, "4 MiB f32 weight (not a splat)");
+    ir_module *mb = weight_module(true, r), *mp = weight_module(false, r);
+    plumb_runtime *off = NULL;
+    int n = cfg->quick ? 200 : 5000, blocks = 10, per = n / blocks, n_off = cfg->quick ? 10 : 100;
+    double *t = calloc((size_t)n, sizeof *t), *tb = calloc((size_t)blocks, sizeof *tb),
+           *tp = calloc((size_t)blocks, sizeof *tp);
+    plumb_tensor *in[2] = {0}, *out[1] = {0};
+    int64_t len = WEIGHT_N;
+    if (!mb || !mp || !t || !tb || !tp || !(in[0] = new_tensor(PLUMB_F32, 1, &len, r)) ||
+        !(in[1] = new_tensor(PLUMB_F32, 1, &len, r)))
+        goto done;
+    fill(in[0], 11, -4, 4);
+    float *w = in[1]->data;
+    for (int64_t i = 0; i < len; i++)
+        w[i] = weight_at(i);
+    plumb_diag d = {0};
+    uint32_t failed = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!plumb_runtime_run(rt, k ? mp : mb, "main", in, k ? 2 : 1, out, 1, &failed, &d)) {
+            add_error(r, "runtime: %s", d.msg);
+            goto done;
+        }
+        const float *x = in[0]->data, *y = out[0]->data;
+        int64_t bad = 0;
+        for (int64_t i = 0; i < len; i++)   /* one correctly rounded f32 product, as C computes it */
+            bad += y[i] != x[i] * weight_at(i);
+        plumb_tensor_free(out[0]);
+        out[0] = NULL;
+        if (bad) {
+            add_error(r, "MISMATCH: %lld elements of the %s program differ from x * w", (long long)bad,
+                      k ? "parameter" : "baked");
+            goto done;
+        }
+    }
+    r->valid = true;
+    snprintf(r->tolerance, sizeof r->tolerance, "exact (x * w, one f32 rounding)");
+    plumb_runtime_stats before = {.struct_size = sizeof before}, after = {.struct_size = sizeof after};
+    plumb_runtime_stats_get(rt, NULL, &before);
+    for (int b = 0; b < blocks; b++)
+        if (!time_lookups(rt, mb, per, t, r, &tb[b]) || !time_lookups(rt, mp, per, t, r, &tp[b]))
+            goto done;
+    plumb_runtime_stats_get(rt, NULL, &after);
+    if (after.compiles != before.compiles || after.cache_hits - before.cache_hits != (uint64_t)(2 * blocks * per)) {
+        r->valid = false;
+        add_error(r, "expected %d cache hits and no compile, counted %llu and %llu", 2 * blocks * per,
+                  (unsigned long long)(after.cache_hits - before.cache_hits),
+                  (unsigned long long)(after.compiles - before.compiles));
+    }
+    double baked = bench_summarize(tb, blocks).median, param = bench_summarize(tp, blocks).median;
+    /* the same lookups without the guard, for the record */
+    double unguarded = NAN;
+    const char *was = getenv("PLUMB_TRACE_ONCE");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("PLUMB_TRACE_ONCE", "0", 1);
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.cache_dir = "";   /* never a disk hit */
+    off = plumb_runtime_create(&o, &d);
+    if (saved) {
+        setenv("PLUMB_TRACE_ONCE", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("PLUMB_TRACE_ONCE");
+    }
+    if (off && plumb_runtime_compile(off, mb, "main", &d))
+        (void)time_lookups(off, mb, n_off, t, r, &unguarded);
+    r->value_s = baked;
+    r->aux_s = param;
+    r->rt_s = baked;
+    r->rt_median_s = baked;
+    r->ran = true;
+    snprintf(r->note, sizeof r->note,
+             "hit ratio baked/parameter %.2fx: baked %.3f us, parameter %.3f us (medians of %d blocks of %d "
+             "lookups); baked without the guard (PLUMB_TRACE_ONCE=0) %.1f us",
+             baked / param, baked * 1e6, param * 1e6, blocks, per, unguarded * 1e6);
+done:
+    plumb_runtime_destroy(off);
+    free(t);
+    free(tb);
+    free(tp);
+    free_tensors(in, 2);
+    ir_module_free(mb);
+    ir_module_free(mp);
+}
+
 typedef struct hit_ctx {
     plumb_runtime *rt;
     ir_module *m;
@@ -1406,7 +1579,7 @@ done:
 
 const char *const bench_workloads[] = {
     "chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16", "mlp_train_step", "attention_block",
-    "compile_mlp_train_step", "compile_attention_block", "compile_moe_layer", "cache_hit_100", "poly_encoder",
+    "compile_mlp_train_step", "compile_attention_block", "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder",
     "gather_rows", "scatter_add_rows",
 };
 const unsigned bench_n_workloads = sizeof bench_workloads / sizeof *bench_workloads;
@@ -1453,6 +1626,9 @@ bool bench_run_workload(const char *name, const bench_config *cfg, plumb_runtime
     } else if (strcmp(name, "cache_hit_100") == 0) {
         r->kind = BENCH_OVERHEAD;
         wl_cache_hit(cfg, rt, r);
+    } else if (strcmp(name, "cache_hit_baked") == 0) {
+        r->kind = BENCH_OVERHEAD;
+        wl_cache_hit_baked(cfg, rt, r);
     } else if (strcmp(name, "gather_rows") == 0) {
         r->kind = BENCH_MEMORY;
         wl_gather(cfg, rt, r);

@@ -1,9 +1,19 @@
 /* IR construction: modules, functions, blocks, ops and types. Everything is
  * allocated from the module's arena; ir_module_free releases it all. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "plumb/ir.h"
+
+/* Module identities: a process-wide counter, so an id is never given twice
+ * even when a freed module's memory is reused for a new one. */
+static _Atomic uint64_t next_module_uid = 1;
+
+static uint64_t new_module_uid(void)
+{
+    return atomic_fetch_add_explicit(&next_module_uid, 1, memory_order_relaxed);
+}
 
 ir_module *ir_module_new(const char *name)
 {
@@ -21,6 +31,7 @@ ir_module *ir_module_new(const char *name)
         plumb_arena_free(a);
         return NULL;
     }
+    m->uid = new_module_uid();
     return m;
 }
 
@@ -28,6 +39,12 @@ void ir_module_free(ir_module *m)
 {
     if (m)
         plumb_arena_free(m->arena);
+}
+
+void ir_module_touch(ir_module *m)
+{
+    if (m)
+        m->uid = new_module_uid();
 }
 
 /* Grows an arena-owned pointer array to hold one more element. */

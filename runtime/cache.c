@@ -52,7 +52,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "rt_pipeline.h"
+#include "rt_guard.h"
 
 #define RT_DISK_VERSION 2u
 /* A cache entry larger than this is not read (a corrupt length field must
@@ -429,4 +429,60 @@ out:
     closedir(dp);
     close(dirfd);
     return removed;
+}
+
+/* ---- the trace-once guard's forms (rt_guard.h) ------------------------------------ */
+
+void *rt_guard_find(const rt_guard_set *g, const rt_canon *form)
+{
+    uint64_t h = XXH3_64bits(form->bytes, form->len);
+    for (uint32_t i = 0; i < g->n; i++) {
+        const rt_guard *s = &g->slot[i];
+        if (s->hash == h && s->len == form->len && memcmp(s->bytes, form->bytes, form->len) == 0)
+            return s->target;
+    }
+    return NULL;
+}
+
+bool rt_guard_add(rt_guard_set *g, const rt_canon *form, void *target)
+{
+    uint64_t h = XXH3_64bits(form->bytes, form->len);
+    rt_guard *s = NULL;
+    for (uint32_t i = 0; i < g->n && !s; i++)
+        if (g->slot[i].hash == h && g->slot[i].len == form->len &&
+            memcmp(g->slot[i].bytes, form->bytes, form->len) == 0)
+            s = &g->slot[i];
+    if (!s) {
+        if (g->n < RT_GUARD_SLOTS) {
+            s = &g->slot[g->n++];
+        } else {
+            s = &g->slot[g->next];
+            g->next = (g->next + 1) % RT_GUARD_SLOTS;
+        }
+        if (s->cap < form->len) {
+            uint8_t *nb = plumb_realloc(s->bytes, s->cap, form->len);
+            if (!nb) {
+                /* the slot keeps no form: it can never match */
+                s->len = 0;
+                s->hash = 0;
+                s->target = NULL;
+                return false;
+            }
+            s->bytes = nb;
+            s->cap = form->len;
+        }
+        memcpy(s->bytes, form->bytes, form->len);
+        s->len = form->len;
+        s->hash = h;
+    }
+    s->target = target;
+    return true;
+}
+
+void rt_guard_clear(rt_guard_set *g)
+{
+    for (uint32_t i = 0; i < RT_GUARD_SLOTS; i++)
+        if (g->slot[i].bytes)
+            plumb_free(g->slot[i].bytes, g->slot[i].cap);
+    memset(g, 0, sizeof *g);
 }

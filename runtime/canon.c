@@ -19,7 +19,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "rt_pipeline.h"
+#include "rt_guard.h"
 
 #define RT_END 0xFFFFFFFEu   /* ends a region's nodes */
 #define RT_TRAILER 0x58544301u
@@ -190,6 +190,8 @@ typedef struct ser {
     uint32_t n_funcs, cap_funcs;
     plumb_diag *d;
     bool bad;                /* the module refers to something that does not exist */
+    bool guard;              /* the trace-once guard's form: large constants by reference */
+    uint32_t n_refs;         /* constants written by reference */
 } ser;
 
 static bool number(ser *s, const ir_value *v, uint32_t node)
@@ -461,7 +463,19 @@ static void ser_op(ser *s, const ir_op *op, uint32_t depth)
         for (uint32_t i = 0; i < val->rank; i++)
             put_i64(c, val->dims[i]);
         put_u64(c, val->nbytes);
-        put(c, val->data, val->nbytes);
+        if (s->guard && val->nbytes > RT_GUARD_REF_BYTES && s->m->uid) {
+            /* The guard's form names the bytes instead of copying them:
+             * which module (its uid is never reused, and ir_module_touch
+             * renews it after an in-place write), which tensor and which
+             * buffer. Everything else is still compared in full. */
+            put_u64(c, UINT64_MAX);
+            put_u64(c, s->m->uid);
+            put_u64(c, (uint64_t)(uintptr_t)val);
+            put_u64(c, (uint64_t)(uintptr_t)val->data);
+            s->n_refs++;
+        } else {
+            put(c, val->data, val->nbytes);
+        }
     } else {
         put_u64(c, UINT64_MAX);
     }
@@ -536,8 +550,8 @@ static void put_trailer(rt_canon *c, const rt_key_ctx *kc)
     put_u32(c, kc->opt_level);
 }
 
-bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
-                    plumb_diag *d)
+static bool build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc, bool guard,
+                  uint32_t *n_refs, plumb_diag *d)
 {
     /* Buffers of a previous build are reused: a cache hit then allocates
      * nothing (the hit path is part of every call through the cache). */
@@ -552,6 +566,7 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
     s.c = c;
     s.m = m;
     s.d = d;
+    s.guard = guard;
     s.n_ids = m->next_value_id;
     if (s.n_ids > c->cap_num) {
         if (c->num)
@@ -595,7 +610,21 @@ bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const
         rt_canon_free(c);
         return false;
     }
+    if (n_refs)
+        *n_refs = s.n_refs;
     return true;
+}
+
+bool rt_canon_build(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
+                    plumb_diag *d)
+{
+    return build(c, m, entry, kc, false, NULL, d);
+}
+
+bool rt_canon_build_guard(rt_canon *c, const ir_module *m, const ir_func *entry, const rt_key_ctx *kc,
+                          uint32_t *n_refs, plumb_diag *d)
+{
+    return build(c, m, entry, kc, true, n_refs, d);
 }
 
 /* Appends n bytes of s and a NUL to c->origins; false when out of memory. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rt_contract.h"
+#include "rt_guard.h"
 #include "rt_pipeline.h"
 #include "rt_policy.h"
 #include "rt_summary.h"
@@ -49,6 +50,7 @@ struct rt_entry {
     uint32_t built;            /* of them, built here rather than served from disk (what contracts count) */
     uint64_t runs_all;         /* runs, never reset (a contract's warm-up) */
     rt_summary sum;            /* causes of its recompiles, for the summary on the log */
+    rt_guard_set guards;       /* trace-once guard forms of its programs (rt_guard.h) */
 };
 
 struct plumb_runtime {
@@ -70,6 +72,8 @@ struct plumb_runtime {
     rt_canon scratch;          /* lookups serialize here; moved into the cache on a miss */
     plumb_contract *contract;  /* compile contract, or NULL */
     uint32_t policy;           /* RT_POLICY_* flags (rt_policy.h) */
+    bool trace_once;           /* the trace-once guard is on (PLUMB_TRACE_ONCE=0 turns it off) */
+    rt_canon guard_form;       /* lookups build the guard's form here */
 };
 
 static double now_s(void)
@@ -201,6 +205,8 @@ plumb_runtime *plumb_runtime_create(const plumb_runtime_options *opts, plumb_dia
                         "plumb: warning: PLUMB_CACHE_MAX_BYTES='%s' is not a positive size; using 1Gi\n", mb);
         }
     }
+    const char *to = getenv("PLUMB_TRACE_ONCE");
+    rt->trace_once = !(to && strcmp(to, "0") == 0);
     bool env_log = env_logs_recompiles(&rt->log_json);
     rt->log = o.log ? o.log : env_log ? stderr : NULL;
     rt->log_summary = env_log;
@@ -249,6 +255,7 @@ static void entry_clear(rt_entry *e)
 {
     for (uint32_t i = 0; i < e->n_progs; i++)
         cached_free(e->progs[i]);
+    rt_guard_clear(&e->guards);
     e->n_progs = 0;
     e->st.programs = 0;
 }
@@ -285,6 +292,7 @@ void plumb_runtime_destroy(plumb_runtime *rt)
     if (rt->entries)
         plumb_free(rt->entries, (size_t)rt->cap_entries * sizeof *rt->entries);
     rt_canon_free(&rt->scratch);
+    rt_canon_free(&rt->guard_form);
     plumb_contract_free(rt->contract);
     rt_pool_free(rt->pool);
     if (rt->cache_dir)
@@ -449,6 +457,29 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
     if (!f)
         return NULL;
     rt_key_ctx kc = key_ctx(rt);
+    /* Trace-once guard: a module seen before, unchanged but for the bytes
+     * of its large constants (which its uid vouches for), is served without
+     * copying them (rt_guard.h). Any doubt falls through to the full lookup. */
+    uint32_t n_refs = 0;
+    rt_canon *form = &rt->guard_form;
+    if (rt->trace_once && m->uid) {
+        plumb_diag gd = {.code = PLUMB_OK};
+        if (!rt_canon_build_guard(form, m, f, &kc, &n_refs, &gd))
+            n_refs = 0;
+    }
+    if (n_refs) {
+        rt_entry *ge = find_entry(rt, m->name, f->name);
+        rt_cached *h = ge ? rt_guard_find(&ge->guards, form) : NULL;
+        if (h) {
+            if (rt->contract)
+                rt_contract_touch(rt->contract, ge->module, ge->name);
+            ge->st.cache_hits++;
+            rt->st.cache_hits++;
+            ge->st.trace_hits++;
+            rt->st.trace_hits++;
+            return &h->ex;
+        }
+    }
     rt_canon *now = &rt->scratch;
     if (!rt_canon_build(now, m, f, &kc, d))
         return NULL;
@@ -466,6 +497,8 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
         if (h->key[0] == key[0] && h->key[1] == key[1] && rt_canon_equal(&h->canon, now)) {
             e->st.cache_hits++;
             rt->st.cache_hits++;
+            if (n_refs)   /* out of memory only costs the next lookup its shortcut */
+                (void)rt_guard_add(&e->guards, form, h);
             return &h->ex;
         }
     }
@@ -615,6 +648,8 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
     }
     e->st.programs = e->n_progs;
     rt->st.programs++;
+    if (n_refs)
+        (void)rt_guard_add(&e->guards, form, c);
     return &c->ex;
 }
 
@@ -785,6 +820,7 @@ bool plumb_runtime_stats_get(const plumb_runtime *rt, const char *entry, plumb_r
         out->disk_rejects += e->st.disk_rejects;
         out->disk_evictions += e->st.disk_evictions;
         out->recompiles += e->st.recompiles;
+        out->trace_hits += e->st.trace_hits;
     }
     return found;
 }

@@ -170,6 +170,12 @@ typedef struct ir_module {
     uint32_t n_func_slots;     /* power of two, or 0 */
     uint64_t *func_probes;     /* slots compared by lookups (instrumentation) */
     ir_debug_loc dloc;         /* `module { } loc(...)` */
+    /* This module's identity within the process: unique, never reused
+     * (assigned by ir_module_new, renewed by ir_module_touch). The
+     * runtime's trace-once guard (docs/runtime.md) trusts the bytes of a
+     * large baked constant only while the module's uid is unchanged; 0 =
+     * no identity (a module not made by ir_module_new), never trusted. */
+    uint64_t uid;
 } ir_module;
 
 /* ---- building -------------------------------------------------------------
@@ -177,6 +183,13 @@ typedef struct ir_module {
  * when an allocation fails; the module then stays valid but incomplete. */
 ir_module *ir_module_new(const char *name);
 void ir_module_free(ir_module *m);
+/* Call after writing the bytes of a constant (op->a.value->data) or
+ * replacing a constant's tensor in place, once the module has been given to
+ * a runtime: the module gets a new uid, so no runtime serves a program
+ * compiled from its old contents (docs/runtime.md, "Trace-once guard").
+ * Everything else (ops, types, attributes, small constants) is checked on
+ * every lookup and needs no call. */
+void ir_module_touch(ir_module *m);
 ir_func *ir_func_new(ir_module *m, const char *name, bool is_public);
 ir_func *ir_module_find_func(const ir_module *m, const char *name);   /* first of that name */
 /* Slots compared by every ir_module_find_func on m so far: lets tests check

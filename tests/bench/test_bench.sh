@@ -54,7 +54,7 @@ grep -q "^targets (issue 4):" "$tmp/out" && ok || bad "targets section"
 json_check "quick run JSON content" "$tmp/b.json" '
   check([.workloads[].name] == ["chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16",
         "mlp_train_step", "attention_block", "compile_mlp_train_step", "compile_attention_block",
-        "compile_moe_layer", "cache_hit_100", "poly_encoder", "gather_rows", "scatter_add_rows"]; "workloads: \([.workloads[].name])"),
+        "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder", "gather_rows", "scatter_add_rows"]; "workloads: \([.workloads[].name])"),
   (.machine as $m | check($m.stream.triad_gb_per_s > 0 and $m.stream.copy_1thread_gb_per_s > 0; "machine.stream: \($m.stream)"),
    check($m.gemm_ref.gflop_per_s > 0 and ($m.gemm_ref.source | type) == "string" and $m.gemm_ref.source != ""; "machine.gemm_ref: \($m.gemm_ref)")),
   check(.threads == 2 and .quick == true; "threads \(.threads), quick \(.quick)"),
@@ -76,8 +76,11 @@ json_check "quick run JSON content" "$tmp/b.json" '
    check($w.chain.ns_per_element > 0 and $w.chain.ns_per_element_1thread > 0; "chain: ns_per_element"),
    check($w.compile_moe_layer.compile_seconds > 0; "compile_moe_layer: compile_seconds"),
    check($w.cache_hit_100.direct_run_seconds > 0; "cache_hit_100: direct_run_seconds"),
+   check($w.cache_hit_baked.hit_overhead_seconds > 0 and $w.cache_hit_baked.direct_run_seconds > 0
+         and ($w.cache_hit_baked.note | test("hit ratio baked/parameter [0-9.]+x")); "cache_hit_baked: \($w.cache_hit_baked.note)"),
    check($w.poly_encoder.poly_static_ratio > 0 and $w.poly_encoder.static_seconds > 0; "poly_encoder: poly_static_ratio")),
-  check(.geomean_workloads == 10 and .geomean_speedup > 0; "geomean: \(.geomean_workloads) workloads, \(.geomean_speedup)")'
+  check(.geomean_workloads == 10 and .geomean_speedup > 0; "geomean: \(.geomean_workloads) workloads, \(.geomean_speedup)"),
+  check(.targets.baked_hit_ratio > 0; "targets.baked_hit_ratio \(.targets.baked_hit_ratio)")'
 
 # --only and --threads 1: one workload in the JSON
 expect_rc 0 "--only sum --threads 1" "$BENCH" --quick --only sum --threads 1 --json "$tmp/s.json"
