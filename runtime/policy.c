@@ -75,6 +75,51 @@ void rt_lifted_free(rt_lifted *l)
     l->n = 0;
 }
 
+void rt_policy_note_add(rt_policy_note *n, uint32_t lifted, const char *what)
+{
+    n->lifted = lifted;
+    if (what[0])
+        snprintf(n->what, sizeof n->what, "%s", what);
+}
+
+static void json_text(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void rt_policy_note_print(FILE *f, bool json, const char *module, const char *entry, const rt_policy_note *n)
+{
+    if (!n->lifted)
+        return;
+    if (json) {
+        fputs("{\"policy\": {\"module\": ", f);
+        if (module)
+            json_text(f, module);
+        else
+            fputs("null", f);
+        fputs(", \"entry\": ", f);
+        json_text(f, entry);
+        fprintf(f, ", \"lifted\": %u, \"first\": ", n->lifted);
+        json_text(f, n->what);
+        fprintf(f, ", \"bindings\": %llu}}\n", (unsigned long long)n->bindings);
+    } else {
+        fprintf(f, "plumb: policy %s%s@%s: %u constant%s lifted by policy (%s); %llu distinct value%s bound\n",
+                module ? module : "", module ? "/" : "", entry, n->lifted, n->lifted == 1 ? "" : "s", n->what,
+                (unsigned long long)n->bindings, n->bindings == 1 ? "" : "s");
+    }
+    fflush(f);
+}
+
 bool rt_lifted_equal(const rt_lifted *a, const rt_lifted *b)
 {
     if (a->n != b->n)
@@ -199,11 +244,28 @@ static void scan_free(lift_scan *s)
         plumb_free(s->reach, s->n_ids);
 }
 
+/* Whether an op in b (or its regions) calls @name: adding parameters to a
+ * function that is also called would break its call sites. */
+static bool calls(const ir_block *b, const char *name)
+{
+    for (const ir_op *op = b->first; op; op = op->next) {
+        if (op->code == PLUMB_OP_CALL && op->a.callee && strcmp(op->a.callee, name) == 0)
+            return true;
+        for (uint32_t r = 0; r < op->n_regions; r++)
+            if (calls(&op->regions[r], name))
+                return true;
+    }
+    return false;
+}
+
 /* The constants of f's body to lift, in order (an array of n ops). */
 static bool find_lifts(const ir_module *m, const ir_func *f, uint32_t flags, const ir_op ***ops, uint32_t *n)
 {
     *ops = NULL;
     *n = 0;
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+        if (calls(&m->funcs[i]->body, f->name))
+            return true;
     lift_scan s = {0};
     if (!scan_init(m, f, &s)) {
         scan_free(&s);
@@ -364,6 +426,7 @@ bool rt_policy_lift(const ir_module *m, const ir_func *f, uint32_t flags, uint64
     *out = NULL;
     lifted->vals = NULL;
     lifted->n = 0;
+    lifted->what[0] = '\0';
     if (!(flags & (RT_POLICY_LIFT | RT_POLICY_LIFT_INT)))
         return true;
     const ir_op **ops = NULL, **cops = NULL;
@@ -381,6 +444,11 @@ bool rt_policy_lift(const ir_module *m, const ir_func *f, uint32_t flags, uint64
     for (uint32_t i = 0; i < n; i++)
         if (!(lifted->vals[i] = element0(ops[i]->a.value, d)))
             goto out_fail;
+    const ir_value *first = ops[0]->results[0];
+    char where[128] = "";
+    if (ir_debug_loc_known(&ops[0]->dloc))
+        ir_debug_loc_describe(where, sizeof where, &ops[0]->dloc);
+    snprintf(lifted->what, sizeof lifted->what, "%%%s%s", first->name ? first->name : "constant", where);
     /* The rewrite works on a copy (the caller's module is const and may be
      * shared): printed and parsed back, which the printer guarantees to be
      * the same program (print(parse(print(m))) == print(m)), locations

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "plumb/core.h"
 #include "plumb/ir.h"
@@ -35,7 +36,23 @@ const char *rt_policy_name(uint32_t flags, char *out, size_t cap);
 typedef struct rt_lifted {
     plumb_tensor **vals;
     uint32_t n;
+    char what[160];            /* the first lifted constant: "%lr (from train.py:41:10)" */
 } rt_lifted;
+
+/* Per entry, for the summary at exit (--stats): how many constants the
+ * latest lifted program of the entry lifted, the first of them, and the
+ * distinct sets of values bound to its programs. */
+typedef struct rt_policy_note {
+    uint32_t lifted;
+    uint64_t bindings;
+    char what[160];
+} rt_policy_note;
+
+void rt_policy_note_add(rt_policy_note *n, uint32_t lifted, const char *what);
+/* "plumb: policy @main: 1 constant lifted by policy (%lr (from train.py:41:10));
+ * 20 distinct values bound", or {"policy": {...}} as a JSON line; nothing
+ * when the entry had nothing lifted. */
+void rt_policy_note_print(FILE *f, bool json, const char *module, const char *entry, const rt_policy_note *n);
 
 void rt_lifted_free(rt_lifted *l);
 /* Bitwise equality of two lifted sets (types and bits). */

@@ -50,6 +50,7 @@ struct rt_entry {
     uint32_t built;            /* of them, built here rather than served from disk (what contracts count) */
     uint64_t runs_all;         /* runs, never reset (a contract's warm-up) */
     rt_summary sum;            /* causes of its recompiles, for the summary on the log */
+    rt_policy_note lifted;     /* what the lift policy did to its programs, for the summary */
     rt_guard_set guards;       /* trace-once guard forms of its programs (rt_guard.h) */
 };
 
@@ -279,6 +280,9 @@ void plumb_runtime_destroy(plumb_runtime *rt)
         if (rt->entries[i]->st.compiles)
             rt_summary_print(sum, rt->log_json || rt->o.summary_json, rt->entries[i]->module,
                              rt->entries[i]->name, &rt->entries[i]->sum, &rt->entries[i]->st);
+    for (uint32_t i = 0; sum && i < rt->n_entries; i++)
+        rt_policy_note_print(sum, rt->log_json || rt->o.summary_json, rt->entries[i]->module,
+                             rt->entries[i]->name, &rt->entries[i]->lifted);
     for (uint32_t i = 0; i < rt->n_entries; i++) {
         rt_entry *e = rt->entries[i];
         entry_clear(e);
@@ -677,6 +681,7 @@ static plumb_executable *bind_lifted(plumb_executable *ex, rt_lifted *lv, plumb_
     lv->n = 0;
     b->bound = ex->bound;
     ex->bound = b;
+    ex->entry->lifted.bindings++;
     return b;
 }
 
@@ -702,7 +707,10 @@ plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, c
     plumb_executable *ex = compile_entry(rt, lm, f->name, d);
     if (!ex && d)   /* the copy's strings go with it */
         d->file = m->filename;
+    uint32_t n_lifted = lv.n;
     plumb_executable *b = ex ? bind_lifted(ex, &lv, d) : NULL;
+    if (b)
+        rt_policy_note_add(&b->entry->lifted, n_lifted, lv.what);
     rt_lifted_free(&lv);
     ir_module_free(lm);
     return b;

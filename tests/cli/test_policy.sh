@@ -50,10 +50,16 @@ cp "$tmp/out" "$tmp/off.txt"
 run "$PLUMB" run --backend runtime --policy lift --random-inputs --hex --stats "$lr"/step*.mlir
 expect_rc "the leak runs with --policy lift" 0
 has "$tmp/err" "stats @main: 1 programs, 1 compiles (0 recompiles), 19 cache hits" "--policy lift: 1 compile, 19 hits"
+has "$tmp/err" "plumb: policy @main: 1 constant lifted by policy (%lr (from train.py:41:10)); 20 distinct values bound" \
+    "--stats says what was lifted by policy, with its source line"
 if cmp -s "$tmp/off.txt" "$tmp/out"; then ok "--policy lift prints the same 20 results, bit for bit (--hex)"; else fail "--policy lift prints the same 20 results, bit for bit (--hex)"; fi
 
 PLUMB_POLICY=lift run "$PLUMB" run --backend runtime --random-inputs --hex --stats "$lr"/step*.mlir
 has "$tmp/err" "stats @main: 1 programs, 1 compiles" "PLUMB_POLICY=lift: 1 compile"
+PLUMB_POLICY=lift run "$PLUMB" run --backend runtime --random-inputs --stats --json "$lr"/step*.mlir
+grep '^{"policy"' "$tmp/err" > "$tmp/policy.json"
+jqt "$tmp/policy.json" '.policy.entry == "main" and .policy.lifted == 1 and .policy.bindings == 20 and (.policy.first | startswith("%lr"))' \
+    "--stats --json: the policy line as JSON"
 PLUMB_POLICY=lift run "$PLUMB" run --backend runtime --policy none --random-inputs --stats "$lr"/step*.mlir
 has "$tmp/err" "stats @main: 20 programs, 20 compiles" "--policy none overrides PLUMB_POLICY"
 

@@ -242,6 +242,36 @@ static void lift_leaves_unsafe_constants(void **state)
     plumb_tensor_free(x);
 }
 
+/* An entry that another function also calls keeps its constants (new
+ * parameters would break the call): two values, two programs, and the
+ * module still compiles and gives x * 3 through the call. */
+static void lift_skips_called_entry(void **state)
+{
+    (void)state;
+    plumb_runtime *rt = make_rt("lift");
+    plumb_tensor *x = f32_vec(4, 1.0f, 1.0f);
+    for (int v = 2; v <= 3; v++) {
+        char src[1024];
+        snprintf(src, sizeof src,
+                 "func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %%c = stablehlo.constant dense<%d.0> : tensor<4xf32>\n"
+                 "  %%r = stablehlo.multiply %%x, %%c : tensor<4xf32>\n"
+                 "  return %%r : tensor<4xf32>\n"
+                 "}\n"
+                 "func.func @outer(%%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %%r = func.call @main(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  return %%r : tensor<4xf32>\n"
+                 "}\n",
+                 v);
+        plumb_tensor *o = run1(rt, src, &x, 1);
+        assert_true(((float *)o->data)[3] == 4.0f * (float)v);
+        plumb_tensor_free(o);
+    }
+    assert_int_equal(compiles(rt), 2);
+    plumb_tensor_free(x);
+    plumb_runtime_destroy(rt);
+}
+
 /* A splat of rank 1 is lifted as its scalar (broadcast back): three
  * values, one program, and x * 0.5 (etc.) exactly. */
 static void lift_splat_tensor(void **state)
@@ -435,6 +465,7 @@ int main(void)
         cmocka_unit_test(lifted_leak_shares_fix_program),
         cmocka_unit_test(lift_int_counter),
         cmocka_unit_test(lift_leaves_unsafe_constants),
+        cmocka_unit_test(lift_skips_called_entry),
         cmocka_unit_test(lift_splat_tensor),
         cmocka_unit_test(explanation_says_lifted),
         cmocka_unit_test(policy_words),
