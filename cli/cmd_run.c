@@ -12,6 +12,8 @@
 #include "../conformance/certify.h"
 #include "../conformance/oracle.h"
 #include "cli.h"
+#include "filecheck.h"
+#include "npy.h"
 #include "plumb/checkcmp.h"
 #include "plumb/ir.h"
 #include "plumb/ref.h"
@@ -68,10 +70,13 @@ static const char run_help[] =
     "                          public function)\n"
     "      --input NAME=FILE   tensor file for the parameter NAME: its SSA name\n"
     "                          without '%' (e.g. arg0) or its index (0, 1, ...);\n"
-    "                          binary or text tensor files. Repeat for each\n"
-    "                          parameter; every parameter needs one, or\n"
-    "                          --random-inputs. A file's own shape is used: a\n"
-    "                          '?' dimension takes any size within its bound\n"
+    "                          binary or text tensor files, NumPy .npy files\n"
+    "                          (C order; b1, i1-i8, u1-u8, f2, f4, f8), or an\n"
+    "                          inline literal NAME='dense<...> : tensor<...>'.\n"
+    "                          Repeat for each parameter; every parameter needs\n"
+    "                          one, or --random-inputs. A file's own shape is\n"
+    "                          used: a '?' dimension takes any size within its\n"
+    "                          bound\n"
     "      --random-inputs [SEED]\n"
     "                          parameters without --input get generated values\n"
     "                          (k/8 for |k| <= 16, small integers, booleans) from\n"
@@ -97,6 +102,9 @@ static const char run_help[] =
     "      --output-dir DIR    also write result i to DIR/result_<i>.tensor\n"
     "                          (binary tensor file); DIR and its parents are\n"
     "                          created when missing\n"
+    "      --npy               with --output-dir: write DIR/result_<i>.npy\n"
+    "                          (NumPy format 1.0, little-endian; bf16 has no\n"
+    "                          NumPy dtype and is refused)\n"
     "      --hex               print results as raw dense<\"0x...\"> bytes\n"
     "      --timeout SECONDS   stop the run after SECONDS of wall-clock time (a\n"
     "                          plugin's process is killed)\n"
@@ -112,6 +120,22 @@ static const char run_help[] =
     "                          alone. Implied by a '// RUN:' line that contains\n"
     "                          -split-input-file. Unsupported cases (op or type\n"
     "                          outside plumb's op set) do not fail the run\n"
+    "      --args LIST         the entry's inputs as StableHLO's interpreter\n"
+    "                          takes them: '[dense<...> : tensor<...>, ...]',\n"
+    "                          one literal per parameter, in order\n"
+    "      --interpreter-format\n"
+    "                          print results as stablehlo-translate --interpret\n"
+    "                          does ('tensor<2xi32> {', '  [3, 3]', '}')\n"
+    "\n"
+    "StableHLO's test files: a file whose '// RUN:' lines pass --args, pipe\n"
+    "into FileCheck or expect a failure ('not') is run once per RUN line\n"
+    "(unless --args, --input, --random-inputs or --compare is given): the\n"
+    "line's --args are the inputs, the results are printed in the\n"
+    "interpreter's format and matched against the file's CHECK lines of the\n"
+    "line's prefix (CHECK, -NEXT, -SAME, -NOT, -EMPTY; a {{regex}} is\n"
+    "reported unsupported). One verdict per RUN line 'FILE:LINE: RUN N: ok',\n"
+    "'FAILED: why' or 'unsupported: why' (a 'not' line plumb also rejects:\n"
+    "its message is not compared), then 'N passed, N failed, N unsupported'\n"
     "\n"
     "several programs through one runtime (--backend runtime; implied by the\n"
     "options below or by more than one FILE): every FILE, --repeat times over,\n"
@@ -164,8 +188,8 @@ static const char run_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
-       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE, OPT_POLICY,
-       OPT_LOCALIZE };
+       OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE,
+       OPT_LOCALIZE, OPT_ARGS, OPT_INTERP_FORMAT, OPT_NPY, OPT_POLICY };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -192,6 +216,9 @@ static const cli_opt run_opts[] = {
     {"dim-size", 0, true, OPT_DIM_SIZE},
     {"shape", 0, true, OPT_SHAPE},
     {"no-arbitrate", 0, false, OPT_NO_ARBITRATE},
+    {"args", 0, true, OPT_ARGS},
+    {"interpreter-format", 0, false, OPT_INTERP_FORMAT},
+    {"npy", 0, false, OPT_NPY},
     {NULL, 0, false, 0},
 };
 
@@ -211,14 +238,69 @@ typedef struct run_state {
     bool json;                /* --json: --compare's verdicts as JSON lines */
     uint32_t threads;         /* 0 = online cores */
     bool split;               /* --split-input-file */
+    const char *args;         /* --args '[dense<...> : tensor<...>, ...]' */
+    bool interp_format;       /* --interpreter-format */
+    plumb_buf *capture;       /* results go here instead of stdout (RUN lines) */
+    bool npy;                 /* --npy: --output-dir writes NumPy .npy files */
     cli_gen_opts gen;         /* --random-inputs, --dim-size, --shape */
 } run_state;
 
-/* Loads every --input into ins[param index], generates the others with
- * --random-inputs and checks them all against the parameter types;
- * returns an exit code. */
+/* One --input value: an inline literal 'dense<...> : tensor<...>', a NumPy
+ * .npy file, or a tensor file (binary or text). */
+static plumb_tensor *load_input_value(const run_state *s, const char *v, plumb_diag *d)
+{
+    const char *b = v;
+    while (*b == ' ' || *b == '\t')
+        b++;
+    size_t n = strlen(v);
+    if (strncmp(b, "dense<", 6) == 0)
+        return plumb_tensor_load_mem(v, n, "--input literal", s->max_bytes, d);
+    if (n > 4 && strcmp(v + n - 4, ".npy") == 0)
+        return cli_npy_load(v, s->max_bytes, d);
+    return plumb_tensor_load(v, s->max_bytes, d);
+}
+
+/* --args '[dense<...> : tensor<...>, ...]': one literal per parameter, in
+ * order (stablehlo-translate --interpret --args); returns an exit code. */
+static int load_args(const run_state *s, const ir_func *f, plumb_tensor **ins)
+{
+    enum { MAX_ARGS = 256 };
+    const char *starts[MAX_ARGS];
+    size_t lens[MAX_ARGS];
+    int n = cli_args_split(s->args, starts, lens, MAX_ARGS);
+    if (n < 0)
+        return cli_usage_error(s->cmd, "--args '%s' is not a list '[dense<...> : tensor<...>, ...]' of at most %d "
+                               "literals", s->args, MAX_ARGS);
+    for (int k = 0; k < n; k++) {
+        if (lens[k] < 6 || strncmp(starts[k], "dense<", 6) != 0)
+            return cli_usage_error(s->cmd, "--args: element %d '%.*s' is not a dense literal "
+                                   "'dense<...> : tensor<...>'", k + 1, (int)lens[k], starts[k]);
+    }
+    if ((uint32_t)n != f->body.n_args)
+        return cli_usage_error(s->cmd, "--args gives %d tensor%s; @%s takes %u parameter%s", n, n == 1 ? "" : "s",
+                               f->name, (unsigned)f->body.n_args, f->body.n_args == 1 ? "" : "s");
+    for (int k = 0; k < n; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "--args element %d", k + 1);
+        plumb_diag d = {.code = PLUMB_OK};
+        if (!(ins[k] = plumb_tensor_load_mem(starts[k], lens[k], label, s->max_bytes, &d))) {
+            cli_print_diag(s->cmd, &d);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Loads every --input (or the --args list) into ins[param index],
+ * generates the others with --random-inputs and checks them all against
+ * the parameter types; returns an exit code. */
 static int load_inputs(const run_state *s, const char *name, const ir_func *f, plumb_tensor **ins)
 {
+    if (s->args) {
+        int rc = load_args(s, f, ins);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
     for (int k = 0; k < s->n_inputs; k++) {
         const char *arg = s->inputs[k];
         const char *eq = strchr(arg, '=');
@@ -233,7 +315,7 @@ static int load_inputs(const run_state *s, const char *name, const ir_func *f, p
             return cli_usage_error(s->cmd, "--input '%s': parameter %s was already given", arg, pn);
         }
         plumb_diag d = {.code = PLUMB_OK};
-        if (!(ins[p] = plumb_tensor_load(eq + 1, s->max_bytes, &d))) {
+        if (!(ins[p] = load_input_value(s, eq + 1, &d))) {
             cli_print_diag(s->cmd, &d);
             return CLI_EXIT_USAGE;
         }
@@ -272,12 +354,20 @@ static int emit_results(const run_state *s, const plumb_ref_result *res)
     for (uint32_t i = 0; i < res->n_outputs; i++) {
         plumb_buf b;
         plumb_buf_init(&b);
-        plumb_tensor_type_print(&b, res->outputs[i]);
-        plumb_buf_puts(&b, " ");
-        plumb_dense_print(&b, res->outputs[i], s->hex);
+        if (s->interp_format) {
+            cli_interp_print(&b, res->outputs[i]);
+        } else {
+            plumb_tensor_type_print(&b, res->outputs[i]);
+            plumb_buf_puts(&b, " ");
+            plumb_dense_print(&b, res->outputs[i], s->hex);
+        }
         plumb_buf_puts(&b, "\n");
         plumb_diag d = {.code = PLUMB_OK};
-        bool ok = !b.failed && cli_write_stdout(b.data, b.len, &d);
+        bool ok = !b.failed;
+        if (ok && s->capture)
+            plumb_buf_append(s->capture, b.data, b.len);
+        else if (ok)
+            ok = cli_write_stdout(b.data, b.len, &d);
         if (b.failed)
             plumb_diag_set(&d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing result %u", i);
         plumb_buf_free(&b);
@@ -287,10 +377,11 @@ static int emit_results(const run_state *s, const plumb_ref_result *res)
         }
         if (s->output_dir) {
             char path[4096];
-            int n = snprintf(path, sizeof path, "%s/result_%u.tensor", s->output_dir, i);
+            int n = snprintf(path, sizeof path, "%s/result_%u.%s", s->output_dir, i, s->npy ? "npy" : "tensor");
             if (n < 0 || (size_t)n >= sizeof path)
                 return cli_usage_error(s->cmd, "--output-dir '%s' is too long", s->output_dir);
-            if (!plumb_tensor_save(path, res->outputs[i], false, &d)) {
+            if (s->npy ? !cli_npy_save(path, res->outputs[i], &d)
+                       : !plumb_tensor_save(path, res->outputs[i], false, &d)) {
                 cli_print_diag(s->cmd, &d);
                 return CLI_EXIT_USAGE;
             }
@@ -774,9 +865,9 @@ static int run_chunk(const run_state *s, const char *name, const char *p, size_t
 
 /* Runs every chunk of text between '// -----' lines as its own module;
  * exit 1 when a case failed (unsupported cases are counted, not failed). */
-static int run_split(const run_state *s, const char *text, size_t len, const char *name)
+static int run_split_cases(const run_state *s, const char *text, size_t len, const char *name, split_counts *cnt)
 {
-    split_counts c = {0, 0, 0, 0};
+    split_counts c = *cnt;
     const char *end = text + len;
     const char *start = text;
     uint32_t start_line = 1, line = 1;
@@ -785,6 +876,7 @@ static int run_split(const run_state *s, const char *text, size_t len, const cha
         bool marker = p < end && is_split_marker(p, n);
         if (marker || p == end) {
             int rc = run_chunk(s, name, start, (size_t)(p - start), start_line, &c);
+            *cnt = c;
             if (rc != CLI_EXIT_OK)
                 return rc;
             start = p + n + (p + n < end);
@@ -796,11 +888,132 @@ static int run_split(const run_state *s, const char *text, size_t len, const cha
         if (p > end)
             p = end;
     }
+    *cnt = c;
+    return CLI_EXIT_OK;
+}
+
+static int run_split(const run_state *s, const char *text, size_t len, const char *name)
+{
+    split_counts c = {0, 0, 0, 0};
+    int rc = run_split_cases(s, text, len, name, &c);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     printf("%u passed, %u failed, %u unsupported\n", c.passed, c.failed, c.unsupported);
     if (!c.cases) {
         fprintf(stderr, "plumb %s: error: %s holds no test case\n", s->cmd, name);
         return CLI_EXIT_INVALID;
     }
+    return c.failed ? CLI_EXIT_INVALID : CLI_EXIT_OK;
+}
+
+/* ---- RUN lines: --args, FileCheck, 'not' --------------------------------------- */
+
+/* A file is run line by line when one of its RUN lines gives inputs,
+ * checks the output or expects a failure: a plain run would say nothing
+ * about what that line asks. */
+static bool run_lines_matter(const cli_run_line *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (l[i].asks)
+            return true;
+    return false;
+}
+
+/* Runs one RUN line on the whole file: its --args as inputs, results in
+ * the interpreter's format into out; returns the exit code of the run,
+ * why says what failed. */
+static int run_one_line(const run_state *s, const cli_run_line *l, const char *text, size_t len, const char *name,
+                        plumb_buf *out, char *why, size_t why_size)
+{
+    run_state t = *s;
+    t.args = l->args;
+    t.interp_format = true;
+    t.capture = out;
+    plumb_diag d = {.code = PLUMB_OK};
+    ir_parse_options po = {sizeof po, 0, s->max_bytes};
+    ir_module *m = ir_parse(text, len, name, &po, &d);
+    if (!m) {
+        if (!d.file)
+            d.file = name;
+        cli_print_diag(s->cmd, &d);
+        diag_verdict(&d, why, why_size);
+        return cli_program_exit(d.code);
+    }
+    int rc = run_module(&t, m, name, why, why_size);
+    if (rc != CLI_EXIT_OK && !why[0])
+        snprintf(why, why_size, "exit %d", rc);
+    return rc;
+}
+
+/* One verdict per RUN line (a -split-input-file line without inputs or
+ * checks: one per case), then the summary; exit 1 when one failed. */
+static int run_lines(const run_state *s, const cli_run_line *l, size_t n, const char *text, size_t len,
+                     const char *name)
+{
+    split_counts c = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        char why[1400] = "";
+        int verdict;   /* 0 ok, 1 failed, 2 unsupported */
+        if (l[i].unsupported[0]) {
+            snprintf(why, sizeof why, "unsupported: %s", l[i].unsupported);
+            verdict = 2;
+        } else if (l[i].split && !l[i].filecheck && !l[i].args && !l[i].expect_error) {
+            run_state t = *s;
+            t.split = true;
+            int rc = run_split_cases(&t, text, len, name, &c);
+            if (rc != CLI_EXIT_OK)
+                return rc;
+            continue;
+        } else if (l[i].split) {
+            snprintf(why, sizeof why, "unsupported: FileCheck, --args or 'not' on -split-input-file output");
+            verdict = 2;
+        } else {
+            plumb_buf out;
+            plumb_buf_init(&out);
+            int rc = run_one_line(s, &l[i], text, len, name, &out, why, sizeof why);
+            fflush(stderr);
+            if (l[i].expect_error) {
+                /* upstream's message is not plumb's: only the failure itself is compared */
+                if (rc == CLI_EXIT_OK) {
+                    snprintf(why, sizeof why, "upstream expects an error; plumb ran it");
+                    verdict = 1;
+                } else {
+                    char tmp[1400];
+                    snprintf(tmp, sizeof tmp, "unsupported: error-message check (plumb's messages differ; plumb "
+                             "also rejects it: %s)", why);
+                    snprintf(why, sizeof why, "%s", tmp);
+                    verdict = 2;
+                }
+            } else if (out.failed) {
+                snprintf(why, sizeof why, "out of memory printing the results");
+                verdict = 1;
+            } else if (rc != CLI_EXIT_OK) {
+                verdict = strncmp(why, "unsupported: ", 13) == 0 ? 2 : 1;
+            } else if (l[i].filecheck) {
+                cli_fc_verdict v = cli_filecheck(text, len, l[i].prefix, out.data ? out.data : "", out.len, why,
+                                                 sizeof why);
+                verdict = v == CLI_FC_PASS ? 0 : v == CLI_FC_UNSUPPORTED ? 2 : 1;
+                if (v != CLI_FC_PASS && out.len)
+                    fprintf(stderr, "plumb %s: output of RUN line %u:\n%s", s->cmd, l[i].line, out.data);
+            } else {
+                verdict = 0;
+            }
+            plumb_buf_free(&out);
+        }
+        c.cases++;
+        if (verdict == 0) {
+            c.passed++;
+            printf("%s:%u: RUN %zu: ok\n", name, l[i].line, i + 1);
+        } else if (verdict == 2) {
+            c.unsupported++;
+            printf("%s:%u: RUN %zu: %s\n", name, l[i].line, i + 1, why);
+        } else {
+            c.failed++;
+            printf("%s:%u: RUN %zu: FAILED: %s\n", name, l[i].line, i + 1, why);
+        }
+        fflush(stdout);
+    }
+    printf("%u passed, %u failed, %u unsupported\n", c.passed, c.failed, c.unsupported);
     return c.failed ? CLI_EXIT_INVALID : CLI_EXIT_OK;
 }
 
@@ -814,6 +1027,17 @@ static int run_file(const run_state *s)
         return CLI_EXIT_USAGE;
     }
     const char *name = cli_display_name(s->file);
+    if (!s->args && !s->n_inputs && !s->gen.random && !s->compare) {
+        size_t n_lines = 0;
+        cli_run_line *lines = cli_run_lines(text, len, &n_lines);
+        if (lines && run_lines_matter(lines, n_lines)) {
+            int rc = run_lines(s, lines, n_lines, text, len, name);
+            cli_run_lines_free(lines, n_lines);
+            plumb_free(text, len + 1);
+            return rc;
+        }
+        cli_run_lines_free(lines, n_lines);
+    }
     if (s->split || run_line_splits(text, len)) {
         int rc = run_split(s, text, len, name);
         plumb_free(text, len + 1);
@@ -934,6 +1158,15 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_SPLIT:
             s.split = true;
+            break;
+        case OPT_ARGS:
+            s.args = v;
+            break;
+        case OPT_INTERP_FORMAT:
+            s.interp_format = true;
+            break;
+        case OPT_NPY:
+            s.npy = true;
             break;
         case OPT_THREADS: {
             char *end;
@@ -1060,6 +1293,11 @@ int cmd_run(int argc, char **argv)
                                  "through the compiled runtime; --backend '%s' cannot take them", s.backend);
             goto out;
         }
+        if (s.args || s.interp_format) {
+            rc = cli_usage_error(s.cmd, "%s runs one program: it does not combine with several FILEs, --repeat, "
+                                 "--stats, --explain or the compile gates", s.args ? "--args" : "--interpreter-format");
+            goto out;
+        }
         if (s.compare || s.output_dir || s.split) {
             rc = cli_usage_error(s.cmd, "%s runs one program at a time: it does not combine with several FILEs, "
                                  "--repeat, --stats, --explain or the compile gates",
@@ -1082,6 +1320,15 @@ int cmd_run(int argc, char **argv)
     if (strcmp(s.backend, "ref") != 0 && strcmp(s.backend, "runtime") != 0 && !conf_backend_is_path(s.backend)) {
         rc = cli_usage_error(s.cmd, "unknown backend '%s'; the backends are 'ref', 'runtime' and the path of a "
                              "backend plugin (with a '/' or ending in .so)", s.backend);
+        goto out;
+    }
+    if (s.npy && !s.output_dir) {
+        rc = cli_usage_error(s.cmd, "--npy says how --output-dir writes results: it needs --output-dir DIR");
+        goto out;
+    }
+    if (s.args && (s.n_inputs || s.gen.random)) {
+        rc = cli_usage_error(s.cmd, "--args gives every parameter: it does not combine with %s",
+                             s.n_inputs ? "--input" : "--random-inputs");
         goto out;
     }
     if (s.split && s.output_dir) {

@@ -5,8 +5,10 @@
 # case fails alone; a '// RUN: ... -split-input-file' line implies the
 # flag; the entry defaults to @main, else the only public function. Then
 # every file of StableHLO's interpreter tests ($STABLEHLO_INTERPRET, else
-# $SHARED/stablehlo-interpret) runs with no FAILED case: each case passes
-# or is reported unsupported. Skipped, with a hint, when that folder is absent.
+# $SHARED/stablehlo-interpret) runs with --split-input-file on the
+# reference and on the runtime with no FAILED case: each case (or RUN line,
+# tests/cli/test_run_lines.sh) passes or is reported "unsupported: <reason>".
+# Skipped, with a hint, when that folder is absent.
 # Ends with "N passed, N failed, N skipped".
 PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
@@ -108,16 +110,22 @@ elif [ ! -d "$IDIR" ]; then
     echo "skipped: StableHLO interpreter test files not found; set STABLEHLO_INTERPRET=DIR (see README)"
     skipped=1
 else
-    for f in "$IDIR"/*.mlir; do
-        grep -q 'RUN:.*-split-input-file' "$f" || continue
-        "$PLUMB" run "$f" > "$tmp/out" 2> "$tmp/err"
-        rc=$?
-        if [ "$rc" = 0 ] && ! grep -q ': FAILED: ' "$tmp/out" &&
-           tail -n 1 "$tmp/out" | grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ unsupported$'; then
-            ok "$(basename "$f"): $(tail -n 1 "$tmp/out")"
-        else
-            bad "$(basename "$f") (exit $rc)"
-        fi
+    # every file, split, on both backends: each verdict (a case, or a RUN
+    # line of a file whose RUN lines give --args or FileCheck) is "ok" or
+    # "unsupported: <reason>", and the summary counts no failure
+    for b in ref runtime; do
+        for f in "$IDIR"/*.mlir; do
+            "$PLUMB" run --backend "$b" --split-input-file "$f" > "$tmp/out" 2> "$tmp/err"
+            rc=$?
+            sed '$d' "$tmp/out" | grep -Ev ': (case [0-9]+( @[^:]*)?|RUN [0-9]+): (ok|unsupported: .+)$' > "$tmp/odd"
+            if [ "$rc" = 0 ] && [ ! -s "$tmp/odd" ] &&
+               tail -n 1 "$tmp/out" | grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ unsupported$'; then
+                ok "$b: $(basename "$f"): $(tail -n 1 "$tmp/out")"
+            else
+                cat "$tmp/odd" >> "$tmp/err"
+                bad "$b: $(basename "$f") (exit $rc)"
+            fi
+        done
     done
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
