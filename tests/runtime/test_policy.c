@@ -335,6 +335,43 @@ static void explanation_says_lifted(void **state)
     plumb_runtime_destroy(rt);
 }
 
+/* The lifted program goes through the disk cache like any other: a second
+ * runtime on the same directory serves it from disk (a disk hit, no
+ * build) and binds this run's value: lr = 0.75 gives 1 - 2 * 0.75 = -0.5. */
+static void lift_disk_cache_warm_start(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/plumb-policy-cache.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    plumb_tensor *in[2] = {f32_vec(16, 1.0f, 0.0f), f32_vec(16, 2.0f, 0.0f)};
+    for (int pass = 0; pass < 2; pass++) {
+        plumb_runtime_options o;
+        plumb_runtime_options_init(&o);
+        o.threads = 1;
+        o.policy = "lift";
+        o.cache_dir = dir;
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        plumb_runtime *rt = plumb_runtime_create(&o, &d);
+        assert_non_null(rt);
+        char src[1024];
+        snprintf(src, sizeof src, lr_fmt, pass ? "0.75" : "0.25");
+        plumb_tensor *out = run1(rt, src, in, 2);
+        assert_true(((float *)out->data)[7] == (pass ? -0.5f : 0.5f));
+        plumb_tensor_free(out);
+        plumb_runtime_stats st;
+        assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+        assert_int_equal(st.disk_hits, pass ? 1 : 0);
+        assert_int_equal(st.compiles, 1);
+        plumb_runtime_destroy(rt);
+    }
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
 /* Bad policy words fail runtime creation naming the word, from the options
  * and from PLUMB_POLICY; the environment applies when the option is NULL. */
 static void policy_words(void **state)
@@ -468,6 +505,7 @@ int main(void)
         cmocka_unit_test(lift_skips_called_entry),
         cmocka_unit_test(lift_splat_tensor),
         cmocka_unit_test(explanation_says_lifted),
+        cmocka_unit_test(lift_disk_cache_warm_start),
         cmocka_unit_test(policy_words),
         cmocka_unit_test(lift_random_programs_bitwise),
     };
