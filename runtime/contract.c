@@ -1,12 +1,15 @@
 /* Compile contract files: parser and checker (docs/contracts.md).
  *
  *   # comment
- *   module NAME|* entry NAME|* max-programs N
- *   module NAME|* entry NAME|* variants V [V ...]
- *   module NAME|* entry NAME|* warmup-runs N then no-new-compiles
+ *   module NAME|* [signature HEX] entry NAME|* max-programs N
+ *   module NAME|* [signature HEX] entry NAME|* variants V [V ...]
+ *   module NAME|* [signature HEX] entry NAME|* warmup-runs N then no-new-compiles
  *
  * NAME is a module's `module @NAME` (without '@'), `*` any module, named or
- * not; an entry is a function name. A variant V is a program's 32-digit
+ * not; an entry is a function name. `signature HEX` (16 hex digits,
+ * rt_module_signature) pins the rule to one module of that name: two
+ * different models that share a @name then have budgets of their own, and a
+ * third one is refused. A variant V is a program's 32-digit
  * cache key (plumb_runtime_key; a variants violation prints the key of the
  * program it refused) or a .mlir
  * file, relative to the contract's folder, whose entry's key under the
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "rt_contract.h"
 
@@ -37,6 +41,8 @@ typedef struct ct_variant {
 typedef struct ct_rule {
     uint32_t line;
     char module[CT_NAME], entry[CT_NAME];
+    bool has_sig;               /* pinned to one module signature */
+    uint64_t sig;
     ct_kind kind;
     uint64_t n;                 /* max-programs, warmup-runs */
     ct_variant v[CT_MAX_VARIANTS];
@@ -84,6 +90,22 @@ static bool parse_key(const char *s, uint64_t key[2])
         }
         key[h] = v;
     }
+    return true;
+}
+
+static bool parse_sig(const char *s, uint64_t *sig)
+{
+    if (strlen(s) != 16)
+        return false;
+    uint64_t v = 0;
+    for (int i = 0; i < 16; i++) {
+        char ch = s[i];
+        int dv = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+        if (dv < 0)
+            return false;
+        v = v << 4 | (uint64_t)dv;
+    }
+    *sig = v;
     return true;
 }
 
@@ -141,9 +163,17 @@ plumb_contract *plumb_contract_parse(const char *text, size_t len, const char *f
         }
         if (nt == 0)
             continue;
+        /* `module NAME signature HEX entry ...`: drop the pair, keep the value */
+        const char *sig_text = NULL;
+        if (nt >= 4 && strcmp(tok[0], "module") == 0 && strcmp(tok[2], "signature") == 0) {
+            sig_text = tok[3];
+            for (uint32_t i = 4; i < nt; i++)
+                tok[i - 2] = tok[i];
+            nt -= 2;
+        }
         if (nt < 6 || strcmp(tok[0], "module") != 0 || strcmp(tok[2], "entry") != 0)
-            CT_ERR("expected 'module NAME|* entry NAME|* RULE', where RULE is max-programs N, variants V..., "
-                   "or warmup-runs N then no-new-compiles");
+            CT_ERR("expected 'module NAME|* [signature HEX] entry NAME|* RULE', where RULE is max-programs N, "
+                   "variants V..., or warmup-runs N then no-new-compiles");
         if (c->n == CT_MAX_RULES)
             CT_ERR("more than %d rules", CT_MAX_RULES);
         ct_rule *r = &c->r[c->n];
@@ -155,6 +185,14 @@ plumb_contract *plumb_contract_parse(const char *text, size_t len, const char *f
             CT_ERR("module or entry name is empty or longer than %d bytes", CT_NAME - 1);
         snprintf(r->module, sizeof r->module, "%s", mod);
         snprintf(r->entry, sizeof r->entry, "%s", ent);
+        if (sig_text) {
+            if (!parse_sig(sig_text, &r->sig))
+                CT_ERR("signature '%.40s' is not 16 lowercase hex digits (as a contract message prints it)",
+                       sig_text);
+            if (strcmp(r->module, "*") == 0)
+                CT_ERR("a signature pins a named module: 'module NAME signature HEX', not module *");
+            r->has_sig = true;
+        }
         if (strcmp(tok[4], "max-programs") == 0) {
             r->kind = CT_MAX_PROGRAMS;
             if (nt != 6 || !parse_u64(tok[5], &r->n) || r->n == 0 || r->n > UINT32_MAX)
@@ -187,7 +225,8 @@ plumb_contract *plumb_contract_parse(const char *text, size_t len, const char *f
          * be met by a run that uses them all. */
         for (uint32_t i = 0; i + 1 < c->n; i++) {
             const ct_rule *o = &c->r[i];
-            bool same = strcmp(o->module, r->module) == 0 && strcmp(o->entry, r->entry) == 0;
+            bool same = strcmp(o->module, r->module) == 0 && strcmp(o->entry, r->entry) == 0 &&
+                        o->has_sig == r->has_sig && (!o->has_sig || o->sig == r->sig);
             if (same && o->kind == r->kind && r->kind != CT_VARIANTS && o->n != r->n)
                 CT_ERR("contradicts line %u: %s %llu there, %llu here for module %s entry %s", o->line,
                        r->kind == CT_MAX_PROGRAMS ? "max-programs" : "warmup-runs", (unsigned long long)o->n,
@@ -291,15 +330,106 @@ bool rt_contract_resolve(plumb_contract *c, const rt_key_ctx *kc, uint64_t max_b
     return true;
 }
 
-void rt_contract_touch(plumb_contract *c, const char *module, const char *entry)
+uint64_t rt_module_signature(const ir_func *f)
+{
+    /* element type and rank of every parameter and result, in order,
+     * hashed in chunks (each chunk's hash seeds the next) */
+    uint32_t v[128];
+    uint32_t n = 0;
+    uint64_t h = 0;
+    v[n++] = f->body.n_args;
+    v[n++] = f->n_results;
+    for (uint32_t i = 0; i < f->body.n_args + f->n_results; i++) {
+        const ir_type *t = i < f->body.n_args ? &f->body.args[i]->type : &f->result_types[i - f->body.n_args];
+        v[n++] = (uint32_t)t->dtype;
+        v[n++] = t->rank;
+        if (n + 2 > sizeof v / sizeof v[0]) {
+            h = XXH3_64bits_withSeed(v, n * sizeof v[0], h);
+            n = 0;
+        }
+    }
+    return XXH3_64bits_withSeed(v, n * sizeof v[0], h);
+}
+
+void rt_sig_note(rt_sig_book *b, uint64_t sig, bool built)
+{
+    uint32_t i = 0;
+    while (i < b->n && b->sig[i] != sig)
+        i++;
+    if (i == b->n) {
+        if (b->n == RT_SIG_MAX)
+            i = RT_SIG_MAX - 1;   /* the last slot pools the rarest signatures: counts only grow */
+        else
+            b->n++;
+        b->sig[i] = sig;
+    }
+    if (built)
+        b->built[i]++;
+}
+
+uint32_t rt_sig_built(const rt_sig_book *b, uint64_t sig)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->sig[i] == sig)
+            return b->built[i];
+    return 0;
+}
+
+static bool rule_matches(const ct_rule *r, const char *module, const char *entry, uint64_t sig)
+{
+    return pat_match(r->module, module) && pat_match(r->entry, entry) && (!r->has_sig || r->sig == sig);
+}
+
+/* True when some rule pins module/entry to a signature, and none to sig:
+ * the compile is another module under a name the contract pinned. */
+static bool foreign_signature(const plumb_contract *c, const char *module, const char *entry, uint64_t sig,
+                              const ct_rule **pinned)
+{
+    *pinned = NULL;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const ct_rule *r = &c->r[i];
+        if (!r->has_sig || !pat_match(r->module, module) || !pat_match(r->entry, entry))
+            continue;
+        if (r->sig == sig)
+            return false;
+        if (!*pinned)
+            *pinned = r;
+    }
+    return *pinned != NULL;
+}
+
+void rt_contract_touch(plumb_contract *c, const char *module, const char *entry, uint64_t sig)
 {
     for (uint32_t i = 0; i < c->n; i++)
-        if (pat_match(c->r[i].module, module) && pat_match(c->r[i].entry, entry))
+        if (rule_matches(&c->r[i], module, entry, sig))
             c->r[i].used = true;
 }
 
-bool rt_contract_admit(const plumb_contract *c, const char *module, const char *entry, uint32_t built,
-                       uint64_t runs, const uint64_t key[2], const char *explanation, char *why, size_t cap)
+void rt_contract_warn_shared(const plumb_contract *c, rt_sig_book *b, const char *module, const char *entry,
+                             uint64_t sig, FILE *f)
+{
+    if (b->warned || b->n == 0 || b->sig[0] == sig || !f)
+        return;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const ct_rule *r = &c->r[i];
+        if (r->has_sig || !pat_match(r->module, module) || !pat_match(r->entry, entry) ||
+            strcmp(r->module, "*") == 0)
+            continue;
+        fprintf(f,
+                "plumb: warning: contract %s:%u: module %s entry %s now has signature %016llx, its first program "
+                "%016llx: if these are two different models sharing the name, they share this rule's budget; "
+                "pin each with 'module %s signature HEX entry %s ...' (docs/contracts.md)\n",
+                c->file, r->line, module ? module : "(unnamed)", entry, (unsigned long long)sig,
+                (unsigned long long)b->sig[0], module ? module : "NAME", entry);
+        fflush(f);
+        b->warned = true;
+        return;
+    }
+}
+
+bool rt_contract_admit(const plumb_contract *c, const char *module, const char *entry, uint64_t sig,
+                       uint32_t built, const rt_sig_book *book, uint64_t runs, const uint64_t key[2],
+                       const char *explanation, char *why, size_t cap)
 {
     size_t w = 0;
     char k[33];
@@ -313,14 +443,24 @@ bool rt_contract_admit(const plumb_contract *c, const char *module, const char *
     } while (0)
     why[0] = 0;
     bool ok = true;
+    const ct_rule *pinned;
+    if (foreign_signature(c, module, entry, sig, &pinned)) {
+        CT_PUT("contract %s:%u: %s%s@%s has module signature %016llx, but the contract pins module %s entry %s to "
+               "signature %016llx: another module under the same @name",
+               c->file, pinned->line, module ? module : "", module ? "/" : "", entry, (unsigned long long)sig,
+               pinned->module, pinned->entry, (unsigned long long)pinned->sig);
+        ok = false;
+    }
     for (uint32_t i = 0; i < c->n; i++) {
         const ct_rule *r = &c->r[i];
-        if (!pat_match(r->module, module) || !pat_match(r->entry, entry))
+        if (!rule_matches(r, module, entry, sig))
             continue;
         const char *sep = ok ? "" : "; ";
-        if (r->kind == CT_MAX_PROGRAMS && built >= r->n) {
-            CT_PUT("%scontract %s:%u: %s%s@%s would build program %u, max-programs %llu", sep, c->file, r->line,
-                   module ? module : "", module ? "/" : "", entry, built + 1, (unsigned long long)r->n);
+        uint32_t count = r->has_sig ? rt_sig_built(book, sig) : built;
+        if (r->kind == CT_MAX_PROGRAMS && count >= r->n) {
+            CT_PUT("%scontract %s:%u: %s%s@%s would build program %u%s, max-programs %llu", sep, c->file, r->line,
+                   module ? module : "", module ? "/" : "", entry, count + 1,
+                   r->has_sig ? " of its signature" : "", (unsigned long long)r->n);
             ok = false;
         } else if (r->kind == CT_WARMUP && runs >= r->n) {
             CT_PUT("%scontract %s:%u: %s%s@%s compiles after %llu runs (warmup-runs %llu then no-new-compiles)", sep,
@@ -361,8 +501,11 @@ bool rt_contract_unmatched(const plumb_contract *c, char *out, size_t cap)
     for (uint32_t i = 0; i < c->n && w < cap; i++) {
         if (c->r[i].used)
             continue;
-        int n = snprintf(out + w, cap - w, "%s%s:%u: module %s entry %s matched no compiled entry", ok ? "" : "; ",
-                         c->file, c->r[i].line, c->r[i].module, c->r[i].entry);
+        char sg[40] = "";
+        if (c->r[i].has_sig)
+            snprintf(sg, sizeof sg, " signature %016llx", (unsigned long long)c->r[i].sig);
+        int n = snprintf(out + w, cap - w, "%s%s:%u: module %s%s entry %s matched no compiled entry", ok ? "" : "; ",
+                         c->file, c->r[i].line, c->r[i].module, sg, c->r[i].entry);
         w += n > 0 ? (size_t)n : 0;
         ok = false;
     }

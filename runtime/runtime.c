@@ -52,6 +52,7 @@ struct rt_entry {
     rt_summary sum;            /* causes of its recompiles, for the summary on the log */
     rt_policy_note lifted;     /* what the lift policy did to its programs, for the summary */
     rt_guard_set guards;       /* trace-once guard forms of its programs (rt_guard.h) */
+    rt_sig_book sigs;          /* module signatures of its programs (contracts pinned to one) */
 };
 
 struct plumb_runtime {
@@ -476,7 +477,7 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
         rt_cached *h = ge ? rt_guard_find(&ge->guards, form) : NULL;
         if (h) {
             if (rt->contract)
-                rt_contract_touch(rt->contract, ge->module, ge->name);
+                rt_contract_touch(rt->contract, ge->module, ge->name, rt_module_signature(f));
             ge->st.cache_hits++;
             rt->st.cache_hits++;
             ge->st.trace_hits++;
@@ -494,8 +495,11 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
         plumb_diag_set(d, PLUMB_ERR_NOMEM, none, "out of memory looking up @%s", f->name);
         return NULL;
     }
+    /* The module's signature: which of several models under one @name a
+     * contract rule pinned to a signature means (docs/contracts.md). */
+    uint64_t sig = rt->contract ? rt_module_signature(f) : 0;
     if (rt->contract)
-        rt_contract_touch(rt->contract, e->module, e->name);
+        rt_contract_touch(rt->contract, e->module, e->name, sig);
     for (uint32_t i = 0; i < e->n_progs; i++) {
         rt_cached *h = e->progs[i];
         if (h->key[0] == key[0] && h->key[1] == key[1] && rt_canon_equal(&h->canon, now)) {
@@ -585,7 +589,8 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
      * (a variant list forbids it as well); disk hits were built before. */
     if (!p && rt->contract) {
         char why[sizeof rt->line + 4096];
-        if (!rt_contract_admit(rt->contract, e->module, e->name, e->built, e->runs_all, c->key,
+        rt_contract_warn_shared(rt->contract, &e->sigs, e->module, e->name, sig, rt->log ? rt->log : stderr);
+        if (!rt_contract_admit(rt->contract, e->module, e->name, sig, e->built, &e->sigs, e->runs_all, c->key,
                                recompile ? rt->line : NULL, why, sizeof why)) {
             if (rt->log) {   /* the whole text: the error below holds what fits in one diagnostic */
                 if (rt->log_json) {
@@ -636,6 +641,8 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
     e->compiled++;
     if (!from_disk)
         e->built++;
+    if (rt->contract)
+        rt_sig_note(&e->sigs, sig, !from_disk);
     double dt = now_s() - t0;
     e->st.compiles++;
     rt->st.compiles++;

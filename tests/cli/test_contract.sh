@@ -85,7 +85,7 @@ has "$tmp/err" "contra.ct:2: contradicts line 1: max-programs 1 but 2 variants" 
 printf '\nmodule * entry main max-programs\n' > "$tmp/syntax.ct"
 run "$PLUMB" run --contract "$tmp/syntax.ct" --random-inputs "$G/leak/1-create.mlir"
 expect_rc "a contract that does not parse is a usage error" 2
-has "$tmp/err" "syntax.ct:2: expected 'module NAME|* entry NAME|* RULE'" "naming its line"
+has "$tmp/err" "syntax.ct:2: expected 'module NAME|* [signature HEX] entry NAME|* RULE'" "naming its line"
 printf 'module * entry train_step variants 1-create.mlir\n' > "$tmp/unk.ct"
 run "$PLUMB" run --contract "$tmp/unk.ct" --random-inputs "$G/leak/1-create.mlir"
 expect_rc "a variant file without the rule's entry is a usage error" 2
@@ -149,6 +149,38 @@ if command -v jq > /dev/null 2>&1; then
     n=$(jq -r 'select(.summary) | .summary.causes[0].count' "$tmp/err" 2>/dev/null)
     if [ "$n" = 19 ]; then ok "--stats --json: the summary as JSON"; else fail "--stats --json summary count '$n'"; fi
 fi
+
+# Two different models under one @name: a rule by name says once that
+# they share its budget; rules pinned by signature keep them apart and
+# refuse a third. The signatures (docs/contracts.md) are taken from the
+# warning of the first run, then pinned.
+cat > "$tmp/net-a.mlir" <<'EOF_A'
+module @net {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %r = stablehlo.add %x, %x : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}
+EOF_A
+sed -e 's/tensor<4xf32>/tensor<2x2xi32>/g' "$tmp/net-a.mlir" > "$tmp/net-b.mlir"
+sed -e 's/tensor<4xf32>/tensor<8xf64>/g' "$tmp/net-a.mlir" > "$tmp/net-c.mlir"
+printf 'module net entry main max-programs 3\n' > "$tmp/net.ct"
+run "$PLUMB" run --contract "$tmp/net.ct" --random-inputs "$tmp/net-a.mlir" "$tmp/net-b.mlir" "$tmp/net-a.mlir"
+expect_rc "two models under one name pass a rule by name" 0
+has "$tmp/err" "plumb: warning: contract $tmp/net.ct:1: module net entry main now has signature" "the shared budget is said"
+n=$(grep -c "now has signature" "$tmp/err")
+if [ "$n" = 1 ]; then ok "said once"; else fail "the shared-budget warning $n times"; fi
+sig_b=$(sed -n 's/.*now has signature \([0-9a-f]*\), its first program \([0-9a-f]*\).*/\1/p' "$tmp/err")
+sig_a=$(sed -n 's/.*now has signature \([0-9a-f]*\), its first program \([0-9a-f]*\).*/\2/p' "$tmp/err")
+printf 'module net signature %s entry main max-programs 1\nmodule net signature %s entry main max-programs 1\n' \
+    "$sig_a" "$sig_b" > "$tmp/pinned.ct"
+run "$PLUMB" run --contract "$tmp/pinned.ct" --random-inputs "$tmp/net-a.mlir" "$tmp/net-b.mlir"
+expect_rc "pinned signatures: each model on its own budget" 0
+if [ -s "$tmp/err" ]; then fail "pinned run printed: $(head -n 1 "$tmp/err")"; else ok "pinned run is quiet"; fi
+run "$PLUMB" run --contract "$tmp/pinned.ct" --random-inputs "$tmp/net-a.mlir" "$tmp/net-c.mlir"
+expect_rc "a third model under the pinned name fails" 1
+has "$tmp/err" "pinned.ct:1: net/@main has module signature" "the refusal names the rule"
+has "$tmp/err" "another module under the same @name" "and why"
 
 # --help lists the option.
 run "$PLUMB" run --help

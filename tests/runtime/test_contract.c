@@ -1,8 +1,9 @@
 /* Compile contracts (runtime/contract.c, docs/contracts.md) through the
  * API: parse errors name the file and line, contradictions and unknown
  * entries are refused, max-programs catches a storm, budgets are kept per
- * module and entry, variant lists are exact, and programs served from the
- * disk cache never count against a warm-up rule. */
+ * module and entry (and per module signature when a rule pins one), variant
+ * lists are exact, and programs served from the disk cache never count
+ * against a warm-up rule. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <xxhash.h>
 
 #include "plumb/contract.h"
 #include "plumb/runtime.h"
@@ -97,6 +100,12 @@ static void parse_errors_name_file_and_line(void **state)
     parse_fails("\n\nmodule a entry main most-programs 2\n", "gate.ct:3: unknown rule 'most-programs'");
     parse_fails("module a entry main warmup-runs 3 then compile\n", "gate.ct:1: expected 'warmup-runs N then");
     parse_fails("module a entry * variants x.mlir\n", "gate.ct:1: variant file x.mlir needs a named entry");
+    parse_fails("module a signature 12ab entry main max-programs 1\n", "gate.ct:1: signature '12ab' is not 16");
+    parse_fails("module * signature 0123456789abcdef entry main max-programs 1\n",
+                "gate.ct:1: a signature pins a named module");
+    parse_fails("module a signature 0123456789abcdef entry main max-programs 1\n"
+                "module a signature 0123456789abcdef entry main max-programs 2\n",
+                "gate.ct:2: contradicts line 1: max-programs 1 there, 2 here");
     plumb_diag d = {.code = PLUMB_OK};
     const char *good = "# plumb compile contract\n\nmodule train entry main max-programs 2   # two\n"
                        "module * entry * warmup-runs 3 then no-new-compiles\n";
@@ -176,6 +185,146 @@ static void named_module_rule_and_unmatched(void **state)
     assert_int_equal(d.code, PLUMB_ERR_LIMIT);
     assert_non_null(strstr(d.msg, "named.ct:2: module bret entry main matched no compiled entry"));
     assert_null(strstr(d.msg, "named.ct:1"));
+    plumb_runtime_destroy(rt);
+}
+
+/* Model A: @main(tensor<4xf32>) -> tensor<4xf32> scaled by c; model B:
+ * @main(tensor<2x2xi32>) -> tensor<2x2xi32> plus c; model C: @main with
+ * two f32 parameters. All three may be called `module @net`. */
+static ir_module *model(char which, int c)
+{
+    char src[700];
+    if (which == 'A')
+        snprintf(src, sizeof src,
+                 "module @net {\n  func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "    %%c = stablehlo.constant dense<%d.0> : tensor<4xf32>\n"
+                 "    %%m = stablehlo.multiply %%x, %%c : tensor<4xf32>\n    return %%m : tensor<4xf32>\n  }\n}\n", c);
+    else if (which == 'B')
+        snprintf(src, sizeof src,
+                 "module @net {\n  func.func @main(%%x: tensor<2x2xi32>) -> tensor<2x2xi32> {\n"
+                 "    %%c = stablehlo.constant dense<%d> : tensor<2x2xi32>\n"
+                 "    %%m = stablehlo.add %%x, %%c : tensor<2x2xi32>\n    return %%m : tensor<2x2xi32>\n  }\n}\n", c);
+    else
+        snprintf(src, sizeof src,
+                 "module @net {\n  func.func @main(%%x: tensor<4xf32>, %%y: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "    %%c = stablehlo.constant dense<%d.0> : tensor<4xf32>\n"
+                 "    %%m = stablehlo.multiply %%x, %%c : tensor<4xf32>\n"
+                 "    %%s = stablehlo.add %%m, %%y : tensor<4xf32>\n    return %%s : tensor<4xf32>\n  }\n}\n", c);
+    plumb_diag d = {.code = PLUMB_OK};
+    ir_module *m = ir_parse(src, strlen(src), "model.mlir", NULL, &d);
+    if (!m)
+        plumb_diag_print(&d, stderr);
+    assert_non_null(m);
+    assert_true(ir_verify(m, NULL, &d));
+    return m;
+}
+
+/* The signature as docs/contracts.md defines it, computed here from that
+ * text: XXH3-64, seed 0, of the u32 sequence n_params, n_results, then
+ * element type and rank of each parameter and of each result. */
+static void sig_hex(char which, char out[17])
+{
+    uint32_t v[16], n = 0;
+    if (which == 'A') {
+        uint32_t a[] = {1, 1, PLUMB_F32, 1, PLUMB_F32, 1};
+        memcpy(v, a, sizeof a);
+        n = 6;
+    } else if (which == 'B') {
+        uint32_t b[] = {1, 1, PLUMB_I32, 2, PLUMB_I32, 2};
+        memcpy(v, b, sizeof b);
+        n = 6;
+    } else {
+        uint32_t cc[] = {2, 1, PLUMB_F32, 1, PLUMB_F32, 1, PLUMB_F32, 1};
+        memcpy(v, cc, sizeof cc);
+        n = 8;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits_withSeed(v, n * sizeof v[0], 0));
+}
+
+static plumb_code compile_model(plumb_runtime *rt, char which, int c, plumb_diag *d)
+{
+    *d = (plumb_diag){.code = PLUMB_OK};
+    ir_module *m = model(which, c);
+    plumb_executable *ex = plumb_runtime_compile(rt, m, NULL, d);
+    ir_module_free(m);
+    assert_true((ex != NULL) == (d->code == PLUMB_OK));
+    return d->code;
+}
+
+/* Two different models under one @name: a rule by name alone still
+ * shares its budget between them (a storm across them is caught) but says
+ * so loudly once, with both signatures; rules pinned by signature give
+ * each its own budget and refuse a third model under the name. */
+static void same_name_modules_by_signature(void **state)
+{
+    (void)state;
+    char sa[17], sb[17], sc[17];
+    sig_hex('A', sa);
+    sig_hex('B', sb);
+    sig_hex('C', sc);
+    FILE *log = tmpfile();
+    assert_non_null(log);
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.log = log;
+    o.contract_file = write_file("shared.ct", "module net entry main max-programs 2\n");
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    assert_int_equal(compile_model(rt, 'A', 1, &d), PLUMB_OK);
+    assert_int_equal(compile_model(rt, 'B', 1, &d), PLUMB_OK);
+    assert_int_equal(compile_model(rt, 'A', 2, &d), PLUMB_ERR_LIMIT);   /* one budget for both */
+    assert_non_null(strstr(d.msg, "net/@main would build program 3, max-programs 2"));
+    plumb_runtime_destroy(rt);
+    char text[4096] = "";
+    rewind(log);
+    size_t got = fread(text, 1, sizeof text - 1, log);
+    text[got] = 0;
+    fclose(log);
+    char want[600];
+    snprintf(want, sizeof want, "shared.ct:1: module net entry main now has signature %s, its first program %s", sb,
+             sa);
+    if (!strstr(text, want))
+        fprintf(stderr, "log:\n%s\nwanted: %s\n", text, want);
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(text, "module net signature HEX entry main"));
+
+    char ct[600];
+    snprintf(ct, sizeof ct, "module net signature %s entry main max-programs 1\n"
+                            "module net signature %s entry main max-programs 2\n", sa, sb);
+    o.log = NULL;
+    o.contract_file = write_file("pinned.ct", ct);
+    rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    assert_int_equal(compile_model(rt, 'A', 1, &d), PLUMB_OK);
+    assert_int_equal(compile_model(rt, 'B', 1, &d), PLUMB_OK);
+    assert_int_equal(compile_model(rt, 'B', 2, &d), PLUMB_OK);   /* B's own budget of 2 */
+    assert_int_equal(compile_model(rt, 'B', 3, &d), PLUMB_ERR_LIMIT);
+    assert_non_null(strstr(d.msg, "pinned.ct:2: net/@main would build program 3 of its signature, max-programs 2"));
+    assert_int_equal(compile_model(rt, 'A', 2, &d), PLUMB_ERR_LIMIT);
+    assert_non_null(strstr(d.msg, "pinned.ct:1: net/@main would build program 2 of its signature, max-programs 1"));
+    assert_int_equal(compile_model(rt, 'A', 1, &d), PLUMB_OK);   /* a hit builds nothing */
+    assert_int_equal(compile_model(rt, 'C', 1, &d), PLUMB_ERR_LIMIT);
+    snprintf(want, sizeof want, "net/@main has module signature %s, but the contract pins module net entry main to "
+                                "signature %s: another module under the same @name", sc, sa);
+    if (!strstr(d.msg, want))
+        fprintf(stderr, "msg: %s\nwanted: %s\n", d.msg, want);
+    assert_non_null(strstr(d.msg, want));
+    assert_true(plumb_runtime_contract_check(rt, &d));
+    plumb_runtime_destroy(rt);
+
+    /* a pinned rule whose module never came is named as unmatched, with its signature */
+    snprintf(ct, sizeof ct, "module net signature %s entry main max-programs 1\n"
+                            "module net signature %s entry main max-programs 1\n", sa, sc);
+    o.contract_file = write_file("unused.ct", ct);
+    rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    assert_int_equal(compile_model(rt, 'A', 1, &d), PLUMB_OK);
+    d = (plumb_diag){.code = PLUMB_OK};
+    assert_false(plumb_runtime_contract_check(rt, &d));
+    snprintf(want, sizeof want, "unused.ct:2: module net signature %s entry main matched no compiled entry", sc);
+    assert_non_null(strstr(d.msg, want));
     plumb_runtime_destroy(rt);
 }
 
@@ -304,6 +453,7 @@ int main(void)
         cmocka_unit_test(max_programs_catches_storm),
         cmocka_unit_test(budgets_per_module),
         cmocka_unit_test(named_module_rule_and_unmatched),
+        cmocka_unit_test(same_name_modules_by_signature),
         cmocka_unit_test(variants_exact),
         cmocka_unit_test(warmup_allows_disk_hits),
         cmocka_unit_test(warmup_counts_runs),
