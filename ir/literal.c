@@ -21,6 +21,7 @@
 
 #include <mpfr.h>
 
+#include "plumb/ir.h"
 #include "plumb/tensor.h"
 
 /* ---- float encodings ------------------------------------------------------ */
@@ -542,6 +543,23 @@ static bool list(lit *p, uint32_t dim)
     return true;
 }
 
+/* Every element of t (numel of them) gets bits: element 0 is stored, then
+ * the filled prefix is copied onto the rest, doubling each time, so a large
+ * splat costs a few memcpy calls rather than a store per element. */
+static void splat_fill(plumb_tensor *t, uint64_t numel, uint64_t bits)
+{
+    if (!numel)
+        return;
+    plumb_store_bits(t->dtype, t->data, 0, bits);
+    size_t es = plumb_dtype_size(t->dtype), done = es, total = (size_t)numel * es;
+    unsigned char *d = t->data;
+    while (done < total) {
+        size_t n = done < total - done ? done : total - done;
+        memcpy(d + done, d, n);
+        done += n;
+    }
+}
+
 static bool raw(lit *p)
 {
     char tmp[16];
@@ -585,8 +603,7 @@ static bool raw(lit *p)
         dst[i] = (unsigned char)b;
     }
     if (splat)
-        for (uint64_t i = 0; i < p->numel; i++)
-            memcpy((unsigned char *)t->data + i * es, one, es);
+        splat_fill(t, p->numel, plumb_load_bits(t->dtype, one, 0));
     return true;
 }
 
@@ -625,12 +642,39 @@ bool plumb_dense_decode(const char *body, size_t len, plumb_loc start,
         uint64_t bits;
         if (!scalar(&p, &bits))
             return false;
-        for (uint64_t i = 0; i < p.numel; i++)
-            plumb_store_bits(out->dtype, out->data, (size_t)i, bits);
+        splat_fill(out, p.numel, bits);
     }
     skip_ws(&p);
     if (p.pos < p.len)
         return lit_err(&p, p.pos, PLUMB_ERR_PARSE, "unexpected %s after the literal",
                        what_at(&p, p.pos, tmp, sizeof tmp));
     return true;
+}
+
+/* ---- splat literals ---------------------------------------------------------
+ * A literal whose elements all have the same bits is marked once, when it is
+ * read, so that the compiler can key it and build it from its one element
+ * at a cost that does not grow with its size (docs/runtime.md, "Compile
+ * cost"). The mark is tied to the data pointer: a replaced tensor is not
+ * marked. */
+
+bool ir_attrs_value_splat(const ir_attrs *a)
+{
+    return a->value && a->value->data && a->value_splat_data == a->value->data;
+}
+
+void ir_attrs_note_splat(ir_attrs *a)
+{
+    a->value_splat_data = NULL;
+    const plumb_tensor *t = a->value;
+    if (!t || !t->data)
+        return;
+    size_t es = plumb_dtype_size(t->dtype);
+    if (!es || t->nbytes < es || t->nbytes % es)
+        return;
+    /* Every element equals the next one exactly when the bytes equal
+     * themselves shifted by one element: one memcmp, not one per element. */
+    const unsigned char *p = t->data;
+    if (t->nbytes == es || memcmp(p, p + es, t->nbytes - es) == 0)
+        a->value_splat_data = t->data;
 }

@@ -1491,7 +1491,10 @@ static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
 static bool dense_value(P *p, ir_attrs *a)
 {
     ir_type ty;
-    return dense_literal(p, &a->value, &ty);
+    if (!dense_literal(p, &a->value, &ty))
+        return false;
+    ir_attrs_note_splat(a);   /* once, here: the compiler then reads one element */
+    return true;
 }
 
 /* `{name = value, unit_name, ...}`; values are skipped as balanced groups,
@@ -2475,6 +2478,7 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         ir_type t;
         if (!dense_literal(p, &ob->a.value, &t))
             return false;
+        ir_attrs_note_splat(&ob->a);   /* once, here: the compiler then reads one element */
         ob->rt = plumb_arena_alloc(p->m->arena, sizeof *ob->rt);
         if (!ob->rt)
             return nomem(p);

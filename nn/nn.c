@@ -245,6 +245,8 @@ static ir_value *make_constant(plumb_nn *nn, const char *fn, plumb_dtype t, uint
     if (!op)
         return NULL;
     op->a.value = tn;
+    if (!data)   /* every element is `splat`: the compiler keys and lowers it by one (ir_attrs_value_splat) */
+        op->a.value_splat_data = tn->data;
     return op->results[0];
 }
 

@@ -21,6 +21,8 @@
 
 #include "rt_guard.h"
 
+/* Splat constants larger than this are keyed by their one element. */
+#define RT_SPLAT_KEY_BYTES 4096u
 #define RT_END 0xFFFFFFFEu   /* ends a region's nodes */
 #define RT_TRAILER 0x58544301u
 
@@ -462,8 +464,17 @@ static void ser_op(ser *s, const ir_op *op, uint32_t depth)
         put_u32(c, val->rank);
         for (uint32_t i = 0; i < val->rank; i++)
             put_i64(c, val->dims[i]);
-        put_u64(c, val->nbytes);
-        if (s->guard && val->nbytes > RT_GUARD_REF_BYTES && s->m->uid) {
+        /* A splat known from parsing (ir_attrs_value_splat) is written as
+         * its one element, with that element's size as the byte count: the
+         * key costs the same at every size, explanations read it as one
+         * value, and it never equals the full form of the same type, whose
+         * byte count is larger. */
+        size_t es = plumb_dtype_size(val->dtype);
+        bool splat = val->nbytes > RT_SPLAT_KEY_BYTES && ir_attrs_value_splat(&op->a);
+        put_u64(c, splat ? es : val->nbytes);
+        if (splat) {
+            put(c, val->data, es);
+        } else if (s->guard && val->nbytes > RT_GUARD_REF_BYTES && s->m->uid) {
             /* The guard's form names the bytes instead of copying them:
              * which module (its uid is never reused, and ir_module_touch
              * renews it after an in-place write), which tensor and which

@@ -163,10 +163,64 @@ static bool inline_call(cloner *c, const ir_op *op, ir_block *dst, ir_value **ma
     return ok;
 }
 
+/* Splat constants of more elements than this are cloned as a broadcast of
+ * their one element (the same threshold as the passes' split of splats). */
+#define RT_CLONE_SPLAT_MIN_ELEMS 4096u
+
+/* A constant known to be a splat (ir_attrs_value_splat, marked when it was
+ * parsed) becomes broadcast_in_dim of a scalar constant as it is cloned:
+ * the same bits, and the compile never copies or reads the rest of its
+ * data, so its cost does not grow with the constant's size. Returns false
+ * when op is not such a constant (*done false) or on failure (*done true). */
+static bool clone_splat(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, bool *done)
+{
+    *done = false;
+    const ir_type *rt = op->n_results == 1 ? &op->results[0]->type : NULL;
+    if (op->code != PLUMB_OP_CONSTANT || !rt || !ir_type_is_static(rt) || !ir_attrs_value_splat(&op->a))
+        return false;
+    uint64_t numel = 1;
+    for (uint32_t i = 0; i < rt->rank; i++)
+        numel *= (uint64_t)rt->dims[i];
+    if (numel <= RT_CLONE_SPLAT_MIN_ELEMS || op->a.value->dtype != rt->dtype)
+        return false;
+    *done = true;
+    size_t es = plumb_dtype_size(rt->dtype);
+    plumb_tensor *t = plumb_arena_alloc(c->dst->arena, sizeof *t);
+    void *data = plumb_arena_alloc(c->dst->arena, es);
+    if (!t || !data)
+        return cl_nomem(c);
+    memset(t, 0, sizeof *t);
+    t->dtype = rt->dtype;
+    t->nbytes = es;
+    t->data = data;
+    memcpy(data, op->a.value->data, es);
+    ir_type st = ir_type_scalar(rt->dtype);
+    ir_op *k = ir_op_new(c->dst, PLUMB_OP_CONSTANT, NULL, 0, &st, 1);
+    if (!k)
+        return cl_nomem(c);
+    k->a.value = t;
+    k->a.value_splat_data = data;
+    k->loc = op->loc;
+    ir_value *sv = k->results[0];
+    ir_op *b = ir_op_new(c->dst, PLUMB_OP_BROADCAST_IN_DIM, &sv, 1, rt, 1);
+    if (!b)
+        return cl_nomem(c);
+    b->loc = op->loc;
+    if (!ir_debug_loc_copy(c->dst, &k->dloc, &op->dloc) || !ir_debug_loc_copy(c->dst, &b->dloc, &op->dloc))
+        return cl_nomem(c);
+    ir_block_append(dst, k);
+    ir_block_append(dst, b);
+    map[op->results[0]->id] = b->results[0];
+    return true;
+}
+
 static bool clone_op(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, uint32_t depth)
 {
     if (op->code == PLUMB_OP_CALL)
         return inline_call(c, op, dst, map, depth);
+    bool done;
+    if (clone_splat(c, op, dst, map, &done) || done)
+        return !c->failed;
     if (++c->ops > RT_MAX_INLINED_OPS || plumb_arena_bytes(c->dst->arena) > c->max_bytes) {
         bool by_ops = c->ops > RT_MAX_INLINED_OPS;
         char what[96];

@@ -80,6 +80,13 @@ typedef struct ir_attrs {
     int64_t k;                            /* top_k */
     const char *callee;                   /* call: callee name without '@' */
     plumb_tensor *value;                  /* constant; *_const checks: expected */
+    /* value->data when every element of value is known to have element 0's
+     * bits (the parser sets it for every such literal, however written);
+     * anything else (NULL, another pointer after the tensor was replaced)
+     * means not known. Lets the compiler treat a splat by its one element,
+     * at a cost independent of its size (ir_attrs_value_splat). Code that
+     * writes a parsed constant's bytes in place sets it to NULL. */
+    const void *value_splat_data;
     int64_t min_ulp, max_ulp;             /* expect_close (defaults 0 and 3) */
     double tolerance;                     /* expect_almost_eq (default 1e-4 as StableHLO) */
     /* shape_assertion: error_message, unescaped; `{k}` stands for the
@@ -224,6 +231,12 @@ ir_type ir_type_make(plumb_dtype t, uint32_t rank, const int64_t *dims);
 ir_type ir_type_scalar(plumb_dtype t);
 bool ir_type_equal(const ir_type *a, const ir_type *b);   /* dtype, dims and bounds */
 bool ir_type_is_static(const ir_type *t);
+/* True when a->value is known to be a splat (ir_attrs.value_splat_data):
+ * every element has element 0's bits. */
+bool ir_attrs_value_splat(const ir_attrs *a);
+/* Reads a->value's bytes once and sets a->value_splat_data when every
+ * element equals element 0 (the parser calls it for each literal). */
+void ir_attrs_note_splat(ir_attrs *a);
 /* "tensor<?x128xf32, #stablehlo.bounds<64, ?>>" */
 void ir_type_print(plumb_buf *b, const ir_type *t);
 
