@@ -12,6 +12,7 @@
 #include "../conformance/certify.h"
 #include "../conformance/oracle.h"
 #include "cli.h"
+#include "compare.h"
 #include "filecheck.h"
 #include "npy.h"
 #include "plumb/checkcmp.h"
@@ -491,6 +492,18 @@ static bool run_other(const run_state *s, const ir_module *m, const char *entry,
     if (conf_backend_is_path(s->backend))
         return run_plugin(s, m, entry, ins, n_ins, res, d);
     return run_runtime(s, m, entry, ins, n_ins, log, res, d);
+}
+
+/* plumb bench holds its results to the same bounds (cli/compare.h); the
+ * comparison is the conformance oracle's (conformance/oracle.c), one line
+ * per result on stdout as --compare prints them (docs/cli.md). */
+int cli_compare_results(const char *cmd, const ir_module *m, const ir_func *f, plumb_tensor *const *ins,
+                        uint32_t n_ins, const plumb_ref_options *ro, const char *other,
+                        plumb_tensor *const *want, uint32_t n_want, plumb_tensor *const *got, uint32_t n_got,
+                        double *worst)
+{
+    conf_oracle_out o = {stdout, false, other};
+    return conf_oracle_compare(&o, cmd, m, f, ins, n_ins, ro, want, n_want, got, n_got, worst);
 }
 
 /* The backend under test, for the oracle's localization run. */
