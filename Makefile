@@ -207,6 +207,7 @@ $(BENCH_BIN): $(BENCH_OBJS) $(LIB)
 bench: $(BENCH_BIN)
 	nice $(BENCH_BIN) --json $(BUILD)/bench.json
 	nice $(BENCH_BIN) --ops --json $(BUILD)/bench-ops.json
+	nice $(BENCH_BIN) --suite broad --threads 1 --json $(BUILD)/bench-broad.json
 
 -include $(BENCH_OBJS:.o=.d)
 

@@ -14,6 +14,8 @@
 typedef struct bench_opts {
     bench_config cfg;
     bool ops;                  /* --ops: the per-op table instead of the workloads */
+    bool broad;                /* --suite broad: the broad suite (bench_broad.c) instead */
+    const char *broad_only;    /* --broad-only NAME[,NAME...]; NULL = every broad workload */
     const char *json;          /* NULL = no JSON file */
     const char *only[32];
     unsigned n_only;
@@ -25,6 +27,9 @@ static void usage(FILE *f)
             "usage: plumb-bench [--quick] [--threads N] [--json PATH] [--only NAME[,NAME...]]\n"
             "                   [--reps N] [--ref-reps N] [--ref-fraction N] [--examples DIR] [--perturb]\n"
             "       plumb-bench --ops [--quick] [--json PATH] [--reps N] [--ref-reps N]\n"
+            "       plumb-bench --suite broad [--threads N] [--json PATH] [--broad-only NAME[,NAME...]]\n"
+            "  --suite broad     instead of the workloads: every op class and element type at realistic\n"
+            "                    sizes against this run's STREAM triad / GEMM rate and numpy (docs/bench.md)\n"
             "  --ops             instead of the workloads: every elementwise op on every element type it\n"
             "                    takes, one thread, runtime ns/element and speedup over the reference\n"
             "  --quick           small sizes (a smoke run of seconds; figures not comparable)\n"
@@ -74,6 +79,20 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         unsigned u;
         if (strcmp(a, "--ops") == 0) {
             o->ops = true;
+        } else if (strcmp(a, "--suite") == 0) {
+            if (!v || strcmp(v, "broad") != 0) {
+                fprintf(stderr, "plumb-bench: --suite takes 'broad', got '%s'\n", v ? v : "");
+                return 2;
+            }
+            o->broad = true;
+            i++;
+        } else if (strcmp(a, "--broad-only") == 0) {
+            if (!v || !*v) {
+                fprintf(stderr, "plumb-bench: --broad-only needs workload names\n");
+                return 2;
+            }
+            o->broad_only = v;
+            i++;
         } else if (strcmp(a, "--quick") == 0) {
             o->cfg.quick = true;
         } else if (strcmp(a, "--perturb") == 0) {
@@ -558,6 +577,13 @@ int main(int argc, char **argv)
     }
     bench_gemm_ref gr;
     bench_gemm_ref_measure(o.cfg.quick ? 256 : 1024, o.cfg.threads, o.cfg.quick ? 2 : 5, &gr);
+    if (o.broad) {
+        bool bok = bench_broad_run(&o.cfg, &st, &gr, o.broad_only, o.json);
+        getloadavg(load + 1, 1);
+        printf("load average: %.2f at the start, %.2f at the end (a loaded machine lowers every figure)\n", load[0],
+               load[1]);
+        return bok ? 0 : 1;
+    }
 
     plumb_runtime_options ro;
     plumb_runtime_options_init(&ro);

@@ -116,6 +116,14 @@ bool bench_run_workload(const char *name, const bench_config *cfg, plumb_runtime
  * did not validate. */
 bool bench_ops_run(const bench_config *cfg, plumb_runtime *rt1, const char *json_path);
 
+/* plumb-bench --suite broad (bench_broad.c): every op class and element
+ * type at realistic sizes against this run's floors (st, gr) and numpy;
+ * only (NULL = all) is a comma-separated list of workload names. Prints the
+ * table, writes JSON to json_path when not NULL. false when a workload did
+ * not validate or run. */
+bool bench_broad_run(const bench_config *cfg, const bench_stream *st, const bench_gemm_ref *gr, const char *only,
+                     const char *json_path);
+
 /* The workloads in table order. */
 extern const char *const bench_workloads[];
 extern const unsigned bench_n_workloads;
