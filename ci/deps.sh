@@ -7,6 +7,8 @@
 #                         --no-install-recommends would otherwise drop
 #                         libc6-dev-arm64-cross and the first #include fails
 #   ci/deps.sh --clang    clang and its sanitizer runtimes (`make asan CC=clang`)
+#   ci/deps.sh --browser  chromium (headless) and tidy, the HTML validator:
+#                         `make check-browser` renders the HTML report in it
 #   ci/deps.sh --bench    Debian's python3-numpy, which `plumb-bench --suite
 #                         broad` times next to the runtime (the CI never runs
 #                         the bench; without it that column says "numpy: not
@@ -28,9 +30,10 @@ for arg in "$@"; do
     case "$arg" in
         --cross) pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
         --clang) pkgs="$pkgs clang libclang-rt-dev" ;;
+        --browser) pkgs="$pkgs chromium tidy" ;;
         --bench) pkgs="$pkgs python3-numpy" ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "ci/deps.sh: unknown option '$arg' (use --cross, --clang, --bench)" >&2; exit 2 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "ci/deps.sh: unknown option '$arg' (use --cross, --clang, --bench, --browser)" >&2; exit 2 ;;
     esac
 done
 [ -n "$pkgs" ] || pkgs=$base

@@ -6,10 +6,11 @@
 
 #include "../fuzz/fuzz.h"
 #include "cli.h"
+#include "html_reports.h"
 
 static const char fuzz_help[] =
     "usage: plumb fuzz [--backend ref|runtime|PATH.so] [--seed S] [--count N | --time T]\n"
-    "                  [--mutators LIST] [--out DIR] [--json FILE] [options]\n"
+    "                  [--mutators LIST] [--out DIR] [--json FILE] [--html FILE] [options]\n"
     "\n"
     "Generates random valid programs from the op table (elementwise ops with\n"
     "select and clamp, convert, broadcast_in_dim, reshape, transpose, slice,\n"
@@ -70,6 +71,10 @@ static const char fuzz_help[] =
     "      --out DIR           save each finding as DIR/NNN-SIGNATURE/\n"
     "      --json FILE         write the JSON report (counts, op coverage,\n"
     "                          findings) to FILE\n"
+    "      --html FILE         write a self-contained HTML page to FILE: the\n"
+    "                          verdict, findings grouped by oracle and op with\n"
+    "                          the command that replays each, op coverage per\n"
+    "                          element type as inline SVG\n"
     "      --timeout S         seconds per program and its mutants before it\n"
     "                          counts as a hang (default 20)\n"
     "      --batch N           programs per worker process (default 64)\n"
@@ -87,13 +92,13 @@ static const char fuzz_help[] =
     "exit codes:\n"
     "  0  no finding\n"
     "  1  something was found\n"
-    "  2  usage error, a backend that cannot be loaded, an unusable --out or\n"
-    "     --json, or a generator bug (a generated program that does not verify)\n";
+    "  2  usage error, a backend that cannot be loaded, an unusable --out,\n"
+    "     --json or --html, or a generator bug (a generated program that does not verify)\n";
 
 enum {
     OPT_HELP = 1, OPT_BACKEND, OPT_SEED, OPT_COUNT, OPT_TIME, OPT_INDEX, OPT_MUTATORS, OPT_OPS, OPT_DTYPES,
     OPT_MAX_NODES, OPT_MAX_ELEMS, OPT_SHARD, OPT_OUT, OPT_JSON, OPT_TIMEOUT, OPT_BATCH, OPT_QUIET, OPT_POLY,
-    OPT_COVERAGE,
+    OPT_COVERAGE, OPT_HTML,
 };
 
 static const cli_opt fuzz_opts[] = {
@@ -112,6 +117,7 @@ static const cli_opt fuzz_opts[] = {
     {"shard", 0, true, OPT_SHARD},
     {"out", 0, true, OPT_OUT},
     {"json", 0, true, OPT_JSON},
+    {"html", 0, true, OPT_HTML},
     {"timeout", 0, true, OPT_TIMEOUT},
     {"batch", 0, true, OPT_BATCH},
     {"quiet", 'q', false, OPT_QUIET},
@@ -216,7 +222,7 @@ int cmd_fuzz(int argc, char **argv)
     const char *cmd = "fuzz";
     fz_options o;
     fz_options_init(&o);
-    const char *json = NULL;
+    const char *json = NULL, *html = NULL;
     bool quiet = false, shard_given = false, count_given = false, time_given = false, coverage = false;
     cli_args a;
     cli_args_init(&a, argc, argv);
@@ -287,6 +293,9 @@ int cmd_fuzz(int argc, char **argv)
         case OPT_JSON:
             json = v;
             break;
+        case OPT_HTML:
+            html = v;
+            break;
         case OPT_TIMEOUT:
             if (!parse_seconds(v, &o.timeout_s))
                 return cli_usage_error(cmd, "--timeout: '%s' is not a positive number of seconds", v);
@@ -320,6 +329,10 @@ int cmd_fuzz(int argc, char **argv)
         cli_print_diag(cmd, &d);
         return CLI_EXIT_USAGE;
     }
+    if (html && !plumb_check_write_target(html, &d)) {
+        cli_print_diag(cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
     o.progress = !quiet && isatty(2);
     fz_result res;
     if (!fz_run(&o, &res, &d)) {
@@ -347,6 +360,10 @@ int cmd_fuzz(int argc, char **argv)
     }
     if (coverage)
         print_coverage(&o, &res);
+    if (html && !cli_fuzz_html_write(html, &o, &res, &d)) {
+        cli_print_diag(cmd, &d);
+        rc = CLI_EXIT_USAGE;
+    }
     printf("fuzz: %llu programs, %llu mutants, %llu ops checked, %u findings (%.1f s, %.0f programs/s)\n",
            (unsigned long long)res.programs, (unsigned long long)res.mutants, (unsigned long long)res.ops_checked,
            res.n_findings, res.seconds, res.seconds > 0 ? (double)res.programs / res.seconds : 0.0);

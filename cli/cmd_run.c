@@ -151,6 +151,10 @@ static const char run_help[] =
     "                          hits, disk rejects and evictions, runs, compile\n"
     "                          and execute time; then each entry's summary with\n"
     "                          the causes of its recompiles, most frequent first\n"
+    "      --html FILE         with --stats, also write them as a self-contained\n"
+    "                          HTML page: counters per entry, compile and\n"
+    "                          recompile timelines over the runs, each run with\n"
+    "                          why its program was built\n"
     "      --explain           print each recompile's explanation: every\n"
     "                          difference from the nearest cached program,\n"
     "                          grouped by cause, with its source location\n"
@@ -190,7 +194,7 @@ enum { OPT_HELP = 1, OPT_BACKEND, OPT_ENTRY, OPT_INPUT, OPT_OUTPUT_DIR, OPT_HEX,
        OPT_TIMEOUT, OPT_MAX_BYTES, OPT_COMPARE, OPT_THREADS, OPT_SPLIT,
        OPT_REPEAT, OPT_RANDOM_INPUTS, OPT_STATS, OPT_EXPLAIN, OPT_JSON, OPT_MAX_COMPILES,
        OPT_ERROR_ON_RECOMPILE, OPT_CONTRACT, OPT_DIM_SIZE, OPT_SHAPE, OPT_NO_ARBITRATE,
-       OPT_LOCALIZE, OPT_ARGS, OPT_INTERP_FORMAT, OPT_NPY, OPT_POLICY };
+       OPT_LOCALIZE, OPT_ARGS, OPT_INTERP_FORMAT, OPT_NPY, OPT_POLICY, OPT_HTML };
 
 static const cli_opt run_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -208,6 +212,7 @@ static const cli_opt run_opts[] = {
     {"repeat", 0, true, OPT_REPEAT},
     {"random-inputs", 0, false, OPT_RANDOM_INPUTS},
     {"stats", 0, false, OPT_STATS},
+    {"html", 0, true, OPT_HTML},
     {"explain", 0, false, OPT_EXPLAIN},
     {"json", 0, false, OPT_JSON},
     {"max-compiles", 0, true, OPT_MAX_COMPILES},
@@ -1250,6 +1255,9 @@ int cmd_run(int argc, char **argv)
         case OPT_STATS:
             so.stats = session = true;
             break;
+        case OPT_HTML:
+            so.html = v;
+            break;
         case OPT_EXPLAIN:
             so.explain = session = true;
             break;
@@ -1282,6 +1290,19 @@ int cmd_run(int argc, char **argv)
     if (!s.file) {
         rc = cli_usage_error(s.cmd, "no FILE given");
         goto out;
+    }
+    if (so.html && !so.stats) {
+        rc = cli_usage_error(s.cmd, "--html writes the session's statistics: it needs --stats");
+        goto out;
+    }
+    if (so.html) {
+        plumb_diag hd;
+        plumb_diag_clear(&hd);
+        if (!plumb_check_write_target(so.html, &hd)) {
+            cli_print_diag(s.cmd, &hd);
+            rc = CLI_EXIT_USAGE;
+            goto out;
+        }
     }
     if ((s.gen.n_dim_sizes || s.gen.n_shapes) && !s.gen.random) {
         rc = cli_usage_error(s.cmd, "%s sizes generated inputs: it needs --random-inputs",

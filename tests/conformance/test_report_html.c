@@ -27,6 +27,9 @@ static char *esc(const char *s, size_t n)
     return plumb_buf_take(&b, &len);
 }
 
+/* plumb_buf_take's block is len + 1 bytes, freed as such. */
+static void take_free(char *p) { plumb_free(p, strlen(p) + 1); }
+
 static int count(const char *hay, const char *needle)
 {
     int n = 0;
@@ -42,7 +45,7 @@ static void test_escape_markup(void **state)
     const char *s = "<script>alert('x')</script> & \"q\"";
     char *e = esc(s, strlen(s));
     assert_string_equal(e, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
-    free(e);
+    take_free(e);
 }
 
 /* Control characters (but tab and newline), DEL and bytes that are not
@@ -57,7 +60,7 @@ static void test_escape_bytes(void **state)
                        "\xef\xbf\xbd\xef\xbf\xbd" "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
                        "\xe2\x86\x92" "\xf0\x9f\x98\x80" "\xef\xbf\xbd\xef\xbf\xbd";
     assert_string_equal(e, want);
-    free(e);
+    take_free(e);
 }
 
 /* A complete, passing run of one op: add/f32 with three checked cases. */
@@ -122,7 +125,7 @@ static void test_certified(void **state)
     assert_null(strstr(p, "a\"b'c"));
     assert_non_null(strstr(p, "/tmp/a&quot;b&#39;c/x.so"));
     assert_non_null(strstr(p, "<h2 id=\"failures\">Failures (0)</h2>"));
-    free(p);
+    take_free(p);
     free(run.cases);
 }
 
@@ -139,7 +142,7 @@ static void test_partial_and_failed(void **state)
     assert_non_null(strstr(p, "class=\"verdict v-partial\" data-certified=\"false\""));
     assert_non_null(strstr(p, "PARTIAL RUN — NOT A CERTIFICATE"));
     assert_null(strstr(p, ">CERTIFIED<"));
-    free(p);
+    take_free(p);
     run.opts.limit = 0;
     run.cases[2].status = CONF_ST_FAIL;
     run.ops[PLUMB_OP_ADD].passed = 2;
@@ -150,7 +153,7 @@ static void test_partial_and_failed(void **state)
     p = page(&run);
     assert_non_null(strstr(p, "class=\"verdict v-fail\" data-certified=\"false\""));
     assert_non_null(strstr(p, "<p class=\"word\">NOT CERTIFIED</p>"));
-    free(p);
+    take_free(p);
     free(run.cases);
 }
 
@@ -195,7 +198,7 @@ static void test_failure_groups(void **state)
     assert_int_equal(count(p, "<li class=\"failure\""), 5);
     assert_non_null(strstr(p, "plumb certify --backend /tmp/a&quot;b&#39;c/x.so --suite quick --seed 1 --case "
                               "add/f32/odd/cross/4</code>"));
-    free(p);
+    take_free(p);
     free(run.cases);
 }
 
@@ -220,7 +223,7 @@ static void test_histogram(void **state)
     assert_non_null(strstr(s, "<title>f: 1</title>"));
     assert_non_null(strstr(s, "fill=\"#c0392b\"><title>g: 0</title>"));
     assert_non_null(strstr(s, "aria-label=\"t&lt;\""));
-    free(s);
+    take_free(s);
 
     conf_run run;
     make_run(&run);
@@ -229,7 +232,7 @@ static void test_histogram(void **state)
     assert_non_null(strstr(p, "<title>(0, 1/16]: 0</title>"));
     assert_non_null(strstr(p, "<title>(1/16, 1/8]: 1</title>"));
     assert_non_null(strstr(p, "<title>(1/2, 1]: 1</title>"));
-    free(p);
+    take_free(p);
     free(run.cases);
 }
 
@@ -248,7 +251,7 @@ static void test_timeline(void **state)
     assert_int_equal(count(s, "stroke=\"#bbb\""), 8);
     assert_non_null(strstr(s, "cx=\"6.0\" cy=\"14\" r=\"4\" fill=\"#1f4e79\"><title>compile at step 0</title>"));
     assert_non_null(strstr(s, "cx=\"30.0\" cy=\"14\" r=\"4\" fill=\"#1f4e79\"><title>compile at step 3</title>"));
-    free(s);
+    take_free(s);
 }
 
 int main(void)
