@@ -91,6 +91,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
                 fprintf(stderr, "plumb-bench: --broad-only needs workload names\n");
                 return 2;
             }
+            if (!bench_broad_check_names(v))
+                return 2;
             o->broad_only = v;
             i++;
         } else if (strcmp(a, "--quick") == 0) {
@@ -537,6 +539,10 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc;
+    if (o.broad_only && !o.broad) {
+        fprintf(stderr, "plumb-bench: --broad-only needs --suite broad\n");
+        return 2;
+    }
     if (!o.cfg.threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o.cfg.threads = n > 0 ? (unsigned)n : 1;

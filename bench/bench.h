@@ -123,6 +123,9 @@ bool bench_ops_run(const bench_config *cfg, plumb_runtime *rt1, const char *json
  * not validate or run. */
 bool bench_broad_run(const bench_config *cfg, const bench_stream *st, const bench_gemm_ref *gr, const char *only,
                      const char *json_path);
+/* False (the known names printed) when a name of the comma-separated list is
+ * no broad workload. */
+bool bench_broad_check_names(const char *only);
 
 /* The workloads in table order. */
 extern const char *const bench_workloads[];

@@ -490,6 +490,45 @@ static bool time_numpy(unsigned threads, broad_row *rows, const bool *selected)
     return any;
 }
 
+/* True when name is one of the comma-separated names of list. */
+static bool in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && memcmp(p, name, n) == 0)
+            return true;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return false;
+}
+
+bool bench_broad_check_names(const char *only)
+{
+    bool ok = true;
+    for (const char *p = only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool known = false;
+        for (size_t i = 0; i < N_WORKS && !known; i++)
+            known = strlen(works[i].name) == len && memcmp(works[i].name, p, len) == 0;
+        if (!known) {
+            fprintf(stderr, "plumb-bench: --broad-only: no broad workload '%.*s'; the workloads are:", (int)len, p);
+            for (size_t i = 0; i < N_WORKS; i++)
+                fprintf(stderr, " %s", works[i].name);
+            fprintf(stderr, "\n");
+            ok = false;
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return ok;
+}
+
 bool bench_broad_run(const bench_config *cfg, const bench_stream *st, const bench_gemm_ref *gr, const char *only,
                      const char *json_path)
 {
@@ -509,7 +548,7 @@ bool bench_broad_run(const bench_config *cfg, const bench_stream *st, const benc
     for (size_t i = 0; i < N_WORKS; i++) {
         memset(&rows[i], 0, sizeof rows[i]);
         rows[i].numpy_s = NAN;
-        selected[i] = !only || strstr(only, works[i].name) != NULL;
+        selected[i] = !only || in_list(only, works[i].name);
         if (!selected[i])
             continue;
         fprintf(stderr, "plumb-bench: broad %s...\n", works[i].name);
