@@ -444,6 +444,9 @@ plumb_dtype conf_oracle_primary(const ir_op *op)
     /* ops whose operands are only shapes or sizes: the result decides */
     if (op->code == PLUMB_OP_DYNAMIC_IOTA || !op->n_operands)
         return op->n_results ? op->results[0]->type.dtype : PLUMB_F32;
+    /* rng_bit_generator's operand is a state: its output decides */
+    if (op->code == PLUMB_OP_RNG_BIT_GENERATOR && op->n_results > 1)
+        return op->results[1]->type.dtype;
     return op->operands[0]->type.dtype;
 }
 

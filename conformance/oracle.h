@@ -61,7 +61,8 @@ typedef struct conf_oracle_op {
 bool conf_oracle_check_op(const conf_oracle_op *c, const conf_caps *caps, conf_result *r, plumb_diag *d);
 
 /* The element type op is judged by: its first data operand's (select's
- * and clamp's operand 1, ops without operands their result's). */
+ * and clamp's operand 1; ops without data operands, dynamic_iota and
+ * rng_bit_generator, their data result's). */
 plumb_dtype conf_oracle_primary(const ir_op *op);
 
 /* Runs a module's entry on the backend under test: results in res. */

@@ -138,7 +138,9 @@ int fz_check_op(const fz_prog *p, uint32_t k, plumb_tensor *const *outs, const c
     }
     for (uint32_t j = 0; j < n_in; j++) {
         const fz_node *a = &p->n[in_nodes[j]];
-        ins[j] = a->kind == FZ_PARAM ? p->inputs[a->index] : a->kind == FZ_CONST ? a->value : outs[a->index];
+        ins[j] = a->kind == FZ_PARAM   ? p->inputs[a->index]
+                 : a->kind == FZ_CONST ? a->value
+                                       : outs[a->index + fz_node_value(a)];
     }
     char id[32];
     snprintf(id, sizeof id, "%%v%u", k);

@@ -88,9 +88,12 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b);
  * %x0..: what the checker re-evaluates on the backend's own operands.
  * *n_in gets the parameter count; in_nodes the operand node of each. */
 bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, uint32_t *n_in);
-/* The results op node n has (top_k: values and indices; others 1). Other
- * ops read a node's first result only. */
+/* The results op node n has (top_k: values and indices; rng_bit_generator:
+ * the new state and the output; others 1). The node's type is that of the
+ * result other ops read. */
 uint32_t fz_node_results(const fz_node *n);
+/* Which of them other ops read: rng_bit_generator's output (1), else 0. */
+uint32_t fz_node_value(const fz_node *n);
 /* Parses and verifies text: a failure is a generator bug (d says why). */
 bool fz_prog_verify(const char *text, size_t len, plumb_diag *d);
 /* The element type an op node is judged by (its first data operand's). */

@@ -46,6 +46,7 @@ bool fz_op_supported(plumb_opcode op)
     case PLUMB_OP_DYNAMIC_SLICE:
     case PLUMB_OP_DYNAMIC_UPDATE_SLICE:
     case PLUMB_OP_DOT:
+    case PLUMB_OP_RNG_BIT_GENERATOR:
     case PLUMB_OP_BROADCAST_IN_DIM:
     case PLUMB_OP_RESHAPE:
     case PLUMB_OP_TRANSPOSE:
@@ -94,12 +95,18 @@ bool fz_pair_possible(plumb_opcode op, plumb_dtype t)
         return false;
     if (op == PLUMB_OP_BITCAST_CONVERT && t == PLUMB_I1)
         return false;
-    if ((op == PLUMB_OP_IOTA || op == PLUMB_OP_DYNAMIC_IOTA) && !(plumb_op_get(op)->types & PLUMB_TY_BIT(t)))
+    if ((op == PLUMB_OP_IOTA || op == PLUMB_OP_DYNAMIC_IOTA || op == PLUMB_OP_RNG_BIT_GENERATOR) &&
+        !(plumb_op_get(op)->types & PLUMB_TY_BIT(t)))
         return false;
     return true;
 }
 
-uint32_t fz_node_results(const fz_node *n) { return n->kind == FZ_OP && n->op == PLUMB_OP_TOP_K ? 2 : 1; }
+uint32_t fz_node_results(const fz_node *n)
+{
+    return n->kind == FZ_OP && (n->op == PLUMB_OP_TOP_K || n->op == PLUMB_OP_RNG_BIT_GENERATOR) ? 2 : 1;
+}
+
+uint32_t fz_node_value(const fz_node *n) { return n->kind == FZ_OP && n->op == PLUMB_OP_RNG_BIT_GENERATOR ? 1 : 0; }
 
 void fz_gen_opts_init(fz_gen_opts *o)
 {
@@ -825,6 +832,22 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         res.n_args = 2;
         break;
     }
+    case PLUMB_OP_RNG_BIT_GENERATOR: {
+        /* bits of the operand's type and shape from a ui64 state (two
+         * words for THREE_FRY, three for PHILOX): the new state and the
+         * output; other ops read the output */
+        if (x.dyn || !accepts(op, x.dtype))
+            return false;
+        fz_node st;
+        memset(&st, 0, sizeof st);
+        st.dtype = PLUMB_UI64;
+        st.rank = 1;
+        st.dims[0] = r1 % 2 ? 3 : 2;
+        snprintf(res.post, sizeof res.post, "%s", r1 % 2 ? "PHILOX" : "THREE_FRY");
+        res.arg[0] = matching(g, &st);
+        res.n_args = 1;
+        break;
+    }
     case PLUMB_OP_TOP_K: {
         /* the k largest along the last dimension (static), values and
          * their indices */
@@ -1063,9 +1086,16 @@ static void type_text(plumb_buf *b, const fz_node *n)
     plumb_buf_puts(b, ">");
 }
 
-/* The result types of op node n: "T", or top_k's "T, Ti". */
-static void result_types(plumb_buf *b, const fz_node *n)
+/* The result types of op node n: "T", top_k's "T, Ti", rng_bit_generator's
+ * "state, T". */
+static void result_types(plumb_buf *b, const fz_prog *p, const fz_node *n)
 {
+    if (n->op == PLUMB_OP_RNG_BIT_GENERATOR) {
+        type_text(b, &p->n[n->arg[0]]);
+        plumb_buf_puts(b, ", ");
+        type_text(b, n);
+        return;
+    }
     type_text(b, n);
     if (fz_node_results(n) == 2) {
         fz_node idx = *n;
@@ -1075,7 +1105,7 @@ static void result_types(plumb_buf *b, const fz_node *n)
     }
 }
 
-/* The values of op node n named name: "%v3", or top_k's "%v3#0, %v3#1". */
+/* The values of op node n named name: "%v3", or a pair's "%v3#0, %v3#1". */
 static void result_refs(plumb_buf *b, const fz_node *n, const char *name)
 {
     if (fz_node_results(n) == 2)
@@ -1089,11 +1119,14 @@ static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res,
 {
     const fz_node *n = &p->n[k];
     const fz_node *a0 = &p->n[n->arg[0]];
-    if (n->op == PLUMB_OP_TOP_K) {
-        plumb_buf_printf(b, "  %s:2 = chlo.top_k(%s, k = %s) : ", res, names[0], n->post);
+    if (n->op == PLUMB_OP_TOP_K || n->op == PLUMB_OP_RNG_BIT_GENERATOR) {
+        if (n->op == PLUMB_OP_TOP_K)
+            plumb_buf_printf(b, "  %s:2 = chlo.top_k(%s, k = %s) : ", res, names[0], n->post);
+        else
+            plumb_buf_printf(b, "  %s:2 = stablehlo.rng_bit_generator %s, algorithm = %s : (", res, names[0], n->post);
         type_text(b, a0);
-        plumb_buf_puts(b, " -> (");
-        result_types(b, n);
+        plumb_buf_puts(b, n->op == PLUMB_OP_TOP_K ? " -> (" : ") -> (");
+        result_types(b, p, n);
         plumb_buf_puts(b, ")\n");
         return;
     }
@@ -1239,7 +1272,7 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
             continue;
         if (!first)
             plumb_buf_puts(b, ", ");
-        result_types(b, &p->n[i]);
+        result_types(b, p, &p->n[i]);
         first = false;
     }
     plumb_buf_puts(b, ") {\n");
@@ -1256,7 +1289,8 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
                 if (a->kind == FZ_PARAM)
                     snprintf(names[j], sizeof names[j], "%%a%u", a->index);
                 else   /* a top_k is read through its values */
-                    snprintf(names[j], sizeof names[j], "%%v%u%s", n->arg[j], fz_node_results(a) == 2 ? "#0" : "");
+                    snprintf(names[j], sizeof names[j], fz_node_results(a) == 2 ? "%%v%u#%u" : "%%v%u",
+                             n->arg[j], fz_node_value(a));
             }
             op_line(b, p, i, res, names);
         }
@@ -1277,7 +1311,7 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
         if (p->n[i].kind == FZ_OP) {
             if (!first)
                 plumb_buf_puts(b, ", ");
-            result_types(b, &p->n[i]);
+            result_types(b, p, &p->n[i]);
             first = false;
         }
     plumb_buf_puts(b, "\n}\n");
@@ -1301,13 +1335,13 @@ bool fz_op_text(const fz_prog *p, uint32_t k, plumb_buf *b, uint32_t *in_nodes, 
         in_nodes[(*n_in)++] = n->arg[j];
     }
     plumb_buf_puts(b, ") -> (");
-    result_types(b, n);
+    result_types(b, p, n);
     plumb_buf_puts(b, ") {\n");
     op_line(b, p, k, "%r", names);
     plumb_buf_puts(b, "  return ");
     result_refs(b, n, "%r");
     plumb_buf_puts(b, " : ");
-    result_types(b, n);
+    result_types(b, p, n);
     plumb_buf_puts(b, "\n}\n");
     return !b->failed && b->data;
 }
@@ -1323,7 +1357,8 @@ bool fz_prog_verify(const char *text, size_t len, plumb_diag *d)
 plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k)
 {
     const fz_node *n = &p->n[k];
-    if (!n->n_args || n->op == PLUMB_OP_DYNAMIC_IOTA) /* iota: its operand is a shape */
+    /* iota: its operand is a shape; rng_bit_generator: a state */
+    if (!n->n_args || n->op == PLUMB_OP_DYNAMIC_IOTA || n->op == PLUMB_OP_RNG_BIT_GENERATOR)
         return n->dtype;
     if (n->op == PLUMB_OP_SELECT)
         return p->n[n->arg[1]].dtype;

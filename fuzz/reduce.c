@@ -519,7 +519,9 @@ int fz_reduce(const char *dir, double timeout_s, fz_reduce_result *r, plumb_diag
                 if (k >= st.cur.n_nodes || st.cur.n[k].kind != FZ_OP || count_ops(&st.cur) <= 1)
                     continue;
                 fz_prog cand;
-                const plumb_tensor *v = st.outs && st.n_outs == st.cur.n_results ? st.outs[st.cur.n[k].index] : NULL;
+                const plumb_tensor *v = st.outs && st.n_outs == st.cur.n_results
+                                            ? st.outs[st.cur.n[k].index + fz_node_value(&st.cur.n[k])]
+                                            : NULL;
                 int s = remove_op(&st.cur, k, v, &cand, d) ? try_candidate(&c, &st, &cand, r, d) : -1;
                 changed |= s == 1;
                 if (s < 0)

@@ -196,7 +196,7 @@ if [ "$rc" = 0 ] && grep -q '^fuzz: [1-9][0-9]* programs, 0 mutants, .* 0 findin
 else bad "fault_poly_per_size none: expected skipped programs and no mutant, got exit $rc"; fi
 
 # 10. Usage errors exit 2 and name the problem.
-for args in "--mutators bogus" "--ops rng_bit_generator" "--count 0" "--shard 2/2" "--dtypes f33" "--backend /nonexistent.so" \
+for args in "--mutators bogus" "--ops check.expect_eq" "--count 0" "--shard 2/2" "--dtypes f33" "--backend /nonexistent.so" \
             "--poly 101"; do
     # shellcheck disable=SC2086
     "$PLUMB" fuzz -q $args --count 1 > "$tmp/out" 2>&1
