@@ -123,7 +123,9 @@ static const char run_help[] =
     "                          outside plumb's op set) do not fail the run\n"
     "      --args LIST         the entry's inputs as StableHLO's interpreter\n"
     "                          takes them: '[dense<...> : tensor<...>, ...]',\n"
-    "                          one literal per parameter, in order\n"
+    "                          one literal per parameter, in order; '@FILE'\n"
+    "                          reads that list from FILE, '@A.npy,@B.npy,...'\n"
+    "                          gives one .npy file per parameter\n"
     "      --interpreter-format\n"
     "                          print results as stablehlo-translate --interpret\n"
     "                          does ('tensor<2xi32> {', '  [3, 3]', '}')\n"
@@ -268,11 +270,71 @@ static plumb_tensor *load_input_value(const run_state *s, const char *v, plumb_d
 
 /* --args '[dense<...> : tensor<...>, ...]': one literal per parameter, in
  * order (stablehlo-translate --interpret --args); returns an exit code. */
+/* --args @A.npy,@B.npy: one NumPy file per parameter, in order. */
+static int load_args_npy(const run_state *s, const ir_func *f, plumb_tensor **ins)
+{
+    uint32_t k = 0;
+    for (const char *p = s->args; *p; k++) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char path[4096];
+        if (n < 2 || p[0] != '@' || n >= sizeof path)
+            return cli_usage_error(s->cmd, "--args: '%.*s' is not @FILE.npy", (int)n, p);
+        memcpy(path, p + 1, n - 1);
+        path[n - 1] = 0;
+        if (k == f->body.n_args)
+            return cli_usage_error(s->cmd, "--args gives more files than the %u parameters of @%s",
+                                   (unsigned)f->body.n_args, f->name);
+        plumb_diag d = {.code = PLUMB_OK};
+        if (!(ins[k] = cli_npy_load(path, s->max_bytes, &d))) {
+            cli_print_diag(s->cmd, &d);
+            return CLI_EXIT_USAGE;
+        }
+        p += n + (e != NULL);
+    }
+    if (k != f->body.n_args)
+        return cli_usage_error(s->cmd, "--args gives %u file%s; @%s takes %u parameter%s", (unsigned)k,
+                               k == 1 ? "" : "s", f->name, (unsigned)f->body.n_args, f->body.n_args == 1 ? "" : "s");
+    return CLI_EXIT_OK;
+}
+
 static int load_args(const run_state *s, const ir_func *f, plumb_tensor **ins)
 {
     enum { MAX_ARGS = 256 };
     const char *starts[MAX_ARGS];
     size_t lens[MAX_ARGS];
+    if (s->args[0] == '@') {
+        /* as stablehlo-translate --args: .npy files, or one file holding the list */
+        bool any_npy = false, any_other = false;
+        for (const char *p = s->args; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+            const char *e = strchr(p, ',');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            bool npy = n > 4 && memcmp(p + n - 4, ".npy", 4) == 0;
+            any_npy |= npy;
+            any_other |= !npy;
+        }
+        if (any_npy && any_other)
+            return cli_usage_error(s->cmd, "--args '%s': .npy files and other files do not mix", s->args);
+        if (any_npy)
+            return load_args_npy(s, f, ins);
+        if (strchr(s->args, ','))
+            return cli_usage_error(s->cmd, "--args '%s': one @FILE holds the whole list (or give @FILE.npy files)",
+                                   s->args);
+        plumb_diag d = {.code = PLUMB_OK};
+        size_t len = 0;
+        char *text = cli_read_input(s->args + 1, &len, &d);
+        if (!text) {
+            cli_print_diag(s->cmd, &d);
+            return CLI_EXIT_USAGE;
+        }
+        run_state t = *s;
+        t.args = text;
+        /* the file holds the list itself, not another @FILE */
+        int rc = text[0] == '@' ? cli_usage_error(s->cmd, "--args file '%s' names another file", s->args + 1)
+                                : load_args(&t, f, ins);
+        plumb_free(text, len + 1);
+        return rc;
+    }
     int n = cli_args_split(s->args, starts, lens, MAX_ARGS);
     if (n < 0)
         return cli_usage_error(s->cmd, "--args '%s' is not a list '[dense<...> : tensor<...>, ...]' of at most %d "
@@ -580,7 +642,6 @@ static int compare_backends(const run_state *s, const ir_module *m, const ir_fun
         return d.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
     }
     bool plugin = conf_backend_is_path(s->backend);
-    /* the program-level oracle (conformance/oracle.c) */
     conf_oracle_out oo = {stdout, s->json, plugin ? s->backend : "the runtime"};
     int cmp = conf_oracle_compare(&oo, s->cmd, m, f, ins, n_ins, &ro, ref.outputs, ref.n_outputs, rt.outputs,
                                   rt.n_outputs, NULL);

@@ -178,6 +178,25 @@ run "$PLUMB" run --input "a=$tmp/o/result_0.npy" --input "b=$tmp/o/result_1.npy"
 printf 'tensor<2xf32> dense<[6.0, -8.0]>\ntensor<2xi32> dense<[7, -1]>\n' > "$tmp/want"
 [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/want" && ok "result .npy files read back as inputs" \
     || bad "result .npy read back: exit $rc"
+# --args @A.npy,@B.npy (one file per parameter) and @FILE (the list in a file)
+run "$PLUMB" run --args "@$tmp/a.npy,@$tmp/b.npy" "$tmp/f32.mlir"
+printf 'tensor<2xf32> dense<[3.0, -4.0]>\ntensor<2xi32> dense<[7, -1]>\n' > "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/want" && ok "--args @A.npy,@B.npy" || bad "--args npy files: exit $rc"
+echo '[dense<[0.25, 1.0]> : tensor<2xf32>, dense<[1, 2]> : tensor<2xi32>]' > "$tmp/list.txt"
+run "$PLUMB" run --args "@$tmp/list.txt" "$tmp/f32.mlir"
+printf 'tensor<2xf32> dense<[0.5, 2.0]>\ntensor<2xi32> dense<[1, 2]>\n' > "$tmp/want"
+[ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/want" && ok "--args @FILE" || bad "--args @FILE: exit $rc"
+run "$PLUMB" run --args "@$tmp/list.txt,@$tmp/a.npy" "$tmp/f32.mlir"
+[ "$rc" = 2 ] && grep -q "\.npy files and other files do not mix" "$tmp/err" && ok "--args mixing .npy and other files" \
+    || bad "--args mixed: exit $rc"
+run "$PLUMB" run --args "@$tmp/missing.npy,@$tmp/b.npy" "$tmp/f32.mlir"
+[ "$rc" = 2 ] && grep -q "\.npy file '$tmp/missing.npy': cannot open" "$tmp/err" && ok "--args with a missing .npy" \
+    || bad "--args missing npy: exit $rc"
+echo "@$tmp/list.txt" > "$tmp/loop.txt"
+run "$PLUMB" run --args "@$tmp/loop.txt" "$tmp/f32.mlir"
+[ "$rc" = 2 ] && grep -q "names another file" "$tmp/err" && ok "--args file naming another file" \
+    || bad "--args @@: exit $rc"
+
 run "$PLUMB" run --npy --input "a=$tmp/a.npy" --input "b=$tmp/b.npy" "$tmp/f32.mlir"
 [ "$rc" = 2 ] && grep -q "it needs --output-dir DIR" "$tmp/err" && ok "--npy without --output-dir: usage error" \
     || bad "--npy alone: exit $rc"
