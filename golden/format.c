@@ -201,7 +201,7 @@ bool plumb_golden_manifest_load(const char *path, plumb_golden_manifest *m, plum
             mf_error(d, path, line, "%s", why);
             goto out;
         }
-        snprintf(s.attr, sizeof s.attr, "%s", attr);
+        memcpy(s.attr, attr, strlen(attr) + 1);     /* shorter than PLUMB_GOLDEN_ATTR_MAX: checked above */
         if (m->n == cap) {
             uint32_t nc = cap ? cap * 2 : 64;
             plumb_golden_spec *nv = plumb_calloc(nc, sizeof *nv);
