@@ -7,12 +7,15 @@
 #                         --no-install-recommends would otherwise drop
 #                         libc6-dev-arm64-cross and the first #include fails
 #   ci/deps.sh --clang    clang and its sanitizer runtimes (`make asan CC=clang`)
-#   ci/deps.sh --browser  chromium (headless) and tidy, the HTML validator:
-#                         `make check-browser` renders the HTML report in it
+#   ci/deps.sh --afl      Debian's afl++ (afl-clang-fast, afl-fuzz, its libFuzzer
+#                         driver): `make fuzz-targets-afl` and `make fuzz-afl-smoke`
+#                         (docs/fuzzing-targets.md); never needed by make check
 #   ci/deps.sh --bench    Debian's python3-numpy, which `plumb-bench --suite
 #                         broad` times next to the runtime (the CI never runs
 #                         the bench; without it that column says "numpy: not
 #                         available")
+#   ci/deps.sh --browser  chromium (headless) and tidy, the HTML validator:
+#                         `make check-browser` renders the HTML report in it
 # Flags may be combined. Base packages, and why:
 #   libc6-dev        the C library headers: Debian's gcc only recommends it
 #   libgsl-dev libcmocka-dev libxxhash-dev libmpfr-dev libgmp-dev  linked
@@ -30,10 +33,11 @@ for arg in "$@"; do
     case "$arg" in
         --cross) pkgs="$pkgs gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
         --clang) pkgs="$pkgs clang libclang-rt-dev" ;;
-        --browser) pkgs="$pkgs chromium tidy" ;;
+        --afl) pkgs="$pkgs afl++" ;;
         --bench) pkgs="$pkgs python3-numpy" ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "ci/deps.sh: unknown option '$arg' (use --cross, --clang, --bench, --browser)" >&2; exit 2 ;;
+        --browser) pkgs="$pkgs chromium tidy" ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "ci/deps.sh: unknown option '$arg' (use --cross, --clang, --bench, --browser, --afl)" >&2; exit 2 ;;
     esac
 done
 [ -n "$pkgs" ] || pkgs=$base

@@ -43,3 +43,28 @@ fuzz-targets: | deps
 	LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
 	SRC=$(CURDIR) OUT=$(abspath $(FUZZ_OUT)) WORK=$(abspath $(FUZZ_OUT))/work \
 	sh .clusterfuzzlite/build.sh
+
+# AFL++ (Debian's afl++, ci/deps.sh --afl): the same targets instrumented
+# with afl-clang-fast and linked with AFL++'s libFuzzer driver
+# (libAFLDriver.a: LLVMFuzzerTestOneInput under afl-fuzz), through the same
+# build.sh, into build/fuzz-afl/ (FUZZ_AFL_OUT). FUZZ_AFL_ASAN=1 adds
+# AddressSanitizer (AFL_USE_ASAN). fuzz-afl-smoke runs afl-fuzz on every
+# target for AFL_SMOKE_SECONDS (default 10) over its seed corpus and fails
+# on a crash or a target that executes nothing. Without afl++ both say so
+# in one line and succeed. Neither is part of make check.
+FUZZ_AFL_OUT   ?= build/fuzz-afl
+AFL_DRIVER     ?= /usr/lib/afl/libAFLDriver.a
+FUZZ_AFL_ASAN  ?=
+
+.PHONY: fuzz-targets-afl fuzz-afl-smoke
+fuzz-targets-afl: | deps
+	@if ! command -v afl-clang-fast > /dev/null 2>&1 || [ ! -f $(AFL_DRIVER) ]; then \
+	  echo "fuzz-targets-afl: skipped: afl++ is not installed (sh ci/deps.sh --afl)"; exit 0; fi; \
+	AFL_USE_ASAN=$(FUZZ_AFL_ASAN) AFL_QUIET=1 CC=afl-clang-fast CXX=afl-clang-fast++ \
+	CFLAGS="-O1 -g -fno-omit-frame-pointer" CXXFLAGS="-O1 -g" \
+	LIB_FUZZING_ENGINE=$(AFL_DRIVER) \
+	SRC=$(CURDIR) OUT=$(abspath $(FUZZ_AFL_OUT)) WORK=$(abspath $(FUZZ_AFL_OUT))/work \
+	sh .clusterfuzzlite/build.sh
+
+fuzz-afl-smoke: fuzz-targets-afl
+	sh fuzz/afl_smoke.sh $(FUZZ_AFL_OUT)
