@@ -10,6 +10,7 @@
 #include "../conformance/coverage.h"
 #include "../conformance/html.h"
 #include "cli.h"
+#include "plumb/contract.h"
 
 static const char certify_help[] =
     "usage: plumb certify [OPTIONS]\n"
@@ -54,6 +55,11 @@ static const char certify_help[] =
     "      --limit N           run at most N cases per op (a quick look; the\n"
     "                          run then fails its manifest and is not a certificate)\n"
     "      --no-cache-suite    skip the cache-stability scenarios (not a certificate)\n"
+    "      --contract FILE     gate the cache suite's compiles on a compile contract\n"
+    "                          (docs/contracts.md; each scenario is one run of a\n"
+    "                          model): a build it forbids fails its scenario with\n"
+    "                          every broken rule and the backend's reason; the\n"
+    "                          reports name the contract. Default: $PLUMB_CONTRACT\n"
     "      --scenarios-dir DIR where the cache suite reads the seed recompile\n"
     "                          scenarios (leak/ and fix/ programs, docs/scenarios.md).\n"
     "                          Default: $PLUMB_SCENARIOS_DIR, else ./scenarios; when\n"
@@ -94,7 +100,7 @@ static const char certify_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
        OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
        OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE, OPT_SCENARIOS_DIR,
-       OPT_HTML };
+       OPT_HTML, OPT_CONTRACT };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -116,6 +122,7 @@ static const cli_opt certify_opts[] = {
     {"limit", 0, true, OPT_LIMIT},
     {"no-cache-suite", 0, false, OPT_NO_CACHE},
     {"scenarios-dir", 0, true, OPT_SCENARIOS_DIR},
+    {"contract", 0, true, OPT_CONTRACT},
     {"quiet", 'q', false, OPT_QUIET},
     {"case", 0, true, OPT_CASE},
     {"rerun-failures", 0, true, OPT_RERUN},
@@ -495,6 +502,7 @@ int cmd_certify(int argc, char **argv)
         case OPT_HTML: p.html = v; break;
         case OPT_REPRO: p.repro = v; break;
         case OPT_SCENARIOS_DIR: o.scenarios_dir = v; break;
+        case OPT_CONTRACT: o.contract_file = v; break;
         case OPT_MAX_BYTES:
             if (!cli_parse_bytes(v, &o.max_bytes)) {
                 cli_usage_error(cmd, "--max-bytes: '%s' is not a positive byte count "
@@ -564,6 +572,19 @@ int cmd_certify(int argc, char **argv)
     }
     plumb_diag d;
     plumb_diag_clear(&d);
+    if (!o.contract_file) {
+        const char *env = getenv("PLUMB_CONTRACT");
+        o.contract_file = env && *env ? env : NULL;
+    }
+    if (o.contract_file) {
+        /* a contract that does not parse is a usage error before anything runs */
+        plumb_contract *ct = plumb_contract_load(o.contract_file, &d);
+        if (!ct) {
+            cli_print_diag(cmd, &d);
+            goto out;
+        }
+        plumb_contract_free(ct);
+    }
     uint32_t n_given = n_case;
     if (rerun) {
         /* The earlier run's terms, unless given again (and then they must agree). */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "certify.h"
+#include "plumb/contract.h"
 #include "plumb/ref.h"
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -410,13 +411,49 @@ typedef struct cache_wire {
     char explain[1024];
 } cache_wire;
 
-/* After a compile call: when the stats count a new build, asks the backend
- * why (ABI 1.2 explain) and appends "step N: why" to the scenario's lines.
- * builds is the count before the call, updated. False (reason set) when
- * stats or explain failed. */
-static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cache_wire *w)
+/* The compile contract of the run (--contract), loaded once before the
+ * workers fork, and the ledger of the scenario a worker runs (a cold
+ * instance is one run of a model). */
+static plumb_contract *cs_contract;
+static plumb_contract_ledger *cs_ledger;
+static char cs_contract_err[256];   /* why it could not be loaded */
+
+/* A build the contract refuses: the whole text among the scenario's lines
+ * (every broken rule and the backend's reason), a short reason. */
+static void cs_contract_check(const char *prog, uint32_t step, uint64_t runs, const char *why_built,
+                              cache_wire *w, bool *ok)
 {
-    if (!conf_backend_has_explain(b))
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    ir_module *m = ir_parse(prog, strlen(prog), "scenario.mlir", NULL, &d);
+    char why[1024];
+    bool admitted = m && plumb_contract_ledger_build(cs_ledger, m, NULL, runs,
+                                                     why_built && why_built[0] ? why_built
+                                                                           : "the backend gave no reason for it",
+                                                     why, sizeof why);
+    if (!m)
+        snprintf(why, sizeof why, "the program does not parse: %.200s", d.msg);
+    ir_module_free(m);
+    if (admitted)
+        return;
+    size_t len = strlen(w->explain), cap = sizeof w->explain;
+    int n = snprintf(w->explain + len, cap - len, "%sstep %u: CONTRACT VIOLATION: %s", len ? "\n" : "", step, why);
+    (void)n;
+    if (*ok)
+        snprintf(w->reason, sizeof w->reason, "step %u: %.200s", step, why);
+    *ok = false;
+}
+
+/* After a compile call: when the stats count a new build, asks the backend
+ * why (ABI 1.2 explain) and appends "step N: why" to the scenario's lines,
+ * then, under a contract, checks the build (prog, after `runs` compile
+ * calls). builds is the count before the call, updated. False (reason
+ * set) when stats or explain failed or the contract refused the build. */
+static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cache_wire *w, const char *prog,
+                          uint64_t runs)
+{
+    bool explains = conf_backend_has_explain(b);
+    if (!explains && !cs_ledger)
         return true;
     plumb_backend_stats st;
     plumb_diag d;
@@ -428,13 +465,16 @@ static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cach
     if (st.compiles <= *builds)
         return true;
     *builds = st.compiles;
-    char text[512];
-    if (!conf_backend_explain(b, text, sizeof text, NULL, 0, &d)) {
+    char text[512] = "";
+    if (explains && !conf_backend_explain(b, text, sizeof text, NULL, 0, &d)) {
         snprintf(w->reason, sizeof w->reason, "step %u: %.200s", step, d.msg);
         return false;
     }
+    bool ok = true;
+    if (cs_ledger)
+        cs_contract_check(prog, step, runs, text, w, &ok);
     if (!text[0])
-        return true;
+        return ok;
     w->builds_explained++;
     /* Keep whole lines; the reports count those left out against
      * builds_explained. */
@@ -443,7 +483,7 @@ static bool cs_note_build(conf_backend *b, uint32_t step, uint64_t *builds, cach
     int n = snprintf(line, sizeof line, "%sstep %u: %s", len ? "\n" : "", step, text);
     if (n > 0 && len + (size_t)n < cap)
         memcpy(w->explain + len, line, (size_t)n + 1);
-    return true;
+    return ok;
 }
 
 
@@ -527,7 +567,7 @@ static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cach
             conf_case_verdict v;
             conf_run_case(b, &c, sprog[0] ? sprog : NULL, NULL, &v);
             w->calls++;
-            if (!cs_note_build(b, i, &builds, w))
+            if (!cs_note_build(b, i, &builds, w, c.program, w->calls - 1))
                 ok = false;
             if (ok && v.status != CONF_ST_PASS) {
                 if (polyk)
@@ -549,7 +589,7 @@ static void cs_run(conf_run *run, cs_kind k, const conf_cache_scenario *sc, cach
         snprintf(w->reason, sizeof w->reason, "stats: %.200s", d.msg);
         ok = false;
     }
-    w->compiles = st.compiles;
+    w->compiles = st.compiles ? st.compiles : builds;   /* stats not read after a failed step */
     if (ok && (st.compiles < sc->expected_min || st.compiles > sc->expected_max)) {
         char want[64];
         if (sc->expected_min == sc->expected_max)
@@ -859,7 +899,7 @@ static void cs_seed_run(conf_run *run, uint32_t k, bool fix, const conf_cache_sc
                 ok = false;
             }
             w->calls++;
-            if (ok && !cs_note_build(b, i + 1, &builds, w))
+            if (ok && !cs_note_build(b, i + 1, &builds, w, p->text[f], w->calls - 1))
                 ok = false;
         }
         conf_tensors_free(outs, n_outs);
@@ -873,7 +913,7 @@ static void cs_seed_run(conf_run *run, uint32_t k, bool fix, const conf_cache_sc
         snprintf(w->reason, sizeof w->reason, "stats: %.200s", d.msg);
         ok = false;
     }
-    w->compiles = st.compiles;
+    w->compiles = st.compiles ? st.compiles : builds;   /* stats not read after a failed step */
     if (ok && (st.compiles < sc->expected_min || st.compiles > sc->expected_max)) {
         char want[64];
         if (sc->expected_min == sc->expected_max)
@@ -898,10 +938,17 @@ static void cs_worker(conf_run *run, const cs_job *jobs, int fd)
         cache_wire w;
         memset(&w, 0, sizeof w);
         w.index = s;
-        if (jobs[s].kind < 0)
+        plumb_diag d;
+        plumb_diag_clear(&d);
+        /* every scenario is one run of a model: a fresh ledger */
+        if (run->opts.contract_file && (!cs_contract || !(cs_ledger = plumb_contract_ledger_new(cs_contract, &d))))
+            snprintf(w.reason, sizeof w.reason, "contract: %.200s", cs_contract ? d.msg : cs_contract_err);
+        else if (jobs[s].kind < 0)
             cs_seed_run(run, jobs[s].seed, jobs[s].fix, &run->cache[s], &w);
         else
             cs_run(run, (cs_kind)jobs[s].kind, &run->cache[s], &w);
+        plumb_contract_ledger_free(cs_ledger);
+        cs_ledger = NULL;
         /* A plugin is loaded in this process only (the parent never
          * dlopens it), so this is where its table can be read. */
         w.no_explain = run->backend.api && !conf_backend_has_explain(&run->backend);
@@ -1057,6 +1104,12 @@ void conf_cache_suite(conf_run *run)
     }
     if (run->n_cache == 0)
         goto out_seeds;
+    if (o->contract_file && !cs_contract) {
+        plumb_diag cd;
+        plumb_diag_clear(&cd);
+        if (!(cs_contract = plumb_contract_load(o->contract_file, &cd)))
+            snprintf(cs_contract_err, sizeof cs_contract_err, "%.250s", cd.msg);
+    }
     int p[2];
     if (pipe(p) != 0)
         goto out_seeds;

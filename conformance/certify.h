@@ -315,6 +315,9 @@ typedef struct conf_run_options {
      * of the source tree, docs/scenarios.md); NULL = $PLUMB_SCENARIOS_DIR,
      * else ./scenarios. */
     const char *scenarios_dir;
+    /* Compile contract the cache suite's scenarios are gated on (each
+     * scenario one run of a model: docs/contracts.md); NULL = none. */
+    const char *contract_file;
 } conf_run_options;
 
 void conf_run_options_init(conf_run_options *o);

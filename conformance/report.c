@@ -177,6 +177,9 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     }
     if (run->n_cache) {
         plumb_buf_puts(b, "\ncache stability (compiles counted through the backend's stats)\n");
+        if (o->contract_file)
+            plumb_buf_printf(b, "  contract %s: every build of a scenario checked (one run of a model each)\n",
+                             o->contract_file);
         for (uint32_t i = 0; i < run->n_cache; i++) {
             const conf_cache_scenario *s = &run->cache[i];
             char want[64];
@@ -427,6 +430,11 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     } else {
         plumb_buf_puts(b, "null");
     }
+    plumb_buf_puts(b, ", \"contract\": ");
+    if (o->contract_file)
+        json_str(b, o->contract_file);
+    else
+        plumb_buf_puts(b, "null");
     plumb_buf_printf(b, ", \"cache_suite\": %s, \"complete\": %s},\n", o->cache_suite ? "true" : "false",
                      conf_run_complete(run) ? "true" : "false");
     plumb_buf_printf(b, "    \"digest\": \"xxh3-128:%016llx%016llx\", \"started\": %lld, \"seconds\": ",
@@ -809,11 +817,20 @@ void conf_report_junit(plumb_buf *b, const conf_run *run)
             n.tests++;
             plumb_buf_puts(&body, "    <testcase classname=\"cache\" name=\"");
             xml_str(&body, s->name);
-            if (s->pass && !s->explain[0]) {
+            if (s->pass && !s->explain[0] && run->opts.contract_file) {
+                plumb_buf_puts(&body, "\" time=\"0\"><system-out>contract: ");
+                xml_esc(&body, run->opts.contract_file, false);
+                plumb_buf_puts(&body, "</system-out></testcase>\n");
+            } else if (s->pass && !s->explain[0]) {
                 plumb_buf_puts(&body, "\" time=\"0\"/>\n");
             } else if (s->pass) {
                 /* the backend's reasons for its builds */
                 plumb_buf_puts(&body, "\" time=\"0\"><system-out>");
+                if (run->opts.contract_file) {
+                    plumb_buf_puts(&body, "contract: ");
+                    xml_esc(&body, run->opts.contract_file, false);
+                    plumb_buf_puts(&body, "\n");
+                }
                 xml_esc(&body, s->explain, false);
                 plumb_buf_puts(&body, "</system-out></testcase>\n");
             } else {

@@ -511,3 +511,91 @@ bool rt_contract_unmatched(const plumb_contract *c, char *out, size_t cap)
     }
     return ok;
 }
+
+/* ---- builds made outside a runtime (certify) ------------------------------------ */
+
+#define CT_LEDGER_ENTRIES 32
+
+typedef struct ct_ledger_entry {
+    char module[CT_NAME];
+    bool named;
+    char entry[CT_NAME];
+    uint32_t built;
+    rt_sig_book sigs;
+} ct_ledger_entry;
+
+struct plumb_contract_ledger {
+    plumb_contract *c;
+    rt_key_ctx kc;
+    ct_ledger_entry e[CT_LEDGER_ENTRIES];
+    uint32_t n;
+};
+
+plumb_contract_ledger *plumb_contract_ledger_new(plumb_contract *c, plumb_diag *d)
+{
+    plumb_contract_ledger *l = plumb_calloc(1, sizeof *l);
+    if (!l) {
+        plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory checking contract %s", c->file);
+        return NULL;
+    }
+    l->c = c;
+    l->kc.isa = PLUMB_ISA_PORTABLE;
+    l->kc.opt_level = 2;
+    if (!rt_contract_resolve(c, &l->kc, 0, d)) {
+        plumb_free(l, sizeof *l);
+        return NULL;
+    }
+    return l;
+}
+
+void plumb_contract_ledger_free(plumb_contract_ledger *l)
+{
+    if (l)
+        plumb_free(l, sizeof *l);
+}
+
+bool plumb_contract_ledger_build(plumb_contract_ledger *l, const ir_module *m, const char *entry, uint64_t runs,
+                                 const char *explanation, char *why, size_t cap)
+{
+    const char *name = entry ? entry : "main";
+    const ir_func *f = ir_module_find_func(m, name);
+    if (!f) {
+        snprintf(why, cap, "the program has no function @%s", name);
+        return false;
+    }
+    uint64_t key[2] = {0, 0};
+    rt_canon cn;
+    memset(&cn, 0, sizeof cn);
+    plumb_diag kd = {.code = PLUMB_OK};
+    if (!rt_canon_build(&cn, m, f, &l->kc, &kd)) {
+        snprintf(why, cap, "cannot key the program: %s", kd.msg);
+        return false;
+    }
+    rt_canon_key(&cn, key);
+    rt_canon_free(&cn);
+    ct_ledger_entry *e = NULL;
+    for (uint32_t i = 0; i < l->n && !e; i++)
+        if (strcmp(l->e[i].entry, name) == 0 && l->e[i].named == (m->name != NULL) &&
+            (!m->name || strcmp(l->e[i].module, m->name) == 0))
+            e = &l->e[i];
+    if (!e) {
+        if (l->n == CT_LEDGER_ENTRIES || strlen(name) >= CT_NAME || (m->name && strlen(m->name) >= CT_NAME)) {
+            snprintf(why, cap, "more than %d module entries (or a name longer than %d bytes) in one run",
+                     CT_LEDGER_ENTRIES, CT_NAME - 1);
+            return false;
+        }
+        e = &l->e[l->n++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->entry, sizeof e->entry, "%s", name);
+        e->named = m->name != NULL;
+        if (m->name)
+            snprintf(e->module, sizeof e->module, "%s", m->name);
+    }
+    const char *mod = e->named ? e->module : NULL;
+    uint64_t sig = rt_module_signature(f);
+    rt_contract_touch(l->c, mod, name, sig);
+    bool ok = rt_contract_admit(l->c, mod, name, sig, e->built, &e->sigs, runs, key, explanation, why, cap);
+    e->built++;
+    rt_sig_note(&e->sigs, sig, true);
+    return ok;
+}

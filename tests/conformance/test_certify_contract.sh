@@ -1,0 +1,81 @@
+#!/bin/sh
+# plumb certify --contract (and PLUMB_CONTRACT): the cache suite's
+# scenarios gated on a compile contract, each scenario one run of a model.
+# The runtime meets a contract of at most 8 programs per scenario; the
+# planted plugin fault_cache_params (a cache keyed on parameter values:
+# a build per new input) breaks it at its ninth build, and certification
+# fails with the contract's file and line and the backend's reason in the
+# text, JSON and JUnit reports, which name the contract. A contract that
+# does not parse is a usage error before anything runs.
+# Ends with "N passed, N failed".
+BUILD=${BUILD:-build}
+PLUMB=${PLUMB:-$BUILD/plumb}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+expect_rc() {
+    want=$1; what=$2; shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want"; head -n 5 "$tmp/err"; fi
+}
+jq_is() {
+    got=$(jq -r "$2" "$1" 2>&1)
+    [ "$got" = "$3" ] && ok || bad "$4: got '$got', want '$3'"
+}
+has() { grep -qF -- "$2" "$1" && ok || bad "$3"; }
+
+printf '# at most 8 programs per scenario\nmodule * entry main max-programs 8\n' > "$tmp/c.ct"
+
+# The runtime meets it: every scenario that runs under --ops add passes.
+r=$tmp/rt
+expect_rc 0 "runtime meets the contract" "$PLUMB" certify --backend runtime --ops add -q --contract "$tmp/c.ct" --out "$r"
+jq_is "$r/report.json" '.certificate.scope.contract' "$tmp/c.ct" "JSON names the contract"
+jq_is "$r/report.json" '[.cache_stability[] | .pass] | all' true "every scenario passes"
+has "$r/report.txt" "  contract $tmp/c.ct: every build of a scenario checked" "text names the contract"
+has "$r/report.xml" "<system-out>contract: $tmp/c.ct" "JUnit names the contract"
+xmllint --noout --schema tests/conformance/junit.xsd "$r/report.xml" 2>/dev/null && ok || bad "JUnit fits the schema"
+
+# The planted plugin breaks it: its ninth build of one program is refused.
+r=$tmp/fault
+expect_rc 1 "a plugin that builds per input value fails" "$PLUMB" certify --backend "$BUILD/plugins/fault_cache_params.so" \
+    --ops add -q --contract "$tmp/c.ct" --out "$r"
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "new parameter values") | .pass' false "the scenario fails"
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "new parameter values") | .reason' \
+    "step 8: contract $tmp/c.ct:2: @main would build program 9, max-programs 8; the backend gave no reason for it" \
+    "the reason names the contract's line and the rule"
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "new parameter values") | .compiles' 9 "its builds are counted"
+jq_is "$r/report.json" '[.cache_stability[] | select(.scenario == "new parameter values") | .explanations[] | select(startswith("step 8: CONTRACT VIOLATION: contract "))] | length' \
+    1 "the violation is among the scenario's lines"
+grep -q "^      step 8: CONTRACT VIOLATION: contract $tmp/c.ct:2: @main would build program 9" "$r/report.txt" && ok || bad "text report: the violation"
+has "$r/report.xml" "CONTRACT VIOLATION: contract $tmp/c.ct:2" "JUnit: the violation"
+xmllint --noout --schema tests/conformance/junit.xsd "$r/report.xml" 2>/dev/null && ok || bad "JUnit with a violation fits the schema"
+
+# Without the contract the same plugin fails only the suite's own count.
+r=$tmp/nocontract
+expect_rc 1 "without a contract" "$PLUMB" certify --backend "$BUILD/plugins/fault_cache_params.so" --ops add -q --out "$r"
+jq_is "$r/report.json" '.certificate.scope.contract' null "no contract named"
+jq_is "$r/report.json" '[.cache_stability[] | .explanations[]? | select(contains("CONTRACT"))] | length' 0 "no violation without one"
+
+# PLUMB_CONTRACT applies it without the option.
+r=$tmp/env
+expect_rc 1 "PLUMB_CONTRACT" env PLUMB_CONTRACT="$tmp/c.ct" "$PLUMB" certify --backend "$BUILD/plugins/fault_cache_params.so" \
+    --ops add -q --out "$r"
+jq_is "$r/report.json" '.certificate.scope.contract' "$tmp/c.ct" "JSON names the contract from the environment"
+
+# A contract that does not parse: usage error, file and line, nothing run.
+printf 'module * entry main max-programs none\n' > "$tmp/bad.ct"
+expect_rc 2 "a bad contract" "$PLUMB" certify --backend runtime --ops add -q --contract "$tmp/bad.ct" --out "$tmp/bad"
+has "$tmp/err" "bad.ct:1: max-programs takes one number" "the error names the file and line"
+[ ! -e "$tmp/bad/report.json" ] && ok || bad "nothing was run"
+
+# --help lists the option.
+"$PLUMB" certify --help > "$tmp/out" 2>&1
+has "$tmp/out" "--contract FILE" "certify --help lists --contract"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
