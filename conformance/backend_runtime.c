@@ -44,6 +44,11 @@ static plumb_backend_error *rtb_create(plumb_backend_create_args *a)
         return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT, "create: args struct_size too short");
     plumb_runtime_options ro;
     plumb_runtime_options_init(&ro);
+    /* A certified or fuzzed runtime is the one its options name, never one
+     * shaped by the environment: PLUMB_POLICY would change the compile
+     * counts the cache suite and the fuzz oracle predict. A policy is asked
+     * for explicitly with the option policy=LIST. */
+    ro.policy = "none";
     for (size_t i = 0; i < a->n_options; i++) {
         const plumb_backend_option *o = &a->options[i];
         const char *nm = o->name ? o->name : "(null)";
@@ -52,6 +57,8 @@ static plumb_backend_error *rtb_create(plumb_backend_create_args *a)
             ro.threads = v;
         } else if (strcmp(nm, "opt_level") == 0 && parse_u32(o->value, &v) && v <= 2) {
             ro.opt_level = v;
+        } else if (strcmp(nm, "policy") == 0 && o->value) {
+            ro.policy = o->value;
         } else if (strcmp(nm, "isa") == 0 && o->value) {
             if (strcmp(o->value, "auto") == 0)
                 ro.isa = PLUMB_ISA_AUTO;
@@ -66,7 +73,7 @@ static plumb_backend_error *rtb_create(plumb_backend_create_args *a)
                                      "option isa: '%s' is not auto, portable, avx2 or avx512", o->value);
         } else {
             return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT,
-                                 "bad option '%s=%s' (runtime accepts: threads=N, opt_level=0..2, isa=auto|portable|avx2|avx512)",
+                                 "bad option '%s=%s' (runtime accepts: threads=N, opt_level=0..2, isa=auto|portable|avx2|avx512, policy=LIST)",
                                  nm, o->value ? o->value : "");
         }
     }

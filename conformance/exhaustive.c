@@ -49,6 +49,7 @@ static bool xb_open(xbackend *b, const conf_exhaustive_opts *o, void *dl, const 
         plumb_runtime_options ro;
         plumb_runtime_options_init(&ro);
         ro.threads = 1;
+        ro.policy = "none"; /* the environment's PLUMB_POLICY never shapes a sweep */
         b->rt = plumb_runtime_create(&ro, d);
         if (!b->rt) return false;
         b->ex = plumb_runtime_compile(b->rt, b->m, NULL, d);

@@ -110,4 +110,13 @@ run "$PLUMB" scenarios --only baked-learning-rate
 has "$tmp/out" "leak+policy lift: 20 steps, compiles 1 (expected 1)" "text: the leak+policy line"
 run "$PLUMB" scenarios --list
 has "$tmp/out" "runtime policy lift: the leak's programs compile 1 time" "--list: the runtime policy"
+
+# A certified runtime is the one its backend options name: PLUMB_POLICY in the
+# environment must not change the cache suite's compile counts (with lift, the
+# baked-constant scenarios would compile once where the suite expects one
+# compile per value, and certify would fail for a reason outside the backend).
+PLUMB_POLICY=lift,lift-int run "$PLUMB" certify --backend runtime --ops add,multiply --out "$tmp/cert" -q
+expect_rc "certify --backend runtime --ops add,multiply is unaffected by PLUMB_POLICY" 0
+jqt "$tmp/cert/report.json" '[.. | objects | select(has("compiles")) ] | length > 0' \
+    "the partial certify report carries the cache suite's compile counts"
 finish
