@@ -1059,7 +1059,7 @@ static int run_lines(const run_state *s, const cli_run_line *l, size_t n, const 
                 } else {
                     char tmp[1400];
                     snprintf(tmp, sizeof tmp, "unsupported: error-message check (plumb's messages differ; plumb "
-                             "also rejects it: %s)", why);
+                             "also rejects it: %.1250s)", why);
                     snprintf(why, sizeof why, "%s", tmp);
                     verdict = 2;
                 }
