@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "plumb/core.h"
+#include "plumb/ops.h"
 
 /* Exit codes, the same for every command (docs/cli.md). */
 enum {
@@ -67,6 +68,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Parses an unsigned decimal (or 0x hex for u64) integer with no sign and no
  * trailing characters; false on anything else and on overflow. */
 bool cli_parse_u64(const char *s, uint64_t *out);
+bool cli_op_lookup(const char *name, size_t len, plumb_opcode *out);
 bool cli_parse_u32(const char *s, uint32_t *out);
 
 /* Parses a shard "I/N" with 0 <= I < N. */

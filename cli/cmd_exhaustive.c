@@ -57,7 +57,7 @@ int cmd_exhaustive(int argc, char **argv)
         case CLI_OPERAND: return cli_usage_error(cmd, "unexpected operand '%s'", v);
         case O_HELP: fputs(exhaustive_help, stdout); return cli_finish(cmd, CLI_EXIT_OK);
         case O_OP:
-            if (!plumb_op_lookup(v, strlen(v), &o.op)) return cli_usage_error(cmd, "--op: unknown op '%s'", v);
+            if (!cli_op_lookup(v, strlen(v), &o.op)) return cli_usage_error(cmd, "--op: unknown op '%s'", v);
             have_op = true;
             break;
         case O_DTYPE:

@@ -68,7 +68,7 @@ static bool parse_ops(const char *cmd, const char *list, gopts *o)
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         plumb_opcode op;
-        if (len == 0 || !plumb_op_lookup(p, len, &op)) {
+        if (len == 0 || !cli_op_lookup(p, len, &op)) {
             cli_usage_error(cmd, "--ops: unknown op '%.*s' (see 'plumb ops')", (int)len, p);
             return false;
         }

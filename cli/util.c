@@ -276,6 +276,21 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+/* An op named on the command line (--ops, --op): its full name, a stablehlo
+ * op without its prefix (plumb_op_lookup), or a chlo op without "chlo." —
+ * a program must spell chlo ops in full, a flag need not. */
+bool cli_op_lookup(const char *name, size_t len, plumb_opcode *out)
+{
+    if (plumb_op_lookup(name, len, out))
+        return true;
+    char full[64];
+    if (len == 0 || len > sizeof full - 6 || memchr(name, '.', len))
+        return false;
+    memcpy(full, "chlo.", 5);
+    memcpy(full + 5, name, len);
+    return plumb_op_lookup(full, len + 5, out);
+}
+
 bool cli_parse_u32(const char *s, uint32_t *out)
 {
     uint64_t v;

@@ -98,5 +98,27 @@ else
     skipped=$((skipped + 1))
 fi
 
+# A flag may name a chlo op without its dialect, as it may a stablehlo op;
+# a program may not (the parser needs the full name), and an unknown name
+# is still a usage error.
+if "$PLUMB" certify --backend ref --ops acos -q --out "$tmp/cert" > "$tmp/out" 2> "$tmp/err" &&
+    grep -q "PARTIAL (ops: chlo.acos\|PARTIAL (ops: acos" "$tmp/out"; then
+    ok "certify --ops acos selects chlo.acos"
+else
+    bad "certify --ops acos selects chlo.acos"
+fi
+"$PLUMB" certify --backend ref --ops acosx -q > "$tmp/out" 2> "$tmp/err"
+if [ $? = 2 ] && grep -q "unknown op 'acosx'" "$tmp/err"; then
+    ok "certify --ops acosx: unknown op, exit 2"
+else
+    bad "certify --ops acosx: unknown op, exit 2"
+fi
+printf 'func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> {\n  %%0 = acos %%x : tensor<2xf32> -> tensor<2xf32>\n  return %%0 : tensor<2xf32>\n}\n' > "$tmp/bare.mlir"
+if ! "$PLUMB" verify "$tmp/bare.mlir" > "$tmp/out" 2> "$tmp/err"; then
+    ok "a program writing 'acos' without chlo. is rejected"
+else
+    bad "a program writing 'acos' without chlo. is rejected"
+fi
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
