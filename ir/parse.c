@@ -3058,8 +3058,17 @@ static bool parse_top(P *p)
         while (peek(p) == '#')
             if (!alias_def(p))
                 return false;
-        if (!at_end(p))
+        if (!at_end(p)) {
+            /* MLIR wraps several top-level modules in an implicit one, and
+             * StableHLO's interpreter tests separate them with `// -----`;
+             * plumb reads one module per file or per split chunk. */
+            size_t at = p->pos;
+            if (eat_kw(p, "module") || eat_kw(p, "builtin.module"))
+                return err_at(p, at, PLUMB_ERR_UNSUPPORTED,
+                              "unsupported: a second top-level module; plumb reads one module per file "
+                              "(separate them with a '// -----' line and run with --split-input-file)");
             return expected(p, "end of input after the module");
+        }
     } else if (!parse_funcs(p, false)) {
         return false;
     }
