@@ -144,7 +144,7 @@ typedef struct cmp_ctx {
     FILE *out;
     bool json;
     char line[600];             /* the result's verdict line */
-    char detail[600];           /* its first element outside the bound, or "" */
+    char detail[720];           /* its first element outside the bound, or "": fits every part print_element writes */
 } cmp_ctx;
 
 /* One verdict line: printed at once as text, kept for the JSON object. */
