@@ -23,6 +23,9 @@ static const char *const SH_DOT[] = {"odd", "scalar", "empty", "one", "wide", "d
 static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
 static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
 static const char *const SH_TOPK[] = {"odd", "one", "wide"};
+/* optimization_barrier: the operand shape; a second operand of another
+ * shape and type passes through beside it */
+static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -104,6 +107,7 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 
 bool conf_op_generated(plumb_opcode op)
 {
+    if (op == PLUMB_OP_OPTIMIZATION_BARRIER) return true;
     plumb_kind k = plumb_op_get(op)->kind;
     return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
 }
@@ -117,6 +121,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_BITCAST_CONVERT: *n = LEN(SH_BITCAST); return SH_BITCAST;
     case PLUMB_OP_SORT: *n = LEN(SH_SORT); return SH_SORT;
     case PLUMB_OP_TOP_K: *n = LEN(SH_TOPK); return SH_TOPK;
+    case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
     default: break;
     }
     switch (oi->kind) {
@@ -944,6 +949,24 @@ static bool gen_indexing(gen *g)
         g->failed = true;
     }
     return push_case(g, "%r");
+}
+
+/* optimization_barrier over two operands: x of the case's type and shape,
+ * and an i32 vector of 5 beside it (so that result j must come from operand
+ * j, not from operand 0), both returned; the results are the operands' bits. */
+static bool gen_barrier(gen *g)
+{
+    shp s = ew_shape(g->shape);
+    int64_t five = 5;
+    param(g, "x", g->t, s.rank, s.dims, g->value, 0, 0);
+    param(g, "y", PLUMB_I32, 1, &five, "uniform", 0, 0);
+    const char *X = tys(g, g->t, s.rank, s.dims), *Y = tys(g, PLUMB_I32, 1, &five);
+    plumb_buf_printf(&g->body, "  %%r:2 = stablehlo.optimization_barrier %%x, %%y : %s, %s\n", X, Y);
+    char *rt = plumb_arena_array(g->out->arena, strlen(X) + strlen(Y) + 3, 1);
+    if (rt) sprintf(rt, "%s, %s", X, Y);
+    else g->failed = true;
+    g->ret_types = rt ? rt : "";
+    return push_case(g, "%r#0, %r#1");
 }
 
 static bool gen_rng(gen *g)
@@ -2510,6 +2533,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     g->dyn_n = poly_size(sc);
     g->dyn = g->dyn_n >= 0;
     if (conf_op_dynamic(g->op)) return gen_dynamic(g);
+    if (g->op == PLUMB_OP_OPTIMIZATION_BARRIER) return gen_barrier(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);

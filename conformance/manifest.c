@@ -17,6 +17,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_BITCAST_CONVERT: return 4; /* odd scalar empty wide */
     case PLUMB_OP_SORT: return 5;            /* odd one empty wide dimnums */
     case PLUMB_OP_TOP_K: return 3;           /* odd one wide */
+    case PLUMB_OP_OPTIMIZATION_BARRIER: return 4;  /* odd scalar empty wide */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {

@@ -2583,6 +2583,27 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         ws(p);
         ob->ot_off = p->pos;
         return parse_types(p, &ob->ot, &ob->n_ot, false);
+    /* StableHLO prints `{attrs} %a, %b : T, U`: each operand's type once, the
+     * results having the same types (C1), and `()` without operands. */
+    case PLUMB_OP_OPTIMIZATION_BARRIER:
+        *has_sig = false;
+        if (!opt_attr_dict(p, ob))
+            return false;
+        if (eat(p, '('))
+            return expect(p, ')');
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more || ob->n_ops == 0)
+            return expected(p, "an operand or '()'");
+        if (!expect(p, ':'))
+            return false;
+        ws(p);
+        ob->ot_off = p->pos;
+        if (!parse_types(p, &ob->ot, &ob->n_ot, false))
+            return false;
+        ob->rt = ob->ot;
+        ob->n_rt = ob->n_ot;
+        return true;
     case PLUMB_OP_EXPECT_EQ:
     case PLUMB_OP_EXPECT_EQ_CONST:
     case PLUMB_OP_EXPECT_CLOSE:

@@ -628,6 +628,14 @@ static bool pretty_fits(const ir_op *op)
     case PLUMB_OP_DYNAMIC_IOTA:
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
         return op->n_operands > 0;    /* `concatenate , dim = 0` would not parse */
+    case PLUMB_OP_OPTIMIZATION_BARRIER:
+        /* the pretty form lists each type once, for operand and result */
+        if (op->n_results != op->n_operands)
+            return false;
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (!ir_type_equal(&op->operands[i]->type, &op->results[i]->type))
+                return false;
+        return true;
     case PLUMB_OP_CONSTANT: {
         /* the pretty form's one type is both the literal's and the result's */
         if (!a->value || op->n_results != 1)
@@ -813,6 +821,24 @@ static void print_op(pr *q, const ir_op *op, int ind)
         puts_(q, ")");
         extra_dict(q, a);
         sig_functional(q, op);
+        break;
+    case PLUMB_OP_OPTIMIZATION_BARRIER:
+        /* StableHLO's form: the attribute dictionary first, then each
+         * operand's type once (the results have the same types). */
+        puts_(q, info->name);
+        extra_dict(q, a);
+        if (!op->n_operands) {
+            puts_(q, " ()");
+            break;
+        }
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, " : ");
+        for (uint32_t i = 0; i < op->n_operands; i++) {
+            if (i)
+                puts_(q, ", ");
+            type(q, &op->operands[i]->type);
+        }
         break;
     case PLUMB_OP_FUNC_RETURN:
     case PLUMB_OP_RETURN:

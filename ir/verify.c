@@ -1361,6 +1361,19 @@ static bool v_rng(vctx *V, const ir_op *op)
     return true;
 }
 
+/* optimization_barrier is the identity: as many results as operands, each
+ * of its operand's type (StableHLO C1). */
+static bool v_optimization_barrier(vctx *V, const ir_op *op)
+{
+    if (op->n_results != op->n_operands)
+        return BAD("%u operands but %u results; each operand passes through to one result (StableHLO C1)",
+                   (unsigned)op->n_operands, (unsigned)op->n_results);
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!expect_result(V, op, i, &op->operands[i]->type, "C1: type(operand...) = type(result...)"))
+            return false;
+    return true;
+}
+
 static bool v_call(vctx *V, const ir_op *op)
 {
     if (!op->a.callee)
@@ -1889,6 +1902,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_TOP_K: return v_top_k(V, op);
     case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
     case PLUMB_OP_CALL: return v_call(V, op);
+    case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
     case PLUMB_OP_FUNC_RETURN:
     case PLUMB_OP_RETURN:
         return true;   /* checked against their function or owning op */
