@@ -26,6 +26,9 @@ static const char *const SH_TOPK[] = {"odd", "one", "wide"};
 /* optimization_barrier: the operand shape; a second operand of another
  * shape and type passes through beside it */
 static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
+/* while: loops of 0, 1 and 5 iterations over an odd tensor, and a loop of 3
+ * iterations whose body runs a loop of 2 */
+static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -107,7 +110,7 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 
 bool conf_op_generated(plumb_opcode op)
 {
-    if (op == PLUMB_OP_OPTIMIZATION_BARRIER) return true;
+    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE) return true;
     plumb_kind k = plumb_op_get(op)->kind;
     return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
 }
@@ -122,6 +125,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_SORT: *n = LEN(SH_SORT); return SH_SORT;
     case PLUMB_OP_TOP_K: *n = LEN(SH_TOPK); return SH_TOPK;
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
+    case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     default: break;
     }
     switch (oi->kind) {
@@ -964,6 +968,54 @@ static bool gen_barrier(gen *g)
     plumb_buf_printf(&g->body, "  %%r:2 = stablehlo.optimization_barrier %%x, %%y : %s, %s\n", X, Y);
     char *rt = plumb_arena_array(g->out->arena, strlen(X) + strlen(Y) + 3, 1);
     if (rt) sprintf(rt, "%s, %s", X, Y);
+    else g->failed = true;
+    g->ret_types = rt ? rt : "";
+    return push_case(g, "%r#0, %r#1");
+}
+
+/* while: a counter i from 0 to the trip count and acc, starting at x, to
+ * which each iteration adds x (captured from the function); both returned.
+ * "nested": 3 outer iterations, each adding x twice in an inner loop, so
+ * acc = x + 6 additions of x in the order the loops run them. */
+static bool gen_while(gen *g)
+{
+    int64_t dims[2] = {7, 13};
+    param(g, "x", g->t, 2, dims, g->value, 0, 0);
+    const char *X = tys(g, g->t, 2, dims);
+    bool nested = !strcmp(g->shape, "nested");
+    int trips = nested ? 3 : !strcmp(g->shape, "trip0") ? 0 : !strcmp(g->shape, "trip1") ? 1 : 5;
+    plumb_buf *b = &g->body;
+    plumb_buf_printf(b, "  %%z = stablehlo.constant dense<0> : tensor<i32>\n"
+                        "  %%one = stablehlo.constant dense<1> : tensor<i32>\n"
+                        "  %%n = stablehlo.constant dense<%d> : tensor<i32>\n"
+                        "  %%two = stablehlo.constant dense<2> : tensor<i32>\n"
+                        "  %%r:2 = stablehlo.while(%%i = %%z, %%acc = %%x) : tensor<i32>, %s\n"
+                        "  cond {\n"
+                        "    %%c = stablehlo.compare LT, %%i, %%n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                        "    stablehlo.return %%c : tensor<i1>\n"
+                        "  } do {\n"
+                        "    %%i1 = stablehlo.add %%i, %%one : tensor<i32>\n",
+                     trips, X);
+    if (nested)
+        plumb_buf_printf(b, "    %%w:2 = stablehlo.while(%%j = %%z, %%b = %%acc) : tensor<i32>, %s\n"
+                            "    cond {\n"
+                            "      %%c2 = stablehlo.compare LT, %%j, %%two : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                            "      stablehlo.return %%c2 : tensor<i1>\n"
+                            "    } do {\n"
+                            "      %%j1 = stablehlo.add %%j, %%one : tensor<i32>\n"
+                            "      %%b1 = stablehlo.add %%b, %%x : %s\n"
+                            "      stablehlo.return %%j1, %%b1 : tensor<i32>, %s\n"
+                            "    }\n"
+                            "    stablehlo.return %%i1, %%w#1 : tensor<i32>, %s\n",
+                         X, X, X, X);
+    else
+        plumb_buf_printf(b, "    %%a1 = stablehlo.add %%acc, %%x : %s\n"
+                            "    stablehlo.return %%i1, %%a1 : tensor<i32>, %s\n",
+                         X, X);
+    plumb_buf_puts(b, "  }\n");
+    const char *I = "tensor<i32>";
+    char *rt = plumb_arena_array(g->out->arena, strlen(X) + strlen(I) + 3, 1);
+    if (rt) sprintf(rt, "%s, %s", I, X);
     else g->failed = true;
     g->ret_types = rt ? rt : "";
     return push_case(g, "%r#0, %r#1");
@@ -2534,6 +2586,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     g->dyn = g->dyn_n >= 0;
     if (conf_op_dynamic(g->op)) return gen_dynamic(g);
     if (g->op == PLUMB_OP_OPTIMIZATION_BARRIER) return gen_barrier(g);
+    if (g->op == PLUMB_OP_WHILE) return gen_while(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);

@@ -18,6 +18,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_SORT: return 5;            /* odd one empty wide dimnums */
     case PLUMB_OP_TOP_K: return 3;           /* odd one wide */
     case PLUMB_OP_OPTIMIZATION_BARRIER: return 4;  /* odd scalar empty wide */
+    case PLUMB_OP_WHILE: return 4;                 /* trip0 trip1 trip5 nested */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {

@@ -2039,6 +2039,28 @@ static bool parse_region(P *p, ir_block *blk)
     return true;
 }
 
+/* A region of the pretty while form: `{ ops }` with no block header; its
+ * arguments are the loop's iteration values, named in the op's
+ * `(%iterArg = %init, ...)` list and typed by its type list. */
+static bool parse_region_named(P *p, ir_block *blk, const char *const *names, const size_t *lens,
+                               const size_t *offs, const ir_type *types, uint32_t n)
+{
+    if (!expect(p, '{') || !enter(p) || !push_scope(p))
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        ir_value *v = ir_block_add_arg(p->m, blk, &types[i]);
+        if (!v)
+            return nomem(p);
+        if (!bind_arg(p, names[i], lens[i], offs[i], v))
+            return false;
+    }
+    if (!parse_ops(p, blk) || !expect(p, '}'))
+        return false;
+    pop_scope(p);
+    leave(p);
+    return true;
+}
+
 static ir_block *new_region(P *p, opb *ob)
 {
     if (!grow_arr(p, (void **)&ob->regs, ob->n_regs, &ob->cap_regs, sizeof *ob->regs))
@@ -2583,6 +2605,61 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         ws(p);
         ob->ot_off = p->pos;
         return parse_types(p, &ob->ot, &ob->n_ot, false);
+    /* StableHLO prints `stablehlo.while(%iterArg = %init, ...) : T, ...
+     * cond { ... } do { ... }`, the regions without block headers. */
+    case PLUMB_OP_WHILE: {
+        *has_sig = false;
+        const char **names = NULL;
+        size_t *lens = NULL, *offs = NULL;
+        uint32_t cap_n = 0, cap_l = 0, cap_o = 0, n = 0;
+        if (!expect(p, '('))
+            return false;
+        if (!eat(p, ')')) {
+            do {
+                ws(p);
+                size_t off = p->pos;
+                const char *s;
+                size_t len;
+                if (!value_name(p, &s, &len) || !expect(p, '=') || !add_operand(p, ob))
+                    return false;
+                if (!grow_arr(p, (void **)&names, n, &cap_n, sizeof *names) ||
+                    !grow_arr(p, (void **)&lens, n, &cap_l, sizeof *lens) ||
+                    !grow_arr(p, (void **)&offs, n, &cap_o, sizeof *offs))
+                    return false;
+                names[n] = s;
+                lens[n] = len;
+                offs[n] = off;
+                n++;
+            } while (eat(p, ','));
+            if (!expect(p, ')'))
+                return false;
+        }
+        if (!opt_attr_dict(p, ob))
+            return false;
+        if (n) {
+            if (!expect(p, ':'))
+                return false;
+            ws(p);
+            ob->ot_off = p->pos;
+            if (!parse_types(p, &ob->ot, &ob->n_ot, false))
+                return false;
+            if (ob->n_ot != n)
+                return err_at(p, ob->ot_off, PLUMB_ERR_PARSE, "while has %u iteration values but %u types", n, ob->n_ot);
+        }
+        ob->rt = ob->ot;
+        ob->n_rt = ob->n_ot;
+        ws(p);
+        ob->regs_off = p->pos;
+        if (!eat_kw(p, "cond"))
+            return expected(p, "'cond'");
+        ir_block *cb = new_region(p, ob);
+        if (!cb || !parse_region_named(p, cb, names, lens, offs, ob->ot, n))
+            return false;
+        if (!eat_kw(p, "do"))
+            return expected(p, "'do'");
+        ir_block *b = new_region(p, ob);
+        return b && parse_region_named(p, b, names, lens, offs, ob->ot, n);
+    }
     /* StableHLO prints `{attrs} %a, %b : T, U`: each operand's type once, the
      * results having the same types (C1), and `()` without operands. */
     case PLUMB_OP_OPTIMIZATION_BARRIER:
@@ -2651,6 +2728,12 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
 static bool generic_regions(P *p, opb *ob)
 {
     const char *name = plumb_op_name(ob->code);
+    if (ob->code == PLUMB_OP_WHILE) {
+        if (ob->n_regs != 2)
+            return err_at(p, ob->n_regs ? ob->regs_off : ob->off, PLUMB_ERR_PARSE,
+                          "op '%s' needs two regions, cond and body, found %u", name, ob->n_regs);
+        return true;
+    }
     const char *what = ob->code == PLUMB_OP_REDUCE ? "body" : ob->code == PLUMB_OP_SORT ? "comparator"
                      : ob->code == PLUMB_OP_SCATTER ? "update_computation" : NULL;
     if (!what && ob->n_regs)

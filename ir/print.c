@@ -628,6 +628,18 @@ static bool pretty_fits(const ir_op *op)
     case PLUMB_OP_DYNAMIC_IOTA:
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
         return op->n_operands > 0;    /* `concatenate , dim = 0` would not parse */
+    case PLUMB_OP_WHILE:
+        /* one list of names and types for operands, both regions' arguments
+         * and the results */
+        if (op->n_regions != 2 || op->n_results != op->n_operands || op->regions[0].n_args != op->n_operands ||
+            op->regions[1].n_args != op->n_operands)
+            return false;
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (!ir_type_equal(&op->operands[i]->type, &op->results[i]->type) ||
+                !ir_type_equal(&op->operands[i]->type, &op->regions[0].args[i]->type) ||
+                !ir_type_equal(&op->operands[i]->type, &op->regions[1].args[i]->type))
+                return false;
+        return true;
     case PLUMB_OP_OPTIMIZATION_BARRIER:
         /* the pretty form lists each type once, for operand and result */
         if (op->n_results != op->n_operands)
@@ -822,6 +834,44 @@ static void print_op(pr *q, const ir_op *op, int ind)
         extra_dict(q, a);
         sig_functional(q, op);
         break;
+    case PLUMB_OP_WHILE: {
+        /* StableHLO's form: `(%iter = %init, ...) : T, ... cond {...} do
+         * {...}`, both regions without block headers, their arguments
+         * named by the header; the body's take the cond's names. */
+        const ir_block *cb = &op->regions[0], *bb = &op->regions[1];
+        for (uint32_t i = 0; i < bb->n_args; i++)
+            if (bb->args[i]->id < q->cap && cb->args[i]->id < q->cap)
+                q->num[bb->args[i]->id] = q->num[cb->args[i]->id];
+        puts_(q, info->name);
+        puts_(q, "(");
+        for (uint32_t i = 0; i < op->n_operands; i++) {
+            if (i)
+                puts_(q, ", ");
+            value(q, cb->args[i]);
+            puts_(q, " = ");
+            value(q, op->operands[i]);
+        }
+        puts_(q, ")");
+        extra_dict(q, a);
+        if (op->n_operands) {
+            puts_(q, " : ");
+            for (uint32_t i = 0; i < op->n_operands; i++) {
+                if (i)
+                    puts_(q, ", ");
+                type(q, &op->operands[i]->type);
+            }
+        }
+        puts_(q, "\n");
+        indent(q, ind);
+        puts_(q, "cond {\n");
+        print_ops(q, cb, ind + 2);
+        indent(q, ind);
+        puts_(q, "} do {\n");
+        print_ops(q, bb, ind + 2);
+        indent(q, ind);
+        puts_(q, "}");
+        break;
+    }
     case PLUMB_OP_OPTIMIZATION_BARRIER:
         /* StableHLO's form: the attribute dictionary first, then each
          * operand's type once (the results have the same types). */

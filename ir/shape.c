@@ -369,7 +369,7 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
     case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
     case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE: case PLUMB_OP_NEXT_AFTER: case PLUMB_OP_CONVERT:
     case PLUMB_OP_REVERSE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_SCATTER:
-    case PLUMB_OP_SORT: case PLUMB_OP_OPTIMIZATION_BARRIER:
+    case PLUMB_OP_SORT: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE:
         break;
     default:
         return sfail(d, op, PLUMB_ERR_UNSUPPORTED, "has no run-time shape rule");
@@ -379,7 +379,7 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
      * scatter, sort and optimization_barrier (result j from operand j). */
     for (uint32_t j = 0; j < op->n_results; j++) {
         uint32_t src = op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_SORT ||
-                       op->code == PLUMB_OP_OPTIMIZATION_BARRIER ? j : 0;
+                       op->code == PLUMB_OP_OPTIMIZATION_BARRIER || op->code == PLUMB_OP_WHILE ? j : 0;
         if (src >= op->n_operands)
             return BAD("has no operand %u to take result %u's shape from", src, j);
         out[j] = result_blank(op, j);

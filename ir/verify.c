@@ -1361,6 +1361,59 @@ static bool v_rng(vctx *V, const ir_op *op)
     return true;
 }
 
+/* while: cond takes the iteration values and returns tensor<i1> (C1), body
+ * takes and returns them (C2), and the results have the operands' types
+ * (C3). */
+static bool v_while(vctx *V, const ir_op *op)
+{
+    if (op->n_regions != 2)
+        return BAD("needs two regions, cond and body, has %u", op->n_regions);
+    if (op->n_results != op->n_operands)
+        return BAD("%u operands but %u results (StableHLO C3)", (unsigned)op->n_operands, (unsigned)op->n_results);
+    static const char *const rname[2] = {"cond", "body"};
+    char ts[TSTR], ws_[TSTR], nb[160];
+    for (uint32_t r = 0; r < 2; r++) {
+        const ir_block *b = &op->regions[r];
+        const char *cid = r == 0 ? "C1" : "C2";
+        if (b->n_args != op->n_operands)
+            return BAD("%s takes %u arguments, expected %u, one per operand (StableHLO %s)", rname[r], b->n_args,
+                       (unsigned)op->n_operands, cid);
+        for (uint32_t i = 0; i < b->n_args; i++)
+            if (!ir_type_equal(&b->args[i]->type, &op->operands[i]->type)) {
+                type_str(&b->args[i]->type, ts, sizeof ts);
+                type_str(&op->operands[i]->type, ws_, sizeof ws_);
+                return BAD("%s argument %u%s has type %s, but operand %u has type %s (StableHLO %s)", rname[r], i,
+                           vname(b->args[i], nb, sizeof nb), ts, i, ws_, cid);
+            }
+        const ir_op *ret = b->last;
+        if (!ret || ret->code != PLUMB_OP_RETURN)
+            return BAD("%s must end in stablehlo.return", rname[r]);
+        if (r == 0) {
+            const ir_type *t = ret->n_operands == 1 ? &ret->operands[0]->type : NULL;
+            if (!t || t->rank != 0 || t->dtype != PLUMB_I1) {
+                if (t)
+                    type_str(t, ts, sizeof ts);
+                return BAD("cond returns %s, expected one tensor<i1> (StableHLO C1)",
+                           t ? ts : ret->n_operands ? "several values" : "nothing");
+            }
+            continue;
+        }
+        if (ret->n_operands != op->n_operands)
+            return BAD("body returns %u values, expected %u, one per operand (StableHLO C2)", ret->n_operands,
+                       (unsigned)op->n_operands);
+        for (uint32_t i = 0; i < ret->n_operands; i++)
+            if (!ir_type_equal(&ret->operands[i]->type, &op->operands[i]->type)) {
+                type_str(&ret->operands[i]->type, ts, sizeof ts);
+                type_str(&op->operands[i]->type, ws_, sizeof ws_);
+                return BAD("body returns %s as value %u, but operand %u has type %s (StableHLO C2)", ts, i, i, ws_);
+            }
+    }
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!expect_result(V, op, i, &op->operands[i]->type, "C3: type(results...) = type(operand...)"))
+            return false;
+    return true;
+}
+
 /* optimization_barrier is the identity: as many results as operands, each
  * of its operand's type (StableHLO C1). */
 static bool v_optimization_barrier(vctx *V, const ir_op *op)
@@ -1815,7 +1868,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     if (info->results != PLUMB_VAR && op->n_results != (uint32_t)info->results)
         return BAD("has %d result%s, got %u", info->results, info->results == 1 ? "" : "s", op->n_results);
     bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
-                        op->code == PLUMB_OP_SCATTER;
+                        op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE;
     if (!wants_region && op->n_regions)
         return BAD("takes no regions, has %u", op->n_regions);
     char what[200];
@@ -1903,6 +1956,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
     case PLUMB_OP_CALL: return v_call(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
+    case PLUMB_OP_WHILE: return v_while(V, op);
     case PLUMB_OP_FUNC_RETURN:
     case PLUMB_OP_RETURN:
         return true;   /* checked against their function or owning op */

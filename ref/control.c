@@ -27,3 +27,62 @@ bool ref_op_OPTIMIZATION_BARRIER(ref_ctx *c, const ir_op *op, plumb_tensor *cons
     }
     return true;
 }
+
+/* while: results = the iteration values when cond first returns false;
+ * starting from the operands, each iteration replaces them with body's
+ * results (StableHLO "while": "the loop is executed while cond returns
+ * true"). cond and body see values of the enclosing function by capture.
+ * Each evaluation of cond or body charges the run's work counter (one unit,
+ * plus its ops'), so a loop that never ends stops at --timeout; the
+ * message names the while op and the iterations it completed (or, when an
+ * op inside the body was running, that op and the iteration).
+ * Types: any, unchanged (C1-C3). Edge cases: no iterations (results are the
+ * operands), no operands (cond alone decides), empty tensors. */
+bool ref_op_WHILE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint32_t n = op->n_operands;
+    bool ok = false;
+    plumb_tensor *pred = NULL, **next = NULL;
+    const ir_op *prev_loop;
+    uint64_t prev_iter;
+    if (op->n_regions != 2 || op->n_results != n)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "needs cond and body regions and one result per operand");
+    if (n && !(next = plumb_calloc(n, sizeof *next)))
+        return ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory for %u iteration values", n);
+    ir_type bt = {.dtype = PLUMB_I1, .rank = 0};
+    if (!(pred = ref_tensor_new(c, op, &bt)))
+        goto out_free;
+    for (uint32_t i = 0; i < n; i++) {
+        if (in[i]->nbytes)
+            memcpy(out[i]->data, in[i]->data, in[i]->nbytes);
+        ir_type t = {.dtype = out[i]->dtype, .rank = out[i]->rank};
+        memcpy(t.dims, out[i]->dims, sizeof t.dims[0] * out[i]->rank);
+        for (uint32_t k = 0; k < PLUMB_MAX_RANK; k++)
+            t.bounds[k] = PLUMB_NO_BOUND;
+        if (!(next[i] = ref_tensor_new(c, op, &t)))
+            goto out_free;
+    }
+    ref_loop_set(c, op, 0, &prev_loop, &prev_iter);
+    for (uint64_t iter = 0;; iter++) {
+        ref_loop_set(c, op, iter, NULL, NULL);
+        if (!ref_eval_region(c, &op->regions[0], out, &pred))
+            goto out_loop;
+        if (!(((const uint8_t *)pred->data)[0] & 1))
+            break;
+        if (!ref_eval_region(c, &op->regions[1], out, next))
+            goto out_loop;
+        for (uint32_t i = 0; i < n; i++)
+            if (next[i]->nbytes)
+                memcpy(out[i]->data, next[i]->data, next[i]->nbytes);
+    }
+    ok = true;
+out_loop:
+    ref_loop_set(c, prev_loop, prev_iter, NULL, NULL);
+out_free:
+    for (uint32_t i = 0; next && i < n; i++)
+        plumb_tensor_free(next[i]);
+    if (next)
+        plumb_free(next, n * sizeof *next);
+    plumb_tensor_free(pred);
+    return ok;
+}

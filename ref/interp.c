@@ -52,6 +52,8 @@ struct ref_ctx {
     uint32_t max_mismatches;
     uint32_t checks_run, checks_failed;
     uint32_t depth;             /* current call depth */
+    const ir_op *loop;          /* innermost while running, for timeout messages */
+    uint64_t loop_iter;         /* its iterations completed */
     uint32_t n_values;          /* module->next_value_id */
     plumb_tensor **env;         /* current frame */
     ref_plan **plans;
@@ -99,11 +101,31 @@ bool ref_poll(ref_ctx *c, const ir_op *op)
 {
     if (c->d->code != PLUMB_OK)
         return false;
-    if (c->has_deadline && deadline_passed(c))
+    if (c->has_deadline && deadline_passed(c)) {
+        if (c->loop && c->loop != op)
+            return ref_fail(c, op, PLUMB_ERR_RUNTIME,
+                            "timeout: the run exceeded its limit of %g s while executing this op, in iteration %llu of "
+                            "the stablehlo.while at line %u",
+                            c->timeout_s, (unsigned long long)c->loop_iter + 1, c->loop->loc.line);
+        if (c->loop)
+            return ref_fail(c, op, PLUMB_ERR_RUNTIME,
+                            "timeout: the run exceeded its limit of %g s after %llu iterations of this loop",
+                            c->timeout_s, (unsigned long long)c->loop_iter);
         return ref_fail(c, op, PLUMB_ERR_RUNTIME,
                         "timeout: the run exceeded its limit of %g s while executing this op",
                         c->timeout_s);
+    }
     return true;
+}
+
+void ref_loop_set(ref_ctx *c, const ir_op *op, uint64_t iter, const ir_op **prev_op, uint64_t *prev_iter)
+{
+    if (prev_op) {
+        *prev_op = c->loop;
+        *prev_iter = c->loop_iter;
+    }
+    c->loop = op;
+    c->loop_iter = iter;
 }
 
 /* Work units (about one element loaded or stored, or one op or region

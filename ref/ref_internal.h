@@ -57,6 +57,10 @@ bool ref_work(ref_ctx *c, const ir_op *op, uint64_t units);
  * run's memory limit; NULL after setting the error. */
 plumb_tensor *ref_tensor_new(ref_ctx *c, const ir_op *op, const ir_type *t);
 uint64_t ref_max_bytes(const ref_ctx *c);
+/* Names the innermost running while loop (op, iterations completed) for
+ * the timeout message; the previous one is returned through prev_* (when
+ * not NULL) for the loop to restore when it ends. */
+void ref_loop_set(ref_ctx *c, const ir_op *op, uint64_t iter, const ir_op **prev_op, uint64_t *prev_iter);
 /* Where check kernels describe failures, and how many mismatches they print. */
 FILE *ref_check_log(const ref_ctx *c);
 uint32_t ref_max_mismatches(const ref_ctx *c);

@@ -318,6 +318,15 @@ bool rt_check_deadline(rt_exec *x, const ir_op *op)
 {
     if (!rt_deadline_passed(x))
         return true;
+    if (x->loop && x->loop != op)
+        return rt_fail(x, op, PLUMB_ERR_RUNTIME,
+                       "timeout: the run exceeded its limit of %g s while executing this op, in iteration %llu of "
+                       "the stablehlo.while at line %u",
+                       x->timeout_s, (unsigned long long)x->loop_iter + 1, x->loop->loc.line);
+    if (x->loop)
+        return rt_fail(x, op, PLUMB_ERR_RUNTIME,
+                       "timeout: the run exceeded its limit of %g s after %llu iterations of this loop", x->timeout_s,
+                       (unsigned long long)x->loop_iter);
     return rt_fail(x, op, PLUMB_ERR_RUNTIME, "timeout: the run exceeded its limit of %g s while executing this op",
                    x->timeout_s);
 }
@@ -457,7 +466,12 @@ bool rt_run_kernel(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
 
 static plumb_tensor *region_value(rt_exec *x, const ir_value *v)
 {
-    return v->id < x->n_env ? x->env[v->id] : NULL;
+    plumb_tensor *t = v->id < x->n_env ? x->env[v->id] : NULL;
+    if (t || !x->outer || v->id >= x->n_outer)
+        return t;
+    /* a value of the function body that a while's region captures */
+    const ir_block *b = v->def ? v->def->parent : v->owner;
+    return b && !b->parent ? &x->outer[v->id] : NULL;
 }
 
 /* Charges units of region work; every RT_POLL_UNITS units the clock is

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_pipeline.h"
 
 bool rt_op_OPTIMIZATION_BARRIER(rt_exec *x, const ir_op *op, plumb_tensor *const *in,
                                 plumb_tensor *const *out)
@@ -26,4 +27,62 @@ bool rt_op_OPTIMIZATION_BARRIER(rt_exec *x, const ir_op *op, plumb_tensor *const
             memcpy(out[i]->data, in[i]->data, in[i]->nbytes);
     }
     return true;
+}
+
+/* while: cond and body are regions of the compiled program, compiled with
+ * it once (their ops run through the kernels, as reduce and sort bodies the
+ * kernels do not recognise do, rt_eval_region); the trip count is data and
+ * never part of the cache key. Each region evaluation charges the run's
+ * work counter, so a loop that never ends stops at the deadline. */
+bool rt_op_WHILE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint32_t n = op->n_operands;
+    bool ok = false;
+    plumb_tensor *pred = NULL, **next = NULL;
+    const ir_op *prev_loop;
+    uint64_t prev_iter;
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    if (op->n_regions != 2 || op->n_results != n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "needs cond and body regions and one result per operand");
+    if (n && !(next = plumb_calloc(n, sizeof *next)))
+        return rt_fail(x, op, PLUMB_ERR_NOMEM, "out of memory for %u iteration values", n);
+    if (!(pred = plumb_tensor_new(PLUMB_I1, 0, NULL, 0, &d))) {
+        rt_fail(x, op, PLUMB_ERR_NOMEM, "%s", d.msg);
+        goto out_free;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (in[i]->nbytes && in[i]->data != out[i]->data)
+            memcpy(out[i]->data, in[i]->data, in[i]->nbytes);
+        if (!(next[i] = plumb_tensor_new(out[i]->dtype, out[i]->rank, out[i]->dims, 0, &d))) {
+            rt_fail(x, op, d.code ? d.code : PLUMB_ERR_NOMEM, "%s", d.msg);
+            goto out_free;
+        }
+    }
+    prev_loop = x->loop;
+    prev_iter = x->loop_iter;
+    x->loop = op;
+    for (uint64_t iter = 0;; iter++) {
+        x->loop_iter = iter;
+        if (!rt_eval_region(x, &op->regions[0], out, &pred))
+            goto out_loop;
+        if (!(((const uint8_t *)pred->data)[0] & 1))
+            break;
+        if (!rt_eval_region(x, &op->regions[1], out, next))
+            goto out_loop;
+        for (uint32_t i = 0; i < n; i++)
+            if (next[i]->nbytes)
+                memcpy(out[i]->data, next[i]->data, next[i]->nbytes);
+    }
+    ok = true;
+out_loop:
+    x->loop = prev_loop;
+    x->loop_iter = prev_iter;
+out_free:
+    for (uint32_t i = 0; next && i < n; i++)
+        plumb_tensor_free(next[i]);
+    if (next)
+        plumb_free(next, n * sizeof *next);
+    plumb_tensor_free(pred);
+    return ok;
 }

@@ -547,6 +547,28 @@ static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups
 #define NEVER_READ 0xFFFFFFFEu
 #define LIVE_TO_END 0xFFFFFFFFu
 
+/* Whether v is defined by the function body itself (not inside a region). */
+static bool top_level_value(const ir_value *v)
+{
+    const ir_block *b = v->def ? v->def->parent : v->owner;
+    return b && !b->parent;
+}
+
+/* Marks every function-body value that ops of region blk (nested regions
+ * included) read as read by step s. */
+static void mark_captures(const ir_block *blk, uint32_t *last_use, uint32_t nv, uint32_t s)
+{
+    for (const ir_op *o = blk->first; o; o = o->next) {
+        for (uint32_t i = 0; i < o->n_operands; i++) {
+            const ir_value *v = o->operands[i];
+            if (v->id < nv && top_level_value(v) && (last_use[v->id] == NEVER_READ || last_use[v->id] < s))
+                last_use[v->id] = s;
+        }
+        for (uint32_t r = 0; r < o->n_regions; r++)
+            mark_captures(&o->regions[r], last_use, nv, s);
+    }
+}
+
 static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
 {
     ir_func *f = p->f;
@@ -589,6 +611,12 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
     for (uint32_t s = 0; s < p->n_steps; s++)
         for (uint32_t i = 0; i < p->steps[s].n_in; i++)
             pl.last_use[p->steps[s].in[i] - p->hdr] = s;
+    /* A while's regions read the body values they capture when the while
+     * runs: those values live until its step (rt_exec.outer). */
+    for (uint32_t s = 0; s < p->n_steps; s++)
+        if (p->steps[s].op)
+            for (uint32_t r = 0; r < p->steps[s].op->n_regions; r++)
+                mark_captures(&p->steps[s].op->regions[r], pl.last_use, nv, s);
     for (uint32_t i = 0; i < p->n_outputs; i++)
         pl.last_use[p->out_ids[i]] = LIVE_TO_END;
     for (uint32_t s = 0; s < p->n_steps; s++) {
@@ -858,6 +886,8 @@ static rt_program *finish(ir_module *m, ir_func *f, const rt_compile_opts *o, pl
         goto fail;
     if (!rt_exec_init(&p->x, o->pool, o->isa, m, o->max_bytes, d))
         goto fail;
+    p->x.outer = p->hdr;
+    p->x.n_outer = p->n_values;
     return p;
 fail:
     rt_program_free(p);

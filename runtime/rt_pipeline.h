@@ -57,6 +57,14 @@ struct rt_exec {
      * kept between evaluations (a body runs once per element) */
     plumb_tensor **env;
     uint32_t n_env;
+    /* the function body's value headers, by value id: what a region (a
+     * while's cond and body) reads of the values it captures */
+    plumb_tensor *outer;
+    uint32_t n_outer;
+    /* the innermost while running and its iterations completed, for the
+     * timeout message (runtime/k_control.c) */
+    const ir_op *loop;
+    uint64_t loop_iter;
     pthread_mutex_t region_mu;  /* recursive: kernels may call rt_eval_region from chunks */
     bool region_mu_init;
     /* the current run's deadline (rt_exec_start_run); read-only while steps run */

@@ -1,12 +1,13 @@
 #!/bin/sh
-# Control flow (op set v2) through the CLI: StableHLO's interpreter sample
-# optimization_barrier.mlir ($STABLEHLO_INTERPRET, else
-# $SHARED/stablehlo-interpret) passes with --split-input-file on the
+# Control flow (op set v2) through the CLI: StableHLO's interpreter samples
+# optimization_barrier.mlir and while.mlir ($STABLEHLO_INTERPRET, else
+# $SHARED/stablehlo-interpret) pass with --split-input-file on the
 # reference and on the runtime, every case passed and none unsupported
 # (skipped, with a hint, when the folder is absent); a barrier in the pretty
 # and in the generic form formats to the same pretty text, which parses back
-# to itself; a barrier whose result type differs from its operand's fails
-# verification naming the constraint.
+# to itself; a nested while in the generic form formats to the pretty form
+# and runs on both backends; a barrier whose result type differs from its
+# operand's fails verification naming the constraint.
 # Ends with "N passed, N failed, N skipped".
 PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
@@ -23,7 +24,7 @@ bad() {
     sed 's/^/    /' "$tmp/out" "$tmp/err" 2> /dev/null | head -n 8
 }
 
-for name in optimization_barrier; do
+for name in optimization_barrier while; do
     f="$IDIR/$name.mlir"
     if [ ! -f "$f" ]; then
         skipped=$((skipped + 1))
@@ -65,6 +66,52 @@ else
 fi
 "$PLUMB" fmt "$tmp/p.out" > "$tmp/out" 2> "$tmp/err"
 if cmp -s "$tmp/p.out" "$tmp/out"; then ok "the pretty form formats to itself"; else bad "the pretty form formats to itself"; fi
+
+# A while (nested, capturing values of the function and of the outer body):
+# the generic form formats to the pretty form, which formats to itself and
+# runs to the hand-derived counts (4 outer iterations, 0+1+2+3 = 6 inner).
+cat > "$tmp/while.mlir" <<'MLIR'
+func.func @main() -> (tensor<i32>, tensor<i32>) {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %four = stablehlo.constant dense<4> : tensor<i32>
+  %r:2 = "stablehlo.while"(%z, %z) ({
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %four : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<i32>, %c: tensor<i32>):
+    %j, %c2 = stablehlo.while(%b = %z, %d = %c) : tensor<i32>, tensor<i32>
+    cond {
+      %lt2 = stablehlo.compare LT, %b, %a : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt2 : tensor<i1>
+    } do {
+      %b1 = stablehlo.add %b, %one : tensor<i32>
+      %d1 = stablehlo.add %d, %one : tensor<i32>
+      stablehlo.return %b1, %d1 : tensor<i32>, tensor<i32>
+    }
+    %a1 = stablehlo.add %a, %one : tensor<i32>
+    stablehlo.return %a1, %c2 : tensor<i32>, tensor<i32>
+  }) : (tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)
+  return %r#0, %r#1 : tensor<i32>, tensor<i32>
+}
+MLIR
+"$PLUMB" fmt "$tmp/while.mlir" > "$tmp/w1.mlir" 2> "$tmp/err"
+"$PLUMB" fmt "$tmp/w1.mlir" > "$tmp/out" 2>> "$tmp/err"
+if grep -q '^  %3:2 = stablehlo.while(%arg0 = %0, %arg1 = %0) : tensor<i32>, tensor<i32>$' "$tmp/w1.mlir" &&
+   grep -qx '  cond {' "$tmp/w1.mlir" && grep -qx '  } do {' "$tmp/w1.mlir" && cmp -s "$tmp/w1.mlir" "$tmp/out"; then
+    ok "a generic while formats to the pretty form, a fixed point"
+else
+    bad "a generic while formats to the pretty form, a fixed point"
+fi
+for b in ref runtime; do
+    "$PLUMB" run --backend "$b" "$tmp/w1.mlir" > "$tmp/out" 2> "$tmp/err"
+    if [ "$(tr '\n' ' ' < "$tmp/out")" = "tensor<i32> dense<4> tensor<i32> dense<6> " ]; then
+        ok "nested while on $b: 4 and 6"
+    else
+        bad "nested while on $b: 4 and 6"
+    fi
+done
 
 cat > "$tmp/bad.mlir" <<'MLIR'
 func.func @main(%a: tensor<2xi32>) -> tensor<2xf32> {

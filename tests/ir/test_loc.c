@@ -235,14 +235,15 @@ static void test_bad_locations(void **state)
 }
 
 /* Parse errors about an op name its loc(...) too, found after the op
- * (across a while's region lines) and resolved with aliases defined after
+ * (across the region lines of an op outside the op set, a collective) and
+ * resolved with aliases defined after
  * it; an op without one gets no suffix, not its neighbour's. */
 static void test_parse_errors_name_origin(void **state)
 {
     (void)state;
     static const bad_case cases[] = {
         {"func.func @main(%a: tensor<i32>) -> tensor<i32> {\n"
-         "  %0 = stablehlo.while(%it = %a) : tensor<i32>\n"
+         "  %0 = stablehlo.all_reduce(%it = %a) : tensor<i32>\n"
          "   cond {\n"
          "    %c = stablehlo.constant dense<3> : tensor<i32>\n"
          "    %1 = stablehlo.compare  LT, %it, %c : (tensor<i32>, tensor<i32>) -> tensor<i1> loc(#l3)\n"
@@ -255,7 +256,7 @@ static void test_parse_errors_name_origin(void **state)
          "#l1 = loc(\"model.py\":9:4)\n"
          "#l2 = loc(\"jit(f)/while\"(#l1))\n"
          "#l3 = loc(\"cmp\")\n",
-         2, 8, "unsupported: op 'stablehlo.while' is not in op set v1 (from jit(f)/while at model.py:9:4)"},
+         2, 8, "unsupported: op 'stablehlo.all_reduce' is not in op set v1 (from jit(f)/while at model.py:9:4)"},
         {"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
          "  %0 = stablehlo.abs %a : (tensor<3xf32>) -> tensor<2xf32> loc(\"m.py\":4:2)\n"
          "  return %0 : tensor<2xf32>\n"

@@ -1,6 +1,7 @@
 /* Control-flow ops on the compiled runtime (runtime/k_control.c): results
- * bitwise equal to the reference's at every ISA level and thread count, and
- * what the graph passes may not do across an optimization_barrier. */
+ * bitwise equal to the reference's at every ISA level and thread count,
+ * what the graph passes may not do across an optimization_barrier, a while
+ * compiled once for every trip count, and a loop stopped at the timeout. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +101,120 @@ static void test_barrier_not_cse(void **state)
     ir_module_free(m);
 }
 
+/* A loop of n iterations (n an input) accumulating h = x * x, a value it
+ * captures from the function, into acc; i counts the iterations. */
+static const char *const loop_src =
+    "func.func @main(%x: tensor<7x13xf32>, %n: tensor<i32>) -> (tensor<i32>, tensor<7x13xf32>) {\n"
+    "  %z = stablehlo.constant dense<0> : tensor<i32>\n"
+    "  %one = stablehlo.constant dense<1> : tensor<i32>\n"
+    "  %h = stablehlo.multiply %x, %x : tensor<7x13xf32>\n"
+    "  %r:2 = stablehlo.while(%i = %z, %acc = %x) : tensor<i32>, tensor<7x13xf32>\n"
+    "  cond {\n"
+    "    %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+    "    stablehlo.return %c : tensor<i1>\n"
+    "  } do {\n"
+    "    %i1 = stablehlo.add %i, %one : tensor<i32>\n"
+    "    %a1 = stablehlo.add %acc, %h : tensor<7x13xf32>\n"
+    "    stablehlo.return %i1, %a1 : tensor<i32>, tensor<7x13xf32>\n"
+    "  }\n"
+    "  return %r#0, %r#1 : tensor<i32>, tensor<7x13xf32>\n}\n";
+
+/* The while loop on the runtime equals the reference bitwise for 0, 1 and
+ * 5 iterations, special values included, at every ISA and thread count;
+ * the same loop subtracting instead of adding (same types, another body)
+ * is its own program in the runtimes' caches, so its results are its own. */
+static void test_while_matches_reference(void **state)
+{
+    (void)state;
+    int64_t d[2] = {7, 13};
+    static const int32_t trips[3] = {0, 1, 5};
+    char sub[2048];
+    snprintf(sub, sizeof sub, "%s", loop_src);
+    char *at = strstr(sub, "%a1 = stablehlo.add");
+    assert_non_null(at);
+    memcpy(at, "%a1 = stablehlo.sub", 19);
+    char full[2100];
+    snprintf(full, sizeof full, "%.*stract%s", (int)(at + 19 - sub), sub, at + 19);
+    for (int k = 0; k < 3; k++) {
+        plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_F32, 2, d, true), rt_scalar_bits(PLUMB_I32, (uint32_t)trips[k])};
+        rt_check_exact(loop_src, in, 2);
+        rt_check_exact(full, in, 2);
+        plumb_tensor_free(in[0]);
+        plumb_tensor_free(in[1]);
+    }
+}
+
+/* One compile serves every trip count: runs with n = 0, 1, 3 and 100 build
+ * the program once (the trip count is data, not part of the cache key),
+ * and i comes back as n each time. */
+static void test_while_compiles_once(void **state)
+{
+    (void)state;
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    ir_module *m = rt_parse(loop_src);
+    int64_t dims[2] = {7, 13};
+    static const int32_t trips[4] = {0, 1, 3, 100};
+    for (int k = 0; k < 4; k++) {
+        plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_F32, 2, dims, false), rt_scalar_bits(PLUMB_I32, (uint32_t)trips[k])};
+        plumb_tensor *out[2] = {NULL, NULL};
+        bool ok = plumb_runtime_run(rt, m, NULL, in, 2, out, 2, NULL, &d);
+        if (!ok)
+            plumb_diag_print(&d, stderr);
+        assert_true(ok);
+        assert_int_equal((int32_t)plumb_load_bits(PLUMB_I32, out[0]->data, 0), trips[k]);
+        plumb_tensor_free(out[0]);
+        plumb_tensor_free(out[1]);
+        plumb_tensor_free(in[0]);
+        plumb_tensor_free(in[1]);
+    }
+    plumb_runtime_stats st;
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    assert_true(plumb_runtime_stats_get(rt, NULL, &st));
+    assert_int_equal(st.compiles, 1);
+    ir_module_free(m);
+    plumb_runtime_destroy(rt);
+}
+
+/* A loop that never ends stops at the runtime's timeout, naming the while
+ * (its line) and the iteration. */
+static void test_while_timeout(void **state)
+{
+    (void)state;
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    o.threads = 1;
+    o.timeout_s = 0.2;
+    plumb_diag d = {.code = PLUMB_OK};
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    ir_module *m = rt_parse(
+        "func.func @main() -> tensor<i64> {\n"
+        "  %z = stablehlo.constant dense<0> : tensor<i64>\n"
+        "  %one = stablehlo.constant dense<1> : tensor<i64>\n"
+        "  %r = stablehlo.while(%i = %z) : tensor<i64>\n"
+        "  cond {\n"
+        "    %t = stablehlo.constant dense<true> : tensor<i1>\n"
+        "    stablehlo.return %t : tensor<i1>\n"
+        "  } do {\n"
+        "    %i1 = stablehlo.add %i, %one : tensor<i64>\n"
+        "    stablehlo.return %i1 : tensor<i64>\n"
+        "  }\n"
+        "  return %r : tensor<i64>\n}\n");
+    plumb_tensor *out[1] = {NULL};
+    assert_false(plumb_runtime_run(rt, m, NULL, NULL, 0, out, 1, NULL, &d));
+    assert_int_equal(d.code, PLUMB_ERR_RUNTIME);
+    assert_non_null(strstr(d.msg, "timeout"));
+    assert_non_null(strstr(d.msg, "of the stablehlo.while at line 4"));
+    ir_module_free(m);
+    plumb_runtime_destroy(rt);
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -114,6 +229,9 @@ int main(void)
         cmocka_unit_test(test_barrier_matches_reference),
         cmocka_unit_test(test_barrier_blocks_folding),
         cmocka_unit_test(test_barrier_not_cse),
+        cmocka_unit_test(test_while_matches_reference),
+        cmocka_unit_test(test_while_compiles_once),
+        cmocka_unit_test(test_while_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
