@@ -23,7 +23,10 @@
  * infinity (docs/runtime-reduce.md, "Overflow").
  *
  * Column sums (reduced dimension followed by kept ones) run the same
- * pairwise scheme over rows, vectorised across the kept columns.
+ * pairwise scheme over rows, vectorised across the kept columns; the exact
+ * column folds take eight whole rows per pass into a row of accumulators,
+ * in strips of columns that the threads share (docs/runtime-reduce.md,
+ * "Columns").
  * max/min, integer and boolean reductions are exact in any order. Float
  * products accumulate in long double (64-bit significand, 15-bit exponent:
  * no intermediate overflow in practice) and round once. */
@@ -41,6 +44,21 @@
 #else
 #define RT_X86 0
 #endif
+
+/* Bytes of accumulators per column strip of the exact folds (and the
+ * vector loops' column block), the unit the threads share: 16 KiB stay in
+ * L1 and make the 4096 f32 columns of a square 4096 matrix one strip, read
+ * row after row in order. Narrower strips read part of each row per pass
+ * and lose the prefetch at the row's jump: on the broad suite's 4096x4096
+ * column max, one thread, 4 KiB strips took 4.7-5.5 ms where 16 KiB took
+ * 4.2-4.3 (four rows per pass), and splitting the 16 KiB strip into four
+ * or two for the threads' sake cost 3.9 or 3.5-3.9 ms against 3.3-3.4
+ * (eight rows per pass). So one slice narrower than a strip runs on one
+ * thread. */
+#ifndef RV_STRIP_BYTES
+#define RV_STRIP_BYTES 16384
+#endif
+#define RV_COL_BLOCK RV_STRIP_BYTES
 
 typedef enum red_kind { RK_GENERIC, RK_ADD, RK_MUL, RK_MAX, RK_MIN, RK_AND, RK_OR, RK_XOR } red_kind;
 
@@ -607,12 +625,34 @@ typedef int64_t rv_s64 __attribute__((vector_size(64)));
         memcpy(lanes, &a0, 64);                                                            \
     } while (0)
 
-/* Column fold of rows x [j0, j1) (j1 - j0 a multiple of L) into d, which
- * holds the identity (or mapped init) on entry. */
+/* Column fold of rows x [j0, j1) (j1 - j0 a multiple of L; rows `stride`
+ * elements apart) into d, which holds the identity (or mapped init) on
+ * entry. Eight rows per pass over d: an eighth of the loads and stores of
+ * the accumulators (which stay in L1), eight read streams in flight (4.0 ms
+ * with four rows, 3.2 ms with eight on the broad suite's 4096x4096 column
+ * max); the folds are exact, so the grouping does not change the result. */
 #define RV_COL(OPV, PRE)                                                                   \
     do {                                                                                   \
-        for (size_t r = 0; r < rows; r++) {                                                \
-            const T *sr = s + r * inner;                                                   \
+        size_t r = 0;                                                                      \
+        for (; r + 8 <= rows; r += 8) {                                                    \
+            const T *s0 = s + r * stride;                                                  \
+            for (size_t j = j0; j < j1; j += L) {                                          \
+                VU a, x0, x1, x2, x3, x4, x5, x6, x7;                                      \
+                memcpy(&a, d + j, 64);                                                     \
+                memcpy(&x0, s0 + j, 64); memcpy(&x1, s0 + stride + j, 64);                \
+                memcpy(&x2, s0 + 2 * stride + j, 64); memcpy(&x3, s0 + 3 * stride + j, 64); \
+                memcpy(&x4, s0 + 4 * stride + j, 64); memcpy(&x5, s0 + 5 * stride + j, 64); \
+                memcpy(&x6, s0 + 6 * stride + j, 64); memcpy(&x7, s0 + 7 * stride + j, 64); \
+                x0 = PRE(x0); x1 = PRE(x1); x2 = PRE(x2); x3 = PRE(x3);                    \
+                x4 = PRE(x4); x5 = PRE(x5); x6 = PRE(x6); x7 = PRE(x7);                    \
+                x0 = OPV(x0, x1); x2 = OPV(x2, x3); x4 = OPV(x4, x5); x6 = OPV(x6, x7);    \
+                x0 = OPV(x0, x2); x4 = OPV(x4, x6);                                        \
+                a = OPV(a, x0); a = OPV(a, x4);                                            \
+                memcpy(d + j, &a, 64);                                                     \
+            }                                                                              \
+        }                                                                                  \
+        for (; r < rows; r++) {                                                            \
+            const T *sr = s + r * stride;                                                  \
             for (size_t j = j0; j < j1; j += L) {                                          \
                 VU a, x;                                                                   \
                 memcpy(&a, d + j, 64); memcpy(&x, sr + j, 64);                             \
@@ -676,24 +716,25 @@ typedef int64_t rv_s64 __attribute__((vector_size(64)));
         return true;                                                                       \
     }
 
-/* Folds the columns of src [rows, inner] into dst [inner]; false (dst
- * undefined) when a float op meets a NaN. */
+/* Folds columns [0, width) of src [rows, stride] into dst [width]; false
+ * (dst undefined) when a float op meets a NaN. The column blocks of JB
+ * elements keep the accumulators in L1 when a strip is wide. */
 #define RV_DEF_COL(WW, SUF, ATTR)                                                          \
     ATTR static bool vcol_##WW##SUF(int op, void *dst, const void *src, size_t rows,        \
-                                    size_t inner, uint64_t init, uint64_t inf)             \
+                                    size_t stride, size_t width, uint64_t init, uint64_t inf) \
     {                                                                                      \
         typedef rv_u##WW VU;                                                               \
         typedef rv_s##WW VS;                                                               \
         typedef uint##WW##_t T;                                                            \
-        enum { W = WW, L = 64 / (WW / 8), JB = 4096 / (WW / 8) };                          \
+        enum { W = WW, L = 64 / (WW / 8), JB = RV_COL_BLOCK / (WW / 8) };                   \
         const T *s = src;                                                                  \
         T *d = dst;                                                                        \
         const VU magv = (VU){0} + (T)(w_mask(W) >> 1), infv = (VU){0} + (T)inf;            \
         VU nanv = (VU){0};                                                                 \
         bool fl = op == VO_FMAX || op == VO_FMIN;                                          \
         uint64_t id = w_ident(op, W, init);                                                \
-        size_t vend = inner - inner % L;                                                   \
-        for (size_t j = 0; j < inner; j++) d[j] = (T)id;                                   \
+        size_t vend = width - width % L;                                                   \
+        for (size_t j = 0; j < width; j++) d[j] = (T)id;                                   \
         for (size_t j0 = 0; j0 < vend; j0 += JB) {                                         \
             size_t j1 = j0 + JB < vend ? j0 + JB : vend;                                   \
             RV_SWITCH(RV_COL)                                                              \
@@ -703,15 +744,15 @@ typedef int64_t rv_s64 __attribute__((vector_size(64)));
         for (unsigned k = 0; k < L; k++)                                                   \
             if (nl[k]) return false;                                                       \
         for (size_t r = 0; r < rows; r++)                                                  \
-            for (size_t j = vend; j < inner; j++) {                                        \
-                uint64_t v = s[r * inner + j];                                             \
+            for (size_t j = vend; j < width; j++) {                                        \
+                uint64_t v = s[r * stride + j];                                            \
                 if (fl) {                                                                  \
                     if ((v & (w_mask(W) >> 1)) > inf) return false;                        \
                     v = w_fmap(W, v);                                                      \
                 }                                                                          \
                 d[j] = (T)w_fold(op, W, d[j], v);                                          \
             }                                                                              \
-        for (size_t j = 0; j < inner; j++)                                                 \
+        for (size_t j = 0; j < width; j++)                                                 \
             d[j] = (T)(fl ? w_fmap(W, d[j]) : w_fold(op, W, init, d[j]));                  \
         return true;                                                                       \
     }
@@ -736,7 +777,7 @@ RV_DEF_COL(32, _256, RV_ATTR_256)
 RV_DEF_COL(64, _256, RV_ATTR_256)
 
 typedef bool (*vrow_fn)(int, const void *, size_t, uint64_t, uint64_t, uint64_t *);
-typedef bool (*vcol_fn)(int, void *, const void *, size_t, size_t, uint64_t, uint64_t);
+typedef bool (*vcol_fn)(int, void *, const void *, size_t, size_t, size_t, uint64_t, uint64_t);
 
 /* The vector fold for a plan, or -1 (float sums and products keep their
  * ordered loops). i1 holds 0 or 1 per byte: or/and/xor of bytes keep the
@@ -822,6 +863,8 @@ typedef struct red_job {
     int isa;
     double *colbuf;     /* per chunk: scratch for column sums */
     size_t colbuf_len;  /* doubles per chunk */
+    uint64_t strip;     /* columns per work item (inner > 1) */
+    uint64_t nstrip;    /* work items per outer slice */
 } red_job;
 
 /* Signed integers are read sign-extended, so comparisons of wrapped sums
@@ -895,14 +938,14 @@ static void add_row(el_kind ek, double *l, const void *src, size_t n, int isa)
     for (size_t j = 0; j < n; j++) l[j] = l[j] + ld(ek, src, j);
 }
 
-static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *lanes, double *out,
-                      int isa)
+static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t stride, uint64_t inner,
+                      double *lanes, double *out, int isa)
 {
     size_t es = el_size(ek);
     for (uint64_t i = 0; i < RT_SUM_LANES * inner; i++) lanes[i] = -0.0;
     if (isa != PLUMB_ISA_PORTABLE) {
         for (uint64_t r = 0; r < rows; r++)
-            add_row(ek, lanes + (r % RT_SUM_LANES) * inner, base + r * inner * es, (size_t)inner, isa);
+            add_row(ek, lanes + (r % RT_SUM_LANES) * inner, base + r * stride * es, (size_t)inner, isa);
         for (unsigned w = RT_SUM_LANES / 2; w >= 1; w /= 2)
             for (unsigned i = 0; i < w; i++)
                 add_row(EL_F64, lanes + i * inner, lanes + (i + w) * inner, (size_t)inner, isa);
@@ -911,7 +954,7 @@ static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint
     }
     for (uint64_t r = 0; r < rows; r++) {
         double *l = lanes + (r % RT_SUM_LANES) * inner;
-        const unsigned char *src = base + r * inner * es;
+        const unsigned char *src = base + r * stride * es;
         if (ek == EL_F32) {
             const float *s = (const float *)src;
             for (uint64_t j = 0; j < inner; j++) l[j] = l[j] + (double)s[j];
@@ -929,23 +972,24 @@ static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint
     memcpy(out, lanes, inner * sizeof(double));
 }
 
-static void col_sum(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t inner, double *buf, double *out,
-                    int isa)
+/* Column sums of `inner` columns of rows `stride` elements apart. */
+static void col_sum(el_kind ek, const unsigned char *base, uint64_t rows, uint64_t stride, uint64_t inner,
+                    double *buf, double *out, int isa)
 {
     if (rows <= RT_SUM_BLOCK) {
         if (rows == 0) {
             for (uint64_t j = 0; j < inner; j++) out[j] = -0.0;
             return;
         }
-        col_block(ek, base, rows, inner, buf, out, isa);
+        col_block(ek, base, rows, stride, inner, buf, out, isa);
         return;
     }
     uint64_t nb = (rows + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK, h = 1;
     while (h * 2 < nb) h *= 2;
     uint64_t split = h * RT_SUM_BLOCK;
     double *tmp = buf + RT_SUM_LANES * inner;   /* next level's partial */
-    col_sum(ek, base, split, inner, tmp + inner, out, isa);
-    col_sum(ek, base + split * inner * el_size(ek), rows - split, inner, tmp + inner, tmp, isa);
+    col_sum(ek, base, split, stride, inner, tmp + inner, out, isa);
+    col_sum(ek, base + split * stride * el_size(ek), rows - split, stride, inner, tmp + inner, tmp, isa);
     for (uint64_t j = 0; j < inner; j++) out[j] = out[j] + tmp[j];
 }
 
@@ -957,37 +1001,59 @@ static unsigned col_levels(uint64_t rows)
     return lv;
 }
 
-/* Reduces outer slice o of a simple plan with inner > 1. */
-static void reduce_cols(red_plan *p, uint64_t o, double *buf, int isa)
+/* Columns per strip of the column paths (a function of the element type
+ * and the kind alone): the unit the threads share. Columns are folded
+ * independently, each in its fixed order, so any split gives the same bits.
+ * The exact folds keep one accumulator per column, 16 KiB of them per strip
+ * (RV_STRIP_BYTES). Sums and products take whole rows: a sum's
+ * RT_SUM_LANES rows of double lanes per column would fit L2 in strips of
+ * 256 columns, but reading 1 KiB of each 16 KiB row per pass made the
+ * column sum of a 4096x4096 f32 four times slower (21 ms against 5), and
+ * four strips of 1024 columns twice slower (10 ms): the sums read one row
+ * at a time and lose the prefetch at every 4 KiB. So a slice's sums stay on
+ * one thread, as before. */
+static uint64_t col_strip(const red_plan *p)
+{
+    if (plumb_dtype_is_float(p->t) && (p->kind == RK_ADD || p->kind == RK_MUL)) return UINT64_MAX / 2;
+    uint64_t w = RV_STRIP_BYTES / plumb_dtype_size(p->t);
+    return w ? w : 1;
+}
+
+/* Reduces columns [j0, j0 + w) of outer slice o of a plan with inner > 1:
+ * whole rows of the strip are folded into a row of accumulators, the kept
+ * dimension in the vector lanes. */
+static void reduce_cols(red_plan *p, uint64_t o, uint64_t j0, uint64_t w, double *buf, int isa)
 {
     size_t es = plumb_dtype_size(p->t);
-    const unsigned char *base = (const unsigned char *)p->src + o * p->len * p->inner * es;
+    const unsigned char *base = (const unsigned char *)p->src + (o * p->len * p->inner + j0) * es;
     uint64_t inner = p->inner, n = p->len;
+    uint64_t o0 = o * inner + j0;   /* first output element */
 #if RT_X86
     int vop = plan_vop(p);
     if (vec_usable(p, isa, vop)) {
-        unsigned char *d = (unsigned char *)p->dst + o * inner * es;
-        if (pick_col(plan_width(p), isa)(vop, d, base, (size_t)n, (size_t)inner, p->init_bits, inf_bits(p->t))) {
+        unsigned char *d = (unsigned char *)p->dst + o0 * es;
+        if (pick_col(plan_width(p), isa)(vop, d, base, (size_t)n, (size_t)inner, (size_t)w, p->init_bits,
+                                         inf_bits(p->t))) {
             if (p->t == PLUMB_I1)
-                for (uint64_t j = 0; j < inner; j++) d[j] &= 1;
+                for (uint64_t j = 0; j < w; j++) d[j] &= 1;
             return;
         }
-        /* a NaN: the sequential loop below rewrites the slice */
+        /* a NaN: the sequential loop below rewrites the strip */
     }
 #endif
     if (plumb_dtype_is_float(p->t) && p->kind == RK_ADD) {
         double *out = buf;
-        col_sum(p->ek, base, n, inner, buf + inner, out, isa);
+        col_sum(p->ek, base, n, inner, w, buf + w, out, isa);
         if (p->ek == EL_F64)
-            for (uint64_t j = 0; j < inner; j++)
+            for (uint64_t j = 0; j < w; j++)
                 out[j] = f64_checked(out[j], (const double *)base + j, (size_t)n, (size_t)inner);
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
-        for (uint64_t j = 0; j < inner; j++)
-            plumb_store_bits(p->t, p->dst, (size_t)(o * inner + j), round_to(p->t, init + out[j]));
+        for (uint64_t j = 0; j < w; j++)
+            plumb_store_bits(p->t, p->dst, (size_t)(o0 + j), round_to(p->t, init + out[j]));
         return;
     }
-    for (uint64_t j = 0; j < inner; j++) {
-        size_t oi = (size_t)(o * inner + j);
+    for (uint64_t j = 0; j < w; j++) {
+        size_t oi = (size_t)(o0 + j);
         if (plumb_dtype_is_float(p->t)) {
             double r = plumb_load_f64(p->t, &p->init_bits, 0);
             long double q = r;
@@ -1010,14 +1076,19 @@ static void reduce_cols(red_plan *p, uint64_t o, double *buf, int isa)
     }
 }
 
+/* Work item i: row i when inner == 1, else strip i % nstrip of outer slice
+ * i / nstrip. */
 static void red_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     red_job *j = ctx;
-    for (uint64_t o = begin; o < end; o++) {
-        if (j->p->inner == 1)
-            reduce_row(j->p, o, j->isa);
-        else
-            reduce_cols(j->p, o, j->colbuf ? j->colbuf + (size_t)chunk * j->colbuf_len : NULL, j->isa);
+    for (uint64_t it = begin; it < end; it++) {
+        if (j->p->inner == 1) {
+            reduce_row(j->p, it, j->isa);
+            continue;
+        }
+        uint64_t o = it / j->nstrip, j0 = (it % j->nstrip) * j->strip;
+        uint64_t w = j->p->inner - j0 < j->strip ? j->p->inner - j0 : j->strip;
+        reduce_cols(j->p, o, j0, w, j->colbuf ? j->colbuf + (size_t)chunk * j->colbuf_len : NULL, j->isa);
     }
 }
 
@@ -1044,8 +1115,20 @@ static void tr_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
     int64_t off = 0;
     for (uint32_t d = 0; d < t->rank; d++) off += idx[d] * t->ostr[d];
-    for (uint64_t i = begin; i < end; i++) {
-        memcpy(t->dst + i * t->es, t->src + (uint64_t)off * t->es, t->es);
+    /* A last destination dim that is contiguous in the source (a kept
+     * dim left innermost) moves as runs. */
+    uint32_t last = t->rank - 1;
+    bool contig = t->ostr[last] == 1;
+    for (uint64_t i = begin; i < end;) {
+        uint64_t k = 1;
+        if (contig) {
+            k = (uint64_t)(t->odims[last] - idx[last]);
+            if (k > end - i) k = end - i;
+        }
+        memcpy(t->dst + i * t->es, t->src + (uint64_t)off * t->es, (size_t)k * t->es);
+        i += k;
+        idx[last] += (int64_t)k - 1;
+        off += t->ostr[last] * ((int64_t)k - 1);
         for (uint32_t d = t->rank; d-- > 0;) {
             off += t->ostr[d];
             if (++idx[d] < t->odims[d]) break;
@@ -1221,7 +1304,12 @@ bool rt_op_REDUCE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_te
     if (plumb_tensor_numel(a0) == 0) {
         p.outer = nout; p.len = 0; p.inner = 1;
     } else if (k < nruns) {
-        /* general layout: copy into [kept..., reduced...] order */
+        /* general layout: copy into [kept..., reduced...] order, or, when
+         * the innermost dims are kept, into [kept..., reduced..., innermost
+         * kept...] so that the column paths fold whole rows of them (the
+         * copy then moves contiguous runs); either way the reduced indices
+         * keep their row-major order, the reference's, so sums keep their
+         * bits. */
         size_t es = plumb_dtype_size(p.t);
         uint64_t total = plumb_tensor_numel(a0);
         unsigned char *tmp = rt_scratch(x, op, (size_t)total * es);
@@ -1231,14 +1319,17 @@ bool rt_op_REDUCE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_te
         t.src = a0->data; t.dst = tmp; t.es = es; t.rank = a0->rank;
         int64_t str[PLUMB_MAX_RANK], s = 1;
         for (uint32_t d = a0->rank; d-- > 0;) { str[d] = s; s *= a0->dims[d]; }
-        uint32_t q = 0;
+        uint32_t q = 0, tail = a0->rank;   /* dims [tail, rank) stay innermost */
+        while (tail > 0 && (!red[tail - 1] || a0->dims[tail - 1] == 1)) tail--;
         p.outer = 1; p.len = 1; p.inner = 1;
-        for (int pass = 0; pass < 2; pass++)
-            for (uint32_t d = 0; d < a0->rank; d++)
-                if ((int)red[d] == pass) {
-                    t.odims[q] = a0->dims[d]; t.ostr[q++] = str[d];
-                    if (pass) p.len *= (uint64_t)a0->dims[d]; else p.outer *= (uint64_t)a0->dims[d];
-                }
+        for (int pass = 0; pass < 3; pass++)
+            for (uint32_t d = 0; d < a0->rank; d++) {
+                int cls = d >= tail ? 2 : red[d] ? 1 : 0;
+                if (cls != pass) continue;
+                t.odims[q] = a0->dims[d]; t.ostr[q++] = str[d];
+                uint64_t *len = pass == 0 ? &p.outer : pass == 1 ? &p.len : &p.inner;
+                *len *= (uint64_t)a0->dims[d];
+            }
         rt_parallel_for(x, total, 1 << 16, tr_range, &t);
         p.src = tmp;
     }
@@ -1246,19 +1337,32 @@ bool rt_op_REDUCE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_te
     memset(&j, 0, sizeof j);
     j.p = &p;
     j.isa = (int)rt_isa(x);
-    /* grain: about 64K input elements per chunk */
-    uint64_t per = p.len * p.inner;
+    /* Work items: rows (inner == 1) or column strips of each outer slice,
+     * so that the columns of a slice wider than a strip (a leading dim
+     * reduced) spread over the threads too; a function of the shape alone,
+     * and columns are independent, so the bits do not depend on the split.
+     * grain: about 64K input elements per chunk. */
+    uint64_t items = p.outer, per = p.len;
+    j.strip = 1;
+    j.nstrip = 1;
+    if (p.inner > 1) {
+        j.strip = col_strip(&p);
+        if (j.strip > p.inner) j.strip = p.inner;
+        j.nstrip = (p.inner + j.strip - 1) / j.strip;
+        items = p.outer * j.nstrip;
+        per = p.len * j.strip;
+    }
     if (per == 0) per = 1;
     uint64_t grain = per >= 65536 ? 1 : 65536 / per;
     if (p.inner > 1 && plumb_dtype_is_float(p.t) && kind == RK_ADD) {
-        uint32_t chunks = rt_parallel_chunks(x, p.outer, grain);
-        j.colbuf_len = (size_t)(p.inner * (1 + (RT_SUM_LANES + 1) * (col_levels(p.len) + 1)));
+        uint32_t chunks = rt_parallel_chunks(x, items, grain);
+        j.colbuf_len = (size_t)(j.strip * (1 + (RT_SUM_LANES + 1) * (col_levels(p.len) + 1)));
         j.colbuf = rt_scratch(x, op, j.colbuf_len * sizeof(double) * (chunks ? chunks : 1));
         if (!j.colbuf) return false;
     }
     /* one long row: its blocks go to the threads */
     if (p.inner == 1 && p.outer == 1 && p.len > 4 * RT_SUM_BLOCK && plumb_dtype_is_float(p.t) && kind == RK_ADD)
         return reduce_one_row(x, op, &p);
-    rt_parallel_for(x, p.outer, grain, red_range, &j);
+    rt_parallel_for(x, items, grain, red_range, &j);
     return true;
 }
