@@ -47,7 +47,7 @@ expect_rc 0 "--ops run that passes" "$PLUMB" certify --backend ref --ops add --o
 has "$tmp/out" "verdict       PARTIAL (ops: add) — not a certificate: every case run passed" "--ops verdict"
 hasnt "$tmp/out" "CERTIFIED" "--ops verdict"
 jq_ok "$tmp/ops/report.json" '.certificate.certified == false and .certificate.gate_ok == true
-    and .certificate.scope == {"ops": ["stablehlo.add"], "limit": null, "shard": null, "cases": null,
+    and .certificate.scope == {"ops": ["stablehlo.add"], "limit": null, "shard": null, "cases": null, "contract": null,
                                "cache_suite": true, "complete": false}' "--ops JSON scope"
 has "$tmp/ops/report.xml" '<property name="certified" value="false"/>' "--ops JUnit"
 has "$tmp/ops/report.xml" '<property name="scope" value="ops: add"/>' "--ops JUnit scope"
