@@ -29,6 +29,10 @@ static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 /* while: loops of 0, 1 and 5 iterations over an odd tensor, and a loop of 3
  * iterations whose body runs a loop of 2 */
 static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
+/* if: each branch taken, and an if inside the taken branch of another;
+ * case: each of three branches, and an index outside [0, 3) (-1: the last) */
+static const char *const SH_IF[] = {"taken_true", "taken_false", "nested"};
+static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_range"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -110,7 +114,8 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 
 bool conf_op_generated(plumb_opcode op)
 {
-    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE) return true;
+    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE)
+        return true;
     plumb_kind k = plumb_op_get(op)->kind;
     return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
 }
@@ -126,6 +131,8 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_TOP_K: *n = LEN(SH_TOPK); return SH_TOPK;
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
+    case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
+    case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     default: break;
     }
     switch (oi->kind) {
@@ -1019,6 +1026,59 @@ static bool gen_while(gen *g)
     else g->failed = true;
     g->ret_types = rt ? rt : "";
     return push_case(g, "%r#0, %r#1");
+}
+
+/* if and case over x (7x13 of the case's type and value class), the
+ * selector a constant: branch k returns x with k additions of x to it
+ * (branch 0 returns x itself), so every branch gives its own result; a
+ * nested if runs another if in its taken branch. */
+static bool gen_branches(gen *g)
+{
+    int64_t dims[2] = {7, 13};
+    param(g, "x", g->t, 2, dims, g->value, 0, 0);
+    const char *X = tys(g, g->t, 2, dims);
+    plumb_buf *b = &g->body;
+    if (g->op == PLUMB_OP_IF) {
+        bool nested = !strcmp(g->shape, "nested");
+        bool pred = strcmp(g->shape, "taken_false") != 0;
+        plumb_buf_printf(b, "  %%p = stablehlo.constant dense<%s> : tensor<i1>\n"
+                            "  %%r = \"stablehlo.if\"(%%p) ({\n", pred ? "true" : "false");
+        if (nested)
+            plumb_buf_printf(b, "    %%q = stablehlo.constant dense<false> : tensor<i1>\n"
+                                "    %%n = \"stablehlo.if\"(%%q) ({\n"
+                                "      stablehlo.return %%x : %s\n"
+                                "    }, {\n"
+                                "      %%d = stablehlo.add %%x, %%x : %s\n"
+                                "      stablehlo.return %%d : %s\n"
+                                "    }) : (tensor<i1>) -> %s\n"
+                                "    stablehlo.return %%n : %s\n",
+                             X, X, X, X, X);
+        else
+            plumb_buf_printf(b, "    stablehlo.return %%x : %s\n", X);
+        plumb_buf_printf(b, "  }, {\n"
+                            "    %%s = stablehlo.add %%x, %%x : %s\n"
+                            "    %%s2 = stablehlo.add %%s, %%x : %s\n"
+                            "    stablehlo.return %%s2 : %s\n"
+                            "  }) : (tensor<i1>) -> %s\n",
+                         X, X, X, X);
+    } else {
+        int index = !strcmp(g->shape, "branch0") ? 0 : !strcmp(g->shape, "branch1") ? 1
+                  : !strcmp(g->shape, "branch2") ? 2 : -1;
+        plumb_buf_printf(b, "  %%k = stablehlo.constant dense<%d> : tensor<i32>\n"
+                            "  %%r = \"stablehlo.case\"(%%k) ({\n"
+                            "    stablehlo.return %%x : %s\n"
+                            "  }, {\n"
+                            "    %%a = stablehlo.add %%x, %%x : %s\n"
+                            "    stablehlo.return %%a : %s\n"
+                            "  }, {\n"
+                            "    %%c = stablehlo.add %%x, %%x : %s\n"
+                            "    %%c2 = stablehlo.add %%c, %%x : %s\n"
+                            "    stablehlo.return %%c2 : %s\n"
+                            "  }) : (tensor<i32>) -> %s\n",
+                         index, X, X, X, X, X, X, X);
+    }
+    g->ret_types = X;
+    return push_case(g, "%r");
 }
 
 static bool gen_rng(gen *g)
@@ -2587,6 +2647,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (conf_op_dynamic(g->op)) return gen_dynamic(g);
     if (g->op == PLUMB_OP_OPTIMIZATION_BARRIER) return gen_barrier(g);
     if (g->op == PLUMB_OP_WHILE) return gen_while(g);
+    if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);

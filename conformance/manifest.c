@@ -19,6 +19,8 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_TOP_K: return 3;           /* odd one wide */
     case PLUMB_OP_OPTIMIZATION_BARRIER: return 4;  /* odd scalar empty wide */
     case PLUMB_OP_WHILE: return 4;                 /* trip0 trip1 trip5 nested */
+    case PLUMB_OP_IF: return 3;                    /* taken_true taken_false nested */
+    case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {

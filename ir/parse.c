@@ -2728,10 +2728,17 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
 static bool generic_regions(P *p, opb *ob)
 {
     const char *name = plumb_op_name(ob->code);
-    if (ob->code == PLUMB_OP_WHILE) {
+    if (ob->code == PLUMB_OP_WHILE || ob->code == PLUMB_OP_IF) {
         if (ob->n_regs != 2)
             return err_at(p, ob->n_regs ? ob->regs_off : ob->off, PLUMB_ERR_PARSE,
-                          "op '%s' needs two regions, cond and body, found %u", name, ob->n_regs);
+                          ob->code == PLUMB_OP_IF ? "op '%s' needs two regions, true_branch and false_branch, found %u"
+                                                  : "op '%s' needs two regions, cond and body, found %u",
+                          name, ob->n_regs);
+        return true;
+    }
+    if (ob->code == PLUMB_OP_CASE) {
+        if (ob->n_regs < 1)
+            return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' needs at least one branch region (StableHLO C1)", name);
         return true;
     }
     const char *what = ob->code == PLUMB_OP_REDUCE ? "body" : ob->code == PLUMB_OP_SORT ? "comparator"

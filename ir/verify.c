@@ -1361,6 +1361,52 @@ static bool v_rng(vctx *V, const ir_op *op)
     return true;
 }
 
+/* if and case: the operand is a 0-d pred (if, tensor<i1>; C1) or index
+ * (case, tensor<i32>; C1 of the spec's case is "0 < size(branches)"); each
+ * branch takes no arguments (if C1, case C2) and returns values of the
+ * results' types (if C2-C3, case C3-C4). */
+static bool v_branches(vctx *V, const ir_op *op)
+{
+    bool is_if = op->code == PLUMB_OP_IF;
+    const ir_type *t = &op->operands[0]->type;
+    plumb_dtype want = is_if ? PLUMB_I1 : PLUMB_I32;
+    char ts[TSTR], ws_[TSTR];
+    if (t->rank != 0 || t->dtype != want) {
+        type_str(t, ts, sizeof ts);
+        return BAD("%s has type %s, expected tensor<%s>", is_if ? "pred" : "index", ts, dt(want));
+    }
+    if (is_if ? op->n_regions != 2 : op->n_regions < 1)
+        return BAD(is_if ? "needs two branches, has %u" : "needs at least one branch, has %u (StableHLO C1)",
+                   op->n_regions);
+    const char *c_args = is_if ? "C1" : "C2", *c_ret = is_if ? "C2" : "C3", *c_res = is_if ? "C3" : "C4";
+    for (uint32_t r = 0; r < op->n_regions; r++) {
+        const ir_block *b = &op->regions[r];
+        if (b->n_args)
+            return BAD("branch %u takes %u arguments; branches take none (StableHLO %s)", r, b->n_args, c_args);
+        const ir_op *ret = b->last;
+        if (!ret || ret->code != PLUMB_OP_RETURN)
+            return BAD("branch %u must end in stablehlo.return", r);
+        if (ret->n_operands != op->n_results)
+            return BAD("branch %u returns %u values, the op has %u results (StableHLO %s)", r, ret->n_operands,
+                       (unsigned)op->n_results, c_res);
+        for (uint32_t i = 0; i < ret->n_operands; i++) {
+            const ir_type *first = &op->regions[0].last->operands[i]->type;
+            if (!ir_type_equal(&ret->operands[i]->type, first)) {
+                type_str(&ret->operands[i]->type, ts, sizeof ts);
+                type_str(first, ws_, sizeof ws_);
+                return BAD("branch %u returns %s as value %u, branch 0 returns %s (StableHLO %s)", r, ts, i, ws_, c_ret);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < op->n_results; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s: the results have the branches' types", c_res);
+        if (!expect_result(V, op, i, &op->regions[0].last->operands[i]->type, what))
+            return false;
+    }
+    return true;
+}
+
 /* while: cond takes the iteration values and returns tensor<i1> (C1), body
  * takes and returns them (C2), and the results have the operands' types
  * (C3). */
@@ -1852,6 +1898,8 @@ static int primary_operand(const ir_op *op)
     case PLUMB_OP_CALL:
     case PLUMB_OP_FUNC_RETURN:
     case PLUMB_OP_RETURN:
+    case PLUMB_OP_IF:     /* the types are the results'; pred and index are checked by v_branches */
+    case PLUMB_OP_CASE:
         return -2;
     default:
         return op->n_operands ? 0 : -2;
@@ -1868,7 +1916,8 @@ static bool verify_op(vctx *V, const ir_op *op)
     if (info->results != PLUMB_VAR && op->n_results != (uint32_t)info->results)
         return BAD("has %d result%s, got %u", info->results, info->results == 1 ? "" : "s", op->n_results);
     bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
-                        op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE;
+                        op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE || op->code == PLUMB_OP_IF ||
+                        op->code == PLUMB_OP_CASE;
     if (!wants_region && op->n_regions)
         return BAD("takes no regions, has %u", op->n_regions);
     char what[200];
@@ -1957,6 +2006,9 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_CALL: return v_call(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
     case PLUMB_OP_WHILE: return v_while(V, op);
+    case PLUMB_OP_IF:
+    case PLUMB_OP_CASE:
+        return v_branches(V, op);
     case PLUMB_OP_FUNC_RETURN:
     case PLUMB_OP_RETURN:
         return true;   /* checked against their function or owning op */

@@ -86,3 +86,30 @@ out_free:
     plumb_tensor_free(pred);
     return ok;
 }
+
+/* if and case: run one branch and return what it returns (StableHLO "if":
+ * true_branch when pred is true, else false_branch; "case": branches[index],
+ * and "if index < 0 or index >= N, then branches[N-1] is executed"). The
+ * branches take no arguments and may read enclosing values by capture.
+ * Types: any result types, unchanged. Edge cases: an out-of-range index
+ * (negative or too large) runs the last branch; one branch only. */
+static bool run_branch(ref_ctx *c, const ir_op *op, uint32_t r, plumb_tensor *const *out)
+{
+    if (r >= op->n_regions)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "branch %u of %u does not exist", r, op->n_regions);
+    return ref_eval_region(c, &op->regions[r], NULL, out);
+}
+
+bool ref_op_IF(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    bool pred = ((const uint8_t *)in[0]->data)[0] & 1;
+    return run_branch(c, op, pred ? 0 : 1, out);
+}
+
+bool ref_op_CASE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    int32_t index = (int32_t)plumb_load_bits(PLUMB_I32, in[0]->data, 0);
+    uint32_t n = op->n_regions;
+    uint32_t r = index < 0 || (uint32_t)index >= n ? n - 1 : (uint32_t)index;
+    return run_branch(c, op, r, out);
+}

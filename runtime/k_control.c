@@ -86,3 +86,27 @@ out_free:
     plumb_tensor_free(pred);
     return ok;
 }
+
+/* if and case: one branch region runs through rt_eval_region (compiled with
+ * the program); an index outside [0, N) runs the last branch, as the spec
+ * says. */
+static bool run_branch(rt_exec *x, const ir_op *op, uint32_t r, plumb_tensor *const *out)
+{
+    if (r >= op->n_regions)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "branch %u of %u does not exist", r, op->n_regions);
+    return rt_eval_region(x, &op->regions[r], NULL, out);
+}
+
+bool rt_op_IF(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    bool pred = ((const uint8_t *)in[0]->data)[0] & 1;
+    return run_branch(x, op, pred ? 0 : 1, out);
+}
+
+bool rt_op_CASE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    int32_t index = (int32_t)plumb_load_bits(PLUMB_I32, in[0]->data, 0);
+    uint32_t n = op->n_regions;
+    uint32_t r = index < 0 || (uint32_t)index >= n ? n - 1 : (uint32_t)index;
+    return run_branch(x, op, r, out);
+}

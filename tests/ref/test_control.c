@@ -1,5 +1,5 @@
-/* Reference control-flow kernels (ref/control.c): optimization_barrier and
- * while, with values derived by hand. */
+/* Reference control-flow kernels (ref/control.c): optimization_barrier,
+ * while, if and case, with values derived by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,6 +198,66 @@ static void test_while_timeout(void **state)
     ir_module_free(m);
 }
 
+/* The if/case program of these tests: r = if p then a else a + b, with
+ * a = [1, -0], b = [2, 3]; c = case k of 10, 11, 12. */
+static const char *const branch_src =
+    "func.func @main(%p: tensor<i1>, %k: tensor<i32>) -> (tensor<2xf32>, tensor<i64>) {\n"
+    "  %a = stablehlo.constant dense<[1.0, -0.0]> : tensor<2xf32>\n"
+    "  %b = stablehlo.constant dense<[2.0, 3.0]> : tensor<2xf32>\n"
+    "  %r = \"stablehlo.if\"(%p) ({\n"
+    "    stablehlo.return %a : tensor<2xf32>\n"
+    "  }, {\n"
+    "    %s = stablehlo.add %a, %b : tensor<2xf32>\n"
+    "    stablehlo.return %s : tensor<2xf32>\n"
+    "  }) : (tensor<i1>) -> tensor<2xf32>\n"
+    "  %c = \"stablehlo.case\"(%k) ({\n"
+    "    %x = stablehlo.constant dense<10> : tensor<i64>\n"
+    "    stablehlo.return %x : tensor<i64>\n"
+    "  }, {\n"
+    "    %y = stablehlo.constant dense<11> : tensor<i64>\n"
+    "    stablehlo.return %y : tensor<i64>\n"
+    "  }, {\n"
+    "    %z = stablehlo.constant dense<12> : tensor<i64>\n"
+    "    stablehlo.return %z : tensor<i64>\n"
+    "  }) : (tensor<i32>) -> tensor<i64>\n"
+    "  return %r, %c : tensor<2xf32>, tensor<i64>\n}\n";
+
+static plumb_tensor *scalar(plumb_dtype t, uint64_t bits)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *x = plumb_tensor_new(t, 0, NULL, 0, &d);
+    assert_non_null(x);
+    plumb_store_bits(t, x->data, 0, bits);
+    return x;
+}
+
+/* if takes each branch (true: a as it is, -0.0 kept; false: a + b = [3, 3]);
+ * case takes branch k for k in 0..2, and the last branch (12) for k = -1
+ * and k = 3, as the spec says of an index out of range. */
+static void test_if_and_case(void **state)
+{
+    (void)state;
+    static const struct { int pred; int32_t k; int64_t c; } runs[] = {
+        {1, 0, 10}, {0, 1, 11}, {1, 2, 12}, {0, -1, 12}, {1, 3, 12},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        plumb_tensor *in[2] = {scalar(PLUMB_I1, (uint64_t)runs[i].pred), scalar(PLUMB_I32, (uint32_t)runs[i].k)};
+        plumb_ref_result r = run_inputs(branch_src, in, 2);
+        if (runs[i].pred) {
+            expect_bits(&r, 0, 0, 0x3F800000u);
+            expect_bits(&r, 0, 1, 0x80000000u);
+        } else {
+            expect_f32(&r, 0, 0, 3.0f);
+            expect_f32(&r, 0, 1, 3.0f);
+        }
+        expect_int(&r, 1, 0, runs[i].c);
+        plumb_ref_result_free(&r);
+        plumb_tensor_free(in[0]);
+        plumb_tensor_free(in[1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_while_zero_iterations),
         cmocka_unit_test(test_while_nested),
         cmocka_unit_test(test_while_timeout),
+        cmocka_unit_test(test_if_and_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

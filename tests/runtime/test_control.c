@@ -1,7 +1,8 @@
 /* Control-flow ops on the compiled runtime (runtime/k_control.c): results
  * bitwise equal to the reference's at every ISA level and thread count,
  * what the graph passes may not do across an optimization_barrier, a while
- * compiled once for every trip count, and a loop stopped at the timeout. */
+ * compiled once for every trip count, a loop stopped at the timeout, and
+ * if and case taking each branch. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,6 +216,42 @@ static void test_while_timeout(void **state)
     plumb_runtime_destroy(rt);
 }
 
+/* if and case on the runtime equal the reference bitwise for every branch
+ * and for case indices out of range (-1, 3: the last branch), the branches
+ * reading x from the function and computing on it. */
+static void test_if_case_match_reference(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<7x13xf32>, %p: tensor<i1>, %k: tensor<i32>) -> (tensor<7x13xf32>, tensor<7x13xf32>) {\n"
+        "  %r = \"stablehlo.if\"(%p) ({\n"
+        "    %n = stablehlo.negate %x : tensor<7x13xf32>\n"
+        "    stablehlo.return %n : tensor<7x13xf32>\n"
+        "  }, {\n"
+        "    %s = stablehlo.add %x, %x : tensor<7x13xf32>\n"
+        "    stablehlo.return %s : tensor<7x13xf32>\n"
+        "  }) : (tensor<i1>) -> tensor<7x13xf32>\n"
+        "  %c = \"stablehlo.case\"(%k) ({\n"
+        "    stablehlo.return %x : tensor<7x13xf32>\n"
+        "  }, {\n"
+        "    %m = stablehlo.multiply %x, %x : tensor<7x13xf32>\n"
+        "    stablehlo.return %m : tensor<7x13xf32>\n"
+        "  }, {\n"
+        "    %a = stablehlo.abs %x : tensor<7x13xf32>\n"
+        "    stablehlo.return %a : tensor<7x13xf32>\n"
+        "  }) : (tensor<i32>) -> tensor<7x13xf32>\n"
+        "  return %r, %c : tensor<7x13xf32>, tensor<7x13xf32>\n}\n";
+    int64_t d[2] = {7, 13};
+    static const int32_t ks[5] = {0, 1, 2, -1, 3};
+    for (int k = 0; k < 5; k++) {
+        plumb_tensor *in[3] = {rt_rand_tensor(PLUMB_F32, 2, d, true), rt_scalar_bits(PLUMB_I1, (uint64_t)(k & 1)),
+                               rt_scalar_bits(PLUMB_I32, (uint32_t)ks[k])};
+        rt_check_exact(src, in, 3);
+        for (int i = 0; i < 3; i++)
+            plumb_tensor_free(in[i]);
+    }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -232,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_while_matches_reference),
         cmocka_unit_test(test_while_compiles_once),
         cmocka_unit_test(test_while_timeout),
+        cmocka_unit_test(test_if_case_match_reference),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
