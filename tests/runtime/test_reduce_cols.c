@@ -24,12 +24,8 @@
 #include "plumb/runtime.h"
 
 #include "runtime/rt_test.h"
+#include "runtime/sum_model.h"
 
-/* The documented float sum order (docs/runtime-reduce.md, rt_sum.h): 32
- * lanes per block of 2048 terms, lanes from -0 with term i in lane i % 32,
- * folded by halving; blocks folded pairwise at the largest power-of-two
- * count of blocks below the total; all in double, rounded once. */
-enum { SUM_LANES = 32, SUM_BLOCK = 2048 };
 
 typedef struct shape {
     uint32_t rank;
@@ -179,33 +175,6 @@ static void test_float_maxmin_cols(void **state)
                 }
                 plumb_tensor_free(x);
             }
-}
-
-/* Model of one column's sum in the documented order. */
-static double model_sum(const double *v, uint64_t n)
-{
-    if (n == 0) return -0.0;
-    if (n > SUM_BLOCK) {
-        uint64_t nb = (n + SUM_BLOCK - 1) / SUM_BLOCK, h = 1;
-        while (h * 2 < nb) h *= 2;
-        return model_sum(v, h * SUM_BLOCK) + model_sum(v + h * SUM_BLOCK, n - h * SUM_BLOCK);
-    }
-    double l[SUM_LANES];
-    for (unsigned j = 0; j < SUM_LANES; j++) l[j] = -0.0;
-    for (uint64_t i = 0; i < n; i++) l[i % SUM_LANES] = l[i % SUM_LANES] + v[i];
-    for (unsigned w = SUM_LANES / 2; w >= 1; w /= 2)
-        for (unsigned i = 0; i < w; i++) l[i] = l[i] + l[i + w];
-    return l[0];
-}
-
-static uint64_t round_bits(plumb_dtype t, double v)
-{
-    switch (t) {
-    case PLUMB_F32: return plumb_f32_bits((float)v);
-    case PLUMB_F64: return plumb_f64_bits(v);
-    case PLUMB_F16: return plumb_f64_to_f16(v);
-    default: return plumb_f64_to_bf16(v);
-    }
 }
 
 /* Float sums over a leading dim of [rows, cols] inputs wide enough to span

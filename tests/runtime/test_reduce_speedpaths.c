@@ -20,11 +20,10 @@
 #include "plumb/runtime.h"
 
 #include "runtime/rt_test.h"
+#include "runtime/sum_model.h"
 #include "../../runtime/rt_internal.h"
 #include "../../runtime/rt_sum.h"
 
-/* Lanes and block of the documented float sum order (runtime/rt_sum.h). */
-enum { SUM_LANES = 32, SUM_BLOCK = 2048 };
 
 static unsigned width(plumb_dtype t) { return (unsigned)plumb_dtype_get(t)->bits; }
 
@@ -128,36 +127,6 @@ static uint64_t reduced_indices(uint32_t rank, const int64_t *dims, const bool *
         idx[k] = (uint64_t)off;
     }
     return cnt;
-}
-
-/* The documented sum order over terms v[0..n): blocks of SUM_BLOCK folded
- * pairwise (split at the largest power-of-two count of blocks below the
- * total), inside a block SUM_LANES lanes from -0 with term i in lane
- * i % SUM_LANES, lanes folded by halving. */
-static double model_sum(const double *v, uint64_t n)
-{
-    if (n == 0) return -0.0;
-    if (n > SUM_BLOCK) {
-        uint64_t nb = (n + SUM_BLOCK - 1) / SUM_BLOCK, h = 1;
-        while (h * 2 < nb) h *= 2;
-        return model_sum(v, h * SUM_BLOCK) + model_sum(v + h * SUM_BLOCK, n - h * SUM_BLOCK);
-    }
-    double l[SUM_LANES];
-    for (unsigned j = 0; j < SUM_LANES; j++) l[j] = -0.0;
-    for (uint64_t i = 0; i < n; i++) l[i % SUM_LANES] = l[i % SUM_LANES] + v[i];
-    for (unsigned w = SUM_LANES / 2; w >= 1; w /= 2)
-        for (unsigned i = 0; i < w; i++) l[i] = l[i] + l[i + w];
-    return l[0];
-}
-
-static uint64_t round_bits(plumb_dtype t, double v)
-{
-    switch (t) {
-    case PLUMB_F32: return plumb_f32_bits((float)v);
-    case PLUMB_F64: return plumb_f64_bits(v);
-    case PLUMB_F16: return plumb_f64_to_f16(v);
-    default: return plumb_f64_to_bf16(v);
-    }
 }
 
 /* The sequential IEEE max/min the reduce kernel documents: from init in the
