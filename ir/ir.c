@@ -218,6 +218,15 @@ ir_op *ir_op_new(ir_module *m, plumb_opcode code, ir_value *const *operands, uin
     return op;
 }
 
+uint32_t ir_branch_select(const ir_op *op, const void *selector)
+{
+    if (op->code == PLUMB_OP_IF)
+        return (((const uint8_t *)selector)[0] & 1) ? 0 : 1;
+    int32_t index = (int32_t)plumb_load_bits(PLUMB_I32, selector, 0);
+    uint32_t n = op->n_regions;
+    return index < 0 || (uint32_t)index >= n ? n - 1 : (uint32_t)index;
+}
+
 bool ir_op_add_regions(ir_module *m, ir_op *op, uint32_t n)
 {
     ir_block *r = plumb_arena_array(m->arena, op->n_regions + n, sizeof *r);

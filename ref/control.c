@@ -102,14 +102,10 @@ static bool run_branch(ref_ctx *c, const ir_op *op, uint32_t r, plumb_tensor *co
 
 bool ref_op_IF(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    bool pred = ((const uint8_t *)in[0]->data)[0] & 1;
-    return run_branch(c, op, pred ? 0 : 1, out);
+    return run_branch(c, op, ir_branch_select(op, in[0]->data), out);
 }
 
 bool ref_op_CASE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    int32_t index = (int32_t)plumb_load_bits(PLUMB_I32, in[0]->data, 0);
-    uint32_t n = op->n_regions;
-    uint32_t r = index < 0 || (uint32_t)index >= n ? n - 1 : (uint32_t)index;
-    return run_branch(c, op, r, out);
+    return run_branch(c, op, ir_branch_select(op, in[0]->data), out);
 }

@@ -209,6 +209,12 @@ ir_op *ir_op_new(ir_module *m, plumb_opcode code, ir_value *const *operands, uin
                  const ir_type *result_types, uint32_t n_results);
 /* Adds n empty regions to op. */
 bool ir_op_add_regions(ir_module *m, ir_op *op, uint32_t n);
+/* The region an `if` or `case` runs, from its selector's value (an if's i1
+ * predicate, a case's i32 index; docs/spec/control.md): if runs region 0
+ * when the predicate is true, else region 1; case runs region `index`, and
+ * the last region when index < 0 or index >= N (StableHLO "case"). One rule
+ * for the reference and the runtime. */
+uint32_t ir_branch_select(const ir_op *op, const void *selector);
 void ir_block_append(ir_block *b, ir_op *op);
 void ir_block_insert_before(ir_block *b, ir_op *before, ir_op *op);
 void ir_block_remove(ir_block *b, ir_op *op);
