@@ -824,6 +824,17 @@ static bool gen_movement(gen *g, plumb_dtype target)
     return push_case(g, "%r");
 }
 
+/* A case with two results: its result types "A, B", in the case's arena. */
+static void set_ret_types2(gen *g, const char *a, const char *b)
+{
+    char *rt = plumb_arena_array(g->out->arena, strlen(a) + strlen(b) + 3, 1);
+    if (rt)
+        sprintf(rt, "%s, %s", a, b);
+    else
+        g->failed = true;
+    g->ret_types = rt ? rt : "";
+}
+
 /* The reduce body: add for the shape classes, max and multiply as extras. */
 static bool gen_reduce(gen *g, plumb_opcode body)
 {
@@ -950,10 +961,7 @@ static bool gen_indexing(gen *g)
         const char *O = tys(g, t, o.rank, o.dims), *OI = tys(g, PLUMB_I32, o.rank, o.dims);
         plumb_buf_printf(b, "  %%v, %%i = chlo.top_k(%%x, k = %lld) : %s -> (%s, %s)\n", (long long)k,
                          tys(g, t, s.rank, s.dims), O, OI);
-        char *rt = plumb_arena_array(g->out->arena, strlen(O) + strlen(OI) + 3, 1);
-        if (rt) sprintf(rt, "%s, %s", O, OI);
-        else g->failed = true;
-        g->ret_types = rt ? rt : "";
+        set_ret_types2(g, O, OI);
         return push_case(g, "%v, %i");
     }
     default:
@@ -973,10 +981,7 @@ static bool gen_barrier(gen *g)
     param(g, "y", PLUMB_I32, 1, &five, "uniform", 0, 0);
     const char *X = tys(g, g->t, s.rank, s.dims), *Y = tys(g, PLUMB_I32, 1, &five);
     plumb_buf_printf(&g->body, "  %%r:2 = stablehlo.optimization_barrier %%x, %%y : %s, %s\n", X, Y);
-    char *rt = plumb_arena_array(g->out->arena, strlen(X) + strlen(Y) + 3, 1);
-    if (rt) sprintf(rt, "%s, %s", X, Y);
-    else g->failed = true;
-    g->ret_types = rt ? rt : "";
+    set_ret_types2(g, X, Y);
     return push_case(g, "%r#0, %r#1");
 }
 
@@ -1021,10 +1026,7 @@ static bool gen_while(gen *g)
                          X, X);
     plumb_buf_puts(b, "  }\n");
     const char *I = "tensor<i32>";
-    char *rt = plumb_arena_array(g->out->arena, strlen(X) + strlen(I) + 3, 1);
-    if (rt) sprintf(rt, "%s, %s", I, X);
-    else g->failed = true;
-    g->ret_types = rt ? rt : "";
+    set_ret_types2(g, I, X);
     return push_case(g, "%r#0, %r#1");
 }
 
@@ -1089,10 +1091,7 @@ static bool gen_rng(gen *g)
     const char *O = tys(g, g->t, s.rank, s.dims), *S = tys(g, PLUMB_UI64, 1, &two);
     plumb_buf_printf(&g->body, "  %%o, %%v = stablehlo.rng_bit_generator %%s, algorithm = %s : (%s) -> (%s, %s)\n",
                      !strcmp(g->value, "philox") ? "PHILOX" : "THREE_FRY", S, S, O);
-    char *rt = plumb_arena_array(g->out->arena, strlen(O) + strlen(S) + 3, 1);
-    if (rt) sprintf(rt, "%s, %s", S, O);
-    else g->failed = true;
-    g->ret_types = rt ? rt : "";
+    set_ret_types2(g, S, O);
     return push_case(g, "%o, %v");
 }
 
@@ -2240,10 +2239,7 @@ static bool forms_reduce_bodies(gen *g, plumb_dtype t)
                      "    %%w = stablehlo.select %%gt, %%ai, %%bi : tensor<i1>, tensor<i32>\n"
                      "    stablehlo.return %%v, %%w : tensor<f32>, tensor<i32>\n"
                      "  }\n", X, XI, U, UI);
-    char *rt = plumb_arena_array(g->out->arena, strlen(U) + strlen(UI) + 3, 1);
-    if (rt) sprintf(rt, "%s, %s", U, UI);
-    else g->failed = true;
-    g->ret_types = rt ? rt : "";
+    set_ret_types2(g, U, UI);
     return push_case(g, "%r#0, %r#1");
 }
 
