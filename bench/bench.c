@@ -292,20 +292,6 @@ static void print_table(FILE *f, const bench_result *rs, unsigned n, const bench
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void json_num(FILE *f, double v)
 {
     if (isfinite(v))
@@ -409,7 +395,7 @@ static bool write_json(const char *path, const bench_result *rs, unsigned n, con
         return false;
     }
     fprintf(f, "{\n  \"plumb_version\": ");
-    json_str(f, PLUMB_VERSION_STRING);
+    plumb_json_str_fput(f, PLUMB_VERSION_STRING);
     fprintf(f, ",\n  \"quick\": %s,\n  \"threads\": %u,\n  \"ref_fraction\": %d,\n", cfg->quick ? "true" : "false",
             cfg->threads, cfg->ref_fraction);
     fprintf(f, "  \"timing\": \"seconds; best of the timed runs (runtime_median_seconds: their median); cache hit overhead: difference of medians\",\n");
@@ -427,7 +413,7 @@ static bool write_json(const char *path, const bench_result *rs, unsigned n, con
     fprintf(f, ", \"triad_gb_per_s\": ");
     json_num(f, st->triad_nt_gbs);
     fprintf(f, "},\n    \"gemm_ref\": {\"source\": ");
-    json_str(f, gr->source);
+    plumb_json_str_fput(f, gr->source);
     fprintf(f, ", \"optimized_blas\": %s, \"n\": %d, \"gflop_per_s_1thread\": ", gr->is_blas ? "true" : "false", gr->n);
     json_num(f, gr->gflops_1t);
     fprintf(f, ", \"gflop_per_s\": ");
@@ -437,15 +423,15 @@ static bool write_json(const char *path, const bench_result *rs, unsigned n, con
         const bench_result *r = &rs[i];
         derived d = derive(r, st, gr);
         fprintf(f, "    {\"name\": ");
-        json_str(f, r->name);
+        plumb_json_str_fput(f, r->name);
         static const char *const kinds[] = {"memory", "gemm", "program", "compile", "overhead", "poly"};
         fprintf(f, ", \"kind\": \"%s\", \"status\": \"%s\", \"size\": ", kinds[r->kind], d.status);
-        json_str(f, r->size);
+        plumb_json_str_fput(f, r->size);
         fprintf(f, ",\n     \"reference_seconds\": ");
         json_num(f, has_ref(r) && r->ref_s > 0 ? r->ref_s : NAN);
         fprintf(f, ", \"reference_subset\": ");
         if (has_ref(r))
-            json_str(f, r->ref_subset);
+            plumb_json_str_fput(f, r->ref_subset);
         else
             fputs("null", f);
         fprintf(f, ", \"reference_subset_seconds\": ");
@@ -491,11 +477,11 @@ static bool write_json(const char *path, const bench_result *rs, unsigned n, con
         fprintf(f, ",\n     \"worst_error_fraction\": ");
         json_num(f, r->worst);
         fprintf(f, ", \"tolerance\": ");
-        json_str(f, r->tolerance);
+        plumb_json_str_fput(f, r->tolerance);
         fprintf(f, ", \"note\": ");
-        json_str(f, r->note);
+        plumb_json_str_fput(f, r->note);
         fprintf(f, ", \"error\": ");
-        json_str(f, r->error);
+        plumb_json_str_fput(f, r->error);
         fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
     fprintf(f, "  ],\n  \"geomean_speedup\": ");

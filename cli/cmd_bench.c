@@ -192,21 +192,6 @@ static void fmt_time(char *buf, size_t n, double s)
         snprintf(buf, n, "%.3f s", s);
 }
 
-static void json_str(plumb_buf *b, const char *s)
-{
-    plumb_buf_puts(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            plumb_buf_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            plumb_buf_printf(b, "\\u%04x", c);
-        else
-            plumb_buf_printf(b, "%c", c);
-    }
-    plumb_buf_puts(b, "\"");
-}
-
 /* A JSON number, or null for a figure not measured. */
 static void json_num(plumb_buf *b, const char *key, double v, bool have, bool last)
 {
@@ -223,9 +208,9 @@ static int write_json(const bench_opts_s *o, const char *name, const char *entry
     plumb_buf b;
     plumb_buf_init(&b);
     plumb_buf_puts(&b, "{\"file\": ");
-    json_str(&b, name);
+    plumb_json_str_append(&b, name);
     plumb_buf_puts(&b, ", \"entry\": ");
-    json_str(&b, entry);
+    plumb_json_str_append(&b, entry);
     plumb_buf_printf(&b, ", \"threads\": %u, ", o->threads);
     json_num(&b, "compile_seconds", g->compile_s, true, false);
     json_num(&b, "first_run_seconds", g->first_s, true, false);

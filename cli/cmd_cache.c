@@ -65,21 +65,6 @@ static const cli_opt cache_opts[] = {
     {NULL, 0, false, 0},
 };
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 /* Seconds since the entry's last use (0 for a time in the future). */
 static uint64_t age_s(const rt_cache_entry *e, time_t now)
 {
@@ -127,15 +112,15 @@ static void entry_json(const rt_cache_entry *e, time_t now)
     printf("{\"key\": \"%s\", \"file\": \"%s\", \"bytes\": %" PRIu64 ", \"seconds_since_use\": %" PRIu64
            ", \"state\": \"%s\", \"reason\": ",
            key, e->file, e->bytes, age_s(e, now), rt_cache_state_name(e->state));
-    json_str(e->reason);
+    plumb_json_str_fput(stdout, e->reason);
     printf(", \"runtime\": ");
-    json_str(e->runtime);
+    plumb_json_str_fput(stdout, e->runtime);
     printf(", \"isa\": ");
-    json_str(e->isa_name ? e->isa_name : "");
+    plumb_json_str_fput(stdout, e->isa_name ? e->isa_name : "");
     printf(", \"opt_level\": %u, \"module\": ", e->opt_level);
-    json_str(e->module);
+    plumb_json_str_fput(stdout, e->module);
     printf(", \"entry\": ");
-    json_str(e->func);
+    plumb_json_str_fput(stdout, e->func);
     printf(", \"rebuilt\": %s}", e->deep ? "true" : "false");
 }
 
@@ -179,7 +164,7 @@ static int do_ls(const char *dir, const rt_cache_listing *l, bool json, bool ver
     uint32_t bad = (uint32_t)l->n - t.n[RT_CACHE_VALID];
     if (json) {
         printf("{\"dir\": ");
-        json_str(dir);
+        plumb_json_str_fput(stdout, dir);
         printf(", \"entries\": [");
         for (size_t i = 0; i < l->n; i++) {
             printf(i ? ", " : "");
@@ -234,7 +219,7 @@ static int do_remove(const char *cmd, const char *dir, const rt_cache_listing *l
     time_t now = time(NULL);
     if (json) {
         printf("{\"dir\": ");
-        json_str(dir);
+        plumb_json_str_fput(stdout, dir);
         printf(", \"removed\": [");
         bool first = true;
         for (size_t i = 0; i < l->n; i++) {

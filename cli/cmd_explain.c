@@ -38,21 +38,6 @@ static const cli_opt explain_opts[] = {
     {NULL, 0, false, 0},
 };
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 /* Reads, parses and verifies one program; NULL after printing the error
  * (*rc set). */
 static ir_module *load(const char *cmd, const char *file, int *rc)
@@ -133,11 +118,11 @@ int cmd_explain(int argc, char **argv)
     }
     if (json) {
         printf("{\"first\": ");
-        json_str(cli_display_name(files[0]));
+        plumb_json_str_fput(stdout, cli_display_name(files[0]));
         printf(", \"second\": ");
-        json_str(cli_display_name(files[1]));
+        plumb_json_str_fput(stdout, cli_display_name(files[1]));
         printf(", \"entry\": ");
-        json_str(entry);
+        plumb_json_str_fput(stdout, entry);
         if (same)
             printf(", \"same\": true}\n");
         else

@@ -120,18 +120,6 @@ out:
     return cli_finish(cmd, rc);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static bool write_json(const char *path, const char *spec, const conf_backend *b, const char *suite, bool partial,
                        bool ok, const golden_result *rs, uint32_t n, plumb_diag *d)
 {
@@ -140,9 +128,9 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
     FILE *f = open_memstream(&buf, &len);
     if (!f) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory"); return false; }
     fprintf(f, "{\n  \"plumb_golden_check\": 1,\n  \"backend\": ");
-    json_str(f, spec);
+    plumb_json_str_fput(f, spec);
     fprintf(f, ",\n  \"backend_name\": ");
-    json_str(f, b->name);
+    plumb_json_str_fput(f, b->name);
     fprintf(f, ",\n  \"suite\": \"%s\",\n  \"partial\": %s,\n  \"ok\": %s,\n  \"histogram_edges\": [", suite,
             partial ? "true" : "false", ok ? "true" : "false");
     for (int i = 0; i < CONF_HIST_BINS - 1; i++) fprintf(f, "%s%g", i ? ", " : "", conf_hist_edges[i]);
@@ -150,7 +138,7 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
     for (uint32_t i = 0; i < n; i++) {
         const golden_result *r = &rs[i];
         fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
-        json_str(f, r->file);
+        plumb_json_str_fput(f, r->file);
         fprintf(f, ", \"op\": \"%s\", \"attr\": \"%s\", \"dtype\": \"%s\", \"length\": %u, \"status\": \"%s\", \"cases\": %u, "
                 "\"passed\": %u, \"failed\": %u, \"worst\": %.17g, \"p50\": %.17g, \"p90\": %.17g, \"p99\": %.17g, "
                 "\"histogram\": [",
@@ -159,7 +147,7 @@ static bool write_json(const char *path, const char *spec, const conf_backend *b
                 r->failed, r->worst, r->p50, r->p90, r->p99);
         for (int k = 0; k < CONF_HIST_BINS; k++) fprintf(f, "%s%u", k ? ", " : "", r->hist.bins[k]);
         fprintf(f, "], \"reason\": ");
-        json_str(f, r->errored ? r->error : r->failure);
+        plumb_json_str_fput(f, r->errored ? r->error : r->failure);
         fputc('}', f);
     }
     /* Per op x element type (x attribute) over all its checked files (the

@@ -114,21 +114,6 @@ static void print_text(plumb_buf *out, const ops_cells *c)
     }
 }
 
-static void json_string(plumb_buf *out, const char *s)
-{
-    plumb_buf_append(out, "\"", 1);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            plumb_buf_printf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            plumb_buf_printf(out, "\\u%04x", ch);
-        else
-            plumb_buf_append(out, (const char *)&ch, 1);
-    }
-    plumb_buf_append(out, "\"", 1);
-}
-
 static void json_count(plumb_buf *out, int n)
 {
     if (n == PLUMB_VAR)
@@ -144,13 +129,13 @@ static void print_json(plumb_buf *out)
     for (int r = 0; r < PLUMB_OP_COUNT; r++) {
         const plumb_op_info *op = &plumb_op_table[r];
         plumb_buf_puts(out, "  {\"name\": ");
-        json_string(out, op->name);
+        plumb_json_str_append(out, op->name);
         plumb_buf_puts(out, ", \"operands\": ");
         json_count(out, op->arity);
         plumb_buf_puts(out, ", \"results\": ");
         json_count(out, op->results);
         plumb_buf_puts(out, ", \"kind\": ");
-        json_string(out, plumb_kind_name(op->kind));
+        plumb_json_str_append(out, plumb_kind_name(op->kind));
         plumb_buf_puts(out, ", \"types\": [");
         bool first = true;
         for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
@@ -158,11 +143,11 @@ static void print_json(plumb_buf *out)
                 continue;
             if (!first)
                 plumb_buf_puts(out, ", ");
-            json_string(out, plumb_dtype_name((plumb_dtype)t));
+            plumb_json_str_append(out, plumb_dtype_name((plumb_dtype)t));
             first = false;
         }
         plumb_buf_puts(out, "], \"agreement\": ");
-        json_string(out, plumb_agree_name(op->agree));
+        plumb_json_str_append(out, plumb_agree_name(op->agree));
         if (op->agree == PLUMB_AGREE_ULP)
             plumb_buf_printf(out, ", \"ulp\": %u, \"ulp_half\": %u}", op->ulp, op->ulp_half);
         else

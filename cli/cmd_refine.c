@@ -203,28 +203,11 @@ static int apply_value(const char *cmd, const ir_func *f, const char *spec, plum
     return CLI_EXIT_OK;
 }
 
-static void json_str(plumb_buf *b, const char *s)
-{
-    plumb_buf_puts(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            plumb_buf_printf(b, "\\%c", c);
-        else if (c == '\n')
-            plumb_buf_puts(b, "\\n");
-        else if (c < 0x20)
-            plumb_buf_printf(b, "\\u%04x", c);
-        else
-            plumb_buf_append(b, (const char *)&c, 1);
-    }
-    plumb_buf_puts(b, "\"");
-}
-
 static void json_type(plumb_buf *b, const ir_type *t)
 {
     char s[400];
     type_text(s, sizeof s, t);
-    json_str(b, s);
+    plumb_json_str_append(b, s);
 }
 
 int cmd_refine(int argc, char **argv)
@@ -359,12 +342,12 @@ int cmd_refine(int argc, char **argv)
         plumb_buf_init(&mt);
         ir_print(&mt, r);
         plumb_buf_puts(&b, "{\"entry\": ");
-        json_str(&b, entry);
+        plumb_json_str_append(&b, entry);
         plumb_buf_puts(&b, ", \"parameters\": [");
         for (uint32_t i = 0; g && i < g->body.n_args; i++) {
             plumb_buf_printf(&b, "%s{\"index\": %u, \"name\": ", i ? ", " : "", i);
             if (g->body.args[i]->name)
-                json_str(&b, g->body.args[i]->name);
+                plumb_json_str_append(&b, g->body.args[i]->name);
             else
                 plumb_buf_puts(&b, "null");
             plumb_buf_puts(&b, ", \"type\": ");
@@ -377,7 +360,7 @@ int cmd_refine(int argc, char **argv)
             json_type(&b, &g->result_types[i]);
         }
         plumb_buf_puts(&b, "], \"module\": ");
-        json_str(&b, mt.data ? mt.data : "");
+        plumb_json_str_append(&b, mt.data ? mt.data : "");
         plumb_buf_puts(&b, "}\n");
         if (mt.failed)
             b.failed = true;

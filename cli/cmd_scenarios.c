@@ -398,21 +398,6 @@ static const char *status_name(scen_status st)
     return st == ST_PASS ? "PASS" : st == ST_GAP ? "KNOWN GAP" : "FAIL";
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void json_seq(const char *key, const seq_result *r, uint32_t expected, bool with_expl)
 {
     printf("\"%s\": {\"files\": %u, \"steps\": %u, \"compiles\": %llu, \"expected_compiles\": %u, "
@@ -428,7 +413,7 @@ static void json_seq(const char *key, const seq_result *r, uint32_t expected, bo
     }
     printf(", \"error\": ");
     if (r->error)
-        json_str(r->error);
+        plumb_json_str_fput(stdout, r->error);
     else
         printf("null");
     printf("}");
@@ -442,20 +427,20 @@ static void print_list(bool json)
         const scenario *s = &scenarios[i];
         if (json) {
             printf("%s{\"name\": ", i ? ", " : "");
-            json_str(s->name);
+            plumb_json_str_fput(stdout, s->name);
             printf(", \"title\": ");
-            json_str(s->title);
+            plumb_json_str_fput(stdout, s->title);
             printf(", \"steps\": %u, \"leak_compiles\": %u, \"fix_compiles\": 1, \"cause\": ", s->steps,
                    s->leak_compiles);
-            json_str(s->cause_class);
+            plumb_json_str_fput(stdout, s->cause_class);
             printf(", \"known_gap\": %s, \"policy\": ", s->gap ? "true" : "false");
             if (s->policy)
-                json_str(s->policy);
+                plumb_json_str_fput(stdout, s->policy);
             else
                 printf("null");
             printf(", \"policy_compiles\": %u, \"builder_policy\": ", s->policy_compiles);
             if (s->builder)
-                json_str(s->builder);
+                plumb_json_str_fput(stdout, s->builder);
             else
                 printf("null");
             printf("}");
@@ -578,14 +563,14 @@ int cmd_scenarios(int argc, char **argv)
             failed++;
         if (json) {
             printf("%s{\"name\": ", first ? "" : ", ");
-            json_str(s->name);
+            plumb_json_str_fput(stdout, s->name);
             printf(", \"status\": \"%s\", ", st == ST_PASS ? "pass" : st == ST_GAP ? "known_gap" : "fail");
             json_seq("leak", &leak, s->leak_compiles, true);
             printf(", ");
             json_seq("fix", &fix, 1, false);
             printf(", \"policy\": ");
             if (s->policy) {
-                json_str(s->policy);
+                plumb_json_str_fput(stdout, s->policy);
                 printf(", ");
                 json_seq("leak_policy", &pol, s->policy_compiles, false);
             } else {
@@ -593,21 +578,21 @@ int cmd_scenarios(int argc, char **argv)
             }
             printf(", \"builder_policy\": ");
             if (s->builder)
-                json_str(s->builder);
+                plumb_json_str_fput(stdout, s->builder);
             else
                 printf("null");
             printf(", \"expected_cause\": {\"class\": ");
-            json_str(s->cause_class);
+            plumb_json_str_fput(stdout, s->cause_class);
             printf(", \"op\": ");
             if (s->cause_op)
-                json_str(s->cause_op);
+                plumb_json_str_fput(stdout, s->cause_op);
             else
                 printf("null");
             printf(", \"what\": ");
-            json_str(s->cause_what);
+            plumb_json_str_fput(stdout, s->cause_what);
             printf("}, \"cause_named\": %s, \"gap\": ", cause_ok ? "true" : "false");
             if (s->gap)
-                json_str(s->gap);
+                plumb_json_str_fput(stdout, s->gap);
             else
                 printf("null");
             printf("}");

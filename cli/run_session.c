@@ -447,21 +447,6 @@ static int print_results(const cli_session_opts *o, plumb_tensor **outs, uint32_
     return CLI_EXIT_OK;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void print_stats_line(FILE *f, bool json, const char *module, const char *name, const plumb_runtime_stats *st)
 {
     if (json) {
@@ -469,11 +454,11 @@ static void print_stats_line(FILE *f, bool json, const char *module, const char 
         if (name) {
             fputs("{\"module\": ", f);
             if (module)
-                json_string(f, module);
+                plumb_json_str_fput(f, module);
             else
                 fputs("null", f);
             fputs(", \"entry\": ", f);
-            json_string(f, name);
+            plumb_json_str_fput(f, name);
             fputs(", ", f);
         } else {
             fputs("{\"entry\": null, ", f);

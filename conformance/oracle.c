@@ -310,22 +310,6 @@ static cmp_out compare_result(cmp_ctx *cx, uint32_t k, const ir_value *v, uint8_
     return r;
 }
 
-/* s as a JSON string. */
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 /* A fraction of the bound as JSON: a number, or null when infinite (an exact
  * op not bit-exact, a NaN where a number was due). */
 static void json_fraction(FILE *out, double f)
@@ -395,10 +379,10 @@ int conf_oracle_compare(const conf_oracle_out *o, const char *cmd, const ir_modu
                     !r.bounded ? "composite" : r.fraction <= 1 ? "pass" : "fail");
             json_fraction(cx.out, r.fraction);
             fputs(",\"text\":", cx.out);
-            json_str(cx.out, cx.line);
+            plumb_json_str_fput(cx.out, cx.line);
             if (cx.detail[0]) {
                 fputs(",\"element\":", cx.out);
-                json_str(cx.out, cx.detail);
+                plumb_json_str_fput(cx.out, cx.detail);
             }
             fputs("}\n", cx.out);
         }
@@ -665,18 +649,18 @@ bool conf_oracle_localize(const conf_oracle_out *o, const ir_module *m, const ir
         }
         if (o->json) {
             fprintf(out, "{\"op\":%u,\"name\":", k);
-            json_str(out, plumb_op_name(op->code));
+            plumb_json_str_fput(out, plumb_op_name(op->code));
             char pos[300], loc[700];
             op_where(m, orig[k], pos, sizeof pos, loc, sizeof loc);
             fputs(",\"at\":", out);
-            json_str(out, pos);
+            plumb_json_str_fput(out, pos);
             fputs(",\"loc\":", out);
-            json_str(out, loc);
+            plumb_json_str_fput(out, loc);
             fprintf(out, ",\"dtype\":\"%s\",\"verdict\":\"%s\",\"fraction\":", plumb_dtype_name(t), verdict);
             json_fraction(out, used);
             if (why[0]) {
                 fputs(",\"reason\":", out);
-                json_str(out, why);
+                plumb_json_str_fput(out, why);
             }
             fputs("}\n", out);
         } else if (why[0])

@@ -284,20 +284,6 @@ bool conf_run_budget_hist(const conf_run *run, plumb_opcode op, plumb_dtype t, c
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_str(plumb_buf *b, const char *s)
-{
-    plumb_buf_puts(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            plumb_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            plumb_buf_printf(b, "\\u%04x", *p);
-        else
-            plumb_buf_append(b, (const char *)p, 1);
-    }
-    plumb_buf_puts(b, "\"");
-}
-
 static void json_num(plumb_buf *b, double v)
 {
     if (!isfinite(v))
@@ -380,19 +366,19 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     const conf_run_options *o = &run->opts;
     plumb_buf_printf(b, "{\n  \"format\": \"%s\", \"format_version\": %d,\n  \"plumb_version\": ", REPORT_FORMAT,
                      REPORT_FORMAT_VERSION);
-    json_str(b, PLUMB_VERSION_STRING);
+    plumb_json_str_append(b, PLUMB_VERSION_STRING);
     plumb_buf_puts(b, ",\n  \"certificate\": {\n    \"backend\": ");
-    json_str(b, bk->name);
+    plumb_json_str_append(b, bk->name);
     plumb_buf_puts(b, ", \"version\": ");
-    json_str(b, bk->version);
+    plumb_json_str_append(b, bk->version);
     plumb_buf_puts(b, ", \"location\": ");
-    json_str(b, bk->where);
+    plumb_json_str_append(b, bk->where);
     plumb_buf_printf(b, ",\n    \"certified\": %s, \"gate_ok\": %s, \"verdict\": ", conf_run_certified(run) ? "true" : "false",
                      run->ok ? "true" : "false");
     plumb_buf v;
     plumb_buf_init(&v);
     conf_report_verdict(&v, run);
-    json_str(b, v.data ? v.data : "");
+    plumb_json_str_append(b, v.data ? v.data : "");
     plumb_buf_free(&v);
     plumb_buf_printf(b, ",\n    \"suite\": \"%s\", \"seed\": %llu, \"shard_index\": %u, \"shard_count\": %u,\n",
                      suite_name(o->suite), (unsigned long long)o->seed, o->shard_index, o->shard_count);
@@ -404,7 +390,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
             if (!o->ops_given[i])
                 continue;
             plumb_buf_puts(b, first ? "" : ", ");
-            json_str(b, plumb_op_name((plumb_opcode)i));
+            plumb_json_str_append(b, plumb_op_name((plumb_opcode)i));
             first = false;
         }
         plumb_buf_puts(b, "]");
@@ -424,7 +410,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         plumb_buf_puts(b, "[");
         for (uint32_t i = 0; i < o->n_case_ids; i++) {
             plumb_buf_puts(b, i ? ", " : "");
-            json_str(b, o->case_ids[i]);
+            plumb_json_str_append(b, o->case_ids[i]);
         }
         plumb_buf_puts(b, "]");
     } else {
@@ -432,7 +418,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     }
     plumb_buf_puts(b, ", \"contract\": ");
     if (o->contract_file)
-        json_str(b, o->contract_file);
+        plumb_json_str_append(b, o->contract_file);
     else
         plumb_buf_puts(b, "null");
     plumb_buf_printf(b, ", \"cache_suite\": %s, \"complete\": %s},\n", o->cache_suite ? "true" : "false",
@@ -454,7 +440,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         if (!c->claims[i])
             continue;
         plumb_buf_printf(b, "%s\n        ", first ? "" : ",");
-        json_str(b, plumb_op_name((plumb_opcode)i));
+        plumb_json_str_append(b, plumb_op_name((plumb_opcode)i));
         plumb_buf_puts(b, ": ");
         json_types(b, c->claims[i]);
         first = false;
@@ -471,7 +457,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
         const conf_op_summary *s = &run->ops[i];
         plumb_buf_printf(b, "%s\n    {\"op\": ", first ? "" : ",");
         first = false;
-        json_str(b, plumb_op_name((plumb_opcode)i));
+        plumb_json_str_append(b, plumb_op_name((plumb_opcode)i));
         plumb_buf_puts(b, ", \"claimed\": ");
         json_types(b, s->claimed);
         plumb_buf_printf(b, ", \"supported\": %s, \"expected\": %u, \"generated\": %u, \"cases\": %u, \"passed\": %u, "
@@ -481,9 +467,9 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
                          s->skipped, s->skipped_poly, s->manifest_ok ? "true" : "false");
         json_num(b, s->worst_budget);
         plumb_buf_puts(b, ", \"worst_case\": ");
-        json_str(b, s->worst_case);
+        plumb_json_str_append(b, s->worst_case);
         plumb_buf_puts(b, ", \"note\": ");
-        json_str(b, s->note);
+        plumb_json_str_append(b, s->note);
         budget_hists_json(b, run, (plumb_opcode)i);
         plumb_buf_puts(b, "}");
     }
@@ -493,7 +479,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     for (uint32_t i = 0; i < run->n_cases; i++) {
         const conf_case_result *r = &run->cases[i];
         plumb_buf_puts(b, i ? ",\n    [" : "\n    [");
-        json_str(b, r->id);
+        plumb_json_str_append(b, r->id);
         plumb_buf_printf(b, ", \"%s\", ", r->flaky ? "flaky" : conf_status_name(r->status));
         json_num(b, r->budget_used);
         plumb_buf_puts(b, ", ");
@@ -508,27 +494,27 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
             continue;
         plumb_buf_printf(b, "%s\n    {\"id\": ", first ? "" : ",");
         first = false;
-        json_str(b, r->id);
+        plumb_json_str_append(b, r->id);
         plumb_buf_puts(b, ", \"op\": ");
-        json_str(b, plumb_op_name(r->op));
+        plumb_json_str_append(b, plumb_op_name(r->op));
         plumb_buf_printf(b, ", \"dtype\": \"%s\", \"status\": \"%s\", \"excused\": %s, \"attempts\": %u, \"budget_used\": ",
                          plumb_dtype_name(r->dtype), r->flaky ? "flaky" : conf_status_name(r->status),
                          r->excused ? "true" : "false", r->attempts ? r->attempts : 1);
         json_num(b, r->budget_used);
         plumb_buf_puts(b, ", \"reason\": ");
-        json_str(b, r->reason);
+        plumb_json_str_append(b, r->reason);
         plumb_buf_puts(b, ", \"reproducer\": ");
-        json_str(b, r->repro);
+        plumb_json_str_append(b, r->repro);
         plumb_buf_puts(b, "}");
     }
     plumb_buf_puts(b, "\n  ],\n  \"baseline\": ");
     if (run->baseline) {
         plumb_buf_puts(b, "{\"file\": ");
-        json_str(b, run->baseline->path);
+        plumb_json_str_append(b, run->baseline->path);
         plumb_buf_printf(b, ", \"entries\": %u, \"excused\": %u, \"fixed\": [", run->baseline->n, run->n_excused);
         for (uint32_t i = 0; i < run->n_fixed; i++) {
             plumb_buf_puts(b, i ? ", " : "");
-            json_str(b, run->fixed[i]);
+            plumb_json_str_append(b, run->fixed[i]);
         }
         plumb_buf_puts(b, "]}");
     } else {
@@ -538,14 +524,14 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     for (uint32_t i = 0; i < run->n_cache; i++) {
         const conf_cache_scenario *s = &run->cache[i];
         plumb_buf_printf(b, "%s\n    {\"scenario\": ", i ? "," : "");
-        json_str(b, s->name);
+        plumb_json_str_append(b, s->name);
         plumb_buf_printf(b, ", \"compiles\": %llu, \"min_compiles\": %llu, \"max_compiles\": %llu, \"runs\": %u, "
                          "\"distinct_shapes\": %u, \"pass\": %s, \"note\": ",
                          (unsigned long long)s->compiles, (unsigned long long)s->expected_min,
                          (unsigned long long)s->expected_max, s->runs, s->distinct, s->pass ? "true" : "false");
-        json_str(b, s->note);
+        plumb_json_str_append(b, s->note);
         plumb_buf_puts(b, ", \"reason\": ");
-        json_str(b, s->pass ? "" : s->reason);
+        plumb_json_str_append(b, s->pass ? "" : s->reason);
         /* The backend's reasons (ABI 1.2 explain), one string per build
          * (the first ones, as many as fit: builds_explained counts them
          * all); null when the backend has no explain. */
@@ -562,7 +548,7 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
                 memcpy(line, l, n);
                 line[n] = 0;
                 plumb_buf_puts(b, k ? ", " : "");
-                json_str(b, line);
+                plumb_json_str_append(b, line);
                 l += n + (e ? 1 : 0);
             }
             plumb_buf_puts(b, "]");
@@ -572,9 +558,9 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     plumb_buf_puts(b, "\n  ],\n  \"cache_not_run\": [");
     for (uint32_t i = 0; i < run->n_cache_not_run; i++) {
         plumb_buf_printf(b, "%s\n    {\"scenario\": ", i ? "," : "");
-        json_str(b, run->cache_not_run[i].name);
+        plumb_json_str_append(b, run->cache_not_run[i].name);
         plumb_buf_puts(b, ", \"reason\": ");
-        json_str(b, run->cache_not_run[i].reason);
+        plumb_json_str_append(b, run->cache_not_run[i].reason);
         plumb_buf_puts(b, "}");
     }
     plumb_buf_puts(b, "\n  ],");
@@ -1025,9 +1011,9 @@ static void missing_json(void *arg, plumb_opcode op, plumb_dtype t, const char *
     plumb_buf *b = arg;
     plumb_buf_puts(b, b->len && b->data[b->len - 1] == '[' ? "" : ", ");
     plumb_buf_puts(b, "[");
-    json_str(b, plumb_op_name(op));
+    plumb_json_str_append(b, plumb_op_name(op));
     plumb_buf_printf(b, ", \"%s\", ", plumb_dtype_name(t));
-    json_str(b, form);
+    plumb_json_str_append(b, form);
     plumb_buf_puts(b, "]");
 }
 
@@ -1039,15 +1025,15 @@ static void coverage_json(plumb_buf *b, const conf_run *run)
                       "\"cases\", \"passed\"],\n    \"cells\": [");
     for (uint32_t i = 0; i < n; i++) {
         plumb_buf_puts(b, i ? ",\n      [" : "\n      [");
-        json_str(b, plumb_op_name(v[i].op));
+        plumb_json_str_append(b, plumb_op_name(v[i].op));
         plumb_buf_puts(b, ", ");
-        json_str(b, v[i].dtype);
+        plumb_json_str_append(b, v[i].dtype);
         plumb_buf_puts(b, ", ");
-        json_str(b, v[i].value);
+        plumb_json_str_append(b, v[i].value);
         plumb_buf_puts(b, ", ");
-        json_str(b, v[i].shape);
+        plumb_json_str_append(b, v[i].shape);
         plumb_buf_puts(b, ", ");
-        json_str(b, v[i].form);
+        plumb_json_str_append(b, v[i].form);
         plumb_buf_printf(b, ", %u, %u]", v[i].cases, v[i].passed);
     }
     plumb_buf_puts(b, "],\n    \"forms_missing\": [");

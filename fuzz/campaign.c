@@ -649,25 +649,10 @@ void fz_result_free(fz_result *res)
     memset(res, 0, sizeof *res);
 }
 
-static void json_str(plumb_buf *b, const char *s)
-{
-    plumb_buf_puts(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            plumb_buf_printf(b, "\\%c", c);
-        else if (c < 0x20)
-            plumb_buf_printf(b, "\\u%04x", c);
-        else
-            plumb_buf_append(b, (const char *)&c, 1);
-    }
-    plumb_buf_puts(b, "\"");
-}
-
 void fz_report_json(plumb_buf *b, const fz_options *o, const fz_result *res)
 {
     plumb_buf_puts(b, "{\n  \"format\": \"plumb-fuzz-1\",\n  \"backend\": ");
-    json_str(b, o->backend);
+    plumb_json_str_append(b, o->backend);
     plumb_buf_printf(b, ",\n  \"seed\": %llu,\n  \"first\": %llu,\n  \"shard\": [%u, %u],\n  \"mutators\": [",
                      (unsigned long long)o->seed, (unsigned long long)o->first, o->shard_index,
                      o->shard_count ? o->shard_count : 1);
@@ -705,20 +690,20 @@ void fz_report_json(plumb_buf *b, const fz_options *o, const fz_result *res)
         const fz_finding *f = &res->findings[i];
         plumb_buf_puts(b, i ? ",\n    {" : "\n    {");
         plumb_buf_puts(b, "\"signature\": ");
-        json_str(b, f->signature);
+        plumb_json_str_append(b, f->signature);
         plumb_buf_puts(b, ", \"oracle\": ");
-        json_str(b, f->oracle);
+        plumb_json_str_append(b, f->oracle);
         plumb_buf_puts(b, ", \"op\": ");
-        json_str(b, f->op);
+        plumb_json_str_append(b, f->op);
         plumb_buf_puts(b, ", \"dtype\": ");
-        json_str(b, f->dtype);
+        plumb_json_str_append(b, f->dtype);
         plumb_buf_puts(b, ", \"mutator\": ");
-        json_str(b, f->mutator);
+        plumb_json_str_append(b, f->mutator);
         plumb_buf_printf(b, ", \"program\": %llu, \"program_seed\": %llu, \"hits\": %u, \"detail\": ",
                          (unsigned long long)f->program, (unsigned long long)f->seed, f->hits);
-        json_str(b, f->detail);
+        plumb_json_str_append(b, f->detail);
         plumb_buf_puts(b, ", \"dir\": ");
-        json_str(b, f->dir);
+        plumb_json_str_append(b, f->dir);
         plumb_buf_puts(b, "}");
     }
     plumb_buf_puts(b, res->n_findings ? "\n  ]\n}\n" : "]\n}\n");

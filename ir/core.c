@@ -636,3 +636,92 @@ out_free:
     plumb_free(p, n + 1);
     return ok;
 }
+
+/* ---- JSON strings -------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence starting at p (RFC 3629, table 3-7 of
+ * the Unicode standard's well-formed byte sequences), or 0 when the byte at p
+ * does not start one. p is NUL-terminated, so a truncated sequence stops at
+ * the NUL, which is no continuation byte. */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t n;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0;          /* overlong below U+0800 */
+        else if (c == 0xED)
+            hi = 0x9F;          /* surrogates U+D800..U+DFFF */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90;          /* overlong below U+10000 */
+        else if (c == 0xF4)
+            hi = 0x8F;          /* above U+10FFFF */
+    } else {
+        return 0;               /* continuation byte, C0/C1 overlong lead, F5..FF */
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* The one JSON string encoder: emit(ctx, bytes, n) receives the output. */
+static void json_str_emit(const char *s, void (*emit)(void *, const char *, size_t), void *ctx)
+{
+    emit(ctx, "\"", 1);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        unsigned char c = *p;
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            emit(ctx, esc, 2);
+            p++;
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            emit(ctx, esc, 6);
+            p++;
+        } else {
+            size_t n = utf8_seq_len(p);
+            if (n == 0) {
+                emit(ctx, "\\ufffd", 6);
+                p++;
+            } else {
+                emit(ctx, (const char *)p, n);
+                p += n;
+            }
+        }
+    }
+    emit(ctx, "\"", 1);
+}
+
+static void emit_buf(void *ctx, const char *s, size_t n)
+{
+    plumb_buf_append(ctx, s, n);
+}
+
+static void emit_file(void *ctx, const char *s, size_t n)
+{
+    fwrite(s, 1, n, ctx);
+}
+
+void plumb_json_str_append(plumb_buf *b, const char *s)
+{
+    json_str_emit(s, emit_buf, b);
+}
+
+void plumb_json_str_fput(FILE *f, const char *s)
+{
+    json_str_emit(s, emit_file, f);
+}

@@ -312,22 +312,6 @@ static const char *op_name(uint32_t code)
     return code < PLUMB_OP_COUNT ? plumb_op_name((plumb_opcode)code) : "func.func";
 }
 
-/* JSON string body with escapes. */
-static void json_str(plumb_buf *b, const char *s)
-{
-    plumb_buf_puts(b, "\"");
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            plumb_buf_printf(b, "\\%c", ch);
-        else if (ch < 0x20)
-            plumb_buf_printf(b, "\\u%04x", ch);
-        else
-            plumb_buf_append(b, (const char *)&ch, 1);
-    }
-    plumb_buf_puts(b, "\"");
-}
-
 /* ---- structural alignment ------------------------------------------------------- */
 
 #define NONE UINT32_MAX
@@ -1071,37 +1055,37 @@ static void diff_json(plumb_buf *b, const rt_diff *df, const rt_canon *old, cons
     const rt_canon *in = df->at_old ? old : now;
     plumb_buf_printf(b, "\"class\": \"%s\", \"node\": %u", rt_diff_class_name(df->cls), df->node);
     plumb_buf_puts(b, ", \"op\": ");
-    json_str(b, df->at ? op_name(df->at->code) : "");
+    plumb_json_str_append(b, df->at ? op_name(df->at->code) : "");
     if (df->operand != NONE)
         plumb_buf_printf(b, ", \"operand\": %u", df->operand);
     if (df->param != NONE)
         plumb_buf_printf(b, ", \"parameter\": %u", df->param);
     if (df->name[0]) {
         plumb_buf_puts(b, ", \"name\": ");
-        json_str(b, df->name);
+        plumb_json_str_append(b, df->name);
     }
     if (df->at_old)
         plumb_buf_puts(b, ", \"in\": \"cached\"");
     plumb_buf_puts(b, ", \"field\": ");
-    json_str(b, df->field);
+    plumb_json_str_append(b, df->field);
     plumb_buf_puts(b, ", \"what\": ");
-    json_str(b, df->what);
+    plumb_json_str_append(b, df->what);
     if (df->old_s[0]) {
         plumb_buf_puts(b, ", \"old\": ");
-        json_str(b, df->old_s);
+        plumb_json_str_append(b, df->old_s);
         plumb_buf_puts(b, ", \"new\": ");
-        json_str(b, df->new_s);
+        plumb_json_str_append(b, df->new_s);
     }
     plumb_buf_puts(b, ", \"hint\": ");
-    json_str(b, df->hint[0] ? df->hint : hint(df->cls));
+    plumb_json_str_append(b, df->hint[0] ? df->hint : hint(df->cls));
     if (df->at && df->at->loc.line) {
         plumb_buf_puts(b, ", \"file\": ");
-        json_str(b, in->file ? in->file : "");
+        plumb_json_str_append(b, in->file ? in->file : "");
         plumb_buf_printf(b, ", \"line\": %u, \"col\": %u", df->at->loc.line, df->at->loc.col);
     }
     if (df->at && df->at->origin && df->param == NONE) {
         plumb_buf_puts(b, ", \"from\": ");
-        json_str(b, in->origins + df->at->origin - 1);
+        plumb_json_str_append(b, in->origins + df->at->origin - 1);
     }
 }
 
@@ -1418,7 +1402,7 @@ rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *e
      * every difference and the count per cause. */
     plumb_buf_init(&b);
     plumb_buf_puts(&b, "{\"entry\": ");
-    json_str(&b, entry);
+    plumb_json_str_append(&b, entry);
     plumb_buf_printf(&b, ", \"program\": %u, \"nearest_program\": %u, ", program, nearest);
     diff_json(&b, &diffs[0], old, now);
     plumb_buf_puts(&b, ", \"differences\": [");

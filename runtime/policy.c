@@ -82,21 +82,6 @@ void rt_policy_note_add(rt_policy_note *n, uint32_t lifted, const char *what)
         snprintf(n->what, sizeof n->what, "%s", what);
 }
 
-static void json_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void rt_policy_note_print(FILE *f, bool json, const char *module, const char *entry, const rt_policy_note *n)
 {
     if (!n->lifted)
@@ -104,13 +89,13 @@ void rt_policy_note_print(FILE *f, bool json, const char *module, const char *en
     if (json) {
         fputs("{\"policy\": {\"module\": ", f);
         if (module)
-            json_text(f, module);
+            plumb_json_str_fput(f, module);
         else
             fputs("null", f);
         fputs(", \"entry\": ", f);
-        json_text(f, entry);
+        plumb_json_str_fput(f, entry);
         fprintf(f, ", \"lifted\": %u, \"first\": ", n->lifted);
-        json_text(f, n->what);
+        plumb_json_str_fput(f, n->what);
         fprintf(f, ", \"bindings\": %llu}}\n", (unsigned long long)n->bindings);
     } else {
         fprintf(f, "plumb: policy %s%s@%s: %u constant%s lifted by policy (%s); %llu distinct value%s bound\n",

@@ -402,29 +402,14 @@ static bool add_program(rt_entry *e, rt_cached *c)
     return true;
 }
 
-static void json_str_out(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void log_json_reject(FILE *f, const char *path, const char *entry, const char *why)
 {
     fputs("{\"disk_reject\": {\"path\": ", f);
-    json_str_out(f, path);
+    plumb_json_str_fput(f, path);
     fputs(", \"entry\": ", f);
-    json_str_out(f, entry);
+    plumb_json_str_fput(f, entry);
     fputs(", \"reason\": ", f);
-    json_str_out(f, why);
+    plumb_json_str_fput(f, why);
     fputs("}}\n", f);
 }
 
@@ -595,7 +580,7 @@ static plumb_executable *compile_entry(plumb_runtime *rt, const ir_module *m, co
             if (rt->log) {   /* the whole text: the error below holds what fits in one diagnostic */
                 if (rt->log_json) {
                     fputs("{\"contract_violation\": ", rt->log);
-                    json_str_out(rt->log, why);
+                    plumb_json_str_fput(rt->log, why);
                     fputs("}\n", rt->log);
                 } else {
                     fprintf(rt->log, "plumb: %s\n", why);

@@ -33,21 +33,6 @@ static bool top_field(const char *json, const char *key, char *out, size_t cap)
     return true;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 void rt_summary_note(rt_summary *s, const char *json, uint64_t runs, FILE *log, bool log_json, const char *module,
                      const char *entry)
 {
@@ -86,11 +71,11 @@ void rt_summary_note(rt_summary *s, const char *json, uint64_t runs, FILE *log, 
     if (log_json) {
         fprintf(log, "{\"too_frequent\": {\"module\": ");
         if (module)
-            json_str(log, module);
+            plumb_json_str_fput(log, module);
         else
             fputs("null", log);
         fputs(", \"entry\": ", log);
-        json_str(log, entry);
+        plumb_json_str_fput(log, entry);
         fprintf(log, ", \"recompiles\": %d, \"runs\": %d}}\n", RT_FREQUENT_COMPILES, RT_FREQUENT_RUNS);
     } else {
         fprintf(log, "plumb: warning: %s%s@%s: %d recompiles in its last %d runs (a recompile storm: see the causes)\n",
@@ -113,11 +98,11 @@ void rt_summary_print(FILE *log, bool log_json, const char *module, const char *
     if (log_json) {
         fputs("{\"summary\": {\"module\": ", log);
         if (module)
-            json_str(log, module);
+            plumb_json_str_fput(log, module);
         else
             fputs("null", log);
         fputs(", \"entry\": ", log);
-        json_str(log, entry);
+        plumb_json_str_fput(log, entry);
         fprintf(log, ", \"programs\": %u, \"compiles\": %llu, \"recompiles\": %llu, \"disk_hits\": %llu, \"runs\": %llu, "
                      "\"causes\": [",
                 st->programs, (unsigned long long)st->compiles, (unsigned long long)st->recompiles,
@@ -125,11 +110,11 @@ void rt_summary_print(FILE *log, bool log_json, const char *module, const char *
         for (uint32_t i = 0; i < s->n; i++) {
             const rt_cause *c = &s->c[ord[i]];
             fprintf(log, "%s{\"count\": %u, \"class\": ", i ? ", " : "", c->count);
-            json_str(log, c->cls);
+            plumb_json_str_fput(log, c->cls);
             fprintf(log, ", \"node\": %ld, \"name\": ", c->node);
-            json_str(log, c->name);
+            plumb_json_str_fput(log, c->name);
             fputs(", \"from\": ", log);
-            json_str(log, c->from);
+            plumb_json_str_fput(log, c->from);
             fputc('}', log);
         }
         fprintf(log, "], \"other\": %u}}\n", s->other);

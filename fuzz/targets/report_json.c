@@ -24,27 +24,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-static void put_string(plumb_buf *b, const char *s)
-{
-    plumb_buf_puts(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            plumb_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            plumb_buf_printf(b, "\\u%04x", *p);
-        else
-            plumb_buf_append(b, (const char *)p, 1);
-    }
-    plumb_buf_puts(b, "\"");
-}
-
 static void write_json(plumb_buf *b, const conf_json *v)
 {
     switch (v->type) {
     case CONF_JSON_NULL: plumb_buf_puts(b, "null"); break;
     case CONF_JSON_BOOL: plumb_buf_puts(b, v->boolean ? "true" : "false"); break;
     case CONF_JSON_NUMBER: plumb_buf_puts(b, v->raw ? v->raw : "0"); break;
-    case CONF_JSON_STRING: put_string(b, v->string); break;
+    case CONF_JSON_STRING: plumb_json_str_append(b, v->string); break;
     case CONF_JSON_ARRAY:
     case CONF_JSON_OBJECT:
         plumb_buf_puts(b, v->type == CONF_JSON_ARRAY ? "[" : "{");
@@ -52,7 +38,7 @@ static void write_json(plumb_buf *b, const conf_json *v)
             if (i)
                 plumb_buf_puts(b, ",");
             if (v->type == CONF_JSON_OBJECT) {
-                put_string(b, v->keys[i]);
+                plumb_json_str_append(b, v->keys[i]);
                 plumb_buf_puts(b, ":");
             }
             write_json(b, &v->items[i]);

@@ -105,6 +105,17 @@ void plumb_buf_printf(plumb_buf *b, const char *fmt, ...)
 /* Detaches the string (caller frees with plumb_free(p, len + 1)). */
 char *plumb_buf_take(plumb_buf *b, size_t *len);
 
+/* ---- JSON strings ------------------------------------------------------------ */
+/* s as a JSON string literal, quotes included: '"' and '\\' escaped, control
+ * bytes (below 0x20, and 0x7f) as \u00XX, valid UTF-8 copied as is, and each
+ * byte that does not start a valid UTF-8 sequence (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF) as \ufffd, so that any
+ * byte string -- a file name, a diagnostic quoting user input -- gives valid
+ * JSON. NULL is written as "". Every JSON writer of plumb goes through these
+ * two. */
+void plumb_json_str_append(plumb_buf *b, const char *s);
+void plumb_json_str_fput(FILE *f, const char *s);
+
 /* Reads a whole file; NULL with d set on error. Free with plumb_free(p, *len+1).
  * The result is NUL-terminated. max_bytes == 0 means no limit. */
 char *plumb_read_file(const char *path, size_t max_bytes, size_t *len, plumb_diag *d);
