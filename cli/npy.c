@@ -40,6 +40,7 @@ static bool npy_dtype(const char *descr, plumb_dtype *dt, bool *swap)
         {"b1", PLUMB_I1}, {"i1", PLUMB_I8}, {"i2", PLUMB_I16}, {"i4", PLUMB_I32}, {"i8", PLUMB_I64},
         {"u1", PLUMB_UI8}, {"u2", PLUMB_UI16}, {"u4", PLUMB_UI32}, {"u8", PLUMB_UI64},
         {"f2", PLUMB_F16}, {"f4", PLUMB_F32}, {"f8", PLUMB_F64},
+        {"c8", PLUMB_C64}, {"c16", PLUMB_C128},
     };
     char order = descr[0];
     if (order != '<' && order != '>' && order != '|' && order != '=')
@@ -140,7 +141,7 @@ plumb_tensor *cli_npy_load_mem(const unsigned char *buf, size_t len, const char 
     bool swap;
     if (!npy_dtype(descr, &dt, &swap)) {
         npy_err(d, PLUMB_ERR_UNSUPPORTED, name, "unsupported dtype '%s' (plumb reads b1, i1, i2, i4, i8, u1, u2, "
-                "u4, u8, f2, f4 and f8)", descr);
+                "u4, u8, f2, f4, f8, c8 and c16)", descr);
         goto out;
     }
     v = npy_key(h, "fortran_order");
@@ -210,7 +211,8 @@ plumb_tensor *cli_npy_load_mem(const unsigned char *buf, size_t len, const char 
         goto out;
     }
     const unsigned char *src = buf + hstart + hlen;
-    size_t sz = plumb_dtype_size(dt);
+    /* byte order is per component for complex (NumPy's c8/c16) */
+    size_t sz = plumb_dtype_size(plumb_dtype_component(dt));
     unsigned char *dst = t->data;
     for (size_t i = 0; i < t->nbytes; i += sz)
         for (size_t b = 0; b < sz; b++)
@@ -281,6 +283,7 @@ bool cli_npy_save(const char *path, const plumb_tensor *t, plumb_diag *d)
         [PLUMB_I1] = "|b1", [PLUMB_I8] = "|i1", [PLUMB_I16] = "<i2", [PLUMB_I32] = "<i4", [PLUMB_I64] = "<i8",
         [PLUMB_UI8] = "|u1", [PLUMB_UI16] = "<u2", [PLUMB_UI32] = "<u4", [PLUMB_UI64] = "<u8",
         [PLUMB_F16] = "<f2", [PLUMB_F32] = "<f4", [PLUMB_F64] = "<f8",
+        [PLUMB_C64] = "<c8", [PLUMB_C128] = "<c16",
     };
     if (!descr[t->dtype])
         return npy_err(d, PLUMB_ERR_UNSUPPORTED, path, "%s has no NumPy dtype", plumb_dtype_name(t->dtype));
@@ -299,7 +302,7 @@ bool cli_npy_save(const char *path, const plumb_tensor *t, plumb_diag *d)
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
     /* the elements in little-endian order; a copy only on a big-endian host */
-    size_t sz = plumb_dtype_size(t->dtype);
+    size_t sz = plumb_dtype_size(plumb_dtype_component(t->dtype));   /* per component for complex */
     unsigned char *swapped = NULL;
     const void *payload = t->data;
     if (sz > 1 && !host_le() && t->nbytes) {

@@ -107,6 +107,9 @@ static void put_value(plumb_buf *b, plumb_dtype t, uint64_t bits)
             plumb_float_print(b, t, bits);
         plumb_buf_printf(b, " (0x%0*llX)", hexw, (unsigned long long)bits);
         return;
+    case PLUMB_DC_COMPLEX:   /* callers print complex elements per component */
+        plumb_buf_printf(b, "0x%llX", (unsigned long long)bits);
+        return;
     }
 }
 
@@ -288,6 +291,18 @@ bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_t
         return true;
     }
     plumb_dtype t = got->dtype;
+    if (plumb_dtype_is_complex(t) && got->rank < PLUMB_MAX_RANK) {
+        /* Complex elements are checked per component, as StableHLO's
+         * checks do: the tensors are viewed as their component type with a
+         * last dimension of 2 (real, imaginary), which reports name. */
+        plumb_tensor gv = *got, wv = *want;
+        gv.dtype = wv.dtype = plumb_dtype_component(t);
+        gv.dims[gv.rank++] = 2;
+        wv.dims[wv.rank++] = 2;
+        gv.owned = wv.owned = false;
+        plumb_buf_free(&b);
+        return plumb_check_run_arb(op, &gv, &wv, log, max_mismatches, file, poll, poll_ud, NULL, passed);
+    }
     bool is_float = plumb_dtype_is_float(t);
     /* ui64 bounds, as StableHLO's attributes (ir/parse.c parse_ulp) */
     uint64_t min_ulp = (uint64_t)op->a.min_ulp, max_ulp = (uint64_t)op->a.max_ulp;

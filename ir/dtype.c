@@ -29,6 +29,7 @@ uint64_t plumb_load_bits(plumb_dtype t, const void *data, size_t i)
     case 1: return p[i];
     case 2: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
     case 4: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case 16: { uint64_t v; memcpy(&v, p + 16 * i, 8); return v; }   /* complex<f64>: real part */
     default: { uint64_t v; memcpy(&v, p + 8 * i, 8); return v; }
     }
 }
@@ -40,6 +41,7 @@ void plumb_store_bits(plumb_dtype t, void *data, size_t i, uint64_t bits)
     case 1: p[i] = (unsigned char)bits; break;
     case 2: { uint16_t v = (uint16_t)bits; memcpy(p + 2 * i, &v, 2); break; }
     case 4: { uint32_t v = (uint32_t)bits; memcpy(p + 4 * i, &v, 4); break; }
+    case 16: memcpy(p + 16 * i, &bits, 8); break;   /* complex<f64>: real part */
     default: memcpy(p + 8 * i, &bits, 8); break;
     }
 }
@@ -73,6 +75,8 @@ double plumb_load_f64(plumb_dtype t, const void *data, size_t i)
     case PLUMB_BF16: return plumb_bf16_to_f64((uint16_t)b);
     case PLUMB_F32: return (double)plumb_f32_from_bits((uint32_t)b);
     case PLUMB_F64: return plumb_f64_from_bits(b);
+    case PLUMB_C64: return (double)plumb_f32_from_bits((uint32_t)b);   /* the real part */
+    case PLUMB_C128: return plumb_f64_from_bits(b);
     default:
         if (plumb_dtype_is_signed(t))
             return (double)plumb_load_i64(t, data, i);

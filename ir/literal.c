@@ -179,7 +179,26 @@ static void print_elem(plumb_buf *b, plumb_dtype t, uint64_t bits)
     case PLUMB_DC_FLOAT:
         plumb_float_print(b, t, bits);
         break;
+    case PLUMB_DC_COMPLEX:   /* printed by print_elem_at, which has both halves */
+        plumb_buf_printf(b, "0x%llX", (unsigned long long)bits);
+        break;
     }
+}
+
+/* Element i of t: a complex element prints as StableHLO writes it, "(re,im)",
+ * each component in its float type's shortest round-trip form. */
+static void print_elem_at(plumb_buf *b, const plumb_tensor *t, size_t i)
+{
+    if (plumb_dtype_is_complex(t->dtype)) {
+        plumb_dtype c = plumb_dtype_component(t->dtype);
+        plumb_buf_puts(b, "(");
+        print_elem(b, c, plumb_load_bits(c, t->data, 2 * i));
+        plumb_buf_puts(b, ",");
+        print_elem(b, c, plumb_load_bits(c, t->data, 2 * i + 1));
+        plumb_buf_puts(b, ")");
+        return;
+    }
+    print_elem(b, t->dtype, plumb_load_bits(t->dtype, t->data, i));
 }
 
 static void print_list(plumb_buf *b, const plumb_tensor *t, uint32_t dim, uint64_t *idx)
@@ -191,7 +210,7 @@ static void print_list(plumb_buf *b, const plumb_tensor *t, uint32_t dim, uint64
         if (dim + 1 < t->rank)
             print_list(b, t, dim + 1, idx);
         else
-            print_elem(b, t->dtype, plumb_load_bits(t->dtype, t->data, (size_t)(*idx)++));
+            print_elem_at(b, t, (size_t)(*idx)++);
     }
     plumb_buf_puts(b, "]");
 }
@@ -218,7 +237,7 @@ void plumb_dense_print(plumb_buf *b, const plumb_tensor *t, bool hex)
         return;
     }
     if (splat) {
-        print_elem(b, t->dtype, plumb_load_bits(t->dtype, t->data, 0));
+        print_elem_at(b, t, 0);
     } else {
         uint64_t idx = 0;
         print_list(b, t, 0, &idx);
@@ -402,9 +421,9 @@ static bool int_bits(lit *p, size_t off, const char *tok, size_t n, uint64_t *bi
     return true;
 }
 
-static bool float_bits(lit *p, size_t off, const char *tok, size_t n, uint64_t *bits)
+/* A float token for type t (a float type, or a complex type's component). */
+static bool float_bits(lit *p, plumb_dtype t, size_t off, const char *tok, size_t n, uint64_t *bits)
 {
-    plumb_dtype t = p->out->dtype;
     fmt_info f = float_fmt(t);
     const char *name = plumb_dtype_name(t);
     int show = (int)(n > 64 ? 64 : n);
@@ -455,24 +474,88 @@ static bool float_bits(lit *p, size_t off, const char *tok, size_t n, uint64_t *
     return true;
 }
 
-static bool store(lit *p, uint64_t bits)
+/* Stores one element: bits[0], and for a complex type bits[1] as its
+ * imaginary component. */
+static void store_elem(plumb_dtype t, void *data, size_t i, const uint64_t bits[2])
+{
+    if (plumb_dtype_is_complex(t)) {
+        plumb_dtype c = plumb_dtype_component(t);
+        plumb_store_bits(c, data, 2 * i, bits[0]);
+        plumb_store_bits(c, data, 2 * i + 1, bits[1]);
+        return;
+    }
+    plumb_store_bits(t, data, i, bits[0]);
+}
+
+static bool store(lit *p, const uint64_t bits[2])
 {
     if (p->discard)
         return true;
     if (p->next >= p->numel)   /* unreachable when the per-dimension counts hold */
         return lit_err(p, p->pos, PLUMB_ERR_PARSE, "too many elements");
-    plumb_store_bits(p->out->dtype, p->out->data, (size_t)p->next++, bits);
+    store_elem(p->out->dtype, p->out->data, (size_t)p->next++, bits);
     return true;
 }
 
-/* Reads one scalar token at p->pos into bits. */
-static bool scalar(lit *p, uint64_t *bits)
+/* One float token at p->pos for type t. */
+static bool float_token(lit *p, plumb_dtype t, uint64_t *bits)
+{
+    char tmp[16];
+    size_t off = p->pos;
+    while (p->pos < p->len && is_tok((unsigned char)p->s[p->pos]))
+        p->pos++;
+    size_t n = p->pos - off;
+    if (n == 0)
+        return lit_err(p, off, PLUMB_ERR_PARSE, "expected a value, found %s",
+                       what_at(p, off, tmp, sizeof tmp));
+    return float_bits(p, t, off, p->s + off, n, bits);
+}
+
+/* A complex element, "(re, im)" as StableHLO prints it: each component is a
+ * float token of the component type (decimal rounded once, nan, inf or a hex
+ * bit pattern of the component). */
+static bool complex_pair(lit *p, uint64_t bits[2])
+{
+    char tmp[16];
+    plumb_dtype c = plumb_dtype_component(p->out->dtype);
+    if (peek(p) != '(')
+        return lit_err(p, p->pos, PLUMB_ERR_PARSE,
+                       "expected '(' opening a (real, imaginary) pair for an element of %s, found %s",
+                       plumb_dtype_name(p->out->dtype), what_at(p, p->pos, tmp, sizeof tmp));
+    p->pos++;
+    skip_ws(p);
+    if (!float_token(p, c, &bits[0]))
+        return false;
+    skip_ws(p);
+    if (peek(p) != ',')
+        return lit_err(p, p->pos, PLUMB_ERR_PARSE,
+                       "expected ',' between the real and imaginary parts of a %s element, found %s",
+                       plumb_dtype_name(p->out->dtype), what_at(p, p->pos, tmp, sizeof tmp));
+    p->pos++;
+    skip_ws(p);
+    if (!float_token(p, c, &bits[1]))
+        return false;
+    skip_ws(p);
+    if (peek(p) != ')')
+        return lit_err(p, p->pos, PLUMB_ERR_PARSE,
+                       "expected ')' closing a %s element, found %s",
+                       plumb_dtype_name(p->out->dtype), what_at(p, p->pos, tmp, sizeof tmp));
+    p->pos++;
+    return true;
+}
+
+/* Reads one scalar at p->pos into bits (bits[1]: a complex element's
+ * imaginary part). */
+static bool scalar(lit *p, uint64_t bits[2])
 {
     char tmp[16];
     size_t off = p->pos;
     int c = peek(p);
+    bits[1] = 0;
+    if (plumb_dtype_is_complex(p->out->dtype))
+        return complex_pair(p, bits);
     if (c == '(')
-        return lit_err(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: complex literal in a %s tensor",
+        return lit_err(p, off, PLUMB_ERR_INVALID, "a (real, imaginary) pair is an element of a complex tensor, not of %s",
                        plumb_dtype_name(p->out->dtype));
     if (c == '"')
         return lit_err(p, off, PLUMB_ERR_PARSE,
@@ -484,8 +567,8 @@ static bool scalar(lit *p, uint64_t *bits)
         return lit_err(p, off, PLUMB_ERR_PARSE, "expected a value, found %s",
                        what_at(p, off, tmp, sizeof tmp));
     if (plumb_dtype_is_float(p->out->dtype))
-        return float_bits(p, off, p->s + off, n, bits);
-    return int_bits(p, off, p->s + off, n, bits);
+        return float_bits(p, p->out->dtype, off, p->s + off, n, &bits[0]);
+    return int_bits(p, off, p->s + off, n, &bits[0]);
 }
 
 static bool list(lit *p, uint32_t dim)
@@ -516,8 +599,8 @@ static bool list(lit *p, uint32_t dim)
                     return lit_err(p, p->pos, PLUMB_ERR_PARSE,
                                    "too many nesting levels: elements of dimension %u are scalars (the tensor has rank %u)",
                                    dim, p->out->rank);
-                uint64_t bits;
-                if (!scalar(p, &bits) || !store(p, bits))
+                uint64_t bits[2];
+                if (!scalar(p, bits) || !store(p, bits))
                     return false;
             }
             count++;
@@ -546,11 +629,11 @@ static bool list(lit *p, uint32_t dim)
 /* Every element of t (numel of them) gets bits: element 0 is stored, then
  * the filled prefix is copied onto the rest, doubling each time, so a large
  * splat costs a few memcpy calls rather than a store per element. */
-static void splat_fill(plumb_tensor *t, uint64_t numel, uint64_t bits)
+static void splat_fill(plumb_tensor *t, uint64_t numel, const uint64_t bits[2])
 {
     if (!numel)
         return;
-    plumb_store_bits(t->dtype, t->data, 0, bits);
+    store_elem(t->dtype, t->data, 0, bits);
     size_t es = plumb_dtype_size(t->dtype), done = es, total = (size_t)numel * es;
     unsigned char *d = t->data;
     while (done < total) {
@@ -591,7 +674,7 @@ static bool raw(lit *p)
         return lit_err(p, open, PLUMB_ERR_INVALID,
                        "raw literal has %zu bytes, expected %zu (%llu elements of %s) or %zu (one element, a splat)",
                        nb, t->nbytes, (unsigned long long)p->numel, plumb_dtype_name(t->dtype), es);
-    unsigned char one[8];
+    unsigned char one[16];
     unsigned char *dst = splat ? one : t->data;
     for (size_t i = 0; i < nb; i++) {
         int b = hexval((unsigned char)p->s[h0 + 2 * i]) * 16 + hexval((unsigned char)p->s[h0 + 2 * i + 1]);
@@ -602,8 +685,15 @@ static bool raw(lit *p)
                            "raw i1 element %zu is 0x%02X; each i1 byte must be 00 or 01", i, b);
         dst[i] = (unsigned char)b;
     }
-    if (splat)
-        splat_fill(t, p->numel, plumb_load_bits(t->dtype, one, 0));
+    if (splat) {
+        uint64_t bits[2] = {plumb_load_bits(t->dtype, one, 0), 0};
+        if (plumb_dtype_is_complex(t->dtype)) {
+            plumb_dtype c = plumb_dtype_component(t->dtype);
+            bits[0] = plumb_load_bits(c, one, 0);
+            bits[1] = plumb_load_bits(c, one, 1);
+        }
+        splat_fill(t, p->numel, bits);
+    }
     return true;
 }
 
@@ -639,8 +729,8 @@ bool plumb_dense_decode(const char *body, size_t len, plumb_loc start,
         if (!list(&p, 0))
             return false;
     } else {
-        uint64_t bits;
-        if (!scalar(&p, &bits))
+        uint64_t bits[2];
+        if (!scalar(&p, bits))
             return false;
         splat_fill(out, p.numel, bits);
     }

@@ -642,9 +642,19 @@ static bool parse_type(P *p, ir_type *t)
                           (int)(p->len - eoff > 24 ? 24 : p->len - eoff), p->src + eoff);
         return expected(p, "an element type");
     }
+    /* complex<f32>: the spelling runs through its closing '>' */
+    if (n == 7 && memcmp(s, "complex", 7) == 0 && peek(p) == '<') {
+        size_t e = p->pos + 1;
+        while (e < p->len && is_id_char((unsigned char)p->src[e]))
+            e++;
+        if (e < p->len && p->src[e] == '>') {
+            p->pos = e + 1;
+            n = p->pos - (size_t)(s - p->src);
+        }
+    }
     plumb_dtype dt;
     if (!plumb_dtype_parse(s, n, &dt)) {
-        if (looks_like_elem_type(s, n))
+        if (looks_like_elem_type(s, n) || (n > 8 && memcmp(s, "complex<", 8) == 0))
             return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED, "unsupported: element type '%.*s'", (int)(n > 40 ? 40 : n), s);
         p->pos = eoff;
         return expected(p, "an element type");

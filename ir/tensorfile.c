@@ -69,7 +69,7 @@ static void wr64(unsigned char *p, uint64_t v)
  * (the same operation both ways). */
 static void copy_le(plumb_dtype t, void *dst, const void *src, size_t nbytes)
 {
-    size_t es = plumb_dtype_size(t);
+    size_t es = plumb_dtype_size(plumb_dtype_component(t));   /* complex: per component */
     if (host_is_le() || es == 1) {
         memcpy(dst, src, nbytes);
         return;
@@ -337,6 +337,16 @@ static bool tx_type(txt *x, plumb_dtype *dt, uint32_t *rank, int64_t *dims)
         while (p + n < x->len && ((x->s[p + n] >= 'a' && x->s[p + n] <= 'z') ||
                                   (x->s[p + n] >= '0' && x->s[p + n] <= '9')))
             n++;
+        /* complex<f32>: the spelling runs through its closing '>' */
+        if (n == 7 && memcmp(x->s + p, "complex", 7) == 0 && p + n < x->len && x->s[p + n] == '<') {
+            size_t e = p + n + 1;
+            while (e < x->len && x->s[e] >= 'a' && x->s[e] <= 'z')
+                e++;
+            while (e < x->len && x->s[e] >= '0' && x->s[e] <= '9')
+                e++;
+            if (e < x->len && x->s[e] == '>')
+                n = e + 1 - p;
+        }
         if (!plumb_dtype_parse(x->s + p, n, dt)) {
             if (n == 0)
                 return tx_err(x, "expected a dimension or an element type");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/complex.h"
 #include "plumb/ir.h"
 
 typedef struct vctx {
@@ -1944,7 +1945,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     if (p != -2) {
         const ir_value *pv = p >= 0 ? op->operands[p] : op->results[0];
         plumb_dtype e = pv->type.dtype;
-        if (!(info->types & PLUMB_TY_BIT(e))) {
+        if (!(info->types & PLUMB_TY_BIT(e)) && !(plumb_dtype_is_complex(e) && ir_complex_accepts(op->code))) {
             char nb[160], takes[80];
             size_t tn = 0;
             takes[0] = '\0';

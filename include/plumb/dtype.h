@@ -13,6 +13,7 @@ typedef enum plumb_dclass {
     PLUMB_DC_SINT,
     PLUMB_DC_UINT,
     PLUMB_DC_FLOAT,
+    PLUMB_DC_COMPLEX,   /* two float components, real first (docs/spec/complex.md) */
 } plumb_dclass;
 
 typedef enum plumb_dtype {
@@ -22,7 +23,7 @@ typedef enum plumb_dtype {
     PLUMB_DTYPE_COUNT
 } plumb_dtype;
 
-static_assert(PLUMB_DTYPE_COUNT == 13, "ir/dtypes.def changed: update the tables that depend on it");
+static_assert(PLUMB_DTYPE_COUNT == 15, "ir/dtypes.def changed: update the tables that depend on it");
 
 typedef struct plumb_dtype_info {
     const char *name;       /* StableHLO spelling, e.g. "bf16" */
@@ -43,6 +44,20 @@ static inline bool plumb_dtype_is_int(plumb_dtype t) { return plumb_dtype_table[
 static inline bool plumb_dtype_is_signed(plumb_dtype t) { return plumb_dtype_table[t].cls == PLUMB_DC_SINT; }
 static inline bool plumb_dtype_is_unsigned(plumb_dtype t) { return plumb_dtype_table[t].cls == PLUMB_DC_UINT; }
 static inline bool plumb_dtype_is_bool(plumb_dtype t) { return plumb_dtype_table[t].cls == PLUMB_DC_BOOL; }
+static inline bool plumb_dtype_is_complex(plumb_dtype t) { return plumb_dtype_table[t].cls == PLUMB_DC_COMPLEX; }
+/* The component type of a complex type (f32 or f64); t itself otherwise. */
+static inline plumb_dtype plumb_dtype_component(plumb_dtype t)
+{
+    return t == PLUMB_C64 ? PLUMB_F32 : t == PLUMB_C128 ? PLUMB_F64 : t;
+}
+/* The complex type whose components are t (f32 or f64); false otherwise. */
+static inline bool plumb_dtype_complex_of(plumb_dtype t, plumb_dtype *out)
+{
+    if (t != PLUMB_F32 && t != PLUMB_F64)
+        return false;
+    *out = t == PLUMB_F32 ? PLUMB_C64 : PLUMB_C128;
+    return true;
+}
 
 /* Parses a spelling of exactly len bytes; false if it is not one. */
 bool plumb_dtype_parse(const char *s, size_t len, plumb_dtype *out);
@@ -73,7 +88,11 @@ static inline double plumb_f64_from_bits(uint64_t u) { union { double f; uint64_
 double plumb_load_f64(plumb_dtype t, const void *data, size_t i);
 int64_t plumb_load_i64(plumb_dtype t, const void *data, size_t i);     /* ints, i1 */
 uint64_t plumb_load_u64(plumb_dtype t, const void *data, size_t i);    /* ints, i1 */
-/* The raw bit pattern of element i, zero-extended. */
+/* The raw bit pattern of element i, zero-extended. complex<f32> is read and
+ * written whole (real part in the low 32 bits); complex<f64> holds 128 bits,
+ * so these reach only its real part: complex code uses the component type
+ * (plumb_dtype_component) at index 2i and 2i+1 instead. plumb_load_f64 of a
+ * complex element is its real part. */
 uint64_t plumb_load_bits(plumb_dtype t, const void *data, size_t i);
 void plumb_store_bits(plumb_dtype t, void *data, size_t i, uint64_t bits);
 

@@ -29,6 +29,9 @@ typedef enum plumb_kind {
 #define PLUMB_TY_INT     (PLUMB_TY_SINT | PLUMB_TY_UINT)
 #define PLUMB_TY_FLOAT   (PLUMB_TY_BIT(PLUMB_F16) | PLUMB_TY_BIT(PLUMB_BF16) | PLUMB_TY_BIT(PLUMB_F32) | PLUMB_TY_BIT(PLUMB_F64))
 #define PLUMB_TY_ALL     (PLUMB_TY_BOOL | PLUMB_TY_INT | PLUMB_TY_FLOAT)
+/* Complex is kept out of PLUMB_TY_FLOAT and PLUMB_TY_ALL: an op accepts it
+ * only where its row names it (docs/spec/complex.md). */
+#define PLUMB_TY_COMPLEX (PLUMB_TY_BIT(PLUMB_C64) | PLUMB_TY_BIT(PLUMB_C128))
 
 typedef enum plumb_agree {
     PLUMB_AGREE_EXACT,   /* bit-identical (NaNs equal unless the op only moves data) */

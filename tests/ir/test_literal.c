@@ -263,9 +263,9 @@ static void test_float_spellings(void **state)
     bad(PLUMB_F32, 0, NULL, ".5", PLUMB_ERR_PARSE, "expected a number", NULL);
     bad(PLUMB_F32, 0, NULL, "1e", PLUMB_ERR_PARSE, "expected a number", NULL);
     bad(PLUMB_F32, 0, NULL, "infinity", PLUMB_ERR_PARSE, "expected a number", NULL);
-    bad(PLUMB_F32, 0, NULL, "(1.0, 2.0)", PLUMB_ERR_UNSUPPORTED, "unsupported: complex", NULL);
+    bad(PLUMB_F32, 0, NULL, "(1.0, 2.0)", PLUMB_ERR_INVALID, "element of a complex tensor, not of f32", NULL);
     int64_t n = 2;
-    bad(PLUMB_F32, 1, &n, "[(1.0, 2.0), (3.0, 4.0)]", PLUMB_ERR_UNSUPPORTED, "unsupported: complex", NULL);
+    bad(PLUMB_F32, 1, &n, "[(1.0, 2.0), (3.0, 4.0)]", PLUMB_ERR_INVALID, "element of a complex tensor", NULL);
 }
 
 /* Overflow to infinity is an error; underflow rounds to a subnormal or zero. */

@@ -405,7 +405,7 @@ static void test_error_codes(void **state)
 {
     (void)state;
     plumb_diag d;
-    assert_null(parse_str("func.func @f(%a: tensor<2xcomplex<f32>>) {\n  return\n}\n", &d));
+    assert_null(parse_str("func.func @f(%a: tensor<2xcomplex<f16>>) {\n  return\n}\n", &d));
     assert_int_equal(d.code, PLUMB_ERR_UNSUPPORTED);
     assert_string_equal(d.file, "t.mlir");
     assert_non_null(strstr(d.msg, "unsupported:"));

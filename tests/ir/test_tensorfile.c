@@ -214,8 +214,8 @@ static void test_corruptions(void **state)
     expect_load_error(b, len, 0, PLUMB_ERR_PARSE, "bad magic at byte 0");
     FRESH(); wr32(b + 8, 2);
     expect_load_error(b, len, 0, PLUMB_ERR_PARSE, "unknown version 2 at byte 8");
-    FRESH(); wr32(b + 12, 13);
-    expect_load_error(b, len, 0, PLUMB_ERR_PARSE, "unknown element type 13 at byte 12");
+    FRESH(); wr32(b + 12, 255);
+    expect_load_error(b, len, 0, PLUMB_ERR_PARSE, "unknown element type 255 at byte 12");
     FRESH(); wr32(b + 16, 17);
     expect_load_error(b, len, 0, PLUMB_ERR_PARSE, "rank 17 at byte 16");
     FRESH(); wr32(b + 20, 5);
@@ -335,7 +335,8 @@ static void test_text_errors(void **state)
     (void)state;
     struct { const char *text; plumb_code code; const char *frag; uint32_t line, col; } cases[] = {
         {"dense<[1, 2]> : tensor<?xi32>", PLUMB_ERR_PARSE, "dynamic dimension", 1, 24},
-        {"dense<[1, 2]> : tensor<2xcomplex<f32>>", PLUMB_ERR_UNSUPPORTED, "unsupported element type 'complex'", 1, 26},
+        {"dense<[1, 2]> : tensor<2xcomplex<f16>>", PLUMB_ERR_UNSUPPORTED, "unsupported element type 'complex<f16>'", 1, 26},
+        {"dense<[1, 2]> : tensor<2xcomplex<f32>>", PLUMB_ERR_PARSE, "expected '(' opening a (real, imaginary) pair", 1, 8},
         {"dense<[1, 2]", PLUMB_ERR_PARSE, "missing the '>'", 1, 13},
         {"dense<[1, 2]> tensor<2xi32>", PLUMB_ERR_PARSE, "expected ':'", 1, 15},
         {"dense<[1, 2]> : tensor<2xi32> x", PLUMB_ERR_PARSE, "unexpected text", 1, 31},
