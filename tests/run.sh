@@ -9,18 +9,18 @@
 # repeated in the suite's result. The StableHLO test files are read from
 # STABLEHLO_TESTDATA when set (then a missing folder fails), else from
 # $SHARED/stablehlo-testdata (skipped when missing).
+#
+# Suites run PLUMB_TEST_JOBS at a time (default: the online CPUs, at most 8;
+# 1 runs them one after another). Every suite keeps its files in its own
+# temporary folder and none is timed, so they may share the machine; a
+# suite's result lines print when it ends, failures with their log. The
+# totals are the same whatever the order.
 BUILD=${BUILD:-build}
 SHARED=${SHARED:-../shared}
 export BUILD SHARED PLUMB="$BUILD/plumb"
 if [ -n "${STABLEHLO_TESTDATA:-}" ]; then export STABLEHLO_TESTDATA; fi
-passed=0
-failed=0
-skipped=0
-failed_suites=""
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-
-count() { # $1 = suite name, $2 = exit status; reads $log
+count() { # $1 = suite name, $2 = exit status, $3 = its log; prints the result, writes "p f s" to $4
+    log=$3
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
     f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
     s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
@@ -35,11 +35,8 @@ count() { # $1 = suite name, $2 = exit status; reads $log
     if [ "$2" != 0 ] && [ "$f" = 0 ]; then
         f=1   # crashed or failed without saying how many
     fi
-    passed=$((passed + p))
-    failed=$((failed + f))
-    skipped=$((skipped + s))
+    echo "$p $f $s" > "$4"
     if [ "$f" != 0 ]; then
-        failed_suites="$failed_suites $1"
         cat "$log"
         echo "FAIL $1 ($p passed, $f failed, $s skipped)"
     elif [ "$s" != 0 ]; then
@@ -51,14 +48,53 @@ count() { # $1 = suite name, $2 = exit status; reads $log
     fi
 }
 
-for t in $(find "$BUILD/tests" -type f -name 'test_*' -perm -u+x 2>/dev/null | sort); do
-    "$t" > "$log" 2>&1
-    count "$t" $?
-done
-for t in $(ls tests/*/test_*.sh 2>/dev/null | sort); do
-    sh "$t" > "$log" 2>&1
-    count "$t" $?
-done
+# One suite (run by xargs below): its output, counts and result go to files
+# named after it in the folder $2; the result is printed in one write.
+if [ "${1:-}" = --one ]; then
+    dir=$2
+    t=$3
+    id=$(echo "$t" | tr '/' '_')
+    case "$t" in
+        *.sh) sh "$t" > "$dir/$id.log" 2>&1 ;;
+        *) "$t" > "$dir/$id.log" 2>&1 ;;
+    esac
+    count "$t" $? "$dir/$id.log" "$dir/$id.n" > "$dir/$id.out"
+    cat "$dir/$id.out"
+    exit 0
+fi
+
+jobs=${PLUMB_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case "$jobs" in
+    ''|*[!0-9]*|0) echo "tests/run.sh: PLUMB_TEST_JOBS must be a positive integer (got '$jobs')" >&2; exit 2 ;;
+esac
+[ "$jobs" -le 8 ] || jobs=8
+dir=$(mktemp -d "${TMPDIR:-/tmp}/plumb-check.XXXXXX") || exit 2
+trap 'rm -rf "$dir"' EXIT
+# The cmocka binaries first: the longest suites are among them, and starting
+# them early keeps every lane busy to the end.
+{
+    find "$BUILD/tests" -type f -name 'test_*' -perm -u+x 2>/dev/null | sort
+    ls tests/*/test_*.sh 2>/dev/null | sort
+} > "$dir/list"
+xargs -P "$jobs" -n 1 sh tests/run.sh --one "$dir" < "$dir/list"
+
+passed=0
+failed=0
+skipped=0
+failed_suites=""
+while read -r t; do
+    id=$(echo "$t" | tr '/' '_')
+    if [ -f "$dir/$id.n" ]; then
+        read -r p f s < "$dir/$id.n"
+    else
+        echo "FAIL $t (did not report)"
+        p=0 f=1 s=0
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + s))
+    [ "$f" = 0 ] || failed_suites="$failed_suites $t"
+done < "$dir/list"
 [ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
