@@ -125,7 +125,12 @@ void conf_run_digest(conf_run *run)
     } else {
         plumb_buf_puts(&h, "all");
     }
-    plumb_buf_printf(&h, " cases=%u\n", o->case_ids ? o->n_case_ids : 0);
+    plumb_buf_printf(&h, " cases=%u", o->case_ids ? o->n_case_ids : 0);
+    /* Only a run gated on a contract hashes it, so the digests of runs
+     * without one are what they were before contracts existed. */
+    if (o->contract_file)
+        plumb_buf_printf(&h, " contract=%s", o->contract_file);
+    plumb_buf_puts(&h, "\n");
     conf_caps_text(&h, &run->backend.caps);
     for (uint32_t i = 0; i < run->n_cases; i++) {
         const conf_case_result *r = &run->cases[i];

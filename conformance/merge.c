@@ -285,6 +285,16 @@ static bool read_scope(const rl *r, const conf_json *cert, conf_run *run)
     } else if (cs->type != CONF_JSON_NULL) {
         return rerr(r, cs, "scope \"cases\" must be null or a list of case ids");
     }
+    /* The compile contract the cache suite was gated on (a path, as given);
+     * absent in reports written before contracts existed: none. */
+    const conf_json *ct = conf_json_get(sc, "contract");
+    if (ct && ct->type == CONF_JSON_STRING) {
+        o->contract_file = plumb_arena_strdup(run->arena, ct->string);
+        if (!o->contract_file)
+            return rerr(r, ct, "out of memory");
+    } else if (ct && ct->type != CONF_JSON_NULL) {
+        return rerr(r, ct, "scope \"contract\" must be null or the contract's path");
+    }
     if (!get_bool(r, sc, "cache_suite", &o->cache_suite))
         return false;
     bool complete;
@@ -701,6 +711,9 @@ static bool same_terms(const rl *r, const conf_run *a, const conf_run *b, const 
         what = "scope (--no-cache-suite)";
     else if (a->opts.shard_count != b->opts.shard_count)
         what = "shard count";
+    else if ((a->opts.contract_file == NULL) != (b->opts.contract_file == NULL) ||
+             (a->opts.contract_file && strcmp(a->opts.contract_file, b->opts.contract_file) != 0))
+        what = "compile contract (--contract)";
     if (!what) {
         plumb_buf x, y;
         plumb_buf_init(&x);
@@ -790,6 +803,15 @@ bool conf_report_merge(const char *const *paths, uint32_t n, conf_run *run, plum
     run->opts = sh[0].opts;
     run->opts.shard_index = 0;
     run->opts.shard_count = 1;
+    if (sh[0].opts.contract_file) {
+        /* The shards' arenas are freed below: the merged run keeps its own copy. */
+        run->arena = plumb_arena_new(0);
+        run->opts.contract_file = run->arena ? plumb_arena_strdup(run->arena, sh[0].opts.contract_file) : NULL;
+        if (!run->opts.contract_file) {
+            plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory");
+            goto out;
+        }
+    }
     run->started = sh[0].started;
     uint32_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -866,6 +888,8 @@ out:
         plumb_free(by_index, count * sizeof *by_index);
     if (!ok) {
         plumb_free(run->cases, (size_t)run->cap_cases * sizeof *run->cases);
+        if (run->arena)
+            plumb_arena_free(run->arena);
         memset(run, 0, sizeof *run);
     }
     return ok;

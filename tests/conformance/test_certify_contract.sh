@@ -6,7 +6,8 @@
 # a build per new input) breaks it at its ninth build, and certification
 # fails with the contract's file and line and the backend's reason in the
 # text, JSON and JUnit reports, which name the contract. A contract that
-# does not parse is a usage error before anything runs.
+# does not parse is a usage error before anything runs. Shards of a run
+# gated on a contract merge into a report that names it.
 # Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
@@ -72,6 +73,30 @@ printf 'module * entry main max-programs none\n' > "$tmp/bad.ct"
 expect_rc 2 "a bad contract" "$PLUMB" certify --backend runtime --ops add -q --contract "$tmp/bad.ct" --out "$tmp/bad"
 has "$tmp/err" "bad.ct:1: max-programs takes one number" "the error names the file and line"
 [ ! -e "$tmp/bad/report.json" ] && ok || bad "nothing was run"
+
+# Shards of a run gated on a contract merge into a report that still names
+# it (text, JSON, JUnit); the contract is hashed into the digest, so an
+# edited contract path is refused; shards with different contracts are not
+# shards of one run.
+for i in 0 1; do
+    expect_rc 0 "shard $i/2 with the contract" "$PLUMB" certify --backend runtime --ops add -q --shard $i/2 \
+        --contract "$tmp/c.ct" --out "$tmp/sh$i"
+done
+expect_rc 0 "shard 1/2 without the contract" "$PLUMB" certify --backend runtime --ops add -q --shard 1/2 --out "$tmp/shx"
+expect_rc 0 "merge of the shards" "$PLUMB" certify merge --out "$tmp/merged" "$tmp/sh0/report.json" "$tmp/sh1/report.json"
+jq_is "$tmp/merged/report.json" '.certificate.scope.contract' "$tmp/c.ct" "the merged JSON names the contract"
+has "$tmp/merged/report.txt" "  contract $tmp/c.ct: every build of a scenario checked" "the merged text names the contract"
+has "$tmp/merged/report.xml" "contract: $tmp/c.ct" "the merged JUnit names the contract"
+expect_rc 2 "shards with and without a contract" "$PLUMB" certify merge --out "$tmp/m2" "$tmp/sh0/report.json" "$tmp/shx/report.json"
+has "$tmp/err" "compile contract" "the refusal names the contract as the difference"
+sed "s|\"contract\": \"$tmp/c.ct\"|\"contract\": \"$tmp/other.ct\"|" "$tmp/sh0/report.json" > "$tmp/edited.json"
+if cmp -s "$tmp/edited.json" "$tmp/sh0/report.json"; then
+    bad "the contract path could be edited in the report (sed matched nothing)"
+else
+    expect_rc 2 "a report whose contract was edited" "$PLUMB" certify merge --out "$tmp/m3" "$tmp/edited.json" \
+        "$tmp/sh1/report.json"
+    has "$tmp/err" "does not match" "the edit breaks the digest"
+fi
 
 # --help lists the option.
 "$PLUMB" certify --help > "$tmp/out" 2>&1
