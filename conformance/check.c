@@ -192,6 +192,19 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
         return j;
     }
+    case PLUMB_OP_CONVOLUTION: {
+        /* a dot per result element over the kernel's elements of one output
+         * feature: input features per group x window elements (padding
+         * zeros included, as the spec multiplies them in) */
+        const ir_type *r = &op->operands[1]->type;
+        uint64_t len = 1;
+        for (uint32_t i = 0; i < r->rank; i++)
+            if (!op->a.conv || (int64_t)i != op->a.conv->k_out_feature) len *= dim_len(r, i);
+        j.k = len;
+        j.k_mul = len;
+        j.terms = TERMS_BILINEAR;
+        return j;
+    }
     case PLUMB_OP_DOT_GENERAL:
     case PLUMB_OP_DOT: {
         const ir_type *l = &op->operands[0]->type;

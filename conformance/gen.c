@@ -20,6 +20,11 @@ static const char *const SH_MOVE[] = {"odd", "empty", "one", "wide", "dimnums"};
 static const char *const SH_CONST[] = {"odd", "scalar", "empty", "one"};
 static const char *const SH_BITCAST[] = {"odd", "scalar", "empty", "wide"};
 static const char *const SH_DOT[] = {"odd", "scalar", "empty", "one", "wide", "dimnums"};
+/* convolution: NHWC 3x3 padded, empty features, 1x1x1, wide features with
+ * stride 2, NCHW/OIHW, feature groups, batch groups, 1-D with lhs and rhs
+ * dilation, padding and reversal, and a 1-D program with every dimension
+ * list out of the usual order */
+static const char *const SH_CONV[] = {"odd", "empty", "one", "wide", "nchw", "groups", "batch_groups", "dilated", "layout"};
 static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
 static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
 static const char *const SH_TOPK[] = {"odd", "one", "wide"};
@@ -79,6 +84,8 @@ bool conf_op_dynamic(plumb_opcode op)
  * included). */
 bool conf_op_poly(plumb_opcode op)
 {
+    /* convolution takes static operands only (dynamic_conv is not in plumb) */
+    if (op == PLUMB_OP_CONVOLUTION) return false;
     switch (plumb_op_get(op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
     case PLUMB_KIND_MOVEMENT:
@@ -133,6 +140,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
+    case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     default: break;
     }
     switch (oi->kind) {
@@ -859,6 +867,48 @@ static bool gen_reduce(gen *g, plumb_opcode body)
     const char *U = tys(g, t, o.rank, o.dims);
     plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce(%%x init: %%c) applies %s across dimensions = %s : (%s, %s) -> %s\n",
                      plumb_op_name(body), dims, tys(g, t, s.rank, s.dims), tys(g, t, 0, NULL), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+/* One convolution per shape class (SH_CONV); the result shapes follow the
+ * spec's rule, worked out by hand in each comment. */
+static bool gen_conv(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    const char *nhwc = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", *d1 = "[b, 0, f]x[0, i, o]->[b, 0, f]";
+    /* 7x5 padded by 1 under a 3x3 window stays 7x5 */
+    shp l = {4, {2, 7, 5, 3}}, r = {4, {3, 3, 3, 4}}, o = {4, {2, 7, 5, 4}};
+    const char *dn = nhwc, *win = "pad = [[1, 1], [1, 1]]";
+    int fgc = 1, bgc = 1;
+    if (!strcmp(sc, "empty")) {          /* no input features: +0 */
+        l = (shp){4, {2, 5, 5, 0}}; r = (shp){4, {3, 3, 0, 4}}; o = (shp){4, {2, 3, 3, 4}}; win = "";
+    } else if (!strcmp(sc, "one")) {
+        l = (shp){4, {1, 1, 1, 1}}; r = l; o = l; win = "";
+    } else if (!strcmp(sc, "wide")) {    /* (6 - 3) / 2 + 1 = 2 */
+        l = (shp){4, {1, 6, 6, 32}}; r = (shp){4, {3, 3, 32, 8}}; o = (shp){4, {1, 2, 2, 8}}; win = "stride = [2, 2]";
+    } else if (!strcmp(sc, "nchw")) {    /* (9 - 3) / 2 + 1 = 4, (10 - 3) / 2 + 1 = 4 */
+        l = (shp){4, {1, 3, 9, 10}}; r = (shp){4, {4, 3, 3, 3}}; o = (shp){4, {1, 4, 4, 4}};
+        dn = "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]"; win = "stride = [2, 2]";
+    } else if (!strcmp(sc, "groups")) {  /* 4 features in 2 groups of 2, 3 outputs each */
+        l = (shp){4, {2, 5, 5, 4}}; r = (shp){4, {3, 3, 2, 6}}; o = (shp){4, {2, 5, 5, 6}}; fgc = 2;
+    } else if (!strcmp(sc, "batch_groups")) {   /* batch 4 in 2 groups: 2 */
+        l = (shp){3, {4, 6, 3}}; r = (shp){3, {3, 3, 4}}; o = (shp){3, {2, 4, 4}}; dn = d1; win = ""; bgc = 2;
+    } else if (!strcmp(sc, "dilated")) { /* 7 -> 13 dilated, 16 padded, window 3 -> 5: 12 */
+        l = (shp){3, {2, 7, 3}}; r = (shp){3, {3, 3, 5}}; o = (shp){3, {2, 12, 5}}; dn = d1;
+        win = "pad = [[2, 1]], lhs_dilate = [2], rhs_dilate = [2], reverse = [true]";
+    } else if (!strcmp(sc, "layout")) {  /* lhs (11, f 2, b 3), kernel (o 5, 3, i 2): 11 - 3 + 1 = 9 */
+        l = (shp){3, {11, 2, 3}}; r = (shp){3, {5, 3, 2}}; o = (shp){3, {5, 3, 9}};
+        dn = "[0, f, b]x[o, 0, i]->[f, b, 0]"; win = "";
+    }
+    param(g, "x", t, l.rank, l.dims, g->value, 0, 0);
+    param(g, "y", t, r.rank, r.dims, g->value, 0, 0);
+    const char *L = tys(g, t, l.rank, l.dims), *R = tys(g, t, r.rank, r.dims), *U = tys(g, t, o.rank, o.dims);
+    plumb_buf_printf(&g->body,
+                     "  %%r = stablehlo.convolution(%%x, %%y) dim_numbers = %s, window = {%s} "
+                     "{batch_group_count = %d : i64, feature_group_count = %d : i64} : (%s, %s) -> %s\n",
+                     dn, win, bgc, fgc, L, R, U);
     g->ret_types = U;
     return push_case(g, "%r");
 }
@@ -1844,7 +1894,7 @@ static bool gen_depth(gen *g)
         if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) ok = depth_case(g, t, t, "cross", gen_cross_ew);
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
-        if (ok && (oi->kind == PLUMB_KIND_CONTRACTION || g->op == PLUMB_OP_REDUCE))
+        if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_CONVOLUTION) || g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);
         if (ok && (t == PLUMB_F32 || t == PLUMB_F64) && is_unary_float_ew(g->op, t))
@@ -2648,7 +2698,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);
     case PLUMB_KIND_REDUCTION: return gen_reduce(g, PLUMB_OP_ADD);
-    case PLUMB_KIND_CONTRACTION: return gen_dot(g);
+    case PLUMB_KIND_CONTRACTION: return g->op == PLUMB_OP_CONVOLUTION ? gen_conv(g) : gen_dot(g);
     case PLUMB_KIND_INDEXING: return gen_indexing(g);
     case PLUMB_KIND_RNG: return gen_rng(g);
     default: return true;

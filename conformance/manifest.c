@@ -21,6 +21,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_WHILE: return 4;                 /* trip0 trip1 trip5 nested */
     case PLUMB_OP_IF: return 3;                    /* taken_true taken_false nested */
     case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
+    case PLUMB_OP_CONVOLUTION: return 9;           /* odd empty one wide nchw groups batch_groups dilated layout */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {
@@ -69,7 +70,9 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     bool f = plumb_dtype_is_float(t), wide = t == PLUMB_F32 || t == PLUMB_F64;
     uint32_t n = 0;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
-    if (oi->kind == PLUMB_KIND_CONTRACTION || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD || op == PLUMB_OP_SCATTER) n++;
+    if ((oi->kind == PLUMB_KIND_CONTRACTION && op != PLUMB_OP_CONVOLUTION) || op == PLUMB_OP_REDUCE ||
+        op == PLUMB_OP_PAD || op == PLUMB_OP_SCATTER)
+        n++;
     switch (op) {
     case PLUMB_OP_POWER: case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
         n += f;
@@ -109,6 +112,7 @@ static uint32_t poly_count(plumb_opcode op)
         return 4;
     default: break;
     }
+    if (op == PLUMB_OP_CONVOLUTION) return 0;   /* static operands only */
     plumb_kind k = plumb_op_get(op)->kind;
     return k == PLUMB_KIND_ELEMENTWISE || k == PLUMB_KIND_REDUCTION || k == PLUMB_KIND_CONTRACTION ? 4 : 0;
 }

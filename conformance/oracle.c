@@ -37,6 +37,7 @@ static uint8_t op_class(const ir_op *op)
         return flt && !body_only_selects(op) ? CONE_DATA : 0;
     case PLUMB_OP_DOT:
     case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_CONVOLUTION:
         return flt ? CONE_DATA : 0;
     default:
         return plumb_op_get(op->code)->agree == PLUMB_AGREE_ULP && flt ? CONE_ULP : 0;

@@ -1301,6 +1301,8 @@ static bool string_value(P *p, const char **out)
     return true;
 }
 
+static bool conv_apply_attr(P *p, opb *ob, const char *name, bool *known);
+
 /* Interprets one attribute `name = value` (value spans v) of op code, or
  * keeps it verbatim. has_value is false for unit attributes. */
 static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
@@ -1336,6 +1338,8 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         }
     } else if (!has_value) {
         known = false;
+    } else if (c == PLUMB_OP_CONVOLUTION) {
+        ok = conv_apply_attr(p, ob, name, &known);
     } else if (c == PLUMB_OP_COMPARE && IS("comparison_direction")) {
         int e;
         ok = attr_enum(p, "comparison_direction", cmp_dirs, "a comparison direction", &e);
@@ -2236,6 +2240,397 @@ static bool dims_x_dims(P *p, ir_ints *l, ir_ints *r)
     return parse_int_list(p, l) && expect_kw(p, "x") && parse_int_list(p, r);
 }
 
+/* ---- convolution (docs/spec/conv.md) ------------------------------------------ */
+
+/* The op's ir_conv, allocated zeroed (so that equal attributes compare
+ * equal bytewise) with the group counts' defaults on first use. */
+static ir_conv *conv_attrs(P *p, opb *ob)
+{
+    if (!ob->a.conv) {
+        ob->a.conv = plumb_arena_alloc(p->m->arena, sizeof *ob->a.conv);
+        if (!ob->a.conv) {
+            nomem(p);
+            return NULL;
+        }
+        memset(ob->a.conv, 0, sizeof *ob->a.conv);
+        ob->a.conv->feature_group_count = 1;
+        ob->a.conv->batch_group_count = 1;
+    }
+    return ob->a.conv;
+}
+
+/* One list of `[b, 0, 1, f]`: letters l0/l1 (b/f, i/o) name the two
+ * non-spatial dimensions, digits the spatial ones. Positions are the
+ * dimension numbers. */
+static bool conv_dims_list(P *p, char l0, char l1, int64_t *d0, int64_t *d1, int64_t *sp, uint32_t *n_sp,
+                           const char *which)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (!expect(p, '['))
+        return false;
+    int64_t pos_of[IR_CONV_MAX_SPATIAL];
+    bool seen0 = false, seen1 = false;
+    uint32_t n = 0, n_digits = 0;
+    uint64_t seen_sp = 0;
+    for (uint32_t i = 0; i < IR_CONV_MAX_SPATIAL; i++)
+        pos_of[i] = -1;
+    if (!eat(p, ']')) {
+        do {
+            ws(p);
+            size_t off = p->pos;
+            if (n >= PLUMB_MAX_RANK)
+                return err_at(p, off, PLUMB_ERR_LIMIT, "%s dimension numbers: more than %d dimensions", which, PLUMB_MAX_RANK);
+            if (p->pos < p->len && is_digit((unsigned char)p->src[p->pos])) {
+                int64_t k;
+                if (!parse_i64(p, &k))
+                    return false;
+                if (k < 0 || k >= IR_CONV_MAX_SPATIAL)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "%s dimension numbers: spatial dimension %lld is out of range (at most %d)",
+                                  which, (long long)k, IR_CONV_MAX_SPATIAL - 1);
+                if (seen_sp & (1ull << k))
+                    return err_at(p, off, PLUMB_ERR_PARSE, "%s dimension numbers: spatial dimension %lld is written twice",
+                                  which, (long long)k);
+                seen_sp |= 1ull << k;
+                pos_of[k] = n;
+                n_digits++;
+            } else {
+                const char *s;
+                size_t len;
+                if (!ident(p, &s, &len) || len != 1 || (s[0] != l0 && s[0] != l1))
+                    return err_at(p, off, PLUMB_ERR_PARSE, "%s dimension numbers: expected '%c', '%c' or a spatial dimension number",
+                                  which, l0, l1);
+                bool *seen = s[0] == l0 ? &seen0 : &seen1;
+                if (*seen)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "%s dimension numbers: '%c' is written twice", which, s[0]);
+                *seen = true;
+                *(s[0] == l0 ? d0 : d1) = n;
+            }
+            n++;
+        } while (eat(p, ','));
+        if (!expect(p, ']'))
+            return false;
+    }
+    if (!seen0 || !seen1)
+        return err_at(p, st, PLUMB_ERR_PARSE, "%s dimension numbers: need both '%c' and '%c'", which, l0, l1);
+    for (uint32_t k = 0; k < n_digits; k++)
+        if (pos_of[k] < 0)
+            return err_at(p, st, PLUMB_ERR_PARSE, "%s dimension numbers: spatial dimension %u is missing (%u spatial dimensions)",
+                          which, k, n_digits);
+    if (*n_sp != UINT32_MAX && *n_sp != n_digits)
+        return err_at(p, st, PLUMB_ERR_PARSE, "%s dimension numbers: %u spatial dimensions, but the input has %u",
+                      which, n_digits, *n_sp);
+    *n_sp = n_digits;
+    for (uint32_t k = 0; k < n_digits; k++)
+        sp[k] = pos_of[k];
+    return true;
+}
+
+/* `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` */
+static bool conv_dim_numbers(P *p, ir_conv *cv)
+{
+    uint32_t n = UINT32_MAX;
+    if (!conv_dims_list(p, 'b', 'f', &cv->in_batch, &cv->in_feature, cv->in_spatial, &n, "input") ||
+        !expect_kw(p, "x") ||
+        !conv_dims_list(p, 'i', 'o', &cv->k_in_feature, &cv->k_out_feature, cv->k_spatial, &n, "kernel"))
+        return false;
+    if (!eat_arrow(p))
+        return expected(p, "'->'");
+    if (!conv_dims_list(p, 'b', 'f', &cv->out_batch, &cv->out_feature, cv->out_spatial, &n, "output"))
+        return false;
+    cv->n_spatial = n;
+    return true;
+}
+
+/* A window list into a fixed array: at most IR_CONV_MAX_SPATIAL entries. */
+static bool conv_fixed(P *p, size_t off, const ir_ints *l, int64_t *dst, uint32_t *n, const char *name)
+{
+    if (l->n > IR_CONV_MAX_SPATIAL)
+        return err_at(p, off, PLUMB_ERR_LIMIT, "convolution: %s has %u entries (at most %d spatial dimensions)", name,
+                      l->n, IR_CONV_MAX_SPATIAL);
+    for (uint32_t i = 0; i < l->n; i++)
+        dst[i] = l->v[i];
+    *n = l->n;
+    return true;
+}
+
+/* Booleans of window_reversal / reverse: `true`/`false`, or 0/1. */
+static bool conv_bool_list(P *p, char close, ir_conv *cv)
+{
+    uint32_t n = 0;
+    ws(p);
+    size_t st = p->pos;
+    if (!eat(p, close)) {
+        do {
+            ws(p);
+            size_t off = p->pos;
+            bool b = false;
+            if (peek(p) == 't' || peek(p) == 'f') {
+                if (!attr_bool(p, &b))
+                    return false;
+            } else {
+                int64_t v;
+                if (!parse_i64(p, &v))
+                    return false;
+                if (v != 0 && v != 1)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "convolution: window reversal entry %lld is not a boolean", (long long)v);
+                b = v == 1;
+            }
+            if (n >= IR_CONV_MAX_SPATIAL)
+                return err_at(p, st, PLUMB_ERR_LIMIT, "convolution: window reversal has more than %d entries", IR_CONV_MAX_SPATIAL);
+            cv->reversal[n++] = b;
+        } while (eat(p, ','));
+        if (!expect(p, close))
+            return false;
+    }
+    cv->n_reversal = n;
+    return true;
+}
+
+/* window_reversal: array<i1: ...>, dense<[...]> : tensor<Nxi1>, dense<b> : tensor<Nxi1>, [...] */
+static bool conv_reversal_attr(P *p, ir_conv *cv)
+{
+    if (eat_kw(p, "array")) {
+        if (!expect(p, '<') || !expect_kw(p, "i1"))
+            return false;
+        if (eat(p, '>')) {
+            cv->n_reversal = 0;
+            return true;
+        }
+        return expect(p, ':') && conv_bool_list(p, '>', cv);
+    }
+    if (eat_kw(p, "dense")) {
+        if (!expect(p, '<'))
+            return false;
+        bool splat = peek(p) != '[';
+        if (splat) {
+            bool b;
+            if (!attr_bool(p, &b) || !expect(p, '>'))
+                return false;
+            cv->reversal[0] = b;
+            cv->n_reversal = 1;
+        } else if (!expect(p, '[') || !conv_bool_list(p, ']', cv) || !expect(p, '>')) {
+            return false;
+        }
+        if (eat(p, ':')) {
+            ir_type t;
+            ws(p);
+            size_t toff = p->pos;
+            if (!parse_type(p, &t))
+                return false;
+            if (t.rank != 1 || t.dtype != PLUMB_I1 || t.dims[0] < 0 || t.dims[0] > IR_CONV_MAX_SPATIAL)
+                return err_at(p, toff, PLUMB_ERR_PARSE, "convolution: window_reversal needs a rank-1 i1 tensor type of at most %d entries",
+                              IR_CONV_MAX_SPATIAL);
+            if (splat) {
+                for (int64_t i = 1; i < t.dims[0]; i++)
+                    cv->reversal[i] = cv->reversal[0];
+                cv->n_reversal = (uint32_t)t.dims[0];
+            } else if (t.dims[0] != (int64_t)cv->n_reversal) {
+                return err_at(p, toff, PLUMB_ERR_PARSE, "convolution: window_reversal has %u entries but its type has %lld",
+                              cv->n_reversal, (long long)t.dims[0]);
+            }
+        }
+        return true;
+    }
+    return expect(p, '[') && conv_bool_list(p, ']', cv);
+}
+
+/* `[[lo, hi], ...]` */
+static bool conv_pad_pairs(P *p, ir_conv *cv)
+{
+    ws(p);
+    size_t st = p->pos;
+    uint32_t n = 0;
+    if (!expect(p, '['))
+        return false;
+    if (!eat(p, ']')) {
+        do {
+            if (n >= IR_CONV_MAX_SPATIAL)
+                return err_at(p, st, PLUMB_ERR_LIMIT, "convolution: padding has more than %d rows", IR_CONV_MAX_SPATIAL);
+            ws(p);
+            size_t off = p->pos;
+            ir_ints row;
+            if (!parse_int_list(p, &row))
+                return false;
+            if (row.n != 2)
+                return err_at(p, off, PLUMB_ERR_PARSE, "convolution: padding row %u has %u entries, expected [low, high]", n, row.n);
+            cv->pad_lo[n] = row.v[0];
+            cv->pad_hi[n] = row.v[1];
+            n++;
+        } while (eat(p, ','));
+        if (!expect(p, ']'))
+            return false;
+    }
+    cv->n_padding = n;
+    return true;
+}
+
+/* padding: dense<[[lo, hi], ...]> : tensor<Nx2xi64>, or dense<v> : tensor<Nx2xi64> */
+static bool conv_padding_attr(P *p, ir_conv *cv)
+{
+    if (!eat_kw(p, "dense"))
+        return conv_pad_pairs(p, cv);
+    if (!expect(p, '<'))
+        return false;
+    bool splat = peek(p) != '[';
+    int64_t sv = 0;
+    if (splat) {
+        if (!parse_i64(p, &sv))
+            return false;
+    } else if (!conv_pad_pairs(p, cv)) {
+        return false;
+    }
+    if (!expect(p, '>'))
+        return false;
+    ws(p);
+    size_t toff = p->pos;
+    if (!eat(p, ':')) {
+        if (splat)
+            return expected(p, "': tensor<Nx2xi64>' after a splat padding");
+        return true;
+    }
+    ir_type t;
+    if (!parse_type(p, &t))
+        return false;
+    if (t.rank != 2 || t.dims[1] != 2 || !plumb_dtype_is_int(t.dtype) || t.dims[0] < 0 || t.dims[0] > IR_CONV_MAX_SPATIAL)
+        return err_at(p, toff, PLUMB_ERR_PARSE, "convolution: padding needs an Nx2 integer tensor type (StableHLO C4)");
+    if (splat) {
+        for (int64_t i = 0; i < t.dims[0]; i++)
+            cv->pad_lo[i] = cv->pad_hi[i] = sv;
+        cv->n_padding = (uint32_t)t.dims[0];
+    } else if (t.dims[0] != (int64_t)cv->n_padding) {
+        return err_at(p, toff, PLUMB_ERR_PARSE, "convolution: padding has %u rows but its type has %lld", cv->n_padding,
+                      (long long)t.dims[0]);
+    }
+    return true;
+}
+
+/* `#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>` or
+ * `#stablehlo.conv<raw input_batch_dimension = 0, ...>` */
+static bool conv_dimension_numbers_attr(P *p, ir_conv *cv)
+{
+    if (!expect_kw(p, "#stablehlo.conv") || !expect(p, '<'))
+        return false;
+    if (!eat_kw(p, "raw"))
+        return conv_dim_numbers(p, cv) && expect(p, '>');
+    ir_ints in_sp = {NULL, 0}, k_sp = {NULL, 0}, out_sp = {NULL, 0};
+    field f[] = {{"input_batch_dimension", NULL, &cv->in_batch}, {"input_feature_dimension", NULL, &cv->in_feature},
+                 {"input_spatial_dimensions", &in_sp, NULL},
+                 {"kernel_input_feature_dimension", NULL, &cv->k_in_feature},
+                 {"kernel_output_feature_dimension", NULL, &cv->k_out_feature},
+                 {"kernel_spatial_dimensions", &k_sp, NULL},
+                 {"output_batch_dimension", NULL, &cv->out_batch}, {"output_feature_dimension", NULL, &cv->out_feature},
+                 {"output_spatial_dimensions", &out_sp, NULL}, {NULL, NULL, NULL}};
+    ws(p);
+    size_t off = p->pos;
+    /* struct_attr wants its tag: step back over `#stablehlo.conv<raw` by
+     * parsing the fields with a local loop of the same shape */
+    do {
+        ws(p);
+        size_t foff = p->pos;
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "a field name");
+        field *fl = NULL;
+        for (field *q = f; q->name; q++)
+            if (strlen(q->name) == n && memcmp(q->name, s, n) == 0)
+                fl = q;
+        if (!fl)
+            return err_at(p, foff, PLUMB_ERR_UNSUPPORTED, "unsupported: field '%.*s' in #stablehlo.conv", (int)n, s);
+        if (!expect(p, '=') || (fl->ints ? !parse_int_list(p, fl->ints) : !parse_i64(p, fl->scalar)))
+            return false;
+    } while (eat(p, ','));
+    if (!expect(p, '>'))
+        return false;
+    if (in_sp.n != k_sp.n || in_sp.n != out_sp.n)
+        return err_at(p, off, PLUMB_ERR_PARSE,
+                      "convolution: input, kernel and output list %u, %u and %u spatial dimensions (StableHLO C12, C17, C19)",
+                      in_sp.n, k_sp.n, out_sp.n);
+    uint32_t n = 0;
+    if (!conv_fixed(p, off, &in_sp, cv->in_spatial, &n, "input_spatial_dimensions") ||
+        !conv_fixed(p, off, &k_sp, cv->k_spatial, &n, "kernel_spatial_dimensions") ||
+        !conv_fixed(p, off, &out_sp, cv->out_spatial, &n, "output_spatial_dimensions"))
+        return false;
+    cv->n_spatial = n;
+    return true;
+}
+
+/* The generic form's attributes (and the pretty form's dictionary). */
+static bool conv_apply_attr(P *p, opb *ob, const char *name, bool *known)
+{
+    ir_conv *cv = conv_attrs(p, ob);
+    if (!cv)
+        return false;
+    ws(p);
+    size_t off = p->pos;
+    ir_ints l;
+#define IS(s) (strcmp(name, s) == 0)
+    if (IS("dimension_numbers"))
+        return conv_dimension_numbers_attr(p, cv);
+    if (IS("window_strides"))
+        return attr_ints(p, &l) && conv_fixed(p, off, &l, cv->strides, &cv->n_strides, name);
+    if (IS("lhs_dilation"))
+        return attr_ints(p, &l) && conv_fixed(p, off, &l, cv->lhs_dilation, &cv->n_lhs_dilation, name);
+    if (IS("rhs_dilation"))
+        return attr_ints(p, &l) && conv_fixed(p, off, &l, cv->rhs_dilation, &cv->n_rhs_dilation, name);
+    if (IS("padding"))
+        return conv_padding_attr(p, cv);
+    if (IS("window_reversal"))
+        return conv_reversal_attr(p, cv);
+    if (IS("feature_group_count"))
+        return attr_int(p, &cv->feature_group_count);
+    if (IS("batch_group_count"))
+        return attr_int(p, &cv->batch_group_count);
+    if (IS("precision_config"))
+        return precision_list(p, &ob->a);
+#undef IS
+    *known = false;
+    return true;
+}
+
+/* StableHLO's pretty form: `(%lhs, %rhs) dim_numbers = [...]x[...]->[...],
+ * window = {stride = [..], pad = [[..], ..], lhs_dilate = [..],
+ * rhs_dilate = [..], reverse = [..]} {attrs} : (T, T) -> T`. */
+static bool conv_pretty(P *p, opb *ob)
+{
+    ir_conv *cv = conv_attrs(p, ob);
+    if (!cv || !expect(p, '(') || !parse_operand_list(p, ob, ')') || !kwarg(p, "dim_numbers") ||
+        !conv_dim_numbers(p, cv))
+        return false;
+    if (eat(p, ',')) {
+        if (!kwarg(p, "window") || !expect(p, '{'))
+            return false;
+        if (!eat(p, '}')) {
+            do {
+                ws(p);
+                size_t off = p->pos;
+                ir_ints l;
+                bool ok;
+                if (eat_kw(p, "stride"))
+                    ok = expect(p, '=') && parse_int_list(p, &l) && conv_fixed(p, off, &l, cv->strides, &cv->n_strides, "stride");
+                else if (eat_kw(p, "pad"))
+                    ok = expect(p, '=') && conv_pad_pairs(p, cv);
+                else if (eat_kw(p, "lhs_dilate"))
+                    ok = expect(p, '=') && parse_int_list(p, &l) &&
+                         conv_fixed(p, off, &l, cv->lhs_dilation, &cv->n_lhs_dilation, "lhs_dilate");
+                else if (eat_kw(p, "rhs_dilate"))
+                    ok = expect(p, '=') && parse_int_list(p, &l) &&
+                         conv_fixed(p, off, &l, cv->rhs_dilation, &cv->n_rhs_dilation, "rhs_dilate");
+                else if (eat_kw(p, "reverse"))
+                    ok = expect(p, '=') && expect(p, '[') && conv_bool_list(p, ']', cv);
+                else
+                    return expected(p, "'stride', 'pad', 'lhs_dilate', 'rhs_dilate' or 'reverse'");
+                if (!ok)
+                    return false;
+            } while (eat(p, ','));
+            if (!expect(p, '}'))
+                return false;
+        }
+    }
+    return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
+}
+
 static bool reduce_pretty(P *p, opb *ob)
 {
     /* (%in init: %init), ... */
@@ -2577,6 +2972,8 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
             more = eat(p, ',');
         }
         return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    case PLUMB_OP_CONVOLUTION:
+        return conv_pretty(p, ob);
     case PLUMB_OP_TOP_K:
         if (!expect(p, '(') || !add_operand(p, ob) || !expect(p, ',') || !kwarg(p, "k") || !parse_i64(p, &ob->a.k) ||
             !expect(p, ')'))

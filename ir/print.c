@@ -513,6 +513,8 @@ static void gather_scatter_field(pr *q, bool *first, const char *name, ir_ints l
 }
 
 /* The properties `<{...}>` of the ops printed in generic form. */
+static void conv_ints(pr *q, const int64_t *v, uint32_t n);
+
 static void generic_props(pr *q, const ir_op *op)
 {
     const ir_attrs *a = &op->a;
@@ -549,6 +551,56 @@ static void generic_props(pr *q, const ir_op *op)
             puts_(q, ", unique_indices = true");
         puts_(q, "}>");
         break;
+    case PLUMB_OP_CONVOLUTION: {
+        /* an op the letters form cannot say: its fields as they are */
+        const ir_conv *cv = a->conv;
+        if (!cv)
+            break;
+        plumb_buf_printf(q->b, " <{batch_group_count = %lld : i64, dimension_numbers = #stablehlo.conv<raw "
+                         "input_batch_dimension = %lld, input_feature_dimension = %lld, input_spatial_dimensions = ",
+                         (long long)cv->batch_group_count, (long long)cv->in_batch, (long long)cv->in_feature);
+        conv_ints(q, cv->in_spatial, cv->n_spatial);
+        plumb_buf_printf(q->b, ", kernel_input_feature_dimension = %lld, kernel_output_feature_dimension = %lld, "
+                         "kernel_spatial_dimensions = ", (long long)cv->k_in_feature, (long long)cv->k_out_feature);
+        conv_ints(q, cv->k_spatial, cv->n_spatial);
+        plumb_buf_printf(q->b, ", output_batch_dimension = %lld, output_feature_dimension = %lld, output_spatial_dimensions = ",
+                         (long long)cv->out_batch, (long long)cv->out_feature);
+        conv_ints(q, cv->out_spatial, cv->n_spatial);
+        plumb_buf_printf(q->b, ">, feature_group_count = %lld : i64", (long long)cv->feature_group_count);
+        ir_ints l;
+        if (cv->n_lhs_dilation) {
+            l = (ir_ints){(int64_t *)cv->lhs_dilation, cv->n_lhs_dilation};
+            puts_(q, ", lhs_dilation = ");
+            array_i64(q, l);
+        }
+        if (cv->n_padding) {
+            puts_(q, ", padding = dense<[");
+            for (uint32_t i = 0; i < cv->n_padding; i++)
+                plumb_buf_printf(q->b, "%s[%lld, %lld]", i ? ", " : "", (long long)cv->pad_lo[i], (long long)cv->pad_hi[i]);
+            plumb_buf_printf(q->b, "]> : tensor<%ux2xi64>", cv->n_padding);
+        }
+        if (a->has_precision)
+            plumb_buf_printf(q->b, ", precision_config = [#stablehlo<precision %s>, #stablehlo<precision %s>]",
+                             precision_name(a->precision[0]), precision_name(a->precision[1]));
+        if (cv->n_rhs_dilation) {
+            l = (ir_ints){(int64_t *)cv->rhs_dilation, cv->n_rhs_dilation};
+            puts_(q, ", rhs_dilation = ");
+            array_i64(q, l);
+        }
+        if (cv->n_reversal) {
+            puts_(q, ", window_reversal = array<i1: ");
+            for (uint32_t i = 0; i < cv->n_reversal; i++)
+                plumb_buf_printf(q->b, "%s%s", i ? ", " : "", cv->reversal[i] ? "true" : "false");
+            puts_(q, ">");
+        }
+        if (cv->n_strides) {
+            l = (ir_ints){(int64_t *)cv->strides, cv->n_strides};
+            puts_(q, ", window_strides = ");
+            array_i64(q, l);
+        }
+        puts_(q, "}>");
+        break;
+    }
     case PLUMB_OP_SORT:
         plumb_buf_printf(q->b, " <{dimension = %lld : i64%s}>", (long long)a->dimension, a->is_stable ? ", is_stable = true" : "");
         break;
@@ -610,6 +662,110 @@ static void print_generic(pr *q, const ir_op *op, int ind)
     sig_functional(q, op);
 }
 
+/* One `[b, 0, 1, f]` list: position = dimension number. */
+static void conv_dims_list(pr *q, char l0, char l1, int64_t d0, int64_t d1, const int64_t *sp, uint32_t n_sp)
+{
+    uint32_t rank = n_sp + 2;
+    puts_(q, "[");
+    for (uint32_t pos = 0; pos < rank; pos++) {
+        if (pos)
+            puts_(q, ", ");
+        if (d0 == (int64_t)pos) {
+            plumb_buf_printf(q->b, "%c", l0);
+        } else if (d1 == (int64_t)pos) {
+            plumb_buf_printf(q->b, "%c", l1);
+        } else {
+            uint32_t k = 0;
+            while (k < n_sp && sp[k] != (int64_t)pos)
+                k++;
+            /* a position no dimension names (only an invalid op has one) */
+            if (k < n_sp)
+                plumb_buf_printf(q->b, "%u", k);
+            else
+                puts_(q, "?");
+        }
+    }
+    puts_(q, "]");
+}
+
+/* Whether the lists can be written as letters: every position named once. */
+static bool conv_list_ok(int64_t d0, int64_t d1, const int64_t *sp, uint32_t n_sp)
+{
+    uint32_t rank = n_sp + 2;
+    uint64_t seen = 0;
+    int64_t all[PLUMB_MAX_RANK];
+    all[0] = d0;
+    all[1] = d1;
+    for (uint32_t k = 0; k < n_sp; k++)
+        all[k + 2] = sp[k];
+    for (uint32_t i = 0; i < rank; i++) {
+        if (all[i] < 0 || all[i] >= (int64_t)rank || (seen & (1ull << all[i])))
+            return false;
+        seen |= 1ull << all[i];
+    }
+    return true;
+}
+
+static void conv_ints(pr *q, const int64_t *v, uint32_t n)
+{
+    puts_(q, "[");
+    for (uint32_t i = 0; i < n; i++)
+        plumb_buf_printf(q->b, "%s%lld", i ? ", " : "", (long long)v[i]);
+    puts_(q, "]");
+}
+
+static void print_conv(pr *q, const ir_op *op)
+{
+    const ir_attrs *a = &op->a;
+    const ir_conv *cv = a->conv;
+    puts_(q, "stablehlo.convolution(");
+    values(q, op->operands, op->n_operands);
+    puts_(q, ") dim_numbers = ");
+    conv_dims_list(q, 'b', 'f', cv->in_batch, cv->in_feature, cv->in_spatial, cv->n_spatial);
+    puts_(q, "x");
+    conv_dims_list(q, 'i', 'o', cv->k_in_feature, cv->k_out_feature, cv->k_spatial, cv->n_spatial);
+    puts_(q, "->");
+    conv_dims_list(q, 'b', 'f', cv->out_batch, cv->out_feature, cv->out_spatial, cv->n_spatial);
+    puts_(q, ", window = {");
+    const char *sep = "";
+    if (cv->n_strides) {
+        puts_(q, "stride = ");
+        conv_ints(q, cv->strides, cv->n_strides);
+        sep = ", ";
+    }
+    if (cv->n_padding) {
+        plumb_buf_printf(q->b, "%spad = [", sep);
+        for (uint32_t i = 0; i < cv->n_padding; i++)
+            plumb_buf_printf(q->b, "%s[%lld, %lld]", i ? ", " : "", (long long)cv->pad_lo[i], (long long)cv->pad_hi[i]);
+        puts_(q, "]");
+        sep = ", ";
+    }
+    if (cv->n_lhs_dilation) {
+        plumb_buf_printf(q->b, "%slhs_dilate = ", sep);
+        conv_ints(q, cv->lhs_dilation, cv->n_lhs_dilation);
+        sep = ", ";
+    }
+    if (cv->n_rhs_dilation) {
+        plumb_buf_printf(q->b, "%srhs_dilate = ", sep);
+        conv_ints(q, cv->rhs_dilation, cv->n_rhs_dilation);
+        sep = ", ";
+    }
+    if (cv->n_reversal) {
+        plumb_buf_printf(q->b, "%sreverse = [", sep);
+        for (uint32_t i = 0; i < cv->n_reversal; i++)
+            plumb_buf_printf(q->b, "%s%s", i ? ", " : "", cv->reversal[i] ? "true" : "false");
+        puts_(q, "]");
+    }
+    plumb_buf_printf(q->b, "} {batch_group_count = %lld : i64, feature_group_count = %lld : i64",
+                     (long long)cv->batch_group_count, (long long)cv->feature_group_count);
+    if (a->has_precision)
+        plumb_buf_printf(q->b, ", precision_config = [#stablehlo<precision %s>, #stablehlo<precision %s>]",
+                         precision_name(a->precision[0]), precision_name(a->precision[1]));
+    extra_entries(q, a, false);
+    puts_(q, "}");
+    sig_functional(q, op);
+}
+
 /* True when op's pretty form can say everything op holds. The pretty forms
  * pair reduce inputs with inits and body arguments, and slice starts with
  * limits and strides; an op that does not fit (invalid, but the verifier
@@ -623,6 +779,14 @@ static bool pretty_fits(const ir_op *op)
                (reduce_compact_ok(op) || op->regions[0].n_args == op->n_operands);
     case PLUMB_OP_SLICE:
         return a->start.n == a->limit.n && a->start.n == a->strides.n;
+    case PLUMB_OP_CONVOLUTION:
+        /* the letters form names every dimension once; anything else
+         * (invalid: the verifier must see it) has no pretty form, and
+         * without its attributes nothing can be said of it but the generic form */
+        return a->conv && op->n_operands == 2 &&
+               conv_list_ok(a->conv->in_batch, a->conv->in_feature, a->conv->in_spatial, a->conv->n_spatial) &&
+               conv_list_ok(a->conv->k_in_feature, a->conv->k_out_feature, a->conv->k_spatial, a->conv->n_spatial) &&
+               conv_list_ok(a->conv->out_batch, a->conv->out_feature, a->conv->out_spatial, a->conv->n_spatial);
     case PLUMB_OP_CONCATENATE:
     case PLUMB_OP_GET_DIMENSION_SIZE:
     case PLUMB_OP_DYNAMIC_IOTA:
@@ -809,6 +973,9 @@ static void print_op(pr *q, const ir_op *op, int ind)
             plumb_buf_printf(q->b, ", precision = [%s, %s]", precision_name(a->precision[0]), precision_name(a->precision[1]));
         extra_dict(q, a);
         sig_ew(q, op);
+        break;
+    case PLUMB_OP_CONVOLUTION:
+        print_conv(q, op);
         break;
     case PLUMB_OP_TOP_K:
         plumb_buf_printf(q->b, "%s(", info->name);

@@ -1018,6 +1018,147 @@ static bool v_dot_general(vctx *V, const ir_op *op)
     return expect_result(V, op, 0, &want, "C12");
 }
 
+/* The non-spatial and spatial dimension numbers of one operand (C13, C18,
+ * C20): each in [0, N), no two equal. */
+static bool conv_dims_ok(vctx *V, const ir_op *op, const char *which, int64_t d0, const char *n0, int64_t d1,
+                         const char *n1, const int64_t *sp, uint32_t n_sp, uint32_t rank, const char *constraint)
+{
+    int64_t all[PLUMB_MAX_RANK + 2];
+    const char *names[PLUMB_MAX_RANK + 2];
+    char spn[IR_CONV_MAX_SPATIAL][48];
+    all[0] = d0;
+    names[0] = n0;
+    all[1] = d1;
+    names[1] = n1;
+    for (uint32_t k = 0; k < n_sp && k < IR_CONV_MAX_SPATIAL; k++) {
+        snprintf(spn[k], sizeof spn[k], "%s_spatial_dimensions[%u]", which, k);
+        all[k + 2] = sp[k];
+        names[k + 2] = spn[k];
+    }
+    for (uint32_t i = 0; i < n_sp + 2; i++) {
+        if (all[i] < 0 || all[i] >= (int64_t)rank)
+            return BAD("%s = %lld is out of range for rank %u (StableHLO %s)", names[i], (long long)all[i], rank,
+                       constraint);
+        for (uint32_t j = 0; j < i; j++)
+            if (all[i] == all[j])
+                return BAD("%s and %s are both %lld (StableHLO %s)", names[j], names[i], (long long)all[i], constraint);
+    }
+    return true;
+}
+
+/* One window list: empty (its default) or N - 2 entries, each > 0 when
+ * positive is set. */
+static bool conv_window_list(vctx *V, const ir_op *op, const char *name, const int64_t *v, uint32_t n, uint32_t want,
+                             bool positive, const char *c_size, const char *c_pos)
+{
+    if (n != 0 && n != want)
+        return BAD("%s has %u entries, expected %u (rank - 2) (StableHLO %s)", name, n, want, c_size);
+    for (uint32_t i = 0; positive && i < n; i++)
+        if (v[i] <= 0)
+            return BAD("%s[%u] = %lld must be positive (StableHLO %s)", name, i, (long long)v[i], c_pos);
+    return true;
+}
+
+/* StableHLO's convolution constraints (ids as in the spec); the result
+ * shape rule C25 with every step checked for int64 overflow. */
+static bool v_convolution(vctx *V, const ir_op *op)
+{
+    const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type, *o = &op->results[0]->type;
+    const ir_conv *cv = op->a.conv;
+    if (!cv)
+        return BAD("dimension_numbers is missing");
+    for (uint32_t i = 0; i < 2; i++)
+        if (!ir_type_is_static(&op->operands[i]->type))
+            return op_fail(V, op, PLUMB_ERR_UNSUPPORTED, "unsupported: operand %u has a '?' dimension (dynamic_conv is not in plumb yet)", i);
+    if (l->rank != r->rank)
+        return BAD("lhs has rank %u but rhs has rank %u (StableHLO C1)", l->rank, r->rank);
+    if (l->rank < 2)
+        return BAD("lhs has rank %u; a convolution needs at least a batch and a feature dimension (StableHLO C1, C12)", l->rank);
+    uint32_t N = l->rank, S = N - 2;
+    if (cv->n_spatial != S)
+        return BAD("dimension numbers list %u spatial dimensions, but lhs has rank %u (StableHLO C12, C17, C19)",
+                   cv->n_spatial, N);
+    if (!conv_window_list(V, op, "window_strides", cv->strides, cv->n_strides, S, true, "C2", "C3"))
+        return false;
+    if (cv->n_padding != 0 && cv->n_padding != S)
+        return BAD("padding has shape [%u, 2], expected [%u, 2] (StableHLO C4)", cv->n_padding, S);
+    if (!conv_window_list(V, op, "lhs_dilation", cv->lhs_dilation, cv->n_lhs_dilation, S, true, "C5", "C6") ||
+        !conv_window_list(V, op, "rhs_dilation", cv->rhs_dilation, cv->n_rhs_dilation, S, true, "C7", "C8"))
+        return false;
+    if (cv->n_reversal != 0 && cv->n_reversal != S)
+        return BAD("window_reversal has %u entries, expected %u (rank - 2) (StableHLO C9)", cv->n_reversal, S);
+    if (o->rank != N)
+        return BAD("result has rank %u, expected %u (StableHLO C26)", o->rank, N);
+    if (!conv_dims_ok(V, op, "input", cv->in_batch, "input_batch_dimension", cv->in_feature, "input_feature_dimension",
+                      cv->in_spatial, S, N, "C13") ||
+        !conv_dims_ok(V, op, "kernel", cv->k_in_feature, "kernel_input_feature_dimension", cv->k_out_feature,
+                      "kernel_output_feature_dimension", cv->k_spatial, S, N, "C18") ||
+        !conv_dims_ok(V, op, "output", cv->out_batch, "output_batch_dimension", cv->out_feature,
+                      "output_feature_dimension", cv->out_spatial, S, N, "C20"))
+        return false;
+    int64_t fgc = cv->feature_group_count, bgc = cv->batch_group_count;
+    if (fgc <= 0)
+        return BAD("feature_group_count = %lld must be positive (StableHLO C21)", (long long)fgc);
+    if (bgc <= 0)
+        return BAD("batch_group_count = %lld must be positive (StableHLO C22)", (long long)bgc);
+    if (fgc != 1 && bgc != 1)
+        return BAD("feature_group_count = %lld and batch_group_count = %lld: one of them must be 1 (StableHLO C23)",
+                   (long long)fgc, (long long)bgc);
+    int64_t B = l->dims[cv->in_batch], C = l->dims[cv->in_feature];
+    int64_t KI = r->dims[cv->k_in_feature], KO = r->dims[cv->k_out_feature];
+    if (B % bgc != 0)
+        return BAD("lhs batch dimension %lld has size %lld, not a multiple of batch_group_count = %lld (StableHLO C10)",
+                   (long long)cv->in_batch, (long long)B, (long long)bgc);
+    if (C % fgc != 0)
+        return BAD("lhs feature dimension %lld has size %lld, not a multiple of feature_group_count = %lld (StableHLO C11)",
+                   (long long)cv->in_feature, (long long)C, (long long)fgc);
+    if (KI != C / fgc)
+        return BAD("rhs kernel input feature dimension %lld has size %lld, expected lhs features %lld / feature_group_count %lld = %lld (StableHLO C14)",
+                   (long long)cv->k_in_feature, (long long)KI, (long long)C, (long long)fgc, (long long)(C / fgc));
+    if (KO % bgc != 0)
+        return BAD("rhs kernel output feature dimension %lld has size %lld, not a multiple of batch_group_count = %lld (StableHLO C15)",
+                   (long long)cv->k_out_feature, (long long)KO, (long long)bgc);
+    if (KO % fgc != 0)
+        return BAD("rhs kernel output feature dimension %lld has size %lld, not a multiple of feature_group_count = %lld (StableHLO C16)",
+                   (long long)cv->k_out_feature, (long long)KO, (long long)fgc);
+    plumb_dtype el = l->dtype, er = r->dtype, eo = o->dtype;
+    bool fl = plumb_dtype_is_float(el), fr = plumb_dtype_is_float(er), fo = plumb_dtype_is_float(eo);
+    /* as dot_general: mixed input types are accepted; a float input needs a
+     * float result, and integer inputs an integer (or i1) result */
+    if ((fl || fr) && !fo)
+        return BAD("result element type %s must be a float type for inputs %s and %s (StableHLO C27)", dt(eo), dt(el), dt(er));
+    if (!fl && !fr && fo)
+        return BAD("result element type %s must be an integer type for inputs %s and %s (StableHLO C27)", dt(eo), dt(el), dt(er));
+    if (plumb_dtype_is_bool(eo) != (plumb_dtype_is_bool(el) && plumb_dtype_is_bool(er)))
+        return BAD("result element type %s: i1 results need i1 inputs and i1 inputs an i1 result (inputs %s and %s) (StableHLO C27)",
+                   dt(eo), dt(el), dt(er));
+    ir_type want = blank_type(eo, N);
+    want.dims[cv->out_batch] = B / bgc;
+    want.dims[cv->out_feature] = KO;
+    for (uint32_t k = 0; k < S; k++) {
+        int64_t in = l->dims[cv->in_spatial[k]], w = r->dims[cv->k_spatial[k]];
+        int64_t ld = cv->n_lhs_dilation ? cv->lhs_dilation[k] : 1, rd = cv->n_rhs_dilation ? cv->rhs_dilation[k] : 1;
+        int64_t lo = cv->n_padding ? cv->pad_lo[k] : 0, hi = cv->n_padding ? cv->pad_hi[k] : 0;
+        int64_t st = cv->n_strides ? cv->strides[k] : 1;
+        int64_t din = 0, dw = 0, padded;
+        /* (in - 1) * ld + 1 and lo + din + hi, each step checked */
+        if (in > 0 && (__builtin_mul_overflow(in - 1, ld, &din) || __builtin_add_overflow(din, 1, &din)))
+            return BAD("lhs dimension %lld (spatial %u): (%lld - 1) * lhs_dilation %lld + 1 overflows",
+                       (long long)cv->in_spatial[k], k, (long long)in, (long long)ld);
+        if (__builtin_add_overflow(din, lo, &padded) || __builtin_add_overflow(padded, hi, &padded))
+            return BAD("lhs dimension %lld (spatial %u): padding %lld + dilated size %lld + padding %lld overflows",
+                       (long long)cv->in_spatial[k], k, (long long)lo, (long long)din, (long long)hi);
+        if (w > 0 && (__builtin_mul_overflow(w - 1, rd, &dw) || __builtin_add_overflow(dw, 1, &dw)))
+            return BAD("rhs dimension %lld (spatial %u): (%lld - 1) * rhs_dilation %lld + 1 overflows",
+                       (long long)cv->k_spatial[k], k, (long long)w, (long long)rd);
+        int64_t windows = padded <= 0 || dw > padded ? 0 : (padded - dw) / st + 1;
+        want.dims[cv->out_spatial[k]] = windows;
+    }
+    if (!check_type(V, op->loc, "", "convolution result", &want))
+        return false;
+    return expect_result(V, op, 0, &want, "C25");
+}
+
 static bool v_dot(vctx *V, const ir_op *op)
 {
     const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type;
@@ -1999,6 +2140,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_REDUCE: return v_reduce(V, op);
     case PLUMB_OP_DOT_GENERAL: return v_dot_general(V, op);
     case PLUMB_OP_DOT: return v_dot(V, op);
+    case PLUMB_OP_CONVOLUTION: return v_convolution(V, op);
     case PLUMB_OP_GATHER: return v_gather(V, op);
     case PLUMB_OP_SCATTER: return v_scatter(V, op);
     case PLUMB_OP_SORT: return v_sort(V, op);

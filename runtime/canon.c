@@ -36,7 +36,7 @@ static const char *const attr_names[] = {
     "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "unique_indices",
     "is_stable", "rng_algorithm", "exponent_bits", "mantissa_bits", "k", "callee",
     "min_ulp_difference", "max_ulp_difference", "known_expanding_dimensions",
-    "known_nonexpanding_dimensions", "error_message",
+    "known_nonexpanding_dimensions", "error_message", "convolution",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -44,7 +44,7 @@ enum {
     A_PRECISION, A_OFFSET_DIMS, A_COLLAPSED, A_OPERAND_BATCHING, A_START_BATCHING, A_START_INDEX_MAP,
     A_INDEX_VECTOR_DIM, A_SORTED, A_UPDATE_WINDOW, A_INSERTED_WINDOW, A_INPUT_BATCHING,
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
-    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE, A_COUNT
+    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE, A_CONV, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -349,6 +349,39 @@ static void put_attrs(ser *s, const ir_op *op)
             dim += (int64_t)op->operands[0]->type.rank;
         attr_int(c, &n, A_DIMENSION, dim);
         attr_int(c, &n, A_STABLE, a->is_stable);
+        break;
+    }
+    case PLUMB_OP_CONVOLUTION: {
+        /* every field with its default written out (docs/spec/conv.md) */
+        const ir_conv *cv = a->conv;
+        if (cv) {
+            int64_t v[16 + 9 * IR_CONV_MAX_SPATIAL];
+            uint32_t k = 0, S = cv->n_spatial <= IR_CONV_MAX_SPATIAL ? cv->n_spatial : IR_CONV_MAX_SPATIAL;
+            v[k++] = S;
+            v[k++] = cv->in_batch;
+            v[k++] = cv->in_feature;
+            v[k++] = cv->k_in_feature;
+            v[k++] = cv->k_out_feature;
+            v[k++] = cv->out_batch;
+            v[k++] = cv->out_feature;
+            v[k++] = cv->feature_group_count;
+            v[k++] = cv->batch_group_count;
+            for (uint32_t i = 0; i < S; i++) {
+                v[k++] = cv->in_spatial[i];
+                v[k++] = cv->k_spatial[i];
+                v[k++] = cv->out_spatial[i];
+                v[k++] = cv->n_strides ? cv->strides[i] : 1;
+                v[k++] = cv->n_padding ? cv->pad_lo[i] : 0;
+                v[k++] = cv->n_padding ? cv->pad_hi[i] : 0;
+                v[k++] = cv->n_lhs_dilation ? cv->lhs_dilation[i] : 1;
+                v[k++] = cv->n_rhs_dilation ? cv->rhs_dilation[i] : 1;
+                v[k++] = cv->n_reversal ? cv->reversal[i] : 0;
+            }
+            attr_ints(c, &n, A_CONV, v, k);
+        }
+        int64_t p[2] = {a->has_precision ? a->precision[0] : IR_PREC_DEFAULT,
+                        a->has_precision ? a->precision[1] : IR_PREC_DEFAULT};
+        attr_ints(c, &n, A_PRECISION, p, 2);
         break;
     }
     case PLUMB_OP_TOP_K:

@@ -24,6 +24,7 @@
 
 #include "plumb/dtype.h"
 #include "rt_internal.h"
+#include "rt_conv.h"
 #include "rt_sum.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -697,4 +698,11 @@ bool rt_op_DOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tenso
     int64_t lcv = (int64_t)l->rank - 1, rcv = 0;
     ir_ints none = {NULL, 0}, lc = {&lcv, 1}, rc = {&rcv, 1};
     return dot_core(x, op, l, r, &none, &none, &lc, &rc, out[0]);
+}
+
+bool rt_dot_batched(rt_exec *x, const ir_op *op, const plumb_tensor *a, const plumb_tensor *b, plumb_tensor *c)
+{
+    int64_t bz = 0, ac = 2, bc = 1;
+    ir_ints bb = {&bz, 1}, lc = {&ac, 1}, rc = {&bc, 1};
+    return dot_core(x, op, a, b, &bb, &bb, &lc, &rc, c);
 }

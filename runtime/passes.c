@@ -694,6 +694,9 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
         return false;
     if ((x->value == NULL) != (y->value == NULL) || (x->value && !plumb_tensor_equal(x->value, y->value)))
         return false;
+    /* ir_conv is zeroed before it is filled (ir.h): bytewise equality is equality */
+    if ((x->conv == NULL) != (y->conv == NULL) || (x->conv && memcmp(x->conv, y->conv, sizeof *x->conv) != 0))
+        return false;
     if (x->n_extra != y->n_extra)
         return false;
     for (uint32_t i = 0; i < x->n_extra; i++)

@@ -79,6 +79,12 @@ static bool copy_attrs(cloner *c, ir_attrs *dst, const ir_attrs *src)
     for (size_t i = 0; i < sizeof d_lists / sizeof d_lists[0]; i++)
         if (!copy_ints(c, d_lists[i], *s_lists[i]))
             return false;
+    if (src->conv) {
+        /* flat: one copy holds every convolution attribute */
+        if (!(dst->conv = plumb_arena_alloc(c->dst->arena, sizeof *dst->conv)))
+            return cl_nomem(c);
+        memcpy(dst->conv, src->conv, sizeof *dst->conv);
+    }
     if (src->callee && !(dst->callee = plumb_arena_strdup(c->dst->arena, src->callee)))
         return cl_nomem(c);
     if (src->message && !(dst->message = plumb_arena_strdup(c->dst->arena, src->message)))

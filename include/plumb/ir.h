@@ -38,6 +38,28 @@ typedef struct ir_ints {
     uint32_t n;
 } ir_ints;
 
+/* stablehlo.convolution's attributes (docs/spec/conv.md), kept apart so
+ * that the other ops' attributes do not grow by its fixed-size arrays. The
+ * whole struct is zeroed before it is filled, so two equal attribute sets
+ * compare equal with memcmp. Dimension numbers: dimension indices of lhs
+ * (input_*), rhs (kernel_*) and the result (output_*); spatial lists have
+ * n_spatial entries. Window lists have n_* entries: 0 when not written
+ * (then every entry takes the default: stride 1, padding 0, dilation 1,
+ * no reversal), else as written (the verifier wants n_spatial). */
+#define IR_CONV_MAX_SPATIAL (PLUMB_MAX_RANK - 2)
+typedef struct ir_conv {
+    uint32_t n_spatial;
+    int64_t in_batch, in_feature, in_spatial[IR_CONV_MAX_SPATIAL];
+    int64_t k_in_feature, k_out_feature, k_spatial[IR_CONV_MAX_SPATIAL];
+    int64_t out_batch, out_feature, out_spatial[IR_CONV_MAX_SPATIAL];
+    uint32_t n_strides, n_padding, n_lhs_dilation, n_rhs_dilation, n_reversal;
+    int64_t strides[IR_CONV_MAX_SPATIAL];
+    int64_t pad_lo[IR_CONV_MAX_SPATIAL], pad_hi[IR_CONV_MAX_SPATIAL];
+    int64_t lhs_dilation[IR_CONV_MAX_SPATIAL], rhs_dilation[IR_CONV_MAX_SPATIAL];
+    uint8_t reversal[IR_CONV_MAX_SPATIAL];
+    int64_t feature_group_count, batch_group_count;   /* 1 when not written */
+} ir_conv;
+
 /* An attribute plumb does not interpret, kept verbatim so that printing does
  * not lose what the user wrote (e.g. mhlo.sharding). */
 typedef struct ir_named_attr {
@@ -65,7 +87,8 @@ typedef struct ir_attrs {
     /* dot_general (dot leaves them empty) */
     ir_ints lhs_batch, rhs_batch, lhs_contract, rhs_contract;
     ir_precision precision[2];            /* dot_general, dot: lhs, rhs */
-    bool has_precision;                   /* precision_config was written */
+    bool has_precision;                   /* precision_config was written (dot_general, dot, convolution) */
+    ir_conv *conv;                        /* convolution; NULL for every other op */
     /* gather, dynamic_gather */
     ir_ints offset_dims, collapsed_slice_dims, operand_batching_dims,
             start_indices_batching_dims, start_index_map;

@@ -1,0 +1,5 @@
+// expect-error: 3:8: lhs has rank 3 but rhs has rank 4 (StableHLO C1)
+func.func @main(%x: tensor<1x5x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x3x4xf32> {
+  %r = "stablehlo.convolution"(%x, %w) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 2, input_spatial_dimensions = [1], kernel_input_feature_dimension = 2, kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0], output_batch_dimension = 0, output_feature_dimension = 2, output_spatial_dimensions = [1]>, feature_group_count = 1 : i64} : (tensor<1x5x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x4xf32>
+  return %r : tensor<1x3x4xf32>
+}
