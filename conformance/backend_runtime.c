@@ -46,9 +46,15 @@ static plumb_backend_error *rtb_create(plumb_backend_create_args *a)
     plumb_runtime_options_init(&ro);
     /* A certified or fuzzed runtime is the one its options name, never one
      * shaped by the environment: PLUMB_POLICY would change the compile
-     * counts the cache suite and the fuzz oracle predict. A policy is asked
-     * for explicitly with the option policy=LIST. */
+     * counts the cache suite and the fuzz oracle predict; PLUMB_CONTRACT
+     * would refuse the builds of ordinary cases (certify --contract gates
+     * the cache suite itself); PLUMB_CACHE_DIR would serve programs compiled
+     * by an earlier run from disk. Each is asked for explicitly with an
+     * option (policy=LIST, cache_dir=DIR); "" means none to
+     * plumb_runtime_create. */
     ro.policy = "none";
+    ro.contract_file = "";
+    ro.cache_dir = "";
     for (size_t i = 0; i < a->n_options; i++) {
         const plumb_backend_option *o = &a->options[i];
         const char *nm = o->name ? o->name : "(null)";
@@ -59,6 +65,8 @@ static plumb_backend_error *rtb_create(plumb_backend_create_args *a)
             ro.opt_level = v;
         } else if (strcmp(nm, "policy") == 0 && o->value) {
             ro.policy = o->value;
+        } else if (strcmp(nm, "cache_dir") == 0 && o->value && o->value[0]) {
+            ro.cache_dir = o->value;
         } else if (strcmp(nm, "isa") == 0 && o->value) {
             if (strcmp(o->value, "auto") == 0)
                 ro.isa = PLUMB_ISA_AUTO;
@@ -73,7 +81,7 @@ static plumb_backend_error *rtb_create(plumb_backend_create_args *a)
                                      "option isa: '%s' is not auto, portable, avx2 or avx512", o->value);
         } else {
             return conf_bk_error(PLUMB_BACKEND_ERR_INVALID_ARGUMENT,
-                                 "bad option '%s=%s' (runtime accepts: threads=N, opt_level=0..2, isa=auto|portable|avx2|avx512, policy=LIST)",
+                                 "bad option '%s=%s' (runtime accepts: threads=N, opt_level=0..2, isa=auto|portable|avx2|avx512, policy=LIST, cache_dir=DIR)",
                                  nm, o->value ? o->value : "");
         }
     }

@@ -39,14 +39,14 @@ typedef struct plumb_runtime_options {
                                     from the disk cache is not a recompile and never refused); 0 = none */
     bool error_on_recompile;     /* any compile of a module's entry after its first is an error (disk hits are not) */
     uint64_t max_bytes;          /* per-tensor limit; 0 = plumb_max_bytes(0) */
-    const char *cache_dir;       /* persistent cache directory; NULL = PLUMB_CACHE_DIR env, or none */
+    const char *cache_dir;       /* persistent cache directory; NULL = PLUMB_CACHE_DIR env, or none; "" = none */
     FILE *log;                   /* recompile explanations (also when PLUMB_LOG=recompiles); NULL = none unless env;
                                     must stay open until plumb_runtime_destroy, which may write a summary */
     double timeout_s;            /* wall-clock limit of each run, seconds; 0 = none (docs/runtime.md, Limits) */
     uint64_t cache_max_bytes;    /* disk cache size limit, least recently used entries evicted first;
                                     0 = PLUMB_CACHE_MAX_BYTES env, else 1 GiB; UINT64_MAX = none */
     const char *contract_file;   /* compile contract (docs/contracts.md, include/plumb/contract.h); NULL =
-                                    PLUMB_CONTRACT env, or none. A compile it forbids fails with PLUMB_ERR_LIMIT */
+                                    PLUMB_CONTRACT env, or none; "" = none. A compile it forbids fails with PLUMB_ERR_LIMIT */
     FILE *summary;               /* per-entry summary of recompile causes when the runtime is destroyed;
                                     NULL = the log when PLUMB_LOG=recompiles, else none */
     bool summary_json;           /* the summary as JSON lines (also with PLUMB_LOG=recompiles:json) */

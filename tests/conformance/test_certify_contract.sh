@@ -98,6 +98,20 @@ else
     has "$tmp/err" "does not match" "the edit breaks the digest"
 fi
 
+# The built-in runtime backend ignores the environment's PLUMB_CONTRACT and
+# PLUMB_CACHE_DIR: a contract allowing one program per entry would refuse
+# every case after an entry's first, and a cache folder would be filled (and
+# read) by certification. cache_dir=DIR asks for the disk cache explicitly.
+printf 'module * entry * max-programs 1\n' > "$tmp/one.ct"
+mkdir -m 700 "$tmp/envcache" "$tmp/optcache"
+expect_rc 0 "PLUMB_CONTRACT does not reach the runtime's cases" env PLUMB_CONTRACT="$tmp/one.ct" \
+    PLUMB_CACHE_DIR="$tmp/envcache" "$PLUMB" certify --backend runtime --ops add -q --no-cache-suite --out "$tmp/envrt"
+jq_is "$tmp/envrt/report.json" '.failed' 0 "no case failed under the environment's contract"
+[ -z "$(ls -A "$tmp/envcache")" ] && ok || bad "PLUMB_CACHE_DIR was written by certification"
+expect_rc 0 "cache_dir=DIR" "$PLUMB" certify --backend runtime --ops add -q --no-cache-suite --option cache_dir="$tmp/optcache" \
+    --out "$tmp/optrt"
+[ -n "$(ls -A "$tmp/optcache")" ] && ok || bad "--option cache_dir=DIR filled the folder"
+
 # --help lists the option.
 "$PLUMB" certify --help > "$tmp/out" 2>&1
 has "$tmp/out" "--contract FILE" "certify --help lists --contract"
