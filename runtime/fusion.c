@@ -71,7 +71,7 @@ typedef struct fval {
                                * and strides from the actual operand each run) */
 } fval;
 
-typedef enum skind { S_EW, S_SUM32, S_SUM64, S_MAX32, S_ROWB } skind;
+typedef enum skind { S_EW, S_SUM32, S_SUM64, S_MAX32, S_FOLDH, S_ROWB } skind;
 
 typedef struct fstep {
     skind kind;
@@ -221,6 +221,11 @@ static skind row_reduce_kind(const ir_op *op)
     }
     if (x->code == PLUMB_OP_MAXIMUM && t->dtype == PLUMB_F32)
         return S_MAX32;
+    /* f16/bf16 sums from any init, maxima and minima: rt_fold_half_row
+     * gives the reduce kernel's bits for one row */
+    if ((t->dtype == PLUMB_F16 || t->dtype == PLUMB_BF16) &&
+        (x->code == PLUMB_OP_ADD || x->code == PLUMB_OP_MAXIMUM || x->code == PLUMB_OP_MINIMUM))
+        return S_FOLDH;
     return S_EW;
 }
 
@@ -2425,6 +2430,17 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
                 if ((rb & 0x7fffffffu) > 0x7f800000u)
                     rb |= 0x00400000u;
                 memcpy(dst + r * 4, &rb, 4);
+            }
+            break;
+        }
+        case S_FOLDH: {
+            uint16_t init;
+            memcpy(&init, fr->in[st->init]->data, 2);
+            plumb_opcode body = st->op->regions[0].first->code;
+            for (size_t r = 0; r < rows; r++) {
+                uint16_t v = rt_fold_half_row(st->op->operands[0]->type.dtype, body,
+                                              (const uint16_t *)ins[0] + r * L, L, init, rt_isa(fr->x));
+                memcpy(dst + r * 2, &v, 2);
             }
             break;
         }

@@ -15,7 +15,11 @@
  *   exactly widened operand, rounded once to the half type (round to odd at
  *   f32's 24 bits, then to nearest even: one correct rounding, Boldo and
  *   Melquiond 2008); lanes whose result is NaN, subnormal, zero or at the
- *   overflow threshold go to rt_math_narrow as in the engine.
+ *   overflow threshold go to rt_math_narrow as in the engine. Except:
+ *   exp, logistic and tanh at the AVX2 and AVX-512 levels, computed by the
+ *   f32 register functions and rounded once (within 0.5 + 2^-11 ULP of the
+ *   exact value, inside the bound of 1; not always the engine's bits), the
+ *   lanes above flagged and redone by the engine's rules.
  * NaN operands give the first NaN operand quieted; invalid operations the
  * positive default NaN of the type. Blocks of HB elements are widened into
  * f32 buffers on the stack; a tail shorter than one vector runs through
@@ -48,10 +52,11 @@ typedef struct hinfo {
     uint16_t one;     /* 1.0 */
     uint16_t dnan;    /* default NaN */
     double min_normal, max_finite;
+    uint32_t min_normal32, max_finite32;   /* the same two as f32 patterns */
 } hinfo;
 
-static const hinfo H_F16 = {0x7C00, 0x200, 0x3C00, 0x7E00, 0x1p-14, 65504.0};
-static const hinfo H_BF16 = {0x7F80, 0x40, 0x3F80, 0x7FC0, 0x1p-126, 0x1.FEp127};
+static const hinfo H_F16 = {0x7C00, 0x200, 0x3C00, 0x7E00, 0x1p-14, 65504.0, 0x38800000u, 0x477FE000u};
+static const hinfo H_BF16 = {0x7F80, 0x40, 0x3F80, 0x7FC0, 0x1p-126, 0x1.FEp127, 0x00800000u, 0x7F7F0000u};
 
 enum hclass { HC_ARITH, HC_SQRT, HC_ROUND, HC_MINMAX, HC_CLAMP, HC_SIGN, HC_FINITE, HC_CMP, HC_VMATH, HC_VMATH2 };
 enum hround { HR_FLOOR, HR_CEIL, HR_EVEN, HR_AFZ };
@@ -66,6 +71,7 @@ typedef struct hjob {
     ir_cmp_dir dir;
     bool total;           /* TOTALORDER comparison */
     rt_vmath_f32d_fn fn;  /* HC_VMATH */
+    rt_vmath_f32_fn fn32; /* HC_VMATH when the level computes the op in f32 registers, else NULL */
     rt_vmath2_f32d_fn fn2; /* HC_VMATH2 */
 } hjob;
 
@@ -92,6 +98,7 @@ typedef struct hjob {
     typedef uint64_t vq##SUF __attribute__((vector_size(VB)));                                   \
     typedef uint32_t vn##SUF __attribute__((vector_size(VB / 2)));                               \
     typedef int8_t vc##SUF __attribute__((vector_size(VB / 8)));                                 \
+    typedef int8_t vk##SUF __attribute__((vector_size(VB / 4)));                                 \
 TARGET static inline __attribute__((always_inline)) vf##SUF f16_widen_lanes##SUF(vu##SUF h)             \
 {                                                                                                 \
     vu##SUF s = (h & 0x8000) << 16, m = h & 0x7FFF;                                                  \
@@ -171,6 +178,76 @@ TARGET static inline __attribute__((always_inline)) vu##SUF f16_narrow_lanes##SU
             r = (nan & ((v >> 16) | 0x40)) | (~nan & r);                                          \
             vh##SUF h = __builtin_convertvector(r, vh##SUF);                                            \
             memcpy(o + i, &h, VB / 2);                                                                \
+        }                                                                                         \
+    }                                                                                             \
+    /* add, subtract, multiply, divide of two half vectors in f32 registers: */                  \
+    /* widen, one f32 operation, the NaN rule, one rounding, store; the     */                  \
+    /* same bits as widen + arith + narrow through the block buffers.       */                  \
+    TARGET static inline __attribute__((always_inline)) void arith_h_loop##SUF(                 \
+        int code, bool f16, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n)        \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                  \
+            vh##SUF ha, hb;                                                                       \
+            memcpy(&ha, a + i, VB / 2);                                                           \
+            memcpy(&hb, b + i, VB / 2);                                                           \
+            vu##SUF ua = __builtin_convertvector(ha, vu##SUF), ub = __builtin_convertvector(hb, vu##SUF); \
+            vf##SUF x, y, r;                                                                      \
+            if (f16) {                                                                            \
+                x = f16_widen_lanes##SUF(ua);                                                     \
+                y = f16_widen_lanes##SUF(ub);                                                     \
+            } else {                                                                              \
+                ua <<= 16;                                                                        \
+                ub <<= 16;                                                                        \
+                memcpy(&x, &ua, VB);                                                              \
+                memcpy(&y, &ub, VB);                                                              \
+            }                                                                                     \
+            switch (code) {                                                                       \
+            case PLUMB_OP_ADD: r = x + y; break;                                                  \
+            case PLUMB_OP_SUBTRACT: r = x - y; break;                                             \
+            case PLUMB_OP_MULTIPLY: r = x * y; break;                                             \
+            default: r = x / y; break;                                                            \
+            }                                                                                     \
+            vi##SUF rn = ((vi##SUF)r & 0x7FFFFFFF) > 0x7F800000;                                  \
+            vi##SUF xn = ((vi##SUF)x & 0x7FFFFFFF) > 0x7F800000;                                  \
+            vi##SUF yn = ((vi##SUF)y & 0x7FFFFFFF) > 0x7F800000;                                  \
+            vi##SUF nanv = (xn & ((vi##SUF)x | 0x400000)) |                                       \
+                           (~xn & ((yn & ((vi##SUF)y | 0x400000)) | (~yn & 0x7FC00000)));         \
+            r = (vf##SUF)((rn & nanv) | (~rn & (vi##SUF)r));                                      \
+            vu##SUF q;                                                                            \
+            if (f16) {                                                                            \
+                q = f16_narrow_lanes##SUF(r);                                                     \
+            } else {                                                                              \
+                vu##SUF v;                                                                        \
+                memcpy(&v, &r, VB);                                                               \
+                vu##SUF nan = (vu##SUF)((v & 0x7FFFFFFF) > 0x7F800000);                           \
+                q = (v + 0x7FFF + ((v >> 16) & 1)) >> 16;                                         \
+                q = (nan & ((v >> 16) | 0x40)) | (~nan & q);                                      \
+            }                                                                                     \
+            vh##SUF h = __builtin_convertvector(q, vh##SUF);                                      \
+            memcpy(o + i, &h, VB / 2);                                                            \
+        }                                                                                         \
+    }                                                                                             \
+    __attribute__((unused)) TARGET static void arith_h##SUF(plumb_opcode code, bool f16,          \
+                                    const uint16_t *a, const uint16_t *b,                         \
+                                    uint16_t *o, size_t n)                                        \
+    {                                                                                             \
+        switch (code) {                                                                           \
+        case PLUMB_OP_ADD:                                                                        \
+            f16 ? arith_h_loop##SUF(PLUMB_OP_ADD, true, a, b, o, n)                               \
+                : arith_h_loop##SUF(PLUMB_OP_ADD, false, a, b, o, n);                             \
+            break;                                                                                \
+        case PLUMB_OP_SUBTRACT:                                                                   \
+            f16 ? arith_h_loop##SUF(PLUMB_OP_SUBTRACT, true, a, b, o, n)                          \
+                : arith_h_loop##SUF(PLUMB_OP_SUBTRACT, false, a, b, o, n);                        \
+            break;                                                                                \
+        case PLUMB_OP_MULTIPLY:                                                                   \
+            f16 ? arith_h_loop##SUF(PLUMB_OP_MULTIPLY, true, a, b, o, n)                          \
+                : arith_h_loop##SUF(PLUMB_OP_MULTIPLY, false, a, b, o, n);                        \
+            break;                                                                                \
+        default:                                                                                  \
+            f16 ? arith_h_loop##SUF(PLUMB_OP_DIVIDE, true, a, b, o, n)                            \
+                : arith_h_loop##SUF(PLUMB_OP_DIVIDE, false, a, b, o, n);                          \
+            break;                                                                                \
         }                                                                                         \
     }                                                                                             \
     /* f32 arithmetic with the NaN rule fixed up per lane (the operation    */                  \
@@ -310,6 +387,25 @@ TARGET static inline __attribute__((always_inline)) vu##SUF f16_narrow_lanes##SU
     /* f32's 24 bits (exact rounding to the half type comes after); flag   */                    \
     /* set where the engine's special handling applies: the operand or v   */                    \
     /* NaN, or |v| below the smallest normal or at the overflow threshold.  */                   \
+    /* The f32 results r of a transcendental computed in f32: flag set     */                    \
+    /* where one rounding of r may not keep the op's bound or the exact    */                    \
+    /* special cases: the operand or r NaN, |r| below the half type's      */                    \
+    /* smallest normal (zero included) or finite at/above its largest      */                    \
+    /* finite value (the overflow threshold lies just above it).           */                    \
+    TARGET static void flag32##SUF(const hinfo *h, const float *x, const float *r, uint8_t *flag, \
+                                   size_t n)                                                      \
+    {                                                                                             \
+        for (size_t i = 0; i < n; i += VB / 4) {                                                  \
+            vu##SUF xb, rb;                                                                       \
+            memcpy(&xb, x + i, VB);                                                               \
+            memcpy(&rb, r + i, VB);                                                               \
+            vu##SUF a = rb & 0x7FFFFFFF, xa = xb & 0x7FFFFFFF;                                    \
+            vi##SUF fl = (xa > 0x7F800000) | (a > 0x7F800000) | (a < h->min_normal32) |           \
+                         ((a >= h->max_finite32) & (a < 0x7F800000));                             \
+            vk##SUF f8 = __builtin_convertvector(fl, vk##SUF) & 1;                                \
+            memcpy(flag + i, &f8, VB / 4);                                                        \
+        }                                                                                         \
+    }                                                                                             \
     TARGET static void odd##SUF(const hinfo *h, const double *v, const float *x, float *o,        \
                                 uint8_t *flag, size_t n)                                          \
     {                                                                                             \
@@ -394,6 +490,127 @@ T_AVX512 static void sqrt_avx512(const float *a, float *o, size_t n)
     }
 }
 
+/* f16 add/subtract/multiply/divide in f32 registers with the F16C and
+ * AVX-512 conversions (the bit-arithmetic widening and narrowing of the
+ * generic loops cost about 30 instructions per vector; these are one
+ * each, with the same bits): widen, one f32 operation, the NaN rule
+ * (the first NaN operand quieted, else the default NaN), one rounding. */
+#define ARITH16_LOOP(TGT, VT, STEP, LOAD, STORE, OPER, FIX)                                           \
+    for (size_t i = 0; i < n; i += STEP) {                                                            \
+        VT x = LOAD(a + i), y = LOAD(b + i);                                                          \
+        STORE(o + i, FIX(x, y, OPER(x, y)));                                                          \
+    }
+#define ARITH16_ALL(LOAD, STORE, FIX, ADD, SUB, MUL, DIV, VT, STEP)                                   \
+    switch (code) {                                                                                   \
+    case PLUMB_OP_ADD: ARITH16_LOOP(, VT, STEP, LOAD, STORE, ADD, FIX) break;                         \
+    case PLUMB_OP_SUBTRACT: ARITH16_LOOP(, VT, STEP, LOAD, STORE, SUB, FIX) break;                    \
+    case PLUMB_OP_MULTIPLY: ARITH16_LOOP(, VT, STEP, LOAD, STORE, MUL, FIX) break;                    \
+    default: ARITH16_LOOP(, VT, STEP, LOAD, STORE, DIV, FIX) break;                                   \
+    }
+
+T_AVX512 static inline __attribute__((always_inline)) __m512 nanfix_avx512(__m512 x, __m512 y, __m512 r)
+{
+    const __m512i q = _mm512_set1_epi32(0x400000);
+    __mmask16 rn = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), xn = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q),
+              yn = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
+    __m512i v = _mm512_set1_epi32(0x7FC00000);
+    v = _mm512_mask_or_epi32(v, yn, _mm512_castps_si512(y), q);
+    v = _mm512_mask_or_epi32(v, xn, _mm512_castps_si512(x), q);
+    return _mm512_mask_mov_ps(r, rn, _mm512_castsi512_ps(v));
+}
+#define LD16_512(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define ST16_512(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))
+T_AVX512 static void arith_f16_avx512(plumb_opcode code, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n)
+{
+    ARITH16_ALL(LD16_512, ST16_512, nanfix_avx512, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_div_ps,
+                __m512, 16)
+}
+
+T_AVX2 static inline __attribute__((always_inline)) __m256 nanfix_avx2(__m256 x, __m256 y, __m256 r)
+{
+    const __m256 q = _mm256_castsi256_ps(_mm256_set1_epi32(0x400000));
+    __m256 rn = _mm256_cmp_ps(r, r, _CMP_UNORD_Q), xn = _mm256_cmp_ps(x, x, _CMP_UNORD_Q),
+           yn = _mm256_cmp_ps(y, y, _CMP_UNORD_Q);
+    __m256 v = _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), _mm256_or_ps(y, q), yn);
+    v = _mm256_blendv_ps(v, _mm256_or_ps(x, q), xn);
+    return _mm256_blendv_ps(r, v, rn);
+}
+#define LD16_256(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+#define ST16_256(p, v) _mm_storeu_si128((__m128i *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
+T_AVX2 static void arith_f16_avx2(plumb_opcode code, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n)
+{
+    ARITH16_ALL(LD16_256, ST16_256, nanfix_avx2, _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_div_ps,
+                __m256, 8)
+}
+
+/* The same for bf16: widening is a zero extension shifted into the top
+ * half, narrowing the integer round to nearest even at bit 16 (a NaN keeps
+ * sign and top payload, quieted), as bf16_narrow does. */
+T_AVX512 static inline __attribute__((always_inline)) __m512 bf_ld512(const uint16_t *p)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+}
+T_AVX512 static inline __attribute__((always_inline)) void bf_st512(uint16_t *p, __m512 f)
+{
+    __m512i v = _mm512_castps_si512(f);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7FFFFFFF)),
+                                            _mm512_set1_epi32(0x7F800000));
+    __m512i r = _mm512_add_epi32(v, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF),
+                                                     _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1))));
+    r = _mm512_srli_epi32(r, 16);
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(v, 16), _mm512_set1_epi32(0x40));
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtepi32_epi16(r));
+}
+T_AVX512 static void arith_bf16_avx512(plumb_opcode code, const uint16_t *a, const uint16_t *b, uint16_t *o,
+                                       size_t n)
+{
+    ARITH16_ALL(bf_ld512, bf_st512, nanfix_avx512, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_div_ps,
+                __m512, 16)
+}
+T_AVX2 static inline __attribute__((always_inline)) __m256 bf_ld256(const uint16_t *p)
+{
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+T_AVX2 static inline __attribute__((always_inline)) void bf_st256(uint16_t *p, __m256 f)
+{
+    __m256i v = _mm256_castps_si256(f);
+    /* magnitudes above infinity's pattern are NaNs; as signed integers the
+     * masked magnitudes compare correctly */
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+    __m256i r = _mm256_add_epi32(v, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF),
+                                                     _mm256_and_si256(_mm256_srli_epi32(v, 16), _mm256_set1_epi32(1))));
+    r = _mm256_srli_epi32(r, 16);
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_srli_epi32(v, 16), _mm256_set1_epi32(0x40)), nan);
+    /* r's lanes hold 16-bit values: pack the two 128-bit halves in order */
+    __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
+    _mm_storeu_si128((__m128i *)p, _mm_packus_epi32(lo, hi));
+}
+T_AVX2 static void arith_bf16_avx2(plumb_opcode code, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n)
+{
+    ARITH16_ALL(bf_ld256, bf_st256, nanfix_avx2, _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_div_ps,
+                __m256, 8)
+}
+
+static bool have_f16c(void);
+
+/* arith_h of the level: the intrinsic loops (F16C for f16 when the CPU has it) */
+static void arith_hx_avx512(plumb_opcode code, bool f16, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n)
+{
+    if (f16)
+        arith_f16_avx512(code, a, b, o, n);
+    else
+        arith_bf16_avx512(code, a, b, o, n);
+}
+static void arith_hx_avx2(plumb_opcode code, bool f16, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n)
+{
+    if (f16 && !have_f16c())
+        arith_h_avx2(code, true, a, b, o, n);
+    else if (f16)
+        arith_f16_avx2(code, a, b, o, n);
+    else
+        arith_bf16_avx2(code, a, b, o, n);
+}
+
 static bool have_f16c(void)
 {
     static int known = -1;
@@ -429,6 +646,8 @@ typedef struct hkern {
     void (*round)(enum hround mode, const float *a, float *o, size_t n);
     void (*hops)(const hjob *j, const uint16_t *a, const uint16_t *b, const uint16_t *c, void *out, size_t n);
     void (*odd)(const hinfo *h, const double *v, const float *x, float *o, uint8_t *flag, size_t n);
+    void (*flag32)(const hinfo *h, const float *x, const float *r, uint8_t *flag, size_t n);
+    void (*arith_h)(plumb_opcode code, bool f16, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n);
 } hkern;
 
 static hkern kernels(plumb_isa isa, plumb_dtype t)
@@ -437,19 +656,21 @@ static hkern kernels(plumb_isa isa, plumb_dtype t)
 #if EWH_X86
     if (isa == PLUMB_ISA_AVX512)
         return (hkern){f16 ? f16_widen_avx512 : bf16_widen_avx512, f16 ? f16_narrow_avx512 : bf16_narrow_avx512,
-                       arith_avx512, sqrt_avx512, round_avx512, hops_avx512, odd_avx512};
+                       arith_avx512, sqrt_avx512, round_avx512, hops_avx512, odd_avx512, flag32_avx512, arith_hx_avx512};
     if (isa == PLUMB_ISA_AVX2) {
         bool f = have_f16c();
         return (hkern){!f16 ? bf16_widen_avx2 : f ? f16_widen_avx2 : f16_widen_bits_avx2,
                        !f16 ? bf16_narrow_avx2 : f ? f16_narrow_avx2 : f16_narrow_bits_avx2,
-                       arith_avx2, sqrt_avx2, round_avx2, hops_avx2, odd_avx2};
+                       arith_avx2, sqrt_avx2, round_avx2, hops_avx2, odd_avx2, flag32_avx2,
+                       arith_hx_avx2};
     }
 #else
     (void)isa;
 #endif
     return (hkern){f16 ? f16_widen_bits_portable : bf16_widen_portable,
                    f16 ? f16_narrow_bits_portable : bf16_narrow_portable,
-                   arith_portable, sqrt_portable, round_portable, hops_portable, odd_portable};
+                   arith_portable, sqrt_portable, round_portable, hops_portable, odd_portable,
+                   flag32_portable, arith_h_portable};
 }
 
 static bool classify(const rt_ew_args *a, hjob *j)
@@ -495,6 +716,16 @@ static bool classify(const rt_ew_args *a, hjob *j)
         j->fn = rt_vmath_f32d(a->code, a->isa);
         if (!j->fn)
             return false;
+        /* exp, logistic and tanh have f32 register implementations at the
+         * vector levels (docs/runtime-math.md): their f32 result, within
+         * 2.5 f32 ULP of the exact value, rounded once to the half type is
+         * within 0.5 + 2^-11 half ULP of it, inside the op's bound of 1
+         * (docs/runtime-ew-half.md, "Transcendentals in f32"); the other
+         * functions are evaluated in double at every level, so the double
+         * value rounded once costs no more */
+        if ((a->code == PLUMB_OP_EXPONENTIAL || a->code == PLUMB_OP_LOGISTIC || a->code == PLUMB_OP_TANH) &&
+            (a->isa == PLUMB_ISA_AVX2 || a->isa == PLUMB_ISA_AVX512))
+            j->fn32 = rt_vmath_f32(a->code, a->isa);
         break;
     case PLUMB_OP_POWER: case PLUMB_OP_ATAN2:
         j->cls = HC_VMATH2;
@@ -515,10 +746,7 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
     float fa[HB], fb[HB];
     switch (j->cls) {
     case HC_ARITH:
-        k->widen(x, fa, n);
-        k->widen(y, fb, n);
-        k->arith(j->code, fa, fb, fa, n);
-        k->narrow(fa, out, n);
+        k->arith_h(j->code, j->t == PLUMB_F16, x, y, out, n);
         return;
     case HC_SQRT:
         k->widen(x, fa, n);
@@ -535,6 +763,35 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
         uint8_t flag[HB];
         uint16_t *o = out;
         k->widen(x, fa, n);
+        if (j->fn32) {
+            /* in f32 registers; flagged lanes take the engine's exact rules
+             * on the double value of the same operand */
+            j->fn32(fa, fb, n);
+            k->flag32(j->h, fa, fb, flag, n);
+            uint16_t xs[HB];
+            memcpy(xs, x, n * sizeof *xs);
+            k->narrow(fb, o, n);
+            for (size_t i = 0; i < n; i += 8) {
+                uint64_t f8;
+                memcpy(&f8, flag + i, 8);
+                if (f8 == 0)
+                    continue;
+                for (size_t l = i; l < i + 8; l++) {
+                    if (!flag[l])
+                        continue;
+                    uint16_t xb = xs[l];
+                    double vl;
+                    if ((xb & 0x7FFF) > j->h->em) {
+                        o[l] = xb | j->h->q;
+                        continue;
+                    }
+                    j->fn(fa + l, &vl, 1);
+                    o[l] = isnan(vl) ? j->h->dnan
+                                     : (uint16_t)rt_math_narrow(j->code, j->t, vl, RT_MATH_DERR, fa[l], 0);
+                }
+            }
+            return;
+        }
         j->fn(fa, v, n);
         k->odd(j->h, v, fa, fb, flag, n);
         /* the fix-up below reads the inputs after the narrowing has written

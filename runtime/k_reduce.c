@@ -867,6 +867,31 @@ static vcol_fn pick_col(unsigned w, int isa)
 }
 #endif
 
+/* ---- f16/bf16 row folds for fused row groups --------------------------------------
+ * The reduce kernel's bits for one row of a half-type add, max or min fold
+ * (row_fold below, with a plan of that kind): fused softmax and layer_norm
+ * rows of f16/bf16 fold their rows in place with these, so a fused group
+ * gives exactly the unfused program's bits. */
+uint16_t rt_fold_half_row(plumb_dtype t, plumb_opcode body, const uint16_t *v, size_t n, uint16_t init,
+                          plumb_isa isa)
+{
+    el_kind k = t == PLUMB_F16 ? EL_F16 : EL_BF16;
+    double r = ld(k, &init, 0);
+    if (body == PLUMB_OP_ADD)
+        return (uint16_t)round_to(t, r + row_sum(k, v, n, (int)isa));
+#if RT_X86
+    int vop = body == PLUMB_OP_MAXIMUM ? VO_FMAX : VO_FMIN;
+    if (vec_level((int)isa) >= PLUMB_ISA_AVX2 && (init & 0x7fffu) <= inf_bits(t)) {
+        uint64_t bits;
+        if (pick_row(16, (int)isa)(vop, v, n, init, inf_bits(t), &bits))
+            return (uint16_t)bits;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        r = body == PLUMB_OP_MAXIMUM ? fmax_d(r, ld(k, v, i)) : fmin_d(r, ld(k, v, i));
+    return (uint16_t)round_to(t, r);
+}
+
 /* ---- per-output work ------------------------------------------------------------ */
 
 typedef struct red_job {

@@ -106,6 +106,10 @@ bool rt_ew_convert(const rt_ew_args *a); /* k_ew_convert.c: convert between elem
 float rt_sum_f32(const float *v, size_t n, plumb_isa isa);
 float rt_max_f32(const float *v, size_t n, plumb_isa isa);   /* IEEE maximum: NaN propagates, -0 < +0 */
 double rt_sum_f64(const double *v, size_t n, plumb_isa isa);
+/* One row of an f16/bf16 reduce with an add, maximum or minimum body from
+ * init: the reduce kernel's bits (fused row groups of half types). */
+uint16_t rt_fold_half_row(plumb_dtype t, plumb_opcode body, const uint16_t *v, size_t n, uint16_t init,
+                          plumb_isa isa);
 
 /* ---- GEMM (runtime/k_gemm.c) ---------------------------------------------------
  * C[m x n] = A[m x k] * B[k x n] with row strides lda, ldb, ldc (elements);

@@ -7,7 +7,9 @@
  * The transcendentals must give the element engine's bits (the double
  * result rounded once by rt_math_narrow), computed here element by element
  * from the same pieces, and lie within the op table's bound of the
- * reference. */
+ * reference; exp, logistic and tanh at the vector levels, computed in f32
+ * registers and rounded once, only the latter (with zeros, subnormals,
+ * infinities and NaNs exactly the reference's). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,6 +71,14 @@ static bool is_vmath(plumb_opcode c)
     }
 }
 
+/* The ops k_ew_half.c computes in f32 registers at this level: their bits
+ * may differ from the engine's double recipe, within the bound. */
+static bool f32_path(plumb_opcode c, plumb_isa isa)
+{
+    return (c == PLUMB_OP_EXPONENTIAL || c == PLUMB_OP_LOGISTIC || c == PLUMB_OP_TANH) &&
+           (isa == PLUMB_ISA_AVX2 || isa == PLUMB_ISA_AVX512);
+}
+
 static uint64_t failures;
 
 /* Runs the op on in[k][0..n) through the reference and, at every ISA, the
@@ -108,7 +118,7 @@ static void check(harness *h, plumb_opcode code, plumb_dtype t, ir_cmp_dir dir, 
         for (size_t i = 0; i < n; i++) {
             uint64_t g = plumb_load_bits(p.rt, got->data, i), w = plumb_load_bits(p.rt, want->data, i);
             if (vm) {
-                if (g != eng[i]) {
+                if (!f32_path(code, isa) && g != eng[i]) {
                     if (bad++ < 3)
                         ew_prog_report(&p, t, isa, i, in, g, eng[i], "engine");
                     continue;

@@ -12,7 +12,7 @@ fail=0
 levels="portable"
 grep -q ' avx2 ' /proc/cpuinfo 2>/dev/null && levels="$levels avx2"
 for isa in $levels; do
-    for t in test_fusion test_fusion_chain test_passes test_elementwise test_dynamic test_poly_encoder; do
+    for t in test_fusion test_fusion_half test_fusion_chain test_passes test_elementwise test_dynamic test_poly_encoder; do
         bin=$BUILD/tests/runtime/$t
         if [ ! -x "$bin" ]; then
             fail=$((fail + 1)); echo "FAIL: $bin is missing"; continue
