@@ -789,6 +789,100 @@ done:
     ir_module_free(ms);
 }
 
+/* A ResNet-style 3x3 layer (issue 19): N x H x W x C NHWC f32 under a
+ * 3x3 x C x C HWIO kernel, padding 1, stride 1, so H x W is kept; the
+ * runtime's im2col + GEMM. The reference runs the first image. */
+static ir_module *build_conv(int64_t n, int64_t hw, int64_t c, bench_result *r)
+{
+    char lt[96], kt[96], src[1024];
+    snprintf(lt, sizeof lt, "tensor<%lldx%lldx%lldx%lldxf32>", (long long)n, (long long)hw, (long long)hw, (long long)c);
+    snprintf(kt, sizeof kt, "tensor<3x3x%lldx%lldxf32>", (long long)c, (long long)c);
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s, %%w: %s) -> %s {\n"
+             "  %%r = stablehlo.convolution(%%x, %%w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+             "window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} "
+             ": (%s, %s) -> %s\n  return %%r : %s\n}\n",
+             lt, kt, lt, lt, kt, lt, lt);
+    plumb_diag d = {0};
+    ir_module *m = ir_parse(src, strlen(src), "conv3x3", NULL, &d);
+    if (!m) {
+        add_error(r, "building the program: %s", d.msg);
+        return NULL;
+    }
+    if (!verify_module(m, r, "conv3x3")) {
+        ir_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void wl_conv(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
+{
+    int64_t n = cfg->quick ? 2 : 8, hw = cfg->quick ? 14 : 56, c = cfg->quick ? 16 : 64;
+    snprintf(r->size, sizeof r->size, "%lldx%lldx%lldx%lld * 3x3x%lldx%lld f32", (long long)n, (long long)hw,
+             (long long)hw, (long long)c, (long long)c, (long long)c);
+    snprintf(r->ref_subset, sizeof r->ref_subset, "first image of %lld", (long long)n);
+    r->ref_scale = (double)n;
+    r->bytes = 4.0 * (double)(2 * n * hw * hw * c + 9 * c * c);
+    r->flops = 2.0 * (double)(n * hw * hw) * (double)c * (double)(9 * c);
+    ir_module *m = build_conv(n, hw, c, r), *ms = build_conv(1, hw, c, r);
+    plumb_tensor *in[2] = {0}, *ins[2] = {0};
+    int64_t xd[4] = {n, hw, hw, c}, wd[4] = {3, 3, c, c};
+    double *abs_i = NULL;
+    if (!m || !ms || !(in[0] = new_tensor(PLUMB_F32, 4, xd, r)) || !(in[1] = new_tensor(PLUMB_F32, 4, wd, r)))
+        goto done;
+    fill(in[0], 8, -1, 1);
+    fill(in[1], 9, -1, 1);
+    if (!(ins[0] = prefix_rows(in[0], 1, r)) || !(ins[1] = plumb_tensor_clone(in[1], NULL)))
+        goto done;
+    /* |got - ref| <= gamma_f32(9C) sum |x||w| over the window (padding
+     * terms are 0) + 2u |ref|: f32 accumulation in any order, then the
+     * result's rounding; the sums for the first image, by direct loops. */
+    abs_i = calloc((size_t)(hw * hw * c), sizeof *abs_i);
+    if (!abs_i) {
+        add_error(r, "cannot allocate the tolerance table");
+        goto done;
+    }
+    const float *x = in[0]->data, *w = in[1]->data;
+    double g = gamma_u((double)(9 * c), U_F32);
+    for (int64_t i = 0; i < hw; i++)
+        for (int64_t j = 0; j < hw; j++)
+            for (int64_t ky = 0; ky < 3; ky++)
+                for (int64_t kx = 0; kx < 3; kx++) {
+                    int64_t yi = i + ky - 1, xj = j + kx - 1;
+                    if (yi < 0 || yi >= hw || xj < 0 || xj >= hw)
+                        continue;
+                    for (int64_t ci = 0; ci < c; ci++) {
+                        double a = fabs((double)x[(yi * hw + xj) * c + ci]);
+                        const float *wr = w + ((ky * 3 + kx) * c + ci) * c;
+                        double *o = abs_i + (i * hw + j) * c;
+                        for (int64_t co = 0; co < c; co++)
+                            o[co] += a * fabs((double)wr[co]);
+                    }
+                }
+    for (int64_t i = 0; i < hw * hw * c; i++)
+        abs_i[i] *= g;
+    tolerance tol = {.abs_i = abs_i, .rel = 2 * U_F32};
+    snprintf(r->tolerance, sizeof r->tolerance, "gamma_f32(9C) sum|x||w| + 2u_f32 |ref|");
+    ref_ctx rc;
+    rt_ctx cx;
+    if (!run_ref(&rc, ms, ins, 2, cfg, r))
+        goto done;
+    if (rt_prepare(&cx, rt, m, in, 2, r)) {
+        r->valid = true;
+        validate(r, rc.res.outputs[0], cx.out[0], &tol, "first image");
+        run_rt(&cx, cfg, r);
+        rt_release(&cx);
+    }
+    plumb_ref_result_free(&rc.res);
+done:
+    free(abs_i);
+    free_tensors(in, 2);
+    free_tensors(ins, 2);
+    ir_module_free(m);
+    ir_module_free(ms);
+}
+
 /* ---- examples -------------------------------------------------------------------- */
 
 static ir_module *load_example(const bench_config *cfg, const char *file, bench_result *r)
@@ -1580,7 +1674,7 @@ done:
 const char *const bench_workloads[] = {
     "chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16", "mlp_train_step", "attention_block",
     "compile_mlp_train_step", "compile_attention_block", "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder",
-    "gather_rows", "scatter_add_rows",
+    "gather_rows", "scatter_add_rows", "conv3x3_f32",
 };
 const unsigned bench_n_workloads = sizeof bench_workloads / sizeof *bench_workloads;
 
@@ -1608,6 +1702,9 @@ bool bench_run_workload(const char *name, const bench_config *cfg, plumb_runtime
     } else if (strcmp(name, "dot_bf16") == 0) {
         r->kind = BENCH_GEMM;
         wl_dot(PLUMB_BF16, cfg, rt, r);
+    } else if (strcmp(name, "conv3x3_f32") == 0) {
+        r->kind = BENCH_GEMM;
+        wl_conv(cfg, rt, r);
     } else if (strcmp(name, "mlp_train_step") == 0 || strcmp(name, "attention_block") == 0) {
         char file[64];
         snprintf(file, sizeof file, "%s.mlir", name);

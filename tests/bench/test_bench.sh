@@ -48,13 +48,14 @@ grep -q "cache_hit_100" "$tmp/out" && ok || bad "--help lists the workloads"
 
 # the whole quick run: every workload validated, JSON complete
 expect_rc 0 "quick run" "$BENCH" --quick --threads 2 --json "$tmp/b.json"
-grep -q "^geometric-mean speedup over the reference: [0-9.]*x over 10 validated workloads" "$tmp/out" \
+grep -q "^geometric-mean speedup over the reference: [0-9.]*x over 11 validated workloads" "$tmp/out" \
     && ok || bad "geometric-mean line: $(grep geometric "$tmp/out")"
 grep -q "^targets (issue 4):" "$tmp/out" && ok || bad "targets section"
 json_check "quick run JSON content" "$tmp/b.json" '
   check([.workloads[].name] == ["chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16",
         "mlp_train_step", "attention_block", "compile_mlp_train_step", "compile_attention_block",
-        "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder", "gather_rows", "scatter_add_rows"]; "workloads: \([.workloads[].name])"),
+        "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder", "gather_rows", "scatter_add_rows",
+        "conv3x3_f32"]; "workloads: \([.workloads[].name])"),
   (.machine as $m | check($m.stream.triad_gb_per_s > 0 and $m.stream.copy_1thread_gb_per_s > 0; "machine.stream: \($m.stream)"),
    check($m.gemm_ref.gflop_per_s > 0 and ($m.gemm_ref.source | type) == "string" and $m.gemm_ref.source != ""; "machine.gemm_ref: \($m.gemm_ref)")),
   check(.threads == 2 and .quick == true; "threads \(.threads), quick \(.quick)"),
@@ -79,8 +80,9 @@ json_check "quick run JSON content" "$tmp/b.json" '
    check($w.cache_hit_baked.hit_overhead_seconds > 0 and $w.cache_hit_baked.direct_run_seconds > 0
          and ($w.cache_hit_baked.note | test("hit ratio baked/parameter [0-9.]+x")); "cache_hit_baked: \($w.cache_hit_baked.note)"),
    check($w.poly_encoder.poly_static_ratio > 0 and $w.poly_encoder.static_seconds > 0; "poly_encoder: poly_static_ratio")),
-  check(.geomean_workloads == 10 and .geomean_speedup > 0; "geomean: \(.geomean_workloads) workloads, \(.geomean_speedup)"),
-  check(.targets.baked_hit_ratio > 0; "targets.baked_hit_ratio \(.targets.baked_hit_ratio)")'
+  check(.geomean_workloads == 11 and .geomean_speedup > 0; "geomean: \(.geomean_workloads) workloads, \(.geomean_speedup)"),
+  check(.targets.baked_hit_ratio > 0; "targets.baked_hit_ratio \(.targets.baked_hit_ratio)"),
+  check(.targets.conv_over_gemm_f32 > 0; "targets.conv_over_gemm_f32 \(.targets.conv_over_gemm_f32)")'
 
 # --only and --threads 1: one workload in the JSON
 expect_rc 0 "--only sum --threads 1" "$BENCH" --quick --only sum --threads 1 --json "$tmp/s.json"
@@ -88,7 +90,7 @@ json_check "--only sum JSON" "$tmp/s.json" \
     'check([.workloads[].name] == ["sum"] and .threads == 1; "workloads \([.workloads[].name]), threads \(.threads)")'
 
 # a corrupted runtime result is a mismatch, and the run fails
-expect_rc 1 "--perturb" "$BENCH" --quick --perturb --only chain,softmax,layer_norm,sum,dot_f32,dot_bf16,mlp_train_step,attention_block,poly_encoder,gather_rows,scatter_add_rows --json "$tmp/p.json"
+expect_rc 1 "--perturb" "$BENCH" --quick --perturb --only chain,softmax,layer_norm,sum,dot_f32,dot_bf16,mlp_train_step,attention_block,poly_encoder,gather_rows,scatter_add_rows,conv3x3_f32 --json "$tmp/p.json"
 json_check "--perturb reports every workload as a mismatch" "$tmp/p.json" \
     '(.workloads[] | check(.status == "mismatch" and (.error | type) == "string" and (.error | contains("MISMATCH")); "\(.name): \(.status)")),
      check(.geomean_speedup == null; "geomean_speedup \(.geomean_speedup)")'
