@@ -573,15 +573,68 @@ typedef struct rescue_job {
     const unsigned char *A, *Bm;   /* [B, M, K] and [B, K, N] in the compute type */
     void *C;                       /* [B, M, N]: double (CT_F64) or float */
     uint64_t M, N, K;
+    uint64_t base;                 /* element of C the range's 0 is */
 } rescue_job;
 
 /* Scans result elements [begin, end) of the accumulator and recomputes the
  * ones that are NaN or infinite; each writes only its own element. */
+static void rescue_block(const rescue_job *j, size_t ael, uint64_t begin, uint64_t end);
+
+/* Whether any of the n accumulator values at p (f32 or f64 bit patterns)
+ * is NaN or infinite: the exponent field all ones. A branch-free OR over
+ * 16-byte vectors (the baseline's registers: wider generic vectors are
+ * scalarized there), so that the
+ * scan of a result without overflow costs a fraction of a memory pass
+ * instead of a scalar test per element. */
+typedef uint32_t rv_u32x4 __attribute__((vector_size(16)));
+typedef uint64_t rv_u64x2 __attribute__((vector_size(16)));
+static bool any_nonfinite(const void *p, size_t n, bool f64)
+{
+    size_t i = 0;
+    const unsigned char *c = p;
+    if (f64) {
+        rv_u64x2 acc = {0, 0};
+        for (; i + 2 <= n; i += 2) {
+            rv_u64x2 v;
+            memcpy(&v, c + i * 8, 16);
+            acc |= (rv_u64x2)((v & 0x7FF0000000000000ull) == 0x7FF0000000000000ull);
+        }
+        if (acc[0] | acc[1])
+            return true;
+        return i < n && !isfinite(((const double *)p)[i]);
+    }
+    rv_u32x4 acc = {0, 0, 0, 0};
+    for (; i + 4 <= n; i += 4) {
+        rv_u32x4 v;
+        memcpy(&v, c + i * 4, 16);
+        acc |= (rv_u32x4)((v & 0x7F800000u) == 0x7F800000u);
+    }
+    if (acc[0] | acc[1] | acc[2] | acc[3])
+        return true;
+    for (; i < n; i++)
+        if (!isfinite(((const float *)p)[i]))
+            return true;
+    return false;
+}
+
 static void rescue_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     const rescue_job *j = ctx;
     size_t ael = j->ct == CT_F64 ? 8 : j->ct == CT_F32 ? 4 : 2;
+    size_t cel = j->ct == CT_F64 ? 8 : 4;
+    begin += j->base;
+    end += j->base;
+    /* blocks of 1024 without a NaN or infinity are skipped whole */
+    for (uint64_t e0 = begin; e0 < end; e0 += 1024) {
+        uint64_t e1 = end - e0 < 1024 ? end : e0 + 1024;
+        if (any_nonfinite((const unsigned char *)j->C + e0 * cel, (size_t)(e1 - e0), j->ct == CT_F64))
+            rescue_block(j, ael, e0, e1);
+    }
+}
+
+static void rescue_block(const rescue_job *j, size_t ael, uint64_t begin, uint64_t end)
+{
     for (uint64_t e = begin; e < end; e++) {
         double v = j->ct == CT_F64 ? ((const double *)j->C)[e] : (double)((const float *)j->C)[e];
         if (isfinite(v)) continue;
@@ -664,9 +717,11 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
         case CT_BF16: rt_gemm_bf16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
         default: rt_gemm_f16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
         }
+        /* this batch's results are still in cache: scan them now rather
+         * than the whole accumulator after the last batch */
+        rescue_job rj = {ct, A, Bm, C, M, N, K, b * M * N};
+        rt_parallel_for(x, M * N, 65536, rescue_range, &rj);
     }
-    rescue_job rj = {ct, A, Bm, C, M, N, K};
-    rt_parallel_for(x, nout, 65536, rescue_range, &rj);
     if (!direct) {
         if (ct == CT_F64) {
             for (uint64_t i = 0; i < nout; i++) {
