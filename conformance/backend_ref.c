@@ -251,6 +251,10 @@ size_t conf_bk_table_ops(plumb_backend_op_cap *ops)
         if ((oi->kind == PLUMB_KIND_FUNC || oi->kind == PLUMB_KIND_CHECK) && op != PLUMB_OP_OPTIMIZATION_BARRIER &&
             op != PLUMB_OP_WHILE && op != PLUMB_OP_IF && op != PLUMB_OP_CASE)
             continue;
+        /* an op none of whose types has an ABI bit yet (stablehlo.complex:
+         * complex has none, docs/spec/complex.md) cannot be claimed */
+        if (!conf_bk_abi_mask(oi->types))
+            continue;
         ops[n].struct_size = sizeof ops[n];
         ops[n].name = oi->name;
         ops[n].dtypes = conf_bk_abi_mask(oi->types);

@@ -1890,7 +1890,7 @@ static bool gen_depth(gen *g)
     bool ok = true;
     for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
         plumb_dtype t = (plumb_dtype)ti;
-        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        if (!(oi->types & PLUMB_TY_BIT(t)) || plumb_dtype_is_complex(t)) continue;   /* complex: not generated yet */
         if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) ok = depth_case(g, t, t, "cross", gen_cross_ew);
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
@@ -2665,7 +2665,7 @@ static bool gen_poly(gen *g)
     bool ok = true;
     for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
         plumb_dtype t = (plumb_dtype)ti;
-        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        if (!(oi->types & PLUMB_TY_BIT(t)) || plumb_dtype_is_complex(t)) continue;   /* complex: not generated yet */
         uint32_t nv;
         const char *const *vs = conf_value_classes(g->op, t, &nv);
         const char *vc = plumb_dtype_is_float(t) && nv == LEN(V_FLOAT) ? "special" : vs[0];
@@ -2748,7 +2748,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     bool ok = true;
     for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
         plumb_dtype t = (plumb_dtype)ti;
-        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        if (!(oi->types & PLUMB_TY_BIT(t)) || plumb_dtype_is_complex(t)) continue;   /* complex: not generated yet */
         uint32_t nv;
         const char *const *vs = conf_value_classes(op, t, &nv);
         plumb_dtype targets[PLUMB_DTYPE_COUNT];

@@ -125,7 +125,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     if (ns == 0) return 0;
     for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) {
         plumb_dtype t = (plumb_dtype)ti;
-        if (!(oi->types & PLUMB_TY_BIT(t))) continue;
+        if (!(oi->types & PLUMB_TY_BIT(t)) || plumb_dtype_is_complex(t)) continue;   /* complex: not generated yet */
         uint32_t nv = value_count(op, t), nt = target_count(op, t);
         /* quick: the primary shape × every value class, the other shapes × one */
         total += nt * (suite == CONF_SUITE_FULL ? ns * nv * 3 : nv + ns - 1);
@@ -190,7 +190,7 @@ static void tuples(form_list *l, const char *prefix, uint32_t k, uint32_t n, boo
 uint32_t conf_manifest_forms(plumb_opcode op, plumb_dtype t, char (*out)[CONF_FORM_NAME], uint32_t cap)
 {
     form_list l = {out, cap, 0};
-    if (op >= PLUMB_OP_COUNT || !(plumb_op_get(op)->types & PLUMB_TY_BIT(t))) return 0;
+    if (op >= PLUMB_OP_COUNT || !(plumb_op_get(op)->types & PLUMB_TY_BIT(t)) || plumb_dtype_is_complex(t)) return 0;
     bool f = plumb_dtype_is_float(t);
     static const char *const dirs[] = {"eq", "ne", "lt", "le", "gt", "ge"};
     switch (op) {

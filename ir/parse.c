@@ -889,6 +889,11 @@ static bool sig_ew(P *p, opb *ob)
         ob->rt[0] = ts[0];
         for (uint32_t i = 0; i < ob->n_ops; i++)
             ob->ot[i] = ts[0];
+        /* `complex %re, %im : T` names only the complex result type; the
+         * operands have its component type (StableHLO's pretty form) */
+        if (ob->code == PLUMB_OP_COMPLEX)
+            for (uint32_t i = 0; i < ob->n_ops; i++)
+                ob->ot[i].dtype = plumb_dtype_component(ts[0].dtype);
     } else if (n == 2 && ob->code == PLUMB_OP_SELECT && ob->n_ops == 3) {
         ob->rt[0] = ts[1];
         ob->ot[0] = ts[0];

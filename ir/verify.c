@@ -2036,6 +2036,7 @@ static int primary_operand(const ir_op *op)
     case PLUMB_OP_CONSTANT:
     case PLUMB_OP_IOTA:
     case PLUMB_OP_DYNAMIC_IOTA:   /* operand 0 is the shape */
+    case PLUMB_OP_COMPLEX:        /* its row's types are the result's */
         return -1;
     case PLUMB_OP_CALL:
     case PLUMB_OP_FUNC_RETURN:
@@ -2103,6 +2104,19 @@ static bool verify_op(vctx *V, const ir_op *op)
                        vname(pv, nb, sizeof nb), dt(e), takes);
         }
     }
+    /* complex forms (ir/complex.c, docs/spec/complex.md) */
+    if (op->code == PLUMB_OP_COMPLEX || op->code == PLUMB_OP_REAL || op->code == PLUMB_OP_IMAG ||
+        ir_complex_kernel(op)) {
+        char cb[160];
+        const char *why = ir_complex_check(op, cb, sizeof cb);
+        if (why)
+            return BAD("%s", why);
+        /* abs's real result and mixed real x complex dots have no same-type rule */
+        if (op->code == PLUMB_OP_ABS ||
+            ((op->code == PLUMB_OP_DOT_GENERAL || op->code == PLUMB_OP_DOT) &&
+             op->operands[0]->type.dtype != op->operands[1]->type.dtype))
+            return true;
+    }
     switch (op->code) {
     case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_FLOOR:
     case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN: case PLUMB_OP_ROUND_NEAREST_AFZ:
@@ -2167,6 +2181,8 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_DYNAMIC_PAD: return v_dynamic_pad(V, op);
     case PLUMB_OP_DYNAMIC_GATHER: return v_dynamic_gather(V, op);
     case PLUMB_OP_SHAPE_ASSERTION: return v_shape_assertion(V, op);
+    case PLUMB_OP_COMPLEX: case PLUMB_OP_REAL: case PLUMB_OP_IMAG:
+        return true;   /* ir_complex_check above */
     case PLUMB_OP_COUNT:
         break;
     }

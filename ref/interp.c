@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "plumb/shape.h"
+#include "plumb/complex.h"
+#include "ref_complex.h"
 #include "ref_internal.h"
 
 /* Calls nest at most this deep; deeper recursion is an error, not a stack
@@ -417,7 +419,8 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
     }
     if (!ref_work(c, op, units))
         goto done;
-    ok = ref_kernels[op->code](c, op, in, out);
+    /* complex arithmetic has its own kernels (ref/complex.c) */
+    ok = ir_complex_kernel(op) ? ref_complex_run(c, op, in, out) : ref_kernels[op->code](c, op, in, out);
     if (!ok && c->d->code == PLUMB_OK)
         ref_fail(c, op, PLUMB_ERR_RUNTIME, "the kernel failed without saying why");
 done:

@@ -15,6 +15,18 @@
  * those, take complex only where they have been taught it; this list is
  * the op set's rule. */
 bool ir_complex_accepts(plumb_opcode op);
+/* The ops whose complex forms compute (not just move bytes): the
+ * reference and the runtime hand them to their complex kernels. */
+bool ir_complex_arith(plumb_opcode op);
+
+struct ir_op;
+/* True when op is one of those and reads or writes a complex value. */
+bool ir_complex_kernel(const struct ir_op *op);
+/* The complex-specific rules of op (complex, real, imag, and the ops whose
+ * complex form differs: abs's real result, compare's EQ/NE, convert,
+ * dot_general's mixed operands): NULL when they hold, else the violated
+ * rule (possibly written into buf). */
+const char *ir_complex_check(const struct ir_op *op, char *buf, size_t n);
 
 /* Element i of a complex tensor's data as two doubles (exact for both
  * component types), and stored back with one rounding per component. */

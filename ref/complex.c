@@ -1,0 +1,902 @@
+/* complex<f32> and complex<f64> on the reference (docs/spec/complex.md).
+ *
+ * The interpreter hands every op that reads or writes a complex value and
+ * that ir_complex_kernel names to ref_complex_run; data movement ops keep
+ * their byte-copying kernels. Each component is rounded once, to nearest
+ * even, from a value that is exact or carries far more precision:
+ *
+ *   add, subtract, negate   one IEEE operation per component: exact rounding
+ *   multiply, divide        numerators and denominator exact in MPFR
+ *                           (REF_CPLX_EXACT bits hold any sum of products of
+ *                           two doubles), the quotient at REF_CPLX_WIDE bits:
+ *                           correctly rounded per component
+ *   abs, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos, tan, tanh,
+ *   power                   MPFR at 128 bits, doubled up to 4096 until both
+ *                           rounded components agree at two precisions
+ *                           (Ziv's strategy): correctly rounded unless a
+ *                           component lies closer than 2^-4000 relative to
+ *                           a rounding boundary at every precision tried
+ *   reduce (add body), dot_general
+ *                           every product exact, the sums exact (accum.h),
+ *                           one rounding per component
+ *
+ * Non-finite operands (and the poles: divide by 0, log 0, rsqrt 0, power of
+ * 0) follow C11 Annex G, whose special values StableHLO's interpreter
+ * inherits from std::complex: those elements are computed with <complex.h>
+ * in long double, where every such result is an infinity, a NaN, a zero or
+ * an exact value. */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include <mpfr.h>
+
+#include "accum.h"
+#include "plumb/complex.h"
+#include "ref_complex.h"
+
+#define REF_CPLX_EXACT 4400   /* > 4196 bits: products of doubles span 2^-2148 .. 2^2048 */
+#define REF_CPLX_WIDE 256
+
+typedef struct cz {
+    double re, im;
+} cz;
+
+static bool cz_finite(cz z) { return isfinite(z.re) && isfinite(z.im); }
+static bool cz_zero(cz z) { return z.re == 0 && z.im == 0; }
+
+/* Rounds an MPFR value once to the component type c. */
+static double round_to(const mpfr_t x, plumb_dtype c)
+{
+    return c == PLUMB_F32 ? (double)mpfr_get_flt(x, MPFR_RNDN) : mpfr_get_d(x, MPFR_RNDN);
+}
+
+static double round_ld(long double x, plumb_dtype c)
+{
+    return c == PLUMB_F32 ? (double)(float)x : (double)x;
+}
+
+static cz from_c(long double _Complex z, plumb_dtype c)
+{
+    cz r = {round_ld(creall(z), c), round_ld(cimagl(z), c)};
+    return r;
+}
+
+static long double _Complex to_c(cz z)
+{
+    long double _Complex r;
+    __real__ r = z.re;
+    __imag__ r = z.im;
+    return r;
+}
+
+/* ---- MPFR complex helpers ---------------------------------------------------- */
+
+typedef struct mz {
+    mpfr_t re, im;
+} mz;
+
+static void mz_init(mz *z, mpfr_prec_t p)
+{
+    mpfr_init2(z->re, p);
+    mpfr_init2(z->im, p);
+}
+
+static void mz_clear(mz *z)
+{
+    mpfr_clear(z->re);
+    mpfr_clear(z->im);
+}
+
+typedef enum cfn {
+    CF_ABS, CF_SIGN, CF_SQRT, CF_RSQRT, CF_EXP, CF_EXPM1, CF_LOG, CF_LOG1P,
+    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW,
+} cfn;
+
+/* |z| at r's precision. */
+static void m_hypot(mpfr_t r, double a, double b)
+{
+    mpfr_t x, y;
+    mpfr_init2(x, 64);
+    mpfr_init2(y, 64);
+    mpfr_set_d(x, a, MPFR_RNDN);
+    mpfr_set_d(y, b, MPFR_RNDN);
+    mpfr_hypot(r, x, y, MPFR_RNDN);
+    mpfr_clear(x);
+    mpfr_clear(y);
+}
+
+/* The principal square root of a + ib (finite, not zero) at precision p. */
+static void m_sqrt(mz *r, double a, double b, mpfr_prec_t p)
+{
+    mpfr_t h, t;
+    mpfr_init2(h, p);
+    mpfr_init2(t, p);
+    m_hypot(h, a, b);
+    /* t = sqrt((|a| + |z|) / 2) > 0 */
+    mpfr_add_d(t, h, fabs(a), MPFR_RNDN);
+    mpfr_div_2ui(t, t, 1, MPFR_RNDN);
+    mpfr_sqrt(t, t, MPFR_RNDN);
+    /* the other component is |b| / (2t) */
+    mpfr_set_d(h, fabs(b), MPFR_RNDN);
+    mpfr_div(h, h, t, MPFR_RNDN);
+    mpfr_div_2ui(h, h, 1, MPFR_RNDN);
+    if (a >= 0) {
+        mpfr_set(r->re, t, MPFR_RNDN);
+        mpfr_set(r->im, h, MPFR_RNDN);
+        if (signbit(b))
+            mpfr_neg(r->im, r->im, MPFR_RNDN);
+    } else {
+        mpfr_set(r->re, h, MPFR_RNDN);
+        mpfr_set(r->im, t, MPFR_RNDN);
+        if (signbit(b))
+            mpfr_neg(r->im, r->im, MPFR_RNDN);
+    }
+    mpfr_clear(h);
+    mpfr_clear(t);
+}
+
+/* log z of a finite nonzero z at precision p. */
+static void m_log(mz *r, double a, double b, mpfr_prec_t p)
+{
+    mpfr_t x, y;
+    mpfr_init2(x, 64);
+    mpfr_init2(y, 64);
+    mpfr_set_d(x, a, MPFR_RNDN);
+    mpfr_set_d(y, b, MPFR_RNDN);
+    m_hypot(r->re, a, b);
+    mpfr_log(r->re, r->re, MPFR_RNDN);
+    mpfr_atan2(r->im, y, x, MPFR_RNDN);
+    mpfr_clear(x);
+    mpfr_clear(y);
+    (void)p;
+}
+
+/* exp of (re, im) given in MPFR at precision p. */
+static void m_exp(mz *r, const mpfr_t re, const mpfr_t im, mpfr_prec_t p)
+{
+    mpfr_t e, s, c;
+    mpfr_inits2(p, e, s, c, (mpfr_ptr)0);
+    mpfr_exp(e, re, MPFR_RNDN);
+    if (mpfr_zero_p(im)) {   /* exp(x + i0) = exp(x) + i0, even when exp(x) overflows */
+        mpfr_set(r->re, e, MPFR_RNDN);
+        mpfr_set(r->im, im, MPFR_RNDN);
+    } else {
+        mpfr_sin_cos(s, c, im, MPFR_RNDN);
+        mpfr_mul(r->re, e, c, MPFR_RNDN);
+        mpfr_mul(r->im, e, s, MPFR_RNDN);
+    }
+    mpfr_clears(e, s, c, (mpfr_ptr)0);
+}
+
+/* One evaluation of f at precision p (finite, non-pole arguments). */
+static void eval_at(cfn f, cz z, cz w, mpfr_prec_t p, mz *r)
+{
+    mpfr_t a, b, t, u, v;
+    mpfr_inits2(p, a, b, t, u, v, (mpfr_ptr)0);
+    mpfr_set_d(a, z.re, MPFR_RNDN);
+    mpfr_set_d(b, z.im, MPFR_RNDN);
+    switch (f) {
+    case CF_ABS:
+        m_hypot(r->re, z.re, z.im);
+        mpfr_set_zero(r->im, 1);
+        break;
+    case CF_SIGN:
+        m_hypot(t, z.re, z.im);
+        mpfr_div(r->re, a, t, MPFR_RNDN);
+        mpfr_div(r->im, b, t, MPFR_RNDN);
+        break;
+    case CF_SQRT:
+        m_sqrt(r, z.re, z.im, p);
+        break;
+    case CF_RSQRT: {
+        /* 1/sqrt(z) = conj(sqrt(z)) / |z| */
+        m_sqrt(r, z.re, z.im, p);
+        m_hypot(t, z.re, z.im);
+        mpfr_div(r->re, r->re, t, MPFR_RNDN);
+        mpfr_div(r->im, r->im, t, MPFR_RNDN);
+        mpfr_neg(r->im, r->im, MPFR_RNDN);
+        break;
+    }
+    case CF_EXP:
+        m_exp(r, a, b, p);
+        break;
+    case CF_EXPM1:
+        if (z.im == 0) {   /* expm1(x + i0) = expm1(x) + i0 */
+            mpfr_expm1(r->re, a, MPFR_RNDN);
+            mpfr_set(r->im, b, MPFR_RNDN);
+            break;
+        }
+        /* re = expm1(a) cos b - 2 sin^2(b/2), im = exp(a) sin b: each term
+         * accurate, so only their difference can cancel (Ziv catches it) */
+        mpfr_expm1(t, a, MPFR_RNDN);
+        mpfr_sin_cos(u, v, b, MPFR_RNDN);
+        mpfr_mul(t, t, v, MPFR_RNDN);
+        mpfr_div_2ui(v, b, 1, MPFR_RNDN);
+        mpfr_sin(v, v, MPFR_RNDN);
+        mpfr_sqr(v, v, MPFR_RNDN);
+        mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
+        mpfr_sub(r->re, t, v, MPFR_RNDN);
+        mpfr_exp(t, a, MPFR_RNDN);
+        mpfr_mul(r->im, t, u, MPFR_RNDN);
+        break;
+    case CF_LOG:
+        m_log(r, z.re, z.im, p);
+        break;
+    case CF_LOG1P:
+        /* re = log1p(2a + a^2 + b^2) / 2, im = atan2(b, 1 + a) */
+        mpfr_sqr(t, a, MPFR_RNDN);
+        mpfr_sqr(u, b, MPFR_RNDN);
+        mpfr_add(t, t, u, MPFR_RNDN);
+        mpfr_mul_2ui(u, a, 1, MPFR_RNDN);
+        mpfr_add(t, t, u, MPFR_RNDN);
+        mpfr_log1p(r->re, t, MPFR_RNDN);
+        mpfr_div_2ui(r->re, r->re, 1, MPFR_RNDN);
+        mpfr_add_ui(t, a, 1, MPFR_RNDN);
+        mpfr_atan2(r->im, b, t, MPFR_RNDN);
+        break;
+    case CF_SIN:
+        /* sin(a + ib) = sin a cosh b + i cos a sinh b */
+        mpfr_sin_cos(t, u, a, MPFR_RNDN);
+        if (z.re == 0) {
+            mpfr_set(r->re, a, MPFR_RNDN);
+            mpfr_sinh(r->im, b, MPFR_RNDN);
+            break;
+        }
+        mpfr_cosh(v, b, MPFR_RNDN);
+        mpfr_mul(r->re, t, v, MPFR_RNDN);
+        mpfr_sinh(v, b, MPFR_RNDN);
+        mpfr_mul(r->im, u, v, MPFR_RNDN);
+        break;
+    case CF_COS:
+        /* cos(a + ib) = cos a cosh b - i sin a sinh b */
+        mpfr_sin_cos(t, u, a, MPFR_RNDN);
+        mpfr_cosh(v, b, MPFR_RNDN);
+        mpfr_mul(r->re, u, v, MPFR_RNDN);
+        if (z.re == 0 || z.im == 0) {
+            mpfr_set_zero(r->im, (signbit(z.re) != 0) != (signbit(z.im) != 0) ? 1 : -1);
+            break;
+        }
+        mpfr_sinh(v, b, MPFR_RNDN);
+        mpfr_mul(r->im, t, v, MPFR_RNDN);
+        mpfr_neg(r->im, r->im, MPFR_RNDN);
+        break;
+    case CF_TAN:
+    case CF_TANH: {
+        /* tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y);
+         * tan(z) = -i tanh(iz), i.e. tan(a + ib) from tanh(-b + ia) */
+        double x = f == CF_TANH ? z.re : -z.im, y = f == CF_TANH ? z.im : z.re;
+        mpfr_t X, Y;
+        mpfr_inits2(p, X, Y, (mpfr_ptr)0);
+        if (fabs(x) > 1e6) {
+            /* |tanh| = 1 within 2^-2000000: the imaginary part underflows
+             * every type, keeping the sign of sin 2y */
+            mpfr_set_si(X, x > 0 ? 1 : -1, MPFR_RNDN);
+            mpfr_set_d(Y, y, MPFR_RNDN);
+            mpfr_mul_2ui(Y, Y, 1, MPFR_RNDN);
+            mpfr_sin(Y, Y, MPFR_RNDN);
+            mpfr_set_zero(Y, mpfr_sgn(Y) < 0 ? -1 : 1);
+        } else {
+            mpfr_set_d(t, x, MPFR_RNDN);
+            mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
+            mpfr_set_d(u, y, MPFR_RNDN);
+            mpfr_mul_2ui(u, u, 1, MPFR_RNDN);
+            mpfr_cosh(v, t, MPFR_RNDN);
+            mpfr_cos(X, u, MPFR_RNDN);
+            mpfr_add(v, v, X, MPFR_RNDN);
+            mpfr_sinh(X, t, MPFR_RNDN);
+            mpfr_div(X, X, v, MPFR_RNDN);
+            if (y == 0) {
+                mpfr_set_d(Y, y, MPFR_RNDN);
+            } else {
+                mpfr_sin(Y, u, MPFR_RNDN);
+                mpfr_div(Y, Y, v, MPFR_RNDN);
+            }
+        }
+        if (f == CF_TANH) {
+            mpfr_set(r->re, X, MPFR_RNDN);
+            mpfr_set(r->im, Y, MPFR_RNDN);
+        } else {   /* tan(z) = -i * tanh(X + iY) = Y - iX */
+            mpfr_set(r->re, Y, MPFR_RNDN);
+            mpfr_neg(r->im, X, MPFR_RNDN);
+        }
+        mpfr_clears(X, Y, (mpfr_ptr)0);
+        break;
+    }
+    case CF_POW: {
+        /* z^w = exp(w log z) */
+        mz l;
+        mz_init(&l, p);
+        m_log(&l, z.re, z.im, p);
+        mpfr_t wr, wi;
+        mpfr_inits2(p, wr, wi, (mpfr_ptr)0);
+        mpfr_set_d(wr, w.re, MPFR_RNDN);
+        mpfr_set_d(wi, w.im, MPFR_RNDN);
+        mpfr_mul(t, wr, l.re, MPFR_RNDN);
+        mpfr_mul(u, wi, l.im, MPFR_RNDN);
+        mpfr_sub(t, t, u, MPFR_RNDN);
+        mpfr_mul(u, wr, l.im, MPFR_RNDN);
+        mpfr_mul(v, wi, l.re, MPFR_RNDN);
+        mpfr_add(u, u, v, MPFR_RNDN);
+        m_exp(r, t, u, p);
+        mpfr_clears(wr, wi, (mpfr_ptr)0);
+        mz_clear(&l);
+        break;
+    }
+    }
+    mpfr_clears(a, b, t, u, v, (mpfr_ptr)0);
+}
+
+/* f rounded to component type c with Ziv's strategy. */
+static cz eval_cr(cfn f, cz z, cz w, plumb_dtype c)
+{
+    cz prev = {NAN, NAN};
+    bool have = false;
+    for (mpfr_prec_t p = 128; p <= 4096; p *= 2) {
+        mz r;
+        mz_init(&r, p);
+        eval_at(f, z, w, p, &r);
+        cz cur = {round_to(r.re, c), round_to(r.im, c)};
+        mz_clear(&r);
+        if (have && memcmp(&cur, &prev, sizeof cur) == 0)
+            return cur;
+        prev = cur;
+        have = true;
+    }
+    return prev;
+}
+
+/* ---- element functions ----------------------------------------------------------- */
+
+static cz c_mul(cz x, cz y, plumb_dtype c)
+{
+    if (!cz_finite(x) || !cz_finite(y))
+        return from_c(to_c(x) * to_c(y), c);
+    mpfr_t re, im;
+    mpfr_inits2(REF_CPLX_EXACT, re, im, (mpfr_ptr)0);
+    mpfr_t a, b, cc, d;
+    mpfr_inits2(64, a, b, cc, d, (mpfr_ptr)0);
+    mpfr_set_d(a, x.re, MPFR_RNDN);
+    mpfr_set_d(b, x.im, MPFR_RNDN);
+    mpfr_set_d(cc, y.re, MPFR_RNDN);
+    mpfr_set_d(d, y.im, MPFR_RNDN);
+    mpfr_fmms(re, a, cc, b, d, MPFR_RNDN);   /* exact at this precision */
+    mpfr_fmma(im, a, d, b, cc, MPFR_RNDN);
+    cz r = {round_to(re, c), round_to(im, c)};
+    /* an exact zero takes IEEE's sign of the two products' sum */
+    if (mpfr_zero_p(re))
+        r.re = (x.re * y.re) - (x.im * y.im);
+    if (mpfr_zero_p(im))
+        r.im = (x.re * y.im) + (x.im * y.re);
+    mpfr_clears(re, im, a, b, cc, d, (mpfr_ptr)0);
+    return r;
+}
+
+static cz c_div(cz x, cz y, plumb_dtype c)
+{
+    if (!cz_finite(x) || !cz_finite(y) || cz_zero(y))
+        return from_c(to_c(x) / to_c(y), c);
+    mpfr_t nr, ni, den, a, b, cc, d, q;
+    mpfr_inits2(REF_CPLX_EXACT, nr, ni, den, (mpfr_ptr)0);
+    mpfr_inits2(64, a, b, cc, d, (mpfr_ptr)0);
+    mpfr_init2(q, REF_CPLX_WIDE);
+    mpfr_set_d(a, x.re, MPFR_RNDN);
+    mpfr_set_d(b, x.im, MPFR_RNDN);
+    mpfr_set_d(cc, y.re, MPFR_RNDN);
+    mpfr_set_d(d, y.im, MPFR_RNDN);
+    /* (a + ib) / (c + id) = ((ac + bd) + i(bc - ad)) / (c^2 + d^2), all exact */
+    mpfr_fmma(nr, a, cc, b, d, MPFR_RNDN);
+    mpfr_fmms(ni, b, cc, a, d, MPFR_RNDN);
+    mpfr_fmma(den, cc, cc, d, d, MPFR_RNDN);
+    cz r;
+    mpfr_div(q, nr, den, MPFR_RNDN);
+    r.re = round_to(q, c);
+    mpfr_div(q, ni, den, MPFR_RNDN);
+    r.im = round_to(q, c);
+    if (mpfr_zero_p(nr))
+        r.re = copysign(0.0, x.re * y.re + x.im * y.im);
+    if (mpfr_zero_p(ni))
+        r.im = copysign(0.0, x.im * y.re - x.re * y.im);
+    mpfr_clears(nr, ni, den, a, b, cc, d, q, (mpfr_ptr)0);
+    return r;
+}
+
+static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
+{
+    cz none = {0, 0};
+    bool fin = cz_finite(z);
+    long double _Complex Z = to_c(z);
+    switch (code) {
+    case PLUMB_OP_NEGATE: {
+        cz r = {-z.re, -z.im};
+        return r;
+    }
+    case PLUMB_OP_ABS: {
+        if (!fin) {
+            cz r = {isinf(z.re) || isinf(z.im) ? INFINITY : NAN, 0};
+            return r;
+        }
+        return eval_cr(CF_ABS, z, none, c);
+    }
+    case PLUMB_OP_SIGN: {
+        /* spec: NaN -> (NaN, NaN); zero -> zero; else z / |z| */
+        if (isnan(z.re) || isnan(z.im)) {
+            cz r = {NAN, NAN};
+            return r;
+        }
+        if (cz_zero(z))
+            return z;
+        if (!fin)
+            return from_c(Z / cabsl(Z), c);
+        return eval_cr(CF_SIGN, z, none, c);
+    }
+    case PLUMB_OP_SQRT:
+        if (!fin || cz_zero(z))
+            return from_c(csqrtl(Z), c);
+        return eval_cr(CF_SQRT, z, none, c);
+    case PLUMB_OP_RSQRT:
+        if (!fin || cz_zero(z))
+            return from_c(1.0L / csqrtl(Z), c);
+        return eval_cr(CF_RSQRT, z, none, c);
+    case PLUMB_OP_EXPONENTIAL:
+        return fin ? eval_cr(CF_EXP, z, none, c) : from_c(cexpl(Z), c);
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE:
+        return fin ? eval_cr(CF_EXPM1, z, none, c) : from_c(cexpl(Z) - 1.0L, c);
+    case PLUMB_OP_LOG:
+        if (!fin || cz_zero(z))
+            return from_c(clogl(Z), c);
+        return eval_cr(CF_LOG, z, none, c);
+    case PLUMB_OP_LOG_PLUS_ONE:
+        if (!fin || (z.re == -1 && z.im == 0))
+            return from_c(clogl(1.0L + Z), c);
+        return eval_cr(CF_LOG1P, z, none, c);
+    case PLUMB_OP_SINE:
+        return fin ? eval_cr(CF_SIN, z, none, c) : from_c(csinl(Z), c);
+    case PLUMB_OP_COSINE:
+        return fin ? eval_cr(CF_COS, z, none, c) : from_c(ccosl(Z), c);
+    case PLUMB_OP_TAN:
+        return fin ? eval_cr(CF_TAN, z, none, c) : from_c(ctanl(Z), c);
+    case PLUMB_OP_TANH:
+        return fin ? eval_cr(CF_TANH, z, none, c) : from_c(ctanhl(Z), c);
+    default: {
+        cz r = {NAN, NAN};
+        return r;
+    }
+    }
+}
+
+static cz c_binary(plumb_opcode code, cz x, cz y, plumb_dtype c)
+{
+    cz r;
+    switch (code) {
+    case PLUMB_OP_ADD:
+        if (c == PLUMB_F32) {
+            r.re = (float)x.re + (float)y.re;
+            r.im = (float)x.im + (float)y.im;
+        } else {
+            r.re = x.re + y.re;
+            r.im = x.im + y.im;
+        }
+        return r;
+    case PLUMB_OP_SUBTRACT:
+        if (c == PLUMB_F32) {
+            r.re = (float)x.re - (float)y.re;
+            r.im = (float)x.im - (float)y.im;
+        } else {
+            r.re = x.re - y.re;
+            r.im = x.im - y.im;
+        }
+        return r;
+    case PLUMB_OP_MULTIPLY:
+        return c_mul(x, y, c);
+    case PLUMB_OP_DIVIDE:
+        return c_div(x, y, c);
+    case PLUMB_OP_POWER:
+        if (!cz_finite(x) || !cz_finite(y) || cz_zero(x))
+            return from_c(cpowl(to_c(x), to_c(y)), c);
+        return eval_cr(CF_POW, x, y, c);
+    default:
+        r.re = r.im = NAN;
+        return r;
+    }
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+static uint64_t bidx(const plumb_tensor *t, uint64_t i) { return plumb_tensor_numel(t) == 1 ? 0 : i; }
+
+static cz load(const plumb_tensor *t, uint64_t i)
+{
+    cz z;
+    plumb_complex_load(t->dtype, t->data, (size_t)i, &z.re, &z.im);
+    return z;
+}
+
+static void store(plumb_tensor *t, uint64_t i, cz z) { plumb_complex_store(t->dtype, t->data, (size_t)i, z.re, z.im); }
+
+/* A real operand's element as a double (exact for every float type). */
+static double load_real(const plumb_tensor *t, uint64_t i) { return plumb_load_f64(t->dtype, t->data, (size_t)i); }
+
+static bool poll_every(ref_ctx *c, const ir_op *op, uint64_t i)
+{
+    return (i & 1023) != 1023 || ref_poll(c, op);
+}
+
+static bool ew(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    plumb_tensor *r = out[0];
+    plumb_dtype ct = plumb_dtype_component(in[0]->dtype);
+    uint64_t n = plumb_tensor_numel(r);
+    for (uint64_t i = 0; i < n; i++) {
+        if (!poll_every(c, op, i))
+            return false;
+        cz x = load(in[0], bidx(in[0], i));
+        if (op->n_operands == 1) {
+            cz v = c_unary(op->code, x, ct);
+            if (op->code == PLUMB_OP_ABS)
+                plumb_store_bits(r->dtype, r->data, (size_t)i,
+                                 ct == PLUMB_F32 ? plumb_f32_bits((float)v.re) : plumb_f64_bits(v.re));
+            else
+                store(r, i, v);
+        } else {
+            cz y = load(in[1], bidx(in[1], i));
+            store(r, i, c_binary(op->code, x, y, ct));
+        }
+    }
+    return true;
+}
+
+static bool compare(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    if (op->a.cmp_dir != IR_CMP_EQ && op->a.cmp_dir != IR_CMP_NE)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "compare of complex values takes EQ or NE only");
+    uint64_t n = plumb_tensor_numel(out[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        cz x = load(in[0], bidx(in[0], i)), y = load(in[1], bidx(in[1], i));
+        bool eq = x.re == y.re && x.im == y.im;   /* a NaN component is unequal */
+        plumb_store_bits(PLUMB_I1, out[0]->data, (size_t)i, op->a.cmp_dir == IR_CMP_EQ ? eq : !eq);
+    }
+    return true;
+}
+
+/* A real value rounded once to the component type c. */
+static double real_to(plumb_dtype from, const void *data, uint64_t i, plumb_dtype c)
+{
+    if (plumb_dtype_is_signed(from) || plumb_dtype_is_bool(from)) {
+        int64_t v = plumb_load_i64(from, data, (size_t)i);
+        return c == PLUMB_F32 ? (double)(float)v : (double)v;
+    }
+    if (plumb_dtype_is_unsigned(from)) {
+        uint64_t v = plumb_load_u64(from, data, (size_t)i);
+        return c == PLUMB_F32 ? (double)(float)v : (double)v;
+    }
+    double v = plumb_load_f64(from, data, (size_t)i);   /* exact */
+    return c == PLUMB_F32 ? (double)(float)v : v;
+}
+
+/* convert: complex -> complex rounds each component once; real -> complex
+ * gives (x, +0); complex -> float keeps the real part, rounded once. */
+static bool convert(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    plumb_tensor *x = in[0], *r = out[0];
+    uint64_t n = plumb_tensor_numel(r);
+    bool cin = plumb_dtype_is_complex(x->dtype), cout = plumb_dtype_is_complex(r->dtype);
+    if (cin && !cout && !plumb_dtype_is_float(r->dtype))
+        return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "unsupported: convert from %s to %s",
+                        plumb_dtype_name(x->dtype), plumb_dtype_name(r->dtype));
+    for (uint64_t i = 0; i < n; i++) {
+        if (cout) {
+            plumb_dtype ct = plumb_dtype_component(r->dtype);
+            cz z;
+            if (cin) {
+                z = load(x, i);
+                if (ct == PLUMB_F32) {
+                    z.re = (float)z.re;
+                    z.im = (float)z.im;
+                }
+            } else {
+                z.re = real_to(x->dtype, x->data, i, ct);
+                z.im = 0;
+            }
+            store(r, i, z);
+        } else {
+            double v = load(x, i).re;
+            uint64_t bits;
+            switch (r->dtype) {
+            case PLUMB_F16: bits = plumb_f64_to_f16(v); break;
+            case PLUMB_BF16: bits = plumb_f64_to_bf16(v); break;
+            case PLUMB_F32: bits = plumb_f32_bits((float)v); break;
+            default: bits = plumb_f64_bits(v); break;
+            }
+            plumb_store_bits(r->dtype, r->data, (size_t)i, bits);
+        }
+    }
+    return true;
+}
+
+static bool select_op(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)c;
+    (void)op;
+    size_t es = plumb_dtype_size(out[0]->dtype);
+    uint64_t n = plumb_tensor_numel(out[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        bool p = plumb_load_bits(PLUMB_I1, in[0]->data, (size_t)bidx(in[0], i)) != 0;
+        const plumb_tensor *s = p ? in[1] : in[2];
+        memcpy((unsigned char *)out[0]->data + i * es, (const unsigned char *)s->data + bidx(s, i) * es, es);
+    }
+    return true;
+}
+
+static bool iota(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)in;
+    plumb_tensor *r = out[0];
+    int64_t d = op->a.dimension;
+    if (d < 0 || (uint64_t)d >= r->rank)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "iota_dimension %lld is out of range", (long long)d);
+    uint64_t n = plumb_tensor_numel(r);
+    int64_t idx[PLUMB_MAX_RANK];
+    for (uint64_t i = 0; i < n; i++) {
+        ref_unravel(i, r->rank, r->dims, idx);
+        double v = (double)idx[d];
+        cz z = {plumb_dtype_component(r->dtype) == PLUMB_F32 ? (double)(float)v : v, 0};
+        store(r, i, z);
+    }
+    return true;
+}
+
+/* The body `return add(a0, a1)` (either order) of a one-input reduce. */
+static bool add_body(const ir_op *op)
+{
+    const ir_block *b = &op->regions[0];
+    if (op->n_operands != 2 || b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
+        return false;
+    const ir_op *x = b->first, *ret = x->next;
+    if (x->code != PLUMB_OP_ADD || ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 ||
+        ret->operands[0] != x->results[0] || x->n_operands != 2)
+        return false;
+    return (x->operands[0] == b->args[0] && x->operands[1] == b->args[1]) ||
+           (x->operands[0] == b->args[1] && x->operands[1] == b->args[0]);
+}
+
+/* reduce over complex inputs: an add body sums each component exactly and
+ * rounds once (the order does not matter); any other body is evaluated in
+ * the reference's documented order (ref/reduce.c): acc = init, then
+ * acc = body(acc, x) over the reduced indices in row-major order. */
+static bool reduce(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint32_t n_in = op->n_operands / 2;
+    const plumb_tensor *x0 = in[0];
+    bool red[PLUMB_MAX_RANK] = {false};
+    for (uint32_t i = 0; i < op->a.dims.n; i++) {
+        int64_t d = op->a.dims.v[i];
+        if (d < 0 || (uint64_t)d >= x0->rank)
+            return ref_fail(c, op, PLUMB_ERR_INVALID, "reduce dimension %lld is out of range", (long long)d);
+        red[d] = true;
+    }
+    int64_t kd[PLUMB_MAX_RANK], rd[PLUMB_MAX_RANK];
+    uint32_t nk = 0, nr = 0;
+    for (uint32_t d = 0; d < x0->rank; d++) {
+        if (red[d])
+            rd[nr++] = x0->dims[d];
+        else
+            kd[nk++] = x0->dims[d];
+    }
+    uint64_t n_out = plumb_tensor_numel(out[0]), n_red = 1;
+    for (uint32_t i = 0; i < nr; i++)
+        n_red *= (uint64_t)rd[i];
+    int64_t ko[PLUMB_MAX_RANK], ro[PLUMB_MAX_RANK], full[PLUMB_MAX_RANK];
+    bool sum = n_in == 1 && plumb_dtype_is_complex(x0->dtype) && add_body(op);
+    if (sum) {
+        plumb_dtype ct = plumb_dtype_component(x0->dtype);
+        ref_acc ar, ai;
+        ref_acc_init(&ar, true);
+        ref_acc_init(&ai, true);
+        bool ok = true;
+        for (uint64_t o = 0; o < n_out && ok; o++) {
+            ref_unravel(o, nk, kd, ko);
+            ref_acc_reset(&ar);
+            ref_acc_reset(&ai);
+            cz init = load(in[1], 0);
+            ref_acc_add(&ar, init.re);
+            ref_acc_add(&ai, init.im);
+            for (uint64_t k = 0; k < n_red; k++) {
+                if (!(ok = poll_every(c, op, k)))
+                    break;
+                ref_unravel(k, nr, rd, ro);
+                for (uint32_t d = 0, a = 0, b = 0; d < x0->rank; d++)
+                    full[d] = red[d] ? ro[a++] : ko[b++];
+                cz v = load(x0, ref_ravel(x0->rank, x0->dims, full));
+                ref_acc_add(&ar, v.re);
+                ref_acc_add(&ai, v.im);
+            }
+            cz r = {ct == PLUMB_F32 ? (double)plumb_f32_from_bits((uint32_t)ref_acc_round(&ar, ct))
+                                    : plumb_f64_from_bits(ref_acc_round(&ar, ct)),
+                    ct == PLUMB_F32 ? (double)plumb_f32_from_bits((uint32_t)ref_acc_round(&ai, ct))
+                                    : plumb_f64_from_bits(ref_acc_round(&ai, ct))};
+            store(out[0], o, r);
+        }
+        ref_acc_clear(&ar);
+        ref_acc_clear(&ai);
+        return ok;
+    }
+    /* generic body: scalar tensors for the 2N arguments and N results */
+    const ir_block *body = &op->regions[0];
+    if (n_in > 8 || body->n_args != 2 * n_in)
+        return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "unsupported: a reduce of %u complex inputs", n_in);
+    plumb_tensor args[16], res[8];
+    unsigned char abuf[16][16], rbuf[8][16];
+    plumb_tensor *argp[16], *resp[8];
+    for (uint32_t k = 0; k < 2 * n_in; k++) {
+        memset(&args[k], 0, sizeof args[k]);
+        args[k].dtype = in[k % n_in]->dtype;
+        args[k].nbytes = plumb_dtype_size(args[k].dtype);
+        args[k].data = abuf[k];
+        argp[k] = &args[k];
+    }
+    for (uint32_t k = 0; k < n_in; k++) {
+        memset(&res[k], 0, sizeof res[k]);
+        res[k].dtype = out[k]->dtype;
+        res[k].nbytes = plumb_dtype_size(res[k].dtype);
+        res[k].data = rbuf[k];
+        resp[k] = &res[k];
+    }
+    for (uint64_t o = 0; o < n_out; o++) {
+        ref_unravel(o, nk, kd, ko);
+        for (uint32_t k = 0; k < n_in; k++)
+            memcpy(abuf[k], in[n_in + k]->data, args[k].nbytes);
+        for (uint64_t j = 0; j < n_red; j++) {
+            ref_unravel(j, nr, rd, ro);
+            for (uint32_t d = 0, a = 0, b = 0; d < x0->rank; d++)
+                full[d] = red[d] ? ro[a++] : ko[b++];
+            uint64_t off = ref_ravel(x0->rank, x0->dims, full);
+            for (uint32_t k = 0; k < n_in; k++)
+                memcpy(abuf[n_in + k], (const unsigned char *)in[k]->data + off * args[k].nbytes, args[k].nbytes);
+            if (!ref_eval_region(c, body, argp, resp))
+                return false;
+            for (uint32_t k = 0; k < n_in; k++)
+                memcpy(abuf[k], rbuf[k], args[k].nbytes);
+        }
+        for (uint32_t k = 0; k < n_in; k++)
+            memcpy((unsigned char *)out[k]->data + o * args[k].nbytes, abuf[k], args[k].nbytes);
+    }
+    return true;
+}
+
+/* dot_general with a complex operand (the other complex or real): every
+ * product exact, each component's sum exact, rounded once. */
+static bool dot_general(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *l = in[0], *r = in[1];
+    plumb_tensor *o = out[0];
+    const ir_ints *lb = &op->a.lhs_batch, *rb = &op->a.rhs_batch, *lc = &op->a.lhs_contract, *rc = &op->a.rhs_contract;
+    if (op->code == PLUMB_OP_DOT) {
+        static const int64_t zero = 0, one = 1;
+        static ir_ints none, l1, r0;
+        l1.n = 1;
+        l1.v = (int64_t *)(l->rank == 2 ? &one : &zero);
+        r0.n = 1;
+        r0.v = (int64_t *)&zero;
+        lb = rb = &none;
+        lc = &l1;
+        rc = &r0;
+    }
+    bool lu[PLUMB_MAX_RANK] = {false}, ru[PLUMB_MAX_RANK] = {false};
+    for (uint32_t i = 0; i < lb->n; i++) lu[lb->v[i]] = true;
+    for (uint32_t i = 0; i < lc->n; i++) lu[lc->v[i]] = true;
+    for (uint32_t i = 0; i < rb->n; i++) ru[rb->v[i]] = true;
+    for (uint32_t i = 0; i < rc->n; i++) ru[rc->v[i]] = true;
+    uint32_t lfree[PLUMB_MAX_RANK], rfree[PLUMB_MAX_RANK], nlf = 0, nrf = 0;
+    for (uint32_t d = 0; d < l->rank; d++) if (!lu[d]) lfree[nlf++] = d;
+    for (uint32_t d = 0; d < r->rank; d++) if (!ru[d]) rfree[nrf++] = d;
+    int64_t cd[PLUMB_MAX_RANK], ci[PLUMB_MAX_RANK], oi[PLUMB_MAX_RANK], li[PLUMB_MAX_RANK], ri[PLUMB_MAX_RANK];
+    uint64_t nc = 1;
+    for (uint32_t i = 0; i < lc->n; i++) {
+        cd[i] = l->dims[lc->v[i]];
+        nc *= (uint64_t)cd[i];
+    }
+    bool lcx = plumb_dtype_is_complex(l->dtype), rcx = plumb_dtype_is_complex(r->dtype);
+    plumb_dtype ct = plumb_dtype_component(o->dtype);
+    uint64_t n = plumb_tensor_numel(o);
+    if (!ref_work(c, op, n * nc))
+        return false;
+    ref_acc ar, ai;
+    ref_acc_init(&ar, true);
+    ref_acc_init(&ai, true);
+    for (uint64_t e = 0; e < n; e++) {
+        ref_unravel(e, o->rank, o->dims, oi);
+        uint32_t p = 0;
+        for (uint32_t i = 0; i < lb->n; i++, p++) {
+            li[lb->v[i]] = oi[p];
+            ri[rb->v[i]] = oi[p];
+        }
+        for (uint32_t i = 0; i < nlf; i++, p++) li[lfree[i]] = oi[p];
+        for (uint32_t i = 0; i < nrf; i++, p++) ri[rfree[i]] = oi[p];
+        ref_acc_reset(&ar);
+        ref_acc_reset(&ai);
+        for (uint64_t k = 0; k < nc; k++) {
+            ref_unravel(k, lc->n, cd, ci);
+            for (uint32_t i = 0; i < lc->n; i++) {
+                li[lc->v[i]] = ci[i];
+                ri[rc->v[i]] = ci[i];
+            }
+            uint64_t lo = ref_ravel(l->rank, l->dims, li), ro = ref_ravel(r->rank, r->dims, ri);
+            cz a = lcx ? load(l, lo) : (cz){load_real(l, lo), 0};
+            cz b = rcx ? load(r, ro) : (cz){load_real(r, ro), 0};
+            ref_acc_add_prod(&ar, a.re, b.re);
+            if (lcx && rcx)
+                ref_acc_add_prod(&ar, -a.im, b.im);
+            if (rcx)
+                ref_acc_add_prod(&ai, a.re, b.im);
+            if (lcx)
+                ref_acc_add_prod(&ai, a.im, b.re);
+        }
+        uint64_t br = ref_acc_round(&ar, ct), bi = ref_acc_round(&ai, ct);
+        cz z = {ct == PLUMB_F32 ? (double)plumb_f32_from_bits((uint32_t)br) : plumb_f64_from_bits(br),
+                ct == PLUMB_F32 ? (double)plumb_f32_from_bits((uint32_t)bi) : plumb_f64_from_bits(bi)};
+        store(o, e, z);
+    }
+    ref_acc_clear(&ar);
+    ref_acc_clear(&ai);
+    return true;
+}
+
+bool ref_complex_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    switch (op->code) {
+    case PLUMB_OP_COMPARE: return compare(c, op, in, out);
+    case PLUMB_OP_CONVERT: return convert(c, op, in, out);
+    case PLUMB_OP_SELECT: return select_op(c, op, in, out);
+    case PLUMB_OP_IOTA: return iota(c, op, in, out);
+    case PLUMB_OP_REDUCE: return reduce(c, op, in, out);
+    case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_DOT: return dot_general(c, op, in, out);
+    default: return ew(c, op, in, out);
+    }
+}
+
+/* ---- complex, real, imag ---------------------------------------------------------- */
+
+bool ref_op_COMPLEX(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)c;
+    (void)op;
+    uint64_t n = plumb_tensor_numel(out[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        cz z = {load_real(in[0], bidx(in[0], i)), load_real(in[1], bidx(in[1], i))};
+        store(out[0], i, z);
+    }
+    return true;
+}
+
+/* real and imag of a float operand are the operand and zero (spec). */
+static bool part(const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out, bool imag)
+{
+    (void)op;
+    const plumb_tensor *x = in[0];
+    plumb_tensor *r = out[0];
+    uint64_t n = plumb_tensor_numel(r);
+    plumb_dtype ct = r->dtype;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t bits;
+        if (plumb_dtype_is_complex(x->dtype))
+            bits = plumb_load_bits(ct, x->data, (size_t)(2 * i + imag));
+        else
+            bits = imag ? 0 : plumb_load_bits(ct, x->data, (size_t)i);
+        plumb_store_bits(ct, r->data, (size_t)i, bits);
+    }
+    return true;
+}
+
+bool ref_op_REAL(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)c;
+    return part(op, in, out, false);
+}
+
+bool ref_op_IMAG(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    (void)c;
+    return part(op, in, out, true);
+}
