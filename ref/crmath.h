@@ -72,6 +72,9 @@ const char *cr_binary_name(cr_binary_fn f);
 
 uint64_t cr_unary(cr_unary_fn f, plumb_dtype t, uint64_t x);
 uint64_t cr_binary(cr_binary_fn f, plumb_dtype t, uint64_t a, uint64_t b);
+/* erf^-1(x) correctly rounded in t (ref/special.c: decided by MPFR's erf at
+ * the rounding midpoints); +-1 -> +-inf, |x| > 1 -> the default NaN. */
+uint64_t cr_erf_inv(plumb_dtype t, uint64_t x);
 
 /* ---- helpers on bit patterns of float type t ---------------------------- */
 bool cr_is_nan(plumb_dtype t, uint64_t bits);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plumb/complex.h"
@@ -503,9 +504,16 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                     plumb_tensor *const *results)
 {
     pthread_mutex_lock(&x->region_mu);
-    plumb_tensor *saved_args[8];
-    uint32_t n_saved = region->n_args < 8 ? region->n_args : 8;
+    /* on the stack up to 8 arguments, on the heap beyond (a while carrying
+     * a dozen values) */
+    plumb_tensor *saved_small[8], **saved_args = saved_small;
+    uint32_t n_saved = region->n_args;
     bool ok = true;
+    if (n_saved > 8 && !(saved_args = plumb_calloc(n_saved, sizeof *saved_args))) {
+        n_saved = 0;
+        ok = rt_fail(x, region->parent, PLUMB_ERR_NOMEM, "out of memory for %u region arguments", region->n_args);
+        goto out;
+    }
     for (uint32_t i = 0; i < region->n_args; i++) {
         if (region->args[i]->id >= x->n_env) {
             ok = rt_fail(x, region->parent, PLUMB_ERR_INVALID, "region argument %u has no slot", i);
@@ -526,11 +534,14 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
     for (; ok && op; op = op->next) {
         if (op->code == PLUMB_OP_RETURN || op->code == PLUMB_OP_FUNC_RETURN)
             break;
-        plumb_tensor *in_small[8], *out_small[8];
-        if (op->n_operands > 8 || op->n_results > 8) {
-            ok = rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "more than 8 operands or results inside a region");
+        plumb_tensor *io_small[16], **in_small = io_small, **out_small;
+        if (op->n_operands + op->n_results > 16 &&
+            !(in_small = plumb_calloc(op->n_operands + op->n_results, sizeof *in_small))) {
+            ok = rt_fail(x, op, PLUMB_ERR_NOMEM, "out of memory for %u operands and %u results", op->n_operands,
+                         op->n_results);
             break;
         }
+        out_small = in_small + op->n_operands;
         for (uint32_t i = 0; i < op->n_operands; i++) {
             if (!(in_small[i] = region_value(x, op->operands[i]))) {
                 ok = rt_fail(x, op, PLUMB_ERR_INVALID, "operand %u has no value inside the region", i);
@@ -571,6 +582,8 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                 ok = rt_check_deadline(x, op);
         }
         scratch_release(x, mk);
+        if (in_small != io_small)
+            free(in_small);
     }
     if (ok && !op)
         ok = rt_fail(x, region->parent, PLUMB_ERR_INVALID, "region has no return");
@@ -586,6 +599,8 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
     for (uint32_t i = 0; i < region->n_args; i++)
         x->env[region->args[i]->id] = i < n_saved ? saved_args[i] : NULL;
 out:
+    if (saved_args != saved_small)
+        free(saved_args);
     pthread_mutex_unlock(&x->region_mu);
     return ok;
 }

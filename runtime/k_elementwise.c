@@ -256,7 +256,7 @@ static bool is_chlo_unary(plumb_opcode c)
     switch (c) {
     case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH:
     case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
-    case PLUMB_OP_ERFC: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA:
+    case PLUMB_OP_ERFC: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV:
         return true;
     default:
         return false;
@@ -390,6 +390,8 @@ static uint64_t chlo_unary(plumb_opcode code, plumb_dtype t, uint64_t xb)
 {
     if (f_isnan(t, xb))
         return f_quiet(t, xb);
+    if (code == PLUMB_OP_ERF_INV)   /* runtime/math_erfinv.c */
+        return rt_erf_inv(t, xb);
     double x = f_to_d(t, xb);
     if (code == PLUMB_OP_DIGAMMA)
         return digamma_round(t, x);
@@ -1565,4 +1567,4 @@ EW_KERNEL(SHIFT_RIGHT_ARITHMETIC) EW_KERNEL(SHIFT_RIGHT_LOGICAL) EW_KERNEL(COMPA
 EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
 EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
 EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
-EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER)
+EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER) EW_KERNEL(ERF_INV)

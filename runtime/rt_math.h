@@ -45,6 +45,14 @@ uint64_t rt_math_narrow(plumb_opcode op, plumb_dtype t, double v, double rel, do
 /* The same for a long double approximation rounded to f64. */
 uint64_t rt_math_narrow_ld(plumb_opcode op, long double v, long double rel, double a, double b);
 
+/* chlo.erf_inv (runtime/math_erfinv.c): rt_erf_inv is the op on one
+ * element of t (NaN quieted, +-0 kept, +-1 -> +-inf, |x| > 1 -> the default
+ * NaN), correctly rounded: rt_erf_inv_ld's value within 2^-56 relative,
+ * rt_erf_inv_slow (MPFR, 0 < a < 1) where that cannot decide. */
+uint64_t rt_erf_inv(plumb_dtype t, uint64_t x);
+long double rt_erf_inv_ld(long double a);
+uint64_t rt_erf_inv_slow(plumb_dtype t, double a);
+
 /* Frees the calling thread's caches of the slow path's multi-precision
  * library (constants such as pi kept per thread); the pool's worker threads
  * call it before they exit, so no cache outlives its thread. */

@@ -31,6 +31,9 @@ bad() {
 # Files expected to pass (every check) on both backends.
 PASS="asinh_float16_20_20_chlo.mlir asinh_float64_20_20_chlo.mlir atan_bfloat16_20_20_chlo.mlir
 nextafter_float32_20_20_float32_20_20_chlo.mlir"
+# chlo.erf_inv inside JAX's random_gamma sampler (while loops carrying more
+# than 8 values on the runtime)
+PASS="$PASS random_gamma_float32_3_chlo.mlir random_gamma_float64_3_chlo.mlir"
 # Failing by design: XLA's expected value of cosh(9.164727) in f32 is
 # 0x4595487A, 4 ULP above the correctly rounded 0x45954876 (expect_close
 # allows 3); plumb keeps the correctly rounded value.
