@@ -10,6 +10,7 @@
 #include "plumb/checkcmp.h"
 #include "conf.h"
 #include "plumb/ref.h"
+#include "linalg_bound.h"
 
 /* ---- float helpers ---------------------------------------------------------- */
 
@@ -789,6 +790,58 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
     }
 }
 
+/* ---- triangular_solve and cholesky ---------------------------------------------- */
+
+/* The op's attributes and which case inputs its operands are (-1: not a
+ * parameter), read before the module is freed. */
+typedef struct linalg_site {
+    bool found;
+    ir_attrs at;
+    int opnd[2];
+} linalg_site;
+
+static linalg_site linalg_find(const conf_case *c, const ir_module *m)
+{
+    linalg_site s;
+    memset(&s, 0, sizeof s);
+    if (c->op != PLUMB_OP_TRIANGULAR_SOLVE && c->op != PLUMB_OP_CHOLESKY) return s;
+    ir_op *op = case_op(m, c->op);
+    if (!op) return s;
+    s.found = true;
+    s.at = op->a;
+    for (uint32_t i = 0; i < 2; i++) {
+        s.opnd[i] = -1;
+        if (i < op->n_operands && !op->operands[i]->def && op->operands[i]->index < c->n_inputs)
+            s.opnd[i] = (int)op->operands[i]->index;
+    }
+    return s;
+}
+
+/* Judged by the bounds of conformance/check_linalg.c (docs/spec/linalg.md);
+ * an op whose operands are not the case's inputs cannot be, and fails. */
+static void check_linalg(const conf_case *c, const linalg_site *s, const plumb_tensor *g, const plumb_tensor *w,
+                         uint32_t k, worst *ws)
+{
+    conf_linalg_verdict v;
+    memset(&v, 0, sizeof v);
+    bool chol = c->op == PLUMB_OP_CHOLESKY;
+    if (!s->found || s->opnd[0] < 0 || (!chol && s->opnd[1] < 0)) {
+        v.budget = CONF_BUDGET_MISMATCH;
+        snprintf(v.reason, sizeof v.reason, "%s's operands are not the case's inputs: no bound", plumb_op_name(c->op));
+    } else if (chol) {
+        conf_linalg_chol_judge(s->at.lower, c->inputs[s->opnd[0]], g, w, &v);
+    } else {
+        conf_linalg_trsm_judge(&s->at, c->inputs[s->opnd[0]], c->inputs[s->opnd[1]], g, w, &v);
+    }
+    if (!(v.budget <= CONF_BUDGET_MISMATCH)) v.budget = CONF_BUDGET_MISMATCH;   /* inf or NaN: fails */
+    if (v.budget > ws->budget) {
+        ws->budget = v.budget;
+        ws->out = k;
+        ws->idx = v.idx;
+        snprintf(ws->reason, sizeof ws->reason, "output %u: %s", k, v.reason);
+    }
+}
+
 /* ---- the entry point ------------------------------------------------------------ */
 
 bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
@@ -809,6 +862,7 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
     bool ok = run_ref(m, c->inputs, c->n_inputs, &want, d);
     if (!ok) { ir_module_free(m); return false; }
     judge j = judge_case_inputs(c, m);
+    linalg_site lsite = linalg_find(c, m);
     bool have_ftz = false, have_abs = false;
     if (o->flushes_subnormals) {
         bool changed = false;
@@ -877,6 +931,10 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         case PLUMB_AGREE_EXACT: check_exact(g, w, wf, k, &j, o, &ws); break;
         case PLUMB_AGREE_ULP: check_ulp(c->op, g, w, wf, k, o, &ws); break;
         case PLUMB_AGREE_DATA:
+            if (c->op == PLUMB_OP_TRIANGULAR_SOLVE || c->op == PLUMB_OP_CHOLESKY) {
+                check_linalg(c, &lsite, g, w, k, &ws);
+                break;
+            }
             check_data(c, g, w, wf, have_abs ? want_abs.outputs[k] : NULL, parts.n ? &parts : NULL, k, &j, o, &ws, r);
             break;
         }

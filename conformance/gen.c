@@ -12,6 +12,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "conf.h"
+#include "linalg_bound.h"
 
 /* ---- the plan ------------------------------------------------------------------ */
 
@@ -28,6 +29,11 @@ static const char *const SH_CONV[] = {"odd", "empty", "one", "wide", "nchw", "gr
 static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
 static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
 static const char *const SH_TOPK[] = {"odd", "one", "wide"};
+/* triangular_solve and cholesky: the shape class fixes the attributes and
+ * shapes (gen_linalg), the value class the conditioning (gen_linalg.c) */
+static const char *const SH_TRSM[] = {"left_lower", "left_upper_trans_unit", "right_lower_adjoint", "right_upper_unit",
+                                      "batch", "empty"};
+static const char *const SH_CHOL[] = {"lower", "upper", "batch", "one", "empty"};
 /* optimization_barrier: the operand shape; a second operand of another
  * shape and type passes through beside it */
 static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
@@ -47,6 +53,8 @@ static const char *const V_INT[] = {"boundary", "uniform"};
 static const char *const V_BOOL[] = {"uniform"};
 static const char *const V_NONE[] = {"none"};
 static const char *const V_RNG[] = {"three_fry", "philox"};
+static const char *const V_TRSM[] = {"wellcond", "illcond"};
+static const char *const V_CHOL[] = {"spd", "illcond", "notpd"};
 
 #define LEN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -86,6 +94,7 @@ bool conf_op_poly(plumb_opcode op)
 {
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
+    if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
     switch (plumb_op_get(op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
     case PLUMB_KIND_MOVEMENT:
@@ -140,6 +149,8 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
+    case PLUMB_OP_TRIANGULAR_SOLVE: *n = LEN(SH_TRSM); return SH_TRSM;
+    case PLUMB_OP_CHOLESKY: *n = LEN(SH_CHOL); return SH_CHOL;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     default: break;
     }
@@ -162,6 +173,8 @@ const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *
         return V_NONE;
     }
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) { *n = LEN(V_RNG); return V_RNG; }
+    if (op == PLUMB_OP_TRIANGULAR_SOLVE) { *n = LEN(V_TRSM); return V_TRSM; }
+    if (op == PLUMB_OP_CHOLESKY) { *n = LEN(V_CHOL); return V_CHOL; }
     if (plumb_dtype_is_float(t)) { *n = LEN(V_FLOAT); return V_FLOAT; }
     if (plumb_dtype_is_bool(t)) { *n = LEN(V_BOOL); return V_BOOL; }
     *n = LEN(V_INT);
@@ -1894,7 +1907,8 @@ static bool gen_depth(gen *g)
         if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) ok = depth_case(g, t, t, "cross", gen_cross_ew);
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
-        if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_CONVOLUTION) || g->op == PLUMB_OP_REDUCE))
+        if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_TRIANGULAR_SOLVE &&
+                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION) || g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);
         if (ok && (t == PLUMB_F32 || t == PLUMB_F64) && is_unary_float_ew(g->op, t))
@@ -2655,6 +2669,47 @@ static bool gen_dynamic(gen *g)
 
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target);
 
+/* triangular_solve and cholesky (docs/spec/linalg.md): the shape class
+ * picks the attributes and shapes, gen_linalg.c the matrix for the value
+ * class; right-hand sides are uniform in [-1, 1). Shapes: 5x5 systems with
+ * 3 right-hand sides, a 2x3 batch of 4x4 systems with 2, empty 0x0 with 3;
+ * 4x4 factorizations, a 2x3 batch of them, 1x1 and 0x0. */
+static bool gen_linalg(gen *g)
+{
+    const char *sc = g->shape;
+    shp sa = {2, {5, 5}}, sb = {2, {5, 3}};
+    const char *X;
+    if (g->op == PLUMB_OP_CHOLESKY) {
+        int64_t n = !strcmp(sc, "one") ? 1 : !strcmp(sc, "empty") ? 0 : 4;
+        sa = (shp){2, {n, n}};
+        if (!strcmp(sc, "batch")) sa = (shp){4, {2, 3, n, n}};
+        plumb_tensor *a = param(g, "a", g->t, sa.rank, sa.dims, "uniform", 0, 0);
+        if (a && !conf_linalg_fill(g->op, g->value, a, g->rng)) g->failed = true;
+        X = tys(g, g->t, sa.rank, sa.dims);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.cholesky %%a%s : %s\n", strcmp(sc, "upper") ? ", lower = true" : "", X);
+        g->ret_types = X;
+        return push_case(g, "%r");
+    }
+    bool left = true, lower = true, unit = false;
+    const char *tr = "NO_TRANSPOSE";
+    if (!strcmp(sc, "left_upper_trans_unit")) { lower = false; unit = true; tr = "TRANSPOSE"; }
+    else if (!strcmp(sc, "right_lower_adjoint")) { left = false; tr = "ADJOINT"; sb = (shp){2, {3, 5}}; }
+    else if (!strcmp(sc, "right_upper_unit")) { left = false; lower = false; unit = true; sb = (shp){2, {3, 5}}; }
+    else if (!strcmp(sc, "batch")) { sa = (shp){4, {2, 3, 4, 4}}; sb = (shp){4, {2, 3, 4, 2}}; tr = "TRANSPOSE"; }
+    else if (!strcmp(sc, "empty")) { sa = (shp){2, {0, 0}}; sb = (shp){2, {0, 3}}; }
+    plumb_tensor *a = param(g, "a", g->t, sa.rank, sa.dims, "uniform", 0, 0);
+    if (a && !conf_linalg_fill(g->op, g->value, a, g->rng)) g->failed = true;
+    param(g, "b", g->t, sb.rank, sb.dims, "uniform", 0, 0);
+    const char *A = tys(g, g->t, sa.rank, sa.dims);
+    X = tys(g, g->t, sb.rank, sb.dims);
+    plumb_buf_printf(&g->body,
+                     "  %%r = \"stablehlo.triangular_solve\"(%%a, %%b) <{left_side = %s, lower = %s, "
+                     "transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}> : (%s, %s) -> %s\n",
+                     left ? "true" : "false", lower ? "true" : "false", tr, unit ? "true" : "false", A, X, X);
+    g->ret_types = X;
+    return push_case(g, "%r");
+}
+
 /* The "dyn_*" family of an op of static form: each accepted type at the
  * sizes 0, 1, odd and the bound, the float ones with the special values
  * (convert to one target: f32, or f64 from f32). */
@@ -2694,6 +2749,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_OPTIMIZATION_BARRIER) return gen_barrier(g);
     if (g->op == PLUMB_OP_WHILE) return gen_while(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
+    if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);

@@ -21,6 +21,8 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_WHILE: return 4;                 /* trip0 trip1 trip5 nested */
     case PLUMB_OP_IF: return 3;                    /* taken_true taken_false nested */
     case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
+    case PLUMB_OP_TRIANGULAR_SOLVE: return 6;      /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
+    case PLUMB_OP_CHOLESKY: return 5;              /* lower upper batch one empty */
     case PLUMB_OP_CONVOLUTION: return 9;           /* odd empty one wide nchw groups batch_groups dilated layout */
     default: break;
     }
@@ -40,6 +42,8 @@ static uint32_t value_count(plumb_opcode op, plumb_dtype t)
     if (op == PLUMB_OP_IOTA || op == PLUMB_OP_DYNAMIC_IOTA || op == PLUMB_OP_GET_DIMENSION_SIZE)
         return 1;                                               /* none */
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) return 2;     /* three_fry philox */
+    if (op == PLUMB_OP_TRIANGULAR_SOLVE) return 2;              /* wellcond illcond */
+    if (op == PLUMB_OP_CHOLESKY) return 3;                      /* spd illcond notpd */
     if (plumb_dtype_is_float(t)) return 6;  /* special subnormal boundary normal uniform loguniform */
     if (plumb_dtype_is_bool(t)) return 1;   /* uniform */
     return 2;                               /* boundary uniform */
@@ -70,7 +74,8 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     bool f = plumb_dtype_is_float(t), wide = t == PLUMB_F32 || t == PLUMB_F64;
     uint32_t n = 0;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
-    if ((oi->kind == PLUMB_KIND_CONTRACTION && op != PLUMB_OP_CONVOLUTION) || op == PLUMB_OP_REDUCE ||
+    bool linalg = op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY;   /* no "cross" case */
+    if ((oi->kind == PLUMB_KIND_CONTRACTION && op != PLUMB_OP_CONVOLUTION && !linalg) || op == PLUMB_OP_REDUCE ||
         op == PLUMB_OP_PAD || op == PLUMB_OP_SCATTER)
         n++;
     switch (op) {
@@ -113,6 +118,7 @@ static uint32_t poly_count(plumb_opcode op)
     default: break;
     }
     if (op == PLUMB_OP_CONVOLUTION) return 0;   /* static operands only */
+    if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
     plumb_kind k = plumb_op_get(op)->kind;
     return k == PLUMB_KIND_ELEMENTWISE || k == PLUMB_KIND_REDUCTION || k == PLUMB_KIND_CONTRACTION ? 4 : 0;
 }

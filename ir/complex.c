@@ -49,6 +49,8 @@ bool ir_complex_arith(plumb_opcode op)
     case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT: case PLUMB_OP_EXPONENTIAL:
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
     case PLUMB_OP_SINE: case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_TANH:
+    case PLUMB_OP_ASINH: case PLUMB_OP_ASIN: case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH:
+    case PLUMB_OP_SQUARE:
     case PLUMB_OP_COMPARE: case PLUMB_OP_CONVERT: case PLUMB_OP_SELECT: case PLUMB_OP_IOTA:
     case PLUMB_OP_REDUCE: case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:
         return true;

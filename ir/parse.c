@@ -1096,6 +1096,7 @@ static const enum_name cmp_dirs[] = {{"EQ", IR_CMP_EQ}, {"NE", IR_CMP_NE}, {"LT"
 static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR_CMP_FLOAT}, {"TOTALORDER", IR_CMP_TOTALORDER}, {"SIGNED", IR_CMP_SIGNED}, {"UNSIGNED", IR_CMP_UNSIGNED}, {NULL, 0}};
 static const enum_name precisions[] = {{"DEFAULT", IR_PREC_DEFAULT}, {"HIGH", IR_PREC_HIGH}, {"HIGHEST", IR_PREC_HIGHEST}, {NULL, 0}};
 static const enum_name rng_algs[] = {{"DEFAULT", IR_RNG_DEFAULT}, {"THREE_FRY", IR_RNG_THREE_FRY}, {"PHILOX", IR_RNG_PHILOX}, {NULL, 0}};
+static const enum_name transposes[] = {{"NO_TRANSPOSE", IR_TRANSPOSE_NO_TRANSPOSE}, {"TRANSPOSE", IR_TRANSPOSE_TRANSPOSE}, {"ADJOINT", IR_TRANSPOSE_ADJOINT}, {NULL, 0}};
 
 static bool parse_enum(P *p, const enum_name *tab, const char *what, int *out)
 {
@@ -1380,6 +1381,14 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         int e;
         ok = attr_enum(p, "rng_algorithm", rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e);
         a->rng_alg = (ir_rng_alg)e;
+    } else if (c == PLUMB_OP_TRIANGULAR_SOLVE && (IS("left_side") || IS("lower") || IS("unit_diagonal"))) {
+        ok = attr_bool(p, IS("left_side") ? &a->left_side : IS("lower") ? &a->lower : &a->unit_diagonal);
+    } else if (c == PLUMB_OP_TRIANGULAR_SOLVE && IS("transpose_a")) {
+        int e;
+        ok = attr_enum(p, "transpose", transposes, "a transpose mode (NO_TRANSPOSE, TRANSPOSE or ADJOINT)", &e);
+        a->transpose_a = (ir_transpose)e;
+    } else if (c == PLUMB_OP_CHOLESKY && IS("lower")) {
+        ok = attr_bool(p, &a->lower);
     } else if (c == PLUMB_OP_REDUCE_PRECISION && (IS("exponent_bits") || IS("mantissa_bits"))) {
         int64_t b;
         size_t off = p->pos;
@@ -2890,6 +2899,13 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         ob->a.mantissa_bits = (int32_t)m;
         return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
     }
+    /* StableHLO prints `%a, lower = true : T` (lower omitted when false) */
+    case PLUMB_OP_CHOLESKY:
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more && (!kwarg(p, "lower") || !attr_bool(p, &ob->a.lower)))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
     case PLUMB_OP_COMPARE: {
         int e;
         if (!parse_enum(p, cmp_dirs, "a comparison direction (EQ, NE, LT, LE, GT, GE)", &e) || !expect(p, ','))

@@ -607,6 +607,16 @@ static void generic_props(pr *q, const ir_op *op)
     case PLUMB_OP_CONCATENATE:
         plumb_buf_printf(q->b, " <{dimension = %lld : i64}>", (long long)a->dimension);
         break;
+    case PLUMB_OP_TRIANGULAR_SOLVE:
+        plumb_buf_printf(q->b, " <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
+                         a->left_side ? "true" : "false", a->lower ? "true" : "false",
+                         a->transpose_a == IR_TRANSPOSE_TRANSPOSE ? "TRANSPOSE"
+                         : a->transpose_a == IR_TRANSPOSE_ADJOINT ? "ADJOINT" : "NO_TRANSPOSE",
+                         a->unit_diagonal ? "true" : "false");
+        break;
+    case PLUMB_OP_CHOLESKY:
+        plumb_buf_printf(q->b, " <{lower = %s}>", a->lower ? "true" : "false");
+        break;
     case PLUMB_OP_CONSTANT:
         if (a->value) {
             puts_(q, " <{value = ");
@@ -866,6 +876,15 @@ static void print_op(pr *q, const ir_op *op, int ind)
         puts_(q, " ");
         values(q, op->operands, op->n_operands);
         plumb_buf_printf(q->b, ", format = e%dm%d", (int)a->exponent_bits, (int)a->mantissa_bits);
+        extra_dict(q, a);
+        sig_ew(q, op);
+        break;
+    case PLUMB_OP_CHOLESKY:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        if (a->lower)
+            puts_(q, ", lower = true");
         extra_dict(q, a);
         sig_ew(q, op);
         break;

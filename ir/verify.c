@@ -1615,6 +1615,57 @@ static bool v_optimization_barrier(vctx *V, const ir_op *op)
     return true;
 }
 
+/* triangular_solve and cholesky (docs/spec/linalg.md): float element types
+ * plumb computes in (f16, bf16, f32, f64); the matrices are the last two
+ * dimensions, the leading ones are batch dimensions. `?` sizes are checked
+ * when the types fix them. */
+static bool linalg_float(vctx *V, const ir_op *op, const ir_type *t, const char *what)
+{
+    if (t->dtype != PLUMB_F16 && t->dtype != PLUMB_BF16 && t->dtype != PLUMB_F32 && t->dtype != PLUMB_F64)
+        return op_fail(V, op, PLUMB_ERR_UNSUPPORTED, "%s: element type %s is not supported (f16, bf16, f32 or f64)",
+                       what, dt(t->dtype));
+    return true;
+}
+
+static bool v_triangular_solve(vctx *V, const ir_op *op)
+{
+    const ir_type *a = &op->operands[0]->type, *b = &op->operands[1]->type;
+    if (a->dtype != b->dtype)
+        return BAD("a has element type %s but b has %s (StableHLO C1: baseline_element_type(a) = baseline_element_type(b))",
+                   dt(a->dtype), dt(b->dtype));
+    if (!linalg_float(V, op, a, "a"))
+        return false;
+    if (a->rank < 2 || a->rank != b->rank)
+        return BAD("a has rank %u and b rank %u (StableHLO C2: 2 <= rank(a) = rank(b))", a->rank, b->rank);
+    uint32_t R = a->rank;
+    for (uint32_t i = 0; i + 2 < R; i++)
+        if (!dim_compat(a->dims[i], b->dims[i]))
+            return BAD("batch dimension %u is %lld in a but %lld in b (StableHLO C3: shape(a)[:-2] = shape(b)[:-2])", i,
+                       (long long)a->dims[i], (long long)b->dims[i]);
+    if (!dim_compat(a->dims[R - 2], a->dims[R - 1]))
+        return BAD("a's matrices are %lldx%lld, not square (StableHLO C4: dim(a, -2) = dim(a, -1))",
+                   (long long)a->dims[R - 2], (long long)a->dims[R - 1]);
+    uint32_t bd = op->a.left_side ? R - 2 : R - 1;
+    if (!dim_compat(a->dims[R - 1], b->dims[bd]))
+        return BAD("b's dimension %u is %lld but a is %lldx%lld (StableHLO C4: dim(a, -1) = dim(b, %s) when left_side = %s)",
+                   bd, (long long)b->dims[bd], (long long)a->dims[R - 2], (long long)a->dims[R - 1],
+                   op->a.left_side ? "-2" : "-1", op->a.left_side ? "true" : "false");
+    return expect_result(V, op, 0, b, "C5: type(result) = type(b)");
+}
+
+static bool v_cholesky(vctx *V, const ir_op *op)
+{
+    const ir_type *a = &op->operands[0]->type;
+    if (!linalg_float(V, op, a, "a"))
+        return false;
+    if (a->rank < 2)
+        return BAD("a has rank %u (StableHLO C2: 2 <= rank(a))", a->rank);
+    if (!dim_compat(a->dims[a->rank - 2], a->dims[a->rank - 1]))
+        return BAD("a's matrices are %lldx%lld, not square (StableHLO C3: dim(a, -2) = dim(a, -1))",
+                   (long long)a->dims[a->rank - 2], (long long)a->dims[a->rank - 1]);
+    return expect_result(V, op, 0, a, "C1: type(result) = type(a)");
+}
+
 static bool v_call(vctx *V, const ir_op *op)
 {
     if (!op->a.callee)
@@ -2162,6 +2213,8 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
     case PLUMB_OP_CALL: return v_call(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
+    case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
+    case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);
     case PLUMB_OP_WHILE: return v_while(V, op);
     case PLUMB_OP_IF:
     case PLUMB_OP_CASE:

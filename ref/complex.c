@@ -11,11 +11,13 @@
  *                           two doubles), the quotient at REF_CPLX_WIDE bits:
  *                           correctly rounded per component
  *   abs, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos, tan, tanh,
- *   power                   MPFR at 128 bits, doubled up to 4096 until both
- *                           rounded components agree at two precisions
- *                           (Ziv's strategy): correctly rounded unless a
- *                           component lies closer than 2^-4000 relative to
- *                           a rounding boundary at every precision tried
+ *   power, chlo.asinh, asin, acos, atan, atanh
+ *                           MPFR from 128 bits plus the operands' binade
+ *                           spread (first_prec), doubled until both rounded
+ *                           components agree at two precisions (Ziv's
+ *                           strategy): correctly rounded unless a component
+ *                           lies that close to a rounding boundary
+ *   chlo.square             the multiply above
  *   reduce (add body), dot_general
  *                           every product exact, the sums exact (accum.h),
  *                           one rounding per component
@@ -90,7 +92,7 @@ static void mz_clear(mz *z)
 
 typedef enum cfn {
     CF_ABS, CF_SIGN, CF_SQRT, CF_RSQRT, CF_EXP, CF_EXPM1, CF_LOG, CF_LOG1P,
-    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW,
+    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW, CF_ASINH, CF_ATANH,
 } cfn;
 
 /* |z| at r's precision. */
@@ -303,6 +305,69 @@ static void eval_at(cfn f, cz z, cz w, mpfr_prec_t p, mz *r)
         mpfr_clears(X, Y, (mpfr_ptr)0);
         break;
     }
+    case CF_ASINH: {
+        /* asinh(z) = log(z + sqrt(z^2 + 1)) for Re z >= 0 (no cancellation
+         * there); callers use oddness, asinh(z) = -asinh(-z), otherwise */
+        mz q;
+        mz_init(&q, p);
+        mpfr_sqr(t, a, MPFR_RNDN);
+        mpfr_sqr(u, b, MPFR_RNDN);
+        mpfr_sub(t, t, u, MPFR_RNDN);
+        mpfr_add_ui(t, t, 1, MPFR_RNDN);          /* re(z^2 + 1) */
+        mpfr_mul(u, a, b, MPFR_RNDN);
+        mpfr_mul_2ui(u, u, 1, MPFR_RNDN);         /* im(z^2 + 1) */
+        /* principal sqrt of (t, u) */
+        mpfr_hypot(v, t, u, MPFR_RNDN);
+        mpfr_add(q.re, v, t, MPFR_RNDN);          /* |w| + re w >= 0 */
+        mpfr_abs(q.re, q.re, MPFR_RNDN);
+        if (mpfr_sgn(t) >= 0) {
+            mpfr_div_2ui(q.re, q.re, 1, MPFR_RNDN);
+            mpfr_sqrt(q.re, q.re, MPFR_RNDN);     /* sqrt((|w| + re)/2) */
+            if (mpfr_zero_p(q.re)) {
+                mpfr_set_zero(q.im, 1);
+            } else {
+                mpfr_div(q.im, u, q.re, MPFR_RNDN);
+                mpfr_div_2ui(q.im, q.im, 1, MPFR_RNDN);
+            }
+        } else {
+            mpfr_sub(q.im, v, t, MPFR_RNDN);      /* |w| - re > 0 */
+            mpfr_div_2ui(q.im, q.im, 1, MPFR_RNDN);
+            mpfr_sqrt(q.im, q.im, MPFR_RNDN);
+            mpfr_div(q.re, u, q.im, MPFR_RNDN);
+            mpfr_div_2ui(q.re, q.re, 1, MPFR_RNDN);
+            mpfr_abs(q.re, q.re, MPFR_RNDN);
+            if (mpfr_sgn(u) < 0 || (mpfr_zero_p(u) && mpfr_signbit(u)))
+                mpfr_neg(q.im, q.im, MPFR_RNDN);
+        }
+        mpfr_add(q.re, q.re, a, MPFR_RNDN);
+        mpfr_add(q.im, q.im, b, MPFR_RNDN);
+        mpfr_hypot(t, q.re, q.im, MPFR_RNDN);
+        mpfr_log(r->re, t, MPFR_RNDN);
+        mpfr_atan2(r->im, q.im, q.re, MPFR_RNDN);
+        mz_clear(&q);
+        break;
+    }
+    case CF_ATANH:
+        /* atanh(z) = (log(1 + z) - log(1 - z)) / 2, each log's real part
+         * as log1p(+-2a + a^2 + b^2) / 2 */
+        mpfr_sqr(t, a, MPFR_RNDN);
+        mpfr_sqr(u, b, MPFR_RNDN);
+        mpfr_add(t, t, u, MPFR_RNDN);
+        mpfr_mul_2ui(u, a, 1, MPFR_RNDN);
+        mpfr_add(v, t, u, MPFR_RNDN);
+        mpfr_sub(t, t, u, MPFR_RNDN);
+        mpfr_log1p(v, v, MPFR_RNDN);
+        mpfr_log1p(t, t, MPFR_RNDN);
+        mpfr_sub(r->re, v, t, MPFR_RNDN);
+        mpfr_div_2ui(r->re, r->re, 2, MPFR_RNDN);
+        mpfr_add_ui(t, a, 1, MPFR_RNDN);
+        mpfr_atan2(v, b, t, MPFR_RNDN);
+        mpfr_ui_sub(t, 1, a, MPFR_RNDN);
+        mpfr_neg(u, b, MPFR_RNDN);
+        mpfr_atan2(u, u, t, MPFR_RNDN);
+        mpfr_sub(r->im, v, u, MPFR_RNDN);
+        mpfr_div_2ui(r->im, r->im, 1, MPFR_RNDN);
+        break;
     case CF_POW: {
         /* z^w = exp(w log z) */
         mz l;
@@ -327,12 +392,31 @@ static void eval_at(cfn f, cz z, cz w, mpfr_prec_t p, mz *r)
     mpfr_clears(a, b, t, u, v, (mpfr_ptr)0);
 }
 
+/* The first working precision: 128 bits plus the binade spread of the
+ * nonzero parts and 1, so that a tiny part next to a large one (asinh(x + i),
+ * x = 2^-1022, whose real part is about sqrt(x)) is not lost at two
+ * successive precisions alike, which Ziv's test alone would accept. */
+static mpfr_prec_t first_prec(cz z, cz w)
+{
+    double v[4] = {z.re, z.im, w.re, w.im};
+    int lo = 0, hi = 0;   /* the formulas add 1 (log1p, asinh, atanh) */
+    for (int i = 0; i < 4; i++) {
+        if (v[i] == 0)
+            continue;
+        int e = ilogb(v[i]);
+        lo = e < lo ? e : lo;
+        hi = e > hi ? e : hi;
+    }
+    return 128 + (mpfr_prec_t)(hi - lo);
+}
+
 /* f rounded to component type c with Ziv's strategy. */
 static cz eval_cr(cfn f, cz z, cz w, plumb_dtype c)
 {
     cz prev = {NAN, NAN};
     bool have = false;
-    for (mpfr_prec_t p = 128; p <= 4096; p *= 2) {
+    mpfr_prec_t p0 = first_prec(z, w);
+    for (mpfr_prec_t p = p0; p <= 4 * p0 + 4096; p *= 2) {
         mz r;
         mz_init(&r, p);
         eval_at(f, z, w, p, &r);
@@ -458,6 +542,76 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
         return fin ? eval_cr(CF_TAN, z, none, c) : from_c(ctanl(Z), c);
     case PLUMB_OP_TANH:
         return fin ? eval_cr(CF_TANH, z, none, c) : from_c(ctanhl(Z), c);
+    case PLUMB_OP_ASINH:
+    case PLUMB_OP_ASIN: {
+        /* asin(z) = -i asinh(iz): asinh of (-b, a), then (im, -re) */
+        cz w = code == PLUMB_OP_ASIN ? (cz){-z.im, z.re} : z;
+        cz r;
+        if (!fin) {
+            r = from_c(code == PLUMB_OP_ASIN ? casinl(Z) : casinhl(Z), c);
+            return r;
+        }
+        bool flip = signbit(w.re) != 0;   /* oddness keeps Re >= 0 */
+        cz v = flip ? (cz){-w.re, -w.im} : w;
+        r = eval_cr(CF_ASINH, v, none, c);
+        if (flip) {
+            r.re = -r.re;
+            r.im = -r.im;
+        }
+        if (code == PLUMB_OP_ASIN) {
+            cz s = {r.im, -r.re};
+            return s;
+        }
+        return r;
+    }
+    case PLUMB_OP_ACOS: {
+        /* acos(z) = pi/2 - asin(z), evaluated as one expression */
+        if (!fin)
+            return from_c(cacosl(Z), c);
+        cz w = {-z.im, z.re};
+        bool flip = signbit(w.re) != 0;
+        cz v = flip ? (cz){-w.re, -w.im} : w;
+        cz prev = {NAN, NAN};
+        mpfr_prec_t p0 = first_prec(z, none);
+        for (mpfr_prec_t p = p0; p <= 4 * p0 + 4096; p *= 2) {
+            mz r;
+            mz_init(&r, p);
+            eval_at(CF_ASINH, v, none, p, &r);
+            if (flip) {
+                mpfr_neg(r.re, r.re, MPFR_RNDN);
+                mpfr_neg(r.im, r.im, MPFR_RNDN);
+            }
+            /* asin = (r.im, -r.re); acos = (pi/2 - r.im, r.re) */
+            mpfr_t h;
+            mpfr_init2(h, p);
+            mpfr_const_pi(h, MPFR_RNDN);
+            mpfr_div_2ui(h, h, 1, MPFR_RNDN);
+            mpfr_sub(h, h, r.im, MPFR_RNDN);
+            cz cur = {round_to(h, c), round_to(r.re, c)};
+            mpfr_clear(h);
+            mz_clear(&r);
+            if (memcmp(&cur, &prev, sizeof cur) == 0)
+                return cur;
+            prev = cur;
+        }
+        return prev;
+    }
+    case PLUMB_OP_ATANH:
+    case PLUMB_OP_ATAN: {
+        /* atan(z) = -i atanh(iz) */
+        if (!fin || (code == PLUMB_OP_ATANH && fabs(z.re) == 1 && z.im == 0) ||
+            (code == PLUMB_OP_ATAN && fabs(z.im) == 1 && z.re == 0))
+            return from_c(code == PLUMB_OP_ATAN ? catanl(Z) : catanhl(Z), c);
+        cz w = code == PLUMB_OP_ATAN ? (cz){-z.im, z.re} : z;
+        cz r = eval_cr(CF_ATANH, w, none, c);
+        if (code == PLUMB_OP_ATAN) {
+            cz s = {r.im, -r.re};
+            return s;
+        }
+        return r;
+    }
+    case PLUMB_OP_SQUARE:
+        return c_mul(z, z, c);
     default: {
         cz r = {NAN, NAN};
         return r;

@@ -37,6 +37,7 @@ static const char *const attr_names[] = {
     "is_stable", "rng_algorithm", "exponent_bits", "mantissa_bits", "k", "callee",
     "min_ulp_difference", "max_ulp_difference", "known_expanding_dimensions",
     "known_nonexpanding_dimensions", "error_message", "convolution",
+    "left_side", "lower", "unit_diagonal", "transpose_a",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -44,7 +45,8 @@ enum {
     A_PRECISION, A_OFFSET_DIMS, A_COLLAPSED, A_OPERAND_BATCHING, A_START_BATCHING, A_START_INDEX_MAP,
     A_INDEX_VECTOR_DIM, A_SORTED, A_UPDATE_WINDOW, A_INSERTED_WINDOW, A_INPUT_BATCHING,
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
-    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE, A_CONV, A_COUNT
+    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE, A_CONV,
+    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -250,6 +252,15 @@ static void put_attrs(ser *s, const ir_op *op)
     case PLUMB_OP_REDUCE_PRECISION:
         attr_int(c, &n, A_EXP_BITS, a->exponent_bits);
         attr_int(c, &n, A_MANT_BITS, a->mantissa_bits);
+        break;
+    case PLUMB_OP_TRIANGULAR_SOLVE:
+        attr_int(c, &n, A_LEFT_SIDE, a->left_side);
+        attr_int(c, &n, A_LOWER, a->lower);
+        attr_int(c, &n, A_UNIT_DIAGONAL, a->unit_diagonal);
+        attr_int(c, &n, A_TRANSPOSE_A, a->transpose_a);
+        break;
+    case PLUMB_OP_CHOLESKY:
+        attr_int(c, &n, A_LOWER, a->lower);
         break;
     case PLUMB_OP_COMPARE:
         attr_int(c, &n, A_CMP_DIR, a->cmp_dir);

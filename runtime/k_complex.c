@@ -21,12 +21,15 @@
  *   divide                  the textbook formula in long double (c^2 + d^2
  *                           cannot overflow or underflow there), one
  *                           rounding per component: normwise relative error
- *                           <= 2u (componentwise error is not bounded for
+ *                           <= 4u (componentwise error is not bounded for
  *                           any cheap division: a component can cancel)
  *   abs, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos, tan, tanh,
- *   power                   glibc's long double <complex.h> functions (or
+ *   chlo.asinh, asin, acos, atan, atanh, square
+ *                           glibc's long double <complex.h> functions (or
  *                           the stable forms below), one rounding per
- *                           component: normwise relative error <= 2u
+ *                           component: normwise relative error <= 4u
+ *   power                   cpowl, exp(w log z): <= 64u while |w log z|
+ *                           < 2^6 (its error grows with |w log z|)
  *   reduce (add), dot_general
  *                           accumulated in long double, one rounding per
  *                           component: the data bound of sums and dots
@@ -168,6 +171,12 @@ static lz unary(plumb_opcode code, lz z)
     case PLUMB_OP_COSINE: return ccosl(z);
     case PLUMB_OP_TAN: return ctanl(z);
     case PLUMB_OP_TANH: return ctanhl(z);
+    case PLUMB_OP_ASINH: return casinhl(z);
+    case PLUMB_OP_ASIN: return casinl(z);
+    case PLUMB_OP_ACOS: return cacosl(z);
+    case PLUMB_OP_ATAN: return catanl(z);
+    case PLUMB_OP_ATANH: return catanhl(z);
+    case PLUMB_OP_SQUARE: return mk(a * a - b * b, 2 * a * b);   /* a*a, b*b exact in long double for f32 parts */
     default: return mk(NAN, NAN);
     }
 }

@@ -31,6 +31,8 @@ typedef enum ir_cmp_dir { IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT,
 typedef enum ir_cmp_type { IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER, IR_CMP_SIGNED, IR_CMP_UNSIGNED } ir_cmp_type;
 typedef enum ir_precision { IR_PREC_DEFAULT, IR_PREC_HIGH, IR_PREC_HIGHEST } ir_precision;
 typedef enum ir_rng_alg { IR_RNG_DEFAULT, IR_RNG_THREE_FRY, IR_RNG_PHILOX } ir_rng_alg;
+/* triangular_solve's transpose_a (StableHLO's Transpose enum) */
+typedef enum ir_transpose { IR_TRANSPOSE_NO_TRANSPOSE, IR_TRANSPOSE_TRANSPOSE, IR_TRANSPOSE_ADJOINT } ir_transpose;
 
 /* A list of integers (dimension numbers, sizes, permutations). */
 typedef struct ir_ints {
@@ -115,6 +117,14 @@ typedef struct ir_attrs {
     /* shape_assertion: error_message, unescaped; `{k}` stands for the
      * value of operand k + 1 */
     const char *message;
+    /* triangular_solve: left_side, lower, unit_diagonal, transpose_a;
+     * cholesky: lower (docs/spec/linalg.md) */
+    bool left_side, lower, unit_diagonal;
+    ir_transpose transpose_a;
+    /* batch_norm_inference/_training/_grad: epsilon (an f32 attribute, kept
+     * as the f32 value it denotes) and feature_index */
+    double epsilon;
+    int64_t feature_index;
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;

@@ -122,6 +122,32 @@ static void test_trig(void **state)
     plumb_ref_result_free(&r);
 }
 
+/* CHLO on complex: square(1 + 2i) = -3 + 4i; asinh(2^-511) = 2^-511 -
+ * 2^-1533/6 + ... rounds to 2^-511 (a formula that forms 1 + z at 128 bits
+ * returns 0); asin(0.5) = pi/6 and atan(i/2) = i atanh(1/2) = i log(3)/2,
+ * rounded by the compiler from their decimal expansions. */
+static void test_chlo(void **state)
+{
+    (void)state;
+    plumb_ref_result r = run(
+        "func.func @main() -> (tensor<complex<f64>>, tensor<complex<f64>>, tensor<complex<f64>>, tensor<complex<f64>>) {\n"
+        "  %z = stablehlo.constant dense<(1.0,2.0)> : tensor<complex<f64>>\n"
+        "  %sq = chlo.square %z : tensor<complex<f64>> -> tensor<complex<f64>>\n"
+        "  %t = stablehlo.constant dense<(0x2000000000000000,0.0)> : tensor<complex<f64>>\n"
+        "  %as = chlo.asinh %t : tensor<complex<f64>> -> tensor<complex<f64>>\n"
+        "  %h = stablehlo.constant dense<(0.5,0.0)> : tensor<complex<f64>>\n"
+        "  %asin = chlo.asin %h : tensor<complex<f64>> -> tensor<complex<f64>>\n"
+        "  %i = stablehlo.constant dense<(0.0,0.5)> : tensor<complex<f64>>\n"
+        "  %at = chlo.atan %i : tensor<complex<f64>> -> tensor<complex<f64>>\n"
+        "  return %sq, %as, %asin, %at : tensor<complex<f64>>, tensor<complex<f64>>, tensor<complex<f64>>, tensor<complex<f64>>\n"
+        "}\n");
+    expect_c(&r, 0, 0, -3.0, 4.0);
+    expect_c(&r, 1, 0, 0x1p-511, 0.0);
+    expect_c(&r, 2, 0, 0.52359877559829887307710723054658, 0.0);
+    expect_c(&r, 3, 0, 0.0, 0.54930614433405484569762261846126);
+    plumb_ref_result_free(&r);
+}
+
 /* complex, real, imag; compare EQ/NE (a NaN component is unequal);
  * convert complex<f64> -> complex<f32> rounds each part once (0.1 -> 0.1f),
  * f32 -> complex<f32> is (x, 0), complex -> f32 keeps the real part. */
@@ -191,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_mul_div),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_trig),
+        cmocka_unit_test(test_chlo),
         cmocka_unit_test(test_parts_compare_convert),
         cmocka_unit_test(test_reduce_dot),
     };

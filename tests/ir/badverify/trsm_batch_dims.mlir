@@ -1,0 +1,5 @@
+// expect-error: 3:8: stablehlo.triangular_solve: batch dimension 0 is 2 in a but 3 in b
+func.func @main(%a: tensor<2x3x3xf32>, %b: tensor<3x3x2xf32>) -> tensor<3x3x2xf32> {
+  %x = "stablehlo.triangular_solve"(%a, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<2x3x3xf32>, tensor<3x3x2xf32>) -> tensor<3x3x2xf32>
+  return %x : tensor<3x3x2xf32>
+}
