@@ -185,6 +185,27 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
         return j;
     }
+    case PLUMB_OP_REDUCE_WINDOW: {
+        /* docs/spec/window.md: a window of k positions folds k terms into
+         * the init value (padding and dilation holes fold the init) */
+        plumb_opcode b = body_op(op);
+        if (b != PLUMB_OP_ADD && b != PLUMB_OP_MULTIPLY) { j.agree = PLUMB_AGREE_EXACT; return j; }
+        uint64_t len = 1;
+        for (uint32_t i = 0; i < op->a.window_dims.n; i++) len *= (uint64_t)op->a.window_dims.v[i];
+        j.k = len;
+        if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
+        return j;
+    }
+    case PLUMB_OP_SELECT_AND_SCATTER: {
+        /* the scatter region (the second) folds every source element whose
+         * window selected the same operand element: at most all of them */
+        const ir_block *sb = op->n_regions == 2 ? &op->regions[1] : NULL;
+        plumb_opcode b = sb && sb->n_ops == 2 && sb->first ? sb->first->code : PLUMB_OP_COUNT;
+        if (b != PLUMB_OP_ADD && b != PLUMB_OP_MULTIPLY) { j.agree = PLUMB_AGREE_EXACT; return j; }
+        j.k = type_numel(&op->operands[1]->type);
+        if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
+        return j;
+    }
     case PLUMB_OP_SCATTER: {
         plumb_opcode b = body_op(op);
         if (b != PLUMB_OP_ADD && b != PLUMB_OP_MULTIPLY) { j.agree = PLUMB_AGREE_EXACT; return j; }

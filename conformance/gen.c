@@ -40,6 +40,14 @@ static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 /* while: loops of 0, 1 and 5 iterations over an odd tensor, and a loop of 3
  * iterations whose body runs a loop of 2 */
 static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
+/* reduce_window (docs/spec/window.md): NHWC pooling 2x2 stride 2
+ * (maximum) and 3x3 stride 2 padding 1 (add), a rank-2 window with base and
+ * window dilations and padding (add), a rank-1 strided window with padding
+ * (minimum) and a rank-3 window (multiply on integers, maximum on floats);
+ * select_and_scatter: the pooling gradients 2x2/2 and 3x3/2 padding 1
+ * (select GE, scatter add), and rank 1 (GT) and rank 2 (LE) windows. */
+static const char *const SH_RWIN[] = {"pool2", "pool3", "dilated", "r1", "r3"};
+static const char *const SH_SAS[] = {"pool2", "pool3", "r1", "r2"};
 /* if: each branch taken, and an if inside the taken branch of another;
  * case: each of three branches, and an index outside [0, 3) (-1: the last) */
 static const char *const SH_IF[] = {"taken_true", "taken_false", "nested"};
@@ -92,6 +100,8 @@ bool conf_op_dynamic(plumb_opcode op)
  * included). */
 bool conf_op_poly(plumb_opcode op)
 {
+    if (op == PLUMB_OP_REDUCE_WINDOW) return false;   /* its own shape family only */
+    if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
@@ -148,6 +158,8 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
+    case PLUMB_OP_REDUCE_WINDOW: *n = LEN(SH_RWIN); return SH_RWIN;
+    case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_TRIANGULAR_SOLVE: *n = LEN(SH_TRSM); return SH_TRSM;
     case PLUMB_OP_CHOLESKY: *n = LEN(SH_CHOL); return SH_CHOL;
@@ -1145,6 +1157,88 @@ static bool gen_branches(gen *g)
     g->ret_types = X;
     return push_case(g, "%r");
 }
+/* reduce_window and select_and_scatter (SH_RWIN, SH_SAS): one window
+ * geometry per shape class; the init value is the body's identity (the
+ * input type's lowest value for maximum, highest for minimum). */
+static bool gen_window(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    bool f = plumb_dtype_is_float(t), sas = g->op == PLUMB_OP_SELECT_AND_SCATTER;
+    shp x = {4, {2, 8, 7, 5}}, o;
+    const char *attrs, *body = "add", *cmp = "GE";
+    if (!strcmp(sc, "pool2")) {
+        attrs = "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+        o = (shp){4, {2, 4, 3, 5}};
+        body = "maximum";
+    } else if (!strcmp(sc, "pool3")) {
+        attrs = "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
+                "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+        o = (shp){4, {2, 4, 4, 5}};
+    } else if (!strcmp(sc, "dilated")) {
+        /* dim 0: dilated 9, padded 12, window 3: 10; dim 1: dilated 13, window 5, stride 2: 5 */
+        x = (shp){2, {5, 7}};
+        attrs = "base_dilations = array<i64: 2, 2>, padding = dense<[[2, 1], [0, 0]]> : tensor<2x2xi64>, "
+                "window_dilations = array<i64: 1, 2>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 2>";
+        o = (shp){2, {10, 5}};
+    } else if (!strcmp(sc, "r1")) {
+        x = (shp){1, {23}};
+        attrs = "padding = dense<[[2, 1]]> : tensor<1x2xi64>, window_dimensions = array<i64: 4>, window_strides = array<i64: 3>";
+        o = (shp){1, {8}};
+        body = "minimum";
+        cmp = "GT";
+    } else if (!strcmp(sc, "r2")) {
+        x = (shp){2, {6, 9}};
+        attrs = "padding = dense<[[1, 0], [0, 2]]> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 2>";
+        o = (shp){2, {3, 5}};
+        cmp = "LE";
+    } else {
+        x = (shp){3, {4, 3, 9}};
+        attrs = "window_dimensions = array<i64: 2, 1, 3>, window_strides = array<i64: 1, 1, 2>";
+        o = (shp){3, {3, 3, 4}};
+        body = f ? "maximum" : "multiply";
+    }
+    if (sas) body = "add";   /* the scatter region; init 0 */
+    const char *X = tys(g, t, x.rank, x.dims), *O = tys(g, t, o.rank, o.dims), *S = tys(g, t, 0, NULL);
+    param(g, "x", t, x.rank, x.dims, g->value, 0, 0);
+    if (sas) param(g, "s", t, o.rank, o.dims, g->value, 0, 0);
+    plumb_tensor *c = param(g, "c", t, 0, NULL, "uniform", 0, 0);
+    if (c) {
+        uint64_t init = 0;
+        const plumb_dtype_info *di = plumb_dtype_get(t);
+        if (!strcmp(body, "multiply")) init = 1;
+        else if (!strcmp(body, "maximum") || !strcmp(body, "minimum")) {
+            bool mx = !strcmp(body, "maximum");
+            if (f) init = fbits(t, mx ? -INFINITY : INFINITY);
+            else if (plumb_dtype_is_bool(t)) init = mx ? 0 : 1;
+            else if (plumb_dtype_is_signed(t)) init = mx ? 1ull << (di->bits - 1) : (1ull << (di->bits - 1)) - 1;
+            else init = mx ? 0 : di->bits == 64 ? ~0ull : (1ull << di->bits) - 1;
+        }
+        plumb_store_bits(t, c->data, 0, init);
+    }
+    plumb_buf *b = &g->body;
+    if (sas)
+        plumb_buf_printf(b, "  %%r = \"stablehlo.select_and_scatter\"(%%x, %%s, %%c) <{%s}> ({\n"
+                            "  ^bb0(%%a: %s, %%b: %s):\n"
+                            "    %%p = stablehlo.compare %s, %%a, %%b : (%s, %s) -> tensor<i1>\n"
+                            "    stablehlo.return %%p : tensor<i1>\n"
+                            "  }, {\n"
+                            "  ^bb0(%%a: %s, %%b: %s):\n"
+                            "    %%m = stablehlo.add %%a, %%b : %s\n"
+                            "    stablehlo.return %%m : %s\n"
+                            "  }) : (%s, %s, %s) -> %s\n",
+                         attrs, S, S, cmp, S, S, S, S, S, S, X, O, S, X);
+    else
+        plumb_buf_printf(b, "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{%s}> ({\n"
+                            "  ^bb0(%%a: %s, %%b: %s):\n"
+                            "    %%m = stablehlo.%s %%a, %%b : %s\n"
+                            "    stablehlo.return %%m : %s\n"
+                            "  }) : (%s, %s) -> %s\n",
+                         attrs, S, S, body, S, S, X, S, O);
+    g->ret_types = sas ? X : O;
+    return push_case(g, "%r");
+}
+
 
 static bool gen_rng(gen *g)
 {
@@ -2747,6 +2841,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     g->dyn = g->dyn_n >= 0;
     if (conf_op_dynamic(g->op)) return gen_dynamic(g);
     if (g->op == PLUMB_OP_OPTIMIZATION_BARRIER) return gen_barrier(g);
+    if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_WHILE) return gen_while(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);

@@ -21,9 +21,11 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_WHILE: return 4;                 /* trip0 trip1 trip5 nested */
     case PLUMB_OP_IF: return 3;                    /* taken_true taken_false nested */
     case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
-    case PLUMB_OP_TRIANGULAR_SOLVE: return 6;      /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
-    case PLUMB_OP_CHOLESKY: return 5;              /* lower upper batch one empty */
-    case PLUMB_OP_CONVOLUTION: return 9;           /* odd empty one wide nchw groups batch_groups dilated layout */
+    case PLUMB_OP_REDUCE_WINDOW: return 5;         /* pool2 pool3 dilated r1 r3 */
+    case PLUMB_OP_SELECT_AND_SCATTER: return 4;    /* pool2 pool3 r1 r2 */
+    case PLUMB_OP_TRIANGULAR_SOLVE: return 6;  /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
+    case PLUMB_OP_CHOLESKY: return 5;          /* lower upper batch one empty */
+    case PLUMB_OP_CONVOLUTION: return 9;       /* odd empty one wide nchw groups batch_groups dilated layout */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {
@@ -120,6 +122,8 @@ static uint32_t poly_count(plumb_opcode op)
     if (op == PLUMB_OP_CONVOLUTION) return 0;   /* static operands only */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
     plumb_kind k = plumb_op_get(op)->kind;
+    if (op == PLUMB_OP_REDUCE_WINDOW) return 0;   /* no "dyn_*" family */
+    if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
     return k == PLUMB_KIND_ELEMENTWISE || k == PLUMB_KIND_REDUCTION || k == PLUMB_KIND_CONTRACTION ? 4 : 0;
 }
 

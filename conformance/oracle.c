@@ -32,8 +32,10 @@ static uint8_t op_class(const ir_op *op)
     switch (op->code) {
     case PLUMB_OP_CALL:
     case PLUMB_OP_SCATTER:
+    case PLUMB_OP_SELECT_AND_SCATTER:
         return CONE_OTHER;
     case PLUMB_OP_REDUCE:
+    case PLUMB_OP_REDUCE_WINDOW:
         return flt && !body_only_selects(op) ? CONE_DATA : 0;
     case PLUMB_OP_DOT:
     case PLUMB_OP_DOT_GENERAL:
@@ -118,6 +120,12 @@ static uint64_t n_terms(const ir_op *op)
     if (op->code == PLUMB_OP_REDUCE) {
         for (uint32_t i = 0; i < op->a.dims.n; i++)
             n = mul_terms(n, dim_at_most(l, (uint32_t)op->a.dims.v[i]));
+        return n == UINT64_MAX ? n : n + 1;
+    }
+    if (op->code == PLUMB_OP_REDUCE_WINDOW) {
+        /* the window's positions plus the init */
+        for (uint32_t i = 0; i < op->a.window_dims.n; i++)
+            n = mul_terms(n, (uint64_t)op->a.window_dims.v[i]);
         return n == UINT64_MAX ? n : n + 1;
     }
     if (op->code == PLUMB_OP_DOT)

@@ -1307,6 +1307,67 @@ static bool string_value(P *p, const char **out)
     return true;
 }
 
+/* reduce_window / select_and_scatter padding: `dense<[[lo, hi], ...]> :
+ * tensor<Nx2xi64>` (or a splat `dense<v> : tensor<Nx2xi64>`), kept
+ * flattened (lo0, hi0, lo1, ...). */
+static bool window_padding(P *p, ir_ints *out)
+{
+    if (!expect_kw(p, "dense") || !expect(p, '<'))
+        return false;
+    int64_t *v = NULL;
+    uint32_t n = 0, cap = 0;
+    bool splat = false;
+    if (peek(p) == '[') {
+        p->pos++;
+        if (!eat(p, ']')) {
+            do {
+                ir_ints pair;
+                ws(p);
+                size_t off = p->pos;
+                if (!parse_int_list(p, &pair))
+                    return false;
+                if (pair.n != 2)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "padding row has %u entries, expected [low, high]", pair.n);
+                if (!grow_arr(p, (void **)&v, n, &cap, sizeof *v) || !grow_arr(p, (void **)&v, n + 1, &cap, sizeof *v))
+                    return false;
+                v[n++] = pair.v[0];
+                v[n++] = pair.v[1];
+            } while (eat(p, ','));
+            if (!expect(p, ']'))
+                return false;
+        }
+    } else {
+        int64_t x;
+        if (!parse_i64(p, &x))
+            return false;
+        if (!grow_arr(p, (void **)&v, n, &cap, sizeof *v))
+            return false;
+        v[n++] = x;
+        splat = true;
+    }
+    if (!expect(p, '>') || !expect(p, ':'))
+        return false;
+    ir_type t;
+    ws(p);
+    size_t toff = p->pos;
+    if (!parse_type(p, &t))
+        return false;
+    if (t.rank != 2 || t.dims[1] != 2 || t.dims[0] < 0 || t.dims[0] > PLUMB_MAX_RANK || !plumb_dtype_is_int(t.dtype))
+        return err_at(p, toff, PLUMB_ERR_PARSE, "padding must be a tensor<Nx2xi64> with N at most %d", PLUMB_MAX_RANK);
+    if (splat) {
+        int64_t x = v[0], all[2 * PLUMB_MAX_RANK];
+        for (int64_t i = 0; i < 2 * t.dims[0]; i++)
+            all[i] = x;
+        *out = ir_ints_make(p->m, all, (uint32_t)(2 * t.dims[0]));
+    } else {
+        if ((int64_t)n != 2 * t.dims[0])
+            return err_at(p, toff, PLUMB_ERR_PARSE, "padding has %u rows but its type says %lld", n / 2,
+                          (long long)t.dims[0]);
+        *out = ir_ints_make(p->m, v, n);
+    }
+    return out->n || !(splat ? t.dims[0] : n) || nomem(p);
+}
+
 static bool conv_apply_attr(P *p, opb *ob, const char *name, bool *known);
 
 /* Interprets one attribute `name = value` (value spans v) of op code, or
@@ -1377,6 +1438,14 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                      {"index_vector_dim", NULL, &a->index_vector_dim}, {NULL, NULL, NULL}};
         a->index_vector_dim = 0;
         ok = struct_attr(p, "#stablehlo.scatter", f);
+    } else if ((c == PLUMB_OP_REDUCE_WINDOW || c == PLUMB_OP_SELECT_AND_SCATTER) &&
+               (IS("window_dimensions") || IS("window_strides") || IS("padding") ||
+                (c == PLUMB_OP_REDUCE_WINDOW && (IS("base_dilations") || IS("window_dilations"))))) {
+        if (IS("padding"))
+            ok = window_padding(p, &a->padding);
+        else
+            ok = attr_ints(p, IS("window_dimensions") ? &a->window_dims : IS("window_strides") ? &a->window_strides
+                              : IS("base_dilations") ? &a->base_dilations : &a->window_dilations);
     } else if (c == PLUMB_OP_RNG_BIT_GENERATOR && IS("rng_algorithm")) {
         int e;
         ok = attr_enum(p, "rng_algorithm", rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e);
@@ -3164,12 +3233,19 @@ static bool generic_regions(P *p, opb *ob)
                           name, ob->n_regs);
         return true;
     }
+    if (ob->code == PLUMB_OP_SELECT_AND_SCATTER) {
+        if (ob->n_regs != 2)
+            return err_at(p, ob->n_regs ? ob->regs_off : ob->off, PLUMB_ERR_PARSE,
+                          "op '%s' needs two regions, select and scatter, found %u", name, ob->n_regs);
+        return true;
+    }
     if (ob->code == PLUMB_OP_CASE) {
         if (ob->n_regs < 1)
             return err_at(p, ob->off, PLUMB_ERR_PARSE, "op '%s' needs at least one branch region (StableHLO C1)", name);
         return true;
     }
-    const char *what = ob->code == PLUMB_OP_REDUCE ? "body" : ob->code == PLUMB_OP_SORT ? "comparator"
+    const char *what = ob->code == PLUMB_OP_REDUCE || ob->code == PLUMB_OP_REDUCE_WINDOW ? "body"
+                     : ob->code == PLUMB_OP_SORT ? "comparator"
                      : ob->code == PLUMB_OP_SCATTER ? "update_computation" : NULL;
     if (!what && ob->n_regs)
         return err_at(p, ob->regs_off, PLUMB_ERR_PARSE, "op '%s' takes no regions, found %u", name, ob->n_regs);

@@ -631,6 +631,36 @@ static void generic_props(pr *q, const ir_op *op)
         array_i64(q, a->dims);
         puts_(q, "}>");
         break;
+    case PLUMB_OP_REDUCE_WINDOW:
+    case PLUMB_OP_SELECT_AND_SCATTER: {
+        /* StableHLO's order; the optional lists only when written */
+        bool any = false;
+        if (a->base_dilations.n) {
+            puts_(q, " <{base_dilations = ");
+            array_i64(q, a->base_dilations);
+            any = true;
+        }
+        if (a->padding.n) {
+            puts_(q, any ? ", padding = dense<[" : " <{padding = dense<[");
+            for (uint32_t i = 0; i + 1 < a->padding.n; i += 2)
+                plumb_buf_printf(q->b, "%s[%lld, %lld]", i ? ", " : "", (long long)a->padding.v[i],
+                                 (long long)a->padding.v[i + 1]);
+            plumb_buf_printf(q->b, "]> : tensor<%ux2xi64>", a->padding.n / 2);
+            any = true;
+        }
+        puts_(q, any ? ", window_dimensions = " : " <{window_dimensions = ");
+        array_i64(q, a->window_dims);
+        if (a->window_dilations.n) {
+            puts_(q, ", window_dilations = ");
+            array_i64(q, a->window_dilations);
+        }
+        if (a->window_strides.n) {
+            puts_(q, ", window_strides = ");
+            array_i64(q, a->window_strides);
+        }
+        puts_(q, "}>");
+        break;
+    }
     case PLUMB_OP_SLICE:
         puts_(q, " <{start_indices = ");
         array_i64(q, a->start);

@@ -297,6 +297,29 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
         }
         return true;
     }
+    case PLUMB_OP_REDUCE_WINDOW: {
+        /* the number of windows per dimension (docs/spec/window.md) */
+        for (uint32_t j = 0; j < op->n_results; j++) {
+            out[j] = result_blank(op, j);
+            out[j].rank = in[0]->rank;
+            if (a->window_dims.n != in[0]->rank)
+                return BAD("window_dimensions has %u entries for an input of rank %u", a->window_dims.n, in[0]->rank);
+            for (uint32_t dd = 0; dd < in[0]->rank; dd++) {
+                int64_t w = a->window_dims.v[dd], s = a->window_strides.n ? a->window_strides.v[dd] : 1;
+                int64_t b = a->base_dilations.n ? a->base_dilations.v[dd] : 1;
+                int64_t wd = a->window_dilations.n ? a->window_dilations.v[dd] : 1;
+                int64_t lo = a->padding.n ? a->padding.v[2 * dd] : 0, hi = a->padding.n ? a->padding.v[2 * dd + 1] : 0;
+                int64_t n = in[0]->dims[dd], dil = 0, pad, win;
+                bool ovf = n > 0 && (__builtin_mul_overflow(n - 1, b, &dil) || __builtin_add_overflow(dil, 1, &dil));
+                ovf = ovf || __builtin_add_overflow(lo, dil, &pad) || __builtin_add_overflow(pad, hi, &pad) ||
+                      __builtin_mul_overflow(w - 1, wd, &win) || __builtin_add_overflow(win, 1, &win);
+                if (ovf || s <= 0)
+                    return BAD("dimension %u: the dilated, padded input or window size overflows", dd);
+                out[j].dims[dd] = pad <= 0 || win > pad ? 0 : (pad - win) / s + 1;
+            }
+        }
+        return true;
+    }
     case PLUMB_OP_DOT_GENERAL: {
         const plumb_tensor *l = in[0], *r = in[1];
         out[0] = result_blank(op, 0);
@@ -369,7 +392,7 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
     case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
     case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE: case PLUMB_OP_NEXT_AFTER: case PLUMB_OP_CONVERT:
     case PLUMB_OP_REVERSE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_SCATTER:
-    case PLUMB_OP_SORT: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE:
+    case PLUMB_OP_SORT: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE: case PLUMB_OP_SELECT_AND_SCATTER:
     case PLUMB_OP_COMPLEX: case PLUMB_OP_REAL: case PLUMB_OP_IMAG:
         break;
     default:

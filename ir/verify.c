@@ -951,6 +951,163 @@ static bool v_reduce(vctx *V, const ir_op *op)
     return ok;
 }
 
+/* reduce_window and select_and_scatter (docs/spec/window.md): one list
+ * entry per dimension of the input (C4-C12 of reduce_window, C4-C8 of
+ * select_and_scatter); the number of windows per dimension, computed with
+ * every intermediate size checked for overflow. */
+static bool v_window_attrs(vctx *V, const ir_op *op, uint32_t rank, bool dilations, const char *const *ids)
+{
+    const ir_attrs *a = &op->a;
+    struct { const char *name; const ir_ints *l; const char *size_id, *pos_id; } lists[4] = {
+        {"window_dimensions", &a->window_dims, ids[0], ids[1]},
+        {"window_strides", &a->window_strides, ids[2], ids[3]},
+        {"base_dilations", &a->base_dilations, ids[4], ids[5]},
+        {"window_dilations", &a->window_dilations, ids[6], ids[7]},
+    };
+    if (!dilations && (a->base_dilations.n || a->window_dilations.n))
+        return BAD("takes no base_dilations or window_dilations");
+    for (uint32_t i = 0; i < 4; i++) {
+        const ir_ints *l = lists[i].l;
+        if ((i == 0 || l->n) && l->n != rank)
+            return BAD("%s has %u entries, expected the input's rank %u (StableHLO %s)", lists[i].name, l->n, rank,
+                       lists[i].size_id);
+        for (uint32_t d = 0; d < l->n; d++)
+            if (l->v[d] <= 0)
+                return BAD("%s[%u] = %lld must be positive (StableHLO %s)", lists[i].name, d, (long long)l->v[d],
+                           lists[i].pos_id);
+    }
+    if (a->padding.n && a->padding.n != 2 * rank)
+        return BAD("padding has %u entries, expected shape [%u, 2] (StableHLO %s)", a->padding.n, rank, ids[8]);
+    return true;
+}
+
+/* The number of windows along dimension d of an input of size `size`
+ * (PLUMB_DIM_DYN allowed: the bound, when given, is used), or false with
+ * the op and dimension named when a size overflows. */
+static bool v_window_count(vctx *V, const ir_op *op, uint32_t d, int64_t size, int64_t *count)
+{
+    const ir_attrs *a = &op->a;
+    int64_t w = a->window_dims.v[d], s = a->window_strides.n ? a->window_strides.v[d] : 1;
+    int64_t b = a->base_dilations.n ? a->base_dilations.v[d] : 1, wd = a->window_dilations.n ? a->window_dilations.v[d] : 1;
+    int64_t lo = a->padding.n ? a->padding.v[2 * d] : 0, hi = a->padding.n ? a->padding.v[2 * d + 1] : 0;
+    int64_t dil = 0, pad, win;
+    bool ovf = false;
+    if (size > 0) {
+        ovf |= __builtin_mul_overflow(size - 1, b, &dil);
+        ovf |= __builtin_add_overflow(dil, 1, &dil);
+    }
+    ovf |= __builtin_add_overflow(lo, dil, &pad);
+    ovf |= __builtin_add_overflow(pad, hi, &pad);
+    ovf |= __builtin_mul_overflow(w - 1, wd, &win);
+    ovf |= __builtin_add_overflow(win, 1, &win);
+    if (ovf)
+        return BAD("dimension %u: the dilated and padded input or the dilated window size overflows 64 bits "
+                   "(size %lld, base dilation %lld, padding [%lld, %lld], window %lld, window dilation %lld)",
+                   d, (long long)size, (long long)b, (long long)lo, (long long)hi, (long long)w, (long long)wd);
+    *count = pad <= 0 || win > pad ? 0 : (pad - win) / s + 1;
+    return true;
+}
+
+/* The result shape (number of windows per dimension) for input type t. */
+static bool v_window_shape(vctx *V, const ir_op *op, const ir_type *t, plumb_dtype e, ir_type *want)
+{
+    *want = blank_type(e, t->rank);
+    for (uint32_t d = 0; d < t->rank; d++) {
+        if (t->dims[d] == PLUMB_DIM_DYN) {
+            want->dims[d] = PLUMB_DIM_DYN;
+            if (t->bounds[d] != PLUMB_NO_BOUND && !v_window_count(V, op, d, t->bounds[d], &want->bounds[d]))
+                return false;
+            continue;
+        }
+        if (!v_window_count(V, op, d, t->dims[d], &want->dims[d]))
+            return false;
+    }
+    return true;
+}
+
+static bool v_reduce_window(vctx *V, const ir_op *op)
+{
+    static const char *const ids[9] = {"C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12"};
+    uint32_t n = op->n_operands / 2;
+    if (op->n_operands == 0 || op->n_operands % 2)
+        return BAD("takes N inputs and N init values (2N operands, N >= 1), got %u operands (StableHLO C1)",
+                   op->n_operands);
+    if (op->n_results != n)
+        return BAD("has %u results for %u inputs (StableHLO C1)", op->n_results, n);
+    if (op->n_regions != 1)
+        return BAD("needs exactly one body region, has %u", op->n_regions);
+    char od[200];
+    for (uint32_t i = 1; i < n; i++)
+        if (!same_shape(V, op, i, 0, "C2"))
+            return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (op->operands[n + i]->type.rank != 0)
+            return BAD("%s: init value must be 0-dimensional, has rank %u", odesc(op, n + i, od, sizeof od),
+                       op->operands[n + i]->type.rank);
+        if (!same_elem(V, op, n + i, i, "C3"))
+            return false;
+    }
+    const ir_type *t0 = &op->operands[0]->type;
+    if (!v_window_attrs(V, op, t0->rank, true, ids))
+        return false;
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != 2 * n)
+        return BAD("body takes %u arguments, expected %u scalars (StableHLO C13)", b->n_args, 2 * n);
+    if (n > 64)
+        return BAD("has %u inputs; plumb takes at most 64", n);
+    plumb_dtype e[2 * 64] = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        plumb_dtype ei = b->args[i]->type.dtype;
+        if ((unsigned)ei >= PLUMB_DTYPE_COUNT || !promotable(op->operands[i]->type.dtype, ei))
+            return BAD("body argument %u has element type %s, which input %u's %s does not promote to (StableHLO C13)",
+                       i, dt(ei), i, dt(op->operands[i]->type.dtype));
+        e[i] = e[n + i] = ei;
+    }
+    if (!check_region(V, op, "body", b, e, 2 * n, e, n, "C13"))
+        return false;
+    ir_type all = *t0;
+    for (uint32_t i = 1; i < n; i++)
+        meet(&all, &op->operands[i]->type);
+    for (uint32_t i = 0; i < n; i++) {
+        ir_type want;
+        if (!v_window_shape(V, op, &all, e[i], &want) || !expect_result(V, op, i, &want, "C14, C15, C16"))
+            return false;
+    }
+    return true;
+}
+
+static bool v_select_and_scatter(vctx *V, const ir_op *op)
+{
+    static const char *const ids[9] = {"C4", "C5", "C6", "C7", "", "", "", "", "C8"};
+    if (op->n_regions != 2)
+        return BAD("needs two regions, select and scatter, has %u", op->n_regions);
+    if (!same_elem(V, op, 1, 0, "C1") || !same_elem(V, op, 2, 0, "C3"))
+        return false;
+    const ir_type *t = &op->operands[0]->type;
+    char od[200];
+    if (op->operands[2]->type.rank != 0)
+        return BAD("%s: init_value must be 0-dimensional, has rank %u", odesc(op, 2, od, sizeof od),
+                   op->operands[2]->type.rank);
+    if (!v_window_attrs(V, op, t->rank, false, ids))
+        return false;
+    plumb_dtype e[2] = {t->dtype, t->dtype}, pred = PLUMB_I1;
+    if (!check_region(V, op, "select", &op->regions[0], e, 2, &pred, 1, "C9") ||
+        !check_region(V, op, "scatter", &op->regions[1], e, 2, e, 1, "C10"))
+        return false;
+    ir_type src;
+    if (!v_window_shape(V, op, t, t->dtype, &src))
+        return false;
+    const ir_type *got = &op->operands[1]->type;
+    if (!type_compat(got, &src)) {
+        char g[TSTR], w[TSTR];
+        type_str(got, g, sizeof g);
+        type_str(&src, w, sizeof w);
+        return BAD("%s: source type %s does not match the number of windows %s (StableHLO C2)",
+                   odesc(op, 1, od, sizeof od), g, w);
+    }
+    return expect_result(V, op, 0, t, "C11, C12");
+}
+
 static bool v_dot_general(vctx *V, const ir_op *op)
 {
     const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type;
@@ -2110,6 +2267,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     if (info->results != PLUMB_VAR && op->n_results != (uint32_t)info->results)
         return BAD("has %d result%s, got %u", info->results, info->results == 1 ? "" : "s", op->n_results);
     bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
+                        op->code == PLUMB_OP_REDUCE_WINDOW || op->code == PLUMB_OP_SELECT_AND_SCATTER ||
                         op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE || op->code == PLUMB_OP_IF ||
                         op->code == PLUMB_OP_CASE;
     if (!wants_region && op->n_regions)
@@ -2203,6 +2361,8 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_PAD: return v_pad(V, op);
     case PLUMB_OP_REVERSE: return v_reverse(V, op);
     case PLUMB_OP_REDUCE: return v_reduce(V, op);
+    case PLUMB_OP_REDUCE_WINDOW: return v_reduce_window(V, op);
+    case PLUMB_OP_SELECT_AND_SCATTER: return v_select_and_scatter(V, op);
     case PLUMB_OP_DOT_GENERAL: return v_dot_general(V, op);
     case PLUMB_OP_DOT: return v_dot(V, op);
     case PLUMB_OP_CONVOLUTION: return v_convolution(V, op);

@@ -36,8 +36,9 @@ static const char *const attr_names[] = {
     "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "unique_indices",
     "is_stable", "rng_algorithm", "exponent_bits", "mantissa_bits", "k", "callee",
     "min_ulp_difference", "max_ulp_difference", "known_expanding_dimensions",
-    "known_nonexpanding_dimensions", "error_message", "convolution",
-    "left_side", "lower", "unit_diagonal", "transpose_a",
+    "known_nonexpanding_dimensions", "error_message",
+    "window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding",
+    "left_side", "lower", "unit_diagonal", "transpose_a", "convolution",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -45,8 +46,9 @@ enum {
     A_PRECISION, A_OFFSET_DIMS, A_COLLAPSED, A_OPERAND_BATCHING, A_START_BATCHING, A_START_INDEX_MAP,
     A_INDEX_VECTOR_DIM, A_SORTED, A_UPDATE_WINDOW, A_INSERTED_WINDOW, A_INPUT_BATCHING,
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
-    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE, A_CONV,
-    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_COUNT
+    A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE,
+    A_WINDOW_DIMS, A_WINDOW_STRIDES, A_BASE_DILATIONS, A_WINDOW_DILATIONS, A_PADDING,
+    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -316,6 +318,29 @@ static void put_attrs(ser *s, const ir_op *op)
     case PLUMB_OP_DYNAMIC_SLICE:
         attr_list(c, &n, A_SIZES, a->sizes);
         break;
+    case PLUMB_OP_REDUCE_WINDOW:
+    case PLUMB_OP_SELECT_AND_SCATTER: {
+        /* defaults written out: an omitted list and its spelled-out
+         * default (strides, dilations 1, padding 0) are the same program */
+        uint32_t r = a->window_dims.n;
+        const ir_ints *l[4] = {&a->window_dims, &a->window_strides, &a->base_dilations, &a->window_dilations};
+        static const uint8_t tags[4] = {A_WINDOW_DIMS, A_WINDOW_STRIDES, A_BASE_DILATIONS, A_WINDOW_DILATIONS};
+        for (uint32_t k = 0; k < 4; k++) {
+            uint8_t tag = tags[k];
+            put(c, &tag, 1);
+            put_u32(c, r);
+            for (uint32_t i = 0; i < r; i++)
+                put_i64(c, i < l[k]->n ? l[k]->v[i] : 1);
+            n++;
+        }
+        uint8_t tag = A_PADDING;
+        put(c, &tag, 1);
+        put_u32(c, 2 * r);
+        for (uint32_t i = 0; i < 2 * r; i++)
+            put_i64(c, i < a->padding.n ? a->padding.v[i] : 0);
+        n++;
+        break;
+    }
     case PLUMB_OP_PAD:
         attr_list(c, &n, A_LOW, a->low);
         attr_list(c, &n, A_HIGH, a->high);

@@ -103,6 +103,10 @@ typedef struct ir_attrs {
     ir_rng_alg rng_alg;                   /* rng_bit_generator */
     int32_t exponent_bits, mantissa_bits; /* reduce_precision */
     int64_t k;                            /* top_k */
+    /* reduce_window, select_and_scatter (docs/spec/window.md): one entry
+     * per dimension; empty = the spec's default (strides and dilations 1,
+     * padding 0). padding holds rank pairs flattened: low0, high0, low1, ... */
+    ir_ints window_dims, window_strides, base_dilations, window_dilations, padding;
     const char *callee;                   /* call: callee name without '@' */
     plumb_tensor *value;                  /* constant; *_const checks: expected */
     /* value->data when every element of value is known to have element 0's

@@ -1,0 +1,382 @@
+/* stablehlo.reduce_window and stablehlo.select_and_scatter (op set v2,
+ * docs/spec/window.md).
+ *
+ * Window geometry (StableHLO spec, "reduce_window"), per dimension d of the
+ * input, with window size w, stride s, base dilation b, window dilation wd
+ * and padding (lo, hi), defaults s = b = wd = 1 and lo = hi = 0:
+ *   dilated   = size == 0 ? 0 : (size - 1) * b + 1
+ *   padded    = lo + dilated + hi
+ *   window    = (w - 1) * wd + 1
+ *   results   = padded == 0 || window > padded ? 0 : (padded - window) / s + 1
+ * Result index o and window position k address dilated coordinate
+ *   p = o * s + k * wd - lo
+ * which is an input element (index p / b) when 0 <= p < dilated and
+ * p % b == 0, and otherwise a padding or dilation hole, whose value is the
+ * init value (the spec pads the inputs with their init values:
+ * pad(inputs, init_values, lo, hi, b - 1)). Negative lo or hi crop.
+ *
+ * reduce_window: results[o] = reduce(window at o, init_values, body): acc =
+ * init, then for every window position in row-major order acc = body(acc...,
+ * x...), the accumulator first (the spec leaves the schedule to the
+ * implementation). Recognised bodies of one input (one op of the two
+ * arguments, then return) take the exact path of ref/reduce.c instead:
+ *   add, float       init plus every window term, accumulated exactly and
+ *                    rounded once (accum.h); a window of k positions sums
+ *                    k + 1 terms
+ *   multiply, float  product at 256 bits, rounded once
+ *   maximum/minimum  IEEE 754-2019 (NaN propagates, -0 < +0), exact
+ *   integers         add/multiply wrap, max/min by signedness, and/or
+ *   i1               add = or, multiply = and, max = or, min = and
+ * so a float sum does not depend on any order; the runtime's order and its
+ * bound are in docs/spec/window.md.
+ *
+ * select_and_scatter (spec "select_and_scatter"): the operand is divided
+ * into windows as above (no dilations); source has one element per window.
+ * In each window the valid (non-padding) positions are visited in row-major
+ * order; the first is selected, and each later position x replaces the
+ * selection s when select(s, x) is false. A window with no valid position
+ * selects nothing (XLA's semantics, StableHLO issue 731). Then result = init
+ * everywhere, and for the source elements in row-major order, result[sel] =
+ * scatter(result[sel], source[window]).
+ *
+ * Types: reduce_window any element type; select_and_scatter any (select
+ * returns i1). Edge cases: empty inputs or windows (results are init
+ * values / init everywhere), windows entirely in padding (init, or no
+ * selection), negative padding, every position a dilation hole. */
+#include <math.h>
+#include <string.h>
+
+#include "accum.h"
+#include "ref_internal.h"
+
+/* The window geometry of op for an input of the given rank and dims, each
+ * attribute's default filled in. */
+typedef struct win_geom {
+    uint32_t rank;
+    int64_t in[PLUMB_MAX_RANK];     /* input sizes */
+    int64_t w[PLUMB_MAX_RANK], s[PLUMB_MAX_RANK], b[PLUMB_MAX_RANK], wd[PLUMB_MAX_RANK], lo[PLUMB_MAX_RANK];
+    int64_t out[PLUMB_MAX_RANK];    /* result sizes */
+    uint64_t wcount;                /* positions per window */
+} win_geom;
+
+static int64_t attr_at(const ir_ints *l, uint32_t i, int64_t dflt) { return l->n ? l->v[i] : dflt; }
+
+static bool geom_init(ref_ctx *c, const ir_op *op, const plumb_tensor *x, bool dilations, win_geom *g)
+{
+    const ir_attrs *a = &op->a;
+    uint32_t r = x->rank;
+    if (a->window_dims.n != r || (a->window_strides.n && a->window_strides.n != r) ||
+        (a->base_dilations.n && a->base_dilations.n != r) || (a->window_dilations.n && a->window_dilations.n != r) ||
+        (a->padding.n && a->padding.n != 2 * r))
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "window attributes do not match the input's rank %u", r);
+    g->rank = r;
+    g->wcount = 1;
+    for (uint32_t d = 0; d < r; d++) {
+        g->in[d] = x->dims[d];
+        g->w[d] = a->window_dims.v[d];
+        g->s[d] = attr_at(&a->window_strides, d, 1);
+        g->b[d] = dilations ? attr_at(&a->base_dilations, d, 1) : 1;
+        g->wd[d] = dilations ? attr_at(&a->window_dilations, d, 1) : 1;
+        g->lo[d] = a->padding.n ? a->padding.v[2 * d] : 0;
+        int64_t hi = a->padding.n ? a->padding.v[2 * d + 1] : 0;
+        if (g->w[d] <= 0 || g->s[d] <= 0 || g->b[d] <= 0 || g->wd[d] <= 0)
+            return ref_fail(c, op, PLUMB_ERR_INVALID, "dimension %u: window, strides and dilations must be positive", d);
+        /* sizes were bounded by the verifier; int64 holds these products */
+        int64_t dil = g->in[d] == 0 ? 0 : (g->in[d] - 1) * g->b[d] + 1;
+        int64_t pad = g->lo[d] + dil + hi;
+        int64_t win = (g->w[d] - 1) * g->wd[d] + 1;
+        g->out[d] = pad <= 0 || win > pad ? 0 : (pad - win) / g->s[d] + 1;
+        g->wcount *= (uint64_t)g->w[d];
+    }
+    return true;
+}
+
+/* The input's linear index at result index o and window position k, or -1
+ * for padding or a dilation hole. */
+static int64_t geom_at(const win_geom *g, const int64_t *o, const int64_t *k)
+{
+    int64_t lin = 0;
+    for (uint32_t d = 0; d < g->rank; d++) {
+        int64_t p = o[d] * g->s[d] + k[d] * g->wd[d] - g->lo[d];
+        int64_t dil = g->in[d] == 0 ? 0 : (g->in[d] - 1) * g->b[d] + 1;
+        if (p < 0 || p >= dil || p % g->b[d])
+            return -1;
+        lin = lin * g->in[d] + p / g->b[d];
+    }
+    return lin;
+}
+
+static bool next_index(int64_t *idx, const int64_t *dims, uint32_t rank)
+{
+    for (uint32_t d = rank; d-- > 0;) {
+        if (++idx[d] < dims[d])
+            return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+typedef enum win_kind { WK_GENERIC, WK_ADD, WK_MUL, WK_MAX, WK_MIN, WK_AND, WK_OR } win_kind;
+
+/* A one-input body `return op(a0, a1)` (either order) of element type elem. */
+static win_kind recognise(const ir_block *b, plumb_dtype elem)
+{
+    if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
+        return WK_GENERIC;
+    const ir_op *x = b->first, *ret = x->next;
+    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || x->n_results != 1 || ret->operands[0] != x->results[0] ||
+        x->n_operands != 2)
+        return WK_GENERIC;
+    for (uint32_t i = 0; i < 2; i++)
+        if (b->args[i]->type.rank != 0 || b->args[i]->type.dtype != elem)
+            return WK_GENERIC;
+    if (x->results[0]->type.dtype != elem || x->results[0]->type.rank != 0)
+        return WK_GENERIC;
+    if (!((x->operands[0] == b->args[0] && x->operands[1] == b->args[1]) ||
+          (x->operands[0] == b->args[1] && x->operands[1] == b->args[0])))
+        return WK_GENERIC;
+    bool f = plumb_dtype_is_float(elem);
+    switch (x->code) {
+    case PLUMB_OP_ADD: return WK_ADD;
+    case PLUMB_OP_MULTIPLY: return WK_MUL;
+    case PLUMB_OP_MAXIMUM: return WK_MAX;
+    case PLUMB_OP_MINIMUM: return WK_MIN;
+    case PLUMB_OP_AND: return f ? WK_GENERIC : WK_AND;
+    case PLUMB_OP_OR: return f ? WK_GENERIC : WK_OR;
+    default: return WK_GENERIC;
+    }
+}
+
+static double ieee_max(double a, double b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static double ieee_min(double a, double b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+/* Integer (and i1) folds, wrapping modulo 2^bits. */
+static uint64_t int_fold(win_kind k, plumb_dtype t, uint64_t acc, uint64_t x)
+{
+    if (plumb_dtype_is_bool(t))
+        return k == WK_ADD || k == WK_MAX || k == WK_OR ? (acc | x) & 1 : acc & x & 1;
+    unsigned bits = plumb_dtype_get(t)->bits;
+    switch (k) {
+    case WK_ADD: return acc + x;
+    case WK_MUL: return acc * x;
+    case WK_AND: return acc & x;
+    case WK_OR: return acc | x;
+    case WK_MAX:
+    case WK_MIN: {
+        bool less;
+        if (plumb_dtype_is_signed(t)) {
+            int64_t a = (int64_t)(acc << (64 - bits)) >> (64 - bits);
+            int64_t b = (int64_t)(x << (64 - bits)) >> (64 - bits);
+            less = a < b;
+        } else {
+            uint64_t m = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+            less = (acc & m) < (x & m);
+        }
+        return (k == WK_MAX) == less ? x : acc;
+    }
+    default: return acc;
+    }
+}
+
+static void scalar_view(plumb_tensor *t, plumb_dtype dt, void *buf)
+{
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->data = buf;
+    t->nbytes = plumb_dtype_size(dt);
+}
+
+#define WIN_MAX_INPUTS 32
+
+bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint32_t n = op->n_operands / 2;
+    if (n == 0 || op->n_operands != 2 * n || op->n_results != n || op->n_regions != 1)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "needs N inputs, N init values, N results and one body");
+    if (n > WIN_MAX_INPUTS)
+        return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "%u inputs (at most %u)", n, WIN_MAX_INPUTS);
+    win_geom g;
+    if (!geom_init(c, op, in[0], true, &g))
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (in[k]->rank != g.rank || memcmp(in[k]->dims, in[0]->dims, g.rank * sizeof(int64_t)) != 0)
+            return ref_fail(c, op, PLUMB_ERR_INVALID, "input %u differs in shape from input 0", k);
+        if (in[n + k]->rank != 0 || in[n + k]->dtype != in[k]->dtype || out[k]->dtype != in[k]->dtype)
+            return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED,
+                            "init value and result %u must have input %u's element type (promoted bodies are not run)", k, k);
+        if (out[k]->rank != g.rank || memcmp(out[k]->dims, g.out, g.rank * sizeof(int64_t)) != 0)
+            return ref_fail(c, op, PLUMB_ERR_INVALID, "result %u's shape is not the number of windows", k);
+    }
+    const ir_block *body = &op->regions[0];
+    plumb_dtype t0 = in[0]->dtype;
+    win_kind kind = n == 1 ? recognise(body, t0) : WK_GENERIC;
+    bool isf = plumb_dtype_is_float(t0);
+    uint64_t accbuf[WIN_MAX_INPUTS], xbuf[WIN_MAX_INPUTS], resbuf[WIN_MAX_INPUTS];
+    plumb_tensor targ[2 * WIN_MAX_INPUTS], tres[WIN_MAX_INPUTS];
+    plumb_tensor *args[2 * WIN_MAX_INPUTS], *res[WIN_MAX_INPUTS];
+    if (kind == WK_GENERIC) {
+        if (body->n_args != 2 * n)
+            return ref_fail(c, op, PLUMB_ERR_INVALID, "body takes %u arguments, expected %u", body->n_args, 2 * n);
+        for (uint32_t k = 0; k < n; k++) {
+            if (body->args[k]->type.dtype != in[k]->dtype || body->args[n + k]->type.dtype != in[k]->dtype)
+                return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "body argument %u has element type %s, input %u has %s",
+                                k, plumb_dtype_name(body->args[k]->type.dtype), k, plumb_dtype_name(in[k]->dtype));
+            scalar_view(&targ[k], in[k]->dtype, &accbuf[k]);
+            scalar_view(&targ[n + k], in[k]->dtype, &xbuf[k]);
+            scalar_view(&tres[k], in[k]->dtype, &resbuf[k]);
+            args[k] = &targ[k];
+            args[n + k] = &targ[n + k];
+            res[k] = &tres[k];
+        }
+    }
+    ref_acc acc;
+    ref_prod prod;
+    bool use_acc = kind == WK_ADD && isf, use_prod = kind == WK_MUL && isf;
+    if (use_acc) ref_acc_init(&acc, t0 == PLUMB_F64);
+    if (use_prod) ref_prod_init(&prod);
+    uint64_t ocount = plumb_tensor_numel(out[0]);
+    int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
+    uint64_t work = 0;
+    bool ok = true;
+    for (uint64_t oi = 0; oi < ocount && ok; oi++, next_index(o, g.out, g.rank)) {
+        double init_f = isf ? plumb_load_f64(t0, in[n]->data, 0) : 0, facc = init_f;
+        uint64_t init_b = plumb_load_bits(t0, in[n]->data, 0), iacc = init_b;
+        if (use_acc) {
+            ref_acc_reset(&acc);
+            ref_acc_add(&acc, init_f);
+        } else if (use_prod) {
+            ref_prod_reset(&prod);
+            ref_prod_mul(&prod, init_f);
+        } else if (kind == WK_GENERIC) {
+            for (uint32_t k = 0; k < n; k++)
+                accbuf[k] = plumb_load_bits(in[k]->dtype, in[n + k]->data, 0);
+        }
+        memset(kw, 0, sizeof kw);
+        for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
+            int64_t at = geom_at(&g, o, kw);
+            if (kind == WK_GENERIC) {
+                for (uint32_t k = 0; k < n; k++) {
+                    xbuf[k] = 0;
+                    plumb_store_bits(in[k]->dtype, &xbuf[k], 0,
+                                     at < 0 ? plumb_load_bits(in[k]->dtype, in[n + k]->data, 0)
+                                            : plumb_load_bits(in[k]->dtype, in[k]->data, (size_t)at));
+                }
+                if (!ref_eval_region(c, body, args, res)) {
+                    ok = false;
+                    break;
+                }
+                for (uint32_t k = 0; k < n; k++) {
+                    accbuf[k] = 0;
+                    plumb_store_bits(in[k]->dtype, &accbuf[k], 0, plumb_load_bits(in[k]->dtype, &resbuf[k], 0));
+                }
+            } else if (isf) {
+                double v = at < 0 ? init_f : plumb_load_f64(t0, in[0]->data, (size_t)at);
+                if (use_acc) ref_acc_add(&acc, v);
+                else if (use_prod) ref_prod_mul(&prod, v);
+                else facc = kind == WK_MAX ? ieee_max(facc, v) : ieee_min(facc, v);
+            } else {
+                iacc = int_fold(kind, t0, iacc, at < 0 ? init_b : plumb_load_bits(t0, in[0]->data, (size_t)at));
+            }
+            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
+                ok = false;
+                break;
+            }
+        }
+        if (!ok)
+            break;
+        if (kind == WK_GENERIC) {
+            for (uint32_t k = 0; k < n; k++)
+                plumb_store_bits(out[k]->dtype, out[k]->data, (size_t)oi, plumb_load_bits(in[k]->dtype, &accbuf[k], 0));
+        } else if (use_acc) {
+            plumb_store_bits(t0, out[0]->data, (size_t)oi, ref_acc_round(&acc, t0));
+        } else if (use_prod) {
+            plumb_store_bits(t0, out[0]->data, (size_t)oi, ref_prod_round(&prod, t0));
+        } else if (isf) {
+            plumb_store_bits(t0, out[0]->data, (size_t)oi, ref_bits_from_f64(t0, facc));
+        } else {
+            plumb_store_bits(t0, out[0]->data, (size_t)oi, iacc);
+        }
+    }
+    if (use_acc) ref_acc_clear(&acc);
+    if (use_prod) ref_prod_clear(&prod);
+    return ok && ref_work(c, op, work & 255);
+}
+
+bool ref_op_SELECT_AND_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *x = in[0], *src = in[1], *init = in[2];
+    if (op->n_operands != 3 || op->n_results != 1 || op->n_regions != 2)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "needs operand, source, init_value, one result and two regions");
+    plumb_dtype t = x->dtype;
+    if (src->dtype != t || init->dtype != t || init->rank != 0 || out[0]->dtype != t)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "source, init_value and result must have the operand's element type");
+    win_geom g;
+    if (!geom_init(c, op, x, false, &g))
+        return false;
+    if (src->rank != g.rank || memcmp(src->dims, g.out, g.rank * sizeof(int64_t)) != 0)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "source's shape is not the number of windows");
+    const ir_block *sel = &op->regions[0], *sc = &op->regions[1];
+    if (sel->n_args != 2 || sc->n_args != 2)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "select and scatter take two arguments each");
+    for (uint32_t i = 0; i < 2; i++)
+        if (sel->args[i]->type.dtype != t || sc->args[i]->type.dtype != t)
+            return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "region arguments must have the operand's element type %s",
+                            plumb_dtype_name(t));
+    uint64_t numel = plumb_tensor_numel(out[0]), ib = plumb_load_bits(t, init->data, 0);
+    for (uint64_t i = 0; i < numel; i++)
+        plumb_store_bits(t, out[0]->data, (size_t)i, ib);
+    uint64_t a0 = 0, a1 = 0, r0 = 0, pb = 0;
+    plumb_tensor ta0, ta1, tr, tp;
+    scalar_view(&ta0, t, &a0);
+    scalar_view(&ta1, t, &a1);
+    scalar_view(&tr, t, &r0);
+    scalar_view(&tp, PLUMB_I1, &pb);
+    plumb_tensor *args[2] = {&ta0, &ta1}, *res[1] = {&tr}, *pres[1] = {&tp};
+    uint64_t scount = plumb_tensor_numel(src), work = 0;
+    int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
+    for (uint64_t si = 0; si < scount; si++, next_index(o, g.out, g.rank)) {
+        int64_t chosen = -1;
+        memset(kw, 0, sizeof kw);
+        for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
+            int64_t at = geom_at(&g, o, kw);
+            if (at < 0)
+                continue;
+            if (chosen >= 0) {
+                a0 = a1 = 0;
+                plumb_store_bits(t, &a0, 0, plumb_load_bits(t, x->data, (size_t)chosen));
+                plumb_store_bits(t, &a1, 0, plumb_load_bits(t, x->data, (size_t)at));
+                pb = 0;
+                if (!ref_eval_region(c, sel, args, pres))
+                    return false;
+                if (!(pb & 1))
+                    chosen = at;
+            } else {
+                chosen = at;
+            }
+            if ((++work & 255) == 0 && !ref_work(c, op, 256))
+                return false;
+        }
+        if (chosen < 0)
+            continue;
+        a0 = a1 = 0;
+        plumb_store_bits(t, &a0, 0, plumb_load_bits(t, out[0]->data, (size_t)chosen));
+        plumb_store_bits(t, &a1, 0, plumb_load_bits(t, src->data, (size_t)si));
+        if (!ref_eval_region(c, sc, args, res))
+            return false;
+        plumb_store_bits(t, out[0]->data, (size_t)chosen, plumb_load_bits(t, &r0, 0));
+    }
+    return ref_work(c, op, work & 255);
+}

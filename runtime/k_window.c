@@ -1,0 +1,642 @@
+/* Runtime kernels of stablehlo.reduce_window and stablehlo.select_and_scatter
+ * (op set v2, docs/spec/window.md; geometry and semantics in ref/window.c).
+ *
+ * reduce_window, recognised one-input bodies (add, multiply, maximum,
+ * minimum; and, or on integers; the body is looked at once per run, never
+ * per element): the output is split into rows along its innermost
+ * dimension, rows spread over the thread pool (a row is computed by one
+ * thread, so the result never depends on the thread count). A row keeps one
+ * accumulator per output element and folds whole input rows into it, window
+ * position by window position in row-major order, init first:
+ *   floats   accumulator double (f16, bf16, f32 and f64 terms); add and
+ *            multiply round in double at each step and once more to the
+ *            element type at the end; maximum/minimum are exact (IEEE
+ *            754-2019: NaN propagates, -0 < +0), bitwise the reference's
+ *   integers accumulator 64 bits, add/multiply wrapping (truncated to the
+ *            element width at the end), max/min by signedness; i1 add/max/or
+ *            = or, multiply/min/and = and; bitwise the reference's
+ * The window's positions that fall on padding or dilation holes fold the
+ * init value, as the spec's padded input holds it. An f32 sum of k window
+ * positions is init + k terms added in double (error at most (k) * 2^-53
+ * * sum|terms|) then rounded once to f32: within the certified data-dependent
+ * bound gamma(k) * sum|terms| of reduce (docs/runtime-reduce.md), far
+ * inside it; f64 sums are sequential in double, gamma(k) by Higham's
+ * recursive-summation bound. Contiguous input rows (innermost stride and
+ * base dilation 1) of f32 and f64 take AVX2 or AVX-512 loops at those
+ * levels; each lane does the portable loop's operations in its order, so
+ * every level gives the same bits.
+ *
+ * Any other body (several inputs, argmax pairs, promoted types) runs
+ * through the program's compiled region (rt_eval_region), per element in the
+ * reference's order, so it matches the reference bit for bit.
+ *
+ * select_and_scatter: selection and scatter run through the regions
+ * (rt_eval_region) in the reference's order, except the common pooling
+ * gradient (select = compare GE or GT of (selected, candidate), scatter =
+ * add), which is evaluated directly: the same comparisons and the same
+ * additions in the same order (adds in double, rounded to the element type
+ * at every step, correctly rounded for every float type since double has
+ * more than 2p + 2 bits), so bit for bit the reference's result. */
+#include <math.h>
+#include <string.h>
+
+#include "rt_internal.h"
+#include "rt_pipeline.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define WIN_X86 1
+#include <immintrin.h>
+#else
+#define WIN_X86 0
+#endif
+
+typedef struct win_geom {
+    uint32_t rank;
+    int64_t in[PLUMB_MAX_RANK], dil[PLUMB_MAX_RANK];
+    int64_t w[PLUMB_MAX_RANK], s[PLUMB_MAX_RANK], b[PLUMB_MAX_RANK], wd[PLUMB_MAX_RANK], lo[PLUMB_MAX_RANK];
+    int64_t out[PLUMB_MAX_RANK];
+    int64_t istride[PLUMB_MAX_RANK];   /* input element strides */
+    uint64_t wcount;
+} win_geom;
+
+static int64_t attr_at(const ir_ints *l, uint32_t i, int64_t dflt) { return l->n ? l->v[i] : dflt; }
+
+static bool geom_init(rt_exec *x, const ir_op *op, const plumb_tensor *t, bool dilations, win_geom *g)
+{
+    const ir_attrs *a = &op->a;
+    uint32_t r = t->rank;
+    if (a->window_dims.n != r || (a->window_strides.n && a->window_strides.n != r) ||
+        (a->base_dilations.n && a->base_dilations.n != r) || (a->window_dilations.n && a->window_dilations.n != r) ||
+        (a->padding.n && a->padding.n != 2 * r))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "window attributes do not match the input's rank %u", r);
+    g->rank = r;
+    g->wcount = 1;
+    int64_t st = 1;
+    for (uint32_t d = r; d-- > 0;) {
+        g->istride[d] = st;
+        st *= t->dims[d];
+    }
+    for (uint32_t d = 0; d < r; d++) {
+        g->in[d] = t->dims[d];
+        g->w[d] = a->window_dims.v[d];
+        g->s[d] = attr_at(&a->window_strides, d, 1);
+        g->b[d] = dilations ? attr_at(&a->base_dilations, d, 1) : 1;
+        g->wd[d] = dilations ? attr_at(&a->window_dilations, d, 1) : 1;
+        g->lo[d] = a->padding.n ? a->padding.v[2 * d] : 0;
+        int64_t hi = a->padding.n ? a->padding.v[2 * d + 1] : 0;
+        if (g->w[d] <= 0 || g->s[d] <= 0 || g->b[d] <= 0 || g->wd[d] <= 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "dimension %u: window, strides and dilations must be positive", d);
+        g->dil[d] = g->in[d] == 0 ? 0 : (g->in[d] - 1) * g->b[d] + 1;
+        int64_t pad = g->lo[d] + g->dil[d] + hi;
+        int64_t win = (g->w[d] - 1) * g->wd[d] + 1;
+        g->out[d] = pad <= 0 || win > pad ? 0 : (pad - win) / g->s[d] + 1;
+        g->wcount *= (uint64_t)g->w[d];
+    }
+    return true;
+}
+
+/* Input index along d at result index o and window position k, or -1. */
+static inline int64_t dim_at(const win_geom *g, uint32_t d, int64_t o, int64_t k)
+{
+    int64_t p = o * g->s[d] + k * g->wd[d] - g->lo[d];
+    if (p < 0 || p >= g->dil[d] || p % g->b[d])
+        return -1;
+    return p / g->b[d];
+}
+
+static bool next_index(int64_t *idx, const int64_t *dims, uint32_t rank)
+{
+    for (uint32_t d = rank; d-- > 0;) {
+        if (++idx[d] < dims[d])
+            return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+typedef enum win_kind { WK_GENERIC, WK_ADD, WK_MUL, WK_MAX, WK_MIN, WK_AND, WK_OR } win_kind;
+
+static win_kind recognise(const ir_block *b, plumb_dtype elem)
+{
+    if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
+        return WK_GENERIC;
+    const ir_op *o = b->first, *ret = o->next;
+    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || o->n_results != 1 || ret->operands[0] != o->results[0] ||
+        o->n_operands != 2)
+        return WK_GENERIC;
+    for (uint32_t i = 0; i < 2; i++)
+        if (b->args[i]->type.rank != 0 || b->args[i]->type.dtype != elem)
+            return WK_GENERIC;
+    if (o->results[0]->type.dtype != elem || o->results[0]->type.rank != 0)
+        return WK_GENERIC;
+    if (!((o->operands[0] == b->args[0] && o->operands[1] == b->args[1]) ||
+          (o->operands[0] == b->args[1] && o->operands[1] == b->args[0])))
+        return WK_GENERIC;
+    bool f = plumb_dtype_is_float(elem);
+    switch (o->code) {
+    case PLUMB_OP_ADD: return WK_ADD;
+    case PLUMB_OP_MULTIPLY: return WK_MUL;
+    case PLUMB_OP_MAXIMUM: return WK_MAX;
+    case PLUMB_OP_MINIMUM: return WK_MIN;
+    case PLUMB_OP_AND: return f ? WK_GENERIC : WK_AND;
+    case PLUMB_OP_OR: return f ? WK_GENERIC : WK_OR;
+    default: return WK_GENERIC;
+    }
+}
+
+/* ---- float folds on double accumulators ------------------------------------ */
+
+static inline double f_max(double a, double b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static inline double f_min(double a, double b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+static inline double f_fold(win_kind k, double a, double v)
+{
+    switch (k) {
+    case WK_ADD: return a + v;
+    case WK_MUL: return a * v;
+    case WK_MAX: return f_max(a, v);
+    default: return f_min(a, v);
+    }
+}
+
+static inline double f_load(plumb_dtype t, const void *p, int64_t i)
+{
+    switch (t) {
+    case PLUMB_F32: return ((const float *)p)[i];
+    case PLUMB_F64: return ((const double *)p)[i];
+    case PLUMB_F16: return plumb_f16_to_f64(((const uint16_t *)p)[i]);
+    default: return plumb_bf16_to_f64(((const uint16_t *)p)[i]);
+    }
+}
+
+static inline void f_store(plumb_dtype t, void *p, int64_t i, double v)
+{
+    switch (t) {
+    case PLUMB_F32: ((float *)p)[i] = (float)v; break;
+    case PLUMB_F64: ((double *)p)[i] = v; break;
+    case PLUMB_F16: ((uint16_t *)p)[i] = plumb_f64_to_f16(v); break;
+    default: ((uint16_t *)p)[i] = plumb_f64_to_bf16(v); break;
+    }
+}
+
+static void f_row_portable(win_kind k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        acc[j] = f_fold(k, acc[j], f_load(t, src, off + j * step));
+}
+
+#if WIN_X86
+/* IEEE maximum/minimum of four lanes, the portable f_max/f_min's choices:
+ * a NaN accumulator stays, a NaN term is taken, equal values pick +0 for
+ * max (and of the bits) and -0 for min (or of the bits). */
+__attribute__((target("avx2")))
+static inline __m256d max4(__m256d a, __m256d b, bool is_max)
+{
+    __m256d r = is_max ? _mm256_blendv_pd(b, a, _mm256_cmp_pd(a, b, _CMP_GT_OQ))
+                       : _mm256_blendv_pd(b, a, _mm256_cmp_pd(a, b, _CMP_LT_OQ));
+    __m256d eq = _mm256_cmp_pd(a, b, _CMP_EQ_OQ);
+    r = _mm256_blendv_pd(r, is_max ? _mm256_and_pd(a, b) : _mm256_or_pd(a, b), eq);
+    r = _mm256_blendv_pd(r, b, _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
+    return _mm256_blendv_pd(r, a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx2")))
+static void f_row_avx2(win_kind k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d v = t == PLUMB_F32 ? _mm256_cvtps_pd(_mm_loadu_ps((const float *)src + off + j))
+                                   : _mm256_loadu_pd((const double *)src + off + j);
+        __m256d a = _mm256_loadu_pd(acc + j);
+        a = k == WK_ADD ? _mm256_add_pd(a, v) : k == WK_MUL ? _mm256_mul_pd(a, v) : max4(a, v, k == WK_MAX);
+        _mm256_storeu_pd(acc + j, a);
+    }
+    for (; j < n; j++)
+        acc[j] = f_fold(k, acc[j], f_load(t, src, off + j));
+}
+#endif
+
+static void f_row(win_kind k, plumb_dtype t, int isa, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
+{
+#if WIN_X86
+    if (step == 1 && isa >= PLUMB_ISA_AVX2 && (t == PLUMB_F32 || t == PLUMB_F64)) {
+        f_row_avx2(k, t, acc, src, off, n);
+        return;
+    }
+#else
+    (void)isa;
+#endif
+    f_row_portable(k, t, acc, src, off, step, n);
+}
+
+/* ---- integer folds on 64-bit accumulators ------------------------------------ */
+
+typedef struct int_ty {
+    unsigned bits;
+    bool is_signed;
+} int_ty;
+
+static inline int64_t i_load(plumb_dtype t, const void *p, int64_t i)
+{
+    switch (plumb_dtype_size(t)) {
+    case 1: return plumb_dtype_is_signed(t) ? (int64_t)((const int8_t *)p)[i] : (int64_t)((const uint8_t *)p)[i];
+    case 2: return plumb_dtype_is_signed(t) ? (int64_t)((const int16_t *)p)[i] : (int64_t)((const uint16_t *)p)[i];
+    case 4: return plumb_dtype_is_signed(t) ? (int64_t)((const int32_t *)p)[i] : (int64_t)((const uint32_t *)p)[i];
+    default: return ((const int64_t *)p)[i];
+    }
+}
+
+static inline int64_t i_fold(win_kind k, bool u64, int64_t a, int64_t v)
+{
+    switch (k) {
+    case WK_ADD: return (int64_t)((uint64_t)a + (uint64_t)v);
+    case WK_MUL: return (int64_t)((uint64_t)a * (uint64_t)v);
+    case WK_AND: return a & v;
+    case WK_OR: return a | v;
+    case WK_MAX: return u64 ? ((uint64_t)v > (uint64_t)a ? v : a) : (v > a ? v : a);
+    default: return u64 ? ((uint64_t)v < (uint64_t)a ? v : a) : (v < a ? v : a);
+    }
+}
+
+static void i_row(win_kind k, plumb_dtype t, int64_t *acc, const void *src, int64_t off, int64_t step, int64_t n)
+{
+    bool u64 = t == PLUMB_UI64;
+    /* one loop per width and kind, so the compiler can vectorise the
+     * contiguous ones */
+#define I_LOOP(T)                                                                         \
+    do {                                                                                  \
+        const T *s_ = (const T *)src + off;                                               \
+        if (k == WK_ADD)                                                                  \
+            for (int64_t j = 0; j < n; j++) acc[j] = (int64_t)((uint64_t)acc[j] + (uint64_t)(int64_t)s_[j * step]); \
+        else                                                                              \
+            for (int64_t j = 0; j < n; j++) acc[j] = i_fold(k, u64, acc[j], (int64_t)s_[j * step]); \
+    } while (0)
+    switch (t) {
+    case PLUMB_I1:
+    case PLUMB_UI8: I_LOOP(uint8_t); break;
+    case PLUMB_I8: I_LOOP(int8_t); break;
+    case PLUMB_I16: I_LOOP(int16_t); break;
+    case PLUMB_UI16: I_LOOP(uint16_t); break;
+    case PLUMB_I32: I_LOOP(int32_t); break;
+    case PLUMB_UI32: I_LOOP(uint32_t); break;
+    default: I_LOOP(int64_t); break;
+    }
+#undef I_LOOP
+}
+
+static inline void i_store(plumb_dtype t, void *p, int64_t i, int64_t v)
+{
+    switch (plumb_dtype_size(t)) {
+    case 1: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 2: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case 4: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    default: ((int64_t *)p)[i] = v; break;
+    }
+}
+
+/* ---- reduce_window, recognised bodies ---------------------------------------- */
+
+/* The element types the fast paths load and store natively; every other
+ * (narrow floats and integers) runs through the region. */
+static bool fast_type(plumb_dtype t)
+{
+    switch (t) {
+    case PLUMB_F16: case PLUMB_BF16: case PLUMB_F32: case PLUMB_F64:
+    case PLUMB_I1: case PLUMB_I8: case PLUMB_I16: case PLUMB_I32: case PLUMB_I64:
+    case PLUMB_UI8: case PLUMB_UI16: case PLUMB_UI32: case PLUMB_UI64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+typedef struct rw_job {
+    rt_exec *x;
+    const ir_op *op;
+    const win_geom *g;
+    win_kind k;
+    plumb_dtype t;
+    bool isf;
+    int isa;
+    const void *src;
+    void *dst;
+    double init_f;
+    int64_t init_i;
+    int64_t row;               /* output elements per row (innermost dimension) */
+    void **scratch;            /* per chunk: row accumulators */
+} rw_job;
+
+/* i1 folds as unsigned maximum (add, max, or) or minimum (multiply, min,
+ * and) of 0 and 1. */
+static win_kind bool_kind(win_kind k)
+{
+    return k == WK_ADD || k == WK_MAX || k == WK_OR ? WK_MAX : WK_MIN;
+}
+
+static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    rw_job *j = ctx;
+    const win_geom *g = j->g;
+    uint32_t r = g->rank, last = r - 1;
+    int64_t n = j->row;
+    double *fa = j->scratch[chunk];
+    int64_t *ia = j->scratch[chunk];
+    int64_t o[PLUMB_MAX_RANK], kw[PLUMB_MAX_RANK];
+    int64_t s = g->s[last], wdl = g->wd[last], lo = g->lo[last], bl = g->b[last];
+    for (uint64_t row = begin; row < end; row++) {
+        if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
+            return;
+        /* the row's output index on the outer dimensions */
+        uint64_t rem = row;
+        for (uint32_t d = last; d-- > 0;) {
+            o[d] = (int64_t)(rem % (uint64_t)g->out[d]);
+            rem /= (uint64_t)g->out[d];
+        }
+        o[last] = 0;
+        for (int64_t q = 0; q < n; q++) {
+            if (j->isf) fa[q] = j->init_f;
+            else ia[q] = j->init_i;
+        }
+        memset(kw, 0, sizeof kw);
+        for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, r)) {
+            int64_t base = 0;
+            bool pad = false;
+            for (uint32_t d = 0; d < last && !pad; d++) {
+                int64_t i = dim_at(g, d, o[d], kw[d]);
+                if (i < 0) pad = true;
+                else base += i * g->istride[d];
+            }
+            /* the innermost dimension: p = q * s + c for output q */
+            int64_t c = kw[last] * wdl - lo, q0 = n, q1 = n;
+            if (!pad && bl == 1) {
+                /* valid q: 0 <= q * s + c < dil */
+                q0 = c >= 0 ? 0 : (-c + s - 1) / s;
+                q1 = g->dil[last] - c <= 0 ? 0 : (g->dil[last] - c + s - 1) / s;
+                if (q1 > n) q1 = n;
+                if (q0 > q1) q0 = q1;
+            }
+            if (pad || bl != 1) {
+                for (int64_t q = 0; q < n; q++) {
+                    int64_t i = pad ? -1 : dim_at(g, last, q, kw[last]);
+                    if (j->isf) fa[q] = f_fold(j->k, fa[q], i < 0 ? j->init_f : f_load(j->t, j->src, base + i));
+                    else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], i < 0 ? j->init_i : i_load(j->t, j->src, base + i));
+                }
+                continue;
+            }
+            for (int64_t q = 0; q < q0; q++) {
+                if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
+                else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], j->init_i);
+            }
+            if (q1 > q0) {
+                int64_t off = base + q0 * s + c;
+                if (j->isf) f_row(j->k, j->t, j->isa, fa + q0, j->src, off, s, q1 - q0);
+                else i_row(j->k, j->t, ia + q0, j->src, off, s, q1 - q0);
+            }
+            for (int64_t q = q1; q < n; q++) {
+                if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
+                else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], j->init_i);
+            }
+        }
+        int64_t ob = (int64_t)row * n;
+        for (int64_t q = 0; q < n; q++) {
+            if (j->isf) f_store(j->t, j->dst, ob + q, fa[q]);
+            else i_store(j->t, j->dst, ob + q, ia[q]);
+        }
+    }
+}
+
+static void scalar_view(plumb_tensor *t, plumb_dtype dt, void *buf)
+{
+    memset(t, 0, sizeof *t);
+    t->dtype = dt;
+    t->data = buf;
+    t->nbytes = plumb_dtype_size(dt);
+}
+
+#define WIN_MAX_INPUTS 32
+
+/* Any body: per element through the compiled region, the reference's
+ * order (accumulator first, window positions row-major, padding = init). */
+static bool rw_generic(rt_exec *x, const ir_op *op, const win_geom *g, uint32_t n, plumb_tensor *const *in,
+                       plumb_tensor *const *out)
+{
+    const ir_block *body = &op->regions[0];
+    if (body->n_args != 2 * n)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "body takes %u arguments, expected %u", body->n_args, 2 * n);
+    uint64_t accbuf[WIN_MAX_INPUTS], xbuf[WIN_MAX_INPUTS], resbuf[WIN_MAX_INPUTS];
+    plumb_tensor targ[2 * WIN_MAX_INPUTS], tres[WIN_MAX_INPUTS];
+    plumb_tensor *args[2 * WIN_MAX_INPUTS], *res[WIN_MAX_INPUTS];
+    for (uint32_t k = 0; k < n; k++) {
+        if (body->args[k]->type.dtype != in[k]->dtype || body->args[n + k]->type.dtype != in[k]->dtype)
+            return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "body argument %u has element type %s, input %u has %s", k,
+                           plumb_dtype_name(body->args[k]->type.dtype), k, plumb_dtype_name(in[k]->dtype));
+        scalar_view(&targ[k], in[k]->dtype, &accbuf[k]);
+        scalar_view(&targ[n + k], in[k]->dtype, &xbuf[k]);
+        scalar_view(&tres[k], in[k]->dtype, &resbuf[k]);
+        args[k] = &targ[k];
+        args[n + k] = &targ[n + k];
+        res[k] = &tres[k];
+    }
+    uint64_t ocount = plumb_tensor_numel(out[0]);
+    int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
+    for (uint64_t oi = 0; oi < ocount; oi++, next_index(o, g->out, g->rank)) {
+        for (uint32_t k = 0; k < n; k++)
+            accbuf[k] = plumb_load_bits(in[k]->dtype, in[n + k]->data, 0);
+        memset(kw, 0, sizeof kw);
+        for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, g->rank)) {
+            int64_t at = 0;
+            for (uint32_t d = 0; d < g->rank && at >= 0; d++) {
+                int64_t i = dim_at(g, d, o[d], kw[d]);
+                at = i < 0 ? -1 : at + i * g->istride[d];
+            }
+            for (uint32_t k = 0; k < n; k++) {
+                xbuf[k] = 0;
+                plumb_store_bits(in[k]->dtype, &xbuf[k], 0,
+                                 at < 0 ? plumb_load_bits(in[k]->dtype, in[n + k]->data, 0)
+                                        : plumb_load_bits(in[k]->dtype, in[k]->data, (size_t)at));
+            }
+            if (!rt_eval_region(x, body, args, res))
+                return false;
+            for (uint32_t k = 0; k < n; k++) {
+                accbuf[k] = 0;
+                plumb_store_bits(in[k]->dtype, &accbuf[k], 0, plumb_load_bits(in[k]->dtype, &resbuf[k], 0));
+            }
+        }
+        for (uint32_t k = 0; k < n; k++)
+            plumb_store_bits(out[k]->dtype, out[k]->data, (size_t)oi, plumb_load_bits(in[k]->dtype, &accbuf[k], 0));
+    }
+    return true;
+}
+
+bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    uint32_t n = op->n_operands / 2;
+    if (n == 0 || op->n_operands != 2 * n || op->n_results != n || op->n_regions != 1)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "needs N inputs, N init values, N results and one body");
+    if (n > WIN_MAX_INPUTS)
+        return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "%u inputs (at most %u)", n, WIN_MAX_INPUTS);
+    win_geom g;
+    if (!geom_init(x, op, in[0], true, &g))
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (in[k]->rank != g.rank || memcmp(in[k]->dims, in[0]->dims, g.rank * sizeof(int64_t)) != 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "input %u differs in shape from input 0", k);
+        if (in[n + k]->rank != 0 || in[n + k]->dtype != in[k]->dtype || out[k]->dtype != in[k]->dtype)
+            return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED,
+                           "init value and result %u must have input %u's element type (promoted bodies are not run)", k, k);
+        if (out[k]->rank != g.rank || memcmp(out[k]->dims, g.out, g.rank * sizeof(int64_t)) != 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "result %u's shape is not the number of windows", k);
+    }
+    plumb_dtype t = in[0]->dtype;
+    win_kind k = n == 1 && fast_type(t) ? recognise(&op->regions[0], t) : WK_GENERIC;
+    if (k == WK_GENERIC || g.rank == 0)
+        return rw_generic(x, op, &g, n, in, out);
+    uint64_t ocount = plumb_tensor_numel(out[0]);
+    if (ocount == 0)
+        return true;
+    rw_job j = {.x = x, .op = op, .g = &g, .k = plumb_dtype_is_bool(t) ? bool_kind(k) : k, .t = t,
+                .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = in[0]->data, .dst = out[0]->data,
+                .row = g.out[g.rank - 1]};
+    if (j.isf) j.init_f = f_load(t, in[1]->data, 0);
+    else j.init_i = plumb_dtype_is_bool(t) ? (int64_t)(((const uint8_t *)in[1]->data)[0] & 1) : i_load(t, in[1]->data, 0);
+    uint64_t rows = ocount / (uint64_t)j.row;
+    /* rows of at least ~4096 output-window products per chunk */
+    uint64_t per_row = (uint64_t)j.row * g.wcount, grain = per_row >= 4096 ? 1 : 4096 / per_row;
+    uint32_t chunks = rt_parallel_chunks(x, rows, grain);
+    void **scr = rt_scratch(x, op, chunks * sizeof *scr);
+    if (!scr)
+        return false;
+    for (uint32_t c = 0; c < chunks; c++)
+        if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * 8)))
+            return false;
+    j.scratch = scr;
+    rt_parallel_for(x, rows, grain, rw_rows, &j);
+    return rt_check_deadline(x, op);
+}
+
+/* ---- select_and_scatter ------------------------------------------------------ */
+
+/* select = `compare GE|GT, %a0, %a1` then return: the pooling gradient's
+ * "keep the current selection while it is >= (>) the candidate". */
+static int simple_select(const ir_block *b, plumb_dtype t)
+{
+    if (b->n_args != 2 || b->n_ops != 2 || !b->first || b->first->code != PLUMB_OP_COMPARE)
+        return 0;
+    const ir_op *c = b->first, *ret = c->next;
+    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || ret->operands[0] != c->results[0] ||
+        c->operands[0] != b->args[0] || c->operands[1] != b->args[1])
+        return 0;
+    if (!plumb_dtype_is_float(t) && !(plumb_dtype_is_int(t)))
+        return 0;
+    /* the default comparison type for the element type only */
+    ir_cmp_type want = plumb_dtype_is_float(t) ? IR_CMP_FLOAT : plumb_dtype_is_signed(t) ? IR_CMP_SIGNED : IR_CMP_UNSIGNED;
+    if (c->a.cmp_type != IR_CMP_TYPE_NONE && c->a.cmp_type != want)
+        return 0;
+    return c->a.cmp_dir == IR_CMP_GE ? 1 : c->a.cmp_dir == IR_CMP_GT ? 2 : 0;
+}
+
+static bool keeps(int sel, plumb_dtype t, const void *p, int64_t cur, int64_t cand)
+{
+    if (plumb_dtype_is_float(t)) {
+        double a = f_load(t, p, cur), b = f_load(t, p, cand);
+        return sel == 1 ? a >= b : a > b;
+    }
+    int64_t a = i_load(t, p, cur), b = i_load(t, p, cand);
+    if (t == PLUMB_UI64)
+        return sel == 1 ? (uint64_t)a >= (uint64_t)b : (uint64_t)a > (uint64_t)b;
+    return sel == 1 ? a >= b : a > b;
+}
+
+bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    const plumb_tensor *opd = in[0], *src = in[1], *init = in[2];
+    if (op->n_operands != 3 || op->n_results != 1 || op->n_regions != 2)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "needs operand, source, init_value, one result and two regions");
+    plumb_dtype t = opd->dtype;
+    if (src->dtype != t || init->dtype != t || init->rank != 0 || out[0]->dtype != t)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "source, init_value and result must have the operand's element type");
+    win_geom g;
+    if (!geom_init(x, op, opd, false, &g))
+        return false;
+    if (src->rank != g.rank || memcmp(src->dims, g.out, g.rank * sizeof(int64_t)) != 0)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "source's shape is not the number of windows");
+    const ir_block *sel = &op->regions[0], *sc = &op->regions[1];
+    if (sel->n_args != 2 || sc->n_args != 2)
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "select and scatter take two arguments each");
+    for (uint32_t i = 0; i < 2; i++)
+        if (sel->args[i]->type.dtype != t || sc->args[i]->type.dtype != t)
+            return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "region arguments must have the operand's element type %s",
+                           plumb_dtype_name(t));
+    int fast_sel = fast_type(t) && t != PLUMB_I1 ? simple_select(sel, t) : 0;
+    bool fast_add = fast_type(t) && t != PLUMB_I1 && recognise(sc, t) == WK_ADD;
+    uint64_t numel = plumb_tensor_numel(out[0]), ib = plumb_load_bits(t, init->data, 0);
+    for (uint64_t i = 0; i < numel; i++)
+        plumb_store_bits(t, out[0]->data, (size_t)i, ib);
+    uint64_t a0 = 0, a1 = 0, r0 = 0, pb = 0;
+    plumb_tensor ta0, ta1, tr, tp;
+    scalar_view(&ta0, t, &a0);
+    scalar_view(&ta1, t, &a1);
+    scalar_view(&tr, t, &r0);
+    scalar_view(&tp, PLUMB_I1, &pb);
+    plumb_tensor *args[2] = {&ta0, &ta1}, *res[1] = {&tr}, *pres[1] = {&tp};
+    uint64_t scount = plumb_tensor_numel(src);
+    int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
+    for (uint64_t si = 0; si < scount; si++, next_index(o, g.out, g.rank)) {
+        if ((si & 1023) == 0 && !rt_check_deadline(x, op))
+            return false;
+        int64_t chosen = -1;
+        memset(kw, 0, sizeof kw);
+        for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
+            int64_t at = 0;
+            for (uint32_t d = 0; d < g.rank && at >= 0; d++) {
+                int64_t i = dim_at(&g, d, o[d], kw[d]);
+                at = i < 0 ? -1 : at + i * g.istride[d];
+            }
+            if (at < 0)
+                continue;
+            if (chosen < 0) {
+                chosen = at;
+            } else if (fast_sel) {
+                if (!keeps(fast_sel, t, opd->data, chosen, at))
+                    chosen = at;
+            } else {
+                a0 = a1 = pb = 0;
+                plumb_store_bits(t, &a0, 0, plumb_load_bits(t, opd->data, (size_t)chosen));
+                plumb_store_bits(t, &a1, 0, plumb_load_bits(t, opd->data, (size_t)at));
+                if (!rt_eval_region(x, sel, args, pres))
+                    return false;
+                if (!(pb & 1))
+                    chosen = at;
+            }
+        }
+        if (chosen < 0)
+            continue;
+        if (fast_add && plumb_dtype_is_float(t)) {
+            f_store(t, out[0]->data, chosen, f_load(t, out[0]->data, chosen) + f_load(t, src->data, (int64_t)si));
+        } else if (fast_add) {
+            i_store(t, out[0]->data, chosen, (int64_t)((uint64_t)i_load(t, out[0]->data, chosen) +
+                                                       (uint64_t)i_load(t, src->data, (int64_t)si)));
+        } else {
+            a0 = a1 = 0;
+            plumb_store_bits(t, &a0, 0, plumb_load_bits(t, out[0]->data, (size_t)chosen));
+            plumb_store_bits(t, &a1, 0, plumb_load_bits(t, src->data, (size_t)si));
+            if (!rt_eval_region(x, sc, args, res))
+                return false;
+            plumb_store_bits(t, out[0]->data, (size_t)chosen, plumb_load_bits(t, &r0, 0));
+        }
+    }
+    return true;
+}

@@ -1,0 +1,9 @@
+// expect-error: 3:8: stablehlo.reduce_window: window_dimensions has 1 entries, expected the input's rank 2 (StableHLO C4)
+func.func @main(%x: tensor<4x4xf32>, %c: tensor<f32>) -> tensor<3x4xf32> {
+  %r = "stablehlo.reduce_window"(%x, %c) <{window_dimensions = array<i64: 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<4x4xf32>, tensor<f32>) -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
