@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/complex.h"
 #include "cli.h"
 #include "html_reports.h"
 #include "plumb/ir.h"
@@ -109,6 +110,16 @@ static bool fill_random(plumb_tensor *t, uint64_t seed, uint32_t run, uint32_t p
         s ^= s << 17;
         int64_t k = (int64_t)(s % 33) - 16;
         uint64_t bits;
+        if (di->cls == PLUMB_DC_COMPLEX) {
+            /* (k/8, k'/8): the real part from this draw, the imaginary part
+             * from the next, both exact in f32 and f64 */
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            int64_t k2 = (int64_t)(s % 33) - 16;
+            plumb_complex_store(t->dtype, t->data, (size_t)i, (double)k / 8.0, (double)k2 / 8.0);
+            continue;
+        }
         switch (di->cls) {
         case PLUMB_DC_FLOAT: {
             double v = (double)k / 8.0;

@@ -1445,6 +1445,13 @@ static const char *ew_setup(ew *e, const ir_op *op, plumb_isa isa, const plumb_d
     for (uint32_t k = 0; k < n_in && k < 3; k++)
         e->in_t[k] = in_t[k];
     plumb_opcode c = op->code;
+    /* complex values, and complex/real/imag, run in runtime/k_complex.c:
+     * never in this engine or a fused group */
+    if (c == PLUMB_OP_COMPLEX || c == PLUMB_OP_REAL || c == PLUMB_OP_IMAG || plumb_dtype_is_complex(rt))
+        return "complex values run in runtime/k_complex.c";
+    for (uint32_t k = 0; k < n_in && k < 3; k++)
+        if (plumb_dtype_is_complex(in_t[k]))
+            return "complex values run in runtime/k_complex.c";
     e->t = (c == PLUMB_OP_SELECT || c == PLUMB_OP_CLAMP) ? in_t[1] : in_t[0];
     if (!type_ok(c, e->t))
         return "element type not supported by this op";
