@@ -197,6 +197,32 @@ static ir_module *b_concat_slice_pad(const broad_work *w, bool small, plumb_diag
 /* ---- the workloads ----------------------------------------------------------- */
 
 #define NP_RNG "r = np.random.default_rng(1)\n"
+/* Max-pool of an NHWC f32 tensor a x b x b x c: window 2x2 stride 2 (d = 2)
+ * or 3x3 stride 2 padding 1 (d = 3), as CNNs pool (reduce_window,
+ * docs/spec/window.md). */
+static ir_module *b_maxpool(const broad_work *w, bool small, plumb_diag *d)
+{
+    int64_t n = sz(w->a, small, 16), h = small ? 16 : w->b, c = sz(w->c, small, 8);
+    int64_t o = w->d == 2 ? h / 2 : (h - 1) / 2 + 1;
+    const char *attrs = w->d == 2 ? "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>"
+                                  : "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
+                                    "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+    char src[1400];
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: tensor<%lldx%lldx%lldx%lldxf32>) -> tensor<%lldx%lldx%lldx%lldxf32> {\n"
+             "  %%c = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+             "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{%s}> ({\n"
+             "  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "    %%m = stablehlo.maximum %%a, %%b : tensor<f32>\n"
+             "    stablehlo.return %%m : tensor<f32>\n"
+             "  }) : (tensor<%lldx%lldx%lldx%lldxf32>, tensor<f32>) -> tensor<%lldx%lldx%lldx%lldxf32>\n"
+             "  return %%r : tensor<%lldx%lldx%lldx%lldxf32>\n}\n",
+             (long long)n, (long long)h, (long long)h, (long long)c, (long long)n, (long long)o, (long long)o,
+             (long long)c, attrs, (long long)n, (long long)h, (long long)h, (long long)c, (long long)n, (long long)o,
+             (long long)o, (long long)c, (long long)n, (long long)o, (long long)o, (long long)c);
+    return parse_text(src, d);
+}
+
 #define NP_F(shape, dt) "r.uniform(-2, 2, " shape ").astype(np." dt ")"
 
 static const char np_softmax[] =
@@ -255,6 +281,13 @@ static const broad_work works[] = {
     {"batched_gemm", "64 x (128x64 . 64x128) f32", FLOOR_GEMM, false, 0, b_bgemm, 64, 128, 64, 0, PLUMB_F32,
      NP_RNG "x = " NP_F("(64, 128, 64)", "float32") "; y = " NP_F("(64, 64, 128)", "float32"), "o = np.matmul(x, y)",
      NULL},
+    {"maxpool_2x2", "max-pool 2x2 stride 2 of NHWC 32x112x112x64 f32 (reduce_window)", FLOOR_STREAM, true, 0,
+     b_maxpool, 32, 112, 64, 2, PLUMB_F32, NP_RNG "x = " NP_F("(32, 112, 112, 64)", "float32"),
+     "o = x.reshape(32, 56, 2, 56, 2, 64).max(axis=(2, 4))", NULL},
+    {"maxpool_3x3s2", "max-pool 3x3 stride 2 padding 1 of NHWC 32x112x112x64 f32 (reduce_window)", FLOOR_STREAM, true,
+     0, b_maxpool, 32, 112, 64, 3, PLUMB_F32, NP_RNG "x = " NP_F("(32, 112, 112, 64)", "float32"),
+     "p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf); "
+     "o = np.lib.stride_tricks.sliding_window_view(p, (3, 3), axis=(1, 2))[:, ::2, ::2].max(axis=(-2, -1))", NULL},
     {"concat_slice_pad", "concatenate 2 x 2048x4096 f32, slice off the ring, pad it back", FLOOR_STREAM, true, 0,
      b_concat_slice_pad, 2048, 4096, 0, 0, PLUMB_F32,
      NP_RNG "x = " NP_F("(2048, 4096)", "float32") "; y = " NP_F("(2048, 4096)", "float32"),
