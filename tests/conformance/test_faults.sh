@@ -86,5 +86,9 @@ expect fault_dyn_shape        dynamic_reshape,negate "dynamic_reshape/f32/dyn_od
 expect fault_dyn_reduce_bound reduce,add        "reduce/f32/dyn_0/"          "got 0x3e3c3c3c (0.183823526), want 0x00000000 (0)"
 # Claims bounded polymorphism, builds one executable per size at execute time.
 expect fault_poly_per_size    add,negate          "polymorphic dimension"      "20 compiles for 24 runs of one program at 20 distinct sizes, expected exactly 1"
+# Op set v2: convolution's padding order and feature groups (the shape
+# classes "dilated", whose padding is [[2, 1]], and "groups", G = 2).
+expect fault_conv_pad_swap    convolution         "convolution/f32/dilated/"   "f32 accumulator"
+expect fault_conv_group       convolution         "convolution/f32/groups/"    "f32 accumulator"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

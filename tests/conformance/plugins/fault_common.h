@@ -69,6 +69,11 @@ static plumb_backend_error *fault_exec_free(plumb_backend_executable_free_args *
     return e;
 }
 
+/* A fault that changes what the inner backend is given (not only what it
+ * returns) defines FAULT_EXECUTE and its own fault_execute. */
+#ifdef FAULT_EXECUTE
+static plumb_backend_error *fault_execute(plumb_backend_execute_args *a);
+#else
 static plumb_backend_error *fault_execute(plumb_backend_execute_args *a)
 {
     fault_exec *fx = (fault_exec *)a->executable;
@@ -79,6 +84,7 @@ static plumb_backend_error *fault_execute(plumb_backend_execute_args *a)
     if (!e) fault_after_execute(fx->text, a->inputs, a->n_inputs, a->outputs);
     return e;
 }
+#endif
 
 static plumb_backend_capabilities fault_caps_v;
 
