@@ -229,6 +229,25 @@ static void f_row_avx2(win_kind k, plumb_dtype t, double *acc, const void *src, 
 }
 #endif
 
+#if WIN_X86
+/* f32 maximum/minimum kept in f32 (the choice is exact, so the same bits
+ * as the double accumulators): eight lanes, the same selection rules. */
+__attribute__((target("avx2")))
+static void f32_row_avx2(bool is_max, float *acc, const float *src, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 a = _mm256_loadu_ps(acc + j), b = _mm256_loadu_ps(src + j);
+        __m256 r = _mm256_blendv_ps(b, a, _mm256_cmp_ps(a, b, is_max ? _CMP_GT_OQ : _CMP_LT_OQ));
+        r = _mm256_blendv_ps(r, is_max ? _mm256_and_ps(a, b) : _mm256_or_ps(a, b), _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+        r = _mm256_blendv_ps(r, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
+        _mm256_storeu_ps(acc + j, _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
+    }
+    for (; j < n; j++)
+        acc[j] = (float)(is_max ? f_max(acc[j], src[j]) : f_min(acc[j], src[j]));
+}
+#endif
+
 static void f_row(win_kind k, plumb_dtype t, int isa, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
 {
 #if WIN_X86
@@ -356,6 +375,14 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     int64_t *ia = j->scratch[chunk];
     int64_t o[PLUMB_MAX_RANK], kw[PLUMB_MAX_RANK];
     int64_t s = g->s[last], wdl = g->wd[last], lo = g->lo[last], bl = g->b[last];
+#if WIN_X86
+    /* f32 maximum/minimum on contiguous rows: f32 accumulators, 8 lanes */
+    bool f32mm = j->t == PLUMB_F32 && (j->k == WK_MAX || j->k == WK_MIN) && j->isa >= PLUMB_ISA_AVX2 &&
+                 g->s[last] == 1 && g->b[last] == 1;
+#else
+    bool f32mm = false;
+#endif
+    float *f32a = j->scratch[chunk];
     for (uint64_t row = begin; row < end; row++) {
         if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
@@ -367,7 +394,8 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         }
         o[last] = 0;
         for (int64_t q = 0; q < n; q++) {
-            if (j->isf) fa[q] = j->init_f;
+            if (f32mm) f32a[q] = (float)j->init_f;
+            else if (j->isf) fa[q] = j->init_f;
             else ia[q] = j->init_i;
         }
         memset(kw, 0, sizeof kw);
@@ -388,6 +416,12 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
                 if (q1 > n) q1 = n;
                 if (q0 > q1) q0 = q1;
             }
+            if (pad && f32mm) {
+                float fi = (float)j->init_f;
+                for (int64_t q = 0; q < n; q++)
+                    f32a[q] = (float)(j->k == WK_MAX ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
+                continue;
+            }
             if (pad || bl != 1) {
                 for (int64_t q = 0; q < n; q++) {
                     int64_t i = pad ? -1 : dim_at(g, last, q, kw[last]);
@@ -396,6 +430,16 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
                 }
                 continue;
             }
+#if WIN_X86
+            if (f32mm) {
+                float fi = (float)j->init_f;
+                bool mx = j->k == WK_MAX;
+                for (int64_t q = 0; q < q0; q++) f32a[q] = (float)(mx ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
+                if (q1 > q0) f32_row_avx2(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
+                for (int64_t q = q1; q < n; q++) f32a[q] = (float)(mx ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
+                continue;
+            }
+#endif
             for (int64_t q = 0; q < q0; q++) {
                 if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
                 else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], j->init_i);
@@ -411,6 +455,10 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             }
         }
         int64_t ob = (int64_t)row * n;
+        if (f32mm) {
+            memcpy((float *)j->dst + ob, f32a, (size_t)n * sizeof(float));
+            continue;
+        }
         for (int64_t q = 0; q < n; q++) {
             if (j->isf) f_store(j->t, j->dst, ob + q, fa[q]);
             else i_store(j->t, j->dst, ob + q, ia[q]);
