@@ -77,18 +77,24 @@ static int mid_cmp(plumb_dtype t, uint64_t ra, uint64_t rb, double x)
     return s;
 }
 
-/* erf^-1(x) for 0 < x < 1 in double, within a few ULP: the series for tiny
- * x, else Winitzki's approximation (relative error below 2e-3) and Newton
- * steps, on erf below 1/2 and on erfc above (whose relative accuracy near 1
- * erf lacks). */
+/* erf^-1(x) for 0 < x < 1 in double, within a few ULP: the series below
+ * 2^-8, else Winitzki's approximation (relative error below 2e-3), then
+ * Newton steps, on erf below 1/2 and on erfc above (whose relative accuracy
+ * near 1 erf lacks). */
 static double erfinv_seed(double x)
 {
     const double k = 0.147, pi = 3.14159265358979323846;
-    if (x < 0x1p-26)   /* the series sqrt(pi)/2 (x + pi x^3/12): Winitzki's form cancels to 0 */
-        return 0.88622692545275801365 * x * (1 + pi / 12 * x * x);
-    double l = log1p(-x * x);   /* log(1 - x^2) */
-    double u = 2 / (pi * k) + l / 2;
-    double y = sqrt(sqrt(u * u - l / k) - u);
+    double y;
+    if (x < 0x1p-8) {
+        /* the series sqrt(pi)/2 (x + pi x^3/12 + 7 pi^2 x^5/480): Winitzki's
+         * form loses x^2 to cancellation here (and gives 0 below ~1e-8) */
+        double x2 = x * x;
+        y = 0.88622692545275801365 * x * (1 + x2 * (pi / 12 + x2 * (7 * pi * pi / 480)));
+    } else {
+        double l = log1p(-x * x);   /* log(1 - x^2) */
+        double u = 2 / (pi * k) + l / 2;
+        y = sqrt(sqrt(u * u - l / k) - u);
+    }
     double b = 1 - x;
     for (int i = 0; i < 6 && isfinite(y) && y > 0; i++) {
         double d = 1.12837916709551257390 * exp(-y * y);   /* erf'(y) */
