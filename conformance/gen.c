@@ -142,6 +142,8 @@ bool conf_op_generated(plumb_opcode op)
 {
     if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE)
         return true;
+    if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
+        return false;
     plumb_kind k = plumb_op_get(op)->kind;
     return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
 }
@@ -1550,6 +1552,7 @@ static uint32_t truncation_steps(plumb_dtype src, plumb_dtype dst, conf_boundary
 
 uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary *out, uint32_t cap)
 {
+    if (plumb_dtype_is_complex(src) || plumb_dtype_is_complex(dst)) return 0;   /* not generated yet */
     if (convert_truncates(src, dst)) return truncation_steps(src, dst, out, cap);
     if (!convert_rounds(src, dst)) return 0;
     const plumb_dtype_info *dd = plumb_dtype_get(dst);
