@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 
 const plumb_dtype_info plumb_dtype_table[PLUMB_DTYPE_COUNT] = {
 #define DT(e, s, bytes, cls, bits, mant, expo) [PLUMB_##e] = {s, bytes, cls, bits, mant, expo},
@@ -38,7 +39,13 @@ void plumb_store_bits(plumb_dtype t, void *data, size_t i, uint64_t bits)
 {
     unsigned char *p = data;
     switch (plumb_dtype_table[t].bytes) {
-    case 1: p[i] = (unsigned char)bits; break;
+    case 1: {
+        /* The sub-byte types keep their pattern in the low bits, the rest
+         * zero (i1 is stored as given: 0 or 1 by its callers). */
+        uint32_t w = plumb_dtype_table[t].bits;
+        p[i] = (unsigned char)(w > 1 && w < 8 ? bits & ((1u << w) - 1) : bits);
+        break;
+    }
     case 2: { uint16_t v = (uint16_t)bits; memcpy(p + 2 * i, &v, 2); break; }
     case 4: { uint32_t v = (uint32_t)bits; memcpy(p + 4 * i, &v, 4); break; }
     case 16: memcpy(p + 16 * i, &bits, 8); break;   /* complex<f64>: real part */
@@ -55,6 +62,7 @@ int64_t plumb_load_i64(plumb_dtype t, const void *data, size_t i)
     case PLUMB_I16: return (int16_t)b;
     case PLUMB_I32: return (int32_t)b;
     case PLUMB_I64: return (int64_t)b;
+    case PLUMB_I2: case PLUMB_I4: return plumb_subint_value(t, b);
     default: return (int64_t)b;   /* unsigned: caller uses plumb_load_u64 for ui64 */
     }
 }
@@ -78,6 +86,8 @@ double plumb_load_f64(plumb_dtype t, const void *data, size_t i)
     case PLUMB_C64: return (double)plumb_f32_from_bits((uint32_t)b);   /* the real part */
     case PLUMB_C128: return plumb_f64_from_bits(b);
     default:
+        if (plumb_fpfmt_get(t))
+            return plumb_small_to_f64(plumb_fpfmt_get(t), (uint32_t)b);
         if (plumb_dtype_is_signed(t))
             return (double)plumb_load_i64(t, data, i);
         return (double)plumb_load_u64(t, data, i);

@@ -21,6 +21,7 @@
 
 #include <mpfr.h>
 
+#include "plumb/fp8.h"
 #include "plumb/ir.h"
 #include "plumb/tensor.h"
 
@@ -68,9 +69,30 @@ static uint16_t decimal_to_half(const char *s, bool bf16)
     return bf16 ? plumb_f64_to_bf16(v) : plumb_f64_to_f16(v);
 }
 
+/* Rounds the decimal s once to a small float format (FP8/FP6/FP4/E8M0):
+ * MPFR truncates it to 53 bits and an inexact result gets its last bit set
+ * (round to odd), so the double stands for the decimal's exact value when
+ * rounded to any format of at most 51 bits: rounding it to the small format
+ * is a single correct rounding of the decimal (Boldo and Melquiond, "When
+ * double rounding is odd", 2005). */
+static uint32_t decimal_to_small(const char *s, const plumb_fpfmt *f, bool *overflowed)
+{
+    mpfr_t x;
+    mpfr_init2(x, 53);
+    int inex = mpfr_strtofr(x, s, NULL, 10, MPFR_RNDZ);
+    double d = mpfr_get_d(x, MPFR_RNDZ);
+    mpfr_clear(x);
+    if (inex && isfinite(d))
+        d = plumb_f64_from_bits(plumb_f64_bits(d) | 1);
+    return plumb_f64_to_small_ov(f, d, overflowed);
+}
+
 /* Bits of the decimal s rounded once to float type t. */
 static uint64_t decimal_to_bits(const char *s, plumb_dtype t)
 {
+    bool ov;
+    if (plumb_fpfmt_get(t))
+        return decimal_to_small(s, plumb_fpfmt_get(t), &ov);
     switch (t) {
     case PLUMB_F16: return decimal_to_half(s, false);
     case PLUMB_BF16: return decimal_to_half(s, true);
@@ -81,6 +103,8 @@ static uint64_t decimal_to_bits(const char *s, plumb_dtype t)
 
 static double bits_to_double(plumb_dtype t, uint64_t bits)
 {
+    if (plumb_fpfmt_get(t))
+        return plumb_small_to_f64(plumb_fpfmt_get(t), (uint32_t)bits);
     switch (t) {
     case PLUMB_F16: return plumb_f16_to_f64((uint16_t)bits);
     case PLUMB_BF16: return plumb_bf16_to_f64((uint16_t)bits);
@@ -144,17 +168,23 @@ void plumb_float_print(plumb_buf *b, plumb_dtype t, uint64_t bits)
         return;
     }
     fmt_info f = float_fmt(t);
-    if (fmt_is_inf_or_nan(f, bits)) {
-        plumb_buf_printf(b, "0x%0*llX", (int)(f.bits / 4), (unsigned long long)bits);
+    const plumb_fpfmt *sf = plumb_fpfmt_get(t);
+    if (sf ? plumb_small_is_nan(sf, (uint32_t)bits) || plumb_small_is_inf(sf, (uint32_t)bits)
+           : fmt_is_inf_or_nan(f, bits)) {
+        plumb_buf_printf(b, "0x%0*llX", (int)((f.bits + 3) / 4), (unsigned long long)bits);
         return;
     }
     /* Enough significant digits to distinguish every value: ceil(1 + p*log10 2). */
-    int maxdig = t == PLUMB_F16 ? 5 : t == PLUMB_BF16 ? 4 : t == PLUMB_F32 ? 9 : 17;
+    int maxdig = sf ? 17 : t == PLUMB_F16 ? 5 : t == PLUMB_BF16 ? 4 : t == PLUMB_F32 ? 9 : 17;
     double v = bits_to_double(t, bits);
     char tmp[64];
     for (int n = 1; n <= maxdig; n++) {
         snprintf(tmp, sizeof tmp, "%.*e", n - 1, v);
-        if (decimal_to_bits(tmp, t) == bits)
+        bool ov = false;
+        /* FP6/FP4 saturate: a short decimal beyond the largest value would
+         * decode to it but is not a valid literal. */
+        uint64_t got = sf ? decimal_to_small(tmp, sf, &ov) : decimal_to_bits(tmp, t);
+        if (!ov && got == bits)
             break;
     }
     put_decimal(b, tmp);
@@ -422,8 +452,78 @@ static bool int_bits(lit *p, size_t off, const char *tok, size_t n, uint64_t *bi
 }
 
 /* A float token for type t (a float type, or a complex type's component). */
+/* A float token for a small float format: nan and inf only where the format
+ * has them, hex bit patterns, and decimals rounded once; a decimal that
+ * rounds beyond the largest finite value is an error (as for the wide
+ * formats), and so is a negative one for the unsigned f8E8M0FNU. */
+static bool small_float_bits(lit *p, plumb_dtype t, const plumb_fpfmt *sf, size_t off,
+                             const char *tok, size_t n, uint64_t *bits)
+{
+    const char *name = plumb_dtype_name(t);
+    int show = (int)(n > 64 ? 64 : n);
+    bool neg = n > 0 && tok[0] == '-';
+    size_t s = (n > 0 && (tok[0] == '-' || tok[0] == '+')) ? 1 : 0;
+    if (tok_is(tok + s, n - s, "nan")) {
+        if (sf->nan == PLUMB_FPNAN_NONE)
+            return lit_err(p, off, PLUMB_ERR_INVALID, "%s has no NaN: '%.*s'", name, show, tok);
+        uint32_t q = plumb_small_qnan(sf);
+        if (neg && (sf->nan == PLUMB_FPNAN_IEEE || sf->nan == PLUMB_FPNAN_FN))
+            q |= 1u << (sf->bits - 1);
+        *bits = q;
+        return true;
+    }
+    if (tok_is(tok + s, n - s, "inf")) {
+        if (sf->nan != PLUMB_FPNAN_IEEE)
+            return lit_err(p, off, PLUMB_ERR_INVALID, "%s has no infinity: '%.*s'", name, show, tok);
+        *bits = plumb_f64_to_small(sf, neg ? -INFINITY : INFINITY);
+        return true;
+    }
+    if (n - s > 2 && tok[s] == '0' && (tok[s + 1] == 'x' || tok[s + 1] == 'X')) {
+        uint64_t v;
+        bool hex;
+        if (s)
+            return lit_err(p, off, PLUMB_ERR_PARSE,
+                           "a hex float bit pattern takes no sign: '%.*s'", show, tok);
+        int r = parse_mag(tok, n, &v, &hex);
+        if (r == 1)
+            return lit_err(p, off, PLUMB_ERR_PARSE, "malformed hex bit pattern '%.*s'", show, tok);
+        if (r == 2 || (v >> sf->bits) != 0)
+            return lit_err(p, off, PLUMB_ERR_INVALID,
+                           "hex bit pattern %.*s does not fit the %u bits of %s",
+                           show, tok, (unsigned)sf->bits, name);
+        *bits = v;
+        return true;
+    }
+    if (!is_decimal(tok, n))
+        return lit_err(p, off, PLUMB_ERR_PARSE,
+                       "expected a number%s or a hex bit pattern for an element of %s, found '%.*s'",
+                       sf->nan == PLUMB_FPNAN_NONE ? "" : sf->nan == PLUMB_FPNAN_IEEE ? ", nan, inf" : ", nan",
+                       name, show, tok);
+    char small[128];
+    char *z = n < sizeof small ? small : plumb_malloc(n + 1);
+    if (!z)
+        return lit_err(p, off, PLUMB_ERR_NOMEM, "out of memory reading a %zu-byte number", n);
+    memcpy(z, tok, n);
+    z[n] = '\0';
+    bool ov;
+    uint32_t v = decimal_to_small(z, sf, &ov);
+    if (z != small)
+        plumb_free(z, n + 1);
+    if (ov)
+        return lit_err(p, off, PLUMB_ERR_INVALID,
+                       "value %.*s is out of range for %s (its largest finite value is %g)",
+                       show, tok, name, plumb_small_max(sf));
+    if (plumb_small_is_nan(sf, v))
+        return lit_err(p, off, PLUMB_ERR_INVALID,
+                       "value %.*s is out of range for %s (it has no negative values)", show, tok, name);
+    *bits = v;
+    return true;
+}
+
 static bool float_bits(lit *p, plumb_dtype t, size_t off, const char *tok, size_t n, uint64_t *bits)
 {
+    if (plumb_fpfmt_get(t))
+        return small_float_bits(p, t, plumb_fpfmt_get(t), off, tok, n, bits);
     fmt_info f = float_fmt(t);
     const char *name = plumb_dtype_name(t);
     int show = (int)(n > 64 ? 64 : n);
@@ -683,6 +783,13 @@ static bool raw(lit *p)
         if (t->dtype == PLUMB_I1 && b > 1)
             return lit_err(p, h0 + 2 * i, PLUMB_ERR_INVALID,
                            "raw i1 element %zu is 0x%02X; each i1 byte must be 00 or 01", i, b);
+        /* The sub-byte types hold their pattern in the low bits of the byte,
+         * the rest zero (docs/tensor-files.md). */
+        uint32_t w = plumb_dtype_get(t->dtype)->bits;
+        if (t->dtype != PLUMB_I1 && w < 8 && (b >> w) != 0)
+            return lit_err(p, h0 + 2 * i, PLUMB_ERR_INVALID,
+                           "raw %s element %zu is 0x%02X, which does not fit its %u bits",
+                           plumb_dtype_name(t->dtype), i, b, w);
         dst[i] = (unsigned char)b;
     }
     if (splat) {

@@ -199,6 +199,20 @@ static plumb_tensor *load_binary(const unsigned char *buf, size_t len, const cha
             }
         }
     }
+    uint32_t w = plumb_dtype_get(h.dtype)->bits;
+    if (h.dtype != PLUMB_I1 && w < 8) {
+        /* The FP6/FP4 formats and sub-byte integers: one byte per element,
+         * the pattern in the low bits and the rest zero. */
+        const unsigned char *p = t->data;
+        for (size_t i = 0; i < t->nbytes; i++) {
+            if (p[i] >> w) {
+                file_err(d, PLUMB_ERR_PARSE, name, "%s element %zu at byte %llu is 0x%02X, which does not fit its %u bits",
+                         plumb_dtype_name(h.dtype), i, (unsigned long long)(h.payload_at + i), p[i], w);
+                plumb_tensor_free(t);
+                return NULL;
+            }
+        }
+    }
     return t;
 }
 
@@ -335,6 +349,7 @@ static bool tx_type(txt *x, plumb_dtype *dt, uint32_t *rank, int64_t *dims)
             return tx_err(x, "dynamic dimension '?' in a tensor file: every dimension must be static");
         size_t n = 0;
         while (p + n < x->len && ((x->s[p + n] >= 'a' && x->s[p + n] <= 'z') ||
+                                  (x->s[p + n] >= 'A' && x->s[p + n] <= 'Z') ||   /* f8E4M3FN */
                                   (x->s[p + n] >= '0' && x->s[p + n] <= '9')))
             n++;
         /* complex<f32>: the spelling runs through its closing '>' */

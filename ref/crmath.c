@@ -26,6 +26,7 @@
  * "Emulation of FMA and correctly rounded sums: proved algorithms using
  * rounding to odd", IEEE TC 2008). */
 #include "crmath.h"
+#include "plumb/fp8.h"
 
 #include <math.h>
 #include <mpfr.h>
@@ -73,6 +74,8 @@ static fmt fmt_of(plumb_dtype t)
 
 bool cr_is_nan(plumb_dtype t, uint64_t bits)
 {
+    if (plumb_fpfmt_get(t))
+        return plumb_small_is_nan(plumb_fpfmt_get(t), (uint32_t)bits);
     fmt f = fmt_of(t);
     uint64_t mag = bits & ((f.bits == 64) ? ~(1ull << 63) : ((1ull << (f.bits - 1)) - 1));
     uint64_t inf = ((1ull << (f.bits - 1 - f.mant)) - 1) << f.mant;
@@ -97,7 +100,10 @@ double cr_to_double(plumb_dtype t, uint64_t bits)
     case PLUMB_F16: return plumb_f16_to_f64((uint16_t)bits);
     case PLUMB_BF16: return plumb_bf16_to_f64((uint16_t)bits);
     case PLUMB_F32: return (double)plumb_f32_from_bits((uint32_t)bits);
-    default: return plumb_f64_from_bits(bits);
+    default:
+        if (plumb_fpfmt_get(t))   /* exact: every small-format value is a double */
+            return plumb_small_to_f64(plumb_fpfmt_get(t), (uint32_t)bits);
+        return plumb_f64_from_bits(bits);
     }
 }
 
@@ -107,7 +113,10 @@ uint64_t cr_from_double(plumb_dtype t, double x)
     case PLUMB_F16: return plumb_f64_to_f16(x);
     case PLUMB_BF16: return plumb_f64_to_bf16(x);
     case PLUMB_F32: return plumb_f32_bits((float)x);   /* one IEEE rounding */
-    default: return plumb_f64_bits(x);
+    default:
+        if (plumb_fpfmt_get(t))   /* one rounding, the format's rules (ir/fp8.c) */
+            return plumb_f64_to_small(plumb_fpfmt_get(t), x);
+        return plumb_f64_bits(x);
     }
 }
 

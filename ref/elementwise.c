@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "crmath.h"
+#include "plumb/fp8.h"
 #include "ref_internal.h"
 
 /* Elements between two ref_poll calls. */
@@ -966,6 +967,8 @@ static uint64_t float_to_int(plumb_dtype dst, double x)
 static uint64_t convert_elem(plumb_dtype src, plumb_dtype dst, uint64_t x)
 {
     if (is_bool(dst)) {
+        if (plumb_fpfmt_get(src))   /* E8M0 has no zero code; compare values */
+            return cr_to_double(src, x) != 0;
         if (is_float(src))
             return cr_is_nan(src, x) || !fp_is_zero(src, x);
         return (x & mask_of(src)) != 0;

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "plumb/fp8.h"
 #include "rt_internal.h"
 #include "rt_math.h"
 
@@ -615,6 +616,8 @@ static uint64_t float_to_int(plumb_dtype dst, double x)
 
 static uint64_t convert(plumb_dtype src, plumb_dtype dst, uint64_t x)
 {
+    if (plumb_dtype_is_lowp(src) || plumb_dtype_is_lowp(dst))   /* ir/fp8.c */
+        return plumb_lowp_convert_bits(src, dst, x);
     if (is_bool(dst))
         return is_float(src) ? (f_isnan(src, x) || !f_iszero(src, x)) : (x & mask_of(src)) != 0;
     if (is_float(src)) {
@@ -1301,6 +1304,10 @@ static bool ew_vector(const ew *e, size_t b, size_t n)
                     .out = e->out + b * plumb_dtype_size(e->rt), .n = n};
     for (uint32_t k = 0; k < e->n_in && k < 3; k++)
         a.in[k] = e->in[k] + b * plumb_dtype_size(e->in_t[k]);
+    /* The small types convert one element at a time (rt_ew_convert); the
+     * other loops would take an i4 for an i8. */
+    if (e->code == PLUMB_OP_CONVERT && (plumb_dtype_is_lowp(e->in_t[0]) || plumb_dtype_is_lowp(e->rt)))
+        return rt_ew_convert(&a);
     return rt_ew_half(&a) || rt_ew_int(&a) || rt_ew_float(&a) || rt_ew_convert(&a);
 }
 

@@ -21,6 +21,7 @@
 #endif
 #include <string.h>
 
+#include "plumb/fp8.h"
 #include "rt_internal.h"
 #include "rt_target.h"
 
@@ -255,6 +256,15 @@ bool rt_ew_convert(const rt_ew_args *a)
     if (s == d && (s == PLUMB_F64 || plumb_dtype_is_int(s))) {
         if (a->n && a->out != a->in[0])
             memmove(a->out, a->in[0], a->n * plumb_dtype_size(s));
+        return true;
+    }
+    if (plumb_dtype_is_lowp(s) || plumb_dtype_is_lowp(d)) {
+        /* The small floats and sub-byte integers: one byte per element,
+         * converted one at a time by the shared codec (ir/fp8.c). */
+        const uint8_t *in = a->in[0];
+        uint8_t *out = a->out;
+        for (size_t i = 0; i < a->n; i++)
+            plumb_store_bits(d, out, i, plumb_lowp_convert_bits(s, d, plumb_load_bits(s, in, i)));
         return true;
     }
     cv_fn f1 = NULL, f2 = NULL;

@@ -23,7 +23,7 @@ typedef enum plumb_dtype {
     PLUMB_DTYPE_COUNT
 } plumb_dtype;
 
-static_assert(PLUMB_DTYPE_COUNT == 15, "ir/dtypes.def changed: update the tables that depend on it");
+static_assert(PLUMB_DTYPE_COUNT == 30, "ir/dtypes.def changed: update the tables that depend on it");
 
 typedef struct plumb_dtype_info {
     const char *name;       /* StableHLO spelling, e.g. "bf16" */

@@ -32,6 +32,16 @@ typedef enum plumb_kind {
 /* Complex is kept out of PLUMB_TY_FLOAT and PLUMB_TY_ALL: an op accepts it
  * only where its row names it (docs/spec/complex.md). */
 #define PLUMB_TY_COMPLEX (PLUMB_TY_BIT(PLUMB_C64) | PLUMB_TY_BIT(PLUMB_C128))
+/* The small float formats and the sub-byte integers are kept out of
+ * PLUMB_TY_FLOAT, PLUMB_TY_INT and PLUMB_TY_ALL the same way: an op accepts
+ * them only where its row names them (docs/spec/types.md). */
+#define PLUMB_TY_FLOAT8  (PLUMB_TY_BIT(PLUMB_F8E4M3FN) | PLUMB_TY_BIT(PLUMB_F8E5M2) | PLUMB_TY_BIT(PLUMB_F8E4M3FNUZ) | \
+                          PLUMB_TY_BIT(PLUMB_F8E5M2FNUZ) | PLUMB_TY_BIT(PLUMB_F8E4M3B11FNUZ) | PLUMB_TY_BIT(PLUMB_F8E3M4) | \
+                          PLUMB_TY_BIT(PLUMB_F8E4M3) | PLUMB_TY_BIT(PLUMB_F8E8M0FNU) | PLUMB_TY_BIT(PLUMB_F6E2M3FN) | \
+                          PLUMB_TY_BIT(PLUMB_F6E3M2FN) | PLUMB_TY_BIT(PLUMB_F4E2M1FN))
+#define PLUMB_TY_SUBINT  (PLUMB_TY_BIT(PLUMB_I2) | PLUMB_TY_BIT(PLUMB_I4) | PLUMB_TY_BIT(PLUMB_UI2) | PLUMB_TY_BIT(PLUMB_UI4))
+#define PLUMB_TY_LOWP    (PLUMB_TY_FLOAT8 | PLUMB_TY_SUBINT)
+static_assert(PLUMB_DTYPE_COUNT <= 32, "PLUMB_TY_* masks are 32 bits: one bit per element type");
 
 typedef enum plumb_agree {
     PLUMB_AGREE_EXACT,   /* bit-identical (NaNs equal unless the op only moves data) */
