@@ -35,6 +35,7 @@
 
 #include "accum.h"
 #include "plumb/complex.h"
+#include "plumb/fp8.h"
 #include "ref_complex.h"
 
 #define REF_CPLX_EXACT 4400   /* > 4196 bits: products of doubles span 2^-2148 .. 2^2048 */
@@ -760,7 +761,10 @@ static bool convert(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_
             case PLUMB_F16: bits = plumb_f64_to_f16(v); break;
             case PLUMB_BF16: bits = plumb_f64_to_bf16(v); break;
             case PLUMB_F32: bits = plumb_f32_bits((float)v); break;
-            default: bits = plumb_f64_bits(v); break;
+            case PLUMB_F64: bits = plumb_f64_bits(v); break;
+            default:   /* the small floats: the shared codec rounds the exact double once */
+                bits = plumb_lowp_convert_bits(PLUMB_F64, r->dtype, plumb_f64_bits(v));
+                break;
             }
             plumb_store_bits(r->dtype, r->data, (size_t)i, bits);
         }

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "plumb/complex.h"
+#include "plumb/fp8.h"
 #include "rt_complex.h"
 
 typedef long double _Complex lz;
@@ -274,36 +275,58 @@ static bool compare(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_
     return true;
 }
 
+/* convert, through doubles as the reference does (ref/complex.c): a long
+ * double detour would quiet a signalling NaN that an f64 -> complex<f64> or
+ * complex<f64> -> complex<f64> convert must keep bit for bit (the spec's
+ * payload rule for conversions that do not round). complex -> complex rounds
+ * each component once; real -> complex gives (x, +0), x rounded once to the
+ * component type; complex -> float keeps the real part, rounded once. */
 static bool convert(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     plumb_tensor *s = in[0], *r = out[0];
     uint64_t n = plumb_tensor_numel(r);
     bool cin = plumb_dtype_is_complex(s->dtype), cout = plumb_dtype_is_complex(r->dtype);
+    if (cin && !cout && !plumb_dtype_is_float(r->dtype))
+        return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "unsupported: convert from %s to %s",
+                       plumb_dtype_name(s->dtype), plumb_dtype_name(r->dtype));
+    bool c64 = cout && plumb_dtype_component(r->dtype) == PLUMB_F32;
     for (uint64_t i = 0; i < n; i++) {
-        if (cin && cout) {
-            st(r, i, ld(s, i));
-        } else if (cout) {
-            /* a real value: rounded once to the component type */
-            long double v;
-            if (plumb_dtype_is_signed(s->dtype) || plumb_dtype_is_bool(s->dtype))
-                v = (long double)plumb_load_i64(s->dtype, s->data, (size_t)i);
-            else if (plumb_dtype_is_unsigned(s->dtype))
-                v = (long double)plumb_load_u64(s->dtype, s->data, (size_t)i);
-            else
-                v = plumb_load_f64(s->dtype, s->data, (size_t)i);
-            st(r, i, mk(v, 0));
+        double re, im = 0;
+        if (cin) {
+            plumb_complex_load(s->dtype, s->data, (size_t)i, &re, &im);
+        } else if (plumb_dtype_is_signed(s->dtype) || plumb_dtype_is_bool(s->dtype)) {
+            int64_t v = plumb_load_i64(s->dtype, s->data, (size_t)i);
+            re = c64 ? (double)(float)v : (double)v;
+        } else if (plumb_dtype_is_unsigned(s->dtype)) {
+            uint64_t v = plumb_load_u64(s->dtype, s->data, (size_t)i);
+            re = c64 ? (double)(float)v : (double)v;
         } else {
-            double v = creall(ld(s, i));   /* exact */
-            switch (r->dtype) {
-            case PLUMB_F16: ((uint16_t *)r->data)[i] = plumb_f64_to_f16(v); break;
-            case PLUMB_BF16: ((uint16_t *)r->data)[i] = plumb_f64_to_bf16(v); break;
-            case PLUMB_F32: ((float *)r->data)[i] = (float)v; break;
-            case PLUMB_F64: ((double *)r->data)[i] = v; break;
-            default:
-                return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "unsupported: convert from %s to %s",
-                               plumb_dtype_name(s->dtype), plumb_dtype_name(r->dtype));
-            }
+            re = plumb_load_f64(s->dtype, s->data, (size_t)i);   /* exact */
         }
+        if (cout) {
+            if (c64) {
+                re = (float)re;
+                im = (float)im;
+            }
+            plumb_complex_store(r->dtype, r->data, (size_t)i, re, im);
+            continue;
+        }
+        uint64_t bits;
+        switch (r->dtype) {
+        case PLUMB_F16: bits = plumb_f64_to_f16(re); break;
+        case PLUMB_BF16: bits = plumb_f64_to_bf16(re); break;
+        case PLUMB_F32: bits = plumb_f32_bits((float)re); break;
+        case PLUMB_F64: bits = plumb_f64_bits(re); break;
+        default:
+            if (plumb_fpfmt_get(r->dtype)) {
+                /* the small floats: the shared codec rounds the exact double once */
+                bits = plumb_lowp_convert_bits(PLUMB_F64, r->dtype, plumb_f64_bits(re));
+                break;
+            }
+            return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "unsupported: convert from %s to %s",
+                           plumb_dtype_name(s->dtype), plumb_dtype_name(r->dtype));
+        }
+        plumb_store_bits(r->dtype, r->data, (size_t)i, bits);
     }
     return true;
 }

@@ -251,6 +251,9 @@ bool rt_ew_convert(const rt_ew_args *a)
     plumb_dtype s = a->t, d = a->rt;
     if (s >= PLUMB_DTYPE_COUNT || d >= PLUMB_DTYPE_COUNT)
         return false;
+    /* complex values run in runtime/k_complex.c (two components per element) */
+    if (plumb_dtype_is_complex(s) || plumb_dtype_is_complex(d))
+        return false;
     /* Identity without rounding or quieting: the engine keeps every bit
      * (f64 through a double register, integers by value). */
     if (s == d && (s == PLUMB_F64 || plumb_dtype_is_int(s))) {
