@@ -472,9 +472,8 @@ static bool has_suffix(const char *s, const char *suf)
     return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
-/* Every file of StableHLO's testdata dynamic/ verifies and round-trips,
- * except those using complex numbers (not in op set v1), which fail with
- * the unsupported-type message. */
+/* Every file of StableHLO's testdata dynamic/ verifies and round-trips
+ * (complex numbers included, op set v2). */
 static void test_testdata_dynamic(void **state)
 {
     (void)state;
@@ -507,17 +506,11 @@ static void test_testdata_dynamic(void **state)
         text[len] = '\0';
         fclose(fp);
         n++;
-        bool complex = strstr(text, "complex<") != NULL;
         plumb_diag d;
         memset(&d, 0, sizeof d);
         ir_module *m = ir_parse(text, (size_t)len, path, NULL, &d);
         bool ok = m && ir_verify(m, NULL, &d);
-        if (complex) {
-            if (ok || d.code != PLUMB_ERR_UNSUPPORTED || !strstr(d.msg, "complex")) {
-                print_message("%s: expected the unsupported complex type, got: %s\n", e->d_name, ok ? "ok" : d.msg);
-                bad++;
-            }
-        } else if (!ok) {
+        if (!ok) {
             print_message("%s:%u:%u: %s\n", e->d_name, d.loc.line, d.loc.col, d.msg);
             bad++;
         } else {
