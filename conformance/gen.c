@@ -29,14 +29,14 @@ static const char *const SH_CONV[] = {"odd", "empty", "one", "wide", "nchw", "gr
 static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
 static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
 static const char *const SH_TOPK[] = {"odd", "one", "wide"};
+/* optimization_barrier: the operand shape; a second operand of another
+ * shape and type passes through beside it */
+static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 /* triangular_solve and cholesky: the shape class fixes the attributes and
  * shapes (gen_linalg), the value class the conditioning (gen_linalg.c) */
 static const char *const SH_TRSM[] = {"left_lower", "left_upper_trans_unit", "right_lower_adjoint", "right_upper_unit",
                                       "batch", "empty"};
 static const char *const SH_CHOL[] = {"lower", "upper", "batch", "one", "empty"};
-/* optimization_barrier: the operand shape; a second operand of another
- * shape and type passes through beside it */
-static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 /* while: loops of 0, 1 and 5 iterations over an odd tensor, and a loop of 3
  * iterations whose body runs a loop of 2 */
 static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
@@ -104,7 +104,6 @@ bool conf_op_poly(plumb_opcode op)
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
-    if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
     switch (plumb_op_get(op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
     case PLUMB_KIND_MOVEMENT:
@@ -158,13 +157,13 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_SORT: *n = LEN(SH_SORT); return SH_SORT;
     case PLUMB_OP_TOP_K: *n = LEN(SH_TOPK); return SH_TOPK;
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
-    case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
-    case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
-    case PLUMB_OP_REDUCE_WINDOW: *n = LEN(SH_RWIN); return SH_RWIN;
-    case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
-    case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_TRIANGULAR_SOLVE: *n = LEN(SH_TRSM); return SH_TRSM;
     case PLUMB_OP_CHOLESKY: *n = LEN(SH_CHOL); return SH_CHOL;
+    case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
+    case PLUMB_OP_REDUCE_WINDOW: *n = LEN(SH_RWIN); return SH_RWIN;
+    case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
+    case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
+    case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     default: break;
     }
@@ -1159,6 +1158,7 @@ static bool gen_branches(gen *g)
     g->ret_types = X;
     return push_case(g, "%r");
 }
+
 /* reduce_window and select_and_scatter (SH_RWIN, SH_SAS): one window
  * geometry per shape class; the init value is the body's identity (the
  * input type's lowest value for maximum, highest for minimum). */
@@ -1240,7 +1240,6 @@ static bool gen_window(gen *g)
     g->ret_types = sas ? X : O;
     return push_case(g, "%r");
 }
-
 
 static bool gen_rng(gen *g)
 {
@@ -2847,8 +2846,8 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     g->dyn = g->dyn_n >= 0;
     if (conf_op_dynamic(g->op)) return gen_dynamic(g);
     if (g->op == PLUMB_OP_OPTIMIZATION_BARRIER) return gen_barrier(g);
-    if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_WHILE) return gen_while(g);
+    if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     switch (plumb_op_get(g->op)->kind) {

@@ -77,8 +77,9 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     uint32_t n = 0;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
     bool linalg = op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY;   /* no "cross" case */
-    if ((oi->kind == PLUMB_KIND_CONTRACTION && op != PLUMB_OP_CONVOLUTION && !linalg) || op == PLUMB_OP_REDUCE ||
-        op == PLUMB_OP_PAD || op == PLUMB_OP_SCATTER)
+    linalg |= op == PLUMB_OP_CONVOLUTION;                                       /* nor for convolution */
+    if ((oi->kind == PLUMB_KIND_CONTRACTION && !linalg) || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD ||
+        op == PLUMB_OP_SCATTER)
         n++;
     switch (op) {
     case PLUMB_OP_POWER: case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
@@ -120,7 +121,6 @@ static uint32_t poly_count(plumb_opcode op)
     default: break;
     }
     if (op == PLUMB_OP_CONVOLUTION) return 0;   /* static operands only */
-    if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
     plumb_kind k = plumb_op_get(op)->kind;
     if (op == PLUMB_OP_REDUCE_WINDOW) return 0;   /* no "dyn_*" family */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
