@@ -36,7 +36,7 @@ else bad "runtime, seed 1, 300 programs: expected exit 0 and 0 findings, got exi
 # ops of every family the generator builds
 if command -v jq > /dev/null 2>&1; then
     if jq -e '.programs == 300 and (.findings | length) == 0 and .coverage.reduce.i32 > 0
-              and .coverage.convert.f16 > 0 and .coverage.add.i1 > 0
+              and ([.coverage.convert[("f16", "bf16", "f32", "f64")] // 0] | add) > 0 and .coverage.add.i1 > 0
               and (.coverage as $c | ["dot_general", "concatenate", "gather", "scatter", "sort", "pad", "iota",
                                       "select", "clamp", "slice", "reshape", "broadcast_in_dim", "transpose"]
                    | all(($c[.] // {} | add // 0) > 0))' "$tmp/rt.json" > /dev/null
