@@ -580,14 +580,14 @@ static bool parse_type(P *p, ir_type *t)
         size_t e = p->pos + 1;
         while (e < p->len && is_id_char((unsigned char)p->src[e]))
             e++;
-        return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (only tensor types are in op set v1)",
+        return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (plumb runs tensor types only)",
                       (int)(e - st > 40 ? 40 : e - st), p->src + st);
     }
     if (!ident(p, &s, &n))
         return expected(p, "a type");
     if (n != 6 || memcmp(s, "tensor", 6) != 0) {
         if ((n == 5 && memcmp(s, "tuple", 5) == 0) || looks_like_elem_type(s, n))
-            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (only ranked tensor types are in op set v1)", (int)n, s);
+            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (plumb runs ranked tensor types only)", (int)n, s);
         p->pos = st;
         return expected(p, "a tensor type");
     }
@@ -638,7 +638,7 @@ static bool parse_type(P *p, ir_type *t)
     size_t eoff = p->pos;
     if (!ident(p, &s, &n)) {
         if (peek(p) == '!')
-            return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED, "unsupported: element type '%.*s' (quantized and custom element types are not in op set v1)",
+            return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED, "unsupported: element type '%.*s' (plumb runs no quantized or custom element types)",
                           (int)(p->len - eoff > 24 ? 24 : p->len - eoff), p->src + eoff);
         return expected(p, "an element type");
     }
@@ -672,7 +672,7 @@ static bool parse_type(P *p, ir_type *t)
             if (!expect(p, '<') || !expect_kw(p, "bounds") || !expect(p, '=') || !parse_bounds(p, t, true) || !expect(p, '>'))
                 return false;
         } else {
-            return err_at(p, aoff, PLUMB_ERR_UNSUPPORTED, "unsupported: tensor encoding (only #stablehlo.bounds is in op set v1)");
+            return err_at(p, aoff, PLUMB_ERR_UNSUPPORTED, "unsupported: tensor encoding (plumb reads #stablehlo.bounds only)");
         }
     }
     if (!expect(p, '>'))
@@ -1520,7 +1520,7 @@ static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
     size_t st = p->pos;
     if (!eat_kw(p, "dense")) {
         if (peek_kw(p, "sparse") || peek_kw(p, "dense_resource"))
-            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: only dense<...> literals are in op set v1");
+            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: plumb reads dense<...> literals only");
         return expected(p, "'dense<...>'");
     }
     if (p->pos >= p->len || p->src[p->pos] != '<')
@@ -2921,7 +2921,7 @@ static bool custom_call(P *p, opb *ob)
         return false;
     plumb_opcode c;
     if (!custom_call_target(s, n, &c))
-        return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in op set v1",
+        return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in plumb's op set",
                       (int)(n > 80 ? 80 : n), s);
     ob->code = c;
     if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
@@ -3055,7 +3055,7 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
                 if (!expect(p, '=') || !precision_list(p, &ob->a))
                     return false;
             } else if (eat_kw(p, "algorithm")) {
-                return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: dot algorithm (not in op set v1)");
+                return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: dot algorithm (plumb does not run the algorithm attribute yet)");
             } else {
                 return expected(p, c == PLUMB_OP_DOT ? "'precision'" : "'batching_dims', 'contracting_dims' or 'precision'");
             }
@@ -3343,7 +3343,7 @@ static bool generic_custom_call(P *p, opb *ob)
         return err_at(p, ob->off, PLUMB_ERR_PARSE, "'stablehlo.custom_call' needs a call_target_name = \"...\" attribute");
     plumb_opcode c;
     if (!custom_call_target(target + 1, tn - 2, &c))
-        return err_at(p, ob->off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in op set v1",
+        return err_at(p, ob->off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in plumb's op set",
                       (int)(tn - 2 > 80 ? 80 : tn - 2), target + 1);
     p->pos = attrs_at;
     attrs_default(&ob->a);
@@ -3437,7 +3437,7 @@ static bool parse_stmt(P *p, ir_block *blk)
             ok = generic_custom_call(p, &ob);
         } else {
             if (!plumb_op_lookup(s, n, &ob.code))
-                return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in op set v1",
+                return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in plumb's op set",
                               (int)(n > 80 ? 80 : n), s);
             ok = generic(p, &ob);
         }
@@ -3450,7 +3450,7 @@ static bool parse_stmt(P *p, ir_block *blk)
             ok = custom_call(p, &ob);
         } else {
             if (!plumb_op_lookup(s, n, &ob.code))
-                return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in op set v1", (int)(n > 80 ? 80 : n), s);
+                return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in plumb's op set", (int)(n > 80 ? 80 : n), s);
             if (ob.code == PLUMB_OP_RETURN && !(n == 16 && memcmp(s, "stablehlo.return", 16) == 0))
                 ob.code = PLUMB_OP_FUNC_RETURN;
             ok = pretty(p, &ob, &has_sig);

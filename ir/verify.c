@@ -1652,7 +1652,7 @@ static bool v_rng(vctx *V, const ir_op *op)
     plumb_dtype eo = op->results[1]->type.dtype;
     if (plumb_dtype_is_float(eo))
         return op_fail(V, op, PLUMB_ERR_UNSUPPORTED,
-                       "unsupported: output element type %s (op set v1 generates integer bits only)", dt(eo));
+                       "unsupported: output element type %s (plumb generates integer bits only)", dt(eo));
     if (!plumb_dtype_is_int(eo))
         return BAD("output element type %s must be an integer type", dt(eo));
     if (!ir_type_is_static(&op->results[1]->type))
@@ -2303,8 +2303,13 @@ static bool verify_op(vctx *V, const ir_op *op)
              * integers) takes them, and plumb not running it on them yet
              * is plumb's limit, not an invalid program (docs/spec/types.md
              * lists the ops that run them). */
+            /* Likewise complex for the ops that move, index, reduce or
+             * window values of any type (the spec's "tensor" operands):
+             * only elementwise ops exclude it by their semantics. */
             if (((PLUMB_TY_BIT(e) & PLUMB_TY_FLOAT8) && (info->types & PLUMB_TY_FLOAT)) ||
-                ((PLUMB_TY_BIT(e) & PLUMB_TY_SUBINT) && (info->types & PLUMB_TY_INT)))
+                ((PLUMB_TY_BIT(e) & PLUMB_TY_SUBINT) && (info->types & PLUMB_TY_INT)) ||
+                (plumb_dtype_is_complex(e) && info->kind != PLUMB_KIND_ELEMENTWISE && info->kind != PLUMB_KIND_CHECK &&
+                 (info->types & PLUMB_TY_FLOAT)))
                 return op_fail(V, op, PLUMB_ERR_UNSUPPORTED,
                                "unsupported: %s %u%s: element type %s (plumb does not run %s on it yet)",
                                p >= 0 ? "operand" : "result", p >= 0 ? (unsigned)p : 0u,

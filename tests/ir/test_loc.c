@@ -256,7 +256,7 @@ static void test_parse_errors_name_origin(void **state)
          "#l1 = loc(\"model.py\":9:4)\n"
          "#l2 = loc(\"jit(f)/while\"(#l1))\n"
          "#l3 = loc(\"cmp\")\n",
-         2, 8, "unsupported: op 'stablehlo.all_reduce' is not in op set v1 (from jit(f)/while at model.py:9:4)"},
+         2, 8, "unsupported: op 'stablehlo.all_reduce' is not in plumb's op set (from jit(f)/while at model.py:9:4)"},
         {"func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
          "  %0 = stablehlo.abs %a : (tensor<3xf32>) -> tensor<2xf32> loc(\"m.py\":4:2)\n"
          "  return %0 : tensor<2xf32>\n"

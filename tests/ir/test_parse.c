@@ -411,7 +411,7 @@ static void test_error_codes(void **state)
     assert_non_null(strstr(d.msg, "unsupported:"));
     assert_null(parse_str("func.func @f() {\n  %0 = stablehlo.all_reduce : tensor<f32>\n}\n", &d));
     assert_int_equal(d.code, PLUMB_ERR_UNSUPPORTED);
-    assert_string_equal(d.msg, "unsupported: op 'stablehlo.all_reduce' is not in op set v1");
+    assert_string_equal(d.msg, "unsupported: op 'stablehlo.all_reduce' is not in plumb's op set");
     assert_null(parse_str("func.func @f() {\n  return %x : tensor<f32>\n}\n", &d));
     assert_int_equal(d.code, PLUMB_ERR_PARSE);
     assert_int_equal(d.loc.line, 2);
