@@ -49,7 +49,11 @@ static bool xb_open(xbackend *b, const conf_exhaustive_opts *o, void *dl, const 
         plumb_runtime_options ro;
         plumb_runtime_options_init(&ro);
         ro.threads = 1;
-        ro.policy = "none"; /* the environment's PLUMB_POLICY never shapes a sweep */
+        /* the environment's PLUMB_POLICY, PLUMB_CONTRACT and PLUMB_CACHE_DIR
+         * never shape a sweep (as for certify: conformance/backend_runtime.c) */
+        ro.policy = "none";
+        ro.contract_file = "";
+        ro.cache_dir = "";
         b->rt = plumb_runtime_create(&ro, d);
         if (!b->rt) return false;
         b->ex = plumb_runtime_compile(b->rt, b->m, NULL, d);
