@@ -318,13 +318,19 @@ static uint64_t fbits(plumb_dtype t, double v)
     }
 }
 
+/* The quiet-NaN bit of a float format; f8E8M0FNU has no mantissa field and none. */
+static uint64_t qbit(const plumb_dtype_info *di)
+{
+    return di->mant_bits ? 1ull << (di->mant_bits - 1) : 0;
+}
+
 /* Special values of float type t as bit patterns. */
 uint32_t conf_float_specials(plumb_dtype t, uint64_t *out)
 {
     const plumb_dtype_info *di = plumb_dtype_get(t);
     uint64_t sign = 1ull << (di->bits - 1);
     uint64_t expm = ((1ull << di->exp_bits) - 1) << di->mant_bits;
-    uint64_t quiet = 1ull << (di->mant_bits - 1);
+    uint64_t quiet = qbit(di);
     uint64_t maxf = expm - 1;                  /* largest finite */
     uint64_t minn = 1ull << di->mant_bits;     /* smallest normal */
     uint64_t one = fbits(t, 1.0);
@@ -1791,7 +1797,7 @@ static bool gen_cross_pad(gen *g)
     uint32_t np = 0;
     if (plumb_dtype_is_float(t)) {
         uint64_t sign = 1ull << (di->bits - 1), expm = ((1ull << di->exp_bits) - 1) << di->mant_bits;
-        pv[np++] = expm | (1ull << (di->mant_bits - 1)) | 5; /* quiet NaN, payload 5 */
+        pv[np++] = expm | qbit(di) | 5; /* quiet NaN, payload 5 */
         pv[np++] = sign;
         pv[np++] = expm | sign;
         pv[np++] = 1;
@@ -2313,7 +2319,7 @@ static void special_rows(plumb_dtype t, plumb_tensor *x, int64_t rows, int64_t l
 {
     const plumb_dtype_info *di = plumb_dtype_get(t);
     uint64_t sign = 1ull << (di->bits - 1), expm = ((1ull << di->exp_bits) - 1) << di->mant_bits;
-    uint64_t qnan = expm | (1ull << (di->mant_bits - 1)) | 3, one = fbits(t, 1.0), two = fbits(t, 2.0), half = fbits(t, 0.5);
+    uint64_t qnan = expm | qbit(di) | 3, one = fbits(t, 1.0), two = fbits(t, 2.0), half = fbits(t, 0.5);
     uint64_t maxf = expm - 1;
     uint64_t pat[][4] = {
         {qnan, one, two, half}, {expm, one, two | sign, half}, {expm, expm | sign, one, one},
@@ -2446,13 +2452,13 @@ static bool forms_sort(gen *g, plumb_dtype t)
                  * ±0, ±inf and NaNs of distinct payloads */
                 uint64_t expm = ((1ull << di->exp_bits) - 1) << di->mant_bits;
                 if (i < 4) b = (i & 1 ? sign : 0) | (i < 2 ? 0 : expm);
-                else if (i < 12) b = (i & 1 ? sign : 0) | expm | (1ull << (di->mant_bits - 1)) | (uint64_t)i;
+                else if (i < 12) b = (i & 1 ? sign : 0) | expm | qbit(di) | (uint64_t)i;
                 else b = (i & 1 ? sign : 0) | (fbits(t, 1.0) + (uint64_t)i * 977);
             } else {
                 static const double pool[] = {0.0, -0.0, 1.0, -1.0, 2.5, INFINITY, -INFINITY, 1.0, 0.0};
                 b = fbits(t, pool[gsl_rng_uniform_int(g->rng, LEN(pool))]);
                 if (total && gsl_rng_uniform_int(g->rng, 5) == 0) /* NaNs of two payloads, both signs */
-                    b = ((1ull << di->exp_bits) - 1) << di->mant_bits | (1ull << (di->mant_bits - 1)) |
+                    b = ((1ull << di->exp_bits) - 1) << di->mant_bits | qbit(di) |
                         gsl_rng_uniform_int(g->rng, 2) | (gsl_rng_uniform_int(g->rng, 2) ? sign : 0);
             }
             plumb_store_bits(t, key->data, (size_t)i, b);
@@ -2505,7 +2511,7 @@ static bool forms_pad(gen *g)
         for (int i = 0; i < 2; i++) od[i] = pf[k].lo[i] + pf[k].hi[i] + xd[i] + (xd[i] - 1) * pf[k].in[i];
         param(g, "x", t, 2, xd, "special", 0, 0);
         plumb_tensor *v = param(g, "v", t, 0, NULL, NULL, 0, 0);
-        if (v) plumb_store_bits(t, v->data, 0, (((1ull << di->exp_bits) - 1) << di->mant_bits) | (1ull << (di->mant_bits - 1)) | 9);
+        if (v) plumb_store_bits(t, v->data, 0, (((1ull << di->exp_bits) - 1) << di->mant_bits) | qbit(di) | 9);
         const char *U = tys(g, t, 2, od);
         plumb_buf_printf(&g->body, "  %%r = stablehlo.pad %%x, %%v, low = [%lld, %lld], high = [%lld, %lld], interior = [%lld, %lld] : (%s, %s) -> %s\n",
                          (long long)pf[k].lo[0], (long long)pf[k].lo[1], (long long)pf[k].hi[0], (long long)pf[k].hi[1],

@@ -18,7 +18,8 @@
 
 #define RT_MAX_OUT 8
 
-static plumb_runtime *rt_cfg[4][3];   /* [isa][threads] */
+#define RT_MAX_THREADS 4
+static plumb_runtime *rt_cfg[4][RT_MAX_THREADS + 1];   /* [isa][threads] */
 
 static plumb_isa rt_hw_isa(void)
 {
@@ -36,6 +37,7 @@ static plumb_isa rt_hw_isa(void)
 
 static plumb_runtime *rt_get(plumb_isa isa, uint32_t threads)
 {
+    assert_true(threads <= RT_MAX_THREADS);
     if (!rt_cfg[isa][threads]) {
         plumb_runtime_options o;
         plumb_runtime_options_init(&o);
@@ -54,7 +56,7 @@ static plumb_runtime *rt_get(plumb_isa isa, uint32_t threads)
 static void rt_free_all(void)
 {
     for (int i = 0; i < 4; i++)
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t <= RT_MAX_THREADS; t++)
             if (rt_cfg[i][t]) {
                 plumb_runtime_destroy(rt_cfg[i][t]);
                 rt_cfg[i][t] = NULL;

@@ -34,7 +34,8 @@ static size_t float_specials(plumb_dtype t, uint64_t *v)
 {
     const plumb_dtype_info *d = plumb_dtype_get(t);
     uint64_t s = 1ull << (d->bits - 1), em = ((1ull << d->exp_bits) - 1) << d->mant_bits;
-    uint64_t one = ((1ull << (d->exp_bits - 1)) - 1) << d->mant_bits, q = 1ull << (d->mant_bits - 1);
+    /* q: the quiet bit; formats without a mantissa field (f8E8M0FNU) have none */
+    uint64_t one = ((1ull << (d->exp_bits - 1)) - 1) << d->mant_bits, q = d->mant_bits ? 1ull << (d->mant_bits - 1) : 0;
     uint64_t base[] = {0, one, em, em | q, em | 1, em | q | 3, em - 1, 1, (1ull << d->mant_bits) - 1,
                        1ull << d->mant_bits, one + 1, one - 1, one + (1ull << d->mant_bits), one | q};
     size_t n = 0;
