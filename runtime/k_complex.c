@@ -561,8 +561,8 @@ static bool part(plumb_tensor *const *in, plumb_tensor *const *out, bool imag)
     uint64_t n = plumb_tensor_numel(r);
     size_t es = plumb_dtype_size(r->dtype);
     if (!plumb_dtype_is_complex(s->dtype)) {
-        if (imag)
-            memset(r->data, 0, n * es);   /* +0 in f32 and f64 */
+        if (imag && n)
+            memset(r->data, 0, n * es);   /* +0 in f32 and f64; an empty tensor has no data */
         else if (n)
             memcpy(r->data, s->data, n * es);
         return true;
