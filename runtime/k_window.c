@@ -238,7 +238,9 @@ static void f32_row_avx2(bool is_max, float *acc, const float *src, int64_t n)
     int64_t j = 0;
     for (; j + 8 <= n; j += 8) {
         __m256 a = _mm256_loadu_ps(acc + j), b = _mm256_loadu_ps(src + j);
-        __m256 r = _mm256_blendv_ps(b, a, _mm256_cmp_ps(a, b, is_max ? _CMP_GT_OQ : _CMP_LT_OQ));
+        /* the predicate must be a constant expression (clang requires it) */
+        __m256 win = is_max ? _mm256_cmp_ps(a, b, _CMP_GT_OQ) : _mm256_cmp_ps(a, b, _CMP_LT_OQ);
+        __m256 r = _mm256_blendv_ps(b, a, win);
         r = _mm256_blendv_ps(r, is_max ? _mm256_and_ps(a, b) : _mm256_or_ps(a, b), _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
         r = _mm256_blendv_ps(r, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q));
         _mm256_storeu_ps(acc + j, _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q)));
