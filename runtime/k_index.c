@@ -22,6 +22,7 @@
 
 #include "plumb/dtype.h"
 #include "rt_internal.h"
+#include "rt_copy.h"
 
 static bool in_list(const ir_ints *v, int64_t d)
 {
@@ -167,6 +168,8 @@ typedef struct gather_rows_job {
     uint32_t nb;
     int64_t bdims[PLUMB_MAX_RANK];
     uint64_t len;    /* elements per slice */
+    plumb_isa isa;
+    bool stream;     /* the result is large: streaming stores (rt_copy.h) */
 } gather_rows_job;
 
 /* The first operand element of result row r's window, or -1 when the
@@ -224,8 +227,10 @@ static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t 
             __atomic_store_n(&j->outside, true, __ATOMIC_RELAXED);
             continue;
         }
-        memcpy(dst, base + (size_t)s * esz, bytes);
+        if (rj->stream) rt_copy_stream(rj->isa, dst, base + (size_t)s * esz, bytes);
+        else memcpy(dst, base + (size_t)s * esz, bytes);
     }
+    if (rj->stream) rt_copy_fence(rj->isa);
 }
 
 /* True (and the copy done) when gather can run as row copies. */
@@ -250,6 +255,8 @@ static bool gather_rows(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *i
     rj.len = len;
     uint64_t rows = 1;
     for (uint32_t i = 0; i < nb; i++) rows *= (uint64_t)ibdims[i];
+    rj.isa = rt_isa(x);
+    rj.stream = j->res->nbytes >= RT_STREAM_MIN_BYTES;
     /* chunks of at least ~16k elements, as the element path */
     rt_parallel_for(x, rows, len >= 16384 ? 1 : 16384 / len, gather_rows_range, &rj);
     return true;

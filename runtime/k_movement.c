@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plumb/dtype.h"
+#include "rt_copy.h"
 #include "rt_internal.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -204,6 +205,8 @@ typedef struct copy_job {
     int tp;           /* >= 0: transpose dim p (source stride 1) with the last dim */
     uint64_t ablocks; /* TB blocks of dim tp */
     tr_blk_fn blk;
+    plumb_isa isa;
+    bool stream;      /* contiguous rows of a large copy: streaming stores (rt_copy.h) */
 } copy_job;
 
 static inline void copy_elem(unsigned char *d, const unsigned char *s, size_t es)
@@ -282,13 +285,15 @@ static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         unsigned char *d = j->dst + dof * (int64_t)es;
         const unsigned char *s = j->src + so * (int64_t)es;
         if (sst == 1 && dst == 1) {
-            memcpy(d, s, (size_t)n * es);
+            if (j->stream) rt_copy_stream(j->isa, d, s, (size_t)n * es);
+            else memcpy(d, s, (size_t)n * es);
         } else if (sst == 0 && dst == 1) {
             for (int64_t i = 0; i < n; i++) copy_elem(d + i * (int64_t)es, s, es);
         } else {
             for (int64_t i = 0; i < n; i++) copy_elem(d + i * dst * (int64_t)es, s + i * sst * (int64_t)es, es);
         }
     }
+    if (j->stream) rt_copy_fence(j->isa);
 }
 
 /* dst[dbase + Σ i_k ds_k] = src[sbase + Σ i_k ss_k] over shape. */
@@ -348,6 +353,8 @@ static void strided_copy(rt_exec *x, uint32_t rank, const int64_t *shape, const 
         else per *= (uint64_t)j.shape[k];
     }
     uint64_t grain = per >= 32768 ? 1 : 32768 / per;
+    j.isa = rt_isa(x);
+    j.stream = !j.tiled && j.ss[j.rank - 1] == 1 && j.ds[j.rank - 1] == 1 && total * es >= RT_STREAM_MIN_BYTES;
     rt_parallel_for(x, rows, grain, copy_rows, &j);
 }
 
@@ -614,13 +621,67 @@ typedef struct fill_job {
     unsigned char *dst;
     const unsigned char *val;
     size_t es;
+    plumb_isa isa;
+    bool stream;
 } fill_job;
 
 static void fill_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     fill_job *f = ctx;
-    for (uint64_t i = begin; i < end; i++) copy_elem(f->dst + i * f->es, f->val, f->es);
+    rt_fill(f->isa, f->dst + begin * f->es, f->val, f->es, (size_t)(end - begin), f->stream);
+    if (f->stream) rt_copy_fence(f->isa);
+}
+
+/* Pad without interior padding, one pass over the result: each result row
+ * (innermost dimension) is the padding value where it lies outside the
+ * operand in an outer dimension, else the value up to the operand's first
+ * element, a copy of the operand's row (cropped by negative padding), and
+ * the value after it. Every result element is written once. */
+typedef struct pad_job {
+    const unsigned char *src, *val;
+    unsigned char *dst;
+    size_t es;
+    uint32_t rank;                       /* >= 1 */
+    int64_t rdims[PLUMB_MAX_RANK], adims[PLUMB_MAX_RANK], lo[PLUMB_MAX_RANK], as[PLUMB_MAX_RANK];
+    plumb_isa isa;
+    bool stream;
+} pad_job;
+
+static void pad_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const pad_job *p = ctx;
+    uint32_t last = p->rank - 1;
+    int64_t n = p->rdims[last], an = p->adims[last], lo = p->lo[last];
+    /* the result positions [p0, p0 + cnt) hold operand elements a0.. */
+    int64_t a0 = lo < 0 ? -lo : 0, p0 = lo < 0 ? 0 : lo;
+    int64_t cnt = an - a0 < n - p0 ? an - a0 : n - p0;
+    if (cnt < 0) cnt = 0;
+    if (p0 > n) p0 = n;
+    size_t es = p->es;
+    for (uint64_t row = begin; row < end; row++) {
+        unsigned char *d = p->dst + row * (uint64_t)n * es;
+        uint64_t q = row;
+        int64_t so = 0;
+        bool inside = cnt > 0;
+        for (uint32_t k = last; k-- > 0;) {
+            int64_t i = (int64_t)(q % (uint64_t)p->rdims[k]) - p->lo[k];
+            q /= (uint64_t)p->rdims[k];
+            inside &= i >= 0 && i < p->adims[k];
+            so += i * p->as[k];
+        }
+        if (!inside) {
+            rt_fill(p->isa, d, p->val, es, (size_t)n, p->stream);
+            continue;
+        }
+        rt_fill(p->isa, d, p->val, es, (size_t)p0, p->stream);
+        const unsigned char *s = p->src + (so + a0) * (int64_t)es;
+        if (p->stream) rt_copy_stream(p->isa, d + p0 * (int64_t)es, s, (size_t)cnt * es);
+        else memcpy(d + p0 * (int64_t)es, s, (size_t)cnt * es);
+        rt_fill(p->isa, d + (p0 + cnt) * (int64_t)es, p->val, es, (size_t)(n - p0 - cnt), p->stream);
+    }
+    if (p->stream) rt_copy_fence(p->isa);
 }
 
 bool rt_op_PAD(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
@@ -631,15 +692,44 @@ bool rt_op_PAD(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tenso
         pv->rank != 0 || pv->dtype != a->dtype || r->dtype != a->dtype)
         return rt_fail(x, op, PLUMB_ERR_INVALID, "padding attributes or padding value do not match the operand");
     size_t es = esize(r);
-    fill_job f = {r->data, pv->data, es};
-    rt_parallel_for(x, plumb_tensor_numel(r), 65536, fill_range, &f);
+    uint64_t numel = plumb_tensor_numel(r);
+    bool stream = numel * es >= RT_STREAM_MIN_BYTES;
+    bool interior = false;
+    for (uint32_t d = 0; d < a->rank; d++) {
+        if (op->a.interior.v[d] < 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "negative interior padding in dimension %u", d);
+        interior |= op->a.interior.v[d] != 0;
+    }
+    if (numel == 0) return true;
+    if (!interior) {
+        pad_job p;
+        memset(&p, 0, sizeof p);
+        p.src = a->data;
+        p.val = pv->data;
+        p.dst = r->data;
+        p.es = es;
+        p.rank = a->rank ? a->rank : 1;
+        p.rdims[0] = p.adims[0] = 1;
+        for (uint32_t d = 0; d < a->rank; d++) {
+            p.rdims[d] = r->dims[d];
+            p.adims[d] = a->dims[d];
+            p.lo[d] = op->a.low.v[d];
+        }
+        strides_of(a, p.as);
+        p.isa = rt_isa(x);
+        p.stream = stream;
+        uint64_t n = (uint64_t)p.rdims[p.rank - 1];
+        rt_parallel_for(x, numel / n, n >= 16384 ? 1 : 16384 / n, pad_rows, &p);
+        return true;
+    }
+    fill_job f = {r->data, pv->data, es, rt_isa(x), stream};
+    rt_parallel_for(x, numel, 65536, fill_range, &f);
     int64_t as[PLUMB_MAX_RANK], rs[PLUMB_MAX_RANK], shape[PLUMB_MAX_RANK], ss[PLUMB_MAX_RANK], ds[PLUMB_MAX_RANK];
     int64_t sbase = 0, dbase = 0;
     strides_of(a, as);
     strides_of(r, rs);
     for (uint32_t d = 0; d < a->rank; d++) {
         int64_t lo = op->a.low.v[d], st = op->a.interior.v[d] + 1;
-        if (st < 1) return rt_fail(x, op, PLUMB_ERR_INVALID, "negative interior padding in dimension %u", d);
         /* operand indices o with 0 <= lo + o*st < dim(r) */
         int64_t o0 = lo >= 0 ? 0 : (-lo + st - 1) / st;
         int64_t o1 = a->dims[d] - 1;
