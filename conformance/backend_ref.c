@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "certify.h"
+#include "plumb/complex.h"
 #include "plumb/ref.h"
 
 /* ---- shared helpers ----------------------------------------------------- */
@@ -69,8 +70,13 @@ uint32_t conf_bk_abi_mask(uint32_t plumb_mask)
     for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
         if (!(plumb_mask & PLUMB_TY_BIT(t)))
             continue;
+        /* bit b of the ABI mask (include/plumb/backend.h; 13-29 since ABI 1.3) */
         static const char *const names[] = {"i1", "i8", "i16", "i32", "i64", "ui8", "ui16",
-                                            "ui32", "ui64", "f16", "bf16", "f32", "f64"};
+                                            "ui32", "ui64", "f16", "bf16", "f32", "f64",
+                                            "complex<f32>", "complex<f64>", "f8E4M3FN", "f8E5M2",
+                                            "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E3M4",
+                                            "f8E4M3", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN",
+                                            "i2", "i4", "ui2", "ui4"};
         for (uint32_t b = 0; b < sizeof names / sizeof names[0]; b++)
             if (strcmp(names[b], plumb_dtype_name((plumb_dtype)t)) == 0)
                 out |= 1u << b;
@@ -249,15 +255,16 @@ size_t conf_bk_table_ops(plumb_backend_op_cap *ops)
         /* structure and checks are not ops a backend claims, except the
          * control-flow ops of op set v2 that compute results */
         if ((oi->kind == PLUMB_KIND_FUNC || oi->kind == PLUMB_KIND_CHECK) && op != PLUMB_OP_OPTIMIZATION_BARRIER &&
-            op != PLUMB_OP_WHILE && op != PLUMB_OP_IF && op != PLUMB_OP_CASE)
+            op != PLUMB_OP_WHILE && op != PLUMB_OP_IF && op != PLUMB_OP_CASE && op != PLUMB_OP_MAP)
             continue;
-        /* an op none of whose types has an ABI bit yet (stablehlo.complex:
-         * complex has none, docs/spec/complex.md) cannot be claimed */
-        if (!conf_bk_abi_mask(oi->types))
+        /* complex is outside the rows' masks: an op takes it when
+         * ir_complex_accepts says so (docs/spec/complex.md) */
+        uint32_t types = oi->types | (ir_complex_accepts((plumb_opcode)op) ? PLUMB_TY_COMPLEX : 0);
+        if (!conf_bk_abi_mask(types))
             continue;
         ops[n].struct_size = sizeof ops[n];
         ops[n].name = oi->name;
-        ops[n].dtypes = conf_bk_abi_mask(oi->types);
+        ops[n].dtypes = conf_bk_abi_mask(types);
         n++;
     }
     return n;

@@ -87,6 +87,12 @@ void conf_backend_close(conf_backend *b);
 bool conf_api_validate(const plumb_backend_api *api, const char *where, plumb_diag *d);
 bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
                          conf_caps *out, plumb_diag *d);
+/* The same for a table of ABI 1.abi_minor: element-type bits the minor does
+ * not define (1.3's complex, FP8/FP6/FP4 and sub-byte bits in a 1.2 table)
+ * are rejected, naming the version. conf_caps_translate assumes the
+ * current minor. */
+bool conf_caps_translate_minor(const plumb_backend_capabilities *c, uint32_t abi_minor, const char *where,
+                               conf_caps *out, plumb_diag *d);
 
 /* ABI 1.2's optional explain: whether the table has it (a 1.0/1.1 table or a
  * NULL pointer: "no explanations"), and why the instance's last compile call

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "certify.h"
+#include "plumb/complex.h"
 
 /* ---- the guard: which plugin call a child is in, and what it printed ------ */
 
@@ -123,10 +124,20 @@ static bool call_leave(const char *where, const char *call, plumb_diag *d)
     return false;
 }
 
-/* ABI dtype bits in the order of ir/dtypes.def: one name per bit. */
+/* ABI dtype bits in the order of ir/dtypes.def: one name per bit. Bits 0-12
+ * are ABI 1.0's, 13-29 ABI 1.3's (backend.h). */
 static const char *const abi_dtype_names[] = {
     "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16", "bf16", "f32", "f64",
+    "complex<f32>", "complex<f64>", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ",
+    "f8E3M4", "f8E4M3", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN", "i2", "i4", "ui2", "ui4",
 };
+_Static_assert(sizeof abi_dtype_names / sizeof abi_dtype_names[0] == 30, "one name per PLUMB_BACKEND_DT_* bit");
+
+/* The element-type bits a table of ABI 1.abi_minor may set. */
+static uint32_t abi_known_bits(uint32_t abi_minor)
+{
+    return abi_minor >= 3 ? PLUMB_BACKEND_DT_ALL_V1_3 : PLUMB_BACKEND_DT_ALL_V1;
+}
 
 /* Maps an ABI dtype mask onto plumb's PLUMB_TY_BIT mask by name, so the two
  * numberings can diverge without anyone noticing here. */
@@ -232,6 +243,12 @@ static plumb_dtype dtype_from_abi_bit(uint32_t bit)
 bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
                          conf_caps *out, plumb_diag *d)
 {
+    return conf_caps_translate_minor(c, PLUMB_BACKEND_ABI_MINOR, where, out, d);
+}
+
+bool conf_caps_translate_minor(const plumb_backend_capabilities *c, uint32_t abi_minor, const char *where,
+                               conf_caps *out, plumb_diag *d)
+{
     plumb_loc nl = {0, 0};
     memset(out, 0, sizeof *out);
     if (!c) {
@@ -270,18 +287,29 @@ bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
                            where, oc->name ? oc->name : "(null)");
             return false;
         }
-        if (oc->dtypes & ~PLUMB_BACKEND_DT_ALL_V1) {
-            plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
-                           "%s: capabilities of op '%s' set unknown element-type bits 0x%x",
-                           where, oc->name, oc->dtypes & ~PLUMB_BACKEND_DT_ALL_V1);
+        if (oc->dtypes & ~abi_known_bits(abi_minor)) {
+            /* A bit of a later minor in an older table is as unknown as
+             * one no version defines: the backend was built against a
+             * header that did not have it. */
+            if (abi_minor < 3 && !(oc->dtypes & ~PLUMB_BACKEND_DT_ALL_V1_3))
+                plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
+                               "%s: capabilities of op '%s' set element-type bits 0x%x, which ABI 1.3 defines, "
+                               "but the table says ABI %u.%u",
+                               where, oc->name, oc->dtypes & ~PLUMB_BACKEND_DT_ALL_V1, PLUMB_BACKEND_ABI_MAJOR,
+                               abi_minor);
+            else
+                plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
+                               "%s: capabilities of op '%s' set unknown element-type bits 0x%x",
+                               where, oc->name, oc->dtypes & ~abi_known_bits(abi_minor));
             return false;
         }
         uint32_t m = abi_to_plumb_mask(oc->dtypes);
-        uint32_t bad = m & ~plumb_op_get(op)->types;
+        uint32_t accepts = plumb_op_get(op)->types | (ir_complex_accepts(op) ? PLUMB_TY_COMPLEX : 0);
+        uint32_t bad = m & ~accepts;
         if (bad) {
-            char names[128];
+            char names[256];
             uint32_t abi_bad = 0;
-            for (uint32_t b = 0; b < 13; b++)
+            for (uint32_t b = 0; b < 30; b++)
                 if (abi_to_plumb_mask(1u << b) & bad)
                     abi_bad |= 1u << b;
             mask_names(abi_bad, names, sizeof names);
@@ -308,7 +336,7 @@ bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
         return false;
     }
     out->poly = (plumb_backend_poly)c->polymorphic_shapes;
-    const uint32_t float_abi = PLUMB_BACKEND_DT_F16 | PLUMB_BACKEND_DT_BF16 | PLUMB_BACKEND_DT_F32 | PLUMB_BACKEND_DT_F64;
+    const uint32_t float_abi = conf_bk_abi_mask(PLUMB_TY_FLOAT | PLUMB_TY_FLOAT8) & abi_known_bits(abi_minor);
     if (c->flush_subnormals & ~float_abi) {
         plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
                        "%s: capabilities: flush_subnormals 0x%x names types that are not floats",
@@ -543,7 +571,7 @@ static bool open_here(const char *spec, const plumb_backend_option *options, siz
     }
     plumb_backend_capabilities_args ka = {sizeof ka, b->inst, NULL};
     if (!BK_CALL(b, "capabilities", api->capabilities(&ka), d) ||
-        !conf_caps_translate(ka.capabilities, spec, &b->caps, d)) {
+        !conf_caps_translate_minor(ka.capabilities, api->abi_minor, spec, &b->caps, d)) {
         conf_backend_close(b);
         return false;
     }

@@ -31,6 +31,9 @@
  *  - A value may be APPENDED to an enumeration in a minor version too (1.1:
  *    PLUMB_BACKEND_POLY_UNBOUNDED); a loader that does not know a value
  *    rejects the capabilities that use it, naming the field and the value.
+ *  - Element-type bits are APPENDED too (1.3: complex, FP8/FP6/FP4, i2/i4/
+ *    ui2/ui4); a loader rejects a bit the table's abi_minor does not define,
+ *    and a backend of an older minor simply claims none of the new types.
  *  - A function APPENDED to the table (1.2: explain) is optional: a loader
  *    uses it only when the table's struct_size holds it and it is not NULL,
  *    and treats an older table as "no explanations".
@@ -62,7 +65,7 @@ extern "C" {
 #endif
 
 #define PLUMB_BACKEND_ABI_MAJOR 1u
-#define PLUMB_BACKEND_ABI_MINOR 2u
+#define PLUMB_BACKEND_ABI_MINOR 3u
 
 /* The symbol a plugin exports and its type. */
 #define PLUMB_BACKEND_GET_API_SYMBOL "plumb_backend_get_api"
@@ -100,6 +103,28 @@ typedef struct plumb_backend_executable plumb_backend_executable; /* one compile
 #define PLUMB_BACKEND_DT_F32   (1u << 11)
 #define PLUMB_BACKEND_DT_F64   (1u << 12)
 #define PLUMB_BACKEND_DT_ALL_V1 ((1u << 13) - 1u)  /* every bit ABI 1.0 defines */
+/* ABI 1.3: complex, the FP8/FP6/FP4 formats and the sub-byte integers
+ * (docs/spec/complex.md, docs/spec/types.md). A table whose abi_minor is
+ * below 3 may set none of these bits; a 1.0-1.2 backend keeps loading and
+ * its cases of these types are reported as not claimed. */
+#define PLUMB_BACKEND_DT_C64            (1u << 13)  /* complex<f32> */
+#define PLUMB_BACKEND_DT_C128           (1u << 14)  /* complex<f64> */
+#define PLUMB_BACKEND_DT_F8E4M3FN       (1u << 15)
+#define PLUMB_BACKEND_DT_F8E5M2         (1u << 16)
+#define PLUMB_BACKEND_DT_F8E4M3FNUZ     (1u << 17)
+#define PLUMB_BACKEND_DT_F8E5M2FNUZ     (1u << 18)
+#define PLUMB_BACKEND_DT_F8E4M3B11FNUZ  (1u << 19)
+#define PLUMB_BACKEND_DT_F8E3M4         (1u << 20)
+#define PLUMB_BACKEND_DT_F8E4M3         (1u << 21)
+#define PLUMB_BACKEND_DT_F8E8M0FNU      (1u << 22)
+#define PLUMB_BACKEND_DT_F6E2M3FN       (1u << 23)
+#define PLUMB_BACKEND_DT_F6E3M2FN       (1u << 24)
+#define PLUMB_BACKEND_DT_F4E2M1FN       (1u << 25)
+#define PLUMB_BACKEND_DT_I2             (1u << 26)
+#define PLUMB_BACKEND_DT_I4             (1u << 27)
+#define PLUMB_BACKEND_DT_UI2            (1u << 28)
+#define PLUMB_BACKEND_DT_UI4            (1u << 29)
+#define PLUMB_BACKEND_DT_ALL_V1_3 ((1u << 30) - 1u) /* every bit ABI 1.3 defines */
 
 /* ---- errors ---------------------------------------------------------------- */
 typedef enum plumb_backend_code {
@@ -254,14 +279,18 @@ typedef struct plumb_backend_executable_free_args {
 
 /* ---- execute ---------------------------------------------------------------
  * Host buffers: dense, row-major, little-endian, i1 as one byte (0 or 1) per
- * element, f16/bf16 as their 16-bit patterns. byte_size must equal the
+ * element, f16/bf16 as their 16-bit patterns; ABI 1.3: complex as two
+ * components (real first, 8 or 16 bytes), the FP8/FP6/FP4 formats and
+ * i2/i4/ui2/ui4 as one byte per element holding the pattern in its low bits
+ * (the high bits zero; a signed sub-byte value is not sign-extended). byte_size must equal the
  * element count times the element size. Buffers always carry actual dims:
  * an input of a `?` parameter has the size of this call, and the backend
  * returns each output with the size it computed (see plumb_backend_poly
  * for what happens with a size above a bound). */
 typedef struct plumb_backend_buffer {
     size_t struct_size;        /* sizeof(plumb_backend_buffer) */
-    const char *dtype;         /* StableHLO spelling: "i1", "i8", ..., "ui64", "f16", "bf16", "f32", "f64" */
+    const char *dtype;         /* StableHLO spelling: "i1", "i8", ..., "ui64", "f16", "bf16", "f32", "f64";
+                                * ABI 1.3: "complex<f32>", "complex<f64>", "f8E4M3FN", ..., "i4", "ui2" */
     uint32_t rank;
     const int64_t *dims;       /* rank elements per dimension; may be NULL when rank == 0 */
     void *data;                /* byte_size bytes; may be NULL when byte_size == 0 */
@@ -374,6 +403,14 @@ PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi
 #else
 #define PLUMB_BACKEND_PIN(c, m) _Static_assert(c, m)
 #endif
+
+/* Element-type bits are released values (ABI 1.0 and 1.3). */
+PLUMB_BACKEND_PIN(PLUMB_BACKEND_DT_I1 == 0x1u && PLUMB_BACKEND_DT_F64 == 0x1000u && PLUMB_BACKEND_DT_ALL_V1 == 0x1FFFu,
+                  "element-type bits (ABI 1.0)");
+PLUMB_BACKEND_PIN(PLUMB_BACKEND_DT_C64 == 0x2000u && PLUMB_BACKEND_DT_C128 == 0x4000u
+                  && PLUMB_BACKEND_DT_F8E4M3FN == 0x8000u && PLUMB_BACKEND_DT_F4E2M1FN == 0x2000000u
+                  && PLUMB_BACKEND_DT_I2 == 0x4000000u && PLUMB_BACKEND_DT_UI4 == 0x20000000u
+                  && PLUMB_BACKEND_DT_ALL_V1_3 == 0x3FFFFFFFu, "element-type bits (ABI 1.3)");
 
 /* Enumeration values are released too: they travel as uint32_t. */
 PLUMB_BACKEND_PIN(PLUMB_BACKEND_POLY_NONE == 0 && PLUMB_BACKEND_POLY_PER_SHAPE == 1 && PLUMB_BACKEND_POLY_BOUNDED == 2

@@ -56,6 +56,88 @@ static void test_layout_pins(void **state)
                      PLUMB_TY_BIT(PLUMB_BF16) | PLUMB_TY_BIT(PLUMB_I1));
 }
 
+/* ABI 1.3's element-type bits: every plumb type has exactly one bit, bits
+ * 13-29 in the order of ir/dtypes.def (written out by hand: they are ABI),
+ * and a translation in each direction by name. */
+static void test_dtype_bits_1_3(void **state)
+{
+    (void)state;
+    assert_true(PLUMB_BACKEND_ABI_MINOR >= 3);
+    static const struct { plumb_dtype t; uint32_t bit; } want[] = {
+        {PLUMB_I1, 0x1u}, {PLUMB_F64, 0x1000u}, {PLUMB_C64, 0x2000u}, {PLUMB_C128, 0x4000u},
+        {PLUMB_F8E4M3FN, 0x8000u}, {PLUMB_F8E5M2, 0x10000u}, {PLUMB_F8E4M3FNUZ, 0x20000u},
+        {PLUMB_F8E5M2FNUZ, 0x40000u}, {PLUMB_F8E4M3B11FNUZ, 0x80000u}, {PLUMB_F8E3M4, 0x100000u},
+        {PLUMB_F8E4M3, 0x200000u}, {PLUMB_F8E8M0FNU, 0x400000u}, {PLUMB_F6E2M3FN, 0x800000u},
+        {PLUMB_F6E3M2FN, 0x1000000u}, {PLUMB_F4E2M1FN, 0x2000000u}, {PLUMB_I2, 0x4000000u},
+        {PLUMB_I4, 0x8000000u}, {PLUMB_UI2, 0x10000000u}, {PLUMB_UI4, 0x20000000u},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(conf_bk_abi_mask(PLUMB_TY_BIT(want[i].t)), want[i].bit);
+        assert_int_equal(conf_bk_plumb_mask(want[i].bit), PLUMB_TY_BIT(want[i].t));
+    }
+    uint32_t all = 0;
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
+        uint32_t m = conf_bk_abi_mask(PLUMB_TY_BIT(t));
+        assert_int_equal(__builtin_popcount(m), 1);
+        all |= m;
+    }
+    assert_int_equal(all, PLUMB_BACKEND_DT_ALL_V1_3);
+    assert_int_equal(PLUMB_BACKEND_DT_C64, 1u << 13);
+    assert_int_equal(PLUMB_BACKEND_DT_UI4, 1u << 29);
+}
+
+/* What a table may claim of the 1.3 types: complex where the op takes it
+ * (add, not popcnt), FP8 where the row says (convert, not add yet unless
+ * the row grew), and nothing of 1.3 in a table that says 1.2, by name. */
+static void test_caps_1_3(void **state)
+{
+    (void)state;
+    conf_caps out;
+    plumb_diag d;
+    plumb_backend_op_cap cplx[] = {{sizeof(plumb_backend_op_cap), "add", PLUMB_BACKEND_DT_C64 | PLUMB_BACKEND_DT_F32},
+                                   {sizeof(plumb_backend_op_cap), "convert",
+                                    PLUMB_BACKEND_DT_F8E4M3FN | PLUMB_BACKEND_DT_F4E2M1FN | PLUMB_BACKEND_DT_I4}};
+    plumb_backend_capabilities c = {0};
+    c.struct_size = sizeof c;
+    c.ops = cplx;
+    c.n_ops = 2;
+    plumb_diag_clear(&d);
+    assert_true(conf_caps_translate_minor(&c, 3, "x.so", &out, &d));
+    assert_int_equal(out.claims[PLUMB_OP_ADD], PLUMB_TY_BIT(PLUMB_C64) | PLUMB_TY_BIT(PLUMB_F32));
+    assert_int_equal(out.claims[PLUMB_OP_CONVERT],
+                     PLUMB_TY_BIT(PLUMB_F8E4M3FN) | PLUMB_TY_BIT(PLUMB_F4E2M1FN) | PLUMB_TY_BIT(PLUMB_I4));
+    /* the same table from a 1.2 backend: bits it cannot know of */
+    plumb_diag_clear(&d);
+    assert_false(conf_caps_translate_minor(&c, 2, "x.so", &out, &d));
+    assert_non_null(strstr(d.msg, "which ABI 1.3 defines, but the table says ABI 1.2"));
+    /* complex on an op that never takes it */
+    plumb_backend_op_cap pop[] = {{sizeof(plumb_backend_op_cap), "popcnt", PLUMB_BACKEND_DT_C128}};
+    c.ops = pop;
+    c.n_ops = 1;
+    plumb_diag_clear(&d);
+    assert_false(conf_caps_translate_minor(&c, 3, "x.so", &out, &d));
+    assert_non_null(strstr(d.msg, "does not accept: complex<f64>"));
+    /* a small float format may be declared flushed; an integer one not */
+    plumb_backend_op_cap conv[] = {{sizeof(plumb_backend_op_cap), "convert", PLUMB_BACKEND_DT_F8E5M2}};
+    c.ops = conv;
+    c.flush_subnormals = PLUMB_BACKEND_DT_F8E5M2;
+    plumb_diag_clear(&d);
+    assert_true(conf_caps_translate_minor(&c, 3, "x.so", &out, &d));
+    assert_int_equal(out.flush_subnormals, PLUMB_TY_BIT(PLUMB_F8E5M2));
+    c.flush_subnormals = PLUMB_BACKEND_DT_UI4;
+    plumb_diag_clear(&d);
+    assert_false(conf_caps_translate_minor(&c, 3, "x.so", &out, &d));
+    assert_non_null(strstr(d.msg, "not floats"));
+    /* the built-in backends claim the new types their op rows accept */
+    conf_backend b;
+    plumb_diag_clear(&d);
+    assert_true(conf_backend_open("runtime", NULL, 0, &b, &d));
+    assert_true(b.caps.claims[PLUMB_OP_MULTIPLY] & PLUMB_TY_BIT(PLUMB_C128));
+    assert_true(b.caps.claims[PLUMB_OP_TRANSPOSE] & PLUMB_TY_BIT(PLUMB_F6E3M2FN));
+    assert_true(b.caps.claims[PLUMB_OP_CONVERT] & PLUMB_TY_BIT(PLUMB_UI2));
+    conf_backend_close(&b);
+}
+
 /* A reader checks struct_size before a field: a shorter (older) struct
  * does not have the fields past its end. */
 static void test_has_field(void **state)
@@ -137,8 +219,8 @@ static void test_caps_validation(void **state)
     plumb_diag_clear(&d);
     assert_false(conf_caps_translate(&c, "x.so", &out, &d));
     assert_non_null(strstr(d.msg, "does not accept: i32"));
-    /* an element-type bit ABI 1.0 does not define */
-    plumb_backend_op_cap bad_bit[] = {{sizeof(plumb_backend_op_cap), "add", 1u << 20}};
+    /* an element-type bit no ABI version defines (1.3 defines bits 0-29) */
+    plumb_backend_op_cap bad_bit[] = {{sizeof(plumb_backend_op_cap), "add", 1u << 30}};
     c = caps_with(bad_bit, 1);
     plumb_diag_clear(&d);
     assert_false(conf_caps_translate(&c, "x.so", &out, &d));
@@ -261,7 +343,7 @@ static void test_ref_through_abi(void **state)
 static void test_layout_explain_1_2(void **state)
 {
     (void)state;
-    assert_int_equal(PLUMB_BACKEND_ABI_MINOR, 2);
+    assert_true(PLUMB_BACKEND_ABI_MINOR >= 2);   /* 1.2 appended explain; 1.3 element-type bits */
     assert_int_equal(PLUMB_BACKEND_API_SIZE_1_0, 112);
     assert_int_equal(offsetof(plumb_backend_api, explain), 112);
     assert_int_equal(sizeof(plumb_backend_api), 120);
@@ -319,6 +401,9 @@ static void test_old_abi_plugin_loads(void **state)
     assert_int_equal(b.api->struct_size, 112);
     assert_int_equal(b.api->abi_minor, 1);
     assert_false(conf_backend_has_explain(&b));
+    /* a 1.1 backend claims none of 1.3's types: their cases are not claimed */
+    assert_int_equal(b.caps.claims[PLUMB_OP_CONVERT] & (PLUMB_TY_COMPLEX | PLUMB_TY_LOWP), 0);
+    assert_true(b.caps.claims[PLUMB_OP_CONVERT] & PLUMB_TY_BIT(PLUMB_F32));
     run_two(&b, PROG_C("1.0"));
     run_two(&b, PROG_C("2.0"));
     plumb_backend_stats st;
@@ -682,6 +767,8 @@ int main(void)
         cmocka_unit_test(test_example_explains),
         cmocka_unit_test(test_ref_explains),
         cmocka_unit_test(test_has_field),
+        cmocka_unit_test(test_dtype_bits_1_3),
+        cmocka_unit_test(test_caps_1_3),
         cmocka_unit_test(test_reject_major),
         cmocka_unit_test(test_reject_short),
         cmocka_unit_test(test_reject_missing_function),
