@@ -46,8 +46,24 @@ const char *plumb_op_short_name(plumb_opcode op)
     return after_dot(plumb_op_table[op].name);
 }
 
+/* Other spellings of an op of the table. StableHLO's interpreter tests run
+ * `stablehlo.square`, the same x*x as CHLO's square (square.mlir); the
+ * canonical printer writes the table's name. */
+static const struct {
+    const char *name;
+    plumb_opcode op;
+} op_aliases[] = {
+    {"stablehlo.square", PLUMB_OP_SQUARE},
+};
+
 bool plumb_op_lookup(const char *name, size_t len, plumb_opcode *out)
 {
+    for (size_t i = 0; i < sizeof op_aliases / sizeof op_aliases[0]; i++) {
+        if (strlen(op_aliases[i].name) == len && memcmp(op_aliases[i].name, name, len) == 0) {
+            *out = op_aliases[i].op;
+            return true;
+        }
+    }
     for (int i = 0; i < PLUMB_OP_COUNT; i++) {
         const char *full = plumb_op_table[i].name;
         if (strlen(full) == len && memcmp(full, name, len) == 0) {
