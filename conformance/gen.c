@@ -149,6 +149,8 @@ bool conf_op_generated(plumb_opcode op)
         return true;
     if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
         return false;
+    if (op == PLUMB_OP_BATCH_NORM_INFERENCE || op == PLUMB_OP_BATCH_NORM_TRAINING || op == PLUMB_OP_BATCH_NORM_GRAD)
+        return false;   /* no generators yet (docs/spec/batchnorm.md) */
     plumb_kind k = plumb_op_get(op)->kind;
     return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
 }
