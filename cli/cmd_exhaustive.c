@@ -6,13 +6,15 @@
 
 #include "cli.h"
 #include "../conformance/conf.h"
+#include "plumb/fp8.h"
 
 static const char exhaustive_help[] =
-    "usage: plumb exhaustive --op NAME --dtype f32|f16|bf16 [--backend ref|runtime|PATH.so]\n"
+    "usage: plumb exhaustive --op NAME --dtype T [--backend ref|runtime|PATH.so]\n"
     "                        [--shard I/N] [--threads N] [--chunk N]\n"
     "\n"
     "Runs a unary elementwise op over every input of the type (65,536 for f16\n"
-    "and bf16, 2^32 for f32; --shard I/N takes the I-th of N equal ranges) on\n"
+    "and bf16, 2^32 for f32, 256 or fewer for the FP8/FP6/FP4 formats; --shard\n"
+    "I/N takes the I-th of N equal ranges) on\n"
     "the backend, compares each result with the reference's correctly rounded\n"
     "one (the op's ULP bound; special values exactly) and prints the worst\n"
     "error and the count over the bound. Progress and an ETA go to stderr when\n"
@@ -20,7 +22,9 @@ static const char exhaustive_help[] =
     "\n"
     "options:\n"
     "  --op NAME         the unary float op (e.g. exponential, tanh, sine)\n"
-    "  --dtype T         f32, f16 or bf16\n"
+    "  --dtype T         f32, f16, bf16, or an FP8/FP6/FP4 format the op accepts\n"
+    "                    (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3B11FNUZ,\n"
+    "                    f8E3M4, f8E4M3, f8E8M0FNU, f6E2M3FN, f6E3M2FN, f4E2M1FN)\n"
     "  --backend B       ref (default), runtime or the path of a backend .so\n"
     "  --shard I/N       run the I-th of N equal input ranges (0-based); default\n"
     "                    from TEST_SHARD_INDEX and TEST_TOTAL_SHARDS, else 0/1\n"
@@ -62,8 +66,8 @@ int cmd_exhaustive(int argc, char **argv)
             break;
         case O_DTYPE:
             if (!plumb_dtype_parse(v, strlen(v), &o.dtype) ||
-                (o.dtype != PLUMB_F32 && o.dtype != PLUMB_F16 && o.dtype != PLUMB_BF16))
-                return cli_usage_error(cmd, "--dtype: '%s' is not f32, f16 or bf16", v);
+                (o.dtype != PLUMB_F32 && o.dtype != PLUMB_F16 && o.dtype != PLUMB_BF16 && !plumb_fpfmt_get(o.dtype)))
+                return cli_usage_error(cmd, "--dtype: '%s' is not f32, f16, bf16 or an FP8/FP6/FP4 format", v);
             have_dt = true;
             break;
         case O_BACKEND: o.backend = v; break;
@@ -92,7 +96,7 @@ int cmd_exhaustive(int argc, char **argv)
     if (!have_op) return cli_usage_error(cmd, "--op is required");
     if (!have_dt) return cli_usage_error(cmd, "--dtype is required");
     const plumb_op_info *oi = plumb_op_get(o.op);
-    if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->arity != 1 || o.op == PLUMB_OP_CONVERT || !(oi->types & PLUMB_TY_BIT(o.dtype)))
+    if (!conf_exhaustive_accepts(o.op, o.dtype))
         return cli_usage_error(cmd, "--op: %s is not a unary elementwise op on %s", oi->name, plumb_dtype_name(o.dtype));
     if (isatty(fileno(stderr))) o.progress = stderr;
     plumb_diag d;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plumb/checkcmp.h"
+#include "plumb/fp8.h"
 #include "conf.h"
 #include "plumb/ref.h"
 #include "linalg_bound.h"
@@ -22,10 +23,31 @@ static uint64_t exp_mask(plumb_dtype t)
 }
 static uint64_t frac_mask(plumb_dtype t) { return (1ull << plumb_dtype_get(t)->mant_bits) - 1; }
 
-static bool bits_is_nan(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t) && (b & frac_mask(t)); }
-static bool bits_is_inf(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == exp_mask(t) && !(b & frac_mask(t)); }
-static bool bits_is_zero(plumb_dtype t, uint64_t b) { return (b & ~sign_mask(t)) == 0; }
-static bool bits_is_subnormal(plumb_dtype t, uint64_t b) { return (b & exp_mask(t)) == 0 && (b & frac_mask(t)); }
+/* The small float formats spend their codes their own way (ir/fp8.c): in
+ * f8E4M3FN the all-ones exponent holds finite values up to 448 and only
+ * S.1111.111 is NaN, the FNUZ formats' -0 code is their NaN, f8E8M0FNU has
+ * no zero, no subnormal and no sign. Classifying them the IEEE way would
+ * let two different finite results pass as "both NaN". */
+static bool bits_is_nan(plumb_dtype t, uint64_t b)
+{
+    if (plumb_fpfmt_get(t)) return plumb_small_is_nan(plumb_fpfmt_get(t), (uint32_t)b);
+    return (b & exp_mask(t)) == exp_mask(t) && (b & frac_mask(t));
+}
+static bool bits_is_inf(plumb_dtype t, uint64_t b)
+{
+    if (plumb_fpfmt_get(t)) return plumb_small_is_inf(plumb_fpfmt_get(t), (uint32_t)b);
+    return (b & exp_mask(t)) == exp_mask(t) && !(b & frac_mask(t));
+}
+static bool bits_is_zero(plumb_dtype t, uint64_t b)
+{
+    if (t == PLUMB_F8E8M0FNU || (plumb_fpfmt_get(t) && bits_is_nan(t, b))) return false;
+    return (b & ~sign_mask(t)) == 0;
+}
+static bool bits_is_subnormal(plumb_dtype t, uint64_t b)
+{
+    if (t == PLUMB_F8E8M0FNU) return false;
+    return (b & exp_mask(t)) == 0 && (b & frac_mask(t));
+}
 
 static bool bits_is_special(plumb_dtype t, uint64_t b)
 {

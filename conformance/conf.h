@@ -223,6 +223,14 @@ typedef struct conf_boundary {
 } conf_boundary;
 uint32_t conf_boundaries(plumb_opcode op, plumb_dtype t, conf_boundary *out, uint32_t cap);
 uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary *out, uint32_t cap);
+/* Convert pairs with a small type (FP8/FP6/FP4, i2/i4/ui2/ui4) on either
+ * side, and their inputs (conformance/gen_types.c): every pattern of a
+ * source of at most 16 bits; from f32/f64, the neighbours of every value of
+ * a small float target and of every midpoint between two (ties included),
+ * the overflow threshold, zeros, infinities and NaNs; from wider integers,
+ * the integers around each midpoint. Returns the count (writes at most cap). */
+bool conf_small_convert_pair(plumb_dtype src, plumb_dtype dst);
+uint64_t conf_small_convert_inputs(plumb_dtype src, plumb_dtype dst, uint64_t *out, uint64_t cap);
 /* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
  * when rounded twice, through f32: a midpoint of dst plus or minus less
  * than half an f32 ulp. */
@@ -234,11 +242,11 @@ uint32_t conf_double_rounding_traps(plumb_dtype dst, uint64_t *out, uint32_t cap
  * bf16 or f32 type (conformance/exhaustive.c, `plumb exhaustive`). */
 typedef struct conf_exhaustive_opts {
     plumb_opcode op;
-    plumb_dtype dtype;          /* f16, bf16 or f32 */
+    plumb_dtype dtype;          /* f16, bf16, f32 or a small float format (FP8/FP6/FP4) */
     const char *backend;        /* "ref", "runtime" or a plugin path; NULL = "ref" */
     uint32_t shard_index, shard_count;  /* this shard of the input range; count 0 = 1 */
     uint32_t threads;           /* worker threads, each with its own backend instance; 0 = 1 */
-    uint64_t chunk;             /* inputs per execution; 0 = 65,536 (16-bit) or 2^20 */
+    uint64_t chunk;             /* inputs per execution; 0 = all of a type of at most 16 bits, else 2^20 */
     FILE *progress;             /* progress and ETA lines (a terminal); NULL = none */
 } conf_exhaustive_opts;
 
@@ -253,5 +261,10 @@ typedef struct conf_exhaustive_result {
 } conf_exhaustive_result;
 
 bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *res, plumb_diag *d);
+/* Whether `plumb exhaustive` sweeps op over t: a unary elementwise op
+ * (convert aside) and a float type of at most 16 bits (f16, bf16, the
+ * FP8/FP6/FP4 formats) or f32 that the verifier accepts for it (the small
+ * formats are accepted op by op, docs/spec/types.md). */
+bool conf_exhaustive_accepts(plumb_opcode op, plumb_dtype t);
 
 #endif

@@ -1,6 +1,7 @@
 /* Exhaustive sweeps of a unary float op over every input of its type (2^16
- * for f16/bf16, 2^32 for f32), in fixed-size chunks so that the backend
- * compiles one program for the whole sweep (docs/conformance.md). */
+ * for f16/bf16, 2^32 for f32, 2^8 or fewer for the FP8/FP6/FP4 formats), in
+ * fixed-size chunks so that the backend compiles one program for the whole
+ * sweep (docs/conformance.md). */
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include "conf.h"
 #include "plumb/backend.h"
 #include "plumb/checkcmp.h"
+#include "plumb/fp8.h"
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
 
@@ -164,6 +166,7 @@ static double now_s(void)
 
 static bool is_nan_bits(plumb_dtype t, uint64_t b)
 {
+    if (plumb_fpfmt_get(t)) return plumb_float_is_nan(t, b);   /* FN/FNUZ/E8M0 NaN codes */
     const plumb_dtype_info *di = plumb_dtype_get(t);
     uint64_t em = ((1ull << di->exp_bits) - 1) << di->mant_bits, fm = (1ull << di->mant_bits) - 1;
     return (b & em) == em && (b & fm);
@@ -171,6 +174,14 @@ static bool is_nan_bits(plumb_dtype t, uint64_t b)
 
 static bool is_special_bits(plumb_dtype t, uint64_t b)
 {
+    const plumb_fpfmt *f = plumb_fpfmt_get(t);
+    if (f) {
+        /* NaN, infinity, zero and subnormal by the format's own rules: the
+         * all-ones exponent of an FN format holds finite values */
+        if (plumb_small_is_nan(f, (uint32_t)b) || plumb_small_is_inf(f, (uint32_t)b)) return true;
+        if (f->nan == PLUMB_FPNAN_E8M0) return false;
+        return ((b >> f->mant) & ((1u << f->expo) - 1)) == 0;
+    }
     const plumb_dtype_info *di = plumb_dtype_get(t);
     uint64_t em = ((1ull << di->exp_bits) - 1) << di->mant_bits;
     return (b & em) == em || (b & em) == 0;  /* NaN, inf, zero, subnormal */
@@ -297,6 +308,51 @@ typedef struct xiso_answer {
 
 static bool in_guarded_child;
 
+/* The sweep's program over n elements of op on t, into prog. */
+static void chunk_program(char *prog, size_t cap, plumb_opcode op, plumb_dtype t, uint64_t n)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    const char *tn = plumb_dtype_name(t);
+    unsigned long long c = (unsigned long long)n;
+    if (op == PLUMB_OP_REDUCE_PRECISION)
+        snprintf(prog, cap,
+                 "func.func @main(%%x: tensor<%llux%s>) -> tensor<%llux%s> {\n"
+                 "  %%r = stablehlo.reduce_precision %%x, format = e4m3 : tensor<%llux%s>\n"
+                 "  return %%r : tensor<%llux%s>\n}\n",
+                 c, tn, c, tn, c, tn, c, tn);
+    else if (op == PLUMB_OP_IS_FINITE || op == PLUMB_OP_IS_INF || op == PLUMB_OP_IS_POS_INF ||
+             op == PLUMB_OP_IS_NEG_INF)
+        snprintf(prog, cap,
+                 "func.func @main(%%x: tensor<%llux%s>) -> tensor<%lluxi1> {\n"
+                 "  %%r = %s %%x : (tensor<%llux%s>) -> tensor<%lluxi1>\n"
+                 "  return %%r : tensor<%lluxi1>\n}\n",
+                 c, tn, c, oi->name, c, tn, c, c);
+    else
+        snprintf(prog, cap,
+                 "func.func @main(%%x: tensor<%llux%s>) -> tensor<%llux%s> {\n"
+                 "  %%r = %s %%x : tensor<%llux%s>\n"
+                 "  return %%r : tensor<%llux%s>\n}\n",
+                 c, tn, c, tn, oi->name, c, tn, c, tn);
+}
+
+bool conf_exhaustive_accepts(plumb_opcode op, plumb_dtype t)
+{
+    if (op >= PLUMB_OP_COUNT) return false;
+    const plumb_op_info *oi = plumb_op_get(op);
+    if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->arity != 1 || op == PLUMB_OP_CONVERT) return false;
+    if (t == PLUMB_F16 || t == PLUMB_BF16 || t == PLUMB_F32) return (oi->types & PLUMB_TY_BIT(t)) != 0;
+    if (!plumb_fpfmt_get(t)) return false;
+    /* the small formats are accepted op by op: ask the verifier */
+    char prog[512];
+    chunk_program(prog, sizeof prog, op, t, 4);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    ir_module *m = ir_parse(prog, strlen(prog), "exhaustive probe", NULL, &d);
+    bool ok = m && ir_verify(m, NULL, &d);
+    ir_module_free(m);
+    return ok;
+}
+
 static void xiso_child(void *arg)
 {
     xiso *x = arg;
@@ -329,15 +385,16 @@ bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *
         return a.ok;
     }
     const plumb_op_info *oi = plumb_op_get(o->op);
-    if (o->op >= PLUMB_OP_COUNT || oi->kind != PLUMB_KIND_ELEMENTWISE || oi->arity != 1 ||
-        !(oi->types & PLUMB_TY_BIT(o->dtype)) || o->op == PLUMB_OP_CONVERT) {
-        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "exhaustive: %s is not a unary elementwise op accepting %s",
-                       plumb_op_name(o->op), plumb_dtype_name(o->dtype));
+    bool small = plumb_fpfmt_get(o->dtype) != NULL;
+    if (o->dtype != PLUMB_F16 && o->dtype != PLUMB_BF16 && o->dtype != PLUMB_F32 && !small) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0},
+                       "exhaustive: --dtype must be f16, bf16, f32 or an FP8/FP6/FP4 format, not %s",
+                       plumb_dtype_name(o->dtype));
         return false;
     }
-    if (o->dtype != PLUMB_F16 && o->dtype != PLUMB_BF16 && o->dtype != PLUMB_F32) {
-        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "exhaustive: --dtype must be f16, bf16 or f32, not %s",
-                       plumb_dtype_name(o->dtype));
+    if (o->op >= PLUMB_OP_COUNT || !conf_exhaustive_accepts(o->op, o->dtype)) {
+        plumb_diag_set(d, PLUMB_ERR_USAGE, (plumb_loc){0, 0}, "exhaustive: %s is not a unary elementwise op accepting %s",
+                       plumb_op_name(o->op), plumb_dtype_name(o->dtype));
         return false;
     }
     uint32_t shards = o->shard_count ? o->shard_count : 1;
@@ -352,8 +409,10 @@ bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *
     s.begin = total / shards * o->shard_index;
     s.end = o->shard_index + 1 == shards ? total : total / shards * (o->shard_index + 1);
     s.next = s.begin;
-    s.chunk = o->chunk ? o->chunk : (total <= 65536 ? 65536 : 1u << 20);
-    s.bound = plumb_op_ulp_bound(o->op, o->dtype);
+    s.chunk = o->chunk ? o->chunk : (total <= 65536 ? total : 1u << 20);
+    /* the small formats take the bound of the other types of at most 16
+     * bits (f16, bf16): one rounding of a wider value */
+    s.bound = small ? (oi->agree == PLUMB_AGREE_ULP ? oi->ulp_half : 0) : plumb_op_ulp_bound(o->op, o->dtype);
     s.exact = oi->agree == PLUMB_AGREE_EXACT;
     s.t0 = now_s();
     pthread_mutex_init(&s.lock, NULL);
@@ -373,29 +432,7 @@ bool conf_exhaustive_run(const conf_exhaustive_opts *o, conf_exhaustive_result *
         }
     }
     char prog[512];
-    const char *tn = plumb_dtype_name(o->dtype);
-    if (o->op == PLUMB_OP_REDUCE_PRECISION)
-        snprintf(prog, sizeof prog,
-                 "func.func @main(%%x: tensor<%llux%s>) -> tensor<%llux%s> {\n"
-                 "  %%r = stablehlo.reduce_precision %%x, format = e4m3 : tensor<%llux%s>\n"
-                 "  return %%r : tensor<%llux%s>\n}\n",
-                 (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, tn,
-                 (unsigned long long)s.chunk, tn);
-    else if (o->op == PLUMB_OP_IS_FINITE || o->op == PLUMB_OP_IS_INF || o->op == PLUMB_OP_IS_POS_INF ||
-             o->op == PLUMB_OP_IS_NEG_INF)
-        snprintf(prog, sizeof prog,
-                 "func.func @main(%%x: tensor<%llux%s>) -> tensor<%lluxi1> {\n"
-                 "  %%r = %s %%x : (tensor<%llux%s>) -> tensor<%lluxi1>\n"
-                 "  return %%r : tensor<%lluxi1>\n}\n",
-                 (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, oi->name, (unsigned long long)s.chunk,
-                 tn, (unsigned long long)s.chunk, (unsigned long long)s.chunk);
-    else
-        snprintf(prog, sizeof prog,
-                 "func.func @main(%%x: tensor<%llux%s>) -> tensor<%llux%s> {\n"
-                 "  %%r = %s %%x : tensor<%llux%s>\n"
-                 "  return %%r : tensor<%llux%s>\n}\n",
-                 (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, tn, oi->name,
-                 (unsigned long long)s.chunk, tn, (unsigned long long)s.chunk, tn);
+    chunk_program(prog, sizeof prog, o->op, o->dtype, s.chunk);
     s.prog = prog;
     uint32_t nt = o->threads ? o->threads : 1;
     if (nt > 64) nt = 64;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_randist.h>
 #include <mpfr.h>
@@ -13,6 +14,7 @@
 
 #include "conf.h"
 #include "linalg_bound.h"
+#include "plumb/fp8.h"
 
 /* ---- the plan ------------------------------------------------------------------ */
 
@@ -52,11 +54,6 @@ static const char *const SH_SAS[] = {"pool2", "pool3", "r1", "r2"};
  * case: each of three branches, and an index outside [0, 3) (-1: the last) */
 static const char *const SH_IF[] = {"taken_true", "taken_false", "nested"};
 static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_range"};
-/* map: two inputs through a body of elementwise ops and a constant (the
- * runtime's tiled path) over an odd, a scalar, an empty and a wide (several
- * tiles) shape, and an odd shape whose body reads a scalar of the function
- * (captured: the per-element path) */
-static const char *const SH_MAP[] = {"odd", "scalar", "empty", "wide", "captured"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -144,13 +141,10 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 
 bool conf_op_generated(plumb_opcode op)
 {
-    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE ||
-        op == PLUMB_OP_MAP)
+    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE)
         return true;
     if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
         return false;
-    if (op == PLUMB_OP_BATCH_NORM_INFERENCE || op == PLUMB_OP_BATCH_NORM_TRAINING || op == PLUMB_OP_BATCH_NORM_GRAD)
-        return false;   /* no generators yet (docs/spec/batchnorm.md) */
     plumb_kind k = plumb_op_get(op)->kind;
     return k != PLUMB_KIND_FUNC && k != PLUMB_KIND_CHECK;
 }
@@ -172,7 +166,6 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
-    case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     default: break;
     }
@@ -1174,38 +1167,6 @@ static bool gen_branches(gen *g)
     return push_case(g, "%r");
 }
 
-/* map (SH_MAP) over x and y of the case's type and shape: the body
- * computes select(x < y, (x + y) + x, y) (add and compare exist on every
- * element type, i1 included), so results depend on both arguments and
- * their order; "captured" adds a scalar parameter c of the function
- * instead of x, which sends the runtime to its per-element path. */
-static bool gen_map(gen *g)
-{
-    bool cap = !strcmp(g->shape, "captured");
-    shp s = ew_shape(cap ? "odd" : g->shape);
-    plumb_dtype t = g->t;
-    param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
-    param(g, "y", t, s.rank, s.dims, g->value, 0, 0);
-    if (cap)
-        param(g, "c", t, 0, NULL, g->value, 0, 0);
-    const char *X = tys(g, t, s.rank, s.dims), *E = tys(g, t, 0, NULL);
-    plumb_buf *b = &g->body;
-    plumb_buf_printf(b, "  %%r = \"stablehlo.map\"(%%x, %%y) ({\n"
-                        "  ^bb0(%%a: %s, %%b: %s):\n"
-                        "    %%s = stablehlo.add %%a, %%b : %s\n"
-                        "    %%t = stablehlo.add %%s, %%%s : %s\n"
-                        "    %%p = stablehlo.compare LT, %%a, %%b : (%s, %s) -> tensor<i1>\n"
-                        "    %%o = stablehlo.select %%p, %%t, %%b : tensor<i1>, %s\n"
-                        "    stablehlo.return %%o : %s\n"
-                        "  }) {dimensions = array<i64",
-                     E, E, E, cap ? "c" : "a", E, E, E, E, E);
-    for (uint32_t i = 0; i < s.rank; i++)
-        plumb_buf_printf(b, "%s %u", i ? "," : ":", i);
-    plumb_buf_printf(b, ">} : (%s, %s) -> %s\n", X, X, X);
-    g->ret_types = X;
-    return push_case(g, "%r");
-}
-
 /* reduce_window and select_and_scatter (SH_RWIN, SH_SAS): one window
  * geometry per shape class; the init value is the body's identity (the
  * input type's lowest value for maximum, highest for minimum). */
@@ -1964,10 +1925,31 @@ static bool gen_thresholds(gen *g)
     return push_case(g, "%r");
 }
 
+/* A convert with a small type on either side (conf_small_convert_inputs,
+ * conformance/gen_types.c): one rank-1 case holding the pair's whole list. */
+static bool gen_small_convert(gen *g)
+{
+    uint64_t n = conf_small_convert_inputs(g->t, g->target, NULL, 0);
+    uint64_t *v = malloc(sizeof *v * (n ? n : 1));
+    if (!v) { g->failed = true; return false; }
+    conf_small_convert_inputs(g->t, g->target, v, n);
+    int64_t dn = (int64_t)n;
+    plumb_tensor *x = param(g, "x", g->t, 1, &dn, NULL, 0, 0);
+    if (x)
+        for (uint64_t i = 0; i < n; i++) plumb_store_bits(g->t, x->data, i, v[i]);
+    free(v);
+    if (!x) return push_case(g, "%r");
+    const char *U = tys(g, g->target, 1, &dn);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.convert %%x : (%s) -> %s\n", tys(g, g->t, 1, &dn), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
 /* Conversion midpoints (conf_convert_boundaries) and, for f64 → f16/bf16,
  * the double-rounding traps. */
 static bool gen_midpoints(gen *g)
 {
+    if (conf_small_convert_pair(g->t, g->target)) return gen_small_convert(g);
     conf_boundary bd[32];
     uint64_t tr[16];
     uint32_t nb = conf_convert_boundaries(g->t, g->target, bd, 32);
@@ -2064,6 +2046,9 @@ static bool gen_depth(gen *g)
                 if (convert_rounds(t, (plumb_dtype)u)) ok = depth_case(g, t, (plumb_dtype)u, "midpoint", gen_midpoints);
                 else if (convert_truncates(t, (plumb_dtype)u)) ok = depth_case(g, t, (plumb_dtype)u, "steps", gen_midpoints);
             }
+            /* a small source: every pattern into every type */
+            for (int u = 0; ok && plumb_dtype_is_lowp(t) && u < PLUMB_DTYPE_COUNT; u++)
+                ok = depth_case(g, t, (plumb_dtype)u, "patterns", gen_small_convert);
         }
     }
     return ok;
@@ -2896,7 +2881,6 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_WHILE) return gen_while(g);
     if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
-    if (g->op == PLUMB_OP_MAP) return gen_map(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);

@@ -4,6 +4,7 @@
  * generation loop, so that a generator regression that drops cases makes the
  * runner fail instead of passing vacuously. docs/conformance.md has the table. */
 #include "conf.h"
+#include "plumb/fp8.h"
 
 /* Shape classes per op (gen.c's lists, counted here independently). */
 static uint32_t shape_count(plumb_opcode op)
@@ -21,7 +22,6 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_WHILE: return 4;                 /* trip0 trip1 trip5 nested */
     case PLUMB_OP_IF: return 3;                    /* taken_true taken_false nested */
     case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
-    case PLUMB_OP_MAP: return 5;                   /* odd scalar empty wide captured */
     case PLUMB_OP_REDUCE_WINDOW: return 5;         /* pool2 pool3 dilated r1 r3 */
     case PLUMB_OP_SELECT_AND_SCATTER: return 4;    /* pool2 pool3 r1 r2 */
     case PLUMB_OP_TRIANGULAR_SOLVE: return 6;  /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
@@ -105,6 +105,8 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
                   : !plumb_dtype_is_bool(t) && s->bits > d->mant_bits + 1)
                 n++;
         }
+    /* "patterns": a small source (FP8/FP6/FP4, i2/i4/ui2/ui4), every pattern into every type */
+    if (op == PLUMB_OP_CONVERT && plumb_dtype_is_lowp(t)) n += PLUMB_DTYPE_COUNT;
     return n;
 }
 

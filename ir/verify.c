@@ -1759,45 +1759,6 @@ static bool v_while(vctx *V, const ir_op *op)
     return true;
 }
 
-/* map (docs/spec/control.md): N >= 1 inputs of one shape, the result of
- * that shape (C1, C2); dimensions is every dimension in order (C3); the
- * computation takes one scalar per input of the input's element type and
- * returns one scalar of the result's element type (C4). */
-static bool v_map(vctx *V, const ir_op *op)
-{
-    if (op->n_operands == 0)
-        return BAD("takes at least one input (StableHLO C2: 0 < size(inputs))");
-    if (op->n_regions != 1)
-        return BAD("needs exactly one computation region, has %u", op->n_regions);
-    const ir_type *t0 = &op->operands[0]->type;
-    for (uint32_t i = 1; i < op->n_operands; i++)
-        if (!same_shape(V, op, i, 0, "C1"))
-            return false;
-    const ir_ints *d = &op->a.dims;
-    if (d->n != t0->rank)
-        return BAD("dimensions has %u entries, expected %u: every dimension of the inputs, in order "
-                   "(StableHLO C3: dimensions = range(rank(inputs[0])))", d->n, t0->rank);
-    for (uint32_t i = 0; i < d->n; i++)
-        if (d->v[i] != (int64_t)i)
-            return BAD("dimensions[%u] = %lld, expected %u (StableHLO C3: dimensions = range(rank(inputs[0])))", i,
-                       (long long)d->v[i], i);
-    plumb_dtype *e = plumb_calloc(op->n_operands, sizeof *e);
-    if (!e)
-        return op_fail(V, op, PLUMB_ERR_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < op->n_operands; i++)
-        e[i] = op->operands[i]->type.dtype;
-    plumb_dtype r = op->results[0]->type.dtype;
-    bool ok = check_region(V, op, "computation", &op->regions[0], e, op->n_operands, &r, 1, "C4");
-    plumb_free(e, op->n_operands * sizeof *e);
-    if (!ok)
-        return false;
-    ir_type want = *t0;   /* the inputs' common shape */
-    for (uint32_t i = 1; i < op->n_operands; i++)
-        meet(&want, &op->operands[i]->type);
-    want.dtype = r;
-    return expect_result(V, op, 0, &want, "C1: shape(inputs...) = shape(result)");
-}
-
 /* optimization_barrier is the identity: as many results as operands, each
  * of its operand's type (StableHLO C1). */
 static bool v_optimization_barrier(vctx *V, const ir_op *op)
@@ -1860,66 +1821,6 @@ static bool v_cholesky(vctx *V, const ir_op *op)
         return BAD("a's matrices are %lldx%lld, not square (StableHLO C3: dim(a, -2) = dim(a, -1))",
                    (long long)a->dims[a->rank - 2], (long long)a->dims[a->rank - 1]);
     return expect_result(V, op, 0, a, "C1: type(result) = type(a)");
-}
-
-/* batch_norm_inference, _training and _grad (docs/spec/batchnorm.md): the
- * operand-shaped values and the per-feature vectors; the spec's
- * constraint ids differ per op, so each check names its op's. */
-static bool bn_vec(vctx *V, const ir_op *op, const ir_type *t, const ir_type *x, const char *what, const char *cid)
-{
-    if (t->dtype != x->dtype)
-        return BAD("%s has element type %s but operand has %s (StableHLO C2: same element type)", what, dt(t->dtype),
-                   dt(x->dtype));
-    int64_t fd = x->dims[op->a.feature_index];
-    if (t->rank != 1)
-        return BAD("%s must be a 1-dimensional tensor of dim(operand, feature_index) = %lld elements, has rank %u (StableHLO %s)",
-                   what, (long long)fd, t->rank, cid);
-    if (!dim_compat(t->dims[0], fd))
-        return BAD("%s must be a 1-dimensional tensor of dim(operand, feature_index) = %lld elements, has size %lld (StableHLO %s)",
-                   what, (long long)fd, (long long)t->dims[0], cid);
-    return true;
-}
-
-static bool v_batch_norm(vctx *V, const ir_op *op)
-{
-    const ir_type *x = &op->operands[0]->type;
-    bool grad = op->code == PLUMB_OP_BATCH_NORM_GRAD, inf = op->code == PLUMB_OP_BATCH_NORM_INFERENCE;
-    if (!linalg_float(V, op, x, "operand"))
-        return false;
-    if (op->a.feature_index < 0 || (uint64_t)op->a.feature_index >= x->rank)
-        return BAD("feature_index %lld is outside the operand's rank %u (StableHLO C1: 0 <= feature_index < rank(operand))",
-                   (long long)op->a.feature_index, x->rank);
-    if (!(op->a.epsilon == op->a.epsilon))
-        return BAD("epsilon is NaN");
-    if (grad) {
-        static const char *const nm[] = {"operand", "scale", "mean", "variance", "grad_output"};
-        for (uint32_t i = 1; i < 4; i++)
-            if (!bn_vec(V, op, &op->operands[i]->type, x, nm[i], i == 1 ? "C2, C4, C5" : "C2, C4"))
-                return false;
-        const ir_type *g = &op->operands[4]->type;
-        if (g->dtype != x->dtype)
-            return BAD("grad_output has element type %s but operand has %s (StableHLO C2: same element type)",
-                       dt(g->dtype), dt(x->dtype));
-        if (!same_shape(V, op, 4, 0, "C3: shape(grad_output) = shape(operand)"))
-            return false;
-        if (!expect_result(V, op, 0, x, "C3: shape(grad_operand) = shape(operand)"))
-            return false;
-        if (!bn_vec(V, op, &op->results[1]->type, x, "grad_scale", "C2, C4") ||
-            !bn_vec(V, op, &op->results[2]->type, x, "grad_offset", "C2, C4"))
-            return false;
-        return true;
-    }
-    static const char *const nm[] = {"operand", "scale", "offset", "mean", "variance"};
-    static const char *const cid[] = {"", "C3", "C4", "C5", "C6"};
-    for (uint32_t i = 1; i < op->n_operands; i++)
-        if (!bn_vec(V, op, &op->operands[i]->type, x, nm[i], inf ? cid[i] : i == 1 ? "C3" : "C4"))
-            return false;
-    if (!expect_result(V, op, 0, x, inf ? "C7: type(result) = type(operand)" : "C7: type(output) = type(operand)"))
-        return false;
-    if (!inf && (!bn_vec(V, op, &op->results[1]->type, x, "batch_mean", "C5") ||
-                 !bn_vec(V, op, &op->results[2]->type, x, "batch_var", "C6")))
-        return false;
-    return true;
 }
 
 static bool v_call(vctx *V, const ir_op *op)
@@ -2368,7 +2269,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
                         op->code == PLUMB_OP_REDUCE_WINDOW || op->code == PLUMB_OP_SELECT_AND_SCATTER ||
                         op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE || op->code == PLUMB_OP_IF ||
-                        op->code == PLUMB_OP_CASE || op->code == PLUMB_OP_MAP;
+                        op->code == PLUMB_OP_CASE;
     if (!wants_region && op->n_regions)
         return BAD("takes no regions, has %u", op->n_regions);
     char what[200];
@@ -2488,13 +2389,8 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
     case PLUMB_OP_CALL: return v_call(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
-    case PLUMB_OP_MAP: return v_map(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
     case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);
-    case PLUMB_OP_BATCH_NORM_INFERENCE:
-    case PLUMB_OP_BATCH_NORM_TRAINING:
-    case PLUMB_OP_BATCH_NORM_GRAD:
-        return v_batch_norm(V, op);
     case PLUMB_OP_WHILE: return v_while(V, op);
     case PLUMB_OP_IF:
     case PLUMB_OP_CASE:

@@ -94,5 +94,12 @@ expect fault_conv_group       convolution         "convolution/f32/groups/"    "
 # padding show it, i.e. the r1 class (minimum), and only with values whose
 # first window is positive, which the quick suite's r1 cases do not have.
 expect fault_window_pad_init  reduce_window       "reduce_window/f32/r1/"      "exact class"     full
+# The small types (issue 20): conversions into FP8/FP6/FP4 and the FNUZ
+# formats' zero, caught by the midpoint family of conformance/gen_types.c
+# (neighbours of every midpoint, -0); the f8E4M3FN top binade, whose
+# patterns a checker classifying the IEEE way would take for NaNs.
+expect fault_fp8_truncate     convert             "convert/f32_to_f8E4M3FN/odd/midpoint/"  "want 0x01 (0.001953125)"
+expect fault_fnuz_negzero     convert             "convert/f32_to_f8E5M2FNUZ/odd/midpoint/" "got 0x80 (nan), want 0x00 (0)"
+expect fault_fp8_fn_top       convert             "convert/f32_to_f8E4M3FN/"               "want 0x7"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
