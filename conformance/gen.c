@@ -54,6 +54,11 @@ static const char *const SH_SAS[] = {"pool2", "pool3", "r1", "r2"};
  * case: each of three branches, and an index outside [0, 3) (-1: the last) */
 static const char *const SH_IF[] = {"taken_true", "taken_false", "nested"};
 static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_range"};
+/* map: two inputs through a body of elementwise ops and a constant (the
+ * runtime's tiled path) over an odd, a scalar, an empty and a wide (several
+ * tiles) shape, and an odd shape whose body reads a scalar of the function
+ * (captured: the per-element path) */
+static const char *const SH_MAP[] = {"odd", "scalar", "empty", "wide", "captured"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -141,7 +146,8 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 
 bool conf_op_generated(plumb_opcode op)
 {
-    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE)
+    if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE ||
+        op == PLUMB_OP_MAP)
         return true;
     if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
         return false;
@@ -166,6 +172,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
+    case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     default: break;
     }
@@ -1163,6 +1170,38 @@ static bool gen_branches(gen *g)
                             "  }) : (tensor<i32>) -> %s\n",
                          index, X, X, X, X, X, X, X);
     }
+    g->ret_types = X;
+    return push_case(g, "%r");
+}
+
+/* map (SH_MAP) over x and y of the case's type and shape: the body
+ * computes select(x < y, (x + y) + x, y) (add and compare exist on every
+ * element type, i1 included), so results depend on both arguments and
+ * their order; "captured" adds a scalar parameter c of the function
+ * instead of x, which sends the runtime to its per-element path. */
+static bool gen_map(gen *g)
+{
+    bool cap = !strcmp(g->shape, "captured");
+    shp s = ew_shape(cap ? "odd" : g->shape);
+    plumb_dtype t = g->t;
+    param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+    param(g, "y", t, s.rank, s.dims, g->value, 0, 0);
+    if (cap)
+        param(g, "c", t, 0, NULL, g->value, 0, 0);
+    const char *X = tys(g, t, s.rank, s.dims), *E = tys(g, t, 0, NULL);
+    plumb_buf *b = &g->body;
+    plumb_buf_printf(b, "  %%r = \"stablehlo.map\"(%%x, %%y) ({\n"
+                        "  ^bb0(%%a: %s, %%b: %s):\n"
+                        "    %%s = stablehlo.add %%a, %%b : %s\n"
+                        "    %%t = stablehlo.add %%s, %%%s : %s\n"
+                        "    %%p = stablehlo.compare LT, %%a, %%b : (%s, %s) -> tensor<i1>\n"
+                        "    %%o = stablehlo.select %%p, %%t, %%b : tensor<i1>, %s\n"
+                        "    stablehlo.return %%o : %s\n"
+                        "  }) {dimensions = array<i64",
+                     E, E, E, cap ? "c" : "a", E, E, E, E, E);
+    for (uint32_t i = 0; i < s.rank; i++)
+        plumb_buf_printf(b, "%s %u", i ? "," : ":", i);
+    plumb_buf_printf(b, ">} : (%s, %s) -> %s\n", X, X, X);
     g->ret_types = X;
     return push_case(g, "%r");
 }
@@ -2881,6 +2920,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_WHILE) return gen_while(g);
     if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
+    if (g->op == PLUMB_OP_MAP) return gen_map(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);

@@ -24,6 +24,7 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_REVERSE:
     case PLUMB_OP_GATHER:
     case PLUMB_OP_OPTIMIZATION_BARRIER:
+    case PLUMB_OP_MAP:   /* the computation decides what it does with complex elements */
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
     case PLUMB_OP_DYNAMIC_RESHAPE:
     case PLUMB_OP_REAL:

@@ -1200,6 +1200,7 @@ static const simple_attr simple_attrs[] = {
     SA(TRANSPOSE, "permutation", AK_INTS, dims),
     SA(REVERSE, "dimensions", AK_INTS, dims),
     SA(REDUCE, "dimensions", AK_INTS, dims),
+    SA(MAP, "dimensions", AK_INTS, dims),
     SA(IOTA, "iota_dimension", AK_INT, dimension),
     SA(CONCATENATE, "dimension", AK_INT, dimension),
     SA(SORT, "dimension", AK_INT, dimension),
@@ -3246,7 +3247,8 @@ static bool generic_regions(P *p, opb *ob)
     }
     const char *what = ob->code == PLUMB_OP_REDUCE || ob->code == PLUMB_OP_REDUCE_WINDOW ? "body"
                      : ob->code == PLUMB_OP_SORT ? "comparator"
-                     : ob->code == PLUMB_OP_SCATTER ? "update_computation" : NULL;
+                     : ob->code == PLUMB_OP_SCATTER ? "update_computation"
+                     : ob->code == PLUMB_OP_MAP ? "computation" : NULL;
     if (!what && ob->n_regs)
         return err_at(p, ob->regs_off, PLUMB_ERR_PARSE, "op '%s' takes no regions, found %u", name, ob->n_regs);
     if (what && ob->n_regs != 1)

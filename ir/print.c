@@ -627,6 +627,7 @@ static void generic_props(pr *q, const ir_op *op)
         }
         break;
     case PLUMB_OP_REDUCE:
+    case PLUMB_OP_MAP:
         puts_(q, " <{dimensions = ");
         array_i64(q, a->dims);
         puts_(q, "}>");

@@ -393,7 +393,7 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
     case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE: case PLUMB_OP_NEXT_AFTER: case PLUMB_OP_CONVERT:
     case PLUMB_OP_REVERSE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_SCATTER:
     case PLUMB_OP_SORT: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE: case PLUMB_OP_SELECT_AND_SCATTER:
-    case PLUMB_OP_COMPLEX: case PLUMB_OP_REAL: case PLUMB_OP_IMAG:
+    case PLUMB_OP_COMPLEX: case PLUMB_OP_REAL: case PLUMB_OP_IMAG: case PLUMB_OP_MAP:
         break;
     default:
         return sfail(d, op, PLUMB_ERR_UNSUPPORTED, "has no run-time shape rule");

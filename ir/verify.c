@@ -1759,6 +1759,45 @@ static bool v_while(vctx *V, const ir_op *op)
     return true;
 }
 
+/* map (docs/spec/control.md): N >= 1 inputs of one shape, the result of
+ * that shape (C1, C2); dimensions is every dimension in order (C3); the
+ * computation takes one scalar per input of the input's element type and
+ * returns one scalar of the result's element type (C4). */
+static bool v_map(vctx *V, const ir_op *op)
+{
+    if (op->n_operands == 0)
+        return BAD("takes at least one input (StableHLO C2: 0 < size(inputs))");
+    if (op->n_regions != 1)
+        return BAD("needs exactly one computation region, has %u", op->n_regions);
+    const ir_type *t0 = &op->operands[0]->type;
+    for (uint32_t i = 1; i < op->n_operands; i++)
+        if (!same_shape(V, op, i, 0, "C1"))
+            return false;
+    const ir_ints *d = &op->a.dims;
+    if (d->n != t0->rank)
+        return BAD("dimensions has %u entries, expected %u: every dimension of the inputs, in order "
+                   "(StableHLO C3: dimensions = range(rank(inputs[0])))", d->n, t0->rank);
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->v[i] != (int64_t)i)
+            return BAD("dimensions[%u] = %lld, expected %u (StableHLO C3: dimensions = range(rank(inputs[0])))", i,
+                       (long long)d->v[i], i);
+    plumb_dtype *e = plumb_calloc(op->n_operands, sizeof *e);
+    if (!e)
+        return op_fail(V, op, PLUMB_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        e[i] = op->operands[i]->type.dtype;
+    plumb_dtype r = op->results[0]->type.dtype;
+    bool ok = check_region(V, op, "computation", &op->regions[0], e, op->n_operands, &r, 1, "C4");
+    plumb_free(e, op->n_operands * sizeof *e);
+    if (!ok)
+        return false;
+    ir_type want = *t0;   /* the inputs' common shape */
+    for (uint32_t i = 1; i < op->n_operands; i++)
+        meet(&want, &op->operands[i]->type);
+    want.dtype = r;
+    return expect_result(V, op, 0, &want, "C1: shape(inputs...) = shape(result)");
+}
+
 /* optimization_barrier is the identity: as many results as operands, each
  * of its operand's type (StableHLO C1). */
 static bool v_optimization_barrier(vctx *V, const ir_op *op)
@@ -2269,7 +2308,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
                         op->code == PLUMB_OP_REDUCE_WINDOW || op->code == PLUMB_OP_SELECT_AND_SCATTER ||
                         op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE || op->code == PLUMB_OP_IF ||
-                        op->code == PLUMB_OP_CASE;
+                        op->code == PLUMB_OP_CASE || op->code == PLUMB_OP_MAP;
     if (!wants_region && op->n_regions)
         return BAD("takes no regions, has %u", op->n_regions);
     char what[200];
@@ -2389,6 +2428,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
     case PLUMB_OP_CALL: return v_call(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
+    case PLUMB_OP_MAP: return v_map(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
     case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);
     case PLUMB_OP_WHILE: return v_while(V, op);
