@@ -30,10 +30,11 @@ PASS="reshape_complex128_2_3.mlir reduce_sum_complex128_2_3.mlir reduce_min_comp
 dot_general_float64_4_3_complex64_3_6.mlir dot_general_float64_4_3_complex128_3_6.mlir
 sign_complex64_20_20.mlir sin_complex128_20_20.mlir conj_float64_3_4.mlir le_complex128_complex128.mlir
 asinh_complex128_20_20_chlo.mlir asin_complex64_20_20_chlo.mlir atan_complex64_20_20_chlo.mlir"
-# complex constants, iota, multiply, expm1 and log among their cases
+# complex constants, iota, multiply, expm1 and log among their cases; fft (all four types)
 INTERPRET="constant.mlir iota.mlir multiply.mlir exponential_minus_one.mlir math_log_complex64.mlir
 math_log_complex128.mlir math_asinh_complex64.mlir math_asinh_complex128.mlir math_acos_complex128.mlir
-math_atan_complex64.mlir math_square_complex64.mlir"
+math_atan_complex64.mlir math_square_complex64.mlir
+fft.mlir"
 
 if [ ! -x "$PLUMB" ]; then
     bad "the plumb binary '$PLUMB' exists and is executable"
