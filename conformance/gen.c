@@ -13,8 +13,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "conf.h"
-#include "fft_bound.h"
 #include "linalg_bound.h"
+#include "plumb/complex.h"
 #include "plumb/fp8.h"
 
 /* ---- the plan ------------------------------------------------------------------ */
@@ -40,8 +40,6 @@ static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 static const char *const SH_TRSM[] = {"left_lower", "left_upper_trans_unit", "right_lower_adjoint", "right_upper_unit",
                                       "batch", "empty"};
 static const char *const SH_CHOL[] = {"lower", "upper", "batch", "one", "empty"};
-/* fft: type and transformed dimensions (gen_fft says the shapes) */
-static const char *const SH_FFT[] = {"fft1", "ifft1", "rfft1", "irfft1", "fft2", "ifft3", "rfft2", "irfft3", "prime", "empty"};
 /* while: loops of 0, 1 and 5 iterations over an odd tensor, and a loop of 3
  * iterations whose body runs a loop of 2 */
 static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
@@ -73,7 +71,6 @@ static const char *const V_NONE[] = {"none"};
 static const char *const V_RNG[] = {"three_fry", "philox"};
 static const char *const V_TRSM[] = {"wellcond", "illcond"};
 static const char *const V_CHOL[] = {"spd", "illcond", "notpd"};
-static const char *const V_FFT[] = {"normal", "wide", "tone"};   /* conformance/gen_fft.c */
 
 #define LEN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -113,7 +110,6 @@ bool conf_op_poly(plumb_opcode op)
 {
     if (op == PLUMB_OP_REDUCE_WINDOW) return false;   /* its own shape family only */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
-    if (op == PLUMB_OP_FFT) return false;   /* static fft_length */
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
     switch (plumb_op_get(op)->kind) {
@@ -172,7 +168,6 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
     case PLUMB_OP_TRIANGULAR_SOLVE: *n = LEN(SH_TRSM); return SH_TRSM;
     case PLUMB_OP_CHOLESKY: *n = LEN(SH_CHOL); return SH_CHOL;
-    case PLUMB_OP_FFT: *n = LEN(SH_FFT); return SH_FFT;
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     case PLUMB_OP_REDUCE_WINDOW: *n = LEN(SH_RWIN); return SH_RWIN;
     case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
@@ -203,7 +198,6 @@ const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) { *n = LEN(V_RNG); return V_RNG; }
     if (op == PLUMB_OP_TRIANGULAR_SOLVE) { *n = LEN(V_TRSM); return V_TRSM; }
     if (op == PLUMB_OP_CHOLESKY) { *n = LEN(V_CHOL); return V_CHOL; }
-    if (op == PLUMB_OP_FFT) { *n = LEN(V_FFT); return V_FFT; }
     if (plumb_dtype_is_float(t)) { *n = LEN(V_FLOAT); return V_FLOAT; }
     if (plumb_dtype_is_bool(t)) { *n = LEN(V_BOOL); return V_BOOL; }
     *n = LEN(V_INT);
@@ -2082,8 +2076,7 @@ static bool gen_depth(gen *g)
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
         if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_TRIANGULAR_SOLVE &&
-                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION && g->op != PLUMB_OP_FFT) ||
-                   g->op == PLUMB_OP_REDUCE))
+                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION) || g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);
         if (ok && (t == PLUMB_F32 || t == PLUMB_F64) && is_unary_float_ew(g->op, t))
@@ -2888,43 +2881,6 @@ static bool gen_linalg(gen *g)
     return push_case(g, "%r");
 }
 
-/* fft cases (docs/spec/fft.md, "Conformance"); g->t is the component type
- * (the operand's for RFFT). Shapes: fft1 3x16 [16]; ifft1 2x12 [12]; rfft1
- * 4x10 -> 4x6 [10]; irfft1 3x9 -> 3x16 [16]; fft2 2x6x5 [6, 5]; ifft3 4x3x8
- * [4, 3, 8]; rfft2 3x8x7 -> 3x8x4 [8, 7]; irfft3 2x3x4x5 -> 2x3x4x8 [3, 4, 8];
- * prime 2x97 [97] (an odd prime length); empty 0x8 [8]. */
-static bool gen_fft(gen *g)
-{
-    const char *sc = g->shape;
-    static const struct { const char *name, *type; uint32_t rank, k; int64_t dims[4], len[3]; } F[] = {
-        {"fft1", "FFT", 2, 1, {3, 16}, {16}},          {"ifft1", "IFFT", 2, 1, {2, 12}, {12}},
-        {"rfft1", "RFFT", 2, 1, {4, 10}, {10}},        {"irfft1", "IRFFT", 2, 1, {3, 9}, {16}},
-        {"fft2", "FFT", 3, 2, {2, 6, 5}, {6, 5}},      {"ifft3", "IFFT", 3, 3, {4, 3, 8}, {4, 3, 8}},
-        {"rfft2", "RFFT", 3, 2, {3, 8, 7}, {8, 7}},    {"irfft3", "IRFFT", 4, 3, {2, 3, 4, 5}, {3, 4, 8}},
-        {"prime", "FFT", 2, 1, {2, 97}, {97}},         {"empty", "FFT", 2, 1, {0, 8}, {8}},
-    };
-    size_t i = 0;
-    while (i < LEN(F) && strcmp(F[i].name, sc)) i++;
-    if (i == LEN(F)) { g->failed = true; return false; }
-    bool rfft = !strcmp(F[i].type, "RFFT"), irfft = !strcmp(F[i].type, "IRFFT");
-    plumb_dtype ct = g->t, cx;
-    if (!plumb_dtype_complex_of(ct, &cx)) { g->failed = true; return false; }
-    int64_t rd[4];
-    memcpy(rd, F[i].dims, sizeof rd);
-    uint32_t R = F[i].rank;
-    if (rfft) rd[R - 1] = F[i].dims[R - 1] / 2 + 1;
-    if (irfft) rd[R - 1] = F[i].len[F[i].k - 1];
-    plumb_dtype xt = rfft ? ct : cx, yt = irfft ? ct : cx;
-    plumb_tensor *a = param(g, "a", xt, R, F[i].dims, NULL, 0, 0);
-    if (a && !conf_fft_fill(g->value, a, g->rng)) g->failed = true;
-    const char *X = tys(g, xt, R, F[i].dims), *Y = tys(g, yt, R, rd);
-    plumb_buf_printf(&g->body, "  %%r = stablehlo.fft %%a, type = %s, length = [", F[i].type);
-    for (uint32_t d = 0; d < F[i].k; d++) plumb_buf_printf(&g->body, "%s%lld", d ? ", " : "", (long long)F[i].len[d]);
-    plumb_buf_printf(&g->body, "] : (%s) -> %s\n", X, Y);
-    g->ret_types = Y;
-    return push_case(g, "%r");
-}
-
 /* The "dyn_*" family of an op of static form: each accepted type at the
  * sizes 0, 1, odd and the bound, the float ones with the special values
  * (convert to one target: f32, or f64 from f32). */
@@ -2944,6 +2900,125 @@ static bool gen_poly(gen *g)
         for (uint32_t k = 0; ok && k < CONF_POLY_N_SIZES; k++) ok = one_case(g, t, conf_poly_classes[k], vc, 0, target);
     }
     return ok && !g->failed;
+}
+
+/* ---- complex values (docs/spec/complex.md; docs/conformance.md "Complex") ----
+ * The ops that take complex values elementwise, on complex<f32> and
+ * complex<f64>, one rank-1 case per value class, after every other family
+ * (so no older case's ordinal moves): "normal" (components from N(0, 1)),
+ * "loguniform" (components over the whole exponent range, random signs),
+ * "small" (components near 2^-20: expm1, log1p, sin, ... of a small
+ * argument), "special" (every pair of the component type's special values,
+ * x crossed with a reversed y for binary ops) and, for multiply, "cancel"
+ * (ac ≈ bd: the real part cancels, which a dropped or misrounded product
+ * shows). */
+static const char *const V_COMPLEX[] = {"normal", "loguniform", "small", "special", "cancel"};
+
+bool conf_complex_family_op(plumb_opcode op)
+{
+    if (op == PLUMB_OP_REAL || op == PLUMB_OP_IMAG) return true;
+    const plumb_op_info *oi = plumb_op_get(op);
+    return ir_complex_arith(op) && oi->kind == PLUMB_KIND_ELEMENTWISE && op != PLUMB_OP_COMPARE &&
+           op != PLUMB_OP_CONVERT && op != PLUMB_OP_SELECT && op != PLUMB_OP_IOTA && (oi->arity == 1 || oi->arity == 2);
+}
+
+uint32_t conf_complex_classes(plumb_opcode op)
+{
+    return conf_complex_family_op(op) ? (op == PLUMB_OP_MULTIPLY ? 5 : 4) : 0;
+}
+
+static double complex_component(gen *g, plumb_dtype ct, const char *vc)
+{
+    if (!strcmp(vc, "loguniform")) {
+        int emax = ct == PLUMB_F32 ? 127 : 1023;
+        double v = exp2((gsl_rng_uniform(g->rng) * 2.0 - 1.0) * (emax - 2));
+        return gsl_rng_uniform(g->rng) < 0.5 ? -v : v;
+    }
+    if (!strcmp(vc, "small")) return ldexp(gsl_ran_gaussian(g->rng, 1.0), -20);
+    return gsl_ran_gaussian(g->rng, 1.0);
+}
+
+static void complex_store(plumb_tensor *x, uint64_t i, plumb_dtype ct, double re, double im)
+{
+    plumb_store_bits(ct, x->data, 2 * i, fbits(ct, re));
+    plumb_store_bits(ct, x->data, 2 * i + 1, fbits(ct, im));
+}
+
+static bool complex_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    const plumb_op_info *oi = plumb_op_get(g->op);
+    bool binary = oi->arity == 2, special = !strcmp(g->value, "special");
+    uint64_t sp[32];
+    uint32_t ns = conf_float_specials(ct, sp);
+    bool pw = g->op == PLUMB_OP_POWER;
+    if (pw) {
+        /* the runtime's power bound holds for |w log z| < 2^6 (docs/spec/
+         * complex.md): its special values are the zeros (the pole) and the
+         * finite ones of modest size */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < ns; i++) {
+            double v = fabs(plumb_load_f64(ct, (uint64_t[]){sp[i]}, 0));
+            if (v == 0 || (v >= 0.09 && v <= 3)) sp[m++] = sp[i];
+        }
+        ns = m;
+    }
+    int64_t n = special ? (int64_t)ns * ns : 37;
+    plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
+    plumb_tensor *y = binary ? param(g, "y", t, 1, &n, NULL, 0, 0) : NULL;
+    if (!x || (binary && !y)) return push_case(g, "%r");
+    for (int64_t i = 0; i < n; i++) {
+        if (special) {
+            uint64_t a = (uint64_t)i / ns, b = (uint64_t)i % ns;
+            plumb_store_bits(ct, x->data, 2 * (uint64_t)i, sp[a]);
+            plumb_store_bits(ct, x->data, 2 * (uint64_t)i + 1, sp[b]);
+            if (y) {
+                plumb_store_bits(ct, y->data, 2 * (uint64_t)i, sp[ns - 1 - b]);
+                plumb_store_bits(ct, y->data, 2 * (uint64_t)i + 1, sp[ns - 1 - a]);
+            }
+            continue;
+        }
+        double a = complex_component(g, ct, g->value), b = complex_component(g, ct, g->value);
+        if (pw && !strcmp(g->value, "loguniform")) {
+            /* |log z| <= 28 and |w| < 2.2: |w log z| < 2^6 */
+            a = copysign(exp2((gsl_rng_uniform(g->rng) * 2.0 - 1.0) * 40), a);
+            b = copysign(exp2((gsl_rng_uniform(g->rng) * 2.0 - 1.0) * 40), b);
+        }
+        complex_store(x, (uint64_t)i, ct, a, b);
+        if (!y) continue;
+        double c = complex_component(g, ct, g->value), d = complex_component(g, ct, g->value);
+        if (pw && !strcmp(g->value, "loguniform")) {
+            c = gsl_rng_uniform(g->rng) * 3.0 - 1.5;
+            d = gsl_rng_uniform(g->rng) * 3.0 - 1.5;
+        }
+        /* cancel: d = ac/b rounded, so that ac - bd is a rounding error of ac */
+        if (!strcmp(g->value, "cancel") && b != 0) d = plumb_load_f64(ct, (uint64_t[]){fbits(ct, a * c / b)}, 0);
+        complex_store(y, (uint64_t)i, ct, c, d);
+    }
+    const char *T = tys(g, t, 1, &n);
+    if (g->op == PLUMB_OP_ABS || g->op == PLUMB_OP_REAL || g->op == PLUMB_OP_IMAG) {
+        const char *R = tys(g, ct, 1, &n);
+        plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, R);
+        g->ret_types = R;
+    } else if (binary) {
+        plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", oi->name, T);
+        g->ret_types = T;
+    } else {
+        plumb_buf_printf(&g->body, "  %%r = %s %%x : %s\n", oi->name, T);
+        g->ret_types = T;
+    }
+    return push_case(g, "%r");
+}
+
+static bool gen_complex(gen *g)
+{
+    uint32_t nc = conf_complex_classes(g->op);
+    bool ok = true;
+    for (int k = 0; ok && nc && k < 2; k++) {
+        plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
+        for (uint32_t v = 0; ok && v < nc; v++) ok = depth_case(g, t, t, V_COMPLEX[v], complex_case);
+    }
+    return ok;
 }
 
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
@@ -2967,7 +3042,6 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return gen_map(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
-    if (g->op == PLUMB_OP_FFT) return gen_fft(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);
@@ -3070,6 +3144,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_forms(&g);
     if (ok) ok = gen_opcross(&g);
     if (ok) ok = gen_poly(&g);
+    if (ok) ok = gen_complex(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

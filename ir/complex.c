@@ -29,11 +29,6 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_DYNAMIC_RESHAPE:
     case PLUMB_OP_REAL:
     case PLUMB_OP_IMAG:
-    /* fft's own rules (ir/fft.c) relate its complex and real sides */
-    case PLUMB_OP_FFT:
-    /* reduce_window with a body of its own: the body's ops decide what
-     * complex values they take; the kernels move whole elements */
-    case PLUMB_OP_REDUCE_WINDOW:
     /* checks compare per component (ir/checkcmp.c) */
     case PLUMB_OP_EXPECT_EQ:
     case PLUMB_OP_EXPECT_EQ_CONST:

@@ -448,11 +448,17 @@ static cz c_mul(cz x, cz y, plumb_dtype c)
     mpfr_fmms(re, a, cc, b, d, MPFR_RNDN);   /* exact at this precision */
     mpfr_fmma(im, a, d, b, cc, MPFR_RNDN);
     cz r = {round_to(re, c), round_to(im, c)};
-    /* an exact zero takes IEEE's sign of the two products' sum */
-    if (mpfr_zero_p(re))
-        r.re = (x.re * y.re) - (x.im * y.im);
-    if (mpfr_zero_p(im))
-        r.im = (x.re * y.im) + (x.im * y.re);
+    /* an exact zero takes IEEE's sign of the two products' sum; products
+     * that overflow a double are nonzero and cancel exactly, which rounds
+     * to +0 (inf - inf would make it a NaN: (max, max)^2 in complex<f64>) */
+    if (mpfr_zero_p(re)) {
+        double p = x.re * y.re, q = x.im * y.im;
+        r.re = isinf(p) || isinf(q) ? 0.0 : p - q;
+    }
+    if (mpfr_zero_p(im)) {
+        double p = x.re * y.im, q = x.im * y.re;
+        r.im = isinf(p) || isinf(q) ? 0.0 : p + q;
+    }
     mpfr_clears(re, im, a, b, cc, d, (mpfr_ptr)0);
     return r;
 }

@@ -560,13 +560,6 @@ static uint64_t compare(plumb_dtype t, ir_cmp_type ty, ir_cmp_dir d, uint64_t a,
         uint64_t y = (b & sign_bit(t)) ? (~b & m) : (b | sign_bit(t));
         return dir_holds(d, (x > y) - (x < y));
     }
-    case IR_CMP_WEAKORDER: {   /* every NaN equal and above +inf, -0 == +0 (ref/elementwise.c) */
-        bool na = f_isnan(t, a), nb = f_isnan(t, b);
-        if (na || nb)
-            return dir_holds(d, (int)na - (int)nb);
-        double x = f_to_d(t, a), y = f_to_d(t, b);
-        return dir_holds(d, (x > y) - (x < y));
-    }
     case IR_CMP_SIGNED: {
         int64_t x = is_bool(t) ? (int64_t)(a & 1) : sext(t, a), y = is_bool(t) ? (int64_t)(b & 1) : sext(t, b);
         return dir_holds(d, (x > y) - (x < y));
@@ -685,8 +678,6 @@ static uint64_t elem(const ew *e, uint64_t a, uint64_t b, uint64_t c)
     case PLUMB_OP_IS_NEG_INF: return f_inf_or_nan(t, a) && !f_isnan(t, a) && (a & sign_bit(t));
     case PLUMB_OP_SQUARE: return farith(PLUMB_OP_MULTIPLY, t, a, a);
     case PLUMB_OP_NEXT_AFTER: return next_after(t, a, b);
-    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:
-        return rt_special2(e->code, t, a, b);   /* runtime/math_special2.c */
     case PLUMB_OP_NOT: return is_bool(t) ? (a & 1) == 0 : ~a;
     case PLUMB_OP_POPCNT: return (uint64_t)__builtin_popcountll(a & mask_of(t));
     case PLUMB_OP_COUNT_LEADING_ZEROS:
@@ -1483,7 +1474,7 @@ static const char *ew_setup(ew *e, const ir_op *op, plumb_isa isa, const plumb_d
             return "the result must have element type i1 and the operands one type";
         if (c == PLUMB_OP_COMPARE) {
             ir_cmp_type ty = cmp_type_of(op, e->t);
-            if ((ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER || ty == IR_CMP_WEAKORDER) != is_float(e->t))
+            if ((ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER) != is_float(e->t))
                 return "comparison type does not apply to the element type";
         }
     } else if (c != PLUMB_OP_CONVERT) {
@@ -1591,4 +1582,3 @@ EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
 EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
 EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
 EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER) EW_KERNEL(ERF_INV)
-EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA)

@@ -28,14 +28,11 @@ typedef struct ir_type {
 typedef enum ir_cmp_dir { IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT, IR_CMP_GE } ir_cmp_dir;
 /* IR_CMP_TYPE_NONE: not written; the element type decides (FLOAT for floats,
  * SIGNED for signed integers, UNSIGNED for unsigned and i1). */
-/* WEAKORDER (floats): every NaN equal to every other and above +inf, -0 == +0 */
-typedef enum ir_cmp_type { IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER, IR_CMP_SIGNED, IR_CMP_UNSIGNED, IR_CMP_WEAKORDER } ir_cmp_type;
+typedef enum ir_cmp_type { IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER, IR_CMP_SIGNED, IR_CMP_UNSIGNED } ir_cmp_type;
 typedef enum ir_precision { IR_PREC_DEFAULT, IR_PREC_HIGH, IR_PREC_HIGHEST } ir_precision;
 typedef enum ir_rng_alg { IR_RNG_DEFAULT, IR_RNG_THREE_FRY, IR_RNG_PHILOX } ir_rng_alg;
 /* triangular_solve's transpose_a (StableHLO's Transpose enum) */
 typedef enum ir_transpose { IR_TRANSPOSE_NO_TRANSPOSE, IR_TRANSPOSE_TRANSPOSE, IR_TRANSPOSE_ADJOINT } ir_transpose;
-/* fft's fft_type (StableHLO's FftType enum, docs/spec/fft.md) */
-typedef enum ir_fft_type { IR_FFT_FFT, IR_FFT_IFFT, IR_FFT_RFFT, IR_FFT_IRFFT } ir_fft_type;
 
 /* A list of integers (dimension numbers, sizes, permutations). */
 typedef struct ir_ints {
@@ -132,9 +129,6 @@ typedef struct ir_attrs {
      * as the f32 value it denotes) and feature_index */
     double epsilon;
     int64_t feature_index;
-    /* fft: fft_type and fft_length (1 to 3 trailing dimensions) */
-    ir_fft_type fft_type;
-    ir_ints fft_length;
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;
