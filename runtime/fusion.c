@@ -1172,8 +1172,11 @@ out:
  * AVX-512 level gives the tile kernel's bits for every lane it does not
  * flag, and each of which returns NaN for a NaN operand (run_regs relies on
  * that: a NaN anywhere reaches the group's results, where it is seen). */
+static bool regs_int_op(const ir_op *op);
 static bool regs_op(const ir_op *op)
 {
+    if (regs_int_op(op))
+        return true;
     if (op->n_results != 1 || op->results[0]->type.dtype != PLUMB_F32)
         return false;
     for (uint32_t i = 0; i < op->n_operands; i++)
@@ -1184,6 +1187,34 @@ static bool regs_op(const ir_op *op)
         return op->n_operands == 2;
     case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC: case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_NEGATE:
     case PLUMB_OP_ABS:
+        return op->n_operands == 1;
+    default:
+        return false;
+    }
+}
+
+/* 32-bit integer ops (i32 or ui32 in and out) run_regs evaluates: each is
+ * one AVX-512 instruction with k_ew_int.c's wrapping semantics (add,
+ * subtract, multiply keep the low 32 bits; the variable shifts give 0, or
+ * the sign for an arithmetic right shift, for counts >= 32 read unsigned,
+ * as the kernels do). Integers have no NaN and no flagged lanes, so their
+ * blocks are never recomputed. */
+static bool regs_int_op(const ir_op *op)
+{
+    if (op->n_results != 1)
+        return false;
+    plumb_dtype t = op->results[0]->type.dtype;
+    if (t != PLUMB_I32 && t != PLUMB_UI32)
+        return false;
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (op->operands[i]->type.dtype != t)
+            return false;
+    switch (op->code) {
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_AND: case PLUMB_OP_OR:
+    case PLUMB_OP_XOR: case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_LOGICAL:
+    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
+        return op->n_operands == 2;
+    case PLUMB_OP_NEGATE: case PLUMB_OP_NOT:
         return op->n_operands == 1;
     default:
         return false;
@@ -2510,6 +2541,8 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         bool xsc = xv->scalar, ysc = yv->scalar;
         float *o = buf[st->out], *d = ov->dst ? ov->dst + e : NULL;
         bool keep = ov->kept || !d, nt = d && ov->stream && ((uintptr_t)d & 63) == 0;
+        plumb_dtype rty = st->op->results[0]->type.dtype;
+        bool fl = rty == PLUMB_F32, sg = rty == PLUMB_I32;   /* integers: no NaN check */
         /* each result vector r of vector k: kept, and/or stored with the
          * NaN check */
 #define RG_PUT(k, r)                                                                               \
@@ -2518,7 +2551,8 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         if (keep)                                                                                  \
             _mm512_store_ps(o + 16 * (k), r_);                                                     \
         if (d) {                                                                                   \
-            b |= _mm512_cmp_ps_mask(r_, r_, _CMP_UNORD_Q);                                         \
+            if (fl)                                                                                \
+                b |= _mm512_cmp_ps_mask(r_, r_, _CMP_UNORD_Q);                                     \
             if (nt)                                                                                \
                 _mm512_stream_ps(d + 16 * (k), r_);                                                \
             else                                                                                   \
@@ -2539,6 +2573,44 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         RG_PUT(k, fn(xsc ? xs : _mm512_loadu_ps(x + 16 * k), &f));                                 \
         b |= f;                                                                                    \
     }
+#define RG_I(e) _mm512_castsi512_ps(e)
+#define RG_A _mm512_castps_si512(a)
+#define RG_C _mm512_castps_si512(c)
+        if (!fl) {
+            switch (st->op->code) {
+            case PLUMB_OP_ADD: RG_LOOP(RG_I(_mm512_add_epi32(RG_A, RG_C))) break;
+            case PLUMB_OP_SUBTRACT: RG_LOOP(RG_I(_mm512_sub_epi32(RG_A, RG_C))) break;
+            case PLUMB_OP_MULTIPLY: RG_LOOP(RG_I(_mm512_mullo_epi32(RG_A, RG_C))) break;
+            case PLUMB_OP_AND: RG_LOOP(RG_I(_mm512_and_si512(RG_A, RG_C))) break;
+            case PLUMB_OP_OR: RG_LOOP(RG_I(_mm512_or_si512(RG_A, RG_C))) break;
+            case PLUMB_OP_XOR: RG_LOOP(RG_I(_mm512_xor_si512(RG_A, RG_C))) break;
+            case PLUMB_OP_SHIFT_LEFT: RG_LOOP(RG_I(_mm512_sllv_epi32(RG_A, RG_C))) break;
+            case PLUMB_OP_SHIFT_RIGHT_LOGICAL: RG_LOOP(RG_I(_mm512_srlv_epi32(RG_A, RG_C))) break;
+            case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
+                /* srav fills with the sign for counts above 31, any count read unsigned */
+                RG_LOOP(RG_I(_mm512_srav_epi32(RG_A, RG_C))) break;
+            case PLUMB_OP_MAXIMUM:
+                if (sg) {
+                    RG_LOOP(RG_I(_mm512_max_epi32(RG_A, RG_C)))
+                } else {
+                    RG_LOOP(RG_I(_mm512_max_epu32(RG_A, RG_C)))
+                }
+                break;
+            case PLUMB_OP_MINIMUM:
+                if (sg) {
+                    RG_LOOP(RG_I(_mm512_min_epi32(RG_A, RG_C)))
+                } else {
+                    RG_LOOP(RG_I(_mm512_min_epu32(RG_A, RG_C)))
+                }
+                break;
+            case PLUMB_OP_NEGATE: RG_LOOP(RG_I(_mm512_sub_epi32(_mm512_setzero_si512(), RG_A))) break;
+            default: RG_LOOP(RG_I(_mm512_xor_si512(RG_A, _mm512_set1_epi32(-1)))) break;   /* not */
+            }
+            continue;
+        }
+#undef RG_I
+#undef RG_A
+#undef RG_C
         switch (st->op->code) {
         case PLUMB_OP_ADD: RG_LOOP(_mm512_add_ps(a, c)) break;
         case PLUMB_OP_SUBTRACT: RG_LOOP(_mm512_sub_ps(a, c)) break;

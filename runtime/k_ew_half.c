@@ -511,8 +511,12 @@ T_AVX512 static void sqrt_avx512(const float *a, float *o, size_t n)
 T_AVX512 static inline __attribute__((always_inline)) __m512 nanfix_avx512(__m512 x, __m512 y, __m512 r)
 {
     const __m512i q = _mm512_set1_epi32(0x400000);
-    __mmask16 rn = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), xn = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q),
-              yn = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
+    __mmask16 rn = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+    /* a NaN operand gives a NaN result, so with no NaN lane in r there is
+     * nothing to fix: the common vector pays one compare */
+    if (__builtin_expect(rn == 0, 1))
+        return r;
+    __mmask16 xn = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), yn = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
     __m512i v = _mm512_set1_epi32(0x7FC00000);
     v = _mm512_mask_or_epi32(v, yn, _mm512_castps_si512(y), q);
     v = _mm512_mask_or_epi32(v, xn, _mm512_castps_si512(x), q);
@@ -529,8 +533,10 @@ T_AVX512 static void arith_f16_avx512(plumb_opcode code, const uint16_t *a, cons
 T_AVX2 static inline __attribute__((always_inline)) __m256 nanfix_avx2(__m256 x, __m256 y, __m256 r)
 {
     const __m256 q = _mm256_castsi256_ps(_mm256_set1_epi32(0x400000));
-    __m256 rn = _mm256_cmp_ps(r, r, _CMP_UNORD_Q), xn = _mm256_cmp_ps(x, x, _CMP_UNORD_Q),
-           yn = _mm256_cmp_ps(y, y, _CMP_UNORD_Q);
+    __m256 rn = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+    if (__builtin_expect(_mm256_movemask_ps(rn) == 0, 1))   /* no NaN lane: nothing to fix */
+        return r;
+    __m256 xn = _mm256_cmp_ps(x, x, _CMP_UNORD_Q), yn = _mm256_cmp_ps(y, y, _CMP_UNORD_Q);
     __m256 v = _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), _mm256_or_ps(y, q), yn);
     v = _mm256_blendv_ps(v, _mm256_or_ps(x, q), xn);
     return _mm256_blendv_ps(r, v, rn);

@@ -42,6 +42,10 @@
  * block's lines are all used before they leave L1 and power-of-two row
  * strides cannot evict them early (16 src + 16 dst lines for f32). */
 #define TB(es) ((int64_t)(64 / (es)))
+/* b elements per panel (copy_rows): a multiple of every TB */
+#ifndef TR_PANEL
+#define TR_PANEL 256
+#endif
 
 #define TR_SCALAR(NAME, T)                                                                                        \
     static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_, int64_t da, int64_t a0, int64_t a1, \
@@ -242,21 +246,28 @@ static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     size_t es = j->es;
     if (j->tp >= 0) {
         uint32_t r = j->rank, p = (uint32_t)j->tp;
-        int64_t na = j->shape[p], nb = j->shape[r - 1], da = j->ds[p], sb = j->ss[r - 1];
-        for (uint64_t it = begin; it < end; it++) {
-            uint64_t q = it / j->ablocks;
-            int64_t tb = TB(es), a0 = (int64_t)(it % j->ablocks) * tb, a1 = a0 + tb < na ? a0 + tb : na;
-            int64_t so = 0, dof = 0;
-            for (uint32_t k = r - 1; k-- > 0;) {
-                if (k == p) continue;
-                int64_t i = (int64_t)(q % (uint64_t)j->shape[k]);
-                q /= (uint64_t)j->shape[k];
-                so += i * j->ss[k];
-                dof += i * j->ds[k];
+        int64_t na = j->shape[p], nb = j->shape[r - 1], da = j->ds[p], sb = j->ss[r - 1], tb = TB(es);
+        /* The chunk's blocks of a in panels of TR_PANEL b at a time: a
+         * block row over all of b reads one line from each of nb source
+         * rows, which for long rows are nb pages, more than the TLB holds;
+         * a panel keeps TR_PANEL of them in use across the chunk's blocks. */
+        for (int64_t bp = 0; bp < nb; bp += TR_PANEL) {
+            int64_t be = bp + TR_PANEL < nb ? bp + TR_PANEL : nb;
+            for (uint64_t it = begin; it < end; it++) {
+                uint64_t q = it / j->ablocks;
+                int64_t a0 = (int64_t)(it % j->ablocks) * tb, a1 = a0 + tb < na ? a0 + tb : na;
+                int64_t so = 0, dof = 0;
+                for (uint32_t k = r - 1; k-- > 0;) {
+                    if (k == p) continue;
+                    int64_t i = (int64_t)(q % (uint64_t)j->shape[k]);
+                    q /= (uint64_t)j->shape[k];
+                    so += i * j->ss[k];
+                    dof += i * j->ds[k];
+                }
+                const unsigned char *sp = j->src + so * (int64_t)es;
+                unsigned char *dp = j->dst + dof * (int64_t)es;
+                for (int64_t b0 = bp; b0 < be; b0 += tb) j->blk(sp, sb, dp, da, a0, a1, b0, b0 + tb < be ? b0 + tb : be);
             }
-            const unsigned char *sp = j->src + so * (int64_t)es;
-            unsigned char *dp = j->dst + dof * (int64_t)es;
-            for (int64_t b0 = 0; b0 < nb; b0 += tb) j->blk(sp, sb, dp, da, a0, a1, b0, b0 + tb < nb ? b0 + tb : nb);
         }
         return;
     }
