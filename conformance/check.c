@@ -11,6 +11,7 @@
 #include "plumb/fp8.h"
 #include "conf.h"
 #include "plumb/ref.h"
+#include "fft_bound.h"
 #include "linalg_bound.h"
 
 /* ---- float helpers ---------------------------------------------------------- */
@@ -885,6 +886,56 @@ static void check_linalg(const conf_case *c, const linalg_site *s, const plumb_t
     }
 }
 
+/* ---- fft ------------------------------------------------------------------------- */
+
+/* The op's fft_type and fft_length and which case input its operand is
+ * (-1: not a parameter), copied before the module is freed. */
+typedef struct fft_site {
+    bool found;
+    ir_fft_type type;
+    int64_t len[3];
+    uint32_t k;
+    int opnd;
+} fft_site;
+
+static fft_site fft_find(const conf_case *c, const ir_module *m)
+{
+    fft_site s;
+    memset(&s, 0, sizeof s);
+    s.opnd = -1;
+    if (c->op != PLUMB_OP_FFT) return s;
+    ir_op *op = case_op(m, c->op);
+    if (!op || op->a.fft_length.n < 1 || op->a.fft_length.n > 3) return s;
+    s.found = true;
+    s.type = op->a.fft_type;
+    memcpy(s.len, op->a.fft_length.v, op->a.fft_length.n * sizeof *s.len);
+    s.k = op->a.fft_length.n;
+    if (!op->operands[0]->def && op->operands[0]->index < c->n_inputs) s.opnd = (int)op->operands[0]->index;
+    return s;
+}
+
+/* Judged by the normwise bound of conformance/check_fft.c (docs/spec/fft.md). */
+static void check_fft(const conf_case *c, const fft_site *s, const plumb_tensor *g, const plumb_tensor *w, uint32_t k,
+                      worst *ws)
+{
+    conf_fft_verdict v;
+    memset(&v, 0, sizeof v);
+    if (!s->found || s->opnd < 0) {
+        v.budget = CONF_BUDGET_MISMATCH;
+        snprintf(v.reason, sizeof v.reason, "fft's operand is not the case's input: no bound");
+    } else {
+        ir_ints lens = {(int64_t *)s->len, s->k};
+        conf_fft_judge(s->type, &lens, c->inputs[s->opnd], g, w, &v);
+    }
+    if (!(v.budget <= CONF_BUDGET_MISMATCH)) v.budget = CONF_BUDGET_MISMATCH;   /* inf or NaN: fails */
+    if (v.budget > ws->budget) {
+        ws->budget = v.budget;
+        ws->out = k;
+        ws->idx = v.idx;
+        snprintf(ws->reason, sizeof ws->reason, "output %u: %s", k, v.reason);
+    }
+}
+
 /* ---- the entry point ------------------------------------------------------------ */
 
 /* ---- complex results (docs/spec/complex.md, "Numerics") ----------------------
@@ -1000,6 +1051,7 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
     if (!ok) { ir_module_free(m); return false; }
     judge j = judge_case_inputs(c, m);
     linalg_site lsite = linalg_find(c, m);
+    fft_site fsite = fft_find(c, m);
     bool have_ftz = false, have_abs = false;
     if (o->flushes_subnormals) {
         bool changed = false;
@@ -1084,6 +1136,10 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         case PLUMB_AGREE_DATA:
             if (c->op == PLUMB_OP_TRIANGULAR_SOLVE || c->op == PLUMB_OP_CHOLESKY) {
                 check_linalg(c, &lsite, g, w, k, &ws);
+                break;
+            }
+            if (c->op == PLUMB_OP_FFT) {
+                check_fft(c, &fsite, g, w, k, &ws);
                 break;
             }
             check_data(c, g, w, wf, have_abs ? want_abs.outputs[k] : NULL, parts.n ? &parts : NULL, k, &j, o, &ws, r);

@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "conf.h"
+#include "fft_bound.h"
 #include "linalg_bound.h"
 #include "plumb/complex.h"
 #include "plumb/fp8.h"
@@ -40,6 +41,8 @@ static const char *const SH_BARRIER[] = {"odd", "scalar", "empty", "wide"};
 static const char *const SH_TRSM[] = {"left_lower", "left_upper_trans_unit", "right_lower_adjoint", "right_upper_unit",
                                       "batch", "empty"};
 static const char *const SH_CHOL[] = {"lower", "upper", "batch", "one", "empty"};
+/* fft: type and transformed dimensions (gen_fft says the shapes) */
+static const char *const SH_FFT[] = {"fft1", "ifft1", "rfft1", "irfft1", "fft2", "ifft3", "rfft2", "irfft3", "prime", "empty"};
 /* while: loops of 0, 1 and 5 iterations over an odd tensor, and a loop of 3
  * iterations whose body runs a loop of 2 */
 static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
@@ -71,6 +74,7 @@ static const char *const V_NONE[] = {"none"};
 static const char *const V_RNG[] = {"three_fry", "philox"};
 static const char *const V_TRSM[] = {"wellcond", "illcond"};
 static const char *const V_CHOL[] = {"spd", "illcond", "notpd"};
+static const char *const V_FFT[] = {"normal", "wide", "tone"};   /* conformance/gen_fft.c */
 
 #define LEN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -110,6 +114,7 @@ bool conf_op_poly(plumb_opcode op)
 {
     if (op == PLUMB_OP_REDUCE_WINDOW) return false;   /* its own shape family only */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
+    if (op == PLUMB_OP_FFT) return false;   /* static fft_length */
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
     switch (plumb_op_get(op)->kind) {
@@ -168,6 +173,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
     case PLUMB_OP_TRIANGULAR_SOLVE: *n = LEN(SH_TRSM); return SH_TRSM;
     case PLUMB_OP_CHOLESKY: *n = LEN(SH_CHOL); return SH_CHOL;
+    case PLUMB_OP_FFT: *n = LEN(SH_FFT); return SH_FFT;
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     case PLUMB_OP_REDUCE_WINDOW: *n = LEN(SH_RWIN); return SH_RWIN;
     case PLUMB_OP_SELECT_AND_SCATTER: *n = LEN(SH_SAS); return SH_SAS;
@@ -198,6 +204,7 @@ const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) { *n = LEN(V_RNG); return V_RNG; }
     if (op == PLUMB_OP_TRIANGULAR_SOLVE) { *n = LEN(V_TRSM); return V_TRSM; }
     if (op == PLUMB_OP_CHOLESKY) { *n = LEN(V_CHOL); return V_CHOL; }
+    if (op == PLUMB_OP_FFT) { *n = LEN(V_FFT); return V_FFT; }
     if (plumb_dtype_is_float(t)) { *n = LEN(V_FLOAT); return V_FLOAT; }
     if (plumb_dtype_is_bool(t)) { *n = LEN(V_BOOL); return V_BOOL; }
     *n = LEN(V_INT);
@@ -2076,7 +2083,8 @@ static bool gen_depth(gen *g)
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
         if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_TRIANGULAR_SOLVE &&
-                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION) || g->op == PLUMB_OP_REDUCE))
+                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION && g->op != PLUMB_OP_FFT) ||
+                   g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);
         if (ok && (t == PLUMB_F32 || t == PLUMB_F64) && is_unary_float_ew(g->op, t))
@@ -2881,6 +2889,43 @@ static bool gen_linalg(gen *g)
     return push_case(g, "%r");
 }
 
+/* fft cases (docs/spec/fft.md, "Conformance"); g->t is the component type
+ * (the operand's for RFFT). Shapes: fft1 3x16 [16]; ifft1 2x12 [12]; rfft1
+ * 4x10 -> 4x6 [10]; irfft1 3x9 -> 3x16 [16]; fft2 2x6x5 [6, 5]; ifft3 4x3x8
+ * [4, 3, 8]; rfft2 3x8x7 -> 3x8x4 [8, 7]; irfft3 2x3x4x5 -> 2x3x4x8 [3, 4, 8];
+ * prime 2x97 [97] (an odd prime length); empty 0x8 [8]. */
+static bool gen_fft(gen *g)
+{
+    const char *sc = g->shape;
+    static const struct { const char *name, *type; uint32_t rank, k; int64_t dims[4], len[3]; } F[] = {
+        {"fft1", "FFT", 2, 1, {3, 16}, {16}},          {"ifft1", "IFFT", 2, 1, {2, 12}, {12}},
+        {"rfft1", "RFFT", 2, 1, {4, 10}, {10}},        {"irfft1", "IRFFT", 2, 1, {3, 9}, {16}},
+        {"fft2", "FFT", 3, 2, {2, 6, 5}, {6, 5}},      {"ifft3", "IFFT", 3, 3, {4, 3, 8}, {4, 3, 8}},
+        {"rfft2", "RFFT", 3, 2, {3, 8, 7}, {8, 7}},    {"irfft3", "IRFFT", 4, 3, {2, 3, 4, 5}, {3, 4, 8}},
+        {"prime", "FFT", 2, 1, {2, 97}, {97}},         {"empty", "FFT", 2, 1, {0, 8}, {8}},
+    };
+    size_t i = 0;
+    while (i < LEN(F) && strcmp(F[i].name, sc)) i++;
+    if (i == LEN(F)) { g->failed = true; return false; }
+    bool rfft = !strcmp(F[i].type, "RFFT"), irfft = !strcmp(F[i].type, "IRFFT");
+    plumb_dtype ct = g->t, cx;
+    if (!plumb_dtype_complex_of(ct, &cx)) { g->failed = true; return false; }
+    int64_t rd[4];
+    memcpy(rd, F[i].dims, sizeof rd);
+    uint32_t R = F[i].rank;
+    if (rfft) rd[R - 1] = F[i].dims[R - 1] / 2 + 1;
+    if (irfft) rd[R - 1] = F[i].len[F[i].k - 1];
+    plumb_dtype xt = rfft ? ct : cx, yt = irfft ? ct : cx;
+    plumb_tensor *a = param(g, "a", xt, R, F[i].dims, NULL, 0, 0);
+    if (a && !conf_fft_fill(g->value, a, g->rng)) g->failed = true;
+    const char *X = tys(g, xt, R, F[i].dims), *Y = tys(g, yt, R, rd);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.fft %%a, type = %s, length = [", F[i].type);
+    for (uint32_t d = 0; d < F[i].k; d++) plumb_buf_printf(&g->body, "%s%lld", d ? ", " : "", (long long)F[i].len[d]);
+    plumb_buf_printf(&g->body, "] : (%s) -> %s\n", X, Y);
+    g->ret_types = Y;
+    return push_case(g, "%r");
+}
+
 /* The "dyn_*" family of an op of static form: each accepted type at the
  * sizes 0, 1, odd and the bound, the float ones with the special values
  * (convert to one target: f32, or f64 from f32). */
@@ -3042,6 +3087,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return gen_map(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
+    if (g->op == PLUMB_OP_FFT) return gen_fft(g);
     switch (plumb_op_get(g->op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);

@@ -27,6 +27,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_SELECT_AND_SCATTER: return 4;    /* pool2 pool3 r1 r2 */
     case PLUMB_OP_TRIANGULAR_SOLVE: return 6;  /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
     case PLUMB_OP_CHOLESKY: return 5;          /* lower upper batch one empty */
+    case PLUMB_OP_FFT: return 10;              /* fft1 ifft1 rfft1 irfft1 fft2 ifft3 rfft2 irfft3 prime empty */
     case PLUMB_OP_CONVOLUTION: return 9;       /* odd empty one wide nchw groups batch_groups dilated layout */
     default: break;
     }
@@ -48,6 +49,7 @@ static uint32_t value_count(plumb_opcode op, plumb_dtype t)
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) return 2;     /* three_fry philox */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE) return 2;              /* wellcond illcond */
     if (op == PLUMB_OP_CHOLESKY) return 3;                      /* spd illcond notpd */
+    if (op == PLUMB_OP_FFT) return 3;                           /* normal wide tone */
     if (plumb_dtype_is_float(t)) return 6;  /* special subnormal boundary normal uniform loguniform */
     if (plumb_dtype_is_bool(t)) return 1;   /* uniform */
     return 2;                               /* boundary uniform */
@@ -80,6 +82,7 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
     bool linalg = op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY;   /* no "cross" case */
     linalg |= op == PLUMB_OP_CONVOLUTION;                                       /* nor for convolution */
+    linalg |= op == PLUMB_OP_FFT;                                               /* nor for fft */
     if ((oi->kind == PLUMB_KIND_CONTRACTION && !linalg) || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD ||
         op == PLUMB_OP_SCATTER)
         n++;
@@ -128,6 +131,7 @@ static uint32_t poly_count(plumb_opcode op)
     plumb_kind k = plumb_op_get(op)->kind;
     if (op == PLUMB_OP_REDUCE_WINDOW) return 0;   /* no "dyn_*" family */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
+    if (op == PLUMB_OP_FFT) return 0;
     return k == PLUMB_KIND_ELEMENTWISE || k == PLUMB_KIND_REDUCTION || k == PLUMB_KIND_CONTRACTION ? 4 : 0;
 }
 
@@ -167,7 +171,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE: case PLUMB_OP_SINE:
     case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_TANH: case PLUMB_OP_ASINH: case PLUMB_OP_ASIN:
     case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH: case PLUMB_OP_SQUARE: case PLUMB_OP_REAL:
-    case PLUMB_OP_IMAG:
+    case PLUMB_OP_IMAG: case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ACOSH:
         total += 2 * 4;
         break;
     default:

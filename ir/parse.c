@@ -1097,6 +1097,7 @@ static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR
 static const enum_name precisions[] = {{"DEFAULT", IR_PREC_DEFAULT}, {"HIGH", IR_PREC_HIGH}, {"HIGHEST", IR_PREC_HIGHEST}, {NULL, 0}};
 static const enum_name rng_algs[] = {{"DEFAULT", IR_RNG_DEFAULT}, {"THREE_FRY", IR_RNG_THREE_FRY}, {"PHILOX", IR_RNG_PHILOX}, {NULL, 0}};
 static const enum_name transposes[] = {{"NO_TRANSPOSE", IR_TRANSPOSE_NO_TRANSPOSE}, {"TRANSPOSE", IR_TRANSPOSE_TRANSPOSE}, {"ADJOINT", IR_TRANSPOSE_ADJOINT}, {NULL, 0}};
+static const enum_name fft_types[] = {{"FFT", IR_FFT_FFT}, {"IFFT", IR_FFT_IFFT}, {"RFFT", IR_FFT_RFFT}, {"IRFFT", IR_FFT_IRFFT}, {NULL, 0}};
 
 static bool parse_enum(P *p, const enum_name *tab, const char *what, int *out)
 {
@@ -1459,6 +1460,12 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         a->transpose_a = (ir_transpose)e;
     } else if (c == PLUMB_OP_CHOLESKY && IS("lower")) {
         ok = attr_bool(p, &a->lower);
+    } else if (c == PLUMB_OP_FFT && IS("fft_type")) {
+        int e;
+        ok = attr_enum(p, "fft_type", fft_types, "an fft type (FFT, IFFT, RFFT or IRFFT)", &e);
+        a->fft_type = (ir_fft_type)e;
+    } else if (c == PLUMB_OP_FFT && IS("fft_length")) {
+        ok = attr_ints(p, &a->fft_length);
     } else if (c == PLUMB_OP_REDUCE_PRECISION && (IS("exponent_bits") || IS("mantissa_bits"))) {
         int64_t b;
         size_t off = p->pos;
@@ -2967,6 +2974,16 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
             return err_at(p, off, PLUMB_ERR_PARSE, "expected a format 'eXmY', found '%s'", buf);
         ob->a.exponent_bits = (int32_t)e;
         ob->a.mantissa_bits = (int32_t)m;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
+    }
+    /* StableHLO prints `%a, type = FFT, length = [4] : (T) -> U` */
+    case PLUMB_OP_FFT: {
+        int e;
+        if (!operands_then(p, ob, &more) || !need_more(p, more, "type = ...") || !kwarg(p, "type") ||
+            !parse_enum(p, fft_types, "an fft type (FFT, IFFT, RFFT or IRFFT)", &e) || !expect(p, ',') ||
+            !kwarg(p, "length") || !parse_int_list(p, &ob->a.fft_length))
+            return false;
+        ob->a.fft_type = (ir_fft_type)e;
         return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
     }
     /* StableHLO prints `%a, lower = true : T` (lower omitted when false) */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/fft.h"
 #include "plumb/ir.h"
 
 #define ARG_FLAG 0x80000000u
@@ -617,6 +618,11 @@ static void generic_props(pr *q, const ir_op *op)
     case PLUMB_OP_CHOLESKY:
         plumb_buf_printf(q->b, " <{lower = %s}>", a->lower ? "true" : "false");
         break;
+    case PLUMB_OP_FFT:
+        plumb_buf_printf(q->b, " <{fft_length = ");
+        array_i64(q, a->fft_length);
+        plumb_buf_printf(q->b, ", fft_type = #stablehlo<fft_type %s>}>", ir_fft_type_name(a->fft_type));
+        break;
     case PLUMB_OP_CONSTANT:
         if (a->value) {
             puts_(q, " <{value = ");
@@ -909,6 +915,16 @@ static void print_op(pr *q, const ir_op *op, int ind)
         plumb_buf_printf(q->b, ", format = e%dm%d", (int)a->exponent_bits, (int)a->mantissa_bits);
         extra_dict(q, a);
         sig_ew(q, op);
+        break;
+    /* StableHLO's form: `%a, type = FFT, length = [4] : (T) -> U`, always functional */
+    case PLUMB_OP_FFT:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, ", type = %s, length = ", ir_fft_type_name(a->fft_type));
+        ints(q, a->fft_length);
+        extra_dict(q, a);
+        sig_functional(q, op);
         break;
     case PLUMB_OP_CHOLESKY:
         puts_(q, info->name);

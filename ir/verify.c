@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "plumb/complex.h"
+#include "plumb/fft.h"
 #include "plumb/ir.h"
 
 typedef struct vctx {
@@ -2431,6 +2432,11 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_MAP: return v_map(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
     case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);
+    case PLUMB_OP_FFT: {
+        char fb[240];
+        plumb_code fc = ir_fft_check(op, fb, sizeof fb);
+        return fc == PLUMB_OK || op_fail(V, op, fc, "%s", fb);
+    }
     case PLUMB_OP_WHILE: return v_while(V, op);
     case PLUMB_OP_IF:
     case PLUMB_OP_CASE:

@@ -619,6 +619,22 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
     }
     case PLUMB_OP_SQUARE:
         return c_mul(z, z, c);
+    /* CHLO's cosh, sinh and acosh by identities that only swap and negate
+     * components, so each stays rounded once: cosh(z) = cos(iz),
+     * sinh(z) = -i sin(iz), acosh(z) = i acos(z) for Im z >= 0 (+0
+     * included) and -i acos(z) below (Re acosh >= 0, C11 G.6.2.1) */
+    case PLUMB_OP_COSH:
+        return c_unary(PLUMB_OP_COSINE, (cz){-z.im, z.re}, c);
+    case PLUMB_OP_SINH: {
+        cz s = c_unary(PLUMB_OP_SINE, (cz){-z.im, z.re}, c);
+        return (cz){s.im, -s.re};
+    }
+    case PLUMB_OP_ACOSH: {
+        if (!fin)
+            return from_c(cacoshl(Z), c);
+        cz s = c_unary(PLUMB_OP_ACOS, z, c);
+        return signbit(z.im) ? (cz){s.im, -s.re} : (cz){-s.im, s.re};
+    }
     default: {
         cz r = {NAN, NAN};
         return r;

@@ -182,6 +182,9 @@ static lz unary(plumb_opcode code, lz z)
     case PLUMB_OP_ACOS: return cacosl(z);
     case PLUMB_OP_ATAN: return catanl(z);
     case PLUMB_OP_ATANH: return catanhl(z);
+    case PLUMB_OP_COSH: return ccoshl(z);
+    case PLUMB_OP_SINH: return csinhl(z);
+    case PLUMB_OP_ACOSH: return cacoshl(z);
     case PLUMB_OP_SQUARE:
         if (!fin)
             return z * z;   /* Annex G's infinities, as the reference's z*z: (inf, NaN)^2 has real part inf */

@@ -672,7 +672,8 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
                            &x->inserted_window_dims, &x->input_batching_dims,
                            &x->scatter_indices_batching_dims, &x->scatter_dims_to_operand_dims,
                            &x->known_expanding, &x->known_nonexpanding, &x->window_dims,
-                           &x->window_strides, &x->base_dilations, &x->window_dilations, &x->padding};
+                           &x->window_strides, &x->base_dilations, &x->window_dilations, &x->padding,
+                           &x->fft_length};
     const ir_ints *iy[] = {&y->dims, &y->start, &y->limit, &y->strides, &y->sizes, &y->low, &y->high,
                            &y->interior, &y->lhs_batch, &y->rhs_batch, &y->lhs_contract, &y->rhs_contract,
                            &y->offset_dims, &y->collapsed_slice_dims, &y->operand_batching_dims,
@@ -680,7 +681,8 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
                            &y->inserted_window_dims, &y->input_batching_dims,
                            &y->scatter_indices_batching_dims, &y->scatter_dims_to_operand_dims,
                            &y->known_expanding, &y->known_nonexpanding, &y->window_dims,
-                           &y->window_strides, &y->base_dilations, &y->window_dilations, &y->padding};
+                           &y->window_strides, &y->base_dilations, &y->window_dilations, &y->padding,
+                           &y->fft_length};
     for (size_t i = 0; i < sizeof ix / sizeof ix[0]; i++)
         if (!ints_eq(ix[i], iy[i]))
             return false;
@@ -692,7 +694,7 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
         x->exponent_bits != y->exponent_bits || x->mantissa_bits != y->mantissa_bits || x->k != y->k ||
         x->min_ulp != y->min_ulp || x->max_ulp != y->max_ulp ||
         memcmp(&x->tolerance, &y->tolerance, sizeof x->tolerance) != 0 || !str_eq(x->callee, y->callee) ||
-        !str_eq(x->message, y->message))
+        !str_eq(x->message, y->message) || x->fft_type != y->fft_type)
         return false;
     if ((x->value == NULL) != (y->value == NULL) || (x->value && !plumb_tensor_equal(x->value, y->value)))
         return false;

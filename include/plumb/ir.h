@@ -33,6 +33,8 @@ typedef enum ir_precision { IR_PREC_DEFAULT, IR_PREC_HIGH, IR_PREC_HIGHEST } ir_
 typedef enum ir_rng_alg { IR_RNG_DEFAULT, IR_RNG_THREE_FRY, IR_RNG_PHILOX } ir_rng_alg;
 /* triangular_solve's transpose_a (StableHLO's Transpose enum) */
 typedef enum ir_transpose { IR_TRANSPOSE_NO_TRANSPOSE, IR_TRANSPOSE_TRANSPOSE, IR_TRANSPOSE_ADJOINT } ir_transpose;
+/* fft's fft_type (StableHLO's FftType enum, docs/spec/fft.md) */
+typedef enum ir_fft_type { IR_FFT_FFT, IR_FFT_IFFT, IR_FFT_RFFT, IR_FFT_IRFFT } ir_fft_type;
 
 /* A list of integers (dimension numbers, sizes, permutations). */
 typedef struct ir_ints {
@@ -129,6 +131,9 @@ typedef struct ir_attrs {
      * as the f32 value it denotes) and feature_index */
     double epsilon;
     int64_t feature_index;
+    /* fft: fft_type and fft_length (1 to 3 trailing dimensions) */
+    ir_fft_type fft_type;
+    ir_ints fft_length;
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;

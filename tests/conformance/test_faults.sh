@@ -94,6 +94,7 @@ expect fault_conv_group       convolution         "convolution/f32/groups/"    "
 # padding show it, i.e. the r1 class (minimum), and only with values whose
 # first window is positive, which the quick suite's r1 cases do not have.
 expect fault_window_pad_init  reduce_window       "reduce_window/f32/r1/"      "exact class"     full
+expect fault_fft_noscale      fft                 "fft/f32/ifft1/"             "exceeds"
 # The small types (issue 20): conversions into FP8/FP6/FP4 and the FNUZ
 # formats' zero, caught by the midpoint family of conformance/gen_types.c
 # (neighbours of every midpoint, -0); the f8E4M3FN top binade, whose
