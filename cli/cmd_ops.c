@@ -2,6 +2,7 @@
  * Markdown of docs/ops.md. */
 #include <string.h>
 
+#include "plumb/lowp.h"
 #include "cli.h"
 #include "plumb/ops.h"
 
@@ -60,7 +61,8 @@ static void row_cells(plumb_buf *b, int i, size_t start[N_COLS])
     start[COL_TYPES] = b->len;
     bool first = true;
     for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
-        if (!(op->types & PLUMB_TY_BIT(t)))
+        /* the small types an op runs on without its row naming them (ir/lowp.c) */
+        if (!(op->types & PLUMB_TY_BIT(t)) && !ir_lowp_accepts((plumb_opcode)i, (plumb_dtype)t))
             continue;
         plumb_buf_printf(b, "%s%s", first ? "" : ", ", plumb_dtype_name((plumb_dtype)t));
         first = false;

@@ -1093,7 +1093,7 @@ typedef struct enum_name {
 } enum_name;
 
 static const enum_name cmp_dirs[] = {{"EQ", IR_CMP_EQ}, {"NE", IR_CMP_NE}, {"LT", IR_CMP_LT}, {"LE", IR_CMP_LE}, {"GT", IR_CMP_GT}, {"GE", IR_CMP_GE}, {NULL, 0}};
-static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR_CMP_FLOAT}, {"TOTALORDER", IR_CMP_TOTALORDER}, {"SIGNED", IR_CMP_SIGNED}, {"UNSIGNED", IR_CMP_UNSIGNED}, {"WEAKORDER", IR_CMP_WEAKORDER}, {NULL, 0}};
+static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR_CMP_FLOAT}, {"TOTALORDER", IR_CMP_TOTALORDER}, {"SIGNED", IR_CMP_SIGNED}, {"UNSIGNED", IR_CMP_UNSIGNED}, {NULL, 0}};
 static const enum_name precisions[] = {{"DEFAULT", IR_PREC_DEFAULT}, {"HIGH", IR_PREC_HIGH}, {"HIGHEST", IR_PREC_HIGHEST}, {NULL, 0}};
 static const enum_name rng_algs[] = {{"DEFAULT", IR_RNG_DEFAULT}, {"THREE_FRY", IR_RNG_THREE_FRY}, {"PHILOX", IR_RNG_PHILOX}, {NULL, 0}};
 static const enum_name transposes[] = {{"NO_TRANSPOSE", IR_TRANSPOSE_NO_TRANSPOSE}, {"TRANSPOSE", IR_TRANSPOSE_TRANSPOSE}, {"ADJOINT", IR_TRANSPOSE_ADJOINT}, {NULL, 0}};
@@ -1476,7 +1476,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
             a->exponent_bits = (int32_t)b;
         else
             a->mantissa_bits = (int32_t)b;
-    } else if ((c == PLUMB_OP_CALL && IS("callee")) || (c == PLUMB_OP_COMPOSITE && IS("decomposition"))) {
+    } else if (c == PLUMB_OP_CALL && IS("callee")) {
         ws(p);
         size_t st = p->pos;
         if (!eat(p, '@'))
@@ -3001,7 +3001,7 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         if (!add_operand(p, ob) || !expect(p, ',') || !add_operand(p, ob))
             return false;
         if (eat(p, ',')) {
-            if (!parse_enum(p, cmp_types, "a comparison type (FLOAT, TOTALORDER, WEAKORDER, SIGNED, UNSIGNED)", &e))
+            if (!parse_enum(p, cmp_types, "a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED)", &e))
                 return false;
             ob->a.cmp_type = (ir_cmp_type)e;
         }
@@ -3104,24 +3104,6 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
             return nomem(p);
         if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
             return false;
-        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
-    }
-    /* StableHLO's `composite "ns.name" %a, ... {composite_attributes = {...},
-     * decomposition = @f, version = N : i32} : (T, ...) -> R`: the name is
-     * kept verbatim as the attribute `name`, as the generic form writes it. */
-    case PLUMB_OP_COMPOSITE: {
-        ws(p);
-        size_t st = p->pos;
-        const char *unused;
-        if (!string_value(p, &unused))
-            return false;
-        const char *text = plumb_arena_strndup(p->m->arena, p->src + st, p->pos - st);
-        if (!text || !ir_add_extra_attr(p->m, &ob->a, "name", text))
-            return nomem(p);
-        if (!operands_then(p, ob, &more))
-            return false;
-        if (more)
-            return expected(p, "a value");
         return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
     }
     case PLUMB_OP_FUNC_RETURN:

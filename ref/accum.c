@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "plumb/fp8.h"
+
 void ref_two_sum(double a, double b, double *s, double *e)
 {
     /* Knuth's TwoSum: no branch on magnitudes, exact for finite a, b. */
@@ -26,7 +28,10 @@ uint64_t ref_bits_from_f64(plumb_dtype t, double x)
     case PLUMB_F16: return plumb_f64_to_f16(x);
     case PLUMB_BF16: return plumb_f64_to_bf16(x);
     case PLUMB_F32: return plumb_f32_bits((float)x);
-    default: return plumb_f64_bits(x);
+    default:
+        if (plumb_fpfmt_get(t))   /* one rounding, the format's rules (ir/fp8.c) */
+            return plumb_f64_to_small(plumb_fpfmt_get(t), x);
+        return plumb_f64_bits(x);
     }
 }
 
@@ -37,6 +42,20 @@ uint64_t ref_mpfr_to_bits(mpfr_srcptr x, plumb_dtype t)
     mpfr_prec_t p = (mpfr_prec_t)info->mant_bits + 1;
     if (mpfr_nan_p(x))
         return ref_bits_from_f64(t, NAN);
+    if (plumb_fpfmt_get(t)) {
+        /* FP8/FP6/FP4: x rounded to odd at 53 bits, then the codec rounds
+         * once with the format's overflow and NaN rules (Boldo & Melquiond:
+         * 53 >= p + 2). Beyond the double range every format overflows;
+         * below it every one rounds to its zero (E8M0: its smallest value). */
+        mpfr_t z;
+        mpfr_init2(z, 53);
+        int zi = mpfr_set(z, x, MPFR_RNDZ);
+        double d = mpfr_get_d(z, MPFR_RNDZ);
+        mpfr_clear(z);
+        if (zi != 0 && isfinite(d) && d != 0 && (plumb_f64_bits(d) & 1) == 0)
+            d = nextafter(d, signbit(d) ? -INFINITY : INFINITY);
+        return plumb_f64_to_small(plumb_fpfmt_get(t), d);
+    }
     mpfr_t y;
     mpfr_init2(y, p);
     /* Round to p bits in the wide default range first, then let

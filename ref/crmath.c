@@ -64,6 +64,12 @@ typedef struct fmt {
 
 static fmt fmt_of(plumb_dtype t)
 {
+    /* The small formats (FP8/FP6/FP4, ir/fp8.c): MPFR works at 53 bits in
+     * its default range and small_finish rounds that to odd, so the codec's
+     * one rounding applies the format's own overflow, NaN and E8M0 rules. */
+    const plumb_fpfmt *sf = plumb_fpfmt_get(t);
+    if (sf)
+        return (fmt){sf->bits, sf->mant, 53, 1024, -1073};
     switch (t) {
     case PLUMB_F16:  return (fmt){16, 10, 11, 16, -23};
     case PLUMB_BF16: return (fmt){16, 7, 8, 128, -132};
@@ -84,11 +90,20 @@ bool cr_is_nan(plumb_dtype t, uint64_t bits)
 
 uint64_t cr_quiet(plumb_dtype t, uint64_t bits)
 {
+    /* FN, FNUZ and E8M0 NaNs have no quiet bit: a NaN stays its pattern
+     * (FN keeps its sign); the IEEE-like FP8 formats set their top
+     * fraction bit as the wide types do. */
+    const plumb_fpfmt *sf = plumb_fpfmt_get(t);
+    if (sf && sf->nan != PLUMB_FPNAN_IEEE)
+        return bits;
     return bits | (1ull << (fmt_of(t).mant - 1));
 }
 
 uint64_t cr_default_nan(plumb_dtype t)
 {
+    /* the codec's NaN: +0 for FP6/FP4, which have none (types.md) */
+    if (plumb_fpfmt_get(t))
+        return plumb_f64_to_small(plumb_fpfmt_get(t), NAN);
     fmt f = fmt_of(t);
     uint64_t inf = ((1ull << (f.bits - 1 - f.mant)) - 1) << f.mant;
     return inf | (1ull << (f.mant - 1));
@@ -220,8 +235,27 @@ static long double wide_unary_ld(cr_unary_fn f, long double x)
 /* y holds the result rounded to the target precision in MPFR's default
  * exponent range, with ternary value inex. Applies the target's exponent
  * range (overflow, underflow, subnormals) and returns the target's bits. */
+/* y is the exact result rounded to 53 bits (any direction) with ternary
+ * value inex: the double rounded to odd is the odd one of y and its
+ * neighbour on the exact value's side, and the codec rounds that once
+ * (Boldo & Melquiond: 53 >= p + 2 for every small format). Outside the
+ * double range the small formats' results are decided anyway: beyond
+ * 2^1024 every format overflows, below 2^-1074 every one rounds to its zero
+ * (E8M0: its smallest value). */
+static uint64_t small_finish(plumb_dtype t, mpfr_t y, int inex)
+{
+    if (mpfr_nan_p(y))
+        return cr_default_nan(t);
+    double d = mpfr_get_d(y, MPFR_RNDN);   /* exact inside the double range */
+    if (inex != 0 && isfinite(d) && d != 0 && (plumb_f64_bits(d) & 1) == 0)
+        d = nextafter(d, inex > 0 ? -INFINITY : INFINITY);
+    return plumb_f64_to_small(plumb_fpfmt_get(t), d);
+}
+
 static uint64_t mpfr_finish(plumb_dtype t, mpfr_t y, int inex)
 {
+    if (plumb_fpfmt_get(t))
+        return small_finish(t, y, inex);
     fmt f = fmt_of(t);
     mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
     mpfr_set_emin(f.emin);

@@ -16,6 +16,7 @@
 
 #include "plumb/shape.h"
 #include "plumb/complex.h"
+#include "ref_lowp.h"
 #include "ref_complex.h"
 #include "ref_internal.h"
 
@@ -420,7 +421,9 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
     if (!ref_work(c, op, units))
         goto done;
     /* complex arithmetic has its own kernels (ref/complex.c) */
-    ok = ir_complex_kernel(op) ? ref_complex_run(c, op, in, out) : ref_kernels[op->code](c, op, in, out);
+    ok = ir_complex_kernel(op) ? ref_complex_run(c, op, in, out)
+       : ref_lowp_owns(op)     ? ref_lowp_run(c, op, in, out)   /* ref/lowp.c */
+       : ref_kernels[op->code](c, op, in, out);
     if (!ok && c->d->code == PLUMB_OK)
         ref_fail(c, op, PLUMB_ERR_RUNTIME, "the kernel failed without saying why");
 done:

@@ -431,8 +431,7 @@ static void put_attrs(ser *s, const ir_op *op)
     case PLUMB_OP_RNG_BIT_GENERATOR:
         attr_int(c, &n, A_RNG, a->rng_alg);
         break;
-    case PLUMB_OP_CALL:
-    case PLUMB_OP_COMPOSITE: {   /* its decomposition is what runs */
+    case PLUMB_OP_CALL: {
         const ir_func *f = a->callee ? ir_module_find_func(s->m, a->callee) : NULL;
         if (!f) {
             s->bad = true;

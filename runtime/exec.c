@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "plumb/complex.h"
+#include "plumb/lowp.h"
+#include "rt_lowp.h"
 #include "rt_complex.h"
 #include "rt_math.h"
 #include "rt_pipeline.h"
@@ -460,7 +462,9 @@ bool rt_run_kernel(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
     if ((unsigned)op->code >= PLUMB_OP_COUNT)
         return rt_fail(x, op, PLUMB_ERR_INVALID, "unknown opcode %u", (unsigned)op->code);
     /* complex arithmetic has its own kernels (runtime/k_complex.c) */
-    bool ok = ir_complex_kernel(op) ? rt_complex_run(x, op, in, out) : rt_kernels[op->code](x, op, in, out);
+    bool ok = ir_complex_kernel(op)     ? rt_complex_run(x, op, in, out)
+            : ir_lowp_elementwise(op)   ? rt_lowp_run(x, op, in, out)   /* runtime/k_lowp.c */
+            : rt_kernels[op->code](x, op, in, out);
     if (!ok && x->d && x->d->code == PLUMB_OK)
         rt_fail(x, op, PLUMB_ERR_RUNTIME, "the kernel failed without saying why");
     return ok;

@@ -23,7 +23,9 @@
 #include <string.h>
 
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 #include "rt_internal.h"
+#include "rt_lowp.h"
 #include "rt_conv.h"
 #include "rt_sum.h"
 
@@ -114,12 +116,19 @@ static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         off += idx[i] * o->s[i];
     }
     plumb_dtype t = j->t->dtype;
+    /* FP8/FP6/FP4 operands widen through a 256-entry table (runtime/k_lowp.c) */
+    const float *w8 = j->ct == CT_F32 ? rt_lowp_f32_table(t) : NULL;
     for (uint64_t e = begin; e < end; e++) {
+        if (w8) {
+            ((float *)j->dst)[e] = w8[((const uint8_t *)j->t->data)[off] & 0xff];
+            goto next;
+        }
         switch (j->ct) {
         case CT_F64: ((double *)j->dst)[e] = plumb_load_f64(t, j->t->data, (size_t)off); break;
         case CT_F32: ((float *)j->dst)[e] = (float)plumb_load_f64(t, j->t->data, (size_t)off); break;
         default: ((uint16_t *)j->dst)[e] = (uint16_t)plumb_load_bits(t, j->t->data, (size_t)off); break;
         }
+    next:
         for (uint32_t i = o->n; i-- > 0;) {
             off += o->s[i];
             if (++idx[i] < o->d[i]) break;
@@ -202,6 +211,12 @@ static void round_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             memcpy(&u, j->src + i, 4);
             dst[i - begin] = bf16_round(u);
         }
+        return;
+    }
+    const plumb_fpfmt *f = plumb_fpfmt_get(j->out->dtype);
+    if (f) {   /* an FP8/FP6/FP4 result: the f32 accumulator rounded once by the codec */
+        for (uint64_t i = begin; i < end; i++)
+            ((uint8_t *)j->out->data)[i] = (uint8_t)plumb_f64_to_small(f, (double)j->src[i]);
         return;
     }
     for (uint64_t i = begin; i < end; i++)
@@ -509,7 +524,14 @@ static bool dot_int(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const 
     return true;
 }
 
-static bool is_narrow_float(plumb_dtype t) { return t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16; }
+/* Types whose products are exact in f32 and far from its range limits: the
+ * FP8/FP6/FP4 formats too (<= 5-bit significands, |x| <= 57344, smallest
+ * 2^-17), but not f8E8M0FNU (2^-127..2^127: products leave f32's range). */
+static bool is_narrow_float(plumb_dtype t)
+{
+    return t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16 ||
+           (plumb_fpfmt_get(t) && t != PLUMB_F8E8M0FNU);
+}
 
 /* ---- results that overflowed ------------------------------------------------------ */
 
@@ -727,7 +749,9 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
             for (uint64_t i = 0; i < nout; i++) {
                 double v = ((const double *)C)[i];
                 uint64_t bits = ot == PLUMB_F32 ? plumb_f32_bits((float)v)
-                              : ot == PLUMB_F16 ? plumb_f64_to_f16(v) : plumb_f64_to_bf16(v);
+                              : ot == PLUMB_F16 ? plumb_f64_to_f16(v)
+                              : plumb_fpfmt_get(ot) ? plumb_f64_to_small(plumb_fpfmt_get(ot), v)
+                              : plumb_f64_to_bf16(v);
                 plumb_store_bits(ot, out->data, (size_t)i, bits);
             }
         } else {

@@ -102,8 +102,5 @@ expect fault_fft_noscale      fft                 "fft/f32/ifft1/"             "
 expect fault_fp8_truncate     convert             "convert/f32_to_f8E4M3FN/odd/midpoint/"  "want 0x01 (0.001953125)"
 expect fault_fnuz_negzero     convert             "convert/f32_to_f8E5M2FNUZ/odd/midpoint/" "got 0x80 (nan), want 0x00 (0)"
 expect fault_fp8_fn_top       convert             "convert/f32_to_f8E4M3FN/"               "want 0x7"
-# Complex (docs/spec/complex.md): the complex family's multiply cases
-# (componentwise bound) see a dropped cross term.
-expect fault_cmul_cross       multiply            "multiply/complex<f32>/odd/normal/"      "shown: the imaginary part"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,24 @@
+/* Which ops run on the small float formats (FP8/FP6/FP4) and the sub-byte
+ * integers (i2/i4/ui2/ui4), and which of them take their own kernels
+ * (ref/lowp.c, runtime/k_lowp.c). docs/spec/types.md lists them. */
+#ifndef PLUMB_LOWP_H
+#define PLUMB_LOWP_H
+
+#include <stdbool.h>
+
+#include "dtype.h"
+#include "ops.h"
+
+struct ir_op;
+
+/* Whether op takes element type t, one of the small types, as its primary
+ * operand (the verifier's check; the rows of ir/ops.def keep these types
+ * out of PLUMB_TY_FLOAT/INT/ALL so that generators and menus that iterate
+ * the rows are not handed types they do not generate). */
+bool ir_lowp_accepts(plumb_opcode op, plumb_dtype t);
+/* An elementwise op, other than convert and bitcast_convert, with a small
+ * type among its operands or results: the runtime runs it in
+ * runtime/k_lowp.c, never in a fused group. */
+bool ir_lowp_elementwise(const struct ir_op *op);
+
+#endif
