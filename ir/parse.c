@@ -1093,7 +1093,7 @@ typedef struct enum_name {
 } enum_name;
 
 static const enum_name cmp_dirs[] = {{"EQ", IR_CMP_EQ}, {"NE", IR_CMP_NE}, {"LT", IR_CMP_LT}, {"LE", IR_CMP_LE}, {"GT", IR_CMP_GT}, {"GE", IR_CMP_GE}, {NULL, 0}};
-static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR_CMP_FLOAT}, {"TOTALORDER", IR_CMP_TOTALORDER}, {"SIGNED", IR_CMP_SIGNED}, {"UNSIGNED", IR_CMP_UNSIGNED}, {NULL, 0}};
+static const enum_name cmp_types[] = {{"NOTYPE", IR_CMP_TYPE_NONE}, {"FLOAT", IR_CMP_FLOAT}, {"TOTALORDER", IR_CMP_TOTALORDER}, {"SIGNED", IR_CMP_SIGNED}, {"UNSIGNED", IR_CMP_UNSIGNED}, {"WEAKORDER", IR_CMP_WEAKORDER}, {NULL, 0}};
 static const enum_name precisions[] = {{"DEFAULT", IR_PREC_DEFAULT}, {"HIGH", IR_PREC_HIGH}, {"HIGHEST", IR_PREC_HIGHEST}, {NULL, 0}};
 static const enum_name rng_algs[] = {{"DEFAULT", IR_RNG_DEFAULT}, {"THREE_FRY", IR_RNG_THREE_FRY}, {"PHILOX", IR_RNG_PHILOX}, {NULL, 0}};
 static const enum_name transposes[] = {{"NO_TRANSPOSE", IR_TRANSPOSE_NO_TRANSPOSE}, {"TRANSPOSE", IR_TRANSPOSE_TRANSPOSE}, {"ADJOINT", IR_TRANSPOSE_ADJOINT}, {NULL, 0}};
@@ -3001,7 +3001,7 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         if (!add_operand(p, ob) || !expect(p, ',') || !add_operand(p, ob))
             return false;
         if (eat(p, ',')) {
-            if (!parse_enum(p, cmp_types, "a comparison type (FLOAT, TOTALORDER, SIGNED, UNSIGNED)", &e))
+            if (!parse_enum(p, cmp_types, "a comparison type (FLOAT, TOTALORDER, WEAKORDER, SIGNED, UNSIGNED)", &e))
                 return false;
             ob->a.cmp_type = (ir_cmp_type)e;
         }

@@ -184,8 +184,8 @@ static const char *cmp_dir_name(ir_cmp_dir d)
 
 static const char *cmp_type_name(ir_cmp_type t)
 {
-    static const char *const n[] = {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
-    return (unsigned)t < 5 ? n[t] : "NOTYPE";
+    static const char *const n[] = {"NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", "WEAKORDER"};
+    return (unsigned)t < sizeof n / sizeof n[0] ? n[t] : "NOTYPE";
 }
 
 static const char *precision_name(ir_precision p)

@@ -470,7 +470,8 @@ static bool v_binary(vctx *V, const ir_op *op)
         break;
     case IR_CMP_FLOAT:
     case IR_CMP_TOTALORDER:
-        if (!plumb_dtype_is_float(e))
+        /* C3: complex operands take NOTYPE or FLOAT (compare.mlir's c128 cases) */
+        if (!plumb_dtype_is_float(e) && !(op->a.cmp_type == IR_CMP_FLOAT && plumb_dtype_is_complex(e)))
             need = op->a.cmp_type == IR_CMP_FLOAT ? "FLOAT" : "TOTALORDER";
         break;
     case IR_CMP_SIGNED:
@@ -481,11 +482,19 @@ static bool v_binary(vctx *V, const ir_op *op)
         if (!plumb_dtype_is_unsigned(e) && !plumb_dtype_is_bool(e))
             need = "UNSIGNED";
         break;
+    case IR_CMP_WEAKORDER:
+        if (!plumb_dtype_is_float(e))
+            need = "WEAKORDER";
+        else if (!(PLUMB_TY_BIT(e) & PLUMB_TY_FLOAT))   /* the FP8/FP6/FP4 kernels compare FLOAT and TOTALORDER */
+            return op_fail(V, op, PLUMB_ERR_UNSUPPORTED,
+                           "unsupported: comparison_type WEAKORDER on element type %s (plumb compares f16, bf16, f32 and f64 with it)",
+                           dt(e));
+        break;
     default:
         return BAD("unknown comparison_type %u", (unsigned)op->a.cmp_type);
     }
     if (need)
-        return BAD("comparison_type %s does not fit element type %s (StableHLO C3: FLOAT or TOTALORDER for floats, SIGNED for signed integers, UNSIGNED for unsigned integers and i1)",
+        return BAD("comparison_type %s does not fit element type %s (StableHLO C3: FLOAT, TOTALORDER or WEAKORDER for floats, SIGNED for signed integers, UNSIGNED for unsigned integers and i1)",
                    need, dt(e));
     want.dtype = PLUMB_I1;
     return expect_result(V, op, 0, &want, "C2");

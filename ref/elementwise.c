@@ -789,10 +789,15 @@ bool ref_op_SHIFT_RIGHT_LOGICAL(ref_ctx *c, const ir_op *op, plumb_tensor *const
  *               NE, which is true), -0 == +0.
  *   TOTALORDER  IEEE 754-2019 totalOrder: -NaN < -inf < ... < -0 < +0 < ...
  *               < +inf < +NaN (NaNs ordered by payload).
+ *   WEAKORDER   a weak order: every NaN (either sign, any payload) equals
+ *               every other NaN and is above +inf; -0 == +0; other values
+ *               in numeric order (StableHLO's interpreter tests,
+ *               compare.mlir: -NaN == +NaN, +inf < -NaN).
  *   SIGNED      two's complement order; UNSIGNED: unsigned order (i1: 0 < 1).
  *   not given   the element type decides: FLOAT for floats, SIGNED for
  *               signed integers, UNSIGNED for unsigned integers and i1.
- * FLOAT and TOTALORDER need floats; SIGNED and UNSIGNED need i1 or integers. */
+ * FLOAT, TOTALORDER and WEAKORDER need floats; SIGNED and UNSIGNED need i1
+ * or integers. */
 static bool dir_holds(ir_cmp_dir d, int c)
 {
     switch (d) {
@@ -825,6 +830,13 @@ static uint64_t compare_elems(plumb_dtype t, ir_cmp_type ty, ir_cmp_dir d, uint6
         uint64_t x = total_key(t, a), y = total_key(t, b);
         return dir_holds(d, (x > y) - (x < y));
     }
+    case IR_CMP_WEAKORDER: {
+        bool na = cr_is_nan(t, a), nb = cr_is_nan(t, b);
+        if (na || nb)
+            return dir_holds(d, (int)na - (int)nb);
+        double x = cr_to_double(t, a), y = cr_to_double(t, b);
+        return dir_holds(d, (x > y) - (x < y));
+    }
     case IR_CMP_SIGNED: {
         int64_t x = is_bool(t) ? (int64_t)(a & 1) : sext(t, a), y = is_bool(t) ? (int64_t)(b & 1) : sext(t, b);
         return dir_holds(d, (x > y) - (x < y));
@@ -846,10 +858,11 @@ bool ref_op_COMPARE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_
     ir_cmp_type ty = op->a.cmp_type;
     if (ty == IR_CMP_TYPE_NONE)
         ty = is_float(t) ? IR_CMP_FLOAT : is_sint(t) ? IR_CMP_SIGNED : IR_CMP_UNSIGNED;
-    bool float_ty = ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER;
+    bool float_ty = ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER || ty == IR_CMP_WEAKORDER;
     if (float_ty != is_float(t))
         return ref_fail(c, op, PLUMB_ERR_INVALID, "comparison type %s does not apply to element type %s",
                         ty == IR_CMP_FLOAT ? "FLOAT" : ty == IR_CMP_TOTALORDER ? "TOTALORDER"
+                        : ty == IR_CMP_WEAKORDER ? "WEAKORDER"
                         : ty == IR_CMP_SIGNED ? "SIGNED" : "UNSIGNED", plumb_dtype_name(t));
     uint64_t n = plumb_tensor_numel(out[0]);
     for (uint64_t i = 0; i < n; i++) {

@@ -560,6 +560,13 @@ static uint64_t compare(plumb_dtype t, ir_cmp_type ty, ir_cmp_dir d, uint64_t a,
         uint64_t y = (b & sign_bit(t)) ? (~b & m) : (b | sign_bit(t));
         return dir_holds(d, (x > y) - (x < y));
     }
+    case IR_CMP_WEAKORDER: {   /* every NaN equal and above +inf, -0 == +0 (ref/elementwise.c) */
+        bool na = f_isnan(t, a), nb = f_isnan(t, b);
+        if (na || nb)
+            return dir_holds(d, (int)na - (int)nb);
+        double x = f_to_d(t, a), y = f_to_d(t, b);
+        return dir_holds(d, (x > y) - (x < y));
+    }
     case IR_CMP_SIGNED: {
         int64_t x = is_bool(t) ? (int64_t)(a & 1) : sext(t, a), y = is_bool(t) ? (int64_t)(b & 1) : sext(t, b);
         return dir_holds(d, (x > y) - (x < y));
@@ -1482,7 +1489,7 @@ static const char *ew_setup(ew *e, const ir_op *op, plumb_isa isa, const plumb_d
             return "the result must have element type i1 and the operands one type";
         if (c == PLUMB_OP_COMPARE) {
             ir_cmp_type ty = cmp_type_of(op, e->t);
-            if ((ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER) != is_float(e->t))
+            if ((ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER || ty == IR_CMP_WEAKORDER) != is_float(e->t))
                 return "comparison type does not apply to the element type";
         }
     } else if (c != PLUMB_OP_CONVERT) {

@@ -10,7 +10,8 @@
 #
 # A file holding a '// -----' line or a RUN line with split-input-file runs
 # with --split-input-file (its cases are counted too); any other file runs
-# whole. Verdicts, per file and backend, worst first:
+# whole, with --random-inputs 1 when its public @main takes parameters and
+# no RUN line gives --args (StableHLO's dynamic/ programs). Verdicts, per file and backend, worst first:
 #   CRASH        plumb died on a signal (exit status above 128)
 #   HANG         still running after the timeout (default 60 s), killed
 #   FAIL         a parse or verification error, a run-time error or a
@@ -20,7 +21,9 @@
 #   PASS         exit status 0 and nothing reported
 # A reason is the message of an error or failed check with file names,
 # line:column positions and SSA value names dropped, so that one cause
-# counts once per file however often it occurs.
+# counts once per file however often it occurs; the reasons table files an
+# 'unsupported:' reason under UNSUPPORTED even when the same file also
+# fails a check (a split file holds many cases).
 # --list prints one line per file and backend (verdict, file, first reason);
 # --json prints the same data as one JSON object instead of the tables.
 # Exit status: 0 when the table was printed (whatever the verdicts), 2 on a
@@ -44,7 +47,7 @@ while [ $# -gt 0 ]; do
         shift
         ;;
     -h | --help)
-        sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     -*)
@@ -86,6 +89,12 @@ while IFS= read -r f; do
     split=
     if grep -q '^// -----' "$f" || grep -q '^// RUN:.*split-input-file' "$f"; then
         split=--split-input-file
+    # StableHLO's dynamic/ programs take their inputs as @main's parameters
+    # and carry no checks: they run on generated inputs (as
+    # tests/cli/test_testdata_dynamic.sh runs them) unless a RUN line gives
+    # --args
+    elif grep -q 'func.func public @main(%' "$f" && ! grep -q -- '--args' "$f"; then
+        split="--random-inputs 1"
     fi
     for b in ref runtime; do
         if [ $have_timeout = 1 ]; then
@@ -99,7 +108,10 @@ while IFS= read -r f; do
         hang=0
         [ $have_timeout = 1 ] && [ $rc = 137 ] && hang=1
         awk -v b="$b" -v f="$f" -v rc="$rc" -v hang="$hang" '
-        function norm(s) {
+        function norm(s,    i) {
+            # the file name is no part of a reason (index, not gsub: the
+            # path is text, not a pattern)
+            while ((i = index(s, f)) > 0) s = substr(s, 1, i - 1) "FILE" substr(s, i + length(f))
             sub(/^.*: error: /, "", s)
             sub(/^error: /, "", s)
             gsub(/ *\(line [0-9]+:[0-9]+\)/, "", s)
@@ -118,7 +130,7 @@ while IFS= read -r f; do
             if (kind == "u") nu++; else nf++
         }
         { line[++n] = $0 }
-        /: (case [0-9]+ @[^:]*|RUN [0-9]+): (ok$|FAILED|unsupported: )/ { cases = 1 }
+        /: (case [0-9]+( @[^:]*)?|RUN [0-9]+): (ok$|FAILED|unsupported: )/ { cases = 1 }
         /^[0-9]+ passed, [0-9]+ failed, [0-9]+ unsupported$/ { cp = $1; cf = $3; cu = $5 }
         END {
             for (i = 1; i <= n; i++) {
@@ -128,11 +140,11 @@ while IFS= read -r f; do
                     # line; only what was printed since the previous verdict
                     # belongs to it, so a case that expects an error and
                     # gets it adds no reason.
-                    if (s ~ /: (case [0-9]+ @[^:]*|RUN [0-9]+): ok$/) { last = "" }
-                    else if (s ~ /: (case [0-9]+ @[^:]*|RUN [0-9]+): unsupported: /) {
-                        sub(/^.*: (case [0-9]+ @[^:]*|RUN [0-9]+): /, "", s); add("u", s); last = "" }
-                    else if (s ~ /: (case [0-9]+ @[^:]*|RUN [0-9]+): FAILED/) {
-                        sub(/^.*: (case [0-9]+ @[^:]*|RUN [0-9]+): FAILED: */, "", s)
+                    if (s ~ /: (case [0-9]+( @[^:]*)?|RUN [0-9]+): ok$/) { last = "" }
+                    else if (s ~ /: (case [0-9]+( @[^:]*)?|RUN [0-9]+): unsupported: /) {
+                        sub(/^.*: (case [0-9]+( @[^:]*)?|RUN [0-9]+): /, "", s); add("u", s); last = "" }
+                    else if (s ~ /: (case [0-9]+( @[^:]*)?|RUN [0-9]+): FAILED/) {
+                        sub(/^.*: (case [0-9]+( @[^:]*)?|RUN [0-9]+): FAILED: */, "", s)
                         add("f", last != "" ? last : s); last = "" }
                     else if (last == "" && s ~ /check failed: /) { sub(/^.*check failed: /, "check failed: ", s); last = s }
                     else if (last == "" && s ~ /error: /) last = s
@@ -167,7 +179,9 @@ if [ $json = 1 ]; then
         printf "]}"
         cnt[$1 "\t" $2]++
         tot[$1]++
-        if ($2 != "PASS") for (i = 1; i <= n; i++) why[$1 "\t" $2 "\t" r[i]]++
+        # a reason counts under its own kind: an unsupported construct in a
+        # file that also fails a check is still UNSUPPORTED
+        if ($2 != "PASS") for (i = 1; i <= n; i++) why[$1 "\t" (r[i] ~ /^unsupported: / ? "UNSUPPORTED" : $2) "\t" r[i]]++
     }
     END {
         printf "\n], \"summary\": {"
@@ -202,6 +216,6 @@ done
 echo
 echo "| files | backend | verdict | reason |"
 echo "|---|---|---|---|"
-awk -F '\t' '$2 != "PASS" { n = split($7, r, "|"); for (i = 1; i <= n; i++) print $1 "\t" $2 "\t" r[i] }' "$tmp/rec" |
+awk -F '\t' '$2 != "PASS" { n = split($7, r, "|"); for (i = 1; i <= n; i++) print $1 "\t" (r[i] ~ /^unsupported: / ? "UNSUPPORTED" : $2) "\t" r[i] }' "$tmp/rec" |
     LC_ALL=C sort | uniq -c | LC_ALL=C sort -k1,1nr -k2 |
     awk '{ c = $1; sub(/^ *[0-9]+ /, ""); split($0, p, "\t"); printf "| %d | %s | %s | %s |\n", c, p[1], p[2], p[3] }'

@@ -28,7 +28,8 @@ typedef struct ir_type {
 typedef enum ir_cmp_dir { IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT, IR_CMP_GE } ir_cmp_dir;
 /* IR_CMP_TYPE_NONE: not written; the element type decides (FLOAT for floats,
  * SIGNED for signed integers, UNSIGNED for unsigned and i1). */
-typedef enum ir_cmp_type { IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER, IR_CMP_SIGNED, IR_CMP_UNSIGNED } ir_cmp_type;
+/* WEAKORDER (floats): every NaN equal to every other and above +inf, -0 == +0 */
+typedef enum ir_cmp_type { IR_CMP_TYPE_NONE, IR_CMP_FLOAT, IR_CMP_TOTALORDER, IR_CMP_SIGNED, IR_CMP_UNSIGNED, IR_CMP_WEAKORDER } ir_cmp_type;
 typedef enum ir_precision { IR_PREC_DEFAULT, IR_PREC_HIGH, IR_PREC_HIGHEST } ir_precision;
 typedef enum ir_rng_alg { IR_RNG_DEFAULT, IR_RNG_THREE_FRY, IR_RNG_PHILOX } ir_rng_alg;
 /* triangular_solve's transpose_a (StableHLO's Transpose enum) */

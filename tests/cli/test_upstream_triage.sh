@@ -2,7 +2,8 @@
 # tools/upstream_triage.sh on a folder of small hand-written programs whose
 # verdicts are known: a passing program, a failing check, a syntax error,
 # a custom call outside plumb's op set, a split file with one passing and
-# one unsupported case, and `stablehlo.square` (the spelling StableHLO's
+# one unsupported case, a split chunk with no entry function, an @main
+# with parameters (run on generated inputs), and `stablehlo.square` (the spelling StableHLO's
 # interpreter tests use for CHLO's square). The text table counts each
 # verdict per backend, the reasons table names each cause, --list names
 # each file, --json is one valid object with the same counts, and bad
@@ -93,6 +94,28 @@ func.func @main() {
 }
 EOM
 
+# A chunk with two public functions and no @main (a '// // -----' line in
+# StableHLO's triangular_solve.mlir does this): that case fails with a
+# reason that names no file.
+cat > "$tmp/d/g_two.mlir" <<'EOM'
+// RUN: stablehlo-translate --interpret -split-input-file %s
+func.func @one() {
+  func.return
+}
+// // -----
+func.func @two() {
+  func.return
+}
+EOM
+
+# @main with parameters and no RUN line: runs on generated inputs.
+cat > "$tmp/d/h_params.mlir" <<'EOM'
+func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+  %r = stablehlo.add %arg0, %arg0 : tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+EOM
+
 for b in ref runtime; do
     if "$PLUMB" run --backend "$b" "$tmp/d/f_square.mlir" > "$tmp/out" 2> "$tmp/err"; then
         ok "stablehlo.square (pretty and generic) runs as CHLO's square on $b"
@@ -110,11 +133,13 @@ fi
 sh tools/upstream_triage.sh --plumb "$PLUMB" --timeout 60 --list "$tmp/d" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ "$rc" = 0 ] && ok "triage exits 0" || bad "triage exits 0 (got $rc)"
-# six files: pass, square and split-with-one-pass... counted per verdict:
-# PASS a_pass, f_square; FAIL b_fail, c_syntax; UNSUPPORTED d_unsupported,
-# e_split (one case passed, one unsupported).
-has "| ref | 6 | 2 | 2 | 2 | 0 | 0 | 1 | 0 | 1 |" "the ref row counts 2 PASS, 2 FAIL, 2 UNSUPPORTED and the split file's cases"
-has "| runtime | 6 | 2 | 2 | 2 | 0 | 0 | 1 | 0 | 1 |" "the runtime row counts the same"
+# eight files counted per verdict: PASS a_pass, f_square, h_params; FAIL b_fail,
+# c_syntax, g_two (its one case failed); UNSUPPORTED d_unsupported, e_split
+# (one case passed, one unsupported).
+has "| ref | 8 | 3 | 3 | 2 | 0 | 0 | 1 | 1 | 1 |" "the ref row counts 3 PASS, 3 FAIL, 2 UNSUPPORTED and the split files' cases"
+has "| runtime | 8 | 3 | 3 | 2 | 0 | 0 | 1 | 1 | 1 |" "the runtime row counts the same"
+has "| 1 | ref | FAIL | FILE has no @main and 2 public functions (use --entry NAME) |" \
+    "a failed case without a function name is a reason, its file name replaced by FILE"
 has "| 2 | ref | UNSUPPORTED | unsupported: custom_call target '@vendor.kernel' is not in plumb's op set |" \
     "one unsupported reason counts both files that have it"
 has "| 1 | ref | FAIL | check failed: check.expect_eq_const |" "a failed check is a reason"
@@ -124,7 +149,7 @@ has "PASS        runtime $tmp/d/f_square.mlir" "--list names a passing file"
 
 if command -v jq > /dev/null 2>&1; then
     sh tools/upstream_triage.sh --plumb "$PLUMB" --json "$tmp/d" > "$tmp/out" 2> "$tmp/err"
-    if jq -e '(.files | length) == 12 and .summary.ref.PASS == 2 and .summary.runtime.FAIL == 2 and
+    if jq -e '(.files | length) == 16 and .summary.ref.PASS == 3 and .summary.runtime.FAIL == 3 and
               .summary.ref.UNSUPPORTED == 2 and
               ([.files[] | select(.file | endswith("e_split.mlir")) | .cases.passed] == [1, 1]) and
               ([.reasons[] | select(.verdict == "UNSUPPORTED" and .backend == "ref") | .files] == [2])' \
