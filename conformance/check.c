@@ -13,6 +13,7 @@
 #include "plumb/ref.h"
 #include "fft_bound.h"
 #include "linalg_bound.h"
+#include "batchnorm_bound.h"
 
 /* ---- float helpers ---------------------------------------------------------- */
 
@@ -936,6 +937,63 @@ static void check_fft(const conf_case *c, const fft_site *s, const plumb_tensor 
     }
 }
 
+/* ---- batch norm ------------------------------------------------------------------ */
+
+/* The op's attributes and which case inputs its operands are (-1: not a
+ * parameter), read before the module is freed. */
+typedef struct bn_site {
+    bool found;
+    double epsilon;
+    int64_t feature_index;
+    int opnd[5];
+    uint32_t n;
+} bn_site;
+
+static bn_site bn_find(const conf_case *c, const ir_module *m)
+{
+    bn_site s;
+    memset(&s, 0, sizeof s);
+    if (!conf_op_batch_norm(c->op)) return s;
+    ir_op *op = case_op(m, c->op);
+    if (!op || op->n_operands > 5) return s;
+    s.found = true;
+    s.epsilon = op->a.epsilon;
+    s.feature_index = op->a.feature_index;
+    s.n = op->n_operands;
+    for (uint32_t i = 0; i < s.n; i++) {
+        s.opnd[i] = -1;
+        if (!op->operands[i]->def && op->operands[i]->index < c->n_inputs) s.opnd[i] = (int)op->operands[i]->index;
+    }
+    return s;
+}
+
+/* Judged by the bound of conformance/check_batchnorm.c (docs/spec/batchnorm.md). */
+static void check_bn(const conf_case *c, const bn_site *s, const plumb_tensor *g, const plumb_tensor *w, uint32_t k,
+                     worst *ws)
+{
+    conf_bn_verdict v;
+    memset(&v, 0, sizeof v);
+    const plumb_tensor *in[5] = {NULL};
+    bool ok = s->found;
+    for (uint32_t i = 0; ok && i < s->n; i++) {
+        ok = s->opnd[i] >= 0;
+        if (ok) in[i] = c->inputs[s->opnd[i]];
+    }
+    if (!ok) {
+        v.budget = CONF_BUDGET_MISMATCH;
+        snprintf(v.reason, sizeof v.reason, "%s's operands are not the case's inputs: no bound", plumb_op_name(c->op));
+    } else {
+        conf_bn_judge(c->op, s->epsilon, s->feature_index, in, k, g, w, &v);
+    }
+    if (!(v.budget <= CONF_BUDGET_MISMATCH)) v.budget = CONF_BUDGET_MISMATCH;   /* inf or NaN: fails */
+    if (v.budget > ws->budget) {
+        ws->budget = v.budget;
+        ws->out = k;
+        ws->idx = v.idx;
+        snprintf(ws->reason, sizeof ws->reason, "output %u: %s", k, v.reason);
+    }
+}
+
 /* ---- the entry point ------------------------------------------------------------ */
 
 bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
@@ -957,6 +1015,7 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
     if (!ok) { ir_module_free(m); return false; }
     judge j = judge_case_inputs(c, m);
     linalg_site lsite = linalg_find(c, m);
+    bn_site bsite = bn_find(c, m);
     fft_site fsite = fft_find(c, m);
     bool have_ftz = false, have_abs = false;
     if (o->flushes_subnormals) {
@@ -1028,6 +1087,10 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         case PLUMB_AGREE_DATA:
             if (c->op == PLUMB_OP_TRIANGULAR_SOLVE || c->op == PLUMB_OP_CHOLESKY) {
                 check_linalg(c, &lsite, g, w, k, &ws);
+                break;
+            }
+            if (conf_op_batch_norm(c->op)) {
+                check_bn(c, &bsite, g, w, k, &ws);
                 break;
             }
             if (c->op == PLUMB_OP_FFT) {

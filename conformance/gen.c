@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "conf.h"
+#include "batchnorm_bound.h"
 #include "fft_bound.h"
 #include "linalg_bound.h"
 #include "plumb/fp8.h"
@@ -53,6 +54,9 @@ static const char *const SH_WHILE[] = {"trip0", "trip1", "trip5", "nested"};
  * (select GE, scatter add), and rank 1 (GT) and rank 2 (LE) windows. */
 static const char *const SH_RWIN[] = {"pool2", "pool3", "dilated", "r1", "r3"};
 static const char *const SH_SAS[] = {"pool2", "pool3", "r1", "r2"};
+/* batch norm: rank 2, 3 and 4 operands with every feature_index (docs/spec/batchnorm.md) */
+static const char *const SH_BN[] = {"r2_f0", "r2_f1", "r3_f0", "r3_f1", "r3_f2", "r4_f0", "r4_f1", "r4_f2", "r4_f3"};
+static const char *const V_BN[] = {"normal", "shifted", "constant"};
 /* if: each branch taken, and an if inside the taken branch of another;
  * case: each of three branches, and an index outside [0, 3) (-1: the last) */
 static const char *const SH_IF[] = {"taken_true", "taken_false", "nested"};
@@ -113,6 +117,7 @@ bool conf_op_poly(plumb_opcode op)
 {
     if (op == PLUMB_OP_REDUCE_WINDOW) return false;   /* its own shape family only */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return false;   /* matrices of static size */
+    if (conf_op_batch_norm(op)) return false;   /* its own shape family only */
     if (op == PLUMB_OP_FFT) return false;   /* static fft_length */
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
@@ -172,6 +177,9 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_OPTIMIZATION_BARRIER: *n = LEN(SH_BARRIER); return SH_BARRIER;
     case PLUMB_OP_TRIANGULAR_SOLVE: *n = LEN(SH_TRSM); return SH_TRSM;
     case PLUMB_OP_CHOLESKY: *n = LEN(SH_CHOL); return SH_CHOL;
+    case PLUMB_OP_BATCH_NORM_INFERENCE: case PLUMB_OP_BATCH_NORM_TRAINING: case PLUMB_OP_BATCH_NORM_GRAD:
+        *n = LEN(SH_BN);
+        return SH_BN;
     case PLUMB_OP_FFT: *n = LEN(SH_FFT); return SH_FFT;
     case PLUMB_OP_WHILE: *n = LEN(SH_WHILE); return SH_WHILE;
     case PLUMB_OP_REDUCE_WINDOW: *n = LEN(SH_RWIN); return SH_RWIN;
@@ -203,6 +211,7 @@ const char *const *conf_value_classes(plumb_opcode op, plumb_dtype t, uint32_t *
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) { *n = LEN(V_RNG); return V_RNG; }
     if (op == PLUMB_OP_TRIANGULAR_SOLVE) { *n = LEN(V_TRSM); return V_TRSM; }
     if (op == PLUMB_OP_CHOLESKY) { *n = LEN(V_CHOL); return V_CHOL; }
+    if (conf_op_batch_norm(op)) { *n = LEN(V_BN); return V_BN; }
     if (op == PLUMB_OP_FFT) { *n = LEN(V_FFT); return V_FFT; }
     if (plumb_dtype_is_float(t)) { *n = LEN(V_FLOAT); return V_FLOAT; }
     if (plumb_dtype_is_bool(t)) { *n = LEN(V_BOOL); return V_BOOL; }
@@ -2925,6 +2934,52 @@ static bool gen_fft(gen *g)
     return push_case(g, "%r");
 }
 
+/* batch norm cases (docs/spec/batchnorm.md, "Conformance"): the shape class
+ * "rR_fF" is a rank-R operand (6x5, 3x4x5, 2x3x4x3) with feature_index F;
+ * conformance/gen_batchnorm.c fills the values for the value class; eps
+ * cycles through 1e-5, 1e-3 and 0.5 with the case (0.5 for the constant
+ * class, whose variance is 0). */
+static bool gen_batch_norm(gen *g)
+{
+    static const int64_t dims[3][4] = {{6, 5}, {3, 4, 5}, {2, 3, 4, 3}};
+    static const char *const eps[3] = {"1.000000e-05", "1.000000e-03", "5.000000e-01"};
+    uint32_t R = (uint32_t)(g->shape[1] - '0');
+    int64_t fi = g->shape[4] - '0';
+    if (R < 2 || R > 4 || fi < 0 || fi >= R) { g->failed = true; return false; }
+    const int64_t *D = dims[R - 2];
+    int64_t F = D[fi];
+    bool train = g->op == PLUMB_OP_BATCH_NORM_TRAINING, inf = g->op == PLUMB_OP_BATCH_NORM_INFERENCE;
+    static const char *const nm_inf[] = {"x", "scale", "offset", "mean", "variance"};
+    static const char *const nm_grad[] = {"x", "scale", "mean", "variance", "grad_output"};
+    uint32_t n = train ? 3 : 5;
+    plumb_tensor *in[5];
+    for (uint32_t i = 0; i < n; i++) {
+        bool full = i == 0 || (!inf && !train && i == 4);
+        in[i] = param(g, train || inf ? nm_inf[i] : nm_grad[i], g->t, full ? R : 1, full ? D : &F, "uniform", 0, 0);
+        if (!in[i]) return push_case(g, "%r");
+    }
+    if (!conf_bn_fill(g->op, g->value, fi, in, n, g->rng)) g->failed = true;
+    const char *X = tys(g, g->t, R, D), *V = tys(g, g->t, 1, &F);
+    const char *e = !strcmp(g->value, "constant") ? eps[2] : eps[(g->ordinal + g->rep) % 3];
+    plumb_buf_printf(&g->body, "  %%r%s = \"%s\"(", inf ? "" : ":3", plumb_op_name(g->op));
+    for (uint32_t i = 0; i < n; i++)
+        plumb_buf_printf(&g->body, "%s%%%s", i ? ", " : "", train || inf ? nm_inf[i] : nm_grad[i]);
+    plumb_buf_printf(&g->body, ") <{epsilon = %s : f32, feature_index = %lld : i64}> : (", e, (long long)fi);
+    for (uint32_t i = 0; i < n; i++)
+        plumb_buf_printf(&g->body, "%s%s", i ? ", " : "", i == 0 || (!inf && !train && i == 4) ? X : V);
+    if (inf) {
+        plumb_buf_printf(&g->body, ") -> %s\n", X);
+        g->ret_types = X;
+        return push_case(g, "%r");
+    }
+    plumb_buf_printf(&g->body, ") -> (%s, %s, %s)\n", X, V, V);
+    char *rt = plumb_arena_array(g->out->arena, strlen(X) + 2 * strlen(V) + 5, 1);
+    if (!rt) { g->failed = true; return push_case(g, "%r#0"); }
+    sprintf(rt, "%s, %s, %s", X, V, V);
+    g->ret_types = rt;
+    return push_case(g, "%r#0, %r#1, %r#2");
+}
+
 /* The "dyn_*" family of an op of static form: each accepted type at the
  * sizes 0, 1, odd and the bound, the float ones with the special values
  * (convert to one target: f32, or f64 from f32). */
@@ -2966,6 +3021,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return gen_map(g);
+    if (conf_op_batch_norm(g->op)) return gen_batch_norm(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     if (g->op == PLUMB_OP_FFT) return gen_fft(g);
     switch (plumb_op_get(g->op)->kind) {

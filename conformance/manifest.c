@@ -4,6 +4,7 @@
  * generation loop, so that a generator regression that drops cases makes the
  * runner fail instead of passing vacuously. docs/conformance.md has the table. */
 #include "conf.h"
+#include "batchnorm_bound.h"
 #include "plumb/fp8.h"
 
 /* Shape classes per op (gen.c's lists, counted here independently). */
@@ -27,6 +28,8 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_SELECT_AND_SCATTER: return 4;    /* pool2 pool3 r1 r2 */
     case PLUMB_OP_TRIANGULAR_SOLVE: return 6;  /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
     case PLUMB_OP_CHOLESKY: return 5;          /* lower upper batch one empty */
+    case PLUMB_OP_BATCH_NORM_INFERENCE: case PLUMB_OP_BATCH_NORM_TRAINING: case PLUMB_OP_BATCH_NORM_GRAD:
+        return 9;                              /* r2_f0 r2_f1 r3_f0 r3_f1 r3_f2 r4_f0 r4_f1 r4_f2 r4_f3 */
     case PLUMB_OP_FFT: return 10;              /* fft1 ifft1 rfft1 irfft1 fft2 ifft3 rfft2 irfft3 prime empty */
     case PLUMB_OP_CONVOLUTION: return 9;       /* odd empty one wide nchw groups batch_groups dilated layout */
     default: break;
@@ -49,6 +52,7 @@ static uint32_t value_count(plumb_opcode op, plumb_dtype t)
     if (plumb_op_get(op)->kind == PLUMB_KIND_RNG) return 2;     /* three_fry philox */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE) return 2;              /* wellcond illcond */
     if (op == PLUMB_OP_CHOLESKY) return 3;                      /* spd illcond notpd */
+    if (conf_op_batch_norm(op)) return 3;                       /* normal shifted constant */
     if (op == PLUMB_OP_FFT) return 3;                           /* normal wide tone */
     if (plumb_dtype_is_float(t)) return 6;  /* special subnormal boundary normal uniform loguniform */
     if (plumb_dtype_is_bool(t)) return 1;   /* uniform */
@@ -131,6 +135,7 @@ static uint32_t poly_count(plumb_opcode op)
     plumb_kind k = plumb_op_get(op)->kind;
     if (op == PLUMB_OP_REDUCE_WINDOW) return 0;   /* no "dyn_*" family */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;
+    if (conf_op_batch_norm(op)) return 0;
     if (op == PLUMB_OP_FFT) return 0;
     return k == PLUMB_KIND_ELEMENTWISE || k == PLUMB_KIND_REDUCTION || k == PLUMB_KIND_CONTRACTION ? 4 : 0;
 }

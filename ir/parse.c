@@ -1087,6 +1087,50 @@ static bool attr_float(P *p, double *out, bool suffix)
     return true;
 }
 
+/* An f32 attribute (batch norm's epsilon): a decimal, rounded once to f32
+ * as MLIR does, or MLIR's hexadecimal bit pattern (`0x3727C5AC : f32`);
+ * kept as the f32 value it denotes. */
+static bool attr_f32(P *p, double *out)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (p->pos + 2 < p->len && p->src[st] == '0' && (p->src[st + 1] == 'x' || p->src[st + 1] == 'X')) {
+        size_t e = st + 2;
+        uint64_t bits = 0;
+        for (; e < p->len && e - st < 12; e++) {
+            char ch = p->src[e];
+            int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                    : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+            if (v < 0)
+                break;
+            bits = bits * 16 + (uint64_t)v;
+        }
+        if (e - st != 10 || (e < p->len && is_id_char((unsigned char)p->src[e])))
+            return err_at(p, st, PLUMB_ERR_PARSE, "expected an f32 bit pattern of 8 hexadecimal digits");
+        p->pos = e;
+        float f;
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(&f, &b32, sizeof f);
+        *out = f;
+    } else {
+        double d;
+        if (!attr_float(p, &d, false))
+            return false;
+        *out = (float)d;
+    }
+    if (eat(p, ':')) {
+        ws(p);
+        size_t off = p->pos;
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "f32");
+        if (n != 3 || memcmp(s, "f32", 3) != 0)
+            return err_at(p, off, PLUMB_ERR_PARSE, "epsilon must be an f32 attribute, found '%.*s'", (int)n, s);
+    }
+    return true;
+}
+
 typedef struct enum_name {
     const char *name;
     int value;
@@ -1460,6 +1504,12 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         a->transpose_a = (ir_transpose)e;
     } else if (c == PLUMB_OP_CHOLESKY && IS("lower")) {
         ok = attr_bool(p, &a->lower);
+    } else if ((c == PLUMB_OP_BATCH_NORM_INFERENCE || c == PLUMB_OP_BATCH_NORM_TRAINING ||
+                c == PLUMB_OP_BATCH_NORM_GRAD) && IS("feature_index")) {
+        ok = attr_int(p, &a->feature_index);
+    } else if ((c == PLUMB_OP_BATCH_NORM_INFERENCE || c == PLUMB_OP_BATCH_NORM_TRAINING ||
+                c == PLUMB_OP_BATCH_NORM_GRAD) && IS("epsilon")) {
+        ok = attr_f32(p, &a->epsilon);
     } else if (c == PLUMB_OP_FFT && IS("fft_type")) {
         int e;
         ok = attr_enum(p, "fft_type", fft_types, "an fft type (FFT, IFFT, RFFT or IRFFT)", &e);

@@ -618,6 +618,28 @@ static void generic_props(pr *q, const ir_op *op)
     case PLUMB_OP_CHOLESKY:
         plumb_buf_printf(q->b, " <{lower = %s}>", a->lower ? "true" : "false");
         break;
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD: {
+        /* epsilon as MLIR prints an f32: %e with the fewest digits (6 to 8
+         * after the point) that read back to the same f32; a non-finite
+         * value as its bit pattern */
+        float e = (float)a->epsilon;
+        char num[48];
+        if (e - e != 0.0f) {
+            uint32_t b;
+            memcpy(&b, &e, sizeof b);
+            snprintf(num, sizeof num, "0x%08X", (unsigned)b);
+        } else {
+            for (int prec = 6; prec <= 8; prec++) {
+                snprintf(num, sizeof num, "%.*e", prec, (double)e);
+                if (strtof(num, NULL) == e)
+                    break;
+            }
+        }
+        plumb_buf_printf(q->b, " <{epsilon = %s : f32, feature_index = %lld : i64}>", num, (long long)a->feature_index);
+        break;
+    }
     case PLUMB_OP_FFT:
         plumb_buf_printf(q->b, " <{fft_length = ");
         array_i64(q, a->fft_length);

@@ -1873,6 +1873,66 @@ static bool v_cholesky(vctx *V, const ir_op *op)
     return expect_result(V, op, 0, a, "C1: type(result) = type(a)");
 }
 
+/* batch_norm_inference, _training and _grad (docs/spec/batchnorm.md): the
+ * operand-shaped values and the per-feature vectors; the spec's
+ * constraint ids differ per op, so each check names its op's. */
+static bool bn_vec(vctx *V, const ir_op *op, const ir_type *t, const ir_type *x, const char *what, const char *cid)
+{
+    if (t->dtype != x->dtype)
+        return BAD("%s has element type %s but operand has %s (StableHLO C2: same element type)", what, dt(t->dtype),
+                   dt(x->dtype));
+    int64_t fd = x->dims[op->a.feature_index];
+    if (t->rank != 1)
+        return BAD("%s must be a 1-dimensional tensor of dim(operand, feature_index) = %lld elements, has rank %u (StableHLO %s)",
+                   what, (long long)fd, t->rank, cid);
+    if (!dim_compat(t->dims[0], fd))
+        return BAD("%s must be a 1-dimensional tensor of dim(operand, feature_index) = %lld elements, has size %lld (StableHLO %s)",
+                   what, (long long)fd, (long long)t->dims[0], cid);
+    return true;
+}
+
+static bool v_batch_norm(vctx *V, const ir_op *op)
+{
+    const ir_type *x = &op->operands[0]->type;
+    bool grad = op->code == PLUMB_OP_BATCH_NORM_GRAD, inf = op->code == PLUMB_OP_BATCH_NORM_INFERENCE;
+    if (!linalg_float(V, op, x, "operand"))
+        return false;
+    if (op->a.feature_index < 0 || (uint64_t)op->a.feature_index >= x->rank)
+        return BAD("feature_index %lld is outside the operand's rank %u (StableHLO C1: 0 <= feature_index < rank(operand))",
+                   (long long)op->a.feature_index, x->rank);
+    if (!(op->a.epsilon == op->a.epsilon))
+        return BAD("epsilon is NaN");
+    if (grad) {
+        static const char *const nm[] = {"operand", "scale", "mean", "variance", "grad_output"};
+        for (uint32_t i = 1; i < 4; i++)
+            if (!bn_vec(V, op, &op->operands[i]->type, x, nm[i], i == 1 ? "C2, C4, C5" : "C2, C4"))
+                return false;
+        const ir_type *g = &op->operands[4]->type;
+        if (g->dtype != x->dtype)
+            return BAD("grad_output has element type %s but operand has %s (StableHLO C2: same element type)",
+                       dt(g->dtype), dt(x->dtype));
+        if (!same_shape(V, op, 4, 0, "C3: shape(grad_output) = shape(operand)"))
+            return false;
+        if (!expect_result(V, op, 0, x, "C3: shape(grad_operand) = shape(operand)"))
+            return false;
+        if (!bn_vec(V, op, &op->results[1]->type, x, "grad_scale", "C2, C4") ||
+            !bn_vec(V, op, &op->results[2]->type, x, "grad_offset", "C2, C4"))
+            return false;
+        return true;
+    }
+    static const char *const nm[] = {"operand", "scale", "offset", "mean", "variance"};
+    static const char *const cid[] = {"", "C3", "C4", "C5", "C6"};
+    for (uint32_t i = 1; i < op->n_operands; i++)
+        if (!bn_vec(V, op, &op->operands[i]->type, x, nm[i], inf ? cid[i] : i == 1 ? "C3" : "C4"))
+            return false;
+    if (!expect_result(V, op, 0, x, inf ? "C7: type(result) = type(operand)" : "C7: type(output) = type(operand)"))
+        return false;
+    if (!inf && (!bn_vec(V, op, &op->results[1]->type, x, "batch_mean", "C5") ||
+                 !bn_vec(V, op, &op->results[2]->type, x, "batch_var", "C6")))
+        return false;
+    return true;
+}
+
 static bool v_call(vctx *V, const ir_op *op)
 {
     if (!op->a.callee)
@@ -2443,6 +2503,10 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_MAP: return v_map(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
     case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD:
+        return v_batch_norm(V, op);
     case PLUMB_OP_FFT: {
         char fb[240];
         plumb_code fc = ir_fft_check(op, fb, sizeof fb);

@@ -40,6 +40,7 @@ static const char *const attr_names[] = {
     "window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding",
     "left_side", "lower", "unit_diagonal", "transpose_a", "convolution",
     "fft_type", "fft_length",
+    "epsilon", "feature_index",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -49,7 +50,7 @@ enum {
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
     A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE,
     A_WINDOW_DIMS, A_WINDOW_STRIDES, A_BASE_DILATIONS, A_WINDOW_DILATIONS, A_PADDING,
-    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_FFT_TYPE, A_FFT_LENGTH, A_COUNT
+    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_FFT_TYPE, A_FFT_LENGTH, A_EPSILON, A_FEATURE_INDEX, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -264,6 +265,12 @@ static void put_attrs(ser *s, const ir_op *op)
         break;
     case PLUMB_OP_CHOLESKY:
         attr_int(c, &n, A_LOWER, a->lower);
+        break;
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD:
+        attr_int(c, &n, A_EPSILON, (int64_t)plumb_f64_bits(a->epsilon));
+        attr_int(c, &n, A_FEATURE_INDEX, a->feature_index);
         break;
     case PLUMB_OP_FFT:
         attr_int(c, &n, A_FFT_TYPE, a->fft_type);

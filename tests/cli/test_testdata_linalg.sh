@@ -27,7 +27,7 @@ bad() {
 
 # Files that must be among those found.
 REQUIRED="triangular_solve_bfloat16_4_4_bfloat16_4_1.mlir"
-PATTERN='stablehlo\.triangular_solve\|stablehlo\.cholesky'
+PATTERN='stablehlo\.triangular_solve\|stablehlo\.cholesky\|stablehlo\.batch_norm_'
 
 if [ ! -x "$PLUMB" ]; then
     bad "the plumb binary '$PLUMB' exists and is executable"
