@@ -31,6 +31,9 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_IMAG:
     /* fft's own rules (ir/fft.c) relate its complex and real sides */
     case PLUMB_OP_FFT:
+    /* reduce_window with a body of its own: the body's ops decide what
+     * complex values they take; the kernels move whole elements */
+    case PLUMB_OP_REDUCE_WINDOW:
     /* checks compare per component (ir/checkcmp.c) */
     case PLUMB_OP_EXPECT_EQ:
     case PLUMB_OP_EXPECT_EQ_CONST:
@@ -53,6 +56,7 @@ bool ir_complex_arith(plumb_opcode op)
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
     case PLUMB_OP_SINE: case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_TANH:
     case PLUMB_OP_ASINH: case PLUMB_OP_ASIN: case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH:
+    case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ACOSH:
     case PLUMB_OP_SQUARE:
     case PLUMB_OP_COMPARE: case PLUMB_OP_CONVERT: case PLUMB_OP_SELECT: case PLUMB_OP_IOTA:
     case PLUMB_OP_REDUCE: case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:

@@ -448,11 +448,17 @@ static cz c_mul(cz x, cz y, plumb_dtype c)
     mpfr_fmms(re, a, cc, b, d, MPFR_RNDN);   /* exact at this precision */
     mpfr_fmma(im, a, d, b, cc, MPFR_RNDN);
     cz r = {round_to(re, c), round_to(im, c)};
-    /* an exact zero takes IEEE's sign of the two products' sum */
-    if (mpfr_zero_p(re))
-        r.re = (x.re * y.re) - (x.im * y.im);
-    if (mpfr_zero_p(im))
-        r.im = (x.re * y.im) + (x.im * y.re);
+    /* an exact zero takes IEEE's sign of the two products' sum; products
+     * that overflow a double are nonzero and cancel exactly, which rounds
+     * to +0 (inf - inf would make it a NaN: (max, max)^2 in complex<f64>) */
+    if (mpfr_zero_p(re)) {
+        double p = x.re * y.re, q = x.im * y.im;
+        r.re = isinf(p) || isinf(q) ? 0.0 : p - q;
+    }
+    if (mpfr_zero_p(im)) {
+        double p = x.re * y.im, q = x.im * y.re;
+        r.im = isinf(p) || isinf(q) ? 0.0 : p + q;
+    }
     mpfr_clears(re, im, a, b, cc, d, (mpfr_ptr)0);
     return r;
 }
@@ -613,6 +619,22 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
     }
     case PLUMB_OP_SQUARE:
         return c_mul(z, z, c);
+    /* CHLO's cosh, sinh and acosh by identities that only swap and negate
+     * components, so each stays rounded once: cosh(z) = cos(iz),
+     * sinh(z) = -i sin(iz), acosh(z) = i acos(z) for Im z >= 0 (+0
+     * included) and -i acos(z) below (Re acosh >= 0, C11 G.6.2.1) */
+    case PLUMB_OP_COSH:
+        return c_unary(PLUMB_OP_COSINE, (cz){-z.im, z.re}, c);
+    case PLUMB_OP_SINH: {
+        cz s = c_unary(PLUMB_OP_SINE, (cz){-z.im, z.re}, c);
+        return (cz){s.im, -s.re};
+    }
+    case PLUMB_OP_ACOSH: {
+        if (!fin)
+            return from_c(cacoshl(Z), c);
+        cz s = c_unary(PLUMB_OP_ACOS, z, c);
+        return signbit(z.im) ? (cz){s.im, -s.re} : (cz){-s.im, s.re};
+    }
     default: {
         cz r = {NAN, NAN};
         return r;

@@ -121,6 +121,9 @@ typedef enum win_kind { WK_GENERIC, WK_ADD, WK_MUL, WK_MAX, WK_MIN, WK_AND, WK_O
 /* A one-input body `return op(a0, a1)` (either order) of element type elem. */
 static win_kind recognise(const ir_block *b, plumb_dtype elem)
 {
+    /* complex values run the body itself: the folds below are for real types */
+    if (plumb_dtype_is_complex(elem))
+        return WK_GENERIC;
     if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
         return WK_GENERIC;
     const ir_op *x = b->first, *ret = x->next;
@@ -224,7 +227,8 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
     plumb_dtype t0 = in[0]->dtype;
     win_kind kind = n == 1 ? recognise(body, t0) : WK_GENERIC;
     bool isf = plumb_dtype_is_float(t0);
-    uint64_t accbuf[WIN_MAX_INPUTS], xbuf[WIN_MAX_INPUTS], resbuf[WIN_MAX_INPUTS];
+    /* [2]: a complex<f64> element is 16 bytes; elements are copied whole */
+    uint64_t accbuf[WIN_MAX_INPUTS][2], xbuf[WIN_MAX_INPUTS][2], resbuf[WIN_MAX_INPUTS][2];
     plumb_tensor targ[2 * WIN_MAX_INPUTS], tres[WIN_MAX_INPUTS];
     plumb_tensor *args[2 * WIN_MAX_INPUTS], *res[WIN_MAX_INPUTS];
     if (kind == WK_GENERIC) {
@@ -262,25 +266,22 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
             ref_prod_mul(&prod, init_f);
         } else if (kind == WK_GENERIC) {
             for (uint32_t k = 0; k < n; k++)
-                accbuf[k] = plumb_load_bits(in[k]->dtype, in[n + k]->data, 0);
+                memcpy(accbuf[k], in[n + k]->data, plumb_dtype_size(in[k]->dtype));
         }
         memset(kw, 0, sizeof kw);
         for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
             int64_t at = geom_at(&g, o, kw);
             if (kind == WK_GENERIC) {
                 for (uint32_t k = 0; k < n; k++) {
-                    xbuf[k] = 0;
-                    plumb_store_bits(in[k]->dtype, &xbuf[k], 0,
-                                     at < 0 ? plumb_load_bits(in[k]->dtype, in[n + k]->data, 0)
-                                            : plumb_load_bits(in[k]->dtype, in[k]->data, (size_t)at));
+                    size_t sz = plumb_dtype_size(in[k]->dtype);
+                    memcpy(xbuf[k], at < 0 ? in[n + k]->data : (const char *)in[k]->data + (size_t)at * sz, sz);
                 }
                 if (!ref_eval_region(c, body, args, res)) {
                     ok = false;
                     break;
                 }
                 for (uint32_t k = 0; k < n; k++) {
-                    accbuf[k] = 0;
-                    plumb_store_bits(in[k]->dtype, &accbuf[k], 0, plumb_load_bits(in[k]->dtype, &resbuf[k], 0));
+                    memcpy(accbuf[k], resbuf[k], plumb_dtype_size(in[k]->dtype));
                 }
             } else if (isf) {
                 double v = at < 0 ? init_f : plumb_load_f64(t0, in[0]->data, (size_t)at);
@@ -299,7 +300,7 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
             break;
         if (kind == WK_GENERIC) {
             for (uint32_t k = 0; k < n; k++)
-                plumb_store_bits(out[k]->dtype, out[k]->data, (size_t)oi, plumb_load_bits(in[k]->dtype, &accbuf[k], 0));
+                memcpy((char *)out[k]->data + (size_t)oi * plumb_dtype_size(in[k]->dtype), accbuf[k], plumb_dtype_size(in[k]->dtype));
         } else if (use_acc) {
             plumb_store_bits(t0, out[0]->data, (size_t)oi, ref_acc_round(&acc, t0));
         } else if (use_prod) {

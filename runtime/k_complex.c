@@ -165,6 +165,11 @@ static lz unary(plumb_opcode code, lz z)
     case PLUMB_OP_LOG_PLUS_ONE: {
         if (!fin || (a == -1 && b == 0))
             return clogl(1.0L + z);
+        /* near z = -1, 1 + a is exact (Sterbenz) and |1 + z| is hypot(1 + a, b):
+         * 2a + a^2 + b^2 would lose a tiny b against -1 (log1p(-1 + 1e-45i)
+         * gave -inf, not -103.3) */
+        if (a >= -2 && a <= -0.5L)
+            return mk(logl(hypotl(1 + a, b)), atan2l(b, 1 + a));
         /* |1 + z|^2 - 1 = 2a + a^2 + b^2 without cancelling against 1 */
         return mk(0.5L * log1pl(2 * a + a * a + b * b), atan2l(b, 1 + a));
     }
@@ -177,7 +182,13 @@ static lz unary(plumb_opcode code, lz z)
     case PLUMB_OP_ACOS: return cacosl(z);
     case PLUMB_OP_ATAN: return catanl(z);
     case PLUMB_OP_ATANH: return catanhl(z);
-    case PLUMB_OP_SQUARE: return mk(a * a - b * b, 2 * a * b);   /* a*a, b*b exact in long double for f32 parts */
+    case PLUMB_OP_COSH: return ccoshl(z);
+    case PLUMB_OP_SINH: return csinhl(z);
+    case PLUMB_OP_ACOSH: return cacoshl(z);
+    case PLUMB_OP_SQUARE:
+        if (!fin)
+            return z * z;   /* Annex G's infinities, as the reference's z*z: (inf, NaN)^2 has real part inf */
+        return mk(a * a - b * b, 2 * a * b);   /* a*a, b*b exact in long double for f32 parts */
     default: return mk(NAN, NAN);
     }
 }

@@ -118,6 +118,9 @@ typedef enum win_kind { WK_GENERIC, WK_ADD, WK_MUL, WK_MAX, WK_MIN, WK_AND, WK_O
 
 static win_kind recognise(const ir_block *b, plumb_dtype elem)
 {
+    /* complex values run the body itself: the folds below are for real types */
+    if (plumb_dtype_is_complex(elem))
+        return WK_GENERIC;
     if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
         return WK_GENERIC;
     const ir_op *o = b->first, *ret = o->next;
@@ -486,7 +489,8 @@ static bool rw_generic(rt_exec *x, const ir_op *op, const win_geom *g, uint32_t 
     const ir_block *body = &op->regions[0];
     if (body->n_args != 2 * n)
         return rt_fail(x, op, PLUMB_ERR_INVALID, "body takes %u arguments, expected %u", body->n_args, 2 * n);
-    uint64_t accbuf[WIN_MAX_INPUTS], xbuf[WIN_MAX_INPUTS], resbuf[WIN_MAX_INPUTS];
+    /* [2]: a complex<f64> element is 16 bytes; elements are copied whole */
+    uint64_t accbuf[WIN_MAX_INPUTS][2], xbuf[WIN_MAX_INPUTS][2], resbuf[WIN_MAX_INPUTS][2];
     plumb_tensor targ[2 * WIN_MAX_INPUTS], tres[WIN_MAX_INPUTS];
     plumb_tensor *args[2 * WIN_MAX_INPUTS], *res[WIN_MAX_INPUTS];
     for (uint32_t k = 0; k < n; k++) {
@@ -504,7 +508,7 @@ static bool rw_generic(rt_exec *x, const ir_op *op, const win_geom *g, uint32_t 
     int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
     for (uint64_t oi = 0; oi < ocount; oi++, next_index(o, g->out, g->rank)) {
         for (uint32_t k = 0; k < n; k++)
-            accbuf[k] = plumb_load_bits(in[k]->dtype, in[n + k]->data, 0);
+            memcpy(accbuf[k], in[n + k]->data, plumb_dtype_size(in[k]->dtype));
         memset(kw, 0, sizeof kw);
         for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, g->rank)) {
             int64_t at = 0;
@@ -513,20 +517,17 @@ static bool rw_generic(rt_exec *x, const ir_op *op, const win_geom *g, uint32_t 
                 at = i < 0 ? -1 : at + i * g->istride[d];
             }
             for (uint32_t k = 0; k < n; k++) {
-                xbuf[k] = 0;
-                plumb_store_bits(in[k]->dtype, &xbuf[k], 0,
-                                 at < 0 ? plumb_load_bits(in[k]->dtype, in[n + k]->data, 0)
-                                        : plumb_load_bits(in[k]->dtype, in[k]->data, (size_t)at));
+                size_t sz = plumb_dtype_size(in[k]->dtype);
+                memcpy(xbuf[k], at < 0 ? in[n + k]->data : (const char *)in[k]->data + (size_t)at * sz, sz);
             }
             if (!rt_eval_region(x, body, args, res))
                 return false;
             for (uint32_t k = 0; k < n; k++) {
-                accbuf[k] = 0;
-                plumb_store_bits(in[k]->dtype, &accbuf[k], 0, plumb_load_bits(in[k]->dtype, &resbuf[k], 0));
+                memcpy(accbuf[k], resbuf[k], plumb_dtype_size(in[k]->dtype));
             }
         }
         for (uint32_t k = 0; k < n; k++)
-            plumb_store_bits(out[k]->dtype, out[k]->data, (size_t)oi, plumb_load_bits(in[k]->dtype, &accbuf[k], 0));
+            memcpy((char *)out[k]->data + (size_t)oi * plumb_dtype_size(in[k]->dtype), accbuf[k], plumb_dtype_size(in[k]->dtype));
     }
     return true;
 }
