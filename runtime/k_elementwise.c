@@ -685,6 +685,8 @@ static uint64_t elem(const ew *e, uint64_t a, uint64_t b, uint64_t c)
     case PLUMB_OP_IS_NEG_INF: return f_inf_or_nan(t, a) && !f_isnan(t, a) && (a & sign_bit(t));
     case PLUMB_OP_SQUARE: return farith(PLUMB_OP_MULTIPLY, t, a, a);
     case PLUMB_OP_NEXT_AFTER: return next_after(t, a, b);
+    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:
+        return rt_special2(e->code, t, a, b);   /* runtime/math_special2.c */
     case PLUMB_OP_NOT: return is_bool(t) ? (a & 1) == 0 : ~a;
     case PLUMB_OP_POPCNT: return (uint64_t)__builtin_popcountll(a & mask_of(t));
     case PLUMB_OP_COUNT_LEADING_ZEROS:
@@ -1597,3 +1599,4 @@ EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
 EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
 EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
 EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER) EW_KERNEL(ERF_INV)
+EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA)

@@ -258,6 +258,7 @@ static bool never_snan(pass_ctx *c, const ir_value *v, int depth)
     case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
     case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV:
     case PLUMB_OP_NEXT_AFTER:
+    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:
     case PLUMB_OP_FLOOR: case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN:
     case PLUMB_OP_ROUND_NEAREST_AFZ:
     case PLUMB_OP_CONVERT:

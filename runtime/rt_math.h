@@ -53,6 +53,12 @@ uint64_t rt_erf_inv(plumb_dtype t, uint64_t x);
 long double rt_erf_inv_ld(long double a);
 uint64_t rt_erf_inv_slow(plumb_dtype t, double a);
 
+/* chlo.bessel_i1e (a), chlo.zeta (a = x, b = q) and chlo.polygamma (a = n,
+ * b = x) on one element of t (runtime/math_special2.c): a long double value
+ * rounded once where its stated bound decides, the reference's correctly
+ * rounded evaluation otherwise; special values as docs/spec/special2.md. */
+uint64_t rt_special2(plumb_opcode op, plumb_dtype t, uint64_t a, uint64_t b);
+
 /* Frees the calling thread's caches of the slow path's multi-precision
  * library (constants such as pi kept per thread); the pool's worker threads
  * call it before they exit, so no cache outlives its thread. */
