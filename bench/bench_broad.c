@@ -223,6 +223,33 @@ static ir_module *b_maxpool(const broad_work *w, bool small, plumb_diag *d)
     return parse_text(src, d);
 }
 
+/* The max-pool gradient of b_maxpool's 2x2 stride 2 case: select_and_scatter
+ * routing each of the a x b/2 x b/2 x c source values to its window's first
+ * maximum (select GE, scatter add, init 0), as a CNN's backward pass does. */
+static ir_module *b_maxpool_grad(const broad_work *w, bool small, plumb_diag *d)
+{
+    int64_t n = sz(w->a, small, 16), h = small ? 16 : w->b, c = sz(w->c, small, 8), o = h / 2;
+    char it[96], ot[96], src[1600];
+    snprintf(it, sizeof it, "tensor<%lldx%lldx%lldx%lldxf32>", (long long)n, (long long)h, (long long)h, (long long)c);
+    snprintf(ot, sizeof ot, "tensor<%lldx%lldx%lldx%lldxf32>", (long long)n, (long long)o, (long long)o, (long long)c);
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s, %%s: %s) -> %s {\n"
+             "  %%c = stablehlo.constant dense<0.0> : tensor<f32>\n"
+             "  %%r = \"stablehlo.select_and_scatter\"(%%x, %%s, %%c) <{window_dimensions = array<i64: 1, 2, 2, 1>, "
+             "window_strides = array<i64: 1, 2, 2, 1>}> ({\n"
+             "  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "    %%p = stablehlo.compare GE, %%a, %%b : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+             "    stablehlo.return %%p : tensor<i1>\n"
+             "  }, {\n"
+             "  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "    %%m = stablehlo.add %%a, %%b : tensor<f32>\n"
+             "    stablehlo.return %%m : tensor<f32>\n"
+             "  }) : (%s, %s, tensor<f32>) -> %s\n"
+             "  return %%r : %s\n}\n",
+             it, ot, it, it, ot, it, it);
+    return parse_text(src, d);
+}
+
 #define NP_F(shape, dt) "r.uniform(-2, 2, " shape ").astype(np." dt ")"
 
 static const char np_softmax[] =
@@ -288,6 +315,12 @@ static const broad_work works[] = {
      0, b_maxpool, 32, 112, 64, 3, PLUMB_F32, NP_RNG "x = " NP_F("(32, 112, 112, 64)", "float32"),
      "p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf); "
      "o = np.lib.stride_tricks.sliding_window_view(p, (3, 3), axis=(1, 2))[:, ::2, ::2].max(axis=(-2, -1))", NULL},
+    {"maxpool_grad_2x2", "max-pool 2x2 stride 2 gradient of NHWC 32x112x112x64 f32 (select_and_scatter)",
+     FLOOR_STREAM, true, 0, b_maxpool_grad, 32, 112, 64, 2, PLUMB_F32,
+     NP_RNG "x = " NP_F("(32, 112, 112, 64)", "float32") "; s = " NP_F("(32, 56, 56, 64)", "float32"),
+     "v = x.reshape(32, 56, 2, 56, 2, 64); "
+     "o = ((v == v.max(axis=(2, 4), keepdims=True)) * s[:, :, None, :, None, :]).reshape(32, 112, 112, 64)",
+     "numpy routes to every tied maximum (random data has no ties)"},
     {"concat_slice_pad", "concatenate 2 x 2048x4096 f32, slice off the ring, pad it back", FLOOR_STREAM, true, 0,
      b_concat_slice_pad, 2048, 4096, 0, 0, PLUMB_F32,
      NP_RNG "x = " NP_F("(2048, 4096)", "float32") "; y = " NP_F("(2048, 4096)", "float32"),

@@ -95,13 +95,17 @@ static bool geom_init(rt_exec *x, const ir_op *op, const plumb_tensor *t, bool d
     return true;
 }
 
-/* Input index along d at result index o and window position k, or -1. */
+/* Input index along d at result index o and window position k, or -1.
+ * Base dilation 1 (every pooling shape) skips the division: it ran once
+ * per dimension per window position per output row. */
 static inline int64_t dim_at(const win_geom *g, uint32_t d, int64_t o, int64_t k)
 {
     int64_t p = o * g->s[d] + k * g->wd[d] - g->lo[d];
-    if (p < 0 || p >= g->dil[d] || p % g->b[d])
+    if (p < 0 || p >= g->dil[d])
         return -1;
-    return p / g->b[d];
+    if (g->b[d] == 1)
+        return p;
+    return p % g->b[d] ? -1 : p / g->b[d];
 }
 
 static bool next_index(int64_t *idx, const int64_t *dims, uint32_t rank)
@@ -253,9 +257,70 @@ static void f32_row_avx2(bool is_max, float *acc, const float *src, int64_t n)
 }
 #endif
 
+#if WIN_X86
+/* The AVX-512 forms of the two loops above: sixteen f32 (eight double)
+ * lanes, the same per-lane choices, so the same bits as every other level.
+ * max/min: a lane takes the accumulator where it compares greater (less),
+ * else the term, which covers a NaN term (unordered compares false); equal
+ * values take the AND (OR) of the bits, so max(-0, +0) = +0 and
+ * min = -0; a NaN accumulator stays. */
+#define WIN_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+WIN_AVX512
+static inline __m512 mm16(__m512 a, __m512 b, bool is_max)
+{
+    __mmask16 win = is_max ? _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) : _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+    __m512 r = _mm512_mask_blend_ps(win, b, a);
+    r = _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ), is_max ? _mm512_and_ps(a, b) : _mm512_or_ps(a, b));
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
+}
+
+WIN_AVX512
+static void f32_row_avx512(bool is_max, float *acc, const float *src, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        _mm512_storeu_ps(acc + j, mm16(_mm512_loadu_ps(acc + j), _mm512_loadu_ps(src + j), is_max));
+    if (j < n) {
+        /* the tail under a mask: lanes past n are neither read nor written */
+        __mmask16 m = (__mmask16)((1u << (n - j)) - 1);
+        __m512 a = _mm512_maskz_loadu_ps(m, acc + j), b = _mm512_maskz_loadu_ps(m, src + j);
+        _mm512_mask_storeu_ps(acc + j, m, mm16(a, b, is_max));
+    }
+}
+
+WIN_AVX512
+static void f_row_avx512(win_kind k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d v = t == PLUMB_F32 ? _mm512_cvtps_pd(_mm256_loadu_ps((const float *)src + off + j))
+                                   : _mm512_loadu_pd((const double *)src + off + j);
+        __m512d a = _mm512_loadu_pd(acc + j);
+        if (k == WK_ADD) {
+            a = _mm512_add_pd(a, v);
+        } else if (k == WK_MUL) {
+            a = _mm512_mul_pd(a, v);
+        } else {
+            bool mx = k == WK_MAX;
+            __mmask8 win = mx ? _mm512_cmp_pd_mask(a, v, _CMP_GT_OQ) : _mm512_cmp_pd_mask(a, v, _CMP_LT_OQ);
+            __m512d r = _mm512_mask_blend_pd(win, v, a);
+            r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(a, v, _CMP_EQ_OQ), mx ? _mm512_and_pd(a, v) : _mm512_or_pd(a, v));
+            a = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), a);
+        }
+        _mm512_storeu_pd(acc + j, a);
+    }
+    for (; j < n; j++)
+        acc[j] = f_fold(k, acc[j], f_load(t, src, off + j));
+}
+#endif
+
 static void f_row(win_kind k, plumb_dtype t, int isa, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
 {
 #if WIN_X86
+    if (step == 1 && isa >= PLUMB_ISA_AVX512 && (t == PLUMB_F32 || t == PLUMB_F64)) {
+        f_row_avx512(k, t, acc, src, off, n);
+        return;
+    }
     if (step == 1 && isa >= PLUMB_ISA_AVX2 && (t == PLUMB_F32 || t == PLUMB_F64)) {
         f_row_avx2(k, t, acc, src, off, n);
         return;
@@ -440,7 +505,10 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
                 float fi = (float)j->init_f;
                 bool mx = j->k == WK_MAX;
                 for (int64_t q = 0; q < q0; q++) f32a[q] = (float)(mx ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
-                if (q1 > q0) f32_row_avx2(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
+                if (q1 > q0 && j->isa >= PLUMB_ISA_AVX512)
+                    f32_row_avx512(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
+                else if (q1 > q0)
+                    f32_row_avx2(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
                 for (int64_t q = q1; q < n; q++) f32a[q] = (float)(mx ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
                 continue;
             }

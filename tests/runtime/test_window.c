@@ -4,6 +4,7 @@
  * bitwise for maximum/minimum, integer bodies, generic bodies and
  * select_and_scatter; float sums within the data-dependent bound and
  * bitwise equal across thread counts and ISA levels. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,52 @@ static void test_pooling_f32(void **state)
     run_case(PLUMB_F32, 4, d, "add", a33, o33, 0, 9);
     run_case(PLUMB_F64, 4, d, "add", a33, o33, 0, 9);
     run_case(PLUMB_F64, 4, d, "maximum", a33, o33, 0xFFF0000000000000ull, 9);
+}
+
+/* The vector max/min paths (f32 accumulators, AVX2 and AVX-512 with a
+ * masked tail; double accumulators for f64) on the values their lane
+ * selection must get right: NaN terms and accumulators, -0 against +0,
+ * infinities; and inputs all negative (max) or all positive (min) under
+ * 3x3 padding 1, where a pad folded as 0 instead of the init value would
+ * show in every border window. Bitwise against the reference. */
+static void test_pooling_specials(void **state)
+{
+    (void)state;
+    int64_t d[4] = {2, 9, 7, 37}, o33[4] = {2, 5, 4, 37}, o22[4] = {2, 4, 3, 37};
+    const char *a22 = "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+    const char *a33 = "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
+                      "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+    static const plumb_dtype types[] = {PLUMB_F32, PLUMB_F64};
+    static const char *const bodies[] = {"maximum", "minimum"};
+    for (size_t ti = 0; ti < 2; ti++) {
+        plumb_dtype t = types[ti];
+        bool f32 = t == PLUMB_F32;
+        for (int mode = 0; mode < 3; mode++)
+            for (size_t b = 0; b < 2; b++) {
+                plumb_tensor *x = rt_rand_tensor(t, 4, d, true);
+                uint64_t n = plumb_tensor_numel(x);
+                for (uint64_t i = 0; i < n; i++) {
+                    double v = plumb_load_f64(t, x->data, (size_t)i);
+                    if (mode == 0) {
+                        /* specials: a few NaNs, many signed zeros, infinities */
+                        v = i % 97 == 5 ? NAN : i % 7 == 1 ? -0.0 : i % 7 == 2 ? 0.0 : i % 53 == 3 ? -INFINITY
+                          : i % 59 == 4 ? INFINITY : v;
+                    } else {
+                        /* one sign throughout: mode 1 negative, mode 2 positive */
+                        v = (mode == 1 ? -1 : 1) * (fabs(v) + 0.5);
+                    }
+                    plumb_store_bits(t, x->data, i, f32 ? plumb_f32_bits((float)v) : plumb_f64_bits(v));
+                }
+                bool mx = b == 0;
+                uint64_t init = f32 ? (mx ? 0xFF800000u : 0x7F800000u)
+                                    : (mx ? 0xFFF0000000000000ull : 0x7FF0000000000000ull);
+                plumb_tensor *in[2] = {x, rt_scalar_bits(t, init)};
+                rt_check_exact_nan(rw_prog(t, 4, d, bodies[b], a33, 4, o33), in, 2);
+                rt_check_exact_nan(rw_prog(t, 4, d, bodies[b], a22, 4, o22), in, 2);
+                plumb_tensor_free(in[0]);
+                plumb_tensor_free(in[1]);
+            }
+    }
 }
 
 /* Every other float and integer type, strides, base and window dilations
@@ -169,6 +216,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pooling_f32),
+        cmocka_unit_test(test_pooling_specials),
         cmocka_unit_test(test_dilations_all_types),
         cmocka_unit_test(test_generic_body),
         cmocka_unit_test(test_select_and_scatter),
