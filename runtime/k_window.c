@@ -679,6 +679,108 @@ static bool keeps(int sel, plumb_dtype t, const void *p, int64_t cur, int64_t ca
     return sel == 1 ? a >= b : a > b;
 }
 
+/* The pooling gradient (select GE/GT, scatter add) without the regions.
+ * Sources run in row-major order within each index of dimension 0; when
+ * windows along dimension 0 do not overlap (extent <= stride), distinct
+ * indices there write disjoint parts of the result, so they spread over
+ * the thread pool with every element's additions still in the reference's
+ * order; otherwise one range covers them all. A window wholly inside the
+ * operand (no padding) walks precomputed offsets, the others dim_at. */
+typedef struct sas_job {
+    rt_exec *x;
+    const win_geom *g;
+    int sel;
+    plumb_dtype t;
+    const void *opd, *src;
+    void *dst;
+    const int64_t *wofs;       /* per window position: offset from the window's origin */
+    uint64_t per0;             /* sources per index of dimension 0 */
+} sas_job;
+
+static inline bool keeps_f32(int sel, float a, float b) { return sel == 1 ? a >= b : a > b; }
+
+static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    sas_job *j = ctx;
+    const win_geom *g = j->g;
+    uint32_t r = g->rank;
+    int64_t o[PLUMB_MAX_RANK], kw[PLUMB_MAX_RANK];
+    uint64_t rem = begin * j->per0;
+    for (uint32_t d = r; d-- > 0;) {
+        o[d] = (int64_t)(rem % (uint64_t)g->out[d]);
+        rem /= (uint64_t)g->out[d];
+    }
+    bool f32 = j->t == PLUMB_F32;
+    const float *of = j->opd;
+    for (uint64_t si = begin * j->per0; si < end * j->per0; si++, next_index(o, g->out, r)) {
+        if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
+            return;
+        int64_t chosen = -1, base = 0;
+        bool inside = true;
+        for (uint32_t d = 0; d < r; d++) {
+            int64_t p = o[d] * g->s[d] - g->lo[d];
+            inside = inside && p >= 0 && p + (g->w[d] - 1) * g->wd[d] < g->in[d];
+            base += p * g->istride[d];
+        }
+        if (inside) {
+            chosen = base + j->wofs[0];
+            for (uint64_t wi = 1; wi < g->wcount; wi++) {
+                int64_t at = base + j->wofs[wi];
+                if (f32 ? !keeps_f32(j->sel, of[chosen], of[at]) : !keeps(j->sel, j->t, j->opd, chosen, at))
+                    chosen = at;
+            }
+        } else {
+            memset(kw, 0, sizeof kw);
+            for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, r)) {
+                int64_t at = 0;
+                for (uint32_t d = 0; d < r && at >= 0; d++) {
+                    int64_t i = dim_at(g, d, o[d], kw[d]);
+                    at = i < 0 ? -1 : at + i * g->istride[d];
+                }
+                if (at >= 0 && (chosen < 0 || !keeps(j->sel, j->t, j->opd, chosen, at)))
+                    chosen = at;
+            }
+            if (chosen < 0)
+                continue;
+        }
+        if (f32)
+            ((float *)j->dst)[chosen] = (float)((double)((float *)j->dst)[chosen] + (double)((const float *)j->src)[si]);
+        else if (plumb_dtype_is_float(j->t))
+            f_store(j->t, j->dst, chosen, f_load(j->t, j->dst, chosen) + f_load(j->t, j->src, (int64_t)si));
+        else
+            i_store(j->t, j->dst, chosen, (int64_t)((uint64_t)i_load(j->t, j->dst, chosen) +
+                                                    (uint64_t)i_load(j->t, j->src, (int64_t)si)));
+    }
+}
+
+static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, plumb_dtype t, const plumb_tensor *opd,
+                     const plumb_tensor *src, plumb_tensor *out)
+{
+    uint64_t scount = plumb_tensor_numel(src);
+    if (scount == 0)
+        return true;
+    int64_t *wofs = rt_scratch(x, op, g->wcount * sizeof *wofs);
+    if (!wofs)
+        return false;
+    int64_t kw[PLUMB_MAX_RANK] = {0};
+    for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, g->rank)) {
+        wofs[wi] = 0;
+        for (uint32_t d = 0; d < g->rank; d++)
+            wofs[wi] += kw[d] * g->wd[d] * g->istride[d];
+    }
+    sas_job j = {.x = x, .g = g, .sel = sel, .t = t, .opd = opd->data, .src = src->data, .dst = out->data,
+                 .wofs = wofs, .per0 = scount / (uint64_t)g->out[0]};
+    bool disjoint = (g->w[0] - 1) * g->wd[0] + 1 <= g->s[0];
+    if (disjoint) {
+        uint64_t grain = j.per0 * g->wcount >= 4096 ? 1 : 4096 / (j.per0 * g->wcount);
+        rt_parallel_for(x, (uint64_t)g->out[0], grain, sas_rows, &j);
+    } else {
+        sas_rows(&j, 0, (uint64_t)g->out[0], 0);
+    }
+    return rt_check_deadline(x, op);
+}
+
 bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     const plumb_tensor *opd = in[0], *src = in[1], *init = in[2];
@@ -702,8 +804,13 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
     int fast_sel = fast_type(t) && t != PLUMB_I1 ? simple_select(sel, t) : 0;
     bool fast_add = fast_type(t) && t != PLUMB_I1 && recognise(sc, t) == WK_ADD;
     uint64_t numel = plumb_tensor_numel(out[0]), ib = plumb_load_bits(t, init->data, 0);
-    for (uint64_t i = 0; i < numel; i++)
-        plumb_store_bits(t, out[0]->data, (size_t)i, ib);
+    if (ib == 0)
+        memset(out[0]->data, 0, out[0]->nbytes);
+    else
+        for (uint64_t i = 0; i < numel; i++)
+            plumb_store_bits(t, out[0]->data, (size_t)i, ib);
+    if (fast_sel && fast_add && g.rank > 0)
+        return sas_fast(x, op, &g, fast_sel, t, opd, src, out[0]);
     uint64_t a0 = 0, a1 = 0, r0 = 0, pb = 0;
     plumb_tensor ta0, ta1, tr, tp;
     scalar_view(&ta0, t, &a0);

@@ -212,6 +212,56 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The pooling gradient on NHWC (window 1 on the batch dimension, so the
+ * batch indices spread over threads): 2x2 stride 2 and 3x3 stride 2
+ * padding 1 (windows at the border partly on padding, overlapping
+ * windows inside a batch index), GE and GT on operands with many ties
+ * (small integers), so which of equal maxima takes the source shows.
+ * Bitwise against the reference on 1 and 2 threads at every ISA level. */
+static void test_pooling_grad(void **state)
+{
+    (void)state;
+    static const struct { plumb_dtype t; const char *cmp; } cases[] = {
+        {PLUMB_F32, "GE"}, {PLUMB_F32, "GT"}, {PLUMB_F64, "GE"}, {PLUMB_I32, "GT"}, {PLUMB_F16, "GE"}};
+    static const char *const attrs[] = {
+        "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>",
+        "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
+        "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t a = 0; a < 2; a++) {
+            /* 2x2/2: 8x6 -> 4x3; 3x3/2 padding 1: (8+2-3)/2+1 = 4, (6+2-3)/2+1 = 3 */
+            int64_t d[4] = {5, 8, 6, 5}, sd[4] = {5, 4, 3, 5};
+            plumb_dtype t = cases[i].t;
+            const char *e = plumb_dtype_name(t);
+            plumb_tensor *in[3] = {rt_rand_tensor(t, 4, d, true), rt_rand_tensor(t, 4, sd, true), rt_scalar_bits(t, 0)};
+            uint64_t n = plumb_tensor_numel(in[0]);
+            for (uint64_t k = 0; k < n; k++) {
+                /* values in {-1, 0, 1, 2}: ties in most windows */
+                int64_t v = (int64_t)(plumb_load_bits(t, in[0]->data, k) % 4) - 1;
+                uint64_t bits = t == PLUMB_F32 ? plumb_f32_bits((float)v) : t == PLUMB_F64 ? plumb_f64_bits((double)v)
+                              : t == PLUMB_F16 ? plumb_f64_to_f16((double)v) : (uint64_t)(uint32_t)v;
+                plumb_store_bits(t, in[0]->data, k, bits);
+            }
+            char src[3000];
+            snprintf(src, sizeof src,
+                     "func.func @main(%%x: tensor<5x8x6x5x%s>, %%s: tensor<5x4x3x5x%s>, %%c: tensor<%s>) -> tensor<5x8x6x5x%s> {\n"
+                     "  %%r = \"stablehlo.select_and_scatter\"(%%x, %%s, %%c) <{%s}> ({\n"
+                     "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+                     "    %%p = stablehlo.compare %s, %%a, %%b : (tensor<%s>, tensor<%s>) -> tensor<i1>\n"
+                     "    stablehlo.return %%p : tensor<i1>\n"
+                     "  }, {\n"
+                     "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+                     "    %%m = stablehlo.add %%a, %%b : tensor<%s>\n"
+                     "    stablehlo.return %%m : tensor<%s>\n"
+                     "  }) : (tensor<5x8x6x5x%s>, tensor<5x4x3x5x%s>, tensor<%s>) -> tensor<5x8x6x5x%s>\n"
+                     "  return %%r : tensor<5x8x6x5x%s>\n}\n",
+                     e, e, e, e, attrs[a], e, e, cases[i].cmp, e, e, e, e, e, e, e, e, e, e, e);
+            rt_check_exact_nan(src, in, 3);
+            for (int k = 0; k < 3; k++)
+                plumb_tensor_free(in[k]);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_dilations_all_types),
         cmocka_unit_test(test_generic_body),
         cmocka_unit_test(test_select_and_scatter),
+        cmocka_unit_test(test_pooling_grad),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
