@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/fp8.h"
 #include "plumb/nn.h"
 #include "plumb/ref.h"
 #include "poly_encoder.h"
@@ -80,6 +81,10 @@ static void fill(plumb_tensor *t, uint64_t seed, double lo, double hi)
         uint16_t *p = t->data;
         for (uint64_t i = 0; i < n; i++)
             p[i] = plumb_f32_to_bf16(rng_float(&s, lo, hi));
+    } else if (plumb_fpfmt_get(t->dtype)) {
+        uint8_t *p = t->data;
+        for (uint64_t i = 0; i < n; i++)
+            p[i] = (uint8_t)plumb_f64_to_small(plumb_fpfmt_get(t->dtype), rng_float(&s, lo, hi));
     }
 }
 
@@ -390,6 +395,8 @@ static bool rt_prepare(rt_ctx *c, plumb_runtime *rt, const ir_module *m, plumb_t
             *(uint16_t *)o->data = plumb_f64_to_bf16(v);
         else if (o->dtype == PLUMB_F64)
             *(double *)o->data = v;
+        else if (plumb_fpfmt_get(o->dtype))   /* 1% rounds away in FP8: one ulp, checked exactly */
+            *(uint8_t *)o->data ^= 1;
     }
     return true;
 }
@@ -770,6 +777,127 @@ static void wl_dot(plumb_dtype t, const bench_config *cfg, plumb_runtime *rt, be
         abs_i[i] *= g;
     tolerance tol = {.abs_i = abs_i, .rel = U_F32 + (t == PLUMB_BF16 ? U_BF16 : U_F32)};
     snprintf(r->tolerance, sizeof r->tolerance, "gamma_f32(K) sum|a||b| + (u_f32 + u_%s) |ref|", plumb_dtype_name(t));
+    ref_ctx rc;
+    rt_ctx c;
+    if (!run_ref(&rc, ms, ins, 2, cfg, r))
+        goto done;
+    if (rt_prepare(&c, rt, m, in, 2, r)) {
+        r->valid = true;
+        validate(r, rc.res.outputs[0], c.out[0], &tol, "result rows");
+        run_rt(&c, cfg, r);
+        rt_release(&c);
+    }
+    plumb_ref_result_free(&rc.res);
+done:
+    free(abs_i);
+    free_tensors(in, 2);
+    free_tensors(ins, 2);
+    ir_module_free(m);
+    ir_module_free(ms);
+}
+
+static ir_module *parse_module(const char *src, bench_result *r);
+
+/* FP8 (issue 20): y = a * b + a elementwise in type t, two ops of the
+ * runtime's table kernels for FP8 (runtime/k_lowp.c), the half loops for
+ * bf16; exact agreement (each op correctly rounded on both backends). */
+static void wl_ew2(plumb_dtype t, const bench_config *cfg, plumb_runtime *rt, bench_result *r)
+{
+    int64_t n = cfg->quick ? (1 << 18) : (16 << 20), ns = subset_of(n, cfg->ref_fraction);
+    const char *tn = plumb_dtype_name(t);
+    snprintf(r->size, sizeof r->size, "%lld %s, 2 ops", (long long)n, tn);
+    snprintf(r->ref_subset, sizeof r->ref_subset, "first %lld elements", (long long)ns);
+    snprintf(r->tolerance, sizeof r->tolerance, "exact (each op correctly rounded)");
+    r->ref_scale = (double)n / (double)ns;
+    r->elems = (double)n;
+    r->bytes = 3.0 * (double)plumb_dtype_size(t) * (double)n;
+    char src[2][768];
+    for (int k = 0; k < 2; k++) {
+        long long len = k ? (long long)ns : (long long)n;
+        snprintf(src[k], sizeof src[k],
+                 "func.func @main(%%a: tensor<%lldx%s>, %%b: tensor<%lldx%s>) -> tensor<%lldx%s> {\n"
+                 "  %%0 = stablehlo.multiply %%a, %%b : tensor<%lldx%s>\n"
+                 "  %%1 = stablehlo.add %%0, %%a : tensor<%lldx%s>\n"
+                 "  return %%1 : tensor<%lldx%s>\n}\n",
+                 len, tn, len, tn, len, tn, len, tn, len, tn, len, tn);
+    }
+    ir_module *m = parse_module(src[0], r), *ms = parse_module(src[1], r);
+    plumb_tensor *in[2] = {0}, *ins[2] = {0};
+    int64_t nd = n;
+    if (!m || !ms || !(in[0] = new_tensor(t, 1, &nd, r)) || !(in[1] = new_tensor(t, 1, &nd, r)))
+        goto done;
+    fill(in[0], 11, -4, 4);
+    fill(in[1], 12, -2, 2);
+    if (!(ins[0] = prefix_rows(in[0], ns, r)) || !(ins[1] = prefix_rows(in[1], ns, r)))
+        goto done;
+    ref_ctx rc;
+    rt_ctx c;
+    if (!run_ref(&rc, ms, ins, 2, cfg, r))
+        goto done;
+    if (rt_prepare(&c, rt, m, in, 2, r)) {
+        r->valid = true;
+        validate(r, rc.res.outputs[0], c.out[0], &(tolerance){0}, "result");
+        run_rt(&c, cfg, r);
+        rt_release(&c);
+    }
+    plumb_ref_result_free(&rc.res);
+done:
+    free_tensors(in, 2);
+    free_tensors(ins, 2);
+    ir_module_free(m);
+    ir_module_free(ms);
+}
+
+/* FP8 GEMM (issue 20): f8E4M3FN x f8E4M3FN -> f32, n x n x n, on the
+ * runtime's f32 GEMM after widening through a 256-entry table; compare its
+ * GFLOP/s with dot_f32's in the same run. */
+static void wl_dot_fp8(const bench_config *cfg, plumb_runtime *rt, bench_result *r)
+{
+    const plumb_dtype t = PLUMB_F8E4M3FN;
+    int64_t n = cfg->quick ? 128 : 1024, ms_rows = subset_of(n, cfg->ref_fraction);
+    snprintf(r->size, sizeof r->size, "%lldx%lldx%lld f8E4M3FN -> f32", (long long)n, (long long)n, (long long)n);
+    snprintf(r->ref_subset, sizeof r->ref_subset, "first %lld of %lld rows of A", (long long)ms_rows, (long long)n);
+    r->ref_scale = (double)n / (double)ms_rows;
+    r->bytes = 2.0 * (double)(n * n) + 4.0 * (double)(n * n);
+    r->flops = 2.0 * (double)n * (double)n * (double)n;
+    char src[2][768];
+    for (int k = 0; k < 2; k++) {
+        long long mm = k ? (long long)ms_rows : (long long)n, nn = (long long)n;
+        snprintf(src[k], sizeof src[k],
+                 "func.func @main(%%a: tensor<%lldx%lldxf8E4M3FN>, %%b: tensor<%lldx%lldxf8E4M3FN>) -> tensor<%lldx%lldxf32> {\n"
+                 "  %%0 = stablehlo.dot_general %%a, %%b, contracting_dims = [1] x [0] : "
+                 "(tensor<%lldx%lldxf8E4M3FN>, tensor<%lldx%lldxf8E4M3FN>) -> tensor<%lldx%lldxf32>\n"
+                 "  return %%0 : tensor<%lldx%lldxf32>\n}\n",
+                 mm, nn, nn, nn, mm, nn, mm, nn, nn, nn, mm, nn, mm, nn);
+    }
+    ir_module *m = parse_module(src[0], r), *ms = parse_module(src[1], r);
+    plumb_tensor *in[2] = {0}, *ins[2] = {0};
+    int64_t dims[2] = {n, n};
+    double *abs_i = NULL;
+    if (!m || !ms || !(in[0] = new_tensor(t, 2, dims, r)) || !(in[1] = new_tensor(t, 2, dims, r)))
+        goto done;
+    fill(in[0], 6, -1, 1);
+    fill(in[1], 7, -1, 1);
+    if (!(ins[0] = prefix_rows(in[0], ms_rows, r)) || !(ins[1] = plumb_tensor_clone(in[1], NULL)))
+        goto done;
+    /* |got - ref| <= gamma_f32(K) sum_k |a_ik b_kj| + u_f32 |ref|: exact
+     * products, f32 accumulation in any order, one rounding to f32 */
+    abs_i = calloc((size_t)(ms_rows * n), sizeof *abs_i);
+    if (!abs_i) {
+        add_error(r, "cannot allocate the tolerance table");
+        goto done;
+    }
+    double g = gamma_u((double)n, U_F32);
+    for (int64_t i = 0; i < ms_rows; i++)
+        for (int64_t k = 0; k < n; k++) {
+            double a = fabs(plumb_load_f64(t, in[0]->data, (size_t)(i * n + k)));
+            for (int64_t j = 0; j < n; j++)
+                abs_i[i * n + j] += a * fabs(plumb_load_f64(t, in[1]->data, (size_t)(k * n + j)));
+        }
+    for (int64_t i = 0; i < ms_rows * n; i++)
+        abs_i[i] *= g;
+    tolerance tol = {.abs_i = abs_i, .rel = 2 * U_F32};
+    snprintf(r->tolerance, sizeof r->tolerance, "gamma_f32(K) sum|a||b| + 2 u_f32 |ref|");
     ref_ctx rc;
     rt_ctx c;
     if (!run_ref(&rc, ms, ins, 2, cfg, r))
@@ -1674,7 +1802,7 @@ done:
 const char *const bench_workloads[] = {
     "chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16", "mlp_train_step", "attention_block",
     "compile_mlp_train_step", "compile_attention_block", "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder",
-    "gather_rows", "scatter_add_rows", "conv3x3_f32",
+    "gather_rows", "scatter_add_rows", "conv3x3_f32", "ew_f8E4M3FN", "ew_bf16", "dot_f8E4M3FN",
 };
 const unsigned bench_n_workloads = sizeof bench_workloads / sizeof *bench_workloads;
 
@@ -1702,6 +1830,12 @@ bool bench_run_workload(const char *name, const bench_config *cfg, plumb_runtime
     } else if (strcmp(name, "dot_bf16") == 0) {
         r->kind = BENCH_GEMM;
         wl_dot(PLUMB_BF16, cfg, rt, r);
+    } else if (strcmp(name, "ew_f8E4M3FN") == 0 || strcmp(name, "ew_bf16") == 0) {
+        r->kind = BENCH_MEMORY;
+        wl_ew2(name[3] == 'f' ? PLUMB_F8E4M3FN : PLUMB_BF16, cfg, rt, r);
+    } else if (strcmp(name, "dot_f8E4M3FN") == 0) {
+        r->kind = BENCH_GEMM;
+        wl_dot_fp8(cfg, rt, r);
     } else if (strcmp(name, "conv3x3_f32") == 0) {
         r->kind = BENCH_GEMM;
         wl_conv(cfg, rt, r);

@@ -48,14 +48,14 @@ grep -q "cache_hit_100" "$tmp/out" && ok || bad "--help lists the workloads"
 
 # the whole quick run: every workload validated, JSON complete
 expect_rc 0 "quick run" "$BENCH" --quick --threads 2 --json "$tmp/b.json"
-grep -q "^geometric-mean speedup over the reference: [0-9.]*x over 11 validated workloads" "$tmp/out" \
+grep -q "^geometric-mean speedup over the reference: [0-9.]*x over 14 validated workloads" "$tmp/out" \
     && ok || bad "geometric-mean line: $(grep geometric "$tmp/out")"
 grep -q "^targets (issue 4):" "$tmp/out" && ok || bad "targets section"
 json_check "quick run JSON content" "$tmp/b.json" '
   check([.workloads[].name] == ["chain", "softmax", "layer_norm", "sum", "dot_f32", "dot_bf16",
         "mlp_train_step", "attention_block", "compile_mlp_train_step", "compile_attention_block",
         "compile_moe_layer", "cache_hit_100", "cache_hit_baked", "poly_encoder", "gather_rows", "scatter_add_rows",
-        "conv3x3_f32"]; "workloads: \([.workloads[].name])"),
+        "conv3x3_f32", "ew_f8E4M3FN", "ew_bf16", "dot_f8E4M3FN"]; "workloads: \([.workloads[].name])"),
   (.machine as $m | check($m.stream.triad_gb_per_s > 0 and $m.stream.copy_1thread_gb_per_s > 0; "machine.stream: \($m.stream)"),
    check($m.gemm_ref.gflop_per_s > 0 and ($m.gemm_ref.source | type) == "string" and $m.gemm_ref.source != ""; "machine.gemm_ref: \($m.gemm_ref)")),
   check(.threads == 2 and .quick == true; "threads \(.threads), quick \(.quick)"),
@@ -80,7 +80,7 @@ json_check "quick run JSON content" "$tmp/b.json" '
    check($w.cache_hit_baked.hit_overhead_seconds > 0 and $w.cache_hit_baked.direct_run_seconds > 0
          and ($w.cache_hit_baked.note | test("hit ratio baked/parameter [0-9.]+x")); "cache_hit_baked: \($w.cache_hit_baked.note)"),
    check($w.poly_encoder.poly_static_ratio > 0 and $w.poly_encoder.static_seconds > 0; "poly_encoder: poly_static_ratio")),
-  check(.geomean_workloads == 11 and .geomean_speedup > 0; "geomean: \(.geomean_workloads) workloads, \(.geomean_speedup)"),
+  check(.geomean_workloads == 14 and .geomean_speedup > 0; "geomean: \(.geomean_workloads) workloads, \(.geomean_speedup)"),
   check(.targets.baked_hit_ratio > 0; "targets.baked_hit_ratio \(.targets.baked_hit_ratio)"),
   check(.targets.conv_over_gemm_f32 > 0; "targets.conv_over_gemm_f32 \(.targets.conv_over_gemm_f32)")'
 
@@ -90,7 +90,7 @@ json_check "--only sum JSON" "$tmp/s.json" \
     'check([.workloads[].name] == ["sum"] and .threads == 1; "workloads \([.workloads[].name]), threads \(.threads)")'
 
 # a corrupted runtime result is a mismatch, and the run fails
-expect_rc 1 "--perturb" "$BENCH" --quick --perturb --only chain,softmax,layer_norm,sum,dot_f32,dot_bf16,mlp_train_step,attention_block,poly_encoder,gather_rows,scatter_add_rows,conv3x3_f32 --json "$tmp/p.json"
+expect_rc 1 "--perturb" "$BENCH" --quick --perturb --only chain,softmax,layer_norm,sum,dot_f32,dot_bf16,mlp_train_step,attention_block,poly_encoder,gather_rows,scatter_add_rows,conv3x3_f32,ew_f8E4M3FN,ew_bf16,dot_f8E4M3FN --json "$tmp/p.json"
 json_check "--perturb reports every workload as a mismatch" "$tmp/p.json" \
     '(.workloads[] | check(.status == "mismatch" and (.error | type) == "string" and (.error | contains("MISMATCH")); "\(.name): \(.status)")),
      check(.geomean_speedup == null; "geomean_speedup \(.geomean_speedup)")'
