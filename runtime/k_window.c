@@ -426,6 +426,7 @@ typedef struct rw_job {
     int64_t init_i;
     int64_t row;               /* output elements per row (innermost dimension) */
     void **scratch;            /* per chunk: row accumulators */
+    const int64_t *wofs;       /* per window position: offset on the outer dimensions from the window's origin */
 } rw_job;
 
 /* i1 folds as unsigned maximum (add, max, or) or minimum (multiply, min,
@@ -463,6 +464,17 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             rem /= (uint64_t)g->out[d];
         }
         o[last] = 0;
+        /* a window wholly inside the operand on the outer dimensions (no
+         * padding, no base dilation there: every pooling window but the
+         * border ones) takes its positions' offsets from j->wofs instead of
+         * dim_at per dimension and position */
+        bool inside = true;
+        int64_t origin = 0;
+        for (uint32_t d = 0; d < last; d++) {
+            int64_t p = o[d] * g->s[d] - g->lo[d];
+            inside = inside && g->b[d] == 1 && p >= 0 && p + (g->w[d] - 1) * g->wd[d] < g->in[d];
+            origin += p * g->istride[d];
+        }
         for (int64_t q = 0; q < n; q++) {
             if (f32mm) f32a[q] = (float)j->init_f;
             else if (j->isf) fa[q] = j->init_f;
@@ -470,9 +482,9 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         }
         memset(kw, 0, sizeof kw);
         for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, r)) {
-            int64_t base = 0;
+            int64_t base = inside ? origin + j->wofs[wi] : 0;
             bool pad = false;
-            for (uint32_t d = 0; d < last && !pad; d++) {
+            for (uint32_t d = 0; d < last && !pad && !inside; d++) {
                 int64_t i = dim_at(g, d, o[d], kw[d]);
                 if (i < 0) pad = true;
                 else base += i * g->istride[d];
@@ -481,8 +493,9 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             int64_t c = kw[last] * wdl - lo, q0 = n, q1 = n;
             if (!pad && bl == 1) {
                 /* valid q: 0 <= q * s + c < dil */
-                q0 = c >= 0 ? 0 : (-c + s - 1) / s;
-                q1 = g->dil[last] - c <= 0 ? 0 : (g->dil[last] - c + s - 1) / s;
+                /* stride 1 (every channels-last pooling) needs no division */
+                q0 = c >= 0 ? 0 : s == 1 ? -c : (-c + s - 1) / s;
+                q1 = g->dil[last] - c <= 0 ? 0 : s == 1 ? g->dil[last] - c : (g->dil[last] - c + s - 1) / s;
                 if (q1 > n) q1 = n;
                 if (q0 > q1) q0 = q1;
             }
@@ -642,6 +655,16 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
         if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * 8)))
             return false;
     j.scratch = scr;
+    int64_t *wofs = rt_scratch(x, op, g.wcount * sizeof *wofs);
+    if (!wofs)
+        return false;
+    int64_t kw[PLUMB_MAX_RANK] = {0};
+    for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
+        wofs[wi] = 0;
+        for (uint32_t d = 0; d + 1 < g.rank; d++)
+            wofs[wi] += kw[d] * g.wd[d] * g.istride[d];
+    }
+    j.wofs = wofs;
     rt_parallel_for(x, rows, grain, rw_rows, &j);
     return rt_check_deadline(x, op);
 }

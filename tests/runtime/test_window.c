@@ -118,6 +118,23 @@ static void test_pooling_specials(void **state)
     }
 }
 
+/* Window dilations and strides on the outer dimensions with no padding:
+ * every window lies inside the operand there, so the row kernel takes its
+ * positions from the precomputed outer offsets; each type and body. */
+static void test_outer_window_dilation(void **state)
+{
+    (void)state;
+    /* dim 0: extent (2-1)*2+1 = 3, 7-3+1 = 5; dim 1: extent 5, (9-5)/2+1 = 3; dim 2: 4 */
+    int64_t d[3] = {7, 9, 4}, o[3] = {5, 3, 4};
+    const char *a = "window_dilations = array<i64: 2, 2, 1>, window_dimensions = array<i64: 2, 3, 1>, "
+                    "window_strides = array<i64: 1, 2, 1>";
+    static const plumb_dtype types[] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64, PLUMB_I8, PLUMB_UI32, PLUMB_I64};
+    static const char *const bodies[] = {"add", "multiply", "maximum", "minimum"};
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
+        for (size_t b = 0; b < 4; b++)
+            run_case(types[ti], 3, d, bodies[b], a, o, 0, 6);
+}
+
 /* Every other float and integer type, strides, base and window dilations
  * and padding in each dimension (the per-element path), on ranks 1-3. */
 static void test_dilations_all_types(void **state)
@@ -267,6 +284,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pooling_f32),
         cmocka_unit_test(test_pooling_specials),
+        cmocka_unit_test(test_outer_window_dilation),
         cmocka_unit_test(test_dilations_all_types),
         cmocka_unit_test(test_generic_body),
         cmocka_unit_test(test_select_and_scatter),
