@@ -66,6 +66,8 @@ static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_r
  * tiles) shape, and an odd shape whose body reads a scalar of the function
  * (captured: the per-element path) */
 static const char *const SH_MAP[] = {"odd", "scalar", "empty", "wide", "captured"};
+/* composite: its decomposition over the case's shape: odd, scalar, empty, wide */
+static const char *const SH_COMPOSITE[] = {"odd", "scalar", "empty", "wide"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -157,7 +159,7 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 bool conf_op_generated(plumb_opcode op)
 {
     if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE ||
-        op == PLUMB_OP_MAP)
+        op == PLUMB_OP_MAP || op == PLUMB_OP_COMPOSITE)
         return true;
     if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
         return false;
@@ -187,6 +189,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
+    case PLUMB_OP_COMPOSITE: *n = LEN(SH_COMPOSITE); return SH_COMPOSITE;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     default: break;
     }
@@ -285,6 +288,7 @@ typedef struct gen {
     bool dyn;                  /* a polymorphic ("dyn_*") case: dims < 0 in types are `?` */
     int64_t dyn_n;             /* ... and the size they have in the inputs */
     const char *opcross;       /* "<A>_<B>" of an operand-crossed dot case (static), else NULL */
+    const char *post;          /* functions after @main (a composite's decomposition, arena), else NULL */
     bool failed;
 } gen;
 
@@ -466,6 +470,7 @@ static void reset_case(gen *g)
     plumb_buf_init(&g->params);
     plumb_buf_init(&g->body);
     g->ret_types = NULL;
+    g->post = NULL;
     g->dyn = false;
 }
 
@@ -478,8 +483,8 @@ static bool push_case(gen *g, const char *ret_names)
     if (!keep) { reset_case(g); return true; }
     plumb_buf text;
     plumb_buf_init(&text);
-    plumb_buf_printf(&text, "func.func @main(%s) -> (%s) {\n%s  return %s : %s\n}\n", g->params.data ? g->params.data : "",
-                     g->ret_types, g->body.data ? g->body.data : "", ret_names, g->ret_types);
+    plumb_buf_printf(&text, "func.func @main(%s) -> (%s) {\n%s  return %s : %s\n}\n%s", g->params.data ? g->params.data : "",
+                     g->ret_types, g->body.data ? g->body.data : "", ret_names, g->ret_types, g->post ? g->post : "");
     if (text.failed) { plumb_buf_free(&text); reset_case(g); return false; }
     /* Every generated program must verify: a failure is a generator bug. */
     ir_module *m = ir_parse(text.data, text.len, "conformance case", NULL, g->d);
@@ -1220,6 +1225,37 @@ static bool gen_map(gen *g)
     plumb_buf_printf(b, ">} : (%s, %s) -> %s\n", X, X, X);
     g->ret_types = X;
     return push_case(g, "%r");
+}
+
+/* composite (SH_COMPOSITE) over x and y of the case's type and shape: the
+ * decomposition @decomp, a private function after @main, returns y and x
+ * reversed along its first dimension (data movement, which every element
+ * type plumb has runs), so each result comes from its own operand in its
+ * own order; name, composite_attributes and version are written and must
+ * change nothing. */
+static bool gen_composite(gen *g)
+{
+    shp s = ew_shape(g->shape);
+    plumb_dtype t = g->t;
+    param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+    param(g, "y", t, s.rank, s.dims, g->value, 0, 0);
+    const char *X = tys(g, t, s.rank, s.dims);
+    plumb_buf_printf(&g->body, "  %%r:2 = stablehlo.composite \"plumb.swap_reverse\" %%x, %%y {composite_attributes = "
+                               "{axis = 0 : i64}, decomposition = @decomp, version = 1 : i32} : (%s, %s) -> (%s, %s)\n",
+                     X, X, X, X);
+    plumb_buf post;
+    plumb_buf_init(&post);
+    plumb_buf_printf(&post, "func.func private @decomp(%%a: %s, %%b: %s) -> (%s, %s) {\n", X, X, X, X);
+    if (s.rank)
+        plumb_buf_printf(&post, "  %%v = stablehlo.reverse %%a, dims = [0] : %s\n  return %%b, %%v : %s, %s\n}\n", X, X, X);
+    else
+        plumb_buf_printf(&post, "  return %%b, %%a : %s, %s\n}\n", X, X);
+    g->post = post.failed || !post.data ? NULL : plumb_arena_strndup(g->out->arena, post.data, post.len);
+    if (!g->post)
+        g->failed = true;
+    plumb_buf_free(&post);
+    set_ret_types2(g, X, X);
+    return push_case(g, "%r#0, %r#1");
 }
 
 /* reduce_window and select_and_scatter (SH_RWIN, SH_SAS): one window
@@ -3021,6 +3057,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return gen_window(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return gen_map(g);
+    if (g->op == PLUMB_OP_COMPOSITE) return gen_composite(g);
     if (conf_op_batch_norm(g->op)) return gen_batch_norm(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     if (g->op == PLUMB_OP_FFT) return gen_fft(g);

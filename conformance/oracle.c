@@ -31,6 +31,7 @@ static uint8_t op_class(const ir_op *op)
     bool flt = op->n_results && plumb_dtype_is_float(op->results[0]->type.dtype);
     switch (op->code) {
     case PLUMB_OP_CALL:
+    case PLUMB_OP_COMPOSITE:   /* its decomposition's ops decide, as a callee's do */
     case PLUMB_OP_SCATTER:
     case PLUMB_OP_SELECT_AND_SCATTER:
         return CONE_OTHER;
@@ -629,10 +630,13 @@ bool conf_oracle_localize(const conf_oracle_out *o, const ir_module *m, const ir
                     have = true;
                 }
         }
-        if (op->code == PLUMB_OP_CALL || !have || !op_alone_text(cm, op, &one)) {
+        bool call = op->code == PLUMB_OP_CALL || op->code == PLUMB_OP_COMPOSITE;
+        if (call || !have || !op_alone_text(cm, op, &one)) {
             verdict = "unchecked";
-            snprintf(why, sizeof why, "%s", op->code == PLUMB_OP_CALL ? "a call: its callee's ops are not localized"
-                                                                       : "it reads values other than its operands");
+            snprintf(why, sizeof why, "%s",
+                     op->code == PLUMB_OP_CALL ? "a call: its callee's ops are not localized"
+                     : call ? "a composite: its decomposition's ops are not localized"
+                            : "it reads values other than its operands");
             res->unchecked++;
         } else {
             conf_oracle_op c = {op->code, t, one.data, oin, op->n_operands, &got.outputs[first_out[k]],

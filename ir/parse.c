@@ -1526,7 +1526,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
             a->exponent_bits = (int32_t)b;
         else
             a->mantissa_bits = (int32_t)b;
-    } else if (c == PLUMB_OP_CALL && IS("callee")) {
+    } else if ((c == PLUMB_OP_CALL && IS("callee")) || (c == PLUMB_OP_COMPOSITE && IS("decomposition"))) {
         ws(p);
         size_t st = p->pos;
         if (!eat(p, '@'))
@@ -3154,6 +3154,24 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
             return nomem(p);
         if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
             return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
+    }
+    /* StableHLO's `composite "ns.name" %a, ... {composite_attributes = {...},
+     * decomposition = @f, version = N : i32} : (T, ...) -> R`: the name is
+     * kept verbatim as the attribute `name`, as the generic form writes it. */
+    case PLUMB_OP_COMPOSITE: {
+        ws(p);
+        size_t st = p->pos;
+        const char *unused;
+        if (!string_value(p, &unused))
+            return false;
+        const char *text = plumb_arena_strndup(p->m->arena, p->src + st, p->pos - st);
+        if (!text || !ir_add_extra_attr(p->m, &ob->a, "name", text))
+            return nomem(p);
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more)
+            return expected(p, "a value");
         return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
     }
     case PLUMB_OP_FUNC_RETURN:

@@ -654,6 +654,13 @@ static void generic_props(pr *q, const ir_op *op)
             puts_(q, "}>");
         }
         break;
+    case PLUMB_OP_COMPOSITE:
+        if (a->callee) {
+            puts_(q, " <{decomposition = ");
+            symbol(q, a->callee);
+            puts_(q, "}>");
+        }
+        break;
     case PLUMB_OP_REDUCE:
     case PLUMB_OP_MAP:
         puts_(q, " <{dimensions = ");
@@ -835,6 +842,15 @@ static void print_conv(pr *q, const ir_op *op)
     sig_functional(q, op);
 }
 
+/* A composite's attribute kept verbatim (name, composite_attributes), or NULL. */
+static const ir_named_attr *composite_extra(const ir_attrs *a, const char *name)
+{
+    for (uint32_t i = 0; i < a->n_extra; i++)
+        if (strcmp(a->extra[i].name, name) == 0)
+            return &a->extra[i];
+    return NULL;
+}
+
 /* True when op's pretty form can say everything op holds. The pretty forms
  * pair reduce inputs with inits and body arguments, and slice starts with
  * limits and strides; an op that does not fit (invalid, but the verifier
@@ -843,6 +859,10 @@ static bool pretty_fits(const ir_op *op)
 {
     const ir_attrs *a = &op->a;
     switch (op->code) {
+    case PLUMB_OP_COMPOSITE:
+        /* the pretty form starts with the name and always writes the
+         * decomposition */
+        return composite_extra(a, "name") && composite_extra(a, "name")->text && a->callee;
     case PLUMB_OP_REDUCE:
         return op->n_operands >= 2 && op->n_operands % 2 == 0 && op->n_regions == 1 &&
                (reduce_compact_ok(op) || op->regions[0].n_args == op->n_operands);
@@ -1080,6 +1100,37 @@ static void print_op(pr *q, const ir_op *op, int ind)
         extra_dict(q, a);
         sig_ew(q, op);
         break;
+    case PLUMB_OP_COMPOSITE: {
+        /* StableHLO's order: the name, the operands, then the attributes
+         * alphabetically (composite_attributes, decomposition, version, and
+         * anything else kept verbatim after them) */
+        const ir_named_attr *nm = composite_extra(a, "name"), *ca = composite_extra(a, "composite_attributes");
+        puts_(q, info->name);
+        puts_(q, " ");
+        puts_(q, nm->text);
+        if (op->n_operands)
+            puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        puts_(q, " {");
+        if (ca)
+            plumb_buf_printf(q->b, "composite_attributes = %s, ", ca->text);
+        puts_(q, "decomposition = ");
+        symbol(q, a->callee);
+        for (uint32_t i = 0; i < a->n_extra; i++) {
+            if (&a->extra[i] == nm || &a->extra[i] == ca)
+                continue;
+            puts_(q, ", ");
+            if (is_bare_id(a->extra[i].name))
+                puts_(q, a->extra[i].name);
+            else
+                plumb_buf_printf(q->b, "\"%s\"", a->extra[i].name);
+            if (a->extra[i].text && a->extra[i].text[0])
+                plumb_buf_printf(q->b, " = %s", a->extra[i].text);
+        }
+        puts_(q, "}");
+        sig_functional(q, op);
+        break;
+    }
     case PLUMB_OP_CALL:
         puts_(q, "call ");
         symbol(q, a->callee);

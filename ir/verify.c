@@ -1963,6 +1963,57 @@ static bool v_call(vctx *V, const ir_op *op)
     return true;
 }
 
+/* composite (docs/spec/control.md): name is a namespaced op name (C1),
+ * composite_attributes a dictionary (C2), decomposition names a function
+ * of the module (C3) whose signature is the composite's: its parameters
+ * the operands' types, its results the results' (StableHLO's verifier). */
+static bool v_composite(vctx *V, const ir_op *op)
+{
+    const ir_named_attr *nm = NULL, *ca = NULL;
+    for (uint32_t i = 0; i < op->a.n_extra; i++) {
+        if (strcmp(op->a.extra[i].name, "name") == 0)
+            nm = &op->a.extra[i];
+        else if (strcmp(op->a.extra[i].name, "composite_attributes") == 0)
+            ca = &op->a.extra[i];
+    }
+    if (!nm)
+        return BAD("needs a name, a string such as \"mylib.op\" (StableHLO C1)");
+    const char *t = nm->text;
+    size_t n = t ? strlen(t) : 0;
+    const char *dot = n >= 2 ? memchr(t + 1, '.', n - 2) : NULL;
+    if (n < 2 || t[0] != '"' || t[n - 1] != '"' || !dot || dot == t + 1 || dot + 2 == t + n)
+        return BAD("name %s is not a namespaced op name such as \"mylib.op\" (StableHLO C1)", t ? t : "(none)");
+    if (ca && (!ca->text || ca->text[0] != '{'))
+        return BAD("composite_attributes = %s is not a dictionary {...} (StableHLO C2)", ca->text ? ca->text : "");
+    if (!op->a.callee)
+        return BAD("needs a decomposition = @function (StableHLO C3)");
+    if (!V->m)
+        return true;
+    const ir_func *f = ir_module_find_func(V->m, op->a.callee);
+    if (!f)
+        return BAD("decomposition @%s is not a function of this module (StableHLO C3)", op->a.callee);
+    if (op->n_operands != f->body.n_args)
+        return BAD("has %u operands but its decomposition @%s takes %u", op->n_operands, f->name, f->body.n_args);
+    if (op->n_results != f->n_results)
+        return BAD("has %u results but its decomposition @%s returns %u", op->n_results, f->name, f->n_results);
+    char a[TSTR], b[TSTR], od[200];
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!ir_type_equal(&op->operands[i]->type, &f->body.args[i]->type)) {
+            type_str(&op->operands[i]->type, a, sizeof a);
+            type_str(&f->body.args[i]->type, b, sizeof b);
+            return BAD("%s has type %s but the decomposition @%s's parameter %u has type %s",
+                       odesc(op, i, od, sizeof od), a, f->name, i, b);
+        }
+    for (uint32_t i = 0; i < op->n_results; i++)
+        if (!ir_type_equal(&op->results[i]->type, &f->result_types[i])) {
+            type_str(&op->results[i]->type, a, sizeof a);
+            type_str(&f->result_types[i], b, sizeof b);
+            return BAD("result %u has type %s but the decomposition @%s's result %u has type %s", i, a, f->name, i,
+                       b);
+        }
+    return true;
+}
+
 static bool v_check(vctx *V, const ir_op *op)
 {
     const ir_type *t = &op->operands[0]->type;
@@ -2357,6 +2408,7 @@ static int primary_operand(const ir_op *op)
     case PLUMB_OP_COMPLEX:        /* its row's types are the result's */
         return -1;
     case PLUMB_OP_CALL:
+    case PLUMB_OP_COMPOSITE:  /* the decomposition's types, checked by v_composite */
     case PLUMB_OP_FUNC_RETURN:
     case PLUMB_OP_RETURN:
     case PLUMB_OP_IF:     /* the types are the results'; pred and index are checked by v_branches */
@@ -2501,6 +2553,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_TOP_K: return v_top_k(V, op);
     case PLUMB_OP_RNG_BIT_GENERATOR: return v_rng(V, op);
     case PLUMB_OP_CALL: return v_call(V, op);
+    case PLUMB_OP_COMPOSITE: return v_composite(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
     case PLUMB_OP_MAP: return v_map(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);

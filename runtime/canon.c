@@ -438,7 +438,8 @@ static void put_attrs(ser *s, const ir_op *op)
     case PLUMB_OP_RNG_BIT_GENERATOR:
         attr_int(c, &n, A_RNG, a->rng_alg);
         break;
-    case PLUMB_OP_CALL: {
+    case PLUMB_OP_CALL:
+    case PLUMB_OP_COMPOSITE: {   /* its decomposition is what runs */
         const ir_func *f = a->callee ? ir_module_find_func(s->m, a->callee) : NULL;
         if (!f) {
             s->bad = true;

@@ -225,7 +225,8 @@ static bool clone_splat(cloner *c, const ir_op *op, ir_block *dst, ir_value **ma
 
 static bool clone_op(cloner *c, const ir_op *op, ir_block *dst, ir_value **map, uint32_t depth)
 {
-    if (op->code == PLUMB_OP_CALL)
+    /* a composite runs through its decomposition, inlined as a call is */
+    if (op->code == PLUMB_OP_CALL || op->code == PLUMB_OP_COMPOSITE)
         return inline_call(c, op, dst, map, depth);
     bool done;
     if (clone_splat(c, op, dst, map, &done) || done)
