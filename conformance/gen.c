@@ -1272,10 +1272,11 @@ static bool gen_window(gen *g)
         attrs = "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>";
         o = (shp){4, {2, 4, 3, 5}};
         body = "maximum";
-    } else if (!strcmp(sc, "pool3")) {
+    } else if (!strcmp(sc, "pool3") || !strcmp(sc, "padmax_neg") || !strcmp(sc, "padmin_pos")) {
         attrs = "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
                 "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>";
         o = (shp){4, {2, 4, 4, 5}};
+        if (sc[3] == 'm') body = sc[4] == 'a' ? "maximum" : "minimum";
     } else if (!strcmp(sc, "dilated")) {
         /* dim 0: dilated 9, padded 12, window 3: 10; dim 1: dilated 13, window 5, stride 2: 5 */
         x = (shp){2, {5, 7}};
@@ -1301,7 +1302,28 @@ static bool gen_window(gen *g)
     }
     if (sas) body = "add";   /* the scatter region; init 0 */
     const char *X = tys(g, t, x.rank, x.dims), *O = tys(g, t, o.rank, o.dims), *S = tys(g, t, 0, NULL);
-    param(g, "x", t, x.rank, x.dims, g->value, 0, 0);
+    plumb_tensor *xt = param(g, "x", t, x.rank, x.dims, g->value, 0, 0);
+    if (xt && sc[0] == 'p' && sc[3] == 'm') {
+        /* padmax_neg / padmin_pos: every value negative (positive), so a
+         * border window's padding folded as 0 instead of the init value
+         * changes its maximum (minimum); unsigned types and i1 only have
+         * the positive side, where the minimum shows it */
+        bool neg = sc[4] == 'a' && (f || plumb_dtype_is_signed(t));
+        for (uint64_t i = 0, n = plumb_tensor_numel(xt); i < n; i++) {
+            uint64_t bits = plumb_load_bits(t, xt->data, i);
+            if (f) {
+                uint64_t sign = 1ull << (plumb_dtype_get(t)->bits - 1);
+                bits = neg ? bits | sign : bits & ~sign;
+                if ((bits & ~sign) == 0) bits |= 1;   /* no zeros: ±0 folds like the pad would */
+            } else if (plumb_dtype_is_bool(t)) {
+                bits = 1;
+            } else {
+                int64_t v = (int64_t)(bits % 100) + 1;
+                bits = (uint64_t)(neg ? -v : v);
+            }
+            plumb_store_bits(t, xt->data, i, bits);
+        }
+    }
     if (sas) param(g, "s", t, o.rank, o.dims, g->value, 0, 0);
     plumb_tensor *c = param(g, "c", t, 0, NULL, "uniform", 0, 0);
     if (c) {
@@ -3139,6 +3161,19 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
                 gsl_rng_set(g.rng, (unsigned long)(mix64(seed ^ mix64(((uint64_t)op << 40) ^ ((uint64_t)t << 32) ^ g.ordinal)) & 0xFFFFFFFFu));
                 bool keep = shard_count <= 1 || g.ordinal % shard_count == shard_index;
                 if (keep) ok = gen_reduce(&g, bodies[k]);
+                else g.ordinal++;
+            }
+        }
+        /* padded max and min windows over one-signed values: the padding
+         * must fold the init value, not 0 (docs/spec/window.md) */
+        if (ok && op == PLUMB_OP_REDUCE_WINDOW) {
+            for (uint32_t k = 0; ok && k < 2; k++) {
+                g.t = t; g.target = t; g.shape = k == 0 ? "padmax_neg" : "padmin_pos";
+                g.value = plumb_dtype_is_float(t) ? "normal" : vs[0];
+                g.rep = 0;
+                gsl_rng_set(g.rng, (unsigned long)(mix64(seed ^ mix64(((uint64_t)op << 40) ^ ((uint64_t)t << 32) ^ g.ordinal)) & 0xFFFFFFFFu));
+                bool keep = shard_count <= 1 || g.ordinal % shard_count == shard_index;
+                if (keep) ok = gen_window(&g);
                 else g.ordinal++;
             }
         }

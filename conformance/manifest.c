@@ -154,6 +154,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
         /* quick: the primary shape × every value class, the other shapes × one */
         total += nt * (suite == CONF_SUITE_FULL ? ns * nv * 3 : nv + ns - 1);
         if (op == PLUMB_OP_REDUCE) total += 2;  /* maximum and multiply bodies */
+        if (op == PLUMB_OP_REDUCE_WINDOW) total += 2;   /* padded max/min over one-signed values */
         bool ew = oi->kind == PLUMB_KIND_ELEMENTWISE && plumb_dtype_is_float(t);
         if (ew && oi->arity == 1 && op != PLUMB_OP_CONVERT && (t == PLUMB_F16 || t == PLUMB_BF16))
             total += 1;                         /* every 16-bit input */

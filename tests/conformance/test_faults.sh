@@ -91,9 +91,9 @@ expect fault_poly_per_size    add,negate          "polymorphic dimension"      "
 expect fault_conv_pad_swap    convolution         "convolution/f32/dilated/"   "f32 accumulator"
 expect fault_conv_group       convolution         "convolution/f32/groups/"    "f32 accumulator"
 # Padding filled with 0: only min/max/multiply windows that reach into the
-# padding show it, i.e. the r1 class (minimum), and only with values whose
-# first window is positive, which the quick suite's r1 cases do not have.
-expect fault_window_pad_init  reduce_window       "reduce_window/f32/r1/"      "exact class"     full
+# padding show it; the padmax_neg / padmin_pos cases (3x3 padding 1 over
+# all-negative values under maximum, all-positive under minimum) do in both suites.
+expect fault_window_pad_init  reduce_window       "reduce_window/f32/padmax_neg/" "exact class"
 expect fault_fft_noscale      fft                 "fft/f32/ifft1/"             "exceeds"
 # The small types (issue 20): conversions into FP8/FP6/FP4 and the FNUZ
 # formats' zero, caught by the midpoint family of conformance/gen_types.c
