@@ -996,6 +996,100 @@ static void check_bn(const conf_case *c, const bn_site *s, const plumb_tensor *g
 
 /* ---- the entry point ------------------------------------------------------------ */
 
+/* ---- complex results (docs/spec/complex.md, "Numerics") ----------------------
+ * A complex tensor is checked as its component type with twice the
+ * elements (real, imaginary): plumb_load_bits reaches only the real part of
+ * a complex<f64> element, so a whole-element comparison would miss the
+ * imaginary one. */
+static plumb_tensor component_view(const plumb_tensor *x)
+{
+    plumb_tensor v = *x;
+    if (!plumb_dtype_is_complex(x->dtype)) return v;
+    v.dtype = plumb_dtype_component(x->dtype);
+    v.rank = 1;
+    v.dims[0] = 2 * (int64_t)plumb_tensor_numel(x);
+    return v;
+}
+
+/* The runtime's bound per complex op, in units of the component type's u,
+ * plus the reference's own rounding (half an ulp, at most u): add,
+ * subtract, negate, real and imag exact; multiply componentwise (2u,
+ * Kahan's fma form: Jeannerod, Louvet, Muller 2013); power 64u normwise for
+ * |w log z| < 2^6; the others 4u normwise (docs/spec/complex.md's table). */
+static double complex_bound_u(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_NEGATE: case PLUMB_OP_REAL: case PLUMB_OP_IMAG:
+        return 0;
+    case PLUMB_OP_MULTIPLY: return 3;
+    case PLUMB_OP_POWER: return 65;
+    default: return 5;
+    }
+}
+
+/* Both components non-finite the same way, or both finite. */
+static bool same_class(double g, double w)
+{
+    if (isnan(g) || isnan(w)) return isnan(g) && isnan(w);
+    if (isinf(g) || isinf(w)) return g == w;
+    return true;
+}
+
+static void check_complex(plumb_opcode op, const plumb_tensor *g, const plumb_tensor *w, uint32_t k,
+                          const judge *j, const conf_check_opts *o, worst *ws)
+{
+    plumb_tensor gv = component_view(g), wv = component_view(w);
+    double K = complex_bound_u(op);
+    if (K == 0) {
+        check_exact(&gv, &wv, NULL, k, j, o, ws);
+        return;
+    }
+    plumb_dtype ct = wv.dtype;
+    bool cplx = plumb_dtype_is_complex(w->dtype);
+    double u = conf_unit_roundoff(ct), eta = K * conf_underflow_eta(ct);
+    uint64_t ne = plumb_tensor_numel(w);
+    for (uint64_t i = 0; i < ne; i++) {
+        uint64_t e = cplx ? 2 * i : i;
+        double gr = plumb_load_f64(ct, gv.data, e), wr = plumb_load_f64(ct, wv.data, e);
+        double gi = cplx ? plumb_load_f64(ct, gv.data, e + 1) : 0, wi = cplx ? plumb_load_f64(ct, wv.data, e + 1) : 0;
+        double budget;
+        char what[200];
+        /* the component shown: the one further off (imaginary at e + 1) */
+        uint64_t shown = cplx && fabs(gi - wi) > fabs(gr - wr) ? e + 1 : e;
+        if (cplx && (!same_class(gr, wr) || isnan(gr - wr)) && same_class(gi, wi)) shown = e;
+        else if (cplx && !same_class(gi, wi)) shown = e + 1;
+        if (!isfinite(gr) || !isfinite(gi) || !isfinite(wr) || !isfinite(wi)) {
+            /* a NaN or infinite component must come back the same (C11
+             * Annex G's special values); the finite one within the bound */
+            bool ok = same_class(gr, wr) && same_class(gi, wi);
+            double b = 0;
+            for (int c = 0; ok && c < 2; c++) {
+                double gc = c ? gi : gr, wc = c ? wi : wr;
+                if (isfinite(wc)) b = fmax(b, fabs(gc - wc) / (K * u * fabs(wc) + eta));
+            }
+            budget = ok ? b : CONF_BUDGET_MISMATCH;
+            snprintf(what, sizeof what, "%s", ok ? "componentwise bound beside a non-finite component"
+                                                 : "a NaN or infinite component differs (C11 Annex G special values)");
+        } else if (op == PLUMB_OP_MULTIPLY) {
+            double br = fabs(gr - wr) / (K * u * fabs(wr) + eta), bi = fabs(gi - wi) / (K * u * fabs(wi) + eta);
+            budget = fmax(br, bi);
+            snprintf(what, sizeof what, "componentwise error (%.3g, %.3g), bound %gu per component (complex multiply)",
+                     fabs(gr - wr), fabs(gi - wi), K);
+        } else {
+            double err = hypot(gr - wr, gi - wi), mag = hypot(wr, wi);
+            budget = err / (K * u * mag + eta);
+            snprintf(what, sizeof what, "normwise error %.3g of |want| %.3g, bound %gu (docs/spec/complex.md)", err,
+                     mag, K);
+        }
+        if (cplx && budget > 0) {
+            size_t l = strlen(what);
+            snprintf(what + l, sizeof what - l, "; shown: the %s part", shown == e ? "real" : "imaginary");
+        }
+        if (budget > 0)
+            note(ws, budget, k, i, ct, plumb_load_bits(ct, gv.data, shown), plumb_load_bits(ct, wv.data, shown), what);
+    }
+}
+
 bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
                      const conf_check_opts *o, conf_result *r, plumb_diag *d)
 {
@@ -1081,6 +1175,20 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
             goto verdict;
         }
         const plumb_tensor *wf = have_ftz ? want_ftz.outputs[k] : NULL;
+        if (c->dtype < PLUMB_DTYPE_COUNT && plumb_dtype_is_complex(c->dtype) && conf_complex_family_op(c->op)) {
+            check_complex(c->op, g, w, k, &j, o, &ws);
+            continue;
+        }
+        plumb_tensor gv, wv, wfv;
+        if (plumb_dtype_is_complex(w->dtype) && j.agree == PLUMB_AGREE_EXACT) {
+            /* complex results of the other exact ops (convert to complex,
+             * data movement): per component */
+            gv = component_view(g);
+            wv = component_view(w);
+            if (wf) { wfv = component_view(wf); wf = &wfv; }
+            g = &gv;
+            w = &wv;
+        }
         switch (j.agree) {
         case PLUMB_AGREE_EXACT: check_exact(g, w, wf, k, &j, o, &ws); break;
         case PLUMB_AGREE_ULP: check_ulp(c->op, g, w, wf, k, o, &ws); break;

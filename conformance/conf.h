@@ -230,6 +230,11 @@ uint32_t conf_convert_boundaries(plumb_dtype src, plumb_dtype dst, conf_boundary
  * the overflow threshold, zeros, infinities and NaNs; from wider integers,
  * the integers around each midpoint. Returns the count (writes at most cap). */
 bool conf_small_convert_pair(plumb_dtype src, plumb_dtype dst);
+/* The complex family (gen.c): whether op has it (the elementwise ops that
+ * take complex values, real and imag) and its value classes per complex
+ * type (4, or 5 for multiply; 0 when none). */
+bool conf_complex_family_op(plumb_opcode op);
+uint32_t conf_complex_classes(plumb_opcode op);
 uint64_t conf_small_convert_inputs(plumb_dtype src, plumb_dtype dst, uint64_t *out, uint64_t cap);
 /* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
  * when rounded twice, through f32: a midpoint of dst plus or minus less

@@ -16,6 +16,7 @@
 #include "batchnorm_bound.h"
 #include "fft_bound.h"
 #include "linalg_bound.h"
+#include "plumb/complex.h"
 #include "plumb/fp8.h"
 
 /* ---- the plan ------------------------------------------------------------------ */
@@ -3059,6 +3060,125 @@ static bool gen_poly(gen *g)
     return ok && !g->failed;
 }
 
+/* ---- complex values (docs/spec/complex.md; docs/conformance.md "Complex") ----
+ * The ops that take complex values elementwise, on complex<f32> and
+ * complex<f64>, one rank-1 case per value class, after every other family
+ * (so no older case's ordinal moves): "normal" (components from N(0, 1)),
+ * "loguniform" (components over the whole exponent range, random signs),
+ * "small" (components near 2^-20: expm1, log1p, sin, ... of a small
+ * argument), "special" (every pair of the component type's special values,
+ * x crossed with a reversed y for binary ops) and, for multiply, "cancel"
+ * (ac ≈ bd: the real part cancels, which a dropped or misrounded product
+ * shows). */
+static const char *const V_COMPLEX[] = {"normal", "loguniform", "small", "special", "cancel"};
+
+bool conf_complex_family_op(plumb_opcode op)
+{
+    if (op == PLUMB_OP_REAL || op == PLUMB_OP_IMAG) return true;
+    const plumb_op_info *oi = plumb_op_get(op);
+    return ir_complex_arith(op) && oi->kind == PLUMB_KIND_ELEMENTWISE && op != PLUMB_OP_COMPARE &&
+           op != PLUMB_OP_CONVERT && op != PLUMB_OP_SELECT && op != PLUMB_OP_IOTA && (oi->arity == 1 || oi->arity == 2);
+}
+
+uint32_t conf_complex_classes(plumb_opcode op)
+{
+    return conf_complex_family_op(op) ? (op == PLUMB_OP_MULTIPLY ? 5 : 4) : 0;
+}
+
+static double complex_component(gen *g, plumb_dtype ct, const char *vc)
+{
+    if (!strcmp(vc, "loguniform")) {
+        int emax = ct == PLUMB_F32 ? 127 : 1023;
+        double v = exp2((gsl_rng_uniform(g->rng) * 2.0 - 1.0) * (emax - 2));
+        return gsl_rng_uniform(g->rng) < 0.5 ? -v : v;
+    }
+    if (!strcmp(vc, "small")) return ldexp(gsl_ran_gaussian(g->rng, 1.0), -20);
+    return gsl_ran_gaussian(g->rng, 1.0);
+}
+
+static void complex_store(plumb_tensor *x, uint64_t i, plumb_dtype ct, double re, double im)
+{
+    plumb_store_bits(ct, x->data, 2 * i, fbits(ct, re));
+    plumb_store_bits(ct, x->data, 2 * i + 1, fbits(ct, im));
+}
+
+static bool complex_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    const plumb_op_info *oi = plumb_op_get(g->op);
+    bool binary = oi->arity == 2, special = !strcmp(g->value, "special");
+    uint64_t sp[32];
+    uint32_t ns = conf_float_specials(ct, sp);
+    bool pw = g->op == PLUMB_OP_POWER;
+    if (pw) {
+        /* the runtime's power bound holds for |w log z| < 2^6 (docs/spec/
+         * complex.md): its special values are the zeros (the pole) and the
+         * finite ones of modest size */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < ns; i++) {
+            double v = fabs(plumb_load_f64(ct, (uint64_t[]){sp[i]}, 0));
+            if (v == 0 || (v >= 0.09 && v <= 3)) sp[m++] = sp[i];
+        }
+        ns = m;
+    }
+    int64_t n = special ? (int64_t)ns * ns : 37;
+    plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
+    plumb_tensor *y = binary ? param(g, "y", t, 1, &n, NULL, 0, 0) : NULL;
+    if (!x || (binary && !y)) return push_case(g, "%r");
+    for (int64_t i = 0; i < n; i++) {
+        if (special) {
+            uint64_t a = (uint64_t)i / ns, b = (uint64_t)i % ns;
+            plumb_store_bits(ct, x->data, 2 * (uint64_t)i, sp[a]);
+            plumb_store_bits(ct, x->data, 2 * (uint64_t)i + 1, sp[b]);
+            if (y) {
+                plumb_store_bits(ct, y->data, 2 * (uint64_t)i, sp[ns - 1 - b]);
+                plumb_store_bits(ct, y->data, 2 * (uint64_t)i + 1, sp[ns - 1 - a]);
+            }
+            continue;
+        }
+        double a = complex_component(g, ct, g->value), b = complex_component(g, ct, g->value);
+        if (pw && !strcmp(g->value, "loguniform")) {
+            /* |log z| <= 28 and |w| < 2.2: |w log z| < 2^6 */
+            a = copysign(exp2((gsl_rng_uniform(g->rng) * 2.0 - 1.0) * 40), a);
+            b = copysign(exp2((gsl_rng_uniform(g->rng) * 2.0 - 1.0) * 40), b);
+        }
+        complex_store(x, (uint64_t)i, ct, a, b);
+        if (!y) continue;
+        double c = complex_component(g, ct, g->value), d = complex_component(g, ct, g->value);
+        if (pw && !strcmp(g->value, "loguniform")) {
+            c = gsl_rng_uniform(g->rng) * 3.0 - 1.5;
+            d = gsl_rng_uniform(g->rng) * 3.0 - 1.5;
+        }
+        /* cancel: d = ac/b rounded, so that ac - bd is a rounding error of ac */
+        if (!strcmp(g->value, "cancel") && b != 0) d = plumb_load_f64(ct, (uint64_t[]){fbits(ct, a * c / b)}, 0);
+        complex_store(y, (uint64_t)i, ct, c, d);
+    }
+    const char *T = tys(g, t, 1, &n);
+    if (g->op == PLUMB_OP_ABS || g->op == PLUMB_OP_REAL || g->op == PLUMB_OP_IMAG) {
+        const char *R = tys(g, ct, 1, &n);
+        plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, R);
+        g->ret_types = R;
+    } else if (binary) {
+        plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", oi->name, T);
+        g->ret_types = T;
+    } else {
+        plumb_buf_printf(&g->body, "  %%r = %s %%x : %s\n", oi->name, T);
+        g->ret_types = T;
+    }
+    return push_case(g, "%r");
+}
+
+static bool gen_complex(gen *g)
+{
+    uint32_t nc = conf_complex_classes(g->op);
+    bool ok = true;
+    for (int k = 0; ok && nc && k < 2; k++) {
+        plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
+        for (uint32_t v = 0; ok && v < nc; v++) ok = depth_case(g, t, t, V_COMPLEX[v], complex_case);
+    }
+    return ok;
+}
+
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
  * so that a case's bytes do not depend on sharding or on other cases. */
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
@@ -3198,6 +3318,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_forms(&g);
     if (ok) ok = gen_opcross(&g);
     if (ok) ok = gen_poly(&g);
+    if (ok) ok = gen_complex(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

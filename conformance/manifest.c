@@ -166,6 +166,24 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
         if ((op == PLUMB_OP_DOT || op == PLUMB_OP_DOT_GENERAL) && plumb_dtype_is_float(t))
             total += CONF_OPCROSS_PAIRS * (op == PLUMB_OP_DOT ? 1u : 2u);
     }
+    /* the complex family: complex<f32> and complex<f64> × normal,
+     * loguniform, small, special (and cancel for multiply), for the
+     * elementwise ops docs/spec/complex.md lists */
+    switch (op) {
+    case PLUMB_OP_MULTIPLY:
+        total += 2 * 5;
+        break;
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_DIVIDE: case PLUMB_OP_POWER: case PLUMB_OP_NEGATE:
+    case PLUMB_OP_ABS: case PLUMB_OP_SIGN: case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT: case PLUMB_OP_EXPONENTIAL:
+    case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE: case PLUMB_OP_SINE:
+    case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_TANH: case PLUMB_OP_ASINH: case PLUMB_OP_ASIN:
+    case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH: case PLUMB_OP_SQUARE: case PLUMB_OP_REAL:
+    case PLUMB_OP_IMAG:
+        total += 2 * 4;
+        break;
+    default:
+        break;
+    }
     return total;
 }
 
