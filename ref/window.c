@@ -48,106 +48,16 @@
 
 #include "accum.h"
 #include "ref_internal.h"
+#include "plumb/window.h"
 
-/* The window geometry of op for an input of the given rank and dims, each
- * attribute's default filled in. */
-typedef struct win_geom {
-    uint32_t rank;
-    int64_t in[PLUMB_MAX_RANK];     /* input sizes */
-    int64_t w[PLUMB_MAX_RANK], s[PLUMB_MAX_RANK], b[PLUMB_MAX_RANK], wd[PLUMB_MAX_RANK], lo[PLUMB_MAX_RANK];
-    int64_t out[PLUMB_MAX_RANK];    /* result sizes */
-    uint64_t wcount;                /* positions per window */
-} win_geom;
-
-static int64_t attr_at(const ir_ints *l, uint32_t i, int64_t dflt) { return l->n ? l->v[i] : dflt; }
+typedef ir_window win_geom;
 
 static bool geom_init(ref_ctx *c, const ir_op *op, const plumb_tensor *x, bool dilations, win_geom *g)
 {
-    const ir_attrs *a = &op->a;
-    uint32_t r = x->rank;
-    if (a->window_dims.n != r || (a->window_strides.n && a->window_strides.n != r) ||
-        (a->base_dilations.n && a->base_dilations.n != r) || (a->window_dilations.n && a->window_dilations.n != r) ||
-        (a->padding.n && a->padding.n != 2 * r))
-        return ref_fail(c, op, PLUMB_ERR_INVALID, "window attributes do not match the input's rank %u", r);
-    g->rank = r;
-    g->wcount = 1;
-    for (uint32_t d = 0; d < r; d++) {
-        g->in[d] = x->dims[d];
-        g->w[d] = a->window_dims.v[d];
-        g->s[d] = attr_at(&a->window_strides, d, 1);
-        g->b[d] = dilations ? attr_at(&a->base_dilations, d, 1) : 1;
-        g->wd[d] = dilations ? attr_at(&a->window_dilations, d, 1) : 1;
-        g->lo[d] = a->padding.n ? a->padding.v[2 * d] : 0;
-        int64_t hi = a->padding.n ? a->padding.v[2 * d + 1] : 0;
-        if (g->w[d] <= 0 || g->s[d] <= 0 || g->b[d] <= 0 || g->wd[d] <= 0)
-            return ref_fail(c, op, PLUMB_ERR_INVALID, "dimension %u: window, strides and dilations must be positive", d);
-        /* sizes were bounded by the verifier; int64 holds these products */
-        int64_t dil = g->in[d] == 0 ? 0 : (g->in[d] - 1) * g->b[d] + 1;
-        int64_t pad = g->lo[d] + dil + hi;
-        int64_t win = (g->w[d] - 1) * g->wd[d] + 1;
-        g->out[d] = pad <= 0 || win > pad ? 0 : (pad - win) / g->s[d] + 1;
-        g->wcount *= (uint64_t)g->w[d];
-    }
+    char why[160];
+    if (!ir_window_init(g, &op->a, x->rank, x->dims, dilations, why, sizeof why))
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "%s", why);
     return true;
-}
-
-/* The input's linear index at result index o and window position k, or -1
- * for padding or a dilation hole. */
-static int64_t geom_at(const win_geom *g, const int64_t *o, const int64_t *k)
-{
-    int64_t lin = 0;
-    for (uint32_t d = 0; d < g->rank; d++) {
-        int64_t p = o[d] * g->s[d] + k[d] * g->wd[d] - g->lo[d];
-        int64_t dil = g->in[d] == 0 ? 0 : (g->in[d] - 1) * g->b[d] + 1;
-        if (p < 0 || p >= dil || p % g->b[d])
-            return -1;
-        lin = lin * g->in[d] + p / g->b[d];
-    }
-    return lin;
-}
-
-static bool next_index(int64_t *idx, const int64_t *dims, uint32_t rank)
-{
-    for (uint32_t d = rank; d-- > 0;) {
-        if (++idx[d] < dims[d])
-            return true;
-        idx[d] = 0;
-    }
-    return false;
-}
-
-typedef enum win_kind { WK_GENERIC, WK_ADD, WK_MUL, WK_MAX, WK_MIN, WK_AND, WK_OR } win_kind;
-
-/* A one-input body `return op(a0, a1)` (either order) of element type elem. */
-static win_kind recognise(const ir_block *b, plumb_dtype elem)
-{
-    /* complex values run the body itself: the folds below are for real types */
-    if (plumb_dtype_is_complex(elem))
-        return WK_GENERIC;
-    if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
-        return WK_GENERIC;
-    const ir_op *x = b->first, *ret = x->next;
-    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || x->n_results != 1 || ret->operands[0] != x->results[0] ||
-        x->n_operands != 2)
-        return WK_GENERIC;
-    for (uint32_t i = 0; i < 2; i++)
-        if (b->args[i]->type.rank != 0 || b->args[i]->type.dtype != elem)
-            return WK_GENERIC;
-    if (x->results[0]->type.dtype != elem || x->results[0]->type.rank != 0)
-        return WK_GENERIC;
-    if (!((x->operands[0] == b->args[0] && x->operands[1] == b->args[1]) ||
-          (x->operands[0] == b->args[1] && x->operands[1] == b->args[0])))
-        return WK_GENERIC;
-    bool f = plumb_dtype_is_float(elem);
-    switch (x->code) {
-    case PLUMB_OP_ADD: return WK_ADD;
-    case PLUMB_OP_MULTIPLY: return WK_MUL;
-    case PLUMB_OP_MAXIMUM: return WK_MAX;
-    case PLUMB_OP_MINIMUM: return WK_MIN;
-    case PLUMB_OP_AND: return f ? WK_GENERIC : WK_AND;
-    case PLUMB_OP_OR: return f ? WK_GENERIC : WK_OR;
-    default: return WK_GENERIC;
-    }
 }
 
 static double ieee_max(double a, double b)
@@ -167,18 +77,18 @@ static double ieee_min(double a, double b)
 }
 
 /* Integer (and i1) folds, wrapping modulo 2^bits. */
-static uint64_t int_fold(win_kind k, plumb_dtype t, uint64_t acc, uint64_t x)
+static uint64_t int_fold(ir_window_body k, plumb_dtype t, uint64_t acc, uint64_t x)
 {
     if (plumb_dtype_is_bool(t))
-        return k == WK_ADD || k == WK_MAX || k == WK_OR ? (acc | x) & 1 : acc & x & 1;
+        return k == IR_WB_ADD || k == IR_WB_MAX || k == IR_WB_OR ? (acc | x) & 1 : acc & x & 1;
     unsigned bits = plumb_dtype_get(t)->bits;
     switch (k) {
-    case WK_ADD: return acc + x;
-    case WK_MUL: return acc * x;
-    case WK_AND: return acc & x;
-    case WK_OR: return acc | x;
-    case WK_MAX:
-    case WK_MIN: {
+    case IR_WB_ADD: return acc + x;
+    case IR_WB_MUL: return acc * x;
+    case IR_WB_AND: return acc & x;
+    case IR_WB_OR: return acc | x;
+    case IR_WB_MAX:
+    case IR_WB_MIN: {
         bool less;
         if (plumb_dtype_is_signed(t)) {
             int64_t a = (int64_t)(acc << (64 - bits)) >> (64 - bits);
@@ -188,7 +98,7 @@ static uint64_t int_fold(win_kind k, plumb_dtype t, uint64_t acc, uint64_t x)
             uint64_t m = bits == 64 ? ~0ull : ((1ull << bits) - 1);
             less = (acc & m) < (x & m);
         }
-        return (k == WK_MAX) == less ? x : acc;
+        return (k == IR_WB_MAX) == less ? x : acc;
     }
     default: return acc;
     }
@@ -225,13 +135,13 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
     }
     const ir_block *body = &op->regions[0];
     plumb_dtype t0 = in[0]->dtype;
-    win_kind kind = n == 1 ? recognise(body, t0) : WK_GENERIC;
+    ir_window_body kind = n == 1 ? ir_window_body_kind(body, t0) : IR_WB_GENERIC;
     bool isf = plumb_dtype_is_float(t0);
     /* [2]: a complex<f64> element is 16 bytes; elements are copied whole */
     uint64_t accbuf[WIN_MAX_INPUTS][2], xbuf[WIN_MAX_INPUTS][2], resbuf[WIN_MAX_INPUTS][2];
     plumb_tensor targ[2 * WIN_MAX_INPUTS], tres[WIN_MAX_INPUTS];
     plumb_tensor *args[2 * WIN_MAX_INPUTS], *res[WIN_MAX_INPUTS];
-    if (kind == WK_GENERIC) {
+    if (kind == IR_WB_GENERIC) {
         if (body->n_args != 2 * n)
             return ref_fail(c, op, PLUMB_ERR_INVALID, "body takes %u arguments, expected %u", body->n_args, 2 * n);
         for (uint32_t k = 0; k < n; k++) {
@@ -248,14 +158,14 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
     }
     ref_acc acc;
     ref_prod prod;
-    bool use_acc = kind == WK_ADD && isf, use_prod = kind == WK_MUL && isf;
+    bool use_acc = kind == IR_WB_ADD && isf, use_prod = kind == IR_WB_MUL && isf;
     if (use_acc) ref_acc_init(&acc, t0 == PLUMB_F64);
     if (use_prod) ref_prod_init(&prod);
     uint64_t ocount = plumb_tensor_numel(out[0]);
     int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
     uint64_t work = 0;
     bool ok = true;
-    for (uint64_t oi = 0; oi < ocount && ok; oi++, next_index(o, g.out, g.rank)) {
+    for (uint64_t oi = 0; oi < ocount && ok; oi++, ir_window_next_index(o, g.out, g.rank)) {
         double init_f = isf ? plumb_load_f64(t0, in[n]->data, 0) : 0, facc = init_f;
         uint64_t init_b = plumb_load_bits(t0, in[n]->data, 0), iacc = init_b;
         if (use_acc) {
@@ -264,14 +174,14 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
         } else if (use_prod) {
             ref_prod_reset(&prod);
             ref_prod_mul(&prod, init_f);
-        } else if (kind == WK_GENERIC) {
+        } else if (kind == IR_WB_GENERIC) {
             for (uint32_t k = 0; k < n; k++)
                 memcpy(accbuf[k], in[n + k]->data, plumb_dtype_size(in[k]->dtype));
         }
         memset(kw, 0, sizeof kw);
-        for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
-            int64_t at = geom_at(&g, o, kw);
-            if (kind == WK_GENERIC) {
+        for (uint64_t wi = 0; wi < g.wcount; wi++, ir_window_next_index(kw, g.w, g.rank)) {
+            int64_t at = ir_window_at(&g, o, kw);
+            if (kind == IR_WB_GENERIC) {
                 for (uint32_t k = 0; k < n; k++) {
                     size_t sz = plumb_dtype_size(in[k]->dtype);
                     memcpy(xbuf[k], at < 0 ? in[n + k]->data : (const char *)in[k]->data + (size_t)at * sz, sz);
@@ -287,7 +197,7 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
                 double v = at < 0 ? init_f : plumb_load_f64(t0, in[0]->data, (size_t)at);
                 if (use_acc) ref_acc_add(&acc, v);
                 else if (use_prod) ref_prod_mul(&prod, v);
-                else facc = kind == WK_MAX ? ieee_max(facc, v) : ieee_min(facc, v);
+                else facc = kind == IR_WB_MAX ? ieee_max(facc, v) : ieee_min(facc, v);
             } else {
                 iacc = int_fold(kind, t0, iacc, at < 0 ? init_b : plumb_load_bits(t0, in[0]->data, (size_t)at));
             }
@@ -298,7 +208,7 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
         }
         if (!ok)
             break;
-        if (kind == WK_GENERIC) {
+        if (kind == IR_WB_GENERIC) {
             for (uint32_t k = 0; k < n; k++)
                 memcpy((char *)out[k]->data + (size_t)oi * plumb_dtype_size(in[k]->dtype), accbuf[k], plumb_dtype_size(in[k]->dtype));
         } else if (use_acc) {
@@ -348,11 +258,11 @@ bool ref_op_SELECT_AND_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const 
     plumb_tensor *args[2] = {&ta0, &ta1}, *res[1] = {&tr}, *pres[1] = {&tp};
     uint64_t scount = plumb_tensor_numel(src), work = 0;
     int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
-    for (uint64_t si = 0; si < scount; si++, next_index(o, g.out, g.rank)) {
+    for (uint64_t si = 0; si < scount; si++, ir_window_next_index(o, g.out, g.rank)) {
         int64_t chosen = -1;
         memset(kw, 0, sizeof kw);
-        for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
-            int64_t at = geom_at(&g, o, kw);
+        for (uint64_t wi = 0; wi < g.wcount; wi++, ir_window_next_index(kw, g.w, g.rank)) {
+            int64_t at = ir_window_at(&g, o, kw);
             if (at < 0)
                 continue;
             if (chosen >= 0) {

@@ -42,6 +42,7 @@
 
 #include "rt_internal.h"
 #include "rt_pipeline.h"
+#include "plumb/window.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define WIN_X86 1
@@ -50,105 +51,14 @@
 #define WIN_X86 0
 #endif
 
-typedef struct win_geom {
-    uint32_t rank;
-    int64_t in[PLUMB_MAX_RANK], dil[PLUMB_MAX_RANK];
-    int64_t w[PLUMB_MAX_RANK], s[PLUMB_MAX_RANK], b[PLUMB_MAX_RANK], wd[PLUMB_MAX_RANK], lo[PLUMB_MAX_RANK];
-    int64_t out[PLUMB_MAX_RANK];
-    int64_t istride[PLUMB_MAX_RANK];   /* input element strides */
-    uint64_t wcount;
-} win_geom;
-
-static int64_t attr_at(const ir_ints *l, uint32_t i, int64_t dflt) { return l->n ? l->v[i] : dflt; }
+typedef ir_window win_geom;
 
 static bool geom_init(rt_exec *x, const ir_op *op, const plumb_tensor *t, bool dilations, win_geom *g)
 {
-    const ir_attrs *a = &op->a;
-    uint32_t r = t->rank;
-    if (a->window_dims.n != r || (a->window_strides.n && a->window_strides.n != r) ||
-        (a->base_dilations.n && a->base_dilations.n != r) || (a->window_dilations.n && a->window_dilations.n != r) ||
-        (a->padding.n && a->padding.n != 2 * r))
-        return rt_fail(x, op, PLUMB_ERR_INVALID, "window attributes do not match the input's rank %u", r);
-    g->rank = r;
-    g->wcount = 1;
-    int64_t st = 1;
-    for (uint32_t d = r; d-- > 0;) {
-        g->istride[d] = st;
-        st *= t->dims[d];
-    }
-    for (uint32_t d = 0; d < r; d++) {
-        g->in[d] = t->dims[d];
-        g->w[d] = a->window_dims.v[d];
-        g->s[d] = attr_at(&a->window_strides, d, 1);
-        g->b[d] = dilations ? attr_at(&a->base_dilations, d, 1) : 1;
-        g->wd[d] = dilations ? attr_at(&a->window_dilations, d, 1) : 1;
-        g->lo[d] = a->padding.n ? a->padding.v[2 * d] : 0;
-        int64_t hi = a->padding.n ? a->padding.v[2 * d + 1] : 0;
-        if (g->w[d] <= 0 || g->s[d] <= 0 || g->b[d] <= 0 || g->wd[d] <= 0)
-            return rt_fail(x, op, PLUMB_ERR_INVALID, "dimension %u: window, strides and dilations must be positive", d);
-        g->dil[d] = g->in[d] == 0 ? 0 : (g->in[d] - 1) * g->b[d] + 1;
-        int64_t pad = g->lo[d] + g->dil[d] + hi;
-        int64_t win = (g->w[d] - 1) * g->wd[d] + 1;
-        g->out[d] = pad <= 0 || win > pad ? 0 : (pad - win) / g->s[d] + 1;
-        g->wcount *= (uint64_t)g->w[d];
-    }
+    char why[160];
+    if (!ir_window_init(g, &op->a, t->rank, t->dims, dilations, why, sizeof why))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "%s", why);
     return true;
-}
-
-/* Input index along d at result index o and window position k, or -1.
- * Base dilation 1 (every pooling shape) skips the division: it ran once
- * per dimension per window position per output row. */
-static inline int64_t dim_at(const win_geom *g, uint32_t d, int64_t o, int64_t k)
-{
-    int64_t p = o * g->s[d] + k * g->wd[d] - g->lo[d];
-    if (p < 0 || p >= g->dil[d])
-        return -1;
-    if (g->b[d] == 1)
-        return p;
-    return p % g->b[d] ? -1 : p / g->b[d];
-}
-
-static bool next_index(int64_t *idx, const int64_t *dims, uint32_t rank)
-{
-    for (uint32_t d = rank; d-- > 0;) {
-        if (++idx[d] < dims[d])
-            return true;
-        idx[d] = 0;
-    }
-    return false;
-}
-
-typedef enum win_kind { WK_GENERIC, WK_ADD, WK_MUL, WK_MAX, WK_MIN, WK_AND, WK_OR } win_kind;
-
-static win_kind recognise(const ir_block *b, plumb_dtype elem)
-{
-    /* complex values run the body itself: the folds below are for real types */
-    if (plumb_dtype_is_complex(elem))
-        return WK_GENERIC;
-    if (b->n_args != 2 || b->n_ops != 2 || !b->first || !b->first->next)
-        return WK_GENERIC;
-    const ir_op *o = b->first, *ret = o->next;
-    if (ret->code != PLUMB_OP_RETURN || ret->n_operands != 1 || o->n_results != 1 || ret->operands[0] != o->results[0] ||
-        o->n_operands != 2)
-        return WK_GENERIC;
-    for (uint32_t i = 0; i < 2; i++)
-        if (b->args[i]->type.rank != 0 || b->args[i]->type.dtype != elem)
-            return WK_GENERIC;
-    if (o->results[0]->type.dtype != elem || o->results[0]->type.rank != 0)
-        return WK_GENERIC;
-    if (!((o->operands[0] == b->args[0] && o->operands[1] == b->args[1]) ||
-          (o->operands[0] == b->args[1] && o->operands[1] == b->args[0])))
-        return WK_GENERIC;
-    bool f = plumb_dtype_is_float(elem);
-    switch (o->code) {
-    case PLUMB_OP_ADD: return WK_ADD;
-    case PLUMB_OP_MULTIPLY: return WK_MUL;
-    case PLUMB_OP_MAXIMUM: return WK_MAX;
-    case PLUMB_OP_MINIMUM: return WK_MIN;
-    case PLUMB_OP_AND: return f ? WK_GENERIC : WK_AND;
-    case PLUMB_OP_OR: return f ? WK_GENERIC : WK_OR;
-    default: return WK_GENERIC;
-    }
 }
 
 /* ---- float folds on double accumulators ------------------------------------ */
@@ -169,12 +79,12 @@ static inline double f_min(double a, double b)
     return a < b ? a : b;
 }
 
-static inline double f_fold(win_kind k, double a, double v)
+static inline double f_fold(ir_window_body k, double a, double v)
 {
     switch (k) {
-    case WK_ADD: return a + v;
-    case WK_MUL: return a * v;
-    case WK_MAX: return f_max(a, v);
+    case IR_WB_ADD: return a + v;
+    case IR_WB_MUL: return a * v;
+    case IR_WB_MAX: return f_max(a, v);
     default: return f_min(a, v);
     }
 }
@@ -199,7 +109,7 @@ static inline void f_store(plumb_dtype t, void *p, int64_t i, double v)
     }
 }
 
-static void f_row_portable(win_kind k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
+static void f_row_portable(ir_window_body k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
 {
     for (int64_t j = 0; j < n; j++)
         acc[j] = f_fold(k, acc[j], f_load(t, src, off + j * step));
@@ -221,14 +131,14 @@ static inline __m256d max4(__m256d a, __m256d b, bool is_max)
 }
 
 __attribute__((target("avx2")))
-static void f_row_avx2(win_kind k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
+static void f_row_avx2(ir_window_body k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
 {
     int64_t j = 0;
     for (; j + 4 <= n; j += 4) {
         __m256d v = t == PLUMB_F32 ? _mm256_cvtps_pd(_mm_loadu_ps((const float *)src + off + j))
                                    : _mm256_loadu_pd((const double *)src + off + j);
         __m256d a = _mm256_loadu_pd(acc + j);
-        a = k == WK_ADD ? _mm256_add_pd(a, v) : k == WK_MUL ? _mm256_mul_pd(a, v) : max4(a, v, k == WK_MAX);
+        a = k == IR_WB_ADD ? _mm256_add_pd(a, v) : k == IR_WB_MUL ? _mm256_mul_pd(a, v) : max4(a, v, k == IR_WB_MAX);
         _mm256_storeu_pd(acc + j, a);
     }
     for (; j < n; j++)
@@ -289,19 +199,19 @@ static void f32_row_avx512(bool is_max, float *acc, const float *src, int64_t n)
 }
 
 WIN_AVX512
-static void f_row_avx512(win_kind k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
+static void f_row_avx512(ir_window_body k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
 {
     int64_t j = 0;
     for (; j + 8 <= n; j += 8) {
         __m512d v = t == PLUMB_F32 ? _mm512_cvtps_pd(_mm256_loadu_ps((const float *)src + off + j))
                                    : _mm512_loadu_pd((const double *)src + off + j);
         __m512d a = _mm512_loadu_pd(acc + j);
-        if (k == WK_ADD) {
+        if (k == IR_WB_ADD) {
             a = _mm512_add_pd(a, v);
-        } else if (k == WK_MUL) {
+        } else if (k == IR_WB_MUL) {
             a = _mm512_mul_pd(a, v);
         } else {
-            bool mx = k == WK_MAX;
+            bool mx = k == IR_WB_MAX;
             __mmask8 win = mx ? _mm512_cmp_pd_mask(a, v, _CMP_GT_OQ) : _mm512_cmp_pd_mask(a, v, _CMP_LT_OQ);
             __m512d r = _mm512_mask_blend_pd(win, v, a);
             r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(a, v, _CMP_EQ_OQ), mx ? _mm512_and_pd(a, v) : _mm512_or_pd(a, v));
@@ -314,7 +224,7 @@ static void f_row_avx512(win_kind k, plumb_dtype t, double *acc, const void *src
 }
 #endif
 
-static void f_row(win_kind k, plumb_dtype t, int isa, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
+static void f_row(ir_window_body k, plumb_dtype t, int isa, double *acc, const void *src, int64_t off, int64_t step, int64_t n)
 {
 #if WIN_X86
     if (step == 1 && isa >= PLUMB_ISA_AVX512 && (t == PLUMB_F32 || t == PLUMB_F64)) {
@@ -348,19 +258,19 @@ static inline int64_t i_load(plumb_dtype t, const void *p, int64_t i)
     }
 }
 
-static inline int64_t i_fold(win_kind k, bool u64, int64_t a, int64_t v)
+static inline int64_t i_fold(ir_window_body k, bool u64, int64_t a, int64_t v)
 {
     switch (k) {
-    case WK_ADD: return (int64_t)((uint64_t)a + (uint64_t)v);
-    case WK_MUL: return (int64_t)((uint64_t)a * (uint64_t)v);
-    case WK_AND: return a & v;
-    case WK_OR: return a | v;
-    case WK_MAX: return u64 ? ((uint64_t)v > (uint64_t)a ? v : a) : (v > a ? v : a);
+    case IR_WB_ADD: return (int64_t)((uint64_t)a + (uint64_t)v);
+    case IR_WB_MUL: return (int64_t)((uint64_t)a * (uint64_t)v);
+    case IR_WB_AND: return a & v;
+    case IR_WB_OR: return a | v;
+    case IR_WB_MAX: return u64 ? ((uint64_t)v > (uint64_t)a ? v : a) : (v > a ? v : a);
     default: return u64 ? ((uint64_t)v < (uint64_t)a ? v : a) : (v < a ? v : a);
     }
 }
 
-static void i_row(win_kind k, plumb_dtype t, int64_t *acc, const void *src, int64_t off, int64_t step, int64_t n)
+static void i_row(ir_window_body k, plumb_dtype t, int64_t *acc, const void *src, int64_t off, int64_t step, int64_t n)
 {
     bool u64 = t == PLUMB_UI64;
     /* one loop per width and kind, so the compiler can vectorise the
@@ -368,7 +278,7 @@ static void i_row(win_kind k, plumb_dtype t, int64_t *acc, const void *src, int6
 #define I_LOOP(T)                                                                         \
     do {                                                                                  \
         const T *s_ = (const T *)src + off;                                               \
-        if (k == WK_ADD)                                                                  \
+        if (k == IR_WB_ADD)                                                                  \
             for (int64_t j = 0; j < n; j++) acc[j] = (int64_t)((uint64_t)acc[j] + (uint64_t)(int64_t)s_[j * step]); \
         else                                                                              \
             for (int64_t j = 0; j < n; j++) acc[j] = i_fold(k, u64, acc[j], (int64_t)s_[j * step]); \
@@ -416,7 +326,7 @@ typedef struct rw_job {
     rt_exec *x;
     const ir_op *op;
     const win_geom *g;
-    win_kind k;
+    ir_window_body k;
     plumb_dtype t;
     bool isf;
     int isa;
@@ -431,9 +341,9 @@ typedef struct rw_job {
 
 /* i1 folds as unsigned maximum (add, max, or) or minimum (multiply, min,
  * and) of 0 and 1. */
-static win_kind bool_kind(win_kind k)
+static ir_window_body bool_kind(ir_window_body k)
 {
-    return k == WK_ADD || k == WK_MAX || k == WK_OR ? WK_MAX : WK_MIN;
+    return k == IR_WB_ADD || k == IR_WB_MAX || k == IR_WB_OR ? IR_WB_MAX : IR_WB_MIN;
 }
 
 static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -448,7 +358,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     int64_t s = g->s[last], wdl = g->wd[last], lo = g->lo[last], bl = g->b[last];
 #if WIN_X86
     /* f32 maximum/minimum on contiguous rows: f32 accumulators, 8 lanes */
-    bool f32mm = j->t == PLUMB_F32 && (j->k == WK_MAX || j->k == WK_MIN) && j->isa >= PLUMB_ISA_AVX2 &&
+    bool f32mm = j->t == PLUMB_F32 && (j->k == IR_WB_MAX || j->k == IR_WB_MIN) && j->isa >= PLUMB_ISA_AVX2 &&
                  g->s[last] == 1 && g->b[last] == 1;
 #else
     bool f32mm = false;
@@ -467,7 +377,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         /* a window wholly inside the operand on the outer dimensions (no
          * padding, no base dilation there: every pooling window but the
          * border ones) takes its positions' offsets from j->wofs instead of
-         * dim_at per dimension and position */
+         * ir_window_dim_at per dimension and position */
         bool inside = true;
         int64_t origin = 0;
         for (uint32_t d = 0; d < last; d++) {
@@ -481,11 +391,11 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             else ia[q] = j->init_i;
         }
         memset(kw, 0, sizeof kw);
-        for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, r)) {
+        for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r)) {
             int64_t base = inside ? origin + j->wofs[wi] : 0;
             bool pad = false;
             for (uint32_t d = 0; d < last && !pad && !inside; d++) {
-                int64_t i = dim_at(g, d, o[d], kw[d]);
+                int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
                 if (i < 0) pad = true;
                 else base += i * g->istride[d];
             }
@@ -502,12 +412,12 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             if (pad && f32mm) {
                 float fi = (float)j->init_f;
                 for (int64_t q = 0; q < n; q++)
-                    f32a[q] = (float)(j->k == WK_MAX ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
+                    f32a[q] = (float)(j->k == IR_WB_MAX ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
                 continue;
             }
             if (pad || bl != 1) {
                 for (int64_t q = 0; q < n; q++) {
-                    int64_t i = pad ? -1 : dim_at(g, last, q, kw[last]);
+                    int64_t i = pad ? -1 : ir_window_dim_at(g, last, q, kw[last]);
                     if (j->isf) fa[q] = f_fold(j->k, fa[q], i < 0 ? j->init_f : f_load(j->t, j->src, base + i));
                     else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], i < 0 ? j->init_i : i_load(j->t, j->src, base + i));
                 }
@@ -516,7 +426,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 #if WIN_X86
             if (f32mm) {
                 float fi = (float)j->init_f;
-                bool mx = j->k == WK_MAX;
+                bool mx = j->k == IR_WB_MAX;
                 for (int64_t q = 0; q < q0; q++) f32a[q] = (float)(mx ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
                 if (q1 > q0 && j->isa >= PLUMB_ISA_AVX512)
                     f32_row_avx512(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
@@ -587,14 +497,14 @@ static bool rw_generic(rt_exec *x, const ir_op *op, const win_geom *g, uint32_t 
     }
     uint64_t ocount = plumb_tensor_numel(out[0]);
     int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
-    for (uint64_t oi = 0; oi < ocount; oi++, next_index(o, g->out, g->rank)) {
+    for (uint64_t oi = 0; oi < ocount; oi++, ir_window_next_index(o, g->out, g->rank)) {
         for (uint32_t k = 0; k < n; k++)
             memcpy(accbuf[k], in[n + k]->data, plumb_dtype_size(in[k]->dtype));
         memset(kw, 0, sizeof kw);
-        for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, g->rank)) {
+        for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, g->rank)) {
             int64_t at = 0;
             for (uint32_t d = 0; d < g->rank && at >= 0; d++) {
-                int64_t i = dim_at(g, d, o[d], kw[d]);
+                int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
                 at = i < 0 ? -1 : at + i * g->istride[d];
             }
             for (uint32_t k = 0; k < n; k++) {
@@ -633,8 +543,8 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
             return rt_fail(x, op, PLUMB_ERR_INVALID, "result %u's shape is not the number of windows", k);
     }
     plumb_dtype t = in[0]->dtype;
-    win_kind k = n == 1 && fast_type(t) ? recognise(&op->regions[0], t) : WK_GENERIC;
-    if (k == WK_GENERIC || g.rank == 0)
+    ir_window_body k = n == 1 && fast_type(t) ? ir_window_body_kind(&op->regions[0], t) : IR_WB_GENERIC;
+    if (k == IR_WB_GENERIC || g.rank == 0)
         return rw_generic(x, op, &g, n, in, out);
     uint64_t ocount = plumb_tensor_numel(out[0]);
     if (ocount == 0)
@@ -659,7 +569,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
     if (!wofs)
         return false;
     int64_t kw[PLUMB_MAX_RANK] = {0};
-    for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
+    for (uint64_t wi = 0; wi < g.wcount; wi++, ir_window_next_index(kw, g.w, g.rank)) {
         wofs[wi] = 0;
         for (uint32_t d = 0; d + 1 < g.rank; d++)
             wofs[wi] += kw[d] * g.wd[d] * g.istride[d];
@@ -708,7 +618,7 @@ static bool keeps(int sel, plumb_dtype t, const void *p, int64_t cur, int64_t ca
  * indices there write disjoint parts of the result, so they spread over
  * the thread pool with every element's additions still in the reference's
  * order; otherwise one range covers them all. A window wholly inside the
- * operand (no padding) walks precomputed offsets, the others dim_at. */
+ * operand (no padding) walks precomputed offsets, the others ir_window_dim_at. */
 typedef struct sas_job {
     rt_exec *x;
     const win_geom *g;
@@ -736,7 +646,7 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
     bool f32 = j->t == PLUMB_F32;
     const float *of = j->opd;
-    for (uint64_t si = begin * j->per0; si < end * j->per0; si++, next_index(o, g->out, r)) {
+    for (uint64_t si = begin * j->per0; si < end * j->per0; si++, ir_window_next_index(o, g->out, r)) {
         if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
         int64_t chosen = -1, base = 0;
@@ -755,10 +665,10 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             }
         } else {
             memset(kw, 0, sizeof kw);
-            for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, r)) {
+            for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r)) {
                 int64_t at = 0;
                 for (uint32_t d = 0; d < r && at >= 0; d++) {
-                    int64_t i = dim_at(g, d, o[d], kw[d]);
+                    int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
                     at = i < 0 ? -1 : at + i * g->istride[d];
                 }
                 if (at >= 0 && (chosen < 0 || !keeps(j->sel, j->t, j->opd, chosen, at)))
@@ -787,7 +697,7 @@ static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, pl
     if (!wofs)
         return false;
     int64_t kw[PLUMB_MAX_RANK] = {0};
-    for (uint64_t wi = 0; wi < g->wcount; wi++, next_index(kw, g->w, g->rank)) {
+    for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, g->rank)) {
         wofs[wi] = 0;
         for (uint32_t d = 0; d < g->rank; d++)
             wofs[wi] += kw[d] * g->wd[d] * g->istride[d];
@@ -825,7 +735,7 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
             return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "region arguments must have the operand's element type %s",
                            plumb_dtype_name(t));
     int fast_sel = fast_type(t) && t != PLUMB_I1 ? simple_select(sel, t) : 0;
-    bool fast_add = fast_type(t) && t != PLUMB_I1 && recognise(sc, t) == WK_ADD;
+    bool fast_add = fast_type(t) && t != PLUMB_I1 && ir_window_body_kind(sc, t) == IR_WB_ADD;
     uint64_t numel = plumb_tensor_numel(out[0]), ib = plumb_load_bits(t, init->data, 0);
     if (ib == 0)
         memset(out[0]->data, 0, out[0]->nbytes);
@@ -843,15 +753,15 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
     plumb_tensor *args[2] = {&ta0, &ta1}, *res[1] = {&tr}, *pres[1] = {&tp};
     uint64_t scount = plumb_tensor_numel(src);
     int64_t o[PLUMB_MAX_RANK] = {0}, kw[PLUMB_MAX_RANK];
-    for (uint64_t si = 0; si < scount; si++, next_index(o, g.out, g.rank)) {
+    for (uint64_t si = 0; si < scount; si++, ir_window_next_index(o, g.out, g.rank)) {
         if ((si & 1023) == 0 && !rt_check_deadline(x, op))
             return false;
         int64_t chosen = -1;
         memset(kw, 0, sizeof kw);
-        for (uint64_t wi = 0; wi < g.wcount; wi++, next_index(kw, g.w, g.rank)) {
+        for (uint64_t wi = 0; wi < g.wcount; wi++, ir_window_next_index(kw, g.w, g.rank)) {
             int64_t at = 0;
             for (uint32_t d = 0; d < g.rank && at >= 0; d++) {
-                int64_t i = dim_at(&g, d, o[d], kw[d]);
+                int64_t i = ir_window_dim_at(&g, d, o[d], kw[d]);
                 at = i < 0 ? -1 : at + i * g.istride[d];
             }
             if (at < 0)
