@@ -364,6 +364,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     bool f32mm = false;
 #endif
     float *f32a = j->scratch[chunk];
+    bool chan = f32mm && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
     for (uint64_t row = begin; row < end; row++) {
         if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
@@ -385,6 +386,22 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             inside = inside && g->b[d] == 1 && p >= 0 && p + (g->w[d] - 1) * g->wd[d] < g->in[d];
             origin += p * g->istride[d];
         }
+#if WIN_X86
+        if (inside && chan) {
+            /* channels-last rows (innermost window 1, stride 1, no padding
+             * there): each window position's input row folds whole into the
+             * result row itself, init first, the same order as below */
+            float *dr = (float *)j->dst + (int64_t)row * n, fi = (float)j->init_f;
+            bool mx = j->k == IR_WB_MAX;
+            for (int64_t q = 0; q < n; q++) dr[q] = fi;
+            for (uint64_t wi = 0; wi < g->wcount; wi++) {
+                const float *sr = (const float *)j->src + origin + j->wofs[wi];
+                if (j->isa >= PLUMB_ISA_AVX512) f32_row_avx512(mx, dr, sr, n);
+                else f32_row_avx2(mx, dr, sr, n);
+            }
+            continue;
+        }
+#endif
         for (int64_t q = 0; q < n; q++) {
             if (f32mm) f32a[q] = (float)j->init_f;
             else if (j->isf) fa[q] = j->init_f;
