@@ -645,9 +645,48 @@ typedef struct sas_job {
     void *dst;
     const int64_t *wofs;       /* per window position: offset from the window's origin */
     uint64_t per0;             /* sources per index of dimension 0 */
+    int isa;
 } sas_job;
 
 static inline bool keeps_f32(int sel, float a, float b) { return sel == 1 ? a >= b : a > b; }
+
+#if WIN_X86
+/* One channels-last row of f32 sources (innermost window 1, stride 1, no
+ * padding there; the window inside the operand on the outer dimensions):
+ * sixteen channels at a time, each lane running the scalar selection (a
+ * lane keeps its selection where it compares GE/GT, ordered, so a NaN on
+ * either side takes the candidate, as keeps does) and adding its source
+ * to the selected element; lanes are distinct channels, so every
+ * element's additions keep the source order. An f32 add is the double
+ * add rounded once (double has more than 2p + 2 bits). */
+WIN_AVX512
+static void sas_row_avx512(const sas_job *j, int64_t origin, uint64_t si, int64_t n)
+{
+    const float *x = j->opd, *sv = (const float *)j->src + si;
+    float *out = j->dst;
+    uint32_t wc = (uint32_t)j->g->wcount;
+    for (int64_t c = 0; c < n; c += 16) {
+        __mmask16 m = n - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - c)) - 1);
+        __m512 best = _mm512_maskz_loadu_ps(m, x + origin + j->wofs[0] + c);
+        __m512i idx = _mm512_setzero_si512();
+        for (uint32_t k = 1; k < wc; k++) {
+            __m512 v = _mm512_maskz_loadu_ps(m, x + origin + j->wofs[k] + c);
+            __mmask16 keep = j->sel == 1 ? _mm512_cmp_ps_mask(best, v, _CMP_GE_OQ) : _mm512_cmp_ps_mask(best, v, _CMP_GT_OQ);
+            __mmask16 take = (__mmask16)~keep;
+            best = _mm512_mask_mov_ps(best, take, v);
+            idx = _mm512_mask_mov_epi32(idx, take, _mm512_set1_epi32((int)k));
+        }
+        __m512 src = _mm512_maskz_loadu_ps(m, sv + c);
+        for (uint32_t k = 0; k < wc; k++) {
+            __mmask16 e = _mm512_mask_cmpeq_epi32_mask(m, idx, _mm512_set1_epi32((int)k));
+            if (!e)
+                continue;
+            float *op = out + origin + j->wofs[k] + c;
+            _mm512_mask_storeu_ps(op, e, _mm512_add_ps(_mm512_maskz_loadu_ps(e, op), src));
+        }
+    }
+}
+#endif
 
 static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
@@ -663,9 +702,30 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
     bool f32 = j->t == PLUMB_F32;
     const float *of = j->opd;
+    int64_t nch = g->out[r - 1];
+    bool vec = f32 && j->isa >= PLUMB_ISA_AVX512 && r >= 2 && g->w[r - 1] == 1 && g->s[r - 1] == 1 &&
+               g->lo[r - 1] == 0 && nch <= g->in[r - 1] && g->wcount < (1u << 30);
     for (uint64_t si = begin * j->per0; si < end * j->per0; si++, ir_window_next_index(o, g->out, r)) {
         if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
+#if WIN_X86
+        if (vec && o[r - 1] == 0) {
+            int64_t origin = 0;
+            bool in_ = true;
+            for (uint32_t d = 0; d + 1 < r; d++) {
+                int64_t p = o[d] * g->s[d] - g->lo[d];
+                in_ = in_ && p >= 0 && p + (g->w[d] - 1) * g->wd[d] < g->in[d];
+                origin += p * g->istride[d];
+            }
+            if (in_) {
+                sas_row_avx512(j, origin, si, nch);
+                /* the loop's step moves past the row */
+                si += (uint64_t)nch - 1;
+                o[r - 1] = nch - 1;
+                continue;
+            }
+        }
+#endif
         int64_t chosen = -1, base = 0;
         bool inside = true;
         for (uint32_t d = 0; d < r; d++) {
@@ -720,7 +780,7 @@ static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, pl
             wofs[wi] += kw[d] * g->wd[d] * g->istride[d];
     }
     sas_job j = {.x = x, .g = g, .sel = sel, .t = t, .opd = opd->data, .src = src->data, .dst = out->data,
-                 .wofs = wofs, .per0 = scount / (uint64_t)g->out[0]};
+                 .wofs = wofs, .per0 = scount / (uint64_t)g->out[0], .isa = (int)rt_isa(x)};
     bool disjoint = (g->w[0] - 1) * g->wd[0] + 1 <= g->s[0];
     if (disjoint) {
         uint64_t grain = j.per0 * g->wcount >= 4096 ? 1 : 4096 / (j.per0 * g->wcount);

@@ -247,7 +247,8 @@ static void test_pooling_grad(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (size_t a = 0; a < 2; a++) {
             /* 2x2/2: 8x6 -> 4x3; 3x3/2 padding 1: (8+2-3)/2+1 = 4, (6+2-3)/2+1 = 3 */
-            int64_t d[4] = {5, 8, 6, 5}, sd[4] = {5, 4, 3, 5};
+            /* 21 channels: a full 16-lane block and a masked tail */
+            int64_t d[4] = {5, 8, 6, 21}, sd[4] = {5, 4, 3, 21};
             plumb_dtype t = cases[i].t;
             const char *e = plumb_dtype_name(t);
             plumb_tensor *in[3] = {rt_rand_tensor(t, 4, d, true), rt_rand_tensor(t, 4, sd, true), rt_scalar_bits(t, 0)};
@@ -261,7 +262,7 @@ static void test_pooling_grad(void **state)
             }
             char src[3000];
             snprintf(src, sizeof src,
-                     "func.func @main(%%x: tensor<5x8x6x5x%s>, %%s: tensor<5x4x3x5x%s>, %%c: tensor<%s>) -> tensor<5x8x6x5x%s> {\n"
+                     "func.func @main(%%x: tensor<5x8x6x21x%s>, %%s: tensor<5x4x3x21x%s>, %%c: tensor<%s>) -> tensor<5x8x6x21x%s> {\n"
                      "  %%r = \"stablehlo.select_and_scatter\"(%%x, %%s, %%c) <{%s}> ({\n"
                      "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
                      "    %%p = stablehlo.compare %s, %%a, %%b : (tensor<%s>, tensor<%s>) -> tensor<i1>\n"
@@ -270,8 +271,8 @@ static void test_pooling_grad(void **state)
                      "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
                      "    %%m = stablehlo.add %%a, %%b : tensor<%s>\n"
                      "    stablehlo.return %%m : tensor<%s>\n"
-                     "  }) : (tensor<5x8x6x5x%s>, tensor<5x4x3x5x%s>, tensor<%s>) -> tensor<5x8x6x5x%s>\n"
-                     "  return %%r : tensor<5x8x6x5x%s>\n}\n",
+                     "  }) : (tensor<5x8x6x21x%s>, tensor<5x4x3x21x%s>, tensor<%s>) -> tensor<5x8x6x21x%s>\n"
+                     "  return %%r : tensor<5x8x6x21x%s>\n}\n",
                      e, e, e, e, attrs[a], e, e, cases[i].cmp, e, e, e, e, e, e, e, e, e, e, e);
             rt_check_exact_nan(src, in, 3);
             for (int k = 0; k < 3; k++)
