@@ -198,6 +198,22 @@ static void f32_row_avx512(bool is_max, float *acc, const float *src, int64_t n)
     }
 }
 
+/* A whole channels-last output row: for each block of sixteen channels the
+ * accumulator stays in a register through init and every window position
+ * (offsets wofs from src), the same fold order as f32_row_avx512. */
+WIN_AVX512
+static void f32_rowwin_avx512(bool is_max, float *dst, float init, const float *src, const int64_t *wofs, uint64_t wc,
+                              int64_t n)
+{
+    for (int64_t c = 0; c < n; c += 16) {
+        __mmask16 m = n - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - c)) - 1);
+        __m512 a = _mm512_set1_ps(init);
+        for (uint64_t wi = 0; wi < wc; wi++)
+            a = mm16(a, _mm512_maskz_loadu_ps(m, src + wofs[wi] + c), is_max);
+        _mm512_mask_storeu_ps(dst + c, m, a);
+    }
+}
+
 WIN_AVX512
 static void f_row_avx512(ir_window_body k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
 {
@@ -393,6 +409,10 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
              * result row itself, init first, the same order as below */
             float *dr = (float *)j->dst + (int64_t)row * n, fi = (float)j->init_f;
             bool mx = j->k == IR_WB_MAX;
+            if (j->isa >= PLUMB_ISA_AVX512) {
+                f32_rowwin_avx512(mx, dr, fi, (const float *)j->src + origin, j->wofs, g->wcount, n);
+                continue;
+            }
             for (int64_t q = 0; q < n; q++) dr[q] = fi;
             for (uint64_t wi = 0; wi < g->wcount; wi++) {
                 const float *sr = (const float *)j->src + origin + j->wofs[wi];
