@@ -11,6 +11,8 @@
 
 #include "certify.h"
 #include "plumb/complex.h"
+#include "plumb/fp8.h"
+#include "plumb/lowp.h"
 #include "plumb/ref.h"
 
 /* ---- shared helpers ----------------------------------------------------- */
@@ -261,6 +263,10 @@ size_t conf_bk_table_ops(plumb_backend_op_cap *ops)
         /* complex is outside the rows' masks: an op takes it when
          * ir_complex_accepts says so (docs/spec/complex.md) */
         uint32_t types = oi->types | (ir_complex_accepts((plumb_opcode)op) ? PLUMB_TY_COMPLEX : 0);
+        /* the small types where the op takes them (ir/lowp.c) */
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+            if (plumb_dtype_is_lowp((plumb_dtype)t) && ir_lowp_accepts((plumb_opcode)op, (plumb_dtype)t))
+                types |= PLUMB_TY_BIT(t);
         if (!conf_bk_abi_mask(types))
             continue;
         ops[n].struct_size = sizeof ops[n];

@@ -235,6 +235,10 @@ bool conf_small_convert_pair(plumb_dtype src, plumb_dtype dst);
  * type (4, or 5 for multiply; 0 when none). */
 bool conf_complex_family_op(plumb_opcode op);
 uint32_t conf_complex_classes(plumb_opcode op);
+/* The small types' family (gen.c): whether op has a case of every input on
+ * t (an elementwise op of one or two operands that takes the FP8/FP6/FP4
+ * format or sub-byte integer t, docs/spec/types.md). */
+bool conf_lowp_family_op(plumb_opcode op, plumb_dtype t);
 uint64_t conf_small_convert_inputs(plumb_dtype src, plumb_dtype dst, uint64_t *out, uint64_t cap);
 /* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
  * when rounded twice, through f32: a midpoint of dst plus or minus less

@@ -18,6 +18,7 @@
 #include "linalg_bound.h"
 #include "plumb/complex.h"
 #include "plumb/fp8.h"
+#include "plumb/lowp.h"
 
 /* ---- the plan ------------------------------------------------------------------ */
 
@@ -3179,6 +3180,49 @@ static bool gen_complex(gen *g)
     return ok;
 }
 
+/* ---- the small types' arithmetic (docs/spec/types.md; docs/conformance.md
+ * "small types") ---------------------------------------------------------------
+ * Each elementwise op of one or two operands that takes an FP8/FP6/FP4 format
+ * or i2/i4/ui2/ui4 (ir_lowp_accepts) over every input: every pattern for a
+ * unary op, every pair of patterns for a binary one (at most 2^16), one
+ * rank-1 case per type, after every other family. */
+bool conf_lowp_family_op(plumb_opcode op, plumb_dtype t)
+{
+    const plumb_op_info *oi = plumb_op_get(op);
+    if (!plumb_dtype_is_lowp(t) || !ir_lowp_accepts(op, t)) return false;
+    if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->syntax != PLUMB_SYN_EW || pred_op(op)) return false;
+    return (oi->arity == 1 || oi->arity == 2) && op != PLUMB_OP_CONVERT && op != PLUMB_OP_BITCAST_CONVERT;
+}
+
+static bool lowp_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    const plumb_op_info *oi = plumb_op_get(g->op);
+    uint64_t np = 1ull << plumb_dtype_get(t)->bits;
+    int64_t n = (int64_t)(oi->arity == 2 ? np * np : np);
+    plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
+    plumb_tensor *y = oi->arity == 2 ? param(g, "y", t, 1, &n, NULL, 0, 0) : NULL;
+    if (!x || (oi->arity == 2 && !y)) return push_case(g, "%r");
+    for (uint64_t i = 0; i < (uint64_t)n; i++) {
+        plumb_store_bits(t, x->data, i, i % np);
+        if (y) plumb_store_bits(t, y->data, i, i / np);
+    }
+    const char *T = tys(g, t, 1, &n);
+    if (y) plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", oi->name, T);
+    else plumb_buf_printf(&g->body, "  %%r = %s %%x : %s\n", oi->name, T);
+    g->ret_types = T;
+    return push_case(g, "%r");
+}
+
+static bool gen_lowp(gen *g)
+{
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++)
+        if (conf_lowp_family_op(g->op, (plumb_dtype)ti))
+            ok = depth_case(g, (plumb_dtype)ti, (plumb_dtype)ti, "every", lowp_case);
+    return ok;
+}
+
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
  * so that a case's bytes do not depend on sharding or on other cases. */
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
@@ -3319,6 +3363,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_opcross(&g);
     if (ok) ok = gen_poly(&g);
     if (ok) ok = gen_complex(&g);
+    if (ok) ok = gen_lowp(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

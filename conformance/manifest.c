@@ -6,6 +6,7 @@
 #include "conf.h"
 #include "batchnorm_bound.h"
 #include "plumb/fp8.h"
+#include "plumb/lowp.h"
 
 /* Shape classes per op (gen.c's lists, counted here independently). */
 static uint32_t shape_count(plumb_opcode op)
@@ -166,6 +167,14 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
         if ((op == PLUMB_OP_DOT || op == PLUMB_OP_DOT_GENERAL) && plumb_dtype_is_float(t))
             total += CONF_OPCROSS_PAIRS * (op == PLUMB_OP_DOT ? 1u : 2u);
     }
+    /* the small types' family: one case per FP8/FP6/FP4 or sub-byte type the
+     * op takes through ir_lowp_accepts (elementwise, one or two operands,
+     * the pretty form `op %x[, %y] : T`, result of the operand's type) */
+    if (oi->kind == PLUMB_KIND_ELEMENTWISE && (oi->arity == 1 || oi->arity == 2) && oi->syntax == PLUMB_SYN_EW &&
+        op != PLUMB_OP_CONVERT && op != PLUMB_OP_IS_FINITE && op != PLUMB_OP_IS_INF && op != PLUMB_OP_IS_POS_INF &&
+        op != PLUMB_OP_IS_NEG_INF)
+        for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++)
+            total += plumb_dtype_is_lowp((plumb_dtype)ti) && ir_lowp_accepts(op, (plumb_dtype)ti);
     /* the complex family: complex<f32> and complex<f64> × normal,
      * loguniform, small, special (and cancel for multiply), for the
      * elementwise ops docs/spec/complex.md lists */

@@ -16,6 +16,8 @@
 
 #include "certify.h"
 #include "plumb/complex.h"
+#include "plumb/fp8.h"
+#include "plumb/lowp.h"
 
 /* ---- the guard: which plugin call a child is in, and what it printed ------ */
 
@@ -305,6 +307,9 @@ bool conf_caps_translate_minor(const plumb_backend_capabilities *c, uint32_t abi
         }
         uint32_t m = abi_to_plumb_mask(oc->dtypes);
         uint32_t accepts = plumb_op_get(op)->types | (ir_complex_accepts(op) ? PLUMB_TY_COMPLEX : 0);
+        for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+            if (plumb_dtype_is_lowp((plumb_dtype)t) && ir_lowp_accepts(op, (plumb_dtype)t))
+                accepts |= PLUMB_TY_BIT(t);
         uint32_t bad = m & ~accepts;
         if (bad) {
             char names[256];
