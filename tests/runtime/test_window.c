@@ -53,6 +53,12 @@ static void run_case(plumb_dtype t, uint32_t rank, const int64_t *dims, const ch
     plumb_tensor_free(in[1]);
 }
 
+/* The NHWC pooling windows: 2x2 stride 2, and 3x3 stride 2 padding 1. */
+#define POOL22 "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>"
+#define POOL33                                                                         \
+    "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "            \
+    "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>"
+
 /* Pooling shapes on NHWC f32: 2x2 stride 2 and 3x3 stride 2 padding 1,
  * max and sum (the vector path: innermost window 1, stride 1), with odd
  * channel counts so the vector loops' tails run. */
@@ -60,9 +66,7 @@ static void test_pooling_f32(void **state)
 {
     (void)state;
     int64_t d[4] = {2, 9, 7, 19}, o22[4] = {2, 4, 3, 19}, o33[4] = {2, 5, 4, 19};
-    const char *a22 = "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>";
-    const char *a33 = "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
-                      "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+    const char *a22 = POOL22, *a33 = POOL33;
     run_case(PLUMB_F32, 4, d, "maximum", a22, o22, 0xFF800000u, 4);
     run_case(PLUMB_F32, 4, d, "maximum", a33, o33, 0xFF800000u, 9);
     run_case(PLUMB_F32, 4, d, "minimum", a33, o33, 0x7F800000u, 9);
@@ -82,9 +86,7 @@ static void test_pooling_specials(void **state)
 {
     (void)state;
     int64_t d[4] = {2, 9, 7, 37}, o33[4] = {2, 5, 4, 37}, o22[4] = {2, 4, 3, 37};
-    const char *a22 = "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>";
-    const char *a33 = "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
-                      "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>";
+    const char *a22 = POOL22, *a33 = POOL33;
     static const plumb_dtype types[] = {PLUMB_F32, PLUMB_F64};
     static const char *const bodies[] = {"maximum", "minimum"};
     for (size_t ti = 0; ti < 2; ti++) {
@@ -240,10 +242,7 @@ static void test_pooling_grad(void **state)
     (void)state;
     static const struct { plumb_dtype t; const char *cmp; } cases[] = {
         {PLUMB_F32, "GE"}, {PLUMB_F32, "GT"}, {PLUMB_F64, "GE"}, {PLUMB_I32, "GT"}, {PLUMB_F16, "GE"}};
-    static const char *const attrs[] = {
-        "window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>",
-        "padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, "
-        "window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>"};
+    static const char *const attrs[] = {POOL22, POOL33};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (size_t a = 0; a < 2; a++) {
             /* 2x2/2: 8x6 -> 4x3; 3x3/2 padding 1: (8+2-3)/2+1 = 4, (6+2-3)/2+1 = 3 */
