@@ -10,7 +10,9 @@
  *   bit on every element size;
  * - slice, concatenate, pad and gather whose results pass the 8 MiB mark
  *   where their contiguous rows go out with streaming stores, with rows
- *   that start off a line boundary, against the reference bit for bit.
+ *   that start off a line boundary, against the reference bit for bit;
+ * - transposes run in panels of destination columns, rows longer than a
+ *   panel and block edges cut short, against the reference bit for bit.
  * Every runtime run is at every ISA level on 1 and 2 threads (rt_test.h). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -209,12 +211,48 @@ static void test_large_pad_sizes(void **state)
     check_pad(PLUMB_F64, 2, d64, l64, h64, z);
 }
 
+/* Transposes whose destination rows are longer than a panel (TR_PANEL
+ * elements, runtime/k_movement.c) and not a multiple of it, with block
+ * edges cut short on both sides, for 1-, 2-, 4- and 8-byte elements, a 3-d
+ * permutation included. */
+static void test_transpose_panels(void **state)
+{
+    (void)state;
+    static const plumb_dtype ts[] = {PLUMB_I8, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
+    for (size_t k = 0; k < sizeof ts / sizeof *ts; k++) {
+        char src[1024], ta[64], tr[64];
+        int64_t da[2] = {700, 37}, dr[2] = {37, 700};
+        rt_ty(ta, sizeof ta, ts[k], 2, da);
+        rt_ty(tr, sizeof tr, ts[k], 2, dr);
+        snprintf(src, sizeof src,
+                 "func.func @main(%%a: %s) -> %s {\n"
+                 "  %%r = stablehlo.transpose %%a, dims = [1, 0] : (%s) -> %s\n"
+                 "  func.return %%r : %s\n}\n",
+                 ta, tr, ta, tr, tr);
+        plumb_tensor *a = rt_rand_tensor(ts[k], 2, da, false);
+        rt_check_exact(src, &a, 1);
+        plumb_tensor_free(a);
+        int64_t d3[3] = {3, 531, 70}, r3[3] = {70, 3, 531};
+        rt_ty(ta, sizeof ta, ts[k], 3, d3);
+        rt_ty(tr, sizeof tr, ts[k], 3, r3);
+        snprintf(src, sizeof src,
+                 "func.func @main(%%a: %s) -> %s {\n"
+                 "  %%r = stablehlo.transpose %%a, dims = [2, 0, 1] : (%s) -> %s\n"
+                 "  func.return %%r : %s\n}\n",
+                 ta, tr, ta, tr, tr);
+        a = rt_rand_tensor(ts[k], 3, d3, false);
+        rt_check_exact(src, &a, 1);
+        plumb_tensor_free(a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_stream_model), cmocka_unit_test(test_fill_model),
         cmocka_unit_test(test_pad_random),        cmocka_unit_test(test_pad_edges),
         cmocka_unit_test(test_large_movement),    cmocka_unit_test(test_large_pad_sizes),
+        cmocka_unit_test(test_transpose_panels),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rt_free_all();
