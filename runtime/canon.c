@@ -464,6 +464,27 @@ static void put_attrs(ser *s, const ir_op *op)
         memcpy(c->bytes + at, &n, 4);
 }
 
+/* Whether two ops of one code carry the same interpreted attributes, by the
+ * normalization the cache key uses: CSE (passes.c) asks this so that two
+ * ops the key tells apart are never merged, whatever attribute a new op
+ * adds. A call's or composite's callee is compared by name by the caller. */
+bool rt_canon_attrs_same(const ir_op *x, const ir_op *y)
+{
+    if (x->code != y->code)
+        return false;
+    if (x->code == PLUMB_OP_CALL || x->code == PLUMB_OP_COMPOSITE)
+        return true;
+    rt_canon a = {0}, b = {0};
+    ser sa = {.c = &a}, sb = {.c = &b};
+    put_attrs(&sa, x);
+    put_attrs(&sb, y);
+    bool same = !a.failed && !b.failed && !sa.bad && !sb.bad && a.len == b.len &&
+                (a.len == 0 || memcmp(a.bytes, b.bytes, a.len) == 0);
+    rt_canon_free(&a);
+    rt_canon_free(&b);
+    return same;
+}
+
 static void ser_block(ser *s, const ir_block *b, uint32_t depth);
 
 /* Keeps the op's front-end location as text so that a recompile

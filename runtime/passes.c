@@ -734,7 +734,7 @@ static bool op_shape_eq(const ir_op *a, const ir_op *b)
     for (uint32_t i = 0; i < a->n_results; i++)
         if (!ir_type_equal(&a->results[i]->type, &b->results[i]->type))
             return false;
-    return attrs_eq(&a->a, &b->a);
+    return attrs_eq(&a->a, &b->a) && rt_canon_attrs_same(a, b);
 }
 
 static bool block_eq(const ir_block *x, const ir_block *y, vpair *p, uint32_t *np, uint32_t cap)
