@@ -381,6 +381,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 #endif
     float *f32a = j->scratch[chunk];
     bool chan = f32mm && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
+    (void)chan;   /* read only by the x86 rows */
     for (uint64_t row = begin; row < end; row++) {
         if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
@@ -725,6 +726,7 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     int64_t nch = g->out[r - 1];
     bool vec = f32 && j->isa >= PLUMB_ISA_AVX512 && r >= 2 && g->w[r - 1] == 1 && g->s[r - 1] == 1 &&
                g->lo[r - 1] == 0 && nch <= g->in[r - 1] && g->wcount < (1u << 30);
+    (void)vec;   /* read only by the x86 rows */
     for (uint64_t si = begin * j->per0; si < end * j->per0; si++, ir_window_next_index(o, g->out, r)) {
         if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
