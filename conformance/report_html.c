@@ -152,7 +152,8 @@ static void type_list(plumb_buf *b, uint32_t mask)
     bool first = true;
     for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
         if (!(mask & PLUMB_TY_BIT(t))) continue;
-        plumb_buf_printf(b, "%s%s", first ? "" : ", ", plumb_dtype_name((plumb_dtype)t));
+        plumb_buf_puts(b, first ? "" : ", ");
+        conf_html_esc(b, plumb_dtype_name((plumb_dtype)t));   /* complex<f32> has angle brackets */
         first = false;
     }
     if (first) plumb_buf_puts(b, "-");
@@ -336,8 +337,9 @@ static void ops_section(plumb_buf *b, const conf_run *run)
                 if (!per[t].n) continue;
                 char what[128];
                 snprintf(what, sizeof what, "%s in %s", name, plumb_dtype_name((plumb_dtype)t));
-                plumb_buf_printf(b, "<tr><td>%s</td><td class=\"n\">%u</td><td>", plumb_dtype_name((plumb_dtype)t),
-                                 per[t].n);
+                plumb_buf_puts(b, "<tr><td>");
+                conf_html_esc(b, plumb_dtype_name((plumb_dtype)t));
+                plumb_buf_printf(b, "</td><td class=\"n\">%u</td><td>", per[t].n);
                 hist_svg(b, &per[t], what);
                 plumb_buf_puts(b, "</td><td class=\"n\">");
                 fmt_quantile(b, per[t].p50);
