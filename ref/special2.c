@@ -630,6 +630,21 @@ static bool sp2_types(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plum
     return true;
 }
 
+/* The elementwise loop of a binary function of this file: f on each pair
+ * of operand bits, polling for the timeout every SP2_POLL elements. */
+static bool sp2_binary(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out,
+                       uint64_t (*f)(plumb_dtype, uint64_t, uint64_t))
+{
+    plumb_dtype t = in[0]->dtype;
+    uint64_t n = plumb_tensor_numel(out[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && i % SP2_POLL == 0 && !ref_poll(c, op))
+            return false;
+        plumb_store_bits(t, out[0]->data, i, f(t, plumb_load_bits(t, in[0]->data, i), plumb_load_bits(t, in[1]->data, i)));
+    }
+    return true;
+}
+
 /* chlo.zeta(x, q): Hurwitz's zeta sum_k (q + k)^-x, correctly rounded.
  * x = 1 -> +inf; q a non-positive integer (a pole) -> +inf for an even
  * integer x, else NaN; q <= 0 with x not an integer -> NaN; x < 1 -> NaN;
@@ -639,15 +654,7 @@ bool ref_op_ZETA(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
 {
     if (!sp2_types(c, op, in, out, 2))
         return false;
-    plumb_dtype t = in[0]->dtype;
-    uint64_t n = plumb_tensor_numel(out[0]);
-    for (uint64_t i = 0; i < n; i++) {
-        if (i && i % SP2_POLL == 0 && !ref_poll(c, op))
-            return false;
-        plumb_store_bits(t, out[0]->data, i,
-                         cr_zeta(t, plumb_load_bits(t, in[0]->data, i), plumb_load_bits(t, in[1]->data, i)));
-    }
-    return true;
+    return sp2_binary(c, op, in, out, cr_zeta);
 }
 
 /* chlo.polygamma(n, x): the n-th derivative of digamma, (-1)^(n+1) n!
@@ -658,15 +665,7 @@ bool ref_op_POLYGAMMA(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plum
 {
     if (!sp2_types(c, op, in, out, 2))
         return false;
-    plumb_dtype t = in[0]->dtype;
-    uint64_t n = plumb_tensor_numel(out[0]);
-    for (uint64_t i = 0; i < n; i++) {
-        if (i && i % SP2_POLL == 0 && !ref_poll(c, op))
-            return false;
-        plumb_store_bits(t, out[0]->data, i,
-                         cr_polygamma(t, plumb_load_bits(t, in[0]->data, i), plumb_load_bits(t, in[1]->data, i)));
-    }
-    return true;
+    return sp2_binary(c, op, in, out, cr_polygamma);
 }
 
 /* chlo.bessel_i1e(x) = e^-|x| I1(x): odd, +-0 at +-0 and at +-inf, NaN
