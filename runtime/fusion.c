@@ -95,6 +95,12 @@ typedef struct fstep {
                                * link's result */
     uint16_t first_read;      /* bit i: operand i is a broadcast value no earlier step reads (step_ins
                                * materializes it here) */
+    uint8_t hseg;             /* f16/bf16, AVX-512: this and the next hseg-1 steps run as one register
+                               * segment, block by block (run_hseg); 0: not a head */
+    bool hstore;              /* in a segment: the result is read after it or leaves the group (stored) */
+    bool hstream;             /* in a segment: stored and read by no later step (streamed when aligned) */
+    int8_t hsrc[3];           /* in a segment: per operand, the segment step (0..) whose result it is,
+                               * -1 when it is read from memory */
 } fstep;
 
 struct rt_fused {
@@ -1242,6 +1248,85 @@ static bool regs_ok(const rt_fused *F)
     return true;
 }
 
+/* ---- half register segments (planning) ----------------------------------------------
+ * Consecutive f16/bf16 elementwise steps over full rows or tiles (and, in
+ * row groups, the row broadcasts of per-row half values between them) run
+ * as one segment: block by block of HS_BLOCK elements, each step's result
+ * kept in an L1 block buffer of half patterns for the next, widened to f32
+ * in registers, computed, rounded once to the half type, and stored only
+ * when read after the segment (run_hseg). Any elementwise op whose
+ * operands and result share one half type may be in a segment; the
+ * arithmetic, sqrt, sign and exp/logistic/tanh steps run in registers, the
+ * others through rt_ew_tile on the block. */
+#define RT_HSEG_MAX 16u
+
+static bool half_type(plumb_dtype t) { return t == PLUMB_F16 || t == PLUMB_BF16; }
+
+static bool hseg_step(const rt_fused *F, const fval *vals, const fstep *st)
+{
+    if (st->space != 0 || st->op->n_results != 1 || !half_type(st->op->results[0]->type.dtype))
+        return false;
+    if (st->kind == S_ROWB)
+        return F->rows && vals[st->out].es == 2 && st->n_in == 1 && vals[st->in[0]].space == 1 &&
+               vals[st->in[0]].es == 2;
+    if (st->kind != S_EW || st->n_in == 0 || st->n_in > 3 || st->n_in != st->op->n_operands ||
+        !rt_ew_supported(st->op))
+        return false;
+    for (uint32_t i = 0; i < st->n_in; i++)
+        if (st->op->operands[i]->type.dtype != st->op->results[0]->type.dtype || vals[st->in[i]].space != 0)
+            return false;
+    return true;
+}
+
+/* Marks the segments (fstep.hseg and the per-step hstore, hstream,
+ * hsrc) and extends live ranges for slot planning: a segment runs step
+ * after step on each block and materializes its broadcasts first, so every
+ * operand read in it stays live to its last step (no result it stores
+ * takes the slot of a value a later block still reads). */
+static void mark_hsegs(rt_fused *F, const fval *vals, int32_t *def_step, int32_t *last_use)
+{
+    uint32_t n = F->n_steps;
+    for (uint32_t s = 0; s < n;) {
+        uint32_t len = 0;
+        bool ew = false;
+        while (s + len < n && len < RT_HSEG_MAX && hseg_step(F, vals, &F->steps[s + len])) {
+            ew |= F->steps[s + len].kind == S_EW;
+            len++;
+        }
+        if (len < 2 || !ew) {
+            s += len ? len : 1;
+            continue;
+        }
+        uint32_t e = s + len - 1;
+        for (uint32_t t = s; t <= e; t++) {
+            fstep *st = &F->steps[t];
+            for (uint32_t i = 0; i < st->n_in; i++) {
+                uint32_t v = st->in[i];
+                st->hsrc[i] = -1;
+                for (uint32_t p = s; p < t; p++)
+                    if (F->steps[p].out == v)
+                        st->hsrc[i] = (int8_t)(p - s);
+                if (vals[v].kind == FV_BCAST && def_step[v] > (int32_t)s)
+                    def_step[v] = (int32_t)s;
+                if (last_use[v] < (int32_t)e)
+                    last_use[v] = (int32_t)e;
+            }
+            bool later = false;
+            for (uint32_t u = e + 1; u < n && !later; u++)
+                for (uint32_t i = 0; i < F->steps[u].n_in; i++)
+                    later |= F->steps[u].in[i] == st->out;
+            bool inside = false;
+            for (uint32_t u = t + 1; u <= e && !inside; u++)
+                for (uint32_t i = 0; i < F->steps[u].n_in; i++)
+                    inside |= F->steps[u].in[i] == st->out;
+            st->hstore = later || vals[st->out].kind == FV_OUT;
+            st->hstream = vals[st->out].kind == FV_OUT && !later && !inside;
+        }
+        F->steps[s].hseg = (uint8_t)len;
+        s += len;
+    }
+}
+
 /* The extents of a group whose space S has dims[0..rank): elements, rows
  * (row groups: length L = the last dim), rows per unit, and the bytes of
  * one slot (a tile, or a unit's rows, of the widest element type). */
@@ -1417,6 +1502,7 @@ static bool build_fused(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, 
         F->anchor = z->ops[mem[0]];
     if (F->rows && !hoist_uniform(a, F, vals, vm, def_step, last_use, d, z->f))
         goto out;
+    mark_hsegs(F, vals, def_step, last_use);
     /* Slots: invariant broadcasts keep one each for the whole group; temps
      * and other broadcasts share by live range (freed after the last use,
      * so no step writes a slot it reads). */
@@ -2300,6 +2386,223 @@ static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_
 #endif
 }
 
+/* ---- half register segments (execution) ---------------------------------------------
+ * A segment (fstep.hseg, planned by mark_hsegs) on one unit: row by row
+ * (a loop group's tile is one row), block by block of HS_BLOCK elements,
+ * every step of the segment. Each value lives in a block buffer of half
+ * patterns; a register step loads and widens its operands (exactly: F16C /
+ * AVX-512 for f16, a shift for bf16), computes in f32, rounds once to the
+ * half type (vcvtps2ph, or the integer round to nearest even at bit 16
+ * for bf16: the same narrowings as k_ew_half.c's loops) and keeps the
+ * pattern for the next step; stored results leave once per block.
+ *
+ * Bits: the register steps are exactly what rt_ew_half computes for each
+ * lane it does not flag (docs/runtime-ew-half.md): add, subtract,
+ * multiply, divide and sqrt are one f32 operation rounded once; negate
+ * and abs the sign operation on the pattern; exp, logistic and tanh the
+ * same x16_* function as x16_arr_* rounded once. The lanes where the
+ * kernel applies other rules are flagged here with the kernel's own
+ * conditions (a NaN result, and for the three functions the x16_* flags,
+ * |r| below the half type's smallest normal or finite at or above its
+ * largest finite value) and recomputed by rt_ew_tile on their original
+ * operand patterns, gathered: the kernel computes each element from its
+ * operands alone, so those lanes get exactly its bits, NaN payloads
+ * included. Other ops run rt_ew_tile on the block. So a segment gives the
+ * step-by-step bits at every lane, and the other levels, which run the
+ * steps one by one, agree with it. */
+#define HS_BLOCK 256u
+
+#if RT_X86
+#define HS_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+
+HS_TARGET static inline __m512 hs_widen(bool f16, __m256i h)
+{
+    if (f16)
+        return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/* round to nearest even; NaN lanes are flagged by the callers and their
+ * patterns replaced */
+HS_TARGET static inline __m256i hs_narrow(bool f16, __m512 r)
+{
+    if (f16)
+        return _mm512_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512i v = _mm512_castps_si512(r);
+    v = _mm512_add_epi32(v, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF),
+                                             _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1))));
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16));
+}
+
+/* One register step over the m <= HS_BLOCK elements of a block: operands
+ * pa (and pc) as half patterns, the result's patterns into o, the lanes
+ * the kernel treats otherwise into fl (per vector of 16); returns whether
+ * any is flagged. Inlined with constant code and type, so each op's loop
+ * is compiled on its own (a loop that switched per vector ran at a third
+ * of the speed). */
+HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_opcode code, bool f16,
+                                                                          const uint16_t *pa, const uint16_t *pc,
+                                                                          uint16_t *o, size_t m, __mmask16 *fl)
+{
+    __mmask16 any = 0;
+    unsigned nv = (unsigned)((m + 15) / 16);
+    for (unsigned k = 0; k < nv; k++) {
+        __mmask16 lm = (size_t)16 * (k + 1) <= m ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - 16 * k)) - 1u);
+        __m256i ha = _mm256_maskz_loadu_epi16(lm, pa + 16 * k), hc = ha, h;
+        __mmask16 f = 0;
+        if (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY ||
+            code == PLUMB_OP_DIVIDE)
+            hc = _mm256_maskz_loadu_epi16(lm, pc + 16 * k);
+        if (code == PLUMB_OP_NEGATE) {
+            h = _mm256_xor_si256(ha, _mm256_set1_epi16((short)0x8000));
+        } else if (code == PLUMB_OP_ABS) {
+            h = _mm256_and_si256(ha, _mm256_set1_epi16(0x7FFF));
+        } else if (code == PLUMB_OP_EXPONENTIAL || code == PLUMB_OP_LOGISTIC || code == PLUMB_OP_TANH) {
+            __m512 a = hs_widen(f16, ha), v;
+            v = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &f)
+                : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a, &f)
+                                             : x16_tanh(a, &f);
+            /* k_ew_half.c's flag32: NaN, below the smallest normal (zero
+             * too), finite at/above the largest finite value */
+            __m512i ab = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
+            __m512i mn = _mm512_set1_epi32(f16 ? 0x38800000 : 0x00800000);
+            __m512i mx = _mm512_set1_epi32(f16 ? 0x477FE000 : 0x7F7F0000);
+            __m512i inf = _mm512_set1_epi32(0x7F800000);
+            f |= _mm512_cmpgt_epu32_mask(ab, inf) | _mm512_cmplt_epu32_mask(ab, mn) |
+                 (_mm512_cmpge_epu32_mask(ab, mx) & _mm512_cmplt_epu32_mask(ab, inf));
+            h = hs_narrow(f16, v);
+        } else {
+            __m512 a = hs_widen(f16, ha), c = hs_widen(f16, hc), v;
+            switch (code) {
+            case PLUMB_OP_ADD: v = _mm512_add_ps(a, c); break;
+            case PLUMB_OP_SUBTRACT: v = _mm512_sub_ps(a, c); break;
+            case PLUMB_OP_MULTIPLY: v = _mm512_mul_ps(a, c); break;
+            case PLUMB_OP_DIVIDE: v = _mm512_div_ps(a, c); break;
+            default: v = _mm512_sqrt_ps(a); break;
+            }
+            f = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            h = hs_narrow(f16, v);
+        }
+        _mm256_store_si256((__m256i *)(o + 16 * k), h);
+        fl[k] = f & lm;
+        any |= fl[k];
+    }
+    return any;
+}
+
+/* whole blocks (the common case, unrolled) and partial ones, per type */
+#define HS_LOOP(C)                                                                                 \
+    (m == HS_BLOCK ? (f16 ? hs_loop(C, true, pa, pc, o, HS_BLOCK, fl) : hs_loop(C, false, pa, pc, o, HS_BLOCK, fl)) \
+                   : (f16 ? hs_loop(C, true, pa, pc, o, m, fl) : hs_loop(C, false, pa, pc, o, m, fl)))
+
+/* The register step of op code on a block; false when code is not one. */
+HS_TARGET static bool hs_step(plumb_opcode code, bool f16, const uint16_t *pa, const uint16_t *pc, uint16_t *o,
+                              size_t m, __mmask16 *fl, __mmask16 *any)
+{
+    switch (code) {
+    case PLUMB_OP_ADD: *any = HS_LOOP(PLUMB_OP_ADD); return true;
+    case PLUMB_OP_SUBTRACT: *any = HS_LOOP(PLUMB_OP_SUBTRACT); return true;
+    case PLUMB_OP_MULTIPLY: *any = HS_LOOP(PLUMB_OP_MULTIPLY); return true;
+    case PLUMB_OP_DIVIDE: *any = HS_LOOP(PLUMB_OP_DIVIDE); return true;
+    case PLUMB_OP_SQRT: *any = HS_LOOP(PLUMB_OP_SQRT); return true;
+    case PLUMB_OP_NEGATE: *any = HS_LOOP(PLUMB_OP_NEGATE); return true;
+    case PLUMB_OP_ABS: *any = HS_LOOP(PLUMB_OP_ABS); return true;
+    case PLUMB_OP_EXPONENTIAL: *any = HS_LOOP(PLUMB_OP_EXPONENTIAL); return true;
+    case PLUMB_OP_LOGISTIC: *any = HS_LOOP(PLUMB_OP_LOGISTIC); return true;
+    case PLUMB_OP_TANH: *any = HS_LOOP(PLUMB_OP_TANH); return true;
+    default: return false;
+    }
+}
+#undef HS_LOOP
+
+typedef struct prefetch prefetch;
+static void prefetch_upto(prefetch *pf, size_t num, size_t den);
+
+/* pf: the next unit's prefetch, asked for block by block (the segment
+ * replaces the unit's steps, over which run_unit spreads it) */
+HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, const size_t *cnt, bool first_unit,
+                               uint32_t s0, const void **ins0, prefetch *pf)
+{
+    const rt_fused *g = fr->g;
+    uint32_t n = g->steps[s0].hseg;
+    const void *li[RT_HSEG_MAX][16];
+    uint8_t *dst[RT_HSEG_MAX];
+    memcpy(li[0], ins0, g->steps[s0].n_in * sizeof *ins0);
+    for (uint32_t j = 1; j < n; j++)
+        if (!step_ins(fr, slots, off, cnt, first_unit, s0 + j, li[j]))
+            return false;
+    for (uint32_t j = 0; j < n; j++)
+        dst[j] = g->steps[s0 + j].hstore ? step_dst(fr, slots, off, &g->steps[s0 + j]) : NULL;
+    size_t rows = g->rows ? cnt[1] : 1, L = g->rows ? (size_t)g->row_len : cnt[0];
+    uint16_t hb[RT_HSEG_MAX][HS_BLOCK] __attribute__((aligned(64)));
+    size_t nblk = rows * ((L + HS_BLOCK - 1) / HS_BLOCK), blk = 0;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t e = 0; e < L; e += HS_BLOCK) {
+            size_t m = L - e < HS_BLOCK ? L - e : HS_BLOCK, base = r * L + e;
+            prefetch_upto(pf, ++blk, nblk);
+            unsigned nv = (unsigned)((m + 15) / 16);
+            for (uint32_t j = 0; j < n; j++) {
+                const fstep *st = &g->steps[s0 + j];
+                uint16_t *o = hb[j];
+                if (st->kind == S_ROWB) {
+                    uint16_t c = ((const uint16_t *)li[j][0])[r];
+                    __m256i cv = _mm256_set1_epi16((short)c);
+                    for (unsigned k = 0; k < nv; k++)
+                        _mm256_store_si256((__m256i *)(o + 16 * k), cv);
+                } else {
+                    /* each operand apart: filling an array of them in a loop
+                     * and reading it back whole stalled on store forwarding */
+                    const uint16_t *p0 = st->hsrc[0] >= 0 ? hb[st->hsrc[0]] : (const uint16_t *)li[j][0] + base;
+                    const uint16_t *p1 = st->n_in < 2       ? p0
+                                         : st->hsrc[1] >= 0 ? hb[st->hsrc[1]]
+                                                            : (const uint16_t *)li[j][1] + base;
+                    const uint16_t *p2 = st->n_in < 3       ? p0
+                                         : st->hsrc[2] >= 0 ? hb[st->hsrc[2]]
+                                                            : (const uint16_t *)li[j][2] + base;
+                    const uint16_t *p[3] = {p0, p1, p2};
+                    __mmask16 fl[HS_BLOCK / 16], any = 0;
+                    bool reg = hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p[0], p[1], o, m,
+                                       fl, &any);
+                    if (!reg) {
+                        /* not a register op: the kernel on the block */
+                        const void *pin[3] = {p[0], p[1], p[2]};
+                        if (!rt_ew_tile(fr->x, st->op, pin, o, m))
+                            return false;
+                    } else if (any) {
+                        /* the flagged lanes: the kernel on their operands */
+                        uint16_t ga[HS_BLOCK], gc[HS_BLOCK], gr[HS_BLOCK];
+                        uint16_t idx[HS_BLOCK];
+                        size_t q = 0;
+                        for (unsigned k = 0; k < nv; k++)
+                            for (unsigned b = fl[k]; b; b &= b - 1) {
+                                unsigned l = 16 * k + (unsigned)__builtin_ctz(b);
+                                idx[q] = (uint16_t)l;
+                                ga[q] = p[0][l];
+                                gc[q] = st->n_in > 1 ? p[1][l] : 0;
+                                q++;
+                            }
+                        const void *pin[2] = {ga, gc};
+                        if (!rt_ew_tile(fr->x, st->op, pin, gr, q))
+                            return false;
+                        for (size_t i = 0; i < q; i++)
+                            o[idx[i]] = gr[i];
+                    }
+                }
+                if (!dst[j])
+                    continue;
+                uint16_t *d = (uint16_t *)dst[j] + base;
+                if (st->hstream && m == HS_BLOCK && ((uintptr_t)d & 63) == 0) {
+                    for (unsigned k = 0; k < HS_BLOCK / 32; k++)
+                        _mm512_stream_si512((__m512i *)(d + 32 * k), _mm512_load_si512(o + 32 * k));
+                } else {
+                    memcpy(d, o, m * 2);
+                }
+            }
+        }
+    return true;
+}
+#endif
+
 /* Runs every step on one tile (loop groups) or one row (row groups).
  * off[s], n[s]: element offset and count in space s. */
 /* The next unit's group inputs, asked for a part at a time while this unit
@@ -2366,6 +2669,14 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
         if (!step_ins(fr, slots, off, cnt, first_unit, s, ins))
             return false;
         rows_aside(g, st, ins, rows, aside);
+#if RT_X86
+        if (st->hseg >= 2 && cnt[0] && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
+            if (!run_hseg(fr, slots, off, cnt, first_unit, s, ins, &pf))
+                return false;
+            s += st->hseg - 1u;
+            continue;
+        }
+#endif
         if (RT_X86 && st->chain >= 2 && cnt[0] && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
             if (!run_chain(fr, slots, off, cnt, first_unit, s, ins, cnt[0]))
                 return false;
@@ -2752,6 +3063,19 @@ uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links)
 }
 
 bool rt_fused_regs(const rt_fused *g) { return g && g->regs; }
+
+uint32_t rt_fused_hsegs(const rt_fused *g, uint32_t *steps)
+{
+    uint32_t n = 0, k = 0;
+    for (uint32_t s = 0; g && s < g->n_steps; s++)
+        if (g->steps[s].hseg) {
+            n++;
+            k += g->steps[s].hseg;
+        }
+    if (steps)
+        *steps = k;
+    return n;
+}
 
 void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum)
 {

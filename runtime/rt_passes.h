@@ -60,6 +60,11 @@ bool rt_fused_regs(const rt_fused *g);
  * denominator, AVX-512). For tests of the planning. */
 void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum);
 
+/* f16/bf16 register segments the group plans (fusion.c, run_hseg, AVX-512):
+ * returns their number and sets *steps to the steps they hold. For tests
+ * of the planning. */
+uint32_t rt_fused_hsegs(const rt_fused *g, uint32_t *steps);
+
 /* Whether two ops carry the same interpreted attributes, as the cache key
  * normalizes them (canon.c); CSE merges only ops for which this holds. */
 bool rt_canon_attrs_same(const ir_op *x, const ir_op *y);
