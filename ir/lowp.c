@@ -47,8 +47,19 @@ static bool int_op(plumb_opcode op, bool is_signed)
     }
 }
 
+/* Ops that fold, window or scatter values of any element type through a
+ * body region: the body's ops decide the arithmetic (each step rounded to
+ * the element type by the elementwise ops above), ref/reduce.c and
+ * runtime/k_lowp_reduce.c the order (docs/spec/types.md, "Reductions"). */
+static bool region_op(plumb_opcode op)
+{
+    return op == PLUMB_OP_REDUCE || op == PLUMB_OP_REDUCE_WINDOW || op == PLUMB_OP_SELECT_AND_SCATTER;
+}
+
 bool ir_lowp_accepts(plumb_opcode op, plumb_dtype t)
 {
+    if (region_op(op))
+        return plumb_fpfmt_get(t) || plumb_dtype_is_subbyte_int(t);
     if (plumb_fpfmt_get(t))
         return float_op(op);
     if (plumb_dtype_is_subbyte_int(t))

@@ -474,6 +474,11 @@ static const uint8_t *table(plumb_opcode c, plumb_dtype t, ir_cmp_type ty, ir_cm
     return p;
 }
 
+const uint8_t *rt_lowp_table2(plumb_opcode c, plumb_dtype t)
+{
+    return table(c, t, IR_CMP_TYPE_NONE, IR_CMP_EQ, true);
+}
+
 static _Atomic(float *) g_widen[PLUMB_DTYPE_COUNT];
 
 const float *rt_lowp_f32_table(plumb_dtype t)

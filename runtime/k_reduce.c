@@ -34,7 +34,9 @@
 #include <string.h>
 
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 #include "rt_internal.h"
+#include "rt_lowp.h"
 #include "rt_sum.h"
 #include "rt_target.h"
 
@@ -1309,6 +1311,8 @@ bool rt_op_REDUCE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_te
     red_kind kind = n == 1 ? recognise(op, a0->dtype) : RK_GENERIC;
     if (kind != RK_GENERIC && (in[1]->dtype != a0->dtype || out[0]->dtype != a0->dtype))
         kind = RK_GENERIC;
+    if (kind != RK_GENERIC && plumb_dtype_is_lowp(a0->dtype))   /* FP8/FP6/FP4, i2/i4/ui2/ui4 */
+        return rt_lowp_reduce(x, op, in, out, red);                /* runtime/k_lowp_reduce.c */
     if (kind == RK_GENERIC)
         return reduce_generic(x, op, in, out, n, red);
 

@@ -41,7 +41,9 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_lowp.h"
 #include "rt_pipeline.h"
+#include "plumb/fp8.h"
 #include "plumb/window.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -581,6 +583,8 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
             return rt_fail(x, op, PLUMB_ERR_INVALID, "result %u's shape is not the number of windows", k);
     }
     plumb_dtype t = in[0]->dtype;
+    if (n == 1 && plumb_dtype_is_lowp(t) && ir_window_body_kind(&op->regions[0], t) != IR_WB_GENERIC)
+        return rt_lowp_reduce_window(x, op, &g, in, out);   /* runtime/k_lowp_reduce.c */
     ir_window_body k = n == 1 && fast_type(t) ? ir_window_body_kind(&op->regions[0], t) : IR_WB_GENERIC;
     if (k == IR_WB_GENERIC || g.rank == 0)
         return rw_generic(x, op, &g, n, in, out);
