@@ -34,6 +34,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define EWH_X86 1
+#include "math_x16.h"
 #else
 #define EWH_X86 0
 #endif
@@ -597,6 +598,46 @@ T_AVX2 static void arith_bf16_avx2(plumb_opcode code, const uint16_t *a, const u
                 __m256, 8)
 }
 
+/* exp, logistic and tanh (j->fn32) at the AVX-512 level in one pass per
+ * vector of 16: load and widen, the x16_* function, the flag32 screen on
+ * its result, one rounding, store; flag[i] = 1 where the engine's exact
+ * rules apply (the caller's fix-up). A vector where x16_* flags a lane is
+ * recomputed by j->fn32 itself (x16_arr_*: x16_* plus the exact f32 path
+ * for those lanes), so every lane's f32 value is the one the widen / fn32
+ * / flag32 / narrow passes computed, and the bits are theirs. Returns
+ * whether any lane is flagged. n: a multiple of 16. */
+T_AVX512 static bool vm32_avx512(const hjob *j, const uint16_t *x, uint16_t *o, uint8_t *flag, size_t n)
+{
+    bool f16 = j->t == PLUMB_F16, any = false;
+    const __m512i mn = _mm512_set1_epi32((int)j->h->min_normal32), mx = _mm512_set1_epi32((int)j->h->max_finite32);
+    const __m512i inf = _mm512_set1_epi32(0x7F800000);
+    for (size_t i = 0; i < n; i += 16) {
+        __m256i hx = _mm256_loadu_si256((const __m256i *)(x + i));
+        __m512 a = f16 ? _mm512_cvtph_ps(hx) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(hx), 16));
+        __mmask16 bad;
+        __m512 v = j->code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &bad)
+                   : j->code == PLUMB_OP_LOGISTIC  ? x16_logistic(a, &bad)
+                                                   : x16_tanh(a, &bad);
+        if (__builtin_expect(bad != 0, 0)) {
+            float fa[16] __attribute__((aligned(64))), fr[16] __attribute__((aligned(64)));
+            _mm512_store_ps(fa, a);
+            j->fn32(fa, fr, 16);
+            v = _mm512_load_ps(fr);
+        }
+        /* flag32's screen; a NaN operand gives a NaN f32 value, flagged */
+        __m512i ab = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
+        __mmask16 f = _mm512_cmpgt_epu32_mask(ab, inf) | _mm512_cmplt_epu32_mask(ab, mn) |
+                      (_mm512_cmpge_epu32_mask(ab, mx) & _mm512_cmplt_epu32_mask(ab, inf));
+        if (f16)
+            _mm256_storeu_si256((__m256i *)(o + i), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        else
+            bf_st512(o + i, v);
+        _mm_storeu_si128((__m128i *)(flag + i), _mm_maskz_set1_epi8(f, 1));
+        any |= f != 0;
+    }
+    return any;
+}
+
 static bool have_f16c(void);
 
 /* arith_h of the level: the intrinsic loops (F16C for f16 when the CPU has it) */
@@ -654,6 +695,8 @@ typedef struct hkern {
     void (*odd)(const hinfo *h, const double *v, const float *x, float *o, uint8_t *flag, size_t n);
     void (*flag32)(const hinfo *h, const float *x, const float *r, uint8_t *flag, size_t n);
     void (*arith_h)(plumb_opcode code, bool f16, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n);
+    /* exp, logistic, tanh in one register pass (AVX-512; NULL elsewhere) */
+    bool (*vm32)(const hjob *j, const uint16_t *x, uint16_t *o, uint8_t *flag, size_t n);
 } hkern;
 
 static hkern kernels(plumb_isa isa, plumb_dtype t)
@@ -662,13 +705,14 @@ static hkern kernels(plumb_isa isa, plumb_dtype t)
 #if EWH_X86
     if (isa == PLUMB_ISA_AVX512)
         return (hkern){f16 ? f16_widen_avx512 : bf16_widen_avx512, f16 ? f16_narrow_avx512 : bf16_narrow_avx512,
-                       arith_avx512, sqrt_avx512, round_avx512, hops_avx512, odd_avx512, flag32_avx512, arith_hx_avx512};
+                       arith_avx512, sqrt_avx512, round_avx512, hops_avx512, odd_avx512, flag32_avx512, arith_hx_avx512,
+                       vm32_avx512};
     if (isa == PLUMB_ISA_AVX2) {
         bool f = have_f16c();
         return (hkern){!f16 ? bf16_widen_avx2 : f ? f16_widen_avx2 : f16_widen_bits_avx2,
                        !f16 ? bf16_narrow_avx2 : f ? f16_narrow_avx2 : f16_narrow_bits_avx2,
                        arith_avx2, sqrt_avx2, round_avx2, hops_avx2, odd_avx2, flag32_avx2,
-                       arith_hx_avx2};
+                       arith_hx_avx2, NULL};
     }
 #else
     (void)isa;
@@ -676,7 +720,7 @@ static hkern kernels(plumb_isa isa, plumb_dtype t)
     return (hkern){f16 ? f16_widen_bits_portable : bf16_widen_portable,
                    f16 ? f16_narrow_bits_portable : bf16_narrow_portable,
                    arith_portable, sqrt_portable, round_portable, hops_portable, odd_portable,
-                   flag32_portable, arith_h_portable};
+                   flag32_portable, arith_h_portable, NULL};
 }
 
 static bool classify(const rt_ew_args *a, hjob *j)
@@ -768,6 +812,32 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
         double v[HB];
         uint8_t flag[HB];
         uint16_t *o = out;
+        if (j->fn32 && k->vm32) {
+            /* the same f32 values, flags and rounding in one pass */
+            uint16_t xs[HB];
+            memcpy(xs, x, n * sizeof *xs);
+            if (!k->vm32(j, xs, o, flag, n))
+                return;
+            k->widen(xs, fa, n);
+            for (size_t i = 0; i < n; i += 8) {
+                uint64_t f8;
+                memcpy(&f8, flag + i, 8);
+                for (size_t l = i; f8 && l < i + 8; l++) {
+                    if (!flag[l])
+                        continue;
+                    uint16_t xb = xs[l];
+                    double vl;
+                    if ((xb & 0x7FFF) > j->h->em) {
+                        o[l] = xb | j->h->q;
+                        continue;
+                    }
+                    j->fn(fa + l, &vl, 1);
+                    o[l] = isnan(vl) ? j->h->dnan
+                                     : (uint16_t)rt_math_narrow(j->code, j->t, vl, RT_MATH_DERR, fa[l], 0);
+                }
+            }
+            return;
+        }
         k->widen(x, fa, n);
         if (j->fn32) {
             /* in f32 registers; flagged lanes take the engine's exact rules

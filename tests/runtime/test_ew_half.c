@@ -25,6 +25,7 @@
 #include "plumb/ir.h"
 #include "plumb/ref.h"
 #include "../../runtime/rt_math.h"
+#include "../../runtime/rt_internal.h"
 #include "../../runtime/rt_pipeline.h"
 #include "ew_harness.h"
 
@@ -439,6 +440,65 @@ static void test_vmath_in_place(void **state)
     assert_true(ran >= 2 * 5);
 }
 
+/* exp, logistic and tanh at the levels that compute them in f32 registers
+ * (AVX2, AVX-512; AVX-512 in one fused pass per vector): every pattern of
+ * both types, in whole blocks, a tail and in place, equals the recipe
+ * built here from the same pieces: the exactly widened operand, the
+ * level's f32 array function, and then, where the f32 value v is NaN,
+ * below the half type's smallest normal (zero included) or finite at or
+ * above its largest finite value, the engine's exact rules; elsewhere v
+ * rounded once to nearest even by the shared conversion. */
+static void test_vmath_f32_recipe(void **state)
+{
+    (void)state;
+    static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_LOGISTIC, PLUMB_OP_TANH};
+    enum { N = 65536 + 21 };
+    uint16_t *x = malloc(N * 2), *got = malloc(N * 2), *want = malloc(N * 2), *eng = malloc(N * 2);
+    float *f = malloc(N * sizeof *f), *v = malloc(N * sizeof *v);
+    assert_true(x && got && want && eng && f && v);
+    for (uint32_t i = 0; i < N; i++)
+        x[i] = (uint16_t)(i * 40503u);   /* every pattern (odd multiplier), then 21 more */
+    uint64_t bad = 0;
+    unsigned ran = 0;
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t oi = 0; oi < 3; oi++)
+            for (int isa = PLUMB_ISA_AVX2; isa <= (int)rt_cpu_best_isa(); isa++) {
+                plumb_dtype t = TYPES[ti];
+                bool f16 = t == PLUMB_F16;
+                uint32_t mn = f16 ? 0x38800000u : 0x00800000u, mx = f16 ? 0x477FE000u : 0x7F7F0000u;
+                for (size_t i = 0; i < N; i++)
+                    f[i] = f16 ? plumb_f16_to_f32(x[i]) : plumb_bf16_to_f32(x[i]);
+                rt_vmath_f32(ops[oi], (plumb_isa)isa)(f, v, N);
+                engine_vmath(ops[oi], t, (plumb_isa)isa, x, eng, N);
+                for (size_t i = 0; i < N; i++) {
+                    uint32_t b;
+                    memcpy(&b, &v[i], 4);
+                    b &= 0x7FFFFFFFu;
+                    bool flagged = b > 0x7F800000u || b < mn || (b >= mx && b < 0x7F800000u);
+                    want[i] = flagged ? eng[i] : f16 ? plumb_f32_to_f16(v[i]) : plumb_f32_to_bf16(v[i]);
+                }
+                rt_ew_args a = {.op = NULL, .code = ops[oi], .isa = (plumb_isa)isa, .t = t, .rt = t,
+                                .n_in = 1, .in = {x}, .out = got, .n = N};
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    if (inplace) {
+                        memcpy(got, x, N * 2);
+                        a.in[0] = got;
+                    }
+                    assert_true(rt_ew_half(&a));
+                    ran++;
+                    for (size_t i = 0; i < N; i++)
+                        if (got[i] != want[i] && bad++ < 8)
+                            print_message("%s %s isa %d%s, input 0x%04x: 0x%04x, recipe 0x%04x\n",
+                                          plumb_op_name(ops[oi]), plumb_dtype_name(t), isa,
+                                          inplace ? " in place" : "", x[i], got[i], want[i]);
+                }
+            }
+    free(x), free(got), free(want), free(eng), free(f), free(v);
+    assert_int_equal(bad, 0);
+    if (rt_cpu_best_isa() >= PLUMB_ISA_AVX2)
+        assert_true(ran >= 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_compare_minmax_clamp),
         cmocka_unit_test(test_lengths_and_offsets),
         cmocka_unit_test(test_vmath_in_place),
+        cmocka_unit_test(test_vmath_f32_recipe),
     };
     return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }
