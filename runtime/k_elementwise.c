@@ -1373,6 +1373,10 @@ static void ew_engine(const ew *e, size_t b, size_t n)
         return;
     }
     if (is_chlo_unary(e->code) && is_float(t)) {
+        if (e->code == PLUMB_OP_ERFC && t == PLUMB_F32) {   /* vector erfc (runtime/math_*.c) */
+            rt_vmath_f32(e->code, e->isa)((const float *)at(e, 0, b), (float *)(e->out + b * 4), n);
+            return;
+        }
         for (size_t i = 0; i < n; i++)
             st(t, e->out, b + i, chlo_unary(e->code, t, ld(t, at(e, 0, b + i), 0)));
         return;

@@ -197,7 +197,7 @@ static bool map_op(plumb_opcode op, job *j)
         {PLUMB_OP_LOG, CR_LOG, false}, {PLUMB_OP_LOG_PLUS_ONE, CR_LOG1P, false},
         {PLUMB_OP_LOGISTIC, CR_LOGISTIC, false}, {PLUMB_OP_TANH, CR_TANH, false},
         {PLUMB_OP_SINE, CR_SIN, false}, {PLUMB_OP_COSINE, CR_COS, false}, {PLUMB_OP_TAN, CR_TAN, false},
-        {PLUMB_OP_ERF, CR_ERF, false}, {PLUMB_OP_RSQRT, CR_RSQRT, false}, {PLUMB_OP_CBRT, CR_CBRT, false},
+        {PLUMB_OP_ERF, CR_ERF, false}, {PLUMB_OP_ERFC, CR_ERFC, false}, {PLUMB_OP_RSQRT, CR_RSQRT, false}, {PLUMB_OP_CBRT, CR_CBRT, false},
         {PLUMB_OP_POWER, CR_POW, true}, {PLUMB_OP_ATAN2, CR_ATAN2, true},
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)

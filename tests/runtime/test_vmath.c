@@ -58,6 +58,7 @@ static float oracle(plumb_opcode op, float x, float y)
     case PLUMB_OP_COSINE: inex = mpfr_cos(r, a, MPFR_RNDN); break;
     case PLUMB_OP_TAN: inex = mpfr_tan(r, a, MPFR_RNDN); break;
     case PLUMB_OP_ERF: inex = mpfr_erf(r, a, MPFR_RNDN); break;
+    case PLUMB_OP_ERFC: inex = mpfr_erfc(r, a, MPFR_RNDN); break;
     case PLUMB_OP_RSQRT: inex = mpfr_rec_sqrt(r, a, MPFR_RNDN); break;
     case PLUMB_OP_CBRT: inex = mpfr_cbrt(r, a, MPFR_RNDN); break;
     case PLUMB_OP_POWER: inex = mpfr_pow(r, a, b, MPFR_RNDN); break;
@@ -75,7 +76,7 @@ static float oracle(plumb_opcode op, float x, float y)
 static const plumb_opcode unary_ops[] = {
     PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE,
     PLUMB_OP_TANH, PLUMB_OP_LOGISTIC, PLUMB_OP_SINE, PLUMB_OP_COSINE, PLUMB_OP_TAN, PLUMB_OP_ERF,
-    PLUMB_OP_RSQRT, PLUMB_OP_CBRT,
+    PLUMB_OP_ERFC, PLUMB_OP_RSQRT, PLUMB_OP_CBRT,
 };
 
 static uint64_t rs = 99;
@@ -183,8 +184,18 @@ static void test_unary_specials(void **state)
     check_table(PLUMB_OP_COSINE, cos_t, sizeof cos_t / sizeof cos_t[0]);
     const sv tan_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, DNAN}, {NINF, DNAN}};
     check_table(PLUMB_OP_TAN, tan_t, sizeof tan_t / sizeof tan_t[0]);
-    const sv erf_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, ONE}, {NINF, MONE}, {SNAN, QSNAN}};
+    /* erf(+-2^-149) = +-1.128 2^-149 rounds to +-2^-149; erf(+-20) rounds to +-1 (erfc 20 < 2^-580) */
+    const sv erf_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, ONE}, {NINF, MONE}, {SNAN, QSNAN}, {NNAN, NNAN},
+                        {0x00000001u, 0x00000001u}, {0x80000001u, 0x80000001u}, {0x41A00000u, ONE},
+                        {0xC1A00000u, MONE}, {0x7F7FFFFFu, ONE}};
     check_table(PLUMB_OP_ERF, erf_t, sizeof erf_t / sizeof erf_t[0]);
+    /* erfc: 1 at +-0 and at subnormal x (erfc differs from 1 by 1.13 x, far
+     * below 2^-25), 0 at +inf and from about 10.06 on (erfc 20 < 2^-580), 2 at -inf and
+     * below -3.9 */
+    const sv erfc_t[] = {{PZ, ONE}, {NZ, ONE}, {PINF, PZ}, {NINF, 0x40000000u}, {SNAN, QSNAN}, {NNAN, NNAN},
+                         {0x00000001u, ONE}, {0x80000001u, ONE}, {0x41A00000u, PZ}, {0xC1A00000u, 0x40000000u},
+                         {0x7F7FFFFFu, PZ}, {0xFF7FFFFFu, 0x40000000u}};
+    check_table(PLUMB_OP_ERFC, erfc_t, sizeof erfc_t / sizeof erfc_t[0]);
     const sv rsqrt_t[] = {{PZ, PINF}, {NZ, NINF}, {PINF, PZ}, {MONE, DNAN}, {NINF, DNAN}, {0x40800000u, 0x3F000000u}};
     check_table(PLUMB_OP_RSQRT, rsqrt_t, sizeof rsqrt_t / sizeof rsqrt_t[0]);
     const sv cbrt_t[] = {{PZ, PZ}, {NZ, NZ}, {PINF, PINF}, {NINF, NINF}, {0xC1000000u, 0xC0000000u} /* -8 -> -2 */};
@@ -302,6 +313,53 @@ static void test_lengths_in_place(void **state)
     }
 }
 
+enum { EDGE_W = 256, EDGE_MAXC = 32 };
+
+/* 256 consecutive floats around each center (both signs around 0), with a
+ * NaN, -inf and a signaling NaN planted in each run, through ops at every
+ * ISA against MPFR: NaN operands quieted, zero, infinite and subnormal
+ * results exact, the rest within the op table's bound. */
+static void check_edges(const plumb_opcode *ops, size_t nops, const float *centers, size_t nc)
+{
+    enum { W = EDGE_W, N = EDGE_W * EDGE_MAXC };
+    static float in[N], out[N], want[N];
+    assert_true(nc <= EDGE_MAXC);
+    for (size_t c = 0; c < nc; c++) {
+        uint32_t b = fb(centers[c]);
+        for (uint32_t i = 0; i < W; i++) {
+            uint32_t u = centers[c] == 0.0f ? (i & 1 ? 0x80000000u : 0u) + i / 2 : b - W / 2 + i;
+            in[c * W + i] = bf(u);
+        }
+        in[c * W + 19] = bf(0x7FC01234u);     /* a NaN in the second half of a block */
+        in[c * W + 36] = -INFINITY;           /* out of range in the first half */
+        in[c * W + 77] = bf(0xFF812345u);     /* a signaling NaN */
+    }
+    uint32_t n = (uint32_t)(nc * W);
+    for (size_t k = 0; k < nops; k++) {
+        plumb_opcode op = ops[k];
+        uint32_t bound = plumb_op_ulp_bound(op, PLUMB_F32);
+        for (uint32_t i = 0; i < n; i++)
+            want[i] = oracle(op, in[i], 0);
+        for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
+            rt_vmath_f32_fn f = rt_vmath_f32(op, isa);
+            f(in, out, n);
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t g = fb(out[i]), w = fb(want[i]);
+                bool ok;
+                if (isnan(in[i]))
+                    ok = g == (fb(in[i]) | 0x00400000u);   /* the operand, quieted */
+                else if (isinf(want[i]) || want[i] == 0 || fabsf(want[i]) < 0x1p-126f)
+                    ok = g == w;                          /* exact */
+                else
+                    ok = plumb_ulp_distance(PLUMB_F32, g, w) <= bound;
+                if (!ok)
+                    fail_msg("%s isa %s x=%a (0x%08X): got 0x%08X want 0x%08X", plumb_op_name(op),
+                             rt_isa_name(isa), (double)in[i], fb(in[i]), g, w);
+            }
+        }
+    }
+}
+
 /* exp, logistic and tanh around the edges of the AVX-512 and AVX2 f32
  * paths (their fast range limits, the tanh branch point 0.5625, the
  * subnormal-result thresholds, 0, the steps of the 32- and 8-entry tables,
@@ -317,41 +375,25 @@ static void test_f32_edges(void **state)
         0.0433217f, -0.0433217f, 0.1299651f, 0.2166085f, -86.0f, 86.0f, 87.98637f,
     };
     static const plumb_opcode ops[] = {PLUMB_OP_EXPONENTIAL, PLUMB_OP_LOGISTIC, PLUMB_OP_TANH};
-    enum { W = 256, N = W * (sizeof centers / sizeof centers[0]) };
-    static float in[N], out[N], want[N];
-    for (size_t c = 0; c < sizeof centers / sizeof centers[0]; c++) {
-        uint32_t b = fb(centers[c]);
-        for (uint32_t i = 0; i < W; i++) {
-            uint32_t u = centers[c] == 0.0f ? (i & 1 ? 0x80000000u : 0u) + i / 2 : b - W / 2 + i;
-            in[c * W + i] = bf(u);
-        }
-        in[c * W + 19] = bf(0x7FC01234u);     /* a NaN in the second half of a block */
-        in[c * W + 36] = -INFINITY;           /* out of range in the first half */
-        in[c * W + 77] = bf(0xFF812345u);     /* a signaling NaN */
-    }
-    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        plumb_opcode op = ops[k];
-        uint32_t bound = plumb_op_ulp_bound(op, PLUMB_F32);
-        for (uint32_t i = 0; i < N; i++)
-            want[i] = oracle(op, in[i], 0);
-        for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++) {
-            rt_vmath_f32_fn f = rt_vmath_f32(op, isa);
-            f(in, out, N);
-            for (uint32_t i = 0; i < N; i++) {
-                uint32_t g = fb(out[i]), w = fb(want[i]);
-                bool ok;
-                if (isnan(in[i]))
-                    ok = g == (fb(in[i]) | 0x00400000u);   /* the operand, quieted */
-                else if (isinf(want[i]) || want[i] == 0 || fabsf(want[i]) < 0x1p-126f)
-                    ok = g == w;                          /* exact */
-                else
-                    ok = plumb_ulp_distance(PLUMB_F32, g, w) <= bound;
-                if (!ok)
-                    fail_msg("%s isa %s x=%a (0x%08X): got 0x%08X want 0x%08X", plumb_op_name(op),
-                             rt_isa_name(isa), (double)in[i], fb(in[i]), g, w);
-            }
-        }
-    }
+    check_edges(ops, sizeof ops / sizeof ops[0], centers, sizeof centers / sizeof centers[0]);
+}
+
+/* erf and erfc around the edges of their vector paths: the branch point
+ * |x| = 1/2 (Taylor series below, the erfc tail above), 0 with the
+ * subnormals of both signs, the smallest normals and 2^-125 (below it the
+ * fast path hands erf's results to the exact path), where erf reaches 1
+ * (3.83) and erfc 2 (-3.83), where erfc falls below 2^-125 (9.19) and to
+ * subnormals and 0 (9.9 to 10.06), the 10.5 clamp of the tail, 1, 2, 5,
+ * -1, -5, and the largest floats. */
+static void test_erf_edges(void **state)
+{
+    (void)state;
+    static const float centers[] = {
+        0.5f, -0.5f, 0.0f, 0x1p-126f, -0x1p-126f, 0x1p-125f, 3.8325f, -3.8325f, 9.194f, 9.9f, 10.0f, 10.0542f,
+        10.5f, -10.5f, 1.0f, 2.0f, 5.0f, -1.0f, -5.0f, 0x1.fffffep127f, -0x1.fffffep127f, 0x1p-20f,
+    };
+    static const plumb_opcode ops[] = {PLUMB_OP_ERF, PLUMB_OP_ERFC};
+    check_edges(ops, sizeof ops / sizeof ops[0], centers, sizeof centers / sizeof centers[0]);
 }
 
 /* logistic and tanh around the edges of the 16-lane f32 versions that
@@ -500,7 +542,7 @@ static void test_avx2_avx512_same_bits(void **state)
         skip();
     static const plumb_opcode ops[] = {
         PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE, PLUMB_OP_SINE, PLUMB_OP_COSINE,
-        PLUMB_OP_TAN, PLUMB_OP_ERF, PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_POWER, PLUMB_OP_ATAN2,
+        PLUMB_OP_TAN, PLUMB_OP_ERF, PLUMB_OP_ERFC, PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_POWER, PLUMB_OP_ATAN2,
     };
     level_inputs(12345);
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
@@ -522,7 +564,7 @@ static void test_portable_same_bits(void **state)
     static const plumb_opcode ops[] = {
         PLUMB_OP_EXPONENTIAL, PLUMB_OP_EXPONENTIAL_MINUS_ONE, PLUMB_OP_LOG, PLUMB_OP_LOG_PLUS_ONE,
         PLUMB_OP_TANH, PLUMB_OP_LOGISTIC, PLUMB_OP_SINE, PLUMB_OP_COSINE, PLUMB_OP_TAN, PLUMB_OP_ERF,
-        PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_POWER, PLUMB_OP_ATAN2,
+        PLUMB_OP_ERFC, PLUMB_OP_RSQRT, PLUMB_OP_CBRT, PLUMB_OP_POWER, PLUMB_OP_ATAN2,
     };
     level_inputs(777);
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
@@ -538,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_lengths_in_place),
         cmocka_unit_test(test_midpoints),
         cmocka_unit_test(test_f32_edges),
+        cmocka_unit_test(test_erf_edges),
         cmocka_unit_test(test_f32_edges_div),
         cmocka_unit_test(test_atan2_nan_payload),
         cmocka_unit_test(test_avx2_avx512_same_bits),
