@@ -18,6 +18,7 @@
 #include "plumb/dtype.h"
 #include "rt_copy.h"
 #include "rt_internal.h"
+#include "rt_view.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -789,5 +790,193 @@ bool rt_op_BITCAST_CONVERT(rt_exec *x, const ir_op *op, plumb_tensor *const *in,
             plumb_store_bits(r->dtype, r->data, (size_t)i, b & mask_o);
         }
     }
+    return true;
+}
+
+/* ---- views over movement chains (rt_view.h) ------------------------------------------- */
+
+typedef struct view_job {
+    uint32_t rank, n;
+    int64_t dims[PLUMB_MAX_RANK];
+    rt_view_piece q[RT_VIEW_MAX_PIECES];       /* sorted by start in the last dimension */
+    const unsigned char *src[RT_VIEW_MAX_PIECES];   /* source at q.off, or the padding value */
+    unsigned char *dst;
+    size_t es;
+    plumb_isa isa;
+    bool stream;
+} view_job;
+
+/* Each result row (the last dimension) in one pass: its pieces' segments
+ * in order, copied (source stride 1), repeated (stride 0: a broadcast
+ * element) or filled with the padding value; every element written once. */
+static void view_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const view_job *j = ctx;
+    uint32_t last = j->rank - 1;
+    int64_t n = j->dims[last];
+    size_t es = j->es;
+    for (uint64_t row = begin; row < end; row++) {
+        int64_t idx[PLUMB_MAX_RANK];
+        uint64_t r = row;
+        for (uint32_t k = last; k-- > 0;) {
+            idx[k] = (int64_t)(r % (uint64_t)j->dims[k]);
+            r /= (uint64_t)j->dims[k];
+        }
+        unsigned char *d = j->dst + row * (uint64_t)n * es;
+        for (uint32_t p = 0; p < j->n; p++) {
+            const rt_view_piece *q = &j->q[p];
+            bool in = true;
+            int64_t so = 0;
+            for (uint32_t k = 0; k < last && in; k++) {
+                in = idx[k] >= q->lo[k] && idx[k] < q->hi[k];
+                so += idx[k] * q->st[k];
+            }
+            if (!in)
+                continue;
+            int64_t lo = q->lo[last], cnt = q->hi[last] - lo;
+            unsigned char *dp = d + lo * (int64_t)es;
+            if (q->fill) {
+                rt_fill(j->isa, dp, j->src[p], es, (size_t)cnt, j->stream);
+                continue;
+            }
+            const unsigned char *sp = j->src[p] + (so + lo * q->st[last]) * (int64_t)es;
+            if (q->st[last] == 0)
+                rt_fill(j->isa, dp, sp, es, (size_t)cnt, j->stream);
+            else if (j->stream)
+                rt_copy_stream(j->isa, dp, sp, (size_t)cnt * es);
+            else
+                memcpy(dp, sp, (size_t)cnt * es);
+        }
+    }
+    if (j->stream)
+        rt_copy_fence(j->isa);
+}
+
+static int piece_cmp(const void *a, const void *b, uint32_t last)
+{
+    const rt_view_piece *x = a, *y = b;
+    return x->lo[last] < y->lo[last] ? -1 : x->lo[last] > y->lo[last];
+}
+
+bool rt_view_run(rt_exec *x, const ir_op *root, const rt_view *v, const plumb_tensor *hdr, plumb_tensor *out)
+{
+    size_t es = v->es;
+    if (plumb_dtype_size(out->dtype) != es || out->rank != v->rank)
+        return rt_fail(x, root, PLUMB_ERR_INVALID, "the result does not have the planned view's type");
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < v->rank; d++) {
+        if (out->dims[d] != v->dims[d])
+            return rt_fail(x, root, PLUMB_ERR_INVALID, "the result does not have the planned view's shape");
+        numel *= (uint64_t)v->dims[d];
+    }
+    if (numel == 0 || v->n == 0)
+        return true;
+    view_job *j = rt_scratch(x, root, sizeof *j);
+    if (!j)
+        return false;
+    memset(j, 0, sizeof *j);
+    j->es = es;
+    j->dst = out->data;
+    j->isa = rt_isa(x);
+    j->n = v->n;
+    bool rows = true;
+    for (uint32_t p = 0; p < v->n; p++) {
+        const rt_view_piece *q = &v->p[p];
+        const plumb_tensor *t = &hdr[q->leaf];
+        if (!t->data || plumb_dtype_size(t->dtype) != es)
+            return rt_fail(x, root, PLUMB_ERR_INVALID, "a tensor the view reads has no data or another element type");
+        j->src[p] = q->fill ? t->data : (const unsigned char *)t->data + q->off * (int64_t)es;
+        if (!q->fill && v->rank && q->st[v->rank - 1] != 0 && q->st[v->rank - 1] != 1)
+            rows = false;
+    }
+    int64_t ds[PLUMB_MAX_RANK];
+    {
+        int64_t s = 1;
+        for (uint32_t d = v->rank; d-- > 0;) {
+            ds[d] = s;
+            s *= v->dims[d];
+        }
+    }
+    /* one piece reading the whole result, or a source that is not read
+     * along rows (transposed, reversed): piece by piece through the
+     * strided-copy engine (its transposes and tiles) */
+    if (!rows || (v->n == 1 && !v->p[0].fill)) {
+        for (uint32_t p = 0; p < v->n; p++) {
+            const rt_view_piece *q = &v->p[p];
+            int64_t shape[PLUMB_MAX_RANK], zero[PLUMB_MAX_RANK] = {0}, sb = 0, db = 0;
+            for (uint32_t d = 0; d < v->rank; d++) {
+                shape[d] = q->hi[d] - q->lo[d];
+                sb += q->lo[d] * q->st[d];
+                db += q->lo[d] * ds[d];
+            }
+            if (q->fill)
+                strided_copy(x, v->rank, shape, j->src[p], 0, zero, out->data, db, ds, es);
+            else
+                strided_copy(x, v->rank, shape, j->src[p], sb, q->st, out->data, db, ds, es);
+        }
+        return true;
+    }
+    /* Rows: merge a dimension into the next when every piece spans the
+     * next one whole and reads both as one run (fills always can), so
+     * short rows do not cost a piece test each. */
+    uint32_t r = v->rank ? v->rank : 1;
+    int64_t dims[PLUMB_MAX_RANK];
+    for (uint32_t p = 0; p < v->n; p++)
+        j->q[p] = v->p[p];
+    if (v->rank == 0) {
+        dims[0] = 1;
+        for (uint32_t p = 0; p < v->n; p++) {
+            j->q[p].lo[0] = 0;
+            j->q[p].hi[0] = 1;
+            j->q[p].st[0] = 0;
+        }
+    } else {
+        for (uint32_t d = 0; d < r; d++) dims[d] = v->dims[d];
+    }
+    uint32_t top = r - 1;   /* dims [top, r) are merged into dim r-1 */
+    while (top > 0) {
+        uint32_t k = top - 1;
+        bool ok = true;
+        for (uint32_t p = 0; p < j->n && ok; p++) {
+            const rt_view_piece *q = &j->q[p];
+            ok = q->lo[r - 1] == 0 && q->hi[r - 1] == dims[r - 1] &&
+                 (q->fill || q->st[k] == q->st[r - 1] * dims[r - 1]);
+        }
+        if (!ok)
+            break;
+        for (uint32_t p = 0; p < j->n; p++) {
+            rt_view_piece *q = &j->q[p];
+            q->lo[r - 1] = q->lo[k] * dims[r - 1];
+            q->hi[r - 1] = q->hi[k] * dims[r - 1];
+        }
+        dims[r - 1] *= dims[k];
+        top = k;
+    }
+    /* the kept dims [0, top) then the merged one */
+    j->rank = top + 1;
+    for (uint32_t d = 0; d < top; d++) j->dims[d] = dims[d];
+    j->dims[top] = dims[r - 1];
+    for (uint32_t p = 0; p < j->n; p++) {
+        rt_view_piece *q = &j->q[p];
+        q->lo[top] = q->lo[r - 1];
+        q->hi[top] = q->hi[r - 1];
+        q->st[top] = q->st[r - 1];
+    }
+    /* segments in row order (insertion sort: at most RT_VIEW_MAX_PIECES) */
+    for (uint32_t p = 1; p < j->n; p++) {
+        rt_view_piece q = j->q[p];
+        const unsigned char *s = j->src[p];
+        uint32_t i = p;
+        for (; i > 0 && piece_cmp(&j->q[i - 1], &q, top) > 0; i--) {
+            j->q[i] = j->q[i - 1];
+            j->src[i] = j->src[i - 1];
+        }
+        j->q[i] = q;
+        j->src[i] = s;
+    }
+    j->stream = numel * es >= RT_STREAM_MIN_BYTES;
+    uint64_t n = (uint64_t)j->dims[top];
+    rt_parallel_for(x, numel / n, n >= 16384 ? 1 : 16384 / n, view_rows, j);
     return true;
 }

@@ -16,6 +16,7 @@
 
 #include "plumb/shape.h"
 #include "rt_pipeline.h"
+#include "rt_view.h"
 
 /* Inlining stops here: a deeper call chain is recursive or absurd. */
 #define RT_MAX_INLINE_DEPTH 64
@@ -500,7 +501,8 @@ static void release(planner *pl, uint32_t id)
         pl->free_buf[pl->buf_of[id] - 1] = true;
 }
 
-static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups, plumb_diag *d)
+static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups, rt_view *const *views,
+                        plumb_diag *d)
 {
     rt_step *steps = plumb_arena_array(p->arena, n_groups ? n_groups : 1, sizeof *steps);
     if (!steps)
@@ -517,7 +519,16 @@ static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups
         s->ops = gr->ops;
         s->n_ops = gr->n_ops;
         ir_value *const *ins, *const *outs;
-        if (gr->fused) {
+        if (views && views[g]) {
+            /* a movement chain read through its view (rt_view.h): the
+             * last op names it, the tensors the view reads are its inputs */
+            s->op = gr->ops[gr->n_ops - 1];
+            s->view = views[g];
+            s->n_in = gr->n_inputs;
+            s->n_out = 1;
+            ins = gr->inputs;
+            outs = s->op->results;
+        } else if (gr->fused) {
             s->fused = gr->fused;
             s->n_in = gr->n_inputs;
             s->n_out = gr->n_outputs;
@@ -892,7 +903,10 @@ static rt_program *finish(ir_module *m, ir_func *f, const rt_compile_opts *o, pl
     uint32_t n_groups = 0;
     if (!rt_fuse(p->arena, f, o->opt_level, &groups, &n_groups, d))
         goto fail;
-    if (!build_steps(p, groups, n_groups, d) || !prepare_dynamic(p, d) || !plan_buffers(p, o->max_bytes, d))
+    rt_view **views = NULL;
+    if (!rt_view_plan(p->arena, f, o->opt_level, groups, n_groups, &views, d))
+        goto fail;
+    if (!build_steps(p, groups, n_groups, views, d) || !prepare_dynamic(p, d) || !plan_buffers(p, o->max_bytes, d))
         goto fail;
     if (!rt_exec_init(&p->x, o->pool, o->isa, m, o->max_bytes, d))
         goto fail;
@@ -1167,8 +1181,9 @@ static bool run_steps(rt_program *p, const char *entry, plumb_tensor *const *inp
          * skipped at the deadline fails here, not with its partial result). */
         ok = rt_check_deadline(x, st->op);
         if (ok)
-            ok = st->fused ? rt_fused_run(x, st->fused, st->in, st->out, NULL)
-                           : rt_run_kernel(x, st->op, st->in, st->out);
+            ok = st->fused  ? rt_fused_run(x, st->fused, st->in, st->out, NULL)
+                 : st->view ? rt_view_run(x, st->op, st->view, p->hdr, st->out[0])
+                            : rt_run_kernel(x, st->op, st->in, st->out);
         if (ok)
             ok = rt_check_deadline(x, st->op);
         rt_scratch_reset(x);

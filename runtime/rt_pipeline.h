@@ -193,6 +193,7 @@ rt_diff_class rt_explain(const rt_canon *old, const rt_canon *now, const char *e
 typedef struct rt_step {
     const ir_op *op;           /* single op run by its kernel, or NULL */
     const rt_fused *fused;     /* fused group, or NULL */
+    const struct rt_view *view;   /* a movement chain read through its view (rt_view.h), or NULL */
     const ir_op *const *ops;   /* every op of the step, program order (a run with `?` dims
                                 * derives their result shapes before the step runs) */
     uint32_t n_ops;
