@@ -573,6 +573,97 @@ static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t 
 }
 #endif
 
+/* ---- small products read in place ------------------------------------------------
+ * A product whose k fits one KC block and whose operands stay in L2 spends
+ * more time packing (and, batched, dispatching per GEMM) than multiplying:
+ * in 64 x (128x64 . 64x128) the packing of A alone (scalar, strided) and
+ * of B took a third of the time. Here full 8 x 32 tiles read A's rows and
+ * B's rows where they are, running the same fused multiply-adds in the same
+ * order as ukern_f32_avx512 on packed panels (one chain per element from
+ * -0, k ascending), so the bits are those of the packed path; edge tiles
+ * are packed into a tile-sized buffer and run by the packed kernel. */
+#if RT_X86
+__attribute__((target("avx512f")))
+static void ukern_f32_avx512_direct(size_t kc, const float *a, size_t lda, const float *b, size_t ldb, float *c,
+                                    size_t ldc)
+{
+    __m512 r00 = _mm512_set1_ps(-0.0f), r01 = r00, r10 = r00, r11 = r00, r20 = r00, r21 = r00,
+           r30 = r00, r31 = r00, r40 = r00, r41 = r00, r50 = r00, r51 = r00, r60 = r00,
+           r61 = r00, r70 = r00, r71 = r00;
+    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda,
+                *a5 = a + 5 * lda, *a6 = a + 6 * lda, *a7 = a + 7 * lda;
+    for (size_t p = 0; p < kc; p++) {
+        __m512 b0 = _mm512_loadu_ps(b + p * ldb), b1 = _mm512_loadu_ps(b + p * ldb + 16);
+        __m512 x;
+        x = _mm512_set1_ps(a0[p]); r00 = _mm512_fmadd_ps(x, b0, r00); r01 = _mm512_fmadd_ps(x, b1, r01);
+        x = _mm512_set1_ps(a1[p]); r10 = _mm512_fmadd_ps(x, b0, r10); r11 = _mm512_fmadd_ps(x, b1, r11);
+        x = _mm512_set1_ps(a2[p]); r20 = _mm512_fmadd_ps(x, b0, r20); r21 = _mm512_fmadd_ps(x, b1, r21);
+        x = _mm512_set1_ps(a3[p]); r30 = _mm512_fmadd_ps(x, b0, r30); r31 = _mm512_fmadd_ps(x, b1, r31);
+        x = _mm512_set1_ps(a4[p]); r40 = _mm512_fmadd_ps(x, b0, r40); r41 = _mm512_fmadd_ps(x, b1, r41);
+        x = _mm512_set1_ps(a5[p]); r50 = _mm512_fmadd_ps(x, b0, r50); r51 = _mm512_fmadd_ps(x, b1, r51);
+        x = _mm512_set1_ps(a6[p]); r60 = _mm512_fmadd_ps(x, b0, r60); r61 = _mm512_fmadd_ps(x, b1, r61);
+        x = _mm512_set1_ps(a7[p]); r70 = _mm512_fmadd_ps(x, b0, r70); r71 = _mm512_fmadd_ps(x, b1, r71);
+    }
+#define ST(i, x0, x1)                                                                  \
+    do {                                                                               \
+        _mm512_storeu_ps(c + (i) * ldc, x0);                                           \
+        _mm512_storeu_ps(c + (i) * ldc + 16, x1);                                      \
+    } while (0)
+    ST(0, r00, r01); ST(1, r10, r11); ST(2, r20, r21); ST(3, r30, r31);
+    ST(4, r40, r41); ST(5, r50, r51); ST(6, r60, r61); ST(7, r70, r71);
+#undef ST
+}
+#endif
+
+typedef struct small_job {
+    const gemm_impl *g;
+    size_t m, n, k, lda, ldb, ldc;
+    const float *a, *b;
+    float *c;
+} small_job;
+
+/* Row blocks of 8 [begin, end) over every column. */
+static void small_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const small_job *j = ctx;
+    const gemm_impl *g = j->g;
+    size_t k = j->k;
+    _Alignas(64) float pa[8 * 256], pb[256 * 32], tile[8 * 32];
+    for (uint64_t ib = begin; ib < end; ib++) {
+        size_t i0 = (size_t)ib * 8, rows = j->m - i0 < 8 ? j->m - i0 : 8;
+        const float *a = j->a + i0 * j->lda;
+        bool packed_a = false;
+        for (size_t j0 = 0; j0 < j->n; j0 += 32) {
+            size_t cols = j->n - j0 < 32 ? j->n - j0 : 32;
+            float *c = j->c + i0 * j->ldc + j0;
+#if RT_X86
+            if (rows == 8 && cols == 32) {
+                ukern_f32_avx512_direct(k, a, j->lda, j->b + j0, j->ldb, c, j->ldc);
+                continue;
+            }
+#endif
+            /* an edge: the packed kernel on this tile, zero padded, as
+             * gemm_items runs edge tiles */
+            if (!packed_a) {
+                pack_a(g, SRC_F32, pa, a, j->lda, rows, k);
+                packed_a = true;
+            }
+            pack_b(g, SRC_F32, pb, j->b + j0, j->ldb, k, cols);
+            g->kern(k, pa, pb, tile, 32, false);
+            for (size_t r = 0; r < rows; r++)
+                memcpy(c + r * j->ldc, tile + r * 32, cols * sizeof(float));
+        }
+    }
+}
+
+/* f32 at AVX-512 with one k block and operands that stay in L2. */
+static bool small_ok(const gemm_impl *g, src_kind s, size_t m, size_t n, size_t k)
+{
+    return s == SRC_F32 && g->kind == PK_F32 && g->mr == 8 && g->nr == 32 && k <= g->kc &&
+           (uint64_t)(m + n) * k <= (uint64_t)64 << 10;
+}
+
 /* Without scratch memory: one accumulator per element, k in order. */
 static void gemm_unpacked(src_kind s, size_t m, size_t n, size_t k, const void *a, size_t lda,
                           const void *b, size_t ldb, void *c, size_t ldc)
@@ -618,6 +709,12 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     }
 #endif
     gemm_impl g = pick(isa, kind);
+    if (small_ok(&g, s, m, n, k)) {
+        small_job sj = {&g, m, n, k, lda, ldb, ldc, a, b, c};
+        uint64_t per = (uint64_t)8 * n * k;   /* multiply-adds per block of 8 rows */
+        rt_parallel_for(x, (m + 7) / 8, per >= 65536 ? 1 : 65536 / per, small_rows, &sj);
+        return;
+    }
     gemm_job j;
     memset(&j, 0, sizeof j);
     j.g = &g;
