@@ -238,7 +238,8 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         if (b == PLUMB_OP_ADD) j.terms = TERMS_LINEAR;
         return j;
     }
-    case PLUMB_OP_CONVOLUTION: {
+    case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_DYNAMIC_CONV: {
         /* a dot per result element over the kernel's elements of one output
          * feature: input features per group x window elements (padding
          * zeros included, as the spec multiplies them in) */

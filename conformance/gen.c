@@ -32,6 +32,10 @@ static const char *const SH_DOT[] = {"odd", "scalar", "empty", "one", "wide", "d
  * dilation, padding and reversal, and a 1-D program with every dimension
  * list out of the usual order */
 static const char *const SH_CONV[] = {"odd", "empty", "one", "wide", "nchw", "groups", "batch_groups", "dilated", "layout"};
+/* dynamic_conv, its padding a parameter read when the program runs: NHWC
+ * 3x3 "same" padding, negative (cropping) padding, unequal low/high with
+ * stride 2, and 1-D with lhs and rhs dilation and reversal */
+static const char *const SH_DYNCONV[] = {"same", "crop", "asym", "dilated"};
 static const char *const SH_INDEX[] = {"odd", "one", "empty", "dimnums"};
 static const char *const SH_SORT[] = {"odd", "one", "empty", "wide", "dimnums"};
 static const char *const SH_TOPK[] = {"odd", "one", "wide"};
@@ -125,6 +129,7 @@ bool conf_op_poly(plumb_opcode op)
     if (op == PLUMB_OP_FFT) return false;   /* static fft_length */
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
+    if (op == PLUMB_OP_DYNAMIC_CONV) return false;   /* its own shape classes only */
     switch (plumb_op_get(op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
     case PLUMB_KIND_MOVEMENT:
@@ -193,6 +198,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
     case PLUMB_OP_COMPOSITE: *n = LEN(SH_COMPOSITE); return SH_COMPOSITE;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
+    case PLUMB_OP_DYNAMIC_CONV: *n = LEN(SH_DYNCONV); return SH_DYNCONV;
     default: break;
     }
     switch (oi->kind) {
@@ -973,6 +979,43 @@ static bool gen_conv(gen *g)
                      "  %%r = stablehlo.convolution(%%x, %%y) dim_numbers = %s, window = {%s} "
                      "{batch_group_count = %d : i64, feature_group_count = %d : i64} : (%s, %s) -> %s\n",
                      dn, win, bgc, fgc, L, R, U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+/* dynamic_conv: the padding is parameter %p ([S, 2] i64), so the runtime
+ * reads it when the case runs; results are static (each class's padding
+ * gives the declared shape). The generic form, as StableHLO prints it. */
+static bool gen_dynconv(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *sc = g->shape;
+    const char *dn = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", *win = "";
+    /* same: 7x5 padded by 1 under a 3x3 window stays 7x5 */
+    shp l = {4, {2, 7, 5, 3}}, r = {4, {3, 3, 3, 4}}, o = {4, {2, 7, 5, 4}};
+    int64_t pad[4] = {1, 1, 1, 1}, S = 2;
+    if (!strcmp(sc, "crop")) {          /* 8 - 1 + 2 = 9 under a window of 3: 7 */
+        l = (shp){3, {1, 8, 3}}; r = (shp){3, {3, 3, 5}}; o = (shp){3, {1, 7, 5}};
+        dn = "[b, 0, f]x[0, i, o]->[b, 0, f]"; S = 1; pad[0] = -1; pad[1] = 2;
+    } else if (!strcmp(sc, "asym")) {   /* (2 + 6 - 2) / 2 + 1 = 4, (5 + 3 - 3) / 2 + 1 = 3 */
+        l = (shp){4, {1, 6, 5, 2}}; r = (shp){4, {2, 3, 2, 3}}; o = (shp){4, {1, 4, 3, 3}};
+        pad[0] = 2; pad[1] = 0; pad[2] = 0; pad[3] = 3; win = ", window_strides = array<i64: 2, 2>";
+    } else if (!strcmp(sc, "dilated")) {   /* 7 -> 13 dilated, 16 padded, window 3 -> 5: 12 */
+        l = (shp){3, {2, 7, 3}}; r = (shp){3, {3, 3, 5}}; o = (shp){3, {2, 12, 5}};
+        dn = "[b, 0, f]x[0, i, o]->[b, 0, f]"; S = 1; pad[0] = 2; pad[1] = 1;
+        win = ", lhs_dilation = array<i64: 2>, rhs_dilation = array<i64: 2>, window_reversal = array<i1: true>";
+    }
+    int64_t pd[2] = {S, 2};
+    param(g, "x", t, l.rank, l.dims, g->value, 0, 0);
+    param(g, "y", t, r.rank, r.dims, g->value, 0, 0);
+    plumb_tensor *p = param(g, "p", PLUMB_I64, 2, pd, NULL, 0, 0);
+    if (p)
+        for (int64_t i = 0; i < 2 * S; i++) plumb_store_bits(PLUMB_I64, p->data, (uint64_t)i, (uint64_t)pad[i]);
+    const char *L = tys(g, t, l.rank, l.dims), *R = tys(g, t, r.rank, r.dims), *U = tys(g, t, o.rank, o.dims);
+    plumb_buf_printf(&g->body,
+                     "  %%r = \"stablehlo.dynamic_conv\"(%%x, %%y, %%p) <{batch_group_count = 1 : i64, "
+                     "dimension_numbers = #stablehlo.conv<%s>, feature_group_count = 1 : i64%s}> : (%s, %s, %s) -> %s\n",
+                     dn, win, L, R, tys(g, PLUMB_I64, 2, pd), U);
     g->ret_types = U;
     return push_case(g, "%r");
 }
@@ -2151,7 +2194,8 @@ static bool gen_depth(gen *g)
         if (ok && g->op == PLUMB_OP_PAD) ok = depth_case(g, t, t, "cross", gen_cross_pad);
         if (ok && g->op == PLUMB_OP_SCATTER) ok = depth_case(g, t, t, "cross", gen_cross_scatter);
         if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_TRIANGULAR_SOLVE &&
-                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION && g->op != PLUMB_OP_FFT) ||
+                    g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION && g->op != PLUMB_OP_FFT &&
+                    g->op != PLUMB_OP_DYNAMIC_CONV) ||
                    g->op == PLUMB_OP_REDUCE))
             ok = depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = depth_case(g, t, t, "threshold", gen_thresholds);
@@ -3251,7 +3295,9 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     case PLUMB_KIND_ELEMENTWISE: return gen_elementwise(g, target);
     case PLUMB_KIND_MOVEMENT: return gen_movement(g, target);
     case PLUMB_KIND_REDUCTION: return gen_reduce(g, PLUMB_OP_ADD);
-    case PLUMB_KIND_CONTRACTION: return g->op == PLUMB_OP_CONVOLUTION ? gen_conv(g) : gen_dot(g);
+    case PLUMB_KIND_CONTRACTION:
+        if (g->op == PLUMB_OP_DYNAMIC_CONV) return gen_dynconv(g);
+        return g->op == PLUMB_OP_CONVOLUTION ? gen_conv(g) : gen_dot(g);
     case PLUMB_KIND_INDEXING: return gen_indexing(g);
     case PLUMB_KIND_RNG: return gen_rng(g);
     default: return true;

@@ -34,6 +34,7 @@ static uint32_t shape_count(plumb_opcode op)
         return 9;                              /* r2_f0 r2_f1 r3_f0 r3_f1 r3_f2 r4_f0 r4_f1 r4_f2 r4_f3 */
     case PLUMB_OP_FFT: return 10;              /* fft1 ifft1 rfft1 irfft1 fft2 ifft3 rfft2 irfft3 prime empty */
     case PLUMB_OP_CONVOLUTION: return 9;       /* odd empty one wide nchw groups batch_groups dilated layout */
+    case PLUMB_OP_DYNAMIC_CONV: return 4;      /* same crop asym dilated */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {
@@ -87,7 +88,7 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     uint32_t n = 0;
     if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->arity >= 2) n++;
     bool linalg = op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY;   /* no "cross" case */
-    linalg |= op == PLUMB_OP_CONVOLUTION;                                       /* nor for convolution */
+    linalg |= op == PLUMB_OP_CONVOLUTION || op == PLUMB_OP_DYNAMIC_CONV;        /* nor for convolution */
     linalg |= op == PLUMB_OP_FFT;                                               /* nor for fft */
     if ((oi->kind == PLUMB_KIND_CONTRACTION && !linalg) || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD ||
         op == PLUMB_OP_SCATTER)
@@ -134,6 +135,7 @@ static uint32_t poly_count(plumb_opcode op)
     default: break;
     }
     if (op == PLUMB_OP_CONVOLUTION) return 0;   /* static operands only */
+    if (op == PLUMB_OP_DYNAMIC_CONV) return 0;  /* its padding is the dynamic part: its own classes */
     plumb_kind k = plumb_op_get(op)->kind;
     if (op == PLUMB_OP_REDUCE_WINDOW) return 0;   /* no "dyn_*" family */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;

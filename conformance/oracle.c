@@ -41,6 +41,7 @@ static uint8_t op_class(const ir_op *op)
     case PLUMB_OP_DOT:
     case PLUMB_OP_DOT_GENERAL:
     case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_DYNAMIC_CONV:
         return flt ? CONE_DATA : 0;
     default:
         return plumb_op_get(op->code)->agree == PLUMB_AGREE_ULP && flt ? CONE_ULP : 0;

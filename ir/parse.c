@@ -1451,7 +1451,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         }
     } else if (!has_value) {
         known = false;
-    } else if (c == PLUMB_OP_CONVOLUTION) {
+    } else if (c == PLUMB_OP_CONVOLUTION || c == PLUMB_OP_DYNAMIC_CONV) {
         ok = conv_apply_attr(p, ob, name, &known);
     } else if (c == PLUMB_OP_COMPARE && IS("comparison_direction")) {
         int e;
@@ -3131,6 +3131,7 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         }
         return opt_attr_dict(p, ob) && expect(p, ':') && sig_ew(p, ob);
     case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_DYNAMIC_CONV:   /* (%lhs, %rhs, %d_padding) and convolution's attributes */
         return conv_pretty(p, ob);
     case PLUMB_OP_TOP_K:
         if (!expect(p, '(') || !add_operand(p, ob) || !expect(p, ',') || !kwarg(p, "k") || !parse_i64(p, &ob->a.k) ||

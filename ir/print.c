@@ -515,6 +515,8 @@ static void gather_scatter_field(pr *q, bool *first, const char *name, ir_ints l
 
 /* The properties `<{...}>` of the ops printed in generic form. */
 static void conv_ints(pr *q, const int64_t *v, uint32_t n);
+static void conv_dims_list(pr *q, char l0, char l1, int64_t d0, int64_t d1, const int64_t *sp, uint32_t n_sp);
+static bool conv_list_ok(int64_t d0, int64_t d1, const int64_t *sp, uint32_t n_sp);
 
 static void generic_props(pr *q, const ir_op *op)
 {
@@ -552,21 +554,36 @@ static void generic_props(pr *q, const ir_op *op)
             puts_(q, ", unique_indices = true");
         puts_(q, "}>");
         break;
-    case PLUMB_OP_CONVOLUTION: {
-        /* an op the letters form cannot say: its fields as they are */
+    case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_DYNAMIC_CONV: {
+        /* convolution: an op the letters form cannot say, its fields as
+         * they are; dynamic_conv (always generic, as StableHLO prints it):
+         * the letters form when the lists allow it */
         const ir_conv *cv = a->conv;
         if (!cv)
             break;
-        plumb_buf_printf(q->b, " <{batch_group_count = %lld : i64, dimension_numbers = #stablehlo.conv<raw "
-                         "input_batch_dimension = %lld, input_feature_dimension = %lld, input_spatial_dimensions = ",
-                         (long long)cv->batch_group_count, (long long)cv->in_batch, (long long)cv->in_feature);
-        conv_ints(q, cv->in_spatial, cv->n_spatial);
-        plumb_buf_printf(q->b, ", kernel_input_feature_dimension = %lld, kernel_output_feature_dimension = %lld, "
-                         "kernel_spatial_dimensions = ", (long long)cv->k_in_feature, (long long)cv->k_out_feature);
-        conv_ints(q, cv->k_spatial, cv->n_spatial);
-        plumb_buf_printf(q->b, ", output_batch_dimension = %lld, output_feature_dimension = %lld, output_spatial_dimensions = ",
-                         (long long)cv->out_batch, (long long)cv->out_feature);
-        conv_ints(q, cv->out_spatial, cv->n_spatial);
+        if (op->code == PLUMB_OP_DYNAMIC_CONV && conv_list_ok(cv->in_batch, cv->in_feature, cv->in_spatial, cv->n_spatial) &&
+            conv_list_ok(cv->k_in_feature, cv->k_out_feature, cv->k_spatial, cv->n_spatial) &&
+            conv_list_ok(cv->out_batch, cv->out_feature, cv->out_spatial, cv->n_spatial)) {
+            plumb_buf_printf(q->b, " <{batch_group_count = %lld : i64, dimension_numbers = #stablehlo.conv<",
+                             (long long)cv->batch_group_count);
+            conv_dims_list(q, 'b', 'f', cv->in_batch, cv->in_feature, cv->in_spatial, cv->n_spatial);
+            puts_(q, "x");
+            conv_dims_list(q, 'i', 'o', cv->k_in_feature, cv->k_out_feature, cv->k_spatial, cv->n_spatial);
+            puts_(q, "->");
+            conv_dims_list(q, 'b', 'f', cv->out_batch, cv->out_feature, cv->out_spatial, cv->n_spatial);
+        } else {
+            plumb_buf_printf(q->b, " <{batch_group_count = %lld : i64, dimension_numbers = #stablehlo.conv<raw "
+                             "input_batch_dimension = %lld, input_feature_dimension = %lld, input_spatial_dimensions = ",
+                             (long long)cv->batch_group_count, (long long)cv->in_batch, (long long)cv->in_feature);
+            conv_ints(q, cv->in_spatial, cv->n_spatial);
+            plumb_buf_printf(q->b, ", kernel_input_feature_dimension = %lld, kernel_output_feature_dimension = %lld, "
+                             "kernel_spatial_dimensions = ", (long long)cv->k_in_feature, (long long)cv->k_out_feature);
+            conv_ints(q, cv->k_spatial, cv->n_spatial);
+            plumb_buf_printf(q->b, ", output_batch_dimension = %lld, output_feature_dimension = %lld, output_spatial_dimensions = ",
+                             (long long)cv->out_batch, (long long)cv->out_feature);
+            conv_ints(q, cv->out_spatial, cv->n_spatial);
+        }
         plumb_buf_printf(q->b, ">, feature_group_count = %lld : i64", (long long)cv->feature_group_count);
         ir_ints l;
         if (cv->n_lhs_dilation) {

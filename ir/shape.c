@@ -523,6 +523,7 @@ bool ir_shape_is_dynamic_op(plumb_opcode code)
     case PLUMB_OP_REAL_DYNAMIC_SLICE:
     case PLUMB_OP_DYNAMIC_PAD:
     case PLUMB_OP_DYNAMIC_GATHER:
+    case PLUMB_OP_DYNAMIC_CONV:
         return true;
     default:
         return false;
@@ -557,6 +558,54 @@ static bool read_list(const ir_op *op, const plumb_tensor *const *in, uint32_t k
             return false;
     list->v = n ? buf : NULL;
     list->n = n;
+    return true;
+}
+
+/* dynamic_conv: convolution with padding[k] = (d_padding[k][0],
+ * d_padding[k][1]) for spatial dimension k, any integer values (negative
+ * padding removes elements). The result dims follow convolution's C25;
+ * a step that overflows leaves its dims at 0 for the convolution rule,
+ * which ir_shape_infer runs next on these sizes, to report in its words. */
+static bool conv_static_form(const ir_op *op, const plumb_tensor *const *in, ir_shape_static *s, plumb_diag *d)
+{
+    const ir_conv *cv = op->a.conv;
+    const plumb_tensor *l = in[0], *r = in[1], *p = in[2];
+    char nb[160];
+    if (!cv || cv->n_spatial > IR_CONV_MAX_SPATIAL || l->rank != cv->n_spatial + 2 || r->rank != l->rank ||
+        s->result.rank != l->rank)
+        return BAD("dimension numbers do not match the operand ranks");
+    uint32_t S = cv->n_spatial;
+    if (p->rank != 2 || p->dims[0] != (int64_t)S || p->dims[1] != 2)
+        return BAD("operand 2%s (d_padding) has shape [%lld, %lld], expected [%u, 2] (StableHLO C4)",
+                   vname(op->operands[2], nb, sizeof nb), p->rank ? (long long)p->dims[0] : 0LL,
+                   p->rank > 1 ? (long long)p->dims[1] : 0LL, S);
+    if (!p->data && S)
+        return BAD("operand 2%s (d_padding) has no value here", vname(op->operands[2], nb, sizeof nb));
+    s->code = PLUMB_OP_CONVOLUTION;
+    s->n_operands = 2;
+    s->conv = *cv;
+    for (uint32_t k = 0; k < S; k++)
+        if (!shape_value(op, 2, "d_padding", p, 2 * k, true, &s->conv.pad_lo[k], d) ||
+            !shape_value(op, 2, "d_padding", p, 2 * k + 1, true, &s->conv.pad_hi[k], d))
+            return false;
+    s->conv.n_padding = S;
+    s->a.conv = &s->conv;
+    const ir_conv *c = &s->conv;
+    int64_t B = l->dims[c->in_batch], bgc = c->batch_group_count;
+    s->result.dims[c->out_batch] = bgc > 0 ? B / bgc : 0;
+    s->result.dims[c->out_feature] = r->dims[c->k_out_feature];
+    for (uint32_t k = 0; k < S; k++) {
+        int64_t n = l->dims[c->in_spatial[k]], w = r->dims[c->k_spatial[k]];
+        int64_t ld = c->n_lhs_dilation ? c->lhs_dilation[k] : 1, rd = c->n_rhs_dilation ? c->rhs_dilation[k] : 1;
+        int64_t st = c->n_strides ? c->strides[k] : 1, din = 0, dw = 0, padded = 0, out = 0;
+        bool ovf = (n > 0 && (__builtin_mul_overflow(n - 1, ld, &din) || __builtin_add_overflow(din, 1, &din))) ||
+                   __builtin_add_overflow(din, c->pad_lo[k], &padded) ||
+                   __builtin_add_overflow(padded, c->pad_hi[k], &padded) ||
+                   (w > 0 && (__builtin_mul_overflow(w - 1, rd, &dw) || __builtin_add_overflow(dw, 1, &dw)));
+        if (!ovf && st > 0)
+            out = padded <= 0 || dw > padded ? 0 : (padded - dw) / st + 1;
+        s->result.dims[c->out_spatial[k]] = out;
+    }
     return true;
 }
 
@@ -636,6 +685,8 @@ bool ir_shape_static_form(const ir_op *op, const plumb_tensor *const *in, ir_sha
         if (!read_list(op, in, 2, "slice_sizes", rank_in, "the operand's rank", false, s->buf[0], &s->a.sizes, d))
             return false;
         break;
+    case PLUMB_OP_DYNAMIC_CONV:
+        return conv_static_form(op, in, s, d);
     default:
         return sfail(d, op, PLUMB_ERR_USAGE, "is not a dynamic op with a static counterpart");
     }
@@ -696,8 +747,11 @@ bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out
     for (uint32_t i = 0; i < op->n_operands; i++)
         if (!in[i])
             return sfail(d, op, PLUMB_ERR_USAGE, "operand %u has no tensor", i);
+    /* dynamic_conv's padding is a value even when every type is static: the
+     * verifier could not check the result shape it gives, so it is checked
+     * here whenever the value is at hand (its kernels always pass it) */
     if (all_static(op) && op->code != PLUMB_OP_CALL && op->code != PLUMB_OP_FUNC_RETURN &&
-        op->code != PLUMB_OP_RETURN) {
+        op->code != PLUMB_OP_RETURN && !(op->code == PLUMB_OP_DYNAMIC_CONV && in[2]->data)) {
         for (uint32_t j = 0; j < op->n_results; j++)
             out[j] = result_blank(op, j);
         return true;

@@ -1228,16 +1228,21 @@ static bool conv_window_list(vctx *V, const ir_op *op, const char *name, const i
 }
 
 /* StableHLO's convolution constraints (ids as in the spec); the result
- * shape rule C25 with every step checked for int64 overflow. */
-static bool v_convolution(vctx *V, const ir_op *op)
+ * shape rule C25 with every step checked for int64 overflow. cv is the op's
+ * attributes (dynamic_conv: with its padding filled in when it is known).
+ * dyn (dynamic_conv only): lhs and rhs may have '?' dimensions and the
+ * padding may be unknown (pad_known false); every rule whose sizes are not
+ * all known is left to run time (ir_shape_infer runs this rule again on the
+ * actual sizes and padding) and the result dimensions it would give are
+ * inferred as '?'. */
+static bool conv_rule(vctx *V, const ir_op *op, const ir_conv *cv, bool dyn, bool pad_known)
 {
     const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type, *o = &op->results[0]->type;
-    const ir_conv *cv = op->a.conv;
     if (!cv)
         return BAD("dimension_numbers is missing");
-    for (uint32_t i = 0; i < 2; i++)
+    for (uint32_t i = 0; i < 2 && !dyn; i++)
         if (!ir_type_is_static(&op->operands[i]->type))
-            return op_fail(V, op, PLUMB_ERR_UNSUPPORTED, "unsupported: operand %u has a '?' dimension (dynamic_conv is not in plumb yet)", i);
+            return op_fail(V, op, PLUMB_ERR_UNSUPPORTED, "unsupported: operand %u has a '?' dimension (use stablehlo.dynamic_conv, whose lhs and rhs may be polymorphic)", i);
     if (l->rank != r->rank)
         return BAD("lhs has rank %u but rhs has rank %u (StableHLO C1)", l->rank, r->rank);
     if (l->rank < 2)
@@ -1274,19 +1279,20 @@ static bool v_convolution(vctx *V, const ir_op *op)
                    (long long)fgc, (long long)bgc);
     int64_t B = l->dims[cv->in_batch], C = l->dims[cv->in_feature];
     int64_t KI = r->dims[cv->k_in_feature], KO = r->dims[cv->k_out_feature];
-    if (B % bgc != 0)
+#define KNOWN(x) ((x) != PLUMB_DIM_DYN)
+    if (KNOWN(B) && B % bgc != 0)
         return BAD("lhs batch dimension %lld has size %lld, not a multiple of batch_group_count = %lld (StableHLO C10)",
                    (long long)cv->in_batch, (long long)B, (long long)bgc);
-    if (C % fgc != 0)
+    if (KNOWN(C) && C % fgc != 0)
         return BAD("lhs feature dimension %lld has size %lld, not a multiple of feature_group_count = %lld (StableHLO C11)",
                    (long long)cv->in_feature, (long long)C, (long long)fgc);
-    if (KI != C / fgc)
+    if (KNOWN(KI) && KNOWN(C) && KI != C / fgc)
         return BAD("rhs kernel input feature dimension %lld has size %lld, expected lhs features %lld / feature_group_count %lld = %lld (StableHLO C14)",
                    (long long)cv->k_in_feature, (long long)KI, (long long)C, (long long)fgc, (long long)(C / fgc));
-    if (KO % bgc != 0)
+    if (KNOWN(KO) && KO % bgc != 0)
         return BAD("rhs kernel output feature dimension %lld has size %lld, not a multiple of batch_group_count = %lld (StableHLO C15)",
                    (long long)cv->k_out_feature, (long long)KO, (long long)bgc);
-    if (KO % fgc != 0)
+    if (KNOWN(KO) && KO % fgc != 0)
         return BAD("rhs kernel output feature dimension %lld has size %lld, not a multiple of feature_group_count = %lld (StableHLO C16)",
                    (long long)cv->k_out_feature, (long long)KO, (long long)fgc);
     plumb_dtype el = l->dtype, er = r->dtype, eo = o->dtype;
@@ -1301,10 +1307,14 @@ static bool v_convolution(vctx *V, const ir_op *op)
         return BAD("result element type %s: i1 results need i1 inputs and i1 inputs an i1 result (inputs %s and %s) (StableHLO C27)",
                    dt(eo), dt(el), dt(er));
     ir_type want = blank_type(eo, N);
-    want.dims[cv->out_batch] = B / bgc;
+    want.dims[cv->out_batch] = KNOWN(B) ? B / bgc : PLUMB_DIM_DYN;
     want.dims[cv->out_feature] = KO;
     for (uint32_t k = 0; k < S; k++) {
         int64_t in = l->dims[cv->in_spatial[k]], w = r->dims[cv->k_spatial[k]];
+        if (!pad_known || !KNOWN(in) || !KNOWN(w)) {
+            want.dims[cv->out_spatial[k]] = PLUMB_DIM_DYN;   /* known when the op runs */
+            continue;
+        }
         int64_t ld = cv->n_lhs_dilation ? cv->lhs_dilation[k] : 1, rd = cv->n_rhs_dilation ? cv->rhs_dilation[k] : 1;
         int64_t lo = cv->n_padding ? cv->pad_lo[k] : 0, hi = cv->n_padding ? cv->pad_hi[k] : 0;
         int64_t st = cv->n_strides ? cv->strides[k] : 1;
@@ -1322,9 +1332,66 @@ static bool v_convolution(vctx *V, const ir_op *op)
         int64_t windows = padded <= 0 || dw > padded ? 0 : (padded - dw) / st + 1;
         want.dims[cv->out_spatial[k]] = windows;
     }
+#undef KNOWN
     if (!check_type(V, op->loc, "", "convolution result", &want))
         return false;
     return expect_result(V, op, 0, &want, "C25");
+}
+
+static bool v_convolution(vctx *V, const ir_op *op)
+{
+    return conv_rule(V, op, op->a.conv, false, true);
+}
+
+/* stablehlo.dynamic_conv: convolution with its padding read from operand 2
+ * (d_padding, [N - 2, 2] of any integer type: row k is spatial dimension
+ * k's (low, high); negative values remove elements, as convolution's
+ * padding does). Every convolution rule applies with the same ids; C4 is
+ * the operand's shape. When d_padding is a stablehlo.constant the padding
+ * is known and the result shape is checked here, else when the op runs
+ * (ir_shape_infer, docs/spec/dynamic.md). */
+static bool v_dynamic_conv(vctx *V, const ir_op *op)
+{
+    const ir_conv *cv = op->a.conv;
+    const ir_type *l = &op->operands[0]->type, *pt = &op->operands[2]->type;
+    char od[200];
+    if (!cv)
+        return BAD("dimension_numbers is missing");
+    if (cv->n_padding)
+        return BAD("has a padding attribute; dynamic_conv takes its padding from operand 2 (d_padding) only");
+    if (!plumb_dtype_is_int(pt->dtype) || plumb_dtype_is_bool(pt->dtype))
+        return BAD("%s: d_padding must have an integer element type, not %s", odesc(op, 2, od, sizeof od),
+                   dt(pt->dtype));
+    if (l->rank < 2 || l->rank != op->operands[1]->type.rank)
+        return conv_rule(V, op, cv, true, false);   /* reports C1 */
+    uint32_t S = l->rank - 2;
+    if (pt->rank != 2 || (pt->dims[0] != PLUMB_DIM_DYN && pt->dims[0] != (int64_t)S) ||
+        (pt->dims[1] != PLUMB_DIM_DYN && pt->dims[1] != 2)) {
+        char ts[TSTR];
+        type_str(pt, ts, sizeof ts);
+        return BAD("%s: d_padding has type %s, expected shape [%u, 2] (rank(lhs) - 2 rows of (low, high)) (StableHLO C4)",
+                   odesc(op, 2, od, sizeof od), ts, S);
+    }
+    /* a constant d_padding: the padding is known now */
+    const ir_value *pv = op->operands[2];
+    const plumb_tensor *c = pv->def && pv->def->code == PLUMB_OP_CONSTANT ? pv->def->a.value : NULL;
+    if (c && c->rank == 2 && c->dims[0] == (int64_t)S && c->dims[1] == 2 && plumb_dtype_is_int(c->dtype) &&
+        S <= IR_CONV_MAX_SPATIAL) {
+        ir_conv full = *cv;
+        for (uint32_t k = 0; k < S; k++) {
+            for (uint32_t j = 0; j < 2; j++) {
+                int64_t v = plumb_load_i64(c->dtype, c->data, 2 * k + j);
+                if (c->dtype == PLUMB_UI64 && v < 0)
+                    return BAD("%s: d_padding[%u][%u] = %llu does not fit a signed 64-bit padding",
+                               odesc(op, 2, od, sizeof od), k, j, (unsigned long long)(uint64_t)v);
+                if (j == 0) full.pad_lo[k] = v;
+                else full.pad_hi[k] = v;
+            }
+        }
+        full.n_padding = S;
+        return conv_rule(V, op, &full, true, true);
+    }
+    return conv_rule(V, op, cv, true, false);
 }
 
 static bool v_dot(vctx *V, const ir_op *op)
@@ -2547,6 +2614,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_DOT_GENERAL: return v_dot_general(V, op);
     case PLUMB_OP_DOT: return v_dot(V, op);
     case PLUMB_OP_CONVOLUTION: return v_convolution(V, op);
+    case PLUMB_OP_DYNAMIC_CONV: return v_dynamic_conv(V, op);
     case PLUMB_OP_GATHER: return v_gather(V, op);
     case PLUMB_OP_SCATTER: return v_scatter(V, op);
     case PLUMB_OP_SORT: return v_sort(V, op);

@@ -126,6 +126,7 @@ static bool is_shape_operand(plumb_opcode code, uint32_t i)
     case PLUMB_OP_DYNAMIC_PAD:
         return i >= 2 && i <= 4;
     case PLUMB_OP_DYNAMIC_GATHER:
+    case PLUMB_OP_DYNAMIC_CONV:
         return i == 2;
     default:
         return false;
@@ -143,6 +144,7 @@ static const char *shape_operand_name(plumb_opcode code, uint32_t i)
     case PLUMB_OP_REAL_DYNAMIC_SLICE: return slice[i - 1];
     case PLUMB_OP_DYNAMIC_PAD: return pad[i - 2];
     case PLUMB_OP_DYNAMIC_GATHER: return "slice_sizes";
+    case PLUMB_OP_DYNAMIC_CONV: return "d_padding";
     default: return "operand";
     }
 }

@@ -399,7 +399,8 @@ static void put_attrs(ser *s, const ir_op *op)
         attr_int(c, &n, A_STABLE, a->is_stable);
         break;
     }
-    case PLUMB_OP_CONVOLUTION: {
+    case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_DYNAMIC_CONV: {   /* its padding is an operand: n_padding is 0 */
         /* every field with its default written out (docs/spec/conv.md) */
         const ir_conv *cv = a->conv;
         if (cv) {

@@ -777,6 +777,7 @@ static bool reads_values(const ir_op *op, uint32_t i)
     case PLUMB_OP_DYNAMIC_PAD:
         return i >= 2;
     case PLUMB_OP_DYNAMIC_GATHER:
+    case PLUMB_OP_DYNAMIC_CONV:
         return i == 2;
     default:
         return false;

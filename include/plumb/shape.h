@@ -58,6 +58,8 @@ bool ir_shape_check_args_one(const ir_func *f, uint32_t i, const plumb_tensor *x
  *   real_dynamic_slice       -> slice (operand) with start/limit/strides
  *   dynamic_pad              -> pad (operand, padding_value) with low/high/interior
  *   dynamic_gather           -> gather (operand, start_indices) with slice_sizes
+ *   dynamic_conv             -> convolution (lhs, rhs) with padding = d_padding
+ *                               (a.conv points at conv)
  * a is op->a with the lists taken from the shape operands (pointing into
  * buf, so an ir_shape_static must not be copied); n_operands counts the
  * leading operands the static op keeps; dims are the result's concrete dims
@@ -74,6 +76,7 @@ typedef struct ir_shape_static {
     uint32_t n_operands;
     ir_type result;
     int64_t buf[3][PLUMB_MAX_RANK];
+    ir_conv conv;    /* dynamic_conv: the op's attributes with the padding filled in */
 } ir_shape_static;
 
 bool ir_shape_static_form(const ir_op *op, const plumb_tensor *const *in, ir_shape_static *s,

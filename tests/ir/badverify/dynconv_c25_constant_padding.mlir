@@ -1,0 +1,6 @@
+// expect-error: 4:8: stablehlo.dynamic_conv: result 0 (%r): type tensor<1x2x2x1xf32> does not match the inferred type tensor<1x4x4x1xf32> (StableHLO C25)
+func.func @main(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32> {
+  %p = stablehlo.constant dense<1> : tensor<2x2xi32>
+  %r = "stablehlo.dynamic_conv"(%x, %w, %p) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64}> : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>, tensor<2x2xi32>) -> tensor<1x2x2x1xf32>
+  return %r : tensor<1x2x2x1xf32>
+}
