@@ -77,7 +77,8 @@ static const char run_help[] =
     "                          Repeat for each parameter; every parameter needs\n"
     "                          one, or --random-inputs. A file's own shape is\n"
     "                          used: a '?' dimension takes any size within its\n"
-    "                          bound\n"
+    "                          bound. A parameter of tuple type is refused:\n"
+    "                          build the tuple in the program\n"
     "      --random-inputs [SEED]\n"
     "                          parameters without --input get generated values\n"
     "                          (k/8 for |k| <= 16, small integers, booleans) from\n"
@@ -102,7 +103,9 @@ static const char run_help[] =
     "                          within their bound. Repeat for each parameter\n"
     "      --output-dir DIR    also write result i to DIR/result_<i>.tensor\n"
     "                          (binary tensor file); DIR and its parents are\n"
-    "                          created when missing\n"
+    "                          created when missing; a tuple result writes one\n"
+    "                          file per tensor in it, DIR/result_<i>.<k>.tensor\n"
+    "                          (docs/spec/tuple.md)\n"
     "      --npy               with --output-dir: write DIR/result_<i>.npy\n"
     "                          (NumPy format 1.0, little-endian; bf16 has no\n"
     "                          NumPy dtype and is refused)\n"
@@ -409,8 +412,80 @@ static int load_inputs(const run_state *s, const char *name, const ir_func *f, p
     return cli_check_inputs(s->cmd, name, f, ins, f->body.n_args);
 }
 
-/* Prints each result on stdout and writes the --output-dir files. */
-static int emit_results(const run_state *s, const plumb_ref_result *res)
+/* A tuple result's value (docs/spec/tuple.md): its elements in
+ * parentheses, each a dense<...> or a nested tuple, taking leaves from
+ * outs[*at] on. */
+static void print_tuple_value(const run_state *s, plumb_buf *b, const ir_type *t, plumb_tensor *const *outs,
+                              uint32_t n, uint32_t *at)
+{
+    if (!t->tuple) {
+        if (*at < n)
+            plumb_dense_print(b, outs[*at], s->hex);
+        (*at)++;
+        return;
+    }
+    plumb_buf_puts(b, "(");
+    for (uint32_t i = 0; i < t->tuple->n; i++) {
+        if (i)
+            plumb_buf_puts(b, ", ");
+        print_tuple_value(s, b, &t->tuple->elems[i], outs, n, at);
+    }
+    plumb_buf_puts(b, ")");
+}
+
+/* Result r: prints its line and writes its --output-dir file(s). A tensor
+ * is outs[0]; a tuple (type t) is its leaves outs[0..n), as the executors
+ * return it (ir_tuple_flatten): one line `tuple<...> (dense<...>, ...)`
+ * and one file per leaf, result_R.K (K counting the leaves). */
+static int emit_one(const run_state *s, uint32_t r, const ir_type *t, plumb_tensor *const *outs, uint32_t n)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    if (t && t->tuple) {
+        uint32_t at = 0;
+        ir_type_print(&b, t);
+        plumb_buf_puts(&b, " ");
+        print_tuple_value(s, &b, t, outs, n, &at);
+    } else if (s->interp_format) {
+        cli_interp_print(&b, outs[0]);
+    } else {
+        plumb_tensor_type_print(&b, outs[0]);
+        plumb_buf_puts(&b, " ");
+        plumb_dense_print(&b, outs[0], s->hex);
+    }
+    plumb_buf_puts(&b, "\n");
+    plumb_diag d = {.code = PLUMB_OK};
+    bool ok = !b.failed;
+    if (ok && s->capture)
+        plumb_buf_append(s->capture, b.data, b.len);
+    else if (ok)
+        ok = cli_write_stdout(b.data, b.len, &d);
+    if (b.failed)
+        plumb_diag_set(&d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing result %u", r);
+    plumb_buf_free(&b);
+    if (!ok) {
+        cli_print_diag(s->cmd, &d);
+        return CLI_EXIT_USAGE;
+    }
+    if (!s->output_dir)
+        return CLI_EXIT_OK;
+    bool tuple = t && t->tuple;
+    for (uint32_t k = 0; k < (tuple ? n : 1); k++) {
+        char path[4096];
+        int len = tuple ? snprintf(path, sizeof path, "%s/result_%u.%u.%s", s->output_dir, r, k, s->npy ? "npy" : "tensor")
+                        : snprintf(path, sizeof path, "%s/result_%u.%s", s->output_dir, r, s->npy ? "npy" : "tensor");
+        if (len < 0 || (size_t)len >= sizeof path)
+            return cli_usage_error(s->cmd, "--output-dir '%s' is too long", s->output_dir);
+        if (s->npy ? !cli_npy_save(path, outs[k], &d) : !plumb_tensor_save(path, outs[k], false, &d)) {
+            cli_print_diag(s->cmd, &d);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Prints each result of f on stdout and writes the --output-dir files. */
+static int emit_results(const run_state *s, const ir_func *f, const plumb_ref_result *res)
 {
     if (s->output_dir) {
         plumb_diag md = {.code = PLUMB_OK};
@@ -419,41 +494,18 @@ static int emit_results(const run_state *s, const plumb_ref_result *res)
             return CLI_EXIT_USAGE;
         }
     }
-    for (uint32_t i = 0; i < res->n_outputs; i++) {
-        plumb_buf b;
-        plumb_buf_init(&b);
-        if (s->interp_format) {
-            cli_interp_print(&b, res->outputs[i]);
-        } else {
-            plumb_tensor_type_print(&b, res->outputs[i]);
-            plumb_buf_puts(&b, " ");
-            plumb_dense_print(&b, res->outputs[i], s->hex);
+    uint32_t at = 0;
+    for (uint32_t r = 0; r < f->n_results; r++) {
+        uint64_t k = ir_type_leaf_count(&f->result_types[r]);
+        if (k > res->n_outputs - at) {
+            fprintf(stderr, "plumb %s: error: @%s result %u: the backend returned %u tensors for %u results\n", s->cmd,
+                    f->name, r, res->n_outputs, f->n_results);
+            return CLI_EXIT_INVALID;
         }
-        plumb_buf_puts(&b, "\n");
-        plumb_diag d = {.code = PLUMB_OK};
-        bool ok = !b.failed;
-        if (ok && s->capture)
-            plumb_buf_append(s->capture, b.data, b.len);
-        else if (ok)
-            ok = cli_write_stdout(b.data, b.len, &d);
-        if (b.failed)
-            plumb_diag_set(&d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "out of memory printing result %u", i);
-        plumb_buf_free(&b);
-        if (!ok) {
-            cli_print_diag(s->cmd, &d);
-            return CLI_EXIT_USAGE;
-        }
-        if (s->output_dir) {
-            char path[4096];
-            int n = snprintf(path, sizeof path, "%s/result_%u.%s", s->output_dir, i, s->npy ? "npy" : "tensor");
-            if (n < 0 || (size_t)n >= sizeof path)
-                return cli_usage_error(s->cmd, "--output-dir '%s' is too long", s->output_dir);
-            if (s->npy ? !cli_npy_save(path, res->outputs[i], &d)
-                       : !plumb_tensor_save(path, res->outputs[i], false, &d)) {
-                cli_print_diag(s->cmd, &d);
-                return CLI_EXIT_USAGE;
-            }
-        }
+        int rc = emit_one(s, r, &f->result_types[r], res->outputs + at, (uint32_t)k);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        at += (uint32_t)k;
     }
     return CLI_EXIT_OK;
 }
@@ -737,6 +789,24 @@ static int run_module(const run_state *s, ir_module *m, const char *name, char *
         goto out;
     }
     const char *entry = f->name;
+    /* Inputs are tensors, one per parameter (docs/spec/tuple.md): a tuple
+     * parameter is refused by name rather than guessed at. */
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        if (f->body.args[i]->type.tuple) {
+            char pn[128];
+            cli_param_name(pn, sizeof pn, f, i);
+            snprintf(why, why_size, "parameter %s of @%s has a tuple type", pn, entry);
+            rc = cli_usage_error(s->cmd,
+                                 "parameter %s of @%s has a tuple type; plumb %s takes tensor inputs only (build the "
+                                 "tuple inside the program from tensor parameters)", pn, entry, s->cmd);
+            goto out;
+        }
+    if (s->compare && ir_module_has_tuples(m)) {
+        snprintf(why, why_size, "--compare does not compare tuple values yet");
+        rc = cli_usage_error(s->cmd, "--compare does not compare programs with tuple values yet; run each backend "
+                                     "with --backend");
+        goto out;
+    }
     n_ins = f->body.n_args;
     if (n_ins && !(ins = plumb_calloc(n_ins, sizeof *ins))) {
         fprintf(stderr, "plumb %s: error: out of memory\n", s->cmd);
@@ -777,7 +847,7 @@ static int run_module(const run_state *s, ir_module *m, const char *name, char *
         rc = rd.code == PLUMB_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_INVALID;
         goto out;
     }
-    rc = emit_results(s, &res);
+    rc = emit_results(s, f, &res);
     report_checks(s, log, &res);
     if (rc == CLI_EXIT_OK && res.checks_failed) {
         snprintf(why, why_size, "%llu check%s failed", (unsigned long long)res.checks_failed,

@@ -379,6 +379,8 @@ ir_type ir_type_scalar(plumb_dtype t)
 
 bool ir_type_equal(const ir_type *a, const ir_type *b)
 {
+    if (a->tuple || b->tuple)
+        return ir_tuple_type_equal(a, b);   /* ir/tuple.c */
     if (a->dtype != b->dtype || a->rank != b->rank)
         return false;
     for (uint32_t i = 0; i < a->rank; i++)
@@ -397,6 +399,16 @@ bool ir_type_is_static(const ir_type *t)
 
 void ir_type_print(plumb_buf *b, const ir_type *t)
 {
+    if (t->tuple) {
+        plumb_buf_puts(b, "tuple<");
+        for (uint32_t i = 0; i < t->tuple->n; i++) {
+            if (i)
+                plumb_buf_puts(b, ", ");
+            ir_type_print(b, &t->tuple->elems[i]);
+        }
+        plumb_buf_puts(b, ">");
+        return;
+    }
     plumb_buf_puts(b, "tensor<");
     bool any_bound = false;
     for (uint32_t i = 0; i < t->rank; i++) {

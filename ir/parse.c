@@ -71,6 +71,7 @@ typedef struct P {
     ir_module *m;
     plumb_diag *d;
     uint32_t depth, max_depth;
+    uint32_t tuple_depth;       /* tuple<...> nesting being parsed (parse_tuple_type) */
     uint64_t max_bytes;     /* per-literal byte limit (ir_parse_options) */
     bool failed;
     sym *syms;
@@ -570,6 +571,40 @@ static bool parse_bounds(P *p, ir_type *t, bool list_form)
     return true;
 }
 
+static bool parse_type(P *p, ir_type *t);
+static bool grow_arr(P *p, void **arr, uint32_t n, uint32_t *cap, size_t elem);
+
+/* `tuple<T, ...>` after the keyword (docs/spec/tuple.md): elements are
+ * tensor or tuple types; `tuple<>` is the empty tuple. The nesting depth
+ * and the leaf count are checked as they grow, before the next element is
+ * allocated, so a short text cannot make a huge type. */
+static bool parse_tuple_type(P *p, size_t st, ir_type *t)
+{
+    if (p->pos >= p->len || p->src[p->pos] != '<')
+        return expected(p, "'<' after 'tuple'");
+    p->pos++;
+    if (++p->tuple_depth > IR_TUPLE_MAX_DEPTH)
+        return err_at(p, st, PLUMB_ERR_LIMIT, "tuple types nest deeper than %d levels", IR_TUPLE_MAX_DEPTH);
+    ir_type *el = NULL;
+    uint32_t n = 0, cap = 0;
+    uint64_t leaves = 0;
+    if (!eat(p, '>')) {
+        do {
+            if (!grow_arr(p, (void **)&el, n, &cap, sizeof *el))
+                return false;
+            if (!parse_type(p, &el[n]))
+                return false;
+            leaves += ir_type_leaf_count(&el[n]);
+            if (++n > IR_TUPLE_MAX_LEAVES || leaves > IR_TUPLE_MAX_LEAVES)
+                return err_at(p, st, PLUMB_ERR_LIMIT, "tuple type holds more than %d tensors", IR_TUPLE_MAX_LEAVES);
+        } while (eat(p, ','));
+        if (!expect(p, '>'))
+            return false;
+    }
+    p->tuple_depth--;
+    return ir_type_tuple_make(p->m, el, n, t) || nomem(p);
+}
+
 static bool parse_type(P *p, ir_type *t)
 {
     ws(p);
@@ -585,8 +620,10 @@ static bool parse_type(P *p, ir_type *t)
     }
     if (!ident(p, &s, &n))
         return expected(p, "a type");
+    if (n == 5 && memcmp(s, "tuple", 5) == 0)
+        return parse_tuple_type(p, st, t);
     if (n != 6 || memcmp(s, "tensor", 6) != 0) {
-        if ((n == 5 && memcmp(s, "tuple", 5) == 0) || looks_like_elem_type(s, n))
+        if (looks_like_elem_type(s, n))
             return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: type '%.*s' (plumb runs ranked tensor types only)", (int)n, s);
         p->pos = st;
         return expected(p, "a tensor type");
@@ -1263,6 +1300,7 @@ static const simple_attr simple_attrs[] = {
     SA(SORT, "is_stable", AK_BOOL, is_stable),
     SA(TOP_K, "k", AK_INT, k),
     SA(GET_DIMENSION_SIZE, "dimension", AK_INT, dimension),
+    SA(GET_TUPLE_ELEMENT, "index", AK_INT, tuple_index),
     SA(DYNAMIC_BROADCAST_IN_DIM, "broadcast_dimensions", AK_INTS, dims),
     SA(DYNAMIC_BROADCAST_IN_DIM, "known_expanding_dimensions", AK_INTS, known_expanding),
     SA(DYNAMIC_BROADCAST_IN_DIM, "known_nonexpanding_dimensions", AK_INTS, known_nonexpanding),
@@ -3244,6 +3282,33 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         ir_block *b = new_region(p, ob);
         return b && parse_region_named(p, b, names, lens, offs, ob->ot, n);
     }
+    /* StableHLO prints `%a, %b {attrs} : tuple<...>` (the result type only;
+     * the operands' are its elements, checked by the verifier's C1) and
+     * `%t[1] {attrs} : (tuple<...>) -> T` (docs/spec/tuple.md). */
+    case PLUMB_OP_TUPLE:
+        if (!operands_then(p, ob, &more))
+            return false;
+        if (more)
+            return expected(p, "an operand");
+        if (!opt_attr_dict(p, ob) || !expect(p, ':'))
+            return false;
+        ob->rt = plumb_arena_alloc(p->m->arena, sizeof *ob->rt);
+        if (!ob->rt)
+            return nomem(p);
+        ob->n_rt = 1;
+        ws(p);
+        {
+            size_t toff = p->pos;
+            if (!parse_type(p, &ob->rt[0]))
+                return false;
+            if (!ob->rt[0].tuple)
+                return err_at(p, toff, PLUMB_ERR_PARSE, "stablehlo.tuple's type must be a tuple type");
+        }
+        return true;
+    case PLUMB_OP_GET_TUPLE_ELEMENT:
+        if (!add_operand(p, ob) || !expect(p, '[') || !parse_i64(p, &ob->a.tuple_index) || !expect(p, ']'))
+            return false;
+        return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
     /* StableHLO prints `{attrs} %a, %b : T, U`: each operand's type once, the
      * results having the same types (C1), and `()` without operands. */
     case PLUMB_OP_OPTIMIZATION_BARRIER:

@@ -714,6 +714,9 @@ static void generic_props(pr *q, const ir_op *op)
         puts_(q, "}>");
         break;
     }
+    case PLUMB_OP_GET_TUPLE_ELEMENT:
+        plumb_buf_printf(q->b, " <{index = %lld : i32}>", (long long)a->tuple_index);
+        break;
     case PLUMB_OP_SLICE:
         puts_(q, " <{start_indices = ");
         array_i64(q, a->start);
@@ -910,6 +913,17 @@ static bool pretty_fits(const ir_op *op)
                 !ir_type_equal(&op->operands[i]->type, &op->regions[1].args[i]->type))
                 return false;
         return true;
+    case PLUMB_OP_TUPLE:
+        /* the pretty form writes the result type only: its elements must
+         * be the operands' types */
+        if (op->n_results != 1 || !op->results[0]->type.tuple || op->results[0]->type.tuple->n != op->n_operands)
+            return false;
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (!ir_type_equal(&op->operands[i]->type, &op->results[0]->type.tuple->elems[i]))
+                return false;
+        return true;
+    case PLUMB_OP_GET_TUPLE_ELEMENT:
+        return op->n_operands == 1 && op->n_results == 1;
     case PLUMB_OP_OPTIMIZATION_BARRIER:
         /* the pretty form lists each type once, for operand and result */
         if (op->n_results != op->n_operands)
@@ -1195,6 +1209,26 @@ static void print_op(pr *q, const ir_op *op, int ind)
         puts_(q, "}");
         break;
     }
+    /* StableHLO's forms (docs/spec/tuple.md): `stablehlo.tuple %a, %b : T`
+     * and `stablehlo.get_tuple_element %t[1] : (T) -> U` */
+    case PLUMB_OP_TUPLE:
+        puts_(q, info->name);
+        if (op->n_operands) {
+            puts_(q, " ");
+            values(q, op->operands, op->n_operands);
+        }
+        extra_dict(q, a);
+        puts_(q, " : ");
+        type(q, &op->results[0]->type);
+        break;
+    case PLUMB_OP_GET_TUPLE_ELEMENT:
+        puts_(q, info->name);
+        puts_(q, " ");
+        values(q, op->operands, op->n_operands);
+        plumb_buf_printf(q->b, "[%lld]", (long long)a->tuple_index);
+        extra_dict(q, a);
+        sig_functional(q, op);
+        break;
     case PLUMB_OP_OPTIMIZATION_BARRIER:
         /* StableHLO's form: the attribute dictionary first, then each
          * operand's type once (the results have the same types). */

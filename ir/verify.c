@@ -51,6 +51,14 @@ static void type_str(const ir_type *t, char *buf, size_t cap)
 {
     size_t n = 0;
     buf[0] = '\0';
+    if (t->tuple) {   /* tuple<...> (ir/tuple.c) */
+        plumb_buf tb;
+        plumb_buf_init(&tb);
+        ir_type_print(&tb, t);
+        put(buf, cap, &n, "%s", tb.data && !tb.failed ? tb.data : "tuple<...>");
+        plumb_buf_free(&tb);
+        return;
+    }
     put(buf, cap, &n, "tensor<");
     uint32_t rank = t->rank <= PLUMB_MAX_RANK ? t->rank : PLUMB_MAX_RANK;
     bool any_bound = false;
@@ -138,8 +146,36 @@ static bool op_fail(vctx *V, const ir_op *op, plumb_code code, const char *fmt, 
 /* Structure of a type (element type, rank, dims, bounds) without its size;
  * what: "operand 1 (%x)", "result 0", "argument 2 of @f"... */
 static bool check_type_form(vctx *V, plumb_loc loc, const char *prefix, const char *what,
+                            const ir_type *t);
+
+/* A tuple type: within the nesting and leaf limits (the parser enforces
+ * them before allocating; a module built in memory is checked here), each
+ * element checked by check (form, or form plus size). */
+static bool check_tuple_type(vctx *V, plumb_loc loc, const char *prefix, const char *what, const ir_type *t,
+                             bool (*check)(vctx *, plumb_loc, const char *, const char *, const ir_type *))
+{
+    uint32_t depth = ir_type_tuple_depth(t);
+    if (depth > IR_TUPLE_MAX_DEPTH)
+        return fail_at(V, PLUMB_ERR_LIMIT, loc, "%s%s: tuple types nest %u deep, more than the limit %d",
+                       prefix, what, depth, IR_TUPLE_MAX_DEPTH);
+    uint64_t leaves = ir_type_leaf_count(t);
+    if (leaves > IR_TUPLE_MAX_LEAVES)
+        return fail_at(V, PLUMB_ERR_LIMIT, loc, "%s%s: a tuple type of %llu tensors, more than the limit %d",
+                       prefix, what, (unsigned long long)leaves, IR_TUPLE_MAX_LEAVES);
+    for (uint32_t i = 0; i < t->tuple->n; i++) {
+        char ew[400];
+        snprintf(ew, sizeof ew, "%s element %u", what, i);
+        if (!check(V, loc, prefix, ew, &t->tuple->elems[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool check_type_form(vctx *V, plumb_loc loc, const char *prefix, const char *what,
                             const ir_type *t)
 {
+    if (t->tuple)
+        return check_tuple_type(V, loc, prefix, what, t, check_type_form);
     if ((unsigned)t->dtype >= PLUMB_DTYPE_COUNT)
         return fail_at(V, PLUMB_ERR_INVALID, loc, "%s%s has an unknown element type %u",
                        prefix, what, (unsigned)t->dtype);
@@ -174,6 +210,8 @@ static bool check_type_form(vctx *V, plumb_loc loc, const char *prefix, const ch
 static bool check_type(vctx *V, plumb_loc loc, const char *prefix, const char *what,
                        const ir_type *t)
 {
+    if (t->tuple)
+        return check_tuple_type(V, loc, prefix, what, t, check_type);
     if (!check_type_form(V, loc, prefix, what, t))
         return false;
     int64_t dims[PLUMB_MAX_RANK];
@@ -268,6 +306,14 @@ static void meet(ir_type *into, const ir_type *b)
 
 static bool type_compat(const ir_type *a, const ir_type *b)
 {
+    if (a->tuple || b->tuple) {   /* element by element (docs/spec/tuple.md) */
+        if (!a->tuple || !b->tuple || a->tuple->n != b->tuple->n)
+            return false;
+        for (uint32_t i = 0; i < a->tuple->n; i++)
+            if (!type_compat(&a->tuple->elems[i], &b->tuple->elems[i]))
+                return false;
+        return true;
+    }
     return a->dtype == b->dtype && shape_compat(a, b);
 }
 
@@ -1889,6 +1935,59 @@ static bool v_optimization_barrier(vctx *V, const ir_op *op)
     return true;
 }
 
+/* tuple (StableHLO C1): type(result) = tuple(type(val...)).
+ * get_tuple_element (C1): 0 <= index < size(operand); (C2) type(result) =
+ * tuple_element_types(operand)[index]. docs/spec/tuple.md. */
+static bool v_tuple(vctx *V, const ir_op *op)
+{
+    const ir_type *r = &op->results[0]->type;
+    char g[TSTR], w[TSTR], od[200];
+    if (!r->tuple) {
+        type_str(r, g, sizeof g);
+        return BAD("result type %s is not a tuple type (StableHLO C1: type(result) = tuple(type(val...)))", g);
+    }
+    if (r->tuple->n != op->n_operands)
+        return BAD("result type has %u elements but the op has %u operands (StableHLO C1)", r->tuple->n,
+                   op->n_operands);
+    for (uint32_t i = 0; i < op->n_operands; i++)
+        if (!ir_type_equal(&op->operands[i]->type, &r->tuple->elems[i])) {
+            type_str(&op->operands[i]->type, g, sizeof g);
+            type_str(&r->tuple->elems[i], w, sizeof w);
+            return BAD("%s has type %s but result element %u has type %s (StableHLO C1)",
+                       odesc(op, i, od, sizeof od), g, i, w);
+        }
+    return true;
+}
+
+static bool v_get_tuple_element(vctx *V, const ir_op *op)
+{
+    const ir_type *t = &op->operands[0]->type;
+    char g[TSTR], w[TSTR], od[200];
+    if (!t->tuple) {
+        type_str(t, g, sizeof g);
+        return BAD("%s has type %s, not a tuple type", odesc(op, 0, od, sizeof od), g);
+    }
+    int64_t idx = op->a.tuple_index;
+    if (idx < 0 || idx >= (int64_t)t->tuple->n)
+        return BAD("index %lld is out of range for %s of %u elements (StableHLO C1: 0 <= index < size(operand))",
+                   (long long)idx, odesc(op, 0, od, sizeof od), t->tuple->n);
+    if (!ir_type_equal(&op->results[0]->type, &t->tuple->elems[idx])) {
+        type_str(&op->results[0]->type, g, sizeof g);
+        type_str(&t->tuple->elems[idx], w, sizeof w);
+        return BAD("result type %s is not element %lld's type %s (StableHLO C2)", g, (long long)idx, w);
+    }
+    return true;
+}
+
+/* Ops that carry tuple-typed values as they are (docs/spec/tuple.md);
+ * every other op takes and gives tensors only. */
+static bool carries_tuples(plumb_opcode c)
+{
+    return c == PLUMB_OP_TUPLE || c == PLUMB_OP_GET_TUPLE_ELEMENT || c == PLUMB_OP_WHILE || c == PLUMB_OP_IF ||
+           c == PLUMB_OP_CASE || c == PLUMB_OP_OPTIMIZATION_BARRIER || c == PLUMB_OP_CALL ||
+           c == PLUMB_OP_COMPOSITE || c == PLUMB_OP_FUNC_RETURN || c == PLUMB_OP_RETURN;
+}
+
 /* triangular_solve and cholesky (docs/spec/linalg.md): float element types
  * plumb computes in (f16, bf16, f32, f64); the matrices are the last two
  * dimensions, the leading ones are batch dimensions. `?` sizes are checked
@@ -2480,6 +2579,8 @@ static int primary_operand(const ir_op *op)
     case PLUMB_OP_RETURN:
     case PLUMB_OP_IF:     /* the types are the results'; pred and index are checked by v_branches */
     case PLUMB_OP_CASE:
+    case PLUMB_OP_TUPLE:  /* any values, tuples too (v_tuple) */
+    case PLUMB_OP_GET_TUPLE_ELEMENT:
         return -2;
     default:
         return op->n_operands ? 0 : -2;
@@ -2520,6 +2621,20 @@ static bool verify_op(vctx *V, const ir_op *op)
         snprintf(prefix, sizeof prefix, "%s: ", info->name);
         if (!check_type(V, op->loc, prefix, what, &op->results[i]->type))
             return false;
+    }
+    if (!carries_tuples(op->code)) {
+        for (uint32_t i = 0; i < op->n_operands; i++)
+            if (op->operands[i]->type.tuple) {
+                char nb[160];
+                return BAD("operand %u%s has a tuple type; the op takes tensors (get_tuple_element takes a "
+                           "tuple apart)", i, vname(op->operands[i], nb, sizeof nb));
+            }
+        for (uint32_t i = 0; i < op->n_results; i++)
+            if (op->results[i]->type.tuple) {
+                char nb[160];
+                return BAD("result %u%s has a tuple type; the op gives tensors", i,
+                           vname(op->results[i], nb, sizeof nb));
+            }
     }
     int p = primary_operand(op);
     if (p != -2) {
@@ -2623,6 +2738,8 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_CALL: return v_call(V, op);
     case PLUMB_OP_COMPOSITE: return v_composite(V, op);
     case PLUMB_OP_OPTIMIZATION_BARRIER: return v_optimization_barrier(V, op);
+    case PLUMB_OP_TUPLE: return v_tuple(V, op);
+    case PLUMB_OP_GET_TUPLE_ELEMENT: return v_get_tuple_element(V, op);
     case PLUMB_OP_MAP: return v_map(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
     case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);

@@ -707,6 +707,17 @@ bool plumb_ref_run(const ir_module *m, const char *entry,
                    const plumb_ref_options *opts, plumb_ref_result *res, plumb_diag *d)
 {
     memset(res, 0, sizeof *res);
+    /* A tuple is its elements (ref/tuple.c): run the copy of m in which
+     * every tuple-typed value is its leaf tensors; inputs and results are
+     * the leaves of tuple parameters and results. */
+    if (ir_module_has_tuples(m)) {
+        ir_module *flat = ir_tuple_flatten(m, d);
+        if (!flat)
+            return false;
+        bool ran = plumb_ref_run(flat, entry, inputs, n_inputs, opts, res, d);
+        ir_module_free(flat);
+        return ran;
+    }
     const char *name = entry ? entry : "main";
     const ir_func *f = ir_module_find_func(m, name);
     if (!f) {

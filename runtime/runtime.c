@@ -367,6 +367,14 @@ static rt_key_ctx key_ctx(const plumb_runtime *rt)
 
 bool plumb_runtime_key(const plumb_runtime *rt, const ir_module *m, const char *entry, uint64_t key[2], plumb_diag *d)
 {
+    if (rt && m && ir_module_has_tuples(m)) {   /* the key of what compiles: tuples lowered */
+        ir_module *flat = ir_tuple_flatten(m, d);
+        if (!flat)
+            return false;
+        bool keyed = plumb_runtime_key(rt, flat, entry, key, d);
+        ir_module_free(flat);
+        return keyed;
+    }
     const ir_func *f = entry_func(m, entry, d);
     if (!f)
         return false;
@@ -682,6 +690,18 @@ static plumb_executable *bind_lifted(plumb_executable *ex, rt_lifted *lv, plumb_
  * its constants' values. */
 plumb_executable *plumb_runtime_compile(plumb_runtime *rt, const ir_module *m, const char *entry, plumb_diag *d)
 {
+    /* A tuple is just its elements (runtime/k_tuple.c): what is compiled,
+     * keyed and cached is the copy of m without tuple-typed values, so a
+     * tuple costs no buffer and no copy. The executable takes and gives
+     * the leaves of tuple parameters and results. */
+    if (rt && m && ir_module_has_tuples(m)) {
+        ir_module *flat = ir_tuple_flatten(m, d);
+        if (!flat)
+            return NULL;
+        plumb_executable *ex = plumb_runtime_compile(rt, flat, entry, d);
+        ir_module_free(flat);
+        return ex;
+    }
     if (!rt || !m || !rt->policy)
         return compile_entry(rt, m, entry, d);
     const ir_func *f = entry_func(m, entry, d);

@@ -23,7 +23,17 @@ typedef struct ir_type {
     uint32_t rank;
     int64_t dims[PLUMB_MAX_RANK];    /* elements, or PLUMB_DIM_DYN */
     int64_t bounds[PLUMB_MAX_RANK];  /* declared bound of a PLUMB_DIM_DYN dim, else PLUMB_NO_BOUND */
+    /* Non-NULL: the tuple type tuple<T1, ...> (docs/spec/tuple.md), whose
+     * elements live in the module's arena; dtype, rank, dims and bounds are
+     * then left zero, so code that does not know tuples walks no dims. */
+    const struct ir_tuple_type *tuple;
 } ir_type;
+
+/* The elements of a tuple type, each a tensor or a tuple type. */
+typedef struct ir_tuple_type {
+    uint32_t n;
+    const ir_type *elems;
+} ir_tuple_type;
 
 typedef enum ir_cmp_dir { IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT, IR_CMP_GE } ir_cmp_dir;
 /* IR_CMP_TYPE_NONE: not written; the element type decides (FLOAT for floats,
@@ -135,6 +145,7 @@ typedef struct ir_attrs {
     /* fft: fft_type and fft_length (1 to 3 trailing dimensions) */
     ir_fft_type fft_type;
     ir_ints fft_length;
+    int64_t tuple_index;                  /* get_tuple_element: index (docs/spec/tuple.md) */
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;
@@ -286,8 +297,37 @@ bool ir_attrs_value_splat(const ir_attrs *a);
 /* Reads a->value's bytes once and sets a->value_splat_data when every
  * element equals element 0 (the parser calls it for each literal). */
 void ir_attrs_note_splat(ir_attrs *a);
-/* "tensor<?x128xf32, #stablehlo.bounds<64, ?>>" */
+/* "tensor<?x128xf32, #stablehlo.bounds<64, ?>>"; "tuple<tensor<f32>, tuple<>>" */
 void ir_type_print(plumb_buf *b, const ir_type *t);
+
+/* ---- tuples (ir/tuple.c, docs/spec/tuple.md) --------------------------------
+ * A tuple value is its elements: the reference and the runtime run a
+ * module through ir_tuple_flatten, which replaces every tuple-typed value
+ * by its tensor leaves (depth first, left to right). Callers pass and get
+ * the leaves of a tuple parameter or result in that order. */
+#define IR_TUPLE_MAX_DEPTH 32      /* nesting of tuple<...> inside tuple<...> */
+#define IR_TUPLE_MAX_LEAVES 65536  /* tensors in one tuple type, over every level */
+static inline bool ir_type_is_tuple(const ir_type *t) { return t->tuple != NULL; }
+/* A tuple type of n elements (copied into m's arena); false when out of memory. */
+bool ir_type_tuple_make(ir_module *m, const ir_type *elems, uint32_t n, ir_type *out);
+/* Tensor leaves of t: 1 for a tensor type, the sum over elements for a tuple. */
+uint64_t ir_type_leaf_count(const ir_type *t);
+/* Writes t's leaves (depth first) into out, which has room for
+ * ir_type_leaf_count(t); returns the count written. */
+uint64_t ir_type_leaves(const ir_type *t, ir_type *out);
+/* Structural equality of two tuple types (elements by ir_type_equal). */
+bool ir_tuple_type_equal(const ir_type *a, const ir_type *b);
+/* Nesting depth of t: 0 for a tensor type, 1 for tuple<tensor...>, ... */
+uint32_t ir_type_tuple_depth(const ir_type *t);
+/* True when any parameter, result or op value of m has a tuple type. */
+bool ir_module_has_tuples(const ir_module *m);
+/* A new module computing what m computes with no tuple-typed value: tuple
+ * and get_tuple_element vanish (a use of their result uses the elements),
+ * every other op, parameter, result and region argument of tuple type is
+ * replaced by its leaves in order. The copy shares m's attribute payloads
+ * and strings, so it must be freed (ir_module_free) before m. m must be
+ * verified. NULL with d set when out of memory. */
+ir_module *ir_tuple_flatten(const ir_module *m, plumb_diag *d);
 
 /* ---- text -------------------------------------------------------------------
  * Parses StableHLO text (docs/format.md). On error returns NULL with d set to

@@ -1,4 +1,4 @@
-// expect-error: 2:21: unsupported: type 'tuple'
-func.func @main(%a: tuple<tensor<f32>>) {
+// expect-error: 2:38: expected '>', found ';'
+func.func @main(%a: tuple<tensor<f32>; tensor<f32>>) {
   return
 }
