@@ -16,6 +16,7 @@
 #include "batchnorm_bound.h"
 #include "fft_bound.h"
 #include "linalg_bound.h"
+#include "dotalg_gen.h"
 #include "plumb/complex.h"
 #include "plumb/fp8.h"
 #include "plumb/lowp.h"
@@ -3267,6 +3268,38 @@ static bool gen_lowp(gen *g)
     return ok;
 }
 
+/* ---- dot_general's algorithm (docs/spec/dotalg.md, "Conformance") -------------------
+ * One "odd" dot (7x13 · 13x5) per entry of gen_dotalg.c's list, its value
+ * class the algorithm's name, after every other family. */
+static bool dotalg_case(gen *g)
+{
+    const conf_dotalg_case *c = NULL;
+    for (size_t i = 0; i < conf_dotalg_n_cases && !c; i++)
+        if (conf_dotalg_cases[i].operand == g->t && !strcmp(conf_dotalg_cases[i].name, g->value))
+            c = &conf_dotalg_cases[i];
+    if (!c) { g->failed = true; return push_case(g, "%r"); }
+    int64_t ld[2] = {7, 13}, rd[2] = {13, 5}, od[2] = {7, 5};
+    plumb_tensor *x = param(g, "x", g->t, 2, ld, NULL, 0, 0);
+    plumb_tensor *y = param(g, "y", g->t, 2, rd, NULL, 0, 0);
+    if (x && y && (!conf_dotalg_fill(x, g->rng) || !conf_dotalg_fill(y, g->rng))) g->failed = true;
+    char attr[400];
+    conf_dotalg_attr(c, attr, sizeof attr);
+    const char *U = tys(g, g->t, 2, od);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.dot_general %%x, %%y, contracting_dims = [1] x [0], %s : (%s, %s) -> %s\n",
+                     attr, tys(g, g->t, 2, ld), tys(g, g->t, 2, rd), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+static bool gen_dotalg(gen *g)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && g->op == PLUMB_OP_DOT_GENERAL && i < conf_dotalg_n_cases; i++)
+        ok = depth_case(g, conf_dotalg_cases[i].operand, conf_dotalg_cases[i].operand, conf_dotalg_cases[i].name,
+                        dotalg_case);
+    return ok;
+}
+
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
  * so that a case's bytes do not depend on sharding or on other cases. */
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
@@ -3410,6 +3443,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_poly(&g);
     if (ok) ok = gen_complex(&g);
     if (ok) ok = gen_lowp(&g);
+    if (ok) ok = gen_dotalg(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plumb/ir.h"
+#include "plumb/dotalg.h"
 
 /* ---- parser state ---------------------------------------------------------- */
 
@@ -1230,6 +1231,73 @@ static bool precision_list(P *p, ir_attrs *a)
     return true;
 }
 
+/* The body `<lhs_precision_type = T, rhs_precision_type = T,
+ * accumulation_type = T, lhs_component_count = N, rhs_component_count = N,
+ * num_primitive_operations = N, allow_imprecise_accumulation = B>` of a
+ * dot algorithm (pretty form `algorithm = <...>`, generic form
+ * `algorithm = #stablehlo.dot_algorithm<...>`): every field once, in any
+ * order (docs/spec/dotalg.md). */
+static bool dot_algorithm_body(P *p, ir_dot_algorithm *alg)
+{
+    static const char *const names[] = {"lhs_precision_type", "rhs_precision_type", "accumulation_type",
+                                        "lhs_component_count", "rhs_component_count", "num_primitive_operations",
+                                        "allow_imprecise_accumulation"};
+    ws(p);
+    size_t start = p->pos;
+    if (!expect(p, '<'))
+        return false;
+    unsigned seen = 0;
+    memset(alg, 0, sizeof *alg);
+    do {
+        ws(p);
+        size_t off = p->pos;
+        const char *s;
+        size_t n;
+        unsigned f = 7;
+        if (ident(p, &s, &n))
+            for (f = 0; f < 7; f++)
+                if (strlen(names[f]) == n && memcmp(names[f], s, n) == 0)
+                    break;
+        if (f == 7) {
+            p->pos = off;
+            return expected(p, "a dot algorithm field (lhs_precision_type, rhs_precision_type, accumulation_type, "
+                               "lhs_component_count, rhs_component_count, num_primitive_operations or "
+                               "allow_imprecise_accumulation)");
+        }
+        if (seen & (1u << f))
+            return err_at(p, off, PLUMB_ERR_PARSE, "dot algorithm field '%s' is given twice", names[f]);
+        seen |= 1u << f;
+        if (!expect(p, '='))
+            return false;
+        if (f < 3) {
+            ws(p);
+            size_t toff = p->pos;
+            int t;
+            if (!ident(p, &s, &n))
+                return expected(p, "a float type or tf32");
+            if (!ir_dotalg_type_parse(s, n, &t))
+                return err_at(p, toff, PLUMB_ERR_PARSE, "%s must be a float type or tf32 (StableHLO I%u), found '%.*s'",
+                              names[f], 8 + f, (int)n, s);
+            int16_t *dst = f == 0 ? &alg->lhs_precision_type : f == 1 ? &alg->rhs_precision_type : &alg->accumulation_type;
+            *dst = (int16_t)t;
+        } else if (f < 6) {
+            int64_t *dst = f == 3 ? &alg->lhs_component_count : f == 4 ? &alg->rhs_component_count
+                                                                      : &alg->num_primitive_operations;
+            if (!parse_i64(p, dst))
+                return false;
+        } else if (!attr_bool(p, &alg->allow_imprecise_accumulation)) {
+            return false;
+        }
+    } while (eat(p, ','));
+    if (!expect(p, '>'))
+        return false;
+    for (unsigned f = 0; f < 7; f++)
+        if (!(seen & (1u << f)))
+            return err_at(p, start, PLUMB_ERR_PARSE, "dot algorithm lacks the field '%s'", names[f]);
+    alg->present = true;
+    return true;
+}
+
 /* The fields of a #stablehlo.gather / scatter / dot attribute. */
 typedef struct field {
     const char *name;
@@ -1506,6 +1574,8 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         ok = struct_attr(p, "#stablehlo.dot", f);
     } else if ((c == PLUMB_OP_DOT_GENERAL || c == PLUMB_OP_DOT) && IS("precision_config")) {
         ok = precision_list(p, a);
+    } else if (c == PLUMB_OP_DOT_GENERAL && IS("algorithm")) {
+        ok = expect_kw(p, "#stablehlo.dot_algorithm") && dot_algorithm_body(p, &a->algorithm);
     } else if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_DYNAMIC_GATHER) && IS("dimension_numbers")) {
         field f[] = {{"offset_dims", &a->offset_dims, NULL}, {"collapsed_slice_dims", &a->collapsed_slice_dims, NULL},
                      {"operand_batching_dims", &a->operand_batching_dims, NULL},
@@ -3149,8 +3219,6 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
         if (!operands_then(p, ob, &more))
             return false;
         while (more) {
-            ws(p);
-            size_t off = p->pos;
             if (c == PLUMB_OP_DOT_GENERAL && eat_kw(p, "batching_dims")) {
                 if (!expect(p, '=') || !dims_x_dims(p, &ob->a.lhs_batch, &ob->a.rhs_batch))
                     return false;
@@ -3160,10 +3228,16 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
             } else if (eat_kw(p, "precision")) {
                 if (!expect(p, '=') || !precision_list(p, &ob->a))
                     return false;
-            } else if (eat_kw(p, "algorithm")) {
-                return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: dot algorithm (plumb does not run the algorithm attribute yet)");
+            } else if (c == PLUMB_OP_DOT_GENERAL && eat_kw(p, "algorithm")) {
+                if (!expect(p, '='))
+                    return false;
+                /* StableHLO's pretty form drops the tag; accepted either way */
+                (void)eat_kw(p, "#stablehlo.dot_algorithm");
+                if (!dot_algorithm_body(p, &ob->a.algorithm))
+                    return false;
             } else {
-                return expected(p, c == PLUMB_OP_DOT ? "'precision'" : "'batching_dims', 'contracting_dims' or 'precision'");
+                return expected(p, c == PLUMB_OP_DOT ? "'precision'"
+                                                     : "'batching_dims', 'contracting_dims', 'precision' or 'algorithm'");
             }
             more = eat(p, ',');
         }

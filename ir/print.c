@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/dotalg.h"
 #include "plumb/fft.h"
 #include "plumb/ir.h"
 
@@ -1110,6 +1111,17 @@ static void print_op(pr *q, const ir_op *op, int ind)
         }
         if (a->has_precision)
             plumb_buf_printf(q->b, ", precision = [%s, %s]", precision_name(a->precision[0]), precision_name(a->precision[1]));
+        if (op->code == PLUMB_OP_DOT_GENERAL && a->algorithm.present) {
+            /* StableHLO's pretty form: every field, in its order */
+            const ir_dot_algorithm *g = &a->algorithm;
+            plumb_buf_printf(q->b, ", algorithm = <lhs_precision_type = %s, rhs_precision_type = %s, "
+                             "accumulation_type = %s, lhs_component_count = %lld, rhs_component_count = %lld, "
+                             "num_primitive_operations = %lld, allow_imprecise_accumulation = %s>",
+                             ir_dotalg_type_name(g->lhs_precision_type), ir_dotalg_type_name(g->rhs_precision_type),
+                             ir_dotalg_type_name(g->accumulation_type), (long long)g->lhs_component_count,
+                             (long long)g->rhs_component_count, (long long)g->num_primitive_operations,
+                             g->allow_imprecise_accumulation ? "true" : "false");
+        }
         extra_dict(q, a);
         sig_ew(q, op);
         break;

@@ -15,6 +15,7 @@
 
 #include "plumb/lowp.h"
 #include "plumb/complex.h"
+#include "plumb/dotalg.h"
 #include "plumb/fft.h"
 #include "plumb/ir.h"
 
@@ -1165,6 +1166,36 @@ static bool v_select_and_scatter(vctx *V, const ir_op *op)
     return expect_result(V, op, 0, t, "C11, C12");
 }
 
+/* dot_general's algorithm (docs/spec/dotalg.md): StableHLO C21-C24, then
+ * the verifier's list of algorithms known to run somewhere, with its
+ * message. */
+static bool v_dot_algorithm(vctx *V, const ir_op *op)
+{
+    const ir_attrs *a = &op->a;
+    const ir_dot_algorithm *g = &a->algorithm;
+    if (g->lhs_component_count <= 0)
+        return BAD("algorithm: lhs component count must be positive, found %lld (StableHLO C22)",
+                   (long long)g->lhs_component_count);
+    if (g->rhs_component_count <= 0)
+        return BAD("algorithm: rhs component count must be positive, found %lld (StableHLO C23)",
+                   (long long)g->rhs_component_count);
+    if (g->num_primitive_operations <= 0)
+        return BAD("algorithm: num primitive operations must be positive, found %lld (StableHLO C24)",
+                   (long long)g->num_primitive_operations);
+    if (a->has_precision && (a->precision[0] != IR_PREC_DEFAULT || a->precision[1] != IR_PREC_DEFAULT))
+        return BAD("must specify DEFAULT precision config when algorithm is set (StableHLO C21)");
+    if (!ir_dotalg_known(g)) {
+        char d[200];
+        ir_dotalg_describe(g, d, sizeof d);
+        return BAD("dot algorithm not known to be supported on any hardware: %s", d);
+    }
+    for (uint32_t i = 0; i < 2; i++)
+        if (plumb_dtype_is_complex(op->operands[i]->type.dtype))
+            return op_fail(V, op, PLUMB_ERR_UNSUPPORTED,
+                           "unsupported: dot algorithm with complex operands (plumb rounds real operands only)");
+    return true;
+}
+
 static bool v_dot_general(vctx *V, const ir_op *op)
 {
     const ir_type *l = &op->operands[0]->type, *r = &op->operands[1]->type;
@@ -1208,6 +1239,8 @@ static bool v_dot_general(vctx *V, const ir_op *op)
     if ((plumb_dtype_is_float(el) || plumb_dtype_is_float(er)) && !plumb_dtype_is_float(eo))
         return BAD("result element type %s must be a float type for inputs %s and %s",
                    dt(eo), dt(el), dt(er));
+    if (a->algorithm.present && !v_dot_algorithm(V, op))
+        return false;
     ir_type want = blank_type(eo, 0);
     for (uint32_t i = 0; i < a->lhs_batch.n; i++) {
         want.dims[want.rank] = l->dims[a->lhs_batch.v[i]];

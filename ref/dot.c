@@ -16,8 +16,21 @@
  * anywhere, 0 * inf, or +inf with -inf gives NaN. A zero-size contraction
  * gives +0. Integer results wrap modulo 2^bits (operands sign- or
  * zero-extended by their type); i1 results are the OR of ANDs.
+ *
+ * dot_general's algorithm (docs/spec/dotalg.md): with one component per
+ * operand and a float result, each operand element is first rounded to its
+ * precision type (lhs_precision_type, rhs_precision_type: "the precisions
+ * that the LHS and RHS of the operation are rounded to"), then the exact
+ * dot of those values is rounded once as above. The accumulation type
+ * names how coarse a backend's sum may be, so it widens the checker's
+ * bound, not this result. Split algorithms (3 or 6 primitive operations)
+ * emulate the operands' own precision: the exact dot of the operands is
+ * their target, and the checker allows the emulation's error. Integer
+ * results ignore the algorithm (exact integer arithmetic).
  */
 #include <string.h>
+
+#include "plumb/dotalg.h"
 
 #include "accum.h"
 #include "ref_internal.h"
@@ -98,6 +111,8 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
 
     plumb_dtype lt = lhs->dtype, rt = rhs->dtype, ot = out->dtype;
     bool fres = plumb_dtype_is_float(ot), bres = plumb_dtype_is_bool(ot);
+    bool round_ops = ir_dotalg_rounds_operands(op);
+    int lp = op->a.algorithm.lhs_precision_type, rp = op->a.algorithm.rhs_precision_type;
     ref_acc acc;
     if (fres)
         ref_acc_init(&acc, needs_exact(lt) || needs_exact(rt) || ot == PLUMB_F64);
@@ -121,8 +136,12 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
                 ro += cidx[i] * cr[i];
             }
             if (fres) {
-                ref_acc_add_prod(&acc, plumb_load_f64(lt, lhs->data, (size_t)lo),
-                                 plumb_load_f64(rt, rhs->data, (size_t)ro));
+                double x = plumb_load_f64(lt, lhs->data, (size_t)lo), y = plumb_load_f64(rt, rhs->data, (size_t)ro);
+                if (round_ops) {
+                    x = ir_dotalg_round(lp, x);
+                    y = ir_dotalg_round(rp, y);
+                }
+                ref_acc_add_prod(&acc, x, y);
             } else if (bres) {
                 iacc |= plumb_load_u64(lt, lhs->data, (size_t)lo) & plumb_load_u64(rt, rhs->data, (size_t)ro) & 1;
             } else {

@@ -14,6 +14,15 @@
  * i1 results are the OR of ANDs, on their own blocked vector loops (below).
  * precision_config is a hint and is ignored (full precision always).
  *
+ * dot_general's algorithm (docs/spec/dotalg.md): with one component per
+ * operand, each element is rounded to its precision type while it is
+ * packed (the GEMM then multiplies the rounded values exactly, as the
+ * reference does) and the half-precision GEMMs are not used (a rounded
+ * bf16 may not be an f16 and the reverse); an f64 accumulation type takes
+ * the f64 GEMM. The f32 accumulator is at least as precise as every other
+ * accumulation type an algorithm names, and split algorithms (x3, x6) are
+ * run as the plain dot at f32 or better, within their emulation bound.
+ *
  * A float result that comes out NaN or infinite is computed again on its
  * own (rescue_range): the GEMMs' lanes can overflow with opposite signs and
  * meet as NaN, or overflow where the exact sum is finite, while the
@@ -22,6 +31,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "plumb/dotalg.h"
 #include "plumb/dtype.h"
 #include "plumb/fp8.h"
 #include "rt_internal.h"
@@ -100,6 +110,7 @@ typedef struct pack_job {
     const order *o;
     calc_t ct;
     void *dst;
+    int prec;                  /* the algorithm's precision type to round to, or -1 */
 } pack_job;
 
 static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -119,6 +130,14 @@ static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     /* FP8/FP6/FP4 operands widen through a 256-entry table (runtime/k_lowp.c) */
     const float *w8 = j->ct == CT_F32 ? rt_lowp_f32_table(t) : NULL;
     for (uint64_t e = begin; e < end; e++) {
+        if (j->prec >= 0) {
+            /* rounded values of every precision type are f32 values (or
+             * doubles under CT_F64): the store below is exact */
+            double v = ir_dotalg_round(j->prec, plumb_load_f64(t, j->t->data, (size_t)off));
+            if (j->ct == CT_F64) ((double *)j->dst)[e] = v;
+            else ((float *)j->dst)[e] = (float)v;
+            goto next;
+        }
         if (w8) {
             ((float *)j->dst)[e] = w8[((const uint8_t *)j->t->data)[off] & 0xff];
             goto next;
@@ -140,16 +159,18 @@ static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 
 /* The operand in [batch, a, b] order in the compute type: in place when
  * possible, else a copy in scratch. */
-static const void *arrange(rt_exec *x, const ir_op *op, const plumb_tensor *t, const order *o, calc_t ct)
+static const void *arrange(rt_exec *x, const ir_op *op, const plumb_tensor *t, const order *o, calc_t ct, int prec)
 {
     size_t es = ct == CT_F64 ? 8 : ct == CT_F32 ? 4 : 2;
     bool native = (ct == CT_F64 && t->dtype == PLUMB_F64) || (ct == CT_F32 && t->dtype == PLUMB_F32) ||
                   (ct == CT_BF16 && t->dtype == PLUMB_BF16) || (ct == CT_F16 && t->dtype == PLUMB_F16);
-    if (native && contiguous(o)) return t->data;
+    /* rounding to the operand's own type changes nothing: use it in place */
+    if (prec == (int)t->dtype) prec = -1;
+    if (native && prec < 0 && contiguous(o)) return t->data;
     uint64_t n = plumb_tensor_numel(t);
     void *dst = rt_scratch(x, op, (size_t)(n ? n : 1) * es);
     if (!dst) return NULL;
-    pack_job j = {t, o, ct, dst};
+    pack_job j = {t, o, ct, dst, prec};
     rt_parallel_for(x, n, 65536, pack_range, &j);
     return dst;
 }
@@ -710,17 +731,21 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
 
     if (!plumb_dtype_is_float(ot)) return dot_int(x, op, lhs, rhs, &L, &R, out);
 
+    bool alg = ir_dotalg_applies(op), round_ops = ir_dotalg_rounds_operands(op);
+    int lp = round_ops ? op->a.algorithm.lhs_precision_type : -1, rp = round_ops ? op->a.algorithm.rhs_precision_type : -1;
     calc_t ct;
-    if (ot == PLUMB_F64 || !is_narrow_float(lhs->dtype) || !is_narrow_float(rhs->dtype)) ct = CT_F64;
-    else if (lhs->dtype == PLUMB_BF16 && rhs->dtype == PLUMB_BF16) ct = CT_BF16;
-    else if (lhs->dtype == PLUMB_F16 && rhs->dtype == PLUMB_F16) ct = CT_F16;
+    if (ot == PLUMB_F64 || !is_narrow_float(lhs->dtype) || !is_narrow_float(rhs->dtype) ||
+        (alg && op->a.algorithm.accumulation_type == PLUMB_F64))
+        ct = CT_F64;
+    else if (lhs->dtype == PLUMB_BF16 && rhs->dtype == PLUMB_BF16 && !round_ops) ct = CT_BF16;
+    else if (lhs->dtype == PLUMB_F16 && rhs->dtype == PLUMB_F16 && !round_ops) ct = CT_F16;
     else ct = CT_F32;
     order lo = {0}, ro = {0};
     ord_add(&lo, L.nb, L.bd, L.bs); ord_add(&lo, L.nf, L.fd, L.fs); ord_add(&lo, L.nc, L.cd, L.cs);
     ord_add(&ro, R.nb, R.bd, R.bs); ord_add(&ro, R.nc, R.cd, R.cs); ord_add(&ro, R.nf, R.fd, R.fs);
-    const void *A = arrange(x, op, lhs, &lo, ct);
+    const void *A = arrange(x, op, lhs, &lo, ct, lp);
     if (!A) return false;
-    const void *Bm = arrange(x, op, rhs, &ro, ct);
+    const void *Bm = arrange(x, op, rhs, &ro, ct, rp);
     if (!Bm) return false;
     /* the accumulator: the result itself when its type is the GEMM's */
     bool direct = (ct == CT_F64 && ot == PLUMB_F64) || (ct != CT_F64 && ot == PLUMB_F32);

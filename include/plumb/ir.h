@@ -82,6 +82,18 @@ typedef struct ir_named_attr {
     const char *text;     /* the value's source text */
 } ir_named_attr;
 
+/* dot_general's `algorithm` attribute (StableHLO DotAlgorithm,
+ * docs/spec/dotalg.md); present is false when none was written. The three
+ * types are float plumb_dtypes or IR_DOTALG_TF32 (TensorFloat-32, which is
+ * no element type); include/plumb/dotalg.h has the helpers. */
+#define IR_DOTALG_TF32 ((int16_t)PLUMB_DTYPE_COUNT)
+typedef struct ir_dot_algorithm {
+    bool present;
+    bool allow_imprecise_accumulation;
+    int16_t lhs_precision_type, rhs_precision_type, accumulation_type;
+    int64_t lhs_component_count, rhs_component_count, num_primitive_operations;
+} ir_dot_algorithm;
+
 /* Every attribute an op of the table can carry; each op uses the fields its
  * row documents in docs/format.md and leaves the rest zero. */
 typedef struct ir_attrs {
@@ -103,6 +115,7 @@ typedef struct ir_attrs {
     ir_ints lhs_batch, rhs_batch, lhs_contract, rhs_contract;
     ir_precision precision[2];            /* dot_general, dot: lhs, rhs */
     bool has_precision;                   /* precision_config was written (dot_general, dot, convolution) */
+    ir_dot_algorithm algorithm;           /* dot_general */
     ir_conv *conv;                        /* convolution; NULL for every other op */
     /* gather, dynamic_gather */
     ir_ints offset_dims, collapsed_slice_dims, operand_batching_dims,

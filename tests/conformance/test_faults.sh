@@ -109,5 +109,8 @@ expect fault_bn_unbiased      batch_norm_training "batch_norm_training/f32/r2_f0
 # Complex (docs/spec/complex.md): the complex family's multiply cases
 # (componentwise bound) see a dropped cross term.
 expect fault_cmul_cross       multiply            "multiply/complex<f32>/odd/normal/"      "shown: the imaginary part"
+# dot_general's algorithm (docs/spec/dotalg.md): a backend that ignores it
+# (no rounding of the operands to bf16) fails the algorithm family's case.
+expect fault_dotalg_noround   dot_general         "dot_general/f32/odd/alg_bf16_bf16_f32/" "f32 accumulator"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -570,12 +570,14 @@ static void test_opcross_dots(void **state)
     for (int oi = 0; oi < 2; oi++) {
         conf_cases cs;
         gen_ok(ops[oi], CONF_SUITE_QUICK, 7, 0, 1, &cs);
-        /* then only the polymorphic family: 4 sizes x 13 types */
-        uint32_t want = oi ? 48 : 24, ndyn = 4 * 13, first = cs.n - ndyn - want;
-        assert_true(cs.n > want + ndyn);
+        /* then only the polymorphic family: 4 sizes x 13 types, and for
+         * dot_general the 18 cases of its algorithm family (docs/spec/dotalg.md) */
+        uint32_t want = oi ? 48 : 24, ndyn = 4 * 13, nalg = oi ? 18 : 0, first = cs.n - nalg - ndyn - want;
+        assert_true(cs.n > want + ndyn + nalg);
         for (uint32_t i = 0; i < cs.n; i++) {
             assert_int_equal(strstr(cs.v[i].id, "/opcross/") != NULL, i >= first && i < first + want);
-            assert_int_equal(cs.v[i].polymorphic, i >= first + want);
+            assert_int_equal(cs.v[i].polymorphic, i >= first + want && i < first + want + ndyn);
+            assert_int_equal(strstr(cs.v[i].id, "/odd/alg_") != NULL, i >= first + want + ndyn);
         }
         const char *name = oi ? "dot_general" : "dot";
         for (int ti = 0; ti < 4; ti++)
