@@ -111,6 +111,7 @@ typedef struct pack_job {
     calc_t ct;
     void *dst;
     int prec;                  /* the algorithm's precision type to round to, or -1 */
+    bool bytes;                /* copy one-byte elements as they are (arrange8) */
 } pack_job;
 
 static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -130,6 +131,10 @@ static void pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     /* FP8/FP6/FP4 operands widen through a 256-entry table (runtime/k_lowp.c) */
     const float *w8 = j->ct == CT_F32 ? rt_lowp_f32_table(t) : NULL;
     for (uint64_t e = begin; e < end; e++) {
+        if (j->bytes) {
+            ((uint8_t *)j->dst)[e] = ((const uint8_t *)j->t->data)[off];
+            goto next;
+        }
         if (j->prec >= 0) {
             /* rounded values of every precision type are f32 values (or
              * doubles under CT_F64): the store below is exact */
@@ -170,7 +175,21 @@ static const void *arrange(rt_exec *x, const ir_op *op, const plumb_tensor *t, c
     uint64_t n = plumb_tensor_numel(t);
     void *dst = rt_scratch(x, op, (size_t)(n ? n : 1) * es);
     if (!dst) return NULL;
-    pack_job j = {t, o, ct, dst, prec};
+    pack_job j = {.t = t, .o = o, .ct = ct, .dst = dst, .prec = prec};
+    rt_parallel_for(x, n, 65536, pack_range, &j);
+    return dst;
+}
+
+/* A one-byte operand (FP8/FP6/FP4) in [batch, a, b] order, still one byte
+ * per element, for rt_gemm_f8, which widens it while packing: in place
+ * when possible, else a byte copy in scratch. */
+static const void *arrange8(rt_exec *x, const ir_op *op, const plumb_tensor *t, const order *o)
+{
+    if (contiguous(o)) return t->data;
+    uint64_t n = plumb_tensor_numel(t);
+    void *dst = rt_scratch(x, op, (size_t)(n ? n : 1));
+    if (!dst) return NULL;
+    pack_job j = {.t = t, .o = o, .ct = CT_F32, .dst = dst, .bytes = true};
     rt_parallel_for(x, n, 65536, pack_range, &j);
     return dst;
 }
@@ -743,9 +762,13 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
     order lo = {0}, ro = {0};
     ord_add(&lo, L.nb, L.bd, L.bs); ord_add(&lo, L.nf, L.fd, L.fs); ord_add(&lo, L.nc, L.cd, L.cs);
     ord_add(&ro, R.nb, R.bd, R.bs); ord_add(&ro, R.nc, R.cd, R.cs); ord_add(&ro, R.nf, R.fd, R.fs);
-    const void *A = arrange(x, op, lhs, &lo, ct, lp);
+    /* FP8/FP6/FP4 on both sides: the GEMM widens each operand's bytes
+     * through its format's table while packing (rt_gemm_f8), no f32 copy */
+    const float *w8a = ct == CT_F32 && lp < 0 && rp < 0 ? rt_lowp_f32_table(lhs->dtype) : NULL;
+    const float *w8b = w8a ? rt_lowp_f32_table(rhs->dtype) : NULL;
+    const void *A = w8b ? arrange8(x, op, lhs, &lo) : arrange(x, op, lhs, &lo, ct, lp);
     if (!A) return false;
-    const void *Bm = arrange(x, op, rhs, &ro, ct, rp);
+    const void *Bm = w8b ? arrange8(x, op, rhs, &ro) : arrange(x, op, rhs, &ro, ct, rp);
     if (!Bm) return false;
     /* the accumulator: the result itself when its type is the GEMM's */
     bool direct = (ct == CT_F64 && ot == PLUMB_F64) || (ct != CT_F64 && ot == PLUMB_F32);
@@ -753,21 +776,28 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
     size_t accel = ct == CT_F64 ? 8 : 4;
     void *C = direct ? out->data : rt_scratch(x, op, (size_t)nout * accel);
     if (!C) return false;
-    size_t ael = ct == CT_F64 ? 8 : ct == CT_F32 ? 4 : 2;
+    size_t ael = w8b ? 1 : ct == CT_F64 ? 8 : ct == CT_F32 ? 4 : 2;
     for (uint64_t b = 0; b < B; b++) {
         const unsigned char *ab = (const unsigned char *)A + b * M * K * ael;
         const unsigned char *bb = (const unsigned char *)Bm + b * K * N * ael;
         unsigned char *cb = (unsigned char *)C + b * M * N * accel;
         switch (ct) {
         case CT_F64: rt_gemm_f64(x, M, N, K, (const double *)ab, K, (const double *)bb, N, (double *)cb, N); break;
-        case CT_F32: rt_gemm_f32(x, M, N, K, (const float *)ab, K, (const float *)bb, N, (float *)cb, N); break;
+        case CT_F32:
+            if (w8b) rt_gemm_f8(x, M, N, K, ab, K, w8a, bb, N, w8b, (float *)cb, N);
+            else rt_gemm_f32(x, M, N, K, (const float *)ab, K, (const float *)bb, N, (float *)cb, N);
+            break;
         case CT_BF16: rt_gemm_bf16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
         default: rt_gemm_f16(x, M, N, K, (const uint16_t *)ab, K, (const uint16_t *)bb, N, (float *)cb, N); break;
         }
         /* this batch's results are still in cache: scan them now rather
          * than the whole accumulator after the last batch */
         rescue_job rj = {ct, A, Bm, C, M, N, K, b * M * N};
-        rt_parallel_for(x, M * N, 65536, rescue_range, &rj);
+        /* Not for FP8/FP6/FP4 operands (which it would read as f32): their
+         * products are at most 57344^2 < 2^32, so f32 lanes cannot overflow
+         * before some 2^95 terms, and a NaN or infinity in C comes from a
+         * NaN or infinite operand, which the exact sum has too. */
+        if (!w8b) rt_parallel_for(x, M * N, 65536, rescue_range, &rj);
     }
     if (!direct) {
         if (ct == CT_F64) {

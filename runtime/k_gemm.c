@@ -34,6 +34,7 @@
 
 #include "plumb/dtype.h"
 #include "rt_internal.h"
+#include "rt_lowp.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -57,13 +58,23 @@ typedef struct gemm_impl {
     ukern_fn kern;
 } gemm_impl;
 
-/* Source operand element types the packers read. */
-typedef enum { SRC_F32, SRC_F64, SRC_BF16, SRC_F16 } src_kind;
+/* Source operand element types the packers read. SRC_TAB8: one byte per
+ * element (FP8/FP6/FP4), widened while packing through a 256-entry f32
+ * table per operand (runtime/k_lowp.c), so the operands are never copied
+ * to f32 first; every value of these formats is an f32, so the packed
+ * panels hold what an f32 copy would and the f32 kernels run unchanged. */
+typedef enum { SRC_F32, SRC_F64, SRC_BF16, SRC_F16, SRC_TAB8 } src_kind;
 
-static inline float src_f32(src_kind s, const void *p, size_t i)
+static inline size_t src_size(src_kind s)
+{
+    return s == SRC_F64 ? 8 : s == SRC_F32 ? 4 : s == SRC_TAB8 ? 1 : 2;
+}
+
+static inline float src_f32(src_kind s, const float *tab, const void *p, size_t i)
 {
     switch (s) {
     case SRC_F32: return ((const float *)p)[i];
+    case SRC_TAB8: return tab[((const uint8_t *)p)[i]];
     case SRC_BF16: return plumb_f32_from_bits((uint32_t)((const uint16_t *)p)[i] << 16);
     case SRC_F16: return plumb_f16_to_f32(((const uint16_t *)p)[i]);
     default: return (float)((const double *)p)[i];
@@ -333,11 +344,11 @@ static gemm_impl pick(plumb_isa isa, pk_kind kind)
 
 /* Packs rows [0, mc) x k [0, kc) of A (already offset) into mr-row panels,
  * zero rows past mc. f32/f64 layout: panel, k, row. */
-static void pack_a(const gemm_impl *g, src_kind s, void *dst, const void *a, size_t lda,
-                   size_t mc, size_t kc)
+static void pack_a_tab(const gemm_impl *g, src_kind s, const float *tab, void *dst, const void *a, size_t lda,
+                       size_t mc, size_t kc)
 {
     size_t mr = g->mr;
-    size_t es = s == SRC_F64 ? 8 : s == SRC_F32 ? 4 : 2;
+    size_t es = src_size(s);
     for (size_t i0 = 0; i0 < mc; i0 += mr) {
         size_t rows = mc - i0 < mr ? mc - i0 : mr;
         if (g->kind == PK_F64) {
@@ -357,7 +368,7 @@ static void pack_a(const gemm_impl *g, src_kind s, void *dst, const void *a, siz
             } else {
                 for (size_t i = 0; i < mr; i++)
                     for (size_t p = 0; p < kc; p++)
-                        d[p * mr + i] = i < rows ? src_f32(s, src, i * lda + p) : 0.0f;
+                        d[p * mr + i] = i < rows ? src_f32(s, tab, src, i * lda + p) : 0.0f;
             }
         } else {
             /* bf16 pairs: kc2 = kc rounded up to even; the odd tail of A is
@@ -381,11 +392,11 @@ static void pack_a(const gemm_impl *g, src_kind s, void *dst, const void *a, siz
 
 /* Packs k [0, kc) x columns [0, nc) of B (already offset) into nr-column
  * panels, zero columns past nc. Layout: panel, k, column. */
-static void pack_b(const gemm_impl *g, src_kind s, void *dst, const void *b, size_t ldb,
-                   size_t kc, size_t nc)
+static void pack_b_tab(const gemm_impl *g, src_kind s, const float *tab, void *dst, const void *b, size_t ldb,
+                       size_t kc, size_t nc)
 {
     size_t nr = g->nr;
-    size_t es = s == SRC_F64 ? 8 : s == SRC_F32 ? 4 : 2;
+    size_t es = src_size(s);
     for (size_t j0 = 0; j0 < nc; j0 += nr) {
         size_t cols = nc - j0 < nr ? nc - j0 : nr;
         if (g->kind == PK_F64) {
@@ -402,7 +413,7 @@ static void pack_b(const gemm_impl *g, src_kind s, void *dst, const void *b, siz
                 if (s == SRC_F32)
                     memcpy(d + p * nr, src + p * ldb * 4, cols * 4);
                 else
-                    for (size_t j = 0; j < cols; j++) d[p * nr + j] = src_f32(s, src, p * ldb + j);
+                    for (size_t j = 0; j < cols; j++) d[p * nr + j] = src_f32(s, tab, src, p * ldb + j);
                 for (size_t j = cols; j < nr; j++) d[p * nr + j] = 0.0f;
             }
         } else {
@@ -419,6 +430,17 @@ static void pack_b(const gemm_impl *g, src_kind s, void *dst, const void *b, siz
     }
 }
 
+/* The packers for sources without a table (every kind but SRC_TAB8). */
+static inline void pack_a(const gemm_impl *g, src_kind s, void *dst, const void *a, size_t lda, size_t mc, size_t kc)
+{
+    pack_a_tab(g, s, NULL, dst, a, lda, mc, kc);
+}
+
+static inline void pack_b(const gemm_impl *g, src_kind s, void *dst, const void *b, size_t ldb, size_t kc, size_t nc)
+{
+    pack_b_tab(g, s, NULL, dst, b, ldb, kc, nc);
+}
+
 /* ---- driver ------------------------------------------------------------------- */
 
 typedef struct gemm_job {
@@ -426,6 +448,7 @@ typedef struct gemm_job {
     src_kind s;
     size_t m, n, k;
     const void *a, *b;
+    const float *ta, *tb;  /* SRC_TAB8: each operand's widening table */
     size_t lda, ldb, ldc;
     void *c;
     size_t celt;           /* bytes per C element */
@@ -454,7 +477,7 @@ static void pack_b_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
     (void)chunk;
     gemm_job *j = ctx;
     const gemm_impl *g = j->g;
-    size_t srcel = j->s == SRC_F64 ? 8 : j->s == SRC_F32 ? 4 : 2;
+    size_t srcel = src_size(j->s);
     size_t npanels = j->nb_pad / g->nr;
     for (uint64_t it = begin; it < end; it++) {
         size_t pb = (size_t)(it / npanels), jp = (size_t)(it % npanels);
@@ -462,7 +485,7 @@ static void pack_b_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
         size_t j0 = jp * g->nr, cols = j->n - j0 < g->nr ? j->n - j0 : g->nr;
         unsigned char *dst = j->bpack + bpack_off(j, p0) + j0 * kc_pad(g, kcb) * j->pelt;
         const unsigned char *src = (const unsigned char *)j->b + (p0 * j->ldb + j0) * srcel;
-        pack_b(g, j->s, dst, src, j->ldb, kcb, cols);
+        pack_b_tab(g, j->s, j->tb, dst, src, j->ldb, kcb, cols);
     }
 }
 
@@ -470,7 +493,7 @@ static void gemm_items(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     gemm_job *j = ctx;
     const gemm_impl *g = j->g;
-    size_t srcel = j->s == SRC_F64 ? 8 : j->s == SRC_F32 ? 4 : 2;
+    size_t srcel = src_size(j->s);
     unsigned char *abuf = j->abuf + (size_t)chunk * j->abuf_bytes;
     _Alignas(64) unsigned char tile[8 * 32 * 8];
     for (uint64_t it = begin; it < end; it++) {
@@ -479,7 +502,7 @@ static void gemm_items(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         size_t jc0 = jb * g->ncb, nc = j->n - jc0 < g->ncb ? j->n - jc0 : g->ncb;
         for (size_t p0 = 0; p0 < j->k; p0 += g->kc) {
             size_t kcb = j->k - p0 < g->kc ? j->k - p0 : g->kc, kcp = kc_pad(g, kcb);
-            pack_a(g, j->s, abuf, (const unsigned char *)j->a + (i0 * j->lda + p0) * srcel, j->lda, mc, kcb);
+            pack_a_tab(g, j->s, j->ta, abuf, (const unsigned char *)j->a + (i0 * j->lda + p0) * srcel, j->lda, mc, kcb);
             const unsigned char *bblk = j->bpack + bpack_off(j, p0);
             bool acc = p0 > 0;
             for (size_t jr = 0; jr < nc; jr += g->nr) {
@@ -665,8 +688,8 @@ static bool small_ok(const gemm_impl *g, src_kind s, size_t m, size_t n, size_t 
 }
 
 /* Without scratch memory: one accumulator per element, k in order. */
-static void gemm_unpacked(src_kind s, size_t m, size_t n, size_t k, const void *a, size_t lda,
-                          const void *b, size_t ldb, void *c, size_t ldc)
+static void gemm_unpacked(src_kind s, size_t m, size_t n, size_t k, const void *a, size_t lda, const float *ta,
+                          const void *b, size_t ldb, const float *tb, void *c, size_t ldc)
 {
     for (size_t i = 0; i < m; i++)
         for (size_t q = 0; q < n; q++) {
@@ -678,14 +701,14 @@ static void gemm_unpacked(src_kind s, size_t m, size_t n, size_t k, const void *
             } else {
                 float t = 0.0f;
                 for (size_t p = 0; p < k; p++)
-                    t = fmaf(src_f32(s, a, i * lda + p), src_f32(s, b, p * ldb + q), t);
+                    t = fmaf(src_f32(s, ta, a, i * lda + p), src_f32(s, tb, b, p * ldb + q), t);
                 ((float *)c)[i * ldc + q] = t;
             }
         }
 }
 
 static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const void *a, size_t lda,
-                     const void *b, size_t ldb, void *c, size_t ldc)
+                     const float *ta, const void *b, size_t ldb, const float *tb, void *c, size_t ldc)
 {
     size_t celt = s == SRC_F64 ? 8 : 4;
     if (m == 0 || n == 0)
@@ -721,6 +744,7 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     j.s = s;
     j.m = m; j.n = n; j.k = k;
     j.a = a; j.b = b; j.c = c;
+    j.ta = ta; j.tb = tb;
     j.lda = lda; j.ldb = ldb; j.ldc = ldc;
     j.celt = celt;
     j.pelt = kind == PK_F64 ? 8 : kind == PK_F32 ? 4 : 2;
@@ -742,7 +766,7 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     j.abuf = j.bpack ? rt_scratch(x, NULL, j.abuf_bytes * chunks) : NULL;
     if (!j.bpack || !j.abuf) {
         /* rt_scratch has set the run's error; C is still written */
-        gemm_unpacked(s, m, n, k, a, lda, b, ldb, c, ldc);
+        gemm_unpacked(s, m, n, k, a, lda, ta, b, ldb, tb, c, ldc);
         return;
     }
     uint64_t bitems = (uint64_t)((k + g.kc - 1) / g.kc) * (j.nb_pad / g.nr);
@@ -753,23 +777,29 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
 void rt_gemm_f32(rt_exec *x, size_t m, size_t n, size_t k,
                  const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc)
 {
-    gemm_run(x, SRC_F32, m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_run(x, SRC_F32, m, n, k, a, lda, NULL, b, ldb, NULL, c, ldc);
 }
 
 void rt_gemm_f64(rt_exec *x, size_t m, size_t n, size_t k,
                  const double *a, size_t lda, const double *b, size_t ldb, double *c, size_t ldc)
 {
-    gemm_run(x, SRC_F64, m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_run(x, SRC_F64, m, n, k, a, lda, NULL, b, ldb, NULL, c, ldc);
 }
 
 void rt_gemm_bf16(rt_exec *x, size_t m, size_t n, size_t k,
                   const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb, float *c, size_t ldc)
 {
-    gemm_run(x, SRC_BF16, m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_run(x, SRC_BF16, m, n, k, a, lda, NULL, b, ldb, NULL, c, ldc);
 }
 
 void rt_gemm_f16(rt_exec *x, size_t m, size_t n, size_t k,
                  const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb, float *c, size_t ldc)
 {
-    gemm_run(x, SRC_F16, m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_run(x, SRC_F16, m, n, k, a, lda, NULL, b, ldb, NULL, c, ldc);
+}
+
+void rt_gemm_f8(rt_exec *x, size_t m, size_t n, size_t k, const uint8_t *a, size_t lda, const float *ta,
+                const uint8_t *b, size_t ldb, const float *tb, float *c, size_t ldc)
+{
+    gemm_run(x, SRC_TAB8, m, n, k, a, lda, ta, b, ldb, tb, c, ldc);
 }

@@ -22,6 +22,12 @@ bool rt_lowp_reduce(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_
 struct ir_window;
 bool rt_lowp_reduce_window(rt_exec *x, const ir_op *op, const struct ir_window *g, plumb_tensor *const *in,
                            plumb_tensor *const *out);
+/* C[m x n] = A[m x k] * B[k x n] in f32 (runtime/k_gemm.c) with A and B
+ * one byte per element, widened through the tables ta and tb
+ * (rt_lowp_f32_table) while the GEMM packs them: the f32 GEMM's panels,
+ * kernels and order, without an f32 copy of either operand. */
+void rt_gemm_f8(rt_exec *x, size_t m, size_t n, size_t k, const uint8_t *a, size_t lda, const float *ta,
+                const uint8_t *b, size_t ldb, const float *tb, float *c, size_t ldc);
 /* The 256 values of small float type t as f32 (index: the stored byte),
  * built once; NULL for other types or when memory runs out. */
 const float *rt_lowp_f32_table(plumb_dtype t);
