@@ -101,6 +101,7 @@ typedef struct fstep {
     bool hstream;             /* in a segment: stored and read by no later step (streamed when aligned) */
     int8_t hsrc[3];           /* in a segment: per operand, the segment step (0..) whose result it is,
                                * -1 when it is read from memory */
+    bool hrows;               /* row groups: a per-row f16/bf16 elementwise step (hs_rows, AVX-512) */
 } fstep;
 
 struct rt_fused {
@@ -1286,6 +1287,14 @@ static bool hseg_step(const rt_fused *F, const fval *vals, const fstep *st)
 static void mark_hsegs(rt_fused *F, const fval *vals, int32_t *def_step, int32_t *last_use)
 {
     uint32_t n = F->n_steps;
+    for (uint32_t s = 0; s < n; s++) {
+        fstep *st = &F->steps[s];
+        bool h = F->rows && st->kind == S_EW && st->space == 1 && st->n_in >= 1 && st->n_in <= 2 &&
+                 st->op->n_results == 1 && half_type(st->op->results[0]->type.dtype);
+        for (uint32_t i = 0; h && i < st->n_in; i++)
+            h = st->op->operands[i]->type.dtype == st->op->results[0]->type.dtype && vals[st->in[i]].space == 1;
+        st->hrows = h;
+    }
     for (uint32_t s = 0; s < n;) {
         uint32_t len = 0;
         bool ew = false;
@@ -2462,14 +2471,15 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
             v = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &f)
                 : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a, &f)
                                              : x16_tanh(a, &f);
-            /* k_ew_half.c's flag32: NaN, below the smallest normal (zero
-             * too), finite at/above the largest finite value */
+            /* k_ew_half.c's flag32 (NaN, below the smallest normal, zero
+             * too, finite at/above the largest finite value) and also
+             * infinity, in one unsigned compare: |v| - mn at or above
+             * mx - mn. Flagging more lanes only sends them to the kernel,
+             * whose bits they then get. */
             __m512i ab = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
             __m512i mn = _mm512_set1_epi32(f16 ? 0x38800000 : 0x00800000);
             __m512i mx = _mm512_set1_epi32(f16 ? 0x477FE000 : 0x7F7F0000);
-            __m512i inf = _mm512_set1_epi32(0x7F800000);
-            f |= _mm512_cmpgt_epu32_mask(ab, inf) | _mm512_cmplt_epu32_mask(ab, mn) |
-                 (_mm512_cmpge_epu32_mask(ab, mx) & _mm512_cmplt_epu32_mask(ab, inf));
+            f |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(ab, mn), _mm512_sub_epi32(mx, mn));
             h = hs_narrow(f16, v);
         } else {
             __m512 a = hs_widen(f16, ha), c = hs_widen(f16, hc), v;
@@ -2514,6 +2524,47 @@ HS_TARGET static bool hs_step(plumb_opcode code, bool f16, const uint16_t *pa, c
     }
 }
 #undef HS_LOOP
+
+/* The flagged lanes of a register step: the kernel on their own operand
+ * patterns (gathered), the results scattered back into o. */
+HS_TARGET static bool hs_fix(rt_exec *x, const fstep *st, const uint16_t *p0, const uint16_t *p1, uint16_t *o,
+                             const __mmask16 *fl, unsigned nv)
+{
+    uint16_t ga[HS_BLOCK], gc[HS_BLOCK], gr[HS_BLOCK];
+    uint16_t idx[HS_BLOCK];
+    size_t q = 0;
+    for (unsigned k = 0; k < nv; k++)
+        for (unsigned b = fl[k]; b; b &= b - 1) {
+            unsigned l = 16 * k + (unsigned)__builtin_ctz(b);
+            idx[q] = (uint16_t)l;
+            ga[q] = p0[l];
+            gc[q] = st->n_in > 1 ? p1[l] : 0;
+            q++;
+        }
+    const void *pin[2] = {ga, gc};
+    if (!rt_ew_tile(x, st->op, pin, gr, q))
+        return false;
+    for (size_t i = 0; i < q; i++)
+        o[idx[i]] = gr[i];
+    return true;
+}
+
+/* A row group's per-row half step (one value per row, m <= HS_BLOCK of
+ * them: layer_norm's / N and + eps) with a register op: the segment's
+ * loop and fix-up instead of a kernel dispatch per unit. False when the
+ * op is not a register op (the caller runs the kernel). */
+HS_TARGET static bool hs_rows(rt_exec *x, const fstep *st, const void *const *ins, uint8_t *dst, size_t m,
+                              bool *ok)
+{
+    uint16_t o[HS_BLOCK] __attribute__((aligned(64)));
+    __mmask16 fl[HS_BLOCK / 16], any = 0;
+    const uint16_t *p0 = ins[0], *p1 = st->n_in > 1 ? ins[1] : p0;
+    if (!hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p0, p1, o, m, fl, &any))
+        return false;
+    *ok = !any || hs_fix(x, st, p0, p1, o, fl, (unsigned)((m + 15) / 16));
+    memcpy(dst, o, m * 2);
+    return true;
+}
 
 typedef struct prefetch prefetch;
 static void prefetch_upto(prefetch *pf, size_t num, size_t den);
@@ -2568,24 +2619,8 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
                         const void *pin[3] = {p[0], p[1], p[2]};
                         if (!rt_ew_tile(fr->x, st->op, pin, o, m))
                             return false;
-                    } else if (any) {
-                        /* the flagged lanes: the kernel on their operands */
-                        uint16_t ga[HS_BLOCK], gc[HS_BLOCK], gr[HS_BLOCK];
-                        uint16_t idx[HS_BLOCK];
-                        size_t q = 0;
-                        for (unsigned k = 0; k < nv; k++)
-                            for (unsigned b = fl[k]; b; b &= b - 1) {
-                                unsigned l = 16 * k + (unsigned)__builtin_ctz(b);
-                                idx[q] = (uint16_t)l;
-                                ga[q] = p[0][l];
-                                gc[q] = st->n_in > 1 ? p[1][l] : 0;
-                                q++;
-                            }
-                        const void *pin[2] = {ga, gc};
-                        if (!rt_ew_tile(fr->x, st->op, pin, gr, q))
-                            return false;
-                        for (size_t i = 0; i < q; i++)
-                            o[idx[i]] = gr[i];
+                    } else if (any && !hs_fix(fr->x, st, p[0], p[1], o, fl, nv)) {
+                        return false;
                     }
                 }
                 if (!dst[j])
@@ -2739,6 +2774,14 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
                               (float *)dst + r * L, L, st->stream);
             } else if (st->arith) {
                 row_arith(rt_isa(fr->x), st->op->code, ins[0], ins[1], st->per_row, (float *)dst, n, st->stream);
+            } else if (RT_X86 && st->hrows && n <= HS_BLOCK && rt_isa(fr->x) == PLUMB_ISA_AVX512) {
+#if RT_X86
+                bool ok = true;
+                if (!hs_rows(fr->x, st, ins, dst, n, &ok) && !rt_ew_tile(fr->x, st->op, ins, dst, n))
+                    return false;
+                if (!ok)
+                    return false;
+#endif
             } else if (n && !rt_ew_tile(fr->x, st->op, ins, dst, n)) {
                 return false;
             }

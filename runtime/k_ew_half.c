@@ -600,42 +600,81 @@ T_AVX2 static void arith_bf16_avx2(plumb_opcode code, const uint16_t *a, const u
 
 /* exp, logistic and tanh (j->fn32) at the AVX-512 level in one pass per
  * vector of 16: load and widen, the x16_* function, the flag32 screen on
- * its result, one rounding, store; flag[i] = 1 where the engine's exact
- * rules apply (the caller's fix-up). A vector where x16_* flags a lane is
- * recomputed by j->fn32 itself (x16_arr_*: x16_* plus the exact f32 path
- * for those lanes), so every lane's f32 value is the one the widen / fn32
- * / flag32 / narrow passes computed, and the bits are theirs. Returns
- * whether any lane is flagged. n: a multiple of 16. */
-T_AVX512 static bool vm32_avx512(const hjob *j, const uint16_t *x, uint16_t *o, uint8_t *flag, size_t n)
+ * its result, one rounding, store; fm[i / 16] bit i % 16 set where the
+ * engine's exact rules apply (the caller's fix-up). A vector where x16_*
+ * flags a lane is redone after the loop by j->fn32 itself (x16_arr_*:
+ * x16_* plus the exact f32 path for those lanes), so every lane's f32
+ * value is the one the widen / fn32 / flag32 / narrow passes computed, and
+ * the bits are theirs; with no call inside, the loop keeps its constants
+ * in registers. Returns whether any lane is flagged. n: a multiple of 16,
+ * at most HB. */
+T_AVX512 static inline __attribute__((always_inline)) __mmask16 vm32_vec(plumb_opcode code, bool f16, __m512 v,
+                                                                         __m512i mn, __m512i mx, uint16_t *o)
 {
-    bool f16 = j->t == PLUMB_F16, any = false;
-    const __m512i mn = _mm512_set1_epi32((int)j->h->min_normal32), mx = _mm512_set1_epi32((int)j->h->max_finite32);
     const __m512i inf = _mm512_set1_epi32(0x7F800000);
+    __m512i ab = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
+    /* flag32's screen: NaN, below the smallest normal (zero included),
+     * finite at or above the largest finite value: |v| - mn, unsigned, at
+     * or above mx - mn, except infinity itself */
+    __mmask16 f = _mm512_mask_cmpneq_epi32_mask(
+        _mm512_cmpge_epu32_mask(_mm512_sub_epi32(ab, mn), _mm512_sub_epi32(mx, mn)), ab, inf);
+    if (f16)
+        _mm256_storeu_si256((__m256i *)o, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    else
+        bf_st512(o, v);
+    (void)code;
+    return f;
+}
+T_AVX512 static inline __attribute__((always_inline)) bool vm32_loop(const hjob *j, plumb_opcode code, bool f16,
+                                                                     const uint16_t *x, uint16_t *o, uint16_t *fm,
+                                                                     size_t n)
+{
+    const __m512i mn = _mm512_set1_epi32((int)j->h->min_normal32), mx = _mm512_set1_epi32((int)j->h->max_finite32);
+    uint32_t redo[HB / 16 / 32 + 1] = {0};
+    bool any = false, again = false;
     for (size_t i = 0; i < n; i += 16) {
         __m256i hx = _mm256_loadu_si256((const __m256i *)(x + i));
         __m512 a = f16 ? _mm512_cvtph_ps(hx) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(hx), 16));
         __mmask16 bad;
-        __m512 v = j->code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &bad)
-                   : j->code == PLUMB_OP_LOGISTIC  ? x16_logistic(a, &bad)
-                                                   : x16_tanh(a, &bad);
-        if (__builtin_expect(bad != 0, 0)) {
-            float fa[16] __attribute__((aligned(64))), fr[16] __attribute__((aligned(64)));
-            _mm512_store_ps(fa, a);
-            j->fn32(fa, fr, 16);
-            v = _mm512_load_ps(fr);
-        }
-        /* flag32's screen; a NaN operand gives a NaN f32 value, flagged */
-        __m512i ab = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
-        __mmask16 f = _mm512_cmpgt_epu32_mask(ab, inf) | _mm512_cmplt_epu32_mask(ab, mn) |
-                      (_mm512_cmpge_epu32_mask(ab, mx) & _mm512_cmplt_epu32_mask(ab, inf));
-        if (f16)
-            _mm256_storeu_si256((__m256i *)(o + i), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        else
-            bf_st512(o + i, v);
-        _mm_storeu_si128((__m128i *)(flag + i), _mm_maskz_set1_epi8(f, 1));
+        __m512 v = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &bad)
+                   : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a, &bad)
+                                                : x16_tanh(a, &bad);
+        __mmask16 f = vm32_vec(code, f16, v, mn, mx, o + i);
+        fm[i / 16] = f;
         any |= f != 0;
+        if (__builtin_expect(bad != 0, 0)) {
+            redo[i / 16 / 32] |= 1u << (i / 16 % 32);
+            again = true;
+        }
     }
+    if (__builtin_expect(again, 0))
+        for (size_t i = 0; i < n; i += 16) {
+            if (!((redo[i / 16 / 32] >> (i / 16 % 32)) & 1))
+                continue;
+            float fa[16] __attribute__((aligned(64))), fr[16] __attribute__((aligned(64)));
+            __m256i hx = _mm256_loadu_si256((const __m256i *)(x + i));
+            _mm512_store_ps(fa, f16 ? _mm512_cvtph_ps(hx)
+                                    : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(hx), 16)));
+            j->fn32(fa, fr, 16);
+            __mmask16 f = vm32_vec(code, f16, _mm512_load_ps(fr), mn, mx, o + i);
+            fm[i / 16] = f;
+            any |= f != 0;
+        }
     return any;
+}
+T_AVX512 static bool vm32_avx512(const hjob *j, const uint16_t *x, uint16_t *o, uint16_t *fm, size_t n)
+{
+    bool f16 = j->t == PLUMB_F16;
+    switch (j->code) {
+    case PLUMB_OP_EXPONENTIAL:
+        return f16 ? vm32_loop(j, PLUMB_OP_EXPONENTIAL, true, x, o, fm, n)
+                   : vm32_loop(j, PLUMB_OP_EXPONENTIAL, false, x, o, fm, n);
+    case PLUMB_OP_LOGISTIC:
+        return f16 ? vm32_loop(j, PLUMB_OP_LOGISTIC, true, x, o, fm, n)
+                   : vm32_loop(j, PLUMB_OP_LOGISTIC, false, x, o, fm, n);
+    default:
+        return f16 ? vm32_loop(j, PLUMB_OP_TANH, true, x, o, fm, n) : vm32_loop(j, PLUMB_OP_TANH, false, x, o, fm, n);
+    }
 }
 
 static bool have_f16c(void);
@@ -696,7 +735,7 @@ typedef struct hkern {
     void (*flag32)(const hinfo *h, const float *x, const float *r, uint8_t *flag, size_t n);
     void (*arith_h)(plumb_opcode code, bool f16, const uint16_t *a, const uint16_t *b, uint16_t *o, size_t n);
     /* exp, logistic, tanh in one register pass (AVX-512; NULL elsewhere) */
-    bool (*vm32)(const hjob *j, const uint16_t *x, uint16_t *o, uint8_t *flag, size_t n);
+    bool (*vm32)(const hjob *j, const uint16_t *x, uint16_t *o, uint16_t *fm, size_t n);
 } hkern;
 
 static hkern kernels(plumb_isa isa, plumb_dtype t)
@@ -814,17 +853,14 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
         uint16_t *o = out;
         if (j->fn32 && k->vm32) {
             /* the same f32 values, flags and rounding in one pass */
-            uint16_t xs[HB];
+            uint16_t xs[HB], fm[HB / 16];
             memcpy(xs, x, n * sizeof *xs);
-            if (!k->vm32(j, xs, o, flag, n))
+            if (!k->vm32(j, xs, o, fm, n))
                 return;
             k->widen(xs, fa, n);
-            for (size_t i = 0; i < n; i += 8) {
-                uint64_t f8;
-                memcpy(&f8, flag + i, 8);
-                for (size_t l = i; f8 && l < i + 8; l++) {
-                    if (!flag[l])
-                        continue;
+            for (size_t v16 = 0; v16 < n / 16; v16++)
+                for (unsigned b = fm[v16]; b; b &= b - 1) {
+                    size_t l = 16 * v16 + (unsigned)__builtin_ctz(b);
                     uint16_t xb = xs[l];
                     double vl;
                     if ((xb & 0x7FFF) > j->h->em) {
@@ -835,7 +871,6 @@ static void run_block(const hjob *j, const hkern *k, const uint16_t *x, const ui
                     o[l] = isnan(vl) ? j->h->dnan
                                      : (uint16_t)rt_math_narrow(j->code, j->t, vl, RT_MATH_DERR, fa[l], 0);
                 }
-            }
             return;
         }
         k->widen(x, fa, n);

@@ -278,8 +278,10 @@ static void test_hseg_ops_all_patterns(void **state)
 
 /* A row group whose segment starts with the row broadcast of a row max
  * and mixes register and kernel ops, stores a value the group returns and
- * one a later row fold reads: rows of 1 to 4099 elements (units of several
- * rows, partial blocks), every pattern as x: fused == unfused. */
+ * one a later row fold reads, with a per-row sqrt of the row maxima (run
+ * by hs_rows; negative maxima give the positive default NaN, where the
+ * vector instruction gives a negative one): rows of 1 to 4099 elements (units of several rows,
+ * partial blocks), every pattern as x: fused == unfused. */
 static void test_hseg_row_group(void **state)
 {
     (void)state;
@@ -306,12 +308,13 @@ static void test_hseg_row_group(void **state)
                      "  %%q = stablehlo.reduce(%%t init: %%z) applies stablehlo.add across dimensions = [1]"
                      " : (%s, tensor<%s>) -> %s\n"
                      "  %%qb = stablehlo.broadcast_in_dim %%q, dims = [0] : (%s) -> %s\n"
+                     "  %%qq = stablehlo.sqrt %%b : %s\n"
                      "  %%h = stablehlo.divide %%e, %%qb : %s\n"
-                     "  %%k = stablehlo.add %%h, %%b : %s\n"
+                     "  %%k = stablehlo.add %%qq, %%h : %s\n"
                      "  return %%k, %%e, %%q : %s, %s, %s\n"
                      "}\n",
                      ty, ty, ty, ty, ry, ti ? "FF80" : "FC00", tn, tn, ty, tn, ry, ry, ty, ty, ty, ty, ty, ty, ty,
-                     tn, ry, ry, ty, ty, ty, ty, ty, ry);
+                     tn, ry, ry, ty, ty, ty, ty, ty, ty, ry);
             ir_module *m = parse_ok(src);
             uint32_t steps, groups;
             uint32_t segs = plan_hsegs(m, &steps, &groups);
