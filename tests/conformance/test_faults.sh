@@ -112,5 +112,7 @@ expect fault_cmul_cross       multiply            "multiply/complex<f32>/odd/nor
 # dot_general's algorithm (docs/spec/dotalg.md): a backend that ignores it
 # (no rounding of the operands to bf16) fails the algorithm family's case.
 expect fault_dotalg_noround   dot_general         "dot_general/f32/odd/alg_bf16_bf16_f32/" "f32 accumulator"
+# A split algorithm (x3, x6) run as one pass: outside the split's bound.
+expect fault_dotalg_onepass   dot_general         "dot_general/f32/odd/alg_bf16_bf16_f32_x3/" "bound"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
