@@ -1,7 +1,8 @@
 /* Movement chains read through views (runtime/views.c plans them,
  * rt_view_run in runtime/k_movement.c writes them): random chains of
  * slice, pad (edge and interior), concatenate, transpose, reverse,
- * broadcast_in_dim and reshape on ranks 1 to 6 with size-1 and zero-size
+ * broadcast_in_dim and reshape from parameters of rank 1 to 4 (up to rank 9
+ * after broadcasts and reshapes) with size-1 and zero-size
  * dimensions and every element size, the bench's concatenate -> slice ->
  * pad past the streaming threshold, and which chains are merged. Every
  * runtime run is compiled with fusion on (opt level 2, where views are
