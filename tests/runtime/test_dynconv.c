@@ -4,7 +4,8 @@
  * bit; the padding a parameter read when the program runs (positive,
  * negative, unequal, with strides and dilations). The padding is a value,
  * never part of the cache key: one compile serves every padding, with a
- * static result and with a `?` result whose size the padding sets. */
+ * static result, with a `?` result whose size the padding sets, and with a
+ * polymorphic lhs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,6 +176,53 @@ static void test_dynamic_result_one_compile(void **state)
     run_paddings("tensor<1x?x1xf32>", pads, sizes, want, 3);
 }
 
+/* lhs with a `?` batch and the result `?` in batch and width: batch sizes
+ * 2, 3 and 0 with three paddings on one runtime give the reference's bits
+ * (integer-valued f32 data: every order of the sums is exact), and one
+ * compile serves them all. */
+static void test_polymorphic_lhs_one_compile(void **state)
+{
+    (void)state;
+    ir_module *m = rt_parse(
+        "func.func @main(%x: tensor<?x5x2xf32>, %w: tensor<3x2x3xf32>, %p: tensor<1x2xi32>) -> tensor<?x?x3xf32> {\n"
+        "  %r = \"stablehlo.dynamic_conv\"(%x, %w, %p) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<" NWC ">, feature_group_count = 1 : i64}> : (tensor<?x5x2xf32>, tensor<3x2x3xf32>, tensor<1x2xi32>) -> tensor<?x?x3xf32>\n"
+        "  return %r : tensor<?x?x3xf32>\n}\n");
+    plumb_runtime_options o;
+    plumb_runtime_options_init(&o);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_runtime *rt = plumb_runtime_create(&o, &d);
+    assert_non_null(rt);
+    static const int64_t batch[3] = {2, 3, 0}, pads[3][2] = {{1, 1}, {-1, 3}, {0, 0}};
+    for (int k = 0; k < 3; k++) {
+        int64_t xd[3] = {batch[k], 5, 2}, wd[3] = {3, 2, 3}, pd[2] = {1, 2};
+        plumb_tensor *in[3] = {plumb_tensor_new(PLUMB_F32, 3, xd, 0, &d), plumb_tensor_new(PLUMB_F32, 3, wd, 0, &d),
+                               plumb_tensor_new(PLUMB_I32, 2, pd, 0, &d)};
+        for (int i = 0; i < 2; i++) {
+            assert_non_null(in[i]);
+            for (uint64_t e = 0, n = plumb_tensor_numel(in[i]); e < n; e++)
+                plumb_store_bits(PLUMB_F32, in[i]->data, e, plumb_f32_bits((float)((int64_t)(rt_rand() % 17) - 8)));
+        }
+        assert_non_null(in[2]);
+        plumb_store_bits(PLUMB_I32, in[2]->data, 0, (uint64_t)(uint32_t)(int32_t)pads[k][0]);
+        plumb_store_bits(PLUMB_I32, in[2]->data, 1, (uint64_t)(uint32_t)(int32_t)pads[k][1]);
+        plumb_tensor *want[RT_MAX_OUT], *got[1] = {NULL};
+        assert_int_equal(rt_ref(m, in, 3, want), 1);
+        bool ok = plumb_runtime_run(rt, m, NULL, in, 3, got, 1, NULL, &d);
+        if (!ok) plumb_diag_print(&d, stderr);
+        assert_true(ok);
+        assert_int_equal(got[0]->dims[0], batch[k]);
+        assert_int_equal(got[0]->dims[1], 5 + pads[k][0] + pads[k][1] - 3 + 1);
+        assert_true(plumb_tensor_equal(want[0], got[0]));
+        plumb_tensor_free(want[0]);
+        plumb_tensor_free(got[0]);
+        for (int i = 0; i < 3; i++) plumb_tensor_free(in[i]);
+    }
+    assert_int_equal(compiles(rt), 1);
+    plumb_runtime_destroy(rt);
+    ir_module_free(m);
+}
+
 /* A padding that contradicts the static result fails the run with the
  * op, the dimension and both sizes; nothing is read out of bounds. */
 static void test_contradicting_padding_fails(void **state)
@@ -215,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_dilated_reversed),
         cmocka_unit_test(test_static_result_one_compile),
         cmocka_unit_test(test_dynamic_result_one_compile),
+        cmocka_unit_test(test_polymorphic_lhs_one_compile),
         cmocka_unit_test(test_contradicting_padding_fails),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
