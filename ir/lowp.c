@@ -1,5 +1,9 @@
 /* Which ops take the small float formats and sub-byte integers
  * (include/plumb/lowp.h, docs/spec/types.md). */
+#include <math.h>
+#include <mpfr.h>
+#include <string.h>
+
 #include "plumb/lowp.h"
 #include "plumb/fp8.h"
 #include "plumb/ir.h"
@@ -17,7 +21,7 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH: case PLUMB_OP_ASINH:
     case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE:
     case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_LGAMMA:
-    case PLUMB_OP_DIGAMMA:
+    case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER:
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
@@ -79,4 +83,95 @@ bool ir_lowp_elementwise(const ir_op *op)
         if (op->results[i] && plumb_dtype_is_lowp(op->results[i]->type.dtype))
             return true;
     return false;
+}
+
+/* ---- next_after and erf_inv on the small float formats ------------------------
+ * Shared by ref/lowp.c and runtime/k_lowp.c (whose tables are built from
+ * it): both are decided on the format's own value set, which the IEEE
+ * pattern arithmetic of the wide types does not fit (FNUZ spends -0 on its
+ * NaN, FN has no infinity above its largest value, E8M0 has no sign and no
+ * zero). docs/spec/types.md, "next_after and erf_inv". */
+
+static uint32_t lowp_quiet(const plumb_fpfmt *f, uint32_t x)
+{
+    return f->nan == PLUMB_FPNAN_IEEE ? x | (1u << (f->mant - 1)) : x;
+}
+
+uint32_t ir_lowp_next_after(const plumb_fpfmt *f, uint32_t x, uint32_t y)
+{
+    if (plumb_small_is_nan(f, x))
+        return lowp_quiet(f, x);
+    if (plumb_small_is_nan(f, y))
+        return lowp_quiet(f, y);
+    double a = plumb_small_to_f64(f, x), b = plumb_small_to_f64(f, y);
+    if (a == b)
+        return y;
+    bool up = b > a, neg_side = a < 0;
+    uint32_t n = 1u << f->bits, best = 0;
+    bool found = false;
+    double bv = 0;
+    /* the nearest value beyond a in the direction of b; of the two zeros,
+     * the one on a's side (IEEE: nextafter(-tiny, +1) is -0) */
+    for (uint32_t p = 0; p < n; p++) {
+        if (plumb_small_is_nan(f, p))
+            continue;
+        double v = plumb_small_to_f64(f, p);
+        if (up ? !(v > a) : !(v < a))
+            continue;
+        bool better = !found || (up ? v < bv : v > bv);
+        if (!better && v == bv && v == 0 && (signbit(v) != 0) == neg_side)
+            better = true;
+        if (better) {
+            best = p;
+            bv = v;
+            found = true;
+        }
+    }
+    /* y itself lies beyond a, so a value was found: a format's largest
+     * value never steps further (y would have to exceed it) */
+    return found ? best : y;
+}
+
+/* erf(m) < x, with erf(m) at 200 bits (x has at most 5 significant bits,
+ * erf(m) for a double m != 0 is not a dyadic rational: never equal). */
+static bool erf_below(double m, double x, mpfr_t t)
+{
+    mpfr_set_d(t, m, MPFR_RNDN);
+    mpfr_erf(t, t, MPFR_RNDN);
+    return mpfr_cmp_d(t, x) < 0;
+}
+
+uint32_t ir_lowp_erf_inv(const plumb_fpfmt *f, uint32_t x)
+{
+    if (plumb_small_is_nan(f, x))
+        return lowp_quiet(f, x);
+    double a = plumb_small_to_f64(f, x);
+    if (a == 0)
+        return x;
+    if (fabs(a) > 1)
+        return plumb_f64_to_small(f, NAN);
+    if (fabs(a) == 1)
+        return plumb_f64_to_small(f, copysign(INFINITY, a));
+    /* erf^-1 is odd: bisect for |y| over doubles until lo and hi are
+     * neighbours, erf(lo) < |a| <= erf(hi); y lies strictly between them,
+     * so the one of the two with an odd last bit is y rounded to odd at 53
+     * bits, which the codec rounds once more correctly (Boldo & Melquiond
+     * 2008: 53 >= p + 2). |a| <= 1 - 2^-5 in every format, so y < 1.6. */
+    double ax = fabs(a), lo = 0, hi = 2;
+    mpfr_t t;
+    mpfr_init2(t, 200);
+    for (;;) {
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (erf_below(mid, ax, t))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    mpfr_clear(t);
+    uint64_t lb;
+    memcpy(&lb, &lo, sizeof lb);
+    double y = (lb & 1) ? lo : hi;
+    return plumb_f64_to_small(f, copysign(y, a));
 }

@@ -1,7 +1,8 @@
 /* Reference kernels of the elementwise ops whose generic float kernels
  * (ref/elementwise.c) work on the IEEE bit layout and so do not fit every
  * small float format: abs, negate, sign, is_finite, is_inf, is_pos_inf,
- * is_neg_inf and compare. The FNUZ formats spend the -0 code on their only
+ * is_neg_inf, compare, and erf_inv and next_after (ir/lowp.c decides them
+ * on the format's value set). The FNUZ formats spend the -0 code on their only
  * NaN, f8E8M0FNU has no sign bit and no zero, the FN formats have no
  * infinity in their top exponent. Every other op on these formats runs the
  * generic kernels, which compute through ref/crmath.c (each result the
@@ -38,6 +39,7 @@ bool ref_lowp_owns(const ir_op *op)
     switch (op->code) {
     case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_IS_FINITE:
     case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_COMPARE:
+    case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER:
         return true;
     default:
         return false;
@@ -109,7 +111,7 @@ bool ref_lowp_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
 {
     plumb_dtype t = in[0]->dtype;
     const plumb_fpfmt *f = plumb_fpfmt_get(t);
-    uint32_t arity = op->code == PLUMB_OP_COMPARE ? 2 : 1;
+    uint32_t arity = op->code == PLUMB_OP_COMPARE || op->code == PLUMB_OP_NEXT_AFTER ? 2 : 1;
     uint64_t n = plumb_tensor_numel(out[0]);
     if (!f || op->n_operands != arity || op->n_results != 1)
         return ref_fail(c, op, PLUMB_ERR_INVALID, "%s takes %u operand(s) of a small float type",
@@ -138,6 +140,8 @@ bool ref_lowp_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
         case PLUMB_OP_IS_INF: r = plumb_small_is_inf(f, x); break;
         case PLUMB_OP_IS_POS_INF: r = plumb_small_is_inf(f, x) && !(x & sbit(f)); break;
         case PLUMB_OP_IS_NEG_INF: r = plumb_small_is_inf(f, x) && (x & sbit(f)); break;
+        case PLUMB_OP_ERF_INV: r = ir_lowp_erf_inv(f, x); break;   /* ir/lowp.c */
+        case PLUMB_OP_NEXT_AFTER: r = ir_lowp_next_after(f, x, (uint32_t)plumb_load_bits(t, in[1]->data, i)); break;
         default:
             r = s_compare(f, ty, op->a.cmp_dir, x, (uint32_t)plumb_load_bits(t, in[1]->data, i));
             break;

@@ -231,6 +231,7 @@ static uint32_t f_unary(plumb_opcode c, const plumb_fpfmt *f, uint32_t x)
         return f_round(f, copysign(y, v));
     }
     case PLUMB_OP_SQUARE: return f_round(f, v * v);   /* exact product */
+    case PLUMB_OP_ERF_INV: return ir_lowp_erf_inv(f, x);   /* ir/lowp.c: bisection on MPFR's erf */
     case PLUMB_OP_SQRT: {
         double hi = sqrt(v), lo = 0;
         if (isfinite(hi) && hi != 0) {
@@ -281,6 +282,8 @@ static uint32_t f_binary(plumb_opcode c, const plumb_fpfmt *f, uint32_t ab, uint
         return f_quiet(f, ab);
     if (f_isnan(f, bb))
         return f_quiet(f, bb);
+    if (c == PLUMB_OP_NEXT_AFTER)
+        return ir_lowp_next_after(f, ab, bb);   /* ir/lowp.c: the format's value set */
     double hi, lo = 0;
     switch (c) {
     case PLUMB_OP_ADD:

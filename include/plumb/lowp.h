@@ -5,6 +5,7 @@
 #define PLUMB_LOWP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "dtype.h"
 #include "ops.h"
@@ -20,5 +21,12 @@ bool ir_lowp_accepts(plumb_opcode op, plumb_dtype t);
  * type among its operands or results: the runtime runs it in
  * runtime/k_lowp.c, never in a fused group. */
 bool ir_lowp_elementwise(const struct ir_op *op);
+
+/* chlo.next_after and chlo.erf_inv on a small float format f, on stored
+ * patterns (ir/lowp.c; docs/spec/types.md): the neighbour of x toward y
+ * in f's value set, and erf^-1(x) correctly rounded in f. */
+struct plumb_fpfmt;
+uint32_t ir_lowp_next_after(const struct plumb_fpfmt *f, uint32_t x, uint32_t y);
+uint32_t ir_lowp_erf_inv(const struct plumb_fpfmt *f, uint32_t x);
 
 #endif
