@@ -60,9 +60,24 @@ static bool region_op(plumb_opcode op)
     return op == PLUMB_OP_REDUCE || op == PLUMB_OP_REDUCE_WINDOW || op == PLUMB_OP_SELECT_AND_SCATTER;
 }
 
+/* Ops that move, index, order or pass values of any element type (the
+ * spec's "tensor" operands): bytes to the kernels, order through compare
+ * (ref/lowp.c, runtime/k_lowp.c) where they compare. */
+static bool any_type_op(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_DYNAMIC_SLICE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_GATHER: case PLUMB_OP_SCATTER:
+    case PLUMB_OP_SORT: case PLUMB_OP_TOP_K: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE:
+    case PLUMB_OP_IF: case PLUMB_OP_CASE: case PLUMB_OP_MAP: case PLUMB_OP_GET_DIMENSION_SIZE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool ir_lowp_accepts(plumb_opcode op, plumb_dtype t)
 {
-    if (region_op(op))
+    if (region_op(op) || any_type_op(op))
         return plumb_fpfmt_get(t) || plumb_dtype_is_subbyte_int(t);
     if (plumb_fpfmt_get(t))
         return float_op(op);

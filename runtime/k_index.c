@@ -756,6 +756,8 @@ static native_cmp recognise_cmp(const ir_block *b, plumb_tensor *const *in)
 static int64_t ordered_key(plumb_dtype t, uint64_t b)
 {
     unsigned bits = plumb_dtype_get(t)->bits;
+    if (t == PLUMB_F8E8M0FNU)   /* no sign bit: every pattern positive, in pattern order (docs/spec/types.md) */
+        return (int64_t)b;
     if (plumb_dtype_is_float(t)) {
         /* IEEE totalOrder: sign-magnitude to an ordered signed integer */
         int64_t v = (int64_t)(b << (64 - bits));
