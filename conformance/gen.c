@@ -3235,13 +3235,37 @@ bool conf_lowp_family_op(plumb_opcode op, plumb_dtype t)
 {
     const plumb_op_info *oi = plumb_op_get(op);
     if (!plumb_dtype_is_lowp(t) || !ir_lowp_accepts(op, t)) return false;
+    if (op == PLUMB_OP_REDUCE) return true;   /* an add reduction over every pattern (lowp_reduce_case) */
     if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->syntax != PLUMB_SYN_EW || pred_op(op)) return false;
     return (oi->arity == 1 || oi->arity == 2) && op != PLUMB_OP_CONVERT && op != PLUMB_OP_BITCAST_CONVERT;
+}
+
+/* reduce with an add body over x[2^bits x 9]: row r starts with pattern r
+ * and continues with patterns of a fixed stride, so every pattern (NaN and
+ * infinities too) is summed somewhere; the init value is pattern 0. */
+static bool lowp_reduce_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    uint64_t np = 1ull << plumb_dtype_get(t)->bits;
+    int64_t d[2] = {(int64_t)np, 9}, r1 = (int64_t)np;
+    plumb_tensor *x = param(g, "x", t, 2, d, NULL, 0, 0);
+    if (!x) return push_case(g, "%r");
+    for (uint64_t i = 0; i < np; i++)
+        for (uint64_t j = 0; j < 9; j++)
+            plumb_store_bits(t, x->data, i * 9 + j, (i + j * 37) % np);
+    const char *X = tys(g, t, 2, d), *R = tys(g, t, 1, &r1), *S = tys(g, t, 0, NULL);
+    plumb_buf_printf(&g->body, "  %%c = stablehlo.constant dense<%s> : %s\n", plumb_fpfmt_get(t) ? "0x0" : "0", S);
+    plumb_buf_printf(&g->body,
+                     "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [1] : (%s, %s) -> %s\n",
+                     X, S, R);
+    g->ret_types = R;
+    return push_case(g, "%r");
 }
 
 static bool lowp_case(gen *g)
 {
     plumb_dtype t = g->t;
+    if (g->op == PLUMB_OP_REDUCE) return lowp_reduce_case(g);
     const plumb_op_info *oi = plumb_op_get(g->op);
     uint64_t np = 1ull << plumb_dtype_get(t)->bits;
     int64_t n = (int64_t)(oi->arity == 2 ? np * np : np);
