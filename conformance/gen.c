@@ -75,6 +75,8 @@ static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_r
 static const char *const SH_MAP[] = {"odd", "scalar", "empty", "wide", "captured"};
 /* composite: its decomposition over the case's shape: odd, scalar, empty, wide */
 static const char *const SH_COMPOSITE[] = {"odd", "scalar", "empty", "wide"};
+/* tuple, get_tuple_element: a nested tuple of the case's shape (gen_tuple) */
+static const char *const SH_TUPLE[] = {"odd", "scalar", "empty", "wide"};
 
 /* The dynamic ops' own cases: every `?` at one of the polymorphic sizes. */
 static const char *const SH_DYN[] = {"dyn_odd", "dyn_0", "dyn_1", "dyn_bound"};
@@ -167,7 +169,7 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 bool conf_op_generated(plumb_opcode op)
 {
     if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE ||
-        op == PLUMB_OP_MAP || op == PLUMB_OP_COMPOSITE)
+        op == PLUMB_OP_MAP || op == PLUMB_OP_COMPOSITE || op == PLUMB_OP_TUPLE || op == PLUMB_OP_GET_TUPLE_ELEMENT)
         return true;
     if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
         return false;
@@ -198,6 +200,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
     case PLUMB_OP_COMPOSITE: *n = LEN(SH_COMPOSITE); return SH_COMPOSITE;
+    case PLUMB_OP_TUPLE: case PLUMB_OP_GET_TUPLE_ELEMENT: *n = LEN(SH_TUPLE); return SH_TUPLE;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
     case PLUMB_OP_DYNAMIC_CONV: *n = LEN(SH_DYNCONV); return SH_DYNCONV;
     default: break;
@@ -1302,6 +1305,42 @@ static bool gen_composite(gen *g)
     plumb_buf_free(&post);
     set_ret_types2(g, X, X);
     return push_case(g, "%r#0, %r#1");
+}
+
+/* tuple and get_tuple_element (SH_TUPLE, docs/spec/tuple.md) over x and y
+ * of the case's type and shape: t = (x, (y, x, ())) passes an
+ * optimization_barrier as one value, and the results are element 1's
+ * element 0 (y) and element 0 (x), so each result comes from its own
+ * operand through a nested tuple and the empty one. The get_tuple_element
+ * family writes the generic form (index as an attribute). Data movement:
+ * every element type, exact. */
+static bool gen_tuple(gen *g)
+{
+    shp s = ew_shape(g->shape);
+    plumb_dtype t = g->t;
+    param(g, "x", t, s.rank, s.dims, g->value, 0, 0);
+    param(g, "y", t, s.rank, s.dims, g->value, 0, 0);
+    const char *X = tys(g, t, s.rank, s.dims);
+    plumb_buf_printf(&g->body,
+                     "  %%e = stablehlo.tuple : tuple<>\n"
+                     "  %%i = stablehlo.tuple %%y, %%x, %%e : tuple<%s, %s, tuple<>>\n"
+                     "  %%t = stablehlo.tuple %%x, %%i : tuple<%s, tuple<%s, %s, tuple<>>>\n"
+                     "  %%b = stablehlo.optimization_barrier %%t : tuple<%s, tuple<%s, %s, tuple<>>>\n",
+                     X, X, X, X, X, X, X, X);
+    if (g->op == PLUMB_OP_GET_TUPLE_ELEMENT)
+        plumb_buf_printf(&g->body,
+                         "  %%p = \"stablehlo.get_tuple_element\"(%%b) {index = 1 : i32} : (tuple<%s, tuple<%s, %s, tuple<>>>) -> tuple<%s, %s, tuple<>>\n"
+                         "  %%r0 = \"stablehlo.get_tuple_element\"(%%p) {index = 0 : i32} : (tuple<%s, %s, tuple<>>) -> %s\n"
+                         "  %%r1 = \"stablehlo.get_tuple_element\"(%%b) {index = 0 : i32} : (tuple<%s, tuple<%s, %s, tuple<>>>) -> %s\n",
+                         X, X, X, X, X, X, X, X, X, X, X, X);
+    else
+        plumb_buf_printf(&g->body,
+                         "  %%p = stablehlo.get_tuple_element %%b[1] : (tuple<%s, tuple<%s, %s, tuple<>>>) -> tuple<%s, %s, tuple<>>\n"
+                         "  %%r0 = stablehlo.get_tuple_element %%p[0] : (tuple<%s, %s, tuple<>>) -> %s\n"
+                         "  %%r1 = stablehlo.get_tuple_element %%b[0] : (tuple<%s, tuple<%s, %s, tuple<>>>) -> %s\n",
+                         X, X, X, X, X, X, X, X, X, X, X, X);
+    set_ret_types2(g, X, X);
+    return push_case(g, "%r0, %r1");
 }
 
 /* reduce_window and select_and_scatter (SH_RWIN, SH_SAS): one window
@@ -3345,6 +3384,7 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return gen_map(g);
     if (g->op == PLUMB_OP_COMPOSITE) return gen_composite(g);
+    if (g->op == PLUMB_OP_TUPLE || g->op == PLUMB_OP_GET_TUPLE_ELEMENT) return gen_tuple(g);
     if (conf_op_batch_norm(g->op)) return gen_batch_norm(g);
     if (g->op == PLUMB_OP_TRIANGULAR_SOLVE || g->op == PLUMB_OP_CHOLESKY) return gen_linalg(g);
     if (g->op == PLUMB_OP_FFT) return gen_fft(g);

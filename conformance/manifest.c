@@ -26,6 +26,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
     case PLUMB_OP_MAP: return 5;                   /* odd scalar empty wide captured */
     case PLUMB_OP_COMPOSITE: return 4;             /* odd scalar empty wide */
+    case PLUMB_OP_TUPLE: case PLUMB_OP_GET_TUPLE_ELEMENT: return 4;   /* odd scalar empty wide */
     case PLUMB_OP_REDUCE_WINDOW: return 5;         /* pool2 pool3 dilated r1 r3 */
     case PLUMB_OP_SELECT_AND_SCATTER: return 4;    /* pool2 pool3 r1 r2 */
     case PLUMB_OP_TRIANGULAR_SOLVE: return 6;  /* left_lower left_upper_trans_unit right_lower_adjoint right_upper_unit batch empty */
