@@ -235,6 +235,8 @@ bool conf_small_convert_pair(plumb_dtype src, plumb_dtype dst);
  * type (4, or 5 for multiply; 0 when none). */
 bool conf_complex_family_op(plumb_opcode op);
 uint32_t conf_complex_classes(plumb_opcode op);
+/* cases of the complex-ops family (compare, select, sort, scatter, ...) of op */
+uint32_t conf_complex_ops_cases(plumb_opcode op);
 /* The small types' family (gen.c): whether op has a case of every input on
  * t (an elementwise op of one or two operands that takes the FP8/FP6/FP4
  * format or sub-byte integer t, docs/spec/types.md). */

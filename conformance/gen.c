@@ -3264,6 +3264,189 @@ static bool gen_complex(gen *g)
     return ok;
 }
 
+/* ---- complex values through the ops that compare, select, sort, scatter
+ * and move them (docs/spec/complex.md; docs/conformance.md "Complex") ----
+ * On complex<f32> and complex<f64>, after every other family: compare in
+ * each direction (lexicographic on (re, im) for LT, LE, GT, GE), select,
+ * sort (a complex LT comparator with an i32 payload, and a comparator on the
+ * real parts alone; stable), scatter with a replacing region and distinct
+ * indices, select_and_scatter with a complex GE select and a replacing
+ * scatter over windows that do not overlap, reverse, pad, concatenate and
+ * transpose. Every case is exact (the result is one well-defined choice or
+ * copy per element), judged per component. Value class "ties": components
+ * from {-2, -1, -0, +0, 0.5, 1, 3} (plus NaN and +-inf except for sort's
+ * keys), so real parts tie often and the imaginary part decides. */
+static const char *const CPLX_DIRS[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+
+uint32_t conf_complex_ops_cases(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_COMPARE: return 2 * 6;
+    case PLUMB_OP_SORT: return 2 * 2;
+    case PLUMB_OP_SELECT: case PLUMB_OP_SCATTER: case PLUMB_OP_SELECT_AND_SCATTER: case PLUMB_OP_REVERSE:
+    case PLUMB_OP_PAD: case PLUMB_OP_CONCATENATE: case PLUMB_OP_TRANSPOSE:
+        return 2;
+    default: return 0;
+    }
+}
+
+static void cplx_ties(gen *g, plumb_tensor *x, bool specials)
+{
+    static const double pool[] = {-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, NAN, INFINITY, -INFINITY};
+    unsigned long np = specials ? 10 : 7;
+    for (uint64_t i = 0, n = plumb_tensor_numel(x); i < n; i++)
+        plumb_complex_store(x->dtype, x->data, (size_t)i, pool[gsl_rng_uniform_int(g->rng, np)],
+                            pool[gsl_rng_uniform_int(g->rng, np)]);
+}
+
+static plumb_tensor *cplx_param(gen *g, const char *name, uint32_t rank, const int64_t *dims, bool specials)
+{
+    plumb_tensor *x = param(g, name, g->t, rank, dims, NULL, 0, 0);
+    if (x) cplx_ties(g, x, specials);
+    return x;
+}
+
+static bool cplx_op_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *C = tys(g, t, 0, NULL);
+    static const int64_t d2[2] = {3, 5}, d9[2] = {2, 9}, sn[1] = {40};
+    const char *T2 = tys(g, t, 2, d2);
+    switch (g->op) {
+    case PLUMB_OP_COMPARE: {
+        g->shape = CPLX_DIRS[g->rep];
+        if (!cplx_param(g, "x", 1, sn, true) || !cplx_param(g, "y", 1, sn, true)) break;
+        const char *T = tys(g, t, 1, sn), *B = tys(g, PLUMB_I1, 1, sn);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.compare %s, %%x, %%y, FLOAT : (%s, %s) -> %s\n", g->shape, T, T, B);
+        g->ret_types = B;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_SELECT: {
+        plumb_tensor *p = param(g, "p", PLUMB_I1, 2, d2, NULL, 0, 1);
+        if (!p || !cplx_param(g, "x", 2, d2, true) || !cplx_param(g, "y", 2, d2, true)) break;
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.select %%p, %%x, %%y : %s, %s\n", tys(g, PLUMB_I1, 2, d2), T2);
+        g->ret_types = T2;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_SORT: {
+        g->shape = g->rep ? "by_real" : "lex";
+        if (!cplx_param(g, "k", 2, d9, false) || !param(g, "v", PLUMB_I32, 2, d9, NULL, -1000, 1000)) break;
+        const char *K = tys(g, t, 2, d9), *V = tys(g, PLUMB_I32, 2, d9), *F = tys(g, plumb_dtype_component(t), 0, NULL);
+        plumb_buf_printf(&g->body,
+                         "  %%r:2 = \"stablehlo.sort\"(%%k, %%v) <{dimension = 1 : i64, is_stable = true}> ({\n"
+                         "  ^bb0(%%a: %s, %%b: %s, %%i: tensor<i32>, %%j: tensor<i32>):\n", C, C);
+        if (g->rep)
+            plumb_buf_printf(&g->body,
+                             "    %%ar = stablehlo.real %%a : (%s) -> %s\n"
+                             "    %%br = stablehlo.real %%b : (%s) -> %s\n"
+                             "    %%c = stablehlo.compare GT, %%ar, %%br, FLOAT : (%s, %s) -> tensor<i1>\n",
+                             C, F, C, F, F, F);
+        else
+            plumb_buf_printf(&g->body, "    %%c = stablehlo.compare LT, %%a, %%b, FLOAT : (%s, %s) -> tensor<i1>\n", C, C);
+        plumb_buf_printf(&g->body, "    stablehlo.return %%c : tensor<i1>\n  }) : (%s, %s) -> (%s, %s)\n", K, V, K, V);
+        plumb_buf b;
+        plumb_buf_init(&b);
+        plumb_buf_printf(&b, "%s, %s", K, V);
+        const char *rt = plumb_arena_strdup(g->out->arena, b.data ? b.data : "");
+        plumb_buf_free(&b);
+        if (!rt) { g->failed = true; break; }
+        g->ret_types = rt;
+        return push_case(g, "%r#0, %r#1");
+    }
+    case PLUMB_OP_SCATTER: {
+        /* 5 distinct targets of 8 (a shuffled prefix), one index past the end */
+        static const int64_t s8[1] = {8}, di[2] = {6, 1}, su[1] = {6};
+        plumb_tensor *x = cplx_param(g, "x", 1, s8, true);
+        plumb_tensor *ix = param(g, "i", PLUMB_I32, 2, di, NULL, 0, 0);
+        plumb_tensor *u = cplx_param(g, "u", 1, su, true);
+        if (!x || !ix || !u) break;
+        int32_t perm[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        gsl_ran_shuffle(g->rng, perm, 8, sizeof perm[0]);
+        perm[5] = 8 + (int32_t)gsl_rng_uniform_int(g->rng, 4);   /* outside: the update is skipped */
+        for (int k = 0; k < 6; k++) plumb_store_bits(PLUMB_I32, ix->data, (size_t)k, (uint64_t)(uint32_t)perm[k]);
+        const char *X = tys(g, t, 1, s8), *U = tys(g, t, 1, su);
+        plumb_buf_printf(&g->body,
+                         "  %%r = \"stablehlo.scatter\"(%%x, %%i, %%u) <{scatter_dimension_numbers = #stablehlo.scatter<"
+                         "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,"
+                         " unique_indices = true}> ({\n"
+                         "  ^bb0(%%a: %s, %%b: %s):\n    stablehlo.return %%b : %s\n"
+                         "  }) : (%s, tensor<6x1xi32>, %s) -> %s\n", C, C, C, X, U, X);
+        g->ret_types = X;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_SELECT_AND_SCATTER: {
+        static const int64_t dx[2] = {4, 6}, ds[2] = {2, 2};
+        if (!cplx_param(g, "x", 2, dx, true) || !cplx_param(g, "s", 2, ds, true) || !cplx_param(g, "z", 0, NULL, true))
+            break;
+        const char *X = tys(g, t, 2, dx), *S = tys(g, t, 2, ds);
+        plumb_buf_printf(&g->body,
+                         "  %%r = \"stablehlo.select_and_scatter\"(%%x, %%s, %%z) <{window_dimensions = array<i64: 2, 3>,"
+                         " window_strides = array<i64: 2, 3>}> ({\n"
+                         "  ^bb0(%%a: %s, %%b: %s):\n"
+                         "    %%c = stablehlo.compare GE, %%a, %%b, FLOAT : (%s, %s) -> tensor<i1>\n"
+                         "    stablehlo.return %%c : tensor<i1>\n"
+                         "  }, {\n"
+                         "  ^bb0(%%a: %s, %%b: %s):\n    stablehlo.return %%b : %s\n"
+                         "  }) : (%s, %s, %s) -> %s\n", C, C, C, C, C, C, C, X, S, C, X);
+        g->ret_types = X;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_REVERSE:
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.reverse %%x, dims = [0, 1] : %s\n", T2);
+        g->ret_types = T2;
+        return push_case(g, "%r");
+    case PLUMB_OP_PAD: {
+        static const int64_t dp[2] = {6, 11};
+        if (!cplx_param(g, "x", 2, d2, true) || !cplx_param(g, "p", 0, NULL, true)) break;
+        const char *P = tys(g, t, 2, dp);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.pad %%x, %%p, low = [1, 0], high = [0, 2], interior = [1, 1] : (%s, %s) -> %s\n",
+                         T2, C, P);
+        g->ret_types = P;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_CONCATENATE: {
+        static const int64_t dy[2] = {3, 2}, dr[2] = {3, 7};
+        if (!cplx_param(g, "x", 2, d2, true) || !cplx_param(g, "y", 2, dy, true)) break;
+        const char *R = tys(g, t, 2, dr);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.concatenate %%x, %%y, dim = 1 : (%s, %s) -> %s\n", T2,
+                         tys(g, t, 2, dy), R);
+        g->ret_types = R;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_TRANSPOSE: {
+        static const int64_t dt[2] = {5, 3};
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        const char *R = tys(g, t, 2, dt);
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.transpose %%x, dims = [1, 0] : (%s) -> %s\n", T2, R);
+        g->ret_types = R;
+        return push_case(g, "%r");
+    }
+    default:
+        break;
+    }
+    g->failed = true;
+    return push_case(g, "%r");
+}
+
+static bool gen_complex_ops(gen *g)
+{
+    uint32_t per = conf_complex_ops_cases(g->op) / 2;
+    bool ok = true;
+    for (int k = 0; ok && per && k < 2; k++) {
+        plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
+        for (uint32_t v = 0; ok && v < per; v++) {
+            /* seeded as depth_case seeds; rep numbers the op's variants */
+            g->t = t; g->target = t; g->shape = "odd"; g->value = "ties"; g->rep = v;
+            gsl_rng_set(g->rng, (unsigned long)(mix64(g->seed ^ mix64(((uint64_t)g->op << 40) ^ ((uint64_t)t << 32) ^ g->ordinal)) & 0xFFFFFFFFu));
+            bool keep = g->shard_count <= 1 || g->ordinal % g->shard_count == g->shard_index;
+            if (!keep) g->ordinal++;
+            else ok = cplx_op_case(g);
+        }
+    }
+    return ok;
+}
+
 /* ---- the small types' arithmetic (docs/spec/types.md; docs/conformance.md
  * "small types") ---------------------------------------------------------------
  * Each elementwise op of one or two operands that takes an FP8/FP6/FP4 format
@@ -3507,6 +3690,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_poly(&g);
     if (ok) ok = gen_complex(&g);
     if (ok) ok = gen_lowp(&g);
+    if (ok) ok = gen_complex_ops(&g);
     if (ok) ok = gen_dotalg(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);

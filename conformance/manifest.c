@@ -204,6 +204,10 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     default:
         break;
     }
+    /* the complex-ops family: compare (6 directions), sort (2 comparators)
+     * and select, scatter, select_and_scatter, reverse, pad, concatenate,
+     * transpose (1 each), on complex<f32> and complex<f64> */
+    total += conf_complex_ops_cases(op);
     return total;
 }
 

@@ -23,6 +23,11 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_PAD:
     case PLUMB_OP_REVERSE:
     case PLUMB_OP_GATHER:
+    /* sort, scatter and select_and_scatter: the regions decide how complex
+     * values compare or combine; the kernels move whole elements */
+    case PLUMB_OP_SORT:
+    case PLUMB_OP_SCATTER:
+    case PLUMB_OP_SELECT_AND_SCATTER:
     case PLUMB_OP_OPTIMIZATION_BARRIER:
     case PLUMB_OP_MAP:   /* the computation decides what it does with complex elements */
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
@@ -139,8 +144,9 @@ const char *ir_complex_check(const ir_op *op, char *buf, size_t n)
             return "the abs of a complex tensor is its component type, of the operand's shape";
         return NULL;
     case PLUMB_OP_COMPARE:
-        if (op->a.cmp_dir != IR_CMP_EQ && op->a.cmp_dir != IR_CMP_NE)
-            return "complex values compare with EQ or NE only (they are not ordered)";
+        /* EQ, NE, and LT, LE, GT, GE as the lexicographic order of (real,
+         * imag) pairs (the spec's compare semantics); C3 gives complex
+         * the comparison_type FLOAT (checked with the other types) */
         return NULL;
     case PLUMB_OP_CONVERT:
         if (plumb_dtype_is_complex(op->operands[0]->type.dtype) && !plumb_dtype_is_complex(r->dtype) &&

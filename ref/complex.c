@@ -723,15 +723,26 @@ static bool ew(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tenso
     return true;
 }
 
+/* The spec's compare on complex: the lexicographic order of (real, imag)
+ * pairs with IEEE quiet comparisons per component (comparison_type FLOAT):
+ * x < y when x.re < y.re, or x.re == y.re and x.im < y.im; so a NaN
+ * component makes every ordered direction and EQ false, and NE true. */
 static bool compare(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    if (op->a.cmp_dir != IR_CMP_EQ && op->a.cmp_dir != IR_CMP_NE)
-        return ref_fail(c, op, PLUMB_ERR_INVALID, "compare of complex values takes EQ or NE only");
+    (void)c;
     uint64_t n = plumb_tensor_numel(out[0]);
     for (uint64_t i = 0; i < n; i++) {
         cz x = load(in[0], bidx(in[0], i)), y = load(in[1], bidx(in[1], i));
-        bool eq = x.re == y.re && x.im == y.im;   /* a NaN component is unequal */
-        plumb_store_bits(PLUMB_I1, out[0]->data, (size_t)i, op->a.cmp_dir == IR_CMP_EQ ? eq : !eq);
+        bool req = x.re == y.re, v;
+        switch (op->a.cmp_dir) {
+        case IR_CMP_EQ: v = req && x.im == y.im; break;
+        case IR_CMP_NE: v = !(req && x.im == y.im); break;
+        case IR_CMP_LT: v = x.re < y.re || (req && x.im < y.im); break;
+        case IR_CMP_LE: v = x.re < y.re || (req && x.im <= y.im); break;
+        case IR_CMP_GT: v = x.re > y.re || (req && x.im > y.im); break;
+        default: v = x.re > y.re || (req && x.im >= y.im); break;   /* GE */
+        }
+        plumb_store_bits(PLUMB_I1, out[0]->data, (size_t)i, v);
     }
     return true;
 }

@@ -242,13 +242,14 @@ bool ref_op_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_
         if (out[k]->nbytes)
             memcpy(out[k]->data, in[k]->data, out[k]->nbytes);
 
-    uint64_t cur[32], upd[32], rb[32];
+    /* [2]: a complex<f64> element is 16 bytes; elements are copied whole */
+    uint64_t cur[32][2], upd[32][2], rb[32][2];
     plumb_tensor targ[64], tres[32];
     plumb_tensor *args[64], *res[32];
     for (uint32_t k = 0; k < n; k++) {
-        scalar_view(&targ[k], in[k]->dtype, &cur[k]);
-        scalar_view(&targ[n + k], in[k]->dtype, &upd[k]);
-        scalar_view(&tres[k], in[k]->dtype, &rb[k]);
+        scalar_view(&targ[k], in[k]->dtype, cur[k]);
+        scalar_view(&targ[n + k], in[k]->dtype, upd[k]);
+        scalar_view(&tres[k], in[k]->dtype, rb[k]);
         args[k] = &targ[k];
         args[n + k] = &targ[n + k];
         res[k] = &tres[k];
@@ -288,15 +289,16 @@ bool ref_op_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_
         for (uint32_t w = 0; w < nw; w++) tidx[window_dims[w]] += widx[w];
         uint64_t t = ref_ravel((uint32_t)irank, in[0]->dims, tidx);
         for (uint32_t k = 0; k < n; k++) {
-            plumb_dtype dt = in[k]->dtype;
-            cur[k] = upd[k] = 0;
-            plumb_store_bits(dt, &cur[k], 0, plumb_load_bits(dt, out[k]->data, (size_t)t));
-            plumb_store_bits(dt, &upd[k], 0, plumb_load_bits(dt, in[n + 1 + k]->data, (size_t)u));
+            size_t sz = plumb_dtype_size(in[k]->dtype);
+            memcpy(cur[k], (const char *)out[k]->data + (size_t)t * sz, sz);
+            memcpy(upd[k], (const char *)in[n + 1 + k]->data + (size_t)u * sz, sz);
         }
         if (!ref_eval_region(c, body, args, res))
             return false;
-        for (uint32_t k = 0; k < n; k++)
-            plumb_store_bits(in[k]->dtype, out[k]->data, (size_t)t, plumb_load_bits(in[k]->dtype, &rb[k], 0));
+        for (uint32_t k = 0; k < n; k++) {
+            size_t sz = plumb_dtype_size(in[k]->dtype);
+            memcpy((char *)out[k]->data + (size_t)t * sz, rb[k], sz);
+        }
         if ((u & 4095) == 4095 && !ref_poll(c, op))
             return false;
     }

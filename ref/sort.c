@@ -35,7 +35,7 @@ typedef struct sort_env {
     plumb_tensor *const *in;
     uint32_t n;
     int64_t base, stride;        /* element offset of slice position p: base + p*stride */
-    uint64_t *buf;               /* 2n slots: lhs0, rhs0, lhs1, rhs1, ... */
+    uint64_t (*buf)[2];          /* 2n slots: lhs0, rhs0, lhs1, rhs1, ...; [2]: a complex<f64> is 16 bytes */
     plumb_tensor *args;          /* 2n scalar views over buf */
     plumb_tensor **argp;
     plumb_tensor *res;           /* i1 scalar */
@@ -48,10 +48,11 @@ static bool less(sort_env *e, int64_t i, int64_t j)
     if (e->failed)
         return false;
     for (uint32_t k = 0; k < e->n; k++) {
-        plumb_dtype dt = e->in[k]->dtype;
-        e->buf[2 * k] = e->buf[2 * k + 1] = 0;
-        plumb_store_bits(dt, &e->buf[2 * k], 0, plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + i * e->stride)));
-        plumb_store_bits(dt, &e->buf[2 * k + 1], 0, plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + j * e->stride)));
+        /* whole elements by their byte size (complex<f64> is 16 bytes) */
+        size_t sz = plumb_dtype_size(e->in[k]->dtype);
+        const char *d = e->in[k]->data;
+        memcpy(e->buf[2 * k], d + (size_t)(e->base + i * e->stride) * sz, sz);
+        memcpy(e->buf[2 * k + 1], d + (size_t)(e->base + j * e->stride) * sz, sz);
     }
     if (!ref_eval_region(e->c, &e->op->regions[0], e->argp, &e->res)) {
         e->failed = true;
@@ -126,12 +127,12 @@ bool ref_op_SORT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
     if (!perm)
         return ref_fail(c, op, PLUMB_ERR_NOMEM, "sort: out of memory for a slice of %lld elements", (long long)len);
     int64_t *tmp = perm + len;
-    uint64_t buf[64];
+    uint64_t buf[64][2];
     plumb_tensor args[64], resv;
     plumb_tensor *argp[64];
     uint64_t rbuf = 0;
     for (uint32_t k = 0; k < 2 * n; k++) {
-        scalar_view(&args[k], in[k / 2]->dtype, &buf[k]);
+        scalar_view(&args[k], in[k / 2]->dtype, buf[k]);
         argp[k] = &args[k];
     }
     scalar_view(&resv, PLUMB_I1, &rbuf);
@@ -148,10 +149,10 @@ bool ref_op_SORT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
             break;
         }
         for (uint32_t k = 0; k < n; k++) {
-            plumb_dtype dt = in[k]->dtype;
+            size_t sz = plumb_dtype_size(in[k]->dtype);
             for (int64_t p = 0; p < len; p++)
-                plumb_store_bits(dt, out[k]->data, (size_t)(e.base + p * stride),
-                                 plumb_load_bits(dt, in[k]->data, (size_t)(e.base + perm[p] * stride)));
+                memcpy((char *)out[k]->data + (size_t)(e.base + p * stride) * sz,
+                       (const char *)in[k]->data + (size_t)(e.base + perm[p] * stride) * sz, sz);
         }
     }
     plumb_free(perm, (size_t)bytes);

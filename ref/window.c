@@ -246,14 +246,18 @@ bool ref_op_SELECT_AND_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const 
         if (sel->args[i]->type.dtype != t || sc->args[i]->type.dtype != t)
             return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "region arguments must have the operand's element type %s",
                             plumb_dtype_name(t));
-    uint64_t numel = plumb_tensor_numel(out[0]), ib = plumb_load_bits(t, init->data, 0);
+    /* elements are copied whole by their byte size ([2]: a complex<f64> is 16 bytes) */
+    size_t sz = plumb_dtype_size(t);
+    char *od = out[0]->data;
+    const char *xd = x->data, *sd = src->data;
+    uint64_t numel = plumb_tensor_numel(out[0]);
     for (uint64_t i = 0; i < numel; i++)
-        plumb_store_bits(t, out[0]->data, (size_t)i, ib);
-    uint64_t a0 = 0, a1 = 0, r0 = 0, pb = 0;
+        memcpy(od + (size_t)i * sz, init->data, sz);
+    uint64_t a0[2] = {0, 0}, a1[2] = {0, 0}, r0[2] = {0, 0}, pb = 0;
     plumb_tensor ta0, ta1, tr, tp;
-    scalar_view(&ta0, t, &a0);
-    scalar_view(&ta1, t, &a1);
-    scalar_view(&tr, t, &r0);
+    scalar_view(&ta0, t, a0);
+    scalar_view(&ta1, t, a1);
+    scalar_view(&tr, t, r0);
     scalar_view(&tp, PLUMB_I1, &pb);
     plumb_tensor *args[2] = {&ta0, &ta1}, *res[1] = {&tr}, *pres[1] = {&tp};
     uint64_t scount = plumb_tensor_numel(src), work = 0;
@@ -266,9 +270,8 @@ bool ref_op_SELECT_AND_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const 
             if (at < 0)
                 continue;
             if (chosen >= 0) {
-                a0 = a1 = 0;
-                plumb_store_bits(t, &a0, 0, plumb_load_bits(t, x->data, (size_t)chosen));
-                plumb_store_bits(t, &a1, 0, plumb_load_bits(t, x->data, (size_t)at));
+                memcpy(a0, xd + (size_t)chosen * sz, sz);
+                memcpy(a1, xd + (size_t)at * sz, sz);
                 pb = 0;
                 if (!ref_eval_region(c, sel, args, pres))
                     return false;
@@ -282,12 +285,11 @@ bool ref_op_SELECT_AND_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const 
         }
         if (chosen < 0)
             continue;
-        a0 = a1 = 0;
-        plumb_store_bits(t, &a0, 0, plumb_load_bits(t, out[0]->data, (size_t)chosen));
-        plumb_store_bits(t, &a1, 0, plumb_load_bits(t, src->data, (size_t)si));
+        memcpy(a0, od + (size_t)chosen * sz, sz);
+        memcpy(a1, sd + (size_t)si * sz, sz);
         if (!ref_eval_region(c, sc, args, res))
             return false;
-        plumb_store_bits(t, out[0]->data, (size_t)chosen, plumb_load_bits(t, &r0, 0));
+        memcpy(od + (size_t)chosen * sz, r0, sz);
     }
     return ref_work(c, op, work & 255);
 }

@@ -623,13 +623,14 @@ bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
         if (len > 0) return scatter_rows(x, op, uk, upd_first, in[0], idx, u0, out[0], nvec, nb, ibdims, wext, len);
     }
 
-    uint64_t cur[32], upd[32], rb[32];
+    /* [2]: a complex<f64> element is 16 bytes; elements are copied whole */
+    uint64_t cur[32][2], upd[32][2], rb[32][2];
     plumb_tensor targ[64], tres[32];
     plumb_tensor *args[64], *res[32];
     for (uint32_t k = 0; k < n; k++) {
-        scalar_view(&targ[k], in[k]->dtype, &cur[k]);
-        scalar_view(&targ[n + k], in[k]->dtype, &upd[k]);
-        scalar_view(&tres[k], in[k]->dtype, &rb[k]);
+        scalar_view(&targ[k], in[k]->dtype, cur[k]);
+        scalar_view(&targ[n + k], in[k]->dtype, upd[k]);
+        scalar_view(&tres[k], in[k]->dtype, rb[k]);
         args[k] = &targ[k];
         args[n + k] = &targ[n + k];
         res[k] = &tres[k];
@@ -674,7 +675,8 @@ bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
                 else if (dt == PLUMB_F64) ((double *)o)[t] = ((double *)o)[t] + ((const double *)in[n + 1]->data)[u];
                 else plumb_store_bits(dt, o, (size_t)t, plumb_load_bits(dt, o, (size_t)t) + ub);
             } else if (uk == UPD_REPLACE) {
-                plumb_store_bits(dt, out[0]->data, (size_t)t, ub);
+                size_t sz = plumb_dtype_size(dt);   /* whole elements: complex<f64> is 16 bytes */
+                memcpy((char *)out[0]->data + (size_t)t * sz, (const char *)in[n + 1]->data + (size_t)u * sz, sz);
             } else {
                 plumb_store_bits(dt, out[0]->data, (size_t)t,
                                  upd_apply(uk, upd_first, dt, plumb_load_bits(dt, out[0]->data, (size_t)t), ub));
@@ -682,14 +684,15 @@ bool rt_op_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
             continue;
         }
         for (uint32_t k = 0; k < n; k++) {
-            plumb_dtype dt = in[k]->dtype;
-            cur[k] = upd[k] = 0;
-            plumb_store_bits(dt, &cur[k], 0, plumb_load_bits(dt, out[k]->data, (size_t)t));
-            plumb_store_bits(dt, &upd[k], 0, plumb_load_bits(dt, in[n + 1 + k]->data, (size_t)u));
+            size_t sz = plumb_dtype_size(in[k]->dtype);
+            memcpy(cur[k], (const char *)out[k]->data + (size_t)t * sz, sz);
+            memcpy(upd[k], (const char *)in[n + 1 + k]->data + (size_t)u * sz, sz);
         }
         if (!rt_eval_region(x, body, args, res)) return false;
-        for (uint32_t k = 0; k < n; k++)
-            plumb_store_bits(in[k]->dtype, out[k]->data, (size_t)t, plumb_load_bits(in[k]->dtype, &rb[k], 0));
+        for (uint32_t k = 0; k < n; k++) {
+            size_t sz = plumb_dtype_size(in[k]->dtype);
+            memcpy((char *)out[k]->data + (size_t)t * sz, rb[k], sz);
+        }
     }
     return true;
 }
@@ -742,6 +745,11 @@ static native_cmp recognise_cmp(const ir_block *b, plumb_tensor *const *in)
             c.swapped = s;
             c.dir = o->a.cmp_dir;
             plumb_dtype t = in[p]->dtype;
+            /* complex (lexicographic on (re, im)) runs through the region */
+            if (plumb_dtype_is_complex(t)) {
+                c.ok = false;
+                return c;
+            }
             c.type = o->a.cmp_type != IR_CMP_TYPE_NONE ? o->a.cmp_type
                    : plumb_dtype_is_float(t) ? IR_CMP_FLOAT
                    : plumb_dtype_is_signed(t) ? IR_CMP_SIGNED : IR_CMP_UNSIGNED;
@@ -785,8 +793,8 @@ typedef struct sort_env {
     uint32_t n;
     int64_t base, stride;
     native_cmp nc;
-    /* generic */
-    uint64_t buf[64];
+    /* generic; [2]: a complex<f64> element is 16 bytes */
+    uint64_t buf[64][2];
     plumb_tensor args[64], resv;
     plumb_tensor *argp[64];
     uint64_t rbuf;
@@ -833,10 +841,10 @@ static bool generic_less(void *ud, int64_t i, int64_t j)
     sort_env *e = ud;
     if (e->failed) return false;
     for (uint32_t k = 0; k < e->n; k++) {
-        plumb_dtype dt = e->in[k]->dtype;
-        e->buf[2 * k] = e->buf[2 * k + 1] = 0;
-        plumb_store_bits(dt, &e->buf[2 * k], 0, plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + i * e->stride)));
-        plumb_store_bits(dt, &e->buf[2 * k + 1], 0, plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + j * e->stride)));
+        size_t sz = plumb_dtype_size(e->in[k]->dtype);
+        const char *d = e->in[k]->data;
+        memcpy(e->buf[2 * k], d + (size_t)(e->base + i * e->stride) * sz, sz);
+        memcpy(e->buf[2 * k + 1], d + (size_t)(e->base + j * e->stride) * sz, sz);
     }
     plumb_tensor *r = &e->resv;
     if (!rt_eval_region(e->x, &e->op->regions[0], e->argp, &r)) {
@@ -863,10 +871,10 @@ static void sort_slices(sort_job *j, sort_env *e, int64_t *perm, uint64_t begin,
         merge_sort(perm, tmp, len, e->nc.ok ? native_less : generic_less, e, &e->failed);
         if (e->failed) return;
         for (uint32_t k = 0; k < e->n; k++) {
-            plumb_dtype dt = e->in[k]->dtype;
+            size_t sz = plumb_dtype_size(e->in[k]->dtype);
             for (int64_t p = 0; p < len; p++)
-                plumb_store_bits(dt, j->out[k]->data, (size_t)(e->base + p * stride),
-                                 plumb_load_bits(dt, e->in[k]->data, (size_t)(e->base + perm[p] * stride)));
+                memcpy((char *)j->out[k]->data + (size_t)(e->base + p * stride) * sz,
+                       (const char *)e->in[k]->data + (size_t)(e->base + perm[p] * stride) * sz, sz);
         }
     }
 }
@@ -928,7 +936,7 @@ bool rt_op_SORT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tens
         return true;
     }
     for (uint32_t k = 0; k < 2 * n; k++) {
-        scalar_view(&e->args[k], in[k / 2]->dtype, &e->buf[k]);
+        scalar_view(&e->args[k], in[k / 2]->dtype, e->buf[k]);
         e->argp[k] = &e->args[k];
     }
     scalar_view(&e->resv, PLUMB_I1, &e->rbuf);

@@ -839,19 +839,24 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
                            plumb_dtype_name(t));
     int fast_sel = fast_type(t) && t != PLUMB_I1 ? simple_select(sel, t) : 0;
     bool fast_add = fast_type(t) && t != PLUMB_I1 && ir_window_body_kind(sc, t) == IR_WB_ADD;
-    uint64_t numel = plumb_tensor_numel(out[0]), ib = plumb_load_bits(t, init->data, 0);
-    if (ib == 0)
+    /* elements are copied whole by their byte size ([2]: a complex<f64> is 16 bytes) */
+    size_t sz = plumb_dtype_size(t);
+    char *od = out[0]->data;
+    const char *xd = opd->data, *sd = src->data;
+    uint64_t numel = plumb_tensor_numel(out[0]);
+    static const unsigned char zero16[16];
+    if (sz <= sizeof zero16 && memcmp(init->data, zero16, sz) == 0)
         memset(out[0]->data, 0, out[0]->nbytes);
     else
         for (uint64_t i = 0; i < numel; i++)
-            plumb_store_bits(t, out[0]->data, (size_t)i, ib);
+            memcpy(od + (size_t)i * sz, init->data, sz);
     if (fast_sel && fast_add && g.rank > 0)
         return sas_fast(x, op, &g, fast_sel, t, opd, src, out[0]);
-    uint64_t a0 = 0, a1 = 0, r0 = 0, pb = 0;
+    uint64_t a0[2] = {0, 0}, a1[2] = {0, 0}, r0[2] = {0, 0}, pb = 0;
     plumb_tensor ta0, ta1, tr, tp;
-    scalar_view(&ta0, t, &a0);
-    scalar_view(&ta1, t, &a1);
-    scalar_view(&tr, t, &r0);
+    scalar_view(&ta0, t, a0);
+    scalar_view(&ta1, t, a1);
+    scalar_view(&tr, t, r0);
     scalar_view(&tp, PLUMB_I1, &pb);
     plumb_tensor *args[2] = {&ta0, &ta1}, *res[1] = {&tr}, *pres[1] = {&tp};
     uint64_t scount = plumb_tensor_numel(src);
@@ -875,9 +880,9 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
                 if (!keeps(fast_sel, t, opd->data, chosen, at))
                     chosen = at;
             } else {
-                a0 = a1 = pb = 0;
-                plumb_store_bits(t, &a0, 0, plumb_load_bits(t, opd->data, (size_t)chosen));
-                plumb_store_bits(t, &a1, 0, plumb_load_bits(t, opd->data, (size_t)at));
+                pb = 0;
+                memcpy(a0, xd + (size_t)chosen * sz, sz);
+                memcpy(a1, xd + (size_t)at * sz, sz);
                 if (!rt_eval_region(x, sel, args, pres))
                     return false;
                 if (!(pb & 1))
@@ -892,12 +897,11 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
             i_store(t, out[0]->data, chosen, (int64_t)((uint64_t)i_load(t, out[0]->data, chosen) +
                                                        (uint64_t)i_load(t, src->data, (int64_t)si)));
         } else {
-            a0 = a1 = 0;
-            plumb_store_bits(t, &a0, 0, plumb_load_bits(t, out[0]->data, (size_t)chosen));
-            plumb_store_bits(t, &a1, 0, plumb_load_bits(t, src->data, (size_t)si));
+            memcpy(a0, od + (size_t)chosen * sz, sz);
+            memcpy(a1, sd + (size_t)si * sz, sz);
             if (!rt_eval_region(x, sc, args, res))
                 return false;
-            plumb_store_bits(t, out[0]->data, (size_t)chosen, plumb_load_bits(t, &r0, 0));
+            memcpy(od + (size_t)chosen * sz, r0, sz);
         }
     }
     return true;

@@ -1,0 +1,317 @@
+/* sort, scatter, select_and_scatter and ordered compare on complex<f32> and
+ * complex<f64> (docs/spec/complex.md): each program's results are derived
+ * by hand and checked bit for bit on the reference and on the runtime at
+ * every ISA level on 1 and 2 threads. The complex<f64> cases hold imaginary
+ * parts a kernel moving 8 bytes per element would lose (a 16-byte element
+ * copied by its real part only gives imaginary parts of 0 or garbage). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plumb/complex.h"
+#include "rt_test.h"
+
+/* One expected output: complex values (re, im) or i1/i32 values. */
+typedef struct want_out {
+    uint32_t n;
+    const double *c;        /* 2n doubles when complex */
+    const int64_t *ints;    /* n integers otherwise */
+} want_out;
+
+static void expect_out(const plumb_tensor *t, const want_out *w, const char *who, uint32_t k)
+{
+    assert_int_equal(plumb_tensor_numel(t), w->n);
+    for (uint32_t i = 0; i < w->n; i++) {
+        if (w->c) {
+            double re, im;
+            plumb_complex_load(t->dtype, t->data, i, &re, &im);
+            bool ok = plumb_f64_bits(re) == plumb_f64_bits(w->c[2 * i]) &&
+                      plumb_f64_bits(im) == plumb_f64_bits(w->c[2 * i + 1]);
+            if (!ok)
+                fprintf(stderr, "%s output %u element %u: got (%a, %a), expected (%a, %a)\n", who, k, i, re, im,
+                        w->c[2 * i], w->c[2 * i + 1]);
+            assert_true(ok);
+        } else {
+            int64_t v = plumb_load_i64(t->dtype, t->data, i);
+            if (v != w->ints[i])
+                fprintf(stderr, "%s output %u element %u: got %lld, expected %lld\n", who, k, i, (long long)v,
+                        (long long)w->ints[i]);
+            assert_true(v == w->ints[i]);
+        }
+    }
+}
+
+/* src with every "$T" replaced by ty and "$F" by its component type. */
+static char *subst(const char *src, const char *ty)
+{
+    const char *f = strcmp(ty, "complex<f32>") == 0 ? "f32" : "f64";
+    size_t cap = strlen(src) * 4 + 1, o = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    for (const char *p = src; *p; p++) {
+        const char *r = NULL;
+        if (p[0] == '$' && p[1] == 'T') r = ty;
+        else if (p[0] == '$' && p[1] == 'F') r = f;
+        if (r) {
+            size_t l = strlen(r);
+            memcpy(s + o, r, l);
+            o += l;
+            p++;
+        } else {
+            s[o++] = *p;
+        }
+    }
+    s[o] = '\0';
+    return s;
+}
+
+/* Runs src (with $T = complex<f32> and complex<f64>) on both backends and
+ * checks the outputs against want. The values in want are exact in f32. */
+static void run_both(const char *src, const want_out *want, uint32_t nout)
+{
+    static const char *const tys[] = {"complex<f32>", "complex<f64>"};
+    for (size_t ti = 0; ti < 2; ti++) {
+        char *s = subst(src, tys[ti]);
+        ir_module *m = rt_parse(s);
+        plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
+        uint32_t no = rt_ref(m, NULL, 0, ref);
+        assert_int_equal(no, nout);
+        char who[96];
+        snprintf(who, sizeof who, "%s reference", tys[ti]);
+        for (uint32_t k = 0; k < no; k++) expect_out(ref[k], &want[k], who, k);
+        for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+            for (uint32_t th = 1; th <= 2; th++) {
+                rt_exec_on(m, (plumb_isa)isa, th, NULL, 0, got, no);
+                snprintf(who, sizeof who, "%s runtime (isa %d, %u threads)", tys[ti], isa, th);
+                for (uint32_t k = 0; k < no; k++) expect_out(got[k], &want[k], who, k);
+                rt_outs_free(got, no);
+            }
+        rt_outs_free(ref, no);
+        ir_module_free(m);
+        free(s);
+    }
+}
+
+/* sort with a comparator that orders by real part, then imaginary part,
+ * through real/imag and float compares; and a stable sort by the real part
+ * alone, where the imaginary parts of equal keys keep their input order:
+ * [(2,1), (1,5), (2,-1), (1,-3), (0.5,9)] sorts lexicographically to
+ * [(0.5,9), (1,-3), (1,5), (2,-1), (2,1)] and by real part to
+ * [(0.5,9), (1,5), (1,-3), (2,1), (2,-1)]. */
+static void test_sort_parts(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> (tensor<5x$T>, tensor<5x$T>) {\n"
+        "  %a = stablehlo.constant dense<[(2.0,1.0), (1.0,5.0), (2.0,-1.0), (1.0,-3.0), (0.5,9.0)]> : tensor<5x$T>\n"
+        "  %lex = \"stablehlo.sort\"(%a) <{dimension = 0 : i64}> ({\n"
+        "  ^bb0(%x: tensor<$T>, %y: tensor<$T>):\n"
+        "    %xr = stablehlo.real %x : (tensor<$T>) -> tensor<$F>\n"
+        "    %yr = stablehlo.real %y : (tensor<$T>) -> tensor<$F>\n"
+        "    %xi = stablehlo.imag %x : (tensor<$T>) -> tensor<$F>\n"
+        "    %yi = stablehlo.imag %y : (tensor<$T>) -> tensor<$F>\n"
+        "    %req = stablehlo.compare EQ, %xr, %yr, FLOAT : (tensor<$F>, tensor<$F>) -> tensor<i1>\n"
+        "    %rlt = stablehlo.compare LT, %xr, %yr, FLOAT : (tensor<$F>, tensor<$F>) -> tensor<i1>\n"
+        "    %ilt = stablehlo.compare LT, %xi, %yi, FLOAT : (tensor<$F>, tensor<$F>) -> tensor<i1>\n"
+        "    %c = stablehlo.select %req, %ilt, %rlt : tensor<i1>, tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) : (tensor<5x$T>) -> tensor<5x$T>\n"
+        "  %re = \"stablehlo.sort\"(%a) <{dimension = 0 : i64, is_stable = true}> ({\n"
+        "  ^bb0(%x: tensor<$T>, %y: tensor<$T>):\n"
+        "    %xr = stablehlo.real %x : (tensor<$T>) -> tensor<$F>\n"
+        "    %yr = stablehlo.real %y : (tensor<$T>) -> tensor<$F>\n"
+        "    %c = stablehlo.compare LT, %xr, %yr, FLOAT : (tensor<$F>, tensor<$F>) -> tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) : (tensor<5x$T>) -> tensor<5x$T>\n"
+        "  return %lex, %re : tensor<5x$T>, tensor<5x$T>\n"
+        "}\n";
+    static const double lex[] = {0.5, 9, 1, -3, 1, 5, 2, -1, 2, 1};
+    static const double byre[] = {0.5, 9, 1, 5, 1, -3, 2, 1, 2, -1};
+    want_out w[2] = {{5, lex, NULL}, {5, byre, NULL}};
+    run_both(src, w, 2);
+}
+
+/* sort of a complex key with an i32 payload along dimension 1 of a 2x4
+ * tensor, the comparator a complex compare GT (lexicographic, descending):
+ * row 0 [(1,2), (3,0), (1,2), (3,-1)] gives [(3,0), (3,-1), (1,2), (1,2)]
+ * with payload [1, 3, 0, 2] (equal keys stay in order); row 1
+ * [(-1,-1), (-1,1), (-2,5), (0,0)] gives [(0,0), (-1,1), (-1,-1), (-2,5)]
+ * with payload [7, 5, 4, 6]. */
+static void test_sort_complex_key(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> (tensor<2x4x$T>, tensor<2x4xi32>) {\n"
+        "  %a = stablehlo.constant dense<[[(1.0,2.0), (3.0,0.0), (1.0,2.0), (3.0,-1.0)],"
+        " [(-1.0,-1.0), (-1.0,1.0), (-2.0,5.0), (0.0,0.0)]]> : tensor<2x4x$T>\n"
+        "  %p = stablehlo.iota dim = 0 : tensor<8xi32>\n"
+        "  %q = stablehlo.reshape %p : (tensor<8xi32>) -> tensor<2x4xi32>\n"
+        "  %s:2 = \"stablehlo.sort\"(%a, %q) <{dimension = 1 : i64}> ({\n"
+        "  ^bb0(%x: tensor<$T>, %y: tensor<$T>, %i: tensor<i32>, %j: tensor<i32>):\n"
+        "    %c = stablehlo.compare GT, %x, %y, FLOAT : (tensor<$T>, tensor<$T>) -> tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }) : (tensor<2x4x$T>, tensor<2x4xi32>) -> (tensor<2x4x$T>, tensor<2x4xi32>)\n"
+        "  return %s#0, %s#1 : tensor<2x4x$T>, tensor<2x4xi32>\n"
+        "}\n";
+    static const double keys[] = {3, 0, 3, -1, 1, 2, 1, 2, 0, 0, -1, 1, -1, -1, -2, 5};
+    static const int64_t pay[] = {1, 3, 0, 2, 7, 5, 4, 6};
+    want_out w[2] = {{8, keys, NULL}, {8, NULL, pay}};
+    run_both(src, w, 2);
+}
+
+/* compare in every direction: the lexicographic order of (real, imag) with
+ * IEEE quiet compares per component, so a NaN part makes EQ and the
+ * ordered directions false and NE true.
+ *   a: (1,2) (1,2) (1,3) (nan,0) (1,nan) (2,0)  (-0,1)
+ *   b: (1,2) (1,3) (1,2) (0,0)   (1,0)   (1,100) (0,1)  */
+static void test_compare_ordered(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> (tensor<7xi1>, tensor<7xi1>, tensor<7xi1>, tensor<7xi1>, tensor<7xi1>, tensor<7xi1>) {\n"
+        "  %a = stablehlo.constant dense<[(1.0,2.0), (1.0,2.0), (1.0,3.0), (nan,0.0), (1.0,nan), (2.0,0.0), (-0.0,1.0)]>"
+        " : tensor<7x$T>\n"
+        "  %b = stablehlo.constant dense<[(1.0,2.0), (1.0,3.0), (1.0,2.0), (0.0,0.0), (1.0,0.0), (1.0,100.0), (0.0,1.0)]>"
+        " : tensor<7x$T>\n"
+        "  %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<7x$T>, tensor<7x$T>) -> tensor<7xi1>\n"
+        "  %le = stablehlo.compare LE, %a, %b, FLOAT : (tensor<7x$T>, tensor<7x$T>) -> tensor<7xi1>\n"
+        "  %gt = stablehlo.compare GT, %a, %b : (tensor<7x$T>, tensor<7x$T>) -> tensor<7xi1>\n"
+        "  %ge = stablehlo.compare GE, %a, %b : (tensor<7x$T>, tensor<7x$T>) -> tensor<7xi1>\n"
+        "  %eq = stablehlo.compare EQ, %a, %b : (tensor<7x$T>, tensor<7x$T>) -> tensor<7xi1>\n"
+        "  %ne = stablehlo.compare NE, %a, %b : (tensor<7x$T>, tensor<7x$T>) -> tensor<7xi1>\n"
+        "  return %lt, %le, %gt, %ge, %eq, %ne : tensor<7xi1>, tensor<7xi1>, tensor<7xi1>, tensor<7xi1>, tensor<7xi1>,"
+        " tensor<7xi1>\n"
+        "}\n";
+    static const int64_t lt[] = {0, 1, 0, 0, 0, 0, 0}, le[] = {1, 1, 0, 0, 0, 0, 1}, gt[] = {0, 0, 1, 0, 0, 1, 0},
+                         ge[] = {1, 0, 1, 0, 0, 1, 1}, eq[] = {1, 0, 0, 0, 0, 0, 1}, ne[] = {0, 1, 1, 1, 1, 1, 0};
+    want_out w[6] = {{7, NULL, lt}, {7, NULL, le}, {7, NULL, gt}, {7, NULL, ge}, {7, NULL, eq}, {7, NULL, ne}};
+    run_both(src, w, 6);
+}
+
+/* scatter-add into a 4-vector (rows path: the window is the trailing, contiguous
+ * part): updates (1,2) and (0.5,-0.25) both land on element 1, (3,4) on 3:
+ * [(10,-10), (1.5,1.75), (0,0), (3,4)] from [(10,-10), 0, 0, 0]; a multiply body
+ * (the region runs per element): (1+2i)(3+4i) = -5+10i at element 0 of
+ * [(1,2), (7,7)]; an index outside the input skips its update. */
+static void test_scatter_add_mul(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> (tensor<4x$T>, tensor<2x$T>) {\n"
+        "  %in = stablehlo.constant dense<[(10.0,-10.0), (0.0,0.0), (0.0,0.0), (0.0,0.0)]> : tensor<4x$T>\n"
+        "  %idx = stablehlo.constant dense<[[1], [3], [1], [9]]> : tensor<4x1xi32>\n"
+        "  %upd = stablehlo.constant dense<[(1.0,2.0), (3.0,4.0), (0.5,-0.25), (100.0,100.0)]> : tensor<4x$T>\n"
+        "  %s = \"stablehlo.scatter\"(%in, %idx, %upd) <{scatter_dimension_numbers = #stablehlo.scatter<"
+        "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+        "  ^bb0(%c: tensor<$T>, %u: tensor<$T>):\n"
+        "    %r = stablehlo.add %c, %u : tensor<$T>\n"
+        "    stablehlo.return %r : tensor<$T>\n"
+        "  }) : (tensor<4x$T>, tensor<4x1xi32>, tensor<4x$T>) -> tensor<4x$T>\n"
+        "  %in2 = stablehlo.constant dense<[(1.0,2.0), (7.0,7.0)]> : tensor<2x$T>\n"
+        "  %idx2 = stablehlo.constant dense<[[0]]> : tensor<1x1xi32>\n"
+        "  %upd2 = stablehlo.constant dense<[(3.0,4.0)]> : tensor<1x$T>\n"
+        "  %m = \"stablehlo.scatter\"(%in2, %idx2, %upd2) <{scatter_dimension_numbers = #stablehlo.scatter<"
+        "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+        "  ^bb0(%c: tensor<$T>, %u: tensor<$T>):\n"
+        "    %r = stablehlo.multiply %c, %u : tensor<$T>\n"
+        "    stablehlo.return %r : tensor<$T>\n"
+        "  }) : (tensor<2x$T>, tensor<1x1xi32>, tensor<1x$T>) -> tensor<2x$T>\n"
+        "  return %s, %m : tensor<4x$T>, tensor<2x$T>\n"
+        "}\n";
+    static const double add[] = {10, -10, 1.5, 1.75, 0, 0, 3, 4};
+    static const double mul[] = {-5, 10, 7, 7};
+    want_out w[2] = {{4, add, NULL}, {2, mul, NULL}};
+    run_both(src, w, 2);
+}
+
+/* scatter that replaces (body `return %upd`) columns 0 and 2 of a 2x3
+ * input: the window is dimension 0 of the updates, not their trailing
+ * dimension, so each element is placed on its own:
+ * updates[w][s] goes to input[w][idx[s]]. */
+static void test_scatter_replace_columns(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> tensor<2x3x$T> {\n"
+        "  %in = stablehlo.constant dense<[[(0.0,0.5), (0.0,1.5), (0.0,2.5)], [(1.0,0.5), (1.0,1.5), (1.0,2.5)]]> : tensor<2x3x$T>\n"
+        "  %idx = stablehlo.constant dense<[[0], [2]]> : tensor<2x1xi32>\n"
+        "  %upd = stablehlo.constant dense<[[(1.0,-1.5), (2.0,-2.5)], [(3.0,-3.5), (4.0,-4.5)]]> : tensor<2x2x$T>\n"
+        "  %s = \"stablehlo.scatter\"(%in, %idx, %upd) <{scatter_dimension_numbers = #stablehlo.scatter<"
+        "update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>}> ({\n"
+        "  ^bb0(%c: tensor<$T>, %u: tensor<$T>):\n"
+        "    stablehlo.return %u : tensor<$T>\n"
+        "  }) : (tensor<2x3x$T>, tensor<2x1xi32>, tensor<2x2x$T>) -> tensor<2x3x$T>\n"
+        "  return %s : tensor<2x3x$T>\n"
+        "}\n";
+    static const double want[] = {1, -1.5, 0, 1.5, 2, -2.5, 3, -3.5, 1, 1.5, 4, -4.5};
+    want_out w[1] = {{6, want, NULL}};
+    run_both(src, w, 1);
+}
+
+/* select_and_scatter: windows of 2 with stride 1 over
+ * [(1,0), (3,1), (3,2), (0,5)]; the select region is a complex GE
+ * (lexicographic), so window {1,2} picks (3,2) over (3,1) by the imaginary
+ * part; the source (1,1), (2,-1), (4,0.5) is added at elements 1, 2, 2:
+ * [(0,0), (1,1), (6,-0.5), (0,0)] from an init of (0,0). With stride 2
+ * and init (0.5,0.25): windows {0,1} -> 1, {2,3} -> 2; source (10,1),
+ * (20,2) gives [(0.5,0.25), (10.5,1.25), (20.5,2.25), (0.5,0.25)]. */
+static void test_select_and_scatter(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> (tensor<4x$T>, tensor<4x$T>) {\n"
+        "  %x = stablehlo.constant dense<[(1.0,0.0), (3.0,1.0), (3.0,2.0), (0.0,5.0)]> : tensor<4x$T>\n"
+        "  %src = stablehlo.constant dense<[(1.0,1.0), (2.0,-1.0), (4.0,0.5)]> : tensor<3x$T>\n"
+        "  %z = stablehlo.constant dense<(0.0,0.0)> : tensor<$T>\n"
+        "  %r = \"stablehlo.select_and_scatter\"(%x, %src, %z) <{window_dimensions = array<i64: 2>,"
+        " window_strides = array<i64: 1>}> ({\n"
+        "  ^bb0(%a: tensor<$T>, %b: tensor<$T>):\n"
+        "    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<$T>, tensor<$T>) -> tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }, {\n"
+        "  ^bb0(%a: tensor<$T>, %b: tensor<$T>):\n"
+        "    %s = stablehlo.add %a, %b : tensor<$T>\n"
+        "    stablehlo.return %s : tensor<$T>\n"
+        "  }) : (tensor<4x$T>, tensor<3x$T>, tensor<$T>) -> tensor<4x$T>\n"
+        "  %src2 = stablehlo.constant dense<[(10.0,1.0), (20.0,2.0)]> : tensor<2x$T>\n"
+        "  %h = stablehlo.constant dense<(0.5,0.25)> : tensor<$T>\n"
+        "  %r2 = \"stablehlo.select_and_scatter\"(%x, %src2, %h) <{window_dimensions = array<i64: 2>,"
+        " window_strides = array<i64: 2>}> ({\n"
+        "  ^bb0(%a: tensor<$T>, %b: tensor<$T>):\n"
+        "    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<$T>, tensor<$T>) -> tensor<i1>\n"
+        "    stablehlo.return %c : tensor<i1>\n"
+        "  }, {\n"
+        "  ^bb0(%a: tensor<$T>, %b: tensor<$T>):\n"
+        "    %s = stablehlo.add %a, %b : tensor<$T>\n"
+        "    stablehlo.return %s : tensor<$T>\n"
+        "  }) : (tensor<4x$T>, tensor<2x$T>, tensor<$T>) -> tensor<4x$T>\n"
+        "  return %r, %r2 : tensor<4x$T>, tensor<4x$T>\n"
+        "}\n";
+    static const double w1[] = {0, 0, 1, 1, 6, -0.5, 0, 0};
+    static const double w2[] = {0.5, 0.25, 10.5, 1.25, 20.5, 2.25, 0.5, 0.25};
+    want_out w[2] = {{4, w1, NULL}, {4, w2, NULL}};
+    run_both(src, w, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sort_parts),
+        cmocka_unit_test(test_sort_complex_key),
+        cmocka_unit_test(test_compare_ordered),
+        cmocka_unit_test(test_scatter_add_mul),
+        cmocka_unit_test(test_scatter_replace_columns),
+        cmocka_unit_test(test_select_and_scatter),
+    };
+    (void)rt_rand_tensor;   /* helpers of rt_test.h these tests do not need */
+    (void)rt_ty;
+    (void)rt_check_exact;
+    (void)rt_check_exact_nan;
+    (void)rt_check_bound;
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rt_free_all();
+    return rc;
+}
