@@ -3800,6 +3800,275 @@ static bool parse_func(P *p)
     return opt_loc(p, &fl) && want_loc(p, &f->dloc, fl);
 }
 
+/* ---- the generic form of func.func and builtin.module ------------------------
+ * MLIR prints a whole module in the generic form with --mlir-print-op-generic:
+ *   "builtin.module"() <{sym_name = "m"}> ({ ... }) {attrs} : () -> ()
+ *   "func.func"() <{function_type = (T) -> U, sym_name = "f",
+ *                   sym_visibility = "private", arg_attrs = [...],
+ *                   res_attrs = [...]}> ({ ^bb0(%a: T): ... }) : () -> ()
+ * Both mean exactly what their pretty forms mean. */
+
+/* Consumes `"word"` (the quoted op name of a generic op) when it is next. */
+static bool parse_funcs(P *p, bool in_module);
+
+static bool eat_quoted(P *p, const char *word)
+{
+    ws(p);
+    size_t n = strlen(word);
+    if (p->pos + n + 2 > p->len || p->src[p->pos] != '"' || memcmp(p->src + p->pos + 1, word, n) != 0 ||
+        p->src[p->pos + n + 1] != '"')
+        return false;
+    p->pos += n + 2;
+    return true;
+}
+
+/* A string attribute value `"..."` without escapes (symbol names). */
+static bool quoted_value(P *p, const char **s, size_t *n)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (!expect(p, '"'))
+        return false;
+    while (p->pos < p->len && p->src[p->pos] != '"' && p->src[p->pos] != '\n')
+        p->pos++;
+    if (p->pos >= p->len || p->src[p->pos] != '"')
+        return err_at(p, st, PLUMB_ERR_PARSE, "unterminated string");
+    *s = p->src + st + 1;
+    *n = p->pos - st - 1;
+    p->pos++;
+    return true;
+}
+
+/* `[{...}, {...}]`: one raw dictionary per argument or result. */
+static bool dict_array(P *p, const char ***out, uint32_t *n_out)
+{
+    const char **d = NULL;
+    uint32_t n = 0, cap = 0;
+    if (!expect(p, '['))
+        return false;
+    if (!eat(p, ']')) {
+        do {
+            if (!grow_arr(p, (void **)&d, n, &cap, sizeof *d) || !raw_group(p, &d[n]))
+                return false;
+            n++;
+        } while (eat(p, ','));
+        if (!expect(p, ']'))
+            return false;
+    }
+    *out = d;
+    *n_out = n;
+    return true;
+}
+
+/* `: () -> ()`, the signature every generic func.func and module carries. */
+static bool empty_signature(P *p)
+{
+    if (!expect(p, ':') || !expect(p, '(') || !expect(p, ')'))
+        return false;
+    if (!eat_arrow(p))
+        return expected(p, "'->'");
+    return expect(p, '(') && expect(p, ')');
+}
+
+static bool parse_generic_func(P *p)
+{
+    ws(p);
+    size_t off = p->pos - strlen("\"func.func\"");
+    if (!expect(p, '(') || !expect(p, ')') || !expect(p, '<') || !expect(p, '{'))
+        return false;
+    const char *name = NULL;
+    size_t name_len = 0;
+    bool is_public = true, have_type = false;
+    ir_type *in = NULL, *rt = NULL;
+    uint32_t n_in = 0, n_rt = 0, cap_in = 0, cap_rt = 0, n_aa = 0, n_ra = 0;
+    const char **arg_attrs = NULL, **res_attrs = NULL;
+    if (!eat(p, '}')) {
+        do {
+            const char *k;
+            size_t kn;
+            if (!ident(p, &k, &kn))
+                return expected(p, "a func.func property name");
+            if (!expect(p, '='))
+                return false;
+            if (kn == 8 && memcmp(k, "sym_name", 8) == 0) {
+                if (!quoted_value(p, &name, &name_len))
+                    return false;
+            } else if (kn == 14 && memcmp(k, "sym_visibility", 14) == 0) {
+                const char *v;
+                size_t vn;
+                if (!quoted_value(p, &v, &vn))
+                    return false;
+                is_public = !(vn == 7 && memcmp(v, "private", 7) == 0);
+            } else if (kn == 13 && memcmp(k, "function_type", 13) == 0) {
+                if (!expect(p, '('))
+                    return false;
+                if (!eat(p, ')')) {
+                    do {
+                        if (!grow_arr(p, (void **)&in, n_in, &cap_in, sizeof *in) || !parse_type(p, &in[n_in]))
+                            return false;
+                        n_in++;
+                    } while (eat(p, ','));
+                    if (!expect(p, ')'))
+                        return false;
+                }
+                if (!eat_arrow(p))
+                    return expected(p, "'->' in function_type");
+                if (eat(p, '(')) {
+                    if (!eat(p, ')')) {
+                        do {
+                            if (!grow_arr(p, (void **)&rt, n_rt, &cap_rt, sizeof *rt) || !parse_type(p, &rt[n_rt]))
+                                return false;
+                            n_rt++;
+                        } while (eat(p, ','));
+                        if (!expect(p, ')'))
+                            return false;
+                    }
+                } else {
+                    if (!grow_arr(p, (void **)&rt, 0, &cap_rt, sizeof *rt) || !parse_type(p, &rt[0]))
+                        return false;
+                    n_rt = 1;
+                }
+                have_type = true;
+            } else if (kn == 9 && memcmp(k, "arg_attrs", 9) == 0) {
+                if (!dict_array(p, &arg_attrs, &n_aa))
+                    return false;
+            } else if (kn == 9 && memcmp(k, "res_attrs", 9) == 0) {
+                if (!dict_array(p, &res_attrs, &n_ra))
+                    return false;
+            } else {
+                /* other properties (no_inline, ...) carry nothing plumb uses */
+                ws(p);
+                if (!skip_balanced(p, "}"))
+                    return false;
+            }
+        } while (eat(p, ','));
+        if (!expect(p, '}'))
+            return false;
+    }
+    if (!expect(p, '>'))
+        return false;
+    if (!name)
+        return err_at(p, off, PLUMB_ERR_PARSE, "generic func.func has no sym_name property");
+    if (!have_type)
+        return err_at(p, off, PLUMB_ERR_PARSE, "generic func.func '@%.*s' has no function_type property", (int)name_len,
+                      name);
+    char *fname = plumb_arena_strndup(p->m->arena, name, name_len);
+    if (!fname)
+        return nomem(p);
+    if (ir_module_find_func(p->m, fname))
+        return err_at(p, off, PLUMB_ERR_PARSE, "redefinition of function '@%s'", fname);
+    ir_func *f = ir_func_new(p->m, fname, is_public);
+    if (!f)
+        return nomem(p);
+    f->loc = loc_at(p, off);
+    if (!ir_func_set_results(p->m, f, rt, n_rt))
+        return nomem(p);
+    if (n_ra && n_ra != n_rt)
+        return err_at(p, off, PLUMB_ERR_PARSE, "func.func '@%s' has %u res_attrs for %u results", fname, n_ra, n_rt);
+    for (uint32_t i = 0; i < n_rt; i++)
+        f->result_attrs[i] = n_ra ? res_attrs[i] : NULL;
+    if (n_aa && n_aa != n_in)
+        return err_at(p, off, PLUMB_ERR_PARSE, "func.func '@%s' has %u arg_attrs for %u arguments", fname, n_aa, n_in);
+    f->arg_attrs = n_aa ? arg_attrs : NULL;
+    /* The region's entry block holds the arguments; their types must be
+     * function_type's inputs. */
+    if (!expect(p, '(') || !expect(p, '{') || !enter(p) || !push_scope(p))
+        return false;
+    ws(p);
+    size_t boff = p->pos;
+    if (peek(p) == '^') {
+        p->pos++;
+        while (p->pos < p->len && is_id_char((unsigned char)p->src[p->pos]))
+            p->pos++;
+        if (eat(p, '(') && !eat(p, ')')) {
+            do {
+                const char *an;
+                size_t al, aoff;
+                ir_type t;
+                lnode *dl;
+                if (!block_arg(p, &f->body, &an, &al, &t, &aoff, &dl))
+                    return false;
+                ir_value *v = ir_block_add_arg(p->m, &f->body, &t);
+                if (!v)
+                    return nomem(p);
+                if (!bind_arg(p, an, al, aoff, v) || !want_arg_loc(p, v, dl))
+                    return false;
+            } while (eat(p, ','));
+            if (!expect(p, ')'))
+                return false;
+        }
+        if (!expect(p, ':'))
+            return false;
+    }
+    if (f->body.n_args != n_in)
+        return err_at(p, boff, PLUMB_ERR_PARSE, "func.func '@%s': the body's block has %u arguments, function_type %u",
+                      fname, f->body.n_args, n_in);
+    for (uint32_t i = 0; i < n_in; i++)
+        if (!ir_type_equal(&f->body.args[i]->type, &in[i]))
+            return err_at(p, boff, PLUMB_ERR_PARSE,
+                          "func.func '@%s': block argument %u's type differs from function_type's input %u", fname,
+                          i, i);
+    if (!parse_ops(p, &f->body) || !expect(p, '}') || !expect(p, ')'))
+        return false;
+    leave(p);
+    pop_scope(p);
+    if (peek(p) == '{') {
+        const char *ignored;
+        if (!raw_group(p, &ignored))
+            return false;
+    }
+    if (!empty_signature(p))
+        return false;
+    lnode *fl;
+    return opt_loc(p, &fl) && want_loc(p, &f->dloc, fl);
+}
+
+/* `"builtin.module"() <{sym_name = "m"}> ({ funcs }) {attrs} : () -> ()`,
+ * after its quoted name. */
+static bool parse_generic_module(P *p)
+{
+    if (!expect(p, '(') || !expect(p, ')'))
+        return false;
+    ws(p);
+    if (peek(p) == '<') {
+        p->pos++;
+        if (!expect(p, '{'))
+            return false;
+        if (!eat(p, '}')) {
+            do {
+                const char *k;
+                size_t kn;
+                if (!ident(p, &k, &kn))
+                    return expected(p, "a builtin.module property name");
+                if (!expect(p, '='))
+                    return false;
+                if (kn == 8 && memcmp(k, "sym_name", 8) == 0) {
+                    const char *s;
+                    size_t n;
+                    if (!quoted_value(p, &s, &n))
+                        return false;
+                    if (!(p->m->name = plumb_arena_strndup(p->m->arena, s, n)))
+                        return nomem(p);
+                } else {
+                    ws(p);
+                    if (!skip_balanced(p, "}"))
+                        return false;
+                }
+            } while (eat(p, ','));
+            if (!expect(p, '}'))
+                return false;
+        }
+        if (!expect(p, '>'))
+            return false;
+    }
+    if (!expect(p, '(') || !expect(p, '{') || !enter(p) || !parse_funcs(p, true) || !expect(p, '}') || !expect(p, ')'))
+        return false;
+    leave(p);
+    if (peek(p) == '{' && !raw_group(p, &p->m->attrs))
+        return false;
+    return empty_signature(p);
+}
+
 static bool parse_funcs(P *p, bool in_module)
 {
     for (;;) {
@@ -3818,6 +4087,11 @@ static bool parse_funcs(P *p, bool in_module)
         }
         if (eat_kw(p, "func.func") || eat_kw(p, "func")) {
             if (!parse_func(p))
+                return false;
+            continue;
+        }
+        if (eat_quoted(p, "func.func")) {
+            if (!parse_generic_func(p))
                 return false;
             continue;
         }
@@ -3911,6 +4185,12 @@ static bool parse_top(P *p)
                               "(separate them with a '// -----' line and run with --split-input-file)");
             return expected(p, "end of input after the module");
         }
+    } else if (eat_quoted(p, "builtin.module")) {
+        lnode *ml;
+        if (!parse_generic_module(p) || !opt_loc(p, &ml) || !want_loc(p, &p->m->dloc, ml))
+            return false;
+        if (!at_end(p))
+            return expected(p, "end of input after the module");
     } else if (!parse_funcs(p, false)) {
         return false;
     }
