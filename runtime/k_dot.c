@@ -709,6 +709,39 @@ static void rescue_block(const rescue_job *j, size_t ael, uint64_t begin, uint64
     }
 }
 
+/* Batches of small f32 products over the threads: each batch's product
+ * (in place, rt_gemm_f32_small) and its rescue scan on one thread, one
+ * pool dispatch for all of them instead of one per batch. The bits are
+ * the per-batch loop's: every element is computed by one chain whatever
+ * the split. */
+typedef struct batch_job {
+    plumb_isa isa;
+    const unsigned char *A, *Bm;
+    unsigned char *C;
+    uint64_t M, N, K;
+    rescue_job rj;
+    bool failed;
+} batch_job;
+
+static void batch_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    batch_job *j = ctx;
+    for (uint64_t b = begin; b < end; b++) {
+        const float *ab = (const float *)(const void *)(j->A + b * j->M * j->K * 4);
+        const float *bb = (const float *)(const void *)(j->Bm + b * j->K * j->N * 4);
+        float *cb = (float *)(void *)(j->C + b * j->M * j->N * 4);
+        /* batch 0 is the caller's probe, computed already */
+        if (b > 0 && !rt_gemm_f32_small(j->isa, j->M, j->N, j->K, ab, j->K, bb, j->N, cb, j->N)) {
+            j->failed = true;   /* cannot happen: the caller checked the first batch's sizes */
+            continue;
+        }
+        rescue_job rj = j->rj;
+        rj.base = b * j->M * j->N;
+        rescue_range(&rj, 0, j->M * j->N, 0);
+    }
+}
+
 static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const plumb_tensor *rhs,
                      const ir_ints *lb, const ir_ints *rb, const ir_ints *lc, const ir_ints *rc, plumb_tensor *out)
 {
@@ -777,7 +810,17 @@ static bool dot_core(rt_exec *x, const ir_op *op, const plumb_tensor *lhs, const
     void *C = direct ? out->data : rt_scratch(x, op, (size_t)nout * accel);
     if (!C) return false;
     size_t ael = w8b ? 1 : ct == CT_F64 ? 8 : ct == CT_F32 ? 4 : 2;
-    for (uint64_t b = 0; b < B; b++) {
+    /* many small f32 products: batches over the threads (batch_range);
+     * the probe computes batch 0 when the path applies */
+    bool batched = ct == CT_F32 && !w8b && B > 1 &&
+                   rt_gemm_f32_small(rt_isa(x), M, N, K, (const float *)A, K, (const float *)Bm, N, (float *)C, N);
+    if (batched) {
+        batch_job bj = {rt_isa(x), A, Bm, C, M, N, K, {ct, A, Bm, C, M, N, K, 0}, false};
+        uint64_t per = M * N * K;
+        rt_parallel_for(x, B, per >= 262144 ? 1 : 262144 / per, batch_range, &bj);
+        if (bj.failed) return rt_fail(x, op, PLUMB_ERR_RUNTIME, "a batch of the small-product path did not run");
+    }
+    for (uint64_t b = 0; b < B && !batched; b++) {
         const unsigned char *ab = (const unsigned char *)A + b * M * K * ael;
         const unsigned char *bb = (const unsigned char *)Bm + b * K * N * ael;
         unsigned char *cb = (unsigned char *)C + b * M * N * accel;

@@ -774,6 +774,17 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     rt_parallel_for(x, items, 1, gemm_items, &j);
 }
 
+bool rt_gemm_f32_small(plumb_isa isa, size_t m, size_t n, size_t k, const float *a, size_t lda, const float *b,
+                       size_t ldb, float *c, size_t ldc)
+{
+    gemm_impl g = pick(isa, PK_F32);
+    if (m == 0 || n == 0 || k == 0 || !small_ok(&g, SRC_F32, m, n, k))
+        return false;
+    small_job sj = {&g, m, n, k, lda, ldb, ldc, a, b, c};
+    small_rows(&sj, 0, (m + 7) / 8, 0);
+    return true;
+}
+
 void rt_gemm_f32(rt_exec *x, size_t m, size_t n, size_t k,
                  const float *a, size_t lda, const float *b, size_t ldb, float *c, size_t ldc)
 {

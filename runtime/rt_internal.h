@@ -120,6 +120,12 @@ void rt_gemm_f64(rt_exec *x, size_t m, size_t n, size_t k,
                  const double *a, size_t lda, const double *b, size_t ldb, double *c, size_t ldc);
 void rt_gemm_bf16(rt_exec *x, size_t m, size_t n, size_t k,
                   const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb, float *c, size_t ldc);
+/* The in-place path for a small f32 product (k_gemm.c, "small products"),
+ * on the calling thread: the bits of rt_gemm_f32. False, with nothing
+ * written, when the path does not apply (level, sizes, an empty side). For
+ * callers that spread many small products over the threads themselves. */
+bool rt_gemm_f32_small(plumb_isa isa, size_t m, size_t n, size_t k, const float *a, size_t lda, const float *b,
+                       size_t ldb, float *c, size_t ldc);
 void rt_gemm_f16(rt_exec *x, size_t m, size_t n, size_t k,
                  const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb, float *c, size_t ldc);
 

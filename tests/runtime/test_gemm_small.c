@@ -4,8 +4,10 @@
  * so many rows that the packed path runs, equal A . B (A = those m rows,
  * small path) bit for bit, for k up to the block edge (1 to 256), row
  * counts around the 8-row tile and column counts around the 32-column
- * tile (edge tiles packed), at every ISA level on 1 and 2 threads. The
- * bound against an exact model is test_gemm.c's. */
+ * tile (edge tiles packed), at every ISA level on 1 and 2 threads; and
+ * batched products, whose batches run over the threads, give each batch
+ * the bits of the same product alone. The bound against an exact model
+ * is test_gemm.c's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,10 +71,62 @@ static void test_gemm_small_bits(void **state)
         }
 }
 
+/* Batches of small products spread over the threads (k_dot.c,
+ * batch_range) give each batch the bits of the same product alone. */
+static void test_gemm_small_batches(void **state)
+{
+    (void)state;
+    static const int64_t shp[][3] = {{13, 33, 64}, {8, 32, 1}, {128, 128, 64}, {3, 100, 200}};
+    const int64_t nb = 5;
+    for (size_t q = 0; q < sizeof shp / sizeof *shp; q++) {
+        int64_t m = shp[q][0], n = shp[q][1], k = shp[q][2];
+        int64_t da[3] = {nb, m, k}, db[3] = {nb, k, n}, dc[3] = {nb, m, n};
+        char ta[64], tb[64], tc[64], src[1024];
+        rt_ty(ta, sizeof ta, PLUMB_F32, 3, da);
+        rt_ty(tb, sizeof tb, PLUMB_F32, 3, db);
+        rt_ty(tc, sizeof tc, PLUMB_F32, 3, dc);
+        snprintf(src, sizeof src,
+                 "func.func @main(%%a: %s, %%b: %s) -> %s {\n"
+                 "  %%r = stablehlo.dot_general %%a, %%b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : "
+                 "(%s, %s) -> %s\n"
+                 "  func.return %%r : %s\n}\n",
+                 ta, tb, tc, ta, tb, tc, tc);
+        ir_module *pb = rt_parse(src), *p1 = dot_prog(m, n, k);
+        plumb_tensor *a = rt_rand_tensor(PLUMB_F32, 3, da, false), *b = rt_rand_tensor(PLUMB_F32, 3, db, false);
+        int64_t d1a[2] = {m, k}, d1b[2] = {k, n};
+        plumb_tensor *a1 = plumb_tensor_new(PLUMB_F32, 2, d1a, 0, NULL), *b1 = plumb_tensor_new(PLUMB_F32, 2, d1b, 0, NULL);
+        assert_non_null(a1);
+        assert_non_null(b1);
+        for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+            for (uint32_t th = 1; th <= 2; th++) {
+                plumb_tensor *in[2] = {a, b}, *got[1];
+                rt_exec_on(pb, (plumb_isa)isa, th, in, 2, got, 1);
+                for (int64_t bi = 0; bi < nb; bi++) {
+                    memcpy(a1->data, (const char *)a->data + bi * a1->nbytes, a1->nbytes);
+                    memcpy(b1->data, (const char *)b->data + bi * b1->nbytes, b1->nbytes);
+                    plumb_tensor *in1[2] = {a1, b1}, *one[1];
+                    rt_exec_on(p1, (plumb_isa)isa, th, in1, 2, one, 1);
+                    if (memcmp((const char *)got[0]->data + bi * one[0]->nbytes, one[0]->data, one[0]->nbytes) != 0)
+                        fail_msg("isa %d threads %u: batch %lld of %lldx%lldx%lld differs from the product alone", isa,
+                                 th, (long long)bi, (long long)m, (long long)n, (long long)k);
+                    rt_outs_free(one, 1);
+                }
+                rt_outs_free(got, 1);
+            }
+        plumb_tensor_free(a);
+        plumb_tensor_free(b);
+        plumb_tensor_free(a1);
+        plumb_tensor_free(b1);
+        ir_module_free(pb);
+        ir_module_free(p1);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_small_bits),
+        cmocka_unit_test(test_gemm_small_batches),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rt_free_all();
