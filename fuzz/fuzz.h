@@ -55,6 +55,14 @@ typedef struct fz_node {
     bool fixed;                /* FZ_CONST: gather/scatter indices, static sizes of a shape: never mutated */
     char pre[24];              /* text between the op name and its operands (compare's direction) */
     char post[120];            /* text after the operands (attributes) */
+    /* Op set v2 ops (convolution, windows, linear algebra, batch norm,
+     * control flow): the whole line, "$r" standing for the result's name
+     * and "$K" for operand K's (regions capture values by name), and the
+     * result types; n_res results (0: as fz_node_results says), val the
+     * one other ops read. */
+    char line[1400];
+    char rtypes[240];
+    uint8_t n_res, val;
     plumb_tensor *value;       /* FZ_CONST: the baked value */
 } fz_node;
 

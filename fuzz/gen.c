@@ -36,10 +36,35 @@ static uint64_t mix(uint64_t a, uint64_t b)
 
 /* ---- what the generator builds ---------------------------------------------- */
 
+/* ---- op set v2: convolution, windows, linear algebra, batch norm, control flow ---- */
+
+/* The ops built from a whole line of text (fz_node.line) with their
+ * result types in fz_node.rtypes. */
+static bool is_v2(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_REDUCE_WINDOW:
+    case PLUMB_OP_SELECT_AND_SCATTER:
+    case PLUMB_OP_CHOLESKY:
+    case PLUMB_OP_TRIANGULAR_SOLVE:
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD:
+    case PLUMB_OP_WHILE:
+    case PLUMB_OP_IF:
+    case PLUMB_OP_CASE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+
 bool fz_op_supported(plumb_opcode op)
 {
     const plumb_op_info *oi = plumb_op_get(op);
-    if (oi->kind == PLUMB_KIND_ELEMENTWISE)
+    if (oi->kind == PLUMB_KIND_ELEMENTWISE || is_v2(op))
         return true;
     switch (op) {
     case PLUMB_OP_BITCAST_CONVERT:
@@ -103,16 +128,24 @@ bool fz_pair_possible(plumb_opcode op, plumb_dtype t)
 
 uint32_t fz_node_results(const fz_node *n)
 {
+    if (n->kind == FZ_OP && n->n_res)
+        return n->n_res;
     return n->kind == FZ_OP && (n->op == PLUMB_OP_TOP_K || n->op == PLUMB_OP_RNG_BIT_GENERATOR) ? 2 : 1;
 }
 
-uint32_t fz_node_value(const fz_node *n) { return n->kind == FZ_OP && n->op == PLUMB_OP_RNG_BIT_GENERATOR ? 1 : 0; }
+uint32_t fz_node_value(const fz_node *n)
+{
+    if (n->kind == FZ_OP && n->n_res)
+        return n->val;
+    return n->kind == FZ_OP && n->op == PLUMB_OP_RNG_BIT_GENERATOR ? 1 : 0; }
 
 void fz_gen_opts_init(fz_gen_opts *o)
 {
     memset(o, 0, sizeof *o);
     for (int i = 0; i < PLUMB_OP_COUNT; i++)
-        o->ops[i] = fz_op_supported((plumb_opcode)i);
+        /* The op set v2 ops are built when --ops names them: the default
+         * campaign stays the v1 one its seeds always gave (docs/fuzz.md). */
+        o->ops[i] = fz_op_supported((plumb_opcode)i) && !is_v2((plumb_opcode)i);
     o->dtypes = PLUMB_TY_ALL;
     o->max_nodes = FZ_DEFAULT_NODES;
     o->max_elems = FZ_DEFAULT_ELEMS;
@@ -437,6 +470,464 @@ static bool is_predicate(plumb_opcode op)
     return op == PLUMB_OP_IS_FINITE || strncmp(plumb_op_name(op), "chlo.is_", 8) == 0;
 }
 
+/* "tensor<2x3xf32>" of a static type. */
+static void tyname(char *o, size_t cap, plumb_dtype t, uint32_t rank, const int64_t *dims)
+{
+    size_t len = (size_t)snprintf(o, cap, "tensor<");
+    for (uint32_t i = 0; i < rank && len < cap; i++)
+        len += (size_t)snprintf(o + len, cap - len, "%lldx", (long long)dims[i]);
+    if (len < cap)
+        snprintf(o + len, cap - len, "%s>", plumb_dtype_name(t));
+}
+
+/* The identity of body (add, multiply, maximum, minimum) in type t: the
+ * init value that leaves a reduction's result alone. */
+static uint64_t identity_bits(plumb_dtype t, plumb_opcode body)
+{
+    const plumb_dtype_info *di = plumb_dtype_get(t);
+    bool mx = body == PLUMB_OP_MAXIMUM;
+    if (body == PLUMB_OP_ADD)
+        return 0;
+    if (body == PLUMB_OP_MULTIPLY)
+        return plumb_dtype_is_float(t) ? float_bits(t, 1.0) : 1;
+    if (plumb_dtype_is_float(t))
+        return float_bits(t, mx ? -INFINITY : INFINITY);
+    if (plumb_dtype_is_bool(t))
+        return mx ? 0 : 1;
+    if (plumb_dtype_is_signed(t))
+        return mx ? 1ull << (di->bits - 1) : (1ull << (di->bits - 1)) - 1;
+    return mx ? 0 : di->bits >= 64 ? ~0ull : (1ull << di->bits) - 1;
+}
+
+/* One window dimension of size n: window w, stride, base and window
+ * dilations, padding lo/hi (hi grown until the window fits); returns the
+ * output size (the spec's (padded - dilated window) / stride + 1). */
+typedef struct win1 {
+    int64_t w, stride, bd, wd, lo, hi;
+} win1;
+
+static int64_t win_draw(rng *r, int64_t n, bool dilations, bool negative_pad, win1 *o)
+{
+    o->w = 1 + below(r, 3);
+    o->stride = 1 + below(r, 2);
+    o->bd = dilations && below(r, 4) == 0 ? 2 : 1;
+    o->wd = dilations && below(r, 4) == 0 ? 2 : 1;
+    o->lo = below(r, 3);
+    o->hi = below(r, 3);
+    int64_t sd = n ? (n - 1) * o->bd + 1 : 0;
+    if (negative_pad && below(r, 6) == 0 && sd >= 2)
+        o->lo = -1;   /* a crop: padding may be negative */
+    int64_t wdil = (o->w - 1) * o->wd + 1;
+    while (sd + o->lo + o->hi < wdil)
+        o->hi++;
+    return (sd + o->lo + o->hi - wdil) / o->stride + 1;
+}
+
+/* A unary op of type t for region bodies (negate, not, abs; v + v for the
+ * types that take none), written "name a, a" or "name a". */
+static const char *body_unary(plumb_dtype t, uint32_t k, bool *twice)
+{
+    static const plumb_opcode un[] = {PLUMB_OP_NEGATE, PLUMB_OP_NOT, PLUMB_OP_ABS, PLUMB_OP_ADD};
+    *twice = false;
+    for (uint32_t i = 0; i < 4; i++) {
+        plumb_opcode op = un[(k + i) % 4];
+        if (accepts(op, t)) {
+            *twice = op == PLUMB_OP_ADD;
+            return plumb_op_name(op);
+        }
+    }
+    return NULL;
+}
+
+/* A fixed constant of float type t holding a well-conditioned matrix per
+ * batch: spd: A·Aᵀ + n·I (A uniform in [-1, 1]), symmetric positive
+ * definite, the input cholesky needs; else a triangular solve's matrix,
+ * off-diagonal in [-1, 1] and a diagonal of n + 1 to n + 2 (either sign),
+ * so that its solve neither overflows nor loses the value. */
+static uint32_t matrix_const(gctx *g, plumb_dtype t, uint32_t rank, const int64_t *dims, bool spd, uint64_t seed)
+{
+    uint32_t c = new_const(g, t, rank, dims, &(uint64_t){0});
+    if (g->failed)
+        return 0;
+    rng r = {seed};
+    int64_t n = dims[rank - 1], batches = 1;
+    for (uint32_t i = 0; i + 2 < rank; i++)
+        batches *= dims[i];
+    double a[16], m[16];
+    for (int64_t b = 0; b < batches; b++) {
+        for (int64_t i = 0; i < n * n; i++)
+            a[i] = (double)(next64(&r) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++) {
+                if (spd) {
+                    double s = i == j ? (double)n : 0.0;
+                    for (int64_t k = 0; k < n; k++)
+                        s += a[i * n + k] * a[j * n + k];
+                    m[i * n + j] = s;
+                } else {
+                    m[i * n + j] = i == j ? (a[i * n + j] < 0 ? -1.0 : 1.0) * ((double)n + 1.0 + fabs(a[i * n + j]))
+                                          : a[i * n + j];
+                }
+            }
+        /* a matrix rounded to t, symmetric whatever the rounding does */
+        for (int64_t i = 0; i < n * n; i++)
+            plumb_store_bits(t, g->p->n[c].value->data, (size_t)(b * n * n + i), float_bits(t, m[i]));
+    }
+    g->p->n[c].fixed = true;
+    return c;
+}
+
+/* Builds op set v2 op `op` on operand x into res (line, rtypes, operands);
+ * false when it does not apply to x. Draws r1..r3 were made by try_op; the
+ * geometry comes from a stream seeded by them, so a program keeps its
+ * other choices whatever this op draws. */
+static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint32_t r1, uint32_t r2, uint32_t r3,
+                   fz_node *res)
+{
+    if (x->dyn || !accepts(op, x->dtype) || numel(x) == 0)
+        return false;
+    rng lr = {mix(r1, ((uint64_t)r2 << 16) | r3)};
+    plumb_dtype t = x->dtype;
+    char T[96], S[48], O[96];
+    tyname(T, sizeof T, t, x->rank, x->dims);
+    tyname(S, sizeof S, t, 0, NULL);
+    const char *name = plumb_op_name(op);
+    switch (op) {
+    case PLUMB_OP_CONVOLUTION: {
+        /* x is the lhs: its dimensions' roles (batch, feature, spatial)
+         * a permutation, the kernel's and the output's others; feature or
+         * batch groups dividing the sizes; a window per spatial dimension */
+        if (x->rank < 3 || plumb_dtype_is_bool(t))
+            return false;
+        uint32_t R = x->rank, ns = R - 2, lp[FZ_MAX_RANK], kp[FZ_MAX_RANK], op_[FZ_MAX_RANK];
+        uint32_t *perms[3] = {lp, kp, op_};
+        for (int q = 0; q < 3; q++) {
+            for (uint32_t i = 0; i < R; i++)
+                perms[q][i] = i;
+            for (uint32_t i = R - 1; i > 0; i--) {
+                uint32_t j = below(&lr, i + 1), tmp = perms[q][i];
+                perms[q][i] = perms[q][j];
+                perms[q][j] = tmp;
+            }
+        }
+        /* role k (0 batch / input feature, 1 feature / output feature,
+         * 2.. spatial) sits at position perm[k] */
+        int64_t B = x->dims[lp[0]], F = x->dims[lp[1]];
+        int64_t div[8];
+        uint32_t nd = 0;
+        for (int64_t k = 1; k <= F && nd < 8; k++)
+            if (F % k == 0)
+                div[nd++] = k;
+        int64_t fgc = div[below(&lr, nd)], bgc = 1;
+        if (fgc == 1 && below(&lr, 3) == 0) {
+            nd = 0;
+            for (int64_t k = 1; k <= B && nd < 8; k++)
+                if (B % k == 0)
+                    div[nd++] = k;
+            bgc = div[below(&lr, nd)];
+        }
+        int64_t OF = (1 + (int64_t)below(&lr, 2)) * fgc * bgc;
+        win1 w[FZ_MAX_RANK];
+        int64_t kd[FZ_MAX_RANK], od[FZ_MAX_RANK], outs[FZ_MAX_RANK];
+        for (uint32_t s = 0; s < ns; s++)
+            outs[s] = win_draw(&lr, x->dims[lp[2 + s]], true, true, &w[s]);
+        kd[kp[0]] = F / fgc;
+        kd[kp[1]] = OF;
+        od[op_[0]] = B / bgc;
+        od[op_[1]] = OF;
+        for (uint32_t s = 0; s < ns; s++) {
+            kd[kp[2 + s]] = w[s].w;
+            od[op_[2 + s]] = outs[s];
+        }
+        fz_node k = *x, o = *x;
+        memcpy(k.dims, kd, sizeof kd);
+        memcpy(o.dims, od, sizeof od);
+        if (numel(&k) > g->o->max_elems || numel(&o) > g->o->max_elems)
+            return false;
+        char dn[3][48];
+        static const char role_l[2] = {'b', 'f'}, role_k[2] = {'i', 'o'};
+        for (int q = 0; q < 3; q++) {
+            char lab[FZ_MAX_RANK][4];
+            for (uint32_t rr = 0; rr < R; rr++) {
+                if (rr < 2)
+                    snprintf(lab[perms[q][rr]], 4, "%c", q == 1 ? role_k[rr] : role_l[rr]);
+                else
+                    snprintf(lab[perms[q][rr]], 4, "%u", rr - 2);
+            }
+            size_t len = (size_t)snprintf(dn[q], sizeof dn[q], "[");
+            for (uint32_t i = 0; i < R; i++)
+                len += (size_t)snprintf(dn[q] + len, sizeof dn[q] - len, "%s%s", i ? ", " : "", lab[i]);
+            snprintf(dn[q] + len, sizeof dn[q] - len, "]");
+        }
+        char st[64] = "", pd[96] = "", ld[64] = "", rd[64] = "", rv[64] = "";
+        size_t a = 0, b = 0, c = 0, d = 0, e = 0;
+        for (uint32_t s = 0; s < ns; s++) {
+            const char *sep = s ? ", " : "";
+            a += (size_t)snprintf(st + a, sizeof st - a, "%s%lld", sep, (long long)w[s].stride);
+            b += (size_t)snprintf(pd + b, sizeof pd - b, "%s[%lld, %lld]", sep, (long long)w[s].lo,
+                                  (long long)w[s].hi);
+            c += (size_t)snprintf(ld + c, sizeof ld - c, "%s%lld", sep, (long long)w[s].bd);
+            d += (size_t)snprintf(rd + d, sizeof rd - d, "%s%lld", sep, (long long)w[s].wd);
+            e += (size_t)snprintf(rv + e, sizeof rv - e, "%s%s", sep, below(&lr, 4) == 0 ? "true" : "false");
+        }
+        char K[96];
+        tyname(K, sizeof K, t, R, kd);
+        tyname(O, sizeof O, t, R, od);
+        res->arg[1] = matching(g, &k);
+        res->n_args = 2;
+        memcpy(res->dims, od, sizeof od);
+        snprintf(res->line, sizeof res->line,
+                 "$r = stablehlo.convolution($0, $1) dim_numbers = %sx%s->%s, window = {stride = [%s], pad = [%s], "
+                 "lhs_dilate = [%s], rhs_dilate = [%s], reverse = [%s]} {batch_group_count = %lld : i64, "
+                 "feature_group_count = %lld : i64} : (%s, %s) -> %s",
+                 dn[0], dn[1], dn[2], st, pd, ld, rd, rv, (long long)bgc, (long long)fgc, T, K, O);
+        snprintf(res->rtypes, sizeof res->rtypes, "%s", O);
+        return true;
+    }
+    case PLUMB_OP_REDUCE_WINDOW:
+    case PLUMB_OP_SELECT_AND_SCATTER: {
+        /* a window per dimension (dilations for reduce_window only); the
+         * body's identity as a constant init, or a scalar parameter */
+        bool sas = op == PLUMB_OP_SELECT_AND_SCATTER;
+        if (x->rank == 0 || (sas && (plumb_dtype_is_bool(t) || !accepts(PLUMB_OP_ADD, t))))
+            return false;
+        static const plumb_opcode bodies[] = {PLUMB_OP_MAXIMUM, PLUMB_OP_ADD, PLUMB_OP_MINIMUM, PLUMB_OP_MULTIPLY};
+        plumb_opcode body = sas ? PLUMB_OP_ADD : bodies[r2 % 4];
+        if (!accepts(body, t))
+            body = PLUMB_OP_MAXIMUM;
+        win1 w[FZ_MAX_RANK];
+        fz_node o = *x;
+        for (uint32_t i = 0; i < x->rank; i++)
+            o.dims[i] = win_draw(&lr, x->dims[i], !sas, false, &w[i]);
+        if (numel(&o) > g->o->max_elems)
+            return false;
+        char wd[64] = "", ws[64] = "", bd[64] = "", wl[64] = "", pd[96] = "";
+        size_t a = 0, b = 0, c = 0, d = 0, e = 0;
+        for (uint32_t i = 0; i < x->rank; i++) {
+            const char *sep = i ? ", " : "";
+            a += (size_t)snprintf(wd + a, sizeof wd - a, "%s%lld", sep, (long long)w[i].w);
+            b += (size_t)snprintf(ws + b, sizeof ws - b, "%s%lld", sep, (long long)w[i].stride);
+            c += (size_t)snprintf(bd + c, sizeof bd - c, "%s%lld", sep, (long long)w[i].bd);
+            d += (size_t)snprintf(wl + d, sizeof wl - d, "%s%lld", sep, (long long)w[i].wd);
+            e += (size_t)snprintf(pd + e, sizeof pd - e, "%s[%lld, %lld]", sep, (long long)w[i].lo,
+                                  (long long)w[i].hi);
+        }
+        tyname(O, sizeof O, t, o.rank, o.dims);
+        uint32_t a_init = sas ? 2 : 1;
+        if (!sas) {
+            uint64_t id = identity_bits(t, body);
+            res->arg[1] = r3 % 2 ? new_param(g, t, 0, NULL, 0) : new_const(g, t, 0, NULL, &id);
+            res->n_args = 2;
+            memcpy(res->dims, o.dims, sizeof res->dims);
+            snprintf(res->rtypes, sizeof res->rtypes, "%s", O);
+            snprintf(res->line, sizeof res->line,
+                     "$r = \"stablehlo.reduce_window\"($0, $1) <{base_dilations = array<i64: %s>, "
+                     "padding = dense<[%s]> : tensor<%ux2xi64>, window_dilations = array<i64: %s>, "
+                     "window_dimensions = array<i64: %s>, window_strides = array<i64: %s>}> ({\n"
+                     "  ^bb0($r_a: %s, $r_b: %s):\n    $r_m = %s $r_a, $r_b : %s\n    stablehlo.return $r_m : %s\n"
+                     "  }) : (%s, %s) -> %s",
+                     bd, pd, x->rank, wl, wd, ws, S, S, plumb_op_name(body), S, S, T, S, O);
+            (void)a_init;
+            return true;
+        }
+        static const char *cmps[] = {"GE", "GT", "LE", "LT"};
+        const char *ct = plumb_dtype_is_float(t) && r3 % 2 ? ", TOTALORDER" : "";
+        res->arg[1] = matching(g, &o);
+        uint64_t zero = 0;
+        res->arg[2] = r3 % 4 < 2 ? new_const(g, t, 0, NULL, &zero) : new_param(g, t, 0, NULL, 0);
+        res->n_args = 3;
+        snprintf(res->rtypes, sizeof res->rtypes, "%s", T);
+        snprintf(res->line, sizeof res->line,
+                 "$r = \"stablehlo.select_and_scatter\"($0, $1, $2) <{padding = dense<[%s]> : tensor<%ux2xi64>, "
+                 "window_dimensions = array<i64: %s>, window_strides = array<i64: %s>}> ({\n"
+                 "  ^bb0($r_a: %s, $r_b: %s):\n    $r_p = stablehlo.compare %s, $r_a, $r_b%s : (%s, %s) -> tensor<i1>\n"
+                 "    stablehlo.return $r_p : tensor<i1>\n  }, {\n"
+                 "  ^bb0($r_c: %s, $r_d: %s):\n    $r_m = stablehlo.add $r_c, $r_d : %s\n    stablehlo.return $r_m : %s\n"
+                 "  }) : (%s, %s, %s) -> %s",
+                 pd, x->rank, wd, ws, S, S, cmps[r1 % 4], ct, S, S, S, S, S, S, T, O, S, T);
+        return true;
+    }
+    case PLUMB_OP_CHOLESKY: {
+        /* x lends its type: the operand is a fixed A·Aᵀ + n·I of n 1..4,
+         * batched once in three */
+        int64_t dims[3], n = 1 + (int64_t)(r1 % 4);
+        uint32_t rank = 2;
+        if (r2 % 3 == 0)
+            dims[0] = 1 + (int64_t)(r2 / 3 % 2), rank = 3;
+        dims[rank - 2] = dims[rank - 1] = n;
+        uint32_t a = matrix_const(g, t, rank, dims, true, mix(r3, 11));
+        if (g->failed)
+            return false;
+        res->arg[0] = a;
+        res->rank = rank;
+        memset(res->dims, 0, sizeof res->dims);
+        memcpy(res->dims, dims, rank * sizeof *dims);
+        tyname(T, sizeof T, t, rank, dims);
+        snprintf(res->rtypes, sizeof res->rtypes, "%s", T);
+        snprintf(res->line, sizeof res->line, "$r = stablehlo.cholesky $0, lower = %s : %s",
+                 r3 % 2 ? "true" : "false", T);
+        return true;
+    }
+    case PLUMB_OP_TRIANGULAR_SOLVE: {
+        /* x is b (rank 2, or 3 with a batch); a a fixed well-conditioned
+         * matrix of the side's size; every side, triangle, transpose and
+         * unit-diagonal combination */
+        if (x->rank < 2 || x->rank > 3 || x->dims[x->rank - 1] > 4 || x->dims[x->rank - 2] > 4)
+            return false;
+        bool left = r1 % 2;
+        int64_t dims[3];
+        uint32_t rank = x->rank;
+        for (uint32_t i = 0; i + 2 < rank; i++)
+            dims[i] = x->dims[i];
+        dims[rank - 2] = dims[rank - 1] = left ? x->dims[rank - 2] : x->dims[rank - 1];
+        uint32_t a = matrix_const(g, t, rank, dims, false, mix(r3, 12));
+        if (g->failed)
+            return false;
+        static const char *tr[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
+        char A[96];
+        tyname(A, sizeof A, t, rank, dims);
+        res->arg[0] = a;
+        res->arg[1] = xi;
+        res->n_args = 2;
+        snprintf(res->rtypes, sizeof res->rtypes, "%s", T);
+        snprintf(res->line, sizeof res->line,
+                 "$r = \"stablehlo.triangular_solve\"($0, $1) <{left_side = %s, lower = %s, "
+                 "transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}> : (%s, %s) -> %s",
+                 left ? "true" : "false", (r1 >> 1) % 2 ? "true" : "false", tr[r2 % 3],
+                 (r1 >> 2) % 4 == 0 ? "true" : "false", A, T, T);
+        return true;
+    }
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD: {
+        /* per-feature vectors from the program; the variance a constant
+         * of positive values (0.5 .. 4.5), as a real variance is */
+        if (x->rank == 0)
+            return false;
+        uint32_t fi = r1 % x->rank;
+        fz_node f;
+        memset(&f, 0, sizeof f);
+        f.dtype = t;
+        f.rank = 1;
+        f.dims[0] = x->dims[fi];
+        char F[48];
+        tyname(F, sizeof F, t, 1, f.dims);
+        static const char *eps[] = {"1.000000e-03", "1.000000e-05", "0.000000e+00", "1.000000e-01"};
+        const char *ep = eps[r2 % 4];
+        uint32_t var = 0;
+        if (op != PLUMB_OP_BATCH_NORM_TRAINING) {
+            var = new_const(g, t, 1, f.dims, &(uint64_t){0});
+            if (g->failed)
+                return false;
+            rng vr = {mix(r3, 13)};
+            for (int64_t i = 0; i < f.dims[0]; i++)
+                plumb_store_bits(t, g->p->n[var].value->data, (size_t)i,
+                                 float_bits(t, 0.5 + (double)below(&vr, 33) / 8.0));
+        }
+        if (op == PLUMB_OP_BATCH_NORM_INFERENCE) {
+            res->arg[1] = matching(g, &f);
+            res->arg[2] = matching(g, &f);
+            res->arg[3] = matching(g, &f);
+            res->arg[4] = var;
+            res->n_args = 5;
+            snprintf(res->rtypes, sizeof res->rtypes, "%s", T);
+            snprintf(res->line, sizeof res->line,
+                     "$r = \"stablehlo.batch_norm_inference\"($0, $1, $2, $3, $4) <{epsilon = %s : f32, "
+                     "feature_index = %u : i64}> : (%s, %s, %s, %s, %s) -> %s",
+                     ep, fi, T, F, F, F, F, T);
+        } else if (op == PLUMB_OP_BATCH_NORM_TRAINING) {
+            res->arg[1] = matching(g, &f);
+            res->arg[2] = matching(g, &f);
+            res->n_args = 3;
+            res->n_res = 3;
+            snprintf(res->rtypes, sizeof res->rtypes, "%s, %s, %s", T, F, F);
+            snprintf(res->line, sizeof res->line,
+                     "$r:3 = \"stablehlo.batch_norm_training\"($0, $1, $2) <{epsilon = %s : f32, "
+                     "feature_index = %u : i64}> : (%s, %s, %s) -> (%s, %s, %s)",
+                     ep, fi, T, F, F, T, F, F);
+        } else {
+            res->arg[1] = matching(g, &f);
+            res->arg[2] = matching(g, &f);
+            res->arg[3] = var;
+            res->arg[4] = matching(g, x);
+            res->n_args = 5;
+            res->n_res = 3;
+            snprintf(res->rtypes, sizeof res->rtypes, "%s, %s, %s", T, F, F);
+            snprintf(res->line, sizeof res->line,
+                     "$r:3 = \"stablehlo.batch_norm_grad\"($0, $1, $2, $3, $4) <{epsilon = %s : f32, "
+                     "feature_index = %u : i64}> : (%s, %s, %s, %s, %s) -> (%s, %s, %s)",
+                     ep, fi, T, F, F, F, T, T, F, F);
+        }
+        return true;
+    }
+    case PLUMB_OP_IF:
+    case PLUMB_OP_CASE: {
+        /* the predicate (index: any i32, out of range runs the last
+         * branch) from the program; branch k returns x through a unary op
+         * (k > 0) or as it is, x captured by name */
+        fz_node sel;
+        memset(&sel, 0, sizeof sel);
+        sel.dtype = op == PLUMB_OP_IF ? PLUMB_I1 : PLUMB_I32;
+        uint32_t nb = op == PLUMB_OP_IF ? 2 : 1 + r1 % 3;
+        res->arg[0] = matching(g, &sel);
+        res->arg[1] = xi;
+        res->n_args = 2;
+        size_t len = (size_t)snprintf(res->line, sizeof res->line, "$r = \"%s\"($0) (", name);
+        for (uint32_t k = 0; k < nb; k++) {
+            bool twice;
+            const char *u = body_unary(t, r2 + k, &twice);
+            bool plain = k == (r3 % nb) || !u;
+            len += (size_t)snprintf(res->line + len, sizeof res->line - len, "%s{\n", k ? ", " : "");
+            if (plain)
+                len += (size_t)snprintf(res->line + len, sizeof res->line - len, "    stablehlo.return $1 : %s\n  }",
+                                        T);
+            else
+                len += (size_t)snprintf(res->line + len, sizeof res->line - len,
+                                        "    $r_u%u = %s $1%s : %s\n    stablehlo.return $r_u%u : %s\n  }", k, u,
+                                        twice ? ", $1" : "", T, k, T);
+        }
+        snprintf(res->line + len, sizeof res->line - len, ") : (tensor<%s>) -> %s", op == PLUMB_OP_IF ? "i1" : "i32",
+                 T);
+        snprintf(res->rtypes, sizeof res->rtypes, "%s", T);
+        return true;
+    }
+    case PLUMB_OP_WHILE: {
+        /* a counted loop of 0 to 3 trips carrying (counter, x), the body a
+         * unary op on x; both results are checked, other ops read x's */
+        bool twice;
+        const char *u = body_unary(t, r2, &twice);
+        if (!u)
+            return false;
+        uint64_t zero = 0;
+        uint32_t c = new_const(g, PLUMB_I32, 0, NULL, &zero);
+        if (g->failed)
+            return false;
+        g->p->n[c].fixed = true;
+        res->arg[1] = c;
+        res->n_args = 2;
+        res->n_res = 2;
+        res->val = 1;
+        snprintf(res->rtypes, sizeof res->rtypes, "tensor<i32>, %s", T);
+        snprintf(res->line, sizeof res->line,
+                 "$r:2 = \"stablehlo.while\"($1, $0) ({\n"
+                 "  ^bb0($r_i: tensor<i32>, $r_x: %s):\n"
+                 "    $r_n = stablehlo.constant dense<%u> : tensor<i32>\n"
+                 "    $r_c = stablehlo.compare LT, $r_i, $r_n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+                 "    stablehlo.return $r_c : tensor<i1>\n  }, {\n"
+                 "  ^bb0($r_i: tensor<i32>, $r_x: %s):\n"
+                 "    $r_o = stablehlo.constant dense<1> : tensor<i32>\n"
+                 "    $r_j = stablehlo.add $r_i, $r_o : tensor<i32>\n"
+                 "    $r_y = %s $r_x%s : %s\n"
+                 "    stablehlo.return $r_j, $r_y : tensor<i32>, %s\n"
+                 "  }) : (tensor<i32>, %s) -> (tensor<i32>, %s)",
+                 T, r1 % 4, T, u, twice ? ", $r_x" : "", T, T, T, T);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
 /* Tries to add op on operand x; false when it does not apply to x (the
  * draws are made anyway). */
 static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
@@ -465,6 +956,20 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
     if (is_predicate(op))
         res.dtype = PLUMB_I1;
     switch (op) {
+    case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_REDUCE_WINDOW:
+    case PLUMB_OP_SELECT_AND_SCATTER:
+    case PLUMB_OP_CHOLESKY:
+    case PLUMB_OP_TRIANGULAR_SOLVE:
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD:
+    case PLUMB_OP_WHILE:
+    case PLUMB_OP_IF:
+    case PLUMB_OP_CASE:
+        if (!try_v2(g, op, xi, &x, r1, r2, r3, &res))
+            return false;
+        break;
     case PLUMB_OP_CONVERT: {
         plumb_dtype cand[PLUMB_DTYPE_COUNT];
         uint32_t nc = 0;
@@ -985,6 +1490,13 @@ bool fz_generate(const fz_gen_opts *o, uint64_t seed, uint32_t bump, fz_prog *p,
     for (int i = 0; i < PLUMB_OP_COUNT; i++)
         if (o->ops[i] && fz_op_supported((plumb_opcode)i) && (o->poly || !poly_only((plumb_opcode)i)))
             ops[n_ops++] = (plumb_opcode)i;
+    /* The op set v2 ops are few among the elementwise ones: a quarter of
+     * the draws pick among them alone, so a campaign reaches them. */
+    plumb_opcode v2[PLUMB_OP_COUNT];
+    uint32_t n_v2 = 0;
+    for (uint32_t i = 0; i < n_ops; i++)
+        if (is_v2(ops[i]))
+            v2[n_v2++] = ops[i];
     plumb_dtype types[PLUMB_DTYPE_COUNT];
     uint32_t n_types = 0;
     for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
@@ -1003,6 +1515,8 @@ bool fz_generate(const fz_gen_opts *o, uint64_t seed, uint32_t bump, fz_prog *p,
         if (p->n_nodes + 6 >= FZ_MAX_NODES)
             break;
         plumb_opcode op = ops[below(&g.r, n_ops)];
+        if (n_v2 && below(&g.r, 4) == 0)
+            op = v2[below(&g.r, n_v2)];
         /* operands: mostly the latest values, so programs chain */
         uint32_t back = below(&g.r, 3), xi = p->n_nodes - 1 - (back < p->n_nodes ? back : 0);
         if (below(&g.r, 8) == 0)
@@ -1010,6 +1524,22 @@ bool fz_generate(const fz_gen_opts *o, uint64_t seed, uint32_t bump, fz_prog *p,
         if (p->n[xi].kind == FZ_CONST && p->n[xi].rank == 0 && below(&g.r, 2))
             xi = random_param(&g, p->n[xi].dtype);
         try_op(&g, op, xi);
+    }
+    /* No op fitted (ops that take only some types or ranks, a narrow
+     * --ops): draw fresh operands until one does, dropping each that did
+     * not, so a program always has an op. Programs that had one never
+     * come here: their draws are unchanged. */
+    for (uint32_t extra = 0; p->n_results == 0 && extra < 512 && !g.failed; extra++) {
+        uint32_t keep_nodes = p->n_nodes, keep_params = p->n_params;
+        plumb_opcode op = ops[below(&g.r, n_ops)];
+        if (n_v2 && below(&g.r, 4) == 0)
+            op = v2[below(&g.r, n_v2)];
+        uint32_t xi = random_param(&g, types[below(&g.r, n_types)]);
+        if (g.failed || try_op(&g, op, xi))
+            break;
+        while (p->n_nodes > keep_nodes)
+            plumb_tensor_free(p->n[--p->n_nodes].value);
+        p->n_params = keep_params;
     }
     if (!g.failed) {
         /* one actual size for every `?`, within the smallest bound */
@@ -1090,6 +1620,10 @@ static void type_text(plumb_buf *b, const fz_node *n)
  * "state, T". */
 static void result_types(plumb_buf *b, const fz_prog *p, const fz_node *n)
 {
+    if (n->rtypes[0]) {
+        plumb_buf_puts(b, n->rtypes);
+        return;
+    }
     if (n->op == PLUMB_OP_RNG_BIT_GENERATOR) {
         type_text(b, &p->n[n->arg[0]]);
         plumb_buf_puts(b, ", ");
@@ -1108,10 +1642,11 @@ static void result_types(plumb_buf *b, const fz_prog *p, const fz_node *n)
 /* The values of op node n named name: "%v3", or a pair's "%v3#0, %v3#1". */
 static void result_refs(plumb_buf *b, const fz_node *n, const char *name)
 {
-    if (fz_node_results(n) == 2)
-        plumb_buf_printf(b, "%s#0, %s#1", name, name);
-    else
+    uint32_t nr = fz_node_results(n);
+    if (nr == 1)
         plumb_buf_puts(b, name);
+    for (uint32_t i = 0; nr > 1 && i < nr; i++)
+        plumb_buf_printf(b, "%s%s#%u", i ? ", " : "", name, i);
 }
 
 /* "%r = op operands attrs : types" for node k with the given names. */
@@ -1119,6 +1654,23 @@ static void op_line(plumb_buf *b, const fz_prog *p, uint32_t k, const char *res,
 {
     const fz_node *n = &p->n[k];
     const fz_node *a0 = &p->n[n->arg[0]];
+    if (n->line[0]) {
+        /* an op set v2 line: $r the result's name, $K operand K's */
+        plumb_buf_puts(b, "  ");
+        for (const char *c = n->line; *c; c++) {
+            if (c[0] == '$' && c[1] == 'r') {
+                plumb_buf_puts(b, res);
+                c++;
+            } else if (c[0] == '$' && c[1] >= '0' && c[1] < '0' + (int)n->n_args) {
+                plumb_buf_puts(b, names[c[1] - '0']);
+                c++;
+            } else {
+                plumb_buf_printf(b, "%c", *c);
+            }
+        }
+        plumb_buf_puts(b, "\n");
+        return;
+    }
     if (n->op == PLUMB_OP_TOP_K || n->op == PLUMB_OP_RNG_BIT_GENERATOR) {
         if (n->op == PLUMB_OP_TOP_K)
             plumb_buf_printf(b, "  %s:2 = chlo.top_k(%s, k = %s) : ", res, names[0], n->post);
@@ -1289,7 +1841,7 @@ bool fz_prog_text(const fz_prog *p, plumb_buf *b)
                 if (a->kind == FZ_PARAM)
                     snprintf(names[j], sizeof names[j], "%%a%u", a->index);
                 else   /* a top_k is read through its values */
-                    snprintf(names[j], sizeof names[j], fz_node_results(a) == 2 ? "%%v%u#%u" : "%%v%u",
+                    snprintf(names[j], sizeof names[j], fz_node_results(a) >= 2 ? "%%v%u#%u" : "%%v%u",
                              n->arg[j], fz_node_value(a));
             }
             op_line(b, p, i, res, names);
@@ -1362,6 +1914,8 @@ plumb_dtype fz_node_primary(const fz_prog *p, uint32_t k)
         return n->dtype;
     if (n->op == PLUMB_OP_SELECT)
         return p->n[n->arg[1]].dtype;
+    if (n->op == PLUMB_OP_IF || n->op == PLUMB_OP_CASE)   /* operand 0 is the predicate or index */
+        return n->dtype;
     return p->n[n->arg[0]].dtype;
 }
 
@@ -1460,7 +2014,8 @@ static bool append_ew(fz_prog *p, plumb_opcode op, const uint32_t *args, uint32_
     n->op = op;
     n->body = PLUMB_OP_COUNT;
     n->value = NULL;
-    n->pre[0] = n->post[0] = 0;
+    n->pre[0] = n->post[0] = n->line[0] = n->rtypes[0] = 0;
+    n->n_res = n->val = 0;
     memcpy(n->arg, args, n_args * sizeof *args);
     n->n_args = n_args;
     n->index = p->n_results++;
@@ -1594,7 +2149,8 @@ static int structural(const fz_gen_opts *o, fz_prog *p, fz_mutator m, rng *r, pl
         *f = p->n[k];
         f->kind = FZ_PARAM;
         f->n_args = 0;
-        f->pre[0] = f->post[0] = 0;
+        f->pre[0] = f->post[0] = f->line[0] = f->rtypes[0] = 0;
+        f->n_res = f->val = 0;
         f->value = NULL;
         f->index = p->n_params++;
         uint32_t fi = p->n_nodes++;
