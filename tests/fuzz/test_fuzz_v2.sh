@@ -101,5 +101,10 @@ if so=$(plugin fault_conv_pad_swap); then
     else bad "fault_conv_pad_swap: expected a convolution finding, got exit $rc"; fi
 else bad "fault_conv_pad_swap: plugin build failed"; fi
 
+# 6. --help names the v2 ops --ops takes.
+"$PLUMB" fuzz --help > "$tmp/out" 2>&1
+if grep -q 'select_and_scatter' "$tmp/out" && grep -q 'batch_norm_grad' "$tmp/out"; then ok "--help names the op set v2 ops"
+else bad "--help lacks the op set v2 ops"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
