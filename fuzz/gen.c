@@ -693,7 +693,11 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
             return false;
         static const plumb_opcode bodies[] = {PLUMB_OP_MAXIMUM, PLUMB_OP_ADD, PLUMB_OP_MINIMUM, PLUMB_OP_MULTIPLY};
         plumb_opcode body = sas ? PLUMB_OP_ADD : bodies[r2 % 4];
-        if (!accepts(body, t))
+        /* The spec leaves the order of a window's reduction open: a float
+         * product overflows or underflows in one order and not another
+         * (inf against -0, both right), so multiply is for integers, where
+         * it wraps the same in every order. */
+        if (!accepts(body, t) || (body == PLUMB_OP_MULTIPLY && plumb_dtype_is_float(t)))
             body = PLUMB_OP_MAXIMUM;
         win1 w[FZ_MAX_RANK];
         fz_node o = *x;
