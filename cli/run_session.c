@@ -436,14 +436,49 @@ out:
     return CLI_EXIT_OK;
 }
 
-static int print_results(const cli_session_opts *o, plumb_tensor **outs, uint32_t n)
+/* A tuple result's value: its elements in parentheses, nested as its type
+ * (docs/spec/tuple.md), taking leaves from outs[*at] on. */
+static void print_tuple_value(const cli_session_opts *o, plumb_buf *b, const ir_type *t, plumb_tensor **outs,
+                              uint32_t n, uint32_t *at)
 {
-    for (uint32_t i = 0; i < n; i++) {
+    if (!t->tuple) {
+        if (*at < n)
+            plumb_dense_print(b, outs[*at], o->hex);
+        (*at)++;
+        return;
+    }
+    plumb_buf_puts(b, "(");
+    for (uint32_t i = 0; i < t->tuple->n; i++) {
+        if (i)
+            plumb_buf_puts(b, ", ");
+        print_tuple_value(o, b, &t->tuple->elems[i], outs, n, at);
+    }
+    plumb_buf_puts(b, ")");
+}
+
+/* One line per result of f (NULL: per tensor); the executable returns a
+ * tuple result as its leaves, printed on one line as plumb run does. */
+static int print_results(const cli_session_opts *o, const ir_func *f, plumb_tensor **outs, uint32_t n)
+{
+    bool grouped = false;
+    for (uint32_t r = 0; f && r < f->n_results; r++)
+        grouped = grouped || f->result_types[r].tuple;
+    uint32_t lines = grouped ? f->n_results : n;
+    for (uint32_t i = 0, at = 0; i < lines; i++) {
         plumb_buf b;
         plumb_buf_init(&b);
-        plumb_tensor_type_print(&b, outs[i]);
-        plumb_buf_puts(&b, " ");
-        plumb_dense_print(&b, outs[i], o->hex);
+        if (grouped) {
+            ir_type_print(&b, &f->result_types[i]);
+            plumb_buf_puts(&b, " ");
+            if (f->result_types[i].tuple)
+                print_tuple_value(o, &b, &f->result_types[i], outs, n, &at);
+            else if (at < n)
+                plumb_dense_print(&b, outs[at++], o->hex);
+        } else {
+            plumb_tensor_type_print(&b, outs[i]);
+            plumb_buf_puts(&b, " ");
+            plumb_dense_print(&b, outs[i], o->hex);
+        }
         plumb_buf_puts(&b, "\n");
         plumb_diag d = {.code = PLUMB_OK};
         bool ok = !b.failed && cli_write_stdout(b.data, b.len, &d);
@@ -568,6 +603,19 @@ int cli_run_session(const cli_session_opts *o)
             const ir_func *f = ir_module_find_func(m, o->entry ? o->entry : "main");
             plumb_tensor **ins = NULL, **outs = NULL;
             uint32_t n_in = f ? f->body.n_args : 0;
+            /* inputs are tensors (docs/spec/tuple.md), as for plumb run */
+            for (uint32_t i = 0; f && i < f->body.n_args && rc == CLI_EXIT_OK; i++)
+                if (f->body.args[i]->type.tuple) {
+                    char pn[128];
+                    cli_param_name(pn, sizeof pn, f, i);
+                    rc = cli_usage_error(o->cmd, "parameter %s of @%s has a tuple type; plumb %s takes tensor inputs "
+                                         "only (build the tuple inside the program from tensor parameters)",
+                                         pn, f->name, o->cmd);
+                }
+            if (rc != CLI_EXIT_OK) {
+                ir_module_free(m);
+                break;
+            }
             if (f && (rc = make_inputs(o, cli_display_name(file), f, runs, &ins)) != CLI_EXIT_OK) {
                 ir_module_free(m);
                 break;
@@ -625,7 +673,7 @@ int cli_run_session(const cli_session_opts *o)
                 } else {
                     if (total > 1)
                         printf("// %s (run %u)\n", cli_display_name(file), runs + 1);
-                    rc = print_results(o, outs, n_out);
+                    rc = print_results(o, f, outs, n_out);
                     for (uint32_t i = 0; i < n_out; i++)
                         plumb_tensor_free(outs[i]);
                     if (rc == CLI_EXIT_OK && failed) {

@@ -6,7 +6,8 @@
 # tuple, an if returning one and an optimization_barrier over one all run
 # on the reference and on the runtime with the same output, whose values
 # are worked by hand below; tuple results print as one line and write one
-# file per tensor; a tuple parameter and a bad index are refused by name.
+# file per tensor (also under --stats); a tuple parameter and a bad index
+# are refused by name.
 # Ends with "N passed, N failed".
 PLUMB=${PLUMB:-build/plumb}
 passed=0
@@ -126,6 +127,13 @@ for b in ref runtime; do
         ok "$b: while and optimization_barrier carry a tuple (5, 32)"
     else bad "$b: while carries a tuple (got: $(cat "$tmp/out"))"; fi
 done
+
+# The session path (--stats) prints the same tuple line as a plain run.
+printf '%s\n' 'dense<5> : tensor<i32>' > "$tmp/n.txt"
+"$PLUMB" run --stats --backend runtime --input "n=$tmp/n.txt" "$tmp/while.mlir" > "$tmp/out" 2> "$tmp/err"
+if grep -q -x 'tuple<tensor<i32>, tensor<i32>> (dense<5>, dense<32>)' "$tmp/out"; then
+    ok "run --stats prints a tuple result on one line"
+else bad "run --stats prints a tuple result on one line (got: $(cat "$tmp/out"))"; fi
 
 # if returns tuple(x, -x) or tuple(-x, x); the difference of the elements
 # is 2x = [3, -8] when p is true, -2x = [-3, 8] when false.
