@@ -4189,6 +4189,10 @@ static bool parse_top(P *p)
         lnode *ml;
         if (!parse_generic_module(p) || !opt_loc(p, &ml) || !want_loc(p, &p->m->dloc, ml))
             return false;
+        /* MLIR prints location aliases after the module */
+        while (peek(p) == '#')
+            if (!alias_def(p))
+                return false;
         if (!at_end(p))
             return expected(p, "end of input after the module");
     } else if (!parse_funcs(p, false)) {

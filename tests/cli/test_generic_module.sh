@@ -95,6 +95,31 @@ for b in ref runtime; do
     fi
 done
 
+# Debug locations in the generic form: an op's loc(#alias), the module's
+# own loc(...) and the aliases MLIR prints after the module are read; the
+# program then runs and its check fails as it should (1 + 1 is 2, not 3).
+cat > "$tmp/loc.mlir" <<'MLIR'
+"builtin.module"() ({
+  "func.func"() <{function_type = () -> tensor<i32>, sym_name = "main"}> ({
+    %0 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %1 = "stablehlo.add"(%0, %0) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    "check.expect_eq_const"(%1) <{value = dense<3> : tensor<i32>}> : (tensor<i32>) -> () loc(#loc1)
+    "func.return"(%1) : (tensor<i32>) -> ()
+  }) : () -> () loc(#loc2)
+}) : () -> () loc(#loc2)
+#loc1 = loc("model.py":12:7)
+#loc2 = loc(unknown)
+MLIR
+for b in ref runtime; do
+    if "$PLUMB" run --backend "$b" "$tmp/loc.mlir" > "$tmp/out" 2> "$tmp/err"; then
+        bad "$b: a failing check in a generic module with location aliases fails the run"
+    elif grep -q 'check failed: check.expect_eq_const' "$tmp/err" && grep -q 'got 2 ' "$tmp/err"; then
+        ok "$b: location aliases after a generic module are read (the check then fails: got 2)"
+    else
+        bad "$b: location aliases after a generic module are read (the check then fails: got 2)"
+    fi
+done
+
 # refuse FILE WORDS...: plumb verify fails and its message holds each word
 refuse() {
     f=$1
