@@ -3,7 +3,7 @@
 # interpreter-style program of StableHLO's tuple test (nested tuples,
 # get_tuple_element of a nested element, checked by check ops), a function
 # taking and returning tuples through func.call, a while loop carrying a
-# tuple, an if returning one and an optimization_barrier over one all run
+# tuple, an if and a case returning one and an optimization_barrier over one all run
 # on the reference and on the runtime with the same output, whose values
 # are worked by hand below; tuple results print as one line and write one
 # file per tensor (also under --stats); a tuple parameter and a bad index
@@ -160,6 +160,33 @@ for b in ref runtime; do
         if [ "$pv" = true ]; then want='tensor<2xf32> dense<[3.0, -8.0]>'; else want='tensor<2xf32> dense<[-3.0, 8.0]>'; fi
         if grep -q -x -F "$want" "$tmp/out"; then ok "$b: if returns a tuple (p = $pv)"
         else bad "$b: if returns a tuple (p = $pv; got: $(cat "$tmp/out"))"; fi
+    done
+done
+
+# case returns tuple(x, ()) from branch 0 and tuple(-x, ()) from branch 1,
+# which an out-of-range index (7) also runs (the last branch):
+# -[1, -2, 127] = [-1, 2, -127] in i8.
+cat > "$tmp/case.mlir" <<'EOF'
+func.func @main(%i: tensor<i32>, %x: tensor<3xi8>) -> tuple<tensor<3xi8>, tuple<>> {
+  %e = stablehlo.tuple : tuple<>
+  %r = "stablehlo.case"(%i) ({
+    %t = stablehlo.tuple %x, %e : tuple<tensor<3xi8>, tuple<>>
+    stablehlo.return %t : tuple<tensor<3xi8>, tuple<>>
+  }, {
+    %n = stablehlo.negate %x : tensor<3xi8>
+    %t = stablehlo.tuple %n, %e : tuple<tensor<3xi8>, tuple<>>
+    stablehlo.return %t : tuple<tensor<3xi8>, tuple<>>
+  }) : (tensor<i32>) -> tuple<tensor<3xi8>, tuple<>>
+  return %r : tuple<tensor<3xi8>, tuple<>>
+}
+EOF
+for b in ref runtime; do
+    for i in 0 1 7; do
+        "$PLUMB" run --backend "$b" --input "i=dense<$i> : tensor<i32>" --input 'x=dense<[1, -2, 127]> : tensor<3xi8>' \
+            "$tmp/case.mlir" > "$tmp/out" 2> "$tmp/err"
+        if [ "$i" = 0 ]; then v='[1, -2, 127]'; else v='[-1, 2, -127]'; fi
+        if grep -q -x -F "tuple<tensor<3xi8>, tuple<>> (dense<$v>, ())" "$tmp/out"; then ok "$b: case returns a tuple (index $i)"
+        else bad "$b: case returns a tuple (index $i; got: $(cat "$tmp/out"))"; fi
     done
 done
 
