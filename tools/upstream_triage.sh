@@ -11,7 +11,9 @@
 # A file holding a '// -----' line or a RUN line with split-input-file runs
 # with --split-input-file (its cases are counted too); any other file runs
 # whole, with --random-inputs 1 when its public @main takes parameters and
-# no RUN line gives --args (StableHLO's dynamic/ programs). Verdicts, per file and backend, worst first:
+# no RUN line gives --args (StableHLO's dynamic/ programs); a module with no
+# @main and several public functions without parameters runs each of them
+# (--entry NAME) as a case. Verdicts, per file and backend, worst first:
 #   CRASH        plumb died on a signal (exit status above 128)
 #   HANG         still running after the timeout (default 60 s), killed
 #   FAIL         a parse or verification error, a run-time error or a
@@ -96,17 +98,64 @@ while IFS= read -r f; do
     elif grep -q 'func.func public @main(%' "$f" && ! grep -q -- '--args' "$f"; then
         split="--random-inputs 1"
     fi
+    # A module with no @main and several public functions without
+    # parameters (interpreter tests merged into one module, as SHerLOC's
+    # generic-form copies are) runs each function with --entry as a case.
+    entries=
+    if [ -z "$split" ] && ! grep -q 'func\.func \(public \)\{0,1\}@main(\|sym_name = "main"' "$f"; then
+        entries=$( (grep -o 'func\.func \(public \)\{0,1\}@[A-Za-z0-9_$.]*()' "$f" | sed 's/.*@//; s/()$//'
+            grep '"func\.func"() <{function_type = () ->' "$f" | grep -v 'sym_visibility = "private"' |
+                sed -n 's/.*sym_name = "\([A-Za-z0-9_$.]*\)".*/\1/p') | tr '\n' ' ')
+        set -- $entries
+        [ $# -gt 1 ] || entries=
+    fi
     for b in ref runtime; do
-        if [ $have_timeout = 1 ]; then
-            timeout -s KILL "$tmo" "$PLUMB" run --backend "$b" $split "$f" > "$tmp/out" 2>&1
-        else
-            "$PLUMB" run --backend "$b" --timeout "$tmo" $split "$f" > "$tmp/out" 2>&1
-        fi
-        rc=$?
-        # timeout(1) -s KILL reports 137 for a killed child: that is a hang,
-        # not a crash of plumb's own making.
         hang=0
-        [ $have_timeout = 1 ] && [ $rc = 137 ] && hang=1
+        if [ -n "$entries" ]; then
+            : > "$tmp/out"
+            k=0
+            np=0
+            nf=0
+            nu=0
+            rc=0
+            for e in $entries; do
+                k=$((k + 1))
+                if [ $have_timeout = 1 ]; then
+                    timeout -s KILL "$tmo" "$PLUMB" run --backend "$b" --entry "$e" "$f" > "$tmp/one" 2>&1
+                else
+                    "$PLUMB" run --backend "$b" --timeout "$tmo" --entry "$e" "$f" > "$tmp/one" 2>&1
+                fi
+                erc=$?
+                if [ $have_timeout = 1 ] && [ $erc = 137 ]; then
+                    hang=1
+                elif [ $erc -gt 128 ]; then
+                    rc=$erc
+                fi
+                if [ $erc = 0 ]; then
+                    np=$((np + 1))
+                    echo "$f: case $k @$e: ok" >> "$tmp/out"
+                elif grep -q 'unsupported: ' "$tmp/one"; then
+                    nu=$((nu + 1))
+                    echo "$f: case $k @$e: unsupported: $(grep -m1 'unsupported: ' "$tmp/one" | sed 's/^.*unsupported: //')" >> "$tmp/out"
+                else
+                    nf=$((nf + 1))
+                    grep 'check failed: \|error: ' "$tmp/one" >> "$tmp/out"
+                    echo "$f: case $k @$e: FAILED" >> "$tmp/out"
+                fi
+            done
+            echo "$np passed, $nf failed, $nu unsupported" >> "$tmp/out"
+            [ $rc = 0 ] && [ $nf -gt 0 ] && rc=1
+        else
+            if [ $have_timeout = 1 ]; then
+                timeout -s KILL "$tmo" "$PLUMB" run --backend "$b" $split "$f" > "$tmp/out" 2>&1
+            else
+                "$PLUMB" run --backend "$b" --timeout "$tmo" $split "$f" > "$tmp/out" 2>&1
+            fi
+            rc=$?
+            # timeout(1) -s KILL reports 137 for a killed child: that is a
+            # hang, not a crash of plumb's own making.
+            [ $have_timeout = 1 ] && [ $rc = 137 ] && hang=1
+        fi
         awk -v b="$b" -v f="$f" -v rc="$rc" -v hang="$hang" '
         function norm(s,    i) {
             # the file name is no part of a reason (index, not gsub: the

@@ -8,6 +8,7 @@
 # verdict per backend, the reasons table names each cause, --list names
 # each file, --json is one valid object with the same counts, and bad
 # arguments exit 2. The square program also runs alone on both backends.
+# Modules with several public functions and no @main run each as a case.
 # Ends with "N passed, N failed, N skipped".
 PLUMB=${PLUMB:-build/plumb}
 passed=0
@@ -162,6 +163,51 @@ else
     skipped=$((skipped + 1))
     echo "skip - --json check (jq not installed; ci/deps.sh installs it)"
 fi
+
+# Modules with no @main and several public functions without parameters
+# (interpreter tests merged into one module): each public function runs as
+# a case, a private one is only called. m_pretty: @adds passes (1 + 1 = 2
+# through the private @one), @wrong fails (2 is not 3); m_generic (the
+# generic form): @neg and @sub pass.
+mkdir "$tmp/m"
+cat > "$tmp/m/m_pretty.mlir" <<'EOM'
+func.func private @one() -> tensor<i32> {
+  %c = stablehlo.constant dense<1> : tensor<i32>
+  func.return %c : tensor<i32>
+}
+func.func @adds() {
+  %a = func.call @one() : () -> tensor<i32>
+  %r = stablehlo.add %a, %a : tensor<i32>
+  check.expect_eq_const %r, dense<2> : tensor<i32>
+  func.return
+}
+func.func public @wrong() {
+  %a = stablehlo.constant dense<2> : tensor<i32>
+  check.expect_eq_const %a, dense<3> : tensor<i32>
+  func.return
+}
+EOM
+cat > "$tmp/m/m_generic.mlir" <<'EOM'
+"builtin.module"() ({
+  "func.func"() <{function_type = () -> (), sym_name = "neg"}> ({
+    %0 = "stablehlo.constant"() <{value = dense<4> : tensor<i64>}> : () -> tensor<i64>
+    %1 = "stablehlo.negate"(%0) : (tensor<i64>) -> tensor<i64>
+    "check.expect_eq_const"(%1) <{value = dense<-4> : tensor<i64>}> : (tensor<i64>) -> ()
+    "func.return"() : () -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = () -> (), sym_name = "sub"}> ({
+    %0 = "stablehlo.constant"() <{value = dense<4> : tensor<i64>}> : () -> tensor<i64>
+    %1 = "stablehlo.subtract"(%0, %0) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    "check.expect_eq_const"(%1) <{value = dense<0> : tensor<i64>}> : (tensor<i64>) -> ()
+    "func.return"() : () -> ()
+  }) : () -> ()
+}) : () -> ()
+EOM
+sh tools/upstream_triage.sh --plumb "$PLUMB" --list "$tmp/m" > "$tmp/out" 2> "$tmp/err"
+has "| ref | 2 | 1 | 1 | 0 | 0 | 0 | 3 | 1 | 0 |" "each public function of a module without @main is a case (3 pass, @wrong fails)"
+has "| runtime | 2 | 1 | 1 | 0 | 0 | 0 | 3 | 1 | 0 |" "the runtime row counts the same cases"
+has "| 1 | ref | FAIL | check failed: check.expect_eq_const |" "the failing function's check is the reason"
+has "PASS        ref     $tmp/m/m_generic.mlir" "a generic-form module's functions all pass"
 
 sh tools/upstream_triage.sh --plumb "$PLUMB" "$tmp/nonexistent" > "$tmp/out" 2> "$tmp/err"
 rc=$?
