@@ -3872,7 +3872,7 @@ static bool empty_signature(P *p)
 
 static bool parse_generic_func(P *p)
 {
-    ws(p);
+    /* called right after the quoted name: the function starts there */
     size_t off = p->pos - strlen("\"func.func\"");
     if (!expect(p, '(') || !expect(p, ')') || !expect(p, '<') || !expect(p, '{'))
         return false;
