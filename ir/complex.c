@@ -65,6 +65,8 @@ bool ir_complex_arith(plumb_opcode op)
     case PLUMB_OP_SQUARE:
     case PLUMB_OP_COMPARE: case PLUMB_OP_CONVERT: case PLUMB_OP_SELECT: case PLUMB_OP_IOTA:
     case PLUMB_OP_REDUCE: case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:
+    /* lexicographic on (real, imag), as StableHLO's interpreter orders them */
+    case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_CLAMP:
         return true;
     default:
         return false;

@@ -1033,9 +1033,55 @@ static bool dot_general(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
     return true;
 }
 
+/* maximum, minimum and clamp on complex, as StableHLO's interpreter
+ * defines them (Element max/min in its Element.cpp): max(x, y) is x when
+ * x.re == y.re ? x.im > y.im : x.re > y.re, else y; min the same with <;
+ * IEEE quiet compares, so a NaN component selects y, and -0 == +0 (the
+ * real parts tie and the imaginary parts decide). clamp(lo, x, hi) is
+ * min(max(x, lo), hi) (its evalClampOp). The chosen element is copied
+ * whole: the result is exact, NaN payloads and signed zeros included. */
+static bool lex_gt(cz x, cz y) { return x.re == y.re ? x.im > y.im : x.re > y.re; }
+static bool lex_lt(cz x, cz y) { return x.re == y.re ? x.im < y.im : x.re < y.re; }
+
+static bool minmax(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    plumb_tensor *r = out[0];
+    size_t es = plumb_dtype_size(r->dtype);
+    uint64_t n = plumb_tensor_numel(r);
+    for (uint64_t i = 0; i < n; i++) {
+        if (!poll_every(c, op, i))
+            return false;
+        const plumb_tensor *pick;
+        uint64_t pi;
+        if (op->code == PLUMB_OP_CLAMP) {
+            /* operands (lo, x, hi): max(x, lo), then min of that and hi */
+            uint64_t il = bidx(in[0], i), ix = bidx(in[1], i), ih = bidx(in[2], i);
+            cz lo = load(in[0], il), x = load(in[1], ix), hi = load(in[2], ih);
+            pick = lex_gt(x, lo) ? in[1] : in[0];
+            pi = pick == in[1] ? ix : il;
+            cz m = pick == in[1] ? x : lo;
+            if (!lex_lt(m, hi)) {
+                pick = in[2];
+                pi = ih;
+            }
+        } else {
+            uint64_t ix = bidx(in[0], i), iy = bidx(in[1], i);
+            cz x = load(in[0], ix), y = load(in[1], iy);
+            bool first = op->code == PLUMB_OP_MAXIMUM ? lex_gt(x, y) : lex_lt(x, y);
+            pick = first ? in[0] : in[1];
+            pi = first ? ix : iy;
+        }
+        memcpy((char *)r->data + (size_t)i * es, (const char *)pick->data + (size_t)pi * es, es);
+    }
+    return true;
+}
+
 bool ref_complex_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     switch (op->code) {
+    case PLUMB_OP_MAXIMUM:
+    case PLUMB_OP_MINIMUM:
+    case PLUMB_OP_CLAMP: return minmax(c, op, in, out);
     case PLUMB_OP_COMPARE: return compare(c, op, in, out);
     case PLUMB_OP_CONVERT: return convert(c, op, in, out);
     case PLUMB_OP_SELECT: return select_op(c, op, in, out);

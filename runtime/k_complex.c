@@ -7,6 +7,7 @@
  * (u = 2^-24 for complex<f32>, 2^-53 for complex<f64>):
  *
  *   add, subtract, negate, compare, select, convert, iota, real, imag,
+ *   maximum, minimum, clamp,
  *   complex                 exact (bitwise equal to the reference)
  *   multiply  complex<f32>  products exact in double, one double rounding
  *                           of ac - bd, then to f32: within 1 ULP per
@@ -547,9 +548,75 @@ static bool dot_general(rt_exec *x, const ir_op *op, plumb_tensor *const *in, pl
     return true;
 }
 
+/* maximum, minimum, clamp: StableHLO's interpreter orders complex values
+ * lexicographically, real part first, with IEEE quiet compares (a NaN
+ * component loses to the other operand; -0 and +0 tie); clamp(lo, x, hi)
+ * = min(max(x, lo), hi). Returns the index (0 or 1) of the operand chosen;
+ * the kernel copies that element whole, so the result is exact. */
+static int pick_max(const double *a, const double *b)
+{
+    return (a[0] == b[0] ? a[1] > b[1] : a[0] > b[0]) ? 0 : 1;
+}
+
+static int pick_min(const double *a, const double *b)
+{
+    return (a[0] == b[0] ? a[1] < b[1] : a[0] < b[0]) ? 0 : 1;
+}
+
+static void comp(const plumb_tensor *t, uint64_t i, double *v)
+{
+    if (t->dtype == PLUMB_C64) {
+        const float *p = (const float *)t->data + 2 * i;
+        v[0] = p[0];
+        v[1] = p[1];
+    } else {
+        memcpy(v, (const double *)t->data + 2 * i, 2 * sizeof(double));
+    }
+}
+
+static bool minmax(const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    plumb_tensor *r = out[0];
+    size_t es = r->dtype == PLUMB_C64 ? 8 : 16;
+    uint64_t n = plumb_tensor_numel(r);
+    for (uint64_t i = 0; i < n; i++) {
+        const plumb_tensor *src;
+        uint64_t si;
+        if (op->code == PLUMB_OP_CLAMP) {
+            double lo[2], v[2], hi[2];
+            uint64_t il = bidx(in[0], i), ix = bidx(in[1], i), ih = bidx(in[2], i);
+            comp(in[0], il, lo);
+            comp(in[1], ix, v);
+            comp(in[2], ih, hi);
+            bool keep_x = pick_max(v, lo) == 0;
+            const double *m = keep_x ? v : lo;
+            if (pick_min(m, hi) == 0) {
+                src = keep_x ? in[1] : in[0];
+                si = keep_x ? ix : il;
+            } else {
+                src = in[2];
+                si = ih;
+            }
+        } else {
+            double a[2], b[2];
+            uint64_t ia = bidx(in[0], i), ib = bidx(in[1], i);
+            comp(in[0], ia, a);
+            comp(in[1], ib, b);
+            int k = op->code == PLUMB_OP_MAXIMUM ? pick_max(a, b) : pick_min(a, b);
+            src = in[k];
+            si = k ? ib : ia;
+        }
+        memcpy((char *)r->data + i * es, (const char *)src->data + si * es, es);
+    }
+    return true;
+}
+
 bool rt_complex_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     switch (op->code) {
+    case PLUMB_OP_MAXIMUM:
+    case PLUMB_OP_MINIMUM:
+    case PLUMB_OP_CLAMP: return minmax(op, in, out);
     case PLUMB_OP_COMPARE: return compare(x, op, in, out);
     case PLUMB_OP_CONVERT: return convert(x, op, in, out);
     case PLUMB_OP_SELECT: return select_op((const plumb_tensor *const *)in, out);

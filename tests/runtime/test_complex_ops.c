@@ -1,4 +1,5 @@
-/* sort, scatter, select_and_scatter and ordered compare on complex<f32> and
+/* sort, scatter, select_and_scatter, ordered compare, maximum, minimum and
+ * clamp on complex<f32> and
  * complex<f64> (docs/spec/complex.md): each program's results are derived
  * by hand and checked bit for bit on the reference and on the runtime at
  * every ISA level on 1 and 2 threads. The complex<f64> cases hold imaginary
@@ -296,6 +297,40 @@ static void test_select_and_scatter(void **state)
     run_both(src, w, 2);
 }
 
+/* maximum and minimum order complex values as StableHLO's interpreter does:
+ * lexicographically, real part first, IEEE quiet compares, the second
+ * operand taken when the first is not strictly greater (less): so a tie,
+ * -0 against +0 in the real part with equal imaginary parts, and a NaN
+ * component on either side all give y, whole and bit for bit. clamp(lo, x,
+ * hi) = min(max(x, lo), hi) with lo = (1,0), hi = (2,0) scalars:
+ * (1,2) stays (real tie, 2 > 0, then 1 < 2); (0.5,9) -> lo; (2,-1) stays
+ * (2 > 1, then real tie and -1 < 0); (2,3) -> hi (3 < 0 fails); (nan,0)
+ * -> lo (max picks lo, lo < hi); (5,0) -> hi. */
+static void test_max_min_clamp(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "func.func @main() -> (tensor<8x$T>, tensor<8x$T>, tensor<6x$T>) {\n"
+        "  %x = stablehlo.constant dense<[(1.0,2.0), (1.0,2.0), (-0.0,5.0), (0.0,5.0), (nan,0.0), (3.0,0.0),"
+        " (2.0,nan), (2.0,1.0)]> : tensor<8x$T>\n"
+        "  %y = stablehlo.constant dense<[(1.0,3.0), (0.5,9.0), (0.0,5.0), (-0.0,5.0), (1.0,1.0), (nan,0.0),"
+        " (2.0,1.0), (2.0,nan)]> : tensor<8x$T>\n"
+        "  %mx = stablehlo.maximum %x, %y : tensor<8x$T>\n"
+        "  %mn = stablehlo.minimum %x, %y : tensor<8x$T>\n"
+        "  %lo = stablehlo.constant dense<(1.0,0.0)> : tensor<$T>\n"
+        "  %hi = stablehlo.constant dense<(2.0,0.0)> : tensor<$T>\n"
+        "  %v = stablehlo.constant dense<[(1.0,2.0), (0.5,9.0), (2.0,-1.0), (2.0,3.0), (nan,0.0), (5.0,0.0)]>"
+        " : tensor<6x$T>\n"
+        "  %c = stablehlo.clamp %lo, %v, %hi : (tensor<$T>, tensor<6x$T>, tensor<$T>) -> tensor<6x$T>\n"
+        "  return %mx, %mn, %c : tensor<8x$T>, tensor<8x$T>, tensor<6x$T>\n"
+        "}\n";
+    static const double mx[] = {1, 3, 1, 2, 0.0, 5, -0.0, 5, 1, 1, NAN, 0, 2, 1, 2, NAN};
+    static const double mn[] = {1, 2, 0.5, 9, 0.0, 5, -0.0, 5, 1, 1, NAN, 0, 2, 1, 2, NAN};
+    static const double cl[] = {1, 2, 1, 0, 2, -1, 2, 0, 1, 0, 2, 0};
+    want_out w[3] = {{8, mx, NULL}, {8, mn, NULL}, {6, cl, NULL}};
+    run_both(src, w, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -305,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_scatter_add_mul),
         cmocka_unit_test(test_scatter_replace_columns),
         cmocka_unit_test(test_select_and_scatter),
+        cmocka_unit_test(test_max_min_clamp),
     };
     (void)rt_rand_tensor;   /* helpers of rt_test.h these tests do not need */
     (void)rt_ty;
