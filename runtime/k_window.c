@@ -10,7 +10,8 @@
  * position by window position in row-major order, init first:
  *   floats   accumulator double (f16, bf16, f32 and f64 terms); add and
  *            multiply round in double at each step and once more to the
- *            element type at the end; maximum/minimum are exact (IEEE
+ *            element type at the end (f16 and bf16 adds: see below);
+ *            maximum/minimum are exact (IEEE
  *            754-2019: NaN propagates, -0 < +0), bitwise the reference's
  *   integers accumulator 64 bits, add/multiply wrapping (truncated to the
  *            element width at the end), max/min by signedness; i1 add/max/or
@@ -25,6 +26,18 @@
  * base dilation 1) of f32 and f64 take AVX2 or AVX-512 loops at those
  * levels; each lane does the portable loop's operations in its order, so
  * every level gives the same bits.
+ *
+ * f16 and bf16 add: the double sum alone would round twice (exact -> double
+ * -> element type), and an exact sum on an element-type midpoint plus a
+ * term below double's resolution (a tiny init, say) would then tie to even
+ * where the exact sum rounds away: the reference's correctly rounded sum
+ * differs by one ulp. So each add also keeps its exact rounding error
+ * (TwoSum) in a second double, and the final rounding goes through the
+ * sum rounded to odd in double (53 >= p + 2 bits for p = 11 and 8, so
+ * rounding that to the element type is rounding the sum once): correctly
+ * rounded unless the errors' own double sum loses the sign of a residue
+ * (terms spanning more than about 2 x 53 binades). Where no add rounds in
+ * double the result is the plain double sum's, bit for bit.
  *
  * Any other body (several inputs, argmax pairs, promoted types) runs
  * through the program's compiled region (rt_eval_region), per element in the
@@ -115,6 +128,40 @@ static void f_row_portable(ir_window_body k, plumb_dtype t, double *acc, const v
 {
     for (int64_t j = 0; j < n; j++)
         acc[j] = f_fold(k, acc[j], f_load(t, src, off + j * step));
+}
+
+/* hi + v in double, the add's exact rounding error (Knuth's TwoSum, no
+ * magnitude ordering needed) added to *lo: hi + lo tracks the sum far
+ * below double's last bit. A non-finite hi makes lo NaN; only hi is read
+ * then (half_sum). */
+static inline void f_add2(double *hi, double *lo, double v)
+{
+    double a = *hi, s = a + v, bv = s - a;
+    *lo += (a - (s - bv)) + (v - bv);
+    *hi = s;
+}
+
+/* hi + lo rounded to odd in double: the TwoSum of the two, then, when that
+ * rounding was inexact and left an even last bit, the double next to it on
+ * the exact value's side (the exact value lies strictly between the two).
+ * Rounding this to a format of at most 51 bits rounds hi + lo correctly:
+ * no midpoint of that format falls strictly between them. */
+static inline double half_sum(double hi, double lo)
+{
+    if (lo == 0 || !isfinite(hi))
+        return hi;   /* also keeps -0 + -0 = -0 */
+    double s = hi + lo, bv = s - hi, e = (hi - (s - bv)) + (lo - bv);
+    if (e == 0)
+        return s;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    return (bits & 1) ? s : nextafter(s, e > 0 ? INFINITY : -INFINITY);
+}
+
+static void f_row_comp(plumb_dtype t, double *acc, double *lo, const void *src, int64_t off, int64_t step, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        f_add2(&acc[j], &lo[j], f_load(t, src, off + j * step));
 }
 
 #if WIN_X86
@@ -347,13 +394,14 @@ typedef struct rw_job {
     ir_window_body k;
     plumb_dtype t;
     bool isf;
+    bool comp;                 /* f16/bf16 add: compensated sum (f_add2, half_sum) */
     int isa;
     const void *src;
     void *dst;
     double init_f;
     int64_t init_i;
     int64_t row;               /* output elements per row (innermost dimension) */
-    void **scratch;            /* per chunk: row accumulators */
+    void **scratch;            /* per chunk: row accumulators (comp: then their errors) */
     const int64_t *wofs;       /* per window position: offset on the outer dimensions from the window's origin */
 } rw_job;
 
@@ -371,6 +419,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     uint32_t r = g->rank, last = r - 1;
     int64_t n = j->row;
     double *fa = j->scratch[chunk];
+    double *fe = j->comp ? fa + n : NULL;   /* the sums' errors */
     int64_t *ia = j->scratch[chunk];
     int64_t o[PLUMB_MAX_RANK], kw[PLUMB_MAX_RANK];
     int64_t s = g->s[last], wdl = g->wd[last], lo = g->lo[last], bl = g->b[last];
@@ -429,6 +478,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             if (f32mm) f32a[q] = (float)j->init_f;
             else if (j->isf) fa[q] = j->init_f;
             else ia[q] = j->init_i;
+            if (fe) fe[q] = 0;
         }
         memset(kw, 0, sizeof kw);
         for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r)) {
@@ -458,7 +508,9 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             if (pad || bl != 1) {
                 for (int64_t q = 0; q < n; q++) {
                     int64_t i = pad ? -1 : ir_window_dim_at(g, last, q, kw[last]);
-                    if (j->isf) fa[q] = f_fold(j->k, fa[q], i < 0 ? j->init_f : f_load(j->t, j->src, base + i));
+                    double v = j->isf ? (i < 0 ? j->init_f : f_load(j->t, j->src, base + i)) : 0;
+                    if (fe) f_add2(&fa[q], &fe[q], v);
+                    else if (j->isf) fa[q] = f_fold(j->k, fa[q], v);
                     else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], i < 0 ? j->init_i : i_load(j->t, j->src, base + i));
                 }
                 continue;
@@ -477,16 +529,19 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             }
 #endif
             for (int64_t q = 0; q < q0; q++) {
-                if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
+                if (fe) f_add2(&fa[q], &fe[q], j->init_f);
+                else if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
                 else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], j->init_i);
             }
             if (q1 > q0) {
                 int64_t off = base + q0 * s + c;
-                if (j->isf) f_row(j->k, j->t, j->isa, fa + q0, j->src, off, s, q1 - q0);
+                if (fe) f_row_comp(j->t, fa + q0, fe + q0, j->src, off, s, q1 - q0);
+                else if (j->isf) f_row(j->k, j->t, j->isa, fa + q0, j->src, off, s, q1 - q0);
                 else i_row(j->k, j->t, ia + q0, j->src, off, s, q1 - q0);
             }
             for (int64_t q = q1; q < n; q++) {
-                if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
+                if (fe) f_add2(&fa[q], &fe[q], j->init_f);
+                else if (j->isf) fa[q] = f_fold(j->k, fa[q], j->init_f);
                 else ia[q] = i_fold(j->k, j->t == PLUMB_UI64, ia[q], j->init_i);
             }
         }
@@ -496,7 +551,8 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             continue;
         }
         for (int64_t q = 0; q < n; q++) {
-            if (j->isf) f_store(j->t, j->dst, ob + q, fa[q]);
+            if (fe) f_store(j->t, j->dst, ob + q, half_sum(fa[q], fe[q]));
+            else if (j->isf) f_store(j->t, j->dst, ob + q, fa[q]);
             else i_store(j->t, j->dst, ob + q, ia[q]);
         }
     }
@@ -594,6 +650,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
     rw_job j = {.x = x, .op = op, .g = &g, .k = plumb_dtype_is_bool(t) ? bool_kind(k) : k, .t = t,
                 .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = in[0]->data, .dst = out[0]->data,
                 .row = g.out[g.rank - 1]};
+    j.comp = (t == PLUMB_F16 || t == PLUMB_BF16) && j.k == IR_WB_ADD;
     if (j.isf) j.init_f = f_load(t, in[1]->data, 0);
     else j.init_i = plumb_dtype_is_bool(t) ? (int64_t)(((const uint8_t *)in[1]->data)[0] & 1) : i_load(t, in[1]->data, 0);
     uint64_t rows = ocount / (uint64_t)j.row;
@@ -604,7 +661,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
     if (!scr)
         return false;
     for (uint32_t c = 0; c < chunks; c++)
-        if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * 8)))
+        if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * (j.comp ? 16 : 8))))
             return false;
     j.scratch = scr;
     int64_t *wofs = rt_scratch(x, op, g.wcount * sizeof *wofs);
