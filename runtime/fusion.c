@@ -148,6 +148,8 @@ typedef struct fz {
     const ir_type **space;    /* by root: S */
     uint32_t *stamp;          /* DFS visit stamps, by position */
     uint32_t epoch;
+    uint32_t *dep_off;        /* by position: deps[dep_off[p] .. dep_off[p + 1]) */
+    int32_t *deps;            /* positions of the ops whose results op p reads (see reads_of) */
 } fz;
 
 static int32_t find(fz *z, int32_t p)
@@ -264,6 +266,28 @@ static bool bcast_ok(const ir_op *op)
            op->n_results == 1 && op->a.dims.n == op->operands[0]->type.rank;
 }
 
+/* Appends to out (when not NULL) from index n the positions of the ops
+ * whose results op reads: its operands, and the values of the function
+ * body read inside its regions (an if, case, while, map, reduce body,
+ * sort comparator or composite runs its regions, so what they capture is
+ * read by the op holding them: fusing around such an op without this
+ * closes a cycle through it). Returns the new count. */
+static uint32_t reads_of(const fz *z, const ir_op *op, int32_t *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < op->n_operands; i++) {
+        const ir_value *v = op->operands[i];
+        if (v->id >= z->n_ids || z->def_pos[v->id] < 0 || z->ops[z->def_pos[v->id]] != v->def)
+            continue;   /* an argument, or a value defined inside a region */
+        if (out)
+            out[n] = z->def_pos[v->id];
+        n++;
+    }
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const ir_op *o = op->regions[r].first; o; o = o->next)
+            n = reads_of(z, o, out, n);
+    return n;
+}
+
 /* True when op at position q transitively depends on a member of one of
  * the groups in gs[0..ng) (positions above lo only can). */
 static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_t lo, int32_t *stack)
@@ -279,12 +303,8 @@ static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_
                 if (r == gs[i])
                     return true;
         }
-        const ir_op *op = z->ops[p];
-        for (uint32_t i = 0; i < op->n_operands; i++) {
-            const ir_value *v = op->operands[i];
-            if (v->id >= z->n_ids || z->def_pos[v->id] < 0)
-                continue;
-            int32_t d = z->def_pos[v->id];
+        for (uint32_t e = z->dep_off[p]; e < z->dep_off[p + 1]; e++) {
+            int32_t d = z->deps[e];
             if ((uint32_t)d < lo || z->stamp[d] == z->epoch)
                 continue;
             z->stamp[d] = z->epoch;
@@ -312,12 +332,8 @@ static bool merge_ok(fz *z, int32_t p, const int32_t *gs, uint32_t ng, int32_t *
         }
         if (!member)
             continue;
-        const ir_op *op = z->ops[q];
-        for (uint32_t i = 0; i < op->n_operands; i++) {
-            const ir_value *v = op->operands[i];
-            if (v->id >= z->n_ids || z->def_pos[v->id] < 0)
-                continue;
-            int32_t d = z->def_pos[v->id];
+        for (uint32_t e = z->dep_off[q]; e < z->dep_off[q + 1]; e++) {
+            int32_t d = z->deps[e];
             if ((uint32_t)d <= lo || z->stamp[d] == z->epoch)
                 continue;
             int32_t rd = z->parent[d] >= 0 ? find(z, d) : -1;
@@ -581,6 +597,7 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
     uint32_t *heap = plumb_calloc(nn, sizeof *heap);
     uint32_t *order = plumb_calloc(nn, sizeof *order);
     int32_t *grp_of = plumb_malloc(nn * sizeof *grp_of);
+    size_t n_deps = 0;
     bool ok = false;
     if (!z.ops || !z.def_pos || !z.role || !z.parent || !z.first || !z.rows || !z.space || !z.stamp ||
         !stack || !gid || !used_out || !multi || !gfirst || !gb || !memb || !indeg || !heap || !order ||
@@ -599,9 +616,27 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
                 z.def_pos[op->results[i]->id] = (int32_t)p;
         }
     }
-    if (opt_level >= 2)
+    if (opt_level >= 2) {
+        /* What each op reads, region captures included, for merge_ok. */
+        z.dep_off = plumb_calloc(nn + 1, sizeof *z.dep_off);
+        if (!z.dep_off) {
+            nomem(d, f);
+            goto done;
+        }
+        for (uint32_t p = 0; p < n; p++) {
+            n_deps += reads_of(&z, z.ops[p], NULL, 0);
+            z.dep_off[p + 1] = (uint32_t)n_deps;
+        }
+        z.deps = plumb_malloc((n_deps ? n_deps : 1) * sizeof *z.deps);
+        if (!z.deps) {
+            nomem(d, f);
+            goto done;
+        }
+        for (uint32_t p = 0; p < n; p++)
+            reads_of(&z, z.ops[p], z.deps + z.dep_off[p], 0);
         for (uint32_t p = 0; p < n; p++)
             classify(&z, (int32_t)p, stack);
+    }
 
     /* Group ids: fusible ops by root; then drop what gains nothing. */
     for (uint32_t p = 0; p < n; p++)
@@ -838,6 +873,8 @@ done:
     plumb_free(z.rows, nn * sizeof *z.rows);
     plumb_free(z.space, nn * sizeof *z.space);
     plumb_free(z.stamp, nn * sizeof *z.stamp);
+    plumb_free(z.dep_off, (nn + 1) * sizeof *z.dep_off);
+    plumb_free(z.deps, (n_deps ? n_deps : 1) * sizeof *z.deps);
     plumb_free(stack, nn * sizeof *stack);
     plumb_free(gid, nn * sizeof *gid);
     plumb_free(used_out, ni * sizeof *used_out);
