@@ -647,12 +647,12 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
         char dn[3][48];
         static const char role_l[2] = {'b', 'f'}, role_k[2] = {'i', 'o'};
         for (int q = 0; q < 3; q++) {
-            char lab[FZ_MAX_RANK][4];
+            char lab[FZ_MAX_RANK][12]; /* room for any %u: -O1 warns on format truncation otherwise */
             for (uint32_t rr = 0; rr < R; rr++) {
                 if (rr < 2)
-                    snprintf(lab[perms[q][rr]], 4, "%c", q == 1 ? role_k[rr] : role_l[rr]);
+                    snprintf(lab[perms[q][rr]], sizeof lab[0], "%c", q == 1 ? role_k[rr] : role_l[rr]);
                 else
-                    snprintf(lab[perms[q][rr]], 4, "%u", rr - 2);
+                    snprintf(lab[perms[q][rr]], sizeof lab[0], "%u", rr - 2);
             }
             size_t len = (size_t)snprintf(dn[q], sizeof dn[q], "[");
             for (uint32_t i = 0; i < R; i++)
