@@ -76,10 +76,20 @@ static plumb_tensor *fc_scalar(plumb_dtype dt, int64_t v)
     return t;
 }
 
+static plumb_tensor *fc_f32(float v)
+{
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *t = plumb_tensor_new(PLUMB_F32, 0, NULL, 0, &d);
+    assert_non_null(t);
+    memcpy(t->data, &v, sizeof v);
+    return t;
+}
+
 /* rt_fuse at level 2 accepts @main, then src's single output on the
- * reference is the f32[4] want (bitwise; NULL: not checked by hand) and on
- * the runtime the reference's bits. */
-static void fc_check(const char *src, plumb_tensor *const *in, uint32_t n, const float *want)
+ * reference is the nwant f32 values want (bitwise; NULL: not checked by
+ * hand) and on the runtime the reference's bits. */
+static void fc_check_n(const char *src, plumb_tensor *const *in, uint32_t n, const float *want, int nwant)
 {
     ir_module *m = rt_parse(src);
     {
@@ -98,8 +108,8 @@ static void fc_check(const char *src, plumb_tensor *const *in, uint32_t n, const
     plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
     uint32_t no = rt_ref(m, in, n, ref);
     assert_int_equal(no, 1);
-    for (int i = 0; want && i < 4; i++) {
-        assert_int_equal(plumb_tensor_numel(ref[0]), 4);
+    for (int i = 0; want && i < nwant; i++) {
+        assert_int_equal(plumb_tensor_numel(ref[0]), nwant);
         float r;
         memcpy(&r, (const uint8_t *)ref[0]->data + 4 * i, 4);
         if (memcmp(&r, &want[i], 4) != 0)
@@ -126,6 +136,11 @@ static void fc_check(const char *src, plumb_tensor *const *in, uint32_t n, const
         }
     rt_outs_free(ref, no);
     ir_module_free(m);
+}
+
+static void fc_check(const char *src, plumb_tensor *const *in, uint32_t n, const float *want)
+{
+    fc_check_n(src, in, n, want, 4);
 }
 
 /* The fuzzer's finding: negate, an if whose branches read the negation,
@@ -269,6 +284,55 @@ static void test_if_capture_random_shapes(void **state)
     }
 }
 
+/* A map body reading a rank-0 negation: ns = -s, m = x * ns, and
+ * ns + m = -s (1 + x): x = 3, s = 0.5 give -2. */
+static void test_map_captures_producer(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<f32>, %s: tensor<f32>) -> tensor<f32> {\n"
+        "  %ns = stablehlo.negate %s : tensor<f32>\n"
+        "  %m = \"stablehlo.map\"(%x) <{dimensions = array<i64>}> ({\n"
+        "  ^bb0(%a: tensor<f32>):\n"
+        "    %b = stablehlo.multiply %a, %ns : tensor<f32>\n"
+        "    stablehlo.return %b : tensor<f32>\n"
+        "  }) : (tensor<f32>) -> tensor<f32>\n"
+        "  %t = stablehlo.add %ns, %m : tensor<f32>\n"
+        "  return %t : tensor<f32>\n}\n";
+    static const float want[1] = {-2.0f};
+    plumb_tensor *in[2] = {fc_f32(3.0f), fc_f32(0.5f)};
+    fc_check_n(src, in, 2, want, 1);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
+/* The capture two regions deep (an op after a map inside a case branch
+ * reads ns = -s): with s = x, the branch gives 2x * -x and the add
+ * -x - 2x^2. */
+static void test_nested_capture(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%x: tensor<4xf32>, %s: tensor<4xf32>, %k: tensor<i32>) -> tensor<4xf32> {\n"
+        "  %ns = stablehlo.negate %s : tensor<4xf32>\n"
+        "  %e = \"stablehlo.case\"(%k) ({\n"
+        "    %m = \"stablehlo.map\"(%x) <{dimensions = array<i64: 0>}> ({\n"
+        "    ^bb0(%a: tensor<f32>):\n"
+        "      %b = stablehlo.add %a, %a : tensor<f32>\n"
+        "      stablehlo.return %b : tensor<f32>\n"
+        "    }) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %p = stablehlo.multiply %m, %ns : tensor<4xf32>\n"
+        "    stablehlo.return %p : tensor<4xf32>\n"
+        "  }) : (tensor<i32>) -> tensor<4xf32>\n"
+        "  %t = stablehlo.add %ns, %e : tensor<4xf32>\n"
+        "  return %t : tensor<4xf32>\n}\n";
+    static const float want[4] = {-3.0f, -6.0f, -28.0f, -0.375f};
+    plumb_tensor *in[3] = {fc_x_tensor(), fc_x_tensor(), fc_scalar(PLUMB_I32, 0)};
+    fc_check(src, in, 3, want);
+    for (int i = 0; i < 3; i++)
+        plumb_tensor_free(in[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +341,8 @@ int main(void)
         cmocka_unit_test(test_while_captures_producer),
         cmocka_unit_test(test_chain_around_if),
         cmocka_unit_test(test_if_capture_random_shapes),
+        cmocka_unit_test(test_map_captures_producer),
+        cmocka_unit_test(test_nested_capture),
     };
     return cmocka_run_group_tests(tests, NULL, fc_teardown);
 }
