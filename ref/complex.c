@@ -11,7 +11,7 @@
  *                           two doubles), the quotient at REF_CPLX_WIDE bits:
  *                           correctly rounded per component
  *   abs, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos, tan, tanh,
- *   power, chlo.asinh, asin, acos, atan, atanh
+ *   power, logistic, chlo.asinh, asin, acos, atan, atanh
  *                           MPFR from 128 bits plus the operands' binade
  *                           spread (first_prec), doubled until both rounded
  *                           components agree at two precisions (Ziv's
@@ -93,7 +93,7 @@ static void mz_clear(mz *z)
 
 typedef enum cfn {
     CF_ABS, CF_SIGN, CF_SQRT, CF_RSQRT, CF_EXP, CF_EXPM1, CF_LOG, CF_LOG1P,
-    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW, CF_ASINH, CF_ATANH,
+    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW, CF_ASINH, CF_ATANH, CF_LOGISTIC,
 } cfn;
 
 /* |z| at r's precision. */
@@ -226,6 +226,50 @@ static void eval_at(cfn f, cz z, cz w, mpfr_prec_t p, mz *r)
     case CF_LOG:
         m_log(r, z.re, z.im, p);
         break;
+    case CF_LOGISTIC: {
+        /* L(z) = 1/(1 + e^-z) = e^z/(1 + e^z). With t = -|a| and E = e^t
+         * <= 1, the denominator d = 1 + e^(-z) (a >= 0) or 1 + e^z (a < 0)
+         * has Re d = -expm1(t) + 2E cos^2(b/2), a sum of nonnegative terms,
+         * and Im d = -+E sin b: neither overflows nor cancels, even next to
+         * the poles z = i pi (2k + 1). For a < 0 the numerator is e^z. */
+        bool neg = mpfr_sgn(a) < 0;
+        mpfr_t q;
+        mpfr_init2(q, p);
+        mpfr_abs(t, a, MPFR_RNDN);
+        mpfr_neg(t, t, MPFR_RNDN);
+        mpfr_expm1(u, t, MPFR_RNDN);
+        mpfr_neg(u, u, MPFR_RNDN);
+        mpfr_exp(t, t, MPFR_RNDN);                 /* E */
+        mpfr_div_2ui(v, b, 1, MPFR_RNDN);
+        mpfr_cos(v, v, MPFR_RNDN);
+        mpfr_sqr(v, v, MPFR_RNDN);
+        mpfr_mul(v, v, t, MPFR_RNDN);
+        mpfr_mul_2ui(v, v, 1, MPFR_RNDN);
+        mpfr_add(u, u, v, MPFR_RNDN);              /* Re d */
+        mpfr_sin(v, b, MPFR_RNDN);
+        mpfr_mul(v, v, t, MPFR_RNDN);
+        if (!neg)
+            mpfr_neg(v, v, MPFR_RNDN);             /* Im d */
+        mpfr_sqr(q, u, MPFR_RNDN);
+        mpfr_sqr(a, v, MPFR_RNDN);
+        mpfr_add(q, q, a, MPFR_RNDN);
+        mpfr_div(u, u, q, MPFR_RNDN);              /* 1/d = conj(d)/|d|^2 */
+        mpfr_div(v, v, q, MPFR_RNDN);
+        mpfr_neg(v, v, MPFR_RNDN);
+        if (!neg) {
+            mpfr_set(r->re, u, MPFR_RNDN);
+            mpfr_set(r->im, v, MPFR_RNDN);
+        } else {
+            /* (E cos b + i E sin b)(u + i v) */
+            mpfr_sin_cos(a, q, b, MPFR_RNDN);
+            mpfr_mul(a, a, t, MPFR_RNDN);          /* E sin b */
+            mpfr_mul(q, q, t, MPFR_RNDN);          /* E cos b */
+            mpfr_fmms(r->re, q, u, a, v, MPFR_RNDN);
+            mpfr_fmma(r->im, q, v, a, u, MPFR_RNDN);
+        }
+        mpfr_clear(q);
+        break;
+    }
     case CF_LOG1P:
         /* re = log1p(2a + a^2 + b^2) / 2, im = atan2(b, 1 + a) */
         mpfr_sqr(t, a, MPFR_RNDN);
@@ -533,6 +577,9 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
         return fin ? eval_cr(CF_EXP, z, none, c) : from_c(cexpl(Z), c);
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE:
         return fin ? eval_cr(CF_EXPM1, z, none, c) : from_c(cexpl(Z) - 1.0L, c);
+    case PLUMB_OP_LOGISTIC:
+        /* non-finite operands: the spec's 1/(1 + exp(-z)) under Annex G */
+        return fin ? eval_cr(CF_LOGISTIC, z, none, c) : from_c(1.0L / (1.0L + cexpl(-Z)), c);
     case PLUMB_OP_LOG:
         if (!fin || cz_zero(z))
             return from_c(clogl(Z), c);

@@ -24,6 +24,9 @@
  *                           rounding per component: normwise relative error
  *                           <= 4u (componentwise error is not bounded for
  *                           any cheap division: a component can cancel)
+ *   logistic                1/d or e^z/d with d's real part a sum of
+ *                           nonnegative terms (below) in long double:
+ *                           normwise relative error <= 2u
  *   abs, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos, tan, tanh,
  *   chlo.asinh, asin, acos, atan, atanh, square
  *                           glibc's long double <complex.h> functions (or
@@ -161,6 +164,22 @@ static lz unary(plumb_opcode code, lz z)
             return mk(expm1l(a), b);
         long double s = sinl(b / 2);
         return mk(expm1l(a) * cosl(b) - 2 * s * s, expl(a) * sinl(b));
+    }
+    case PLUMB_OP_LOGISTIC: {
+        if (!fin)
+            return 1.0L / (1.0L + cexpl(-z));
+        /* 1/(1 + e^-z) for a >= 0, e^z/(1 + e^z) below: with t = -|a| the
+         * denominator's real part -expm1(t) + 2 e^t cos^2(b/2) adds
+         * nonnegative terms and e^t <= 1, so nothing cancels or overflows
+         * next to the poles i pi (2k + 1) or for large |a| */
+        bool neg = a < 0;
+        long double t = -fabsl(a), e = expl(t), h = cosl(b / 2);
+        long double dr = -expm1l(t) + 2 * e * h * h, di = (neg ? e : -e) * sinl(b);
+        long double q = dr * dr + di * di, ir = dr / q, ii = -di / q;
+        if (!neg)
+            return mk(ir, ii);
+        long double nr = e * cosl(b), ni = e * sinl(b);
+        return mk(nr * ir - ni * ii, nr * ii + ni * ir);
     }
     case PLUMB_OP_LOG: return clogl(z);
     case PLUMB_OP_LOG_PLUS_ONE: {

@@ -331,6 +331,92 @@ static void test_max_min_clamp(void **state)
     run_both(src, w, 3);
 }
 
+/* One logistic case: the operand and the correctly rounded result (derived
+ * with mpmath at 400 bits from 1/(1 + exp(-z)); on the imaginary axis
+ * L(iy) = (1 + i tan(y/2))/2, so the real part is exactly 1/2). */
+typedef struct lg_case {
+    double zr, zi, wr, wi;
+} lg_case;
+
+static void check_logistic(const char *ty, const lg_case *cs, uint32_t n, double u)
+{
+    char src[2048];
+    size_t o = (size_t)snprintf(src, sizeof src, "func.func @main() -> tensor<%ux%s> {\n"
+                                "  %%z = stablehlo.constant dense<[", n, ty);
+    for (uint32_t i = 0; i < n; i++)
+        o += (size_t)snprintf(src + o, sizeof src - o, "%s(%.17e,%.17e)", i ? ", " : "", cs[i].zr, cs[i].zi);
+    snprintf(src + o, sizeof src - o, "]> : tensor<%ux%s>\n"
+             "  %%l = stablehlo.logistic %%z : tensor<%ux%s>\n"
+             "  return %%l : tensor<%ux%s>\n}\n", n, ty, n, ty, n, ty);
+    ir_module *m = rt_parse(src);
+    plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
+    assert_int_equal(rt_ref(m, NULL, 0, ref), 1);
+    for (uint32_t i = 0; i < n; i++) {
+        double re, im;
+        plumb_complex_load(ref[0]->dtype, ref[0]->data, i, &re, &im);
+        bool ok = plumb_f64_bits(re) == plumb_f64_bits(cs[i].wr) && plumb_f64_bits(im) == plumb_f64_bits(cs[i].wi);
+        if (!ok)
+            fprintf(stderr, "%s reference logistic(%a, %a): got (%a, %a), expected (%a, %a)\n", ty, cs[i].zr,
+                    cs[i].zi, re, im, cs[i].wr, cs[i].wi);
+        assert_true(ok);
+    }
+    /* the runtime: normwise within 2u of the exact value, so within 3u of
+     * the correctly rounded one */
+    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+        for (uint32_t th = 1; th <= 2; th++) {
+            rt_exec_on(m, (plumb_isa)isa, th, NULL, 0, got, 1);
+            for (uint32_t i = 0; i < n; i++) {
+                double re, im;
+                plumb_complex_load(got[0]->dtype, got[0]->data, i, &re, &im);
+                double err = hypot(re - cs[i].wr, im - cs[i].wi), mag = hypot(cs[i].wr, cs[i].wi);
+                bool ok = err <= 3 * u * mag;
+                if (!ok)
+                    fprintf(stderr, "%s runtime (isa %d, %u threads) logistic(%a, %a): got (%a, %a), expected (%a, %a)\n",
+                            ty, isa, th, cs[i].zr, cs[i].zi, re, im, cs[i].wr, cs[i].wi);
+                assert_true(ok);
+            }
+            rt_outs_free(got, 1);
+        }
+    rt_outs_free(ref, 1);
+    ir_module_free(m);
+}
+
+/* logistic on complex: 1/(1 + exp(-z)), correctly rounded per component on
+ * the reference, within 2u normwise on the runtime. Cases: 0 (1/2), real
+ * operands of both signs, i fl(pi/2) (exact value 1/2 + i(1/2 - 3.06e-17),
+ * whose imaginary part rounds below 1/2 in f64), i fl(pi) next to the pole
+ * i pi (imaginary part tan(fl(pi)/2)/2 = 8.17e15 in f64, -1.14e7 in f32:
+ * a 1 + exp(-z) formed naively cancels to nothing), L(z) + L(-z) = 1 at
+ * 2 - 3i, a left half-plane operand with an imaginary part (-1 + i fl(pi/2)),
+ * -800 + i (underflows to 0) and 40 + 2i (real part 1, imaginary 3.9e-18). */
+static void test_logistic(void **state)
+{
+    (void)state;
+    static const lg_case c128[] = {
+        {0, 0, 0.5, 0},
+        {1, 0, 0x1.764d4f5d5a2bdp-1, 0},
+        {-1, 0, 0x1.136561454ba86p-2, 0},
+        {0, 0x1.921fb54442d18p+0, 0.5, 0x1.fffffffffffffp-2},
+        {-1, 0x1.921fb54442d18p+0, 0x1.e84152bac31b0p-4, 0x1.4bcdc50ed6be7p-2},
+        {2, -3, 0x1.27763869d8e5fp+0, -0x1.a104484c5e05dp-6},
+        {-2, 3, -0x1.3bb1c34ec72f9p-3, 0x1.a104484c5e05dp-6},
+        {0, 0x1.921fb54442d18p+1, 0.5, 0x1.d02967c31cdb5p+52},
+        {-800, 1, 0, 0},
+        {40, 2, 1, 0x1.1d0a56d651beap-58},
+    };
+    static const lg_case c64[] = {
+        {0, 0, 0.5, 0},
+        {1, 0, 0x1.764d5p-1, 0},
+        {-1, 0, 0x1.136562p-2, 0},
+        {0, 0x1.921fb6p+0, 0.5, 0.5},
+        {2, -3, 0x1.277638p+0, -0x1.a10448p-6},
+        {-2, 3, -0x1.3bb1c4p-3, 0x1.a10448p-6},
+        {0, 0x1.921fb6p+1, 0.5, -0x1.5d1494p+23},
+    };
+    check_logistic("complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
+    check_logistic("complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_scatter_replace_columns),
         cmocka_unit_test(test_select_and_scatter),
         cmocka_unit_test(test_max_min_clamp),
+        cmocka_unit_test(test_logistic),
     };
     (void)rt_rand_tensor;   /* helpers of rt_test.h these tests do not need */
     (void)rt_ty;
