@@ -11,7 +11,7 @@
  *                           two doubles), the quotient at REF_CPLX_WIDE bits:
  *                           correctly rounded per component
  *   abs, sign, sqrt, rsqrt, exp, expm1, log, log1p, sin, cos, tan, tanh,
- *   power, logistic, chlo.asinh, asin, acos, atan, atanh
+ *   power, logistic, cbrt, chlo.asinh, asin, acos, atan, atanh
  *                           MPFR from 128 bits plus the operands' binade
  *                           spread (first_prec), doubled until both rounded
  *                           components agree at two precisions (Ziv's
@@ -93,7 +93,7 @@ static void mz_clear(mz *z)
 
 typedef enum cfn {
     CF_ABS, CF_SIGN, CF_SQRT, CF_RSQRT, CF_EXP, CF_EXPM1, CF_LOG, CF_LOG1P,
-    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW, CF_ASINH, CF_ATANH, CF_LOGISTIC,
+    CF_SIN, CF_COS, CF_TAN, CF_TANH, CF_POW, CF_ASINH, CF_ATANH, CF_LOGISTIC, CF_CBRT,
 } cfn;
 
 /* |z| at r's precision. */
@@ -225,6 +225,18 @@ static void eval_at(cfn f, cz z, cz w, mpfr_prec_t p, mz *r)
         break;
     case CF_LOG:
         m_log(r, z.re, z.im, p);
+        break;
+    case CF_CBRT:
+        /* the principal root |z|^(1/3) e^(i arg(z)/3): arg(z)/3 lies in
+         * (-pi/3, pi/3], so cos is >= 1/2 and sin is small only with its
+         * argument, and neither component cancels */
+        m_hypot(t, z.re, z.im);
+        mpfr_cbrt(t, t, MPFR_RNDN);
+        mpfr_atan2(u, b, a, MPFR_RNDN);
+        mpfr_div_ui(u, u, 3, MPFR_RNDN);
+        mpfr_sin_cos(r->im, r->re, u, MPFR_RNDN);
+        mpfr_mul(r->re, r->re, t, MPFR_RNDN);
+        mpfr_mul(r->im, r->im, t, MPFR_RNDN);
         break;
     case CF_LOGISTIC: {
         /* L(z) = 1/(1 + e^-z) = e^z/(1 + e^z). With t = -|a| and E = e^t
@@ -577,6 +589,15 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
         return fin ? eval_cr(CF_EXP, z, none, c) : from_c(cexpl(Z), c);
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE:
         return fin ? eval_cr(CF_EXPM1, z, none, c) : from_c(cexpl(Z) - 1.0L, c);
+    case PLUMB_OP_CBRT:
+        if (!fin || cz_zero(z)) {
+            /* StableHLO's interpreter: |z|^(1/3) (cos t, sin t), t = atan2(im, re)/3,
+             * a real times a complex (an infinite modulus times sin 0 is NaN) */
+            long double m = cbrtl(hypotl(z.re, z.im)), th = atan2l(z.im, z.re) / 3;
+            cz r = {round_ld(m * cosl(th), c), round_ld(m * sinl(th), c)};
+            return r;
+        }
+        return eval_cr(CF_CBRT, z, none, c);
     case PLUMB_OP_LOGISTIC:
         /* non-finite operands: the spec's 1/(1 + exp(-z)) under Annex G */
         return fin ? eval_cr(CF_LOGISTIC, z, none, c) : from_c(1.0L / (1.0L + cexpl(-Z)), c);

@@ -24,6 +24,8 @@
  *                           rounding per component: normwise relative error
  *                           <= 4u (componentwise error is not bounded for
  *                           any cheap division: a component can cancel)
+ *   cbrt                    cbrtl(|z|) (cos, sin)(atan2l(b, a)/3):
+ *                           normwise relative error <= 2u
  *   logistic                1/d or e^z/d with d's real part a sum of
  *                           nonnegative terms (below) in long double:
  *                           normwise relative error <= 2u
@@ -164,6 +166,12 @@ static lz unary(plumb_opcode code, lz z)
             return mk(expm1l(a), b);
         long double s = sinl(b / 2);
         return mk(expm1l(a) * cosl(b) - 2 * s * s, expl(a) * sinl(b));
+    }
+    case PLUMB_OP_CBRT: {
+        /* the principal root |z|^(1/3) e^(i arg(z)/3), as StableHLO's
+         * interpreter forms it (a real times a complex) */
+        long double m = cbrtl(hypotl(a, b)), th = atan2l(b, a) / 3;
+        return mk(m * cosl(th), m * sinl(th));
     }
     case PLUMB_OP_LOGISTIC: {
         if (!fin)

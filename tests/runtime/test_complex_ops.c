@@ -331,14 +331,13 @@ static void test_max_min_clamp(void **state)
     run_both(src, w, 3);
 }
 
-/* One logistic case: the operand and the correctly rounded result (derived
- * with mpmath at 400 bits from 1/(1 + exp(-z)); on the imaginary axis
- * L(iy) = (1 + i tan(y/2))/2, so the real part is exactly 1/2). */
+/* One case of a unary op: the operand and the correctly rounded result
+ * (derived with mpmath at 400 bits from the op's definition). */
 typedef struct lg_case {
     double zr, zi, wr, wi;
 } lg_case;
 
-static void check_logistic(const char *ty, const lg_case *cs, uint32_t n, double u)
+static void check_unary(const char *op, const char *ty, const lg_case *cs, uint32_t n, double u)
 {
     char src[2048];
     size_t o = (size_t)snprintf(src, sizeof src, "func.func @main() -> tensor<%ux%s> {\n"
@@ -346,8 +345,8 @@ static void check_logistic(const char *ty, const lg_case *cs, uint32_t n, double
     for (uint32_t i = 0; i < n; i++)
         o += (size_t)snprintf(src + o, sizeof src - o, "%s(%.17e,%.17e)", i ? ", " : "", cs[i].zr, cs[i].zi);
     snprintf(src + o, sizeof src - o, "]> : tensor<%ux%s>\n"
-             "  %%l = stablehlo.logistic %%z : tensor<%ux%s>\n"
-             "  return %%l : tensor<%ux%s>\n}\n", n, ty, n, ty, n, ty);
+             "  %%l = stablehlo.%s %%z : tensor<%ux%s>\n"
+             "  return %%l : tensor<%ux%s>\n}\n", n, ty, op, n, ty, n, ty);
     ir_module *m = rt_parse(src);
     plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
     assert_int_equal(rt_ref(m, NULL, 0, ref), 1);
@@ -356,7 +355,7 @@ static void check_logistic(const char *ty, const lg_case *cs, uint32_t n, double
         plumb_complex_load(ref[0]->dtype, ref[0]->data, i, &re, &im);
         bool ok = plumb_f64_bits(re) == plumb_f64_bits(cs[i].wr) && plumb_f64_bits(im) == plumb_f64_bits(cs[i].wi);
         if (!ok)
-            fprintf(stderr, "%s reference logistic(%a, %a): got (%a, %a), expected (%a, %a)\n", ty, cs[i].zr,
+            fprintf(stderr, "%s reference %s(%a, %a): got (%a, %a), expected (%a, %a)\n", ty, op, cs[i].zr,
                     cs[i].zi, re, im, cs[i].wr, cs[i].wi);
         assert_true(ok);
     }
@@ -371,8 +370,8 @@ static void check_logistic(const char *ty, const lg_case *cs, uint32_t n, double
                 double err = hypot(re - cs[i].wr, im - cs[i].wi), mag = hypot(cs[i].wr, cs[i].wi);
                 bool ok = err <= 3 * u * mag;
                 if (!ok)
-                    fprintf(stderr, "%s runtime (isa %d, %u threads) logistic(%a, %a): got (%a, %a), expected (%a, %a)\n",
-                            ty, isa, th, cs[i].zr, cs[i].zi, re, im, cs[i].wr, cs[i].wi);
+                    fprintf(stderr, "%s runtime (isa %d, %u threads) %s(%a, %a): got (%a, %a), expected (%a, %a)\n",
+                            ty, isa, th, op, cs[i].zr, cs[i].zi, re, im, cs[i].wr, cs[i].wi);
                 assert_true(ok);
             }
             rt_outs_free(got, 1);
@@ -413,8 +412,44 @@ static void test_logistic(void **state)
         {-2, 3, -0x1.3bb1c4p-3, 0x1.a10448p-6},
         {0, 0x1.921fb6p+1, 0.5, -0x1.5d1494p+23},
     };
-    check_logistic("complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
-    check_logistic("complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
+    check_unary("logistic", "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
+    check_unary("logistic", "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
+}
+
+/* cbrt on complex: the principal root |z|^(1/3) e^(i arg(z)/3), correctly
+ * rounded per component on the reference, within 2u normwise on the
+ * runtime. By hand: cbrt(8) = 2; cbrt(8i) = 2 e^(i pi/6) = sqrt(3) + i
+ * (imaginary part exactly 1); cbrt(-8) = 2 e^(i pi/3) = 1 + i sqrt(3), not
+ * -2 (the cut is the negative real axis, arg in (-pi, pi]), and -8 - 0i
+ * is its conjugate; cbrt(-27) = 3/2 + i 3 sqrt(3)/2; -1 + 1e-20 i sits
+ * just above the cut (1/2 + i sqrt(3)/2). The others (2 + 2i, 3 - 4i,
+ * tiny and huge moduli) from mpmath at 400 bits. */
+static void test_cbrt(void **state)
+{
+    (void)state;
+    static const lg_case c128[] = {
+        {8, 0, 2, 0},
+        {0, 8, 0x1.bb67ae8584caap+0, 1},
+        {-8, 0, 1, 0x1.bb67ae8584caap+0},
+        {-8, -0.0, 1, -0x1.bb67ae8584caap+0},
+        {-27, 0, 1.5, 0x1.4c8dc2e423980p+1},
+        {-1, 1e-20, 0.5, 0x1.bb67ae8584caap-1},
+        {2, 2, 0x1.5db3d742c2655p+0, 0x1.76cf5d0b09955p-2},
+        {3, -4, 0x1.a1020658f9aefp+0, -0x1.0a544ff738e24p-1},
+        {1e-300, -3e-300, 0x1.2caa41f5002dbp-332, -0x1.09e88137c25ccp-333},
+        {1e300, 1e300, 0x1.3d3f1b1386c46p+332, 0x1.540616880ededp+330},
+    };
+    static const lg_case c64[] = {
+        {8, 0, 2, 0},
+        {0, 8, 0x1.bb67aep+0, 1},
+        {-8, 0, 1, 0x1.bb67aep+0},
+        {-8, -0.0, 1, -0x1.bb67aep+0},
+        {-27, 0, 1.5, 0x1.4c8dc2p+1},
+        {2, 2, 0x1.5db3d8p+0, 0x1.76cf5ep-2},
+        {3, -4, 0x1.a10206p+0, -0x1.0a545p-1},
+    };
+    check_unary("cbrt", "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
+    check_unary("cbrt", "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
 }
 
 int main(void)
@@ -428,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_select_and_scatter),
         cmocka_unit_test(test_max_min_clamp),
         cmocka_unit_test(test_logistic),
+        cmocka_unit_test(test_cbrt),
     };
     (void)rt_rand_tensor;   /* helpers of rt_test.h these tests do not need */
     (void)rt_ty;
