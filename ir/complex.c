@@ -29,6 +29,9 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_SCATTER:
     case PLUMB_OP_SELECT_AND_SCATTER:
     case PLUMB_OP_OPTIMIZATION_BARRIER:
+    /* bitcast_convert: a complex element is its two components' bits,
+     * real part first (ref/movement.c, runtime/k_movement.c) */
+    case PLUMB_OP_BITCAST_CONVERT:
     case PLUMB_OP_MAP:   /* the computation decides what it does with complex elements */
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
     case PLUMB_OP_DYNAMIC_RESHAPE:

@@ -407,8 +407,12 @@ bool ref_op_BITCAST_CONVERT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
 {
     const plumb_tensor *x = in[0];
     plumb_tensor *r = out[0];
-    uint32_t wi = plumb_dtype_get(x->dtype)->bits, wo = plumb_dtype_get(r->dtype)->bits;
-    uint64_t ni = plumb_tensor_numel(x), no = plumb_tensor_numel(r);
+    /* a complex side is its components, real then imaginary: 2n elements
+     * of the component type (docs/spec/complex.md) */
+    plumb_dtype ti = plumb_dtype_is_complex(x->dtype) ? plumb_dtype_component(x->dtype) : x->dtype;
+    plumb_dtype to = plumb_dtype_is_complex(r->dtype) ? plumb_dtype_component(r->dtype) : r->dtype;
+    uint32_t wi = plumb_dtype_get(ti)->bits, wo = plumb_dtype_get(to)->bits;
+    uint64_t ni = plumb_tensor_numel(x) * (ti != x->dtype ? 2 : 1), no = plumb_tensor_numel(r) * (to != r->dtype ? 2 : 1);
     uint64_t ratio = wi >= wo ? wi / wo : wo / wi;
     if ((wi >= wo ? ni * ratio : no * ratio) != (wi >= wo ? no : ni))
         return ref_fail(c, op, PLUMB_ERR_INVALID, "operand and result shapes do not fit the element widths");
@@ -416,9 +420,9 @@ bool ref_op_BITCAST_CONVERT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
     uint64_t mask_i = wi == 64 ? ~0ull : (1ull << wi) - 1;
     if (wi >= wo) {
         for (uint64_t i = 0; i < ni; i++) {
-            uint64_t b = plumb_load_bits(x->dtype, x->data, i) & mask_i;
+            uint64_t b = plumb_load_bits(ti, x->data, i) & mask_i;
             for (uint64_t k = 0; k < ratio; k++)
-                plumb_store_bits(r->dtype, r->data, i * ratio + k,
+                plumb_store_bits(to, r->data, i * ratio + k,
                                  (wo == 64 ? b : b >> (k * wo)) & mask_o);
             if (!poll_at(c, op, i))
                 return false;
@@ -427,8 +431,8 @@ bool ref_op_BITCAST_CONVERT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
         for (uint64_t i = 0; i < no; i++) {
             uint64_t b = 0;
             for (uint64_t k = 0; k < ratio; k++)
-                b |= (plumb_load_bits(x->dtype, x->data, i * ratio + k) & mask_i) << (k * wi);
-            plumb_store_bits(r->dtype, r->data, i, b & mask_o);
+                b |= (plumb_load_bits(ti, x->data, i * ratio + k) & mask_i) << (k * wi);
+            plumb_store_bits(to, r->data, i, b & mask_o);
             if (!poll_at(c, op, i))
                 return false;
         }

@@ -763,8 +763,12 @@ bool rt_op_BITCAST_CONVERT(rt_exec *x, const ir_op *op, plumb_tensor *const *in,
 {
     const plumb_tensor *a = in[0];
     plumb_tensor *r = out[0];
-    uint32_t wi = plumb_dtype_get(a->dtype)->bits, wo = plumb_dtype_get(r->dtype)->bits;
-    uint64_t ni = plumb_tensor_numel(a), no = plumb_tensor_numel(r);
+    /* a complex side is its components, real then imaginary: 2n elements
+     * of the component type (docs/spec/complex.md) */
+    plumb_dtype ti = plumb_dtype_is_complex(a->dtype) ? plumb_dtype_component(a->dtype) : a->dtype;
+    plumb_dtype to = plumb_dtype_is_complex(r->dtype) ? plumb_dtype_component(r->dtype) : r->dtype;
+    uint32_t wi = plumb_dtype_get(ti)->bits, wo = plumb_dtype_get(to)->bits;
+    uint64_t ni = plumb_tensor_numel(a) * (ti != a->dtype ? 2 : 1), no = plumb_tensor_numel(r) * (to != r->dtype ? 2 : 1);
     uint64_t ratio = wi >= wo ? wi / wo : wo / wi;
     if ((wi >= wo ? ni * ratio : no * ratio) != (wi >= wo ? no : ni))
         return rt_fail(x, op, PLUMB_ERR_INVALID, "operand and result shapes do not fit the element widths");
@@ -778,16 +782,16 @@ bool rt_op_BITCAST_CONVERT(rt_exec *x, const ir_op *op, plumb_tensor *const *in,
     uint64_t mask_i = wi == 64 ? ~0ull : (1ull << wi) - 1;
     if (wi >= wo) {
         for (uint64_t i = 0; i < ni; i++) {
-            uint64_t b = plumb_load_bits(a->dtype, a->data, (size_t)i) & mask_i;
+            uint64_t b = plumb_load_bits(ti, a->data, (size_t)i) & mask_i;
             for (uint64_t k = 0; k < ratio; k++)
-                plumb_store_bits(r->dtype, r->data, (size_t)(i * ratio + k), (wo == 64 ? b : b >> (k * wo)) & mask_o);
+                plumb_store_bits(to, r->data, (size_t)(i * ratio + k), (wo == 64 ? b : b >> (k * wo)) & mask_o);
         }
     } else {
         for (uint64_t i = 0; i < no; i++) {
             uint64_t b = 0;
             for (uint64_t k = 0; k < ratio; k++)
-                b |= (plumb_load_bits(a->dtype, a->data, (size_t)(i * ratio + k)) & mask_i) << (k * wi);
-            plumb_store_bits(r->dtype, r->data, (size_t)i, b & mask_o);
+                b |= (plumb_load_bits(ti, a->data, (size_t)(i * ratio + k)) & mask_i) << (k * wi);
+            plumb_store_bits(to, r->data, (size_t)i, b & mask_o);
         }
     }
     return true;
