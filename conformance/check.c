@@ -1053,7 +1053,7 @@ static double complex_bound_u(plumb_opcode op)
 {
     switch (op) {
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_NEGATE: case PLUMB_OP_REAL: case PLUMB_OP_IMAG:
-    case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:   /* an operand's element, copied whole */
+    case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_CLAMP:   /* an operand's element, copied whole */
         return 0;
     case PLUMB_OP_MULTIPLY: return 3;
     case PLUMB_OP_POWER: return 65;

@@ -3162,7 +3162,8 @@ bool conf_complex_family_op(plumb_opcode op)
     if (op == PLUMB_OP_REAL || op == PLUMB_OP_IMAG) return true;
     const plumb_op_info *oi = plumb_op_get(op);
     return ir_complex_arith(op) && oi->kind == PLUMB_KIND_ELEMENTWISE && op != PLUMB_OP_COMPARE &&
-           op != PLUMB_OP_CONVERT && op != PLUMB_OP_SELECT && op != PLUMB_OP_IOTA && (oi->arity == 1 || oi->arity == 2);
+           op != PLUMB_OP_CONVERT && op != PLUMB_OP_SELECT && op != PLUMB_OP_IOTA &&
+           (oi->arity == 1 || oi->arity == 2 || op == PLUMB_OP_CLAMP);
 }
 
 uint32_t conf_complex_classes(plumb_opcode op)
@@ -3207,9 +3208,23 @@ static bool complex_case(gen *g)
         ns = m;
     }
     int64_t n = special ? (int64_t)ns * ns : 37;
+    /* clamp: operands (lo, x, hi), lo and hi drawn like y */
+    bool clamp = g->op == PLUMB_OP_CLAMP;
+    plumb_tensor *lo = clamp ? param(g, "lo", t, 1, &n, NULL, 0, 0) : NULL;
     plumb_tensor *x = param(g, "x", t, 1, &n, NULL, 0, 0);
-    plumb_tensor *y = binary ? param(g, "y", t, 1, &n, NULL, 0, 0) : NULL;
-    if (!x || (binary && !y)) return push_case(g, "%r");
+    plumb_tensor *y = binary || clamp ? param(g, "y", t, 1, &n, NULL, 0, 0) : NULL;
+    if (!x || ((binary || clamp) && !y) || (clamp && !lo)) return push_case(g, "%r");
+    for (int64_t i = 0; clamp && i < n; i++) {
+        if (special) {
+            /* every special pair again, in another order than x's and y's */
+            uint64_t a = (uint64_t)i / ns, b = (uint64_t)i % ns;
+            plumb_store_bits(ct, lo->data, 2 * (uint64_t)i, sp[(a + b) % ns]);
+            plumb_store_bits(ct, lo->data, 2 * (uint64_t)i + 1, sp[b]);
+        } else {
+            double a = complex_component(g, ct, g->value), b = complex_component(g, ct, g->value);
+            complex_store(lo, (uint64_t)i, ct, a, b);
+        }
+    }
     for (int64_t i = 0; i < n; i++) {
         if (special) {
             uint64_t a = (uint64_t)i / ns, b = (uint64_t)i % ns;
@@ -3243,6 +3258,9 @@ static bool complex_case(gen *g)
         const char *R = tys(g, ct, 1, &n);
         plumb_buf_printf(&g->body, "  %%r = %s %%x : (%s) -> %s\n", oi->name, T, R);
         g->ret_types = R;
+    } else if (clamp) {
+        plumb_buf_printf(&g->body, "  %%r = %s %%lo, %%x, %%y : %s\n", oi->name, T);
+        g->ret_types = T;
     } else if (binary) {
         plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", oi->name, T);
         g->ret_types = T;

@@ -199,7 +199,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH: case PLUMB_OP_SQUARE: case PLUMB_OP_REAL:
     case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ACOSH:
     case PLUMB_OP_IMAG:
-    case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_LOGISTIC: case PLUMB_OP_CBRT:
+    case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_LOGISTIC: case PLUMB_OP_CBRT: case PLUMB_OP_CLAMP:
         total += 2 * 4;
         break;
     default:
