@@ -58,7 +58,7 @@ bool ir_complex_accepts(plumb_opcode op)
 bool ir_complex_arith(plumb_opcode op)
 {
     switch (op) {
-    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
+    case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE: case PLUMB_OP_ATAN2:
     case PLUMB_OP_POWER: case PLUMB_OP_NEGATE: case PLUMB_OP_ABS: case PLUMB_OP_SIGN:
     case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT: case PLUMB_OP_EXPONENTIAL:
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE: case PLUMB_OP_LOGISTIC:

@@ -519,6 +519,96 @@ static cz c_mul(cz x, cz y, plumb_dtype c)
     return r;
 }
 
+/* atan2 on complex, the spec's (and StableHLO's interpreter's) definition
+ * atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)), in long double under
+ * Annex G: the form taken for non-finite operands and at the pole s = 0
+ * (x = +-iy), the same expression as the runtime's. */
+static long double _Complex atan2_ld(long double _Complex y, long double _Complex x)
+{
+    return -I * clogl((x + I * y) / csqrtl(x * x + y * y));
+}
+
+/* s = x^2 + y^2 and w = x + iy are formed exactly (REF_CPLX_EXACT bits hold
+ * any sum of products of doubles), then q = w conj(sqrt s) / |s| and
+ * log q = (log|q|, arg q) at Ziv's precisions, and the result is (arg q,
+ * -log|q|). |q| is exactly 1 when |w|^4 = |s|^2 (x and y real, for one),
+ * decided exactly: log|q| is then 0, which no finite precision would show. */
+static cz c_atan2(cz y, cz x, plumb_dtype c)
+{
+    if (!cz_finite(x) || !cz_finite(y))
+        return from_c(atan2_ld(to_c(y), to_c(x)), c);
+    mpfr_t xr, xi, yr, yi, sr, si, wr, wi, t, w4, s2;
+    mpfr_inits2(64, xr, xi, yr, yi, (mpfr_ptr)0);
+    mpfr_inits2(REF_CPLX_EXACT, sr, si, wr, wi, t, (mpfr_ptr)0);
+    mpfr_inits2(4 * REF_CPLX_EXACT + 64, w4, s2, (mpfr_ptr)0);
+    mpfr_set_d(xr, x.re, MPFR_RNDN);
+    mpfr_set_d(xi, x.im, MPFR_RNDN);
+    mpfr_set_d(yr, y.re, MPFR_RNDN);
+    mpfr_set_d(yi, y.im, MPFR_RNDN);
+    mpfr_fmms(sr, xr, xr, xi, xi, MPFR_RNDN);
+    mpfr_fmms(t, yr, yr, yi, yi, MPFR_RNDN);
+    mpfr_add(sr, sr, t, MPFR_RNDN);
+    mpfr_fmma(si, xr, xi, yr, yi, MPFR_RNDN);
+    mpfr_mul_2ui(si, si, 1, MPFR_RNDN);
+    cz prev = {NAN, NAN};
+    if (mpfr_zero_p(sr) && mpfr_zero_p(si)) {
+        prev = from_c(atan2_ld(to_c(y), to_c(x)), c);
+        goto out;
+    }
+    mpfr_sub(wr, xr, yi, MPFR_RNDN);
+    mpfr_add(wi, xi, yr, MPFR_RNDN);
+    mpfr_fmma(w4, wr, wr, wi, wi, MPFR_RNDN);
+    mpfr_sqr(w4, w4, MPFR_RNDN);
+    mpfr_fmma(s2, sr, sr, si, si, MPFR_RNDN);
+    bool unit = mpfr_equal_p(w4, s2);
+    bool have = false;
+    mpfr_prec_t p0 = first_prec(x, y);
+    for (mpfr_prec_t p = p0; p <= 4 * p0 + 4096; p *= 2) {
+        mpfr_t h, a, b, qr, qi, lr, li;
+        mpfr_inits2(p, h, a, b, qr, qi, lr, li, (mpfr_ptr)0);
+        /* the principal sqrt(s) = (g_r, g_i): a = sqrt((|s_r| + |s|)/2),
+         * b = |s_i| / 2a, the larger on the real side when s_r >= 0 */
+        mpfr_hypot(h, sr, si, MPFR_RNDN);
+        mpfr_abs(a, sr, MPFR_RNDN);
+        mpfr_add(a, a, h, MPFR_RNDN);
+        mpfr_div_2ui(a, a, 1, MPFR_RNDN);
+        mpfr_sqrt(a, a, MPFR_RNDN);
+        mpfr_abs(b, si, MPFR_RNDN);
+        mpfr_div(b, b, a, MPFR_RNDN);
+        mpfr_div_2ui(b, b, 1, MPFR_RNDN);
+        mpfr_ptr gr = mpfr_sgn(sr) >= 0 ? a : b, gi = mpfr_sgn(sr) >= 0 ? b : a;
+        if (mpfr_signbit(si))
+            mpfr_neg(gi, gi, MPFR_RNDN);
+        mpfr_fmma(qr, wr, gr, wi, gi, MPFR_RNDN);
+        mpfr_div(qr, qr, h, MPFR_RNDN);
+        mpfr_fmms(qi, wi, gr, wr, gi, MPFR_RNDN);
+        mpfr_div(qi, qi, h, MPFR_RNDN);
+        if (unit) {
+            mpfr_set_zero(lr, 1);
+        } else {
+            mpfr_hypot(lr, qr, qi, MPFR_RNDN);
+            mpfr_log(lr, lr, MPFR_RNDN);
+        }
+        mpfr_atan2(li, qi, qr, MPFR_RNDN);
+        mpfr_neg(lr, lr, MPFR_RNDN);
+        cz cur = {round_to(li, c), round_to(lr, c)};
+        /* |q| = 1: the imaginary part is (-0) arg q + (-1)(+0) in IEEE
+         * arithmetic, as -i = (-0, -1) times log q gives it */
+        if (unit)
+            cur.im = mpfr_signbit(li) ? 0.0 : -0.0;
+        mpfr_clears(h, a, b, qr, qi, lr, li, (mpfr_ptr)0);
+        if (have && memcmp(&cur, &prev, sizeof cur) == 0)
+            break;
+        prev = cur;
+        have = true;
+    }
+out:
+    mpfr_clears(xr, xi, yr, yi, (mpfr_ptr)0);
+    mpfr_clears(sr, si, wr, wi, t, (mpfr_ptr)0);
+    mpfr_clears(w4, s2, (mpfr_ptr)0);
+    return prev;
+}
+
 static cz c_div(cz x, cz y, plumb_dtype c)
 {
     if (!cz_finite(x) || !cz_finite(y) || cz_zero(y))
@@ -736,6 +826,8 @@ static cz c_binary(plumb_opcode code, cz x, cz y, plumb_dtype c)
         return c_mul(x, y, c);
     case PLUMB_OP_DIVIDE:
         return c_div(x, y, c);
+    case PLUMB_OP_ATAN2:
+        return c_atan2(x, y, c);   /* atan2(lhs, rhs): lhs is the y of the definition */
     case PLUMB_OP_POWER:
         if (!cz_finite(x) || !cz_finite(y) || cz_zero(x))
             return from_c(cpowl(to_c(x), to_c(y)), c);

@@ -26,6 +26,9 @@
  *                           any cheap division: a component can cancel)
  *   cbrt                    cbrtl(|z|) (cos, sin)(atan2l(b, a)/3):
  *                           normwise relative error <= 2u
+ *   atan2                   the spec's -i log((x + iy)/sqrt(x^2 + y^2)) in
+ *                           long double: within 3u normwise unless
+ *                           x^2 + y^2 or x + iy cancels (not certified)
  *   logistic                1/d or e^z/d with d's real part a sum of
  *                           nonnegative terms (below) in long double:
  *                           normwise relative error <= 2u
@@ -287,6 +290,13 @@ static bool ew(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tenso
         case PLUMB_OP_DIVIDE:
             st(r, i, cdiv(ld(in[0], ia), ld(in[1], ib)));
             break;
+        case PLUMB_OP_ATAN2: {
+            /* the spec's atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)),
+             * y the lhs, in long double */
+            lz yy = ld(in[0], ia), xx = ld(in[1], ib);
+            st(r, i, -I * clogl((xx + I * yy) / csqrtl(xx * xx + yy * yy)));
+            break;
+        }
         case PLUMB_OP_POWER: {
             lz zz = ld(in[0], ia), w = ld(in[1], ib);
             st(r, i, cpowl(zz, w));
