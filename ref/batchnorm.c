@@ -42,7 +42,11 @@
  * an infinity among a feature's x makes its variance NaN (inf - inf), so
  * that feature's output is NaN; a zero divisor gives inf or NaN (0/0: a
  * constant feature with eps = 0; an empty reduction, N = 0, gives a NaN
- * mean and variance). */
+ * mean and variance). grad is the exception: its rewrite has other
+ * infinities and NaNs than the spec's order, so P's special values come
+ * from sum g (x - mean) term by term (bn_special_term) and a feature with
+ * a special q, G or P (or an element with a special g, x or mean) takes
+ * the spec's formula (bn_grad_operand_ieee). */
 #include <math.h>
 #include <mpfr.h>
 #include <string.h>
@@ -115,6 +119,33 @@ static double bn_eps(plumb_dtype t, double eps)
 static double ld(const plumb_tensor *t, size_t i) { return plumb_load_f64(t->dtype, t->data, i); }
 
 static void st(plumb_tensor *t, size_t i, mpfr_t v) { plumb_store_bits(t->dtype, t->data, i, ref_mpfr_to_bits(v, t->dtype)); }
+
+/* The special values of P = sum g (x - mean) as the spec's decomposition
+ * forms it: term by term, x - mean first. The exact rewrite H - mean G
+ * (H = sum g x) has the same finite value but not the same infinities and
+ * NaNs (g = inf with x = 0 and mean = 1 gives inf there and NaN here). */
+typedef struct bn_special {
+    bool nan, pinf, ninf;
+} bn_special;
+
+static void bn_special_term(bn_special *sp, double g, double x, double m)
+{
+    if (isnan(g) || isnan(x) || isnan(m)) {
+        sp->nan = true;
+        return;
+    }
+    /* d = x - mean: IEEE's value where an operand is infinite (inf - inf
+     * is NaN), otherwise finite and only its sign matters here */
+    double d = isinf(x) || isinf(m) ? x - m : (double)((x > m) - (x < m));
+    if (!isinf(g) && !isinf(d) && !isnan(d))
+        return;   /* a finite term */
+    if (isnan(d) || g == 0.0 || d == 0.0) {
+        sp->nan = true;   /* inf * 0 */
+        return;
+    }
+    if ((g > 0) == (d > 0)) sp->pinf = true;
+    else sp->ninf = true;
+}
 
 enum { T_A, T_B, T_N, T_S, T_Q, T_D, T_P, T_E, T_COUNT };
 
@@ -213,6 +244,27 @@ bool ref_op_BATCH_NORM_TRAINING(ref_ctx *c, const ir_op *op, plumb_tensor *const
     return ok;
 }
 
+/* grad_operand = scale / (N s) (N g - G - d P / q), d = x - mean, in the
+ * spec's order at W bits (T_N = N, T_S = G, T_P = P, T_E = q; T_D is
+ * N q s, so s is recomputed): for features or elements holding a special
+ * value, whose result is then special or exactly 0 (q = inf), so the
+ * order's roundings do not matter. The result is left in T_A. */
+static void bn_grad_operand_ieee(mpfr_t *v, double g, double x, double m, double sc)
+{
+    mpfr_sqrt(v[T_B], v[T_E], MPFR_RNDN);                 /* s */
+    mpfr_mul(v[T_B], v[T_B], v[T_N], MPFR_RNDN);          /* N s */
+    mpfr_set_d(v[T_Q], sc, MPFR_RNDN);
+    mpfr_div(v[T_Q], v[T_Q], v[T_B], MPFR_RNDN);          /* scale / (N s) */
+    mpfr_set_d(v[T_B], x, MPFR_RNDN);
+    mpfr_sub_d(v[T_B], v[T_B], m, MPFR_RNDN);             /* d */
+    mpfr_div(v[T_A], v[T_P], v[T_E], MPFR_RNDN);          /* P / q */
+    mpfr_mul(v[T_B], v[T_B], v[T_A], MPFR_RNDN);          /* d P / q */
+    mpfr_mul_d(v[T_A], v[T_N], g, MPFR_RNDN);
+    mpfr_sub(v[T_A], v[T_A], v[T_S], MPFR_RNDN);          /* N g - G */
+    mpfr_sub(v[T_A], v[T_A], v[T_B], MPFR_RNDN);
+    mpfr_mul(v[T_A], v[T_A], v[T_Q], MPFR_RNDN);
+}
+
 bool ref_op_BATCH_NORM_GRAD(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     const plumb_tensor *x = in[0], *scale = in[1], *mean = in[2], *var = in[3], *g = in[4];
@@ -234,20 +286,26 @@ bool ref_op_BATCH_NORM_GRAD(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
         ref_acc_reset(&H);
         ref_acc_add(&G, 0.0);
         ref_acc_add(&H, 0.0);
+        double m = ld(mean, f), sc = ld(scale, f);
+        bn_special sp = {false, false, false};
         for (uint64_t o = 0; o < s.outer; o++)
             for (uint64_t i = 0; i < s.inner; i++) {
                 size_t at = bn_at(&s, o, f, i);
-                double gv = ld(g, at);
+                double gv = ld(g, at), xv = ld(x, at);
                 ref_acc_add(&G, gv);
-                ref_acc_add_prod(&H, gv, ld(x, at));
+                ref_acc_add_prod(&H, gv, xv);
+                bn_special_term(&sp, gv, xv, m);
             }
-        double m = ld(mean, f), sc = ld(scale, f);
         acc_get(&G, v[T_S]);
         acc_get(&H, v[T_Q]);
         st(goffset, f, v[T_S]);
         /* P = H - mean G = sum g (x - mean), exact */
         mpfr_mul_d(v[T_A], v[T_S], m, MPFR_RNDN);
         mpfr_sub(v[T_P], v[T_Q], v[T_A], MPFR_RNDN);
+        if (sp.nan || (sp.pinf && sp.ninf))
+            mpfr_set_nan(v[T_P]);
+        else if (sp.pinf || sp.ninf)
+            mpfr_set_inf(v[T_P], sp.pinf ? 1 : -1);
         /* q = variance + eps (T_E, exact), s = sqrt(q) (T_D) */
         mpfr_set_d(v[T_E], ld(var, f), MPFR_RNDN);
         mpfr_add_d(v[T_E], v[T_E], eps, MPFR_RNDN);
@@ -257,9 +315,20 @@ bool ref_op_BATCH_NORM_GRAD(ref_ctx *c, const ir_op *op, plumb_tensor *const *in
         /* the divisor N q s, in T_D */
         mpfr_mul(v[T_D], v[T_D], v[T_E], MPFR_RNDN);
         mpfr_mul(v[T_D], v[T_D], v[T_N], MPFR_RNDN);
+        /* a special value among q, G and P: the rewrite below would make
+         * NaNs the spec's order of operations does not (q = inf gives
+         * (N g - G) q - d P = inf - inf where scale / (N s) is 0), so
+         * such features take the spec's formula in IEEE arithmetic */
+        bool special = !mpfr_number_p(v[T_E]) || mpfr_sgn(v[T_E]) <= 0 || !mpfr_number_p(v[T_S]) ||
+                       !mpfr_number_p(v[T_P]);
         for (uint64_t o = 0; o < s.outer; o++)
             for (uint64_t i = 0; i < s.inner; i++) {
                 size_t at = bn_at(&s, o, f, i);
+                if (special || !isfinite(ld(g, at)) || !isfinite(ld(x, at)) || !isfinite(m)) {
+                    bn_grad_operand_ieee(v, ld(g, at), ld(x, at), m, sc);
+                    st(gx, at, v[T_A]);
+                    continue;
+                }
                 /* ((N g - G) q - (x - mean) P) scale, exact */
                 mpfr_mul_d(v[T_A], v[T_N], ld(g, at), MPFR_RNDN);
                 mpfr_sub(v[T_A], v[T_A], v[T_S], MPFR_RNDN);

@@ -3,9 +3,11 @@
  * reference within the bound of docs/spec/batchnorm.md
  * (tests/runtime/test_batchnorm.c).
  *
- * All three work in double whatever the element type (f16, bf16 and f32
- * are exact in it; f64 in its own precision) and round each result element
- * once into the element type. The variance is the two-pass one of the
+ * f16, bf16 and f32 work in double, which holds them exactly and whose
+ * range holds every sum, square and product of three of their values (so
+ * nothing overflows or underflows on the way), f64 in long double
+ * (run_feature_wide says why); each result element is rounded once into the
+ * element type. The variance is the two-pass one of the
  * spec's decomposition: the mean first, then the mean of (x - mean)^2
  * (biased: divided by N), never E[x^2] - E[x]^2, which cancels. eps is the
  * f32 attribute rounded to the element type, as in the reference.
@@ -208,10 +210,72 @@ static void run_feature(bn_job *j, uint64_t f, bn_scratch *s)
 #undef ROW
 }
 
+/* f64 operands: one feature in long double, element by element in a fixed
+ * order. Its exponent range (x86's 80-bit and aarch64's binary128 format
+ * both have 15 exponent bits) holds every sum, square and product of three
+ * f64 values, so no intermediate overflows or underflows where the exact
+ * result is an f64 (double would: the variance of values near 1e308 is
+ * inf, that of subnormals 0) and its precision (64 or 113 bits) keeps
+ * each step's error far below f64's; each result is rounded once into f64.
+ * Where long double is no wider than double this is the double algorithm. */
+static void store_wide(plumb_tensor *t, size_t i, long double v) { ((double *)t->data)[i] = (double)v; }
+
+static long double ldw(const plumb_tensor *t, uint64_t i) { return ((const double *)t->data)[i]; }
+
+static void run_feature_wide(bn_job *j, uint64_t f)
+{
+    long double N = (long double)j->N, eps = j->eps, sc = ldw(j->scale, f), mean, var;
+#define AT(o, i) ((size_t)(((o) * j->F + f) * j->inner + (i)))
+    if (j->kind == BN_GRAD) {
+        long double m = ldw(j->mean, f), G = 0.0L, P = 0.0L;
+        for (uint64_t o = 0; o < j->outer; o++)
+            for (uint64_t i = 0; i < j->inner; i++) {
+                long double g = ldw(j->g, AT(o, i));
+                G += g;
+                P += g * (ldw(j->x, AT(o, i)) - m);
+            }
+        long double q = ldw(j->var, f) + eps, sd = sqrtl(q), k1 = sc / (sd * N), k2 = P / q;
+        store_wide(j->o2, f, G);
+        store_wide(j->o1, f, P / sd);
+        for (uint64_t o = 0; o < j->outer; o++)
+            for (uint64_t i = 0; i < j->inner; i++) {
+                long double g = ldw(j->g, AT(o, i)), d = ldw(j->x, AT(o, i)) - m;
+                store_wide(j->y, AT(o, i), k1 * ((N * g - G) - d * k2));
+            }
+        return;
+    }
+    if (j->kind == BN_TRAINING) {
+        long double S = 0.0L, V = 0.0L;
+        for (uint64_t o = 0; o < j->outer; o++)
+            for (uint64_t i = 0; i < j->inner; i++) S += ldw(j->x, AT(o, i));
+        mean = S / N;
+        for (uint64_t o = 0; o < j->outer; o++)
+            for (uint64_t i = 0; i < j->inner; i++) {
+                long double d = ldw(j->x, AT(o, i)) - mean;
+                V += d * d;
+            }
+        var = V / N;
+        store_wide(j->o1, f, mean);
+        store_wide(j->o2, f, var);
+    } else {
+        mean = ldw(j->mean, f);
+        var = ldw(j->var, f);
+    }
+    long double k1 = sc / sqrtl(var + eps), off = ldw(j->offset, f);
+    for (uint64_t o = 0; o < j->outer; o++)
+        for (uint64_t i = 0; i < j->inner; i++)
+            store_wide(j->y, AT(o, i), (ldw(j->x, AT(o, i)) - mean) * k1 + off);
+#undef AT
+}
+
 static void bn_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     bn_job *j = ctx;
+    if (j->x->dtype == PLUMB_F64) {
+        for (uint64_t f = begin; f < end; f++) run_feature_wide(j, f);
+        return;
+    }
     size_t w = (size_t)(end - begin), rowlen = j->inner == 1 ? w : (size_t)j->inner;
     double *mem = malloc((5 * w + 2 * rowlen + 1) * sizeof *mem);
     if (!mem) {
