@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ref_internal.h"
+#include "plumb/fp8.h"
 
 /* Kernels poll the deadline once per this many elements. */
 #define POLL_EVERY 65536u
@@ -108,7 +109,13 @@ bool ref_op_IOTA(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
         case PLUMB_F32: bits = plumb_f32_bits((float)(double)v); break;
         case PLUMB_F64: bits = plumb_f64_bits((double)v); break;
         case PLUMB_I1: bits = v & 1; break;
-        default: bits = v; break;   /* store truncates to the width */
+        default:
+            /* The small float formats round the exact index once, to
+             * nearest even, with the format's overflow rule (convert's
+             * codec); i2/i4/ui2/ui4 and the wide integers keep the low bits
+             * (store truncates to the width). */
+            bits = plumb_fpfmt_get(r->dtype) ? plumb_f64_to_small(plumb_fpfmt_get(r->dtype), (double)v) : v;
+            break;
         }
         plumb_store_bits(r->dtype, r->data, lin, bits);
         if (!poll_at(c, op, lin))

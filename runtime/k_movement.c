@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 #include "rt_copy.h"
 #include "rt_internal.h"
 #include "rt_view.h"
@@ -428,7 +429,13 @@ static void iota_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         case PLUMB_F32: bits = plumb_f32_bits((float)(double)v); break;
         case PLUMB_F64: bits = plumb_f64_bits((double)v); break;
         case PLUMB_I1: bits = v & 1; break;
-        default: bits = v; break;
+        default:
+            /* The small float formats round the exact index once, to
+             * nearest even, with the format's overflow rule (convert's
+             * codec); i2/i4/ui2/ui4 and the wide integers keep the low bits
+             * (store truncates to the width). */
+            bits = plumb_fpfmt_get(r->dtype) ? plumb_f64_to_small(plumb_fpfmt_get(r->dtype), (double)v) : v;
+            break;
         }
         plumb_store_bits(r->dtype, r->data, (size_t)i, bits);
     }
