@@ -311,6 +311,79 @@ static double f64_checked(double lanes_sum, const double *v, size_t n, size_t st
     return isfinite(lanes_sum) ? lanes_sum : f64_rescaled_sum(v, n, stride);
 }
 
+/* f16/bf16 add reductions round init + the double lane sum to the half
+ * type: two roundings when an add rounded in double (exact -> double ->
+ * half), which can tie to even where the exact sum lies just off a
+ * half-type midpoint. f16 terms are multiples of 2^-24 below 2^16, so with
+ * at most 8192 of them (init included) every partial sum is a multiple of
+ * 2^-24 below 2^29 and exact in double: those keep the fast sum. Other
+ * half sums go through half_csum. */
+static bool half_comp(el_kind k, uint64_t n)
+{
+    return k == EL_BF16 || (k == EL_F16 && n >= 8192);
+}
+
+/* init + the n terms stride apart, for half_comp sums: RT_SUM_LANES lanes
+ * of TwoSum pairs (rt_two_add), init then the lanes folded the same way,
+ * rounded to odd (rt_sum_odd), so rounding the result to the half type is
+ * the correctly rounded sum unless the errors' own double sum loses a
+ * residue's sign (terms spanning more than about 2 x 53 binades). Where no
+ * add rounds it is the exact sum, the fast path's bits. */
+#if RT_X86
+/* half_csum's whole groups of 32 contiguous terms at AVX-512: the same
+ * TwoSum operations on the same lanes (IEEE adds, no contraction), so the
+ * same bits; returns the terms consumed. */
+__attribute__((target("avx512f,f16c")))
+static size_t half_csum_avx512(el_kind k, const void *p, size_t n, double *h, double *l)
+{
+    __m512d hv[4], lv[4];
+    for (unsigned q = 0; q < 4; q++) hv[q] = _mm512_loadu_pd(h + 8 * q), lv[q] = _mm512_loadu_pd(l + 8 * q);
+    size_t i = 0;
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES)
+        for (unsigned q = 0; q < 4; q++) {
+            __m512d t = cvt8_avx512(k, p, i + 8 * q), a = hv[q], sv = _mm512_add_pd(a, t);
+            __m512d bv = _mm512_sub_pd(sv, a);
+            __m512d e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(sv, bv)), _mm512_sub_pd(t, bv));
+            lv[q] = _mm512_add_pd(lv[q], e);
+            hv[q] = sv;
+        }
+    for (unsigned q = 0; q < 4; q++) _mm512_storeu_pd(h + 8 * q, hv[q]), _mm512_storeu_pd(l + 8 * q, lv[q]);
+    return i;
+}
+#endif
+
+static double half_csum(el_kind k, const void *p, size_t n, size_t stride, double init, int isa)
+{
+    double h[RT_SUM_LANES], l[RT_SUM_LANES];
+    for (unsigned j = 0; j < RT_SUM_LANES; j++) h[j] = -0.0, l[j] = 0.0;
+    size_t i = 0;
+#if RT_X86
+    if (stride == 1 && vec_level(isa) == PLUMB_ISA_AVX512)
+        i = half_csum_avx512(k, p, n, h, l);
+#else
+    (void)isa;
+#endif
+    for (; i + RT_SUM_LANES <= n; i += RT_SUM_LANES) {
+        /* the terms first, then the TwoSums as straight-line array code
+         * the compiler vectorises */
+        double t[RT_SUM_LANES];
+        for (unsigned j = 0; j < RT_SUM_LANES; j++) t[j] = ld(k, p, (i + j) * stride);
+        for (unsigned j = 0; j < RT_SUM_LANES; j++) {
+            double a = h[j], sj = a + t[j], bv = sj - a;
+            l[j] += (a - (sj - bv)) + (t[j] - bv);
+            h[j] = sj;
+        }
+    }
+    for (unsigned j = 0; i + j < n; j++)
+        rt_two_add(&h[j], &l[j], ld(k, p, (i + j) * stride));
+    double hi = init, lo = 0.0;
+    for (unsigned j = 0; j < RT_SUM_LANES; j++) {
+        rt_two_add(&hi, &lo, h[j]);
+        lo += l[j];
+    }
+    return rt_sum_odd(hi, lo);
+}
+
 /* Sum of a row without a run context: blocks in sequence, partials folded
  * on the stack in the same tree as fold_blocks. */
 static double row_sum(el_kind k, const void *p, size_t n, int isa)
@@ -880,7 +953,7 @@ uint16_t rt_fold_half_row(plumb_dtype t, plumb_opcode body, const uint16_t *v, s
     el_kind k = t == PLUMB_F16 ? EL_F16 : EL_BF16;
     double r = ld(k, &init, 0);
     if (body == PLUMB_OP_ADD)
-        return (uint16_t)round_to(t, r + row_sum(k, v, n, (int)isa));
+        return (uint16_t)round_to(t, half_comp(k, n) ? half_csum(k, v, n, 1, r, (int)isa) : r + row_sum(k, v, n, (int)isa));
 #if RT_X86
     int vop = body == PLUMB_OP_MAXIMUM ? VO_FMAX : VO_FMIN;
     if (vec_level((int)isa) >= PLUMB_ISA_AVX2 && (init & 0x7fffu) <= inf_bits(t)) {
@@ -932,7 +1005,9 @@ static void reduce_row(red_plan *p, uint64_t o, int isa)
     if (plumb_dtype_is_float(p->t)) {
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
         double r;
-        if (p->kind == RK_ADD) {
+        if (p->kind == RK_ADD && half_comp(p->ek, n)) {
+            r = half_csum(p->ek, row, (size_t)n, 1, init, isa);
+        } else if (p->kind == RK_ADD) {
             r = p->ek == EL_F64 ? rt_sum_f64((const double *)row, (size_t)n, (plumb_isa)isa)
                                 : row_sum(p->ek, row, (size_t)n, isa);
             r = init + r;
@@ -1079,6 +1154,20 @@ static void reduce_cols(red_plan *p, uint64_t o, uint64_t j0, uint64_t w, double
         /* a NaN: the sequential loop below rewrites the strip */
     }
 #endif
+    if (plumb_dtype_is_float(p->t) && p->kind == RK_ADD && half_comp(p->ek, n)) {
+        /* half_csum's sum per column, the columns in the vector lanes:
+         * init, then the rows in order (buf holds more than 2w doubles) */
+        double *hi = buf, *lo = buf + w;
+        double init = plumb_load_f64(p->t, &p->init_bits, 0);
+        for (uint64_t j = 0; j < w; j++) hi[j] = init, lo[j] = 0.0;
+        for (uint64_t i = 0; i < n; i++) {
+            const unsigned char *r = base + i * inner * es;
+            for (uint64_t j = 0; j < w; j++) rt_two_add(&hi[j], &lo[j], ld(p->ek, r, (size_t)j));
+        }
+        for (uint64_t j = 0; j < w; j++)
+            plumb_store_bits(p->t, p->dst, (size_t)(o0 + j), round_to(p->t, rt_sum_odd(hi[j], lo[j])));
+        return;
+    }
     if (plumb_dtype_is_float(p->t) && p->kind == RK_ADD) {
         double *out = buf;
         col_sum(p->ek, base, n, inner, w, buf + w, out, isa);
@@ -1271,6 +1360,13 @@ static void blk_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
  * serial path. */
 static bool reduce_one_row(rt_exec *x, const ir_op *op, const red_plan *p)
 {
+    if (half_comp(p->ek, p->len)) {
+        /* compensated in one pass: the blocks' partials would need their
+         * errors too (half_csum) */
+        double init = plumb_load_f64(p->t, &p->init_bits, 0);
+        plumb_store_bits(p->t, p->dst, 0, round_to(p->t, half_csum(p->ek, p->src, (size_t)p->len, 1, init, (int)rt_isa(x))));
+        return true;
+    }
     uint64_t nb = (p->len + RT_SUM_BLOCK - 1) / RT_SUM_BLOCK;
     blk_job j = {p, (int)rt_isa(x), rt_scratch(x, op, (size_t)nb * sizeof(double))};
     if (!j.part) return false;

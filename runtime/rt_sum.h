@@ -6,6 +6,8 @@
 #define PLUMB_RT_SUM_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* Element i of a block goes to double lane i % RT_SUM_LANES. */
 #define RT_SUM_LANES 32
@@ -32,6 +34,41 @@ static inline void rt_csum_add(double *s, double *c, double x)
         *c += as >= ax ? (*s - t) + x : (x - t) + *s;
     }
     *s = t;
+}
+
+/* f16/bf16 add reductions (k_reduce.c): a double sum of half-type terms
+ * rounded to the half type rounds twice when an add rounds in double, and
+ * an exact sum on a half-type midpoint plus a term below double's
+ * resolution then ties to even where the reference's correctly rounded sum
+ * rounds away. rt_two_add adds v to *hi and the add's exact error (Knuth's
+ * TwoSum, no magnitude ordering) to *lo; once *hi is not finite only *hi
+ * means anything. */
+static inline void rt_two_add(double *hi, double *lo, double v)
+{
+    double a = *hi, s = a + v, bv = s - a;
+    *lo += (a - (s - bv)) + (v - bv);
+    *hi = s;
+}
+
+/* hi + lo rounded to odd in double (the TwoSum of the two, moved to the
+ * odd neighbour on the exact value's side when inexact and even): rounding
+ * it to a format of at most 51 significant bits rounds hi + lo once. With
+ * lo == 0 it is hi, bit for bit (so -0 + -0 stays -0). */
+static inline double rt_sum_odd(double hi, double lo)
+{
+    if (lo == 0 || hi - hi != 0)
+        return hi;
+    double s = hi + lo, bv = s - hi, e = (hi - (s - bv)) + (lo - bv);
+    if (e == 0)
+        return s;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (bits & 1)
+        return s;
+    /* the exact value lies strictly between s and its neighbour toward e */
+    bits += (e > 0) == (s > 0) ? 1 : -1;
+    memcpy(&s, &bits, sizeof bits);
+    return s;
 }
 
 /* Folds RT_SUM_LANES lane sums (overwritten) as the row sum does. */

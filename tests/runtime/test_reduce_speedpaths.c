@@ -164,6 +164,7 @@ static void check_case(plumb_dtype t, uint32_t rank, const int64_t *dims, const 
     assert_int_equal(no, 1);
     bool red[PLUMB_MAX_RANK] = {false};
     for (uint32_t i = 0; i < nrd; i++) red[rd[i]] = true;
+    bool half_ref = false;   /* some expected values are the reference's half sums */
     if (cmp != CMP_REF) {
         uint64_t nout = plumb_tensor_numel(want[0]), total = plumb_tensor_numel(x);
         uint64_t *idx = malloc(sizeof(uint64_t) * (total + 1));
@@ -173,6 +174,14 @@ static void check_case(plumb_dtype t, uint32_t rank, const int64_t *dims, const 
         double di = plumb_load_f64(t, &init_bits, 0);
         for (uint64_t o = 0; o < nout; o++) {
             uint64_t c = reduced_indices(rank, dims, red, o, idx);
+            /* bf16 sums and f16 sums of more than 8191 terms are compensated
+             * and rounded once (k_reduce.c half_csum): the reference's
+             * correctly rounded sum, not the lane model's (a NaN: any NaN,
+             * its bits are the runtime's own, as for CMP_SUM_NAN) */
+            if ((cmp == CMP_SUM_MODEL || cmp == CMP_SUM_NAN) && (t == PLUMB_BF16 || (t == PLUMB_F16 && c >= 8192))) {
+                half_ref = true;
+                continue;
+            }
             for (uint64_t k = 0; k < c; k++) v[k] = plumb_load_f64(t, x->data, (size_t)idx[k]);
             double r;
             if (cmp == CMP_SUM_MODEL || cmp == CMP_SUM_NAN) {
@@ -206,7 +215,7 @@ static void check_case(plumb_dtype t, uint32_t rank, const int64_t *dims, const 
         for (uint32_t th = 1; th <= 2; th++) {
             plumb_tensor *got[RT_MAX_OUT];
             rt_exec_on(m, (plumb_isa)isa, th, in, 2, got, 1);
-            bool anynan = cmp == CMP_REF || cmp == CMP_SUM_NAN;
+            bool anynan = cmp == CMP_REF || cmp == CMP_SUM_NAN || half_ref;
             bool eq = rt_equal(want[0], got[0], anynan);
             if (eq && first) eq = rt_equal(first, got[0], anynan) && (th == 1 || plumb_tensor_equal(first1, got[0]));
             if (!eq) {
