@@ -25,7 +25,7 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
-    case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:
+    case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT: case PLUMB_OP_REDUCE_PRECISION:
         return true;
     default:
         return false;
@@ -189,4 +189,44 @@ uint32_t ir_lowp_erf_inv(const plumb_fpfmt *f, uint32_t x)
     memcpy(&lb, &lo, sizeof lb);
     double y = (lb & 1) ? lo : hi;
     return plumb_f64_to_small(f, copysign(y, a));
+}
+
+/* ---- reduce_precision on the small float formats --------------------------------
+ * x is widened exactly to f64 and rounded there as the wide types are
+ * (ref/elementwise.c, after XLA): the significand to mb bits, nearest even
+ * (a carry may raise the exponent); then, when eb < 11, a magnitude whose
+ * exponent lies above the (eb, mb) format's largest becomes +-inf and one
+ * below its smallest normal becomes +-0 (that format has no subnormals).
+ * A NaN is returned unchanged when mb > 0 and is +inf when mb = 0 (the
+ * reduced format has no NaN), as for the wide types. The result goes back
+ * through the format's codec (ir/fp8.c), convert's rule, since StableHLO's
+ * result type is the operand's: an infinity becomes the NaN of the
+ * formats that have a NaN but no infinity (f8E4M3FN, the FNUZ formats,
+ * f8E8M0FNU) and the largest finite value of those with neither (FP6,
+ * FP4); -0 becomes +0 in FNUZ and 0 becomes 2^-127 in f8E8M0FNU. A source subnormal is a normal f64, so its
+ * significand is rounded relative to its own leading bit: the value is
+ * rounded to the (eb, mb) format, not to the source's bit layout.
+ * docs/spec/types.md, "reduce_precision". */
+uint32_t ir_lowp_reduce_precision(const plumb_fpfmt *f, uint32_t x, int eb, int mb)
+{
+    if (plumb_small_is_nan(f, x))
+        return mb > 0 ? x : plumb_f64_to_small(f, INFINITY);
+    double v = plumb_small_to_f64(f, x);
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    if (mb < 52) {
+        int s = 52 - mb;
+        uint64_t last = 1ull << s;
+        b = (b + ((b & last) >> s) + ((last >> 1) - 1)) & ~(last - 1);
+    }
+    if (eb < 11) {
+        const uint64_t em = 0x7ffull << 52, sign = 1ull << 63;
+        uint64_t bias = 1023, rb = (1ull << (eb - 1)) - 1, xe = b & em;
+        if (xe > ((bias + rb) << 52))
+            b = (b & sign) | em;
+        else if (xe <= ((bias - rb) << 52))
+            b &= sign;
+    }
+    memcpy(&v, &b, sizeof v);
+    return plumb_f64_to_small(f, v);
 }

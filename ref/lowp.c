@@ -1,7 +1,7 @@
 /* Reference kernels of the elementwise ops whose generic float kernels
  * (ref/elementwise.c) work on the IEEE bit layout and so do not fit every
  * small float format: abs, negate, sign, is_finite, is_inf, is_pos_inf,
- * is_neg_inf, compare, and erf_inv and next_after (ir/lowp.c decides them
+ * is_neg_inf, compare, and erf_inv, next_after and reduce_precision (ir/lowp.c decides them
  * on the format's value set). The FNUZ formats spend the -0 code on their only
  * NaN, f8E8M0FNU has no sign bit and no zero, the FN formats have no
  * infinity in their top exponent. Every other op on these formats runs the
@@ -39,7 +39,7 @@ bool ref_lowp_owns(const ir_op *op)
     switch (op->code) {
     case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_IS_FINITE:
     case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_COMPARE:
-    case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER:
+    case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER: case PLUMB_OP_REDUCE_PRECISION:
         return true;
     default:
         return false;
@@ -128,6 +128,10 @@ bool ref_lowp_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
     if (op->code == PLUMB_OP_COMPARE && ty != IR_CMP_FLOAT && ty != IR_CMP_TOTALORDER)
         return ref_fail(c, op, PLUMB_ERR_INVALID, "comparison type %s does not apply to element type %s",
                         ty == IR_CMP_SIGNED ? "SIGNED" : "UNSIGNED", plumb_dtype_name(t));
+    int eb = op->a.exponent_bits, mb = op->a.mantissa_bits;
+    if (op->code == PLUMB_OP_REDUCE_PRECISION && (eb < 1 || mb < 0))
+        return ref_fail(c, op, PLUMB_ERR_INVALID,
+                        "exponent_bits must be >= 1 and mantissa_bits >= 0 (got %d and %d)", eb, mb);
     for (uint64_t i = 0; i < n; i++) {
         if (i % POLL_EVERY == 0 && i && !ref_poll(c, op))
             return false;
@@ -141,6 +145,7 @@ bool ref_lowp_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
         case PLUMB_OP_IS_POS_INF: r = plumb_small_is_inf(f, x) && !(x & sbit(f)); break;
         case PLUMB_OP_IS_NEG_INF: r = plumb_small_is_inf(f, x) && (x & sbit(f)); break;
         case PLUMB_OP_ERF_INV: r = ir_lowp_erf_inv(f, x); break;   /* ir/lowp.c */
+        case PLUMB_OP_REDUCE_PRECISION: r = ir_lowp_reduce_precision(f, x, eb, mb); break;   /* ir/lowp.c */
         case PLUMB_OP_NEXT_AFTER: r = ir_lowp_next_after(f, x, (uint32_t)plumb_load_bits(t, in[1]->data, i)); break;
         default:
             r = s_compare(f, ty, op->a.cmp_dir, x, (uint32_t)plumb_load_bits(t, in[1]->data, i));

@@ -559,6 +559,7 @@ bool rt_lowp_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_ten
                        plumb_op_name(c), plumb_dtype_name(t));
     uint64_t n = plumb_tensor_numel(out[0]);
     lowp_job j = {.code = c, .n_in = n_in, .out = out[0]->data};
+    uint8_t rp_tab[256];
     j.w = plumb_dtype_get(t)->bits;
     j.mask = (uint8_t)((1u << j.w) - 1);
     for (uint32_t k = 0; k < n_in; k++) {
@@ -584,6 +585,17 @@ bool rt_lowp_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_ten
         j.t2 = table(PLUMB_OP_MINIMUM, t, 0, 0, true);
         if (!j.t1 || !j.t2)
             return rt_fail(x, op, PLUMB_ERR_NOMEM, "clamp: out of memory for the %s tables", plumb_dtype_name(t));
+    } else if (c == PLUMB_OP_REDUCE_PRECISION) {
+        /* one table per run: (exponent_bits, mantissa_bits) are the op's, and
+         * 2^bits entries cost less than caching them per pair */
+        const plumb_fpfmt *f = plumb_fpfmt_get(t);
+        int eb = op->a.exponent_bits, mb = op->a.mantissa_bits;
+        if (eb < 1 || mb < 0)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "reduce_precision: exponent_bits = %d must be >= 1 and "
+                           "mantissa_bits = %d >= 0", eb, mb);
+        for (uint32_t a = 0; a < (1u << j.w); a++)
+            rp_tab[a] = (uint8_t)ir_lowp_reduce_precision(f, a, eb, mb);   /* ir/lowp.c */
+        j.t1 = rp_tab;
     } else if (c != PLUMB_OP_SELECT) {
         j.t1 = table(c, t, ty, op->a.cmp_dir, n_in == 2);
         if (!j.t1)

@@ -28,5 +28,8 @@ bool ir_lowp_elementwise(const struct ir_op *op);
 struct plumb_fpfmt;
 uint32_t ir_lowp_next_after(const struct plumb_fpfmt *f, uint32_t x, uint32_t y);
 uint32_t ir_lowp_erf_inv(const struct plumb_fpfmt *f, uint32_t x);
+/* stablehlo.reduce_precision of pattern x of f to exponent_bits eb >= 1 and
+ * mantissa_bits mb >= 0, back in f (ir/lowp.c; docs/spec/types.md). */
+uint32_t ir_lowp_reduce_precision(const struct plumb_fpfmt *f, uint32_t x, int eb, int mb);
 
 #endif
