@@ -3477,6 +3477,7 @@ bool conf_lowp_family_op(plumb_opcode op, plumb_dtype t)
     const plumb_op_info *oi = plumb_op_get(op);
     if (!plumb_dtype_is_lowp(t) || !ir_lowp_accepts(op, t)) return false;
     if (op == PLUMB_OP_REDUCE) return true;   /* an add reduction over every pattern (lowp_reduce_case) */
+    if (op == PLUMB_OP_REDUCE_PRECISION) return true;   /* format = e2m1 over every pattern (lowp_case) */
     if (oi->kind != PLUMB_KIND_ELEMENTWISE || oi->syntax != PLUMB_SYN_EW || pred_op(op)) return false;
     return (oi->arity == 1 || oi->arity == 2) && op != PLUMB_OP_CONVERT && op != PLUMB_OP_BITCAST_CONVERT;
 }
@@ -3519,6 +3520,8 @@ static bool lowp_case(gen *g)
     }
     const char *T = tys(g, t, 1, &n);
     if (y) plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", oi->name, T);
+    /* e2m1 both rounds and overflows/flushes in every small format */
+    else if (g->op == PLUMB_OP_REDUCE_PRECISION) plumb_buf_printf(&g->body, "  %%r = %s %%x, format = e2m1 : %s\n", oi->name, T);
     else plumb_buf_printf(&g->body, "  %%r = %s %%x : %s\n", oi->name, T);
     g->ret_types = T;
     return push_case(g, "%r");

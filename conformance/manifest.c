@@ -178,8 +178,9 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
         op != PLUMB_OP_IS_NEG_INF)
         for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++)
             total += plumb_dtype_is_lowp((plumb_dtype)ti) && ir_lowp_accepts(op, (plumb_dtype)ti);
-    /* ... and reduce's add reduction over every pattern of each small type */
-    if (op == PLUMB_OP_REDUCE)
+    /* ... and reduce's add reduction over every pattern of each small type
+     * (reduce_precision: format e2m1 over every pattern) */
+    if (op == PLUMB_OP_REDUCE || op == PLUMB_OP_REDUCE_PRECISION)
         for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++)
             total += conf_lowp_family_op(op, (plumb_dtype)ti);
     /* dot_general's algorithm family (docs/spec/dotalg.md): 15 algorithms
