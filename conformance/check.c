@@ -1124,6 +1124,112 @@ static void check_complex(plumb_opcode op, const plumb_tensor *g, const plumb_te
     }
 }
 
+/* ---- complex reduce-add and dot_general (docs/spec/complex.md, "Sums and
+ * dots") ---------------------------------------------------------------------
+ * Each component of a complex sum is a real sum, so Higham's bound (Accuracy
+ * and Stability of Numerical Algorithms, 2nd ed., §3.1) holds per component:
+ * |Re err| <= γ(n-1)·Σ|Re x_i|, likewise Im. Re(a·b) summed over k terms is
+ * a real sum of 2k products ar·br and -ai·bi, so (§3.1, §3.6)
+ * |Re err| <= γ(2k)·Σ(|ar||br| + |ai||bi|) and |Im err| <=
+ * γ(2k)·Σ(|ar||bi| + |ai||br|). The Σ terms come from reference runs on
+ * mapped inputs (the reference sums each component exactly and rounds once):
+ * reduce on (|re|, |im|); dot on lhs (|ar|, |ai|) with rhs (|br|, -|bi|)
+ * (Re = Σ|ar||br| + |ai||bi|) and with rhs (|bi|, -|br|) (Re = Σ|ar||bi| +
+ * |ai||br|). Reduce-multiply bodies have no such bound here: a complex
+ * product's components mix both parts of every factor. */
+typedef enum cmap { CMAP_ABS, CMAP_ABS_CONJ, CMAP_SWAP_CONJ } cmap;
+
+/* Copies of the inputs with the first complex input mapped to (|re|, |im|)
+ * and the second (a dot's rhs) by how2. */
+static plumb_tensor **cmap_inputs(const conf_case *c, cmap how2, plumb_diag *d)
+{
+    plumb_tensor **v = plumb_calloc(c->n_inputs ? c->n_inputs : 1, sizeof *v);
+    if (!v) { plumb_diag_set(d, PLUMB_ERR_NOMEM, (plumb_loc){0, 0}, "conformance: out of memory"); return NULL; }
+    uint32_t nc = 0;
+    for (uint32_t i = 0; i < c->n_inputs; i++) {
+        v[i] = plumb_tensor_clone(c->inputs[i], d);
+        if (!v[i]) { free_inputs(v, c->n_inputs); return NULL; }
+        if (!plumb_dtype_is_complex(v[i]->dtype)) continue;
+        cmap how = nc++ == 1 ? how2 : CMAP_ABS;
+        plumb_dtype ct = plumb_dtype_component(v[i]->dtype);
+        for (uint64_t e = 0, ne = plumb_tensor_numel(v[i]); e < ne; e++) {
+            uint64_t re = plumb_load_bits(ct, v[i]->data, 2 * e) & ~sign_mask(ct);
+            uint64_t im = plumb_load_bits(ct, v[i]->data, 2 * e + 1) & ~sign_mask(ct);
+            if (how == CMAP_ABS_CONJ) im |= sign_mask(ct);
+            if (how == CMAP_SWAP_CONJ) { uint64_t s = re; re = im; im = s | sign_mask(ct); }
+            plumb_store_bits(ct, v[i]->data, 2 * e, re);
+            plumb_store_bits(ct, v[i]->data, 2 * e + 1, im);
+        }
+    }
+    return v;
+}
+
+static bool csum_case(const conf_case *c, const judge *j)
+{
+    if (c->dtype >= PLUMB_DTYPE_COUNT || !plumb_dtype_is_complex(c->dtype) || j->agree != PLUMB_AGREE_DATA) return false;
+    if (c->op == PLUMB_OP_REDUCE) return j->terms == TERMS_LINEAR && c->n_inputs == 2;
+    return c->op == PLUMB_OP_DOT_GENERAL && !j->alg && c->n_inputs == 2 &&
+           plumb_dtype_is_complex(c->inputs[0]->dtype) && plumb_dtype_is_complex(c->inputs[1]->dtype);
+}
+
+/* Runs the reference on the mapped inputs: s[0] the real-part Σ terms, s[1]
+ * (dots only) the imaginary-part ones, both read from the real parts. */
+static bool csum_runs(ir_module *m, const conf_case *c, plumb_ref_result *s, uint32_t *n, plumb_diag *d)
+{
+    *n = 0;
+    bool dot = c->op == PLUMB_OP_DOT_GENERAL;
+    for (uint32_t r = 0; r < (dot ? 2u : 1u); r++) {
+        plumb_tensor **v = cmap_inputs(c, r ? CMAP_SWAP_CONJ : dot ? CMAP_ABS_CONJ : CMAP_ABS, d);
+        if (!v) return false;
+        bool ok = run_ref(m, v, c->n_inputs, &s[r], d);
+        free_inputs(v, c->n_inputs);
+        if (!ok) return false;
+        (*n)++;
+    }
+    return true;
+}
+
+static void check_csum(const conf_case *c, const plumb_tensor *g, const plumb_tensor *w, const plumb_ref_result *s,
+                       uint32_t k, const judge *j, const conf_check_opts *o, worst *ws)
+{
+    plumb_tensor gv = component_view(g), wv = component_view(w);
+    plumb_dtype ct = wv.dtype;
+    bool dot = c->op == PLUMB_OP_DOT_GENERAL;
+    double u = conf_unit_roundoff(ct);
+    uint64_t n = dot ? 2 * j->k : j->k;
+    double gam = conf_gamma(n, u);
+    /* each real product may underflow once; the backend's and the
+     * reference's final roundings once each */
+    double eta = ((dot ? n : 0) + 2) * conf_underflow_eta(ct);
+    if (o->flushes_subnormals) eta += (double)(n + 2) * min_normal(ct);
+    const plumb_tensor *s0 = s[0].outputs[k], *s1 = dot ? s[1].outputs[k] : NULL;
+    plumb_tensor sv0 = component_view(s0), sv1 = s1 ? component_view(s1) : sv0;
+    for (uint64_t i = 0, ne = plumb_tensor_numel(w); i < ne; i++) {
+        for (uint32_t p = 0; p < 2; p++) {
+            uint64_t e = 2 * i + p;
+            double gc = plumb_load_f64(ct, gv.data, e), wc = plumb_load_f64(ct, wv.data, e);
+            char what[300];
+            if (!isfinite(gc) || !isfinite(wc)) {
+                if (same_class(gc, wc)) continue;
+                snprintf(what, sizeof what, "a NaN or infinite %s part differs", p ? "imaginary" : "real");
+                note(ws, CONF_BUDGET_MISMATCH, k, i, ct, plumb_load_bits(ct, gv.data, e), plumb_load_bits(ct, wv.data, e), what);
+                continue;
+            }
+            /* the reference rounded Σ once: the exact Σ is at most (1 + u) times it */
+            double sum = dot ? plumb_load_f64(ct, (p ? sv1 : sv0).data, 2 * i)
+                             : plumb_load_f64(ct, sv0.data, e);
+            sum = fabs(sum) * (1.0 + 2.0 * u);
+            double err = fabs(gc - wc), bound = gam * sum + 2.0 * u * fabs(wc) + eta;
+            if (err == 0) continue;
+            double budget = bound > 0 ? err / bound : CONF_BUDGET_MISMATCH;
+            snprintf(what, sizeof what, "%s part: error %.3g, bound %.3g = γ(%llu)·Σ %.6g + 2u·|want| + underflow "
+                     "(complex %s, per component)", p ? "imaginary" : "real", err, bound, (unsigned long long)n, sum,
+                     dot ? "dot" : "sum");
+            note(ws, budget, k, i, ct, plumb_load_bits(ct, gv.data, e), plumb_load_bits(ct, wv.data, e), what);
+        }
+    }
+}
+
 bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
                      const conf_check_opts *o, conf_result *r, plumb_diag *d)
 {
@@ -1134,7 +1240,8 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
     ir_module *m = ir_parse(c->program, strlen(c->program), c->id, NULL, d);
     if (!m) return false;
     if (!ir_verify(m, NULL, d)) { ir_module_free(m); return false; }
-    plumb_ref_result want, want_ftz, want_abs;
+    plumb_ref_result want, want_ftz, want_abs, want_cs[2];
+    uint32_t n_cs = 0;
     sign_parts parts;
     memset(&parts, 0, sizeof parts);
     memset(&want_ftz, 0, sizeof want_ftz);
@@ -1160,6 +1267,8 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         else ok = have_abs = run_ref(m, ai, c->n_inputs, &want_abs, d);
         free_inputs(ai, c->n_inputs);
     }
+    bool csum = csum_case(c, &j);
+    if (ok && csum) ok = csum_runs(m, c, want_cs, &n_cs, d);
     if (ok && j.agree == PLUMB_AGREE_DATA && j.terms != TERMS_NONE) {
         /* P and N only matter for infinite or NaN results, and for Σ|x|
          * when it overflowed the output type (few cases: the runs cost 2
@@ -1209,6 +1318,10 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
             goto verdict;
         }
         const plumb_tensor *wf = have_ftz ? want_ftz.outputs[k] : NULL;
+        if (csum && plumb_dtype_is_complex(w->dtype)) {
+            check_csum(c, g, w, want_cs, k, &j, o, &ws);
+            continue;
+        }
         if (c->dtype < PLUMB_DTYPE_COUNT && plumb_dtype_is_complex(c->dtype) && conf_complex_family_op(c->op)) {
             check_complex(c->op, g, w, k, &j, o, &ws);
             continue;
@@ -1253,6 +1366,7 @@ done:
     plumb_ref_result_free(&want);
     if (have_ftz) plumb_ref_result_free(&want_ftz);
     if (have_abs) plumb_ref_result_free(&want_abs);
+    for (uint32_t i = 0; i < n_cs; i++) plumb_ref_result_free(&want_cs[i]);
     parts_free(&parts);
     return ok;
 }

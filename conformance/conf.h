@@ -237,6 +237,9 @@ bool conf_complex_family_op(plumb_opcode op);
 uint32_t conf_complex_classes(plumb_opcode op);
 /* cases of the complex-ops family (compare, select, sort, scatter, ...) of op */
 uint32_t conf_complex_ops_cases(plumb_opcode op);
+/* complex reduce-add and dot_general cases for op (gen.c's complex sums and
+ * dots family, judged per component by the checker's Higham bound) */
+uint32_t conf_complex_sum_cases(plumb_opcode op);
 /* The small types' family (gen.c): whether op has a case of every input on
  * t (an elementwise op of one or two operands that takes the FP8/FP6/FP4
  * format or sub-byte integer t, docs/spec/types.md). */

@@ -3283,6 +3283,123 @@ static bool gen_complex(gen *g)
     return ok;
 }
 
+/* ---- complex sums and dots (docs/spec/complex.md, "Sums and dots") ----
+ * reduce with an add body over one, two and three dimensions of a 4x6x5
+ * complex tensor, and dot_general matrix·vector, matrix·matrix and batched,
+ * on complex<f32> and complex<f64>, after every other family. Value classes:
+ * "normal" (components from N(0, 1)) and "cancel": for a reduce, every
+ * other reduced element is the negation of its neighbour in the same sum
+ * (components near 2^10) plus a term near 2^-10, so each component's sum is
+ * small beside Σ|x|; for a dot, bi = ar·br/ai rounded, so every product's
+ * real part ar·br − ai·bi is a rounding error of ar·br. Judged by the
+ * per-component bound of conformance/check.c's check_csum. */
+static const char *const CSUM_VALUES[] = {"normal", "cancel"};
+
+uint32_t conf_complex_sum_cases(plumb_opcode op)
+{
+    return op == PLUMB_OP_REDUCE || op == PLUMB_OP_DOT_GENERAL ? 2 * 3 * 2 : 0;
+}
+
+static bool csum_reduce_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    static const int64_t xd[3] = {4, 6, 5};
+    const char *dims;
+    int pd;
+    shp o;
+    if (!strcmp(g->shape, "d1")) { pd = 1; dims = "[1]"; o = (shp){2, {4, 5}}; }
+    else if (!strcmp(g->shape, "d2")) { pd = 0; dims = "[0, 2]"; o = (shp){1, {6}}; }
+    else { pd = 1; dims = "[0, 1, 2]"; o = (shp){0, {0}}; }
+    plumb_tensor *x = param(g, "x", t, 3, xd, NULL, 0, 0);
+    plumb_tensor *c = param(g, "c", t, 0, NULL, NULL, 0, 0);
+    if (!x || !c) return push_case(g, "%r");
+    complex_store(c, 0, ct, 0.0, 0.0);
+    bool cancel = !strcmp(g->value, "cancel");
+    for (int64_t a = 0; a < 4; a++)
+        for (int64_t b = 0; b < 6; b++)
+            for (int64_t e = 0; e < 5; e++) {
+                uint64_t i = (uint64_t)((a * 6 + b) * 5 + e);
+                /* pairs along reduced dimension pd (of even length): an
+                 * element at an odd coordinate cancels its neighbour at
+                 * the even one below, which the same sum holds */
+                int64_t co[3] = {a, b, e};
+                if (!cancel || co[pd] % 2 == 0) {
+                    double s = cancel ? 1024.0 : 1.0;
+                    complex_store(x, i, ct, s * gsl_ran_gaussian(g->rng, 1.0), s * gsl_ran_gaussian(g->rng, 1.0));
+                    continue;
+                }
+                co[pd]--;
+                uint64_t pi = (uint64_t)((co[0] * 6 + co[1]) * 5 + co[2]);
+                double pr = plumb_load_f64(ct, x->data, 2 * pi), pm = plumb_load_f64(ct, x->data, 2 * pi + 1);
+                complex_store(x, i, ct, -pr + ldexp(gsl_ran_gaussian(g->rng, 1.0), -10),
+                              -pm + ldexp(gsl_ran_gaussian(g->rng, 1.0), -10));
+            }
+    const char *U = tys(g, t, o.rank, o.dims);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = %s : (%s, %s) -> %s\n",
+                     dims, tys(g, t, 3, xd), tys(g, t, 0, NULL), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+static bool csum_dot_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    shp l, r, o;
+    const char *dn = "contracting_dims = [1] x [0]";
+    if (!strcmp(g->shape, "mv")) { l = (shp){2, {7, 13}}; r = (shp){1, {13}}; o = (shp){1, {7}}; }
+    else if (!strcmp(g->shape, "mm")) { l = (shp){2, {7, 13}}; r = (shp){2, {13, 5}}; o = (shp){2, {7, 5}}; }
+    else {
+        l = (shp){3, {3, 7, 13}}; r = (shp){3, {3, 13, 5}}; o = (shp){3, {3, 7, 5}};
+        dn = "batching_dims = [0] x [0], contracting_dims = [2] x [1]";
+    }
+    plumb_tensor *x = param(g, "x", t, l.rank, l.dims, NULL, 0, 0);
+    plumb_tensor *y = param(g, "y", t, r.rank, r.dims, NULL, 0, 0);
+    if (!x || !y) return push_case(g, "%r");
+    uint64_t nx = plumb_tensor_numel(x), ny = plumb_tensor_numel(y);
+    for (uint64_t i = 0; i < nx; i++)
+        complex_store(x, i, ct, gsl_ran_gaussian(g->rng, 1.0), gsl_ran_gaussian(g->rng, 1.0));
+    bool cancel = !strcmp(g->value, "cancel");
+    for (uint64_t i = 0; i < ny; i++) {
+        double br = gsl_ran_gaussian(g->rng, 1.0), bi = gsl_ran_gaussian(g->rng, 1.0);
+        if (cancel) {
+            /* every lhs element in this rhs element's products: the one in
+             * the same batch at the same contracting index and row 0 */
+            int64_t kk = r.rank == 1 ? (int64_t)i : r.rank == 2 ? (int64_t)i / r.dims[1] : ((int64_t)i / r.dims[2]) % r.dims[1];
+            int64_t bt = r.rank == 3 ? (int64_t)i / (r.dims[1] * r.dims[2]) : 0;
+            uint64_t li = (uint64_t)(bt * l.dims[l.rank - 2] * l.dims[l.rank - 1] + kk);
+            double ar = plumb_load_f64(ct, x->data, 2 * li), ai = plumb_load_f64(ct, x->data, 2 * li + 1);
+            if (ai != 0) bi = plumb_load_f64(ct, (uint64_t[]){fbits(ct, ar * br / ai)}, 0);
+        }
+        complex_store(y, i, ct, br, bi);
+    }
+    const char *R = tys(g, t, o.rank, o.dims);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.dot_general %%x, %%y, %s : (%s, %s) -> %s\n", dn,
+                     tys(g, t, l.rank, l.dims), tys(g, t, r.rank, r.dims), R);
+    g->ret_types = R;
+    return push_case(g, "%r");
+}
+
+static bool csum_d1(gen *g) { g->shape = "d1"; return csum_reduce_case(g); }
+static bool csum_d2(gen *g) { g->shape = "d2"; return csum_reduce_case(g); }
+static bool csum_d3(gen *g) { g->shape = "d3"; return csum_reduce_case(g); }
+static bool csum_mv(gen *g) { g->shape = "mv"; return csum_dot_case(g); }
+static bool csum_mm(gen *g) { g->shape = "mm"; return csum_dot_case(g); }
+static bool csum_batch(gen *g) { g->shape = "batch"; return csum_dot_case(g); }
+
+static bool gen_complex_sum(gen *g)
+{
+    if (!conf_complex_sum_cases(g->op)) return true;
+    bool ok = true;
+    static bool (*const red[3])(gen *) = {csum_d1, csum_d2, csum_d3};
+    static bool (*const dot[3])(gen *) = {csum_mv, csum_mm, csum_batch};
+    for (int k = 0; ok && k < 2; k++) {
+        plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
+        for (uint32_t s = 0; ok && s < 3; s++)
+            for (uint32_t v = 0; ok && v < 2; v++)
+                ok = depth_case(g, t, t, CSUM_VALUES[v], g->op == PLUMB_OP_REDUCE ? red[s] : dot[s]);
+    }
+    return ok;
+}
 /* ---- complex values through the ops that compare, select, sort, scatter
  * and move them (docs/spec/complex.md; docs/conformance.md "Complex") ----
  * On complex<f32> and complex<f64>, after every other family: compare in
@@ -3714,6 +3831,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_lowp(&g);
     if (ok) ok = gen_complex_ops(&g);
     if (ok) ok = gen_dotalg(&g);
+    if (ok) ok = gen_complex_sum(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

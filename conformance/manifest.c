@@ -210,6 +210,9 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
      * and select, scatter, select_and_scatter, reverse, pad, concatenate,
      * transpose (1 each), on complex<f32> and complex<f64> */
     total += conf_complex_ops_cases(op);
+    /* complex reduce-add over 1-3 dims and dot_general mv, mm, batched, x
+     * normal, cancel, on complex<f32> and complex<f64> */
+    total += conf_complex_sum_cases(op);
     return total;
 }
 

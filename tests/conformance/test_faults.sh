@@ -112,6 +112,9 @@ expect fault_cmul_cross       multiply            "multiply/complex<f32>/odd/nor
 # ... and the complex-ops family's ordered compares see an order on the real
 # parts alone (ties in the real part decided wrongly).
 expect fault_ccmp_real        compare             "compare/complex<f.*>/L[TE]/ties/"       "exact class"
+# ... and the complex sums-and-dots family's matrix-vector and matrix-matrix
+# dot_general cases see a dropped ai·bi term in the real part.
+expect fault_cdot_drop        dot_general         "dot_general/complex<f.*>/m[vm]/"        "real part: error"
 # dot_general's algorithm (docs/spec/dotalg.md): a backend that ignores it
 # (no rounding of the operands to bf16) fails the algorithm family's case.
 expect fault_dotalg_noround   dot_general         "dot_general/f32/odd/alg_bf16_bf16_f32/" "f32 accumulator"

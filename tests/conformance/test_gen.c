@@ -571,13 +571,15 @@ static void test_opcross_dots(void **state)
         conf_cases cs;
         gen_ok(ops[oi], CONF_SUITE_QUICK, 7, 0, 1, &cs);
         /* then only the polymorphic family: 4 sizes x 13 types, and for
-         * dot_general the 18 cases of its algorithm family (docs/spec/dotalg.md) */
-        uint32_t want = oi ? 48 : 24, ndyn = 4 * 13, nalg = oi ? 18 : 0, first = cs.n - nalg - ndyn - want;
-        assert_true(cs.n > want + ndyn + nalg);
+         * dot_general the 18 cases of its algorithm family (docs/spec/dotalg.md)
+         * and the 12 of the complex sums-and-dots family */
+        uint32_t want = oi ? 48 : 24, ndyn = 4 * 13, nalg = oi ? 18 : 0, ncs = conf_complex_sum_cases(ops[oi]);
+        uint32_t first = cs.n - ncs - nalg - ndyn - want;
+        assert_true(cs.n > want + ndyn + nalg + ncs);
         for (uint32_t i = 0; i < cs.n; i++) {
             assert_int_equal(strstr(cs.v[i].id, "/opcross/") != NULL, i >= first && i < first + want);
             assert_int_equal(cs.v[i].polymorphic, i >= first + want && i < first + want + ndyn);
-            assert_int_equal(strstr(cs.v[i].id, "/odd/alg_") != NULL, i >= first + want + ndyn);
+            assert_int_equal(strstr(cs.v[i].id, "/odd/alg_") != NULL, i >= first + want + ndyn && i < first + want + ndyn + nalg);
         }
         const char *name = oi ? "dot_general" : "dot";
         for (int ti = 0; ti < 4; ti++)
