@@ -150,6 +150,7 @@ typedef struct fz {
     uint32_t epoch;
     uint32_t *dep_off;        /* by position: deps[dep_off[p] .. dep_off[p + 1]) */
     int32_t *deps;            /* positions of the ops whose results op p reads (see reads_of) */
+    int32_t *mnext;           /* by position: next member of its group (a circular list) */
 } fz;
 
 static int32_t find(fz *z, int32_t p)
@@ -288,8 +289,14 @@ static uint32_t reads_of(const fz *z, const ir_op *op, int32_t *out, uint32_t n)
     return n;
 }
 
-/* True when op at position q transitively depends on a member of one of
- * the groups in gs[0..ng) (positions above lo only can). */
+/* True when op q, or the group holding it, transitively depends on a member
+ * of one of the groups in gs[0..ng). The walk runs over groups, not ops: a
+ * group runs as one step, so it needs all its members' inputs first, and an
+ * op below the groups' first position can still reach them through a later
+ * member of its own group (a reduction whose consumer read the other
+ * reduction: grouping that other reduction with a reader of the first then
+ * closes a cycle between the two groups). Positions below lo, where every
+ * group lies wholly below or wholly above lo (see merge_ok), cannot. */
 static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_t lo, int32_t *stack)
 {
     uint32_t sp = 0;
@@ -302,6 +309,11 @@ static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_
             for (uint32_t i = 0; i < ng; i++)
                 if (r == gs[i])
                     return true;
+            for (int32_t m = z->mnext[p]; m != p; m = z->mnext[m])
+                if (z->stamp[m] != z->epoch) {
+                    z->stamp[m] = z->epoch;
+                    stack[sp++] = m;
+                }
         }
         for (uint32_t e = z->dep_off[p]; e < z->dep_off[p + 1]; e++) {
             int32_t d = z->deps[e];
@@ -315,13 +327,19 @@ static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_
 }
 
 /* Whether op p may join the groups gs (merging them): no value may leave
- * the merged set and come back through an op outside it. */
+ * the merged set and come back through an op or group outside it. */
 static bool merge_ok(fz *z, int32_t p, const int32_t *gs, uint32_t ng, int32_t *stack)
 {
     uint32_t lo = (uint32_t)p;
     for (uint32_t i = 0; i < ng; i++)
         if (z->first[gs[i]] < lo)
             lo = z->first[gs[i]];
+    /* cut: lowered until no group straddles it (ops after p are not
+     * placed yet), so what lies below it reads only what lies below it */
+    uint32_t cut = lo;
+    for (uint32_t q = (uint32_t)p; q + 1 > cut; q--)
+        if (z->parent[q] >= 0 && z->first[find(z, (int32_t)q)] < cut)
+            cut = z->first[find(z, (int32_t)q)];
     z->epoch++;
     for (uint32_t q = lo; q <= (uint32_t)p; q++) {
         bool member = (int32_t)q == p;
@@ -334,7 +352,7 @@ static bool merge_ok(fz *z, int32_t p, const int32_t *gs, uint32_t ng, int32_t *
             continue;
         for (uint32_t e = z->dep_off[q]; e < z->dep_off[q + 1]; e++) {
             int32_t d = z->deps[e];
-            if ((uint32_t)d <= lo || z->stamp[d] == z->epoch)
+            if ((uint32_t)d < cut || z->stamp[d] == z->epoch)
                 continue;
             int32_t rd = z->parent[d] >= 0 ? find(z, d) : -1;
             bool inside = d == p;
@@ -342,7 +360,7 @@ static bool merge_ok(fz *z, int32_t p, const int32_t *gs, uint32_t ng, int32_t *
                 inside = rd == gs[k];
             if (inside)
                 continue;
-            if (depends_on(z, d, gs, ng, lo, stack))
+            if (depends_on(z, d, gs, ng, cut, stack))
                 return false;
         }
     }
@@ -353,6 +371,7 @@ static void join(fz *z, int32_t p, const int32_t *gs, uint32_t ng, const ir_type
 {
     z->role[p] = role;
     z->parent[p] = p;
+    z->mnext[p] = p;
     int32_t root = p;
     uint32_t first = (uint32_t)p;
     bool any_rows = rows;
@@ -361,6 +380,10 @@ static void join(fz *z, int32_t p, const int32_t *gs, uint32_t ng, const ir_type
             first = z->first[gs[i]];
         any_rows |= z->rows[gs[i]];
         z->parent[gs[i]] = root;
+        /* splice the two circular member lists */
+        int32_t t = z->mnext[root];
+        z->mnext[root] = z->mnext[gs[i]];
+        z->mnext[gs[i]] = t;
     }
     z->first[root] = first;
     z->rows[root] = any_rows;
@@ -619,7 +642,8 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
     if (opt_level >= 2) {
         /* What each op reads, region captures included, for merge_ok. */
         z.dep_off = plumb_calloc(nn + 1, sizeof *z.dep_off);
-        if (!z.dep_off) {
+        z.mnext = plumb_malloc(nn * sizeof *z.mnext);
+        if (!z.dep_off || !z.mnext) {
             nomem(d, f);
             goto done;
         }
@@ -875,6 +899,7 @@ done:
     plumb_free(z.stamp, nn * sizeof *z.stamp);
     plumb_free(z.dep_off, (nn + 1) * sizeof *z.dep_off);
     plumb_free(z.deps, (n_deps ? n_deps : 1) * sizeof *z.deps);
+    plumb_free(z.mnext, nn * sizeof *z.mnext);
     plumb_free(stack, nn * sizeof *stack);
     plumb_free(gid, nn * sizeof *gid);
     plumb_free(used_out, ni * sizeof *used_out);
