@@ -45,6 +45,11 @@
  * than it saves. */
 #define RT_FUSE_GRAIN 16384u
 #define RT_MAX_VALS 4096u
+/* Most ops one group takes: an op brings at most its result and three
+ * operands, a reduction its operand, init and result, and a kernel holds at
+ * most RT_MAX_VALS values; a longer chain is split into several groups
+ * instead of the program being refused. */
+#define RT_MAX_GROUP_OPS (RT_MAX_VALS / 8u)
 
 typedef enum mrole { R_NONE, R_EW, R_BCAST, R_REDUCE, R_ROWB } mrole;
 
@@ -144,6 +149,7 @@ typedef struct fz {
     mrole *role;              /* by position */
     int32_t *parent;          /* union-find over positions; -1: not fusible */
     uint32_t *first;          /* by root: smallest member position */
+    uint32_t *nops;           /* by root: member ops */
     bool *rows;               /* by root */
     const ir_type **space;    /* by root: S */
     uint32_t *stamp;          /* DFS visit stamps, by position */
@@ -330,6 +336,11 @@ static bool depends_on(fz *z, int32_t q, const int32_t *gs, uint32_t ng, uint32_
  * the merged set and come back through an op or group outside it. */
 static bool merge_ok(fz *z, int32_t p, const int32_t *gs, uint32_t ng, int32_t *stack)
 {
+    uint32_t nops = 1;
+    for (uint32_t i = 0; i < ng; i++)
+        nops += z->nops[gs[i]];
+    if (nops > RT_MAX_GROUP_OPS)
+        return false;   /* too long for one kernel: p starts or joins a shorter group */
     uint32_t lo = (uint32_t)p;
     for (uint32_t i = 0; i < ng; i++)
         if (z->first[gs[i]] < lo)
@@ -385,7 +396,11 @@ static void join(fz *z, int32_t p, const int32_t *gs, uint32_t ng, const ir_type
         z->mnext[root] = z->mnext[gs[i]];
         z->mnext[gs[i]] = t;
     }
+    uint32_t nops = 1;
+    for (uint32_t i = 0; i < ng; i++)
+        nops += z->nops[gs[i]];
     z->first[root] = first;
+    z->nops[root] = nops;
     z->rows[root] = any_rows;
     z->space[root] = s;
 }
@@ -411,6 +426,7 @@ static void place(fz *z, int32_t p, const ir_type *s, bool rows, mrole role, boo
             continue;
         gs[ng++] = g;
     }
+
     while (ng > 0 && !merge_ok(z, p, gs, ng, stack))
         ng--;   /* fall back to fewer groups */
     join(z, p, gs, ng, s, rows, role);
@@ -606,6 +622,7 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
     z.role = plumb_calloc(nn, sizeof *z.role);
     z.parent = plumb_malloc(nn * sizeof *z.parent);
     z.first = plumb_calloc(nn, sizeof *z.first);
+    z.nops = plumb_calloc(nn, sizeof *z.nops);
     z.rows = plumb_calloc(nn, sizeof *z.rows);
     z.space = plumb_calloc(nn, sizeof *z.space);
     z.stamp = plumb_calloc(nn, sizeof *z.stamp);
@@ -622,7 +639,7 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
     int32_t *grp_of = plumb_malloc(nn * sizeof *grp_of);
     size_t n_deps = 0;
     bool ok = false;
-    if (!z.ops || !z.def_pos || !z.role || !z.parent || !z.first || !z.rows || !z.space || !z.stamp ||
+    if (!z.ops || !z.def_pos || !z.role || !z.parent || !z.first || !z.nops || !z.rows || !z.space || !z.stamp ||
         !stack || !gid || !used_out || !multi || !gfirst || !gb || !memb || !indeg || !heap || !order ||
         !grp_of) {
         nomem(d, f);
@@ -894,6 +911,7 @@ done:
     plumb_free(z.role, nn * sizeof *z.role);
     plumb_free(z.parent, nn * sizeof *z.parent);
     plumb_free(z.first, nn * sizeof *z.first);
+    plumb_free(z.nops, nn * sizeof *z.nops);
     plumb_free(z.rows, nn * sizeof *z.rows);
     plumb_free(z.space, nn * sizeof *z.space);
     plumb_free(z.stamp, nn * sizeof *z.stamp);
