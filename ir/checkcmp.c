@@ -184,6 +184,19 @@ const ir_op *plumb_check_arb_producer(const ir_op *check)
         return p->n_operands == 2 ? p : NULL;
     if (p->code == PLUMB_OP_REDUCE && p->n_operands == 2 && p->n_regions == 1 && is_add_body(&p->regions[0]))
         return p;
+    /* An elementwise op of the ULP class (exp, cosh, power, ...): the
+     * reference returns its correctly rounded result, the exact result
+     * rounded once, so an expected value further from it than the
+     * backend's can be arbitrated too. Its operands share the result's
+     * float type. */
+    const plumb_op_info *oi = plumb_op_get(p->code);
+    if (oi->kind == PLUMB_KIND_ELEMENTWISE && oi->agree == PLUMB_AGREE_ULP && p->n_regions == 0 &&
+        p->n_operands >= 1 && p->n_operands <= 3) {
+        for (uint32_t i = 0; i < p->n_operands; i++)
+            if (p->operands[i]->type.dtype != p->results[0]->type.dtype)
+                return NULL;
+        return p;
+    }
     return NULL;
 }
 

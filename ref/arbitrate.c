@@ -363,10 +363,74 @@ static uint64_t actual_terms(const ir_op *p, plumb_tensor *const *in)
     return per && a > UINT64_MAX / per ? UINT64_MAX : a * per;
 }
 
+/* An elementwise op of the ULP class (plumb_check_arb_producer): its
+ * exact result is the reference's, which is correctly rounded
+ * (docs/spec/elementwise.md), and its bound per element is the op's ULP
+ * contract for the type (ir/ops.def) in units of the spacing of the
+ * floats at the exact result: a backend within its contract is within it. */
+static bool arb_compute_ew(const ir_module *m, const ir_op *producer, uint64_t max_bytes, plumb_tensor **exact,
+                           plumb_tensor **bound, char *why, size_t why_size)
+{
+    arb_state s = {.m = m, .max_bytes = max_bytes, .why = why, .why_size = why_size};
+    arb_frame top = {0};
+    bool ok = false;
+    plumb_tensor *in[3] = {NULL, NULL, NULL};
+    const ir_type *rt = &producer->results[0]->type;
+    uint64_t n_out = 1;
+    if (ir_type_is_static(rt))
+        for (uint32_t i = 0; i < rt->rank; i++)
+            n_out = n_out > ARB_MAX_TERMS ? n_out : n_out * (uint64_t)rt->dims[i];
+    if (n_out > ARB_MAX_TERMS) {
+        snprintf(why, why_size, "it has more than %llu elements to recompute for arbitration",
+                 (unsigned long long)ARB_MAX_TERMS);
+        return false;
+    }
+    if (!frame_init(&s, &top, NULL, NULL))
+        return false;
+    for (uint32_t i = 0; i < producer->n_operands; i++)
+        if (!(in[i] = (plumb_tensor *)eval(&s, &top, producer->operands[i])))
+            goto out;
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
+        snprintf(why, why_size, "computing the exact result failed: %s", d.msg);
+        goto out;
+    }
+    if (!(*bound = plumb_tensor_new(PLUMB_F64, (*exact)->rank, (*exact)->dims, max_bytes, &d))) {
+        snprintf(why, why_size, "out of memory computing the bound");
+        goto out;
+    }
+    plumb_dtype t = (*exact)->dtype;
+    double ulps = (double)plumb_op_ulp_bound(producer->code, t);
+    uint64_t n = plumb_tensor_numel(*exact);
+    for (uint64_t i = 0; i < n; i++) {
+        /* the spacing above |exact|: the next float away from zero */
+        uint64_t e = plumb_load_bits(t, (*exact)->data, i);
+        unsigned char buf[16];
+        plumb_store_bits(t, buf, 0, e);
+        double a = fabs(plumb_load_f64(t, buf, 0));
+        plumb_store_bits(t, buf, 1, e + 1);
+        double next = fabs(plumb_load_f64(t, buf, 1));
+        double b = ulps * fabs(next - a);   /* NaN or inf at the top: never accepted */
+        plumb_store_bits(PLUMB_F64, (*bound)->data, i, plumb_f64_bits(b));
+    }
+    ok = true;
+out:
+    if (!ok) {
+        plumb_tensor_free(*exact);
+        plumb_tensor_free(*bound);
+        *exact = *bound = NULL;
+    }
+    frame_free(&s, &top);   /* in[] belong to the frame */
+    return ok;
+}
+
 bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
                              plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size)
 {
     *exact = *bound = NULL;
+    if (plumb_op_get(producer->code)->kind == PLUMB_KIND_ELEMENTWISE)
+        return arb_compute_ew(m, producer, max_bytes, exact, bound, why, why_size);
     arb_state s = {.m = m, .max_bytes = max_bytes, .why = why, .why_size = why_size};
     arb_frame top = {0};
     bool ok = false;

@@ -858,14 +858,17 @@ static bool dce(pass_ctx *c)
 
 /* ---- the sweep ------------------------------------------------------------------ */
 
-/* Whether op is the dot or sum whose value a check op reads: such an op is
- * not folded, so that the check can arbitrate its expected value against
- * the exact result (docs/spec/checks.md "Arbitration"; folded, the checked
- * value would be a constant of unknown origin). Only ops with constant
- * operands get here, so the scan of the ops after op stays rare. */
+/* Whether op is the dot, sum or ULP-class elementwise op whose value a
+ * check op reads: such an op is not folded, so that the check can
+ * arbitrate its expected value against the exact result
+ * (docs/spec/checks.md "Arbitration"; folded, the checked value would be a
+ * constant of unknown origin). Only ops with constant operands get here,
+ * so the scan of the ops after op stays rare. */
 static bool read_by_check(const ir_op *op)
 {
-    if (op->code != PLUMB_OP_DOT_GENERAL && op->code != PLUMB_OP_DOT && op->code != PLUMB_OP_REDUCE)
+    const plumb_op_info *oi = plumb_op_get(op->code);
+    if (op->code != PLUMB_OP_DOT_GENERAL && op->code != PLUMB_OP_DOT && op->code != PLUMB_OP_REDUCE &&
+        !(oi->kind == PLUMB_KIND_ELEMENTWISE && oi->agree == PLUMB_AGREE_ULP))
         return false;
     for (const ir_op *o = op->next; o; o = o->next)
         if (plumb_op_get(o->code)->kind == PLUMB_KIND_CHECK && plumb_check_arb_producer(o) == op)

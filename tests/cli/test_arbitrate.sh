@@ -114,6 +114,21 @@ expect_rc "dot_of_large_cone fails on the runtime" 1
 expect_err "dot_of_large_cone: why it was not arbitrated" \
     "but recomputing its operands (up to stablehlo.dot_general at 10:12) takes more than the 268435456 terms"
 
+# An elementwise op of the ULP class (chlo.cosh): the expected value 4 ulp
+# from the correctly rounded result loses on both backends (the runtime
+# does not constant-fold an op a check reads), and fails as written with
+# --no-arbitrate.
+for b in ref runtime; do
+    run "$PLUMB" run --backend $b "$FIX/ew_cosh.mlir"
+    expect_rc "ew_cosh passes by arbitration on $b" 0
+    expect_err "ew_cosh on $b: the note names chlo.cosh" \
+        "note: check.expect_close: arbitration accepted 1 of 1 elements of the value of chlo.cosh at 12:10"
+    expect_err "ew_cosh on $b: the distances" \
+        "got 4777.0576 (0x45954876), expected 4777.0596 (0x4595487A): expected value is 4 ulp from the exact result"
+    run "$PLUMB" run --backend $b --no-arbitrate "$FIX/ew_cosh.mlir"
+    expect_rc "ew_cosh fails on $b with --no-arbitrate" 1
+done
+
 # Exact ops never: the same numbers through stablehlo.add fail.
 for b in ref runtime; do
     run "$PLUMB" run --backend $b "$FIX/exact_add.mlir"
