@@ -4,6 +4,7 @@
  * sweep (docs/conformance.md). */
 #include <dlfcn.h>
 #include <math.h>
+#include <mpfr.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -290,6 +291,10 @@ static void *worker(void *arg)
     plumb_tensor_free(x);
     ir_module_free(refm);
     xb_close(&b);
+    /* The reference's correctly rounded functions (lgamma, digamma, erf_inv,
+     * ...) ran MPFR on this thread: free its per-thread constant caches
+     * before the thread ends, or they are lost (LeakSanitizer). */
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
     return NULL;
 }
 
