@@ -395,16 +395,20 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
     case PLUMB_OP_REVERSE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_SCATTER:
     case PLUMB_OP_SORT: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE: case PLUMB_OP_SELECT_AND_SCATTER:
     case PLUMB_OP_COMPLEX: case PLUMB_OP_REAL: case PLUMB_OP_IMAG: case PLUMB_OP_MAP:
+    case PLUMB_OP_CHOLESKY: case PLUMB_OP_TRIANGULAR_SOLVE:
         break;
     default:
         return sfail(d, op, PLUMB_ERR_UNSUPPORTED, "has no run-time shape rule");
     }
     /* Every result has the shape of the operand it corresponds to:
      * elementwise ops, convert, reverse, dynamic_update_slice (operand 0),
-     * scatter, sort and optimization_barrier (result j from operand j). */
+     * cholesky (its matrices), scatter, sort and optimization_barrier
+     * (result j from operand j), triangular_solve (the right-hand sides b,
+     * operand 1: a batched JAX export leaves both a's and b's batch `?`). */
     for (uint32_t j = 0; j < op->n_results; j++) {
         uint32_t src = op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_SORT ||
-                       op->code == PLUMB_OP_OPTIMIZATION_BARRIER || op->code == PLUMB_OP_WHILE ? j : 0;
+                       op->code == PLUMB_OP_OPTIMIZATION_BARRIER || op->code == PLUMB_OP_WHILE ? j :
+                       op->code == PLUMB_OP_TRIANGULAR_SOLVE ? 1 : 0;
         if (src >= op->n_operands)
             return BAD("has no operand %u to take result %u's shape from", src, j);
         out[j] = result_blank(op, j);
