@@ -100,7 +100,7 @@ static const char certify_help[] =
 enum { OPT_HELP = 1, OPT_BACKEND, OPT_OPTION, OPT_SUITE, OPT_OPS, OPT_SHARD, OPT_SEED, OPT_OUT, OPT_TEXT,
        OPT_JSON, OPT_JUNIT, OPT_REPRO, OPT_TIMEOUT, OPT_JOBS, OPT_BATCH, OPT_LIMIT, OPT_NO_CACHE, OPT_QUIET,
        OPT_CASE, OPT_RERUN, OPT_BASELINE, OPT_RETRY, OPT_MAX_BYTES, OPT_COVERAGE, OPT_SCENARIOS_DIR,
-       OPT_HTML, OPT_CONTRACT };
+       OPT_HTML, OPT_CONTRACT, OPT_TYPE_COVERAGE, OPT_NEW_TYPES };
 
 static const cli_opt certify_opts[] = {
     {"help", 'h', false, OPT_HELP},
@@ -130,6 +130,8 @@ static const cli_opt certify_opts[] = {
     {"retry", 0, true, OPT_RETRY},
     {"max-bytes", 0, true, OPT_MAX_BYTES},
     {"coverage", 0, false, OPT_COVERAGE},
+    {"type-coverage", 0, false, OPT_TYPE_COVERAGE},
+    {"new-types", 0, false, OPT_NEW_TYPES},
     {NULL, 0, false, 0},
 };
 
@@ -408,6 +410,51 @@ static bool add_case(const char ***ids, uint32_t *n, uint32_t *cap, const char *
     return true;
 }
 
+/* --type-coverage: generates every selected op's cases in both suites and
+ * lists the count per accepted op x element type; runs no backend. */
+static int type_coverage_main(const char *cmd, const char *ops_list, uint64_t seed, const char *json, bool new_only)
+{
+    static bool ops[PLUMB_OP_COUNT];
+    memset(ops, 0, sizeof ops);
+    for (const char *q = ops_list; q && *q;) {
+        const char *e = strchr(q, ',');
+        size_t len = e ? (size_t)(e - q) : strlen(q);
+        plumb_opcode op;
+        if (len == 0 || !cli_op_lookup(q, len, &op))
+            return cli_usage_error(cmd, "--ops: unknown op '%.*s' (see 'plumb ops')", (int)len, q);
+        ops[op] = true;
+        q += len + (e ? 1 : 0);
+    }
+    conf_typecov *c = plumb_calloc(1, sizeof *c);
+    if (!c) {
+        fprintf(stderr, "plumb %s: error: out of memory\n", cmd);
+        return CLI_EXIT_USAGE;
+    }
+    int rc = CLI_EXIT_USAGE;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    plumb_buf b;
+    plumb_buf_init(&b);
+    if (!conf_typecov_build(ops_list ? ops : NULL, seed, c, &d)) {
+        cli_print_diag(cmd, &d);
+        goto out;
+    }
+    conf_typecov_text(&b, c, new_only);
+    fwrite(b.data, 1, b.len, stdout);
+    if (json) {
+        plumb_buf_free(&b);
+        plumb_buf_init(&b);
+        conf_typecov_json(&b, c, new_only);
+        if (!write_report(cmd, json, &b))
+            goto out;
+    }
+    rc = cli_finish(cmd, CLI_EXIT_OK);
+out:
+    plumb_buf_free(&b);
+    plumb_free(c, sizeof *c);
+    return rc;
+}
+
 int cmd_certify(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
@@ -421,6 +468,7 @@ int cmd_certify(int argc, char **argv)
     report_paths p;
     memset(&p, 0, sizeof p);
     bool shard_given = false, quiet = false, suite_given = false, seed_given = false, backend_given = false;
+    bool type_coverage = false, new_types = false;
     plumb_backend_option bopts[32];
     size_t n_bopts = 0;
     const char **case_ids = NULL;
@@ -541,6 +589,12 @@ int cmd_certify(int argc, char **argv)
         case OPT_COVERAGE:
             p.coverage = true;
             break;
+        case OPT_TYPE_COVERAGE:
+            type_coverage = true;
+            break;
+        case OPT_NEW_TYPES:
+            new_types = true;
+            break;
         case OPT_NO_CACHE:
             o.cache_suite = false;
             break;
@@ -572,6 +626,14 @@ int cmd_certify(int argc, char **argv)
     }
     plumb_diag d;
     plumb_diag_clear(&d);
+    if (new_types && !type_coverage) {
+        cli_usage_error(cmd, "--new-types is an option of --type-coverage");
+        goto out;
+    }
+    if (type_coverage) {
+        rc = type_coverage_main(cmd, ops_list, o.seed, p.json, new_types);
+        goto out;
+    }
     if (!o.contract_file) {
         const char *env = getenv("PLUMB_CONTRACT");
         o.contract_file = env && *env ? env : NULL;
