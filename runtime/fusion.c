@@ -1273,7 +1273,7 @@ static bool regs_op(const ir_op *op)
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
         return op->n_operands == 2;
     case PLUMB_OP_TANH: case PLUMB_OP_LOGISTIC: case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_NEGATE:
-    case PLUMB_OP_ABS:
+    case PLUMB_OP_ABS: case PLUMB_OP_ERF:
         return op->n_operands == 1;
     default:
         return false;
@@ -3054,6 +3054,7 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         case PLUMB_OP_ABS: RG_LOOP(_mm512_andnot_ps(_mm512_set1_ps(-0.0f), a)) break;
         case PLUMB_OP_TANH: RG_FLAGGED(x16_tanh) break;
         case PLUMB_OP_LOGISTIC: RG_FLAGGED(x16_logistic) break;
+        case PLUMB_OP_ERF: RG_FLAGGED(rt_x16_erf) break;   /* gelu's erf form stays in registers */
         default: RG_FLAGGED(x16_exp) break;   /* regs_op admits no other */
         }
 #undef RG_PUT

@@ -62,6 +62,19 @@ X16_UNARY(exp, PLUMB_OP_EXPONENTIAL, dv_exp(xh))
 X16_UNARY(logistic, PLUMB_OP_LOGISTIC, dv_logistic(xh))
 X16_UNARY(tanh, PLUMB_OP_TANH, dv_tanh(xh))
 
+__m512 rt_x16_erf(__m512 x, __mmask16 *bad)
+{
+    vf lo = (vf)_mm512_castps512_ps256(x), hi = (vf)_mm512_extractf32x8_ps(x, 1);
+    vl bl, bh;
+    vd dl = fb_erf(lo, &bl), dh = fb_erf(hi, &bh);
+    /* fxb_erf's redo rule, lane by lane */
+    bl |= fx_unsafe(dl);
+    bh |= fx_unsafe(dh);
+    *bad = (__mmask16)(_mm512_test_epi64_mask((__m512i)bl, (__m512i)bl) |
+                       (_mm512_test_epi64_mask((__m512i)bh, (__m512i)bh) << 8));
+    return _mm512_insertf32x8(_mm512_castps256_ps512((__m256)vtof(dl)), (__m256)vtof(dh), 1);
+}
+
 rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op)
 {
     switch (op) {

@@ -258,6 +258,15 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
                                                          _mm512_set1_epi32(INT32_MIN), 0xF8));
 }
 
+/* erf on 16 lanes for the fused executor's register loops
+ * (runtime/math_avx512.c): the double-inside fast path (math_fast_impl.h's
+ * fb_erf) on each half of 8, rounded once. Every lane it does not flag has
+ * the bits of the tile kernel's erf at this level (the same operations); a
+ * flagged lane (NaN input, or a value that is not safely normal) needs
+ * the exact path, which the caller runs. Out of line: the double path's
+ * helpers live in math_avx512.c's translation unit. */
+__m512 rt_x16_erf(__m512 x, __mmask16 *bad);
+
 RT_TARGET_POP
 
 #endif
