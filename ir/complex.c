@@ -35,6 +35,10 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_MAP:   /* the computation decides what it does with complex elements */
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
     case PLUMB_OP_DYNAMIC_RESHAPE:
+    /* run as slice, pad and gather, which move whole elements */
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD:
+    case PLUMB_OP_DYNAMIC_GATHER:
     case PLUMB_OP_REAL:
     case PLUMB_OP_IMAG:
     /* fft's own rules (ir/fft.c) relate its complex and real sides */

@@ -22,6 +22,9 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE:
     case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_LGAMMA:
     case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER:
+    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:   /* ref/special2.c, rounded to odd */
+    case PLUMB_OP_BATCH_NORM_INFERENCE: case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD:   /* statistics wide, each result rounded once (docs/spec/batchnorm.md) */
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
@@ -45,6 +48,7 @@ static bool int_op(plumb_opcode op, bool is_signed)
     case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR: case PLUMB_OP_SHIFT_LEFT:
     case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE:
     case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
+    case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:   /* sums of products: wrapping, or rounded once to a float result */
         return true;
     default:
         return false;
@@ -69,6 +73,9 @@ static bool any_type_op(plumb_opcode op)
     case PLUMB_OP_DYNAMIC_SLICE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_GATHER: case PLUMB_OP_SCATTER:
     case PLUMB_OP_SORT: case PLUMB_OP_TOP_K: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE:
     case PLUMB_OP_IF: case PLUMB_OP_CASE: case PLUMB_OP_MAP: case PLUMB_OP_GET_DIMENSION_SIZE:
+    /* the dynamic-shape ops run their static counterparts' kernels */
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: case PLUMB_OP_DYNAMIC_RESHAPE: case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD: case PLUMB_OP_DYNAMIC_GATHER:
         return true;
     default:
         return false;

@@ -29,8 +29,10 @@
 #include <stdlib.h>
 #include <mpfr.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "crmath.h"
+#include "plumb/fp8.h"
 #include "ref_internal.h"
 #include "special2.h"
 
@@ -82,14 +84,35 @@ static uint64_t round_to(plumb_dtype t, const mpfr_t y, int inex_y)
  * base-2 exponent E of an absolute error bound 2^E (SP2_EXACT for exact). */
 typedef mpfr_exp_t (*sp2_eval_fn)(mpfr_t y, mpfr_prec_t w, const void *arg);
 
+/* A small float format's result (FP8/FP6/FP4/E8M0, ir/fp8.c): y, whose
+ * rounding toward zero at 53 bits is that of the exact value (the caller
+ * made sure), rounded to odd at 53 bits and then once by the format's
+ * codec: the correct rounding, since 53 >= p + 2 for every small format
+ * (Boldo and Melquiond, IEEE TC 57(4), 2008). exact: y is the exact value. */
+static uint64_t small_odd(plumb_dtype t, const mpfr_t y, bool exact)
+{
+    double d = mpfr_get_d(y, MPFR_RNDZ);
+    bool inexact = !exact || mpfr_cmp_d(y, d) != 0;
+    if (inexact && isfinite(d)) {
+        uint64_t b;
+        memcpy(&b, &d, sizeof b);
+        if ((b & 1) == 0)
+            d = nextafter(d, mpfr_signbit(y) ? -INFINITY : INFINITY);
+    }
+    return cr_from_double(t, d);
+}
+
 /* Ziv's loop around an evaluation whose result is neither exactly
- * representable in t nor zero. */
+ * representable in t nor zero. On a small float format the loop decides
+ * the rounding toward zero at 53 bits (small_odd) and takes f64's range for
+ * its early decisions, which lie beyond every small format's range too. */
 static uint64_t ziv(plumb_dtype t, sp2_eval_fn f, const void *arg)
 {
     mpfr_exp_t omin = mpfr_get_emin(), omax = mpfr_get_emax();
     mpfr_exp_t emin, emax;
     mpfr_prec_t p;
-    range_of(t, &emin, &emax, &p);
+    bool small = plumb_fpfmt_get(t) != NULL;
+    range_of(small ? PLUMB_F64 : t, &emin, &emax, &p);
     mpfr_set_emin(mpfr_get_emin_min());
     mpfr_set_emax(mpfr_get_emax_max());
     mpfr_t y;
@@ -135,17 +158,21 @@ static uint64_t ziv(plumb_dtype t, sp2_eval_fn f, const void *arg)
             }
         }
         if (e == SP2_EXACT || (mpfr_get_exp(y) > e &&
-                                  mpfr_can_round(y, mpfr_get_exp(y) - e, MPFR_RNDN, MPFR_RNDZ, p + 1))) {
+                                  mpfr_can_round(y, mpfr_get_exp(y) - e, MPFR_RNDN, MPFR_RNDZ, small ? 53 : p + 1))) {
+            res = small ? small_odd(t, y, e == SP2_EXACT) : 0;
             mpfr_set_emin(omin);
             mpfr_set_emax(omax);
-            res = round_to(t, y, 0);
+            if (!small)
+                res = round_to(t, y, 0);
             goto out;
         }
         if (w >= SP2_MAX_PREC) {
             atomic_fetch_add(&g_undecided, 1);
+            res = small ? small_odd(t, y, false) : 0;
             mpfr_set_emin(omin);
             mpfr_set_emax(omax);
-            res = round_to(t, y, 0);
+            if (!small)
+                res = round_to(t, y, 0);
             goto out;
         }
     }
@@ -624,7 +651,8 @@ static bool sp2_types(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plum
         if (plumb_tensor_numel(in[k]) != plumb_tensor_numel(out[0]) || in[k]->dtype != t)
             return ref_fail(c, op, PLUMB_ERR_INVALID,
                             "operand %d must have the result's element count and element type", k);
-    if ((t != PLUMB_F16 && t != PLUMB_BF16 && t != PLUMB_F32 && t != PLUMB_F64) || out[0]->dtype != t)
+    if ((t != PLUMB_F16 && t != PLUMB_BF16 && t != PLUMB_F32 && t != PLUMB_F64 && !plumb_fpfmt_get(t)) ||
+        out[0]->dtype != t)
         return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "element type %s is not supported by %s",
                         plumb_dtype_name(t), plumb_op_name(op->code));
     return true;

@@ -3,7 +3,7 @@
  * reference within the bound of docs/spec/batchnorm.md
  * (tests/runtime/test_batchnorm.c).
  *
- * f16, bf16 and f32 work in double, which holds them exactly and whose
+ * f16, bf16, f32 and the FP8/FP6/FP4/E8M0 formats work in double, which holds them exactly and whose
  * range holds every sum, square and product of three of their values (so
  * nothing overflows or underflows on the way), f64 in long double
  * (run_feature_wide says why); each result element is rounded once into the
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/fp8.h"
 #include "rt_internal.h"
 
 enum { BN_INFERENCE, BN_TRAINING, BN_GRAD };
@@ -44,7 +45,12 @@ static void store_d(plumb_tensor *t, size_t i, double v)
     case PLUMB_F32: ((float *)t->data)[i] = (float)v; break;
     case PLUMB_F16: ((uint16_t *)t->data)[i] = plumb_f64_to_f16(v); break;
     case PLUMB_BF16: ((uint16_t *)t->data)[i] = plumb_f64_to_bf16(v); break;
-    default: break;   /* the verifier admits float types only */
+    default:
+        /* FP8/FP6/FP4/E8M0: the double rounded once by the format's codec
+         * (its overflow and NaN rules); the verifier admits float types only */
+        if (plumb_fpfmt_get(t->dtype))
+            plumb_store_bits(t->dtype, t->data, i, plumb_f64_to_small(plumb_fpfmt_get(t->dtype), v));
+        break;
     }
 }
 
@@ -292,7 +298,7 @@ static void bn_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 
 static bool float_type(plumb_dtype t)
 {
-    return t == PLUMB_F64 || t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16;
+    return t == PLUMB_F64 || t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16 || plumb_fpfmt_get(t);
 }
 
 /* eps (an f32 value) rounded to t */
@@ -302,7 +308,10 @@ static double eps_in(plumb_dtype t, double eps)
     case PLUMB_F16: { uint16_t h = plumb_f64_to_f16(eps); return plumb_load_f64(t, &h, 0); }
     case PLUMB_BF16: { uint16_t h = plumb_f64_to_bf16(eps); return plumb_load_f64(t, &h, 0); }
     case PLUMB_F32: return (float)eps;
-    default: return eps;
+    default:
+        if (plumb_fpfmt_get(t))   /* one rounding, the codec's (ir/fp8.c) */
+            return plumb_small_to_f64(plumb_fpfmt_get(t), plumb_f64_to_small(plumb_fpfmt_get(t), eps));
+        return eps;
     }
 }
 

@@ -408,6 +408,9 @@ typedef struct ipack_job {
 #define IC_I16(v) ((int64_t)(int16_t)(v))
 #define IC_I32(v) ((int64_t)(int32_t)(v))
 #define IC_BOOL(v) ((v) != 0)
+/* i2/i4 are stored one per byte, the pattern in the low bits (docs/spec/types.md) */
+#define IC_I2(v) ((int64_t)((v) & 3) - (int64_t)(((v) & 2) << 1))
+#define IC_I4(v) ((int64_t)((v) & 15) - (int64_t)(((v) & 8) << 1))
 
 static void ipack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
@@ -437,7 +440,9 @@ static void ipack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         switch (j->t->dtype) {
         case PLUMB_I1: IROW(uint8_t, IC_BOOL); break;
         case PLUMB_I8: IROW(uint8_t, IC_I8); break;
-        case PLUMB_UI8: IROW(uint8_t, IC_ID); break;
+        case PLUMB_UI8: case PLUMB_UI2: case PLUMB_UI4: IROW(uint8_t, IC_ID); break;
+        case PLUMB_I2: IROW(uint8_t, IC_I2); break;
+        case PLUMB_I4: IROW(uint8_t, IC_I4); break;
         case PLUMB_I16: IROW(uint16_t, IC_I16); break;
         case PLUMB_UI16: IROW(uint16_t, IC_ID); break;
         case PLUMB_I32: IROW(uint32_t, IC_I32); break;
@@ -498,8 +503,9 @@ static void inarrow_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
     const uint32_t *s = j->src;
     switch (plumb_dtype_size(j->out->dtype)) {
     case 1: {
-        uint8_t *d = j->out->data;
-        for (uint64_t i = begin; i < end; i++) d[i] = (uint8_t)s[i];
+        /* i2/i4/ui2/ui4 keep the bits above their width zero: wrap modulo 2^w */
+        uint8_t *d = j->out->data, m = (uint8_t)((1u << plumb_dtype_get(j->out->dtype)->bits) - 1);
+        for (uint64_t i = begin; i < end; i++) d[i] = (uint8_t)s[i] & m;
         break;
     }
     default: {

@@ -38,6 +38,7 @@
 #include "plumb/lowp.h"
 #include "rt_internal.h"
 #include "rt_lowp.h"
+#include "../ref/special2.h"
 
 #define WIDE_ULPS 16
 #define LOWP_GRAIN 16384u
@@ -433,6 +434,8 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 uint32_t rt_lowp_scalar1(plumb_opcode c, plumb_dtype t, uint32_t x)
 {
     const plumb_fpfmt *f = plumb_fpfmt_get(t);
+    if (f && c == PLUMB_OP_BESSEL_I1E)
+        return (uint32_t)cr_bessel_i1e(t, x);   /* MPFR series, rounded to odd, then the codec */
     return f ? f_unary(c, f, x) : i_unary(c, t, x);
 }
 
@@ -444,6 +447,13 @@ uint32_t rt_lowp_scalar2(plumb_opcode c, ir_cmp_type ty, ir_cmp_dir d, plumb_dty
             return f_compare(f, ty == IR_CMP_TYPE_NONE ? IR_CMP_FLOAT : ty, d, a, b);
         return i_compare(t, ty, d, a, b);
     }
+    /* zeta and polygamma: the MPFR evaluation with an error bound
+     * (ref/special2.c, as runtime/math_special2.c's slow path), rounded to
+     * odd at 53 bits, then once by the codec; a table entry is built once */
+    if (f && c == PLUMB_OP_ZETA)
+        return (uint32_t)cr_zeta(t, a, b);
+    if (f && c == PLUMB_OP_POLYGAMMA)
+        return (uint32_t)cr_polygamma(t, a, b);
     return f ? f_binary(c, f, a, b) : i_binary(c, t, a, b);
 }
 
