@@ -245,6 +245,17 @@ uint32_t conf_complex_sum_cases(plumb_opcode op);
  * format or sub-byte integer t, docs/spec/types.md). */
 bool conf_lowp_family_op(plumb_opcode op, plumb_dtype t);
 uint64_t conf_small_convert_inputs(plumb_dtype src, plumb_dtype dst, uint64_t *out, uint64_t cap);
+/* The special values of a small type as bit patterns (conformance/
+ * gen_types.c; out holds 64): every NaN, the infinities and zeros where
+ * the format has them, +-smallest/largest subnormal, +-smallest normal,
+ * +-1, +-largest finite; every pattern of i2/i4/ui2/ui4. Data of small
+ * types in every generated case starts with them (gen.c's fill). */
+uint32_t conf_lowp_specials(plumb_dtype t, uint64_t *out);
+/* The small types through the ops whose table row does not name them but
+ * that take them (ir_lowp_accepts): indexing, sort, control flow, map,
+ * windows, select, clamp, compare, the is_* predicates and dots; one case
+ * per shape class of the op, value class "patterns" (gen.c). */
+bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t);
 /* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
  * when rounded twice, through f32: a midpoint of dst plus or minus less
  * than half an f32 ulp. */

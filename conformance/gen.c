@@ -440,9 +440,14 @@ static void fill(gen *g, plumb_tensor *x, const char *vc)
 {
     plumb_dtype t = x->dtype;
     uint64_t n = plumb_tensor_numel(x);
+    /* the small types: every special value of the format first (the
+     * wide types' value classes do not fit their codes), then random codes */
+    uint64_t lsp[64];
+    uint32_t nls = plumb_dtype_is_lowp(t) ? conf_lowp_specials(t, lsp) : 0;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t b;
-        if (plumb_dtype_is_float(t)) b = float_value(g, t, vc, i);
+        if (nls) b = i < nls ? lsp[i] : random_bits(g, plumb_dtype_get(t)->bits);
+        else if (plumb_dtype_is_float(t)) b = float_value(g, t, vc, i);
         else if (plumb_dtype_is_bool(t)) b = gsl_rng_uniform(g->rng) < 0.5;
         else if (!strcmp(vc, "boundary")) b = int_boundary(t, i);
         else b = random_bits(g, plumb_dtype_get(t)->bits);
@@ -3685,6 +3690,50 @@ static bool gen_dotalg(gen *g)
     return ok;
 }
 
+/* ---- the small types through indexing, sort, control flow, windows, ...
+ * (docs/conformance.md "Small types") ------------------------------------------
+ * The ops that take the FP8/FP6/FP4 formats and i2/i4/ui2/ui4 through
+ * ir_lowp_accepts without their table row naming them get no case from the
+ * plan's main loop: here each gets one case per shape class of the op and
+ * small type, through the op's own generator, value class "patterns" (fill
+ * puts every special value of the format first, then random codes), after
+ * every other family. Judged as those ops are on the wide types: exact for
+ * data movement, selection and the predicates, each body step correctly
+ * rounded in the format for while/if/case/map/windows/scatter, the data
+ * bound for dots. */
+bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t)
+{
+    if (!plumb_dtype_is_lowp(t) || !ir_lowp_accepts(op, t) || (plumb_op_get(op)->types & PLUMB_TY_BIT(t)))
+        return false;
+    switch (op) {
+    case PLUMB_OP_DYNAMIC_SLICE: case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_GATHER: case PLUMB_OP_SCATTER:
+    case PLUMB_OP_SORT: case PLUMB_OP_TOP_K: case PLUMB_OP_OPTIMIZATION_BARRIER: case PLUMB_OP_WHILE:
+    case PLUMB_OP_IF: case PLUMB_OP_CASE: case PLUMB_OP_MAP: case PLUMB_OP_REDUCE_WINDOW:
+    case PLUMB_OP_SELECT_AND_SCATTER: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP: case PLUMB_OP_COMPARE:
+    case PLUMB_OP_IS_FINITE: case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF:
+    case PLUMB_OP_DOT: case PLUMB_OP_DOT_GENERAL:
+        return true;
+    case PLUMB_OP_BATCH_NORM_INFERENCE: case PLUMB_OP_BATCH_NORM_TRAINING: case PLUMB_OP_BATCH_NORM_GRAD:
+        /* f8E8M0FNU has no zero and no negative value: x - mean is NaN */
+        return t != PLUMB_F8E8M0FNU;
+    default:
+        return false;
+    }
+}
+
+static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target);
+
+static bool gen_lowp_ops(gen *g)
+{
+    uint32_t ns;
+    const char *const *sh = conf_shape_classes(g->op, &ns);
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++)
+        for (uint32_t s = 0; ok && conf_lowp_ops_op(g->op, (plumb_dtype)ti) && s < ns; s++)
+            ok = one_case(g, (plumb_dtype)ti, sh[s], "patterns", 0, (plumb_dtype)ti);
+    return ok;
+}
+
 /* One case of the plan: seeds the generator from (seed, op, dtype, ordinal)
  * so that a case's bytes do not depend on sharding or on other cases. */
 static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint32_t rep, plumb_dtype target)
@@ -3832,6 +3881,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_complex_ops(&g);
     if (ok) ok = gen_dotalg(&g);
     if (ok) ok = gen_complex_sum(&g);
+    if (ok) ok = gen_lowp_ops(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

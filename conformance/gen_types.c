@@ -185,3 +185,38 @@ bool conf_small_convert_pair(plumb_dtype src, plumb_dtype dst)
 {
     return plumb_dtype_is_lowp(src) || plumb_dtype_is_lowp(dst);
 }
+
+/* The special values of small type t as bit patterns (at most 64), in a
+ * fixed order: for an FP8/FP6/FP4/E8M0 format every NaN pattern, both
+ * infinities where present, both zeros where present, and with both signs
+ * the smallest and largest subnormal, the smallest normal, 1 and the
+ * largest finite value; for i2/i4/ui2/ui4 every pattern. */
+uint32_t conf_lowp_specials(plumb_dtype t, uint64_t *out)
+{
+    if (plumb_dtype_is_subbyte_int(t)) {
+        uint32_t np = 1u << plumb_dtype_get(t)->bits;
+        for (uint32_t p = 0; p < np; p++) out[p] = p;
+        return np;
+    }
+    const plumb_fpfmt *f = plumb_fpfmt_get(t);
+    if (!f) return 0;
+    uint32_t np = 1u << f->bits, n = 0;
+    /* the positive codes of interest: smallest and largest subnormal (an
+     * exponent field of 0 and a fraction), smallest normal, one, largest */
+    double min_sub = INFINITY, max_sub = 0, min_norm = INFINITY, max_fin = 0;
+    for (uint32_t p = 0; p < np; p++) {
+        double v = plumb_small_to_f64(f, p);
+        if (plumb_small_is_nan(f, p) || isinf(v) || !(v > 0)) continue;
+        bool sub = f->mant && ((p >> f->mant) & ((1u << f->expo) - 1)) == 0;
+        if (sub) { if (v < min_sub) min_sub = v; if (v > max_sub) max_sub = v; }
+        else if (v < min_norm) min_norm = v;
+        if (v > max_fin) max_fin = v;
+    }
+    for (uint32_t p = 0; p < np && n < 64; p++) {
+        double v = plumb_small_to_f64(f, p), a = fabs(v);
+        bool keep = plumb_small_is_nan(f, p) || plumb_small_is_inf(f, p) || v == 0 || a == min_sub ||
+                    a == max_sub || a == min_norm || a == 1.0 || a == max_fin;
+        if (keep) out[n++] = p;
+    }
+    return n;
+}

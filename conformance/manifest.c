@@ -183,6 +183,11 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     if (op == PLUMB_OP_REDUCE || op == PLUMB_OP_REDUCE_PRECISION)
         for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++)
             total += conf_lowp_family_op(op, (plumb_dtype)ti);
+    /* the small types through indexing, sort, control flow, windows,
+     * select, clamp, compare, the predicates and dots: one case per shape
+     * class of the op (gen.c's gen_lowp_ops) */
+    for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++)
+        if (conf_lowp_ops_op(op, (plumb_dtype)ti)) total += ns;
     /* dot_general's algorithm family (docs/spec/dotalg.md): 15 algorithms
      * on f32 operands (f64 for f64/f64/f64), 2 on bf16 and 1 on f16 */
     if (op == PLUMB_OP_DOT_GENERAL) total += 15 + 2 + 1;
