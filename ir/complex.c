@@ -159,12 +159,8 @@ const char *ir_complex_check(const ir_op *op, char *buf, size_t n)
          * the comparison_type FLOAT (checked with the other types) */
         return NULL;
     case PLUMB_OP_CONVERT:
-        if (plumb_dtype_is_complex(op->operands[0]->type.dtype) && !plumb_dtype_is_complex(r->dtype) &&
-            !plumb_dtype_is_float(r->dtype)) {
-            snprintf(buf, n, "unsupported: convert from %s to %s",
-                     plumb_dtype_name(op->operands[0]->type.dtype), plumb_dtype_name(r->dtype));
-            return buf;
-        }
+        /* any pair: complex -> real types converts the real part
+         * (docs/spec/complex.md) */
         return NULL;
     case PLUMB_OP_DOT_GENERAL:
     case PLUMB_OP_DOT: {

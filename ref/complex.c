@@ -923,15 +923,15 @@ static double real_to(plumb_dtype from, const void *data, uint64_t i, plumb_dtyp
 }
 
 /* convert: complex -> complex rounds each component once; real -> complex
- * gives (x, +0); complex -> float keeps the real part, rounded once. */
+ * gives (x, +0); complex -> any real type converts the real part as an f64
+ * value of that type would be (floats rounded once; integers truncated,
+ * saturated, NaN -> 0; i1 is re != 0), the imaginary part dropped, as
+ * StableHLO's interpreter does (its convert.mlir: (0, 1) -> false). */
 static bool convert(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     plumb_tensor *x = in[0], *r = out[0];
     uint64_t n = plumb_tensor_numel(r);
     bool cin = plumb_dtype_is_complex(x->dtype), cout = plumb_dtype_is_complex(r->dtype);
-    if (cin && !cout && !plumb_dtype_is_float(r->dtype))
-        return ref_fail(c, op, PLUMB_ERR_UNSUPPORTED, "unsupported: convert from %s to %s",
-                        plumb_dtype_name(x->dtype), plumb_dtype_name(r->dtype));
     for (uint64_t i = 0; i < n; i++) {
         if (cout) {
             plumb_dtype ct = plumb_dtype_component(r->dtype);
@@ -955,7 +955,8 @@ static bool convert(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_
             case PLUMB_BF16: bits = plumb_f64_to_bf16(v); break;
             case PLUMB_F32: bits = plumb_f32_bits((float)v); break;
             case PLUMB_F64: bits = plumb_f64_bits(v); break;
-            default:   /* the small floats: the shared codec rounds the exact double once */
+            default:   /* the small floats: the shared codec rounds the exact double once;
+                        * integers and i1 by its float -> int and x != 0 rules */
                 bits = plumb_lowp_convert_bits(PLUMB_F64, r->dtype, plumb_f64_bits(v));
                 break;
             }

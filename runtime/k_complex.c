@@ -337,15 +337,13 @@ static bool compare(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_
  * complex<f64> -> complex<f64> convert must keep bit for bit (the spec's
  * payload rule for conversions that do not round). complex -> complex rounds
  * each component once; real -> complex gives (x, +0), x rounded once to the
- * component type; complex -> float keeps the real part, rounded once. */
+ * component type; complex -> float keeps the real part, rounded once, and
+ * complex -> integer or i1 converts the real part as the reference does. */
 static bool convert(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     plumb_tensor *s = in[0], *r = out[0];
     uint64_t n = plumb_tensor_numel(r);
     bool cin = plumb_dtype_is_complex(s->dtype), cout = plumb_dtype_is_complex(r->dtype);
-    if (cin && !cout && !plumb_dtype_is_float(r->dtype))
-        return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "unsupported: convert from %s to %s",
-                       plumb_dtype_name(s->dtype), plumb_dtype_name(r->dtype));
     bool c64 = cout && plumb_dtype_component(r->dtype) == PLUMB_F32;
     for (uint64_t i = 0; i < n; i++) {
         double re, im = 0;
@@ -375,8 +373,9 @@ static bool convert(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_
         case PLUMB_F32: bits = plumb_f32_bits((float)re); break;
         case PLUMB_F64: bits = plumb_f64_bits(re); break;
         default:
-            if (plumb_fpfmt_get(r->dtype)) {
-                /* the small floats: the shared codec rounds the exact double once */
+            if (plumb_fpfmt_get(r->dtype) || plumb_dtype_is_int(r->dtype) || plumb_dtype_is_bool(r->dtype)) {
+                /* the small floats: the shared codec rounds the exact double
+                 * once; integers and i1 by its float -> int and x != 0 rules */
                 bits = plumb_lowp_convert_bits(PLUMB_F64, r->dtype, plumb_f64_bits(re));
                 break;
             }
