@@ -256,6 +256,10 @@ uint32_t conf_lowp_specials(plumb_dtype t, uint64_t *out);
  * windows, select, clamp, compare, the is_* predicates and dots; one case
  * per shape class of the op, value class "patterns" (gen.c). */
 bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t);
+/* complex cases of slice, reshape, broadcast_in_dim, dynamic_slice,
+ * dynamic_update_slice, gather, optimization_barrier, constant, iota,
+ * bitcast_convert, map and reduce_window (maximum) (gen.c) */
+uint32_t conf_complex_more_cases(plumb_opcode op);
 /* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
  * when rounded twice, through f32: a midpoint of dst plus or minus less
  * than half an f32 ulp. */

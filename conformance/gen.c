@@ -3690,6 +3690,156 @@ static bool gen_dotalg(gen *g)
     return ok;
 }
 
+/* ---- complex values through the other ops that move, index, pass, map
+ * and window them (docs/spec/complex.md; docs/conformance.md
+ * "Complex") ----
+ * On complex<f32> and complex<f64>, one case per op and type, value class
+ * "ties" (cplx_ties: components from a small set with NaN and +-inf), after
+ * every other family: slice, reshape, broadcast_in_dim, dynamic_slice and
+ * dynamic_update_slice (start indices partly out of range), gather,
+ * optimization_barrier, constant (the data as a literal), iota, the
+ * bitcast_convert to and from component vectors, map (an add body),
+ * reduce_window with a maximum body (lexicographic, exact) and its -inf
+ * init, all exact, per component. */
+uint32_t conf_complex_more_cases(plumb_opcode op)
+{
+    switch (op) {
+    case PLUMB_OP_SLICE: case PLUMB_OP_RESHAPE: case PLUMB_OP_BROADCAST_IN_DIM: case PLUMB_OP_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_UPDATE_SLICE: case PLUMB_OP_GATHER: case PLUMB_OP_OPTIMIZATION_BARRIER:
+    case PLUMB_OP_CONSTANT: case PLUMB_OP_IOTA: case PLUMB_OP_BITCAST_CONVERT: case PLUMB_OP_MAP:
+    case PLUMB_OP_REDUCE_WINDOW:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+static bool cmore_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    static const int64_t d2[2] = {3, 5}, d22[2] = {2, 2}, d23[2] = {2, 3}, d53[2] = {5, 3}, d5[1] = {5};
+    const char *C = tys(g, t, 0, NULL), *T2 = tys(g, t, 2, d2);
+    plumb_buf *b = &g->body;
+    switch (g->op) {
+    case PLUMB_OP_SLICE:
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        g->ret_types = tys(g, t, 2, d22);
+        plumb_buf_printf(b, "  %%r = stablehlo.slice %%x [0:3:2, 1:5:2] : (%s) -> %s\n", T2, g->ret_types);
+        return push_case(g, "%r");
+    case PLUMB_OP_RESHAPE:
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        g->ret_types = tys(g, t, 2, d53);
+        plumb_buf_printf(b, "  %%r = stablehlo.reshape %%x : (%s) -> %s\n", T2, g->ret_types);
+        return push_case(g, "%r");
+    case PLUMB_OP_BROADCAST_IN_DIM:
+        if (!cplx_param(g, "x", 1, d5, true)) break;
+        g->ret_types = T2;
+        plumb_buf_printf(b, "  %%r = stablehlo.broadcast_in_dim %%x, dims = [1] : (%s) -> %s\n", tys(g, t, 1, d5), T2);
+        return push_case(g, "%r");
+    case PLUMB_OP_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_UPDATE_SLICE: {
+        bool upd = g->op == PLUMB_OP_DYNAMIC_UPDATE_SLICE;
+        if (!cplx_param(g, "x", 2, d2, true) || (upd && !cplx_param(g, "u", 2, d23, true))) break;
+        /* start indices partly out of range: the op clamps them */
+        if (!param(g, "i0", PLUMB_I32, 0, NULL, NULL, -2, 4) || !param(g, "i1", PLUMB_I32, 0, NULL, NULL, -2, 6)) break;
+        const char *W = tys(g, t, 2, d23);
+        if (upd) {
+            g->ret_types = T2;
+            plumb_buf_printf(b, "  %%r = stablehlo.dynamic_update_slice %%x, %%u, %%i0, %%i1 : (%s, %s, tensor<i32>, "
+                             "tensor<i32>) -> %s\n", T2, W, T2);
+        } else {
+            g->ret_types = W;
+            plumb_buf_printf(b, "  %%r = stablehlo.dynamic_slice %%x, %%i0, %%i1, sizes = [2, 3] : (%s, tensor<i32>, "
+                             "tensor<i32>) -> %s\n", T2, W);
+        }
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_GATHER: {
+        static const int64_t di[2] = {4, 1}, d45[2] = {4, 5};
+        if (!cplx_param(g, "x", 2, d2, true) || !param(g, "i", PLUMB_I32, 2, di, NULL, -1, 4)) break;
+        g->ret_types = tys(g, t, 2, d45);
+        plumb_buf_printf(b, "  %%r = \"stablehlo.gather\"(%%x, %%i) <{dimension_numbers = #stablehlo.gather<"
+                         "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, "
+                         "slice_sizes = array<i64: 1, 5>}> : (%s, tensor<4x1xi32>) -> %s\n", T2, g->ret_types);
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_OPTIMIZATION_BARRIER:
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        g->ret_types = T2;
+        plumb_buf_printf(b, "  %%r = stablehlo.optimization_barrier %%x : %s\n", T2);
+        return push_case(g, "%r");
+    case PLUMB_OP_CONSTANT: {
+        plumb_tensor *tmp = plumb_tensor_new(t, 2, d2, 0, g->d);
+        if (!tmp) break;
+        cplx_ties(g, tmp, true);
+        plumb_buf_puts(b, "  %r = stablehlo.constant ");
+        plumb_dense_print(b, tmp, true);
+        plumb_buf_printf(b, " : %s\n", T2);
+        plumb_tensor_free(tmp);
+        g->ret_types = T2;
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_IOTA:
+        g->ret_types = T2;
+        plumb_buf_printf(b, "  %%r = stablehlo.iota dim = 1 : %s\n", T2);
+        return push_case(g, "%r");
+    case PLUMB_OP_BITCAST_CONVERT: {
+        /* complex<fN> -> tensor<...x2xfN> and back: the components in memory order */
+        static const int64_t d3[3] = {3, 5, 2};
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        const char *V = tys(g, ct, 3, d3);
+        plumb_buf_printf(b, "  %%v = stablehlo.bitcast_convert %%x : (%s) -> %s\n"
+                            "  %%w = stablehlo.bitcast_convert %%v : (%s) -> %s\n", T2, V, V, T2);
+        plumb_buf pb;
+        plumb_buf_init(&pb);
+        plumb_buf_printf(&pb, "%s, %s", V, T2);
+        g->ret_types = plumb_arena_strdup(g->out->arena, pb.data ? pb.data : "");
+        plumb_buf_free(&pb);
+        if (!g->ret_types) break;
+        return push_case(g, "%v, %w");
+    }
+    case PLUMB_OP_MAP:
+        if (!cplx_param(g, "x", 2, d2, true) || !cplx_param(g, "y", 2, d2, true)) break;
+        g->ret_types = T2;
+        plumb_buf_printf(b, "  %%r = \"stablehlo.map\"(%%x, %%y) ({\n"
+                            "  ^bb0(%%a: %s, %%c: %s):\n"
+                            "    %%s = stablehlo.add %%a, %%c : %s\n"
+                            "    stablehlo.return %%s : %s\n"
+                            "  }) {dimensions = array<i64: 0, 1>} : (%s, %s) -> %s\n", C, C, C, C, T2, T2, T2);
+        return push_case(g, "%r");
+    case PLUMB_OP_REDUCE_WINDOW: {
+        static const int64_t dx[2] = {4, 6}, dr[2] = {2, 2};
+        if (!cplx_param(g, "x", 2, dx, false)) break;
+        plumb_tensor *z = param(g, "z", t, 0, NULL, NULL, 0, 0);
+        if (!z) break;
+        plumb_complex_store(t, z->data, 0, -INFINITY, -INFINITY);
+        const char *X = tys(g, t, 2, dx);
+        g->ret_types = tys(g, t, 2, dr);
+        plumb_buf_printf(b, "  %%r = \"stablehlo.reduce_window\"(%%x, %%z) <{padding = dense<[[1, 0], [0, 0]]> : "
+                            "tensor<2x2xi64>, window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 3>}> ({\n"
+                            "  ^bb0(%%a: %s, %%c: %s):\n"
+                            "    %%m = stablehlo.maximum %%a, %%c : %s\n"
+                            "    stablehlo.return %%m : %s\n"
+                            "  }) : (%s, %s) -> %s\n", C, C, C, C, X, C, g->ret_types);
+        return push_case(g, "%r");
+    }
+    default:
+        break;
+    }
+    g->failed = true;
+    return push_case(g, "%r");
+}
+
+static bool gen_complex_more(gen *g)
+{
+    bool ok = true;
+    for (int k = 0; ok && conf_complex_more_cases(g->op) && k < 2; k++) {
+        plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
+        ok = depth_case(g, t, t, "ties", cmore_case);
+    }
+    return ok;
+}
+
 /* ---- the small types through indexing, sort, control flow, windows, ...
  * (docs/conformance.md "Small types") ------------------------------------------
  * The ops that take the FP8/FP6/FP4 formats and i2/i4/ui2/ui4 through
@@ -3882,6 +4032,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_dotalg(&g);
     if (ok) ok = gen_complex_sum(&g);
     if (ok) ok = gen_lowp_ops(&g);
+    if (ok) ok = gen_complex_more(&g);
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

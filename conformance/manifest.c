@@ -188,6 +188,8 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
      * class of the op (gen.c's gen_lowp_ops) */
     for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++)
         if (conf_lowp_ops_op(op, (plumb_dtype)ti)) total += ns;
+    /* complex through the other data movement ops, map and reduce_window */
+    total += conf_complex_more_cases(op);
     /* dot_general's algorithm family (docs/spec/dotalg.md): 15 algorithms
      * on f32 operands (f64 for f64/f64/f64), 2 on bf16 and 1 on f16 */
     if (op == PLUMB_OP_DOT_GENERAL) total += 15 + 2 + 1;

@@ -1,0 +1,93 @@
+#!/bin/sh
+# plumb certify --type-coverage (docs/certify.md "Type coverage"): every op
+# x element type pair of the types issue 20 added (FP8/FP6/FP4/E8M0,
+# i2/i4/ui2/ui4, complex) that the verifier accepts has certification
+# cases in the full suite, except the pairs listed below, each with its
+# reason; an exception that has cases now is stale and fails too, so the
+# list only shrinks. Also checks the listing itself against hand-counted
+# cells and its usage errors. Needs jq (ci/deps.sh installs it).
+# Ends with "N passed, N failed".
+BUILD=${BUILD:-build}
+PLUMB=${PLUMB:-$BUILD/plumb}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+command -v jq > /dev/null || { echo "test_type_coverage: jq not found (run ci/deps.sh)"; echo "0 passed, 1 failed"; exit 1; }
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || bad "$3: jq '$2'"; }
+
+LOWP="f8E4M3FN f8E5M2 f8E4M3FNUZ f8E5M2FNUZ f8E4M3B11FNUZ f8E3M4 f8E4M3 f8E8M0FNU f6E2M3FN f6E3M2FN f4E2M1FN i2 i4 ui2 ui4"
+CPLX="complex<f32> complex<f64>"
+
+# The exceptions: "op type reason", one pair a line.
+: > "$tmp/exc"
+exc() { echo "$1 $2 $3" >> "$tmp/exc"; }
+for t in $CPLX; do
+    exc stablehlo.atan2 "$t" "no bound next to the pole x = +-iy (docs/spec/complex.md); not certified"
+    exc stablehlo.dot "$t" "complex dots are judged per component by check.c's complex dot bound, which judges dot_general only"
+    exc stablehlo.fft "$t" "fft's cases are keyed on the component type f32/f64 (conformance/gen_fft.c), each runs complex data"
+done
+# Owned by the engineer adding the dynamic ops on the small types and
+# complex (lowpops): the verifier accepts them; their cases are theirs.
+for op in get_dimension_size dynamic_broadcast_in_dim dynamic_reshape real_dynamic_slice dynamic_pad dynamic_gather; do
+    for t in $LOWP; do exc "stablehlo.$op" "$t" "owned by lowpops (dynamic ops on the small types)"; done
+    [ $op = get_dimension_size ] || for t in $CPLX; do exc "stablehlo.$op" "$t" "owned by lowpops (dynamic ops on complex)"; done
+done
+# E8M0 (no sign, no zero) in linear algebra and batch norm: owned by clinalg and lowpops
+for op in triangular_solve cholesky; do exc "stablehlo.$op" f8E8M0FNU "owned by clinalg (linear algebra on the small formats)"; done
+for op in batch_norm_inference batch_norm_training batch_norm_grad; do exc "stablehlo.$op" f8E8M0FNU "owned by lowpops (batch norm on the small formats)"; done
+
+# 1. The listing: text and JSON, nothing generated the verifier would refuse.
+"$PLUMB" certify --type-coverage --new-types --json "$tmp/tc.json" > "$tmp/tc.txt" 2> "$tmp/err"
+rc=$?
+[ $rc = 0 ] && ok || { bad "--type-coverage --new-types: exit $rc"; cat "$tmp/err"; }
+tail -n 1 "$tmp/tc.txt" | grep -q '^type coverage (new types): [0-9]* op x type pairs accepted, [0-9]* with cases, [0-9]* holes' && ok ||
+    bad "summary line: $(tail -n 1 "$tmp/tc.txt")"
+jq_ok "$tmp/tc.json" '.not_accepted == 0' "no case of a type the verifier refuses"
+jq_ok "$tmp/tc.json" '.pairs == .covered + .holes + .no_cases_of_own' "the pairs add up"
+jq_ok "$tmp/tc.json" '[.cells[] | select(.new_type | not)] | length == 0' "--new-types lists only the new types"
+# the text and the JSON agree cell by cell
+jq -r '.cells[] | "\(.op) \(.type) \(.quick) \(.full) \(.status)"' "$tmp/tc.json" | sort > "$tmp/j"
+sed '1d;$d' "$tmp/tc.txt" | awk '{print $1, $2, $3, $4, $5}' | sort > "$tmp/t"
+cmp -s "$tmp/j" "$tmp/t" && ok || bad "text and JSON cells differ"
+
+# 2. Every hole is an exception, every exception still a hole.
+jq -r '.cells[] | select(.status == "hole") | "\(.op) \(.type)"' "$tmp/tc.json" | sort > "$tmp/holes"
+cut -d' ' -f1,2 "$tmp/exc" | sort > "$tmp/excpairs"
+comm -23 "$tmp/holes" "$tmp/excpairs" > "$tmp/unexcused"
+if [ -s "$tmp/unexcused" ]; then
+    bad "op x new type pairs the verifier accepts with no certification case:"
+    sed 's/^/  /' "$tmp/unexcused"
+else ok; fi
+comm -13 "$tmp/holes" "$tmp/excpairs" > "$tmp/stale"
+if [ -s "$tmp/stale" ]; then
+    bad "exceptions that have cases now (remove them from this test):"
+    sed 's/^/  /' "$tmp/stale"
+else ok; fi
+
+# 3. Cells counted by hand from the generators (docs/conformance.md):
+# the small types' elementwise family, one case per type; reduce_window,
+# one case per shape class (pool2 pool3 dilated r1 r3) in both suites; the
+# complex data movement, one case per complex type; slice on i4 from the
+# plan's main loop (5 shapes x 2 value classes, x 3 repetitions in full).
+cell() { jq -e --arg op "$1" --arg t "$2" ".cells[] | select(.op == \$op and .type == \$t) | .quick == $3 and .full == $4" "$tmp/tc.json" > /dev/null && ok || bad "cell $1 $2: want quick $3 full $4, got $(jq -c --arg op "$1" --arg t "$2" '.cells[] | select(.op == $op and .type == $t)' "$tmp/tc.json")"; }
+cell stablehlo.add f8E4M3FN 1 1
+cell stablehlo.reduce_window f4E2M1FN 5 5
+cell stablehlo.select_and_scatter ui2 4 4
+cell stablehlo.dynamic_slice "complex<f64>" 1 1
+cell stablehlo.slice i4 6 30
+
+# 4. --ops narrows the listing; usage errors.
+"$PLUMB" certify --type-coverage --ops reduce_window,while > "$tmp/o.txt" 2>&1 && ok || bad "--type-coverage --ops: exit $?"
+[ "$(sed '1d;$d' "$tmp/o.txt" | awk '{print $1}' | sort -u | tr '\n' ' ')" = "stablehlo.reduce_window stablehlo.while " ] && ok ||
+    bad "--ops lists other ops: $(sed '1d;$d' "$tmp/o.txt" | awk '{print $1}' | sort -u | tr '\n' ' ')"
+"$PLUMB" certify --type-coverage --ops no_such_op > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "unknown op 'no_such_op'" "$tmp/e" && ok || bad "unknown op: exit $rc, $(cat "$tmp/e")"
+"$PLUMB" certify --new-types > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q -- "--new-types is an option of --type-coverage" "$tmp/e" && ok || bad "--new-types alone: exit $rc"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
