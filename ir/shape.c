@@ -366,6 +366,39 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
         }
         return true;
     }
+    case PLUMB_OP_FFT: {
+        /* the operand's dims; RFFT's last transformed dim becomes
+         * fft_length[-1] / 2 + 1, IRFFT's fft_length[-1] (StableHLO C4, C5) */
+        out[0] = result_blank(op, 0);
+        out[0].rank = in[0]->rank;
+        memcpy(out[0].dims, in[0]->dims, sizeof out[0].dims);
+        if (in[0]->rank && a->fft_length.n) {
+            int64_t last = a->fft_length.v[a->fft_length.n - 1];
+            if (a->fft_type == IR_FFT_RFFT)
+                out[0].dims[in[0]->rank - 1] = last / 2 + 1;
+            else if (a->fft_type == IR_FFT_IRFFT)
+                out[0].dims[in[0]->rank - 1] = last;
+        }
+        return true;
+    }
+    case PLUMB_OP_BATCH_NORM_INFERENCE:
+    case PLUMB_OP_BATCH_NORM_TRAINING:
+    case PLUMB_OP_BATCH_NORM_GRAD:
+        /* the normalized (or gradient) operand has the operand's dims; the
+         * per-feature results (training's mean and variance, grad's scale
+         * and offset gradients) are [size of the feature dimension] */
+        for (uint32_t j = 0; j < op->n_results; j++) {
+            out[j] = result_blank(op, j);
+            if (j == 0) {
+                out[j].rank = in[0]->rank;
+                memcpy(out[j].dims, in[0]->dims, sizeof out[j].dims);
+            } else {
+                out[j].rank = 1;
+                out[j].dims[0] = a->feature_index >= 0 && (uint64_t)a->feature_index < in[0]->rank
+                                     ? in[0]->dims[a->feature_index] : 0;
+            }
+        }
+        return true;
     case PLUMB_OP_TOP_K:
         for (uint32_t j = 0; j < 2; j++) {
             out[j] = result_blank(op, j);
