@@ -258,8 +258,12 @@ uint32_t conf_lowp_specials(plumb_dtype t, uint64_t *out);
 bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t);
 /* complex cases of slice, reshape, broadcast_in_dim, dynamic_slice,
  * dynamic_update_slice, gather, optimization_barrier, constant, iota,
- * bitcast_convert, map and reduce_window (maximum) (gen.c) */
+ * bitcast_convert, map and reduce_window (maximum), and atan2 away from
+ * its pole (gen.c) */
 uint32_t conf_complex_more_cases(plumb_opcode op);
+/* complex atan2 inputs kept by the atan2 family (gen_types.c): away from
+ * the pole x = +-iy and from cancellation in x + iy and log q */
+bool conf_catan2_accept(double yr, double yi, double xr, double xi);
 /* f64 values (bit patterns) whose conversion to dst (f16 or bf16) differs
  * when rounded twice, through f32: a midpoint of dst plus or minus less
  * than half an f32 ulp. */

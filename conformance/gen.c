@@ -3700,7 +3700,7 @@ static bool gen_dotalg(gen *g)
  * optimization_barrier, constant (the data as a literal), iota, the
  * bitcast_convert to and from component vectors, map (an add body),
  * reduce_window with a maximum body (lexicographic, exact) and its -inf
- * init, all exact, per component. */
+ * init, all exact, per component; and atan2 (catan2_case, two classes). */
 uint32_t conf_complex_more_cases(plumb_opcode op)
 {
     switch (op) {
@@ -3709,6 +3709,8 @@ uint32_t conf_complex_more_cases(plumb_opcode op)
     case PLUMB_OP_CONSTANT: case PLUMB_OP_IOTA: case PLUMB_OP_BITCAST_CONVERT: case PLUMB_OP_MAP:
     case PLUMB_OP_REDUCE_WINDOW:
         return 2;
+    case PLUMB_OP_ATAN2:
+        return 4;   /* normal, scaled (catan2_case) */
     default:
         return 0;
     }
@@ -3830,12 +3832,45 @@ static bool cmore_case(gen *g)
     return push_case(g, "%r");
 }
 
+/* atan2(y, x) on complex: 37 elements whose components are drawn from
+ * N(0, 1) ("normal") or N(0, 1) times one power of two in [2^-40, 2^40]
+ * per element ("scaled"), rounded to the component type, and kept only
+ * where conf_catan2_accept holds (away from the pole x = +-iy and from the
+ * cancellations the runtime's bound excludes, docs/spec/complex.md);
+ * judged normwise like the complex family's math ops. */
+static bool catan2_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    int64_t n = 37;
+    plumb_tensor *y = param(g, "y", t, 1, &n, NULL, 0, 0), *x = param(g, "x", t, 1, &n, NULL, 0, 0);
+    if (!x || !y) { g->failed = true; return push_case(g, "%r"); }
+    bool scaled = !strcmp(g->value, "scaled");
+    for (int64_t i = 0; i < n; i++) {
+        double v[4];
+        do {
+            double k = scaled ? ldexp(1.0, (int)gsl_rng_uniform_int(g->rng, 81) - 40) : 1.0;
+            for (int j = 0; j < 4; j++)
+                v[j] = plumb_load_f64(ct, (uint64_t[]){fbits(ct, k * gsl_ran_gaussian(g->rng, 1.0))}, 0);
+        } while (!conf_catan2_accept(v[0], v[1], v[2], v[3]));
+        complex_store(y, (uint64_t)i, ct, v[0], v[1]);
+        complex_store(x, (uint64_t)i, ct, v[2], v[3]);
+    }
+    g->ret_types = tys(g, t, 1, &n);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.atan2 %%y, %%x : %s\n", g->ret_types);
+    return push_case(g, "%r");
+}
+
 static bool gen_complex_more(gen *g)
 {
     bool ok = true;
     for (int k = 0; ok && conf_complex_more_cases(g->op) && k < 2; k++) {
         plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
-        ok = depth_case(g, t, t, "ties", cmore_case);
+        if (g->op == PLUMB_OP_ATAN2) {
+            ok = depth_case(g, t, t, "normal", catan2_case);
+            if (ok) ok = depth_case(g, t, t, "scaled", catan2_case);
+        } else {
+            ok = depth_case(g, t, t, "ties", cmore_case);
+        }
     }
     return ok;
 }

@@ -6,6 +6,7 @@
  * (NaNs, infinities where present, both zeros where present, the smallest
  * subnormal, the largest subnormal, the smallest normal, the largest finite
  * value) is converted to and from every type. */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,4 +220,24 @@ uint32_t conf_lowp_specials(plumb_dtype t, uint64_t *out)
         if (keep) out[n++] = p;
     }
     return n;
+}
+
+/* Whether complex atan2(y, x) (y = yr + i yi the lhs, x = xr + i xi) is
+ * far enough from its singular and ill-conditioned inputs for the stated
+ * bound (docs/spec/complex.md, "atan2"): with s = x^2 + y^2, w = x + iy
+ * and q = w / sqrt(s), atan2 = -i log q. The runtime forms s, sqrt s, q
+ * and log q in long double, each step within a few units of 2^-64 of
+ * the magnitudes it combines; kept are the inputs where none of them
+ * cancels by more than a factor 4: |s| >= (|x|^2 + |y|^2)/4 (away from
+ * the pole x = +-iy), |w| >= (|x| + |y|)/4, and |log q| >= 1/4 (the result
+ * is not small beside the errors of q). There the long double errors stay
+ * below 2^-56 of the result, far inside the normwise bound. */
+bool conf_catan2_accept(double yr, double yi, double xr, double xi)
+{
+    double complex x = CMPLX(xr, xi), y = CMPLX(yr, yi);
+    double ax = cabs(x), ay = cabs(y);
+    double complex s = x * x + y * y, w = x + I * y;
+    if (!(cabs(s) >= (ax * ax + ay * ay) / 4) || !(cabs(w) >= (ax + ay) / 4)) return false;
+    double complex q = w / csqrt(s);
+    return cabs(clog(q)) >= 0.25;
 }
