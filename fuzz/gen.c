@@ -523,6 +523,29 @@ static int64_t win_draw(rng *r, int64_t n, bool dilations, bool negative_pad, wi
     return (sd + o->lo + o->hi - wdil) / o->stride + 1;
 }
 
+/* The attribute lists of n window dimensions, each ", "-separated: window
+ * sizes, strides, base and window dilations, and "[lo, hi]" padding pairs
+ * (convolution, reduce_window and select_and_scatter write theirs from
+ * these). Draws nothing, so callers keep their random streams. */
+typedef struct win_text {
+    char w[64], stride[64], bd[64], wd[64], pad[96];
+} win_text;
+
+static void win_lists(const win1 *w, uint32_t n, win_text *t)
+{
+    size_t a = 0, b = 0, c = 0, d = 0, e = 0;
+    t->w[0] = t->stride[0] = t->bd[0] = t->wd[0] = t->pad[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        const char *sep = i ? ", " : "";
+        a += (size_t)snprintf(t->w + a, sizeof t->w - a, "%s%lld", sep, (long long)w[i].w);
+        b += (size_t)snprintf(t->stride + b, sizeof t->stride - b, "%s%lld", sep, (long long)w[i].stride);
+        c += (size_t)snprintf(t->bd + c, sizeof t->bd - c, "%s%lld", sep, (long long)w[i].bd);
+        d += (size_t)snprintf(t->wd + d, sizeof t->wd - d, "%s%lld", sep, (long long)w[i].wd);
+        e += (size_t)snprintf(t->pad + e, sizeof t->pad - e, "%s[%lld, %lld]", sep, (long long)w[i].lo,
+                              (long long)w[i].hi);
+    }
+}
+
 /* A unary op of type t for region bodies (negate, not, abs; v + v for the
  * types that take none), written "name a, a" or "name a". */
 static const char *body_unary(plumb_dtype t, uint32_t k, bool *twice)
@@ -659,17 +682,13 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
                 len += (size_t)snprintf(dn[q] + len, sizeof dn[q] - len, "%s%s", i ? ", " : "", lab[i]);
             snprintf(dn[q] + len, sizeof dn[q] - len, "]");
         }
-        char st[64] = "", pd[96] = "", ld[64] = "", rd[64] = "", rv[64] = "";
-        size_t a = 0, b = 0, c = 0, d = 0, e = 0;
-        for (uint32_t s = 0; s < ns; s++) {
-            const char *sep = s ? ", " : "";
-            a += (size_t)snprintf(st + a, sizeof st - a, "%s%lld", sep, (long long)w[s].stride);
-            b += (size_t)snprintf(pd + b, sizeof pd - b, "%s[%lld, %lld]", sep, (long long)w[s].lo,
-                                  (long long)w[s].hi);
-            c += (size_t)snprintf(ld + c, sizeof ld - c, "%s%lld", sep, (long long)w[s].bd);
-            d += (size_t)snprintf(rd + d, sizeof rd - d, "%s%lld", sep, (long long)w[s].wd);
-            e += (size_t)snprintf(rv + e, sizeof rv - e, "%s%s", sep, below(&lr, 4) == 0 ? "true" : "false");
-        }
+        win_text wt;
+        win_lists(w, ns, &wt);
+        char rv[64] = "";
+        size_t e = 0;
+        for (uint32_t s = 0; s < ns; s++)
+            e += (size_t)snprintf(rv + e, sizeof rv - e, "%s%s", s ? ", " : "",
+                                  below(&lr, 4) == 0 ? "true" : "false");
         char K[96];
         tyname(K, sizeof K, t, R, kd);
         tyname(O, sizeof O, t, R, od);
@@ -680,7 +699,7 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
                  "$r = stablehlo.convolution($0, $1) dim_numbers = %sx%s->%s, window = {stride = [%s], pad = [%s], "
                  "lhs_dilate = [%s], rhs_dilate = [%s], reverse = [%s]} {batch_group_count = %lld : i64, "
                  "feature_group_count = %lld : i64} : (%s, %s) -> %s",
-                 dn[0], dn[1], dn[2], st, pd, ld, rd, rv, (long long)bgc, (long long)fgc, T, K, O);
+                 dn[0], dn[1], dn[2], wt.stride, wt.pad, wt.bd, wt.wd, rv, (long long)bgc, (long long)fgc, T, K, O);
         snprintf(res->rtypes, sizeof res->rtypes, "%s", O);
         return true;
     }
@@ -705,17 +724,8 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
             o.dims[i] = win_draw(&lr, x->dims[i], !sas, false, &w[i]);
         if (numel(&o) > g->o->max_elems)
             return false;
-        char wd[64] = "", ws[64] = "", bd[64] = "", wl[64] = "", pd[96] = "";
-        size_t a = 0, b = 0, c = 0, d = 0, e = 0;
-        for (uint32_t i = 0; i < x->rank; i++) {
-            const char *sep = i ? ", " : "";
-            a += (size_t)snprintf(wd + a, sizeof wd - a, "%s%lld", sep, (long long)w[i].w);
-            b += (size_t)snprintf(ws + b, sizeof ws - b, "%s%lld", sep, (long long)w[i].stride);
-            c += (size_t)snprintf(bd + c, sizeof bd - c, "%s%lld", sep, (long long)w[i].bd);
-            d += (size_t)snprintf(wl + d, sizeof wl - d, "%s%lld", sep, (long long)w[i].wd);
-            e += (size_t)snprintf(pd + e, sizeof pd - e, "%s[%lld, %lld]", sep, (long long)w[i].lo,
-                                  (long long)w[i].hi);
-        }
+        win_text wt;
+        win_lists(w, x->rank, &wt);
         tyname(O, sizeof O, t, o.rank, o.dims);
         uint32_t a_init = sas ? 2 : 1;
         if (!sas) {
@@ -730,7 +740,7 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
                      "window_dimensions = array<i64: %s>, window_strides = array<i64: %s>}> ({\n"
                      "  ^bb0($r_a: %s, $r_b: %s):\n    $r_m = %s $r_a, $r_b : %s\n    stablehlo.return $r_m : %s\n"
                      "  }) : (%s, %s) -> %s",
-                     bd, pd, x->rank, wl, wd, ws, S, S, plumb_op_name(body), S, S, T, S, O);
+                     wt.bd, wt.pad, x->rank, wt.wd, wt.w, wt.stride, S, S, plumb_op_name(body), S, S, T, S, O);
             (void)a_init;
             return true;
         }
@@ -748,7 +758,7 @@ static bool try_v2(gctx *g, plumb_opcode op, uint32_t xi, const fz_node *x, uint
                  "    stablehlo.return $r_p : tensor<i1>\n  }, {\n"
                  "  ^bb0($r_c: %s, $r_d: %s):\n    $r_m = stablehlo.add $r_c, $r_d : %s\n    stablehlo.return $r_m : %s\n"
                  "  }) : (%s, %s, %s) -> %s",
-                 pd, x->rank, wd, ws, S, S, cmps[r1 % 4], ct, S, S, S, S, S, S, T, O, S, T);
+                 wt.pad, x->rank, wt.w, wt.stride, S, S, cmps[r1 % 4], ct, S, S, S, S, S, S, T, O, S, T);
         return true;
     }
     case PLUMB_OP_CHOLESKY: {
