@@ -1305,12 +1305,10 @@ typedef struct field {
     int64_t *scalar;
 } field;
 
-static bool struct_attr(P *p, const char *tag, field *fields)
+/* `name = value, ...>`: one or more fields of tag's attribute, through
+ * the closing '>'. */
+static bool struct_fields(P *p, const char *tag, field *fields)
 {
-    if (!expect_kw(p, tag) || !expect(p, '<'))
-        return false;
-    if (eat(p, '>'))
-        return true;
     do {
         ws(p);
         size_t off = p->pos;
@@ -1330,6 +1328,15 @@ static bool struct_attr(P *p, const char *tag, field *fields)
             return false;
     } while (eat(p, ','));
     return expect(p, '>');
+}
+
+static bool struct_attr(P *p, const char *tag, field *fields)
+{
+    if (!expect_kw(p, tag) || !expect(p, '<'))
+        return false;
+    if (eat(p, '>'))
+        return true;
+    return struct_fields(p, tag, fields);
 }
 
 static bool dense_value(P *p, ir_attrs *a);
@@ -2772,25 +2779,7 @@ static bool conv_dimension_numbers_attr(P *p, ir_conv *cv)
                  {"output_spatial_dimensions", &out_sp, NULL}, {NULL, NULL, NULL}};
     ws(p);
     size_t off = p->pos;
-    /* struct_attr wants its tag: step back over `#stablehlo.conv<raw` by
-     * parsing the fields with a local loop of the same shape */
-    do {
-        ws(p);
-        size_t foff = p->pos;
-        const char *s;
-        size_t n;
-        if (!ident(p, &s, &n))
-            return expected(p, "a field name");
-        field *fl = NULL;
-        for (field *q = f; q->name; q++)
-            if (strlen(q->name) == n && memcmp(q->name, s, n) == 0)
-                fl = q;
-        if (!fl)
-            return err_at(p, foff, PLUMB_ERR_UNSUPPORTED, "unsupported: field '%.*s' in #stablehlo.conv", (int)n, s);
-        if (!expect(p, '=') || (fl->ints ? !parse_int_list(p, fl->ints) : !parse_i64(p, fl->scalar)))
-            return false;
-    } while (eat(p, ','));
-    if (!expect(p, '>'))
+    if (!struct_fields(p, "#stablehlo.conv", f))
         return false;
     if (in_sp.n != k_sp.n || in_sp.n != out_sp.n)
         return err_at(p, off, PLUMB_ERR_PARSE,
