@@ -6,24 +6,9 @@
 # --json to a file and to stdout; bad options, inputs and programs are
 # errors with the documented exit codes. Never asserts a timing.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bench-cmd.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init bench-cmd
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-    if [ -s "$tmp/out" ]; then sed 's/^/    stdout: /' "$tmp/out" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi

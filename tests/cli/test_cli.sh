@@ -5,27 +5,13 @@
 # the binary; StableHLO's test files come from STABLEHLO_TESTDATA, else
 # $SHARED/stablehlo-testdata (skipped when that is missing). Ends with
 # "N passed, N failed, N skipped". JSON is checked with jq (ci/deps.sh).
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 TESTDATA=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init cli
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
 # run CMD...: runs it with stdout in $tmp/out, stderr in $tmp/err, status in $rc.
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 # expect_rc DESCRIPTION CODE: checks the status of the last run.

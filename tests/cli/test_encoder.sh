@@ -19,22 +19,9 @@
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
 ENC=examples/encoder/encoder.mlir
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-encoder.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init encoder
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
 # run CMD...: stdout in $tmp/out, stderr in $tmp/err, status in $rc.
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {

@@ -6,23 +6,9 @@
 # compile on the runtime with the inlining limit, and a dot whose scratch
 # together passes --max-bytes fails with a limit error. Run by tests/run.sh
 # with PLUMB set to the binary. Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-limits.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init limits
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
 # run CMD...: stdout in $tmp/out, stderr in $tmp/err, status in $rc. A run
 # that ignores its deadline is stopped after 120 s (status 124) when
 # coreutils' timeout is there.

@@ -7,23 +7,9 @@
 # the leak and fix counts. Counts here are written by hand from the
 # programs (20 distinct lr values; 8 distinct totals). Ends with
 # "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-policy.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init policy
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi

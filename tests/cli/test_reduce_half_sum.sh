@@ -8,40 +8,9 @@
 # derived by hand in the comments; each program runs on the reference (the
 # oracle) and on the runtime. Run by tests/run.sh with PLUMB set; ends with
 # "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-rdhalf.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    sed 's/^/    /' "$tmp/out" "$tmp/err" | head -n 6
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
-# expect DESCRIPTION WANT PROGRAM INPUT...: runs PROGRAM on both backends
-# with the --input arguments and wants standard output WANT from each.
-expect() {
-    desc=$1 want=$2 prog=$3
-    shift 3
-    for be in ref runtime; do
-        "$PLUMB" run --backend "$be" "$prog" "$@" > "$tmp/out" 2> "$tmp/err"
-        rc=$?
-        if [ "$rc" = 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; then ok "$desc ($be)"
-        else fail "$desc ($be): exit $rc, want '$want'"; fi
-    done
-}
-
-if [ ! -x "$PLUMB" ]; then
-    fail "the plumb binary '$PLUMB' exists and is executable"
-    finish
-fi
+. "$(dirname "$0")/lib.sh"
+lib_init rdhalf
+need_plumb
 
 TINY=1.4346413748966574e-24   # a bf16 value, far below double's last bit at 10
 X='x=dense<[-1.28125, 11.6875, 0.0]> : tensor<3xbf16>'
@@ -59,16 +28,16 @@ func.func @main(%x: tensor<3xbf16>, %i: tensor<bf16>) -> tensor<bf16> {
   return %r : tensor<bf16>
 }
 MLIR
-expect "bf16 row sum a tiny init above a midpoint rounds up" 'tensor<bf16> dense<10.44>' "$tmp/r1.mlir" \
+expect_both "bf16 row sum a tiny init above a midpoint rounds up" 'tensor<bf16> dense<10.44>' "$tmp/r1.mlir" \
     --input "$X" --input "i=dense<$TINY> : tensor<bf16>"
-expect "bf16 row sum a tiny init below a midpoint rounds down" 'tensor<bf16> dense<10.4>' "$tmp/r1.mlir" \
+expect_both "bf16 row sum a tiny init below a midpoint rounds down" 'tensor<bf16> dense<10.4>' "$tmp/r1.mlir" \
     --input "$X" --input "i=dense<-$TINY> : tensor<bf16>"
-expect "bf16 negative row sum a tiny init past a midpoint rounds away" 'tensor<bf16> dense<-10.44>' "$tmp/r1.mlir" \
+expect_both "bf16 negative row sum a tiny init past a midpoint rounds away" 'tensor<bf16> dense<-10.44>' "$tmp/r1.mlir" \
     --input "$NX" --input "i=dense<-$TINY> : tensor<bf16>"
-expect "bf16 row sum on a midpoint ties to even" 'tensor<bf16> dense<10.4>' "$tmp/r1.mlir" \
+expect_both "bf16 row sum on a midpoint ties to even" 'tensor<bf16> dense<10.4>' "$tmp/r1.mlir" \
     --input "$X" --input "i=dense<0.0> : tensor<bf16>"
 # every term -0 and a -0 init: the sum is -0 (no add rounds, the sign stays)
-expect "bf16 row sum of negative zeros is -0" 'tensor<bf16> dense<-0.0>' "$tmp/r1.mlir" \
+expect_both "bf16 row sum of negative zeros is -0" 'tensor<bf16> dense<-0.0>' "$tmp/r1.mlir" \
     --input 'x=dense<[-0.0, -0.0, -0.0]> : tensor<3xbf16>' --input 'i=dense<-0.0> : tensor<bf16>'
 
 # two rows: the first as above with TINY (10.4375), the second its
@@ -79,7 +48,7 @@ func.func @main(%x: tensor<2x3xbf16>, %i: tensor<bf16>) -> tensor<2xbf16> {
   return %r : tensor<2xbf16>
 }
 MLIR
-expect "bf16 sums of two rows round once each" 'tensor<2xbf16> dense<[10.44, -10.4]>' "$tmp/r2.mlir" \
+expect_both "bf16 sums of two rows round once each" 'tensor<2xbf16> dense<[10.44, -10.4]>' "$tmp/r2.mlir" \
     --input 'x=dense<[[-1.28125, 11.6875, 0.0], [1.28125, -11.6875, 0.0]]> : tensor<2x3xbf16>' --input "i=dense<$TINY> : tensor<bf16>"
 
 # columns: the same two sums down the columns of the transposed operand
@@ -89,7 +58,7 @@ func.func @main(%x: tensor<3x2xbf16>, %i: tensor<bf16>) -> tensor<2xbf16> {
   return %r : tensor<2xbf16>
 }
 MLIR
-expect "bf16 column sums round once each" 'tensor<2xbf16> dense<[10.44, -10.4]>' "$tmp/c1.mlir" \
+expect_both "bf16 column sums round once each" 'tensor<2xbf16> dense<[10.44, -10.4]>' "$tmp/c1.mlir" \
     --input 'x=dense<[[-1.28125, 1.28125], [11.6875, -11.6875], [0.0, 0.0]]> : tensor<3x2xbf16>' --input "i=dense<$TINY> : tensor<bf16>"
 
 # a reduce between elementwise ops on its rows (a fused row group on the
@@ -104,7 +73,7 @@ func.func @main(%x: tensor<2x3xbf16>, %i: tensor<bf16>) -> tensor<2x3xbf16> {
   return %o : tensor<2x3xbf16>
 }
 MLIR
-expect "bf16 row sums inside elementwise row ops round once" 'tensor<2x3xbf16> dense<[[-11.75, 1.25, -10.44], [-11.75, 1.25, -10.44]]>' "$tmp/f1.mlir" \
+expect_both "bf16 row sums inside elementwise row ops round once" 'tensor<2x3xbf16> dense<[[-11.75, 1.25, -10.44], [-11.75, 1.25, -10.44]]>' "$tmp/f1.mlir" \
     --input 'x=dense<[[1.28125, -11.6875, 0.0], [1.28125, -11.6875, 0.0]]> : tensor<2x3xbf16>' --input "i=dense<$TINY> : tensor<bf16>"
 
 # long rows and columns: the operand padded with 9000 zeros (more than
@@ -118,9 +87,9 @@ func.func @main(%x: tensor<3xbf16>, %i: tensor<bf16>) -> tensor<bf16> {
   return %r : tensor<bf16>
 }
 MLIR
-expect "bf16 long row sum a tiny init above a midpoint rounds up" 'tensor<bf16> dense<10.44>' "$tmp/r3.mlir" \
+expect_both "bf16 long row sum a tiny init above a midpoint rounds up" 'tensor<bf16> dense<10.44>' "$tmp/r3.mlir" \
     --input "$X" --input "i=dense<$TINY> : tensor<bf16>"
-expect "bf16 long row sum a tiny init below a midpoint rounds down" 'tensor<bf16> dense<10.4>' "$tmp/r3.mlir" \
+expect_both "bf16 long row sum a tiny init below a midpoint rounds down" 'tensor<bf16> dense<10.4>' "$tmp/r3.mlir" \
     --input "$X" --input "i=dense<-$TINY> : tensor<bf16>"
 cat > "$tmp/c2.mlir" <<'MLIR'
 func.func @main(%x: tensor<3x2xbf16>, %i: tensor<bf16>) -> tensor<2xbf16> {
@@ -130,7 +99,7 @@ func.func @main(%x: tensor<3x2xbf16>, %i: tensor<bf16>) -> tensor<2xbf16> {
   return %r : tensor<2xbf16>
 }
 MLIR
-expect "bf16 long column sums round once each" 'tensor<2xbf16> dense<[10.44, -10.4]>' "$tmp/c2.mlir" \
+expect_both "bf16 long column sums round once each" 'tensor<2xbf16> dense<[10.44, -10.4]>' "$tmp/c2.mlir" \
     --input 'x=dense<[[-1.28125, 1.28125], [11.6875, -11.6875], [0.0, 0.0]]> : tensor<3x2xbf16>' --input "i=dense<$TINY> : tensor<bf16>"
 
 # f16: 1024 + 0.5 is the midpoint of 1024 (even) and 1025; 2^-24 (the
@@ -152,9 +121,9 @@ func.func @main(%t: tensor<1xf16>, %i: tensor<f16>) -> tensor<f16> {
   return %r : tensor<f16>
 }
 MLIR
-expect "f16 long row sum a tiny term above a midpoint rounds up" 'tensor<f16> dense<1025.0>' "$tmp/h1.mlir" \
+expect_both "f16 long row sum a tiny term above a midpoint rounds up" 'tensor<f16> dense<1025.0>' "$tmp/h1.mlir" \
     --input 't=dense<5.9604644775390625e-08> : tensor<1xf16>' --input 'i=dense<0.0> : tensor<f16>'
-expect "f16 long row sum on a midpoint ties to even" 'tensor<f16> dense<1024.0>' "$tmp/h1.mlir" \
+expect_both "f16 long row sum on a midpoint ties to even" 'tensor<f16> dense<1024.0>' "$tmp/h1.mlir" \
     --input 't=dense<0.0> : tensor<1xf16>' --input 'i=dense<0.0> : tensor<f16>'
 cat > "$tmp/h2.mlir" <<'MLIR'
 func.func @main(%t: tensor<1xf16>, %i: tensor<f16>) -> tensor<2xf16> {
@@ -167,6 +136,6 @@ func.func @main(%t: tensor<1xf16>, %i: tensor<f16>) -> tensor<2xf16> {
   return %r : tensor<2xf16>
 }
 MLIR
-expect "f16 long column sums a tiny term above a midpoint round up" 'tensor<2xf16> dense<1025.0>' "$tmp/h2.mlir" \
+expect_both "f16 long column sums a tiny term above a midpoint round up" 'tensor<2xf16> dense<1025.0>' "$tmp/h2.mlir" \
     --input 't=dense<5.9604644775390625e-08> : tensor<1xf16>' --input 'i=dense<0.0> : tensor<f16>'
 finish

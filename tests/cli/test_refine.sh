@@ -9,24 +9,10 @@
 # testdata/dynamic programs come from STABLEHLO_TESTDATA, else
 # $SHARED/stablehlo-testdata (skipped when missing). Ends with
 # "N passed, N failed, N skipped". JSON is checked with jq (ci/deps.sh).
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init refine
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-refine.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi

@@ -6,25 +6,11 @@
 # PLUMB_CACHE_DIR. Run by
 # tests/run.sh with PLUMB set to the binary. Ends with
 # "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init safe-write
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-safe-write.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
 skip() { skipped=$((skipped + 1)); echo "skip - $1"; }
-finish() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
 # run CMD...: stdout in $tmp/out, stderr in $tmp/err, status in $rc. A
 # command that blocks (a FIFO opened for writing) is killed after 20 s.
 run() { timeout 20 "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }

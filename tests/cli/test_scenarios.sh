@@ -9,23 +9,9 @@
 # explanation names another cause) must fail.
 # scenarios/gen.sh must still write exactly the checked-in programs.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-scenarios.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init scenarios
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi

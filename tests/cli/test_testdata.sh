@@ -10,26 +10,11 @@
 #
 # Each check is a function check_<name> FILE run by for_each_file; to add a
 # check, write the function and add one for_each_file line at the bottom.
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 DIR=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init testdata
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-testdata.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    /' "$tmp/err" | head -n 3; fi
-}
-finish() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
 
 # check_verify FILE: the program parses and verifies.
 check_verify() {
@@ -108,7 +93,6 @@ check_run() {
     fi
 }
 for_each_file check_run
-
 
 # check_runtime FILE: the program runs on the compiled runtime (1 and 2
 # threads give the same printed results) and every check in it passes; then

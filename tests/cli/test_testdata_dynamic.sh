@@ -15,27 +15,12 @@
 # exist the checks are skipped with a line saying how to enable them, and a
 # testdata folder without dynamic/ is skipped saying so.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 ROOT=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}
 DIR=$ROOT/dynamic
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init testdata-dyn
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-testdata-dyn.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    /' "$tmp/err" | head -n 3; fi
-}
-finish() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
 
 if [ ! -x "$PLUMB" ]; then
     fail "the plumb binary '$PLUMB' exists and is executable"

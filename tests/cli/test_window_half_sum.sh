@@ -6,40 +6,9 @@
 # expected values are derived by hand in the comments; each program runs
 # on the reference (the oracle) and on the runtime. Run by tests/run.sh
 # with PLUMB set; ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-rwhalf.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    sed 's/^/    /' "$tmp/out" "$tmp/err" | head -n 6
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
-# expect DESCRIPTION WANT PROGRAM INPUT...: runs PROGRAM on both backends
-# with the --input arguments and wants standard output WANT from each.
-expect() {
-    desc=$1 want=$2 prog=$3
-    shift 3
-    for be in ref runtime; do
-        "$PLUMB" run --backend "$be" "$prog" "$@" > "$tmp/out" 2> "$tmp/err"
-        rc=$?
-        if [ "$rc" = 0 ] && [ "$(cat "$tmp/out")" = "$want" ]; then ok "$desc ($be)"
-        else fail "$desc ($be): exit $rc, want '$want'"; fi
-    done
-}
-
-if [ ! -x "$PLUMB" ]; then
-    fail "the plumb binary '$PLUMB' exists and is executable"
-    finish
-fi
+. "$(dirname "$0")/lib.sh"
+lib_init rwhalf
+need_plumb
 
 # rank 1, one window of 4 over a padded operand: init (padding), -1.28125,
 # 11.6875, 0. The terms sum to 10.40625, exactly the midpoint of the bf16
@@ -59,14 +28,14 @@ func.func @main(%x: tensor<3xbf16>, %i: tensor<bf16>) -> tensor<1xbf16> {
   return %r : tensor<1xbf16>
 }
 MLIR
-expect "bf16 window sum a tiny init above a midpoint rounds up" 'tensor<1xbf16> dense<10.44>' "$tmp/r1.mlir" \
+expect_both "bf16 window sum a tiny init above a midpoint rounds up" 'tensor<1xbf16> dense<10.44>' "$tmp/r1.mlir" \
     --input 'x=dense<[-1.28125, 11.6875, 0.0]> : tensor<3xbf16>' --input 'i=dense<1.4346413748966574e-24> : tensor<bf16>'
-expect "bf16 window sum a tiny init below a midpoint rounds down" 'tensor<1xbf16> dense<10.4>' "$tmp/r1.mlir" \
+expect_both "bf16 window sum a tiny init below a midpoint rounds down" 'tensor<1xbf16> dense<10.4>' "$tmp/r1.mlir" \
     --input 'x=dense<[-1.28125, 11.6875, 0.0]> : tensor<3xbf16>' --input 'i=dense<-1.4346413748966574e-24> : tensor<bf16>'
-expect "bf16 negative window sum a tiny init past a midpoint rounds away" 'tensor<1xbf16> dense<-10.44>' "$tmp/r1.mlir" \
+expect_both "bf16 negative window sum a tiny init past a midpoint rounds away" 'tensor<1xbf16> dense<-10.44>' "$tmp/r1.mlir" \
     --input 'x=dense<[1.28125, -11.6875, 0.0]> : tensor<3xbf16>' --input 'i=dense<-1.4346413748966574e-24> : tensor<bf16>'
 # every term -0 and a -0 init: the sum is -0 (no add rounds, the sign stays)
-expect "bf16 window sum of negative zeros is -0" 'tensor<1xbf16> dense<-0.0>' "$tmp/r1.mlir" \
+expect_both "bf16 window sum of negative zeros is -0" 'tensor<1xbf16> dense<-0.0>' "$tmp/r1.mlir" \
     --input 'x=dense<[-0.0, -0.0, -0.0]> : tensor<3xbf16>' --input 'i=dense<-0.0> : tensor<bf16>'
 
 # rank 2, the padding on the outer dimension (a whole window row of init
@@ -81,14 +50,14 @@ func.func @main(%x: tensor<1x2xbf16>, %i: tensor<bf16>) -> tensor<1x1xbf16> {
   return %r : tensor<1x1xbf16>
 }
 MLIR
-expect "bf16 window sum with a padded outer row rounds up" 'tensor<1x1xbf16> dense<10.44>' "$tmp/r2.mlir" \
+expect_both "bf16 window sum with a padded outer row rounds up" 'tensor<1x1xbf16> dense<10.44>' "$tmp/r2.mlir" \
     --input 'x=dense<[[-1.28125, 11.6875]]> : tensor<1x2xbf16>' --input 'i=dense<1.4346413748966574e-24> : tensor<bf16>'
 
 # f16: 1024 + 0.5 is the midpoint of 1024 (even) and 1025; two copies of
 # the init 2^-24 (the smallest f16 subnormal) put the sum above it: 1025.
 sed 's/bf16/f16/g' "$tmp/r1.mlir" > "$tmp/h1.mlir"
-expect "f16 window sum a tiny init above a midpoint rounds up" 'tensor<1xf16> dense<1025.0>' "$tmp/h1.mlir" \
+expect_both "f16 window sum a tiny init above a midpoint rounds up" 'tensor<1xf16> dense<1025.0>' "$tmp/h1.mlir" \
     --input 'x=dense<[1024.0, 0.5, 0.0]> : tensor<3xf16>' --input 'i=dense<5.9604644775390625e-08> : tensor<f16>'
-expect "f16 window sum on a midpoint ties to even" 'tensor<1xf16> dense<1024.0>' "$tmp/h1.mlir" \
+expect_both "f16 window sum on a midpoint ties to even" 'tensor<1xf16> dense<1024.0>' "$tmp/h1.mlir" \
     --input 'x=dense<[1024.0, 0.5, 0.0]> : tensor<3xf16>' --input 'i=dense<0.0> : tensor<f16>'
 finish

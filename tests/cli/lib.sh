@@ -1,0 +1,66 @@
+# Shared by the shell tests of tests/cli: sourced, never run on its own
+# (tests/run.sh and the Makefile run tests/*/test_*.sh only, so this file,
+# not named test_*, is not a test). A test sources it as
+#     . "$(dirname "$0")/lib.sh"
+#     lib_init NAME
+# and then has:
+#   PLUMB            the plumb binary (default build/plumb)
+#   $tmp             a fresh folder, removed when the test exits
+#   ok DESC          counts a passed check and prints "ok - DESC"
+#   fail DESC        counts a failed check, prints "FAIL - DESC" and the
+#                    first lines of $tmp/err and $tmp/out (where the
+#                    check's command wrote)
+#   skipped          unset; a test that skips sets it to 0 after lib_init
+#                    and counts
+#   finish           prints the last line "N passed, N failed" (with
+#                    ", N skipped" when skipped is set) that tests/run.sh
+#                    reads and exits, nonzero on a failure
+#   need_plumb       fails and finishes when $PLUMB is not executable
+#   expect_both DESC WANT PROGRAM ARG...
+#                    runs `plumb run --backend B PROGRAM ARG...` on the
+#                    reference and on the runtime and wants exit status 0
+#                    and standard output WANT from each (one check each)
+# Everything here must run under /bin/sh (dash).
+
+# lib_init NAME: counters, PLUMB and $tmp (named after NAME).
+lib_init() {
+    skipped=
+    PLUMB=${PLUMB:-build/plumb}
+    passed=0
+    failed=0
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-$1.XXXXXX") || exit 1
+    trap 'rm -rf "$tmp"' EXIT
+}
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL - $1"
+    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
+    if [ -s "$tmp/out" ]; then sed 's/^/    stdout: /' "$tmp/out" | head -n 5; fi
+}
+
+finish() {
+    echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
+    [ "$failed" = 0 ]
+    exit
+}
+
+need_plumb() {
+    if [ ! -x "$PLUMB" ]; then
+        fail "the plumb binary '$PLUMB' exists and is executable"
+        finish
+    fi
+}
+
+expect_both() {
+    lib_desc=$1 lib_want=$2 lib_prog=$3
+    shift 3
+    for lib_be in ref runtime; do
+        "$PLUMB" run --backend "$lib_be" "$lib_prog" "$@" > "$tmp/out" 2> "$tmp/err"
+        lib_rc=$?
+        if [ "$lib_rc" = 0 ] && [ "$(cat "$tmp/out")" = "$lib_want" ]; then ok "$lib_desc ($lib_be)"
+        else fail "$lib_desc ($lib_be): exit $lib_rc, want '$lib_want'"; fi
+    done
+}
