@@ -86,7 +86,7 @@ static ir_module *b_scatter_add(const broad_work *w, bool small, plumb_diag *d)
 
 /* nn-built programs: one parameter of w->t, shape [a, b] (or [a*b]). */
 typedef enum nn_kind { NN_SOFTMAX, NN_LAYER_NORM, NN_GELU_ERF, NN_EXP, NN_REDUCE_MAX0, NN_REDUCE_SUM1,
-                       NN_TRANSPOSE } nn_kind;
+                       NN_TRANSPOSE, NN_LOG_ABS } nn_kind;
 
 static ir_module *b_nn(const broad_work *w, bool small, plumb_diag *d, nn_kind k, uint32_t rank,
                        const int64_t *dims, const int64_t *perm)
@@ -108,6 +108,7 @@ static ir_module *b_nn(const broad_work *w, bool small, plumb_diag *d, nn_kind k
     case NN_REDUCE_MAX0: y = plumb_nn_reduce(&nn, x, PLUMB_NN_MAX, &d0, 1); break;
     case NN_REDUCE_SUM1: y = plumb_nn_reduce(&nn, x, PLUMB_NN_SUM, &d1, 1); break;
     case NN_TRANSPOSE: y = plumb_nn_transpose(&nn, x, perm); break;
+    case NN_LOG_ABS: y = plumb_nn_unary(&nn, PLUMB_OP_LOG, plumb_nn_unary(&nn, PLUMB_OP_ABS, x)); break;
     }
     if (!y || !plumb_nn_return(&nn, &y, 1) || !plumb_nn_ok(&nn) || !ir_verify(m, NULL, d)) {
         ir_module_free(m);
@@ -135,6 +136,7 @@ static ir_module *b_flat(const broad_work *w, bool small, plumb_diag *d, nn_kind
 
 static ir_module *b_gelu(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_GELU_ERF); }
 static ir_module *b_exp(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_EXP); }
+static ir_module *b_log(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_LOG_ABS); }
 
 /* Transposes: a = rank, dims all b (the validation instance: all c). */
 static ir_module *b_transpose(const broad_work *w, bool small, plumb_diag *d)
@@ -299,6 +301,10 @@ static const broad_work works[] = {
      NP_RNG "x = " NP_F("16 << 20", "float16"), "o = np.exp(x)", NULL},
     {"exp_bf16", "exponential of 16M bf16", FLOOR_STREAM, false, 0, b_exp, 16 << 20, 0, 0, 0, PLUMB_BF16,
      NP_RNG "x = " NP_F("16 << 20", "float32"), "o = np.exp(x)", "numpy has no bf16: its f32 time"},
+    {"exp_f64", "exponential of 8M f64", FLOOR_STREAM, false, 0, b_exp, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.exp(x)", NULL},
+    {"log_f64", "log of |x|, 8M f64", FLOOR_STREAM, false, 0, b_log, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.log(np.abs(x))", NULL},
     {"int_chain", "(a * b + c) >> 3 on 16M i32", FLOOR_STREAM, true, 0, b_int_chain, 16 << 20, 0, 0, 0, PLUMB_I32,
      NP_RNG "a = r.integers(-1000, 1000, 16 << 20, dtype=np.int32); b = r.integers(-1000, 1000, 16 << 20, "
             "dtype=np.int32); c = r.integers(-1000, 1000, 16 << 20, dtype=np.int32)",
@@ -356,6 +362,7 @@ static plumb_tensor **make_inputs(const broad_work *w, const ir_func *f, uint64_
             double u = (double)(r >> 11) * 0x1p-53;
             switch (t->dtype) {
             case PLUMB_F32: ((float *)ins[i]->data)[k] = (float)(4 * u - 2); break;
+            case PLUMB_F64: ((double *)ins[i]->data)[k] = 4 * u - 2; break;
             case PLUMB_F16: ((uint16_t *)ins[i]->data)[k] = plumb_f64_to_f16(4 * u - 2); break;
             case PLUMB_BF16: ((uint16_t *)ins[i]->data)[k] = plumb_f64_to_bf16(4 * u - 2); break;
             case PLUMB_I32:

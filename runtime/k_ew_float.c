@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_math.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -52,6 +53,12 @@
 #define N(name) EWF_CAT(name, SUF)
 
 enum ewf_rnd { R_EVEN, R_FLOOR, R_CEIL, R_TRUNC };
+
+/* the f64 exponential's table and scalar lanes (the vector code is in the
+ * per-ISA body) */
+#define MATH_F64_SHARED 1
+#include "math_f64.h"
+#undef MATH_F64_SHARED
 
 /* ---- the loops ------------------------------------------------------------------ */
 
@@ -152,6 +159,7 @@ typedef struct ewf_impl {
     void (*f32_unary)(plumb_opcode, const void *, void *, size_t);
     void (*f64_unary)(plumb_opcode, const void *, void *, size_t);
     void (*f64_binary)(plumb_opcode, const void *, const void *, void *, size_t);
+    void (*f64_math)(plumb_opcode, const void *, void *, size_t);   /* transcendentals (math_f64.h) */
     void (*f32_clamp)(const void *, const void *, const void *, void *, size_t);
     void (*f64_clamp)(const void *, const void *, const void *, void *, size_t);
     void (*f32_finite)(const void *, uint8_t *, size_t);
@@ -245,11 +253,18 @@ static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
     }
 }
 
-/* f64: everything exact; the transcendentals, power, atan2 and remainder
- * stay on the engine's long double paths. */
+/* f64: everything exact, and exponential and log (math_f64.h, within
+ * their 1 ULP);
+ * the other transcendentals, power, atan2 and remainder stay on the
+ * engine's long double paths. */
 static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
+    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_LOG:
+        if (a->n_in != 1 || a->rt != PLUMB_F64)
+            return false;
+        f->f64_math(a->code, a->in[0], a->out, a->n);
+        return true;
     case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_FLOOR: case PLUMB_OP_CEIL:
     case PLUMB_OP_ROUND_NEAREST_EVEN: case PLUMB_OP_ROUND_NEAREST_AFZ: case PLUMB_OP_SQRT:
         if (a->n_in != 1 || a->rt != PLUMB_F64)
@@ -571,7 +586,18 @@ TARGET static void N(f64_cmp_float)(ir_cmp_dir dir, const void *in0, const void 
     CMP_SWITCH(vd, double, VD_LANES, N(vcd), x, y)
 }
 
-static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f32_clamp), N(f64_clamp),
+#include "math_f64.h"
+
+/* the transcendentals f64_ops hands here: exponential and log */
+TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
+{
+    if (code == PLUMB_OP_LOG)
+        UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
+    else
+        UNARY_LOOP(vd, double, VD_LANES, N(d_expv)(x));
+}
+
+static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f32_clamp), N(f64_clamp),
                                  N(f32_finite), N(f64_finite), N(f32_cmp_total), N(f64_cmp_total),
                                  N(f64_cmp_float)};
 

@@ -1,0 +1,207 @@
+/* Vector f64 exponential and log for the elementwise loops of runtime/k_ew_float.c,
+ * which includes this file twice: once outside its per-ISA body (with
+ * MATH_F64_SHARED defined: the table and the scalar path of the lanes the
+ * vector code does not take) and once inside it for each ISA (portable,
+ * AVX2, AVX-512; its vd/vl vector types, N() names and TI qualifiers).
+ *
+ * Plain IEEE double operations only (no fused multiply-add: the portable
+ * level has none, and the library builds with -ffp-contract=off), so every
+ * ISA gives the same bits. docs/runtime-math.md ("f64 exponential") has
+ * the error budget: before its one rounding the value is within 2^-57.2
+ * relative of e^x, so the result is within 0.554 ULP of the exact value,
+ * inside the op table's 1 ULP of the correctly rounded one. */
+#ifdef MATH_F64_SHARED
+
+/* e^x = 2^k 2^(j/64) e^r, N = round(x 64/ln2) = 64k + j, r = x - N ln2/64.
+ * EXP64_L1 is ln2/64 rounded to 36 significant bits, so N*L1 is exact for
+ * |N| < 2^17 (|x| <= 709 gives |N| <= 65,464); EXP64_L2 = ln2/64 - L1
+ * rounded to double (L1 + L2 is within 2^-99 of ln2/64). Computed with
+ * MPFR at 400 bits. */
+#define EXP64_INV 0x1.71547652b82fep+6   /* 64/ln2 rounded */
+#define EXP64_L1 0x1.62e42fefap-7
+#define EXP64_L2 0x1.cf79abc9e3b3ap-46
+#define EXP64_LO (-708.0)   /* e^-708 > 2^-1022: every result of [LO, HI] is normal */
+#define EXP64_HI 709.0      /* e^709 < 2^1023.9 (DBL_MAX): no overflow */
+
+/* 2^(j/64) = EXP64_T[2j] + EXP64_T[2j+1], the first the value rounded to
+ * double, the second the rest rounded (MPFR, 400 bits): within 2^-106. */
+static const double EXP64_T[128] = {
+    0x1p+0, 0x0p+0,    0x1.02c9a3e778061p+0, -0x1.19083535b085dp-56,
+    0x1.059b0d3158574p+0, 0x1.d73e2a475b465p-55,    0x1.0874518759bc8p+0, 0x1.186be4bb284ffp-57,
+    0x1.0b5586cf9890fp+0, 0x1.8a62e4adc610bp-54,    0x1.0e3ec32d3d1a2p+0, 0x1.03a1727c57b53p-59,
+    0x1.11301d0125b51p+0, -0x1.6c51039449b3ap-54,    0x1.1429aaea92dep+0, -0x1.32fbf9af1369ep-54,
+    0x1.172b83c7d517bp+0, -0x1.19041b9d78a76p-55,    0x1.1a35beb6fcb75p+0, 0x1.e5b4c7b4968e4p-55,
+    0x1.1d4873168b9aap+0, 0x1.e016e00a2643cp-54,    0x1.2063b88628cd6p+0, 0x1.dc775814a8495p-55,
+    0x1.2387a6e756238p+0, 0x1.9b07eb6c70573p-54,    0x1.26b4565e27cddp+0, 0x1.2bd339940e9d9p-55,
+    0x1.29e9df51fdee1p+0, 0x1.612e8afad1255p-55,    0x1.2d285a6e4030bp+0, 0x1.0024754db41d5p-54,
+    0x1.306fe0a31b715p+0, 0x1.6f46ad23182e4p-55,    0x1.33c08b26416ffp+0, 0x1.32721843659a6p-54,
+    0x1.371a7373aa9cbp+0, -0x1.63aeabf42eae2p-54,    0x1.3a7db34e59ff7p+0, -0x1.5e436d661f5e3p-56,
+    0x1.3dea64c123422p+0, 0x1.ada0911f09ebcp-55,    0x1.4160a21f72e2ap+0, -0x1.ef3691c309278p-58,
+    0x1.44e086061892dp+0, 0x1.89b7a04ef80dp-59,    0x1.486a2b5c13cdp+0, 0x1.3c1a3b69062fp-56,
+    0x1.4bfdad5362a27p+0, 0x1.d4397afec42e2p-56,    0x1.4f9b2769d2ca7p+0, -0x1.4b309d25957e3p-54,
+    0x1.5342b569d4f82p+0, -0x1.07abe1db13cadp-55,    0x1.56f4736b527dap+0, 0x1.9bb2c011d93adp-54,
+    0x1.5ab07dd485429p+0, 0x1.6324c054647adp-54,    0x1.5e76f15ad2148p+0, 0x1.ba6f93080e65ep-54,
+    0x1.6247eb03a5585p+0, -0x1.383c17e40b497p-54,    0x1.6623882552225p+0, -0x1.bb60987591c34p-54,
+    0x1.6a09e667f3bcdp+0, -0x1.bdd3413b26456p-54,    0x1.6dfb23c651a2fp+0, -0x1.bbe3a683c88abp-57,
+    0x1.71f75e8ec5f74p+0, -0x1.16e4786887a99p-55,    0x1.75feb564267c9p+0, -0x1.0245957316dd3p-54,
+    0x1.7a11473eb0187p+0, -0x1.41577ee04992fp-55,    0x1.7e2f336cf4e62p+0, 0x1.05d02ba15797ep-56,
+    0x1.82589994cce13p+0, -0x1.d4c1dd41532d8p-54,    0x1.868d99b4492edp+0, -0x1.fc6f89bd4f6bap-54,
+    0x1.8ace5422aa0dbp+0, 0x1.6e9f156864b27p-54,    0x1.8f1ae99157736p+0, 0x1.5cc13a2e3976cp-55,
+    0x1.93737b0cdc5e5p+0, -0x1.75fc781b57ebcp-57,    0x1.97d829fde4e5p+0, -0x1.d185b7c1b85d1p-54,
+    0x1.9c49182a3f09p+0, 0x1.c7c46b071f2bep-56,    0x1.a0c667b5de565p+0, -0x1.359495d1cd533p-54,
+    0x1.a5503b23e255dp+0, -0x1.d2f6edb8d41e1p-54,    0x1.a9e6b5579fdbfp+0, 0x1.0fac90ef7fd31p-54,
+    0x1.ae89f995ad3adp+0, 0x1.7a1cd345dcc81p-54,    0x1.b33a2b84f15fbp+0, -0x1.2805e3084d708p-57,
+    0x1.b7f76f2fb5e47p+0, -0x1.5584f7e54ac3bp-56,    0x1.bcc1e904bc1d2p+0, 0x1.23dd07a2d9e84p-55,
+    0x1.c199bdd85529cp+0, 0x1.11065895048ddp-55,    0x1.c67f12e57d14bp+0, 0x1.2884dff483cadp-54,
+    0x1.cb720dcef9069p+0, 0x1.503cbd1e949dbp-56,    0x1.d072d4a07897cp+0, -0x1.cbc3743797a9cp-54,
+    0x1.d5818dcfba487p+0, 0x1.2ed02d75b3707p-55,    0x1.da9e603db3285p+0, 0x1.c2300696db532p-54,
+    0x1.dfc97337b9b5fp+0, -0x1.1a5cd4f184b5cp-54,    0x1.e502ee78b3ff6p+0, 0x1.39e8980a9cc8fp-55,
+    0x1.ea4afa2a490dap+0, -0x1.e9c23179c2893p-54,    0x1.efa1bee615a27p+0, 0x1.dc7f486a4b6bp-54,
+    0x1.f50765b6e454p+0, 0x1.9d3e12dd8a18bp-54,    0x1.fa7c1819e90d8p+0, 0x1.74853f3a5931ep-55,
+};
+
+/* Lanes outside [EXP64_LO, EXP64_HI] (NaN, infinities, overflow,
+ * subnormal and zero results): the engine's per-element rule
+ * (k_elementwise.c: NaN quieted, else the long double exp rounded once,
+ * exact where subnormal or at the overflow threshold). */
+static double f64_exp_lane(double x)
+{
+    if (x != x) {
+        uint64_t b;
+        memcpy(&b, &x, 8);
+        b |= 0x0008000000000000ull;
+        memcpy(&x, &b, 8);
+        return x;
+    }
+    uint64_t r = rt_math_narrow_ld(PLUMB_OP_EXPONENTIAL, expl(x), RT_MATH_LDERR, x, 0);
+    double d;
+    memcpy(&d, &r, 8);
+    return d;
+}
+
+/* log: fdlibm's e_log.c (Sun Microsystems, 1993), its operations in its
+ * order, lane by lane: x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2)),
+ * s = f/(2 + f), log(1 + f) = f - hfsq + s (hfsq + R), R(s^2) the minimax
+ * polynomial below (|R - (2 atanh(s)/s - 2 - ...)| < 2^-58.45 on its
+ * interval, fdlibm's analysis), k ln2 in two parts (LN2_HI has 21 trailing
+ * zero bits: k LN2_HI is exact for |k| <= 1074); fdlibm states the result
+ * within 1 ULP of the exact value, so within 1 ULP of the correctly rounded
+ * one (the table's bound). */
+#define LOG64_LN2_HI 6.93147180369123816490e-01 /* 0x3FE62E42 FEE00000 */
+#define LOG64_LN2_LO 1.90821492927058770002e-10 /* 0x3DEA39EF 35793C76 */
+#define LOG64_LG1 6.666666666666735130e-01 /* 3FE55555 55555593 */
+#define LOG64_LG2 3.999999999940941908e-01 /* 3FD99999 9997FA04 */
+#define LOG64_LG3 2.857142874366239149e-01 /* 3FD24924 94229359 */
+#define LOG64_LG4 2.222219843214978396e-01 /* 3FCC71C5 1D8E78AF */
+#define LOG64_LG5 1.818357216161805012e-01 /* 3FC74664 96CB03DE */
+#define LOG64_LG6 1.531383769920937332e-01 /* 3FC39A09 D078C69F */
+#define LOG64_LG7 1.479819860511658591e-01 /* 3FC2F112 DF3E5244 */
+
+/* Lanes the vector log does not take (NaN, zero, negative, subnormal,
+ * infinite operands): the engine's per-element rule, as f64_exp_lane. */
+static double f64_log_lane(double x)
+{
+    uint64_t b;
+    double d;
+    if (x != x) {
+        memcpy(&b, &x, 8);
+        b |= 0x0008000000000000ull;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    long double r = logl(x);
+    b = isnan(r) ? 0x7FF8000000000000ull : rt_math_narrow_ld(PLUMB_OP_LOG, r, RT_MATH_LDERR, x, 0);
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+#else /* per ISA */
+
+/* e^x on the lanes of x in [EXP64_LO, EXP64_HI]; *bad marks the others
+ * (NaN included), whose lanes hold an unspecified value. */
+TI vd N(d_exp)(vd x, vl *bad)
+{
+    vl ok = (x >= EXP64_LO) & (x <= EXP64_HI);
+    *bad = ~ok;
+    x = (vd)((vl)x & ok);   /* bad lanes computed on 0: the index stays in the table */
+    vd t = x * EXP64_INV + 0x1.8p52;   /* N in the low bits (|N| < 2^51) */
+    vd nd = t - 0x1.8p52;
+    vl nl = (vl)t - (vl)((vd){0} + 0x1.8p52);
+    vl j = nl & 63, k = nl >> 6;
+    /* x - N L1 is exact: both are multiples of 2^-59 (or N = 0), the
+     * difference is below 2^-7.4 */
+    vd r = (x - nd * EXP64_L1) - nd * EXP64_L2;
+    /* e^r - 1 = r + r^2 (1/2 + r/6 + r^2/24 + r^3/120 + r^4/720): |r| <=
+     * 0.005417, the omitted r^7/5040 < 2^-65 */
+    vd q = r * (1.0 / 720) + 1.0 / 120;
+    q = q * r + 1.0 / 24;
+    q = q * r + 1.0 / 6;
+    q = q * r + 0.5;
+    vd p = r + (r * r) * q;
+    vd th, tl;
+    for (int l = 0; l < VD_LANES; l++) {
+        th[l] = EXP64_T[2 * j[l]];
+        tl[l] = EXP64_T[2 * j[l] + 1];
+    }
+    vd v = th + (th * p + tl);   /* the one rounding that matters */
+    return v * (vd)((k + 1023) << 52);   /* exact: the result is normal */
+}
+
+TI vd N(d_expv)(vd x)
+{
+    vl bad;
+    vd r = N(d_exp)(x, &bad);
+    vl zero = {0};
+    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+        for (int l = 0; l < VD_LANES; l++)
+            if (bad[l])
+                r[l] = f64_exp_lane(x[l]);
+    return r;
+}
+
+/* log x for positive normal finite lanes; *bad marks the others. */
+TI vd N(d_log)(vd x, vl *bad)
+{
+    vl ok = (x >= 0x1p-1022) & (x <= 0x1.fffffffffffffp1023);
+    *bad = ~ok;
+    vl xi = (vl)N(sell)(ok, (vl)x, (vl)((vd){0} + 1.0));
+    vl hx = xi >> 32;   /* the high word, as fdlibm reads it */
+    vl k = (hx >> 20) - 1023;
+    hx &= 0x000fffff;
+    vl i = (hx + 0x95f64) & 0x100000;
+    /* normalize x or x/2: 1 + f in [sqrt(2)/2, sqrt(2)) */
+    vd m = (vd)(((hx | (i ^ 0x3ff00000)) << 32) | (xi & 0xffffffffll));
+    k += i >> 20;
+    vd f = m - 1.0;
+    vd dk = __builtin_convertvector(k, vd);
+    /* -2^-20 <= f < 2^-20 (f == 0 included: it gives k ln2) */
+    vl small = ((2 + hx) & 0x000fffff) < 3;
+    vd rs = f * f * (0.5 - 0.33333333333333333 * f);
+    vd r_small = dk * LOG64_LN2_HI - ((rs - dk * LOG64_LN2_LO) - f);
+    vd s = f / (2.0 + f);
+    vd z = s * s;
+    vd w = z * z;
+    vd t1 = w * (LOG64_LG2 + w * (LOG64_LG4 + w * LOG64_LG6));
+    vd t2 = z * (LOG64_LG1 + w * (LOG64_LG3 + w * (LOG64_LG5 + w * LOG64_LG7)));
+    vd R = t2 + t1;
+    vl big = ((hx - 0x6147a) | (0x6b851 - hx)) > 0;
+    vd hfsq = 0.5 * f * f;
+    vd r_big = dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + dk * LOG64_LN2_LO)) - f);
+    vd r_mid = dk * LOG64_LN2_HI - ((s * (f - R) - dk * LOG64_LN2_LO) - f);
+    vd r = (vd)N(sell)(big, (vl)r_big, (vl)r_mid);
+    return (vd)N(sell)(small, (vl)r_small, (vl)r);
+}
+
+TI vd N(d_logv)(vd x)
+{
+    vl bad;
+    vd r = N(d_log)(x, &bad);
+    vl zero = {0};
+    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+        for (int l = 0; l < VD_LANES; l++)
+            if (bad[l])
+                r[l] = f64_log_lane(x[l]);
+    return r;
+}
+
+#endif

@@ -1,0 +1,220 @@
+/* The f64 exponential's and log's vector paths (runtime/math_f64.h through
+ * runtime/k_ew_float.c) against the correctly rounded exponential (MPFR in
+ * the test, at double's precision and exponent range, subnormalized), at
+ * every ISA level: within the op table's 1 ULP where the result is normal,
+ * bit for bit where it is subnormal, zero, infinite or NaN (the contract
+ * wants those exact; NaN operands quieted with their payload), and the
+ * three levels bit for bit equal to each other (plain IEEE operations, no
+ * fma: the same bits by construction). PLUMB_TEST_F64_N sets the number of
+ * random operands (default 1,000,000; docs/runtime-math.md records a run
+ * with 10^7). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+#include <mpfr.h>
+
+#include "run_harness.h"
+
+#include "plumb/ir.h"
+#include "plumb/nn.h"
+#include "plumb/runtime.h"
+#include "../../runtime/rt_internal.h"
+
+static double from_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+static uint64_t bits_of(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    return b;
+}
+
+/* e^x or log x correctly rounded to double (subnormals and overflow
+ * included), NaN operands quieted with their payload, log of a negative
+ * number the positive default NaN. */
+static uint64_t cr_math(plumb_opcode op, double x)
+{
+    if (x != x)
+        return bits_of(x) | 0x0008000000000000ull;
+    if (op == PLUMB_OP_LOG && x < 0)
+        return 0x7FF8000000000000ull;
+    mpfr_t r;
+    mpfr_init2(r, 53);
+    mpfr_set_d(r, x, MPFR_RNDN);
+    int t = op == PLUMB_OP_LOG ? mpfr_log(r, r, MPFR_RNDN) : mpfr_exp(r, r, MPFR_RNDN);
+    t = mpfr_subnormalize(r, t, MPFR_RNDN);
+    (void)t;
+    double d = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_clear(r);
+    return bits_of(d);
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd64(void)
+{
+    /* splitmix64 */
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double rnd_unit(void) { return (double)(rnd64() >> 11) * 0x1p-53; }
+
+/* The special and boundary operands: zeros, infinities, NaNs with
+ * payloads, subnormals, the fast range's ends and their neighbours, the
+ * overflow threshold, the subnormal and zero thresholds of the result,
+ * and the points next to multiples of ln2/64 (table switches). */
+static size_t specials(double *x)
+{
+    size_t n = 0;
+    static const uint64_t pats[] = {
+        0, 0x8000000000000000ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull,
+        0xFFF8000000000123ull, 0x7FF0000000000001ull, 0xFFF4000000abcdefull, 1, 0x800FFFFFFFFFFFFFull,
+        0x0010000000000000ull, 0x3C90000000000000ull, 0xBC90000000000000ull, 0x7FEFFFFFFFFFFFFFull,
+        0xFFEFFFFFFFFFFFFFull,
+    };
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++)
+        x[n++] = from_bits(pats[i]);
+    static const double pts[] = {-708.0, 709.0, 709.782712893383973096, -708.396418532264106224,
+                                 -745.133219101941108420, -744.440071921381262314, 1.0, -1.0, 0.5, 0x1p-54,
+                                 -0x1p-54, 0x1p-30, 100.0, -100.0};
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
+        for (int d = -3; d <= 3; d++)
+            x[n++] = from_bits(bits_of(pts[i]) + (uint64_t)(int64_t)d);
+    static const double lpts[] = {1.0, 0x1.6a09e667f3bcdp-1, 0x1.6a09e667f3bcdp+0, 2.0, 0.5, 0x1p-1022,
+                                  0x1.fffffffffffffp1023, 1.0 + 0x1p-20, 1.0 - 0x1p-20, 0x1.95f64p0, 0x1.6147ap0,
+                                  0x1.6b851p0, 2.718281828459045, 10.0};
+    for (size_t i = 0; i < sizeof lpts / sizeof lpts[0]; i++)
+        for (int d = -3; d <= 3; d++)
+            x[n++] = from_bits(bits_of(lpts[i]) + (uint64_t)(int64_t)d);
+    for (int j = -2000; j <= 2000; j += 7) {
+        double c = (double)j * 0x1.62e42fefa39efp-7 + 0.5 * 0x1.62e42fefa39efp-7;   /* near rounding points of N */
+        for (int d = -2; d <= 2; d++)
+            x[n++] = from_bits(bits_of(c) + (uint64_t)(int64_t)d);
+    }
+    return n;
+}
+
+/* One random operand for exp: half uniform in [-746, 711], a quarter of
+ * small magnitude (2^-60 .. 1, both signs), a quarter any bit pattern.
+ * For log: a quarter near 1 (1 + 2^-e u), a quarter positive with any
+ * exponent, half as for exp. */
+static double random_operand(plumb_opcode op)
+{
+    uint64_t k = rnd64() & 3;
+    if (op == PLUMB_OP_LOG && k == 0)
+        return 1.0 + ldexp(rnd_unit() - 0.5, -(int)(rnd64() % 50));
+    if (op == PLUMB_OP_LOG && k == 1)
+        return from_bits(rnd64() >> 1);
+    if (k < 2)
+        return -746.0 + 1457.0 * rnd_unit();
+    if (k == 2)
+        return ldexp(rnd_unit(), -(int)(rnd64() % 61)) * ((rnd64() & 1) ? -1.0 : 1.0);
+    return from_bits(rnd64());
+}
+
+static ir_module *math_prog(plumb_opcode op, int64_t n)
+{
+    ir_module *m = ir_module_new(NULL);
+    plumb_nn nn;
+    assert_true(plumb_nn_init(&nn, m, NULL));
+    assert_true(plumb_nn_begin_func(&nn, "main", true));
+    ir_value *x = plumb_nn_param(&nn, PLUMB_F64, 1, &n);
+    ir_value *y = plumb_nn_unary(&nn, op, x);
+    return nn_finish(&nn, m, &y, 1);
+}
+
+/* op on the specials and N random operands at portable, avx2 and avx512
+ * (those the machine has): the levels agree bit for bit, and each result
+ * is within 1 ULP of the correctly rounded one where that is normal,
+ * equal elsewhere. */
+static void check_f64(plumb_opcode op)
+{
+    const char *env = getenv("PLUMB_TEST_F64_N");
+    size_t nr = env ? (size_t)strtoull(env, NULL, 10) : 1000000;
+    size_t cap = nr + 8192;
+    double *xs = malloc(cap * sizeof *xs);
+    assert_non_null(xs);
+    size_t n = specials(xs);
+    while (n < cap)
+        xs[n++] = random_operand(op);
+    int64_t len = (int64_t)n;
+    ir_module *m = math_prog(op, len);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *in = plumb_tensor_new(PLUMB_F64, 1, &len, 0, &d);
+    assert_non_null(in);
+    memcpy(in->data, xs, n * sizeof *xs);
+    static const plumb_isa isas[] = {PLUMB_ISA_PORTABLE, PLUMB_ISA_AVX2, PLUMB_ISA_AVX512};
+    plumb_tensor **first = NULL;
+    for (size_t i = 0; i < 3; i++) {
+        if (isas[i] > rt_cpu_best_isa())
+            continue;
+        plumb_tensor **o = run_program(m, 1, 1, isas[i], &in, 1, 1);
+        if (!first) {
+            first = o;
+            continue;
+        }
+        assert_memory_equal(first[0]->data, o[0]->data, n * sizeof(double));
+        run_free_outs(o, 1);
+    }
+    mpfr_set_emin(-1073);
+    mpfr_set_emax(1024);
+    const uint64_t *got = first[0]->data;
+    size_t bad = 0, at1 = 0;
+    for (size_t e = 0; e < n; e++) {
+        uint64_t w = cr_math(op, xs[e]), g = got[e];
+        if (w == g)
+            continue;
+        double wd = from_bits(w);
+        bool normal = isnormal(wd);
+        uint64_t dist = w > g ? w - g : g - w;   /* same sign: the patterns are ordered */
+        if (normal && isfinite(wd) && (g >> 63) == (w >> 63) && dist == 1) {
+            at1++;
+            continue;
+        }
+        if (bad++ < 10)
+            fprintf(stderr, "%s(%a = 0x%016llx): got 0x%016llx want 0x%016llx\n", op == PLUMB_OP_LOG ? "log" : "exp", xs[e],
+                    (unsigned long long)bits_of(xs[e]), (unsigned long long)g, (unsigned long long)w);
+    }
+    fprintf(stderr, "f64 %s: %zu operands, %zu at 1 ULP, %zu over the bound or not exact\n", op == PLUMB_OP_LOG ? "log" : "exp", n, at1, bad);
+    assert_int_equal(bad, 0);
+    mpfr_free_cache();
+    run_free_outs(first, 1);
+    plumb_tensor_free(in);
+    ir_module_free(m);
+    free(xs);
+}
+
+/* exponential: see check_f64 */
+static void test_exp_f64(void **state)
+{
+    (void)state;
+    check_f64(PLUMB_OP_EXPONENTIAL);
+}
+
+/* log: see check_f64 */
+static void test_log_f64(void **state)
+{
+    (void)state;
+    check_f64(PLUMB_OP_LOG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exp_f64),
+        cmocka_unit_test(test_log_f64),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
