@@ -2,7 +2,17 @@
  * reference (the oracle) and on the runtime at every ISA level the CPU has,
  * on 1 and 2 threads, and compare: bitwise for exact ops, within the
  * data-dependent bound for reductions and dots. Static: each test binary
- * includes it once. */
+ * includes it once.
+ *
+ * Optimization levels: the checks run each program at level 0 (the kernels
+ * alone: no pass may fold or rewrite the op under test) at every ISA level,
+ * and at level 2, the level `plumb run` compiles at (passes and fusion),
+ * at the CPU's own ISA level (the one plumb run picks; the kernels' ISA
+ * variants are level 0's part), so a fault that only the fused or
+ * rewritten program has fails them too. rt_exec_on, for
+ * tests that compare with values of their own, runs at level 2 unless the
+ * program holds a constant: at levels 1 and 2 an op of constants is folded
+ * by the reference itself, and the kernel it tests would not run. */
 #ifndef PLUMB_TESTS_RT_TEST_H
 #define PLUMB_TESTS_RT_TEST_H
 
@@ -19,7 +29,8 @@
 #define RT_MAX_OUT 8
 
 #define RT_MAX_THREADS 4
-static plumb_runtime *rt_cfg[4][RT_MAX_THREADS + 1];   /* [isa][threads] */
+#define RT_CLI_OPT_LEVEL 2   /* plumb_runtime_options_init's default, which plumb run keeps */
+static plumb_runtime *rt_cfg[3][4][RT_MAX_THREADS + 1];   /* [opt level][isa][threads] */
 
 static plumb_isa rt_hw_isa(void)
 {
@@ -35,32 +46,57 @@ static plumb_isa rt_hw_isa(void)
     return PLUMB_ISA_PORTABLE;
 }
 
-static plumb_runtime *rt_get(plumb_isa isa, uint32_t threads)
+static plumb_runtime *rt_get_at(plumb_isa isa, uint32_t threads, uint32_t level)
 {
-    assert_true(threads <= RT_MAX_THREADS);
-    if (!rt_cfg[isa][threads]) {
+    assert_true(threads <= RT_MAX_THREADS && level <= 2);
+    if (!rt_cfg[level][isa][threads]) {
         plumb_runtime_options o;
         plumb_runtime_options_init(&o);
         o.threads = threads;
         o.isa = isa;
-        o.opt_level = 0;
+        o.opt_level = level;
         plumb_diag d;
         memset(&d, 0, sizeof d);
-        rt_cfg[isa][threads] = plumb_runtime_create(&o, &d);
-        if (!rt_cfg[isa][threads]) plumb_diag_print(&d, stderr);
-        assert_non_null(rt_cfg[isa][threads]);
+        rt_cfg[level][isa][threads] = plumb_runtime_create(&o, &d);
+        if (!rt_cfg[level][isa][threads]) plumb_diag_print(&d, stderr);
+        assert_non_null(rt_cfg[level][isa][threads]);
     }
-    return rt_cfg[isa][threads];
+    return rt_cfg[level][isa][threads];
+}
+
+static inline plumb_runtime *rt_get(plumb_isa isa, uint32_t threads)
+{
+    return rt_get_at(isa, threads, RT_CLI_OPT_LEVEL);
 }
 
 static void rt_free_all(void)
 {
-    for (int i = 0; i < 4; i++)
-        for (int t = 0; t <= RT_MAX_THREADS; t++)
-            if (rt_cfg[i][t]) {
-                plumb_runtime_destroy(rt_cfg[i][t]);
-                rt_cfg[i][t] = NULL;
-            }
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < 4; i++)
+            for (int t = 0; t <= RT_MAX_THREADS; t++)
+                if (rt_cfg[l][i][t]) {
+                    plumb_runtime_destroy(rt_cfg[l][i][t]);
+                    rt_cfg[l][i][t] = NULL;
+                }
+}
+
+/* Whether an op of b, or of a region below it, is a constant. */
+static bool rt_block_has_constant(const ir_block *b)
+{
+    for (const ir_op *op = b->first; op; op = op->next) {
+        if (op->code == PLUMB_OP_CONSTANT) return true;
+        for (uint32_t r = 0; r < op->n_regions; r++)
+            if (rt_block_has_constant(&op->regions[r])) return true;
+    }
+    return false;
+}
+
+/* The level rt_exec_on runs m at (see the top of this file). */
+static uint32_t rt_exec_level(const ir_module *m)
+{
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+        if (rt_block_has_constant(&m->funcs[i]->body)) return 0;
+    return RT_CLI_OPT_LEVEL;
 }
 
 static ir_module *rt_parse(const char *src)
@@ -95,14 +131,24 @@ static uint32_t rt_ref(const ir_module *m, plumb_tensor *const *in, uint32_t n, 
     return no;
 }
 
-static void rt_exec_on(const ir_module *m, plumb_isa isa, uint32_t threads, plumb_tensor *const *in,
-                       uint32_t n, plumb_tensor **out, uint32_t nout)
+static void rt_exec_at(const ir_module *m, uint32_t level, plumb_isa isa, uint32_t threads,
+                       plumb_tensor *const *in, uint32_t n, plumb_tensor **out, uint32_t nout, const char *src)
 {
     plumb_diag d;
     memset(&d, 0, sizeof d);
-    bool ok = plumb_runtime_run(rt_get(isa, threads), m, NULL, in, n, out, nout, NULL, &d);
-    if (!ok) plumb_diag_print(&d, stderr);
+    bool ok = plumb_runtime_run(rt_get_at(isa, threads, level), m, NULL, in, n, out, nout, NULL, &d);
+    if (!ok) {
+        plumb_diag_print(&d, stderr);
+        fprintf(stderr, "opt level %u, isa %d, %u threads%s%s", level, (int)isa, threads, src ? ":\n" : "\n",
+                src ? src : "");
+    }
     assert_true(ok);
+}
+
+static inline void rt_exec_on(const ir_module *m, plumb_isa isa, uint32_t threads, plumb_tensor *const *in,
+                              uint32_t n, plumb_tensor **out, uint32_t nout)
+{
+    rt_exec_at(m, rt_exec_level(m), isa, threads, in, n, out, nout, NULL);
 }
 
 static void rt_outs_free(plumb_tensor **o, uint32_t n)
@@ -139,27 +185,71 @@ static bool rt_equal(const plumb_tensor *a, const plumb_tensor *b, bool any_nan)
     return true;
 }
 
-static void rt_check_exact_cls(const char *src, plumb_tensor *const *in, uint32_t n, bool any_nan)
+/* m at opt level `level`, at every ISA level from isa_lo to the CPU's, on
+ * 1 and 2 threads: its no outputs equal want bit for bit (with any_nan,
+ * every NaN equals every NaN). src, when not NULL, is printed with a
+ * difference. */
+static void rt_check_runtime_at(const ir_module *m, const char *src, uint32_t level, plumb_isa isa_lo,
+                                plumb_tensor *const *in, uint32_t n, plumb_tensor *const *want, uint32_t no,
+                                bool any_nan)
 {
-    ir_module *m = rt_parse(src);
-    plumb_tensor *want[RT_MAX_OUT], *got[RT_MAX_OUT];
-    uint32_t no = rt_ref(m, in, n, want);
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+    plumb_tensor *got[RT_MAX_OUT];
+    for (int isa = (int)isa_lo; isa <= (int)rt_hw_isa(); isa++)
         for (uint32_t th = 1; th <= 2; th++) {
-            rt_exec_on(m, (plumb_isa)isa, th, in, n, got, no);
+            rt_exec_at(m, level, (plumb_isa)isa, th, in, n, got, no, src);
             for (uint32_t i = 0; i < no; i++) {
                 bool eq = rt_equal(want[i], got[i], any_nan);
                 if (!eq) {
-                    fprintf(stderr, "isa %d threads %u output %u differs from the reference\n", isa, th, i);
+                    fprintf(stderr, "opt level %u isa %d threads %u output %u differs from the reference%s%s", level,
+                            isa, th, i, src ? ":\n" : "\n", src ? src : "");
                     rt_report_diff(want[i], got[i], "ref vs rt");
                 }
                 assert_true(eq);
             }
             rt_outs_free(got, no);
         }
+}
+
+static void rt_check_exact_cls(const char *src, plumb_tensor *const *in, uint32_t n, bool any_nan)
+{
+    ir_module *m = rt_parse(src);
+    plumb_tensor *want[RT_MAX_OUT] = {NULL};
+    uint32_t no = rt_ref(m, in, n, want);
+    rt_check_runtime_at(m, NULL, 0, PLUMB_ISA_PORTABLE, in, n, want, no, any_nan);
+    rt_check_runtime_at(m, NULL, RT_CLI_OPT_LEVEL, rt_hw_isa(), in, n, want, no, any_nan);
     rt_outs_free(want, no);
     ir_module_free(m);
 }
+
+#ifdef PLUMB_RT_PASSES_H
+/* rt_fuse at level 2 on @main of m, which must accept it (it used to
+ * refuse some functions as cyclic): the function and its groups, held by
+ * a (for the fusion and view tests, which include runtime/rt_passes.h
+ * first); src is printed when it refuses. */
+static inline ir_func *rt_fuse_main(const ir_module *m, const char *src, plumb_arena *a, rt_group **g, uint32_t *ng)
+{
+    ir_func *f = ir_module_find_func(m, "main");
+    assert_non_null(f);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    bool ok = rt_fuse(a, f, 2, g, ng, &d);
+    if (!ok) {
+        plumb_diag_print(&d, stderr);
+        fprintf(stderr, "%s", src);
+    }
+    assert_true(ok);
+    return f;
+}
+
+static inline void rt_check_fuses(const ir_module *m, const char *src)
+{
+    plumb_arena *a = plumb_arena_new(0);
+    rt_group *g = NULL;
+    uint32_t ng = 0;
+    rt_fuse_main(m, src, a, &g, &ng);
+    plumb_arena_free(a);
+}
+#endif
 
 /* Exact ops that move data: bit for bit, NaN payloads included. */
 static inline void rt_check_exact(const char *src, plumb_tensor *const *in, uint32_t n)
@@ -196,7 +286,8 @@ static plumb_tensor *rt_abs_copy(const plumb_tensor *t)
  * inputs and on their magnitudes (the reference rounds once, so the check
  * adds that rounding as slack; f16/bf16 results also get half an ULP of
  * their own type for the final rounding). Also: bitwise equal on 1 and 2
- * threads, and across ISA levels when same_across_isa. */
+ * threads, and across ISA levels when same_across_isa; at opt levels 0 and
+ * 2 (see the top of this file). */
 static inline void rt_check_bound(const char *src, plumb_tensor *const *in, uint32_t n, uint64_t nterms,
                                   bool same_across_isa)
 {
@@ -206,69 +297,71 @@ static inline void rt_check_bound(const char *src, plumb_tensor *const *in, uint
     uint32_t no = rt_ref(m, in, n, want);
     for (uint32_t i = 0; i < n; i++) ain[i] = rt_abs_copy(in[i]);
     rt_ref(m, ain, n, sabs);
-    bool have_first = false;
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++) {
-        for (uint32_t th = 1; th <= 2; th++) {
-            rt_exec_on(m, (plumb_isa)isa, th, in, n, got, no);
-            for (uint32_t o = 0; o < no; o++) {
-                const plumb_tensor *w = want[o], *g = got[o];
-                assert_int_equal(w->dtype, g->dtype);
-                uint64_t ne = plumb_tensor_numel(w);
-                double u = rt_unit_roundoff(w->dtype);
-                double k = nterms ? (double)(nterms - 1) : 0.0;
-                double gam = k * u / (1 - k * u);
-                for (uint64_t e = 0; e < ne; e++) {
-                    if (!plumb_dtype_is_float(w->dtype)) {
-                        assert_true(plumb_load_bits(w->dtype, w->data, e) == plumb_load_bits(g->dtype, g->data, e));
-                        continue;
-                    }
-                    double ex = plumb_load_f64(w->dtype, w->data, e), gv = plumb_load_f64(g->dtype, g->data, e);
-                    double s = plumb_load_f64(w->dtype, sabs[o]->data, e);
-                    if (isnan(ex) || isinf(ex)) {
-                        bool ok = isnan(ex) ? isnan(gv) : gv == ex;
+    for (uint32_t level = 0; level <= RT_CLI_OPT_LEVEL; level += RT_CLI_OPT_LEVEL) {
+        bool have_first = false;
+        for (int isa = level ? (int)rt_hw_isa() : PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++) {
+            for (uint32_t th = 1; th <= 2; th++) {
+                rt_exec_at(m, level, (plumb_isa)isa, th, in, n, got, no, NULL);
+                for (uint32_t o = 0; o < no; o++) {
+                    const plumb_tensor *w = want[o], *g = got[o];
+                    assert_int_equal(w->dtype, g->dtype);
+                    uint64_t ne = plumb_tensor_numel(w);
+                    double u = rt_unit_roundoff(w->dtype);
+                    double k = nterms ? (double)(nterms - 1) : 0.0;
+                    double gam = k * u / (1 - k * u);
+                    for (uint64_t e = 0; e < ne; e++) {
+                        if (!plumb_dtype_is_float(w->dtype)) {
+                            assert_true(plumb_load_bits(w->dtype, w->data, e) == plumb_load_bits(g->dtype, g->data, e));
+                            continue;
+                        }
+                        double ex = plumb_load_f64(w->dtype, w->data, e), gv = plumb_load_f64(g->dtype, g->data, e);
+                        double s = plumb_load_f64(w->dtype, sabs[o]->data, e);
+                        if (isnan(ex) || isinf(ex)) {
+                            bool ok = isnan(ex) ? isnan(gv) : gv == ex;
+                            if (!ok)
+                                fprintf(stderr, "level %u isa %d th %u out %u elem %llu: got %g want %g\n", level, isa, th, o,
+                                        (unsigned long long)e, gv, ex);
+                            assert_true(ok);
+                            continue;
+                        }
+                        double bound = gam * s * (1 + 2 * u) + 2 * u * fabs(ex);
+                        if (w->dtype == PLUMB_F16 || w->dtype == PLUMB_BF16) {
+                            double ulp = w->dtype == PLUMB_F16 ? 0x1p-10 : 0x1p-7;
+                            bound += ulp * fabs(ex) + (w->dtype == PLUMB_F16 ? 0x1p-24 : 0x1p-133);
+                        }
+                        bool ok = fabs(gv - ex) <= bound || gv == ex;
                         if (!ok)
-                            fprintf(stderr, "isa %d th %u out %u elem %llu: got %g want %g\n", isa, th, o,
-                                    (unsigned long long)e, gv, ex);
+                            fprintf(stderr, "level %u isa %d th %u out %u elem %llu: got %.17g want %.17g bound %.3g\n", level, isa, th,
+                                    o, (unsigned long long)e, gv, ex, bound);
                         assert_true(ok);
-                        continue;
                     }
-                    double bound = gam * s * (1 + 2 * u) + 2 * u * fabs(ex);
-                    if (w->dtype == PLUMB_F16 || w->dtype == PLUMB_BF16) {
-                        double ulp = w->dtype == PLUMB_F16 ? 0x1p-10 : 0x1p-7;
-                        bound += ulp * fabs(ex) + (w->dtype == PLUMB_F16 ? 0x1p-24 : 0x1p-133);
+                }
+                if (th == 1) {
+                    for (uint32_t o = 0; o < no; o++) one[o] = got[o];
+                } else {
+                    for (uint32_t o = 0; o < no; o++) {
+                        bool eq = plumb_tensor_equal(one[o], got[o]);
+                        if (!eq) rt_report_diff(one[o], got[o], "1 vs 2 threads");
+                        assert_true(eq);
                     }
-                    bool ok = fabs(gv - ex) <= bound || gv == ex;
-                    if (!ok)
-                        fprintf(stderr, "isa %d th %u out %u elem %llu: got %.17g want %.17g bound %.3g\n", isa, th,
-                                o, (unsigned long long)e, gv, ex, bound);
-                    assert_true(ok);
+                    rt_outs_free(got, no);
                 }
             }
-            if (th == 1) {
-                for (uint32_t o = 0; o < no; o++) one[o] = got[o];
-            } else {
+            if (same_across_isa && !have_first) {
+                for (uint32_t o = 0; o < no; o++) first[o] = one[o];
+                have_first = true;
+                continue;
+            }
+            if (same_across_isa)
                 for (uint32_t o = 0; o < no; o++) {
-                    bool eq = plumb_tensor_equal(one[o], got[o]);
-                    if (!eq) rt_report_diff(one[o], got[o], "1 vs 2 threads");
+                    bool eq = plumb_tensor_equal(first[o], one[o]);
+                    if (!eq) rt_report_diff(first[o], one[o], "across ISA levels");
                     assert_true(eq);
                 }
-                rt_outs_free(got, no);
-            }
+            rt_outs_free(one, no);
         }
-        if (same_across_isa && !have_first) {
-            for (uint32_t o = 0; o < no; o++) first[o] = one[o];
-            have_first = true;
-            continue;
-        }
-        if (same_across_isa)
-            for (uint32_t o = 0; o < no; o++) {
-                bool eq = plumb_tensor_equal(first[o], one[o]);
-                if (!eq) rt_report_diff(first[o], one[o], "across ISA levels");
-                assert_true(eq);
-            }
-        rt_outs_free(one, no);
+        if (have_first) rt_outs_free(first, no);
     }
-    if (have_first) rt_outs_free(first, no);
     for (uint32_t i = 0; i < n; i++) plumb_tensor_free(ain[i]);
     rt_outs_free(want, no);
     rt_outs_free(sabs, no);

@@ -331,47 +331,54 @@ static void test_max_min_clamp(void **state)
     run_both(src, w, 3);
 }
 
-/* One case of a unary op: the operand and the correctly rounded result
- * (derived with mpmath at 400 bits from the op's definition). */
-typedef struct lg_case {
-    double zr, zi, wr, wi;
-} lg_case;
+/* One case of a complex op: the operand a (the lhs of a binary op), the
+ * rhs b (unused by a unary op) and the correctly rounded result w, each as
+ * (re, im); w derived with mpmath at 400 bits from the op's definition, or
+ * by hand where the comments say so. */
+typedef struct cx_case {
+    double a[2], b[2], w[2];
+} cx_case;
 
-static void check_unary(const char *op, const char *ty, const lg_case *cs, uint32_t n, double u)
+/* `stablehlo.<op>` of arity 1 or 2 on the cases' operands in ty: the
+ * reference gives w bit for bit; the runtime gives w normwise within 3u
+ * (the runtime's bound is 2u of the exact value, so 3u of the correctly
+ * rounded one; on these operands the binary ops have no cancellation). */
+static void check_op(const char *op, unsigned arity, const char *ty, const cx_case *cs, uint32_t n, double u)
 {
     char src[2048];
-    size_t o = (size_t)snprintf(src, sizeof src, "func.func @main() -> tensor<%ux%s> {\n"
-                                "  %%z = stablehlo.constant dense<[", n, ty);
-    for (uint32_t i = 0; i < n; i++)
-        o += (size_t)snprintf(src + o, sizeof src - o, "%s(%.17e,%.17e)", i ? ", " : "", cs[i].zr, cs[i].zi);
-    snprintf(src + o, sizeof src - o, "]> : tensor<%ux%s>\n"
-             "  %%l = stablehlo.%s %%z : tensor<%ux%s>\n"
-             "  return %%l : tensor<%ux%s>\n}\n", n, ty, op, n, ty, n, ty);
+    size_t o = (size_t)snprintf(src, sizeof src, "func.func @main() -> tensor<%ux%s> {\n", n, ty);
+    for (unsigned side = 0; side < arity; side++) {
+        o += (size_t)snprintf(src + o, sizeof src - o, "  %%%c = stablehlo.constant dense<[", 'a' + side);
+        for (uint32_t i = 0; i < n; i++) {
+            const double *z = side ? cs[i].b : cs[i].a;
+            o += (size_t)snprintf(src + o, sizeof src - o, "%s(%.17e,%.17e)", i ? ", " : "", z[0], z[1]);
+        }
+        o += (size_t)snprintf(src + o, sizeof src - o, "]> : tensor<%ux%s>\n", n, ty);
+    }
+    snprintf(src + o, sizeof src - o, "  %%r = stablehlo.%s %s : tensor<%ux%s>\n"
+             "  return %%r : tensor<%ux%s>\n}\n", op, arity == 2 ? "%a, %b" : "%a", n, ty, n, ty);
     ir_module *m = rt_parse(src);
     plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
     assert_int_equal(rt_ref(m, NULL, 0, ref), 1);
     for (uint32_t i = 0; i < n; i++) {
         double re, im;
         plumb_complex_load(ref[0]->dtype, ref[0]->data, i, &re, &im);
-        bool ok = plumb_f64_bits(re) == plumb_f64_bits(cs[i].wr) && plumb_f64_bits(im) == plumb_f64_bits(cs[i].wi);
+        bool ok = plumb_f64_bits(re) == plumb_f64_bits(cs[i].w[0]) && plumb_f64_bits(im) == plumb_f64_bits(cs[i].w[1]);
         if (!ok)
-            fprintf(stderr, "%s reference %s(%a, %a): got (%a, %a), expected (%a, %a)\n", ty, op, cs[i].zr,
-                    cs[i].zi, re, im, cs[i].wr, cs[i].wi);
+            fprintf(stderr, "%s reference %s case %u: got (%a, %a), expected (%a, %a)\n", ty, op, i, re, im,
+                    cs[i].w[0], cs[i].w[1]);
         assert_true(ok);
     }
-    /* the runtime: normwise within 2u of the exact value, so within 3u of
-     * the correctly rounded one */
     for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
         for (uint32_t th = 1; th <= 2; th++) {
             rt_exec_on(m, (plumb_isa)isa, th, NULL, 0, got, 1);
             for (uint32_t i = 0; i < n; i++) {
                 double re, im;
                 plumb_complex_load(got[0]->dtype, got[0]->data, i, &re, &im);
-                double err = hypot(re - cs[i].wr, im - cs[i].wi), mag = hypot(cs[i].wr, cs[i].wi);
-                bool ok = err <= 3 * u * mag;
+                bool ok = hypot(re - cs[i].w[0], im - cs[i].w[1]) <= 3 * u * hypot(cs[i].w[0], cs[i].w[1]);
                 if (!ok)
-                    fprintf(stderr, "%s runtime (isa %d, %u threads) %s(%a, %a): got (%a, %a), expected (%a, %a)\n",
-                            ty, isa, th, op, cs[i].zr, cs[i].zi, re, im, cs[i].wr, cs[i].wi);
+                    fprintf(stderr, "%s runtime (isa %d, %u threads) %s case %u: got (%a, %a), expected (%a, %a)\n",
+                            ty, isa, th, op, i, re, im, cs[i].w[0], cs[i].w[1]);
                 assert_true(ok);
             }
             rt_outs_free(got, 1);
@@ -391,29 +398,29 @@ static void check_unary(const char *op, const char *ty, const lg_case *cs, uint3
 static void test_logistic(void **state)
 {
     (void)state;
-    static const lg_case c128[] = {
-        {0, 0, 0.5, 0},
-        {1, 0, 0x1.764d4f5d5a2bdp-1, 0},
-        {-1, 0, 0x1.136561454ba86p-2, 0},
-        {0, 0x1.921fb54442d18p+0, 0.5, 0x1.fffffffffffffp-2},
-        {-1, 0x1.921fb54442d18p+0, 0x1.e84152bac31b0p-4, 0x1.4bcdc50ed6be7p-2},
-        {2, -3, 0x1.27763869d8e5fp+0, -0x1.a104484c5e05dp-6},
-        {-2, 3, -0x1.3bb1c34ec72f9p-3, 0x1.a104484c5e05dp-6},
-        {0, 0x1.921fb54442d18p+1, 0.5, 0x1.d02967c31cdb5p+52},
-        {-800, 1, 0, 0},
-        {40, 2, 1, 0x1.1d0a56d651beap-58},
+    static const cx_case c128[] = {
+        {.a = {0, 0}, .w = {0.5, 0}},
+        {.a = {1, 0}, .w = {0x1.764d4f5d5a2bdp-1, 0}},
+        {.a = {-1, 0}, .w = {0x1.136561454ba86p-2, 0}},
+        {.a = {0, 0x1.921fb54442d18p+0}, .w = {0.5, 0x1.fffffffffffffp-2}},
+        {.a = {-1, 0x1.921fb54442d18p+0}, .w = {0x1.e84152bac31b0p-4, 0x1.4bcdc50ed6be7p-2}},
+        {.a = {2, -3}, .w = {0x1.27763869d8e5fp+0, -0x1.a104484c5e05dp-6}},
+        {.a = {-2, 3}, .w = {-0x1.3bb1c34ec72f9p-3, 0x1.a104484c5e05dp-6}},
+        {.a = {0, 0x1.921fb54442d18p+1}, .w = {0.5, 0x1.d02967c31cdb5p+52}},
+        {.a = {-800, 1}, .w = {0, 0}},
+        {.a = {40, 2}, .w = {1, 0x1.1d0a56d651beap-58}},
     };
-    static const lg_case c64[] = {
-        {0, 0, 0.5, 0},
-        {1, 0, 0x1.764d5p-1, 0},
-        {-1, 0, 0x1.136562p-2, 0},
-        {0, 0x1.921fb6p+0, 0.5, 0.5},
-        {2, -3, 0x1.277638p+0, -0x1.a10448p-6},
-        {-2, 3, -0x1.3bb1c4p-3, 0x1.a10448p-6},
-        {0, 0x1.921fb6p+1, 0.5, -0x1.5d1494p+23},
+    static const cx_case c64[] = {
+        {.a = {0, 0}, .w = {0.5, 0}},
+        {.a = {1, 0}, .w = {0x1.764d5p-1, 0}},
+        {.a = {-1, 0}, .w = {0x1.136562p-2, 0}},
+        {.a = {0, 0x1.921fb6p+0}, .w = {0.5, 0.5}},
+        {.a = {2, -3}, .w = {0x1.277638p+0, -0x1.a10448p-6}},
+        {.a = {-2, 3}, .w = {-0x1.3bb1c4p-3, 0x1.a10448p-6}},
+        {.a = {0, 0x1.921fb6p+1}, .w = {0.5, -0x1.5d1494p+23}},
     };
-    check_unary("logistic", "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
-    check_unary("logistic", "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
+    check_op("logistic", 1, "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
+    check_op("logistic", 1, "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
 }
 
 /* cbrt on complex: the principal root |z|^(1/3) e^(i arg(z)/3), correctly
@@ -427,79 +434,29 @@ static void test_logistic(void **state)
 static void test_cbrt(void **state)
 {
     (void)state;
-    static const lg_case c128[] = {
-        {8, 0, 2, 0},
-        {0, 8, 0x1.bb67ae8584caap+0, 1},
-        {-8, 0, 1, 0x1.bb67ae8584caap+0},
-        {-8, -0.0, 1, -0x1.bb67ae8584caap+0},
-        {-27, 0, 1.5, 0x1.4c8dc2e423980p+1},
-        {-1, 1e-20, 0.5, 0x1.bb67ae8584caap-1},
-        {2, 2, 0x1.5db3d742c2655p+0, 0x1.76cf5d0b09955p-2},
-        {3, -4, 0x1.a1020658f9aefp+0, -0x1.0a544ff738e24p-1},
-        {1e-300, -3e-300, 0x1.2caa41f5002dbp-332, -0x1.09e88137c25ccp-333},
-        {1e300, 1e300, 0x1.3d3f1b1386c46p+332, 0x1.540616880ededp+330},
+    static const cx_case c128[] = {
+        {.a = {8, 0}, .w = {2, 0}},
+        {.a = {0, 8}, .w = {0x1.bb67ae8584caap+0, 1}},
+        {.a = {-8, 0}, .w = {1, 0x1.bb67ae8584caap+0}},
+        {.a = {-8, -0.0}, .w = {1, -0x1.bb67ae8584caap+0}},
+        {.a = {-27, 0}, .w = {1.5, 0x1.4c8dc2e423980p+1}},
+        {.a = {-1, 1e-20}, .w = {0.5, 0x1.bb67ae8584caap-1}},
+        {.a = {2, 2}, .w = {0x1.5db3d742c2655p+0, 0x1.76cf5d0b09955p-2}},
+        {.a = {3, -4}, .w = {0x1.a1020658f9aefp+0, -0x1.0a544ff738e24p-1}},
+        {.a = {1e-300, -3e-300}, .w = {0x1.2caa41f5002dbp-332, -0x1.09e88137c25ccp-333}},
+        {.a = {1e300, 1e300}, .w = {0x1.3d3f1b1386c46p+332, 0x1.540616880ededp+330}},
     };
-    static const lg_case c64[] = {
-        {8, 0, 2, 0},
-        {0, 8, 0x1.bb67aep+0, 1},
-        {-8, 0, 1, 0x1.bb67aep+0},
-        {-8, -0.0, 1, -0x1.bb67aep+0},
-        {-27, 0, 1.5, 0x1.4c8dc2p+1},
-        {2, 2, 0x1.5db3d8p+0, 0x1.76cf5ep-2},
-        {3, -4, 0x1.a10206p+0, -0x1.0a545p-1},
+    static const cx_case c64[] = {
+        {.a = {8, 0}, .w = {2, 0}},
+        {.a = {0, 8}, .w = {0x1.bb67aep+0, 1}},
+        {.a = {-8, 0}, .w = {1, 0x1.bb67aep+0}},
+        {.a = {-8, -0.0}, .w = {1, -0x1.bb67aep+0}},
+        {.a = {-27, 0}, .w = {1.5, 0x1.4c8dc2p+1}},
+        {.a = {2, 2}, .w = {0x1.5db3d8p+0, 0x1.76cf5ep-2}},
+        {.a = {3, -4}, .w = {0x1.a10206p+0, -0x1.0a545p-1}},
     };
-    check_unary("cbrt", "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
-    check_unary("cbrt", "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
-}
-
-/* One atan2 case: lhs y, rhs x, and the correctly rounded result. */
-typedef struct at_case {
-    double yr, yi, xr, xi, wr, wi;
-} at_case;
-
-static void check_atan2(const char *ty, const at_case *cs, uint32_t n, double u)
-{
-    char src[2048];
-    size_t o = (size_t)snprintf(src, sizeof src, "func.func @main() -> tensor<%ux%s> {\n", n, ty);
-    for (int side = 0; side < 2; side++) {
-        o += (size_t)snprintf(src + o, sizeof src - o, "  %%%c = stablehlo.constant dense<[", side ? 'x' : 'y');
-        for (uint32_t i = 0; i < n; i++)
-            o += (size_t)snprintf(src + o, sizeof src - o, "%s(%.17e,%.17e)", i ? ", " : "",
-                                  side ? cs[i].xr : cs[i].yr, side ? cs[i].xi : cs[i].yi);
-        o += (size_t)snprintf(src + o, sizeof src - o, "]> : tensor<%ux%s>\n", n, ty);
-    }
-    snprintf(src + o, sizeof src - o, "  %%a = stablehlo.atan2 %%y, %%x : tensor<%ux%s>\n"
-             "  return %%a : tensor<%ux%s>\n}\n", n, ty, n, ty);
-    ir_module *m = rt_parse(src);
-    plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
-    assert_int_equal(rt_ref(m, NULL, 0, ref), 1);
-    for (uint32_t i = 0; i < n; i++) {
-        double re, im;
-        plumb_complex_load(ref[0]->dtype, ref[0]->data, i, &re, &im);
-        bool ok = plumb_f64_bits(re) == plumb_f64_bits(cs[i].wr) && plumb_f64_bits(im) == plumb_f64_bits(cs[i].wi);
-        if (!ok)
-            fprintf(stderr, "%s reference atan2 case %u: got (%a, %a), expected (%a, %a)\n", ty, i, re, im,
-                    cs[i].wr, cs[i].wi);
-        assert_true(ok);
-    }
-    /* the runtime on these operands (no cancellation in x^2 + y^2 or
-     * x + iy): normwise within 3u of the correctly rounded value */
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
-        for (uint32_t th = 1; th <= 2; th++) {
-            rt_exec_on(m, (plumb_isa)isa, th, NULL, 0, got, 1);
-            for (uint32_t i = 0; i < n; i++) {
-                double re, im;
-                plumb_complex_load(got[0]->dtype, got[0]->data, i, &re, &im);
-                bool ok = hypot(re - cs[i].wr, im - cs[i].wi) <= 3 * u * hypot(cs[i].wr, cs[i].wi);
-                if (!ok)
-                    fprintf(stderr, "%s runtime (isa %d, %u threads) atan2 case %u: got (%a, %a), expected (%a, %a)\n",
-                            ty, isa, th, i, re, im, cs[i].wr, cs[i].wi);
-                assert_true(ok);
-            }
-            rt_outs_free(got, 1);
-        }
-    rt_outs_free(ref, 1);
-    ir_module_free(m);
+    check_op("cbrt", 1, "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
+    check_op("cbrt", 1, "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
 }
 
 /* atan2 on complex, the spec's -i log((x + iy) / sqrt(x^2 + y^2)) with y the
@@ -512,24 +469,24 @@ static void check_atan2(const char *ty, const at_case *cs, uint32_t n, double u)
 static void test_atan2(void **state)
 {
     (void)state;
-    static const at_case c128[] = {
-        {1, 0, 1, 0, 0x1.921fb54442d18p-1, -0.0},
-        {1, 0, -1, 0, 0x1.2d97c7f3321d2p+1, -0.0},
-        {-1, 0, -1, 0, -0x1.2d97c7f3321d2p+1, 0.0},
-        {1, 2, 3, -1, 0x1.85a376b677dc0p-3, 0x1.af038cbcdfe1fp-1},
-        {0.5, -0.25, -2, 1, 0x1.72c43f4b1650ap+1, -0.0},
-        {-3, 0.5, 0.125, 4, -0x1.75769efd1523ep+1, 0x1.e253dcb8c485fp-1},
+    static const cx_case c128[] = {
+        {{1, 0}, {1, 0}, {0x1.921fb54442d18p-1, -0.0}},
+        {{1, 0}, {-1, 0}, {0x1.2d97c7f3321d2p+1, -0.0}},
+        {{-1, 0}, {-1, 0}, {-0x1.2d97c7f3321d2p+1, 0.0}},
+        {{1, 2}, {3, -1}, {0x1.85a376b677dc0p-3, 0x1.af038cbcdfe1fp-1}},
+        {{0.5, -0.25}, {-2, 1}, {0x1.72c43f4b1650ap+1, -0.0}},
+        {{-3, 0.5}, {0.125, 4}, {-0x1.75769efd1523ep+1, 0x1.e253dcb8c485fp-1}},
     };
-    static const at_case c64[] = {
-        {1, 0, 1, 0, 0x1.921fb6p-1, -0.0},
-        {1, 0, -1, 0, 0x1.2d97c8p+1, -0.0},
-        {-1, 0, -1, 0, -0x1.2d97c8p+1, 0.0},
-        {1, 2, 3, -1, 0x1.85a376p-3, 0x1.af038cp-1},
-        {0.5, -0.25, -2, 1, 0x1.72c44p+1, -0.0},
-        {-3, 0.5, 0.125, 4, -0x1.75769ep+1, 0x1.e253dcp-1},
+    static const cx_case c64[] = {
+        {{1, 0}, {1, 0}, {0x1.921fb6p-1, -0.0}},
+        {{1, 0}, {-1, 0}, {0x1.2d97c8p+1, -0.0}},
+        {{-1, 0}, {-1, 0}, {-0x1.2d97c8p+1, 0.0}},
+        {{1, 2}, {3, -1}, {0x1.85a376p-3, 0x1.af038cp-1}},
+        {{0.5, -0.25}, {-2, 1}, {0x1.72c44p+1, -0.0}},
+        {{-3, 0.5}, {0.125, 4}, {-0x1.75769ep+1, 0x1.e253dcp-1}},
     };
-    check_atan2("complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
-    check_atan2("complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
+    check_op("atan2", 2, "complex<f64>", c128, sizeof c128 / sizeof c128[0], 0x1p-53);
+    check_op("atan2", 2, "complex<f32>", c64, sizeof c64 / sizeof c64[0], 0x1p-24);
 }
 
 int main(void)

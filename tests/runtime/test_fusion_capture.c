@@ -18,34 +18,9 @@
 #include "../../runtime/rt_passes.h"
 #include "runtime/rt_test.h"
 
-static plumb_runtime *fc_cfg[4][3];
-
-static plumb_runtime *fc_get(plumb_isa isa, uint32_t threads)
-{
-    if (!fc_cfg[isa][threads]) {
-        plumb_runtime_options o;
-        plumb_runtime_options_init(&o);
-        o.threads = threads;
-        o.isa = isa;
-        o.opt_level = 2;
-        plumb_diag d;
-        memset(&d, 0, sizeof d);
-        fc_cfg[isa][threads] = plumb_runtime_create(&o, &d);
-        if (!fc_cfg[isa][threads]) plumb_diag_print(&d, stderr);
-        assert_non_null(fc_cfg[isa][threads]);
-    }
-    return fc_cfg[isa][threads];
-}
-
 static int fc_teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < 4; i++)
-        for (int t = 0; t < 3; t++)
-            if (fc_cfg[i][t]) {
-                plumb_runtime_destroy(fc_cfg[i][t]);
-                fc_cfg[i][t] = NULL;
-            }
     rt_free_all();
     return 0;
 }
@@ -92,20 +67,8 @@ static plumb_tensor *fc_f32(float v)
 static void fc_check_n(const char *src, plumb_tensor *const *in, uint32_t n, const float *want, int nwant)
 {
     ir_module *m = rt_parse(src);
-    {
-        ir_func *f = ir_module_find_func(m, "main");
-        assert_non_null(f);
-        plumb_arena *a = plumb_arena_new(0);
-        rt_group *g = NULL;
-        uint32_t ng = 0;
-        plumb_diag d;
-        memset(&d, 0, sizeof d);
-        bool ok = rt_fuse(a, f, 2, &g, &ng, &d);
-        if (!ok) plumb_diag_print(&d, stderr);
-        assert_true(ok);
-        plumb_arena_free(a);
-    }
-    plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
+    rt_check_fuses(m, src);
+    plumb_tensor *ref[RT_MAX_OUT] = {NULL};
     uint32_t no = rt_ref(m, in, n, ref);
     assert_int_equal(no, 1);
     for (int i = 0; want && i < nwant; i++) {
@@ -116,24 +79,7 @@ static void fc_check_n(const char *src, plumb_tensor *const *in, uint32_t n, con
             fprintf(stderr, "reference element %d: %a, by hand %a\n%s", i, (double)r, (double)want[i], src);
         assert_memory_equal(&r, &want[i], 4);
     }
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
-        for (uint32_t th = 1; th <= 2; th++) {
-            plumb_diag d;
-            memset(&d, 0, sizeof d);
-            bool ok = plumb_runtime_run(fc_get((plumb_isa)isa, th), m, NULL, in, n, got, no, NULL, &d);
-            if (!ok) {
-                plumb_diag_print(&d, stderr);
-                fprintf(stderr, "%s", src);
-            }
-            assert_true(ok);
-            bool eq = rt_equal(ref[0], got[0], false);
-            if (!eq) {
-                fprintf(stderr, "isa %d threads %u differs from the reference:\n%s", isa, th, src);
-                rt_report_diff(ref[0], got[0], "ref vs rt");
-            }
-            assert_true(eq);
-            rt_outs_free(got, no);
-        }
+    rt_check_runtime_at(m, src, 2, PLUMB_ISA_PORTABLE, in, n, ref, no, false);
     rt_outs_free(ref, no);
     ir_module_free(m);
 }

@@ -21,34 +21,9 @@
 #include "../../runtime/rt_passes.h"
 #include "runtime/rt_test.h"
 
-static plumb_runtime *fy_cfg[4][3];
-
-static plumb_runtime *fy_get(plumb_isa isa, uint32_t threads)
-{
-    if (!fy_cfg[isa][threads]) {
-        plumb_runtime_options o;
-        plumb_runtime_options_init(&o);
-        o.threads = threads;
-        o.isa = isa;
-        o.opt_level = 2;
-        plumb_diag d;
-        memset(&d, 0, sizeof d);
-        fy_cfg[isa][threads] = plumb_runtime_create(&o, &d);
-        if (!fy_cfg[isa][threads]) plumb_diag_print(&d, stderr);
-        assert_non_null(fy_cfg[isa][threads]);
-    }
-    return fy_cfg[isa][threads];
-}
-
 static int fy_teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < 4; i++)
-        for (int t = 0; t < 3; t++)
-            if (fy_cfg[i][t]) {
-                plumb_runtime_destroy(fy_cfg[i][t]);
-                fy_cfg[i][t] = NULL;
-            }
     rt_free_all();
     return 0;
 }
@@ -119,23 +94,8 @@ static void fy_check(const char *src, plumb_tensor *const *in, uint32_t n, uint3
                      uint32_t per)
 {
     ir_module *m = rt_parse(src);
-    {
-        ir_func *f = ir_module_find_func(m, "main");
-        assert_non_null(f);
-        plumb_arena *a = plumb_arena_new(0);
-        rt_group *g = NULL;
-        uint32_t ng = 0;
-        plumb_diag d;
-        memset(&d, 0, sizeof d);
-        bool ok = rt_fuse(a, f, 2, &g, &ng, &d);
-        if (!ok) {
-            plumb_diag_print(&d, stderr);
-            fprintf(stderr, "%s", src);
-        }
-        assert_true(ok);
-        plumb_arena_free(a);
-    }
-    plumb_tensor *ref[RT_MAX_OUT], *got[RT_MAX_OUT];
+    rt_check_fuses(m, src);
+    plumb_tensor *ref[RT_MAX_OUT] = {NULL};
     uint32_t no = rt_ref(m, in, n, ref);
     assert_int_equal(no, n_out);
     for (uint32_t k = 0; want && k < no; k++) {
@@ -147,27 +107,7 @@ static void fy_check(const char *src, plumb_tensor *const *in, uint32_t n, uint3
             assert_true(r == w && signbit(r) == signbit(w));
         }
     }
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
-        for (uint32_t th = 1; th <= 2; th++) {
-            plumb_diag d;
-            memset(&d, 0, sizeof d);
-            bool ok = plumb_runtime_run(fy_get((plumb_isa)isa, th), m, NULL, in, n, got, no, NULL, &d);
-            if (!ok) {
-                plumb_diag_print(&d, stderr);
-                fprintf(stderr, "%s", src);
-            }
-            assert_true(ok);
-            for (uint32_t k = 0; k < no; k++) {
-                bool eq = rt_equal(ref[k], got[k], false);
-                if (!eq) {
-                    fprintf(stderr, "isa %d threads %u output %u differs from the reference:\n%s", isa, th, k,
-                            src);
-                    rt_report_diff(ref[k], got[k], "ref vs rt");
-                }
-                assert_true(eq);
-            }
-            rt_outs_free(got, no);
-        }
+    rt_check_runtime_at(m, src, 2, PLUMB_ISA_PORTABLE, in, n, ref, no, false);
     rt_outs_free(ref, no);
     ir_module_free(m);
 }

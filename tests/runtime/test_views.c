@@ -18,61 +18,13 @@
 #include "../../runtime/rt_view.h"
 #include "runtime/rt_test.h"
 
-static plumb_runtime *rv_cfg[4][3];
-
-static plumb_runtime *rv_get(plumb_isa isa, uint32_t threads)
-{
-    if (!rv_cfg[isa][threads]) {
-        plumb_runtime_options o;
-        plumb_runtime_options_init(&o);
-        o.threads = threads;
-        o.isa = isa;
-        o.opt_level = 2;
-        plumb_diag d;
-        memset(&d, 0, sizeof d);
-        rv_cfg[isa][threads] = plumb_runtime_create(&o, &d);
-        if (!rv_cfg[isa][threads]) plumb_diag_print(&d, stderr);
-        assert_non_null(rv_cfg[isa][threads]);
-    }
-    return rv_cfg[isa][threads];
-}
-
-static void rv_free(void)
-{
-    for (int i = 0; i < 4; i++)
-        for (int t = 0; t < 3; t++)
-            if (rv_cfg[i][t]) {
-                plumb_runtime_destroy(rv_cfg[i][t]);
-                rv_cfg[i][t] = NULL;
-            }
-}
-
 /* src on the reference and, at opt level 2, on the runtime: bit for bit. */
 static void rv_check(const char *src, plumb_tensor *const *in, uint32_t n)
 {
     ir_module *m = rt_parse(src);
-    plumb_tensor *want[RT_MAX_OUT], *got[RT_MAX_OUT];
+    plumb_tensor *want[RT_MAX_OUT] = {NULL};
     uint32_t no = rt_ref(m, in, n, want);
-    for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
-        for (uint32_t th = 1; th <= 2; th++) {
-            plumb_diag d;
-            memset(&d, 0, sizeof d);
-            bool ok = plumb_runtime_run(rv_get((plumb_isa)isa, th), m, NULL, in, n, got, no, NULL, &d);
-            if (!ok) {
-                plumb_diag_print(&d, stderr);
-                fprintf(stderr, "%s", src);
-            }
-            assert_true(ok);
-            for (uint32_t i = 0; i < no; i++) {
-                bool eq = rt_equal(want[i], got[i], false);
-                if (!eq) {
-                    fprintf(stderr, "isa %d threads %u output %u differs from the reference:\n%s", isa, th, i, src);
-                    rt_report_diff(want[i], got[i], "ref vs rt");
-                }
-                assert_true(eq);
-            }
-            rt_outs_free(got, no);
-        }
+    rt_check_runtime_at(m, src, 2, PLUMB_ISA_PORTABLE, in, n, want, no, false);
     rt_outs_free(want, no);
     ir_module_free(m);
 }
@@ -82,14 +34,12 @@ static void rv_check(const char *src, plumb_tensor *const *in, uint32_t n)
 static uint32_t rv_plan(const char *src, uint32_t *ops_of_view, uint32_t cap)
 {
     ir_module *m = rt_parse(src);
-    ir_func *f = ir_module_find_func(m, "main");
-    assert_non_null(f);
     plumb_arena *a = plumb_arena_new(0);
     rt_group *g = NULL;
     uint32_t ng = 0;
+    ir_func *f = rt_fuse_main(m, src, a, &g, &ng);
     plumb_diag d;
     memset(&d, 0, sizeof d);
-    assert_true(rt_fuse(a, f, 2, &g, &ng, &d));
     rt_view **v = NULL;
     assert_true(rt_view_plan(a, f, 2, g, ng, &v, &d));
     uint32_t nv = 0;
@@ -425,7 +375,6 @@ int main(void)
         cmocka_unit_test(test_views_random),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    rv_free();
     rt_free_all();
     return rc;
 }
