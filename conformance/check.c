@@ -1149,7 +1149,14 @@ static plumb_tensor **cmap_inputs(const conf_case *c, cmap how2, plumb_diag *d)
     for (uint32_t i = 0; i < c->n_inputs; i++) {
         v[i] = plumb_tensor_clone(c->inputs[i], d);
         if (!v[i]) { free_inputs(v, c->n_inputs); return NULL; }
-        if (!plumb_dtype_is_complex(v[i]->dtype)) continue;
+        if (!plumb_dtype_is_complex(v[i]->dtype)) {
+            /* a real operand of a real x complex dot: |a| */
+            if (plumb_dtype_is_float(v[i]->dtype))
+                for (uint64_t e = 0, ne = plumb_tensor_numel(v[i]); e < ne; e++)
+                    plumb_store_bits(v[i]->dtype, v[i]->data, e,
+                                     plumb_load_bits(v[i]->dtype, v[i]->data, e) & ~sign_mask(v[i]->dtype));
+            continue;
+        }
         cmap how = nc++ == 1 ? how2 : CMAP_ABS;
         plumb_dtype ct = plumb_dtype_component(v[i]->dtype);
         for (uint64_t e = 0, ne = plumb_tensor_numel(v[i]); e < ne; e++) {
@@ -1164,12 +1171,24 @@ static plumb_tensor **cmap_inputs(const conf_case *c, cmap how2, plumb_diag *d)
     return v;
 }
 
+/* A real x complex dot_general (either side real): each component of
+ * its result is a real dot of k terms, Re = Σ a·br and Im = Σ a·bi, so
+ * Higham's dot bound holds per component with γ(k) and the Σ terms of one
+ * reference run on (|a|, (|br|, |bi|)). */
+static bool csum_mixed(const conf_case *c)
+{
+    if (c->op != PLUMB_OP_DOT_GENERAL || c->n_inputs != 2) return false;
+    plumb_dtype a = c->inputs[0]->dtype, b = c->inputs[1]->dtype;
+    return (plumb_dtype_is_complex(a) && plumb_dtype_is_float(b)) || (plumb_dtype_is_float(a) && plumb_dtype_is_complex(b));
+}
+
 static bool csum_case(const conf_case *c, const judge *j)
 {
     if (c->dtype >= PLUMB_DTYPE_COUNT || !plumb_dtype_is_complex(c->dtype) || j->agree != PLUMB_AGREE_DATA) return false;
     if (c->op == PLUMB_OP_REDUCE) return j->terms == TERMS_LINEAR && c->n_inputs == 2;
     return c->op == PLUMB_OP_DOT_GENERAL && !j->alg && c->n_inputs == 2 &&
-           plumb_dtype_is_complex(c->inputs[0]->dtype) && plumb_dtype_is_complex(c->inputs[1]->dtype);
+           ((plumb_dtype_is_complex(c->inputs[0]->dtype) && plumb_dtype_is_complex(c->inputs[1]->dtype)) ||
+            csum_mixed(c));
 }
 
 /* Runs the reference on the mapped inputs: s[0] the real-part Σ terms, s[1]
@@ -1177,7 +1196,7 @@ static bool csum_case(const conf_case *c, const judge *j)
 static bool csum_runs(ir_module *m, const conf_case *c, plumb_ref_result *s, uint32_t *n, plumb_diag *d)
 {
     *n = 0;
-    bool dot = c->op == PLUMB_OP_DOT_GENERAL;
+    bool dot = c->op == PLUMB_OP_DOT_GENERAL && !csum_mixed(c);
     for (uint32_t r = 0; r < (dot ? 2u : 1u); r++) {
         plumb_tensor **v = cmap_inputs(c, r ? CMAP_SWAP_CONJ : dot ? CMAP_ABS_CONJ : CMAP_ABS, d);
         if (!v) return false;
@@ -1194,13 +1213,13 @@ static void check_csum(const conf_case *c, const plumb_tensor *g, const plumb_te
 {
     plumb_tensor gv = component_view(g), wv = component_view(w);
     plumb_dtype ct = wv.dtype;
-    bool dot = c->op == PLUMB_OP_DOT_GENERAL;
+    bool dot = c->op == PLUMB_OP_DOT_GENERAL && !csum_mixed(c), mixed = csum_mixed(c);
     double u = conf_unit_roundoff(ct);
     uint64_t n = dot ? 2 * j->k : j->k;
     double gam = conf_gamma(n, u);
     /* each real product may underflow once; the backend's and the
      * reference's final roundings once each */
-    double eta = ((dot ? n : 0) + 2) * conf_underflow_eta(ct);
+    double eta = ((dot || mixed ? n : 0) + 2) * conf_underflow_eta(ct);
     if (o->flushes_subnormals) eta += (double)(n + 2) * min_normal(ct);
     const plumb_tensor *s0 = s[0].outputs[k], *s1 = dot ? s[1].outputs[k] : NULL;
     plumb_tensor sv0 = component_view(s0), sv1 = s1 ? component_view(s1) : sv0;
@@ -1224,7 +1243,7 @@ static void check_csum(const conf_case *c, const plumb_tensor *g, const plumb_te
             double budget = bound > 0 ? err / bound : CONF_BUDGET_MISMATCH;
             snprintf(what, sizeof what, "%s part: error %.3g, bound %.3g = γ(%llu)·Σ %.6g + 2u·|want| + underflow "
                      "(complex %s, per component)", p ? "imaginary" : "real", err, bound, (unsigned long long)n, sum,
-                     dot ? "dot" : "sum");
+                     dot || mixed ? "dot" : "sum");
             note(ws, budget, k, i, ct, plumb_load_bits(ct, gv.data, e), plumb_load_bits(ct, wv.data, e), what);
         }
     }

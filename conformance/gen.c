@@ -3700,7 +3700,8 @@ static bool gen_dotalg(gen *g)
  * optimization_barrier, constant (the data as a literal), iota, the
  * bitcast_convert to and from component vectors, map (an add body),
  * reduce_window with a maximum body (lexicographic, exact) and its -inf
- * init, all exact, per component; and atan2 (catan2_case, two classes). */
+ * init, all exact, per component; atan2 (catan2_case, two classes); and
+ * real x complex dot_general (cmixed_case). */
 uint32_t conf_complex_more_cases(plumb_opcode op)
 {
     switch (op) {
@@ -3711,6 +3712,8 @@ uint32_t conf_complex_more_cases(plumb_opcode op)
         return 2;
     case PLUMB_OP_ATAN2:
         return 4;   /* normal, scaled (catan2_case) */
+    case PLUMB_OP_DOT_GENERAL:
+        return 4;   /* real x complex, complex x real (cmixed_case) */
     default:
         return 0;
     }
@@ -3860,12 +3863,49 @@ static bool catan2_case(gen *g)
     return push_case(g, "%r");
 }
 
+/* real x complex dot_general: 7x13 · 13x5, the real side f32 or f64 (the
+ * component type), lhs real ("real_lhs") or rhs real ("real_rhs"),
+ * components from N(0, 1); judged per component by check.c's real dot
+ * bound (csum_mixed). */
+static bool cmixed_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    bool real_lhs = g->rep == 0;
+    g->shape = real_lhs ? "real_lhs" : "real_rhs";
+    static const int64_t dl[2] = {7, 13}, dr[2] = {13, 5}, dout[2] = {7, 5};
+    plumb_tensor *x = param(g, "x", real_lhs ? ct : t, 2, dl, NULL, 0, 0);
+    plumb_tensor *y = param(g, "y", real_lhs ? t : ct, 2, dr, NULL, 0, 0);
+    if (!x || !y) { g->failed = true; return push_case(g, "%r"); }
+    plumb_tensor *v[2] = {x, y};
+    for (int k = 0; k < 2; k++)
+        for (uint64_t i = 0, n = plumb_tensor_numel(v[k]); i < n; i++) {
+            if (plumb_dtype_is_complex(v[k]->dtype))
+                complex_store(v[k], i, ct, gsl_ran_gaussian(g->rng, 1.0), gsl_ran_gaussian(g->rng, 1.0));
+            else
+                plumb_store_bits(ct, v[k]->data, i, fbits(ct, gsl_ran_gaussian(g->rng, 1.0)));
+        }
+    g->ret_types = tys(g, t, 2, dout);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.dot_general %%x, %%y, contracting_dims = [1] x [0] : (%s, %s) -> %s\n",
+                     tys(g, x->dtype, 2, dl), tys(g, y->dtype, 2, dr), g->ret_types);
+    return push_case(g, "%r");
+}
+
+static bool cmixed_rhs_case(gen *g)
+{
+    g->rep = 1;
+    return cmixed_case(g);
+}
+
 static bool gen_complex_more(gen *g)
 {
     bool ok = true;
     for (int k = 0; ok && conf_complex_more_cases(g->op) && k < 2; k++) {
         plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
-        if (g->op == PLUMB_OP_ATAN2) {
+        if (g->op == PLUMB_OP_DOT_GENERAL) {
+            /* depth_case sets rep 0 (real lhs); cmixed_rhs_case sets 1 */
+            ok = depth_case(g, t, t, "normal", cmixed_case);
+            if (ok) ok = depth_case(g, t, t, "normal", cmixed_rhs_case);
+        } else if (g->op == PLUMB_OP_ATAN2) {
             ok = depth_case(g, t, t, "normal", catan2_case);
             if (ok) ok = depth_case(g, t, t, "scaled", catan2_case);
         } else {
