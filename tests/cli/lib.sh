@@ -20,6 +20,10 @@
 #                    runs `plumb run --backend B PROGRAM ARG...` on the
 #                    reference and on the runtime and wants exit status 0
 #                    and standard output WANT from each (one check each)
+#   expect_both_file DESC WANTFILE PROGRAM ARG...
+#                    the same with the wanted output in WANTFILE; the
+#                    checks read "DESC on ref" and "DESC on runtime", and a
+#                    failed one prints its difference from WANTFILE
 # Everything here must run under /bin/sh (dash).
 
 # lib_init NAME: counters, PLUMB and $tmp (named after NAME).
@@ -62,5 +66,19 @@ expect_both() {
         lib_rc=$?
         if [ "$lib_rc" = 0 ] && [ "$(cat "$tmp/out")" = "$lib_want" ]; then ok "$lib_desc ($lib_be)"
         else fail "$lib_desc ($lib_be): exit $lib_rc, want '$lib_want'"; fi
+    done
+}
+
+expect_both_file() {
+    lib_desc=$1 lib_wantf=$2 lib_prog=$3
+    shift 3
+    for lib_be in ref runtime; do
+        if "$PLUMB" run --backend "$lib_be" "$lib_prog" "$@" > "$tmp/out" 2> "$tmp/err" &&
+            cmp -s "$tmp/out" "$lib_wantf"; then
+            ok "$lib_desc on $lib_be"
+        else
+            fail "$lib_desc on $lib_be"
+            diff "$lib_wantf" "$tmp/out" | sed 's/^/    /'
+        fi
     done
 }

@@ -7,17 +7,8 @@
 # attribute dictionary) prints in the canonical form and reads back to the
 # same text; an epsilon of another type is refused naming it.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bn.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init bn
 
 cat > "$tmp/spec.mlir" <<'EOF'
 func.func @inference() {
@@ -65,7 +56,7 @@ for b in ref runtime; do
         ok "the spec's three examples pass on $b"
     else
         cat "$tmp/out" >> "$tmp/err"
-        bad "the spec's three examples pass on $b"
+        fail "the spec's three examples pass on $b"
     fi
 done
 
@@ -79,17 +70,16 @@ if "$PLUMB" fmt "$tmp/hex.mlir" > "$tmp/f1" 2> "$tmp/err" && "$PLUMB" fmt "$tmp/
     cmp -s "$tmp/f1" "$tmp/f2" && grep -q 'epsilon = 1.000000e-05 : f32, feature_index = 1 : i64' "$tmp/f1"; then
     ok "a hex f32 epsilon prints as 1.000000e-05 and the canonical form reads back"
 else
-    bad "a hex f32 epsilon prints as 1.000000e-05 and the canonical form reads back"
+    fail "a hex f32 epsilon prints as 1.000000e-05 and the canonical form reads back"
 fi
 
 sed 's/0x3727C5AC : f32/1.0e-05 : f64/' "$tmp/hex.mlir" > "$tmp/f64.mlir"
 if "$PLUMB" verify "$tmp/f64.mlir" > "$tmp/out" 2> "$tmp/err"; then
-    bad "an f64 epsilon is refused"
+    fail "an f64 epsilon is refused"
 elif grep -q "epsilon must be an f32 attribute, found 'f64'" "$tmp/err"; then
     ok "an f64 epsilon is refused"
 else
-    bad "an f64 epsilon is refused"
+    fail "an f64 epsilon is refused"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -5,17 +5,8 @@
 # batch_norm_grad, run on the reference and the runtime with every check
 # passing. The expected values are derived by hand in the comments.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-bnx.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init bnx
 
 cat > "$tmp/ext.mlir" <<'EOF'
 // x = +-1e308: mean 0, variance 1e616 (past f64's largest, so batch_var
@@ -110,9 +101,8 @@ for backend in ref runtime; do
     if "$PLUMB" run --backend "$backend" --split-input-file "$tmp/ext.mlir" > "$tmp/out" 2> "$tmp/err"; then
         ok "extreme values: every check passes on the $backend"
     else
-        bad "extreme values: a check fails on the $backend"
+        fail "extreme values: a check fails on the $backend"
     fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

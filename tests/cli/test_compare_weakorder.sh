@@ -8,21 +8,12 @@
 # spec (compare C3) allows for EQ and NE. Every program runs on the
 # reference and on the runtime.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init weakorder
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-weakorder.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    sed 's/^/    /' "$tmp/out" "$tmp/err" 2> /dev/null | head -n 12
-}
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed, $skipped skipped"
     exit 1
 fi
@@ -99,7 +90,7 @@ for p in f16 bf16 f32 f64 sort complex; do
         if "$PLUMB" run --backend "$b" "$tmp/$p.mlir" > "$tmp/out" 2> "$tmp/err"; then
             ok "$p: every check passes on $b"
         else
-            bad "$p: every check passes on $b"
+            fail "$p: every check passes on $b"
         fi
     done
 done
@@ -109,7 +100,7 @@ if "$PLUMB" fmt "$tmp/f32.mlir" > "$tmp/once.mlir" 2> "$tmp/err" && [ "$(grep -c
     ok "the canonical form prints WEAKORDER on all six compares and still passes"
 else
     cp "$tmp/once.mlir" "$tmp/out" 2> /dev/null
-    bad "the canonical form prints WEAKORDER on all six compares and still passes"
+    fail "the canonical form prints WEAKORDER on all six compares and still passes"
 fi
 
 # WEAKORDER is for floats: an integer compare with it is invalid (exit 1,
@@ -126,7 +117,7 @@ rc=$?
 if [ "$rc" = 1 ] && grep -q "int.mlir:3:8: .*comparison_type WEAKORDER does not fit element type i32 (StableHLO C3" "$tmp/err"; then
     ok "WEAKORDER on i32 is rejected at its line, naming C3"
 else
-    bad "WEAKORDER on i32 is rejected at its line, naming C3 (exit $rc)"
+    fail "WEAKORDER on i32 is rejected at its line, naming C3 (exit $rc)"
 fi
 sed 's/tensor<2xi32>/tensor<2xcomplex<f32>>/g; s/\[1, 2\]/[(1.0, 0.0), (2.0, 0.0)]/; s/WEAKORDER/TOTALORDER/; s/compare LT/compare EQ/' "$tmp/int.mlir" > "$tmp/ctot.mlir"
 "$PLUMB" verify "$tmp/ctot.mlir" > "$tmp/out" 2> "$tmp/err"
@@ -134,8 +125,7 @@ rc=$?
 if [ "$rc" = 1 ] && grep -q "comparison_type TOTALORDER does not fit element type complex<f32>" "$tmp/err"; then
     ok "TOTALORDER on complex stays invalid"
 else
-    bad "TOTALORDER on complex stays invalid (exit $rc)"
+    fail "TOTALORDER on complex stays invalid (exit $rc)"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

@@ -7,18 +7,8 @@
 # is 0x40400000_3F000000. Each program runs on the reference and the
 # runtime; a wrong expected value must fail its check on both.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-cbitcast.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init cbitcast
 
 # $1: the i64 value expected for (1.0, -2.0)
 prog() {
@@ -51,16 +41,15 @@ for b in ref runtime; do
     if "$PLUMB" run --backend "$b" "$tmp/good.mlir" > "$tmp/out" 2> "$tmp/err"; then
         ok "complex bitcast_convert to and from i64, i16, f64 and complex<f64> on $b"
     else
-        bad "complex bitcast_convert to and from i64, i16, f64 and complex<f64> on $b"
+        fail "complex bitcast_convert to and from i64, i16, f64 and complex<f64> on $b"
     fi
     if "$PLUMB" run --backend "$b" "$tmp/wrong.mlir" > "$tmp/out" 2> "$tmp/err"; then
-        bad "a wrong expected bit pattern fails its check on $b (it passed)"
+        fail "a wrong expected bit pattern fails its check on $b (it passed)"
     elif grep -q "0xC00000003F800000" "$tmp/err"; then
         ok "a wrong expected bit pattern fails its check on $b"
     else
-        bad "a wrong expected bit pattern fails its check on $b (no bit pattern in the report)"
+        fail "a wrong expected bit pattern fails its check on $b (no bit pattern in the report)"
     fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

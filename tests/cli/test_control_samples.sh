@@ -9,20 +9,11 @@
 # and runs on both backends; a barrier whose result type differs from its
 # operand's fails verification naming the constraint.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 IDIR=${STABLEHLO_INTERPRET:-$SHARED/stablehlo-interpret}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init control
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-control.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    sed 's/^/    /' "$tmp/out" "$tmp/err" 2> /dev/null | head -n 8
-}
 
 for name in optimization_barrier while; do
     f="$IDIR/$name.mlir"
@@ -38,7 +29,7 @@ for name in optimization_barrier while; do
         if [ "$rc" = 0 ] && [ "$(tail -n 1 "$tmp/out")" = "$n passed, 0 failed, 0 unsupported" ]; then
             ok "$name.mlir: $n of $n cases pass on $b"
         else
-            bad "$name.mlir on $b (exit $rc)"
+            fail "$name.mlir on $b (exit $rc)"
         fi
     done
 done
@@ -62,10 +53,10 @@ cp "$tmp/g.out" "$tmp/out"
 if grep -qxF -- "$want" "$tmp/p.out" && cmp -s "$tmp/p.out" "$tmp/g.out"; then
     ok "pretty and generic barriers format to the same pretty form"
 else
-    bad "pretty and generic barriers format to the same pretty form"
+    fail "pretty and generic barriers format to the same pretty form"
 fi
 "$PLUMB" fmt "$tmp/p.out" > "$tmp/out" 2> "$tmp/err"
-if cmp -s "$tmp/p.out" "$tmp/out"; then ok "the pretty form formats to itself"; else bad "the pretty form formats to itself"; fi
+if cmp -s "$tmp/p.out" "$tmp/out"; then ok "the pretty form formats to itself"; else fail "the pretty form formats to itself"; fi
 
 # A while (nested, capturing values of the function and of the outer body):
 # the generic form formats to the pretty form, which formats to itself and
@@ -102,14 +93,14 @@ if grep -q '^  %3:2 = stablehlo.while(%arg0 = %0, %arg1 = %0) : tensor<i32>, ten
    grep -qx '  cond {' "$tmp/w1.mlir" && grep -qx '  } do {' "$tmp/w1.mlir" && cmp -s "$tmp/w1.mlir" "$tmp/out"; then
     ok "a generic while formats to the pretty form, a fixed point"
 else
-    bad "a generic while formats to the pretty form, a fixed point"
+    fail "a generic while formats to the pretty form, a fixed point"
 fi
 for b in ref runtime; do
     "$PLUMB" run --backend "$b" "$tmp/w1.mlir" > "$tmp/out" 2> "$tmp/err"
     if [ "$(tr '\n' ' ' < "$tmp/out")" = "tensor<i32> dense<4> tensor<i32> dense<6> " ]; then
         ok "nested while on $b: 4 and 6"
     else
-        bad "nested while on $b: 4 and 6"
+        fail "nested while on $b: 4 and 6"
     fi
 done
 
@@ -124,8 +115,7 @@ rc=$?
 if [ "$rc" != 0 ] && grep -q 'bad.mlir:2:8: error: stablehlo.optimization_barrier: result 0 (%r): .*StableHLO C1' "$tmp/err"; then
     ok "a barrier changing its operand's type fails verification (C1)"
 else
-    bad "a barrier changing its operand's type fails verification (C1) (exit $rc)"
+    fail "a barrier changing its operand's type fails verification (C1) (exit $rc)"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

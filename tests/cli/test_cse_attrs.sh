@@ -8,13 +8,8 @@
 #   A = [[2,0],[1,1]] lower, b = [2,3]: A x = b gives x = [1, 2],
 #   A^T x = b gives x2 = 3, x1 = (2 - 3) / 2 = -0.5.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-cse.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1"; sed 's/^/    /' "$tmp/out"; }
+. "$(dirname "$0")/lib.sh"
+lib_init cse
 
 cat > "$tmp/chol.mlir" <<'EOF2'
 func.func @main(%a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
@@ -44,14 +39,13 @@ for be in ref runtime; do
         cmp -s "$tmp/out" "$tmp/chol.want"; then
         ok "$be: cholesky lower and upper of one operand are two results"
     else
-        bad "$be: cholesky lower and upper of one operand are two results"
+        fail "$be: cholesky lower and upper of one operand are two results"
     fi
     if "$PLUMB" run --backend $be --input a="$tmp/ta.txt" --input b="$tmp/tb.txt" "$tmp/tri.mlir" > "$tmp/out" 2>&1 &&
         cmp -s "$tmp/out" "$tmp/tri.want"; then
         ok "$be: triangular_solve with and without transpose_a are two results"
     else
-        bad "$be: triangular_solve with and without transpose_a are two results"
+        fail "$be: triangular_solve with and without transpose_a are two results"
     fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -6,15 +6,10 @@
 # interpreter sample dot_general.mlir (from $STABLEHLO_INTERPRET, default
 # $SHARED/stablehlo-interpret; skipped when missing). Ends with
 # "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init dotalg
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-dotalg.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1"; sed 's/^/    /' "$tmp/out"; }
 
 cat > "$tmp/cases.mlir" <<'EOF2'
 // bf16 x1: 1 + 2^-9 (0x3F804000) rounds to bf16's 1 (its spacing at 1 is
@@ -106,7 +101,7 @@ for be in ref runtime; do
     if [ "$(tail -n 1 "$tmp/out")" = "7 passed, 0 failed, 0 unsupported" ]; then
         ok "$be: the hand-derived algorithm dots"
     else
-        bad "$be: the hand-derived algorithm dots"
+        fail "$be: the hand-derived algorithm dots"
     fi
 done
 
@@ -125,7 +120,7 @@ for be in ref runtime; do
         [ "$(cat "$tmp/out")" = "tensor<1x1xf32> dense<3.0>" ]; then
         ok "$be: operands from parameters are rounded to bf16"
     else
-        bad "$be: operands from parameters are rounded to bf16"
+        fail "$be: operands from parameters are rounded to bf16"
     fi
 done
 
@@ -135,13 +130,13 @@ if "$PLUMB" fmt "$tmp/p.mlir" > "$tmp/f1.mlir" 2> "$tmp/out" && "$PLUMB" fmt "$t
     cmp -s "$tmp/f1.mlir" "$tmp/f2.mlir" && grep -q 'algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>' "$tmp/f1.mlir"; then
     ok "fmt: the algorithm round-trips"
 else
-    bad "fmt: the algorithm round-trips"
+    fail "fmt: the algorithm round-trips"
 fi
 sed -n '/@tf32_rounds_ties_to_even/,/^}/p' "$tmp/cases.mlir" > "$tmp/g.mlir"
 if "$PLUMB" fmt "$tmp/g.mlir" > "$tmp/out" 2>&1 && grep -q 'algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32' "$tmp/out"; then
     ok "fmt: the generic #stablehlo.dot_algorithm form is read"
 else
-    bad "fmt: the generic #stablehlo.dot_algorithm form is read"
+    fail "fmt: the generic #stablehlo.dot_algorithm form is read"
 fi
 
 # The cache key holds the algorithm: tf32 instead of bf16 is a recompile
@@ -150,7 +145,7 @@ sed 's/_precision_type = bf16/_precision_type = tf32/g' "$tmp/p.mlir" > "$tmp/p2
 if "$PLUMB" explain "$tmp/p.mlir" "$tmp/p2.mlir" > "$tmp/out" 2>&1 && grep -q 'attribute algorithm' "$tmp/out"; then
     ok "explain: the algorithm is part of the cache key"
 else
-    bad "explain: the algorithm is part of the cache key"
+    fail "explain: the algorithm is part of the cache key"
 fi
 
 # verify_error ALG PREC MESSAGE: the verifier (or parser) rejects a dot of
@@ -165,7 +160,7 @@ EOF2
     if ! "$PLUMB" verify "$tmp/e.mlir" > "$tmp/out" 2>&1 && grep -qF "$3" "$tmp/out"; then
         ok "rejected: $3"
     else
-        bad "rejected: $3"
+        fail "rejected: $3"
     fi
 }
 F='lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32'
@@ -191,7 +186,7 @@ verify_error "$F, lhs_component_count = 1, lhs_component_count = 1, rhs_componen
 if "$PLUMB" verify "$tmp/p.mlir" > "$tmp/out" 2>&1; then
     ok "accepted: a known algorithm"
 else
-    bad "accepted: a known algorithm"
+    fail "accepted: a known algorithm"
 fi
 
 # StableHLO's interpreter sample (an i64 dot with a tf32 algorithm).
@@ -202,12 +197,11 @@ if [ -f "$sample" ]; then
         if tail -n 1 "$tmp/out" | grep -q '^[0-9]* passed, 0 failed, 0 unsupported$'; then
             ok "$be: $sample"
         else
-            bad "$be: $sample"
+            fail "$be: $sample"
         fi
     done
 else
     echo "skipped: StableHLO interpreter test files not found; set STABLEHLO_INTERPRET=DIR (see README)"
     skipped=$((skipped + 1))
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

@@ -6,18 +6,8 @@
 # that contradicts the declared result fails on both backends with the op,
 # the dimension and both sizes.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-dynconv.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init dynconv
 
 # 3x3 image 1..9, 2x2 kernel of ones, padding (1, 0) on rows and (0, 1) on
 # columns: the padded image is
@@ -39,7 +29,7 @@ for be in ref runtime; do
         ok "hand-derived values on the $be"
     else
         cat "$tmp/out" >> "$tmp/err"
-        bad "hand-derived values on the $be"
+        fail "hand-derived values on the $be"
     fi
 done
 
@@ -50,13 +40,13 @@ if "$PLUMB" fmt "$tmp/a.mlir" > "$tmp/b.mlir" 2> "$tmp/err" &&
     "$PLUMB" fmt "$tmp/b.mlir" > "$tmp/c.mlir" 2> "$tmp/err" && cmp -s "$tmp/b.mlir" "$tmp/c.mlir"; then
     ok "prints in the generic form and formats to itself"
 else
-    bad "prints in the generic form and formats to itself"
+    fail "prints in the generic form and formats to itself"
 fi
 for be in ref runtime; do
     if "$PLUMB" run --backend "$be" "$tmp/b.mlir" > "$tmp/out" 2> "$tmp/err" && [ "$(cat "$tmp/out")" = "$want" ]; then
         ok "the printed form runs the same on the $be"
     else
-        bad "the printed form runs the same on the $be"
+        fail "the printed form runs the same on the $be"
     fi
 done
 
@@ -69,13 +59,12 @@ sed -e 's/func.func @main() -> tensor<1x3x3x1xi32> {/func.func @main(%q: tensor<
 for be in ref runtime; do
     if "$PLUMB" run --backend "$be" "$tmp/bad.mlir" --args '[dense<[[1, 1], [0, 0]]> : tensor<2x2xi64>]' > "$tmp/out" 2> "$tmp/err"; then
         echo "ran: $(cat "$tmp/out")" >> "$tmp/err"
-        bad "a padding contradicting the result fails on the $be"
+        fail "a padding contradicting the result fails on the $be"
     elif grep -Eq 'stablehlo.dynamic_conv: result 0( \(%r\))? dimension 1: size 8 at run time contradicts the declared size 3' "$tmp/err"; then
         ok "a padding contradicting the result fails on the $be"
     else
-        bad "a padding contradicting the result fails on the $be"
+        fail "a padding contradicting the result fails on the $be"
     fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -7,13 +7,8 @@
 # hand: with x = 0 every step gives tanh(0 + 0) = 0 (the row chain: the
 # row sums of 0 are 0), so the result is exactly 0.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-fuselong.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL - $1"; sed 's/^/    /' "$tmp/out" | head -n 5; }
+. "$(dirname "$0")/lib.sh"
+lib_init fuselong
 
 # ew_chain N: a_{i+1} = tanh(a_i + x), N steps
 ew_chain() {
@@ -56,14 +51,13 @@ for prog in ew row; do
        ! grep -q -E "EXCEEDS|MISMATCH" "$tmp/out" && grep -q "^result 0" "$tmp/out"; then
         ok "$prog chain: compiles on the runtime and agrees with the reference"
     else
-        bad "$prog chain: compiles on the runtime and agrees with the reference"
+        fail "$prog chain: compiles on the runtime and agrees with the reference"
     fi
     if "$PLUMB" run --backend runtime --input x="$tmp/zero.txt" "$tmp/$prog.mlir" > "$tmp/out" 2>&1 &&
        cmp -s "$tmp/out" "$tmp/zero.want"; then
         ok "$prog chain: x = 0 gives exactly 0"
     else
-        bad "$prog chain: x = 0 gives exactly 0"
+        fail "$prog chain: x = 0 gives exactly 0"
     fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

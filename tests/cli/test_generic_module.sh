@@ -8,21 +8,11 @@
 # generic func.func whose properties disagree with its body is refused with
 # a message naming the function.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-generic.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init generic
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed"
     exit 1
 fi
@@ -56,7 +46,7 @@ for b in ref runtime; do
         grep -q 'dense<\[11, 22, 33\]>' "$tmp/out"; then
         ok "$b: a generic module calls generic functions with arguments and two results"
     else
-        bad "$b: a generic module calls generic functions with arguments and two results"
+        fail "$b: a generic module calls generic functions with arguments and two results"
     fi
 done
 
@@ -91,7 +81,7 @@ for b in ref runtime; do
         cmp -s "$tmp/p.out" "$tmp/g.out" && grep -q 'dense<7' "$tmp/g.out"; then
         ok "$b: pretty and generic spellings of one program give the same result (7)"
     else
-        bad "$b: pretty and generic spellings of one program give the same result (7)"
+        fail "$b: pretty and generic spellings of one program give the same result (7)"
     fi
 done
 
@@ -112,11 +102,11 @@ cat > "$tmp/loc.mlir" <<'MLIR'
 MLIR
 for b in ref runtime; do
     if "$PLUMB" run --backend "$b" "$tmp/loc.mlir" > "$tmp/out" 2> "$tmp/err"; then
-        bad "$b: a failing check in a generic module with location aliases fails the run"
+        fail "$b: a failing check in a generic module with location aliases fails the run"
     elif grep -q 'check failed: check.expect_eq_const' "$tmp/err" && grep -q 'got 2 ' "$tmp/err"; then
         ok "$b: location aliases after a generic module are read (the check then fails: got 2)"
     else
-        bad "$b: location aliases after a generic module are read (the check then fails: got 2)"
+        fail "$b: location aliases after a generic module are read (the check then fails: got 2)"
     fi
 done
 
@@ -125,12 +115,12 @@ refuse() {
     f=$1
     shift
     if "$PLUMB" verify "$f" > "$tmp/out" 2> "$tmp/err"; then
-        bad "$(basename "$f"): refused"
+        fail "$(basename "$f"): refused"
         return
     fi
     for w in "$@"; do
         if ! grep -q -- "$w" "$tmp/err"; then
-            bad "$(basename "$f"): the message names '$w'"
+            fail "$(basename "$f"): the message names '$w'"
             return
         fi
     done
@@ -168,5 +158,4 @@ printf '%s\n%s\n%s\n' "$head" '  "func.func"() <{function_type = () -> tensor<f3
   }) : () -> ()' "$tail" > "$tmp/ret.mlir"
 refuse "$tmp/ret.mlir" "@r"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -3,11 +3,9 @@
 # i2/i4/ui2/ui4 (docs/spec/types.md): the index converted to the element
 # type as convert does, hand-derived values on the reference and the
 # runtime. Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-iota-lowp.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init iota-lowp
+skipped=0
 
 # f4E2M1FN holds {0, 0.5, 1, 1.5, 2, 3, 4, 6}: 5 is the tie of 4 (1.0x2^2,
 # even) and 6 (1.1x2^2): 4; 7 is the tie of 6 and 8 (beyond the largest
@@ -57,17 +55,7 @@ tensor<10xi4> dense<[0, 1, 2, 3, 4, 5, 6, 7, -8, -7]>
 tensor<5xui2> dense<[0, 1, 2, 3, 0]>
 tensor<5xi2> dense<[0, 1, -2, -1, 0]>
 OUT
-for b in ref runtime; do
-    if "$PLUMB" run --backend "$b" "$tmp/p.mlir" > "$tmp/out" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/want"; then
-        passed=$((passed + 1))
-        echo "ok - iota on the small types gives the hand-derived values on $b"
-    else
-        failed=$((failed + 1))
-        echo "FAIL - iota on the small types gives the hand-derived values on $b"
-        diff "$tmp/want" "$tmp/out" | sed 's/^/    /'
-        sed 's/^/    /' "$tmp/err"
-    fi
-done
+expect_both_file "iota on the small types gives the hand-derived values" "$tmp/want" "$tmp/p.mlir"
 
 # dynamic_iota takes the same conversion: output_shape [8] in f4E2M1FN and
 # [3, 2] in i4 along dimension 0 (rows 0, 1, 2).
@@ -84,16 +72,5 @@ cat > "$tmp/dwant" <<'OUT'
 tensor<8xf4E2M1FN> dense<[0.0, 1.0, 2.0, 3.0, 4.0, 4.0, 6.0, 6.0]>
 tensor<3x2xi4> dense<[[0, 0], [1, 1], [2, 2]]>
 OUT
-for b in ref runtime; do
-    if "$PLUMB" run --backend "$b" "$tmp/d.mlir" > "$tmp/out" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/dwant"; then
-        passed=$((passed + 1))
-        echo "ok - dynamic_iota on the small types gives the hand-derived values on $b"
-    else
-        failed=$((failed + 1))
-        echo "FAIL - dynamic_iota on the small types gives the hand-derived values on $b"
-        diff "$tmp/dwant" "$tmp/out" | sed 's/^/    /'
-        sed 's/^/    /' "$tmp/err"
-    fi
-done
-echo "$passed passed, $failed failed, 0 skipped"
-[ "$failed" = 0 ]
+expect_both_file "dynamic_iota on the small types gives the hand-derived values" "$tmp/dwant" "$tmp/d.mlir"
+finish

@@ -2,11 +2,9 @@
 # chlo.erf_inv and chlo.next_after on the small float formats
 # (docs/spec/types.md, "next_after and erf_inv"), hand-derived values on
 # the reference and the runtime. Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-lowp-ops.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init lowp-ops
+skipped=0
 
 # erf_inv, f8E4M3FN: erf^-1(0.5) = 0.47694 lies between 0.46875 (0x2F) and
 # 0.5 (0x30), below their midpoint 0.484375: 0x2F, printed 0.47;
@@ -56,16 +54,5 @@ tensor<2xf6E2M3FN> dense<[7.0, 0.0]>
 tensor<2xf8E8M0FNU> dense<[6.0e-39, 1.0e-38]>
 tensor<2xf8E5M2> dense<[0x7C, 1.2]>
 OUT
-for b in ref runtime; do
-    if "$PLUMB" run --backend "$b" "$tmp/p.mlir" > "$tmp/out" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/want"; then
-        passed=$((passed + 1))
-        echo "ok - erf_inv and next_after on the small formats give the hand-derived values on $b"
-    else
-        failed=$((failed + 1))
-        echo "FAIL - erf_inv and next_after on the small formats give the hand-derived values on $b"
-        diff "$tmp/want" "$tmp/out" | sed 's/^/    /'
-        sed 's/^/    /' "$tmp/err"
-    fi
-done
-echo "$passed passed, $failed failed, 0 skipped"
-[ "$failed" = 0 ]
+expect_both_file "erf_inv and next_after on the small formats give the hand-derived values" "$tmp/want" "$tmp/p.mlir"
+finish

@@ -3,11 +3,9 @@
 # "reduce_precision"): hand-derived values on the reference and the runtime,
 # and the two backends agreeing on every pattern of each 8-bit format.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-rprec-lowp.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+lib_init rprec-lowp
+skipped=0
 
 # The value is rounded to exponent_bits e, mantissa_bits m (nearest even;
 # with m = 0 a tie goes to the even exponent pattern of the reduced
@@ -79,17 +77,7 @@ tensor<2xf8E4M3B11FNUZ> dense<[1.0, 1.2]>
 tensor<2xf8E5M2FNUZ> dense<[0x80, 2.0]>
 tensor<2xf8E3M4> dense<[1.0, 1.1]>
 OUT
-for b in ref runtime; do
-    if "$PLUMB" run --backend "$b" "$tmp/p.mlir" > "$tmp/out" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/want"; then
-        passed=$((passed + 1))
-        echo "ok - reduce_precision on the small float formats gives the hand-derived values on $b"
-    else
-        failed=$((failed + 1))
-        echo "FAIL - reduce_precision on the small float formats gives the hand-derived values on $b"
-        diff "$tmp/want" "$tmp/out" | sed 's/^/    /'
-        sed 's/^/    /' "$tmp/err"
-    fi
-done
+expect_both_file "reduce_precision on the small float formats gives the hand-derived values" "$tmp/want" "$tmp/p.mlir"
 
 # Every pattern of each 8-bit format (bitcast from ui8 iota) through four
 # formats, from a wide one that keeps every value to e1m0: both backends
@@ -113,15 +101,12 @@ for t in f8E4M3FN f8E5M2 f8E4M3FNUZ f8E5M2FNUZ f8E4M3B11FNUZ f8E3M4 f8E4M3 f8E8M
     if "$PLUMB" run --backend ref "$tmp/e.mlir" > "$tmp/ref" 2> "$tmp/err" &&
         "$PLUMB" run --backend runtime "$tmp/e.mlir" > "$tmp/rt" 2>> "$tmp/err" && cmp -s "$tmp/ref" "$tmp/rt" &&
         [ "$(wc -l < "$tmp/ref")" -eq 4 ] && [ "$(head -n 1 "$tmp/ref")" = "$seq_line" ]; then
-        passed=$((passed + 1))
-        echo "ok - reduce_precision on every $t pattern agrees between ref and runtime, e11m52 keeping each"
+        ok "reduce_precision on every $t pattern agrees between ref and runtime, e11m52 keeping each"
     else
-        failed=$((failed + 1))
-        echo "FAIL - reduce_precision on every $t pattern agrees between ref and runtime, e11m52 keeping each"
+        fail "reduce_precision on every $t pattern agrees between ref and runtime, e11m52 keeping each"
         diff "$tmp/ref" "$tmp/rt" | head -5 | sed 's/^/    /'
         sed 's/^/    /' "$tmp/err"
     fi
 done
 
-echo "$passed passed, $failed failed, 0 skipped"
-[ "$failed" = 0 ]
+finish

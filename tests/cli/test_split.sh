@@ -10,21 +10,12 @@
 # tests/cli/test_run_lines.sh) passes or is reported "unsupported: <reason>".
 # Skipped, with a hint, when that folder is absent.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 IDIR=${STABLEHLO_INTERPRET:-$SHARED/stablehlo-interpret}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init split
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-split.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    sed 's/^/    /' "$tmp/out" "$tmp/err" 2> /dev/null | head -n 8
-}
-has() { grep -qx -- "$1" "$tmp/out" && ok "$2" || bad "$2: no line '$1'"; }
+has() { grep -qx -- "$1" "$tmp/out" && ok "$2" || fail "$2: no line '$1'"; }
 
 # Four cases: a passing one (no @main: its only public function runs), a
 # failing check, a syntax error on line 14 of the file, an op outside the
@@ -62,50 +53,50 @@ EOM
 # at 10, case 3's chunk starts at 16, its error is on line 18; case 4 at 22
 "$PLUMB" run --split-input-file "$tmp/cases.mlir" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ "$rc" = 1 ] && ok "a failing case: exit 1" || bad "a failing case: exit $rc, want 1"
+[ "$rc" = 1 ] && ok "a failing case: exit 1" || fail "a failing case: exit $rc, want 1"
 has "$tmp/cases.mlir:3: case 1 @adds: ok" "case 1 passes with its only public function as entry"
 grep -q "^$tmp/cases.mlir:10: case 2 @wrong: FAILED: 1 check failed$" "$tmp/out" && ok "case 2 fails its check" \
-    || bad "case 2 verdict"
+    || fail "case 2 verdict"
 grep -q "^$tmp/cases.mlir:16: case 3 @broken: FAILED: .*(line 18:" "$tmp/out" && ok "case 3: syntax error at its line in the file" \
-    || bad "case 3 verdict"
+    || fail "case 3 verdict"
 grep -q "^$tmp/cases.mlir:18:[0-9]*: error: " "$tmp/err" && ok "case 3's diagnostic names line 18" \
-    || bad "case 3 diagnostic line"
+    || fail "case 3 diagnostic line"
 grep -q "^$tmp/cases.mlir:22: case 4 @loop: unsupported: .*stablehlo.all_reduce" "$tmp/out" && ok "case 4 unsupported" \
-    || bad "case 4 verdict"
-[ "$(tail -n 1 "$tmp/out")" = "1 passed, 2 failed, 1 unsupported" ] && ok "summary line" || bad "summary line"
+    || fail "case 4 verdict"
+[ "$(tail -n 1 "$tmp/out")" = "1 passed, 2 failed, 1 unsupported" ] && ok "summary line" || fail "summary line"
 
 # A RUN line implies the flag; only passing and unsupported cases: exit 0
 { echo '// RUN: stablehlo-translate --interpret -split-input-file %s'; sed -n '2,8p;21,$p' "$tmp/cases.mlir"; } \
     > "$tmp/run.mlir"
 "$PLUMB" run "$tmp/run.mlir" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ "$rc" = 0 ] && ok "RUN line: exit 0 with unsupported cases" || bad "RUN line: exit $rc, want 0"
+[ "$rc" = 0 ] && ok "RUN line: exit 0 with unsupported cases" || fail "RUN line: exit $rc, want 0"
 [ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed, 1 unsupported" ] && ok "RUN line implies the split" \
-    || bad "RUN line summary"
+    || fail "RUN line summary"
 
 # Without splitting: the only public function is the entry; two are ambiguous
 sed -n '3,8p' "$tmp/cases.mlir" > "$tmp/one.mlir"
 "$PLUMB" run "$tmp/one.mlir" > "$tmp/out" 2> "$tmp/err" && ok "the only public function runs without --entry" \
-    || bad "the only public function"
+    || fail "the only public function"
 { sed -n '3,8p' "$tmp/cases.mlir"; sed -n '10,14p' "$tmp/cases.mlir"; } > "$tmp/two.mlir"
 "$PLUMB" run "$tmp/two.mlir" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "has no @main and 2 public functions (use --entry NAME)" "$tmp/err" \
-    && ok "two public functions: usage error naming --entry" || bad "two public functions: exit $rc"
+    && ok "two public functions: usage error naming --entry" || fail "two public functions: exit $rc"
 
 # An empty file has no case: exit 1, said on stderr
 : > "$tmp/empty.mlir"
 "$PLUMB" run --split-input-file "$tmp/empty.mlir" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ "$rc" = 1 ] && grep -q "holds no test case" "$tmp/err" && ok "no case: exit 1" || bad "no case: exit $rc"
+[ "$rc" = 1 ] && grep -q "holds no test case" "$tmp/err" && ok "no case: exit 1" || fail "no case: exit $rc"
 "$PLUMB" run --split-input-file --output-dir "$tmp/o" "$tmp/cases.mlir" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ "$rc" = 2 ] && ok "--output-dir with --split-input-file: usage error" || bad "--output-dir with split: exit $rc"
+[ "$rc" = 2 ] && ok "--output-dir with --split-input-file: usage error" || fail "--output-dir with split: exit $rc"
 
 # StableHLO's interpreter tests: no case FAILED (pass or unsupported)
 if [ -n "${STABLEHLO_INTERPRET:-}" ] && [ ! -d "$IDIR" ]; then
     : > "$tmp/out"; echo "STABLEHLO_INTERPRET='$IDIR' is not a folder" > "$tmp/err"
-    bad "StableHLO interpreter tests"
+    fail "StableHLO interpreter tests"
 elif [ ! -d "$IDIR" ]; then
     echo "skipped: StableHLO interpreter test files not found; set STABLEHLO_INTERPRET=DIR (see README)"
     skipped=1
@@ -123,10 +114,9 @@ else
                 ok "$b: $(basename "$f"): $(tail -n 1 "$tmp/out")"
             else
                 cat "$tmp/odd" >> "$tmp/err"
-                bad "$b: $(basename "$f") (exit $rc)"
+                fail "$b: $(basename "$f") (exit $rc)"
             fi
         done
     done
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

@@ -12,22 +12,12 @@
 # rounding). Missing folders are skipped with a line saying
 # how to enable them.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 TDIR=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}/v2
 IDIR=${STABLEHLO_INTERPRET:-$SHARED/stablehlo-interpret}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init chlo
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-chlo.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
 
 # Files expected to pass (every check) on both backends.
 PASS="asinh_float16_20_20_chlo.mlir asinh_float64_20_20_chlo.mlir atan_bfloat16_20_20_chlo.mlir
@@ -44,7 +34,7 @@ ARBITRATED="cosh_float32_20_20_chlo.mlir"
 INTERPRET="math_asin_float32.mlir math_atan_float64.mlir math_square_float32.mlir"
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed, $skipped skipped"
     exit 1
 fi
@@ -59,17 +49,17 @@ run_file() {
 
 if [ -n "${STABLEHLO_TESTDATA:-}" ] && [ ! -d "$STABLEHLO_TESTDATA" ]; then
     echo "STABLEHLO_TESTDATA=$STABLEHLO_TESTDATA is not a folder" > "$tmp/err"
-    bad "the testdata folder exists"
+    fail "the testdata folder exists"
 elif [ -d "$TDIR" ]; then
     for name in $PASS; do
         for b in ref runtime; do
             if [ ! -f "$TDIR/$name" ]; then
                 echo "no such file: $TDIR/$name" > "$tmp/err"
-                bad "$name exists"
+                fail "$name exists"
             elif run_file "$b" "$TDIR/$name"; then
                 ok "$name passes on $b"
             else
-                bad "$name passes on $b"
+                fail "$name passes on $b"
             fi
         done
     done
@@ -80,14 +70,14 @@ elif [ -d "$TDIR" ]; then
             if [ "$rc" = 0 ] && grep -q "note: check.expect_close: arbitration accepted 1 of 400 elements" "$tmp/err"; then
                 ok "$name passes on $b by arbitration, with the note (XLA's expected value, not plumb's)"
             else
-                bad "$name passes on $b by arbitration (exit $rc, expected 0 with the note)"
+                fail "$name passes on $b by arbitration (exit $rc, expected 0 with the note)"
             fi
             run_file "$b" "$TDIR/$name" --no-arbitrate
             rc=$?
             if [ "$rc" = 1 ] && grep -q "1 checks\{0,1\} failed\|1 of 1 checks failed" "$tmp/err"; then
                 ok "$name fails on $b with --no-arbitrate (one check)"
             else
-                bad "$name fails on $b with --no-arbitrate (exit $rc, expected 1 with one failed check)"
+                fail "$name fails on $b with --no-arbitrate (exit $rc, expected 1 with one failed check)"
             fi
         done
     done
@@ -102,7 +92,7 @@ if [ -d "$IDIR" ]; then
             if run_file "$b" "$IDIR/$name" --split-input-file && grep -q " 0 failed" "$tmp/out" "$tmp/err"; then
                 ok "$name (--split-input-file) passes on $b"
             else
-                bad "$name (--split-input-file) passes on $b"
+                fail "$name (--split-input-file) passes on $b"
             fi
         done
     done
@@ -118,20 +108,19 @@ if "$PLUMB" certify --backend ref --ops acos -q --out "$tmp/cert" > "$tmp/out" 2
     grep -q "PARTIAL (ops: chlo.acos\|PARTIAL (ops: acos" "$tmp/out"; then
     ok "certify --ops acos selects chlo.acos"
 else
-    bad "certify --ops acos selects chlo.acos"
+    fail "certify --ops acos selects chlo.acos"
 fi
 "$PLUMB" certify --backend ref --ops acosx -q > "$tmp/out" 2> "$tmp/err"
 if [ $? = 2 ] && grep -q "unknown op 'acosx'" "$tmp/err"; then
     ok "certify --ops acosx: unknown op, exit 2"
 else
-    bad "certify --ops acosx: unknown op, exit 2"
+    fail "certify --ops acosx: unknown op, exit 2"
 fi
 printf 'func.func @main(%%x: tensor<2xf32>) -> tensor<2xf32> {\n  %%0 = acos %%x : tensor<2xf32> -> tensor<2xf32>\n  return %%0 : tensor<2xf32>\n}\n' > "$tmp/bare.mlir"
 if ! "$PLUMB" verify "$tmp/bare.mlir" > "$tmp/out" 2> "$tmp/err"; then
     ok "a program writing 'acos' without chlo. is rejected"
 else
-    bad "a program writing 'acos' without chlo. is rejected"
+    fail "a program writing 'acos' without chlo. is rejected"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

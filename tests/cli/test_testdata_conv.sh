@@ -8,31 +8,21 @@
 # a check that was never run. A missing folder is skipped with a line
 # saying how to enable it.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 TDIR=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}/v2
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init conv
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-conv.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed, $skipped skipped"
     exit 1
 fi
 
 if [ -n "${STABLEHLO_TESTDATA:-}" ] && [ ! -d "$STABLEHLO_TESTDATA" ]; then
     echo "STABLEHLO_TESTDATA=$STABLEHLO_TESTDATA is not a folder" > "$tmp/err"
-    bad "the testdata folder exists"
+    fail "the testdata folder exists"
 elif [ -d "$TDIR" ]; then
     n=0
     for f in "$TDIR"/conv_general_dilated_*.mlir; do
@@ -43,19 +33,19 @@ elif [ -d "$TDIR" ]; then
             if "$PLUMB" run --backend "$b" "$f" > "$tmp/out" 2> "$tmp/err" && ! grep -q "checks\{0,1\} failed" "$tmp/err"; then
                 ok "$name passes on $b"
             else
-                bad "$name passes on $b"
+                fail "$name passes on $b"
             fi
         done
         if "$PLUMB" fmt "$f" > "$tmp/a.mlir" 2> "$tmp/err" && "$PLUMB" fmt "$tmp/a.mlir" > "$tmp/b.mlir" 2> "$tmp/err" &&
             cmp -s "$tmp/a.mlir" "$tmp/b.mlir" && grep -q "stablehlo.convolution(" "$tmp/a.mlir"; then
             ok "$name prints in the pretty form and formats to itself"
         else
-            bad "$name prints in the pretty form and formats to itself"
+            fail "$name prints in the pretty form and formats to itself"
         fi
     done
     if [ "$n" = 0 ]; then
         echo "no conv_general_dilated_*.mlir in $TDIR" > "$tmp/err"
-        bad "the testdata folder holds convolution programs"
+        fail "the testdata folder holds convolution programs"
     fi
     # the expected value -1.4219682 of the 1-D file made -9.4219682
     f="$TDIR/conv_general_dilated_float32_1_16_2_float32_3_2_2.mlir"
@@ -66,7 +56,7 @@ elif [ -d "$TDIR" ]; then
             if grep -q "1 checks\{0,1\} failed" "$tmp/err"; then
                 ok "a changed expected value fails its check on $b"
             else
-                bad "a changed expected value fails its check on $b"
+                fail "a changed expected value fails its check on $b"
             fi
         done
     fi
@@ -75,5 +65,4 @@ else
     skipped=$((skipped + 1))
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

@@ -8,29 +8,19 @@
 # content, so new ones are picked up; the listed ones must be present.
 # Missing folders are skipped with a line saying how to enable them.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 TDIR=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}/v2
 IDIR=${STABLEHLO_INTERPRET:-$SHARED/stablehlo-interpret}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init linalg
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-linalg.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
 
 # Files that must be among those found.
 REQUIRED="triangular_solve_bfloat16_4_4_bfloat16_4_1.mlir"
 PATTERN='stablehlo\.triangular_solve\|stablehlo\.cholesky\|stablehlo\.batch_norm_'
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed, $skipped skipped"
     exit 1
 fi
@@ -46,7 +36,7 @@ run_set() {
             if "$PLUMB" run --backend "$b" "$@" "$f" > "$tmp/out" 2> "$tmp/err"; then
                 ok "$label $(basename "$f") on $b"
             else
-                bad "$label $(basename "$f") on $b"
+                fail "$label $(basename "$f") on $b"
             fi
         done
     done < "$tmp/list"
@@ -54,10 +44,10 @@ run_set() {
 
 if [ -n "${STABLEHLO_TESTDATA:-}" ] && [ ! -d "$STABLEHLO_TESTDATA" ]; then
     echo "STABLEHLO_TESTDATA=$STABLEHLO_TESTDATA is not a folder" > "$tmp/err"
-    bad "the testdata folder exists"
+    fail "the testdata folder exists"
 elif [ -d "$TDIR" ]; then
     for name in $REQUIRED; do
-        if [ -f "$TDIR/$name" ]; then ok "$name is present"; else : > "$tmp/err"; bad "$name is present in $TDIR"; fi
+        if [ -f "$TDIR/$name" ]; then ok "$name is present"; else : > "$tmp/err"; fail "$name is present in $TDIR"; fi
     done
     run_set "$TDIR" testdata
 else
@@ -72,5 +62,4 @@ else
     echo "skipped: StableHLO interpreter samples not found; set STABLEHLO_INTERPRET=DIR"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+finish

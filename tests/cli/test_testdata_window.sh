@@ -7,21 +7,11 @@
 # cummin_complex64 is not listed: it needs stablehlo.real (complex types).
 # A missing folder is skipped with a line saying how to enable it.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 TDIR=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}/v2
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init window
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-window.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
 
 PASS="reduce_window_max_float32_1_2.mlir reduce_window_min_float16_4_6.mlir
 select_and_scatter_add_bfloat16_2_1_6_bfloat16_2_4_6.mlir
@@ -32,24 +22,24 @@ cummax_float16_8_9.mlir cummax_int16_8_9.mlir cummax_int8_8_9.mlir
 cumprod_uint16_8_9.mlir cumsum_float64_8_9.mlir"
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed, $skipped skipped"
     exit 1
 fi
 
 if [ -n "${STABLEHLO_TESTDATA:-}" ] && [ ! -d "$STABLEHLO_TESTDATA" ]; then
     echo "STABLEHLO_TESTDATA=$STABLEHLO_TESTDATA is not a folder" > "$tmp/err"
-    bad "the testdata folder exists"
+    fail "the testdata folder exists"
 elif [ -d "$TDIR" ]; then
     for name in $PASS; do
         for b in ref runtime; do
             if [ ! -f "$TDIR/$name" ]; then
                 echo "no such file: $TDIR/$name" > "$tmp/err"
-                bad "$name exists"
+                fail "$name exists"
             elif "$PLUMB" run --backend "$b" "$TDIR/$name" > "$tmp/out" 2> "$tmp/err"; then
                 ok "$name passes on $b"
             else
-                bad "$name passes on $b"
+                fail "$name passes on $b"
             fi
         done
     done
@@ -62,7 +52,7 @@ elif [ -d "$TDIR" ]; then
         if [ "$rc" = 1 ] && grep -q "1 checks\{0,1\} failed" "$tmp/err"; then
             ok "a wrong expected maximum fails its check on $b"
         else
-            bad "a wrong expected maximum fails its check on $b (exit $rc)"
+            fail "a wrong expected maximum fails its check on $b (exit $rc)"
         fi
     done
 else
@@ -78,8 +68,7 @@ if [ -d "$TDIR" ] && cmp -s "$tmp/a.mlir" "$tmp/b.mlir" &&
     grep -q '"stablehlo.reduce_window"(%arg0, %[0-9a-z_]*) <{padding = dense<\[\[7, 0\], \[0, 0\]\]> : tensor<2x2xi64>, window_dimensions = array<i64: 8, 1>}>' "$tmp/a.mlir"; then
     ok "reduce_window prints in StableHLO's generic form and reads back"
 elif [ -d "$TDIR" ]; then
-    bad "reduce_window prints in StableHLO's generic form and reads back"
+    fail "reduce_window prints in StableHLO's generic form and reads back"
 fi
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish

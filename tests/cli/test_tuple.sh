@@ -9,17 +9,8 @@
 # file per tensor (also under --stats); a tuple parameter and a bad index
 # are refused by name.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-tuple.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init tuple
 
 cat > "$tmp/interp.mlir" <<'EOF'
 func.func @tuple() {
@@ -51,7 +42,7 @@ for b in ref runtime; do
     if [ "$rc" = 0 ] && grep -q '^2 passed, 0 failed, 0 unsupported$' "$tmp/out"; then
         ok "$b: StableHLO's tuple/get_tuple_element cases pass (2 cases)"
     else
-        bad "$b: StableHLO's tuple/get_tuple_element cases pass (exit $rc: $(tail -n 1 "$tmp/out"))"
+        fail "$b: StableHLO's tuple/get_tuple_element cases pass (exit $rc: $(tail -n 1 "$tmp/out"))"
     fi
 done
 
@@ -85,15 +76,15 @@ for b in ref runtime; do
     "$PLUMB" run --backend "$b" --input 'x=dense<[5, -7]> : tensor<2xi32>' --input 'y=dense<1.5> : tensor<f32>' \
         --output-dir "$tmp/od" "$tmp/call.mlir" > "$tmp/out" 2> "$tmp/err"
     if cmp -s "$tmp/out" "$tmp/call.want"; then ok "$b: tuples through func.call, nested and empty tuple results"
-    else bad "$b: tuples through func.call (got: $(cat "$tmp/out"))"; fi
+    else fail "$b: tuples through func.call (got: $(cat "$tmp/out"))"; fi
     if [ -f "$tmp/od/result_0.tensor" ] && [ -f "$tmp/od/result_1.0.tensor" ] && [ -f "$tmp/od/result_1.1.tensor" ] &&
         [ ! -f "$tmp/od/result_1.2.tensor" ]; then
         "$PLUMB" run --input "x=$tmp/od/result_1.1.tensor" --input 'y=dense<0.0> : tensor<f32>' "$tmp/call.mlir" > "$tmp/o2" 2> "$tmp/err"
         if head -n 1 "$tmp/o2" | grep -q -x 'tensor<2xi32> dense<\[10, -14\]>'; then
             ok "$b: --output-dir writes one file per tensor of a tuple (result_1.1 holds [10, -14])"
-        else bad "$b: result_1.1.tensor holds [10, -14] (got $(head -n 1 "$tmp/o2"))"; fi
+        else fail "$b: result_1.1.tensor holds [10, -14] (got $(head -n 1 "$tmp/o2"))"; fi
     else
-        bad "$b: --output-dir writes result_0, result_1.0 and result_1.1 (found: $(ls "$tmp/od" 2>/dev/null | tr '\n' ' '))"
+        fail "$b: --output-dir writes result_0, result_1.0 and result_1.1 (found: $(ls "$tmp/od" 2>/dev/null | tr '\n' ' '))"
     fi
 done
 
@@ -125,7 +116,7 @@ for b in ref runtime; do
     "$PLUMB" run --backend "$b" --input 'n=dense<5> : tensor<i32>' "$tmp/while.mlir" > "$tmp/out" 2> "$tmp/err"
     if grep -q -x 'tuple<tensor<i32>, tensor<i32>> (dense<5>, dense<32>)' "$tmp/out"; then
         ok "$b: while and optimization_barrier carry a tuple (5, 32)"
-    else bad "$b: while carries a tuple (got: $(cat "$tmp/out"))"; fi
+    else fail "$b: while carries a tuple (got: $(cat "$tmp/out"))"; fi
 done
 
 # The session path (--stats) prints the same tuple line as a plain run.
@@ -133,7 +124,7 @@ printf '%s\n' 'dense<5> : tensor<i32>' > "$tmp/n.txt"
 "$PLUMB" run --stats --backend runtime --input "n=$tmp/n.txt" "$tmp/while.mlir" > "$tmp/out" 2> "$tmp/err"
 if grep -q -x 'tuple<tensor<i32>, tensor<i32>> (dense<5>, dense<32>)' "$tmp/out"; then
     ok "run --stats prints a tuple result on one line"
-else bad "run --stats prints a tuple result on one line (got: $(cat "$tmp/out"))"; fi
+else fail "run --stats prints a tuple result on one line (got: $(cat "$tmp/out"))"; fi
 
 # if returns tuple(x, -x) or tuple(-x, x); the difference of the elements
 # is 2x = [3, -8] when p is true, -2x = [-3, 8] when false.
@@ -159,7 +150,7 @@ for b in ref runtime; do
             "$tmp/if.mlir" > "$tmp/out" 2> "$tmp/err"
         if [ "$pv" = true ]; then want='tensor<2xf32> dense<[3.0, -8.0]>'; else want='tensor<2xf32> dense<[-3.0, 8.0]>'; fi
         if grep -q -x -F "$want" "$tmp/out"; then ok "$b: if returns a tuple (p = $pv)"
-        else bad "$b: if returns a tuple (p = $pv; got: $(cat "$tmp/out"))"; fi
+        else fail "$b: if returns a tuple (p = $pv; got: $(cat "$tmp/out"))"; fi
     done
 done
 
@@ -186,7 +177,7 @@ for b in ref runtime; do
             "$tmp/case.mlir" > "$tmp/out" 2> "$tmp/err"
         if [ "$i" = 0 ]; then v='[1, -2, 127]'; else v='[-1, 2, -127]'; fi
         if grep -q -x -F "tuple<tensor<3xi8>, tuple<>> (dense<$v>, ())" "$tmp/out"; then ok "$b: case returns a tuple (index $i)"
-        else bad "$b: case returns a tuple (index $i; got: $(cat "$tmp/out"))"; fi
+        else fail "$b: case returns a tuple (index $i; got: $(cat "$tmp/out"))"; fi
     done
 done
 
@@ -195,7 +186,7 @@ done
 if cmp -s "$tmp/f1.mlir" "$tmp/f2.mlir" && grep -q 'stablehlo.get_tuple_element %arg0\[1\] : (tuple<tensor<2xi32>, tensor<f32>>) -> tensor<f32>' "$tmp/f1.mlir" &&
     grep -q 'stablehlo.tuple %1, %0 : tuple<tensor<f32>, tensor<2xi32>>' "$tmp/f1.mlir"; then
     ok "fmt: generic tuple forms print pretty and round-trip"
-else bad "fmt: generic tuple forms print pretty and round-trip"; fi
+else fail "fmt: generic tuple forms print pretty and round-trip"; fi
 
 # A tuple parameter is refused by name (exit 2); a bad index by the verifier (exit 1).
 cat > "$tmp/param.mlir" <<'EOF'
@@ -207,7 +198,7 @@ EOF
 rc=$?
 if [ "$rc" = 2 ] && grep -q 'parameter %pair (index 0) of @main has a tuple type' "$tmp/err"; then
     ok "run refuses a tuple parameter, naming it"
-else bad "run refuses a tuple parameter, naming it (exit $rc)"; fi
+else fail "run refuses a tuple parameter, naming it (exit $rc)"; fi
 cat > "$tmp/index.mlir" <<'EOF'
 func.func @main(%x: tensor<f32>) -> tensor<f32> {
   %t = stablehlo.tuple %x : tuple<tensor<f32>>
@@ -219,7 +210,6 @@ EOF
 rc=$?
 if [ "$rc" = 1 ] && grep -q 'index.mlir:3:8: error: stablehlo.get_tuple_element: index 1 is out of range for operand 0 (%t) of 1 elements (StableHLO C1' "$tmp/err"; then
     ok "verify refuses an out-of-range index (C1), naming op, operand and index"
-else bad "verify refuses an out-of-range index (exit $rc)"; fi
+else fail "verify refuses an out-of-range index (exit $rc)"; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

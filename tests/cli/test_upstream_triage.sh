@@ -10,22 +10,13 @@
 # arguments exit 2. The square program also runs alone on both backends.
 # Modules with several public functions and no @main run each as a case.
 # Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init triage-test
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-triage-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    sed 's/^/    /' "$tmp/out" "$tmp/err" 2> /dev/null | head -n 12
-}
-has() { grep -qF -- "$1" "$tmp/out" && ok "$2" || bad "$2: no line with '$1'"; }
+has() { grep -qF -- "$1" "$tmp/out" && ok "$2" || fail "$2: no line with '$1'"; }
 
 if [ ! -x "$PLUMB" ]; then
-    bad "the plumb binary '$PLUMB' exists and is executable"
+    fail "the plumb binary '$PLUMB' exists and is executable"
     echo "$passed passed, $failed failed, $skipped skipped"
     exit 1
 fi
@@ -121,19 +112,19 @@ for b in ref runtime; do
     if "$PLUMB" run --backend "$b" "$tmp/d/f_square.mlir" > "$tmp/out" 2> "$tmp/err"; then
         ok "stablehlo.square (pretty and generic) runs as CHLO's square on $b"
     else
-        bad "stablehlo.square (pretty and generic) runs as CHLO's square on $b"
+        fail "stablehlo.square (pretty and generic) runs as CHLO's square on $b"
     fi
 done
 if "$PLUMB" fmt "$tmp/d/f_square.mlir" > "$tmp/out" 2> "$tmp/err" && grep -q 'chlo.square' "$tmp/out" &&
     ! grep -q 'stablehlo.square' "$tmp/out"; then
     ok "the canonical printer writes stablehlo.square as chlo.square"
 else
-    bad "the canonical printer writes stablehlo.square as chlo.square"
+    fail "the canonical printer writes stablehlo.square as chlo.square"
 fi
 
 sh tools/upstream_triage.sh --plumb "$PLUMB" --timeout 60 --list "$tmp/d" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ "$rc" = 0 ] && ok "triage exits 0" || bad "triage exits 0 (got $rc)"
+[ "$rc" = 0 ] && ok "triage exits 0" || fail "triage exits 0 (got $rc)"
 # eight files counted per verdict: PASS a_pass, f_square, h_params; FAIL b_fail,
 # c_syntax, g_two (its one case failed); UNSUPPORTED d_unsupported, e_split
 # (one case passed, one unsupported).
@@ -157,7 +148,7 @@ if command -v jq > /dev/null 2>&1; then
         "$tmp/out" > /dev/null 2>&1; then
         ok "--json is one object with the same counts"
     else
-        bad "--json is one object with the same counts"
+        fail "--json is one object with the same counts"
     fi
 else
     skipped=$((skipped + 1))
@@ -212,11 +203,10 @@ has "PASS        ref     $tmp/m/m_generic.mlir" "a generic-form module's functio
 sh tools/upstream_triage.sh --plumb "$PLUMB" "$tmp/nonexistent" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "is not a folder" "$tmp/err" && ok "a missing folder exits 2 naming it" ||
-    bad "a missing folder exits 2 naming it (got $rc)"
+    fail "a missing folder exits 2 naming it (got $rc)"
 sh tools/upstream_triage.sh --plumb "$PLUMB" --timeout soon "$tmp/d" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "'soon' is not a whole number" "$tmp/err" && ok "a bad --timeout exits 2" ||
-    bad "a bad --timeout exits 2 (got $rc)"
+    fail "a bad --timeout exits 2 (got $rc)"
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+finish
