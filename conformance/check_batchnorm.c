@@ -36,7 +36,17 @@
  * the overflow threshold with its sign (the least value that rounds to
  * it), so one against a finite value or the opposite infinity fails
  * unless the bound reaches that far. The statistics are computed in long double (two-pass), whose
- * own error is covered by the factor EVAL_SLACK. */
+ * own error is covered by the factor EVAL_SLACK.
+ *
+ * The FP8/FP6/FP4 formats (u = 2^-4 for f8E4M3FN, 2^-2 for f4E2M1FN): the
+ * decomposition bound in the element type is void there (gamma(k) >= 1 from
+ * k = 1/u terms on), so these formats are held to what plumb promises for
+ * them (docs/spec/batchnorm.md, "Small formats"): every step in f32 or
+ * wider (the bound above with f32's u and eta) and one rounding into the
+ * format per result element, which adds u_t |y| + eta_t on top of the
+ * reference's own rounding (judge_elem counts both). A backend that
+ * rounds an intermediate (the normalized value, the statistics) to the
+ * format errs by up to another u_t times that intermediate. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,6 +55,7 @@
 
 #include "batchnorm_bound.h"
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 
 #define EVAL_SLACK (1.0L + 0x1p-30L)
 
@@ -52,6 +63,8 @@ static long double unit_roundoff(plumb_dtype t) { return ldexpl(1.0L, -(int)plum
 
 static long double denorm_min(plumb_dtype t)
 {
+    if (plumb_fpfmt_get(t))   /* pattern 1 (E8M0: pattern 0, 2^-127); the FNUZ biases differ from IEEE's */
+        return plumb_small_to_f64(plumb_fpfmt_get(t), plumb_fpfmt_get(t)->nan == PLUMB_FPNAN_E8M0 ? 0 : 1);
     const plumb_dtype_info *di = plumb_dtype_get(t);
     int emax = (1 << (di->exp_bits - 1)) - 1;
     return ldexpl(1.0L, 1 - emax - (int)di->mant_bits);
@@ -61,6 +74,16 @@ static long double denorm_min(plumb_dtype t)
  * value plus half its ulp, 2^emax (2 - 2^-(mant_bits + 1)). */
 static long double overflow_threshold(plumb_dtype t)
 {
+    const plumb_fpfmt *sf = plumb_fpfmt_get(t);
+    if (sf) {
+        /* the largest finite value plus half its ulp, from the codec */
+        long double big = 0;
+        for (uint32_t b = 0; b < (1u << sf->bits); b++) {
+            double v = plumb_small_to_f64(sf, b);
+            if (!plumb_small_is_nan(sf, b) && isfinite(v) && v > big) big = v;
+        }
+        return big + ldexpl(1.0L, ilogbl(big) - (int)sf->mant - 1);
+    }
     const plumb_dtype_info *di = plumb_dtype_get(t);
     int emax = (1 << (di->exp_bits - 1)) - 1;
     return ldexpl(2.0L - ldexpl(1.0L, -(int)di->mant_bits - 1), emax);
@@ -80,7 +103,10 @@ static long double eps_in(plumb_dtype t, double eps)
     case PLUMB_F16: { uint16_t h = plumb_f64_to_f16(eps); memcpy(&buf, &h, sizeof h); break; }
     case PLUMB_BF16: { uint16_t h = plumb_f64_to_bf16(eps); memcpy(&buf, &h, sizeof h); break; }
     case PLUMB_F32: { float f = (float)eps; memcpy(&buf, &f, sizeof f); break; }
-    default: memcpy(&buf, &eps, sizeof eps); break;
+    default:
+        if (plumb_fpfmt_get(t)) return plumb_small_to_f64(plumb_fpfmt_get(t), plumb_f64_to_small(plumb_fpfmt_get(t), eps));
+        memcpy(&buf, &eps, sizeof eps);
+        break;
     }
     return plumb_load_f64(t, &buf, 0);
 }
@@ -114,7 +140,9 @@ static void judge_elem(conf_bn_verdict *v, const plumb_tensor *got, const plumb_
          * admits. */
         long double gl = isinf(g) ? copysignl(overflow_threshold(t), g) : (long double)g;
         long double wl = isinf(w) ? copysignl(overflow_threshold(t), w) : (long double)w;
-        long double bound = (B + unit_roundoff(t) * fabsl(wl) + denorm_min(t)) * EVAL_SLACK;
+        /* small formats: the backend's own rounding into the format too */
+        long double ref_round = (plumb_fpfmt_get(t) ? 2 : 1) * (unit_roundoff(t) * fabsl(wl) + denorm_min(t));
+        long double bound = (B + ref_round) * EVAL_SLACK;
         ratio = (double)(fabsl(gl - wl) / bound);
     }
     if (!(ratio > v->budget) && !(isnan(ratio) && !isnan(v->budget))) return;
@@ -142,7 +170,10 @@ void conf_bn_judge(plumb_opcode op, double epsilon, int64_t fi, const plumb_tens
         if ((int64_t)d > fi) inner *= (uint64_t)x->dims[d];
     }
     uint64_t N = outer * inner;
-    long double u = unit_roundoff(t), eta = denorm_min(t), g4 = gamma_k(4, u), e = eps_in(t, epsilon);
+    /* the steps' roundoff: the element type's, or f32's for a small format */
+    bool small = plumb_fpfmt_get(t) != NULL;
+    long double u = small ? 0x1p-24L : unit_roundoff(t), eta = small ? 0x1p-149L : denorm_min(t);
+    long double g4 = gamma_k(4, u), e = eps_in(t, epsilon);
     long double Nl = (long double)N;
     static const char *const names[3][3] = {{"result", "", ""}, {"output", "batch_mean", "batch_var"},
                                             {"grad_operand", "grad_scale", "grad_offset"}};

@@ -9,12 +9,17 @@
  * scale is +-U(0.5, 2), offset U(-1, 1), grad_output U(-1, 1); the mean
  * and variance operands of inference and grad are the feature's own (the
  * data's mean and biased variance, rounded to the element type), as a
- * network passes them. Every value is rounded once into the element type. */
+ * network passes them. Every value is rounded once into the element type.
+ * On the FP8/FP6/FP4 formats (value class "patterns", the small types'
+ * family of gen.c) the values are the normal class's, rounded once by the
+ * format's codec: with 3 or 4 significant bits most draws land on few
+ * codes, ties and repeated values included. */
 #include <math.h>
 #include <string.h>
 
 #include "batchnorm_bound.h"
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 
 static void put(plumb_tensor *t, size_t i, double v)
 {
@@ -23,7 +28,7 @@ static void put(plumb_tensor *t, size_t i, double v)
     case PLUMB_F16: b = plumb_f64_to_f16(v); break;
     case PLUMB_BF16: b = plumb_f64_to_bf16(v); break;
     case PLUMB_F32: b = plumb_f32_bits((float)v); break;
-    default: b = plumb_f64_bits(v); break;
+    default: b = plumb_fpfmt_get(t->dtype) ? plumb_f64_to_small(plumb_fpfmt_get(t->dtype), v) : plumb_f64_bits(v); break;
     }
     plumb_store_bits(t->dtype, t->data, i, b);
 }
@@ -36,6 +41,7 @@ bool conf_bn_fill(plumb_opcode op, const char *vc, int64_t fi, plumb_tensor *con
     if (!inf && !train && op != PLUMB_OP_BATCH_NORM_GRAD) return false;
     if (n != (train ? 3u : 5u)) return false;
     int cls = !strcmp(vc, "normal") ? 0 : !strcmp(vc, "shifted") ? 1 : !strcmp(vc, "constant") ? 2 : -1;
+    if (!strcmp(vc, "patterns") && plumb_fpfmt_get(in[0]->dtype)) cls = 0;
     if (cls < 0) return false;
     plumb_tensor *x = in[0];
     if (fi < 0 || (uint64_t)fi >= x->rank) return false;

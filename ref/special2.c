@@ -85,10 +85,15 @@ static uint64_t round_to(plumb_dtype t, const mpfr_t y, int inex_y)
 typedef mpfr_exp_t (*sp2_eval_fn)(mpfr_t y, mpfr_prec_t w, const void *arg);
 
 /* A small float format's result (FP8/FP6/FP4/E8M0, ir/fp8.c): y, whose
- * rounding toward zero at 53 bits is that of the exact value (the caller
- * made sure), rounded to odd at 53 bits and then once by the format's
- * codec: the correct rounding, since 53 >= p + 2 for every small format
- * (Boldo and Melquiond, IEEE TC 57(4), 2008). exact: y is the exact value. */
+ * rounding toward zero at the format's precision p + 1 is that of the
+ * exact value and which lies on no (p + 1)-bit number (mpfr_can_round
+ * fails on one), rounded to odd at 53 bits and then once by the format's
+ * codec. Rounding to odd at 53 bits keeps the truncation at p + 1 bits
+ * and a nonzero sticky bit below it, the two things the rounding to p
+ * bits (or to the coarser grid of the format's subnormals, whose points
+ * and midpoints are (p + 1)-bit numbers too) depends on; so the result is
+ * the exact value's correct rounding (Boldo and Melquiond, IEEE TC 57(4),
+ * 2008: 53 >= p + 2). exact: y is the exact value. */
 static uint64_t small_odd(plumb_dtype t, const mpfr_t y, bool exact)
 {
     double d = mpfr_get_d(y, MPFR_RNDZ);
@@ -104,15 +109,18 @@ static uint64_t small_odd(plumb_dtype t, const mpfr_t y, bool exact)
 
 /* Ziv's loop around an evaluation whose result is neither exactly
  * representable in t nor zero. On a small float format the loop decides
- * the rounding toward zero at 53 bits (small_odd) and takes f64's range for
+ * the rounding toward zero at its precision + 1 (small_odd) and takes f64's range for
  * its early decisions, which lie beyond every small format's range too. */
 static uint64_t ziv(plumb_dtype t, sp2_eval_fn f, const void *arg)
 {
     mpfr_exp_t omin = mpfr_get_emin(), omax = mpfr_get_emax();
     mpfr_exp_t emin, emax;
     mpfr_prec_t p;
-    bool small = plumb_fpfmt_get(t) != NULL;
+    const plumb_fpfmt *sf = plumb_fpfmt_get(t);
+    bool small = sf != NULL;
     range_of(small ? PLUMB_F64 : t, &emin, &emax, &p);
+    if (small)
+        p = (mpfr_prec_t)sf->mant + 1;   /* the format's precision (f64's range) */
     mpfr_set_emin(mpfr_get_emin_min());
     mpfr_set_emax(mpfr_get_emax_max());
     mpfr_t y;
@@ -158,7 +166,7 @@ static uint64_t ziv(plumb_dtype t, sp2_eval_fn f, const void *arg)
             }
         }
         if (e == SP2_EXACT || (mpfr_get_exp(y) > e &&
-                                  mpfr_can_round(y, mpfr_get_exp(y) - e, MPFR_RNDN, MPFR_RNDZ, small ? 53 : p + 1))) {
+                                  mpfr_can_round(y, mpfr_get_exp(y) - e, MPFR_RNDN, MPFR_RNDZ, p + 1))) {
             res = small ? small_odd(t, y, e == SP2_EXACT) : 0;
             mpfr_set_emin(omin);
             mpfr_set_emax(omax);
