@@ -7,28 +7,14 @@
 # --no-arbitrate and PLUMB_ARBITRATE=0 make them fail as written; an exact
 # op's failing check fails whatever the mode. Run by tests/run.sh with PLUMB
 # set to the binary. Ends with "N passed, N failed, N skipped".
-PLUMB=${PLUMB:-build/plumb}
 SHARED=${SHARED:-../shared}
 TESTDATA=${STABLEHLO_TESTDATA:-$SHARED/stablehlo-testdata}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 FIX=$ROOT/tests/cli/arbitrate
-passed=0
-failed=0
+. "$(dirname "$0")/lib.sh"
+lib_init arb
 skipped=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-arb.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 8; fi
-}
-finish() {
-    echo "$passed passed, $failed failed, $skipped skipped"
-    [ "$failed" = 0 ]
-    exit
-}
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi

@@ -8,24 +8,10 @@
 # the directory) are never read or removed; clear removes every entry;
 # --max-bytes evicts the least recently used; a missing, untrusted or
 # unnamed directory is an error with exit 2. Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-cachecmd.XXXXXX") || exit 1
+. "$(dirname "$0")/lib.sh"
+lib_init cachecmd
+# the tests make folders unreadable: give them back before removing $tmp
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-    if [ -s "$tmp/out" ]; then sed 's/^/    stdout: /' "$tmp/out" | head -n 12; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
