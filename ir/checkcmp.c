@@ -170,7 +170,10 @@ const ir_op *plumb_check_arb_producer(const ir_op *check)
     if (!check || check->n_operands < 1)
         return NULL;
     const ir_value *v = check->operands[0];
-    if (!plumb_dtype_is_float(v->type.dtype))
+    /* complex values: only a dot's, arbitrated per component (its real
+     * and imaginary parts are each a sum of 2k products) */
+    bool cplx = plumb_dtype_is_complex(v->type.dtype);
+    if (!plumb_dtype_is_float(v->type.dtype) && !cplx)
         return NULL;
     /* A reshape keeps every element's bits and order, so the checked
      * elements are the producer's; a convert rounds again and is not
@@ -178,6 +181,9 @@ const ir_op *plumb_check_arb_producer(const ir_op *check)
     while (v->def && v->def->code == PLUMB_OP_RESHAPE && v->def->n_operands == 1)
         v = v->def->operands[0];
     const ir_op *p = v->def;
+    if (cplx)
+        return p && p->n_results == 1 && p->n_operands == 2 &&
+               (p->code == PLUMB_OP_DOT_GENERAL || p->code == PLUMB_OP_DOT) ? p : NULL;
     if (!p || p->n_results != 1 || !plumb_dtype_is_float(p->results[0]->type.dtype))
         return NULL;
     if (p->code == PLUMB_OP_DOT_GENERAL || p->code == PLUMB_OP_DOT)
@@ -314,14 +320,16 @@ bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_t
     if (plumb_dtype_is_complex(t) && got->rank < PLUMB_MAX_RANK) {
         /* Complex elements are checked per component, as StableHLO's
          * checks do: the tensors are viewed as their component type with a
-         * last dimension of 2 (real, imaginary), which reports name. */
+         * last dimension of 2 (real, imaginary), which reports name. A
+         * dot's components are arbitrated in that view (the exact result
+         * and bounds come per component, ref/arbitrate.c). */
         plumb_tensor gv = *got, wv = *want;
         gv.dtype = wv.dtype = plumb_dtype_component(t);
         gv.dims[gv.rank++] = 2;
         wv.dims[wv.rank++] = 2;
         gv.owned = wv.owned = false;
         plumb_buf_free(&b);
-        return plumb_check_run_arb(op, &gv, &wv, log, max_mismatches, file, poll, poll_ud, NULL, passed);
+        return plumb_check_run_arb(op, &gv, &wv, log, max_mismatches, file, poll, poll_ud, arb, passed);
     }
     bool is_float = plumb_dtype_is_float(t);
     /* ui64 bounds, as StableHLO's attributes (ir/parse.c parse_ulp) */

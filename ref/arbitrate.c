@@ -294,14 +294,14 @@ static uint64_t rounded_ops(const ir_op *p, const plumb_tensor *const *in, const
  * m = k for dots, 0 for sums. u and η of the result type (2^-(p) and half
  * the smallest subnormal; f64 its smallest subnormal). */
 static bool fill_bound(const ir_op *p, const plumb_tensor *const *in, const plumb_tensor *exact,
-                       const plumb_tensor *mag, plumb_tensor *bound)
+                       const plumb_tensor *mag, plumb_tensor *bound, double terms_per_product)
 {
     const plumb_dtype_info *info = plumb_dtype_get(exact->dtype);
     double u = ldexp(1.0, -(int)(info->mant_bits + 1));
     int emin = 2 - (1 << (info->exp_bits - 1));
     double eta = ldexp(1.0, emin - (int)info->mant_bits - (exact->dtype == PLUMB_F64 ? 0 : 1));
     bool is_dot;
-    double k = (double)rounded_ops(p, in, exact, &is_dot);
+    double k = (double)rounded_ops(p, in, exact, &is_dot) * terms_per_product;
     if (k * u >= 0.5)
         return false;   /* the bound is vacuous: nothing to arbitrate with */
     double gamma = k * u / (1.0 - k * u);
@@ -425,6 +425,98 @@ out:
     return ok;
 }
 
+/* A complex tensor's components with their signs cleared, the imaginary
+ * parts then negated when neg_im: (|re|, -|im|). A dot of (|ar|, |ai|) with
+ * (|br|, -|bi|) has the real part sum |ar||br| + |ai||bi|, the magnitude sum
+ * of the real part's terms; with (|br|, |bi|) its imaginary part is that of
+ * the imaginary part's terms. */
+static plumb_tensor *cabs_copy(const plumb_tensor *x, bool neg_im, char *why, size_t why_size)
+{
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    plumb_tensor *a = plumb_tensor_clone(x, &d);
+    if (!a) {
+        snprintf(why, why_size, "out of memory computing the bound");
+        return NULL;
+    }
+    plumb_dtype c = plumb_dtype_component(x->dtype);
+    uint64_t n = 2 * plumb_tensor_numel(x), sign = 1ull << (plumb_dtype_get(c)->bits - 1);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t b = plumb_load_bits(c, a->data, i) & ~sign;
+        plumb_store_bits(c, a->data, i, neg_im && (i & 1) ? b | sign : b);
+    }
+    return a;
+}
+
+/* A complex tensor viewed in place as its component type with a last
+ * dimension of 2 (real, imaginary), as the checks compare it. */
+static bool component_view(plumb_tensor *t)
+{
+    if (t->rank >= PLUMB_MAX_RANK)
+        return false;
+    t->dtype = plumb_dtype_component(t->dtype);
+    t->dims[t->rank++] = 2;
+    return true;
+}
+
+/* A complex dot_general or dot: the exact result (the reference's,
+ * correctly rounded per component) and per component the bound of
+ * fill_bound with 2k terms, Σ|x| over the real part's terms
+ * (|ar||br| + |ai||bi|) or the imaginary part's (|ar||bi| + |ai||br|),
+ * both in the component view the complex check compares. */
+static bool arb_compute_complex_dot(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
+                                    plumb_tensor *const *in, plumb_tensor **exact, plumb_tensor **bound,
+                                    char *why, size_t why_size)
+{
+    bool ok = false;
+    plumb_tensor *a = NULL, *b = NULL, *bneg = NULL, *mre = NULL, *mim = NULL;
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
+        snprintf(why, why_size, "computing the exact result failed: %s", d.msg);
+        return false;
+    }
+    if (!(a = cabs_copy(in[0], false, why, why_size)) || !(b = cabs_copy(in[1], false, why, why_size)) ||
+        !(bneg = cabs_copy(in[1], true, why, why_size)))
+        goto out;
+    plumb_tensor *re_in[2] = {a, bneg}, *im_in[2] = {a, b};
+    plumb_diag_clear(&d);
+    if (!ref_fold_op(m, producer, re_in, &mre, max_bytes, &d) ||
+        !ref_fold_op(m, producer, im_in, &mim, max_bytes, &d)) {
+        snprintf(why, why_size, "computing the sum of magnitudes failed: %s", d.msg);
+        goto out;
+    }
+    if (!component_view(*exact) || !component_view(mre) || !component_view(mim)) {
+        snprintf(why, why_size, "its rank leaves no room for the component dimension");
+        goto out;
+    }
+    /* the imaginary parts' magnitude sums into mre's odd positions */
+    uint64_t n = plumb_tensor_numel(mre);
+    for (uint64_t i = 1; i < n; i += 2)
+        plumb_store_bits(mre->dtype, mre->data, i, plumb_load_bits(mim->dtype, mim->data, i));
+    if (!(*bound = plumb_tensor_new(PLUMB_F64, (*exact)->rank, (*exact)->dims, max_bytes, &d))) {
+        snprintf(why, why_size, "out of memory computing the bound");
+        goto out;
+    }
+    if (!fill_bound(producer, (const plumb_tensor *const *)in, *exact, mre, *bound, 2.0)) {
+        snprintf(why, why_size, "its length makes the error bound vacuous");
+        goto out;
+    }
+    ok = true;
+out:
+    if (!ok) {
+        plumb_tensor_free(*exact);
+        plumb_tensor_free(*bound);
+        *exact = *bound = NULL;
+    }
+    plumb_tensor_free(a);
+    plumb_tensor_free(b);
+    plumb_tensor_free(bneg);
+    plumb_tensor_free(mre);
+    plumb_tensor_free(mim);
+    return ok;
+}
+
 bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
                              plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size)
 {
@@ -458,6 +550,10 @@ bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t
                  (unsigned long long)terms, (unsigned long long)ARB_MAX_TERMS);
         goto out;
     }
+    if (plumb_dtype_is_complex(producer->results[0]->type.dtype)) {
+        ok = arb_compute_complex_dot(m, producer, max_bytes, in, exact, bound, why, why_size);
+        goto out;
+    }
     plumb_diag d = {0};
     plumb_diag_clear(&d);
     if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
@@ -476,7 +572,7 @@ bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t
         snprintf(why, why_size, "out of memory computing the bound");
         goto out;
     }
-    if (!fill_bound(producer, (const plumb_tensor *const *)in, *exact, mag, *bound)) {
+    if (!fill_bound(producer, (const plumb_tensor *const *)in, *exact, mag, *bound, 1.0)) {
         snprintf(why, why_size, "its length makes the error bound vacuous");
         goto out;
     }
