@@ -1249,6 +1249,43 @@ static void check_csum(const conf_case *c, const plumb_tensor *g, const plumb_te
     }
 }
 
+/* ---- complex reduce with a multiply body (docs/spec/complex.md, "Products")
+ * The reference multiplies in row-major order, each step's components
+ * rounded once (normwise relative error <= u); a backend whose complex
+ * multiply errs by at most 2u per component (the runtime's published bound)
+ * errs by at most 2u normwise per step, in any order: a computed product of
+ * m factors is P·Π(1 + δ_i) with |δ_i| <= ε, so |got - P| <= ((1 + 2u)^m -
+ * 1)|P| and |want - P| <= ((1 + u)^m - 1)|P|, and |P| <= |want| / (2 - (1 +
+ * u)^m). m is the reduced length (the init value is one more factor).
+ * Holds while no partial product overflows or underflows: the generator's
+ * factors have modulus in [0.8, 1.25]. */
+static void check_cprod(const plumb_tensor *g, const plumb_tensor *w, uint32_t k, const judge *j, worst *ws)
+{
+    plumb_tensor gv = component_view(g), wv = component_view(w);
+    plumb_dtype ct = wv.dtype;
+    double u = conf_unit_roundoff(ct), m = (double)j->k;
+    double eb = expm1(m * log1p(2 * u)), er = expm1(m * log1p(u));
+    double rel = (eb + er) / (1 - er);
+    for (uint64_t i = 0, ne = plumb_tensor_numel(w); i < ne; i++) {
+        double gr = plumb_load_f64(ct, gv.data, 2 * i), gi = plumb_load_f64(ct, gv.data, 2 * i + 1);
+        double wr = plumb_load_f64(ct, wv.data, 2 * i), wi = plumb_load_f64(ct, wv.data, 2 * i + 1);
+        uint64_t e = fabs(gr - wr) >= fabs(gi - wi) || isnan(gr - wr) ? 2 * i : 2 * i + 1;
+        if (!isfinite(gr) || !isfinite(gi) || !isfinite(wr) || !isfinite(wi)) {
+            if (same_class(gr, wr) && same_class(gi, wi)) continue;
+            note(ws, CONF_BUDGET_MISMATCH, k, i, ct, plumb_load_bits(ct, gv.data, e), plumb_load_bits(ct, wv.data, e),
+                 "a NaN or infinite component differs (complex product)");
+            continue;
+        }
+        double err = hypot(gr - wr, gi - wi), bound = rel * hypot(wr, wi);
+        if (err == 0) continue;
+        char what[200];
+        snprintf(what, sizeof what, "normwise error %.3g of |want| %.3g, bound %.3g = ((1+2u)^%g - 1 + (1+u)^%g - 1)/"
+                 "(2 - (1+u)^%g)·|want| (complex product of %g factors)", err, hypot(wr, wi), bound, m, m, m, m);
+        note(ws, bound > 0 ? err / bound : CONF_BUDGET_MISMATCH, k, i, ct, plumb_load_bits(ct, gv.data, e),
+             plumb_load_bits(ct, wv.data, e), what);
+    }
+}
+
 bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_got,
                      const conf_check_opts *o, conf_result *r, plumb_diag *d)
 {
@@ -1339,6 +1376,12 @@ bool conf_check_case(const conf_case *c, plumb_tensor *const *got, uint32_t n_go
         const plumb_tensor *wf = have_ftz ? want_ftz.outputs[k] : NULL;
         if (csum && plumb_dtype_is_complex(w->dtype)) {
             check_csum(c, g, w, want_cs, k, &j, o, &ws);
+            continue;
+        }
+        /* complex reduce with a multiply body: normwise (check_cprod) */
+        if (c->op == PLUMB_OP_REDUCE && plumb_dtype_is_complex(w->dtype) && j.agree == PLUMB_AGREE_DATA &&
+            j.terms == TERMS_NONE) {
+            check_cprod(g, w, k, &j, &ws);
             continue;
         }
         /* atan2: its complex cases come from gen.c's complex_more family,

@@ -3700,8 +3700,9 @@ static bool gen_dotalg(gen *g)
  * optimization_barrier, constant (the data as a literal), iota, the
  * bitcast_convert to and from component vectors, map (an add body),
  * reduce_window with a maximum body (lexicographic, exact) and its -inf
- * init, all exact, per component; atan2 (catan2_case, two classes); and
- * real x complex dot_general (cmixed_case). */
+ * init, all exact, per component; atan2 (catan2_case, two classes);
+ * real x complex dot_general (cmixed_case); and reduce with a multiply
+ * body (cprod_case). */
 uint32_t conf_complex_more_cases(plumb_opcode op)
 {
     switch (op) {
@@ -3714,6 +3715,8 @@ uint32_t conf_complex_more_cases(plumb_opcode op)
         return 4;   /* normal, scaled (catan2_case) */
     case PLUMB_OP_DOT_GENERAL:
         return 4;   /* real x complex, complex x real (cmixed_case) */
+    case PLUMB_OP_REDUCE:
+        return 6;   /* multiply body over 1, 2, 3 dims (cprod_case) */
     default:
         return 0;
     }
@@ -3890,6 +3893,35 @@ static bool cmixed_case(gen *g)
     return push_case(g, "%r");
 }
 
+/* complex reduce with a multiply body over one, two and three dimensions
+ * of a 4x6x5 tensor (6, 20 and 120 factors), init (1, 0), each factor of
+ * modulus in [0.8, 1.25] and uniform angle (value class "unit"), so no
+ * partial product overflows or underflows in any order: judged normwise by
+ * check.c's check_cprod. */
+static bool cprod_case(gen *g)
+{
+    plumb_dtype t = g->t, ct = plumb_dtype_component(t);
+    static const char *const shapes[3] = {"d1", "d2", "d3"};
+    g->shape = shapes[g->rep];
+    static const int64_t xd[3] = {4, 6, 5}, o1[2] = {4, 5}, o2[1] = {6};
+    const char *dims = g->rep == 0 ? "[1]" : g->rep == 1 ? "[0, 2]" : "[0, 1, 2]";
+    plumb_tensor *x = param(g, "x", t, 3, xd, NULL, 0, 0), *c = param(g, "c", t, 0, NULL, NULL, 0, 0);
+    if (!x || !c) { g->failed = true; return push_case(g, "%r"); }
+    complex_store(c, 0, ct, 1.0, 0.0);
+    for (uint64_t i = 0; i < 120; i++) {
+        double r = 0.8 + 0.45 * gsl_rng_uniform(g->rng), th = 2 * M_PI * gsl_rng_uniform(g->rng);
+        complex_store(x, i, ct, r * cos(th), r * sin(th));
+    }
+    const char *U = g->rep == 0 ? tys(g, t, 2, o1) : g->rep == 1 ? tys(g, t, 1, o2) : tys(g, t, 0, NULL);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.multiply across dimensions = %s : "
+                     "(%s, %s) -> %s\n", dims, tys(g, t, 3, xd), tys(g, t, 0, NULL), U);
+    g->ret_types = U;
+    return push_case(g, "%r");
+}
+
+static bool cprod_d2(gen *g) { g->rep = 1; return cprod_case(g); }
+static bool cprod_d3(gen *g) { g->rep = 2; return cprod_case(g); }
+
 static bool cmixed_rhs_case(gen *g)
 {
     g->rep = 1;
@@ -3901,7 +3933,11 @@ static bool gen_complex_more(gen *g)
     bool ok = true;
     for (int k = 0; ok && conf_complex_more_cases(g->op) && k < 2; k++) {
         plumb_dtype t = k ? PLUMB_C128 : PLUMB_C64;
-        if (g->op == PLUMB_OP_DOT_GENERAL) {
+        if (g->op == PLUMB_OP_REDUCE) {
+            ok = depth_case(g, t, t, "unit", cprod_case);
+            if (ok) ok = depth_case(g, t, t, "unit", cprod_d2);
+            if (ok) ok = depth_case(g, t, t, "unit", cprod_d3);
+        } else if (g->op == PLUMB_OP_DOT_GENERAL) {
             /* depth_case sets rep 0 (real lhs); cmixed_rhs_case sets 1 */
             ok = depth_case(g, t, t, "normal", cmixed_case);
             if (ok) ok = depth_case(g, t, t, "normal", cmixed_rhs_case);
@@ -3941,6 +3977,10 @@ bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t)
     case PLUMB_OP_BATCH_NORM_INFERENCE: case PLUMB_OP_BATCH_NORM_TRAINING: case PLUMB_OP_BATCH_NORM_GRAD:
         /* f8E8M0FNU has no zero and no negative value: x - mean is NaN */
         return t != PLUMB_F8E8M0FNU;
+    /* the shape operands' ops: gen_dynamic's programs, exact */
+    case PLUMB_OP_GET_DIMENSION_SIZE: case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: case PLUMB_OP_DYNAMIC_RESHAPE:
+    case PLUMB_OP_REAL_DYNAMIC_SLICE: case PLUMB_OP_DYNAMIC_PAD: case PLUMB_OP_DYNAMIC_GATHER:
+        return true;
     default:
         return false;
     }
