@@ -969,21 +969,13 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
         return false;
     if (is_predicate(op))
         res.dtype = PLUMB_I1;
-    switch (op) {
-    case PLUMB_OP_CONVOLUTION:
-    case PLUMB_OP_REDUCE_WINDOW:
-    case PLUMB_OP_SELECT_AND_SCATTER:
-    case PLUMB_OP_CHOLESKY:
-    case PLUMB_OP_TRIANGULAR_SOLVE:
-    case PLUMB_OP_BATCH_NORM_INFERENCE:
-    case PLUMB_OP_BATCH_NORM_TRAINING:
-    case PLUMB_OP_BATCH_NORM_GRAD:
-    case PLUMB_OP_WHILE:
-    case PLUMB_OP_IF:
-    case PLUMB_OP_CASE:
+    /* the op set v2 ops (is_v2) write their whole line in try_v2 */
+    if (is_v2(op)) {
         if (!try_v2(g, op, xi, &x, r1, r2, r3, &res))
             return false;
-        break;
+        goto out_add;
+    }
+    switch (op) {
     case PLUMB_OP_CONVERT: {
         plumb_dtype cand[PLUMB_DTYPE_COUNT];
         uint32_t nc = 0;
@@ -1482,6 +1474,7 @@ static bool try_op(gctx *g, plumb_opcode op, uint32_t xi)
             res.n_args = 2;
         }
     }
+out_add:
     if (g->failed)
         return false;
     fz_node *n = add_node(g, FZ_OP);
