@@ -1186,7 +1186,7 @@ static bool csum_case(const conf_case *c, const judge *j)
 {
     if (c->dtype >= PLUMB_DTYPE_COUNT || !plumb_dtype_is_complex(c->dtype) || j->agree != PLUMB_AGREE_DATA) return false;
     if (c->op == PLUMB_OP_REDUCE) return j->terms == TERMS_LINEAR && c->n_inputs == 2;
-    return c->op == PLUMB_OP_DOT_GENERAL && !j->alg && c->n_inputs == 2 &&
+    return (c->op == PLUMB_OP_DOT_GENERAL || c->op == PLUMB_OP_DOT) && !j->alg && c->n_inputs == 2 &&
            ((plumb_dtype_is_complex(c->inputs[0]->dtype) && plumb_dtype_is_complex(c->inputs[1]->dtype)) ||
             csum_mixed(c));
 }
@@ -1196,7 +1196,7 @@ static bool csum_case(const conf_case *c, const judge *j)
 static bool csum_runs(ir_module *m, const conf_case *c, plumb_ref_result *s, uint32_t *n, plumb_diag *d)
 {
     *n = 0;
-    bool dot = c->op == PLUMB_OP_DOT_GENERAL && !csum_mixed(c);
+    bool dot = (c->op == PLUMB_OP_DOT_GENERAL || c->op == PLUMB_OP_DOT) && !csum_mixed(c);
     for (uint32_t r = 0; r < (dot ? 2u : 1u); r++) {
         plumb_tensor **v = cmap_inputs(c, r ? CMAP_SWAP_CONJ : dot ? CMAP_ABS_CONJ : CMAP_ABS, d);
         if (!v) return false;
@@ -1213,7 +1213,7 @@ static void check_csum(const conf_case *c, const plumb_tensor *g, const plumb_te
 {
     plumb_tensor gv = component_view(g), wv = component_view(w);
     plumb_dtype ct = wv.dtype;
-    bool dot = c->op == PLUMB_OP_DOT_GENERAL && !csum_mixed(c), mixed = csum_mixed(c);
+    bool dot = (c->op == PLUMB_OP_DOT_GENERAL || c->op == PLUMB_OP_DOT) && !csum_mixed(c), mixed = csum_mixed(c);
     double u = conf_unit_roundoff(ct);
     uint64_t n = dot ? 2 * j->k : j->k;
     double gam = conf_gamma(n, u);

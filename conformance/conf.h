@@ -258,8 +258,8 @@ uint32_t conf_lowp_specials(plumb_dtype t, uint64_t *out);
 bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t);
 /* complex cases of slice, reshape, broadcast_in_dim, dynamic_slice,
  * dynamic_update_slice, gather, optimization_barrier, constant, iota,
- * bitcast_convert, map and reduce_window (maximum), and atan2 away from
- * its pole (gen.c) */
+ * bitcast_convert, map, reduce_window (maximum) and dot, atan2 away
+ * from its pole, real x complex dot_general and reduce-multiply (gen.c) */
 uint32_t conf_complex_more_cases(plumb_opcode op);
 /* complex atan2 inputs kept by the atan2 family (gen_types.c): away from
  * the pole x = +-iy and from cancellation in x + iy and log q */
