@@ -49,6 +49,7 @@ static bool int_op(plumb_opcode op, bool is_signed)
     case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE:
     case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
     case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:   /* sums of products: wrapping, or rounded once to a float result */
+    case PLUMB_OP_RNG_BIT_GENERATOR:   /* output: the low w bits of each 32-bit value (docs/spec/rng.md) */
         return true;
     default:
         return false;

@@ -15,8 +15,9 @@
  * The output state is the input state with the counter advanced by the
  * number of generator blocks used (mod 2^64, or 2^128 for 3-element Philox).
  *
- * Output element types: 64-bit, 32-bit, and 8/16-bit (generated as 32-bit
- * values of the same shape and truncated to the low bits). Empty outputs
+ * Output element types: 64-bit, 32-bit, and 8/16/4/2-bit (generated as 32-bit
+ * values of the same shape and truncated to the low bits; i2/i4/ui2/ui4
+ * through plumb_store_bits, which keeps the low w bits). Empty outputs
  * leave the state unchanged. The generators and the layout of blocks onto
  * elements are ir/rng.c's (plumb_rng_*), shared with the runtime so that the
  * bits have one definition.

@@ -183,5 +183,24 @@ tensor<4x1xf8E4M3FN> dense<[[0.0], [1.0], [2.0], [3.0]]>
 OUT
 run "batch_norm_training and batch_norm_inference on f8E4M3FN" "$tmp/bn.mlir" "$tmp/bn.want"
 
+# rng_bit_generator with sub-byte outputs: the low w bits of the 32-bit
+# values (docs/spec/rng.md). PHILOX with Random123's pi known-answer vector:
+# key words a4093822 299f31d0, counter 243f6a88 85a308d3 13198a2e 03707344
+# give d16cfe09 94fdcceb 5001e420 24126ea1, elements 0..3 of block 0; low 4
+# bits 9, b, 0, 1 (i4: -7, -5, 0, 1), low 2 bits 1, 3, 0, 1 (ui2).
+cat > "$tmp/rng.mlir" <<'MLIR'
+func.func @main() -> (tensor<4xi4>, tensor<4xui2>) {
+  %s = stablehlo.constant dense<[0x299f31d0a4093822, 0x85a308d3243f6a88, 0x0370734413198a2e]> : tensor<3xui64>
+  %o, %v = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<4xi4>)
+  %o2, %w = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<3xui64>) -> (tensor<3xui64>, tensor<4xui2>)
+  return %v, %w : tensor<4xi4>, tensor<4xui2>
+}
+MLIR
+cat > "$tmp/rng.want" <<'OUT'
+tensor<4xi4> dense<[-7, -5, 0, 1]>
+tensor<4xui2> dense<[1, 3, 0, 1]>
+OUT
+run "rng_bit_generator with i4 and ui2 outputs (Philox known-answer vector)" "$tmp/rng.mlir" "$tmp/rng.want"
+
 echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" = 0 ]
