@@ -25,12 +25,17 @@ bool conf_typecov_new_type(plumb_dtype t)
     return plumb_dtype_is_lowp(t) || plumb_dtype_is_complex(t);
 }
 
-/* The types a case counts for: its primary type, and for a conversion
+/* The types a case counts for: its primary type; for a conversion
  * ("<src>_to_<dst>" in the id's type field) the target type as well, so a
- * type reached only as a conversion's result is not a hole. */
+ * type reached only as a conversion's result is not a hole; and the type
+ * of its first operand when that is one of the new types and not the
+ * primary one (fft's cases are keyed on the component type f32/f64 and
+ * run complex operands). */
 static void count_case(const conf_case *c, uint32_t *per_type)
 {
     per_type[c->dtype]++;
+    if (c->n_inputs && c->inputs[0] && c->inputs[0]->dtype != c->dtype && conf_typecov_new_type(c->inputs[0]->dtype))
+        per_type[c->inputs[0]->dtype]++;
     const char *f = strchr(c->id, '/');
     if (!f) return;
     f++;

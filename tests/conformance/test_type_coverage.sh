@@ -25,9 +25,6 @@ CPLX="complex<f32> complex<f64>"
 # The exceptions: "op type reason", one pair a line.
 : > "$tmp/exc"
 exc() { echo "$1 $2 $3" >> "$tmp/exc"; }
-for t in $CPLX; do
-    exc stablehlo.fft "$t" "fft's cases are keyed on the component type f32/f64 (conformance/gen_fft.c), each runs complex data"
-done
 # The dynamic ops on complex: the verifier accepts them (they run their
 # static kernels, tests/cli/test_lowpops.sh); no generator writes complex
 # programs with shape operands yet.
