@@ -3859,6 +3859,40 @@ static bool empty_signature(P *p)
     return expect(p, '(') && expect(p, ')');
 }
 
+/* Generic-form properties `<{name = value, ...}>` (func.func,
+ * builtin.module): `name =` of one, what naming the op in the error. */
+static bool prop_name(P *p, const char *what, const char **k, size_t *kn)
+{
+    if (!ident(p, k, kn))
+        return expected(p, what);
+    return expect(p, '=');
+}
+
+static bool prop_is(const char *k, size_t kn, const char *name)
+{
+    return kn == strlen(name) && memcmp(k, name, kn) == 0;
+}
+
+/* A property value plumb does not use (no_inline, ...): skipped whole. */
+static bool prop_skip(P *p)
+{
+    ws(p);
+    return skip_balanced(p, "}");
+}
+
+/* `T, ...)` or `)` after a '(': the types appended to *arr. */
+static bool type_list_rest(P *p, ir_type **arr, uint32_t *n, uint32_t *cap)
+{
+    if (eat(p, ')'))
+        return true;
+    do {
+        if (!grow_arr(p, (void **)arr, *n, cap, sizeof **arr) || !parse_type(p, &(*arr)[*n]))
+            return false;
+        (*n)++;
+    } while (eat(p, ','));
+    return expect(p, ')');
+}
+
 static bool parse_generic_func(P *p)
 {
     /* called right after the quoted name: the function starts there */
@@ -3875,60 +3909,39 @@ static bool parse_generic_func(P *p)
         do {
             const char *k;
             size_t kn;
-            if (!ident(p, &k, &kn))
-                return expected(p, "a func.func property name");
-            if (!expect(p, '='))
+            if (!prop_name(p, "a func.func property name", &k, &kn))
                 return false;
-            if (kn == 8 && memcmp(k, "sym_name", 8) == 0) {
+            if (prop_is(k, kn, "sym_name")) {
                 if (!quoted_value(p, &name, &name_len))
                     return false;
-            } else if (kn == 14 && memcmp(k, "sym_visibility", 14) == 0) {
+            } else if (prop_is(k, kn, "sym_visibility")) {
                 const char *v;
                 size_t vn;
                 if (!quoted_value(p, &v, &vn))
                     return false;
-                is_public = !(vn == 7 && memcmp(v, "private", 7) == 0);
-            } else if (kn == 13 && memcmp(k, "function_type", 13) == 0) {
-                if (!expect(p, '('))
+                is_public = !prop_is(v, vn, "private");
+            } else if (prop_is(k, kn, "function_type")) {
+                if (!expect(p, '(') || !type_list_rest(p, &in, &n_in, &cap_in))
                     return false;
-                if (!eat(p, ')')) {
-                    do {
-                        if (!grow_arr(p, (void **)&in, n_in, &cap_in, sizeof *in) || !parse_type(p, &in[n_in]))
-                            return false;
-                        n_in++;
-                    } while (eat(p, ','));
-                    if (!expect(p, ')'))
-                        return false;
-                }
                 if (!eat_arrow(p))
                     return expected(p, "'->' in function_type");
                 if (eat(p, '(')) {
-                    if (!eat(p, ')')) {
-                        do {
-                            if (!grow_arr(p, (void **)&rt, n_rt, &cap_rt, sizeof *rt) || !parse_type(p, &rt[n_rt]))
-                                return false;
-                            n_rt++;
-                        } while (eat(p, ','));
-                        if (!expect(p, ')'))
-                            return false;
-                    }
+                    if (!type_list_rest(p, &rt, &n_rt, &cap_rt))
+                        return false;
                 } else {
                     if (!grow_arr(p, (void **)&rt, 0, &cap_rt, sizeof *rt) || !parse_type(p, &rt[0]))
                         return false;
                     n_rt = 1;
                 }
                 have_type = true;
-            } else if (kn == 9 && memcmp(k, "arg_attrs", 9) == 0) {
+            } else if (prop_is(k, kn, "arg_attrs")) {
                 if (!dict_array(p, &arg_attrs, &n_aa))
                     return false;
-            } else if (kn == 9 && memcmp(k, "res_attrs", 9) == 0) {
+            } else if (prop_is(k, kn, "res_attrs")) {
                 if (!dict_array(p, &res_attrs, &n_ra))
                     return false;
-            } else {
-                /* other properties (no_inline, ...) carry nothing plumb uses */
-                ws(p);
-                if (!skip_balanced(p, "}"))
-                    return false;
+            } else if (!prop_skip(p)) {
+                return false;
             }
         } while (eat(p, ','));
         if (!expect(p, '}'))
@@ -4027,21 +4040,17 @@ static bool parse_generic_module(P *p)
             do {
                 const char *k;
                 size_t kn;
-                if (!ident(p, &k, &kn))
-                    return expected(p, "a builtin.module property name");
-                if (!expect(p, '='))
+                if (!prop_name(p, "a builtin.module property name", &k, &kn))
                     return false;
-                if (kn == 8 && memcmp(k, "sym_name", 8) == 0) {
+                if (prop_is(k, kn, "sym_name")) {
                     const char *s;
                     size_t n;
                     if (!quoted_value(p, &s, &n))
                         return false;
                     if (!(p->m->name = plumb_arena_strndup(p->m->arena, s, n)))
                         return nomem(p);
-                } else {
-                    ws(p);
-                    if (!skip_balanced(p, "}"))
-                        return false;
+                } else if (!prop_skip(p)) {
+                    return false;
                 }
             } while (eat(p, ','));
             if (!expect(p, '}'))
