@@ -3713,6 +3713,10 @@ uint32_t conf_complex_more_cases(plumb_opcode op)
     case PLUMB_OP_CONSTANT: case PLUMB_OP_IOTA: case PLUMB_OP_BITCAST_CONVERT: case PLUMB_OP_MAP:
     case PLUMB_OP_REDUCE_WINDOW: case PLUMB_OP_DOT:
         return 2;
+    /* the shape-operand ops, their shapes as constants (docs/spec/dynamic.md) */
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: case PLUMB_OP_DYNAMIC_RESHAPE: case PLUMB_OP_REAL_DYNAMIC_SLICE:
+    case PLUMB_OP_DYNAMIC_PAD: case PLUMB_OP_DYNAMIC_GATHER:
+        return 2;
     case PLUMB_OP_ATAN2:
         return 4;   /* normal, scaled (catan2_case) */
     case PLUMB_OP_DOT_GENERAL:
@@ -3831,6 +3835,53 @@ static bool cmore_case(gen *g)
                             "    %%m = stablehlo.maximum %%a, %%c : %s\n"
                             "    stablehlo.return %%m : %s\n"
                             "  }) : (%s, %s) -> %s\n", C, C, C, C, X, C, g->ret_types);
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM: {
+        static const int64_t d3[3] = {2, 3, 5};
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        g->ret_types = tys(g, t, 3, d3);
+        plumb_buf_printf(b, "  %%s = stablehlo.constant dense<[2, 3, 5]> : tensor<3xi64>\n"
+                            "  %%r = stablehlo.dynamic_broadcast_in_dim %%x, %%s, dims = [1, 2] : (%s, tensor<3xi64>) -> %s\n",
+                         T2, g->ret_types);
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_DYNAMIC_RESHAPE:
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        g->ret_types = tys(g, t, 2, d53);
+        plumb_buf_printf(b, "  %%s = stablehlo.constant dense<[5, 3]> : tensor<2xi64>\n"
+                            "  %%r = stablehlo.dynamic_reshape %%x, %%s : (%s, tensor<2xi64>) -> %s\n", T2, g->ret_types);
+        return push_case(g, "%r");
+    case PLUMB_OP_REAL_DYNAMIC_SLICE:
+        /* rows 0 and 2, columns 1 and 3 */
+        if (!cplx_param(g, "x", 2, d2, true)) break;
+        g->ret_types = tys(g, t, 2, d22);
+        plumb_buf_printf(b, "  %%a = stablehlo.constant dense<[0, 1]> : tensor<2xi64>\n"
+                            "  %%l = stablehlo.constant dense<[3, 5]> : tensor<2xi64>\n"
+                            "  %%k = stablehlo.constant dense<[2, 2]> : tensor<2xi64>\n"
+                            "  %%r = stablehlo.real_dynamic_slice %%x, %%a, %%l, %%k : (%s, tensor<2xi64>, tensor<2xi64>, "
+                            "tensor<2xi64>) -> %s\n", T2, g->ret_types);
+        return push_case(g, "%r");
+    case PLUMB_OP_DYNAMIC_PAD: {
+        /* low [1, 0], high [0, 2], interior [1, 0]: 3x5 -> 6x7, the padding value a tie class value too */
+        static const int64_t d67[2] = {6, 7};
+        if (!cplx_param(g, "x", 2, d2, true) || !cplx_param(g, "z", 0, NULL, true)) break;
+        g->ret_types = tys(g, t, 2, d67);
+        plumb_buf_printf(b, "  %%lo = stablehlo.constant dense<[1, 0]> : tensor<2xi64>\n"
+                            "  %%hi = stablehlo.constant dense<[0, 2]> : tensor<2xi64>\n"
+                            "  %%in = stablehlo.constant dense<[1, 0]> : tensor<2xi64>\n"
+                            "  %%r = stablehlo.dynamic_pad %%x, %%z, %%lo, %%hi, %%in : (%s, %s, tensor<2xi64>, tensor<2xi64>, "
+                            "tensor<2xi64>) -> %s\n", T2, C, g->ret_types);
+        return push_case(g, "%r");
+    }
+    case PLUMB_OP_DYNAMIC_GATHER: {
+        static const int64_t di[2] = {4, 1}, d45[2] = {4, 5};
+        if (!cplx_param(g, "x", 2, d2, true) || !param(g, "i", PLUMB_I32, 2, di, NULL, -1, 4)) break;
+        g->ret_types = tys(g, t, 2, d45);
+        plumb_buf_printf(b, "  %%ss = stablehlo.constant dense<[1, 5]> : tensor<2xi32>\n"
+                            "  %%r = \"stablehlo.dynamic_gather\"(%%x, %%i, %%ss) <{dimension_numbers = #stablehlo.gather<"
+                            "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}> : "
+                            "(%s, tensor<4x1xi32>, tensor<2xi32>) -> %s\n", T2, g->ret_types);
         return push_case(g, "%r");
     }
     case PLUMB_OP_DOT: {

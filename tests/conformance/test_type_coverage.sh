@@ -25,12 +25,6 @@ CPLX="complex<f32> complex<f64>"
 # The exceptions: "op type reason", one pair a line.
 : > "$tmp/exc"
 exc() { echo "$1 $2 $3" >> "$tmp/exc"; }
-# The dynamic ops on complex: the verifier accepts them (they run their
-# static kernels, tests/cli/test_lowpops.sh); no generator writes complex
-# programs with shape operands yet.
-for op in dynamic_broadcast_in_dim dynamic_reshape real_dynamic_slice dynamic_pad dynamic_gather; do
-    for t in $CPLX; do exc "stablehlo.$op" "$t" "no complex family for the shape-operand ops yet (lowpops)"; done
-done
 # E8M0 (no sign, no zero) in linear algebra and batch norm: owned by clinalg and lowpops
 for op in triangular_solve cholesky; do exc "stablehlo.$op" f8E8M0FNU "owned by clinalg (linear algebra on the small formats)"; done
 for op in batch_norm_inference batch_norm_training batch_norm_grad; do exc "stablehlo.$op" f8E8M0FNU "no zero and no negative value: every x - mean is NaN, and u = 2^-1 voids the bound (docs/spec/batchnorm.md)"; done
