@@ -253,14 +253,14 @@ static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
     }
 }
 
-/* f64: everything exact, and exponential and log (math_f64.h, within
- * their 1 ULP);
+/* f64: everything exact, and exponential, log and logistic (math_f64.h,
+ * within their 1, 1 and 2 ULP);
  * the other transcendentals, power, atan2 and remainder stay on the
  * engine's long double paths. */
 static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
-    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_LOG:
+    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_LOG: case PLUMB_OP_LOGISTIC:
         if (a->n_in != 1 || a->rt != PLUMB_F64)
             return false;
         f->f64_math(a->code, a->in[0], a->out, a->n);
@@ -588,11 +588,13 @@ TARGET static void N(f64_cmp_float)(ir_cmp_dir dir, const void *in0, const void 
 
 #include "math_f64.h"
 
-/* the transcendentals f64_ops hands here: exponential and log */
+/* the transcendentals f64_ops hands here: exponential, log, logistic */
 TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
 {
     if (code == PLUMB_OP_LOG)
         UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
+    else if (code == PLUMB_OP_LOGISTIC)
+        UNARY_LOOP(vd, double, VD_LANES, N(d_logisticv)(x));
     else
         UNARY_LOOP(vd, double, VD_LANES, N(d_expv)(x));
 }

@@ -115,15 +115,31 @@ static double f64_log_lane(double x)
     return d;
 }
 
+/* Lanes the vector logistic does not take (NaN, |x| > LOGI64_MAX): the
+ * engine's rule, 1/(1 + e^-x) in long double rounded once. */
+#define LOGI64_MAX 700.0
+static double f64_logistic_lane(double x)
+{
+    uint64_t b;
+    double d;
+    if (x != x) {
+        memcpy(&b, &x, 8);
+        b |= 0x0008000000000000ull;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    long double r = 1.0L / (1.0L + expl(-(long double)x));
+    b = rt_math_narrow_ld(PLUMB_OP_LOGISTIC, r, RT_MATH_LDERR, x, 0);
+    memcpy(&d, &b, 8);
+    return d;
+}
+
 #else /* per ISA */
 
-/* e^x on the lanes of x in [EXP64_LO, EXP64_HI]; *bad marks the others
- * (NaN included), whose lanes hold an unspecified value. */
-TI vd N(d_exp)(vd x, vl *bad)
+/* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
+ * 2^-57.2 relative (docs/runtime-math.md), |*u| < 2^-6 |*th|. */
+TI void N(d_exp_parts)(vd x, vd *th_out, vd *u_out, vl *k_out)
 {
-    vl ok = (x >= EXP64_LO) & (x <= EXP64_HI);
-    *bad = ~ok;
-    x = (vd)((vl)x & ok);   /* bad lanes computed on 0: the index stays in the table */
     vd t = x * EXP64_INV + 0x1.8p52;   /* N in the low bits (|N| < 2^51) */
     vd nd = t - 0x1.8p52;
     vl nl = (vl)t - (vl)((vd){0} + 0x1.8p52);
@@ -143,8 +159,67 @@ TI vd N(d_exp)(vd x, vl *bad)
         th[l] = EXP64_T[2 * j[l]];
         tl[l] = EXP64_T[2 * j[l] + 1];
     }
-    vd v = th + (th * p + tl);   /* the one rounding that matters */
+    *th_out = th;
+    *u_out = th * p + tl;
+    *k_out = k;
+}
+
+/* e^x on the lanes of x in [EXP64_LO, EXP64_HI]; *bad marks the others
+ * (NaN included), whose lanes hold an unspecified value. */
+TI vd N(d_exp)(vd x, vl *bad)
+{
+    vl ok = (x >= EXP64_LO) & (x <= EXP64_HI);
+    *bad = ~ok;
+    x = (vd)((vl)x & ok);   /* bad lanes computed on 0: the index stays in the table */
+    vd th, u;
+    vl k;
+    N(d_exp_parts)(x, &th, &u, &k);
+    vd v = th + u;   /* the one rounding that matters */
     return v * (vd)((k + 1023) << 52);   /* exact: the result is normal */
+}
+
+/* logistic(x) = 1/(1 + e^-|x|) for x >= 0, e^-|x|/(1 + e^-|x|) for x < 0,
+ * for |x| <= LOGI64_MAX; *bad marks the other lanes and NaN. E = e^-|x|
+ * as E + El (the pair of d_exp_parts, Fast2Sum, both scaled by 2^k:
+ * within 2^-57.2 relative, El's underflow below e^-671 costs < 2^-65);
+ * d = RN(1 + E), dl = ((1 - d) + E) + El (Fast2Sum: 1 + E = d + dl within
+ * 2^-105 plus E's error). y1 = RN(1/d); x >= 0: y = RN(y1 - y1 (y1 dl))
+ * (1/(d + dl) = 1/d - dl/d^2 + O(2^-106)); x < 0: q = RN(E/d),
+ * y = RN(q + (El - q dl) y1). Each is y1's or q's rounding (0.5 ULP), the
+ * pair's 2^-57.2 (< 0.06 ULP) and the correction's few 2^-105 before the
+ * last rounding: within 1.06 + 0.5 ULP of the exact value, inside the
+ * table's 2 ULP of the correctly rounded one. */
+TI vd N(d_logistic)(vd x, vl *bad)
+{
+    vd a = (vd)((vl)x & F64_ABS);
+    vl ok = a <= LOGI64_MAX;
+    *bad = ~ok;
+    vd t = (vd)((vl)(-a) & ok);
+    vd th, u;
+    vl k;
+    N(d_exp_parts)(t, &th, &u, &k);
+    vd hi = th + u, lo = (th - hi) + u;
+    vd s = (vd)((k + 1023) << 52);
+    vd E = hi * s, El = lo * s;
+    vd d = 1.0 + E;
+    vd dl = ((1.0 - d) + E) + El;
+    vd y1 = 1.0 / d;
+    vd ypos = y1 - y1 * (y1 * dl);
+    vd q = E / d;
+    vd yneg = q + (El - q * dl) * y1;
+    return (vd)N(sell)(x >= 0.0, (vl)ypos, (vl)yneg);
+}
+
+TI vd N(d_logisticv)(vd x)
+{
+    vl bad;
+    vd r = N(d_logistic)(x, &bad);
+    vl zero = {0};
+    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+        for (int l = 0; l < VD_LANES; l++)
+            if (bad[l])
+                r[l] = f64_logistic_lane(x[l]);
+    return r;
 }
 
 TI vd N(d_expv)(vd x)
