@@ -6,7 +6,29 @@
  *
  * u is the unit roundoff of the result type, eta its smallest subnormal,
  * gamma(k) = k u / (1 - k u) (Higham, "Accuracy and Stability of Numerical
- * Algorithms", 2nd ed., §3.1). */
+ * Algorithms", 2nd ed., §3.1).
+ *
+ * complex<f32>/complex<f64>: every |.| is the modulus, and the operation
+ * counts grow by Higham §3.6 (Lemma 3.5): a complex sum is one rounding of
+ * relative size <= u, a product xy has |delta| <= sqrt(2) gamma(2) <=
+ * gamma(3), a quotient x/y |delta| <= sqrt(2) gamma(4) (the textbook
+ * formula); plumb allows gamma(10) for a quotient, room for the scaled
+ * (Smith-type) divisions C libraries use. Lemma 3.3 composes them like the
+ * real roundings (its proof holds for complex deltas), so Theorem 8.5's
+ * gamma(n) becomes gamma(n + 12) (n - 1 sums, one product: +2, one
+ * quotient: +9, per term) and Theorem 10.3's gamma(n + 1) becomes
+ * gamma(n + 4) (off the diagonal a product, +2, and a division by the real
+ * pivot, one rounding per component, |delta| <= u; on it |l|^2 = re^2 +
+ * im^2, one more rounding than l^2). A complex result rounded once per
+ * component is within u of the value in modulus, as a real one.
+ *
+ * FP8/FP6/FP4/E8M0: plumb's contract for these formats is the one of their
+ * other computing ops (docs/spec/types.md): computed in a wider type, here
+ * at least f32, and rounded once into the format. The Higham terms use
+ * f32's unit roundoff (as dot_general's FP8 bound does), the final rounding
+ * the format's u, and the format's smallest subnormal covers that
+ * rounding's underflow (docs/spec/linalg.md). */
+#include <complex.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,9 +36,13 @@
 #include <string.h>
 
 #include "linalg_bound.h"
+#include "plumb/complex.h"
 #include "plumb/dtype.h"
+#include "plumb/fp8.h"
 
 #define EVAL_SLACK (1.0L + 0x1p-40L)
+
+typedef long double _Complex cld;
 
 static long double unit_roundoff(plumb_dtype t)
 {
@@ -25,9 +51,48 @@ static long double unit_roundoff(plumb_dtype t)
 
 static long double denorm_min(plumb_dtype t)
 {
+    const plumb_fpfmt *f = plumb_fpfmt_get(t);
+    if (f)   /* the small formats' own bias (FNUZ, B11 and E8M0 differ from IEEE's) */
+        return ldexpl(1.0L, 1 - f->bias - f->mant);
     const plumb_dtype_info *di = plumb_dtype_get(t);
     int emax = (1 << (di->exp_bits - 1)) - 1;
     return ldexpl(1.0L, 1 - emax - (int)di->mant_bits);
+}
+
+/* Element i exactly, as a complex long double (imaginary part 0 for the
+ * real types). */
+static cld load_c(plumb_dtype t, const void *data, size_t i)
+{
+    if (plumb_dtype_is_complex(t)) {
+        double re, im;
+        plumb_complex_load(t, data, i, &re, &im);
+        return CMPLXL(re, im);
+    }
+    return CMPLXL(plumb_load_f64(t, data, i), 0.0L);
+}
+
+static bool c_isnan(cld x) { return isnan(creall(x)) || isnan(cimagl(x)); }
+static bool c_isfinite(cld x) { return isfinite(creall(x)) && isfinite(cimagl(x)); }
+
+/* The precision the bounds' Higham terms use (see the top of the file):
+ * each type's own, f32's for the small formats. */
+typedef struct prec {
+    long double u;       /* the result type's unit roundoff (its final rounding) */
+    long double eta;     /* the result type's smallest subnormal */
+    long double u_c;     /* the computation's unit roundoff */
+    long double eta_c;   /* the computation's smallest subnormal */
+    bool cplx, small;
+} prec;
+
+static prec prec_of(plumb_dtype t)
+{
+    prec p = {unit_roundoff(t), denorm_min(t), unit_roundoff(t), denorm_min(t), plumb_dtype_is_complex(t), false};
+    if (plumb_fpfmt_get(t)) {
+        p.small = true;
+        p.u_c = 0x1p-24L;
+        p.eta_c = 0x1p-149L;
+    }
+    return p;
 }
 
 /* gamma(k) in precision u; infinite when k u >= 1 (no bound) */
@@ -65,13 +130,20 @@ static void put(conf_linalg_verdict *v, double ratio, uint64_t idx, const char *
 /* Theorem 8.5: substitution computes x^ with (T + dT) x^ = b, |dT| <= gamma(n) |T|.
  * So x - x^ = T^-1 dT x^ and |x - x^| <= gamma(n) |T^-1| |T| |x^|; for a
  * triangular T, |T^-1| <= M(T)^-1 elementwise, M(T) its comparison matrix
- * (|t_ii| on the diagonal, -|t_ij| off it; Higham §8.2), so the forward
- * bound is computed by one substitution with M(T), in which nothing
- * cancels. A backend computing in a wider precision and rounding the result
- * once is covered by the extra u; the reference's own error is gamma(n) at
- * long double precision plus its final rounding u |x|. Underflow: every
- * product, and the division, of row i may add eta (Higham §2.1), i.e.
- * perturb b_i by at most (n + |t_ii|) eta, which M(T)^-1 carries to x. */
+ * (|t_ii| on the diagonal, -|t_ij| off it; Higham §8.2; the same for complex
+ * T with moduli), so the forward bound is computed by one substitution with
+ * M(T), in which nothing cancels. A backend computing in a wider precision
+ * and rounding the result once is covered by the extra u; the reference's
+ * own error is gamma(n) at long double precision plus its final rounding
+ * u |x|. Underflow: every product, and the division, of row i may add eta
+ * (Higham §2.1), i.e. perturb b_i by at most (n + |t_ii|) eta (four times
+ * that for complex: up to four real roundings per complex operation),
+ * which M(T)^-1 carries to x.
+ * The small formats: x_w, computed at u_c (f32 or wider), is within
+ * gamma_c M(T)^-1 |T| |x_w| of x, and the result is x_w rounded once:
+ * |x^ - x_w| <= u |x_w| + eta/2, so |x_w| <= (|x^| + eta/2)/(1 - u); both
+ * backend and reference are judged that way, their roundings taken from
+ * either side: u/(1 - u) (|x^| + |x_ref|) + eta/(1 - u). */
 void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plumb_tensor *B,
                             const plumb_tensor *got, const plumb_tensor *want, conf_linalg_verdict *v)
 {
@@ -88,9 +160,17 @@ void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plu
     bool t_transposed = trans != !at->left_side;
     bool t_lower = at->lower != t_transposed;
     int64_t nvec = at->left_side ? k : m, vs = at->left_side ? k : 1, vstep = at->left_side ? 1 : k;
-    long double u = unit_roundoff(t), eta = denorm_min(t);
-    long double c_backend = (gamma_k((uint64_t)n, u) + u) / (1.0L - u);
-    long double c_ref = gamma_k((uint64_t)n, 0x1p-64L);
+    prec p = prec_of(t);
+    long double u = p.u;
+    uint64_t kn = (uint64_t)n + (p.cplx ? 12u : 0u);   /* Theorem 8.5's count (complex: Higham §3.6) */
+    long double c_backend, c_ref = gamma_k(kn, 0x1p-64L), xpad = 0.0L, e_mul = p.cplx ? 4.0L : 1.0L;
+    if (p.small) {
+        c_backend = gamma_k(kn, p.u_c) / (1.0L - u);
+        c_ref /= 1.0L - u;
+        xpad = p.eta / 2.0L;
+    } else {
+        c_backend = (gamma_k(kn, u) + u) / (1.0L - u);
+    }
     size_t nn = (size_t)n;
     long double *T = malloc((nn * nn + 4 * nn + 1) * sizeof *T);
     if (!T) {
@@ -110,8 +190,8 @@ void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plu
                 if (ar == ac && at->unit_diagonal)
                     x = 1.0L;
                 else if (in_tri)
-                    x = plumb_load_f64(A->dtype, A->data, abase + (size_t)(ar * n + ac));
-                T[r * n + q] = fabsl(x);
+                    x = cabsl(load_c(A->dtype, A->data, abase + (size_t)(ar * n + ac)));   /* conj: same modulus */
+                T[r * n + q] = x;
             }
         for (int64_t vi = 0; vi < nvec; vi++) {
             /* y = |T| max(|x^|, |x_ref|), e = (n + |t_ii|) eta */
@@ -119,14 +199,14 @@ void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plu
                 long double s = 0.0L;
                 for (int64_t q = 0; q < n; q++) {
                     size_t at_q = bbase + (size_t)(q * vs + vi * vstep);
-                    long double xg = fabsl((long double)plumb_load_f64(t, got->data, at_q));
-                    long double xw = fabsl((long double)plumb_load_f64(t, want->data, at_q));
-                    long double mx = xg > xw ? xg : xw;
+                    long double xg = cabsl(load_c(t, got->data, at_q));
+                    long double xw = cabsl(load_c(t, want->data, at_q));
+                    long double mx = (xg > xw ? xg : xw) + xpad;
                     if (T[r * n + q] != 0.0L)
                         s += T[r * n + q] * mx;
                 }
                 y[r] = s;
-                e[r] = ((long double)n + T[r * n + r]) * eta;
+                e[r] = e_mul * ((long double)n + T[r * n + r]) * p.eta_c;
             }
             /* z = M(T)^-1 y and w = M(T)^-1 e: substitution, all terms >= 0 */
             for (int64_t s = 0; s < n; s++) {
@@ -142,28 +222,33 @@ void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plu
             }
             for (int64_t r = 0; r < n; r++) {
                 size_t at_r = bbase + (size_t)(r * vs + vi * vstep);
-                uint64_t gb = plumb_load_bits(t, got->data, at_r), wb = plumb_load_bits(t, want->data, at_r);
-                long double xg = plumb_load_f64(t, got->data, at_r), xw = plumb_load_f64(t, want->data, at_r);
-                if (isnan(xw) || isinf(xw)) {
-                    /* the reference's NaN or infinity must be the backend's too */
-                    bool same = isnan(xw) ? isnan(xg) : xg == xw;
+                cld cg = load_c(t, got->data, at_r), cw = load_c(t, want->data, at_r);
+                if (!c_isfinite(cw)) {
+                    /* the reference's NaN or infinity must be the backend's too
+                     * (complex: per component) */
+                    bool same = true;
+                    long double pg[2] = {creall(cg), cimagl(cg)}, pw[2] = {creall(cw), cimagl(cw)};
+                    for (int h = 0; h < (p.cplx ? 2 : 1); h++)
+                        same = same && (isnan(pw[h]) ? isnan(pg[h]) : pg[h] == pw[h]);
                     if (!same)
-                        put(v, INFINITY, at_r, "element %llu: got %Lg (0x%llx), want %Lg (0x%llx): a non-finite reference "
-                            "value is matched exactly", (unsigned long long)at_r, xg, (unsigned long long)gb, xw,
-                            (unsigned long long)wb);
+                        put(v, INFINITY, at_r, "element %llu: got (%Lg, %Lg), want (%Lg, %Lg): a non-finite reference "
+                            "value is matched exactly", (unsigned long long)at_r, creall(cg), cimagl(cg), creall(cw),
+                            cimagl(cw));
                     continue;
                 }
-                long double bound = (c_backend * z[r] + c_ref * z[r] + u / (1.0L - u) * fabsl(xw) + 2.0L * w[r]) * EVAL_SLACK;
+                long double rnd = p.small ? u / (1.0L - u) * (cabsl(cg) + cabsl(cw)) + p.eta / (1.0L - u)
+                                          : u / (1.0L - u) * cabsl(cw);
+                long double bound = (c_backend * z[r] + c_ref * z[r] + rnd + 2.0L * w[r]) * EVAL_SLACK;
                 if (!(bound < INFINITY) || isnan(bound))
                     continue;   /* T singular or overflowing: no finite bound, nothing to judge */
-                long double err = fabsl(xg - xw);
+                long double err = cabsl(cg - cw);
                 double ratio = err == 0.0L ? 0.0 : bound > 0.0L ? (double)(err / bound) : INFINITY;
-                if (isnan(xg))
+                if (c_isnan(cg))
                     ratio = INFINITY;
-                put(v, ratio, at_r, "element %llu: got %Lg (0x%llx), want %Lg (0x%llx), |error| %Lg > bound %Lg = "
-                    "(gamma(%lld) + u)/(1 - u) (M(T)^-1 |T| |x|)_i + reference and underflow terms "
-                    "(Higham Thm 8.5, docs/spec/linalg.md)", (unsigned long long)at_r, xg, (unsigned long long)gb,
-                    xw, (unsigned long long)wb, err, bound, (long long)n);
+                put(v, ratio, at_r, "element %llu: got (%Lg, %Lg), want (%Lg, %Lg), |error| %Lg > bound %Lg = "
+                    "gamma(%llu) (M(T)^-1 |T| |x|)_i + rounding, reference and underflow terms "
+                    "(Higham Thm 8.5%s, docs/spec/linalg.md)", (unsigned long long)at_r, creall(cg), cimagl(cg),
+                    creall(cw), cimagl(cw), err, bound, (unsigned long long)kn, p.cplx ? " and §3.6" : "");
             }
         }
     }
@@ -171,13 +256,18 @@ void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plu
 }
 
 /* Theorem 10.3: the computed factor R^ of Cholesky satisfies
- * R^T R^ = A + dA with |dA| <= gamma(n+1) |R^T| |R^|. A backend that
- * computes in a wider precision and rounds R once adds (2u + u^2) |R^T||R|,
- * and |R_w| <= |R^| / (1 - u); so each element of the residual
- * |R^T R^ - A| must be within (gamma(n+1) + 2u + u^2) / (1 - u)^2 of
- * (|R^T| |R^|) there, plus (n + 1) eta for underflow and the long double
- * evaluation of the residual (gamma(n) at 2^-64 of |R^T||R^| + |A|). The
- * diagonal of the factor must not be negative. */
+ * R^H R^ = A + dA with |dA| <= gamma(n+1) |R^H| |R^| (gamma(n+4) for
+ * complex, see the top of the file). A backend that computes in a wider
+ * precision and rounds R once adds (2u + u^2) |R^H||R|, and
+ * |R_w| <= |R^| / (1 - u); so each element of the residual |R^H R^ - A|
+ * must be within (gamma + 2u + u^2) / (1 - u)^2 of (|R^H| |R^|) there, plus
+ * the long double evaluation of the residual (gamma at 2^-64 of
+ * |R^H||R^| + |A|), (n + 1) eta for underflow in the computation (four
+ * times that for complex) and, for a rounding into the result type that
+ * underflows (absolute error eta/2 per element of R),
+ * eta/(1 - u) sum_q (|r_qi| + |r_qj|) + (n + 1) eta^2. The diagonal of the
+ * factor must not be negative (complex: its real part). The small formats
+ * take gamma at f32's u (the top of the file). */
 void conf_linalg_chol_judge(bool lower, const plumb_tensor *A, const plumb_tensor *got, const plumb_tensor *want,
                             conf_linalg_verdict *v)
 {
@@ -189,10 +279,13 @@ void conf_linalg_chol_judge(bool lower, const plumb_tensor *A, const plumb_tenso
     }
     plumb_dtype t = want->dtype;
     int64_t n = A->dims[A->rank - 1];
-    size_t nn = (size_t)n;
-    long double u = unit_roundoff(t), eta = denorm_min(t);
-    long double c = (gamma_k((uint64_t)n + 1, u) + 2.0L * u + u * u) / ((1.0L - u) * (1.0L - u));
-    long double c_eval = gamma_k((uint64_t)n + 1, 0x1p-64L);
+    size_t nn = (size_t)n, esz = plumb_dtype_get(t)->bytes;
+    prec p = prec_of(t);
+    long double u = p.u, eta = p.eta;
+    uint64_t kc = (uint64_t)n + (p.cplx ? 4u : 1u);
+    long double c = (gamma_k(kc, p.u_c) + 2.0L * u + u * u) / ((1.0L - u) * (1.0L - u));
+    long double c_eval = gamma_k(kc, 0x1p-64L);
+    long double e_c = (p.cplx ? 4.0L : 1.0L) * ((long double)n + 1.0L) * p.eta_c + ((long double)n + 1.0L) * eta * eta;
     uint64_t nb = batch_count(A);
     for (uint64_t bi = 0; bi < nb; bi++) {
         size_t base = (size_t)(bi * nn * nn);
@@ -200,10 +293,14 @@ void conf_linalg_chol_judge(bool lower, const plumb_tensor *A, const plumb_tenso
         for (size_t i = 0; i < nn * nn && judged; i++) {
             size_t r = i / nn, q = i % nn;
             bool read = lower ? r >= q : r <= q;
-            if (read && !isfinite(plumb_load_f64(A->dtype, A->data, base + i)))
+            if (read && !c_isfinite(load_c(A->dtype, A->data, base + i)))
                 judged = false;
-            if (read && isnan(plumb_load_f64(t, want->data, base + i)))
+            if (read && c_isnan(load_c(t, want->data, base + i)))
                 judged = false;   /* the reference found it not positive definite */
+            /* FP6/FP4 have no NaN: the reference's NaN became +0, and a
+             * factor of a positive definite matrix has no zero pivot */
+            if (r == q && creall(load_c(t, want->data, base + i)) == 0.0L)
+                judged = false;
         }
         if (!judged)
             continue;
@@ -213,38 +310,44 @@ void conf_linalg_chol_judge(bool lower, const plumb_tensor *A, const plumb_tenso
         for (size_t i = 0; i < nn * nn && same; i++) {
             size_t r = i / nn, q = i % nn;
             if ((lower ? r >= q : r <= q) &&
-                plumb_load_bits(t, got->data, base + i) != plumb_load_bits(t, want->data, base + i))
+                memcmp((const char *)got->data + (base + i) * esz, (const char *)want->data + (base + i) * esz, esz))
                 same = false;
         }
         if (same)
             continue;
-        /* F(i, q) for q <= i: the lower factor L (L = R^T when upper) */
-#define F(i, q) plumb_load_f64(t, got->data, base + (size_t)(lower ? (i) * n + (q) : (q) * n + (i)))
+        /* F(i, q) for q <= i: the lower factor L (L = R^H when upper) */
+#define F(i, q) (lower ? load_c(t, got->data, base + (size_t)((i) * n + (q))) \
+                       : conjl(load_c(t, got->data, base + (size_t)((q) * n + (i)))))
         for (int64_t i = 0; i < n; i++) {
-            long double d = F(i, i);
+            long double d = creall(F(i, i));
             if (d < 0.0L || isnan(d)) {
                 size_t at_d = base + (size_t)(i * n + i);
                 put(v, INFINITY, at_d, "element %llu: the factor's diagonal is %Lg, not >= 0 (a positive definite "
                     "matrix was given)", (unsigned long long)at_d, d);
             }
             for (int64_t j = 0; j <= i; j++) {
-                long double s = 0.0L, sa = 0.0L;
+                cld s = 0.0L;
+                long double sa = 0.0L, s1 = 0.0L;
                 for (int64_t q = 0; q <= j; q++) {
-                    long double li = F(i, q), lj = F(j, q);
-                    s += li * lj;
-                    sa += fabsl(li) * fabsl(lj);
+                    cld li = F(i, q), lj = F(j, q);
+                    s += li * conjl(lj);
+                    sa += cabsl(li) * cabsl(lj);
+                    s1 += cabsl(li) + cabsl(lj);
                 }
+                /* the Hermitian matrix's (i, j), i >= j: a[i, j] (lower) or
+                 * conj(a[j, i]) (upper); on the diagonal only the real part */
                 size_t src = lower ? (size_t)(i * n + j) : (size_t)(j * n + i);
-                long double aij = plumb_load_f64(A->dtype, A->data, base + src);
-                long double res = fabsl(s - aij);
-                long double bound = (c * sa + c_eval * (sa + fabsl(aij)) + ((long double)n + 1.0L) * eta) * EVAL_SLACK;
+                cld aij = load_c(A->dtype, A->data, base + src);
+                aij = i == j ? CMPLXL(creall(aij), 0.0L) : lower ? aij : conjl(aij);
+                long double res = cabsl(s - aij);
+                long double bound = (c * sa + c_eval * (sa + cabsl(aij)) + eta / (1.0L - u) * s1 + e_c) * EVAL_SLACK;
                 double ratio = res == 0.0L ? 0.0 : bound > 0.0L ? (double)(res / bound) : INFINITY;
                 if (isnan(res))
                     ratio = INFINITY;
                 put(v, ratio, base + src,
-                    "element %llu: residual |(factor product) - a| = %Lg > bound %Lg = (gamma(%lld) + 2u + u^2)/(1 - u)^2 "
-                    "(|R^T| |R|)_ij + evaluation and underflow terms (Higham Thm 10.3, docs/spec/linalg.md)",
-                    (unsigned long long)(base + src), res, bound, (long long)n + 1);
+                    "element %llu: residual |(factor product) - a| = %Lg > bound %Lg = (gamma(%llu) + 2u + u^2)/(1 - u)^2 "
+                    "(|R^H| |R|)_ij + evaluation and underflow terms (Higham Thm 10.3%s, docs/spec/linalg.md)",
+                    (unsigned long long)(base + src), res, bound, (unsigned long long)kc, p.cplx ? " and §3.6" : "");
             }
         }
 #undef F

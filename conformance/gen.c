@@ -3019,7 +3019,10 @@ static bool gen_linalg(gen *g)
         int64_t n = !strcmp(sc, "one") ? 1 : !strcmp(sc, "empty") ? 0 : 4;
         sa = (shp){2, {n, n}};
         if (!strcmp(sc, "batch")) sa = (shp){4, {2, 3, n, n}};
-        plumb_tensor *a = param(g, "a", g->t, sa.rank, sa.dims, "uniform", 0, 0);
+        /* complex and the small formats: gen_linalg.c writes every value
+         * (fill's classes do not cover them) */
+        bool own = plumb_dtype_is_complex(g->t) || plumb_dtype_is_lowp(g->t);
+        plumb_tensor *a = param(g, "a", g->t, sa.rank, sa.dims, own ? NULL : "uniform", 0, 0);
         if (a && !conf_linalg_fill(g->op, g->value, a, g->rng)) g->failed = true;
         X = tys(g, g->t, sa.rank, sa.dims);
         plumb_buf_printf(&g->body, "  %%r = stablehlo.cholesky %%a%s : %s\n", strcmp(sc, "upper") ? ", lower = true" : "", X);
@@ -3033,9 +3036,11 @@ static bool gen_linalg(gen *g)
     else if (!strcmp(sc, "right_upper_unit")) { left = false; lower = false; unit = true; sb = (shp){2, {3, 5}}; }
     else if (!strcmp(sc, "batch")) { sa = (shp){4, {2, 3, 4, 4}}; sb = (shp){4, {2, 3, 4, 2}}; tr = "TRANSPOSE"; }
     else if (!strcmp(sc, "empty")) { sa = (shp){2, {0, 0}}; sb = (shp){2, {0, 3}}; }
-    plumb_tensor *a = param(g, "a", g->t, sa.rank, sa.dims, "uniform", 0, 0);
+    bool own = plumb_dtype_is_complex(g->t) || plumb_dtype_is_lowp(g->t);
+    plumb_tensor *a = param(g, "a", g->t, sa.rank, sa.dims, own ? NULL : "uniform", 0, 0);
     if (a && !conf_linalg_fill(g->op, g->value, a, g->rng)) g->failed = true;
-    param(g, "b", g->t, sb.rank, sb.dims, "uniform", 0, 0);
+    plumb_tensor *b = param(g, "b", g->t, sb.rank, sb.dims, own ? NULL : "uniform", 0, 0);
+    if (b && own) conf_linalg_fill_rhs(b, g->rng);
     const char *A = tys(g, g->t, sa.rank, sa.dims);
     X = tys(g, g->t, sb.rank, sb.dims);
     plumb_buf_printf(&g->body,
@@ -4104,6 +4109,28 @@ static bool one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, uint
     }
 }
 
+/* ---- triangular_solve and cholesky on complex and the small float formats
+ * (docs/spec/linalg.md, "Conformance") ----
+ * Every type conf_linalg_family_type names, the real types' shape and value
+ * classes (quick: the first shape x every class, the other shapes x the
+ * first class; full: every pair), one repetition, after every other family. */
+static bool gen_linalg_types(gen *g)
+{
+    if (g->op != PLUMB_OP_TRIANGULAR_SOLVE && g->op != PLUMB_OP_CHOLESKY) return true;
+    uint32_t ns, nv;
+    const char *const *sh = conf_shape_classes(g->op, &ns);
+    const char *const *vs = conf_value_classes(g->op, PLUMB_F32, &nv);
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        plumb_dtype t = (plumb_dtype)ti;
+        if (!conf_linalg_family_type(t)) continue;
+        for (uint32_t s = 0; ok && s < ns; s++)
+            for (uint32_t v = 0; ok && v < nv; v++)
+                if (g->suite == CONF_SUITE_FULL || s == 0 || v == 0) ok = one_case(g, t, sh[s], vs[v], 0, t);
+    }
+    return ok;
+}
+
 void conf_cases_free(conf_cases *cs)
 {
     if (!cs) return;
@@ -4213,6 +4240,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_complex_ops(&g);
     if (ok) ok = gen_dotalg(&g);
     if (ok) ok = gen_complex_sum(&g);
+    if (ok) ok = gen_linalg_types(&g);
     if (ok) ok = gen_lowp_ops(&g);
     if (ok) ok = gen_complex_more(&g);
     reset_case(&g);

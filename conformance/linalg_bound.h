@@ -39,7 +39,21 @@ void conf_linalg_chol_judge(bool lower, const plumb_tensor *a, const plumb_tenso
 
 /* Fills a (a batch of square matrices) for a case of op (triangular_solve
  * or cholesky) of value class vc (conformance/gen_linalg.c says what each
- * class is); false for another op, a non-float type or n > 16. */
+ * class is); false for another op, a type other than a float (FP8/FP6/FP4
+ * included, f8E8M0FNU not) or complex one, or n > 16. */
 bool conf_linalg_fill(plumb_opcode op, const char *vc, plumb_tensor *a, gsl_rng *rng);
+
+/* Right-hand sides: every element (complex: each component) uniform in
+ * [-1, 1), rounded once to b's type. */
+void conf_linalg_fill_rhs(plumb_tensor *b, gsl_rng *rng);
+
+/* The linalg types family (docs/spec/linalg.md, "Conformance"): the types
+ * beyond the four wide float types that triangular_solve and cholesky
+ * cases are generated for (complex<f32>, complex<f64>, the FP8/FP6/FP4
+ * formats but f8E8M0FNU), and how many cases op has in it (quick: the
+ * first shape class x every value class and the other shapes x the first
+ * class; full: every pair; one repetition, per type). */
+bool conf_linalg_family_type(plumb_dtype t);
+uint32_t conf_linalg_family_cases(plumb_opcode op, bool full);
 
 #endif

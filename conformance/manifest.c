@@ -5,6 +5,7 @@
  * runner fail instead of passing vacuously. docs/conformance.md has the table. */
 #include "conf.h"
 #include "batchnorm_bound.h"
+#include "linalg_bound.h"
 #include "plumb/fp8.h"
 #include "plumb/lowp.h"
 
@@ -220,6 +221,8 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     /* complex reduce-add over 1-3 dims and dot_general mv, mm, batched, x
      * normal, cancel, on complex<f32> and complex<f64> */
     total += conf_complex_sum_cases(op);
+    /* triangular_solve and cholesky on complex and FP8/FP6/FP4 (gen_linalg.c) */
+    total += conf_linalg_family_cases(op, suite == CONF_SUITE_FULL);
     return total;
 }
 

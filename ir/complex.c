@@ -43,6 +43,10 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_IMAG:
     /* fft's own rules (ir/fft.c) relate its complex and real sides */
     case PLUMB_OP_FFT:
+    /* the Hermitian factorization and the solve with op(a) = a, a^T or
+     * conj(a)^T (ref/linalg.c, runtime/k_linalg.c, docs/spec/linalg.md) */
+    case PLUMB_OP_TRIANGULAR_SOLVE:
+    case PLUMB_OP_CHOLESKY:
     /* reduce_window with a body of its own: the body's ops decide what
      * complex values they take; the kernels move whole elements */
     case PLUMB_OP_REDUCE_WINDOW:

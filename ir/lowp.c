@@ -29,6 +29,7 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
     case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT: case PLUMB_OP_REDUCE_PRECISION:
+    case PLUMB_OP_TRIANGULAR_SOLVE: case PLUMB_OP_CHOLESKY:   /* computed wide, rounded once (docs/spec/linalg.md) */
         return true;
     default:
         return false;

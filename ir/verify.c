@@ -2022,13 +2022,15 @@ static bool carries_tuples(plumb_opcode c)
 }
 
 /* triangular_solve and cholesky (docs/spec/linalg.md): float element types
- * plumb computes in (f16, bf16, f32, f64); the matrices are the last two
+ * plumb computes in (f16, bf16, f32, f64, the FP8/FP6/FP4/E8M0 formats,
+ * complex<f32>, complex<f64>: docs/spec/linalg.md); the matrices are the last two
  * dimensions, the leading ones are batch dimensions. `?` sizes are checked
  * when the types fix them. */
 static bool linalg_float(vctx *V, const ir_op *op, const ir_type *t, const char *what)
 {
-    if (t->dtype != PLUMB_F16 && t->dtype != PLUMB_BF16 && t->dtype != PLUMB_F32 && t->dtype != PLUMB_F64)
-        return op_fail(V, op, PLUMB_ERR_UNSUPPORTED, "%s: element type %s is not supported (f16, bf16, f32 or f64)",
+    if (t->dtype != PLUMB_F16 && t->dtype != PLUMB_BF16 && t->dtype != PLUMB_F32 && t->dtype != PLUMB_F64 &&
+        !ir_lowp_accepts(op->code, t->dtype) && t->dtype != PLUMB_C64 && t->dtype != PLUMB_C128)
+        return op_fail(V, op, PLUMB_ERR_UNSUPPORTED, "%s: element type %s is not supported (a float or complex type)",
                        what, dt(t->dtype));
     return true;
 }

@@ -15,11 +15,22 @@
  * a contiguous loop the compiler vectorizes, then row r /= T(r, r).
  * cholesky is the column-by-column (left-looking) factorization of the
  * reference, in double. A non-positive pivot makes the whole batch member
- * NaN, as in the reference (docs/spec/linalg.md). */
+ * NaN, as in the reference (docs/spec/linalg.md).
+ *
+ * FP8/FP6/FP4 (and E8M0) are exact in double too: loaded through the
+ * format's codec, computed in double and rounded once by it
+ * (plumb_f64_to_small; NaN becomes +0 in FP6/FP4, which have no NaN).
+ * complex<f32>/complex<f64> run the same algorithms in double complex
+ * arithmetic (C's division: a nonzero value over a zero diagonal is
+ * infinite, as in the reference) with conjugates where the op's ^H takes
+ * them, and round each component once. */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plumb/complex.h"
+#include "plumb/fp8.h"
 #include "rt_internal.h"
 
 static void store_d(plumb_dtype t, void *data, size_t i, double v)
@@ -29,13 +40,31 @@ static void store_d(plumb_dtype t, void *data, size_t i, double v)
     case PLUMB_F32: ((float *)data)[i] = (float)v; break;
     case PLUMB_F16: ((uint16_t *)data)[i] = plumb_f64_to_f16(v); break;
     case PLUMB_BF16: ((uint16_t *)data)[i] = plumb_f64_to_bf16(v); break;
-    default: break;   /* the verifier admits float types only */
+    default:   /* the verifier admits the float types and these only */
+        if (plumb_fpfmt_get(t))
+            plumb_store_bits(t, data, i, plumb_f64_to_small(plumb_fpfmt_get(t), v));
+        break;
     }
 }
 
 static bool float_type(plumb_dtype t)
 {
-    return t == PLUMB_F64 || t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16;
+    return t == PLUMB_F64 || t == PLUMB_F32 || t == PLUMB_F16 || t == PLUMB_BF16 || plumb_fpfmt_get(t) ||
+           t == PLUMB_C64 || t == PLUMB_C128;
+}
+
+typedef double _Complex cd;
+
+static cd load_c(const plumb_tensor *t, size_t i)
+{
+    double re, im;
+    plumb_complex_load(t->dtype, t->data, i, &re, &im);
+    return CMPLX(re, im);
+}
+
+static void store_c(plumb_tensor *t, size_t i, cd v)
+{
+    plumb_complex_store(t->dtype, t->data, i, creal(v), cimag(v));
 }
 
 static uint64_t batch_count(const plumb_tensor *t)
@@ -50,14 +79,72 @@ typedef struct trsm_job {
     const plumb_tensor *A, *B;
     plumb_tensor *X;
     int64_t n, m, k, nvec;
-    bool left, lower_a, unit, t_transposed, t_lower;
+    bool left, lower_a, unit, t_transposed, t_lower, conj_a;
     volatile int nomem;
 } trsm_job;
+
+/* complex batch members: trsm_range's algorithm in double complex, T
+ * conjugated for ADJOINT (op(a) = conj(a)^T, and op(a)^T = conj(a) for a
+ * right-side solve) */
+static void trsm_complex_range(trsm_job *j, uint64_t begin, uint64_t end)
+{
+    int64_t n = j->n, nvec = j->nvec;
+    size_t nn = (size_t)n;
+    cd *T = malloc((nn * nn + nn * (size_t)nvec + 1) * sizeof *T);
+    if (!T) {
+        j->nomem = 1;
+        return;
+    }
+    cd *W = T + nn * nn;
+    for (uint64_t bi = begin; bi < end; bi++) {
+        size_t abase = (size_t)(bi * nn * nn), bbase = (size_t)(bi * (uint64_t)j->m * (uint64_t)j->k);
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t q = 0; q < n; q++) {
+                int64_t ar = j->t_transposed ? q : r, ac = j->t_transposed ? r : q;
+                bool in_tri = j->lower_a ? ar >= ac : ar <= ac;
+                cd v = 0.0;
+                if (ar == ac && j->unit)
+                    v = 1.0;
+                else if (in_tri)
+                    v = load_c(j->A, abase + (size_t)(ar * n + ac));
+                T[r * n + q] = j->conj_a ? conj(v) : v;
+            }
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t v = 0; v < nvec; v++) {
+                size_t src = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);
+                W[r * nvec + v] = load_c(j->B, bbase + src);
+            }
+        for (int64_t s = 0; s < n; s++) {
+            int64_t r = j->t_lower ? s : n - 1 - s;
+            cd *wr = W + r * nvec;
+            int64_t q0 = j->t_lower ? 0 : r + 1, q1 = j->t_lower ? r : n;
+            for (int64_t q = q0; q < q1; q++) {
+                cd t = T[r * n + q];
+                const cd *wq = W + q * nvec;
+                for (int64_t v = 0; v < nvec; v++)
+                    wr[v] -= t * wq[v];
+            }
+            cd d = T[r * n + r];
+            for (int64_t v = 0; v < nvec; v++)
+                wr[v] /= d;
+        }
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t v = 0; v < nvec; v++) {
+                size_t dst = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);
+                store_c(j->X, bbase + dst, W[r * nvec + v]);
+            }
+    }
+    free(T);
+}
 
 static void trsm_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     trsm_job *j = ctx;
+    if (plumb_dtype_is_complex(j->X->dtype)) {
+        trsm_complex_range(j, begin, end);
+        return;
+    }
     int64_t n = j->n, nvec = j->nvec;
     size_t nn = (size_t)n;
     double *T = malloc((nn * nn + nn * (size_t)nvec + 1) * sizeof *T);
@@ -125,6 +212,7 @@ bool rt_op_TRIANGULAR_SOLVE(rt_exec *x, const ir_op *op, plumb_tensor *const *in
     bool trans = at->transpose_a != IR_TRANSPOSE_NO_TRANSPOSE;
     j.t_transposed = trans != !j.left;
     j.t_lower = j.lower_a != j.t_transposed;
+    j.conj_a = at->transpose_a == IR_TRANSPOSE_ADJOINT && plumb_dtype_is_complex(X->dtype);
     j.nvec = j.left ? j.k : j.m;
     uint64_t nb = batch_count(B);
     if (nb && j.n && j.nvec)
@@ -142,10 +230,58 @@ typedef struct chol_job {
     volatile int nomem;
 } chol_job;
 
+/* complex batch members: the reference's algorithm (ref/linalg.c) in double
+ * complex: the pivot Re(s_jj) - sum |l_jq|^2, then column j below it,
+ * (s_ij - sum l_iq conj(l_jq)) / l_jj; U = L^H when upper */
+static void chol_complex_range(chol_job *j, uint64_t begin, uint64_t end)
+{
+    int64_t n = j->n;
+    size_t nn = (size_t)n;
+    cd *W = malloc((nn * nn + 1) * sizeof *W);
+    if (!W) {
+        j->nomem = 1;
+        return;
+    }
+    for (uint64_t bi = begin; bi < end; bi++) {
+        size_t base = (size_t)(bi * nn * nn);
+        bool pd = true;
+        for (int64_t jj = 0; jj < n && pd; jj++) {
+            double d = creal(load_c(j->A, base + (size_t)(jj * n + jj)));
+            const cd *wj = W + jj * n;
+            for (int64_t q = 0; q < jj; q++)
+                d -= creal(wj[q]) * creal(wj[q]) + cimag(wj[q]) * cimag(wj[q]);
+            if (!(d > 0.0)) {
+                pd = false;
+                break;
+            }
+            double djj = sqrt(d);
+            W[jj * n + jj] = djj;
+            for (int64_t i = jj + 1; i < n; i++) {
+                cd s = j->lower ? load_c(j->A, base + (size_t)(i * n + jj)) : conj(load_c(j->A, base + (size_t)(jj * n + i)));
+                const cd *wi = W + i * n;
+                for (int64_t q = 0; q < jj; q++)
+                    s -= wi[q] * conj(wj[q]);
+                W[i * n + jj] = CMPLX(creal(s) / djj, cimag(s) / djj);
+            }
+        }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t c = 0; c < n; c++) {
+                int64_t li = j->lower ? i : c, lj = j->lower ? c : i;
+                cd v = !pd ? CMPLX(NAN, NAN) : li >= lj ? W[li * n + lj] : 0.0;
+                store_c(j->L, base + (size_t)(i * n + c), pd && li > lj && !j->lower ? conj(v) : v);
+            }
+    }
+    free(W);
+}
+
 static void chol_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     chol_job *j = ctx;
+    if (plumb_dtype_is_complex(j->L->dtype)) {
+        chol_complex_range(j, begin, end);
+        return;
+    }
     int64_t n = j->n;
     size_t nn = (size_t)n;
     double *W = malloc((nn * nn + 1) * sizeof *W);

@@ -119,6 +119,11 @@ expect fault_ccmp_real        compare             "compare/complex<f.*>/L[TE]/ti
 # ... and the complex sums-and-dots family's matrix-vector and matrix-matrix
 # dot_general cases see a dropped ai·bi term in the real part.
 expect fault_cdot_drop        dot_general         "dot_general/complex<f.*>/m[vm]/"        "real part: error"
+# ... and the linalg types family's complex cases see a Cholesky factor
+# computed as L L^T (no conjugate in the column update) and an ADJOINT solve
+# run as TRANSPOSE (docs/spec/linalg.md).
+expect fault_cchol_noconj     cholesky            "cholesky/complex<f.*>/lower/spd/"       "residual"
+expect fault_ctrsm_adjoint    triangular_solve    "triangular_solve/complex<f.*>/right_lower_adjoint/" "Higham Thm 8.5 and"
 # dot_general's algorithm (docs/spec/dotalg.md): a backend that ignores it
 # (no rounding of the operands to bf16) fails the algorithm family's case.
 expect fault_dotalg_noround   dot_general         "dot_general/f32/odd/alg_bf16_bf16_f32/" "f32 accumulator"
