@@ -1182,6 +1182,14 @@ static plumb_tensor **cmap_inputs(const conf_case *c, cmap how2, plumb_diag *d)
     return v;
 }
 
+/* Ops judged as complex dots: dot_general, dot, and convolution and dynamic_conv,
+ * each result element a dot of lhs elements with kernel elements (a
+ * padding position a zero lhs term; j->k counts the terms) */
+static bool csum_dot_op(plumb_opcode op)
+{
+    return op == PLUMB_OP_DOT_GENERAL || op == PLUMB_OP_DOT || op == PLUMB_OP_CONVOLUTION || op == PLUMB_OP_DYNAMIC_CONV;
+}
+
 /* A real x complex dot_general (either side real): each component of
  * its result is a real dot of k terms, Re = Σ a·br and Im = Σ a·bi, so
  * Higham's dot bound holds per component with γ(k) and the Σ terms of one
@@ -1197,7 +1205,8 @@ static bool csum_case(const conf_case *c, const judge *j)
 {
     if (c->dtype >= PLUMB_DTYPE_COUNT || !plumb_dtype_is_complex(c->dtype) || j->agree != PLUMB_AGREE_DATA) return false;
     if (c->op == PLUMB_OP_REDUCE) return j->terms == TERMS_LINEAR && c->n_inputs == 2;
-    return (c->op == PLUMB_OP_DOT_GENERAL || c->op == PLUMB_OP_DOT) && !j->alg && c->n_inputs == 2 &&
+    uint32_t n_in = c->op == PLUMB_OP_DYNAMIC_CONV ? 3 : 2;   /* dynamic_conv's padding: an integer input */
+    return csum_dot_op(c->op) && !j->alg && c->n_inputs == n_in &&
            ((plumb_dtype_is_complex(c->inputs[0]->dtype) && plumb_dtype_is_complex(c->inputs[1]->dtype)) ||
             csum_mixed(c));
 }
@@ -1207,7 +1216,7 @@ static bool csum_case(const conf_case *c, const judge *j)
 static bool csum_runs(ir_module *m, const conf_case *c, plumb_ref_result *s, uint32_t *n, plumb_diag *d)
 {
     *n = 0;
-    bool dot = (c->op == PLUMB_OP_DOT_GENERAL || c->op == PLUMB_OP_DOT) && !csum_mixed(c);
+    bool dot = csum_dot_op(c->op) && !csum_mixed(c);
     for (uint32_t r = 0; r < (dot ? 2u : 1u); r++) {
         plumb_tensor **v = cmap_inputs(c, r ? CMAP_SWAP_CONJ : dot ? CMAP_ABS_CONJ : CMAP_ABS, d);
         if (!v) return false;
@@ -1224,7 +1233,7 @@ static void check_csum(const conf_case *c, const plumb_tensor *g, const plumb_te
 {
     plumb_tensor gv = component_view(g), wv = component_view(w);
     plumb_dtype ct = wv.dtype;
-    bool dot = (c->op == PLUMB_OP_DOT_GENERAL || c->op == PLUMB_OP_DOT) && !csum_mixed(c), mixed = csum_mixed(c);
+    bool dot = csum_dot_op(c->op) && !csum_mixed(c), mixed = csum_mixed(c);
     double u = conf_unit_roundoff(ct);
     uint64_t n = dot ? 2 * j->k : j->k;
     double gam = conf_gamma(n, u);

@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "batchnorm_bound.h"
 #include "fft_bound.h"
+#include "conv_types.h"
 #include "linalg_bound.h"
 #include "dotalg_gen.h"
 #include "plumb/complex.h"
@@ -301,6 +302,7 @@ typedef struct gen {
     int64_t dyn_n;             /* ... and the size they have in the inputs */
     const char *opcross;       /* "<A>_<B>" of an operand-crossed dot case (static), else NULL */
     const char *post;          /* functions after @main (a composite's decomposition, arena), else NULL */
+    const char *conv_shape;    /* the conv-types family's shape class (static), else NULL */
     bool failed;
 } gen;
 
@@ -950,6 +952,19 @@ static bool gen_reduce(gen *g, plumb_opcode body)
     return push_case(g, "%r");
 }
 
+/* lhs %x and kernel %y of a convolution case: the value class's fill, or
+ * for complex and the small types the conv-types family's own
+ * (conformance/gen_conv_types.c). */
+static void conv_operands(gen *g, const shp *l, const shp *r)
+{
+    uint32_t nv;
+    bool own = conf_conv_types_values(g->t, &nv) != NULL;
+    plumb_tensor *x = param(g, "x", g->t, l->rank, l->dims, own ? NULL : g->value, 0, 0);
+    plumb_tensor *y = param(g, "y", g->t, r->rank, r->dims, own ? NULL : g->value, 0, 0);
+    if (own && x && y && (!conf_conv_types_fill(g->value, x, g->rng) || !conf_conv_types_fill(g->value, y, g->rng)))
+        g->failed = true;
+}
+
 /* One convolution per shape class (SH_CONV); the result shapes follow the
  * spec's rule, worked out by hand in each comment. */
 static bool gen_conv(gen *g)
@@ -981,8 +996,7 @@ static bool gen_conv(gen *g)
         l = (shp){3, {11, 2, 3}}; r = (shp){3, {5, 3, 2}}; o = (shp){3, {5, 3, 9}};
         dn = "[0, f, b]x[o, 0, i]->[f, b, 0]"; win = "";
     }
-    param(g, "x", t, l.rank, l.dims, g->value, 0, 0);
-    param(g, "y", t, r.rank, r.dims, g->value, 0, 0);
+    conv_operands(g, &l, &r);
     const char *L = tys(g, t, l.rank, l.dims), *R = tys(g, t, r.rank, r.dims), *U = tys(g, t, o.rank, o.dims);
     plumb_buf_printf(&g->body,
                      "  %%r = stablehlo.convolution(%%x, %%y) dim_numbers = %s, window = {%s} "
@@ -1015,8 +1029,7 @@ static bool gen_dynconv(gen *g)
         win = ", lhs_dilation = array<i64: 2>, rhs_dilation = array<i64: 2>, window_reversal = array<i1: true>";
     }
     int64_t pd[2] = {S, 2};
-    param(g, "x", t, l.rank, l.dims, g->value, 0, 0);
-    param(g, "y", t, r.rank, r.dims, g->value, 0, 0);
+    conv_operands(g, &l, &r);
     plumb_tensor *p = param(g, "p", PLUMB_I64, 2, pd, NULL, 0, 0);
     if (p)
         for (int64_t i = 0; i < 2 * S; i++) plumb_store_bits(PLUMB_I64, p->data, (uint64_t)i, (uint64_t)pad[i]);
@@ -3410,6 +3423,33 @@ static bool gen_complex_sum(gen *g)
     }
     return ok;
 }
+/* ---- convolution on complex and the small types (conformance/gen_conv_types.c) ----
+ * Every type, shape and value class conf_conv_types_* lists, after every
+ * other family; gen_conv and gen_dynconv write the programs. */
+static bool conv_types_case(gen *g)
+{
+    g->shape = g->conv_shape;
+    return g->op == PLUMB_OP_DYNAMIC_CONV ? gen_dynconv(g) : gen_conv(g);
+}
+
+static bool gen_conv_types(gen *g)
+{
+    bool ok = true;
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        uint32_t ns, nv;
+        const char *const *sh = conf_conv_types_shapes(g->op, (plumb_dtype)ti, &ns);
+        const char *const *vs = conf_conv_types_values((plumb_dtype)ti, &nv);
+        for (uint32_t s = 0; ok && s < ns; s++)
+            for (uint32_t v = 0; ok && v < nv; v++) {
+                /* depth_case names the shape "odd": set it in the case function */
+                g->conv_shape = sh[s];
+                ok = depth_case(g, (plumb_dtype)ti, (plumb_dtype)ti, vs[v], conv_types_case);
+            }
+    }
+    g->conv_shape = NULL;
+    return ok;
+}
+
 /* ---- complex values through the ops that compare, select, sort, scatter
  * and move them (docs/spec/complex.md; docs/conformance.md "Complex") ----
  * On complex<f32> and complex<f64>, after every other family: compare in
@@ -4240,6 +4280,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = gen_complex_ops(&g);
     if (ok) ok = gen_dotalg(&g);
     if (ok) ok = gen_complex_sum(&g);
+    if (ok) ok = gen_conv_types(&g);
     if (ok) ok = gen_linalg_types(&g);
     if (ok) ok = gen_lowp_ops(&g);
     if (ok) ok = gen_complex_more(&g);

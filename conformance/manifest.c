@@ -8,6 +8,7 @@
 #include "linalg_bound.h"
 #include "plumb/fp8.h"
 #include "plumb/lowp.h"
+#include "conv_types.h"
 
 /* Shape classes per op (gen.c's lists, counted here independently). */
 static uint32_t shape_count(plumb_opcode op)
@@ -221,6 +222,9 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     /* complex reduce-add over 1-3 dims and dot_general mv, mm, batched, x
      * normal, cancel, on complex<f32> and complex<f64> */
     total += conf_complex_sum_cases(op);
+    /* convolution and dynamic_conv on complex and the small types
+     * (conformance/gen_conv_types.c) */
+    total += conf_conv_types_cases(op);
     /* triangular_solve and cholesky on complex and FP8/FP6/FP4 (gen_linalg.c) */
     total += conf_linalg_family_cases(op, suite == CONF_SUITE_FULL);
     return total;

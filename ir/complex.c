@@ -41,6 +41,10 @@ bool ir_complex_accepts(plumb_opcode op)
     case PLUMB_OP_DYNAMIC_GATHER:
     case PLUMB_OP_REAL:
     case PLUMB_OP_IMAG:
+    /* convolution: per-component sums of complex products (ref/conv.c,
+     * runtime/k_conv.c; docs/spec/conv.md) */
+    case PLUMB_OP_CONVOLUTION:
+    case PLUMB_OP_DYNAMIC_CONV:
     /* fft's own rules (ir/fft.c) relate its complex and real sides */
     case PLUMB_OP_FFT:
     /* the Hermitian factorization and the solve with op(a) = a, a^T or

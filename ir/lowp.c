@@ -29,6 +29,7 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
     case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT: case PLUMB_OP_REDUCE_PRECISION:
+    case PLUMB_OP_CONVOLUTION: case PLUMB_OP_DYNAMIC_CONV:   /* dot_general's numerics (docs/spec/conv.md) */
     case PLUMB_OP_TRIANGULAR_SOLVE: case PLUMB_OP_CHOLESKY:   /* computed wide, rounded once (docs/spec/linalg.md) */
         return true;
     default:
@@ -50,6 +51,7 @@ static bool int_op(plumb_opcode op, bool is_signed)
     case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE:
     case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP:
     case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:   /* sums of products: wrapping, or rounded once to a float result */
+    case PLUMB_OP_CONVOLUTION: case PLUMB_OP_DYNAMIC_CONV:   /* sums of products, wrapping */
     case PLUMB_OP_RNG_BIT_GENERATOR:   /* output: the low w bits of each 32-bit value (docs/spec/rng.md) */
         return true;
     default:

@@ -1376,6 +1376,10 @@ static bool conv_rule(vctx *V, const ir_op *op, const ir_conv *cv, bool dyn, boo
                    (long long)cv->k_out_feature, (long long)KO, (long long)fgc);
     plumb_dtype el = l->dtype, er = r->dtype, eo = o->dtype;
     bool fl = plumb_dtype_is_float(el), fr = plumb_dtype_is_float(er), fo = plumb_dtype_is_float(eo);
+    /* complex: C27 as the spec writes it, one element type for lhs, rhs
+     * and result (docs/spec/conv.md) */
+    if ((plumb_dtype_is_complex(el) || plumb_dtype_is_complex(er) || plumb_dtype_is_complex(eo)) && (el != er || el != eo))
+        return BAD("lhs %s, rhs %s and result %s must have one complex element type (StableHLO C27)", dt(el), dt(er), dt(eo));
     /* as dot_general: mixed input types are accepted; a float input needs a
      * float result, and integer inputs an integer (or i1) result */
     if ((fl || fr) && !fo)

@@ -29,11 +29,22 @@
  * (f64), rounded once to the result type; NaN, 0 * inf and inf - inf give
  * NaN; an empty sum (KI = 0 or a zero-size window) is +0.
  * precision_config is a hint for backends and ignored. Integer results wrap
- * modulo 2^bits; i1 results are the OR of ANDs.
+ * modulo 2^bits (i2/i4/ui2/ui4 too); i1 results are the OR of ANDs. The
+ * FP8/FP6/FP4 formats are floats here: products exact in double, the sum
+ * rounded once by the format's own rules (ref_mpfr_to_bits).
+ *
+ * complex<f32>/complex<f64> (lhs, rhs and result of one type, C27): each
+ * result component is its own real sum, of 2K exact products,
+ *   Re = sum(ar*br) + sum(-ai*bi),   Im = sum(ar*bi) + sum(ai*br),
+ * accumulated in two accumulators (double-double for complex<f32>, whose
+ * component products are exact doubles; exact for complex<f64>) and rounded
+ * once each. A padding or dilation position is the complex zero (+0, +0),
+ * multiplied in like any element.
  */
 #include <string.h>
 
 #include "accum.h"
+#include "plumb/complex.h"
 #include "ref_internal.h"
 
 static bool needs_exact(plumb_dtype t)
@@ -84,10 +95,18 @@ bool ref_op_CONVOLUTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
         terms *= (uint64_t)W[k];
     }
     plumb_dtype lt = lhs->dtype, rt = rhs->dtype, ot = res->dtype;
+    bool cres = plumb_dtype_is_complex(ot);
+    if (cres && (lt != ot || rt != ot))
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "stablehlo.convolution: complex lhs, rhs and result must have one type");
     bool fres = plumb_dtype_is_float(ot), bres = plumb_dtype_is_bool(ot);
-    ref_acc acc;
+    plumb_dtype ct = plumb_dtype_component(ot);
+    ref_acc acc, acc_im;
     if (fres)
         ref_acc_init(&acc, needs_exact(lt) || needs_exact(rt) || ot == PLUMB_F64);
+    if (cres) {
+        ref_acc_init(&acc, ct == PLUMB_F64);
+        ref_acc_init(&acc_im, ct == PLUMB_F64);
+    }
     uint64_t ocount = plumb_tensor_numel(res), work = 0;
     int64_t oidx[PLUMB_MAX_RANK], w[IR_CONV_MAX_SPATIAL];
     bool ok = true;
@@ -97,7 +116,8 @@ bool ref_op_CONVOLUTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
         int64_t gf = of / (KO / fgc), gb = of / (KO / bgc);
         int64_t lbase = (gb * (B / bgc) + ob) * lstr[cv->in_batch];
         int64_t rbase = of * rstr[cv->k_out_feature];
-        if (fres) ref_acc_reset(&acc);
+        if (fres || cres) ref_acc_reset(&acc);
+        if (cres) ref_acc_reset(&acc_im);
         uint64_t iacc = 0;
         for (uint32_t k = 0; k < S; k++) w[k] = 0;
         for (uint64_t t = 0; t < terms; t++) {
@@ -116,7 +136,19 @@ bool ref_op_CONVOLUTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
                 int64_t wk = cv->n_reversal && cv->reversal[k] ? W[k] - 1 - w[k] : w[k];
                 ro_off += wk * rstr[cv->k_spatial[k]];
             }
-            if (!inside) {
+            if (cres) {
+                /* (ar + i ai)(br + i bi); outside the lhs, ar = ai = +0 */
+                double ar = 0.0, ai = 0.0, br, bi;
+                if (inside)
+                    plumb_complex_load(lt, lhs->data, (size_t)lo_off, &ar, &ai);
+                else
+                    ro_off = rbase + ki * rstr[cv->k_in_feature] + rhs_window_off(cv, w, W, rstr);
+                plumb_complex_load(rt, rhs->data, (size_t)ro_off, &br, &bi);
+                ref_acc_add_prod(&acc, ar, br);
+                ref_acc_add_prod(&acc, -ai, bi);
+                ref_acc_add_prod(&acc_im, ar, bi);
+                ref_acc_add_prod(&acc_im, ai, br);
+            } else if (!inside) {
                 /* the spec pads (and dilates) the lhs with zeros and
                  * multiplies them in: +0 * rhs (NaN for an inf or NaN rhs) */
                 if (fres)
@@ -141,7 +173,12 @@ bool ref_op_CONVOLUTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
             }
         }
         if (!ok) break;
-        if (fres) {
+        if (cres) {
+            if (terms == 0) acc.all_negzero = acc_im.all_negzero = false;
+            /* each component rounded once, stored as the component type's bits */
+            plumb_store_bits(ct, res->data, 2 * (size_t)o, ref_acc_round(&acc, ct));
+            plumb_store_bits(ct, res->data, 2 * (size_t)o + 1, ref_acc_round(&acc_im, ct));
+        } else if (fres) {
             /* an empty sum (no terms at all) is +0, not the -0 of "all terms -0" */
             if (terms == 0) acc.all_negzero = false;
             plumb_store_bits(ot, res->data, (size_t)o, ref_acc_round(&acc, ot));
@@ -149,6 +186,7 @@ bool ref_op_CONVOLUTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
             plumb_store_bits(ot, res->data, (size_t)o, iacc);
         }
     }
-    if (fres) ref_acc_clear(&acc);
+    if (fres || cres) ref_acc_clear(&acc);
+    if (cres) ref_acc_clear(&acc_im);
     return ok && ref_work(c, op, work & 255);
 }

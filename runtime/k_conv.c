@@ -19,9 +19,16 @@
  * A 1x1 window with unit strides and dilations, no padding, one group and
  * an lhs laid out [batch, spatial..., feature] is already A: the GEMM reads
  * the lhs in place ("direct").
- * Element types: any dot_general takes; im2col copies elements bitwise. */
+ * Element types: any dot_general takes (the FP8/FP6/FP4 formats through
+ * the GEMM's FP8 path, i2/i4/ui2/ui4 through its integer loops, wrapping);
+ * im2col copies elements bitwise. complex<f32>/complex<f64> (lhs, rhs and
+ * result of one type) take the same im2col and kernel packing (an element
+ * is copied whole; padding holds (+0, +0)) and then cgemm_range below
+ * instead of the GEMM. */
 #include <string.h>
 
+#include "plumb/complex.h"
+#include "plumb/fp8.h"
 #include "rt_conv.h"
 #include "rt_internal.h"
 
@@ -29,6 +36,7 @@ typedef struct conv_geom {
     const ir_conv *cv;
     uint32_t S;
     size_t es;                         /* element size, lhs and rhs (same type) */
+    const double *wtab;                /* f8E8M0FNU: A and B widened to f64 through this table */
     int64_t G, Bo, KI, Nn, M, K, Kw, P;   /* P = output positions per batch */
     int64_t O[IR_CONV_MAX_SPATIAL], W[IR_CONV_MAX_SPATIAL];
     int64_t stride[IR_CONV_MAX_SPATIAL], lo[IR_CONV_MAX_SPATIAL], ld[IR_CONV_MAX_SPATIAL],
@@ -44,7 +52,7 @@ static void im2col_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
     (void)chunk;
     const conv_geom *g = ctx;
     const ir_conv *cv = g->cv;
-    size_t es = g->es, run = (size_t)g->KI * es;
+    size_t es = g->es, oes = g->wtab ? sizeof(double) : es, run = (size_t)g->KI * oes;
     int64_t fstr = g->lstr[cv->in_feature];
     for (uint64_t r = begin; r < end; r++) {
         int64_t grp = (int64_t)r / g->M, m = (int64_t)r % g->M;
@@ -56,7 +64,7 @@ static void im2col_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
         }
         int64_t b = g->fgroups ? ob : grp * g->Bo + ob;
         int64_t base = b * g->lstr[cv->in_batch] + (g->fgroups ? grp * g->KI : 0) * fstr;
-        unsigned char *dst = g->A + (size_t)r * (size_t)g->K * es;
+        unsigned char *dst = g->A + (size_t)r * (size_t)g->K * oes;
         int64_t w[IR_CONV_MAX_SPATIAL] = {0};
         for (int64_t wl = 0; wl < g->Kw; wl++, dst += run) {
             int64_t off = base;
@@ -69,9 +77,14 @@ static void im2col_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
                 }
                 off += (p / g->ld[k]) * g->lstr[cv->in_spatial[k]];
             }
-            if (!inside)
-                memset(dst, 0, run);
-            else if (fstr == 1)
+            if (!inside) {
+                memset(dst, 0, run);   /* +0 in every type, and as a double */
+            } else if (g->wtab) {
+                for (int64_t ki = 0; ki < g->KI; ki++) {
+                    double v = g->wtab[g->lhs[off + ki * fstr]];
+                    memcpy(dst + (size_t)ki * sizeof v, &v, sizeof v);
+                }
+            } else if (fstr == 1)
                 memcpy(dst, g->lhs + (size_t)off * es, run);
             else
                 for (int64_t ki = 0; ki < g->KI; ki++)
@@ -90,7 +103,7 @@ static void kpack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     (void)chunk;
     const conv_geom *g = ctx;
     const ir_conv *cv = g->cv;
-    size_t es = g->es;
+    size_t es = g->es, oes = g->wtab ? sizeof(double) : es;
     int64_t ostr = g->rstr[cv->k_out_feature];
     for (uint64_t r = begin; r < end; r++) {
         int64_t grp = (int64_t)r / g->K, kk = (int64_t)r % g->K;
@@ -102,8 +115,13 @@ static void kpack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             if (cv->n_reversal && cv->reversal[k]) wk = g->W[k] - 1 - wk;
             off += wk * g->rstr[cv->k_spatial[k]];
         }
-        unsigned char *dst = g->Bm + (size_t)r * (size_t)g->Nn * es;
-        if (ostr == 1)
+        unsigned char *dst = g->Bm + (size_t)r * (size_t)g->Nn * oes;
+        if (g->wtab)
+            for (int64_t n = 0; n < g->Nn; n++) {
+                double v = g->wtab[g->rhs[off + n * ostr]];
+                memcpy(dst + (size_t)n * sizeof v, &v, sizeof v);
+            }
+        else if (ostr == 1)
             memcpy(dst, g->rhs + (size_t)off * es, (size_t)g->Nn * es);
         else
             for (int64_t n = 0; n < g->Nn; n++)
@@ -133,6 +151,47 @@ static void scatter_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
         else
             for (int64_t n = 0; n < g->Nn; n++)
                 memcpy(g->out + (size_t)(off + n * fstr) * es, src + (size_t)n * es, es);
+    }
+}
+
+/* C[g] = A[g] · B[g] on complex elements, one result row (g, m) per
+ * index: each component accumulated in long double, the products formed
+ * there too (exact for complex<f32>: 24-bit significands give 48-bit
+ * products, within long double's 64), the textbook product
+ * (ar·br - ai·bi, ar·bi + ai·br: Annex G's infinity recovery is for single
+ * products, and a convolution is a sum of them as dot_general's is), and
+ * each component rounded once to f32 or f64 at the end. The bound per
+ * component is dot_general's complex one (docs/spec/complex.md, "Sums and
+ * dots"). Rows are independent, so results do not depend on the split. */
+typedef struct cgemm_job {
+    plumb_dtype t;
+    const unsigned char *A, *B;
+    unsigned char *C;
+    int64_t M, K, N;
+} cgemm_job;
+
+static void cgemm_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const cgemm_job *j = ctx;
+    for (uint64_t r = begin; r < end; r++) {
+        uint64_t grp = r / (uint64_t)j->M;
+        uint64_t arow = r * (uint64_t)j->K, bbase = grp * (uint64_t)j->K * (uint64_t)j->N;
+        for (int64_t n = 0; n < j->N; n++) {
+            long double re = 0, im = 0;
+            for (int64_t k = 0; k < j->K; k++) {
+                double ar, ai, br, bi;
+                plumb_complex_load(j->t, j->A, (size_t)(arow + (uint64_t)k), &ar, &ai);
+                plumb_complex_load(j->t, j->B, (size_t)(bbase + (uint64_t)k * (uint64_t)j->N + (uint64_t)n), &br, &bi);
+                re += (long double)ar * br - (long double)ai * bi;
+                im += (long double)ar * bi + (long double)ai * br;
+            }
+            size_t o = (size_t)(r * (uint64_t)j->N + (uint64_t)n);
+            if (j->t == PLUMB_C64)
+                plumb_complex_store(j->t, j->C, o, (double)(float)re, (double)(float)im);
+            else
+                plumb_complex_store(j->t, j->C, o, (double)re, (double)im);
+        }
     }
 }
 
@@ -216,17 +275,35 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
     if (lhs->dtype != rhs->dtype)
         return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "unsupported on the runtime: lhs %s with rhs %s (mixed types)",
                        plumb_dtype_name(lhs->dtype), plumb_dtype_name(rhs->dtype));
+    bool cplx = plumb_dtype_is_complex(res->dtype);
+    if (cplx != plumb_dtype_is_complex(lhs->dtype) || (cplx && res->dtype != lhs->dtype))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "complex lhs, rhs and result must have one type, not %s and %s",
+                       plumb_dtype_name(lhs->dtype), plumb_dtype_name(res->dtype));
     g.es = plumb_dtype_size(lhs->dtype);
     g.lhs = lhs->data;
     g.rhs = rhs->data;
-    uint64_t asz, bsz, csz;
-    if (__builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.K * g.es, &asz) ||
-        __builtin_mul_overflow((uint64_t)(g.G * g.K), (uint64_t)g.Nn * g.es, &bsz) ||
+    /* f8E8M0FNU has no zero: its pattern 0 is 2^-127, so the zero bits of
+     * im2col's padding would be terms 2^-127 · w (1 under a 2^127 kernel
+     * element). Its operands are widened to f64 while copied (products of
+     * its powers of two and their sums are exact or nearly so there), the
+     * holes +0, the GEMM run in f64 and each sum rounded once to the result. */
+    double e8m0[256];
+    plumb_dtype wt = lhs->dtype;
+    if (lhs->dtype == PLUMB_F8E8M0FNU) {
+        for (uint32_t b = 0; b < 256; b++) e8m0[b] = plumb_small_to_f64(plumb_fpfmt_get(lhs->dtype), b);
+        g.wtab = e8m0;
+        wt = PLUMB_F64;
+    }
+    size_t oes = plumb_dtype_size(wt);
+    uint64_t asz, bsz, csz, c64;
+    if (__builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.K * oes, &asz) ||
+        __builtin_mul_overflow((uint64_t)(g.G * g.K), (uint64_t)g.Nn * oes, &bsz) ||
+        __builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.Nn * sizeof(double), &c64) ||
         __builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.Nn * plumb_dtype_size(res->dtype), &csz) ||
-        asz > SIZE_MAX || bsz > SIZE_MAX || csz > SIZE_MAX)
+        asz > SIZE_MAX || bsz > SIZE_MAX || csz > SIZE_MAX || c64 > SIZE_MAX)
         return rt_fail(x, op, PLUMB_ERR_LIMIT, "im2col scratch size overflows (M = %lld, K = %lld, groups = %lld)",
                        (long long)g.M, (long long)g.K, (long long)g.G);
-    bool direct = g.G == 1 && g.Kw == 1 && bsf_layout(cv->in_batch, cv->in_spatial, cv->in_feature, g.S);
+    bool direct = !g.wtab && g.G == 1 && g.Kw == 1 && bsf_layout(cv->in_batch, cv->in_spatial, cv->in_feature, g.S);
     for (uint32_t k = 0; direct && k < g.S; k++)
         direct = g.stride[k] == 1 && g.lo[k] == 0 && g.ld[k] == 1 && g.O[k] == lhs->dims[cv->in_spatial[k]];
     if (direct) {
@@ -240,9 +317,31 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
     bool in_place = g.G == 1 && bsf_layout(cv->out_batch, cv->out_spatial, cv->out_feature, g.S);
     g.C = in_place ? res->data : rt_scratch(x, op, (size_t)csz);
     if (!g.C) return false;
-    plumb_tensor a = view3(lhs->dtype, g.G, g.M, g.K, g.A), b = view3(rhs->dtype, g.G, g.K, g.Nn, g.Bm),
+    plumb_tensor a = view3(wt, g.G, g.M, g.K, g.A), b = view3(wt, g.G, g.K, g.Nn, g.Bm),
                  c = view3(res->dtype, g.G, g.M, g.Nn, g.C);
-    if (!rt_dot_batched(x, op, &a, &b, &c)) return false;
+    if (g.wtab) {
+        double *cw = rt_scratch(x, op, (size_t)c64);
+        if (!cw) return false;
+        plumb_tensor cd = view3(PLUMB_F64, g.G, g.M, g.Nn, cw);
+        if (!rt_dot_batched(x, op, &a, &b, &cd)) return false;
+        plumb_dtype ot = res->dtype;
+        for (uint64_t i = 0, n = (uint64_t)(g.G * g.M * g.Nn); i < n; i++) {
+            double v = cw[i];
+            uint64_t bits = ot == PLUMB_F64 ? plumb_f64_bits(v)
+                          : ot == PLUMB_F32 ? plumb_f32_bits((float)v)
+                          : ot == PLUMB_F16 ? plumb_f64_to_f16(v)
+                          : ot == PLUMB_BF16 ? plumb_f64_to_bf16(v)
+                          : plumb_f64_to_small(plumb_fpfmt_get(ot), v);
+            plumb_store_bits(ot, g.C, (size_t)i, bits);
+        }
+    } else if (cplx) {
+        /* long double work per row: a few rows per chunk already pay for the split */
+        cgemm_job cj = {res->dtype, g.A, g.Bm, g.C, g.M, g.K, g.Nn};
+        uint64_t per = (uint64_t)(g.K * g.Nn), grain = per >= 4096 ? 1 : 4096 / (per ? per : 1);
+        rt_parallel_for(x, (uint64_t)(g.G * g.M), grain, cgemm_range, &cj);
+    } else if (!rt_dot_batched(x, op, &a, &b, &c)) {
+        return false;
+    }
     if (!in_place) {
         g.es = plumb_dtype_size(res->dtype);
         g.out = res->data;

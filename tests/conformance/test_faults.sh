@@ -119,6 +119,9 @@ expect fault_ccmp_real        compare             "compare/complex<f.*>/L[TE]/ti
 # ... and the complex sums-and-dots family's matrix-vector and matrix-matrix
 # dot_general cases see a dropped ai·bi term in the real part.
 expect fault_cdot_drop        dot_general         "dot_general/complex<f.*>/m[vm]/"        "real part: error"
+# ... and the conv-types family's complex "odd" convolutions see a kernel
+# conjugated (a correlation routine used for convolution).
+expect fault_cconv_conj       convolution         "convolution/complex<f.*>/odd/"          "part: error"
 # ... and the linalg types family's complex cases see a Cholesky factor
 # computed as L L^T (no conjugate in the column update) and an ADJOINT solve
 # run as TRANSPOSE (docs/spec/linalg.md).
