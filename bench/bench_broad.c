@@ -86,7 +86,7 @@ static ir_module *b_scatter_add(const broad_work *w, bool small, plumb_diag *d)
 
 /* nn-built programs: one parameter of w->t, shape [a, b] (or [a*b]). */
 typedef enum nn_kind { NN_SOFTMAX, NN_LAYER_NORM, NN_GELU_ERF, NN_EXP, NN_REDUCE_MAX0, NN_REDUCE_SUM1,
-                       NN_TRANSPOSE, NN_LOG_ABS, NN_LOGISTIC } nn_kind;
+                       NN_TRANSPOSE, NN_LOG_ABS, NN_LOGISTIC, NN_TANH } nn_kind;
 
 static ir_module *b_nn(const broad_work *w, bool small, plumb_diag *d, nn_kind k, uint32_t rank,
                        const int64_t *dims, const int64_t *perm)
@@ -110,6 +110,7 @@ static ir_module *b_nn(const broad_work *w, bool small, plumb_diag *d, nn_kind k
     case NN_TRANSPOSE: y = plumb_nn_transpose(&nn, x, perm); break;
     case NN_LOG_ABS: y = plumb_nn_unary(&nn, PLUMB_OP_LOG, plumb_nn_unary(&nn, PLUMB_OP_ABS, x)); break;
     case NN_LOGISTIC: y = plumb_nn_unary(&nn, PLUMB_OP_LOGISTIC, x); break;
+    case NN_TANH: y = plumb_nn_unary(&nn, PLUMB_OP_TANH, x); break;
     }
     if (!y || !plumb_nn_return(&nn, &y, 1) || !plumb_nn_ok(&nn) || !ir_verify(m, NULL, d)) {
         ir_module_free(m);
@@ -139,6 +140,26 @@ static ir_module *b_gelu(const broad_work *w, bool s, plumb_diag *d) { return b_
 static ir_module *b_exp(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_EXP); }
 static ir_module *b_log(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_LOG_ABS); }
 static ir_module *b_logistic(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_LOGISTIC); }
+static ir_module *b_tanh(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_TANH); }
+
+/* remainder of two parameters of w->t, shape [a] */
+static ir_module *b_remainder(const broad_work *w, bool small, plumb_diag *d)
+{
+    int64_t n = sz(w->a, small, 1024);
+    ir_module *m = ir_module_new("broad");
+    plumb_nn nn;
+    if (!m || !plumb_nn_init(&nn, m, d) || !plumb_nn_begin_func(&nn, "main", true)) {
+        ir_module_free(m);
+        return NULL;
+    }
+    ir_value *x = plumb_nn_param(&nn, w->t, 1, &n), *y = plumb_nn_param(&nn, w->t, 1, &n);
+    ir_value *r = plumb_nn_binary(&nn, PLUMB_OP_REMAINDER, x, y);
+    if (!r || !plumb_nn_return(&nn, &r, 1) || !plumb_nn_ok(&nn) || !ir_verify(m, NULL, d)) {
+        ir_module_free(m);
+        return NULL;
+    }
+    return m;
+}
 
 /* Transposes: a = rank, dims all b (the validation instance: all c). */
 static ir_module *b_transpose(const broad_work *w, bool small, plumb_diag *d)
@@ -309,6 +330,11 @@ static const broad_work works[] = {
      NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.log(np.abs(x))", NULL},
     {"logistic_f64", "logistic of 8M f64", FLOOR_STREAM, false, 0, b_logistic, 8 << 20, 0, 0, 0, PLUMB_F64,
      NP_RNG "x = " NP_F("8 << 20", "float64"), "o = 1 / (1 + np.exp(-x))", NULL},
+    {"tanh_f64", "tanh of 8M f64", FLOOR_STREAM, false, 0, b_tanh, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.tanh(x)", NULL},
+    {"remainder_f32", "remainder of 16M f32 pairs", FLOOR_STREAM, true, 0, b_remainder, 16 << 20, 0, 0, 0,
+     PLUMB_F32, NP_RNG "x = " NP_F("16 << 20", "float32") "; y = " NP_F("16 << 20", "float32"), "o = np.fmod(x, y)",
+     NULL},
     {"int_chain", "(a * b + c) >> 3 on 16M i32", FLOOR_STREAM, true, 0, b_int_chain, 16 << 20, 0, 0, 0, PLUMB_I32,
      NP_RNG "a = r.integers(-1000, 1000, 16 << 20, dtype=np.int32); b = r.integers(-1000, 1000, 16 << 20, "
             "dtype=np.int32); c = r.integers(-1000, 1000, 16 << 20, dtype=np.int32)",

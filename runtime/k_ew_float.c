@@ -54,6 +54,26 @@
 
 enum ewf_rnd { R_EVEN, R_FLOOR, R_CEIL, R_TRUNC };
 
+/* f32 remainder (fmod: the sign of x) of the lanes f32_rem does not take,
+ * by the engine's rule (k_elementwise.c farith): a NaN operand quieted,
+ * the first of two; an invalid operation the positive default NaN. */
+static float f32_rem_lane(float x, float y)
+{
+    uint32_t b;
+    if (x != x || y != y) {
+        memcpy(&b, x != x ? &x : &y, 4);
+        b |= F32_QUIET;
+    } else {
+        float r = fmodf(x, y);
+        if (r == r)
+            return r;
+        b = F32_DNAN;
+    }
+    float r;
+    memcpy(&r, &b, 4);
+    return r;
+}
+
 /* the f64 exponential's table and scalar lanes (the vector code is in the
  * per-ISA body) */
 #define MATH_F64_SHARED 1
@@ -160,6 +180,7 @@ typedef struct ewf_impl {
     void (*f64_unary)(plumb_opcode, const void *, void *, size_t);
     void (*f64_binary)(plumb_opcode, const void *, const void *, void *, size_t);
     void (*f64_math)(plumb_opcode, const void *, void *, size_t);   /* transcendentals (math_f64.h) */
+    void (*f32_rem)(const void *, const void *, void *, size_t);
     void (*f32_clamp)(const void *, const void *, const void *, void *, size_t);
     void (*f64_clamp)(const void *, const void *, const void *, void *, size_t);
     void (*f32_finite)(const void *, uint8_t *, size_t);
@@ -220,13 +241,18 @@ static ir_cmp_type cmp_type(const rt_ew_args *a)
     return ty == IR_CMP_TYPE_NONE ? IR_CMP_FLOAT : ty;
 }
 
-/* f32: only the ops the engine has no vector loop for; add/subtract/
- * multiply/divide/maximum/minimum, negate/abs, FLOAT compare, the vector
- * math (unary, power, atan2) and remainder (fmod, no exact vector form
- * here) stay on the engine's paths. */
+/* f32: only the ops the engine has no vector loop for, and remainder
+ * (f32_rem: exact, in double); add/subtract/multiply/divide/maximum/
+ * minimum, negate/abs, FLOAT compare and the vector math (unary, power,
+ * atan2) stay on the engine's paths. */
 static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
+    case PLUMB_OP_REMAINDER:
+        if (a->n_in != 2 || a->rt != PLUMB_F32)
+            return false;
+        f->f32_rem(a->in[0], a->in[1], a->out, a->n);
+        return true;
     case PLUMB_OP_SIGN: case PLUMB_OP_FLOOR: case PLUMB_OP_CEIL: case PLUMB_OP_ROUND_NEAREST_EVEN:
     case PLUMB_OP_ROUND_NEAREST_AFZ: case PLUMB_OP_SQRT:
         if (a->n_in != 1 || a->rt != PLUMB_F32)
@@ -253,14 +279,14 @@ static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
     }
 }
 
-/* f64: everything exact, and exponential, log and logistic (math_f64.h,
- * within their 1, 1 and 2 ULP);
+/* f64: everything exact, and exponential, log, logistic and tanh
+ * (math_f64.h, within their 1, 1, 2 and 2 ULP);
  * the other transcendentals, power, atan2 and remainder stay on the
  * engine's long double paths. */
 static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
-    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_LOG: case PLUMB_OP_LOGISTIC:
+    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_LOG: case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH:
         if (a->n_in != 1 || a->rt != PLUMB_F64)
             return false;
         f->f64_math(a->code, a->in[0], a->out, a->n);
@@ -588,18 +614,52 @@ TARGET static void N(f64_cmp_float)(ir_cmp_dir dir, const void *in0, const void 
 
 #include "math_f64.h"
 
-/* the transcendentals f64_ops hands here: exponential, log, logistic */
+/* the transcendentals f64_ops hands here: exponential, log, logistic, tanh */
 TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
 {
     if (code == PLUMB_OP_LOG)
         UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
     else if (code == PLUMB_OP_LOGISTIC)
         UNARY_LOOP(vd, double, VD_LANES, N(d_logisticv)(x));
+    else if (code == PLUMB_OP_TANH)
+        UNARY_LOOP(vd, double, VD_LANES, N(d_tanhv)(x));
     else
         UNARY_LOOP(vd, double, VD_LANES, N(d_expv)(x));
 }
 
-static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f32_clamp), N(f64_clamp),
+/* f32 remainder x - trunc(x/y) y, exact, in double on |x|, |y| < 2^28 |y|:
+ * n = trunc(RN(|x|/|y|)) is the true quotient's integer part. |x|/|y| =
+ * mx 2^e / my (24-bit integers mx, my) is an integer or at least
+ * 1/(my 2^max(0,-e)) > 2^-24 away from every integer (my 2^-e <= mx <
+ * 2^24 when the quotient is >= 1), i.e. more than 2^-52 relative below
+ * 2^28, where RN's 2^-53 cannot cross one. Then n |y| is exact (n < 2^28,
+ * |y| has 24 bits) and so is r = |x| - n |y| (a multiple of the finer of
+ * the two grids, in [0, |y|)). The result is exactly a float (fmod's
+ * always is) with x's sign, zeros included. Other lanes (y = 0, y or x infinite, NaN, |x| >= 2^28 |y|):
+ * f32_rem_lane. */
+TARGET static void N(f32_rem)(const void *in0, const void *in1, void *out, size_t n)
+{
+    const float *xs = in0, *ys = in1;
+    float *o = out;
+    for (size_t i = 0; i < n; i += VD_LANES) {
+        size_t m = n - i < VD_LANES ? n - i : VD_LANES;
+        vd x = {0}, y = {0};
+        for (size_t l = 0; l < VD_LANES; l++) {
+            x[l] = l < m ? xs[i + l] : 0.0f;
+            y[l] = l < m ? ys[i + l] : 1.0f;
+        }
+        vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
+        vl ok = (ax < ay * 0x1p28) & (ay < (vd)((vl){0} + F64_INF));
+        vd q = ax / ay;
+        q = N(d_round)((vd)N(sell)(ok, (vl)q, (vl)((vd){0})), R_TRUNC);
+        vd r = ax - q * ay;
+        r = (vd)((vl)r | ((vl)x & F64_SIGN));
+        for (size_t l = 0; l < m; l++)
+            o[i + l] = ok[l] ? (float)r[l] : f32_rem_lane(xs[i + l], ys[i + l]);
+    }
+}
+
+static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f32_rem), N(f32_clamp), N(f64_clamp),
                                  N(f32_finite), N(f64_finite), N(f32_cmp_total), N(f64_cmp_total),
                                  N(f64_cmp_float)};
 

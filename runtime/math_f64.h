@@ -134,6 +134,44 @@ static double f64_logistic_lane(double x)
     return d;
 }
 
+/* tanh x = x + sum a_k x^(2k+1): the Taylor coefficients, from
+ * (2k+1) a_k = -sum_{i+j=k-1} a_i a_j (tanh' = 1 - tanh^2, a_0 = 1), in
+ * MPFR at 300 bits, rounded to double. For |x| < TANH64_SMALL the omitted
+ * a_20 x^40 is below 2^-60.9 |x|. */
+#define TANH64_SMALL 0.55
+#define TANH64_BIG 22.0   /* tanh is 1 in double from 19.1 on */
+static const double TANH64_A[19] = {
+    -0x1.5555555555555p-2, /* a_1 */
+    0x1.1111111111111p-3, /* a_2 */
+    -0x1.ba1ba1ba1ba1cp-5, /* a_3 */
+    0x1.664f4882c10fap-6, /* a_4 */
+    -0x1.226e355e6c23dp-7, /* a_5 */
+    0x1.d6d3d0e157dep-9, /* a_6 */
+    -0x1.7da36452b75e3p-10, /* a_7 */
+    0x1.3558248036744p-11, /* a_8 */
+    -0x1.f57d7734d1664p-13, /* a_9 */
+    0x1.967e18afcafadp-14, /* a_10 */
+    -0x1.497d8eea25259p-15, /* a_11 */
+    0x1.0b132d39a605p-16, /* a_12 */
+    -0x1.b0f72d3ee24e9p-18, /* a_13 */
+    0x1.5ef2da474e5b7p-19, /* a_14 */
+    -0x1.1c77df95c1c0dp-20, /* a_15 */
+    0x1.cd299de4ae6bbp-22, /* a_16 */
+    -0x1.75cde6563fed9p-23, /* a_17 */
+    0x1.2efe8db3aff1fp-24, /* a_18 */
+    -0x1.eb3229047434cp-26, /* a_19 */
+};
+
+/* NaN lanes of the vector tanh: quieted (every other lane is taken). */
+static double f64_nan_lane(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    b |= 0x0008000000000000ull;
+    memcpy(&x, &b, 8);
+    return x;
+}
+
 #else /* per ISA */
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
@@ -276,6 +314,50 @@ TI vd N(d_logv)(vd x)
         for (int l = 0; l < VD_LANES; l++)
             if (bad[l])
                 r[l] = f64_log_lane(x[l]);
+    return r;
+}
+
+/* tanh x, a = |x|, sign put back at the end (docs/runtime-math.md):
+ * a < 2^-27: a (tanh a is within a^3/3 < 2^-55.6 a of a, under half an
+ * ULP even below a power of two: a is the correctly rounded value); a < TANH64_SMALL: a + (a z) P(z), z = a^2, P the
+ * Taylor polynomial to a_19 (the correction is at most 0.1 a, its
+ * roundings about 4 units of 2^-53 of it: <= 0.44 + 0.5 ULP); else
+ * 1 - 2/(1 + e^(2a)), a clamped to TANH64_BIG: e^(2a) within 0.554 ULP,
+ * d = RN(1 + E) carries <= 2.108 2^-53 relative, y = RN(2/d) <= 0.5 is
+ * then within 1.054 2^-53 + its own 2^-55, and RN(1 - y) >= 0.5: <= 1.8
+ * ULP from the exact value, inside the table's 2 ULP. *bad: NaN lanes. */
+TI vd N(d_tanh)(vd x, vl *bad)
+{
+    *bad = N(d_isnan)(x);
+    vl sign = (vl)x & F64_SIGN;
+    vd a = (vd)((vl)x & F64_ABS);
+    a = (vd)N(sell)(*bad, (vl)((vd){0} + 1.0), (vl)a);
+    vd z = a * a;
+    vd p = (vd){0} + TANH64_A[18];
+    for (int i = 17; i >= 0; i--)
+        p = p * z + TANH64_A[i];
+    vd r_small = a + (a * z) * p;
+    vd ab = (vd)N(sell)(a > TANH64_BIG, (vl)((vd){0} + TANH64_BIG), (vl)a);
+    vd t = ab + ab;
+    vd th, u;
+    vl k;
+    N(d_exp_parts)((vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + 0.0), (vl)t), &th, &u, &k);
+    vd E = (th + u) * (vd)((k + 1023) << 52);
+    vd r_big = 1.0 - 2.0 / (1.0 + E);
+    vd r = (vd)N(sell)(a < TANH64_SMALL, (vl)r_small, (vl)r_big);
+    r = (vd)N(sell)(a < 0x1p-27, (vl)a, (vl)r);
+    return (vd)((vl)r | sign);
+}
+
+TI vd N(d_tanhv)(vd x)
+{
+    vl bad;
+    vd r = N(d_tanh)(x, &bad);
+    vl zero = {0};
+    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+        for (int l = 0; l < VD_LANES; l++)
+            if (bad[l])
+                r[l] = f64_nan_lane(x[l]);
     return r;
 }
 
