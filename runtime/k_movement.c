@@ -35,9 +35,9 @@
  * while another dim p is contiguous in the source is a 2-d transpose per
  * outer index: dst[a*da + b] = src[a + b*sb], a over p, b over q. It runs
  * in cache blocks of one line by one line (TB) of register
- * transposes: 8x8 for 2- and 4-byte elements, 4x4 for 8-byte ones (AVX2,
- * also used at the AVX-512 level), 16x16 for 4-byte ones at AVX-512,
- * typed scalar loops otherwise. Only
+ * transposes: 16x16 for bytes, 8x8 for 2- and 4-byte elements, 4x4 for
+ * 8-byte and 2x2 for 16-byte ones (AVX2, also used at the AVX-512 level),
+ * 16x16 for 4-byte ones at AVX-512, typed scalar loops otherwise. Only
  * shuffles, loads and stores touch the data, so bits are copied exactly. */
 
 /* Block edge, elements: one 64-byte line of either side per row, so a
@@ -62,6 +62,10 @@ TR_SCALAR(tr_blk1, uint8_t)
 TR_SCALAR(tr_blk2, uint16_t)
 TR_SCALAR(tr_blk4, uint32_t)
 TR_SCALAR(tr_blk8, uint64_t)
+typedef struct tr_u128 {
+    uint64_t w[2];
+} tr_u128;   /* complex<f64>: any 16-byte element, moved as bits */
+TR_SCALAR(tr_blk16, tr_u128)
 
 typedef void (*tr_blk_fn)(const unsigned char *s, int64_t sb, unsigned char *d, int64_t da, int64_t a0, int64_t a1,
                           int64_t b0, int64_t b1);
@@ -161,6 +165,42 @@ __attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s
     }
 }
 
+/* 16x16 bytes: unpacks of 8-, 16-, 32- and 64-bit units of row pairs,
+ * quads and octets; after stage k, x[(i >> k << k) + g] holds columns
+ * g·16/2^k .. of rows i..i + 2^k - 1 (each column's 2^k bytes together). */
+__attribute__((target("avx2"))) static inline void t16x16_1(const uint8_t *s, int64_t sb, uint8_t *d, int64_t da)
+{
+    __m128i r[16], x[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm_loadu_si128((const __m128i *)(s + i * sb));
+    for (int k = 0; k < 8; k++) {   /* rows 2k, 2k+1: columns 0-7, 8-15 as byte pairs */
+        x[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+        x[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+    }
+    for (int m = 0; m < 4; m++)     /* rows 4m..4m+3: column groups of 4 */
+        for (int h = 0; h < 2; h++) {
+            r[4 * m + 2 * h] = _mm_unpacklo_epi16(x[4 * m + h], x[4 * m + 2 + h]);
+            r[4 * m + 2 * h + 1] = _mm_unpackhi_epi16(x[4 * m + h], x[4 * m + 2 + h]);
+        }
+    for (int p = 0; p < 2; p++)     /* rows 8p..8p+7: column pairs */
+        for (int g = 0; g < 4; g++) {
+            x[8 * p + 2 * g] = _mm_unpacklo_epi32(r[8 * p + g], r[8 * p + 4 + g]);
+            x[8 * p + 2 * g + 1] = _mm_unpackhi_epi32(r[8 * p + g], r[8 * p + 4 + g]);
+        }
+    for (int cp = 0; cp < 8; cp++) {   /* all 16 rows of columns 2cp, 2cp+1 */
+        _mm_storeu_si128((__m128i *)(d + (2 * cp) * da), _mm_unpacklo_epi64(x[cp], x[8 + cp]));
+        _mm_storeu_si128((__m128i *)(d + (2 * cp + 1) * da), _mm_unpackhi_epi64(x[cp], x[8 + cp]));
+    }
+}
+
+/* 2x2 of 16-byte elements: the 128-bit halves of two rows exchanged. */
+__attribute__((target("avx2"))) static inline void t2x2_16(const tr_u128 *s, int64_t sb, tr_u128 *d, int64_t da)
+{
+    __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)s);
+    __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + sb));
+    _mm256_storeu_si256((__m256i *)(void *)d, _mm256_permute2x128_si256(r0, r1, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + da), _mm256_permute2x128_si256(r0, r1, 0x31));
+}
+
 /* Register tiles over the block, scalar edges. */
 #define TR_AVX2(NAME, TGT, T, W, TILE_FN)                                                                         \
     __attribute__((target(TGT))) static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_,    \
@@ -178,7 +218,9 @@ __attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s
         for (; a < a1; a++)                                                                                     \
             for (int64_t b = b0; b < b1; b++) d[a * da + b] = s[a + b * sb];                                    \
     }
+TR_AVX2(tr_blk1_avx2, "avx2", uint8_t, 16, t16x16_1)
 TR_AVX2(tr_blk2_avx2, "avx2", uint16_t, 8, t8x8_2)
+TR_AVX2(tr_blk16_avx2, "avx2", tr_u128, 2, t2x2_16)
 TR_AVX2(tr_blk4_avx2, "avx2", uint32_t, 8, t8x8_4)
 TR_AVX2(tr_blk8_avx2, "avx2", uint64_t, 4, t4x4_8)
 TR_AVX2(tr_blk4_avx512, "avx512f", uint32_t, 16, t16x16_4)
@@ -189,14 +231,16 @@ static tr_blk_fn tr_pick(size_t es, plumb_isa isa)
 #if RT_X86
     if (isa == PLUMB_ISA_AVX512 && es == 4) return tr_blk4_avx512;
     if (isa == PLUMB_ISA_AVX2 || isa == PLUMB_ISA_AVX512) {
+        if (es == 1) return tr_blk1_avx2;
         if (es == 2) return tr_blk2_avx2;
+        if (es == 16) return tr_blk16_avx2;
         if (es == 4) return tr_blk4_avx2;
         if (es == 8) return tr_blk8_avx2;
     }
 #else
     (void)isa;
 #endif
-    return es == 1 ? tr_blk1 : es == 2 ? tr_blk2 : es == 4 ? tr_blk4 : es == 8 ? tr_blk8 : NULL;
+    return es == 1 ? tr_blk1 : es == 2 ? tr_blk2 : es == 4 ? tr_blk4 : es == 8 ? tr_blk8 : es == 16 ? tr_blk16 : NULL;
 }
 
 

@@ -1,6 +1,6 @@
-/* Transposes through the register tiles of runtime/k_movement.c (4x4,
- * 8x8 and 16x16 tiles and the scalar loops, by element size and ISA
- * level) for 1-, 2-, 4- and 8-byte elements: sides below, at and past
+/* Transposes through the register tiles of runtime/k_movement.c (2x2,
+ * 4x4, 8x8 and 16x16 tiles and the scalar loops, by element size and ISA
+ * level) for 1-, 2-, 4-, 8- and 16-byte (complex<f64>) elements: sides below, at and past
  * every tile width, 2-d to 4-d permutations with the source's contiguous
  * dim anywhere, and results past 8 MiB whose rows are and are not whole
  * 64-byte lines (panels over many pages). Each is compared with the
@@ -31,12 +31,22 @@ static void check_transpose(plumb_dtype t, uint32_t rank, const int64_t *dims, c
              "  %%r = stablehlo.transpose %%a, dims = [%s] : (%s) -> %s\n"
              "  func.return %%r : %s\n}\n",
              ta, tr, pl, ta, tr, tr);
-    plumb_tensor *a = rt_rand_tensor(t, rank, dims, false);
+    plumb_tensor *a;
+    if (t == PLUMB_C128) {   /* ordinary complex values: random components in [-1, 1) */
+        plumb_diag dg;
+        memset(&dg, 0, sizeof dg);
+        a = plumb_tensor_new(t, rank, dims, 0, &dg);
+        assert_non_null(a);
+        double *v = a->data;
+        for (uint64_t i = 0; i < 2 * plumb_tensor_numel(a); i++) v[i] = (double)(rt_rand() >> 11) * 0x1p-52 - 1;
+    } else {
+        a = rt_rand_tensor(t, rank, dims, false);
+    }
     rt_check_exact(src, &a, 1);
     plumb_tensor_free(a);
 }
 
-static const plumb_dtype types[] = {PLUMB_I8, PLUMB_BF16, PLUMB_F32, PLUMB_I32, PLUMB_F64, PLUMB_I64};
+static const plumb_dtype types[] = {PLUMB_I8, PLUMB_BF16, PLUMB_F32, PLUMB_I32, PLUMB_F64, PLUMB_I64, PLUMB_C128};
 
 /* Small shapes: sides of 1, below, at and past the 8 and 16 tile widths. */
 static void test_small_shapes(void **state)
@@ -82,6 +92,8 @@ static void test_large(void **state)
     check_transpose(PLUMB_BF16, 2, h2, p2);
     int64_t b2[2] = {3072, 3008};
     check_transpose(PLUMB_I8, 2, b2, p2);
+    int64_t c2[2] = {700, 803};
+    check_transpose(PLUMB_C128, 2, c2, p2);
 }
 
 int main(void)
