@@ -1064,6 +1064,7 @@ static double complex_bound_u(plumb_opcode op)
 {
     switch (op) {
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_NEGATE: case PLUMB_OP_REAL: case PLUMB_OP_IMAG:
+    case PLUMB_OP_CONJ:   /* a sign flip */
     case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_CLAMP:   /* an operand's element, copied whole */
         return 0;
     case PLUMB_OP_MULTIPLY: return 3;

@@ -79,6 +79,7 @@ bool ir_complex_arith(plumb_opcode op)
     case PLUMB_OP_ASINH: case PLUMB_OP_ASIN: case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH:
     case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ACOSH:
     case PLUMB_OP_SQUARE:
+    case PLUMB_OP_CONJ:   /* (re, -im) */
     case PLUMB_OP_COMPARE: case PLUMB_OP_CONVERT: case PLUMB_OP_SELECT: case PLUMB_OP_IOTA:
     case PLUMB_OP_REDUCE: case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT:
     /* lexicographic on (real, imag), as StableHLO's interpreter orders them */

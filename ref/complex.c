@@ -777,6 +777,8 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
     }
     case PLUMB_OP_SQUARE:
         return c_mul(z, z, c);
+    case PLUMB_OP_CONJ:   /* the imaginary part negated as negate does: NaN and signed zero kept */
+        return (cz){z.re, -z.im};
     /* CHLO's cosh, sinh and acosh by identities that only swap and negate
      * components, so each stays rounded once: cosh(z) = cos(iz),
      * sinh(z) = -i sin(iz), acosh(z) = i acos(z) for Im z >= 0 (+0

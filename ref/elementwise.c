@@ -274,6 +274,23 @@ bool ref_op_NEGATE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_t
     return map1(c, op, in, out, s_negate);
 }
 
+/* ---- chlo.conj -----------------------------------------------------------------
+ * Floats: the operand itself, bit for bit (CHLO's ConjOp takes floats; its
+ * legalization passes them through). Complex operands run in ref/complex.c. */
+static uint64_t s_conj(plumb_dtype t, uint64_t x, const ir_op *op)
+{
+    (void)t;
+    (void)op;
+    return x;
+}
+
+bool ref_op_CONJ(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    if (!is_float(in[0]->dtype))
+        return bad_type(c, op, in[0]->dtype);
+    return map1(c, op, in, out, s_conj);
+}
+
 /* ---- sign ----------------------------------------------------------------------
  * Floats: NaN -> NaN (quieted), +-0 -> +-0, otherwise +-1 (+-inf -> +-1).
  * Signed integers: -1, 0 or 1. Unsigned: 0 or 1. */

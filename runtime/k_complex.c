@@ -6,7 +6,7 @@
  * (ref/complex.c), and is certified against it within these bounds
  * (u = 2^-24 for complex<f32>, 2^-53 for complex<f64>):
  *
- *   add, subtract, negate, compare, select, convert, iota, real, imag,
+ *   add, subtract, negate, chlo.conj, compare, select, convert, iota, real, imag,
  *   maximum, minimum, clamp,
  *   complex                 exact (bitwise equal to the reference)
  *   multiply  complex<f32>  products exact in double, one double rounding
@@ -146,6 +146,7 @@ static lz unary(plumb_opcode code, lz z)
     bool fin = isfinite(a) && isfinite(b);
     switch (code) {
     case PLUMB_OP_NEGATE: return mk(-a, -b);
+    case PLUMB_OP_CONJ: return mk(a, -b);
     case PLUMB_OP_ABS: return mk(hypotl(a, b), 0);
     case PLUMB_OP_SIGN:
         if (isnan(a) || isnan(b))

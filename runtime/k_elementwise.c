@@ -663,6 +663,7 @@ static uint64_t elem(const ew *e, uint64_t a, uint64_t b, uint64_t c)
         return is_sint(t) && sext(t, a) < 0 ? 0 - a : a;
     case PLUMB_OP_NEGATE:
         return is_float(t) ? a ^ sign_bit(t) : 0 - a;
+    case PLUMB_OP_CONJ: return a;   /* a float is its own conjugate; complex runs in k_complex.c */
     case PLUMB_OP_SIGN:
         if (is_float(t)) {
             if (f_isnan(t, a))
@@ -1603,4 +1604,4 @@ EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
 EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
 EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
 EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER) EW_KERNEL(ERF_INV)
-EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA)
+EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA) EW_KERNEL(CONJ)

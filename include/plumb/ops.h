@@ -65,7 +65,7 @@ typedef enum plumb_opcode {
 /* Trips when ir/ops.def gains or loses a row: every hand-written switch over
  * opcodes (verifier rules, reference kernels, runtime lowering) must be
  * revisited, and this count updated with them. */
-static_assert(PLUMB_OP_COUNT == 122, "ir/ops.def changed: revisit every per-op table, then update this count");
+static_assert(PLUMB_OP_COUNT == 123, "ir/ops.def changed: revisit every per-op table, then update this count");
 
 typedef struct plumb_op_info {
     const char *name;        /* full name, e.g. "stablehlo.add" */

@@ -1,0 +1,176 @@
+#!/bin/sh
+# chlo.conj (docs/spec/complex.md): (re, -im) of a complex operand, the
+# operand itself, bit for bit, of a float one (CHLO's ConjOp takes floats
+# or complex, of the operand's type). Checked on both backends through the
+# results' bits (bitcast_convert), so signed zeros and NaN payloads count:
+# the imaginary part's sign flips as negate flips it, the real part and a
+# float operand keep every bit. Also the generic form, the canonical
+# printer, the verifier's refusals, and conj inside a fused group.
+# Ends with "N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+lib_init conj
+need_plumb
+
+both_pass() {   # DESC FILE: exit status 0 on both backends
+    for be in ref runtime; do
+        if "$PLUMB" run --backend $be "$2" > "$tmp/out" 2> "$tmp/err"; then ok "$1 on $be"; else fail "$1 on $be"; fi
+    done
+}
+
+# complex<f32>: (1, 2) -> (1, -2); (-0, +0) -> (-0, -0); (+inf, -inf) ->
+# (+inf, +inf); (NaN 0x7FC00001, -3) -> (same NaN, 3); (1e-45, -1e-45)
+# (subnormals) -> (1e-45, 1e-45). Bits of f32: 1 = 0x3F800000,
+# 2 = 0x40000000, -0 = 0x80000000, inf = 0x7F800000, 3 = 0x40400000,
+# 2^-149 = 0x00000001.
+cat > "$tmp/c64.mlir" <<'EOF'
+func.func @main() {
+  %re = stablehlo.constant dense<[0x3F800000, 0x80000000, 0x7F800000, 0x7FC00001, 0x00000001]> : tensor<5xui32>
+  %im = stablehlo.constant dense<[0x40000000, 0x00000000, 0xFF800000, 0xC0400000, 0x80000001]> : tensor<5xui32>
+  %fr = stablehlo.bitcast_convert %re : (tensor<5xui32>) -> tensor<5xf32>
+  %fi = stablehlo.bitcast_convert %im : (tensor<5xui32>) -> tensor<5xf32>
+  %z = stablehlo.complex %fr, %fi : tensor<5xcomplex<f32>>
+  %c = chlo.conj %z : tensor<5xcomplex<f32>> -> tensor<5xcomplex<f32>>
+  %cr = stablehlo.real %c : (tensor<5xcomplex<f32>>) -> tensor<5xf32>
+  %ci = stablehlo.imag %c : (tensor<5xcomplex<f32>>) -> tensor<5xf32>
+  %br = stablehlo.bitcast_convert %cr : (tensor<5xf32>) -> tensor<5xui32>
+  %bi = stablehlo.bitcast_convert %ci : (tensor<5xf32>) -> tensor<5xui32>
+  check.expect_eq_const %br, dense<[0x3F800000, 0x80000000, 0x7F800000, 0x7FC00001, 0x00000001]> : tensor<5xui32>
+  check.expect_eq_const %bi, dense<[0xC0000000, 0x80000000, 0x7F800000, 0x40400000, 0x00000001]> : tensor<5xui32>
+  func.return
+}
+EOF
+both_pass "complex<f32>: the imaginary part's sign flips, every other bit kept" "$tmp/c64.mlir"
+
+# complex<f64>: (0.1, -0.1) -> (0.1, 0.1); (-2^-1074, 0) -> (-2^-1074, -0);
+# 0.1 = 0x3FB999999999999A.
+cat > "$tmp/c128.mlir" <<'EOF'
+func.func @main() {
+  %re = stablehlo.constant dense<[0x3FB999999999999A, 0x8000000000000001]> : tensor<2xui64>
+  %im = stablehlo.constant dense<[0xBFB999999999999A, 0x0000000000000000]> : tensor<2xui64>
+  %fr = stablehlo.bitcast_convert %re : (tensor<2xui64>) -> tensor<2xf64>
+  %fi = stablehlo.bitcast_convert %im : (tensor<2xui64>) -> tensor<2xf64>
+  %z = stablehlo.complex %fr, %fi : tensor<2xcomplex<f64>>
+  %c = chlo.conj %z : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>>
+  %cr = stablehlo.real %c : (tensor<2xcomplex<f64>>) -> tensor<2xf64>
+  %ci = stablehlo.imag %c : (tensor<2xcomplex<f64>>) -> tensor<2xf64>
+  %br = stablehlo.bitcast_convert %cr : (tensor<2xf64>) -> tensor<2xui64>
+  %bi = stablehlo.bitcast_convert %ci : (tensor<2xf64>) -> tensor<2xui64>
+  check.expect_eq_const %br, dense<[0x3FB999999999999A, 0x8000000000000001]> : tensor<2xui64>
+  check.expect_eq_const %bi, dense<[0x3FB999999999999A, 0x8000000000000000]> : tensor<2xui64>
+  func.return
+}
+EOF
+both_pass "complex<f64>: (re, -im) bit for bit" "$tmp/c128.mlir"
+
+# A float operand is returned unchanged: -0, a signaling NaN's payload
+# (0x7F800001), -inf and a subnormal keep their bits in f32; f16, bf16 and
+# f64 likewise (-0 and a NaN payload).
+cat > "$tmp/real.mlir" <<'EOF'
+func.func @main() {
+  %b = stablehlo.constant dense<[0x80000000, 0x7F800001, 0xFF800000, 0x00000001, 0x3F800000]> : tensor<5xui32>
+  %x = stablehlo.bitcast_convert %b : (tensor<5xui32>) -> tensor<5xf32>
+  %c = chlo.conj %x : tensor<5xf32> -> tensor<5xf32>
+  %r = stablehlo.bitcast_convert %c : (tensor<5xf32>) -> tensor<5xui32>
+  check.expect_eq_const %r, dense<[0x80000000, 0x7F800001, 0xFF800000, 0x00000001, 0x3F800000]> : tensor<5xui32>
+  %h = stablehlo.constant dense<[0x8000, 0x7E01, 0x3C00]> : tensor<3xui16>
+  %hf = stablehlo.bitcast_convert %h : (tensor<3xui16>) -> tensor<3xf16>
+  %hc = chlo.conj %hf : tensor<3xf16> -> tensor<3xf16>
+  %hr = stablehlo.bitcast_convert %hc : (tensor<3xf16>) -> tensor<3xui16>
+  check.expect_eq_const %hr, dense<[0x8000, 0x7E01, 0x3C00]> : tensor<3xui16>
+  %g = stablehlo.bitcast_convert %h : (tensor<3xui16>) -> tensor<3xbf16>
+  %gc = chlo.conj %g : tensor<3xbf16> -> tensor<3xbf16>
+  %gr = stablehlo.bitcast_convert %gc : (tensor<3xbf16>) -> tensor<3xui16>
+  check.expect_eq_const %gr, dense<[0x8000, 0x7E01, 0x3C00]> : tensor<3xui16>
+  %d = stablehlo.constant dense<[0x8000000000000000, 0x7FF0000000000123]> : tensor<2xui64>
+  %df = stablehlo.bitcast_convert %d : (tensor<2xui64>) -> tensor<2xf64>
+  %dc = chlo.conj %df : tensor<2xf64> -> tensor<2xf64>
+  %dr = stablehlo.bitcast_convert %dc : (tensor<2xf64>) -> tensor<2xui64>
+  check.expect_eq_const %dr, dense<[0x8000000000000000, 0x7FF0000000000123]> : tensor<2xui64>
+  func.return
+}
+EOF
+both_pass "f32, f16, bf16, f64: the operand itself, bit for bit" "$tmp/real.mlir"
+
+# Inside arithmetic the runtime fuses: z * conj(z) = |z|^2 + 0i exactly for
+# (3, 4) -> (25, 0); x + conj(x) = 2x for floats (1.5 -> 3, -0.25 -> -0.5).
+cat > "$tmp/fused.mlir" <<'EOF'
+func.func @main() {
+  %z = stablehlo.constant dense<[(3.0, 4.0), (-1.0, 0.5)]> : tensor<2xcomplex<f32>>
+  %c = chlo.conj %z : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  %p = stablehlo.multiply %z, %c : tensor<2xcomplex<f32>>
+  check.expect_eq_const %p, dense<[(25.0, 0.0), (1.25, 0.0)]> : tensor<2xcomplex<f32>>
+  %x = stablehlo.constant dense<[1.5, -0.25, 7.0, 0.0]> : tensor<4xf32>
+  %y = chlo.conj %x : tensor<4xf32> -> tensor<4xf32>
+  %e = stablehlo.exponential %y : tensor<4xf32>
+  %s = stablehlo.add %x, %y : tensor<4xf32>
+  check.expect_eq_const %s, dense<[3.0, -0.5, 14.0, 0.0]> : tensor<4xf32>
+  func.return
+}
+EOF
+both_pass "conj inside complex multiply and a float add" "$tmp/fused.mlir"
+
+# Parameters: the runtime's compiled kernel, not a folded constant.
+cat > "$tmp/param.mlir" <<'EOF'
+func.func @main(%z: tensor<2xcomplex<f64>>, %x: tensor<3xf32>) -> (tensor<2xcomplex<f64>>, tensor<3xf32>) {
+  %c = chlo.conj %z : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>>
+  %y = chlo.conj %x : tensor<3xf32> -> tensor<3xf32>
+  func.return %c, %y : tensor<2xcomplex<f64>>, tensor<3xf32>
+}
+EOF
+for be in ref runtime; do
+    if "$PLUMB" run --backend $be "$tmp/param.mlir" \
+        --args '[dense<[(1.5,-2.5),(-0.0,4.0)]> : tensor<2xcomplex<f64>>, dense<[1.0,-2.0,0.5]> : tensor<3xf32>]' \
+        > "$tmp/out" 2> "$tmp/err" &&
+        grep -q -F 'dense<[(1.5,2.5), (-0.0,-4.0)]>' "$tmp/out" && grep -q -F 'dense<[1.0, -2.0, 0.5]>' "$tmp/out"; then
+        ok "parameters through the compiled kernel on $be"
+    else
+        fail "parameters through the compiled kernel on $be"
+    fi
+done
+
+# The generic form parses and prints in the pretty form.
+cat > "$tmp/gen.mlir" <<'EOF'
+func.func @main(%z: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %c = "chlo.conj"(%z) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  func.return %c : tensor<2xcomplex<f32>>
+}
+EOF
+if "$PLUMB" fmt "$tmp/gen.mlir" > "$tmp/out" 2> "$tmp/err" &&
+    grep -q '= chlo.conj %[a-z0-9]* : tensor<2xcomplex<f32>>$' "$tmp/out"; then
+    ok "the generic form prints in the pretty form"
+else
+    fail "the generic form prints in the pretty form"
+fi
+if "$PLUMB" fmt "$tmp/out" > "$tmp/out2" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/out2"; then
+    ok "the pretty form reads back to itself"
+else
+    fail "the pretty form reads back to itself"
+fi
+
+# The verifier: an integer operand, and a result of another type.
+cat > "$tmp/bad1.mlir" <<'EOF'
+func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %c = chlo.conj %x : tensor<2xi32> -> tensor<2xi32>
+  func.return %c : tensor<2xi32>
+}
+EOF
+if ! "$PLUMB" verify "$tmp/bad1.mlir" > "$tmp/out" 2> "$tmp/err" && grep -q 'chlo.conj' "$tmp/err" &&
+    grep -q 'i32' "$tmp/err"; then
+    ok "an integer operand is refused, naming the op and the type"
+else
+    fail "an integer operand is refused, naming the op and the type"
+fi
+cat > "$tmp/bad2.mlir" <<'EOF'
+func.func @main(%z: tensor<2xcomplex<f32>>) -> tensor<2xf32> {
+  %c = chlo.conj %z : tensor<2xcomplex<f32>> -> tensor<2xf32>
+  func.return %c : tensor<2xf32>
+}
+EOF
+if ! "$PLUMB" verify "$tmp/bad2.mlir" > "$tmp/out" 2> "$tmp/err" && grep -q 'chlo.conj' "$tmp/err"; then
+    ok "a result of another element type is refused"
+else
+    fail "a result of another element type is refused"
+fi
+"$PLUMB" ops > "$tmp/out" 2> "$tmp/err"
+if grep -q '^chlo.conj ' "$tmp/out"; then ok "plumb ops lists chlo.conj"; else fail "plumb ops lists chlo.conj"; fi
+finish
