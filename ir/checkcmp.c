@@ -165,21 +165,33 @@ static bool is_add_body(const ir_block *b)
            ret->operands[0] == add->results[0] && !ret->next;
 }
 
-const ir_op *plumb_check_arb_producer(const ir_op *check)
+/* The arbitrable op that computes v (docs/spec/checks.md "Arbitration"),
+ * through reshapes (a reshape keeps every element's bits and order, so the
+ * checked elements are the producer's; a convert rounds again and is not
+ * followed) and, with m and calls, through func.call into the value the
+ * callee returns, recording each call followed (outermost first). */
+static const ir_op *arb_producer_of(const ir_module *m, const ir_value *v, const ir_op **calls, uint32_t *n_calls)
 {
-    if (!check || check->n_operands < 1)
-        return NULL;
-    const ir_value *v = check->operands[0];
     /* complex values: only a dot's, arbitrated per component (its real
      * and imaginary parts are each a sum of 2k products) */
     bool cplx = plumb_dtype_is_complex(v->type.dtype);
     if (!plumb_dtype_is_float(v->type.dtype) && !cplx)
         return NULL;
-    /* A reshape keeps every element's bits and order, so the checked
-     * elements are the producer's; a convert rounds again and is not
-     * followed. */
-    while (v->def && v->def->code == PLUMB_OP_RESHAPE && v->def->n_operands == 1)
-        v = v->def->operands[0];
+    for (;;) {
+        while (v->def && v->def->code == PLUMB_OP_RESHAPE && v->def->n_operands == 1)
+            v = v->def->operands[0];
+        const ir_op *c = v->def;
+        if (!m || !calls || !c || c->code != PLUMB_OP_CALL || *n_calls >= PLUMB_CHECK_ARB_MAX_CALLS)
+            break;
+        /* the callee's returned value: the check compares it, bit for bit */
+        const ir_func *f = c->a.callee ? ir_module_find_func(m, c->a.callee) : NULL;
+        const ir_op *ret = f ? f->body.last : NULL;
+        if (!ret || ret->code != PLUMB_OP_FUNC_RETURN || v->index >= ret->n_operands ||
+            f->body.n_args != c->n_operands)
+            return NULL;
+        calls[(*n_calls)++] = c;
+        v = ret->operands[v->index];
+    }
     const ir_op *p = v->def;
     if (cplx)
         return p && p->n_results == 1 && p->n_operands == 2 &&
@@ -188,7 +200,10 @@ const ir_op *plumb_check_arb_producer(const ir_op *check)
         return NULL;
     if (p->code == PLUMB_OP_DOT_GENERAL || p->code == PLUMB_OP_DOT)
         return p->n_operands == 2 ? p : NULL;
-    if (p->code == PLUMB_OP_REDUCE && p->n_operands == 2 && p->n_regions == 1 && is_add_body(&p->regions[0]))
+    /* a sum: reduce, or reduce_window (init plus every window position,
+     * each output its own sum: JAX's cumsum), of one input with an add body */
+    if ((p->code == PLUMB_OP_REDUCE || p->code == PLUMB_OP_REDUCE_WINDOW) && p->n_operands == 2 &&
+        p->n_regions == 1 && is_add_body(&p->regions[0]))
         return p;
     /* An elementwise op of the ULP class (exp, cosh, power, ...): the
      * reference returns its correctly rounded result, the exact result
@@ -206,6 +221,21 @@ const ir_op *plumb_check_arb_producer(const ir_op *check)
     return NULL;
 }
 
+const ir_op *plumb_check_arb_producer(const ir_op *check)
+{
+    if (!check || check->n_operands < 1)
+        return NULL;
+    return arb_producer_of(NULL, check->operands[0], NULL, NULL);
+}
+
+const ir_op *plumb_check_arb_trace(const ir_module *m, const ir_op *check, const ir_op **calls, uint32_t *n_calls)
+{
+    *n_calls = 0;
+    if (!check || check->n_operands < 1)
+        return NULL;
+    return arb_producer_of(m, check->operands[0], calls, n_calls);
+}
+
 bool plumb_check_arb_enabled(void)
 {
     const char *e = getenv("PLUMB_ARBITRATE");
@@ -217,6 +247,8 @@ bool plumb_check_arb_enabled(void)
 typedef struct arb_run {
     plumb_check_arb *arb;
     const ir_op *producer;
+    const ir_op *calls[PLUMB_CHECK_ARB_MAX_CALLS];   /* func.calls followed to it, outermost first */
+    uint32_t n_calls;
     bool tried;
     plumb_tensor *exact, *bound;
     char why[512];
@@ -241,8 +273,8 @@ static arb_verdict arb_judge(arb_run *r, const plumb_tensor *got, uint64_t i, ui
         return ARB_NONE;
     if (!r->tried) {
         r->tried = true;
-        if (!plumb_check_arb_compute(r->arb->m, r->producer, r->arb->max_bytes, &r->exact, &r->bound, r->why,
-                                     sizeof r->why))
+        if (!plumb_check_arb_compute_in(r->arb->m, r->calls, r->n_calls, r->producer, r->arb->max_bytes, &r->exact,
+                                        &r->bound, r->why, sizeof r->why))
             r->exact = r->bound = NULL;
     }
     if (!r->exact)
@@ -275,11 +307,19 @@ static void put_sides(plumb_buf *b, uint64_t ulp_want, uint64_t ulp_got, bool wi
                          within ? "within" : "outside");
 }
 
-static void put_producer(plumb_buf *b, const ir_op *p)
+static void put_producer(plumb_buf *b, const arb_run *r)
 {
+    const ir_op *p = r->producer;
     plumb_buf_puts(b, plumb_op_name(p->code));
     if (p->loc.line)
         plumb_buf_printf(b, " at %u:%u", p->loc.line, p->loc.col);
+    /* the call the check reads, whose callee returns the producer's value */
+    if (r->n_calls) {
+        const ir_op *c = r->calls[0];
+        plumb_buf_printf(b, " returned by func.call @%s", c->a.callee ? c->a.callee : "?");
+        if (c->loc.line)
+            plumb_buf_printf(b, " at %u:%u", c->loc.line, c->loc.col);
+    }
 }
 
 bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tensor *want,
@@ -336,7 +376,9 @@ bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_t
     uint64_t min_ulp = (uint64_t)op->a.min_ulp, max_ulp = (uint64_t)op->a.max_ulp;
     uint64_t n = plumb_tensor_numel(got), bad = 0, worst_ulp = 0;
     uint32_t shown = 0, limit = max_mismatches;
-    arb_run ar = {.arb = arb, .producer = arb && is_float ? plumb_check_arb_producer(op) : NULL};
+    arb_run ar = {.arb = arb};
+    if (arb && is_float)
+        ar.producer = plumb_check_arb_trace(arb->m, op, ar.calls, &ar.n_calls);
     plumb_buf_init(&ar.notes);
     if (arb)
         arb->accepted = 0;
@@ -426,11 +468,11 @@ bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_t
     *passed = bad == 0;
     if (ar.producer && ar.tried && !ar.exact && bad) {
         plumb_buf_puts(&b, "\n  not arbitrated: the checked value comes from ");
-        put_producer(&b, ar.producer);
+        put_producer(&b, &ar);
         plumb_buf_printf(&b, ", but %s", ar.why);
     } else if (ar.exact && bad) {
         plumb_buf_puts(&b, "\n  the checked value comes from ");
-        put_producer(&b, ar.producer);
+        put_producer(&b, &ar);
         plumb_buf_puts(&b, ar.arb->accept ? "; no element above is accepted by arbitration (docs/spec/checks.md)"
                                           : "; arbitration is off (PLUMB_ARBITRATE=0 or --no-arbitrate)");
     }
@@ -460,7 +502,7 @@ bool plumb_check_run_arb(const ir_op *op, const plumb_tensor *got, const plumb_t
         plumb_buf_printf(&nb, "%snote: %s: arbitration accepted %" PRIu64 " of %" PRIu64
                          " elements of the value of ", file || op->loc.line ? " " : "", plumb_op_name(op->code),
                          arb->accepted, n);
-        put_producer(&nb, ar.producer);
+        put_producer(&nb, &ar);
         plumb_buf_puts(&nb, ", within the op's bound of its exact result while the expected value is further "
                             "from it");
         plumb_buf_puts(&nb, ar.notes.data ? ar.notes.data : "");

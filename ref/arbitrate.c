@@ -55,8 +55,8 @@ static uint64_t static_terms(const ir_op *p);
 static bool charge(arb_state *s, const ir_op *op)
 {
     uint64_t w = 0;
-    if ((op->code == PLUMB_OP_DOT_GENERAL || op->code == PLUMB_OP_DOT || op->code == PLUMB_OP_REDUCE) &&
-        op->n_operands >= 1 && op->n_results >= 1)
+    if ((op->code == PLUMB_OP_DOT_GENERAL || op->code == PLUMB_OP_DOT || op->code == PLUMB_OP_REDUCE ||
+         op->code == PLUMB_OP_REDUCE_WINDOW) && op->n_operands >= 1 && op->n_results >= 1)
         w = static_terms(op);
     for (uint32_t j = 0; j < op->n_results; j++) {
         const ir_type *t = &op->results[j]->type;
@@ -269,11 +269,26 @@ static plumb_tensor *abs_copy(const plumb_tensor *x, char *why, size_t why_size)
     return a;
 }
 
-/* The reduced length (reduce) or contracting length (dot) k, and whether
- * every product adds an underflow term (dots). */
+/* The positions of a reduce_window's window (each a term of its sum: an
+ * input element, or init where the window lies on padding or a dilation
+ * hole). Saturates. */
+static uint64_t window_size(const ir_op *p)
+{
+    uint64_t k = 1;
+    for (uint32_t i = 0; i < p->a.window_dims.n; i++) {
+        uint64_t d = p->a.window_dims.v[i] > 0 ? (uint64_t)p->a.window_dims.v[i] : 0;
+        k = d && k > UINT64_MAX / d ? UINT64_MAX : k * d;
+    }
+    return k;
+}
+
+/* The reduced length (reduce), window size (reduce_window) or contracting
+ * length (dot) k, and whether every product adds an underflow term (dots). */
 static uint64_t rounded_ops(const ir_op *p, const plumb_tensor *const *in, const plumb_tensor *result, bool *is_dot)
 {
-    *is_dot = p->code != PLUMB_OP_REDUCE;
+    *is_dot = p->code != PLUMB_OP_REDUCE && p->code != PLUMB_OP_REDUCE_WINDOW;
+    if (p->code == PLUMB_OP_REDUCE_WINDOW)
+        return window_size(p);
     if (p->code == PLUMB_OP_REDUCE) {
         uint64_t n = plumb_tensor_numel(in[0]), r = plumb_tensor_numel(result);
         return r ? n / r : 0;
@@ -332,7 +347,9 @@ static uint64_t static_terms(const ir_op *p)
         n_out = n_out > UINT64_MAX / ((uint64_t)out->dims[i] + 1) ? UINT64_MAX : n_out * (uint64_t)out->dims[i];
     if (p->code == PLUMB_OP_REDUCE)
         return n_in;
-    if (p->code == PLUMB_OP_DOT)
+    if (p->code == PLUMB_OP_REDUCE_WINDOW)
+        k = window_size(p);
+    else if (p->code == PLUMB_OP_DOT)
         k = in->rank ? (uint64_t)in->dims[in->rank - 1] : 1;
     else
         for (uint32_t i = 0; i < p->a.lhs_contract.n; i++)
@@ -348,6 +365,19 @@ static uint64_t actual_terms(const ir_op *p, plumb_tensor *const *in)
     uint64_t a = plumb_tensor_numel(in[0]), b = plumb_tensor_numel(in[1]);
     if (p->code == PLUMB_OP_REDUCE)
         return a;
+    if (p->code == PLUMB_OP_REDUCE_WINDOW) {
+        /* at most one window per position of the padded, dilated input */
+        uint64_t n = 1, k = window_size(p);
+        for (uint32_t i = 0; i < in[0]->rank; i++) {
+            int64_t d = in[0]->dims[i], bd = i < p->a.base_dilations.n ? p->a.base_dilations.v[i] : 1;
+            int64_t lo = 2 * i + 1 < p->a.padding.n ? p->a.padding.v[2 * i] : 0;
+            int64_t hi = 2 * i + 1 < p->a.padding.n ? p->a.padding.v[2 * i + 1] : 0;
+            int64_t e = (d ? (d - 1) * bd + 1 : 0) + (lo > 0 ? lo : 0) + (hi > 0 ? hi : 0);
+            uint64_t u = e > 0 ? (uint64_t)e : 0;
+            n = u && n > UINT64_MAX / u ? UINT64_MAX : n * u;
+        }
+        return k && n > UINT64_MAX / k ? UINT64_MAX : n * k;
+    }
     uint64_t k = 1, batch = 1;
     if (p->code == PLUMB_OP_DOT) {
         k = in[0]->rank ? (uint64_t)in[0]->dims[in[0]->rank - 1] : 1;
@@ -363,16 +393,59 @@ static uint64_t actual_terms(const ir_op *p, plumb_tensor *const *in)
     return per && a > UINT64_MAX / per ? UINT64_MAX : a * per;
 }
 
+/* The frames from the check's function down to the callee of
+ * calls[n - 1]: frames[0] is the check's own (whose parameters are not
+ * known), frames[i + 1] the callee of calls[i] with that call's operands,
+ * recomputed in frames[i], as its parameters. Returns the innermost frame,
+ * or NULL with the reason in s->why. frames holds n + 1, args n. */
+static arb_frame *chain_open(arb_state *s, const ir_op *const *calls, uint32_t n, arb_frame *frames,
+                             plumb_tensor ***args)
+{
+    if (!frame_init(s, &frames[0], NULL, NULL))
+        return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_op *c = calls[i];
+        const ir_func *callee = c->a.callee ? ir_module_find_func(s->m, c->a.callee) : NULL;
+        if (!callee || callee->body.n_args != c->n_operands) {
+            snprintf(s->why, s->why_size, "the callee of func.call at %u:%u cannot be followed", c->loc.line,
+                     c->loc.col);
+            return NULL;
+        }
+        if (c->n_operands && !(args[i] = plumb_calloc(c->n_operands, sizeof *args[i]))) {
+            snprintf(s->why, s->why_size, "out of memory recomputing the operands");
+            return NULL;
+        }
+        for (uint32_t j = 0; j < c->n_operands; j++)
+            if (!(args[i][j] = (plumb_tensor *)eval(s, &frames[i], c->operands[j])))
+                return NULL;
+        if (!frame_init(s, &frames[i + 1], &callee->body, args[i]))
+            return NULL;
+    }
+    return &frames[n];
+}
+
+/* Frees what chain_open made, innermost first (args point into the outer
+ * frames' values). */
+static void chain_close(arb_state *s, const ir_op *const *calls, uint32_t n, arb_frame *frames, plumb_tensor ***args)
+{
+    for (uint32_t i = n + 1; i-- > 0;) {
+        frame_free(s, &frames[i]);
+        if (i < n && args[i])
+            plumb_free(args[i], calls[i]->n_operands * sizeof *args[i]);
+    }
+}
+
 /* An elementwise op of the ULP class (plumb_check_arb_producer): its
  * exact result is the reference's, which is correctly rounded
  * (docs/spec/elementwise.md), and its bound per element is the op's ULP
  * contract for the type (ir/ops.def) in units of the spacing of the
  * floats at the exact result: a backend within its contract is within it. */
-static bool arb_compute_ew(const ir_module *m, const ir_op *producer, uint64_t max_bytes, plumb_tensor **exact,
-                           plumb_tensor **bound, char *why, size_t why_size)
+static bool arb_compute_ew(const ir_module *m, const ir_op *const *calls, uint32_t n_calls, const ir_op *producer,
+                           uint64_t max_bytes, plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size)
 {
     arb_state s = {.m = m, .max_bytes = max_bytes, .why = why, .why_size = why_size};
-    arb_frame top = {0};
+    arb_frame frames[PLUMB_CHECK_ARB_MAX_CALLS + 1] = {{0}}, *top;
+    plumb_tensor **args[PLUMB_CHECK_ARB_MAX_CALLS] = {0};
     bool ok = false;
     plumb_tensor *in[3] = {NULL, NULL, NULL};
     const ir_type *rt = &producer->results[0]->type;
@@ -385,10 +458,10 @@ static bool arb_compute_ew(const ir_module *m, const ir_op *producer, uint64_t m
                  (unsigned long long)ARB_MAX_TERMS);
         return false;
     }
-    if (!frame_init(&s, &top, NULL, NULL))
-        return false;
+    if (!(top = chain_open(&s, calls, n_calls, frames, args)))
+        goto out;
     for (uint32_t i = 0; i < producer->n_operands; i++)
-        if (!(in[i] = (plumb_tensor *)eval(&s, &top, producer->operands[i])))
+        if (!(in[i] = (plumb_tensor *)eval(&s, top, producer->operands[i])))
             goto out;
     plumb_diag d = {0};
     plumb_diag_clear(&d);
@@ -421,7 +494,7 @@ out:
         plumb_tensor_free(*bound);
         *exact = *bound = NULL;
     }
-    frame_free(&s, &top);   /* in[] belong to the frame */
+    chain_close(&s, calls, n_calls, frames, args);   /* in[] belong to the frames */
     return ok;
 }
 
@@ -520,11 +593,23 @@ out:
 bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
                              plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size)
 {
+    return plumb_check_arb_compute_in(m, NULL, 0, producer, max_bytes, exact, bound, why, why_size);
+}
+
+bool plumb_check_arb_compute_in(const ir_module *m, const ir_op *const *calls, uint32_t n_calls,
+                                const ir_op *producer, uint64_t max_bytes, plumb_tensor **exact,
+                                plumb_tensor **bound, char *why, size_t why_size)
+{
     *exact = *bound = NULL;
+    if (n_calls > PLUMB_CHECK_ARB_MAX_CALLS) {
+        snprintf(why, why_size, "it is returned through more than %u nested calls", PLUMB_CHECK_ARB_MAX_CALLS);
+        return false;
+    }
     if (plumb_op_get(producer->code)->kind == PLUMB_KIND_ELEMENTWISE)
-        return arb_compute_ew(m, producer, max_bytes, exact, bound, why, why_size);
+        return arb_compute_ew(m, calls, n_calls, producer, max_bytes, exact, bound, why, why_size);
     arb_state s = {.m = m, .max_bytes = max_bytes, .why = why, .why_size = why_size};
-    arb_frame top = {0};
+    arb_frame frames[PLUMB_CHECK_ARB_MAX_CALLS + 1] = {{0}}, *top;
+    plumb_tensor **args[PLUMB_CHECK_ARB_MAX_CALLS] = {0};
     bool ok = false;
     plumb_tensor *in[2] = {NULL, NULL}, *absin[2] = {NULL, NULL}, *mag = NULL;
     if (producer->n_operands != 2 || producer->n_results != 1) {
@@ -537,13 +622,14 @@ bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t
                  (unsigned long long)terms, (unsigned long long)ARB_MAX_TERMS);
         return false;
     }
-    /* The cone is evaluated in the frame of the producer's own function:
-     * a producer inside a callee reaches that callee's parameters, which
-     * are not known here, and is refused by eval. */
-    if (!frame_init(&s, &top, NULL, NULL))
-        return false;
+    /* The cone is evaluated in the frame of the producer's own function,
+     * a callee's parameters bound to its call's recomputed operands; the
+     * check's own function's parameters are not known here (eval refuses
+     * them). */
+    if (!(top = chain_open(&s, calls, n_calls, frames, args)))
+        goto out;
     for (uint32_t i = 0; i < 2; i++)
-        if (!(in[i] = (plumb_tensor *)eval(&s, &top, producer->operands[i])))
+        if (!(in[i] = (plumb_tensor *)eval(&s, top, producer->operands[i])))
             goto out;
     if (!terms && (terms = actual_terms(producer, in)) > ARB_MAX_TERMS) {
         snprintf(why, why_size, "it has %llu terms, more than the %llu recomputed for arbitration",
@@ -586,6 +672,6 @@ out:
     plumb_tensor_free(mag);
     for (uint32_t i = 0; i < 2; i++)
         plumb_tensor_free(absin[i]);
-    frame_free(&s, &top);   /* in[] belong to the frame */
+    chain_close(&s, calls, n_calls, frames, args);   /* in[] belong to the frames */
     return ok;
 }

@@ -868,7 +868,7 @@ static bool read_by_check(const ir_op *op)
 {
     const plumb_op_info *oi = plumb_op_get(op->code);
     if (op->code != PLUMB_OP_DOT_GENERAL && op->code != PLUMB_OP_DOT && op->code != PLUMB_OP_REDUCE &&
-        !(oi->kind == PLUMB_KIND_ELEMENTWISE && oi->agree == PLUMB_AGREE_ULP))
+        op->code != PLUMB_OP_REDUCE_WINDOW && !(oi->kind == PLUMB_KIND_ELEMENTWISE && oi->agree == PLUMB_AGREE_ULP))
         return false;
     for (const ir_op *o = op->next; o; o = o->next)
         if (plumb_op_get(o->code)->kind == PLUMB_KIND_CHECK && plumb_check_arb_producer(o) == op)

@@ -44,10 +44,21 @@ bool plumb_check_run(const ir_op *op, const plumb_tensor *got, const plumb_tenso
  * is further from it (in ULP). Every accepted element is printed as a note. */
 
 /* The op whose result check's first operand is, when arbitration may apply
- * to it: a float dot_general or dot, or a reduce of one float input with
- * an add body, reached directly or through reshapes (which move no value).
+ * to it: a float dot_general or dot, a reduce or reduce_window of one float
+ * input with an add body, or a ULP-class elementwise op, reached directly or
+ * through reshapes (which move no value).
  * NULL for every other producer (exact ops, converts, parameters). */
 const ir_op *plumb_check_arb_producer(const ir_op *check);
+
+/* The most nested func.calls plumb_check_arb_trace follows. */
+#define PLUMB_CHECK_ARB_MAX_CALLS 16u
+
+/* plumb_check_arb_producer that also follows a func.call into the value its
+ * callee (in m) returns, through nested calls up to
+ * PLUMB_CHECK_ARB_MAX_CALLS deep; reduce_window with an add body counts as
+ * a sum. Writes the calls followed to calls[0..*n_calls), outermost first
+ * (calls holds PLUMB_CHECK_ARB_MAX_CALLS). m may be NULL: no call followed. */
+const ir_op *plumb_check_arb_trace(const ir_module *m, const ir_op *check, const ir_op **calls, uint32_t *n_calls);
 
 /* Whether the mode accepts elements: on unless PLUMB_ARBITRATE is "0"
  * (plumb run --no-arbitrate sets it). Off, failing checks are still
@@ -63,6 +74,12 @@ bool plumb_check_arb_enabled(void);
  * (ref/arbitrate.c). */
 bool plumb_check_arb_compute(const ir_module *m, const ir_op *producer, uint64_t max_bytes,
                              plumb_tensor **exact, plumb_tensor **bound, char *why, size_t why_size);
+/* The same for a producer inside the callee of calls[n_calls - 1], reached
+ * from the check's function through calls[0..n_calls) (plumb_check_arb_trace):
+ * each callee's parameters are the recomputed operands of its call. */
+bool plumb_check_arb_compute_in(const ir_module *m, const ir_op *const *calls, uint32_t n_calls,
+                                const ir_op *producer, uint64_t max_bytes, plumb_tensor **exact,
+                                plumb_tensor **bound, char *why, size_t why_size);
 
 typedef struct plumb_check_arb {
     const ir_module *m;        /* the module of the check (for the recomputation) */
