@@ -142,10 +142,24 @@ static bool add_size(const ir_op *op, int64_t a, int64_t b, int64_t *r, const ch
 
 /* ---- step 1: the concrete result dims ---------------------------------------- */
 
+static void conv_out_dims(const ir_conv *c, const plumb_tensor *l, const plumb_tensor *r, ir_type *res);
+
 static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, ir_type *out, plumb_diag *d)
 {
     const ir_attrs *a = &op->a;
     switch (op->code) {
+    case PLUMB_OP_CONVOLUTION: {
+        /* a '?' lhs or rhs dimension (JAX's shape-polymorphic exports):
+         * C25 on the actual sizes; verify_concrete then runs every
+         * convolution rule on them */
+        const ir_conv *c = a->conv;
+        if (!c || c->n_spatial > IR_CONV_MAX_SPATIAL || in[0]->rank != c->n_spatial + 2 || in[1]->rank != in[0]->rank ||
+            op->results[0]->type.rank != in[0]->rank)
+            return BAD("dimension numbers do not match the operand ranks");
+        out[0] = result_blank(op, 0);
+        conv_out_dims(c, in[0], in[1], &out[0]);
+        return true;
+    }
     case PLUMB_OP_SELECT:
     case PLUMB_OP_CLAMP:
         out[0] = result_blank(op, 0);
@@ -598,6 +612,31 @@ static bool read_list(const ir_op *op, const plumb_tensor *const *in, uint32_t k
     return true;
 }
 
+/* convolution's result dims (C25) from the operands' actual sizes: batch
+ * / batch_group_count, the kernel's output features, and per spatial
+ * dimension the dilated, padded input's count of strided window positions.
+ * A step that overflows leaves its dims at 0 for the convolution rule,
+ * which ir_shape_infer runs next on these sizes, to report in its words. */
+static void conv_out_dims(const ir_conv *c, const plumb_tensor *l, const plumb_tensor *r, ir_type *res)
+{
+    uint32_t S = c->n_spatial;
+    int64_t B = l->dims[c->in_batch], bgc = c->batch_group_count;
+    res->dims[c->out_batch] = bgc > 0 ? B / bgc : 0;
+    res->dims[c->out_feature] = r->dims[c->k_out_feature];
+    for (uint32_t k = 0; k < S; k++) {
+        int64_t n = l->dims[c->in_spatial[k]], w = r->dims[c->k_spatial[k]];
+        int64_t ld = c->n_lhs_dilation ? c->lhs_dilation[k] : 1, rd = c->n_rhs_dilation ? c->rhs_dilation[k] : 1;
+        int64_t st = c->n_strides ? c->strides[k] : 1, din = 0, dw = 0, padded = 0, out = 0;
+        bool ovf = (n > 0 && (__builtin_mul_overflow(n - 1, ld, &din) || __builtin_add_overflow(din, 1, &din))) ||
+                   __builtin_add_overflow(din, c->pad_lo[k], &padded) ||
+                   __builtin_add_overflow(padded, c->pad_hi[k], &padded) ||
+                   (w > 0 && (__builtin_mul_overflow(w - 1, rd, &dw) || __builtin_add_overflow(dw, 1, &dw)));
+        if (!ovf && st > 0)
+            out = padded <= 0 || dw > padded ? 0 : (padded - dw) / st + 1;
+        res->dims[c->out_spatial[k]] = out;
+    }
+}
+
 /* dynamic_conv: convolution with padding[k] = (d_padding[k][0],
  * d_padding[k][1]) for spatial dimension k, any integer values (negative
  * padding removes elements). The result dims follow convolution's C25;
@@ -627,22 +666,7 @@ static bool conv_static_form(const ir_op *op, const plumb_tensor *const *in, ir_
             return false;
     s->conv.n_padding = S;
     s->a.conv = &s->conv;
-    const ir_conv *c = &s->conv;
-    int64_t B = l->dims[c->in_batch], bgc = c->batch_group_count;
-    s->result.dims[c->out_batch] = bgc > 0 ? B / bgc : 0;
-    s->result.dims[c->out_feature] = r->dims[c->k_out_feature];
-    for (uint32_t k = 0; k < S; k++) {
-        int64_t n = l->dims[c->in_spatial[k]], w = r->dims[c->k_spatial[k]];
-        int64_t ld = c->n_lhs_dilation ? c->lhs_dilation[k] : 1, rd = c->n_rhs_dilation ? c->rhs_dilation[k] : 1;
-        int64_t st = c->n_strides ? c->strides[k] : 1, din = 0, dw = 0, padded = 0, out = 0;
-        bool ovf = (n > 0 && (__builtin_mul_overflow(n - 1, ld, &din) || __builtin_add_overflow(din, 1, &din))) ||
-                   __builtin_add_overflow(din, c->pad_lo[k], &padded) ||
-                   __builtin_add_overflow(padded, c->pad_hi[k], &padded) ||
-                   (w > 0 && (__builtin_mul_overflow(w - 1, rd, &dw) || __builtin_add_overflow(dw, 1, &dw)));
-        if (!ovf && st > 0)
-            out = padded <= 0 || dw > padded ? 0 : (padded - dw) / st + 1;
-        s->result.dims[c->out_spatial[k]] = out;
-    }
+    conv_out_dims(&s->conv, l, r, &s->result);
     return true;
 }
 

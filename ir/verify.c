@@ -1423,7 +1423,10 @@ static bool conv_rule(vctx *V, const ir_op *op, const ir_conv *cv, bool dyn, boo
 
 static bool v_convolution(vctx *V, const ir_op *op)
 {
-    return conv_rule(V, op, op->a.conv, false, true);
+    /* a '?' lhs or rhs dimension (JAX's shape-polymorphic exports): the
+     * rules whose sizes are not known run when the op does (ir/shape.c) */
+    bool dyn = !ir_type_is_static(&op->operands[0]->type) || !ir_type_is_static(&op->operands[1]->type);
+    return conv_rule(V, op, op->a.conv, dyn, true);
 }
 
 /* stablehlo.dynamic_conv: convolution with its padding read from operand 2
