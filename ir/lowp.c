@@ -23,6 +23,7 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_LGAMMA:
     case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER:
     case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:   /* ref/special2.c, rounded to odd */
+    case PLUMB_OP_CONJ:   /* a real value's conjugate: the operand's bits */
     case PLUMB_OP_BATCH_NORM_INFERENCE: case PLUMB_OP_BATCH_NORM_TRAINING:
     case PLUMB_OP_BATCH_NORM_GRAD:   /* statistics wide, each result rounded once (docs/spec/batchnorm.md) */
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:

@@ -39,7 +39,7 @@ bool ref_lowp_owns(const ir_op *op)
     switch (op->code) {
     case PLUMB_OP_ABS: case PLUMB_OP_NEGATE: case PLUMB_OP_SIGN: case PLUMB_OP_IS_FINITE:
     case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF: case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_COMPARE:
-    case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER: case PLUMB_OP_REDUCE_PRECISION:
+    case PLUMB_OP_ERF_INV: case PLUMB_OP_NEXT_AFTER: case PLUMB_OP_REDUCE_PRECISION: case PLUMB_OP_CONJ:
         return true;
     default:
         return false;
@@ -139,6 +139,7 @@ bool ref_lowp_run(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_te
         switch (op->code) {
         case PLUMB_OP_ABS: r = s_abs(f, x); break;
         case PLUMB_OP_NEGATE: r = s_negate(f, x); break;
+        case PLUMB_OP_CONJ: r = x; break;   /* a real value is its own conjugate, bit for bit */
         case PLUMB_OP_SIGN: r = s_sign(f, x); break;
         case PLUMB_OP_IS_FINITE: r = !plumb_small_is_nan(f, x) && !plumb_small_is_inf(f, x); break;
         case PLUMB_OP_IS_INF: r = plumb_small_is_inf(f, x); break;

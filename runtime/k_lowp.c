@@ -212,6 +212,7 @@ static uint32_t f_unary(plumb_opcode c, const plumb_fpfmt *f, uint32_t x)
         if (f->nan == PLUMB_FPNAN_FNUZ && (x & ~f_sbit(f)) == 0)
             return x;
         return x ^ f_sbit(f);
+    case PLUMB_OP_CONJ: return x;   /* a real value is its own conjugate, bit for bit */
     case PLUMB_OP_IS_FINITE: return !nan && !plumb_small_is_inf(f, x);
     case PLUMB_OP_IS_INF: return plumb_small_is_inf(f, x);
     case PLUMB_OP_IS_POS_INF: return plumb_small_is_inf(f, x) && v > 0;
@@ -589,6 +590,16 @@ bool rt_lowp_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_ten
         if ((ty == IR_CMP_FLOAT || ty == IR_CMP_TOTALORDER) != fl)
             return rt_fail(x, op, PLUMB_ERR_INVALID, "compare: the comparison type does not apply to %s",
                            plumb_dtype_name(t));
+    }
+    if ((c == PLUMB_OP_ZETA || c == PLUMB_OP_POLYGAMMA) && plumb_fpfmt_get(t)) {
+        /* per element, no table: an entry costs up to milliseconds of MPFR
+         * (a far negative q), so a 2^16-entry table would cost seconds
+         * however few elements the program has */
+        const uint8_t *a = j.in[0], *b = j.in[1];
+        for (uint64_t i = 0; i < n; i++)
+            j.out[i] = (uint8_t)rt_lowp_scalar2(c, IR_CMP_TYPE_NONE, IR_CMP_EQ, t, a[j.bc[0] ? 0 : i] & j.mask,
+                                               b[j.bc[1] ? 0 : i] & j.mask);
+        return true;
     }
     if (c == PLUMB_OP_CLAMP) {
         j.t1 = table(PLUMB_OP_MAXIMUM, t, 0, 0, true);

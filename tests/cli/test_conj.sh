@@ -91,6 +91,26 @@ func.func @main() {
 EOF
 both_pass "f32, f16, bf16, f64: the operand itself, bit for bit" "$tmp/real.mlir"
 
+# The small float formats (their per-op tables on the runtime): f8E4M3FN's
+# -0 (0x80), NaNs (0x7F, 0xFF), smallest subnormal (0x01) and 1.0 (0x38);
+# f8E8M0FNU's NaN (0xFF), 2^-127 (0x00) and 1.0 (0x7F) keep their bits.
+cat > "$tmp/lowp.mlir" <<'EOF'
+func.func @main() {
+  %b = stablehlo.constant dense<[0x80, 0x7F, 0xFF, 0x01, 0x38]> : tensor<5xui8>
+  %x = stablehlo.bitcast_convert %b : (tensor<5xui8>) -> tensor<5xf8E4M3FN>
+  %c = chlo.conj %x : tensor<5xf8E4M3FN> -> tensor<5xf8E4M3FN>
+  %r = stablehlo.bitcast_convert %c : (tensor<5xf8E4M3FN>) -> tensor<5xui8>
+  check.expect_eq_const %r, dense<[0x80, 0x7F, 0xFF, 0x01, 0x38]> : tensor<5xui8>
+  %e = stablehlo.constant dense<[0xFF, 0x00, 0x7F]> : tensor<3xui8>
+  %y = stablehlo.bitcast_convert %e : (tensor<3xui8>) -> tensor<3xf8E8M0FNU>
+  %d = chlo.conj %y : tensor<3xf8E8M0FNU> -> tensor<3xf8E8M0FNU>
+  %s = stablehlo.bitcast_convert %d : (tensor<3xf8E8M0FNU>) -> tensor<3xui8>
+  check.expect_eq_const %s, dense<[0xFF, 0x00, 0x7F]> : tensor<3xui8>
+  func.return
+}
+EOF
+both_pass "f8E4M3FN, f8E8M0FNU: the operand itself, bit for bit" "$tmp/lowp.mlir"
+
 # Inside arithmetic the runtime fuses: z * conj(z) = |z|^2 + 0i exactly for
 # (3, 4) -> (25, 0); x + conj(x) = 2x for floats (1.5 -> 3, -0.25 -> -0.5).
 cat > "$tmp/fused.mlir" <<'EOF'
