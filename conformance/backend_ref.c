@@ -311,6 +311,10 @@ static plumb_backend_error *ref_capabilities(plumb_backend_capabilities_args *a)
     ref_caps.accum_bf16 = PLUMB_BACKEND_DT_BF16;
     ref_caps.accum_f32 = PLUMB_BACKEND_DT_F32;
     ref_caps.accum_f64 = PLUMB_BACKEND_DT_F64;
+    /* The small formats' dots and convolutions: exact products summed in
+     * double-double (ref/accum.c), rounded once to the result, at least as
+     * tight as an f64 accumulator (ABI 1.4). */
+    for (int i = 0; i < PLUMB_BACKEND_N_SMALL_FLOATS; i++) ref_caps.accum_small[i] = PLUMB_BACKEND_DT_F64;
     a->capabilities = &ref_caps;
     return NULL;
 }

@@ -134,6 +134,13 @@ static plumb_backend_error *rtb_capabilities(plumb_backend_capabilities_args *a)
     rt_caps.accum_bf16 = PLUMB_BACKEND_DT_F32;
     rt_caps.accum_f32 = PLUMB_BACKEND_DT_F32;
     rt_caps.accum_f64 = PLUMB_BACKEND_DT_F64;
+    /* The small formats' dots and convolutions widen to f32 (products of
+     * <= 5-bit significands are exact there) and sum in f32's GEMM
+     * (runtime/k_dot.c rt_gemm_f8), but f8E8M0FNU, whose products leave
+     * f32's range, in f64 (runtime/k_conv.c, k_dot.c). ABI 1.4. */
+    for (int i = 0; i < PLUMB_BACKEND_N_SMALL_FLOATS; i++)
+        rt_caps.accum_small[i] = (PLUMB_BACKEND_DT_F8E4M3FN << i) == PLUMB_BACKEND_DT_F8E8M0FNU ? PLUMB_BACKEND_DT_F64
+                                                                                               : PLUMB_BACKEND_DT_F32;
     a->capabilities = &rt_caps;
     return NULL;
 }

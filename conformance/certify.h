@@ -130,6 +130,11 @@ void conf_tensors_free(plumb_tensor **ts, uint32_t n);
 bool conf_backend_stats(conf_backend *b, plumb_backend_stats *st, plumb_diag *d);
 bool conf_backend_reset_stats(conf_backend *b, plumb_diag *d);
 
+/* The declared accumulators of the FP8/FP6/FP4 formats as one line of
+ * text for the certificate, naming each format summed in itself (whose
+ * data bound is void for long sums) as a limitation. */
+void conf_caps_small_accum_text(const conf_caps *c, char *out, size_t cap);
+
 /* The check options for cases of dtype t under the declared capabilities. */
 void conf_caps_check_opts(const conf_caps *c, plumb_dtype t, conf_check_opts *o);
 

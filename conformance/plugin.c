@@ -248,6 +248,40 @@ bool conf_caps_translate(const plumb_backend_capabilities *c, const char *where,
     return conf_caps_translate_minor(c, PLUMB_BACKEND_ABI_MINOR, where, out, d);
 }
 
+/* The accumulators of the small float formats (ABI 1.4 accum_small). An
+ * entry of 0, or a table older than 1.4, means f32: FP8 matrix units
+ * accumulate in it (the OCP 8-bit floating point specification's GEMM
+ * model and vendors' FP8 tensor cores), so it is the widest accumulator a
+ * backend can plausibly leave undeclared; one that accumulates in the
+ * format itself must declare it (docs/abi.md, "Capabilities"). */
+static bool caps_small_accum(const plumb_backend_capabilities *c, uint32_t abi_minor, const char *where,
+                             conf_caps *out, plumb_diag *d)
+{
+    plumb_loc nl = {0, 0};
+    bool has = abi_minor >= 4 && PLUMB_BACKEND_HAS_FIELD(c, plumb_backend_capabilities, accum_small);
+    for (int i = 0; i < PLUMB_BACKEND_N_SMALL_FLOATS; i++) {
+        plumb_dtype in = dtype_from_abi_bit(PLUMB_BACKEND_DT_F8E4M3FN << i);
+        uint32_t v = has ? c->accum_small[i] : 0;
+        plumb_dtype a = v == 0 ? PLUMB_F32 : dtype_from_abi_bit(v);
+        if (a == PLUMB_DTYPE_COUNT || !plumb_dtype_is_float(a)) {
+            plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
+                           "%s: capabilities: accum_small[%d] (%s) = 0x%x is not one float element-type bit",
+                           where, i, plumb_dtype_name(in), v);
+            return false;
+        }
+        /* the format itself, or a float that holds each of its values */
+        const plumb_dtype_info *ai = plumb_dtype_get(a), *ii = plumb_dtype_get(in);
+        if (a != in && (ai->mant_bits < ii->mant_bits || ai->exp_bits < ii->exp_bits)) {
+            plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
+                           "%s: capabilities: accum_small[%d] = %s is narrower than %s",
+                           where, i, ai->name, ii->name);
+            return false;
+        }
+        out->accum[in] = a;
+    }
+    return true;
+}
+
 bool conf_caps_translate_minor(const plumb_backend_capabilities *c, uint32_t abi_minor, const char *where,
                                conf_caps *out, plumb_diag *d)
 {
@@ -257,10 +291,10 @@ bool conf_caps_translate_minor(const plumb_backend_capabilities *c, uint32_t abi
         plumb_diag_set(d, PLUMB_ERR_INVALID, nl, "%s: capabilities returned no capabilities object", where);
         return false;
     }
-    if (c->struct_size < sizeof(plumb_backend_capabilities)) {
+    if (c->struct_size < PLUMB_BACKEND_CAPABILITIES_SIZE_1_0) {
         plumb_diag_set(d, PLUMB_ERR_INVALID, nl,
                        "%s: capabilities struct_size %zu is shorter than ABI %u.0's %zu bytes",
-                       where, c->struct_size, PLUMB_BACKEND_ABI_MAJOR, sizeof(plumb_backend_capabilities));
+                       where, c->struct_size, PLUMB_BACKEND_ABI_MAJOR, PLUMB_BACKEND_CAPABILITIES_SIZE_1_0);
         return false;
     }
     if (c->n_ops > 0 && !c->ops) {
@@ -385,7 +419,36 @@ bool conf_caps_translate_minor(const plumb_backend_capabilities *c, uint32_t abi
         }
         out->accum[acc[i].in] = a;
     }
-    return true;
+    return caps_small_accum(c, abi_minor, where, out, d);
+}
+
+void conf_caps_small_accum_text(const conf_caps *c, char *out, size_t cap)
+{
+    plumb_dtype in[PLUMB_BACKEND_N_SMALL_FLOATS];
+    bool same = true, own = false;
+    for (int i = 0; i < PLUMB_BACKEND_N_SMALL_FLOATS; i++) {
+        in[i] = dtype_from_abi_bit(PLUMB_BACKEND_DT_F8E4M3FN << i);
+        same = same && c->accum[in[i]] == c->accum[in[0]];
+        own = own || c->accum[in[i]] == in[i];
+    }
+    size_t n = 0;
+    if (cap == 0) return;
+    out[0] = '\0';
+#define SA_PUT(...) do { if (n < cap) { int w_ = snprintf(out + n, cap - n, __VA_ARGS__); n += w_ > 0 ? (size_t)w_ : 0; } } while (0)
+    if (same && !own) {
+        SA_PUT("FP8/FP6/FP4->%s", plumb_dtype_name(c->accum[in[0]]));
+    } else {
+        for (int i = 0; i < PLUMB_BACKEND_N_SMALL_FLOATS; i++)
+            SA_PUT("%s%s->%s", i ? " " : "", plumb_dtype_name(in[i]), plumb_dtype_name(c->accum[in[i]]));
+    }
+    if (own) {
+        SA_PUT("; summed in the format itself:");
+        for (int i = 0; i < PLUMB_BACKEND_N_SMALL_FLOATS; i++)
+            if (c->accum[in[i]] == in[i]) SA_PUT(" %s", plumb_dtype_name(in[i]));
+        SA_PUT(" (limitation: the data bound gamma(K) is void for sums and dots of K >= 1/u terms; there only NaN, "
+               "infinities and finiteness are compared)");
+    }
+#undef SA_PUT
 }
 
 void conf_caps_check_opts(const conf_caps *c, plumb_dtype t, conf_check_opts *o)

@@ -9,6 +9,7 @@
 #include "certify.h"
 #include "conf.h"
 #include "coverage.h"
+#include "plumb/fp8.h"
 
 const char *conf_poly_name(plumb_backend_poly p)
 {
@@ -116,6 +117,9 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     plumb_buf_printf(b, "  accumulators  f16->%s bf16->%s f32->%s f64->%s\n", plumb_dtype_name(c->accum[PLUMB_F16]),
                      plumb_dtype_name(c->accum[PLUMB_BF16]), plumb_dtype_name(c->accum[PLUMB_F32]),
                      plumb_dtype_name(c->accum[PLUMB_F64]));
+    char small[768];
+    conf_caps_small_accum_text(c, small, sizeof small);
+    plumb_buf_printf(b, "  accumulators  %s\n", small);
     plumb_buf_printf(b, "  digest        xxh3-128:%016llx%016llx\n", (unsigned long long)run->digest[0],
                      (unsigned long long)run->digest[1]);
     plumb_buf_printf(b, "  duration      %.1f s\n\n", run->seconds);
@@ -432,9 +436,14 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
     json_types(b, c->flush_subnormals);
     plumb_buf_printf(b, ", \"preserves_nan_payload\": %s, \"deterministic\": %s, \"accumulators\": {",
                      c->preserves_nan_payload ? "true" : "false", c->deterministic ? "true" : "false");
-    plumb_buf_printf(b, "\"f16\": \"%s\", \"bf16\": \"%s\", \"f32\": \"%s\", \"f64\": \"%s\"},\n      \"ops\": {",
+    plumb_buf_printf(b, "\"f16\": \"%s\", \"bf16\": \"%s\", \"f32\": \"%s\", \"f64\": \"%s\"",
                      plumb_dtype_name(c->accum[PLUMB_F16]), plumb_dtype_name(c->accum[PLUMB_BF16]),
                      plumb_dtype_name(c->accum[PLUMB_F32]), plumb_dtype_name(c->accum[PLUMB_F64]));
+    /* the FP8/FP6/FP4 formats' (ABI 1.4), which certify merge reads back */
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+        if (plumb_dtype_is_small_float((plumb_dtype)t))
+            plumb_buf_printf(b, ", \"%s\": \"%s\"", plumb_dtype_name((plumb_dtype)t), plumb_dtype_name(c->accum[t]));
+    plumb_buf_puts(b, "},\n      \"ops\": {");
     bool first = true;
     for (int i = 0; i < PLUMB_OP_COUNT; i++) {
         if (!c->claims[i])

@@ -34,6 +34,9 @@
  *  - Element-type bits are APPENDED too (1.3: complex, FP8/FP6/FP4, i2/i4/
  *    ui2/ui4); a loader rejects a bit the table's abi_minor does not define,
  *    and a backend of an older minor simply claims none of the new types.
+ *  - A field APPENDED to a struct (1.4: capabilities.accum_small) is read
+ *    only when the table's abi_minor defines it and the struct's
+ *    struct_size holds it; otherwise its documented default applies.
  *  - A function APPENDED to the table (1.2: explain) is optional: a loader
  *    uses it only when the table's struct_size holds it and it is not NULL,
  *    and treats an older table as "no explanations".
@@ -65,7 +68,7 @@ extern "C" {
 #endif
 
 #define PLUMB_BACKEND_ABI_MAJOR 1u
-#define PLUMB_BACKEND_ABI_MINOR 3u
+#define PLUMB_BACKEND_ABI_MINOR 4u
 
 /* The symbol a plugin exports and its type. */
 #define PLUMB_BACKEND_GET_API_SYMBOL "plumb_backend_get_api"
@@ -125,6 +128,9 @@ typedef struct plumb_backend_executable plumb_backend_executable; /* one compile
 #define PLUMB_BACKEND_DT_UI2            (1u << 28)
 #define PLUMB_BACKEND_DT_UI4            (1u << 29)
 #define PLUMB_BACKEND_DT_ALL_V1_3 ((1u << 30) - 1u) /* every bit ABI 1.3 defines */
+/* The small float formats, f8E4M3FN (bit 15) through f4E2M1FN (bit 25):
+ * capabilities.accum_small has one entry per format (ABI 1.4). */
+#define PLUMB_BACKEND_N_SMALL_FLOATS 11
 
 /* ---- errors ---------------------------------------------------------------- */
 typedef enum plumb_backend_code {
@@ -245,7 +251,24 @@ typedef struct plumb_backend_capabilities {
     uint32_t accum_bf16;
     uint32_t accum_f32;
     uint32_t accum_f64;
+    /* ABI 1.4: the accumulator of sums and dots (dot_general, dot,
+     * convolution) per small float input type: accum_small[i] is for the
+     * type whose bit is PLUMB_BACKEND_DT_F8E4M3FN << i (i = 0 f8E4M3FN ...
+     * 10 f4E2M1FN, the ABI 1.3 bit order). One PLUMB_BACKEND_DT_* bit: the
+     * format itself when every product or partial sum is rounded to it, or
+     * a wider float (f16, bf16, f32, f64) that holds every value of the
+     * format. 0, and every entry of a table older than 1.4, means f32: what
+     * FP8 matrix hardware accumulates in (docs/abi.md, "Capabilities").
+     * Unlike the fields above, 0 does NOT mean the input type itself: a
+     * backend that accumulates in the format must say so, and is then held
+     * to the format's own (for long sums vacuous) bound, which the
+     * certificate states. */
+    uint32_t accum_small[PLUMB_BACKEND_N_SMALL_FLOATS];
 } plumb_backend_capabilities;
+
+/* sizeof(plumb_backend_capabilities) of ABI 1.0-1.3: the least struct_size
+ * a loader accepts. */
+#define PLUMB_BACKEND_CAPABILITIES_SIZE_1_0 ((size_t)offsetof(plumb_backend_capabilities, accum_small))
 
 typedef struct plumb_backend_capabilities_args {
     size_t struct_size;                    /* sizeof(plumb_backend_capabilities_args) */
@@ -394,7 +417,8 @@ typedef const plumb_backend_api *(*plumb_backend_get_api_fn)(uint32_t abi_major)
 PLUMB_BACKEND_EXPORT const plumb_backend_api *plumb_backend_get_api(uint32_t abi_major);
 
 /* ---- released layouts (ABI 1.0; 1.1 appended an enum value, no field; 1.2
- * appended plumb_backend_api.explain and plumb_backend_explain_args), pinned
+ * appended plumb_backend_api.explain and plumb_backend_explain_args; 1.3
+ * appended element-type bits; 1.4 appended capabilities.accum_small), pinned
  * on LP64 targets --------------------------------------------------------------
  * If one of these trips, a released field moved: that is an ABI break. Append
  * instead, and bump PLUMB_BACKEND_ABI_MINOR. */
@@ -437,7 +461,10 @@ PLUMB_BACKEND_PIN(offsetof(plumb_backend_capabilities, ops) == 8 && offsetof(plu
                   && offsetof(plumb_backend_capabilities, accum_bf16) == 44
                   && offsetof(plumb_backend_capabilities, accum_f32) == 48
                   && offsetof(plumb_backend_capabilities, accum_f64) == 52
-                  && sizeof(plumb_backend_capabilities) == 56, "plumb_backend_capabilities layout (ABI 1.0)");
+                  && PLUMB_BACKEND_CAPABILITIES_SIZE_1_0 == 56, "plumb_backend_capabilities layout (ABI 1.0)");
+PLUMB_BACKEND_PIN(offsetof(plumb_backend_capabilities, accum_small) == 56
+                  && PLUMB_BACKEND_CAPABILITIES_SIZE_1_0 == 56 && PLUMB_BACKEND_N_SMALL_FLOATS == 11
+                  && sizeof(plumb_backend_capabilities) == 104, "plumb_backend_capabilities layout (ABI 1.4)");
 PLUMB_BACKEND_PIN(offsetof(plumb_backend_capabilities_args, backend) == 8
                   && offsetof(plumb_backend_capabilities_args, capabilities) == 16
                   && sizeof(plumb_backend_capabilities_args) == 24, "plumb_backend_capabilities_args layout (ABI 1.0)");

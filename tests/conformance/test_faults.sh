@@ -141,5 +141,10 @@ expect fault_subint_gather_mask gather            "gather/i4/odd/patterns/"     
 # ... and the complex more-ops family's reduce with a multiply body sees a
 # product that drops the bc term of its imaginary part.
 expect fault_cprod_cross       reduce             "reduce/complex<f.*>/d1/unit/"           "normwise error"
+# FP8/FP6/FP4 dots (ABI 1.4 accum_small): a convolution that rounds its sum
+# to the format after every product while declaring f32 sees the
+# conv-types family's 27-term f8E4M3FN sums differ from the correctly
+# rounded ones far more often than an f32 accumulator allows.
+expect fault_fp8_conv_accum   convolution         "convolution/f8E4M3FN/odd/finite/"       "f32 accumulator"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
