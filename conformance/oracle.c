@@ -9,6 +9,7 @@
 
 #include "oracle.h"
 #include "plumb/checkcmp.h"
+#include "plumb/fp8.h"
 #include "plumb/ops.h"
 
 /* What a value's computation contains, as bits. */
@@ -423,11 +424,13 @@ bool conf_oracle_check_op(const conf_oracle_op *c, const conf_caps *caps, conf_r
         conf_caps_check_opts(caps, c->dtype, &co);
     else {
         /* nothing declared: no flushing, NaN payloads kept, accumulation
-         * in each type itself (the checker's strictest reading) */
+         * in each type itself (the checker's strictest reading), but f32
+         * for the FP8/FP6/FP4 formats, the plugin ABI's default: in the
+         * format itself their bound is void (docs/abi.md, accum_small) */
         memset(&co, 0, sizeof co);
         co.preserves_nan_payload = true;
         for (int i = 0; i < PLUMB_DTYPE_COUNT; i++)
-            co.accum[i] = (plumb_dtype)i;
+            co.accum[i] = plumb_dtype_is_small_float((plumb_dtype)i) ? PLUMB_F32 : (plumb_dtype)i;
     }
     return conf_check_case(&cs, c->got, c->n_got, &co, r, d);
 }
