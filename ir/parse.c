@@ -3860,12 +3860,15 @@ static bool empty_signature(P *p)
 }
 
 /* Generic-form properties `<{name = value, ...}>` (func.func,
- * builtin.module): `name =` of one, what naming the op in the error. */
-static bool prop_name(P *p, const char *what, const char **k, size_t *kn)
+ * builtin.module): `name =` of one, what naming the op in the error. A
+ * unit property is its name alone (`no_inline,`: MLIR prints a UnitAttr
+ * without `= unit`); *unit says so and there is no value to read. */
+static bool prop_name(P *p, const char *what, const char **k, size_t *kn, bool *unit)
 {
     if (!ident(p, k, kn))
         return expected(p, what);
-    return expect(p, '=');
+    *unit = peek(p) == ',' || peek(p) == '}';
+    return *unit || expect(p, '=');
 }
 
 static bool prop_is(const char *k, size_t kn, const char *name)
@@ -3909,8 +3912,11 @@ static bool parse_generic_func(P *p)
         do {
             const char *k;
             size_t kn;
-            if (!prop_name(p, "a func.func property name", &k, &kn))
+            bool unit;
+            if (!prop_name(p, "a func.func property name", &k, &kn, &unit))
                 return false;
+            if (unit)
+                continue;   /* no_inline and the like: nothing plumb uses */
             if (prop_is(k, kn, "sym_name")) {
                 if (!quoted_value(p, &name, &name_len))
                     return false;
@@ -4040,8 +4046,11 @@ static bool parse_generic_module(P *p)
             do {
                 const char *k;
                 size_t kn;
-                if (!prop_name(p, "a builtin.module property name", &k, &kn))
+                bool unit;
+                if (!prop_name(p, "a builtin.module property name", &k, &kn, &unit))
                     return false;
+                if (unit)
+                    continue;
                 if (prop_is(k, kn, "sym_name")) {
                     const char *s;
                     size_t n;

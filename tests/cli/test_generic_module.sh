@@ -158,4 +158,30 @@ printf '%s\n%s\n%s\n' "$head" '  "func.func"() <{function_type = () -> tensor<f3
   }) : () -> ()' "$tail" > "$tmp/ret.mlir"
 refuse "$tmp/ret.mlir" "@r"
 
+# Unit properties are a name alone (MLIR prints `no_inline` without a value),
+# first, in the middle or last of the dictionary, on func.func and on
+# builtin.module: the program still means [1, 2] + [3, 4] = [4, 6].
+cat > "$tmp/unitprop.mlir" <<'MLIR'
+"builtin.module"() <{some_unit, sym_name = "u"}> ({
+  "func.func"() <{function_type = () -> tensor<2xi32>, no_inline, sym_name = "main", other_unit}> ({
+    %0 = "func.call"() <{callee = @k}> : () -> tensor<2xi32>
+    %1 = "stablehlo.constant"() <{value = dense<[3, 4]> : tensor<2xi32>}> : () -> tensor<2xi32>
+    %2 = "stablehlo.add"(%0, %1) : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+    "func.return"(%2) : (tensor<2xi32>) -> ()
+  }) : () -> ()
+  "func.func"() <{no_inline, function_type = () -> tensor<2xi32>, sym_name = "k", sym_visibility = "private"}> ({
+    %0 = "stablehlo.constant"() <{value = dense<[1, 2]> : tensor<2xi32>}> : () -> tensor<2xi32>
+    "func.return"(%0) : (tensor<2xi32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+MLIR
+for b in ref runtime; do
+    if "$PLUMB" run --backend "$b" "$tmp/unitprop.mlir" > "$tmp/out" 2> "$tmp/err" &&
+        grep -q 'dense<\[4, 6\]>' "$tmp/out"; then
+        ok "$b: unit properties (no_inline) in a generic module are accepted"
+    else
+        fail "$b: unit properties (no_inline) in a generic module are accepted: $(cat "$tmp/err")"
+    fi
+done
+
 finish
