@@ -351,8 +351,21 @@ static const char *tys(gen *g, plumb_dtype t, uint32_t rank, const int64_t *dims
 
 /* ---- values ------------------------------------------------------------------------- */
 
+/* v's bits in float type t. On the FP8/FP6/FP4/E8M0 formats an infinity the
+ * format lacks becomes its extreme finite value of that sign (E8M0: its
+ * smallest or largest), so -inf still means "the identity of maximum" as a
+ * reduction's init; everything else rounds once as convert does. */
 static uint64_t fbits(plumb_dtype t, double v)
 {
+    const plumb_fpfmt *f = plumb_fpfmt_get(t);
+    if (f) {
+        if (isinf(v) && f->nan != PLUMB_FPNAN_IEEE) {
+            if (f->nan == PLUMB_FPNAN_E8M0) return v < 0 ? 0x00 : 0xFE;
+            double m = plumb_small_max(f);
+            return plumb_f64_to_small(f, v < 0 ? -m : m);
+        }
+        return plumb_f64_to_small(f, v);
+    }
     switch (t) {
     case PLUMB_F16: return plumb_f64_to_f16(v);
     case PLUMB_BF16: return plumb_f64_to_bf16(v);
