@@ -207,7 +207,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE: case PLUMB_OP_SINE:
     case PLUMB_OP_COSINE: case PLUMB_OP_TAN: case PLUMB_OP_TANH: case PLUMB_OP_ASINH: case PLUMB_OP_ASIN:
     case PLUMB_OP_ACOS: case PLUMB_OP_ATAN: case PLUMB_OP_ATANH: case PLUMB_OP_SQUARE: case PLUMB_OP_REAL:
-    case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ACOSH: case PLUMB_OP_CONJ:
+    case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ACOSH: case PLUMB_OP_CONJ: case PLUMB_OP_CHLO_TAN:
     case PLUMB_OP_IMAG:
     case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM: case PLUMB_OP_LOGISTIC: case PLUMB_OP_CBRT: case PLUMB_OP_CLAMP:
         total += 2 * 4;

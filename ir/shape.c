@@ -433,7 +433,7 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
     case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
     case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE: case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF:
     case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV:
-    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA: case PLUMB_OP_CONJ:
+    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA: case PLUMB_OP_CONJ: case PLUMB_OP_CHLO_TAN:
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_ATAN2: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:

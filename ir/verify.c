@@ -2741,7 +2741,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
     case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE: case PLUMB_OP_IS_INF: case PLUMB_OP_IS_POS_INF:
     case PLUMB_OP_IS_NEG_INF: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV:
-    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_CONJ:
+    case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_CONJ: case PLUMB_OP_CHLO_TAN:
         return v_unary(V, op);
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:

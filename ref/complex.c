@@ -703,7 +703,7 @@ static cz c_unary(plumb_opcode code, cz z, plumb_dtype c)
         return fin ? eval_cr(CF_SIN, z, none, c) : from_c(csinl(Z), c);
     case PLUMB_OP_COSINE:
         return fin ? eval_cr(CF_COS, z, none, c) : from_c(ccosl(Z), c);
-    case PLUMB_OP_TAN:
+    case PLUMB_OP_TAN: case PLUMB_OP_CHLO_TAN:
         return fin ? eval_cr(CF_TAN, z, none, c) : from_c(ctanl(Z), c);
     case PLUMB_OP_TANH:
         return fin ? eval_cr(CF_TANH, z, none, c) : from_c(ctanhl(Z), c);

@@ -183,6 +183,7 @@ CR_UNARY_KERNEL(TANH, CR_TANH)
 CR_UNARY_KERNEL(SINE, CR_SIN)
 CR_UNARY_KERNEL(COSINE, CR_COS)
 CR_UNARY_KERNEL(TAN, CR_TAN)
+CR_UNARY_KERNEL(CHLO_TAN, CR_TAN)   /* chlo.tan: stablehlo.tan under its CHLO name */
 CR_UNARY_KERNEL(ERF, CR_ERF)
 
 /* ---- CHLO's unary math (op set v2) ------------------------------------------

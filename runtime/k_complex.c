@@ -252,7 +252,7 @@ static bool ew(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tenso
     }
     for (uint64_t i = 0; i < n; i++) {
         if (op->n_operands == 1) {
-            lz v = unary(op->code, ld(in[0], bidx(in[0], i)));
+            lz v = unary(plumb_op_semantic(op->code), ld(in[0], bidx(in[0], i)));   /* chlo.tan is tan */
             if (op->code == PLUMB_OP_ABS) {
                 if (r->dtype == PLUMB_F32)
                     ((float *)r->data)[i] = (float)creall(v);

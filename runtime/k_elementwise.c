@@ -1459,13 +1459,13 @@ static const char *ew_setup(ew *e, const ir_op *op, plumb_isa isa, const plumb_d
 {
     memset(e, 0, sizeof *e);
     e->op = op;
-    e->code = op->code;
+    e->code = plumb_op_semantic(op->code);   /* chlo.tan runs as stablehlo.tan */
     e->isa = isa;
     e->n_in = n_in;
     e->rt = rt;
     for (uint32_t k = 0; k < n_in && k < 3; k++)
         e->in_t[k] = in_t[k];
-    plumb_opcode c = op->code;
+    plumb_opcode c = e->code;
     /* complex values, and complex/real/imag, run in runtime/k_complex.c:
      * never in this engine or a fused group */
     if (c == PLUMB_OP_COMPLEX || c == PLUMB_OP_REAL || c == PLUMB_OP_IMAG || plumb_dtype_is_complex(rt))
@@ -1604,4 +1604,4 @@ EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
 EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
 EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
 EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER) EW_KERNEL(ERF_INV)
-EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA) EW_KERNEL(CONJ)
+EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA) EW_KERNEL(CONJ) EW_KERNEL(CHLO_TAN)

@@ -560,14 +560,14 @@ static void lowp_range(void *ctx, uint64_t b, uint64_t e, uint32_t chunk)
 
 bool rt_lowp_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    plumb_opcode c = op->code;
+    plumb_opcode c = plumb_op_semantic(op->code);   /* chlo.tan takes tan's tables */
     uint32_t n_in = op->n_operands;
     if (n_in != (uint32_t)plumb_op_get(c)->arity || op->n_results != 1 || n_in > 3)
-        return rt_fail(x, op, PLUMB_ERR_INVALID, "%s: wrong number of operands or results", plumb_op_name(c));
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "%s: wrong number of operands or results", plumb_op_name(op->code));
     plumb_dtype t = in[c == PLUMB_OP_SELECT || c == PLUMB_OP_CLAMP ? 1 : 0]->dtype;
     if (!plumb_dtype_is_lowp(t) || !ir_lowp_accepts(c, t))
         return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "%s: element type %s is not supported",
-                       plumb_op_name(c), plumb_dtype_name(t));
+                       plumb_op_name(op->code), plumb_dtype_name(t));
     uint64_t n = plumb_tensor_numel(out[0]);
     lowp_job j = {.code = c, .n_in = n_in, .out = out[0]->data};
     uint8_t rp_tab[256];
@@ -578,7 +578,7 @@ bool rt_lowp_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_ten
         bool scalar_ok = (c == PLUMB_OP_SELECT && k == 0) || (c == PLUMB_OP_CLAMP && k != 1);
         if (have != n && !(scalar_ok && have == 1))
             return rt_fail(x, op, PLUMB_ERR_INVALID, "%s: operand %u has %llu elements but the result has %llu",
-                           plumb_op_name(c), k, (unsigned long long)have, (unsigned long long)n);
+                           plumb_op_name(op->code), k, (unsigned long long)have, (unsigned long long)n);
         j.in[k] = in[k]->data;
         j.bc[k] = have == 1 && n != 1;
     }
@@ -620,7 +620,7 @@ bool rt_lowp_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_ten
     } else if (c != PLUMB_OP_SELECT) {
         j.t1 = table(c, t, ty, op->a.cmp_dir, n_in == 2);
         if (!j.t1)
-            return rt_fail(x, op, PLUMB_ERR_NOMEM, "%s: out of memory for the %s table", plumb_op_name(c),
+            return rt_fail(x, op, PLUMB_ERR_NOMEM, "%s: out of memory for the %s table", plumb_op_name(op->code),
                            plumb_dtype_name(t));
     }
     if (n)

@@ -253,7 +253,7 @@ static bool never_snan(pass_ctx *c, const ir_value *v, int depth)
     case PLUMB_OP_SQRT: case PLUMB_OP_RSQRT: case PLUMB_OP_CBRT: case PLUMB_OP_EXPONENTIAL:
     case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
     case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
-    case PLUMB_OP_TAN: case PLUMB_OP_ERF:
+    case PLUMB_OP_TAN: case PLUMB_OP_CHLO_TAN: case PLUMB_OP_ERF:
     case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH:
     case PLUMB_OP_ASINH: case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH:
     case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE: case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA: case PLUMB_OP_ERF_INV:

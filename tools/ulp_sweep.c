@@ -251,6 +251,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ulp_sweep: unknown op '%s'\n", name);
         return 2;
     }
+    op = plumb_op_semantic(op);   /* chlo.tan runs stablehlo.tan's vector function */
     static job j;
     memset(&j, 0, sizeof j);
     j.op = op;
