@@ -2,6 +2,7 @@
  * Markdown of docs/ops.md. */
 #include <string.h>
 
+#include "plumb/complex.h"
 #include "plumb/lowp.h"
 #include "cli.h"
 #include "plumb/ops.h"
@@ -36,6 +37,19 @@ static const char *const col_titles[N_COLS] = {
     "op", "operands", "results", "kind", "element types", "agreement", "ulp f32/f64", "ulp f16/bf16",
 };
 
+/* The element types op i takes for its primary operand: its row's, the
+ * small types it runs on without the row naming them (ir/lowp.c) and the
+ * complex types (ir/complex.c). Text, Markdown and JSON list the same. */
+static bool op_lists_type(int i, plumb_dtype t)
+{
+    const plumb_op_info *op = &plumb_op_table[i];
+    if (op->types & PLUMB_TY_BIT(t))
+        return true;
+    if (plumb_dtype_is_complex(t))
+        return ir_complex_accepts((plumb_opcode)i);
+    return ir_lowp_accepts((plumb_opcode)i, t);
+}
+
 /* Writes the cells of row i (one NUL-terminated string each) into b,
  * recording where each starts. */
 static void row_cells(plumb_buf *b, int i, size_t start[N_COLS])
@@ -61,8 +75,7 @@ static void row_cells(plumb_buf *b, int i, size_t start[N_COLS])
     start[COL_TYPES] = b->len;
     bool first = true;
     for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
-        /* the small types an op runs on without its row naming them (ir/lowp.c) */
-        if (!(op->types & PLUMB_TY_BIT(t)) && !ir_lowp_accepts((plumb_opcode)i, (plumb_dtype)t))
+        if (!op_lists_type(i, (plumb_dtype)t))
             continue;
         plumb_buf_printf(b, "%s%s", first ? "" : ", ", plumb_dtype_name((plumb_dtype)t));
         first = false;
@@ -141,7 +154,7 @@ static void print_json(plumb_buf *out)
         plumb_buf_puts(out, ", \"types\": [");
         bool first = true;
         for (int t = 0; t < PLUMB_DTYPE_COUNT; t++) {
-            if (!(op->types & PLUMB_TY_BIT(t)))
+            if (!op_lists_type(r, (plumb_dtype)t))
                 continue;
             if (!first)
                 plumb_buf_puts(out, ", ");
