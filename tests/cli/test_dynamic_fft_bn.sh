@@ -4,19 +4,10 @@
 # operand's dims with RFFT's last dim fft_length/2 + 1, and batch_norm's
 # per-feature results the size of the feature dimension, on both backends,
 # with results worked out by hand. Ends with "N passed, N failed".
-BUILD=${BUILD:-build}
-PLUMB=${PLUMB:-$BUILD/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-dynfftbn.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
+PLUMB=${PLUMB:-${BUILD:-build}/plumb}
+. "$(dirname "$0")/lib.sh"
+lib_init dynfftbn
+need_plumb
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 # same DESCRIPTION LINE...: stdout of the last run is exactly the LINEs.
 same() {
@@ -30,12 +21,6 @@ same() {
         fail "$d (exit $rc)"
     fi
 }
-
-if [ ! -x "$PLUMB" ]; then
-    fail "the plumb binary '$PLUMB' exists and is executable"
-    echo "$passed passed, $failed failed"
-    exit 1
-fi
 
 cat > "$tmp/rfft.mlir" <<'EOF'
 func.func @main(%x: tensor<?x4xf32>) -> tensor<?x3xcomplex<f32>> {
@@ -91,5 +76,4 @@ for be in ref runtime; do
     same "$be: batch_norm_inference on a '?' batch of 4 (by hand)" \
         'tensor<4x2xf32> dense<[[2.0, 3.0], [0.0, 1.0], [4.0, -1.0], [-2.0, 2.0]]>'
 done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -5,24 +5,10 @@
 # of its matrices, on both backends, with results worked out by hand; a batch
 # of b that differs from a's at run time is refused, naming the op.
 # Ends with "N passed, N failed".
-BUILD=${BUILD:-build}
-PLUMB=${PLUMB:-$BUILD/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-dynlinalg.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
+PLUMB=${PLUMB:-${BUILD:-build}/plumb}
+. "$(dirname "$0")/lib.sh"
+lib_init dynlinalg
+need_plumb
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 # same DESCRIPTION EXPECTED: stdout of the last run is exactly EXPECTED.
 same() {
@@ -34,11 +20,6 @@ same() {
         fail "$1 (exit $rc)"
     fi
 }
-
-if [ ! -x "$PLUMB" ]; then
-    fail "the plumb binary '$PLUMB' exists and is executable"
-    finish
-fi
 
 cat > "$tmp/solve.mlir" <<'EOF'
 func.func @main(%a: tensor<?x2x2xf32>, %b: tensor<?x2x1xf32>) -> tensor<?x2x1xf32> {
