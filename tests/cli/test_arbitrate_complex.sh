@@ -8,20 +8,10 @@
 # naming both components; --no-arbitrate makes it fail as written; an exact
 # complex op's failing check (add) fails whatever the mode.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-FIX=$ROOT/tests/cli/arbitrate
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-arbc.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 8; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init arbc
+need_plumb
+FIX=$(cd "$(dirname "$0")" && pwd)/arbitrate
 run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 expect_rc() {
     if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
@@ -65,5 +55,4 @@ for be in ref runtime; do
     run "$PLUMB" run --backend $be "$tmp/add.mlir"
     expect_rc "$be: a wrong expected value of a complex add fails" 1
 done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -9,18 +9,9 @@
 # (NaN, 0) -> true, (0.5, 0) -> true. Each program runs on the reference and
 # the runtime; a wrong expected value must fail its check on both.
 # Ends with "N passed, N failed".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-cconvint.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 3 "$tmp/err" | sed 's/^/    /'; fi
-}
+. "$(dirname "$0")/lib.sh"
+lib_init cconvint
+need_plumb
 
 # $1: the i32 value expected for (2.9, -7.0)
 prog() {
@@ -51,14 +42,14 @@ for b in ref runtime; do
     if "$PLUMB" run --backend "$b" "$tmp/good.mlir" > "$tmp/out" 2> "$tmp/err"; then
         ok "$b: complex -> i32, ui8, i4, i1, i64 convert the real part (hand-derived values)"
     else
-        bad "$b: complex -> i32, ui8, i4, i1, i64 convert the real part (hand-derived values)"
+        fail "$b: complex -> i32, ui8, i4, i1, i64 convert the real part (hand-derived values)"
     fi
     if "$PLUMB" run --backend "$b" "$tmp/wrong.mlir" > "$tmp/out" 2> "$tmp/err"; then
-        bad "$b: a wrong expected value (3 for 2.9) fails the check"
+        fail "$b: a wrong expected value (3 for 2.9) fails the check"
     elif grep -q 'check failed' "$tmp/err"; then
         ok "$b: a wrong expected value (3 for 2.9) fails the check"
     else
-        bad "$b: a wrong expected value (3 for 2.9) fails the check (no 'check failed')"
+        fail "$b: a wrong expected value (3 for 2.9) fails the check (no 'check failed')"
     fi
 done
 # The same rule on a parameter, so that no backend can fold the convert away
@@ -72,14 +63,6 @@ func.func @main(%x: tensor<3xcomplex<f64>>) -> (tensor<3xi32>, tensor<3xi1>) {
 MLIR
 echo 'dense<[(-2.9, 1.0), (0.0, 1.0), (5.0e10, 0.0)]> : tensor<3xcomplex<f64>>' > "$tmp/x.txt"
 printf '%s\n' 'tensor<3xi32> dense<[-2, 0, 2147483647]>' 'tensor<3xi1> dense<[true, false, true]>' > "$tmp/want"
-for b in ref runtime; do
-    if "$PLUMB" run --backend "$b" --input x="$tmp/x.txt" "$tmp/param.mlir" > "$tmp/out" 2> "$tmp/err" &&
-        cmp -s "$tmp/want" "$tmp/out"; then
-        ok "$b: complex<f64> parameter -> i32 and i1 (hand-derived values)"
-    else
-        diff "$tmp/want" "$tmp/out" >> "$tmp/err"
-        bad "$b: complex<f64> parameter -> i32 and i1 (hand-derived values)"
-    fi
-done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+expect_both_file "complex<f64> parameter -> i32 and i1 (hand-derived values)" "$tmp/want" \
+    "$tmp/param.mlir" --input x="$tmp/x.txt"
+finish
