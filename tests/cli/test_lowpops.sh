@@ -3,31 +3,11 @@
 # backends (docs/spec/types.md, "More ops on the small types"): hand-derived
 # values on the reference and the runtime. Ends with "N passed, N failed,
 # N skipped".
-PLUMB=${PLUMB:-build/plumb}
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-lowpops.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-# run NAME FILE WANT [ARGS]: FILE's results on both backends must be WANT
-run() {
-    for b in ref runtime; do
-        if [ -n "$4" ]; then
-            "$PLUMB" run --backend "$b" --args "$4" "$2" > "$tmp/out" 2> "$tmp/err"
-        else
-            "$PLUMB" run --backend "$b" "$2" > "$tmp/out" 2> "$tmp/err"
-        fi
-        if [ $? = 0 ] && cmp -s "$tmp/out" "$3"; then
-            passed=$((passed + 1))
-            echo "ok - $1 on $b"
-        else
-            failed=$((failed + 1))
-            echo "FAIL - $1 on $b"
-            diff "$3" "$tmp/out" | sed 's/^/    /'
-            sed 's/^/    /' "$tmp/err"
-        fi
-    done
-}
+. "$(dirname "$0")/lib.sh"
+lib_init lowpops
+# no check here skips; the count is printed for tests/run.sh all the same
+skipped=0
+need_plumb
 
 # i4 add wraps: 7 + 1 = 8 - 16 = -8, -8 + 1 = -7, 5 + 3 = -8, -1 + 2 = 1.
 # i4 shift_right_arithmetic: -8 >> 1 = -4, -8 >> 3 = -1, 7 >> 4 (a shift
@@ -76,7 +56,7 @@ tensor<2x2xi4> dense<[[-8, -7], [6, -1]]>
 tensor<2xui4> dense<[3, 11]>
 tensor<2xf32> dense<[18.5, -3.5]>
 OUT
-run "wrapping i2/i4/ui2/ui4 arithmetic, shifts, xor and integer dot_general" "$tmp/int.mlir" "$tmp/int.want"
+expect_both_file "wrapping i2/i4/ui2/ui4 arithmetic, shifts, xor and integer dot_general" "$tmp/int.want" "$tmp/int.mlir"
 
 # bessel_i1e, f8E4M3FN (step 2^-6 in [0.125, 0.25), 2^-9 in [2^-6, 2^-5)):
 # i1e(1) = 0.5651591 * e^-1 = 0.2079104, nearer 0.203125 than 0.21875
@@ -109,7 +89,7 @@ tensor<3xf8E4M3FN> dense<[1.6, 1.2, 0.6]>
 tensor<3xf8E5M2> dense<[-0.6, 1.8, -2.5]>
 tensor<2xf4E2M1FN> dense<0.0>
 OUT
-run "bessel_i1e, zeta and polygamma rounded once to FP8/FP4" "$tmp/sp.mlir" "$tmp/sp.want"
+expect_both_file "bessel_i1e, zeta and polygamma rounded once to FP8/FP4" "$tmp/sp.want" "$tmp/sp.mlir"
 
 # The dynamic ops move whole elements of any type: real_dynamic_slice
 # [0:2, 1:3] of an f8E4M3FN x; dynamic_pad of complex<f32> (low 1 row,
@@ -151,8 +131,8 @@ tensor<2x2x3xf8E4M3FN> dense<[[[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], [[-4.0, 450.0,
 tensor<6xf8E4M3FN> dense<[1.0, 2.0, 3.0, -4.0, 450.0, 0.5]>
 tensor<2x2xcomplex<f32>> dense<[[(5.0,6.0), (7.0,8.0)], [(1.0,2.0), (3.0,4.0)]]>
 OUT
-run "dynamic ops on f8E4M3FN, ui4 and complex<f32>" "$tmp/dyn.mlir" "$tmp/dyn.want" \
-    '[dense<[[1.0,2.0,3.0],[-4.0,448.0,0.5]]> : tensor<2x3xf8E4M3FN>, dense<[[(1.0,2.0),(3.0,4.0)],[(5.0,6.0),(7.0,8.0)]]> : tensor<2x2xcomplex<f32>>, dense<[1,2,3,4]> : tensor<4xui4>]'
+expect_both_file "dynamic ops on f8E4M3FN, ui4 and complex<f32>" "$tmp/dyn.want" "$tmp/dyn.mlir" \
+    --args '[dense<[[1.0,2.0,3.0],[-4.0,448.0,0.5]]> : tensor<2x3xf8E4M3FN>, dense<[[(1.0,2.0),(3.0,4.0)],[(5.0,6.0),(7.0,8.0)]]> : tensor<2x2xcomplex<f32>>, dense<[1,2,3,4]> : tensor<4xui4>]'
 
 # batch norm on f8E4M3FN, x = 1, 2, 3, 4 in one feature (N = 4), eps 0:
 # mean 2.5 and biased variance (2.25 + 0.25 + 0.25 + 2.25) / 4 = 1.25 are
@@ -181,7 +161,7 @@ tensor<1xf8E4M3FN> dense<2.5>
 tensor<1xf8E4M3FN> dense<1.2>
 tensor<4x1xf8E4M3FN> dense<[[0.0], [1.0], [2.0], [3.0]]>
 OUT
-run "batch_norm_training and batch_norm_inference on f8E4M3FN" "$tmp/bn.mlir" "$tmp/bn.want"
+expect_both_file "batch_norm_training and batch_norm_inference on f8E4M3FN" "$tmp/bn.want" "$tmp/bn.mlir"
 
 # rng_bit_generator with sub-byte outputs: the low w bits of the 32-bit
 # values (docs/spec/rng.md). PHILOX with Random123's pi known-answer vector:
@@ -200,7 +180,6 @@ cat > "$tmp/rng.want" <<'OUT'
 tensor<4xi4> dense<[-7, -5, 0, 1]>
 tensor<4xui2> dense<[1, 3, 0, 1]>
 OUT
-run "rng_bit_generator with i4 and ui2 outputs (Philox known-answer vector)" "$tmp/rng.mlir" "$tmp/rng.want"
+expect_both_file "rng_bit_generator with i4 and ui2 outputs (Philox known-answer vector)" "$tmp/rng.want" "$tmp/rng.mlir"
 
-echo "$passed passed, $failed failed, 0 skipped"
-[ "$failed" = 0 ]
+finish
