@@ -17,98 +17,84 @@ both_pass() {   # DESC FILE: exit status 0 on both backends
     done
 }
 
+# conj_complex N FT UT RE IM WANT_RE WANT_IM: a program taking the conj of
+# a tensor<Nxcomplex<FT>> built from the bit patterns RE and IM (as UT, of
+# FT's width) that checks the bits of the result's parts against WANT_RE
+# and WANT_IM.
+conj_complex() {
+    cat <<EOF
+func.func @main() {
+  %re = stablehlo.constant dense<[$4]> : tensor<$1x$3>
+  %im = stablehlo.constant dense<[$5]> : tensor<$1x$3>
+  %fr = stablehlo.bitcast_convert %re : (tensor<$1x$3>) -> tensor<$1x$2>
+  %fi = stablehlo.bitcast_convert %im : (tensor<$1x$3>) -> tensor<$1x$2>
+  %z = stablehlo.complex %fr, %fi : tensor<$1xcomplex<$2>>
+  %c = chlo.conj %z : tensor<$1xcomplex<$2>> -> tensor<$1xcomplex<$2>>
+  %cr = stablehlo.real %c : (tensor<$1xcomplex<$2>>) -> tensor<$1x$2>
+  %ci = stablehlo.imag %c : (tensor<$1xcomplex<$2>>) -> tensor<$1x$2>
+  %br = stablehlo.bitcast_convert %cr : (tensor<$1x$2>) -> tensor<$1x$3>
+  %bi = stablehlo.bitcast_convert %ci : (tensor<$1x$2>) -> tensor<$1x$3>
+  check.expect_eq_const %br, dense<[$6]> : tensor<$1x$3>
+  check.expect_eq_const %bi, dense<[$7]> : tensor<$1x$3>
+  func.return
+}
+EOF
+}
+
+# conj_keeps TAG N FT UT BITS: the lines of a function body that take the
+# conj of the float tensor<NxFT> with the bit patterns BITS (as UT) and
+# check that the result has exactly those bits (SSA names start with TAG).
+conj_keeps() {
+    cat <<EOF
+  %$1_b = stablehlo.constant dense<[$5]> : tensor<$2x$4>
+  %$1_x = stablehlo.bitcast_convert %$1_b : (tensor<$2x$4>) -> tensor<$2x$3>
+  %$1_c = chlo.conj %$1_x : tensor<$2x$3> -> tensor<$2x$3>
+  %$1_r = stablehlo.bitcast_convert %$1_c : (tensor<$2x$3>) -> tensor<$2x$4>
+  check.expect_eq_const %$1_r, dense<[$5]> : tensor<$2x$4>
+EOF
+}
+
 # complex<f32>: (1, 2) -> (1, -2); (-0, +0) -> (-0, -0); (+inf, -inf) ->
 # (+inf, +inf); (NaN 0x7FC00001, -3) -> (same NaN, 3); (1e-45, -1e-45)
 # (subnormals) -> (1e-45, 1e-45). Bits of f32: 1 = 0x3F800000,
 # 2 = 0x40000000, -0 = 0x80000000, inf = 0x7F800000, 3 = 0x40400000,
 # 2^-149 = 0x00000001.
-cat > "$tmp/c64.mlir" <<'EOF'
-func.func @main() {
-  %re = stablehlo.constant dense<[0x3F800000, 0x80000000, 0x7F800000, 0x7FC00001, 0x00000001]> : tensor<5xui32>
-  %im = stablehlo.constant dense<[0x40000000, 0x00000000, 0xFF800000, 0xC0400000, 0x80000001]> : tensor<5xui32>
-  %fr = stablehlo.bitcast_convert %re : (tensor<5xui32>) -> tensor<5xf32>
-  %fi = stablehlo.bitcast_convert %im : (tensor<5xui32>) -> tensor<5xf32>
-  %z = stablehlo.complex %fr, %fi : tensor<5xcomplex<f32>>
-  %c = chlo.conj %z : tensor<5xcomplex<f32>> -> tensor<5xcomplex<f32>>
-  %cr = stablehlo.real %c : (tensor<5xcomplex<f32>>) -> tensor<5xf32>
-  %ci = stablehlo.imag %c : (tensor<5xcomplex<f32>>) -> tensor<5xf32>
-  %br = stablehlo.bitcast_convert %cr : (tensor<5xf32>) -> tensor<5xui32>
-  %bi = stablehlo.bitcast_convert %ci : (tensor<5xf32>) -> tensor<5xui32>
-  check.expect_eq_const %br, dense<[0x3F800000, 0x80000000, 0x7F800000, 0x7FC00001, 0x00000001]> : tensor<5xui32>
-  check.expect_eq_const %bi, dense<[0xC0000000, 0x80000000, 0x7F800000, 0x40400000, 0x00000001]> : tensor<5xui32>
-  func.return
-}
-EOF
+conj_complex 5 f32 ui32 \
+    '0x3F800000, 0x80000000, 0x7F800000, 0x7FC00001, 0x00000001' \
+    '0x40000000, 0x00000000, 0xFF800000, 0xC0400000, 0x80000001' \
+    '0x3F800000, 0x80000000, 0x7F800000, 0x7FC00001, 0x00000001' \
+    '0xC0000000, 0x80000000, 0x7F800000, 0x40400000, 0x00000001' > "$tmp/c64.mlir"
 both_pass "complex<f32>: the imaginary part's sign flips, every other bit kept" "$tmp/c64.mlir"
 
 # complex<f64>: (0.1, -0.1) -> (0.1, 0.1); (-2^-1074, 0) -> (-2^-1074, -0);
 # 0.1 = 0x3FB999999999999A.
-cat > "$tmp/c128.mlir" <<'EOF'
-func.func @main() {
-  %re = stablehlo.constant dense<[0x3FB999999999999A, 0x8000000000000001]> : tensor<2xui64>
-  %im = stablehlo.constant dense<[0xBFB999999999999A, 0x0000000000000000]> : tensor<2xui64>
-  %fr = stablehlo.bitcast_convert %re : (tensor<2xui64>) -> tensor<2xf64>
-  %fi = stablehlo.bitcast_convert %im : (tensor<2xui64>) -> tensor<2xf64>
-  %z = stablehlo.complex %fr, %fi : tensor<2xcomplex<f64>>
-  %c = chlo.conj %z : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>>
-  %cr = stablehlo.real %c : (tensor<2xcomplex<f64>>) -> tensor<2xf64>
-  %ci = stablehlo.imag %c : (tensor<2xcomplex<f64>>) -> tensor<2xf64>
-  %br = stablehlo.bitcast_convert %cr : (tensor<2xf64>) -> tensor<2xui64>
-  %bi = stablehlo.bitcast_convert %ci : (tensor<2xf64>) -> tensor<2xui64>
-  check.expect_eq_const %br, dense<[0x3FB999999999999A, 0x8000000000000001]> : tensor<2xui64>
-  check.expect_eq_const %bi, dense<[0x3FB999999999999A, 0x8000000000000000]> : tensor<2xui64>
-  func.return
-}
-EOF
+conj_complex 2 f64 ui64 \
+    '0x3FB999999999999A, 0x8000000000000001' '0xBFB999999999999A, 0x0000000000000000' \
+    '0x3FB999999999999A, 0x8000000000000001' '0x3FB999999999999A, 0x8000000000000000' > "$tmp/c128.mlir"
 both_pass "complex<f64>: (re, -im) bit for bit" "$tmp/c128.mlir"
 
 # A float operand is returned unchanged: -0, a signaling NaN's payload
 # (0x7F800001), -inf and a subnormal keep their bits in f32; f16, bf16 and
 # f64 likewise (-0 and a NaN payload).
-cat > "$tmp/real.mlir" <<'EOF'
-func.func @main() {
-  %b = stablehlo.constant dense<[0x80000000, 0x7F800001, 0xFF800000, 0x00000001, 0x3F800000]> : tensor<5xui32>
-  %x = stablehlo.bitcast_convert %b : (tensor<5xui32>) -> tensor<5xf32>
-  %c = chlo.conj %x : tensor<5xf32> -> tensor<5xf32>
-  %r = stablehlo.bitcast_convert %c : (tensor<5xf32>) -> tensor<5xui32>
-  check.expect_eq_const %r, dense<[0x80000000, 0x7F800001, 0xFF800000, 0x00000001, 0x3F800000]> : tensor<5xui32>
-  %h = stablehlo.constant dense<[0x8000, 0x7E01, 0x3C00]> : tensor<3xui16>
-  %hf = stablehlo.bitcast_convert %h : (tensor<3xui16>) -> tensor<3xf16>
-  %hc = chlo.conj %hf : tensor<3xf16> -> tensor<3xf16>
-  %hr = stablehlo.bitcast_convert %hc : (tensor<3xf16>) -> tensor<3xui16>
-  check.expect_eq_const %hr, dense<[0x8000, 0x7E01, 0x3C00]> : tensor<3xui16>
-  %g = stablehlo.bitcast_convert %h : (tensor<3xui16>) -> tensor<3xbf16>
-  %gc = chlo.conj %g : tensor<3xbf16> -> tensor<3xbf16>
-  %gr = stablehlo.bitcast_convert %gc : (tensor<3xbf16>) -> tensor<3xui16>
-  check.expect_eq_const %gr, dense<[0x8000, 0x7E01, 0x3C00]> : tensor<3xui16>
-  %d = stablehlo.constant dense<[0x8000000000000000, 0x7FF0000000000123]> : tensor<2xui64>
-  %df = stablehlo.bitcast_convert %d : (tensor<2xui64>) -> tensor<2xf64>
-  %dc = chlo.conj %df : tensor<2xf64> -> tensor<2xf64>
-  %dr = stablehlo.bitcast_convert %dc : (tensor<2xf64>) -> tensor<2xui64>
-  check.expect_eq_const %dr, dense<[0x8000000000000000, 0x7FF0000000000123]> : tensor<2xui64>
-  func.return
-}
-EOF
+{
+    echo 'func.func @main() {'
+    conj_keeps f32 5 f32 ui32 '0x80000000, 0x7F800001, 0xFF800000, 0x00000001, 0x3F800000'
+    conj_keeps f16 3 f16 ui16 '0x8000, 0x7E01, 0x3C00'
+    conj_keeps bf16 3 bf16 ui16 '0x8000, 0x7E01, 0x3C00'
+    conj_keeps f64 2 f64 ui64 '0x8000000000000000, 0x7FF0000000000123'
+    printf '  func.return\n}\n'
+} > "$tmp/real.mlir"
 both_pass "f32, f16, bf16, f64: the operand itself, bit for bit" "$tmp/real.mlir"
 
 # The small float formats (their per-op tables on the runtime): f8E4M3FN's
 # -0 (0x80), NaNs (0x7F, 0xFF), smallest subnormal (0x01) and 1.0 (0x38);
 # f8E8M0FNU's NaN (0xFF), 2^-127 (0x00) and 1.0 (0x7F) keep their bits.
-cat > "$tmp/lowp.mlir" <<'EOF'
-func.func @main() {
-  %b = stablehlo.constant dense<[0x80, 0x7F, 0xFF, 0x01, 0x38]> : tensor<5xui8>
-  %x = stablehlo.bitcast_convert %b : (tensor<5xui8>) -> tensor<5xf8E4M3FN>
-  %c = chlo.conj %x : tensor<5xf8E4M3FN> -> tensor<5xf8E4M3FN>
-  %r = stablehlo.bitcast_convert %c : (tensor<5xf8E4M3FN>) -> tensor<5xui8>
-  check.expect_eq_const %r, dense<[0x80, 0x7F, 0xFF, 0x01, 0x38]> : tensor<5xui8>
-  %e = stablehlo.constant dense<[0xFF, 0x00, 0x7F]> : tensor<3xui8>
-  %y = stablehlo.bitcast_convert %e : (tensor<3xui8>) -> tensor<3xf8E8M0FNU>
-  %d = chlo.conj %y : tensor<3xf8E8M0FNU> -> tensor<3xf8E8M0FNU>
-  %s = stablehlo.bitcast_convert %d : (tensor<3xf8E8M0FNU>) -> tensor<3xui8>
-  check.expect_eq_const %s, dense<[0xFF, 0x00, 0x7F]> : tensor<3xui8>
-  func.return
-}
-EOF
+{
+    echo 'func.func @main() {'
+    conj_keeps e4m3 5 f8E4M3FN ui8 '0x80, 0x7F, 0xFF, 0x01, 0x38'
+    conj_keeps e8m0 3 f8E8M0FNU ui8 '0xFF, 0x00, 0x7F'
+    printf '  func.return\n}\n'
+} > "$tmp/lowp.mlir"
 both_pass "f8E4M3FN, f8E8M0FNU: the operand itself, bit for bit" "$tmp/lowp.mlir"
 
 # Inside arithmetic the runtime fuses: z * conj(z) = |z|^2 + 0i exactly for
