@@ -194,7 +194,7 @@ static judge judge_case(const conf_case *c, const ir_module *m)
     const plumb_op_info *oi = plumb_op_get(c->op);
     judge j = {oi->agree, oi->kind == PLUMB_KIND_MOVEMENT, 0, 0, TERMS_NONE, false, PLUMB_F32, 0, 0};
     if (c->op == PLUMB_OP_GATHER || c->op == PLUMB_OP_SORT || c->op == PLUMB_OP_TOP_K ||
-        c->op == PLUMB_OP_SELECT)
+        c->op == PLUMB_OP_SELECT || c->op == PLUMB_OP_RNG_BIT_GENERATOR)   /* rng: raw bits, NaN patterns included */
         j.moves_data = true;
     if (j.agree != PLUMB_AGREE_DATA) return j;
     /* reduce, reduce_window and select_and_scatter folds on the FP8/FP6/FP4

@@ -32,6 +32,7 @@ static bool float_op(plumb_opcode op)
     case PLUMB_OP_DOT_GENERAL: case PLUMB_OP_DOT: case PLUMB_OP_REDUCE_PRECISION:
     case PLUMB_OP_CONVOLUTION: case PLUMB_OP_DYNAMIC_CONV:   /* dot_general's numerics (docs/spec/conv.md) */
     case PLUMB_OP_TRIANGULAR_SOLVE: case PLUMB_OP_CHOLESKY:   /* computed wide, rounded once (docs/spec/linalg.md) */
+    case PLUMB_OP_RNG_BIT_GENERATOR:   /* output: the unsigned integer output's bits (docs/spec/rng.md) */
         return true;
     default:
         return false;

@@ -12,7 +12,8 @@
  *   the row-major index of idx (with idx[split] / 2) in the half shape.
  * - Philox: block b (counter + b, with carry into the high half) yields two
  *   64-bit or four 32-bit elements in row-major order.
- * 8- and 16-bit outputs take the low bits of the 32-bit values. */
+ * 8- and 16-bit outputs take the low bits of the 32-bit values. A float
+ * output of width w holds the pattern the unsigned w-bit output would hold. */
 #include <stdio.h>
 #include <string.h>
 
@@ -85,8 +86,12 @@ bool plumb_rng_plan_init(plumb_rng_plan *p, ir_rng_alg alg, const plumb_tensor *
                  plumb_dtype_name(state->dtype));
         return false;
     }
-    if (!plumb_dtype_is_int(out->dtype)) {
-        snprintf(err, err_len, "output element type %s is not an integer type", plumb_dtype_name(out->dtype));
+    /* A float output takes the bits of the unsigned integer of its width:
+     * plumb_store_bits writes patterns, never values, so NaN and infinity
+     * patterns pass through uncanonicalized. */
+    if (!plumb_dtype_is_int(out->dtype) && !plumb_dtype_is_float(out->dtype)) {
+        snprintf(err, err_len, "output element type %s is neither an integer nor a floating-point type",
+                 plumb_dtype_name(out->dtype));
         return false;
     }
     p->threefry = alg == IR_RNG_THREE_FRY;

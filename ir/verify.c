@@ -1813,12 +1813,11 @@ static bool v_rng(vctx *V, const ir_op *op)
                    op->a.rng_alg == IR_RNG_THREE_FRY ? "2" : "2xui64> or tensor<3");
     if (!expect_result(V, op, 0, st, "C1"))
         return false;
+    /* A float output holds the bits the unsigned integer output of its
+     * width would hold (docs/spec/rng.md). */
     plumb_dtype eo = op->results[1]->type.dtype;
-    if (plumb_dtype_is_float(eo))
-        return op_fail(V, op, PLUMB_ERR_UNSUPPORTED,
-                       "unsupported: output element type %s (plumb generates integer bits only)", dt(eo));
-    if (!plumb_dtype_is_int(eo))
-        return BAD("output element type %s must be an integer type", dt(eo));
+    if (!plumb_dtype_is_int(eo) && !plumb_dtype_is_float(eo))
+        return BAD("output element type %s must be an integer or floating-point type (StableHLO: output)", dt(eo));
     if (!ir_type_is_static(&op->results[1]->type))
         return BAD("output shape must be static");
     return true;
