@@ -28,7 +28,7 @@
  * f32's unit roundoff (as dot_general's FP8 bound does), the final rounding
  * the format's u, and the format's smallest subnormal covers that
  * rounding's underflow (docs/spec/linalg.md). */
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -37,7 +37,7 @@
  *             the row's sum of |off-diagonal| (at least the format's 1/2):
  *             barely dominant, near singular;
  *   notpd     spd with the last diagonal element -1. */
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * (NaNs, infinities where present, both zeros where present, the smallest
  * subnormal, the largest subnormal, the smallest normal, the largest finite
  * value) is converted to and from every type. */
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -34,7 +34,7 @@
  * that batch member's result is NaN, both triangles; other batch members are
  * unaffected. plumb never fails the run for it.
  */
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <mpfr.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@
  * arithmetic (C's division: a nonzero value over a zero diagonal is
  * infinite, as in the reference) with conjugates where the op's ^H takes
  * them, and round each component once. */
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

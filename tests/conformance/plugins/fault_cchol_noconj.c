@@ -4,7 +4,7 @@
  * (the pivots stay right). Applies to lower and upper factors of every
  * complex cholesky case; a real one is left alone. */
 #define FAULT_NAME "fault_cchol_noconj"
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include "plumb/backend.h"
 #include "plumb/complex.h"
 static void fault_caps(plumb_backend_capabilities *c) { (void)c; }

@@ -3,7 +3,7 @@
  * right-side solves x op(a) = b, where op(a)^T = a (not conj(a)) is then
  * substituted, lower or upper; other cases are left alone. */
 #define FAULT_NAME "fault_ctrsm_adjoint"
-#include <complex.h>
+#include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include "plumb/backend.h"
 #include "plumb/complex.h"
 static void fault_caps(plumb_backend_capabilities *c) { (void)c; }
