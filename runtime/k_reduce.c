@@ -530,6 +530,7 @@ static double half_xsum_avx2(el_kind k, const uint16_t *p, size_t n, half_stats 
  * holds for the merged stats), their stats merged into st. */
 static double half_xsum(el_kind k, const void *p, size_t n, half_stats *st, int isa)
 {
+    if (n == 0) return 0.0;   /* p may be NULL for an empty operand */
 #if RT_X86
     int lv = vec_level(isa);
     if (lv == PLUMB_ISA_AVX512) return half_xsum_avx512(k, p, n, st);
