@@ -54,11 +54,14 @@ if [ "${1:-}" = --one ]; then
     dir=$2
     t=$3
     id=$(echo "$t" | tr '/' '_')
+    t0=$(date +%s)
     case "$t" in
         *.sh) sh "$t" > "$dir/$id.log" 2>&1 ;;
         *) "$t" > "$dir/$id.log" 2>&1 ;;
     esac
-    count "$t" $? "$dir/$id.log" "$dir/$id.n" > "$dir/$id.out"
+    rc=$?
+    echo "$(($(date +%s) - t0)) $t" > "$dir/$id.t"
+    count "$t" $rc "$dir/$id.log" "$dir/$id.n" > "$dir/$id.out"
     cat "$dir/$id.out"
     exit 0
 fi
@@ -96,5 +99,8 @@ while read -r t; do
     [ "$f" = 0 ] || failed_suites="$failed_suites $t"
 done < "$dir/list"
 [ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
+# Where the wall time went (seconds, while sharing the machine with the
+# other lanes): the list to start from when the whole run grows too long.
+echo "slowest suites (s): $(cat "$dir"/*.t 2>/dev/null | sort -rn | head -n 8 | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')"
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
