@@ -64,15 +64,21 @@ static const double EXP64_T[128] = {
  * subnormal and zero results): the engine's per-element rule
  * (k_elementwise.c: NaN quieted, else the long double exp rounded once,
  * exact where subnormal or at the overflow threshold). */
+/* NaN lanes: quieted, payload and sign kept (the engine's rule); also the
+ * whole scalar path of the vector tanh, which takes every other lane. */
+static double f64_nan_lane(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    b |= 0x0008000000000000ull;
+    memcpy(&x, &b, 8);
+    return x;
+}
+
 static double f64_exp_lane(double x)
 {
-    if (x != x) {
-        uint64_t b;
-        memcpy(&b, &x, 8);
-        b |= 0x0008000000000000ull;
-        memcpy(&x, &b, 8);
-        return x;
-    }
+    if (x != x)
+        return f64_nan_lane(x);
     uint64_t r = rt_math_narrow_ld(PLUMB_OP_EXPONENTIAL, expl(x), RT_MATH_LDERR, x, 0);
     double d;
     memcpy(&d, &r, 8);
@@ -103,12 +109,8 @@ static double f64_log_lane(double x)
 {
     uint64_t b;
     double d;
-    if (x != x) {
-        memcpy(&b, &x, 8);
-        b |= 0x0008000000000000ull;
-        memcpy(&d, &b, 8);
-        return d;
-    }
+    if (x != x)
+        return f64_nan_lane(x);
     long double r = logl(x);
     b = isnan(r) ? 0x7FF8000000000000ull : rt_math_narrow_ld(PLUMB_OP_LOG, r, RT_MATH_LDERR, x, 0);
     memcpy(&d, &b, 8);
@@ -122,12 +124,8 @@ static double f64_logistic_lane(double x)
 {
     uint64_t b;
     double d;
-    if (x != x) {
-        memcpy(&b, &x, 8);
-        b |= 0x0008000000000000ull;
-        memcpy(&d, &b, 8);
-        return d;
-    }
+    if (x != x)
+        return f64_nan_lane(x);
     long double r = 1.0L / (1.0L + expl(-(long double)x));
     b = rt_math_narrow_ld(PLUMB_OP_LOGISTIC, r, RT_MATH_LDERR, x, 0);
     memcpy(&d, &b, 8);
@@ -162,16 +160,6 @@ static const double TANH64_A[19] = {
     -0x1.eb3229047434cp-26, /* a_19 */
 };
 
-/* NaN lanes of the vector tanh: quieted (every other lane is taken). */
-static double f64_nan_lane(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, 8);
-    b |= 0x0008000000000000ull;
-    memcpy(&x, &b, 8);
-    return x;
-}
-
 #else /* per ISA */
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
@@ -202,6 +190,35 @@ TI void N(d_exp_parts)(vd x, vd *th_out, vd *u_out, vl *k_out)
     *k_out = k;
 }
 
+/* 2^k as a double, for the k of d_exp_parts whose scaled results are
+ * normal (-1022 <= k <= 1023): the exponent field built directly. */
+TI vd N(d_pow2)(vl k)
+{
+    return (vd)((k + 1023) << 52);
+}
+
+/* e^x from d_exp_parts in one rounding (th + u), then scaled exactly:
+ * the value exp and tanh use (x in [EXP64_LO, EXP64_HI]). */
+TI vd N(d_exp_in_range)(vd x)
+{
+    vd th, u;
+    vl k;
+    N(d_exp_parts)(x, &th, &u, &k);
+    return (th + u) * N(d_pow2)(k);
+}
+
+/* r with its *bad lanes replaced by the scalar rule lane(x): the vector
+ * paths' one exit for the lanes they cannot guarantee. */
+TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
+{
+    vl zero = {0};
+    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+        for (int l = 0; l < VD_LANES; l++)
+            if (bad[l])
+                r[l] = lane(x[l]);
+    return r;
+}
+
 /* e^x on the lanes of x in [EXP64_LO, EXP64_HI]; *bad marks the others
  * (NaN included), whose lanes hold an unspecified value. */
 TI vd N(d_exp)(vd x, vl *bad)
@@ -209,11 +226,7 @@ TI vd N(d_exp)(vd x, vl *bad)
     vl ok = (x >= EXP64_LO) & (x <= EXP64_HI);
     *bad = ~ok;
     x = (vd)((vl)x & ok);   /* bad lanes computed on 0: the index stays in the table */
-    vd th, u;
-    vl k;
-    N(d_exp_parts)(x, &th, &u, &k);
-    vd v = th + u;   /* the one rounding that matters */
-    return v * (vd)((k + 1023) << 52);   /* exact: the result is normal */
+    return N(d_exp_in_range)(x);   /* th + u the one rounding that matters; the scaling is exact (normal result) */
 }
 
 /* logistic(x) = 1/(1 + e^-|x|) for x >= 0, e^-|x|/(1 + e^-|x|) for x < 0,
@@ -237,7 +250,7 @@ TI vd N(d_logistic)(vd x, vl *bad)
     vl k;
     N(d_exp_parts)(t, &th, &u, &k);
     vd hi = th + u, lo = (th - hi) + u;
-    vd s = (vd)((k + 1023) << 52);
+    vd s = N(d_pow2)(k);
     vd E = hi * s, El = lo * s;
     vd d = 1.0 + E;
     vd dl = ((1.0 - d) + E) + El;
@@ -252,24 +265,14 @@ TI vd N(d_logisticv)(vd x)
 {
     vl bad;
     vd r = N(d_logistic)(x, &bad);
-    vl zero = {0};
-    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
-        for (int l = 0; l < VD_LANES; l++)
-            if (bad[l])
-                r[l] = f64_logistic_lane(x[l]);
-    return r;
+    return N(d_fix_lanes)(r, x, bad, f64_logistic_lane);
 }
 
 TI vd N(d_expv)(vd x)
 {
     vl bad;
     vd r = N(d_exp)(x, &bad);
-    vl zero = {0};
-    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
-        for (int l = 0; l < VD_LANES; l++)
-            if (bad[l])
-                r[l] = f64_exp_lane(x[l]);
-    return r;
+    return N(d_fix_lanes)(r, x, bad, f64_exp_lane);
 }
 
 /* log x for positive normal finite lanes; *bad marks the others. */
@@ -309,12 +312,7 @@ TI vd N(d_logv)(vd x)
 {
     vl bad;
     vd r = N(d_log)(x, &bad);
-    vl zero = {0};
-    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
-        for (int l = 0; l < VD_LANES; l++)
-            if (bad[l])
-                r[l] = f64_log_lane(x[l]);
-    return r;
+    return N(d_fix_lanes)(r, x, bad, f64_log_lane);
 }
 
 /* tanh x, a = |x|, sign put back at the end (docs/runtime-math.md):
@@ -339,10 +337,7 @@ TI vd N(d_tanh)(vd x, vl *bad)
     vd r_small = a + (a * z) * p;
     vd ab = (vd)N(sell)(a > TANH64_BIG, (vl)((vd){0} + TANH64_BIG), (vl)a);
     vd t = ab + ab;
-    vd th, u;
-    vl k;
-    N(d_exp_parts)((vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + 0.0), (vl)t), &th, &u, &k);
-    vd E = (th + u) * (vd)((k + 1023) << 52);
+    vd E = N(d_exp_in_range)((vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + 0.0), (vl)t));
     vd r_big = 1.0 - 2.0 / (1.0 + E);
     vd r = (vd)N(sell)(a < TANH64_SMALL, (vl)r_small, (vl)r_big);
     r = (vd)N(sell)(a < 0x1p-27, (vl)a, (vl)r);
@@ -353,12 +348,7 @@ TI vd N(d_tanhv)(vd x)
 {
     vl bad;
     vd r = N(d_tanh)(x, &bad);
-    vl zero = {0};
-    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
-        for (int l = 0; l < VD_LANES; l++)
-            if (bad[l])
-                r[l] = f64_nan_lane(x[l]);
-    return r;
+    return N(d_fix_lanes)(r, x, bad, f64_nan_lane);
 }
 
 #endif
