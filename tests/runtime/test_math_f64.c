@@ -1,4 +1,4 @@
-/* The f64 exponential's, log's, logistic's and tanh's vector paths (runtime/math_f64.h through
+/* The f64 exponential's, expm1's, log's, logistic's and tanh's vector paths (runtime/math_f64.h through
  * runtime/k_ew_float.c) against the correctly rounded exponential (MPFR in
  * the test, at double's precision and exponent range, subnormalized), at
  * every ISA level: within the op table's bound (1 ULP; logistic and tanh 2) where the result is normal,
@@ -39,7 +39,7 @@ static uint64_t bits_of(double d)
     return b;
 }
 
-/* e^x, log x, 1/(1 + e^-x) or tanh x correctly rounded to double (subnormals and overflow
+/* e^x, e^x - 1, log x, 1/(1 + e^-x) or tanh x correctly rounded to double (subnormals and overflow
  * included), NaN operands quieted with their payload, log of a negative
  * number the positive default NaN. */
 static uint64_t cr_math(plumb_opcode op, double x)
@@ -74,9 +74,10 @@ static uint64_t cr_math(plumb_opcode op, double x)
         return bits_of(d);
     }
     mpfr_set_d(r, x, MPFR_RNDN);
-    int t = op == PLUMB_OP_LOG    ? mpfr_log(r, r, MPFR_RNDN)
-            : op == PLUMB_OP_TANH ? mpfr_tanh(r, r, MPFR_RNDN)
-                                  : mpfr_exp(r, r, MPFR_RNDN);
+    int t = op == PLUMB_OP_LOG                       ? mpfr_log(r, r, MPFR_RNDN)
+            : op == PLUMB_OP_TANH                  ? mpfr_tanh(r, r, MPFR_RNDN)
+            : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? mpfr_expm1(r, r, MPFR_RNDN)
+                                                   : mpfr_exp(r, r, MPFR_RNDN);
     t = mpfr_subnormalize(r, t, MPFR_RNDN);
     (void)t;
     double d = mpfr_get_d(r, MPFR_RNDN);
@@ -113,7 +114,7 @@ static size_t specials(double *x)
     static const double pts[] = {-708.0, 709.0, 700.0, -700.0, 36.7, -36.7, 0.55, -0.55, 22.0, 19.06, 0x1p-27,
                                  -0x1p-27, 0.5493061443340549, 0x1p-27, -0x1p-27, 745.2, -745.2, 709.782712893383973096, -708.396418532264106224,
                                  -745.133219101941108420, -744.440071921381262314, 1.0, -1.0, 0.5, 0x1p-54,
-                                 -0x1p-54, 0x1p-30, 100.0, -100.0};
+                                 -0x1p-54, 0x1p-30, 100.0, -100.0, 0.25, -0.25, 40.0, -40.0, 37.5, -37.5};
     for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
         for (int d = -3; d <= 3; d++)
             x[n++] = from_bits(bits_of(pts[i]) + (uint64_t)(int64_t)d);
@@ -133,7 +134,7 @@ static size_t specials(double *x)
 
 /* One random operand for exp: half uniform in [-746, 711], a quarter of
  * small magnitude (2^-60 .. 1, both signs), a quarter any bit pattern.
- * For tanh: a quarter uniform in [-3, 3], the rest as for exp. For log: a quarter near 1 (1 + 2^-e u), a quarter positive with any
+ * For tanh and expm1: a quarter uniform in [-3, 3], the rest as for exp. For log: a quarter near 1 (1 + 2^-e u), a quarter positive with any
  * exponent, half as for exp. */
 static double random_operand(plumb_opcode op)
 {
@@ -142,7 +143,7 @@ static double random_operand(plumb_opcode op)
         return 1.0 + ldexp(rnd_unit() - 0.5, -(int)(rnd64() % 50));
     if (op == PLUMB_OP_LOG && k == 1)
         return from_bits(rnd64() >> 1);
-    if (op == PLUMB_OP_TANH && k == 0)
+    if ((op == PLUMB_OP_TANH || op == PLUMB_OP_EXPONENTIAL_MINUS_ONE) && k == 0)
         return -3.0 + 6.0 * rnd_unit();
     if (k < 2)
         return -746.0 + 1457.0 * rnd_unit();
@@ -153,7 +154,11 @@ static double random_operand(plumb_opcode op)
 
 static const char *op_name(plumb_opcode op)
 {
-    return op == PLUMB_OP_LOG ? "log" : op == PLUMB_OP_LOGISTIC ? "logistic" : op == PLUMB_OP_TANH ? "tanh" : "exp";
+    return op == PLUMB_OP_LOG                     ? "log"
+           : op == PLUMB_OP_LOGISTIC              ? "logistic"
+           : op == PLUMB_OP_TANH                  ? "tanh"
+           : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? "expm1"
+                                                  : "exp";
 }
 
 static ir_module *math_prog(plumb_opcode op, int64_t n)
@@ -245,6 +250,14 @@ static void test_exp_f64(void **state)
     check_f64(PLUMB_OP_EXPONENTIAL);
 }
 
+/* exponential_minus_one: see check_f64 (the series below 0.25, the exp
+ * pair's TwoSum above, -1 below -40, the overflow end on the scalar path) */
+static void test_expm1_f64(void **state)
+{
+    (void)state;
+    check_f64(PLUMB_OP_EXPONENTIAL_MINUS_ONE);
+}
+
 /* logistic: see check_f64 */
 static void test_logistic_f64(void **state)
 {
@@ -270,6 +283,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exp_f64),
+        cmocka_unit_test(test_expm1_f64),
         cmocka_unit_test(test_log_f64),
         cmocka_unit_test(test_logistic_f64),
         cmocka_unit_test(test_tanh_f64),
