@@ -789,6 +789,66 @@ static bool infer_dynamic(const ir_op *op, const plumb_tensor *const *in, ir_typ
     return ok;
 }
 
+/* if and case with a `?` result: the result is what the branch taken
+ * returns (StableHLO "if"/"case": "results = the results of the executed
+ * branch"), so its shape is that of the selected branch's returned values,
+ * which differ between branches (why the result was written with `?`).
+ * Known before the branch runs when the values the branch returns have
+ * static types; a returned value with a `?` of its own gets its size only
+ * as the branch runs, which the reference does (ref/interp.c: the results
+ * are the branch's returned tensors, checked by ir_shape_check_result) and
+ * a rule run beforehand cannot. Only the values of the selector operand
+ * are read. */
+static bool branch_shapes(const ir_op *op, const plumb_tensor *const *in, ir_type *out,
+                          uint64_t max_bytes, plumb_diag *d)
+{
+    if (op->n_operands < 1 || op->n_regions < 1)
+        return BAD("needs a selector operand and at least one branch");
+    /* no data: a caller that knows shapes only (refinement, with the
+     * selector depending on a parameter's value) */
+    if (!in[0]->data || plumb_tensor_numel(in[0]) != 1)
+        return sfail(d, op, PLUMB_ERR_UNSUPPORTED,
+                     "the sizes of its '?' results come from the branch taken, and the %s that selects "
+                     "it is not known here", op->code == PLUMB_OP_IF ? "predicate" : "index");
+    uint32_t r = ir_branch_select(op, in[0]->data);
+    const ir_op *ret = r < op->n_regions ? op->regions[r].last : NULL;
+    if (!ret || (ret->code != PLUMB_OP_RETURN && ret->code != PLUMB_OP_FUNC_RETURN) ||
+        ret->n_operands != op->n_results)
+        return BAD("branch %u does not end in a return of its %u results", r, op->n_results);
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        const ir_type *t = &ret->operands[j]->type;
+        if (!ir_type_is_static(t))
+            return sfail(d, op, PLUMB_ERR_UNSUPPORTED,
+                         "result %u has a '?' dimension and branch %u returns a value whose size is "
+                         "known only once the branch runs (the reference runs it; this backend sizes "
+                         "results before)", j, r);
+        out[j] = *t;
+        for (uint32_t k = 0; k < PLUMB_MAX_RANK; k++)
+            out[j].bounds[k] = PLUMB_NO_BOUND;
+        uint64_t nb = plumb_dtype_size(t->dtype);
+        for (uint32_t k = 0; k < t->rank; k++)
+            if (plumb_mul_overflow_u64(nb, (uint64_t)t->dims[k], &nb))
+                nb = UINT64_MAX;
+        if (nb > max_bytes)
+            return BAD("result %u would take %llu bytes, over the limit of %llu", j,
+                       (unsigned long long)nb, (unsigned long long)max_bytes);
+        if (!check_declared(op, j, &out[j], d))
+            return false;
+    }
+    return true;
+}
+
+bool ir_shape_check_result(const ir_op *op, uint32_t j, const plumb_tensor *t, plumb_diag *d)
+{
+    if (j >= op->n_results)
+        return BAD("has no result %u", j);
+    if (t->dtype != op->results[j]->type.dtype)
+        return BAD("result %u has element type %s at run time but is declared %s", j,
+                   plumb_dtype_name(t->dtype), plumb_dtype_name(op->results[j]->type.dtype));
+    ir_type got = ir_shape_of(t);
+    return check_declared(op, j, &got, d);
+}
+
 static bool all_static(const ir_op *op)
 {
     for (uint32_t i = 0; i < op->n_operands; i++)
@@ -819,6 +879,10 @@ bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out
     }
     if (ir_shape_is_dynamic_op(op->code))
         return infer_dynamic(op, in, out, max_bytes, d);
+    /* not through the verifier's rule on concrete types: the branch not
+     * taken may return other sizes, which is why the result has a `?` */
+    if (op->code == PLUMB_OP_IF || op->code == PLUMB_OP_CASE)
+        return branch_shapes(op, in, out, max_bytes, d);
     if (!infer_dims(op, in, out, d))
         return false;
     if (!verify_concrete(op, in, out, max_bytes, d))

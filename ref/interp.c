@@ -299,6 +299,68 @@ static void env_drop(ref_ctx *c, uint32_t id)
     c->env[id] = NULL;
 }
 
+static bool exec_op(ref_ctx *c, const ir_op *op);
+
+/* if and case whose results have a `?`: the results are the tensors the
+ * branch taken returns (StableHLO "if"/"case": "results = the results of
+ * the executed branch"), whatever their size, as a call's are its
+ * callee's; no rule can size them before the branch runs when the branch
+ * computes them from `?` values. Each is checked against the declared
+ * result type (ir_shape_check_result: element type, rank, static dims,
+ * bounds). A value made inside the branch is moved out; a captured one, or
+ * one returned twice, is copied. */
+static bool run_branch_dynamic(ref_ctx *c, const ir_op *op, const plumb_tensor *sel)
+{
+    if (!sel->data || plumb_tensor_numel(sel) != 1)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "its selector has no single value");
+    uint32_t r = ir_branch_select(op, sel->data);
+    if (r >= op->n_regions)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "branch %u of %u does not exist", r, op->n_regions);
+    const ir_block *region = &op->regions[r];
+    if (!ref_work(c, op, 1))
+        return false;
+    const ir_op *o = region->first;
+    for (; o; o = o->next) {
+        if (o->code == PLUMB_OP_RETURN || o->code == PLUMB_OP_FUNC_RETURN)
+            break;
+        if (!exec_op(c, o))
+            return false;
+    }
+    if (!o || o->n_operands != op->n_results)
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "branch %u does not return its %u results", r,
+                        op->n_results);
+    for (uint32_t i = 0; i < o->n_operands; i++) {
+        const ir_value *v = o->operands[i];
+        plumb_tensor *src = c->env[v->id];
+        if (!src)
+            return ref_fail(c, o, PLUMB_ERR_INVALID, "returned value %u has no value", i);
+        bool inner = v->def && v->def->parent == region;
+        for (uint32_t j = i + 1; j < o->n_operands; j++)
+            if (o->operands[j]->id == v->id)
+                inner = false;   /* returned again later: keep it for that */
+        plumb_tensor *t = src;
+        if (inner) {
+            c->env[v->id] = NULL;
+        } else {
+            plumb_diag sd;
+            memset(&sd, 0, sizeof sd);
+            if (!(t = plumb_tensor_clone(src, &sd)))
+                return ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory copying returned value %u", i);
+        }
+        c->env[op->results[i]->id] = t;
+        plumb_diag sd;
+        memset(&sd, 0, sizeof sd);
+        if (!ir_shape_check_result(op, i, t, &sd)) {
+            if (c->d->code == PLUMB_OK) {
+                *c->d = sd;
+                c->d->file = c->m->filename;
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
 /* No `?` in any operand or result type. */
 static bool op_types_static(const ir_op *op)
 {
@@ -374,6 +436,14 @@ static bool exec_op(ref_ctx *c, const ir_op *op)
             goto done;
         for (uint32_t i = 0; i < op->n_results; i++)
             c->env[op->results[i]->id] = out[i];
+        ok = true;
+        goto done;
+    }
+    if ((op->code == PLUMB_OP_IF || op->code == PLUMB_OP_CASE) && !op_types_static(op)) {
+        for (uint32_t i = 0; i < op->n_results; i++)
+            env_drop(c, op->results[i]->id);   /* a region's earlier value */
+        if (!ref_work(c, op, units) || !run_branch_dynamic(c, op, in[0]))
+            goto done;
         ok = true;
         goto done;
     }

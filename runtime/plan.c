@@ -771,6 +771,8 @@ static bool reads_values(const ir_op *op, uint32_t i)
     case PLUMB_OP_DYNAMIC_RESHAPE:
         return i == 1;
     case PLUMB_OP_DYNAMIC_IOTA:
+    case PLUMB_OP_IF:     /* the selector: the branch taken gives the result shapes */
+    case PLUMB_OP_CASE:
         return i == 0;
     case PLUMB_OP_REAL_DYNAMIC_SLICE:
         return i >= 1;

@@ -39,6 +39,12 @@
 bool ir_shape_infer(const ir_op *op, const plumb_tensor *const *in, ir_type *out,
                     uint64_t max_bytes, plumb_diag *d);
 
+/* Checks tensor t, taken as result j of op at run time (the results of an
+ * if or case are the tensors its branch returns, ref/interp.c), against
+ * the declared result type: element type, rank, static dims equal, `?`
+ * dims within their bound. */
+bool ir_shape_check_result(const ir_op *op, uint32_t j, const plumb_tensor *t, plumb_diag *d);
+
 /* Checks concrete arguments against f's parameter types: count, dtype,
  * rank, static dims equal, `?` dims within their bound. The error names the
  * parameter (index and %name), the dimension, the size and the bound
