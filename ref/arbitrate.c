@@ -435,6 +435,53 @@ static void chain_close(arb_state *s, const ir_op *const *calls, uint32_t n, arb
     }
 }
 
+/* ref_fold_op of producer on in into *out; on failure why says "computing
+ * WHAT failed" with the reference's message. Every recomputation (the exact
+ * result, the magnitude sums) goes through here. */
+static bool arb_fold(const ir_module *m, const ir_op *producer, plumb_tensor *const *in, plumb_tensor **out,
+                     uint64_t max_bytes, const char *what, char *why, size_t why_size)
+{
+    plumb_diag d = {0};
+    plumb_diag_clear(&d);
+    if (ref_fold_op(m, producer, in, out, max_bytes, &d))
+        return true;
+    snprintf(why, why_size, "computing %s failed: %s", what, d.msg);
+    return false;
+}
+
+/* An f64 bound tensor of exact's shape in *bound (zeroed), or why says so. */
+static bool arb_new_bound(const plumb_tensor *exact, uint64_t max_bytes, plumb_tensor **bound, char *why,
+                          size_t why_size)
+{
+    plumb_diag d = {0};
+    if ((*bound = plumb_tensor_new(PLUMB_F64, exact->rank, exact->dims, max_bytes, &d)))
+        return true;
+    snprintf(why, why_size, "out of memory computing the bound");
+    return false;
+}
+
+/* The dots' bound from their magnitude sums mag (fill_bound), allocated
+ * here; why says what failed. */
+static bool arb_dot_bound(const ir_op *producer, plumb_tensor *const *in, const plumb_tensor *exact,
+                          const plumb_tensor *mag, double terms_per_product, uint64_t max_bytes,
+                          plumb_tensor **bound, char *why, size_t why_size)
+{
+    if (!arb_new_bound(exact, max_bytes, bound, why, why_size))
+        return false;
+    if (fill_bound(producer, (const plumb_tensor *const *)in, exact, mag, *bound, terms_per_product))
+        return true;
+    snprintf(why, why_size, "its length makes the error bound vacuous");
+    return false;
+}
+
+/* A failed recomputation leaves no result behind. */
+static void arb_drop(plumb_tensor **exact, plumb_tensor **bound)
+{
+    plumb_tensor_free(*exact);
+    plumb_tensor_free(*bound);
+    *exact = *bound = NULL;
+}
+
 /* An elementwise op of the ULP class (plumb_check_arb_producer): its
  * exact result is the reference's, which is correctly rounded
  * (docs/spec/elementwise.md), and its bound per element is the op's ULP
@@ -463,16 +510,9 @@ static bool arb_compute_ew(const ir_module *m, const ir_op *const *calls, uint32
     for (uint32_t i = 0; i < producer->n_operands; i++)
         if (!(in[i] = (plumb_tensor *)eval(&s, top, producer->operands[i])))
             goto out;
-    plumb_diag d = {0};
-    plumb_diag_clear(&d);
-    if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
-        snprintf(why, why_size, "computing the exact result failed: %s", d.msg);
+    if (!arb_fold(m, producer, in, exact, max_bytes, "the exact result", why, why_size) ||
+        !arb_new_bound(*exact, max_bytes, bound, why, why_size))
         goto out;
-    }
-    if (!(*bound = plumb_tensor_new(PLUMB_F64, (*exact)->rank, (*exact)->dims, max_bytes, &d))) {
-        snprintf(why, why_size, "out of memory computing the bound");
-        goto out;
-    }
     plumb_dtype t = (*exact)->dtype;
     double ulps = (double)plumb_op_ulp_bound(producer->code, t);
     uint64_t n = plumb_tensor_numel(*exact);
@@ -489,11 +529,8 @@ static bool arb_compute_ew(const ir_module *m, const ir_op *const *calls, uint32
     }
     ok = true;
 out:
-    if (!ok) {
-        plumb_tensor_free(*exact);
-        plumb_tensor_free(*bound);
-        *exact = *bound = NULL;
-    }
+    if (!ok)
+        arb_drop(exact, bound);
     chain_close(&s, calls, n_calls, frames, args);   /* in[] belong to the frames */
     return ok;
 }
@@ -543,22 +580,15 @@ static bool arb_compute_complex_dot(const ir_module *m, const ir_op *producer, u
 {
     bool ok = false;
     plumb_tensor *a = NULL, *b = NULL, *bneg = NULL, *mre = NULL, *mim = NULL;
-    plumb_diag d = {0};
-    plumb_diag_clear(&d);
-    if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
-        snprintf(why, why_size, "computing the exact result failed: %s", d.msg);
+    if (!arb_fold(m, producer, in, exact, max_bytes, "the exact result", why, why_size))
         return false;
-    }
     if (!(a = cabs_copy(in[0], false, why, why_size)) || !(b = cabs_copy(in[1], false, why, why_size)) ||
         !(bneg = cabs_copy(in[1], true, why, why_size)))
         goto out;
     plumb_tensor *re_in[2] = {a, bneg}, *im_in[2] = {a, b};
-    plumb_diag_clear(&d);
-    if (!ref_fold_op(m, producer, re_in, &mre, max_bytes, &d) ||
-        !ref_fold_op(m, producer, im_in, &mim, max_bytes, &d)) {
-        snprintf(why, why_size, "computing the sum of magnitudes failed: %s", d.msg);
+    if (!arb_fold(m, producer, re_in, &mre, max_bytes, "the sum of magnitudes", why, why_size) ||
+        !arb_fold(m, producer, im_in, &mim, max_bytes, "the sum of magnitudes", why, why_size))
         goto out;
-    }
     if (!component_view(*exact) || !component_view(mre) || !component_view(mim)) {
         snprintf(why, why_size, "its rank leaves no room for the component dimension");
         goto out;
@@ -567,21 +597,12 @@ static bool arb_compute_complex_dot(const ir_module *m, const ir_op *producer, u
     uint64_t n = plumb_tensor_numel(mre);
     for (uint64_t i = 1; i < n; i += 2)
         plumb_store_bits(mre->dtype, mre->data, i, plumb_load_bits(mim->dtype, mim->data, i));
-    if (!(*bound = plumb_tensor_new(PLUMB_F64, (*exact)->rank, (*exact)->dims, max_bytes, &d))) {
-        snprintf(why, why_size, "out of memory computing the bound");
+    if (!arb_dot_bound(producer, in, *exact, mre, 2.0, max_bytes, bound, why, why_size))
         goto out;
-    }
-    if (!fill_bound(producer, (const plumb_tensor *const *)in, *exact, mre, *bound, 2.0)) {
-        snprintf(why, why_size, "its length makes the error bound vacuous");
-        goto out;
-    }
     ok = true;
 out:
-    if (!ok) {
-        plumb_tensor_free(*exact);
-        plumb_tensor_free(*bound);
-        *exact = *bound = NULL;
-    }
+    if (!ok)
+        arb_drop(exact, bound);
     plumb_tensor_free(a);
     plumb_tensor_free(b);
     plumb_tensor_free(bneg);
@@ -640,35 +661,18 @@ bool plumb_check_arb_compute_in(const ir_module *m, const ir_op *const *calls, u
         ok = arb_compute_complex_dot(m, producer, max_bytes, in, exact, bound, why, why_size);
         goto out;
     }
-    plumb_diag d = {0};
-    plumb_diag_clear(&d);
-    if (!ref_fold_op(m, producer, in, exact, max_bytes, &d)) {
-        snprintf(why, why_size, "computing the exact result failed: %s", d.msg);
+    if (!arb_fold(m, producer, in, exact, max_bytes, "the exact result", why, why_size))
         goto out;
-    }
     for (uint32_t i = 0; i < 2; i++)
         if (!(absin[i] = abs_copy(in[i], why, why_size)))
             goto out;
-    plumb_diag_clear(&d);
-    if (!ref_fold_op(m, producer, absin, &mag, max_bytes, &d)) {
-        snprintf(why, why_size, "computing the sum of magnitudes failed: %s", d.msg);
+    if (!arb_fold(m, producer, absin, &mag, max_bytes, "the sum of magnitudes", why, why_size) ||
+        !arb_dot_bound(producer, in, *exact, mag, 1.0, max_bytes, bound, why, why_size))
         goto out;
-    }
-    if (!(*bound = plumb_tensor_new(PLUMB_F64, (*exact)->rank, (*exact)->dims, max_bytes, &d))) {
-        snprintf(why, why_size, "out of memory computing the bound");
-        goto out;
-    }
-    if (!fill_bound(producer, (const plumb_tensor *const *)in, *exact, mag, *bound, 1.0)) {
-        snprintf(why, why_size, "its length makes the error bound vacuous");
-        goto out;
-    }
     ok = true;
 out:
-    if (!ok) {
-        plumb_tensor_free(*exact);
-        plumb_tensor_free(*bound);
-        *exact = *bound = NULL;
-    }
+    if (!ok)
+        arb_drop(exact, bound);
     plumb_tensor_free(mag);
     for (uint32_t i = 0; i < 2; i++)
         plumb_tensor_free(absin[i]);
