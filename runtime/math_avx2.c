@@ -6,6 +6,7 @@
 RT_TARGET_PUSH("avx2,fma")   /* the whole file, up to the RT_TARGET_POP at its end */
 #pragma GCC diagnostic ignored "-Wpsabi"   /* see math_impl.h */
 #include "rt_internal.h"
+#include "math_erf.h"
 
 #define VM_SUFFIX _avx2
 #define VM_LANES 4   /* 4 doubles: one register (8 would live in memory) */
@@ -194,6 +195,39 @@ X8I __m256 x8_tanh(__m256 x, __m256 *bad)
     return _mm256_or_ps(r, _mm256_and_ps(x, signbit));
 }
 
+/* erf in f32 (math_erf.h has the method and its error analysis): the
+ * operations of rt_erf_f32_lane in the same order, so the same bits as the
+ * portable and AVX-512 levels; the piece's coefficients by one vpermps
+ * from the first 8 floats of each table row. Flags NaN and subnormal
+ * inputs; every other result is normal or a zero of x's sign. */
+X8I __m256 x8_erf(__m256 x, __m256 *bad)
+{
+    __m256 a = _mm256_andnot_ps(x8_set(-0.0f), x);
+    *bad = _mm256_and_ps(_mm256_cmp_ps(a, x8_set(0x1p-126f), _CMP_NGE_UQ),
+                         _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+    a = _mm256_min_ps(a, x8_set(RT_ERF_CLAMP));   /* NaN lanes: 4, flagged */
+    __m256 z = _mm256_mul_ps(a, a);
+    __m256 q = x8_set(rt_erf_q[6]);
+    for (int j = 5; j >= 0; j--)
+        q = _mm256_fmadd_ps(q, z, x8_set(rt_erf_q[j]));
+    __m256 r = _mm256_fmadd_ps(a, q, a);
+    __m256 big = _mm256_cmp_ps(a, x8_set(RT_ERF_SPLIT), _CMP_GE_OQ);
+    if (x8_any(big)) {
+        /* the piece index 0..3: minus the sum of the all-ones compares */
+        __m256i i = _mm256_sub_epi32(
+            _mm256_setzero_si256(),
+            _mm256_add_epi32(_mm256_add_epi32(_mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B1), _CMP_GE_OQ)),
+                                              _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B2), _CMP_GE_OQ))),
+                             _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B3), _CMP_GE_OQ))));
+        __m256 s = _mm256_sub_ps(a, _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[0]), i));
+        __m256 e = _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[9]), i);
+        for (int j = 7; j >= 0; j--)
+            e = _mm256_fmadd_ps(e, s, _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[1 + j]), i));
+        r = _mm256_blendv_ps(r, _mm256_sub_ps(x8_set(1.0f), e), big);
+    }
+    return _mm256_or_ps(r, _mm256_and_ps(x, x8_set(-0.0f)));
+}
+
 /* One block of 8: the fast value where it is safe, else the exact path's
  * value for the half-blocks of 4 (its block width here) holding a special
  * lane, blended lane by lane. Array tails: masked loads and stores. */
@@ -236,6 +270,7 @@ X8I __m256 x8_tanh(__m256 x, __m256 *bad)
 X8_UNARY(exp, PLUMB_OP_EXPONENTIAL, dv_exp(xv))
 X8_UNARY(logistic, PLUMB_OP_LOGISTIC, dv_logistic(xv))
 X8_UNARY(tanh, PLUMB_OP_TANH, dv_tanh(xv))
+X8_UNARY(erf, PLUMB_OP_ERF, dv_erf(xv))
 
 rt_vmath_f32_fn rt_vmath_unary_avx2(plumb_opcode op)
 {
@@ -243,6 +278,7 @@ rt_vmath_f32_fn rt_vmath_unary_avx2(plumb_opcode op)
     case PLUMB_OP_EXPONENTIAL: return x8_arr_exp;
     case PLUMB_OP_LOGISTIC: return x8_arr_logistic;
     case PLUMB_OP_TANH: return x8_arr_tanh;
+    case PLUMB_OP_ERF: return x8_arr_erf;
     default: return fx_unary_avx2(op);
     }
 }

@@ -55,25 +55,16 @@ rt_vmath2_f32d_fn rt_vmathd_binary_avx512(plumb_opcode op) { return vmd_binary_a
         }                                                                            \
     }
 
-/* the three screen their inputs so that every fast result is normal (see
+/* the four screen their inputs so that every fast result is normal (see
  * math_x16.h): the fused executor, which calls x16_* itself, relies on
  * the flags alone */
 X16_UNARY(exp, PLUMB_OP_EXPONENTIAL, dv_exp(xh))
 X16_UNARY(logistic, PLUMB_OP_LOGISTIC, dv_logistic(xh))
 X16_UNARY(tanh, PLUMB_OP_TANH, dv_tanh(xh))
-
-__m512 rt_x16_erf(__m512 x, __mmask16 *bad)
-{
-    vf lo = (vf)_mm512_castps512_ps256(x), hi = (vf)_mm512_extractf32x8_ps(x, 1);
-    vl bl, bh;
-    vd dl = fb_erf(lo, &bl), dh = fb_erf(hi, &bh);
-    /* fxb_erf's redo rule, lane by lane */
-    bl |= fx_unsafe(dl);
-    bh |= fx_unsafe(dh);
-    *bad = (__mmask16)(_mm512_test_epi64_mask((__m512i)bl, (__m512i)bl) |
-                       (_mm512_test_epi64_mask((__m512i)bh, (__m512i)bh) << 8));
-    return _mm512_insertf32x8(_mm512_castps256_ps512((__m256)vtof(dl)), (__m256)vtof(dh), 1);
-}
+/* erf in f32 (math_erf.h; flags NaN and subnormal inputs only, its other
+ * results are normal or zero) */
+X16I __m512 x16_erf(__m512 x, __mmask16 *bad) { return rt_x16_erf(x, bad); }
+X16_UNARY(erf, PLUMB_OP_ERF, dv_erf(xh))
 
 rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op)
 {
@@ -81,6 +72,7 @@ rt_vmath_f32_fn rt_vmath_unary_avx512(plumb_opcode op)
     case PLUMB_OP_EXPONENTIAL: return x16_arr_exp;
     case PLUMB_OP_LOGISTIC: return x16_arr_logistic;
     case PLUMB_OP_TANH: return x16_arr_tanh;
+    case PLUMB_OP_ERF: return x16_arr_erf;
     default: return fx_unary_avx512(op);
     }
 }

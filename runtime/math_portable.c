@@ -6,6 +6,21 @@
 #define VM_SUFFIX _portable
 #define VM_LANES 2   /* 2 doubles: one 128-bit register of the baseline */
 #include "math_impl.h"
+#include "math_erf.h"
+
+/* erf in f32 (math_erf.h), one lane at a time: the operations of the AVX2
+ * and AVX-512 versions, so the same bits at every level; NaN and
+ * subnormal inputs take the exact path (math_impl.h's), one element each. */
+static void erf_f32_portable(const float *in, float *out, size_t n)
+{
+    rt_vmath_f32_fn exact = vm_unary_portable(PLUMB_OP_ERF);
+    for (size_t i = 0; i < n; i++) {
+        int bad;
+        out[i] = rt_erf_f32_lane(in[i], &bad);
+        if (bad)
+            exact(in + i, out + i, 1);
+    }
+}
 
 rt_vmath_f32_fn rt_vmath_f32(plumb_opcode op, plumb_isa isa)
 {
@@ -15,6 +30,8 @@ rt_vmath_f32_fn rt_vmath_f32(plumb_opcode op, plumb_isa isa)
     if (isa == PLUMB_ISA_AVX2)
         return rt_vmath_unary_avx2(op);
 #endif
+    if (op == PLUMB_OP_ERF)
+        return erf_f32_portable;
     return vm_unary_portable(op);
 }
 

@@ -1,4 +1,4 @@
-/* The 16-lane f32 exp, logistic and tanh of the AVX-512 level, as inline
+/* The 16-lane f32 exp, logistic, tanh and erf of the AVX-512 level, as inline
  * functions on one register: math_avx512.c wraps them into array functions
  * (with the exact path for the lanes they flag), and the fused executor
  * (fusion.c) evaluates them inside its register loops. Include only from
@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rt_target.h"
+#include "math_erf.h"
 
 RT_TARGET_PUSH("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
 
@@ -258,14 +259,41 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
                                                          _mm512_set1_epi32(INT32_MIN), 0xF8));
 }
 
-/* erf on 16 lanes for the fused executor's register loops
- * (runtime/math_avx512.c): the double-inside fast path (math_fast_impl.h's
- * fb_erf) on each half of 8, rounded once. Every lane it does not flag has
- * the bits of the tile kernel's erf at this level (the same operations); a
- * flagged lane (NaN input, or a value that is not safely normal) needs
- * the exact path, which the caller runs. Out of line: the double path's
- * helpers live in math_avx512.c's translation unit. */
-__m512 rt_x16_erf(__m512 x, __mmask16 *bad);
+/* erf on 16 lanes (math_erf.h has the method and its error analysis): f32
+ * arithmetic, the operations of rt_erf_f32_lane in the same order, so
+ * every lane it does not flag has the bits of the portable and AVX2 levels.
+ * Flagged (NaN and subnormal inputs) lanes need the exact path, which the
+ * caller runs: math_avx512.c's array function, and the fused executor's
+ * register loops (fusion.c), where gelu's erf form runs. The coefficient
+ * tables are rows of 16 floats, looked up by the piece index with one
+ * vpermps each. */
+X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
+{
+    /* fpclass: QNaN, denormal, SNaN */
+    *bad = _mm512_fpclass_ps_mask(x, 0xA1);
+    __m512 a = _mm512_range_ps(x, x16_set(RT_ERF_CLAMP), 0x0A);   /* min(|x|, 4) */
+    __m512 z = _mm512_mul_ps(a, a);
+    __m512 q = x16_set(rt_erf_q[6]);
+    for (int j = 5; j >= 0; j--)
+        q = _mm512_fmadd_ps(q, z, x16_set(rt_erf_q[j]));
+    __m512 r = _mm512_fmadd_ps(a, q, a);
+    __mmask16 big = _mm512_cmp_ps_mask(a, x16_set(RT_ERF_SPLIT), _CMP_GE_OQ);
+    if (big) {
+        /* the piece index 0..3: how many of the boundaries a reaches */
+        __m512i one = _mm512_set1_epi32(1), i = _mm512_setzero_si512();
+        i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B1), _CMP_GE_OQ), i, one);
+        i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B2), _CMP_GE_OQ), i, one);
+        i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B3), _CMP_GE_OQ), i, one);
+        __m512 s = _mm512_sub_ps(a, _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[0])));
+        __m512 e = _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[9]));
+        for (int j = 7; j >= 0; j--)
+            e = _mm512_fmadd_ps(e, s, _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[1 + j])));
+        r = _mm512_mask_sub_ps(r, big, x16_set(1.0f), e);
+    }
+    /* r | (x & sign) */
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), _mm512_castps_si512(x),
+                                                         _mm512_set1_epi32(INT32_MIN), 0xF8));
+}
 
 RT_TARGET_POP
 
