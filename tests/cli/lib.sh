@@ -24,6 +24,14 @@
 #                    the same with the wanted output in WANTFILE; the
 #                    checks read "DESC on ref" and "DESC on runtime", and a
 #                    failed one prints its difference from WANTFILE
+#   run CMD ARG...   runs the command, its output in $tmp/out and $tmp/err,
+#                    its exit status in $rc
+#   expect_rc DESC WANT
+#                    one check: $rc (of the last run) is WANT
+#   plugin NAME      prints the path of the test plugin
+#                    tests/conformance/plugins/NAME.c built as a shared
+#                    object under $BUILD/plugins, building it when the
+#                    Makefile rule has not; nonzero when it cannot
 # Everything here must run under /bin/sh (dash).
 
 # lib_init NAME: counters, PLUMB and $tmp (named after NAME).
@@ -81,4 +89,21 @@ expect_both_file() {
             diff "$lib_wantf" "$tmp/out" | sed 's/^/    /'
         fi
     done
+}
+
+run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
+
+expect_rc() {
+    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
+}
+
+plugin() {
+    lib_so="${BUILD:-build}/plugins/$1.so"
+    if [ ! -f "$lib_so" ]; then
+        mkdir -p "${BUILD:-build}/plugins"
+        ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fPIC -Iinclude -Iconformance -O1 -shared \
+            -o "$lib_so" "tests/conformance/plugins/$1.c" "${BUILD:-build}/libplumb.a" \
+            -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
+    fi
+    echo "$lib_so"
 }

@@ -15,10 +15,6 @@ FIX=$ROOT/tests/cli/arbitrate
 lib_init arb
 skipped=0
 
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 # expect_err DESCRIPTION TEXT: the last run's stderr contains TEXT.
 expect_err() {
     if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi

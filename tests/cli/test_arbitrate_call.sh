@@ -15,8 +15,6 @@ lib_init arbcall
 need_plumb
 FIX=$(cd "$(dirname "$0")" && pwd)/arbitrate
 
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() { if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi; }
 expect_err() { if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi; }
 
 f=$FIX/call_cumsum_f32.mlir

@@ -12,10 +12,6 @@
 lib_init cachecmd
 # the tests make folders unreadable: give them back before removing $tmp
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 # has FILE TEXT DESCRIPTION: FILE contains TEXT (fixed string).
 has() {
     if grep -F -q -- "$2" "$1"; then ok "$3"; else fail "$3 ('$2' not in $(basename "$1"))"; fi

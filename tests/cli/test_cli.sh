@@ -13,11 +13,7 @@ lib_init cli
 skipped=0
 
 # run CMD...: runs it with stdout in $tmp/out, stderr in $tmp/err, status in $rc.
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 # expect_rc DESCRIPTION CODE: checks the status of the last run.
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 
 if [ ! -x "$PLUMB" ]; then
     fail "the plumb binary '$PLUMB' exists and is executable"

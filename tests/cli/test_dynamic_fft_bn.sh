@@ -8,7 +8,6 @@ PLUMB=${PLUMB:-${BUILD:-build}/plumb}
 . "$(dirname "$0")/lib.sh"
 lib_init dynfftbn
 need_plumb
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 # same DESCRIPTION LINE...: stdout of the last run is exactly the LINEs.
 same() {
     d=$1

@@ -9,7 +9,6 @@ PLUMB=${PLUMB:-${BUILD:-build}/plumb}
 . "$(dirname "$0")/lib.sh"
 lib_init dynlinalg
 need_plumb
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 # same DESCRIPTION EXPECTED: stdout of the last run is exactly EXPECTED.
 same() {
     printf '%s\n' "$2" > "$tmp/want"

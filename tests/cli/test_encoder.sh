@@ -23,10 +23,6 @@ ENC=examples/encoder/encoder.mlir
 lib_init encoder
 
 # run CMD...: stdout in $tmp/out, stderr in $tmp/err, status in $rc.
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 # has FILE TEXT DESCRIPTION: FILE contains TEXT (fixed string).
 has() {
     if grep -F -q -- "$2" "$1"; then ok "$3"; else fail "$3 ('$2' not in $(basename "$1"))"; fi

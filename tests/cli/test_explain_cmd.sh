@@ -9,10 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 lib_init explain
 
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 has() {
     if grep -F -q -- "$2" "$1"; then ok "$3"; else fail "$3 ('$2' not in $(basename "$1"))"; fi
 }

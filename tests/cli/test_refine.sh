@@ -13,10 +13,6 @@
 lib_init refine
 skipped=0
 
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 # expect_out DESCRIPTION FILE: stdout of the last run equals FILE.
 expect_out() {
     if cmp -s "$tmp/out" "$2"; then ok "$1"; else

@@ -10,7 +10,6 @@
 # Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 lib_init runlines
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
 has() { grep -qxF -- "$1" "$tmp/out" && ok "$2" || fail "$2: no line '$1'"; }
 
 # StableHLO's api_input_arguments.mlir in form: 1 + 2 = 3 in each element.

@@ -12,10 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 lib_init scenarios
 
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
 # jqt FILE FILTER DESCRIPTION: the jq filter is true on FILE.
 jqt() {
     if [ "$(jq -r "$2" "$1" 2>/dev/null)" = true ]; then ok "$3"; else fail "$3 (jq: $2)"; fi
