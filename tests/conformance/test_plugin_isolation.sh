@@ -8,24 +8,10 @@
 # inputs. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-plugin() { # $1 = plugin name; builds it if the Makefile rule has not
-    so="$BUILD/plugins/$1.so"
-    if [ ! -f "$so" ]; then
-        mkdir -p "$BUILD/plugins"
-        ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fPIC -Iinclude -Iconformance -O1 -shared \
-            -o "$so" "tests/conformance/plugins/$1.c" "$BUILD/libplumb.a" \
-            -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
-    fi
-    echo "$so"
-}
-MB=$(plugin misbehave) || { echo "cannot build misbehave.so"; echo "0 passed, 1 failed"; exit 1; }
-FAULT=$(plugin fault_exp_ulp) || { echo "cannot build fault_exp_ulp.so"; echo "0 passed, 1 failed"; exit 1; }
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init plugin_isolation
+MB=$(plugin misbehave) || { fail "cannot build misbehave.so"; finish; }
+FAULT=$(plugin fault_exp_ulp) || { fail "cannot build fault_exp_ulp.so"; finish; }
 MINI="$BUILD/backends/minicpu.so"
 
 # ---- certify: the plugin misbehaves while plumb loads it (constructor,
@@ -39,7 +25,7 @@ certify_open() { # $1 = MODE@CALL, $2 = text naming the call
     if [ "$rc" = 1 ] && grep -q "$2" "$tmp/err" && [ "$last" = "certify: 0 passed, 1 failed, 0 skipped" ]; then
         ok "certify, $1: exit 1, '$2' named, last line printed"
     else
-        bad "certify, $1: exit $rc, last line '$last', stderr: $(cat "$tmp/err")"
+        fail "certify, $1: exit $rc, last line '$last', stderr: $(cat "$tmp/err")"
     fi
 }
 certify_open exit0@ctor         "exited with status 0 in dlopen (the library's constructors)"
@@ -63,7 +49,7 @@ certify_case() { # $1 = MODE@CALL, $2 = text of the failure line
     if [ "$rc" = 1 ] && grep -q "negate/.*$2" "$tmp/out" && echo "$last" | grep -q "^certify: 0 passed, [1-9][0-9]* failed"; then
         ok "certify, $1: exit 1, the case fails with '$2'"
     else
-        bad "certify, $1: exit $rc, last line '$last'"; grep "negate/" "$tmp/out" | head -3
+        fail "certify, $1: exit $rc, last line '$last'"; grep "negate/" "$tmp/out" | head -3
     fi
 }
 # (exit(0) in a worker: LeakSanitizer, under make asan, may change the status.)
@@ -86,7 +72,7 @@ rc=$?
 if [ "$rc" = 1 ] && grep -q "negate/.*\[error\] .*output 0: tensor of 91 bytes exceeds the limit of 16 bytes" "$tmp/out"; then
     ok "certify --max-bytes 16: a 91-byte output is refused before it is copied"
 else
-    bad "certify --max-bytes 16: exit $rc: $(grep negate/ "$tmp/out" | head -2)"
+    fail "certify --max-bytes 16: exit $rc: $(grep negate/ "$tmp/out" | head -2)"
 fi
 
 # ---- run --backend PATH.so: the program runs on the plugin in a child.
@@ -108,7 +94,7 @@ run_mode() { # $1 = MODE@CALL, $2 = text naming the call
     if [ "$rc" = 1 ] && grep -q "$2" "$tmp/err" && ! grep -q "certify:" "$tmp/out"; then
         ok "run --backend PATH.so, $1: exit 1, '$2' named"
     else
-        bad "run --backend PATH.so, $1: exit $rc, stdout $(cat "$tmp/out"), stderr $(cat "$tmp/err")"
+        fail "run --backend PATH.so, $1: exit $rc, stdout $(cat "$tmp/out"), stderr $(cat "$tmp/err")"
     fi
 }
 run_mode exit0@ctor        "exited with status 0 in dlopen"
@@ -131,17 +117,17 @@ if [ -f "$MINI" ]; then
     if [ "$rc" = 0 ] && cmp -s "$tmp/out" "$tmp/ref.out"; then
         ok "run --backend minicpu.so prints what the reference prints"
     else
-        bad "run --backend minicpu.so: exit $rc: $(cat "$tmp/out")"
+        fail "run --backend minicpu.so: exit $rc: $(cat "$tmp/out")"
     fi
     "$PLUMB" run --backend "$MINI" --compare --input x="$tmp/in.txt" "$tmp/exp.mlir" > "$tmp/out" 2>&1
     rc=$?
     if [ "$rc" = 0 ] && grep -q "^result 0 tensor<2x2xf32>: stablehlo.exponential ulp(1): worst 0 ULP" "$tmp/out"; then
         ok "run --backend minicpu.so --compare: within the bound"
     else
-        bad "run --backend minicpu.so --compare: exit $rc: $(cat "$tmp/out")"
+        fail "run --backend minicpu.so --compare: exit $rc: $(cat "$tmp/out")"
     fi
 else
-    bad "no $MINI (make all builds it)"
+    fail "no $MINI (make all builds it)"
 fi
 "$PLUMB" run --backend "$FAULT" --compare --input x="$tmp/in.txt" "$tmp/exp.mlir" > "$tmp/out" 2> "$tmp/err"
 rc=$?
@@ -149,14 +135,14 @@ if [ "$rc" = 1 ] && grep -q "EXCEEDS" "$tmp/out" &&
    grep -q "^  result 0 at \[1,1\]: got 0x402df85a ([0-9.]*) want 0x402df858 ([0-9.]*), inputs %x=0x3f800003 (1.00000036)$" "$tmp/out"; then
     ok "run --backend fault_exp_ulp.so --compare: exit 1, result 0 at [1,1] with got, want and the input"
 else
-    bad "run --backend fault_exp_ulp.so --compare: exit $rc: $(cat "$tmp/out" "$tmp/err")"
+    fail "run --backend fault_exp_ulp.so --compare: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
 "$PLUMB" run --backend "$FAULT" --input x="$tmp/in.txt" "$tmp/exp.mlir" > "$tmp/out" 2>&1
 rc=$?
 if [ "$rc" = 0 ] && grep -q "^tensor<2x2xf32> dense<" "$tmp/out"; then
     ok "run --backend fault_exp_ulp.so (no --compare) prints the plugin's results"
 else
-    bad "run --backend fault_exp_ulp.so: exit $rc: $(cat "$tmp/out")"
+    fail "run --backend fault_exp_ulp.so: exit $rc: $(cat "$tmp/out")"
 fi
 
 # ---- certify's failure lines: index, and the inputs of an elementwise op
@@ -167,7 +153,7 @@ if [ "$rc" = 1 ] &&
    grep -q "exponential/f32/.*\[fail\] output 0 element [0-9]* at \[[0-9,]*\]: got 0x[0-9a-f]* (.*), want 0x[0-9a-f]* (.*); error 2 ulp, bound 1 ulp; inputs %x=0x[0-9a-f]*[3b] (" "$tmp/out"; then
     ok "certify failure line: index, got, want and the input (bits 3 mod 8)"
 else
-    bad "certify failure line: exit $rc: $(grep exponential/f32 "$tmp/out" | head -3)"
+    fail "certify failure line: exit $rc: $(grep exponential/f32 "$tmp/out" | head -3)"
 fi
 
 # The reproducer's README replays the case on the backend with --compare,
@@ -182,10 +168,10 @@ if [ -n "$replay" ]; then
     if [ "$rc" = 1 ] && grep -q "^  result 0 at \[[0-9,]*\]: got 0x[0-9a-f]* (.*) want 0x[0-9a-f]* (.*)" "$tmp/out"; then
         ok "the reproducer's README replays the case on the backend and names the element"
     else
-        bad "reproducer replay: exit $rc: $(cat "$tmp/out")"
+        fail "reproducer replay: exit $rc: $(cat "$tmp/out")"
     fi
 else
-    bad "no 'plumb run --backend' line in $repro/README.txt"
+    fail "no 'plumb run --backend' line in $repro/README.txt"
 fi
 
 # ---- exhaustive on a plugin that exits: never exit 0.
@@ -196,9 +182,8 @@ for m in exit0@create _exit0@execute segv@compile; do
     if [ "$rc" = 1 ] && grep -q "in $call" "$tmp/err"; then
         ok "exhaustive, $m: exit 1, '$call' named"
     else
-        bad "exhaustive, $m: exit $rc: $(cat "$tmp/out" "$tmp/err")"
+        fail "exhaustive, $m: exit $rc: $(cat "$tmp/out" "$tmp/err")"
     fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -11,16 +11,6 @@ PLUMB=${PLUMB:-$BUILD/plumb}
 . "$(dirname "$0")/../cli/lib.sh"
 lib_init small_accum
 need_plumb
-plugin() { # $1 = plugin name; builds it if the Makefile rule has not
-    so="$BUILD/plugins/$1.so"
-    if [ ! -f "$so" ]; then
-        mkdir -p "$BUILD/plugins"
-        ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fPIC -Iinclude -Iconformance -O1 -shared \
-            -o "$so" "tests/conformance/plugins/$1.c" "$BUILD/libplumb.a" \
-            -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
-    fi
-    echo "$so"
-}
 certify() { # $1 backend, $2 output name; exit status in $tmp/$2.rc
     "$PLUMB" certify --backend "$1" --ops convolution --suite quick --jobs 1 --timeout 20 --out "$tmp/$2" \
         > "$tmp/$2.txt" 2>&1

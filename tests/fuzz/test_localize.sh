@@ -8,22 +8,8 @@
 # value. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; [ -f "$tmp/out" ] && tail -15 "$tmp/out"; fail=$((fail + 1)); }
-plugin() { # $1 = plugin name; builds it if the Makefile rule has not
-    so="$BUILD/plugins/$1.so"
-    if [ ! -f "$so" ]; then
-        mkdir -p "$BUILD/plugins"
-        ${CC:-cc} -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -fPIC -Iinclude -Iconformance -O1 -shared \
-            -o "$so" "tests/conformance/plugins/$1.c" "$BUILD/libplumb.a" \
-            -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
-    fi
-    echo "$so"
-}
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init localize
 D=tests/fuzz/localize
 loc() { # runs plumb run --compare --localize with the arguments; $rc gets its exit code
     "$PLUMB" run --compare --localize "$@" > "$tmp/out" 2> "$tmp/err"
@@ -34,7 +20,7 @@ loc() { # runs plumb run --compare --localize with the arguments; $rc gets its e
 loc --backend runtime --random-inputs 3 "$D/chain.mlir"
 if [ "$rc" = 0 ] && [ "$(grep -c '^op [0-9]* .*: pass (' "$tmp/out")" = 5 ] && ! grep -q FAIL "$tmp/out"; then
     ok "runtime, 5-op chain: every op passes"
-else bad "runtime, 5-op chain: expected exit 0 and 5 passing ops, got exit $rc"; fi
+else fail "runtime, 5-op chain: expected exit 0 and 5 passing ops, got exit $rc"; fi
 
 # 2. Regions (a reduce body, a sort comparator) and a dot: each checked
 #    alone, the constant skipped.
@@ -43,11 +29,11 @@ if [ "$rc" = 0 ] && grep -q '^op 2 %1 = stablehlo.reduce .*: pass (' "$tmp/out" 
    && grep -q '^op 3 %2 = stablehlo.dot_general .*: pass (' "$tmp/out" \
    && grep -q '^op 4 %3 = stablehlo.sort .*: pass (' "$tmp/out" && ! grep -q 'stablehlo.constant' "$tmp/out"; then
     ok "runtime, reduce/dot/sort: each op passes alone"
-else bad "runtime, reduce/dot/sort: expected every op to pass, got exit $rc"; fi
+else fail "runtime, reduce/dot/sort: expected every op to pass, got exit $rc"; fi
 
 # 3. The planted fault: only the sine fails, named with its line in the
 #    program and its front end's location; the ops after it pass.
-so=$(plugin fault_sine_cos) || { bad "cannot build fault_sine_cos"; so=/nonexistent.so; }
+so=$(plugin fault_sine_cos) || { fail "cannot build fault_sine_cos"; so=/nonexistent.so; }
 loc --backend "$so" --random-inputs 3 "$D/chain.mlir"
 if [ "$rc" = 1 ] && [ "$(grep -c FAIL "$tmp/out")" = 1 ] \
    && grep -q "^op 1 %1 = stablehlo.sine at $D/chain.mlir:3:8 (from chain.py:4:5) f32: FAIL: " "$tmp/out" \
@@ -55,18 +41,18 @@ if [ "$rc" = 1 ] && [ "$(grep -c FAIL "$tmp/out")" = 1 ] \
    && grep -q '^op 4 %4 = stablehlo.tanh .*: pass (' "$tmp/out" \
    && grep -q '1 of 5 ops are outside their bound on their own operands; first: op 1 %1 = stablehlo.sine' "$tmp/err"
 then ok "fault_sine_cos: the sine is named, not a later op"
-else bad "fault_sine_cos: expected exit 1 and only the sine failing, got exit $rc"; fi
+else fail "fault_sine_cos: expected exit 1 and only the sine failing, got exit $rc"; fi
 # without --localize the whole-program comparison cannot name it: the
 # result is a composite of the chain
 "$PLUMB" run --compare --backend "$so" --random-inputs 3 "$D/chain.mlir" > "$tmp/out" 2>&1
 if grep -q '^result 0 tensor<8xf32>: composite: worst [1-9][0-9]* ULP' "$tmp/out" && ! grep -q sine "$tmp/out"; then
     ok "fault_sine_cos without --localize: a composite difference, no op named"
-else bad "fault_sine_cos without --localize: expected a composite line"; fi
+else fail "fault_sine_cos without --localize: expected a composite line"; fi
 # the same in the regions program: the sine at the end is the one named
 loc --backend "$so" --random-inputs 5 "$D/regions.mlir"
 if [ "$rc" = 1 ] && [ "$(grep -c FAIL "$tmp/out")" = 1 ] && grep -q '^op 5 %4 = stablehlo.sine .*FAIL' "$tmp/out"; then
     ok "fault_sine_cos, regions program: the sine is named"
-else bad "fault_sine_cos, regions program: expected only the sine failing, got exit $rc"; fi
+else fail "fault_sine_cos, regions program: expected only the sine failing, got exit $rc"; fi
 
 # 4. --json: one object per result and per op.
 if command -v jq > /dev/null 2>&1; then
@@ -81,7 +67,7 @@ if command -v jq > /dev/null 2>&1; then
           and (map(select(.op == 2 or .op == 3 or .op == 4)) | all(.verdict == "pass"))
           and (map(select(.result == 0))[0].verdict == "composite")' "$tmp/out.json" > /dev/null; then
         ok "--json: one object per result and per op, the sine failing"
-    else bad "--json: unexpected objects (exit $rc)"; cat "$tmp/out.json"; fi
+    else fail "--json: unexpected objects (exit $rc)"; cat "$tmp/out.json"; fi
 else
     echo "skip --json: jq not installed (ci/deps.sh installs it)"
 fi
@@ -90,10 +76,9 @@ fi
 "$PLUMB" run --localize --random-inputs 3 "$D/chain.mlir" > "$tmp/out" 2>&1
 rc=$?
 if [ "$rc" = 2 ] && grep -q -- '--localize is a mode of --compare' "$tmp/out"; then ok "--localize without --compare: usage error"
-else bad "--localize without --compare: expected exit 2, got $rc"; fi
+else fail "--localize without --compare: expected exit 2, got $rc"; fi
 "$PLUMB" run --help > "$tmp/out" 2>&1
 if grep -q -- '--localize' "$tmp/out"; then ok "--help lists --localize"
-else bad "--help lacks --localize"; fi
+else fail "--help lacks --localize"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
