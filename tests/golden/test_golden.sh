@@ -16,37 +16,15 @@ MANIFEST=$ROOT/golden/manifest
 DATA=$ROOT/golden/data
 BASELINE=$ROOT/golden/baseline-runtime.json
 FAULT=$BUILD/plugins/fault_exp_ulp.so
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-golden.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-    if [ -s "$tmp/out" ]; then sed 's/^/    stdout: /' "$tmp/out" | tail -n 3; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
-expect_rc() {
-    if [ "$rc" = "$2" ]; then ok "$1"; else fail "$1 (exit $rc, expected $2)"; fi
-}
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init golden
 # expect_in FILE DESCRIPTION TEXT: FILE ($tmp/out or $tmp/err) contains TEXT.
 expect_in() {
     if grep -F -- "$3" "$1" > /dev/null; then ok "$2"; else fail "$2 (no '$3' in $(basename "$1"))"; fi
 }
 golden() { run "$PLUMB" golden "$@"; }
 
-if [ ! -x "$PLUMB" ]; then
-    fail "the plumb binary '$PLUMB' exists and is executable"
-    finish
-fi
+need_plumb
 n_entries=$(grep -c '^[a-z]*\.' "$MANIFEST")
 
 # ---- check: ref, runtime, a planted fault ----------------------------------------

@@ -14,23 +14,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 MANIFEST=$ROOT/golden/manifest
 DATA=$ROOT/golden/data
 FAULT=$BUILD/plugins/fault_log_1ulp.so
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-golden-hist.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then sed 's/^/    stderr: /' "$tmp/err" | head -n 5; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" = 0 ]
-    exit
-}
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init golden-hist
 check_jq() {   # check_jq DESCRIPTION FILE FILTER [jq args...]
     d=$1 f=$2 q=$3
     shift 3
