@@ -96,12 +96,37 @@ static void test_large(void **state)
     check_transpose(PLUMB_C128, 2, c2, p2);
 }
 
+/* Permutations that keep the innermost dim (row copies whose sources are
+ * far apart, prefetched ahead through an odometer over the outer dims):
+ * every element size, row lengths of 1, odd and past a line, odometer
+ * carries across several dims, chunks starting mid-row-block on 2 threads,
+ * and one result past 8 MiB (streaming stores). */
+static void test_outer_permutations(void **state)
+{
+    (void)state;
+    static const int64_t p3[][3] = {{1, 0, 2}};
+    static const int64_t p4[][4] = {{0, 2, 1, 3}, {2, 1, 0, 3}, {1, 2, 0, 3}, {2, 0, 1, 3}};
+    static const int64_t inner[] = {1, 3, 17, 40};
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+        for (size_t n = 0; n < sizeof inner / sizeof *inner; n++) {
+            int64_t d3[3] = {13, 9, inner[n]};
+            check_transpose(types[k], 3, d3, p3[0]);
+            int64_t d4[4] = {5, 7, 11, inner[n]};
+            for (size_t i = 0; i < sizeof p4 / sizeof *p4; i++) check_transpose(types[k], 4, d4, p4[i]);
+        }
+    int64_t big[4] = {24, 56, 48, 33}, p[4] = {0, 2, 1, 3};
+    check_transpose(PLUMB_F32, 4, big, p);
+    int64_t bigh[4] = {40, 40, 40, 68};
+    check_transpose(PLUMB_BF16, 4, bigh, p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_shapes),
         cmocka_unit_test(test_higher_ranks),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_outer_permutations),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rt_free_all();
