@@ -1871,7 +1871,11 @@ static bool v_branches(vctx *V, const ir_op *op)
 
 /* while: cond takes the iteration values and returns tensor<i1> (C1), body
  * takes and returns them (C2), and the results have the operands' types
- * (C3). */
+ * (C3), compared as compatible types, as StableHLO does: equal when all
+ * are static; a `?` argument meets the operand's actual size at run time,
+ * where ir_shape_infer runs this rule again with the operands' concrete
+ * types while the regions keep their declared `?` (a loop carrying a `?`
+ * batch; with equality every such loop failed its run-time check). */
 static bool v_while(vctx *V, const ir_op *op)
 {
     if (op->n_regions != 2)
@@ -1887,7 +1891,7 @@ static bool v_while(vctx *V, const ir_op *op)
             return BAD("%s takes %u arguments, expected %u, one per operand (StableHLO %s)", rname[r], b->n_args,
                        (unsigned)op->n_operands, cid);
         for (uint32_t i = 0; i < b->n_args; i++)
-            if (!ir_type_equal(&b->args[i]->type, &op->operands[i]->type)) {
+            if (!type_compat(&b->args[i]->type, &op->operands[i]->type)) {
                 type_str(&b->args[i]->type, ts, sizeof ts);
                 type_str(&op->operands[i]->type, ws_, sizeof ws_);
                 return BAD("%s argument %u%s has type %s, but operand %u has type %s (StableHLO %s)", rname[r], i,
@@ -1910,7 +1914,7 @@ static bool v_while(vctx *V, const ir_op *op)
             return BAD("body returns %u values, expected %u, one per operand (StableHLO C2)", ret->n_operands,
                        (unsigned)op->n_operands);
         for (uint32_t i = 0; i < ret->n_operands; i++)
-            if (!ir_type_equal(&ret->operands[i]->type, &op->operands[i]->type)) {
+            if (!type_compat(&ret->operands[i]->type, &op->operands[i]->type)) {
                 type_str(&ret->operands[i]->type, ts, sizeof ts);
                 type_str(&op->operands[i]->type, ws_, sizeof ws_);
                 return BAD("body returns %s as value %u, but operand %u has type %s (StableHLO C2)", ts, i, i, ws_);
