@@ -74,6 +74,24 @@ static float f32_rem_lane(float x, float y)
     return r;
 }
 
+/* f64 remainder of the lanes f64_rem does not take, by the same rule */
+static double f64_rem_lane(double x, double y)
+{
+    uint64_t b;
+    if (x != x || y != y) {
+        memcpy(&b, x != x ? &x : &y, 8);
+        b |= 0x0008000000000000ull;
+    } else {
+        double r = fmod(x, y);
+        if (r == r)
+            return r;
+        b = 0x7FF8000000000000ull;
+    }
+    double r;
+    memcpy(&r, &b, 8);
+    return r;
+}
+
 /* the f64 exponential's table and scalar lanes (the vector code is in the
  * per-ISA body) */
 #define MATH_F64_SHARED 1
@@ -181,6 +199,7 @@ typedef struct ewf_impl {
     void (*f64_binary)(plumb_opcode, const void *, const void *, void *, size_t);
     void (*f64_math)(plumb_opcode, const void *, void *, size_t);   /* transcendentals (math_f64.h) */
     void (*f32_rem)(const void *, const void *, void *, size_t);
+    void (*f64_rem)(const void *, const void *, void *, size_t);
     void (*f32_clamp)(const void *, const void *, const void *, void *, size_t);
     void (*f64_clamp)(const void *, const void *, const void *, void *, size_t);
     void (*f32_finite)(const void *, uint8_t *, size_t);
@@ -279,15 +298,16 @@ static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
     }
 }
 
-/* f64: everything exact, and exponential, exponential_minus_one, log,
- * logistic and tanh (math_f64.h, within their 1, 1, 1, 2 and 2 ULP);
+/* f64: everything exact (remainder through f64_rem), and exponential, exponential_minus_one, log,
+ * log_plus_one, logistic and tanh (math_f64.h, within their 1, 1, 1, 1, 2
+ * and 2 ULP);
  * the other transcendentals, power, atan2 and remainder stay on the
  * engine's long double paths. */
 static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
-    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOGISTIC:
-    case PLUMB_OP_TANH:
+    case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH:
         if (a->n_in != 1 || a->rt != PLUMB_F64)
             return false;
         f->f64_math(a->code, a->in[0], a->out, a->n);
@@ -303,6 +323,11 @@ static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
         if (a->n_in != 2 || a->rt != PLUMB_F64)
             return false;
         f->f64_binary(a->code, a->in[0], a->in[1], a->out, a->n);
+        return true;
+    case PLUMB_OP_REMAINDER:
+        if (a->n_in != 2 || a->rt != PLUMB_F64)
+            return false;
+        f->f64_rem(a->in[0], a->in[1], a->out, a->n);
         return true;
     case PLUMB_OP_IS_FINITE:
         if (a->n_in != 1 || a->rt != PLUMB_I1)
@@ -615,13 +640,15 @@ TARGET static void N(f64_cmp_float)(ir_cmp_dir dir, const void *in0, const void 
 
 #include "math_f64.h"
 
-/* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, logistic, tanh */
+/* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, log_plus_one, logistic, tanh */
 TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
 {
     if (code == PLUMB_OP_EXPONENTIAL_MINUS_ONE)
         UNARY_LOOP(vd, double, VD_LANES, N(d_expm1v)(x));
     else if (code == PLUMB_OP_LOG)
         UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
+    else if (code == PLUMB_OP_LOG_PLUS_ONE)
+        UNARY_LOOP(vd, double, VD_LANES, N(d_log1pv)(x));
     else if (code == PLUMB_OP_LOGISTIC)
         UNARY_LOOP(vd, double, VD_LANES, N(d_logisticv)(x));
     else if (code == PLUMB_OP_TANH)
@@ -662,7 +689,50 @@ TARGET static void N(f32_rem)(const void *in0, const void *in1, void *out, size_
     }
 }
 
-static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f32_rem), N(f32_clamp), N(f64_clamp),
+/* f64 remainder, exact, on 2^-960 <= |y| <= 2^960, |x| < 2^51 |y| (the
+ * other lanes: f64_rem_lane). q = trunc(RN(|x|/|y|)) is the integer part
+ * n of the true quotient or n + 1 (RN is monotone and n < 2^51 is a double,
+ * so RN never falls below n; it may round up to n + 1). q |y| = p + e
+ * exactly (Dekker's product with Veltkamp's 2^27 + 1 split: q < 2^52, |y|
+ * <= 2^960 cannot overflow; every partial product is a multiple of
+ * ulp(|y|) >= 2^-1012, no underflow). q = 0: r = |x|. q >= 1: p is within
+ * [|x|/2, 2|x|] (|x| < (q + 1)|y| <= 2q|y|, and q|y| < |x| + |y| when q
+ * is n + 1 with the quotient above n), so |x| - p is exact (Sterbenz), and
+ * (|x| - p) - e = |x| - q|y| is exact: it is fmod's result or that minus
+ * |y|, in (-|y|, |y|) on the grid of the finer of x's and y's ULPs, which
+ * has 53 bits there. A negative r (q = n + 1) gets |y| back, exact for the
+ * same reason. The result takes x's sign, zeros included, as fmod's. */
+TARGET static void N(f64_rem)(const void *in0, const void *in1, void *out, size_t n)
+{
+    const double *xs = in0, *ys = in1;
+    double *o = out;
+    for (size_t i = 0; i < n; i += VD_LANES) {
+        size_t m = n - i < VD_LANES ? n - i : VD_LANES;
+        vd x = {0}, y = {0};
+        for (size_t l = 0; l < VD_LANES; l++) {
+            x[l] = l < m ? xs[i + l] : 0.0;
+            y[l] = l < m ? ys[i + l] : 1.0;
+        }
+        vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
+        vl ok = (ay >= 0x1p-960) & (ay <= 0x1p960) & (ax < ay * 0x1p51);   /* false for NaN */
+        ax = (vd)N(sell)(ok, (vl)ax, (vl)((vd){0}));
+        ay = (vd)N(sell)(ok, (vl)ay, (vl)((vd){0} + 1.0));
+        vd q = N(d_round)(ax / ay, R_TRUNC);
+        vd p = q * ay;
+        vd t = q * 134217729.0;   /* Veltkamp: 2^27 + 1 */
+        vd qh = t - (t - q), ql = q - qh;
+        t = ay * 134217729.0;
+        vd yh = t - (t - ay), yl = ay - yh;
+        vd e = (((qh * yh - p) + qh * yl) + ql * yh) + ql * yl;
+        vd r = (ax - p) - e;
+        r = (vd)N(sell)(r < 0.0, (vl)(r + ay), (vl)r);
+        r = (vd)((vl)r | ((vl)x & F64_SIGN));
+        for (size_t l = 0; l < m; l++)
+            o[i + l] = ok[l] ? r[l] : f64_rem_lane(xs[i + l], ys[i + l]);
+    }
+}
+
+static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f32_rem), N(f64_rem), N(f32_clamp), N(f64_clamp),
                                  N(f32_finite), N(f64_finite), N(f32_cmp_total), N(f64_cmp_total),
                                  N(f64_cmp_float)};
 

@@ -182,6 +182,21 @@ static double f64_expm1_lane(double x)
     return d;
 }
 
+/* Lanes the vector log1p does not take (NaN, x <= -1, +infinity): the
+ * engine's rule, log1pl rounded once (-1 gives -infinity, below it the
+ * default NaN). */
+static double f64_log1p_lane(double x)
+{
+    uint64_t b;
+    double d;
+    if (x != x)
+        return f64_nan_lane(x);
+    long double r = log1pl(x);
+    b = isnan(r) ? 0x7FF8000000000000ull : rt_math_narrow_ld(PLUMB_OP_LOG_PLUS_ONE, r, RT_MATH_LDERR, x, 0);
+    memcpy(&d, &b, 8);
+    return d;
+}
+
 #else /* per ISA */
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
@@ -340,6 +355,67 @@ TI vd N(d_expm1v)(vd x)
     vl bad;
     vd r = N(d_expm1)(x, &bad);
     return N(d_fix_lanes)(r, x, bad, f64_expm1_lane);
+}
+
+/* log1p: fdlibm's s_log1p.c (Sun Microsystems, 1993), its operations in
+ * its order, lane by lane; fdlibm states the error below 1 ULP.
+ * |x| < 2^-29: x - x^2/2 (x itself below 2^-54 in fdlibm: the same bits,
+ * x^2/2 is then under a quarter ULP of x). -0.2929 < x < 0.41422: k = 0,
+ * f = x, log(1 + f) as in log (the same LG polynomial, here in one Horner
+ * chain). Otherwise u = RN(1 + x) (x itself from 2^53 on), c = the
+ * rounding error of u divided by u, u = 2^k (1 + f) normalized into
+ * [sqrt(2)/2, sqrt(2)) and c joins k ln2's low part. *bad: NaN, x <= -1,
+ * +infinity. */
+TI vd N(d_log1p)(vd x, vl *bad)
+{
+    vl ok = (x > -1.0) & (x <= 0x1.fffffffffffffp1023);
+    *bad = ~ok;
+    x = (vd)((vl)x & ok);   /* the other lanes run on 0 */
+    vl hx = (vl)x >> 32;    /* the high word, sign-extended as fdlibm's int32 */
+    vd ax = (vd)((vl)x & F64_ABS);
+    vl tiny = ax < 0x1p-29;
+    vl k0 = (hx < 0x3FDA827All) & ((hx > 0) | (hx <= (int64_t)(int32_t)0xbfd2bec3u));
+    vd u1 = 1.0 + x;
+    vl huge = hx >= 0x43400000ll;   /* x >= 2^53: 1 + x would lose x's bits, c = 0 */
+    vd u = (vd)N(sell)(huge, (vl)x, (vl)u1);
+    vl ui = (vl)u;
+    vl hu = ui >> 32;
+    vl k = (hu >> 20) - 1023;
+    vd c = (vd)N(sell)(k > 0, (vl)(1.0 - (u1 - x)), (vl)(x - (u1 - 1.0))) / u1;
+    c = (vd)((vl)c & ~huge);
+    hu &= 0x000fffff;
+    vl lowh = hu < 0x6a09e;
+    vl uh = (vl)N(sell)(lowh, hu | 0x3ff00000, hu | 0x3fe00000);
+    k = (vl)N(sell)(lowh, k, k + 1);
+    hu = (vl)N(sell)(lowh, hu, (0x00100000 - hu) >> 2);
+    vd un = (vd)((uh << 32) | (ui & 0xffffffffll));
+    vd f = (vd)N(sell)(k0, (vl)x, (vl)(un - 1.0));
+    k = (vl)((vl)k & ~k0);
+    c = (vd)((vl)c & ~k0);
+    hu = (vl)N(sell)(k0, (vl){0} + 1, hu);
+    vd dk = __builtin_convertvector(k, vd);
+    vd hfsq = 0.5 * f * f;
+    /* hu == 0: |f| < 2^-20 (k != 0 here) */
+    vd r_f0 = dk * LOG64_LN2_HI + (c + dk * LOG64_LN2_LO);
+    vd Rs = hfsq * (1.0 - 0.66666666666666666 * f);
+    vd r_fs = dk * LOG64_LN2_HI - ((Rs - (dk * LOG64_LN2_LO + c)) - f);
+    vd r_hu0 = (vd)N(sell)(f == 0.0, (vl)r_f0, (vl)r_fs);
+    vd s = f / (2.0 + f);
+    vd z = s * s;
+    vd R = z * (LOG64_LG1 +
+                z * (LOG64_LG2 + z * (LOG64_LG3 + z * (LOG64_LG4 + z * (LOG64_LG5 + z * (LOG64_LG6 + z * LOG64_LG7))))));
+    vd r_k0 = f - (hfsq - s * (hfsq + R));
+    vd r_k = dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + (dk * LOG64_LN2_LO + c))) - f);
+    vd r = (vd)N(sell)(k0, (vl)r_k0, (vl)r_k);
+    r = (vd)N(sell)(hu == 0, (vl)r_hu0, (vl)r);
+    return (vd)N(sell)(tiny, (vl)(x - x * x * 0.5), (vl)r);
+}
+
+TI vd N(d_log1pv)(vd x)
+{
+    vl bad;
+    vd r = N(d_log1p)(x, &bad);
+    return N(d_fix_lanes)(r, x, bad, f64_log1p_lane);
 }
 
 /* log x for positive normal finite lanes; *bad marks the others. */

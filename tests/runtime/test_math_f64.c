@@ -1,4 +1,4 @@
-/* The f64 exponential's, expm1's, log's, logistic's and tanh's vector paths (runtime/math_f64.h through
+/* The f64 exponential's, expm1's, log's, log1p's, logistic's and tanh's vector paths (runtime/math_f64.h through
  * runtime/k_ew_float.c) against the correctly rounded exponential (MPFR in
  * the test, at double's precision and exponent range, subnormalized), at
  * every ISA level: within the op table's bound (1 ULP; logistic and tanh 2) where the result is normal,
@@ -39,14 +39,14 @@ static uint64_t bits_of(double d)
     return b;
 }
 
-/* e^x, e^x - 1, log x, 1/(1 + e^-x) or tanh x correctly rounded to double (subnormals and overflow
+/* e^x, e^x - 1, log x, log(1 + x), 1/(1 + e^-x) or tanh x correctly rounded to double (subnormals and overflow
  * included), NaN operands quieted with their payload, log of a negative
  * number the positive default NaN. */
 static uint64_t cr_math(plumb_opcode op, double x)
 {
     if (x != x)
         return bits_of(x) | 0x0008000000000000ull;
-    if (op == PLUMB_OP_LOG && x < 0)
+    if ((op == PLUMB_OP_LOG && x < 0) || (op == PLUMB_OP_LOG_PLUS_ONE && x < -1))
         return 0x7FF8000000000000ull;
     mpfr_t r;
     mpfr_init2(r, 53);
@@ -77,6 +77,7 @@ static uint64_t cr_math(plumb_opcode op, double x)
     int t = op == PLUMB_OP_LOG                       ? mpfr_log(r, r, MPFR_RNDN)
             : op == PLUMB_OP_TANH                  ? mpfr_tanh(r, r, MPFR_RNDN)
             : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? mpfr_expm1(r, r, MPFR_RNDN)
+            : op == PLUMB_OP_LOG_PLUS_ONE          ? mpfr_log1p(r, r, MPFR_RNDN)
                                                    : mpfr_exp(r, r, MPFR_RNDN);
     t = mpfr_subnormalize(r, t, MPFR_RNDN);
     (void)t;
@@ -114,7 +115,8 @@ static size_t specials(double *x)
     static const double pts[] = {-708.0, 709.0, 700.0, -700.0, 36.7, -36.7, 0.55, -0.55, 22.0, 19.06, 0x1p-27,
                                  -0x1p-27, 0.5493061443340549, 0x1p-27, -0x1p-27, 745.2, -745.2, 709.782712893383973096, -708.396418532264106224,
                                  -745.133219101941108420, -744.440071921381262314, 1.0, -1.0, 0.5, 0x1p-54,
-                                 -0x1p-54, 0x1p-30, 100.0, -100.0, 0.25, -0.25, 40.0, -40.0, 37.5, -37.5};
+                                 -0x1p-54, 0x1p-30, 100.0, -100.0, 0.25, -0.25, 40.0, -40.0, 37.5, -37.5,
+                                 0x1.a827ap-2, -0x1.2bec3p-2, 0x1p-29, -0x1p-29, 0x1p53, 0x1p-20, -0x1p-20, 0x1.6a09ep-1 - 1.0};
     for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
         for (int d = -3; d <= 3; d++)
             x[n++] = from_bits(bits_of(pts[i]) + (uint64_t)(int64_t)d);
@@ -135,13 +137,18 @@ static size_t specials(double *x)
 /* One random operand for exp: half uniform in [-746, 711], a quarter of
  * small magnitude (2^-60 .. 1, both signs), a quarter any bit pattern.
  * For tanh and expm1: a quarter uniform in [-3, 3], the rest as for exp. For log: a quarter near 1 (1 + 2^-e u), a quarter positive with any
- * exponent, half as for exp. */
+ * exponent, half as for exp; for log1p a quarter uniform in [-1, 1], a
+ * quarter positive with any exponent, half as for exp. */
 static double random_operand(plumb_opcode op)
 {
     uint64_t k = rnd64() & 3;
     if (op == PLUMB_OP_LOG && k == 0)
         return 1.0 + ldexp(rnd_unit() - 0.5, -(int)(rnd64() % 50));
     if (op == PLUMB_OP_LOG && k == 1)
+        return from_bits(rnd64() >> 1);
+    if (op == PLUMB_OP_LOG_PLUS_ONE && k == 0)
+        return -1.0 + 2.0 * rnd_unit();
+    if (op == PLUMB_OP_LOG_PLUS_ONE && k == 1)
         return from_bits(rnd64() >> 1);
     if ((op == PLUMB_OP_TANH || op == PLUMB_OP_EXPONENTIAL_MINUS_ONE) && k == 0)
         return -3.0 + 6.0 * rnd_unit();
@@ -158,6 +165,7 @@ static const char *op_name(plumb_opcode op)
            : op == PLUMB_OP_LOGISTIC              ? "logistic"
            : op == PLUMB_OP_TANH                  ? "tanh"
            : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? "expm1"
+           : op == PLUMB_OP_LOG_PLUS_ONE          ? "log1p"
                                                   : "exp";
 }
 
@@ -258,6 +266,15 @@ static void test_expm1_f64(void **state)
     check_f64(PLUMB_OP_EXPONENTIAL_MINUS_ONE);
 }
 
+/* log_plus_one: see check_f64 (fdlibm's tiny, k = 0 and normalized
+ * branches, their boundaries -0.2929, 0.41422, 2^-29 and 2^53, x <= -1 on
+ * the scalar path) */
+static void test_log1p_f64(void **state)
+{
+    (void)state;
+    check_f64(PLUMB_OP_LOG_PLUS_ONE);
+}
+
 /* logistic: see check_f64 */
 static void test_logistic_f64(void **state)
 {
@@ -285,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_exp_f64),
         cmocka_unit_test(test_expm1_f64),
         cmocka_unit_test(test_log_f64),
+        cmocka_unit_test(test_log1p_f64),
         cmocka_unit_test(test_logistic_f64),
         cmocka_unit_test(test_tanh_f64),
     };
