@@ -83,116 +83,93 @@ typedef struct trsm_job {
     volatile int nomem;
 } trsm_job;
 
-/* complex batch members: trsm_range's algorithm in double complex, T
- * conjugated for ADJOINT (op(a) = conj(a)^T, and op(a)^T = conj(a) for a
- * right-side solve) */
-static void trsm_complex_range(trsm_job *j, uint64_t begin, uint64_t end)
+static double load_r(const plumb_tensor *t, size_t i)
 {
-    int64_t n = j->n, nvec = j->nvec;
-    size_t nn = (size_t)n;
-    cd *T = malloc((nn * nn + nn * (size_t)nvec + 1) * sizeof *T);
-    if (!T) {
-        j->nomem = 1;
-        return;
-    }
-    cd *W = T + nn * nn;
-    for (uint64_t bi = begin; bi < end; bi++) {
-        size_t abase = (size_t)(bi * nn * nn), bbase = (size_t)(bi * (uint64_t)j->m * (uint64_t)j->k);
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t q = 0; q < n; q++) {
-                int64_t ar = j->t_transposed ? q : r, ac = j->t_transposed ? r : q;
-                bool in_tri = j->lower_a ? ar >= ac : ar <= ac;
-                cd v = 0.0;
-                if (ar == ac && j->unit)
-                    v = 1.0;
-                else if (in_tri)
-                    v = load_c(j->A, abase + (size_t)(ar * n + ac));
-                T[r * n + q] = j->conj_a ? conj(v) : v;
-            }
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t v = 0; v < nvec; v++) {
-                size_t src = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);
-                W[r * nvec + v] = load_c(j->B, bbase + src);
-            }
-        for (int64_t s = 0; s < n; s++) {
-            int64_t r = j->t_lower ? s : n - 1 - s;
-            cd *wr = W + r * nvec;
-            int64_t q0 = j->t_lower ? 0 : r + 1, q1 = j->t_lower ? r : n;
-            for (int64_t q = q0; q < q1; q++) {
-                cd t = T[r * n + q];
-                const cd *wq = W + q * nvec;
-                for (int64_t v = 0; v < nvec; v++)
-                    wr[v] -= t * wq[v];
-            }
-            cd d = T[r * n + r];
-            for (int64_t v = 0; v < nvec; v++)
-                wr[v] /= d;
-        }
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t v = 0; v < nvec; v++) {
-                size_t dst = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);
-                store_c(j->X, bbase + dst, W[r * nvec + v]);
-            }
-    }
-    free(T);
+    return plumb_load_f64(t->dtype, t->data, i);
 }
+
+static void store_r(plumb_tensor *t, size_t i, double v)
+{
+    store_d(t->dtype, t->data, i, v);
+}
+
+static double conj_r(double v)
+{
+    return v;
+}
+
+/* The substitution over batch members [begin, end), its arithmetic in
+ * element type ET (double for the real types, double complex for complex
+ * ones) read by LOAD and written by STORE: one body for both, so the real
+ * and the complex solve cannot drift apart. T is op(a) as stored, the
+ * triangle of a (unit diagonal when asked) transposed when the solve reads
+ * it that way and conjugated (CONJ) for ADJOINT: op(a) = conj(a)^T, and
+ * op(a)^T = conj(a) for a right-side solve. W(r, v) is element r of
+ * right-hand side v; each row is solved in place, in T's triangle order. */
+#define TRSM_RANGE(NAME, ET, LOAD, STORE, CONJ)                                                          \
+    static void NAME(trsm_job *j, uint64_t begin, uint64_t end)                                         \
+    {                                                                                                   \
+        int64_t n = j->n, nvec = j->nvec;                                                               \
+        size_t nn = (size_t)n;                                                                          \
+        ET *T = malloc((nn * nn + nn * (size_t)nvec + 1) * sizeof *T);                                  \
+        if (!T) {                                                                                       \
+            j->nomem = 1;                                                                               \
+            return;                                                                                     \
+        }                                                                                               \
+        ET *W = T + nn * nn;                                                                            \
+        for (uint64_t bi = begin; bi < end; bi++) {                                                     \
+            size_t abase = (size_t)(bi * nn * nn), bbase = (size_t)(bi * (uint64_t)j->m * (uint64_t)j->k); \
+            for (int64_t r = 0; r < n; r++)                                                             \
+                for (int64_t q = 0; q < n; q++) {                                                       \
+                    int64_t ar = j->t_transposed ? q : r, ac = j->t_transposed ? r : q;                 \
+                    bool in_tri = j->lower_a ? ar >= ac : ar <= ac;                                     \
+                    ET v = 0.0;                                                                         \
+                    if (ar == ac && j->unit)                                                            \
+                        v = 1.0;                                                                        \
+                    else if (in_tri)                                                                    \
+                        v = LOAD(j->A, abase + (size_t)(ar * n + ac));                                  \
+                    T[r * n + q] = j->conj_a ? CONJ(v) : v;                                             \
+                }                                                                                       \
+            for (int64_t r = 0; r < n; r++)                                                             \
+                for (int64_t v = 0; v < nvec; v++) {                                                    \
+                    size_t src = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);             \
+                    W[r * nvec + v] = LOAD(j->B, bbase + src);                                          \
+                }                                                                                       \
+            for (int64_t s = 0; s < n; s++) {                                                           \
+                int64_t r = j->t_lower ? s : n - 1 - s;                                                 \
+                ET *wr = W + r * nvec;                                                                  \
+                int64_t q0 = j->t_lower ? 0 : r + 1, q1 = j->t_lower ? r : n;                           \
+                for (int64_t q = q0; q < q1; q++) {                                                     \
+                    ET t = T[r * n + q];                                                                \
+                    const ET *wq = W + q * nvec;                                                        \
+                    for (int64_t v = 0; v < nvec; v++)                                                  \
+                        wr[v] -= t * wq[v];                                                             \
+                }                                                                                       \
+                ET d = T[r * n + r];                                                                    \
+                for (int64_t v = 0; v < nvec; v++)                                                      \
+                    wr[v] /= d;                                                                         \
+            }                                                                                           \
+            for (int64_t r = 0; r < n; r++)                                                             \
+                for (int64_t v = 0; v < nvec; v++) {                                                    \
+                    size_t dst = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);             \
+                    STORE(j->X, bbase + dst, W[r * nvec + v]);                                          \
+                }                                                                                       \
+        }                                                                                               \
+        free(T);                                                                                        \
+    }
+
+TRSM_RANGE(trsm_real_range, double, load_r, store_r, conj_r)
+TRSM_RANGE(trsm_complex_range, cd, load_c, store_c, conj)
+#undef TRSM_RANGE
 
 static void trsm_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     trsm_job *j = ctx;
-    if (plumb_dtype_is_complex(j->X->dtype)) {
+    if (plumb_dtype_is_complex(j->X->dtype))
         trsm_complex_range(j, begin, end);
-        return;
-    }
-    int64_t n = j->n, nvec = j->nvec;
-    size_t nn = (size_t)n;
-    double *T = malloc((nn * nn + nn * (size_t)nvec + 1) * sizeof *T);
-    if (!T) {
-        j->nomem = 1;
-        return;
-    }
-    double *W = T + nn * nn;
-    for (uint64_t bi = begin; bi < end; bi++) {
-        size_t abase = (size_t)(bi * nn * nn), bbase = (size_t)(bi * (uint64_t)j->m * (uint64_t)j->k);
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t q = 0; q < n; q++) {
-                int64_t ar = j->t_transposed ? q : r, ac = j->t_transposed ? r : q;
-                bool in_tri = j->lower_a ? ar >= ac : ar <= ac;
-                double v = 0.0;
-                if (ar == ac && j->unit)
-                    v = 1.0;
-                else if (in_tri)
-                    v = plumb_load_f64(j->A->dtype, j->A->data, abase + (size_t)(ar * n + ac));
-                T[r * n + q] = v;
-            }
-        /* W(r, v): element r of right-hand side v */
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t v = 0; v < nvec; v++) {
-                size_t src = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);
-                W[r * nvec + v] = plumb_load_f64(j->B->dtype, j->B->data, bbase + src);
-            }
-        for (int64_t s = 0; s < n; s++) {
-            int64_t r = j->t_lower ? s : n - 1 - s;
-            double *wr = W + r * nvec;
-            int64_t q0 = j->t_lower ? 0 : r + 1, q1 = j->t_lower ? r : n;
-            for (int64_t q = q0; q < q1; q++) {
-                double t = T[r * n + q];
-                const double *wq = W + q * nvec;
-                for (int64_t v = 0; v < nvec; v++)
-                    wr[v] -= t * wq[v];
-            }
-            double d = T[r * n + r];
-            for (int64_t v = 0; v < nvec; v++)
-                wr[v] /= d;
-        }
-        for (int64_t r = 0; r < n; r++)
-            for (int64_t v = 0; v < nvec; v++) {
-                size_t dst = j->left ? (size_t)(r * j->k + v) : (size_t)(v * j->k + r);
-                store_d(j->X->dtype, j->X->data, bbase + dst, W[r * nvec + v]);
-            }
-    }
-    free(T);
+    else
+        trsm_real_range(j, begin, end);
 }
 
 bool rt_op_TRIANGULAR_SOLVE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
