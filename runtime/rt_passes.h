@@ -1,5 +1,5 @@
 /* Interface between the runtime pipeline (runtime/plan.c) and its graph
- * passes and fusion (runtime/passes.c, runtime/fusion.c). */
+ * passes and fusion (runtime/passes.c, runtime/fusion_*.c). */
 #ifndef PLUMB_RT_PASSES_H
 #define PLUMB_RT_PASSES_H
 
@@ -52,7 +52,7 @@ bool rt_fused_rows(const rt_fused *g);
 uint32_t rt_fused_chains(const rt_fused *g, uint32_t *links);
 
 /* The group is a loop group that runs in registers at the AVX-512 level
- * (fusion.c, run_regs); false for NULL. For tests of the planning. */
+ * (fusion_exec.c, run_regs); false for NULL. For tests of the planning. */
 bool rt_fused_regs(const rt_fused *g);
 
 /* One-pass row sums the group plans (row groups): *sqsum (x - m)^2 sums
@@ -60,7 +60,7 @@ bool rt_fused_regs(const rt_fused *g);
  * denominator, AVX-512). For tests of the planning. */
 void rt_fused_row_passes(const rt_fused *g, uint32_t *sqsum, uint32_t *expsum);
 
-/* f16/bf16 register segments the group plans (fusion.c, run_hseg, AVX-512):
+/* f16/bf16 register segments the group plans (fusion_exec.c, run_hseg, AVX-512):
  * returns their number and sets *steps to the steps they hold. For tests
  * of the planning. */
 uint32_t rt_fused_hsegs(const rt_fused *g, uint32_t *steps);

@@ -82,7 +82,7 @@ double rt_sum_blocks(rt_sum_block_fn block, void *ctx, size_t n);
 
 /* The lanes in four AVX-512 registers (a[0] lanes 0-7, a[1] 8-15, a[2]
  * 16-23, a[3] 24-31), for the f32 row sums at the AVX-512 level
- * (k_reduce.c, fusion.c's one-pass sums): the same additions as the lane
+ * (k_reduce.c, fusion_exec.c's one-pass sums): the same additions as the lane
  * array and rt_sum_fold_lanes, without storing the lanes and reloading
  * them one by one (the fold was 5% of layer_norm: the wide stores did not
  * forward to the narrow loads). Callers run only after rt_isa chose

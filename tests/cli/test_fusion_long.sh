@@ -1,6 +1,6 @@
 #!/bin/sh
 # A chain longer than one fused kernel can hold (4096 values,
-# runtime/fusion.c RT_MAX_VALS) is split into several groups rather than
+# runtime/rt_fusion.h RT_MAX_VALS) is split into several groups rather than
 # the program being refused: an elementwise chain of 4,201 ops and a row
 # chain of 1,100 reduce / broadcast_in_dim / add / tanh steps compile on the
 # runtime and agree with the reference (run --compare). Value derived by

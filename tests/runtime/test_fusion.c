@@ -1,4 +1,4 @@
-/* Fusion (runtime/fusion.c): which ops are grouped, that the schedule is a
+/* Fusion (runtime/fusion_pass.c): which ops are grouped, that the schedule is a
  * valid order, and that fused execution (opt_level 2) gives the same bits
  * as unfused execution (opt_level 1) on 1 and 2 threads, and as the
  * reference where the ops are exact. */

@@ -1,4 +1,4 @@
-/* Chains of f32 arithmetic in row groups (runtime/fusion.c, run_chain):
+/* Chains of f32 arithmetic in row groups (runtime/fusion_exec.c, run_chain):
  * consecutive add/subtract/multiply/divide steps, each result read only by
  * the next, run as one loop with the intermediates in registers. They must
  * give the bits of the steps run apart: fused (opt_level 2) == unfused

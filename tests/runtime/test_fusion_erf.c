@@ -1,4 +1,4 @@
-/* erf in the fused executor's register loops (runtime/fusion.c, run_regs;
+/* erf in the fused executor's register loops (runtime/fusion_exec.c, run_regs;
  * rt_x16_erf in runtime/math_avx512.c): gelu's erf form
  * x/2 (1 + erf(x/sqrt 2)) is planned as one register-run loop group, and
  * its results are the bits of the same program run unfused (opt level 1,

@@ -1,4 +1,4 @@
-/* Fused row groups of f16 and bf16 (runtime/fusion.c S_FOLDH with
+/* Fused row groups of f16 and bf16 (runtime/fusion_exec.c S_FOLDH with
  * rt_fold_half_row in runtime/k_reduce.c): softmax and layer_norm of the
  * half types are one row group whose per-row work (mean, variance, +eps,
  * rsqrt) runs once per row, and fused execution (opt_level 2, 1 and 2

@@ -1,4 +1,5 @@
-/* f16/bf16 register segments (runtime/fusion.c, mark_hsegs and run_hseg):
+/* f16/bf16 register segments (runtime/fusion_build.c mark_hsegs and
+ * runtime/fusion_exec.c run_hseg):
  * consecutive half elementwise steps of a loop or row group run block by
  * block in registers at the AVX-512 level, rounding once per op. Every op
  * class (arithmetic, sqrt, sign operations, exp/logistic/tanh in f32

@@ -1,4 +1,4 @@
-/* Integer loop groups in registers (runtime/fusion.c, regs_int_op): chains
+/* Integer loop groups in registers (runtime/fusion_build.c, regs_int_op): chains
  * of i32 and ui32 add, subtract, multiply, and, or, xor, the three shifts,
  * maximum, minimum, negate and not, with scalar broadcasts, are planned to
  * run in registers, and their results equal the reference's bit for bit
