@@ -21,10 +21,13 @@
  * the lhs in place ("direct").
  * Element types: any dot_general takes (the FP8/FP6/FP4 formats through
  * the GEMM's FP8 path, i2/i4/ui2/ui4 through its integer loops, wrapping);
- * im2col copies elements bitwise. complex<f32>/complex<f64> (lhs, rhs and
- * result of one type) take the same im2col and kernel packing (an element
- * is copied whole; padding holds (+0, +0)) and then cgemm_range below
- * instead of the GEMM. */
+ * im2col copies elements bitwise; lhs and rhs of different types are
+ * copied each in its own type and widened by the GEMM's packing (see
+ * rt_op_CONVOLUTION). complex<f32>/complex<f64> (lhs, rhs and result of
+ * one type) take the same im2col and kernel packing (an element is copied
+ * whole; padding holds (+0, +0)) and then, instead of the GEMM,
+ * rt_cconv_f32 (k_cconv.c: vector double sums with the reference's bits)
+ * for complex<f32> and cgemm_range below for complex<f64>. */
 #include <string.h>
 
 #include "plumb/complex.h"
@@ -35,8 +38,8 @@
 typedef struct conv_geom {
     const ir_conv *cv;
     uint32_t S;
-    size_t es;                         /* element size, lhs and rhs (same type) */
-    const double *wtab;                /* f8E8M0FNU: A and B widened to f64 through this table */
+    size_t es, rs;                     /* element sizes: lhs (the result's when scattering), rhs */
+    const double *wtab, *rtab;         /* f8E8M0FNU lhs / rhs: widened to f64 through these tables */
     int64_t G, Bo, KI, Nn, M, K, Kw, P;   /* P = output positions per batch */
     int64_t O[IR_CONV_MAX_SPATIAL], W[IR_CONV_MAX_SPATIAL];
     int64_t stride[IR_CONV_MAX_SPATIAL], lo[IR_CONV_MAX_SPATIAL], ld[IR_CONV_MAX_SPATIAL],
@@ -103,7 +106,7 @@ static void kpack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     (void)chunk;
     const conv_geom *g = ctx;
     const ir_conv *cv = g->cv;
-    size_t es = g->es, oes = g->wtab ? sizeof(double) : es;
+    size_t es = g->rs, oes = g->rtab ? sizeof(double) : es;
     int64_t ostr = g->rstr[cv->k_out_feature];
     for (uint64_t r = begin; r < end; r++) {
         int64_t grp = (int64_t)r / g->K, kk = (int64_t)r % g->K;
@@ -116,9 +119,9 @@ static void kpack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             off += wk * g->rstr[cv->k_spatial[k]];
         }
         unsigned char *dst = g->Bm + (size_t)r * (size_t)g->Nn * oes;
-        if (g->wtab)
+        if (g->rtab)
             for (int64_t n = 0; n < g->Nn; n++) {
-                double v = g->wtab[g->rhs[off + n * ostr]];
+                double v = g->rtab[g->rhs[off + n * ostr]];
                 memcpy(dst + (size_t)n * sizeof v, &v, sizeof v);
             }
         else if (ostr == 1)
@@ -154,7 +157,7 @@ static void scatter_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
     }
 }
 
-/* C[g] = A[g] · B[g] on complex elements, one result row (g, m) per
+/* complex<f64>: C[g] = A[g] · B[g] on complex elements, one result row (g, m) per
  * index: each component accumulated in long double, the products formed
  * there too (exact for complex<f32>: 24-bit significands give 48-bit
  * products, within long double's 64), the textbook product
@@ -272,14 +275,22 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
         memset(res->data, 0, res->nbytes);
         return true;
     }
-    if (lhs->dtype != rhs->dtype)
-        return rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "unsupported on the runtime: lhs %s with rhs %s (mixed types)",
-                       plumb_dtype_name(lhs->dtype), plumb_dtype_name(rhs->dtype));
     bool cplx = plumb_dtype_is_complex(res->dtype);
-    if (cplx != plumb_dtype_is_complex(lhs->dtype) || (cplx && res->dtype != lhs->dtype))
-        return rt_fail(x, op, PLUMB_ERR_INVALID, "complex lhs, rhs and result must have one type, not %s and %s",
-                       plumb_dtype_name(lhs->dtype), plumb_dtype_name(res->dtype));
+    if (cplx && (lhs->dtype != res->dtype || rhs->dtype != res->dtype))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "complex lhs, rhs and result must have one type, not %s, %s and %s",
+                       plumb_dtype_name(lhs->dtype), plumb_dtype_name(rhs->dtype), plumb_dtype_name(res->dtype));
+    if (!cplx && (plumb_dtype_is_complex(lhs->dtype) || plumb_dtype_is_complex(rhs->dtype)))
+        return rt_fail(x, op, PLUMB_ERR_INVALID, "a complex operand needs a complex result of its type, not %s",
+                       plumb_dtype_name(res->dtype));
+    /* Mixed lhs and rhs types (bf16 x f32, i8 x f32, f8E4M3FN x bf16, ...)
+     * go to the GEMM as they are: dot_general's packing reads each operand
+     * in its own type and widens it exactly to the computation type (f32
+     * when both are f16/bf16/f32 or a <= 5-bit-significand small float,
+     * else f64, which holds every such operand but integers above 2^53
+     * exactly), as the reference reads both into double; im2col and the
+     * kernel packing copy each operand's elements in its own size. */
     g.es = plumb_dtype_size(lhs->dtype);
+    g.rs = plumb_dtype_size(rhs->dtype);
     g.lhs = lhs->data;
     g.rhs = rhs->data;
     /* f8E8M0FNU has no zero: its pattern 0 is 2^-127, so the zero bits of
@@ -288,16 +299,22 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
      * its powers of two and their sums are exact or nearly so there), the
      * holes +0, the GEMM run in f64 and each sum rounded once to the result. */
     double e8m0[256];
-    plumb_dtype wt = lhs->dtype;
+    plumb_dtype wt = lhs->dtype, wrt = rhs->dtype;
+    if (lhs->dtype == PLUMB_F8E8M0FNU || rhs->dtype == PLUMB_F8E8M0FNU)
+        for (uint32_t b = 0; b < 256; b++) e8m0[b] = plumb_small_to_f64(plumb_fpfmt_get(PLUMB_F8E8M0FNU), b);
     if (lhs->dtype == PLUMB_F8E8M0FNU) {
-        for (uint32_t b = 0; b < 256; b++) e8m0[b] = plumb_small_to_f64(plumb_fpfmt_get(lhs->dtype), b);
         g.wtab = e8m0;
         wt = PLUMB_F64;
     }
-    size_t oes = plumb_dtype_size(wt);
+    if (rhs->dtype == PLUMB_F8E8M0FNU) {
+        g.rtab = e8m0;
+        wrt = PLUMB_F64;
+    }
+    bool wide = g.wtab || g.rtab;   /* f64 scratch result, rounded here */
+    size_t oes = plumb_dtype_size(wt), ores = plumb_dtype_size(wrt);
     uint64_t asz, bsz, csz, c64;
     if (__builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.K * oes, &asz) ||
-        __builtin_mul_overflow((uint64_t)(g.G * g.K), (uint64_t)g.Nn * oes, &bsz) ||
+        __builtin_mul_overflow((uint64_t)(g.G * g.K), (uint64_t)g.Nn * ores, &bsz) ||
         __builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.Nn * sizeof(double), &c64) ||
         __builtin_mul_overflow((uint64_t)(g.G * g.M), (uint64_t)g.Nn * plumb_dtype_size(res->dtype), &csz) ||
         asz > SIZE_MAX || bsz > SIZE_MAX || csz > SIZE_MAX || c64 > SIZE_MAX)
@@ -317,9 +334,9 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
     bool in_place = g.G == 1 && bsf_layout(cv->out_batch, cv->out_spatial, cv->out_feature, g.S);
     g.C = in_place ? res->data : rt_scratch(x, op, (size_t)csz);
     if (!g.C) return false;
-    plumb_tensor a = view3(wt, g.G, g.M, g.K, g.A), b = view3(wt, g.G, g.K, g.Nn, g.Bm),
+    plumb_tensor a = view3(wt, g.G, g.M, g.K, g.A), b = view3(wrt, g.G, g.K, g.Nn, g.Bm),
                  c = view3(res->dtype, g.G, g.M, g.Nn, g.C);
-    if (g.wtab) {
+    if (wide) {
         double *cw = rt_scratch(x, op, (size_t)c64);
         if (!cw) return false;
         plumb_tensor cd = view3(PLUMB_F64, g.G, g.M, g.Nn, cw);
@@ -334,6 +351,8 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
                           : plumb_f64_to_small(plumb_fpfmt_get(ot), v);
             plumb_store_bits(ot, g.C, (size_t)i, bits);
         }
+    } else if (res->dtype == PLUMB_C64) {
+        if (!rt_cconv_f32(x, op, g.A, g.Bm, g.C, g.G, g.M, g.K, g.Nn, g.KI)) return false;
     } else if (cplx) {
         /* long double work per row: a few rows per chunk already pay for the split */
         cgemm_job cj = {res->dtype, g.A, g.Bm, g.C, g.M, g.K, g.Nn};

@@ -1,5 +1,6 @@
-/* The one entry of runtime/k_dot.c that stablehlo.convolution (k_conv.c)
- * calls: a batched matrix product with dot_general's numerics. */
+/* The entries stablehlo.convolution (k_conv.c) calls: runtime/k_dot.c's
+ * batched matrix product with dot_general's numerics, and k_cconv.c's
+ * complex<f32> product. */
 #ifndef PLUMB_RT_CONV_H
 #define PLUMB_RT_CONV_H
 
@@ -11,5 +12,12 @@
  * as the reference's exact sum rounded once but for the documented
  * data-dependent bound. */
 bool rt_dot_batched(rt_exec *x, const ir_op *op, const plumb_tensor *a, const plumb_tensor *b, plumb_tensor *c);
+
+/* k_cconv.c: C[g] = A[g] · B[g] on complex<f32> elements, A [G·M, K] the
+ * im2col'd lhs (columns window-major: column wl·KI + ki), B [G, K, N] the
+ * packed kernel, C [G·M, N]; each result component is the reference's
+ * (ref/conv.c) bit for bit. */
+bool rt_cconv_f32(rt_exec *x, const ir_op *op, const void *A, const void *B, void *C, int64_t G, int64_t M, int64_t K,
+                  int64_t N, int64_t KI);
 
 #endif
