@@ -32,6 +32,14 @@
 #                    tests/conformance/plugins/NAME.c built as a shared
 #                    object under $BUILD/plugins, building it when the
 #                    Makefile rule has not; nonzero when it cannot
+#   both_pass DESC PROGRAM
+#                    `plumb run --backend B PROGRAM` exits 0 on the
+#                    reference and on the runtime (one check each, "DESC on
+#                    B"): for programs that check themselves
+#   expect_pretty GENERIC PATTERN
+#                    two checks: `plumb fmt GENERIC` prints a line matching
+#                    the grep PATTERN (the pretty form), and formatting that
+#                    output again gives it back unchanged
 # Everything here must run under /bin/sh (dash).
 
 # lib_init NAME: counters, PLUMB and $tmp (named after NAME).
@@ -106,4 +114,24 @@ plugin() {
             -lxxhash -lmpfr -lgmp -lgsl -lgslcblas -lm -lpthread -ldl || return 1
     fi
     echo "$lib_so"
+}
+
+both_pass() {
+    for lib_be in ref runtime; do
+        if "$PLUMB" run --backend $lib_be "$2" > "$tmp/out" 2> "$tmp/err"; then ok "$1 on $lib_be"
+        else fail "$1 on $lib_be"; fi
+    done
+}
+
+expect_pretty() {
+    if "$PLUMB" fmt "$1" > "$tmp/out" 2> "$tmp/err" && grep -q -- "$2" "$tmp/out"; then
+        ok "the generic form prints in the pretty form"
+    else
+        fail "the generic form prints in the pretty form"
+    fi
+    if "$PLUMB" fmt "$tmp/out" > "$tmp/out2" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/out2"; then
+        ok "the pretty form reads back to itself"
+    else
+        fail "the pretty form reads back to itself"
+    fi
 }

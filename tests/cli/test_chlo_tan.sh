@@ -10,12 +10,6 @@
 lib_init chlo_tan
 need_plumb
 
-both_pass() {   # DESC FILE: exit status 0 on both backends
-    for be in ref runtime; do
-        if "$PLUMB" run --backend $be "$2" > "$tmp/out" 2> "$tmp/err"; then ok "$1 on $be"; else fail "$1 on $be"; fi
-    done
-}
-
 # Values worked out by hand (docs/spec/elementwise.md: tan within 4 ULP, the
 # reference correctly rounded; these are the correctly rounded results):
 #  tan(+0) = +0 (0x00000000), tan(-0) = -0 (0x80000000): tan is odd.
@@ -158,17 +152,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   func.return %t : tensor<2xf32>
 }
 EOF
-if "$PLUMB" fmt "$tmp/gen.mlir" > "$tmp/out" 2> "$tmp/err" &&
-    grep -q '= chlo.tan %[a-z0-9]* : tensor<2xf32>' "$tmp/out"; then
-    ok "the generic form prints in the pretty form"
-else
-    fail "the generic form prints in the pretty form"
-fi
-if "$PLUMB" fmt "$tmp/out" > "$tmp/out2" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/out2"; then
-    ok "the pretty form reads back to itself"
-else
-    fail "the pretty form reads back to itself"
-fi
+expect_pretty "$tmp/gen.mlir" '= chlo.tan %[a-z0-9]* : tensor<2xf32>'
 
 # The verifier refuses an integer operand, naming the op.
 cat > "$tmp/bad.mlir" <<'EOF'

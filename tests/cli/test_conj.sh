@@ -11,12 +11,6 @@
 lib_init conj
 need_plumb
 
-both_pass() {   # DESC FILE: exit status 0 on both backends
-    for be in ref runtime; do
-        if "$PLUMB" run --backend $be "$2" > "$tmp/out" 2> "$tmp/err"; then ok "$1 on $be"; else fail "$1 on $be"; fi
-    done
-}
-
 # conj_complex N FT UT RE IM WANT_RE WANT_IM: a program taking the conj of
 # a tensor<Nxcomplex<FT>> built from the bit patterns RE and IM (as UT, of
 # FT's width) that checks the bits of the result's parts against WANT_RE
@@ -141,17 +135,7 @@ func.func @main(%z: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
   func.return %c : tensor<2xcomplex<f32>>
 }
 EOF
-if "$PLUMB" fmt "$tmp/gen.mlir" > "$tmp/out" 2> "$tmp/err" &&
-    grep -q '= chlo.conj %[a-z0-9]* : tensor<2xcomplex<f32>>$' "$tmp/out"; then
-    ok "the generic form prints in the pretty form"
-else
-    fail "the generic form prints in the pretty form"
-fi
-if "$PLUMB" fmt "$tmp/out" > "$tmp/out2" 2> "$tmp/err" && cmp -s "$tmp/out" "$tmp/out2"; then
-    ok "the pretty form reads back to itself"
-else
-    fail "the pretty form reads back to itself"
-fi
+expect_pretty "$tmp/gen.mlir" '= chlo.conj %[a-z0-9]* : tensor<2xcomplex<f32>>$'
 
 # The verifier: an integer operand, and a result of another type.
 cat > "$tmp/bad1.mlir" <<'EOF'
