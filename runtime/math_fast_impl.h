@@ -24,7 +24,8 @@
  * exp, logistic and tanh are taken from here at neither level: AVX-512 has
  * 16-lane f32 versions (math_avx512.c) and AVX2 8-lane f32 versions
  * (math_avx2.c), with the same blend rule; their bits differ between the
- * two levels. expm1, log, log1p, sin and cos come from here at both. */
+ * two levels. expm1, log, log1p, sin, cos and erfc come from here at both;
+ * erf is math_erf.h's f32 form at every level (the same bits at all three). */
 
 #define F_LOG2E 1.4426950408889634074
 #define F_LN2HI 0x1.62e42fefa39efp-1         /* ln 2 rounded to double */
@@ -234,7 +235,8 @@ VMI vd fb_trig(vf xf, vl *bad, int cosine)
 VMI vd fb_sin(vf xf, vl *bad) { return fb_trig(xf, bad, 0); }
 VMI vd fb_cos(vf xf, vl *bad) { return fb_trig(xf, bad, 1); }
 
-/* erf and erfc (math_impl.h's form with shorter polynomials): |x| < 1/2
+/* erfc (math_impl.h's form with shorter polynomials; f32 erf no longer
+ * comes from here, see math_erf.h, but the analysis reads for both): |x| < 1/2
  * by the Taylor series to n = 7 (omitted term 0.25^8/(8! 17) < 2^-34.4
  * relative to x; the alternating terms fall by 4 or more, no
  * cancellation); z = |x| >= 1/2 by erfc z = t e^(P(s) - z^2), t = 2/(2 +
@@ -279,21 +281,8 @@ VMI vd fx_erfc_tail(vd z)
     return (q + q) * fx_exp(vfma(-z, z, p));
 }
 
-/* the tail is computed only in blocks where some lane needs it */
-VMI vd fb_erf(vf xf, vl *bad)
-{
-    vd x = vtod(xf);
-    vd a = vabs(x);
-    *bad = x != x;
-    vd r = fx_erf_small(x);
-    vl big = a >= 0.5;
-    if (vany(big)) {
-        vd e = fx_erfc_tail(vmax(vmin(a, vsplat(10.5)), vsplat(0.5)));
-        r = vsel(big, vor(1.0 - e, vsign(x)), r);
-    }
-    return r;
-}
-
+/* erfc; the tail is computed only in blocks where some lane needs it.
+ * (f32 erf is math_erf.h's at every level.) */
 VMI vd fb_erfc(vf xf, vl *bad)
 {
     vd x = vtod(xf);
@@ -351,7 +340,6 @@ FX_UNARY(log, f32_of(PLUMB_OP_LOG, x, dv_log(x)))
 FX_UNARY(log1p, f32_of(PLUMB_OP_LOG_PLUS_ONE, x, dv_log1p(x)))
 FX_UNARY(sin, f32_of(PLUMB_OP_SINE, x, dv_trig(x, TRIG_SIN)))
 FX_UNARY(cos, f32_of(PLUMB_OP_COSINE, x, dv_trig(x, TRIG_COS)))
-FX_UNARY(erf, f32_of(PLUMB_OP_ERF, x, dv_erf(x)))
 FX_UNARY(erfc, f32_of(PLUMB_OP_ERFC, x, dv_erfc(x)))
 
 /* This ISA's table: the fast functions where there is one. */
@@ -366,7 +354,6 @@ static rt_vmath_f32_fn VM(fx_unary)(plumb_opcode op)
     case PLUMB_OP_LOG_PLUS_ONE: return VM(fx_log1p);
     case PLUMB_OP_SINE: return VM(fx_sin);
     case PLUMB_OP_COSINE: return VM(fx_cos);
-    case PLUMB_OP_ERF: return VM(fx_erf);
     case PLUMB_OP_ERFC: return VM(fx_erfc);
     default: return VM(vm_unary)(op);
     }
