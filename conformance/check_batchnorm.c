@@ -46,7 +46,17 @@
  * format per result element, which adds u_t |y| + eta_t on top of the
  * reference's own rounding (judge_elem counts both). A backend that
  * rounds an intermediate (the normalized value, the statistics) to the
- * format errs by up to another u_t times that intermediate. */
+ * format errs by up to another u_t times that intermediate.
+ *
+ * f8E8M0FNU (u_t = 2^-1: the rule above would admit a neighbouring power of
+ * two either way, so it is not used): the same promise judged exactly. The
+ * wide result y_w lies within B of the exact y, which the checker computes
+ * in long double as y (within a relative 2^-50 more); the results a
+ * faithful backend can give are the roundings of [y - B, y + B] into the
+ * format (conformance/e8m0_judge.h states the rule and where it is
+ * written). Both the backend's and the reference's element must be one of
+ * them: one that rounds the wide value the wrong way, or rounds a step
+ * to the format, fails wherever y is not within B of a midpoint. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +64,7 @@
 #include <string.h>
 
 #include "batchnorm_bound.h"
+#include "e8m0_judge.h"
 #include "plumb/dtype.h"
 #include "plumb/fp8.h"
 
@@ -114,12 +125,29 @@ static long double eps_in(plumb_dtype t, double eps)
 static long double ld(const plumb_tensor *t, size_t i) { return plumb_load_f64(t->dtype, t->data, i); }
 
 /* Compares element i against the bound B (INFINITY: anything goes; NAN:
- * not judged). */
+ * not judged); y is the checker's long double value of the element, used
+ * for f8E8M0FNU. */
 static void judge_elem(conf_bn_verdict *v, const plumb_tensor *got, const plumb_tensor *want, size_t i, long double B,
-                       const char *what)
+                       long double y, const char *what)
 {
     plumb_dtype t = want->dtype;
     uint64_t gb = plumb_load_bits(t, got->data, i), wb = plumb_load_bits(t, want->data, i);
+    if (t == PLUMB_F8E8M0FNU && !isnan(B) && !isinf(B)) {
+        long double W = B * EVAL_SLACK + fabsl(y) * 0x1p-50L;
+        uint32_t lo_b, hi_b;
+        bool want_ok = conf_e8m0_admits(wb, y - W, y + W, &lo_b, &hi_b);
+        bool got_ok = conf_e8m0_admits(gb, y - W, y + W, &lo_b, &hi_b);
+        if (got_ok && want_ok) return;
+        if (v->budget > 1.0) return;   /* the first failure is the one reported */
+        v->budget = INFINITY;
+        v->idx = i;
+        snprintf(v->reason, sizeof v->reason,
+                 "%s element %zu: %s 0x%02x, but y = %.17Lg within %.6Lg rounds once to f8E8M0FNU patterns "
+                 "0x%02x..0x%02x%s (reference 0x%02x)",
+                 what, i, got_ok ? "the reference gives" : "got", (unsigned)(got_ok ? wb : gb), y, W, lo_b, hi_b,
+                 y - W < 0 ? " or the NaN 0xff" : "", (unsigned)wb);
+        return;
+    }
     if (gb == wb) return;
     double g = plumb_load_f64(t, got->data, i), w = plumb_load_f64(t, want->data, i);
     double ratio;
@@ -198,8 +226,8 @@ void conf_bn_judge(plumb_opcode op, double epsilon, int64_t fi, const plumb_tens
             var = V / Nl;
             Em = gamma_k(N + 1, u) * (A / Nl) + eta;
             Ev = Em * Em + gamma_k(N + 3, u) * (var + Em * Em) + eta;
-            if (k == 1) { judge_elem(v, got, want, f, N ? Em : NAN, what); continue; }
-            if (k == 2) { judge_elem(v, got, want, f, N ? Ev : NAN, what); continue; }
+            if (k == 1) { judge_elem(v, got, want, f, N ? Em : NAN, mean, what); continue; }
+            if (k == 2) { judge_elem(v, got, want, f, N ? Ev : NAN, var, what); continue; }
         } else {
             mean = ld(in[2 + (kind == 0)], f);
             var = ld(in[3 + (kind == 0)], f);
@@ -223,7 +251,7 @@ void conf_bn_judge(plumb_opcode op, double epsilon, int64_t fi, const plumb_tens
                         long double Et = (Em * (1 + g4) * (1 + rho) + d * ((1 + g4) * (1 + rho) - 1)) / s;
                         B = (1 + g4) * fabsl(sc) * Et + g4 * (fabsl(sc) * d / s + fabsl(of)) + eta;
                     }
-                    judge_elem(v, got, want, AT(o, i), B, what);
+                    judge_elem(v, got, want, AT(o, i), B, sc * (ld(x, AT(o, i)) - mean) / s + of, what);
                 }
             continue;
         }
@@ -239,18 +267,19 @@ void conf_bn_judge(plumb_opcode op, double epsilon, int64_t fi, const plumb_tens
                 SP += fabsl(gv * d);
             }
         long double EG = gamma_k(N, u) * SG + eta, EP = gamma_k(N + 2, u) * SP + (Nl + 1) * eta;
-        if (k == 2) { judge_elem(v, got, want, f, EG, what); continue; }
-        if (k == 1) { judge_elem(v, got, want, f, judged ? (EP + g4 * fabsl(P)) * (1 + g4) / s + eta : NAN, what); continue; }
+        if (k == 2) { judge_elem(v, got, want, f, EG, G, what); continue; }
+        if (k == 1) { judge_elem(v, got, want, f, judged ? (EP + g4 * fabsl(P)) * (1 + g4) / s + eta : NAN, P / s, what); continue; }
         for (uint64_t o = 0; o < outer; o++)
             for (uint64_t i = 0; i < inner; i++) {
-                long double B = NAN;
+                long double B = NAN, y = NAN;
                 if (judged) {
                     long double gv = ld(g, AT(o, i)), d = ld(x, AT(o, i)) - mean;
                     long double T = Nl * gv - G - d * P / q;
                     long double ET = EG + fabsl(d) * EP * (1 + g4) / q + g4 * (Nl * fabsl(gv) + fabsl(G) + 2 * fabsl(d * P / q));
                     B = fabsl(sc) / (Nl * s) * (ET * (1 + g4) + g4 * fabsl(T)) + eta;
+                    y = sc / (Nl * s) * T;
                 }
-                judge_elem(v, got, want, AT(o, i), B, what);
+                judge_elem(v, got, want, AT(o, i), B, y, what);
             }
 #undef AT
     }

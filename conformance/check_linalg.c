@@ -27,7 +27,22 @@
  * at least f32, and rounded once into the format. The Higham terms use
  * f32's unit roundoff (as dot_general's FP8 bound does), the final rounding
  * the format's u, and the format's smallest subnormal covers that
- * rounding's underflow (docs/spec/linalg.md). */
+ * rounding's underflow (docs/spec/linalg.md).
+ *
+ * f8E8M0FNU (u = 2^-1, powers of two only: the format's rounding term
+ * would admit a neighbouring power of two either way) is judged by the
+ * same promise exactly (conformance/e8m0_judge.h): the checker encloses
+ * the wide result of every computation in that model in an interval, by
+ * interval substitution (triangular_solve) or the interval Cholesky
+ * recurrence, each sum of k products widened by gamma(k + 1) at f32's u_c
+ * times the sum of the products' moduli plus k eta_c (any order, Higham
+ * §3.1 and §2.1), each division and square root by u_c of its modulus plus
+ * eta_c, and by 2^-60 of the moduli for the long double evaluation. The
+ * backend's and the reference's element must each be the rounding into the
+ * format of a value of its interval. Cholesky: a member whose pivot
+ * interval lies at or below 0 is not positive definite, every element of
+ * its read triangle NaN (docs/spec/linalg.md; ref/linalg.c); one whose
+ * pivot interval straddles 0 is not judged. */
 #include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <stdarg.h>
@@ -39,6 +54,7 @@
 #include "plumb/complex.h"
 #include "plumb/dtype.h"
 #include "plumb/fp8.h"
+#include "e8m0_judge.h"
 
 #define EVAL_SLACK (1.0L + 0x1p-40L)
 
@@ -127,6 +143,182 @@ static void put(conf_linalg_verdict *v, double ratio, uint64_t idx, const char *
     }
 }
 
+/* ---- f8E8M0FNU: interval enclosures of the wide result (the top) ---- */
+typedef struct iv {
+    long double lo, hi;
+} iv;
+
+static const iv IV_ALL = {-INFINITY, INFINITY};
+
+static bool iv_finite(iv a) { return isfinite(a.lo) && isfinite(a.hi); }
+static long double iv_mag(iv a) { return fabsl(a.lo) > fabsl(a.hi) ? fabsl(a.lo) : fabsl(a.hi); }
+
+static iv iv_mul(iv a, iv b)
+{
+    if (!iv_finite(a) || !iv_finite(b)) return IV_ALL;
+    long double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+    iv r = {p[0], p[0]};
+    for (int k = 1; k < 4; k++) {
+        if (p[k] < r.lo) r.lo = p[k];
+        if (p[k] > r.hi) r.hi = p[k];
+    }
+    return r;
+}
+
+/* a / b for b > 0 (else anything), widened by one rounding at u_c */
+static iv iv_div_pos(iv a, iv b, long double u_c, long double eta_c)
+{
+    if (!iv_finite(a) || !iv_finite(b) || !(b.lo > 0.0L)) return IV_ALL;
+    long double p[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+    iv r = {p[0], p[0]};
+    for (int k = 1; k < 4; k++) {
+        if (p[k] < r.lo) r.lo = p[k];
+        if (p[k] > r.hi) r.hi = p[k];
+    }
+    long double w = (u_c + 0x1p-60L) * iv_mag(r) + eta_c;
+    return (iv){r.lo - w, r.hi + w};
+}
+
+/* The pattern of element i admitted for the enclosure e? Reports the first
+ * that is not (the backend's, or the reference's: a checker that admitted
+ * neither would be wrong). */
+static void e8m0_judge(conf_linalg_verdict *v, const plumb_tensor *got, const plumb_tensor *want, size_t i, iv e,
+                       const char *what)
+{
+    uint64_t gb = plumb_load_bits(PLUMB_F8E8M0FNU, got->data, i), wb = plumb_load_bits(PLUMB_F8E8M0FNU, want->data, i);
+    uint32_t lo_b, hi_b;
+    bool want_ok = conf_e8m0_admits(wb, e.lo, e.hi, &lo_b, &hi_b), got_ok = conf_e8m0_admits(gb, e.lo, e.hi, &lo_b, &hi_b);
+    if ((got_ok && want_ok) || v->budget > 1.0) return;
+    v->budget = INFINITY;
+    v->idx = i;
+    snprintf(v->reason, sizeof v->reason,
+             "element %zu: %s 0x%02x, but the wide %s lies in [%.17Lg, %.17Lg], which rounds once to f8E8M0FNU "
+             "patterns 0x%02x..0x%02x%s (reference 0x%02x; docs/spec/linalg.md)",
+             i, got_ok ? "the reference gives" : "got", (unsigned)(got_ok ? wb : gb), what, e.lo, e.hi, lo_b, hi_b,
+             e.lo < 0 ? " or the NaN 0xff" : "", (unsigned)wb);
+}
+
+/* triangular_solve on f8E8M0FNU: interval substitution (the top); T as in
+ * conf_linalg_trsm_judge (every value positive, so no moduli needed). */
+static void trsm_judge_e8m0(const ir_attrs *at, const plumb_tensor *A, const plumb_tensor *B, const plumb_tensor *got,
+                            const plumb_tensor *want, conf_linalg_verdict *v)
+{
+    plumb_dtype t = PLUMB_F8E8M0FNU;
+    uint32_t R = B->rank;
+    int64_t n = A->dims[R - 1], m = B->dims[R - 2], k = B->dims[R - 1];
+    bool trans = at->transpose_a != IR_TRANSPOSE_NO_TRANSPOSE;
+    bool t_transposed = trans != !at->left_side;
+    bool t_lower = at->lower != t_transposed;
+    int64_t nvec = at->left_side ? k : m, vs = at->left_side ? k : 1, vstep = at->left_side ? 1 : k;
+    const long double u_c = 0x1p-24L, eta_c = 0x1p-149L;
+    size_t nn = (size_t)n;
+    long double *T = malloc((nn * nn + 1) * sizeof *T);
+    iv *x = malloc((nn + 1) * sizeof *x);
+    if (!T || !x) {
+        free(T);
+        free(x);
+        v->budget = INFINITY;
+        snprintf(v->reason, sizeof v->reason, "no memory for the enclosure of a %lldx%lld solve", (long long)n, (long long)n);
+        return;
+    }
+    uint64_t nb = batch_count(B);
+    for (uint64_t bi = 0; bi < nb; bi++) {
+        size_t abase = (size_t)(bi * nn * nn), bbase = (size_t)(bi * (uint64_t)m * (uint64_t)k);
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t q = 0; q < n; q++) {
+                int64_t ar = t_transposed ? q : r, ac = t_transposed ? r : q;
+                bool in_tri = at->lower ? ar >= ac : ar <= ac;
+                T[r * n + q] = ar == ac && at->unit_diagonal ? 1.0L
+                             : in_tri ? (long double)plumb_load_f64(A->dtype, A->data, abase + (size_t)(ar * n + ac)) : 0.0L;
+            }
+        for (int64_t vi = 0; vi < nvec; vi++) {
+            for (int64_t st = 0; st < n; st++) {
+                int64_t r = t_lower ? st : n - 1 - st;
+                size_t at_r = bbase + (size_t)(r * vs + vi * vstep);
+                long double b = plumb_load_f64(t, B->data, at_r);
+                iv acc = {b, b};
+                long double mag = fabsl(b);
+                int64_t q0 = t_lower ? 0 : r + 1, q1 = t_lower ? r : n, terms = 0;
+                for (int64_t q = q0; q < q1; q++) {
+                    iv tq = {T[r * n + q], T[r * n + q]}, pr = iv_mul(tq, x[q]);
+                    acc.lo -= pr.hi;
+                    acc.hi -= pr.lo;
+                    mag += iv_mag(pr);
+                    terms++;
+                }
+                if (iv_finite(acc) && !isnan(b)) {
+                    long double w = (gamma_k((uint64_t)terms + 1, u_c) + 0x1p-60L) * mag + (long double)terms * eta_c;
+                    acc.lo -= w;
+                    acc.hi += w;
+                } else {
+                    acc = isnan(b) ? (iv){NAN, NAN} : IV_ALL;
+                }
+                long double d = T[r * n + r];
+                x[r] = isnan(acc.lo) || isnan(d) ? (iv){NAN, NAN} : iv_div_pos(acc, (iv){d, d}, u_c, eta_c);
+                e8m0_judge(v, got, want, at_r, x[r], "solution");
+            }
+        }
+    }
+    free(T);
+    free(x);
+}
+
+/* cholesky on f8E8M0FNU: the interval recurrence (the top) on the lower
+ * factor L (upper: R = L^T, a symmetric real matrix). */
+static void chol_judge_e8m0(bool lower, const plumb_tensor *A, const plumb_tensor *got, const plumb_tensor *want,
+                            conf_linalg_verdict *v)
+{
+    int64_t n = A->dims[A->rank - 1];
+    size_t nn = (size_t)n;
+    const long double u_c = 0x1p-24L, eta_c = 0x1p-149L;
+    iv *L = malloc((nn * nn + 1) * sizeof *L);
+    if (!L) {
+        v->budget = INFINITY;
+        snprintf(v->reason, sizeof v->reason, "no memory for the enclosure of a %lldx%lld factor", (long long)n, (long long)n);
+        return;
+    }
+    uint64_t nb = batch_count(A);
+    for (uint64_t bi = 0; bi < nb; bi++) {
+        size_t base = (size_t)(bi * nn * nn);
+        int state = 0;   /* 0 positive definite, 1 open (not judged), 2 not positive definite */
+        for (int64_t j = 0; j < n && state == 0; j++)
+            for (int64_t i = j; i < n && state == 0; i++) {
+                size_t src = lower ? (size_t)(i * n + j) : (size_t)(j * n + i);
+                long double a = plumb_load_f64(A->dtype, A->data, base + src);
+                if (isnan(a)) { state = 1; break; }
+                iv acc = {a, a};
+                long double mag = fabsl(a);
+                for (int64_t q = 0; q < j; q++) {
+                    iv pr = iv_mul(L[i * n + q], L[j * n + q]);
+                    acc.lo -= pr.hi;
+                    acc.hi -= pr.lo;
+                    mag += iv_mag(pr);
+                }
+                long double w = (gamma_k((uint64_t)j + 1, u_c) + 0x1p-60L) * mag + (long double)j * eta_c;
+                acc.lo -= w;
+                acc.hi += w;
+                if (!iv_finite(acc)) { state = 1; break; }
+                if (i == j) {
+                    if (acc.hi <= 0.0L) { state = 2; break; }
+                    if (acc.lo <= 0.0L) { state = 1; break; }
+                    iv s = {sqrtl(acc.lo), sqrtl(acc.hi)};
+                    long double ws = (u_c + 0x1p-60L) * s.hi + eta_c;
+                    L[i * n + j] = (iv){s.lo - ws, s.hi + ws};
+                } else {
+                    L[i * n + j] = iv_div_pos(acc, L[j * n + j], u_c, eta_c);
+                }
+            }
+        if (state == 1) continue;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j <= i; j++) {
+                size_t at_e = base + (lower ? (size_t)(i * n + j) : (size_t)(j * n + i));
+                e8m0_judge(v, got, want, at_e, state == 2 ? (iv){NAN, NAN} : L[i * n + j],
+                           state == 2 ? "factor (not positive definite: NaN)" : "factor");
+            }
+    }
+    free(L);
+}
+
 /* Theorem 8.5: substitution computes x^ with (T + dT) x^ = b, |dT| <= gamma(n) |T|.
  * So x - x^ = T^-1 dT x^ and |x - x^| <= gamma(n) |T^-1| |T| |x^|; for a
  * triangular T, |T^-1| <= M(T)^-1 elementwise, M(T) its comparison matrix
@@ -155,6 +347,10 @@ void conf_linalg_trsm_judge(const ir_attrs *at, const plumb_tensor *A, const plu
         return;
     }
     plumb_dtype t = want->dtype;
+    if (t == PLUMB_F8E8M0FNU) {
+        trsm_judge_e8m0(at, A, B, got, want, v);
+        return;
+    }
     int64_t n = A->dims[R - 1], m = B->dims[R - 2], k = B->dims[R - 1];
     bool trans = at->transpose_a != IR_TRANSPOSE_NO_TRANSPOSE;
     bool t_transposed = trans != !at->left_side;
@@ -278,6 +474,10 @@ void conf_linalg_chol_judge(bool lower, const plumb_tensor *A, const plumb_tenso
         return;
     }
     plumb_dtype t = want->dtype;
+    if (t == PLUMB_F8E8M0FNU) {
+        chol_judge_e8m0(lower, A, got, want, v);
+        return;
+    }
     int64_t n = A->dims[A->rank - 1];
     size_t nn = (size_t)n, esz = plumb_dtype_get(t)->bytes;
     prec p = prec_of(t);

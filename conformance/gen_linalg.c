@@ -36,7 +36,22 @@
  *   illcond   the same off-diagonal, diagonal the smallest format value >=
  *             the row's sum of |off-diagonal| (at least the format's 1/2):
  *             barely dominant, near singular;
- *   notpd     spd with the last diagonal element -1. */
+ *   notpd     spd with the last diagonal element -1.
+ * f8E8M0FNU (powers of two 2^-127 .. 2^127 and a NaN; no sign, no zero):
+ * every value 2^k with k uniform in a range per class, so the results are
+ * powers of two or NaN (the rounding of a negative value) and the checker
+ * judges them by enclosing the wide result (check_linalg.c):
+ *   triangular_solve  wellcond: diagonal 2^[-1, 1], off-diagonal
+ *             2^[-6, -3] (mostly positive solutions, rounding decided near
+ *             the midpoints 1.5 * 2^e); illcond: diagonal 2^[-2, 0],
+ *             off-diagonal 2^[-1, 0] (growth and negative components);
+ *             symmetric (each shape class reads its own triangle);
+ *             right-hand sides 2^[-1, 1], the first 2^-127 (its solution
+ *             component underflows to the format's least value);
+ *   cholesky  spd: diagonal 2^[2, 4], off-diagonal 2^[-3, 0]; illcond:
+ *             diagonal 2^[0, 1], off-diagonal 2^[-1, 0] (pivots near and
+ *             below zero); notpd: spd with the last diagonal 2^-127, the
+ *             format's least value, so the last pivot is negative. */
 #include "plumb/cmplx_compat.h"   /* <complex.h>, and CMPLX/CMPLXL where it lacks them */
 #include <math.h>
 #include <string.h>
@@ -78,7 +93,37 @@ static double small_ceil(plumb_dtype t, double v)
 
 bool conf_linalg_family_type(plumb_dtype t)
 {
-    return t == PLUMB_C64 || t == PLUMB_C128 || (plumb_fpfmt_get(t) && t != PLUMB_F8E8M0FNU);
+    return t == PLUMB_C64 || t == PLUMB_C128 || plumb_fpfmt_get(t);
+}
+
+/* 2^k, k uniform in [lo, hi] */
+static double pow2(gsl_rng *rng, int lo, int hi)
+{
+    return ldexp(1.0, lo + (int)gsl_rng_uniform_int(rng, (unsigned long)(hi - lo + 1)));
+}
+
+/* f8E8M0FNU matrices (the classes at the top) */
+static void fill_e8m0(plumb_opcode op, const char *vc, plumb_tensor *a, gsl_rng *rng, int64_t n, uint64_t nb)
+{
+    bool ill = !strcmp(vc, "illcond");
+    size_t nn = (size_t)n;
+    double S[16 * 16];
+    for (uint64_t bi = 0; bi < nb; bi++) {
+        size_t base = (size_t)bi * nn * nn;
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c <= r; c++) {
+                double v;
+                if (op == PLUMB_OP_TRIANGULAR_SOLVE)
+                    v = r == c ? (ill ? pow2(rng, -2, 0) : pow2(rng, -1, 1)) : ill ? pow2(rng, -1, 0) : pow2(rng, -6, -3);
+                else
+                    v = r == c ? (ill ? pow2(rng, 0, 1) : pow2(rng, 2, 4)) : ill ? pow2(rng, -1, 0) : pow2(rng, -3, 0);
+                S[r * 16 + c] = S[c * 16 + r] = v;
+            }
+        if (op == PLUMB_OP_CHOLESKY && !strcmp(vc, "notpd") && n > 0) S[(n - 1) * 16 + (n - 1)] = 0x1p-127;
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c < n; c++)
+                plumb_store_bits(a->dtype, a->data, base + (size_t)(r * n + c), to_bits(a->dtype, S[r * 16 + c]));
+    }
 }
 
 uint32_t conf_linalg_family_cases(plumb_opcode op, bool full)
@@ -96,7 +141,9 @@ void conf_linalg_fill_rhs(plumb_tensor *b, gsl_rng *rng)
 {
     plumb_dtype t = b->dtype;
     for (uint64_t i = 0, n = plumb_tensor_numel(b); i < n; i++) {
-        if (plumb_dtype_is_complex(t)) {
+        if (t == PLUMB_F8E8M0FNU) {   /* no sign: powers of two (the top) */
+            plumb_store_bits(t, b->data, (size_t)i, to_bits(t, i == 0 ? 0x1p-127 : pow2(rng, -1, 1)));
+        } else if (plumb_dtype_is_complex(t)) {
             double re = sym_uniform(rng), im = sym_uniform(rng);
             plumb_complex_store(t, b->data, (size_t)i, re, im);
         } else {
@@ -179,8 +226,7 @@ static void fill_small_chol(const char *vc, plumb_tensor *a, gsl_rng *rng, int64
 
 bool conf_linalg_fill(plumb_opcode op, const char *vc, plumb_tensor *a, gsl_rng *rng)
 {
-    if (a->rank < 2 || !(plumb_dtype_is_float(a->dtype) || plumb_dtype_is_complex(a->dtype)) ||
-        a->dtype == PLUMB_F8E8M0FNU)
+    if (a->rank < 2 || !(plumb_dtype_is_float(a->dtype) || plumb_dtype_is_complex(a->dtype)))
         return false;
     plumb_dtype t = a->dtype;
     int64_t n = a->dims[a->rank - 1];
@@ -191,6 +237,10 @@ bool conf_linalg_fill(plumb_opcode op, const char *vc, plumb_tensor *a, gsl_rng 
     if (n > 16) return false;
     if (op != PLUMB_OP_TRIANGULAR_SOLVE && op != PLUMB_OP_CHOLESKY) return false;
     if (plumb_dtype_is_complex(t)) return fill_complex(op, vc, a, rng, n, nb);
+    if (t == PLUMB_F8E8M0FNU) {
+        fill_e8m0(op, vc, a, rng, n, nb);
+        return true;
+    }
     bool small = plumb_fpfmt_get(t) != NULL;
     if (small && op == PLUMB_OP_CHOLESKY) {
         fill_small_chol(vc, a, rng, n, nb);
