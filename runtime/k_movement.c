@@ -51,8 +51,9 @@
 
 #define TR_SCALAR(NAME, T)                                                                                        \
     static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_, int64_t da, int64_t a0, int64_t a1, \
-                     int64_t b0, int64_t b1)                                                                     \
+                     int64_t b0, int64_t b1, bool nt)                                                            \
     {                                                                                                           \
+        (void)nt;                                                                                               \
         const T *s = (const T *)(const void *)s_;                                                               \
         T *d = (T *)(void *)d_;                                                                                 \
         for (int64_t a = a0; a < a1; a++)                                                                       \
@@ -67,12 +68,19 @@ typedef struct tr_u128 {
 } tr_u128;   /* complex<f64>: any 16-byte element, moved as bits */
 TR_SCALAR(tr_blk16, tr_u128)
 
+/* nt: whole-tile stores whose destination is aligned to the store width
+ * may stream (large outputs; the caller fences) */
 typedef void (*tr_blk_fn)(const unsigned char *s, int64_t sb, unsigned char *d, int64_t da, int64_t a0, int64_t a1,
-                          int64_t b0, int64_t b1);
+                          int64_t b0, int64_t b1, bool nt);
 
 #if RT_X86
+/* Tiles store with ST256/ST128/ST512: streaming stores (nt, the caller
+ * checked alignment) or ordinary ones. */
+#define ST256(p, v) (nt ? _mm256_stream_si256((__m256i *)(void *)(p), (v)) : _mm256_storeu_si256((__m256i *)(void *)(p), (v)))
+#define ST128(p, v) (nt ? _mm_stream_si128((__m128i *)(void *)(p), (v)) : _mm_storeu_si128((__m128i *)(void *)(p), (v)))
+
 /* Rows r_b = s + b*sb (8 elements over a) become rows d + a*da. */
-__attribute__((target("avx2"))) static inline void t8x8_4(const uint32_t *s, int64_t sb, uint32_t *d, int64_t da)
+__attribute__((target("avx2"))) static inline void t8x8_4(const uint32_t *s, int64_t sb, uint32_t *d, int64_t da, bool nt)
 {
     __m256 r0 = _mm256_loadu_ps((const float *)(s + 0 * sb)), r1 = _mm256_loadu_ps((const float *)(s + 1 * sb));
     __m256 r2 = _mm256_loadu_ps((const float *)(s + 2 * sb)), r3 = _mm256_loadu_ps((const float *)(s + 3 * sb));
@@ -86,29 +94,29 @@ __attribute__((target("avx2"))) static inline void t8x8_4(const uint32_t *s, int
     __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps((float *)(d + 0 * da), _mm256_permute2f128_ps(u0, u4, 0x20));
-    _mm256_storeu_ps((float *)(d + 1 * da), _mm256_permute2f128_ps(u1, u5, 0x20));
-    _mm256_storeu_ps((float *)(d + 2 * da), _mm256_permute2f128_ps(u2, u6, 0x20));
-    _mm256_storeu_ps((float *)(d + 3 * da), _mm256_permute2f128_ps(u3, u7, 0x20));
-    _mm256_storeu_ps((float *)(d + 4 * da), _mm256_permute2f128_ps(u0, u4, 0x31));
-    _mm256_storeu_ps((float *)(d + 5 * da), _mm256_permute2f128_ps(u1, u5, 0x31));
-    _mm256_storeu_ps((float *)(d + 6 * da), _mm256_permute2f128_ps(u2, u6, 0x31));
-    _mm256_storeu_ps((float *)(d + 7 * da), _mm256_permute2f128_ps(u3, u7, 0x31));
+    ST256(d + 0 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u0, u4, 0x20)));
+    ST256(d + 1 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u1, u5, 0x20)));
+    ST256(d + 2 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u2, u6, 0x20)));
+    ST256(d + 3 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u3, u7, 0x20)));
+    ST256(d + 4 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u0, u4, 0x31)));
+    ST256(d + 5 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u1, u5, 0x31)));
+    ST256(d + 6 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u2, u6, 0x31)));
+    ST256(d + 7 * da, _mm256_castps_si256(_mm256_permute2f128_ps(u3, u7, 0x31)));
 }
 
-__attribute__((target("avx2"))) static inline void t4x4_8(const uint64_t *s, int64_t sb, uint64_t *d, int64_t da)
+__attribute__((target("avx2"))) static inline void t4x4_8(const uint64_t *s, int64_t sb, uint64_t *d, int64_t da, bool nt)
 {
     __m256d r0 = _mm256_loadu_pd((const double *)(s + 0 * sb)), r1 = _mm256_loadu_pd((const double *)(s + 1 * sb));
     __m256d r2 = _mm256_loadu_pd((const double *)(s + 2 * sb)), r3 = _mm256_loadu_pd((const double *)(s + 3 * sb));
     __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
     __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-    _mm256_storeu_pd((double *)(d + 0 * da), _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd((double *)(d + 1 * da), _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd((double *)(d + 2 * da), _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd((double *)(d + 3 * da), _mm256_permute2f128_pd(t1, t3, 0x31));
+    ST256(d + 0 * da, _mm256_castpd_si256(_mm256_permute2f128_pd(t0, t2, 0x20)));
+    ST256(d + 1 * da, _mm256_castpd_si256(_mm256_permute2f128_pd(t1, t3, 0x20)));
+    ST256(d + 2 * da, _mm256_castpd_si256(_mm256_permute2f128_pd(t0, t2, 0x31)));
+    ST256(d + 3 * da, _mm256_castpd_si256(_mm256_permute2f128_pd(t1, t3, 0x31)));
 }
 
-__attribute__((target("avx2"))) static inline void t8x8_2(const uint16_t *s, int64_t sb, uint16_t *d, int64_t da)
+__attribute__((target("avx2"))) static inline void t8x8_2(const uint16_t *s, int64_t sb, uint16_t *d, int64_t da, bool nt)
 {
     __m128i r0 = _mm_loadu_si128((const __m128i *)(s + 0 * sb)), r1 = _mm_loadu_si128((const __m128i *)(s + 1 * sb));
     __m128i r2 = _mm_loadu_si128((const __m128i *)(s + 2 * sb)), r3 = _mm_loadu_si128((const __m128i *)(s + 3 * sb));
@@ -122,14 +130,14 @@ __attribute__((target("avx2"))) static inline void t8x8_2(const uint16_t *s, int
     __m128i b2 = _mm_unpacklo_epi32(a1, a3), b3 = _mm_unpackhi_epi32(a1, a3);
     __m128i b4 = _mm_unpacklo_epi32(a4, a6), b5 = _mm_unpackhi_epi32(a4, a6);
     __m128i b6 = _mm_unpacklo_epi32(a5, a7), b7 = _mm_unpackhi_epi32(a5, a7);
-    _mm_storeu_si128((__m128i *)(d + 0 * da), _mm_unpacklo_epi64(b0, b4));
-    _mm_storeu_si128((__m128i *)(d + 1 * da), _mm_unpackhi_epi64(b0, b4));
-    _mm_storeu_si128((__m128i *)(d + 2 * da), _mm_unpacklo_epi64(b1, b5));
-    _mm_storeu_si128((__m128i *)(d + 3 * da), _mm_unpackhi_epi64(b1, b5));
-    _mm_storeu_si128((__m128i *)(d + 4 * da), _mm_unpacklo_epi64(b2, b6));
-    _mm_storeu_si128((__m128i *)(d + 5 * da), _mm_unpackhi_epi64(b2, b6));
-    _mm_storeu_si128((__m128i *)(d + 6 * da), _mm_unpacklo_epi64(b3, b7));
-    _mm_storeu_si128((__m128i *)(d + 7 * da), _mm_unpackhi_epi64(b3, b7));
+    ST128(d + 0 * da, _mm_unpacklo_epi64(b0, b4));
+    ST128(d + 1 * da, _mm_unpackhi_epi64(b0, b4));
+    ST128(d + 2 * da, _mm_unpacklo_epi64(b1, b5));
+    ST128(d + 3 * da, _mm_unpackhi_epi64(b1, b5));
+    ST128(d + 4 * da, _mm_unpacklo_epi64(b2, b6));
+    ST128(d + 5 * da, _mm_unpackhi_epi64(b2, b6));
+    ST128(d + 6 * da, _mm_unpacklo_epi64(b3, b7));
+    ST128(d + 7 * da, _mm_unpackhi_epi64(b3, b7));
 }
 
 
@@ -138,7 +146,8 @@ __attribute__((target("avx2"))) static inline void t8x8_2(const uint16_t *s, int
  * sets) cannot evict a half-used line. unpack 32/64 transposes 4x4 within
  * each 128-bit lane; two rounds of shuffle_i32x4 then transpose the 4x4
  * grid of lanes. */
-__attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s, int64_t sb, uint32_t *d, int64_t da)
+#define ST512(p, v) (nt ? _mm512_stream_si512((void *)(p), (v)) : _mm512_storeu_si512((void *)(p), (v)))
+__attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s, int64_t sb, uint32_t *d, int64_t da, bool nt)
 {
     __m512i u[16];
 #pragma GCC unroll 4
@@ -158,17 +167,17 @@ __attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s
     for (int c = 0; c < 4; c++) {
         __m512i v = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88), vp = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xdd);
         __m512i w = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x88), wp = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xdd);
-        _mm512_storeu_si512((void *)(d + (c + 0) * da), _mm512_shuffle_i32x4(v, w, 0x88));
-        _mm512_storeu_si512((void *)(d + (c + 8) * da), _mm512_shuffle_i32x4(v, w, 0xdd));
-        _mm512_storeu_si512((void *)(d + (c + 4) * da), _mm512_shuffle_i32x4(vp, wp, 0x88));
-        _mm512_storeu_si512((void *)(d + (c + 12) * da), _mm512_shuffle_i32x4(vp, wp, 0xdd));
+        ST512(d + (c + 0) * da, _mm512_shuffle_i32x4(v, w, 0x88));
+        ST512(d + (c + 8) * da, _mm512_shuffle_i32x4(v, w, 0xdd));
+        ST512(d + (c + 4) * da, _mm512_shuffle_i32x4(vp, wp, 0x88));
+        ST512(d + (c + 12) * da, _mm512_shuffle_i32x4(vp, wp, 0xdd));
     }
 }
 
 /* 16x16 bytes: unpacks of 8-, 16-, 32- and 64-bit units of row pairs,
  * quads and octets; after stage k, x[(i >> k << k) + g] holds columns
  * g·16/2^k .. of rows i..i + 2^k - 1 (each column's 2^k bytes together). */
-__attribute__((target("avx2"))) static inline void t16x16_1(const uint8_t *s, int64_t sb, uint8_t *d, int64_t da)
+__attribute__((target("avx2"))) static inline void t16x16_1(const uint8_t *s, int64_t sb, uint8_t *d, int64_t da, bool nt)
 {
     __m128i r[16], x[16];
     for (int i = 0; i < 16; i++) r[i] = _mm_loadu_si128((const __m128i *)(s + i * sb));
@@ -187,31 +196,52 @@ __attribute__((target("avx2"))) static inline void t16x16_1(const uint8_t *s, in
             x[8 * p + 2 * g + 1] = _mm_unpackhi_epi32(r[8 * p + g], r[8 * p + 4 + g]);
         }
     for (int cp = 0; cp < 8; cp++) {   /* all 16 rows of columns 2cp, 2cp+1 */
-        _mm_storeu_si128((__m128i *)(d + (2 * cp) * da), _mm_unpacklo_epi64(x[cp], x[8 + cp]));
-        _mm_storeu_si128((__m128i *)(d + (2 * cp + 1) * da), _mm_unpackhi_epi64(x[cp], x[8 + cp]));
+        ST128(d + (2 * cp) * da, _mm_unpacklo_epi64(x[cp], x[8 + cp]));
+        ST128(d + (2 * cp + 1) * da, _mm_unpackhi_epi64(x[cp], x[8 + cp]));
     }
 }
 
 /* 2x2 of 16-byte elements: the 128-bit halves of two rows exchanged. */
-__attribute__((target("avx2"))) static inline void t2x2_16(const tr_u128 *s, int64_t sb, tr_u128 *d, int64_t da)
+__attribute__((target("avx2"))) static inline void t2x2_16(const tr_u128 *s, int64_t sb, tr_u128 *d, int64_t da, bool nt)
 {
     __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)s);
     __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + sb));
-    _mm256_storeu_si256((__m256i *)(void *)d, _mm256_permute2x128_si256(r0, r1, 0x20));
-    _mm256_storeu_si256((__m256i *)(void *)(d + da), _mm256_permute2x128_si256(r0, r1, 0x31));
+    ST256(d, _mm256_permute2x128_si256(r0, r1, 0x20));
+    ST256(d + da, _mm256_permute2x128_si256(r0, r1, 0x31));
 }
 
+/* Tile rows that stream when the output is large (>= RT_STREAM_MIN_BYTES):
+ * 64-byte rows (16x16 f32 at AVX-512) are whole lines; 16-byte ones
+ * (bytes, 2-byte elements) complete a line in four consecutive tiles.
+ * 32-byte rows (8x8 f32 at AVX2, 4x4 f64, 2x2 of 16 bytes) do not stream:
+ * on this machine's Zen 4 (plumb bench --no-reference, 4096x4096,
+ * alternated runs) they were 10-20% slower streamed, where 16- and 64-byte
+ * rows were 10-25% faster. */
+#define TR_NT_WIDTH_OK(w) ((w) != 32)
+/* source prefetch of the next block (copy_rows) */
+#ifndef TR_PF
+#define TR_PF 1
+#endif
 /* Register tiles over the block, scalar edges. */
 #define TR_AVX2(NAME, TGT, T, W, TILE_FN)                                                                         \
     __attribute__((target(TGT))) static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_,    \
-                                                     int64_t da, int64_t a0, int64_t a1, int64_t b0, int64_t b1)\
+                                                     int64_t da, int64_t a0, int64_t a1, int64_t b0, int64_t b1,\
+                                                     bool nt)                                                   \
     {                                                                                                           \
         const T *s = (const T *)(const void *)s_;                                                               \
         T *d = (T *)(void *)d_;                                                                                 \
+        /* each tile row is one store of W elements: all rows aligned when \
+         * the first is and da is a multiple of W */                                                           \
+        const uintptr_t al = (uintptr_t)(W * sizeof(T) - 1);                                                    \
+        nt = nt && da % W == 0 && TR_NT_WIDTH_OK(W * sizeof(T));                                              \
         int64_t a = a0;                                                                                         \
         for (; a + W <= a1; a += W) {                                                                           \
             int64_t b = b0;                                                                                     \
-            for (; b + W <= b1; b += W) TILE_FN(s + a + b * sb, sb, d + a * da + b, da);                        \
+            for (; b + W <= b1; b += W) {                                                                       \
+                T *dt = d + a * da + b;                                                                         \
+                if (nt && ((uintptr_t)(void *)dt & al) == 0) TILE_FN(s + a + b * sb, sb, dt, da, true);         \
+                else TILE_FN(s + a + b * sb, sb, dt, da, false);                                                \
+            }                                                                                                   \
             for (; b < b1; b++)                                                                                 \
                 for (int64_t i = 0; i < W; i++) d[(a + i) * da + b] = s[a + i + b * sb];                        \
         }                                                                                                       \
@@ -356,9 +386,17 @@ static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
                 }
                 const unsigned char *sp = j->src + so * (int64_t)es;
                 unsigned char *dp = j->dst + dof * (int64_t)es;
-                for (int64_t b0 = bp; b0 < be; b0 += tb) j->blk(sp, sb, dp, da, a0, a1, b0, b0 + tb < be ? b0 + tb : be);
+                for (int64_t b0 = bp; b0 < be; b0 += tb) {
+                    /* the next block's source: tb rows of one line each,
+                     * a page apart for long rows, which the hardware
+                     * prefetcher does not follow */
+                    int64_t pe = b0 + 2 * tb < be ? b0 + 2 * tb : be;
+                    for (int64_t b = b0 + tb; TR_PF && b < pe; b++) __builtin_prefetch(sp + (a0 + b * sb) * (int64_t)es, 0, 3);
+                    j->blk(sp, sb, dp, da, a0, a1, b0, b0 + tb < be ? b0 + tb : be, j->stream);
+                }
             }
         }
+        if (j->stream) rt_copy_fence(j->isa);
         return;
     }
     if (j->tiled) {
@@ -464,6 +502,8 @@ static void strided_copy(rt_exec *x, uint32_t rank, const int64_t *shape, const 
             if (k != (uint32_t)j.tp) outer *= (uint64_t)j.shape[k];
         j.ablocks = ((uint64_t)j.shape[j.tp] + (uint64_t)TB(es) - 1) / (uint64_t)TB(es);
         uint64_t per = (uint64_t)TB(es) * (uint64_t)j.shape[r - 1];
+        j.isa = rt_isa(x);
+        j.stream = total * es >= RT_STREAM_MIN_BYTES;
         rt_parallel_for(x, outer * j.ablocks, per >= 16384 ? 1 : 16384 / per, copy_rows, &j);
         return;
     }
