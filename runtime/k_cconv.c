@@ -138,11 +138,20 @@ static bool cc_settled(double s, double E, float *f)
     }
     float v = (float)s, av = fabsf(v);
     if (!(av >= FLT_MIN && av < FLT_MAX)) return false;
-    /* neighbours' sums have <= 25 significant bits: exact in double; the
-     * differences below are exact by Sterbenz (s lies between the two
-     * midpoints, all of one sign and within a factor 2) */
-    double fd = v, mlo = (fd + (double)nextafterf(v, -INFINITY)) * 0.5, mhi = (fd + (double)nextafterf(v, INFINITY)) * 0.5;
-    if (s - mlo > 2 * E && mhi - s > 2 * E) {
+    /* on magnitudes (s has v's sign): the f32 neighbours of |v| are its
+     * bit pattern ± 1 (|v| normal and below FLT_MAX); a sum of two
+     * neighbours has <= 25 significant bits, exact in double; the
+     * differences below are exact by Sterbenz (|s| lies between the two
+     * midpoints, within a factor 2 of each) */
+    uint32_t u, ud, uu;
+    memcpy(&u, &av, sizeof u);
+    ud = u - 1;
+    uu = u + 1;
+    float dn, up;
+    memcpy(&dn, &ud, sizeof dn);
+    memcpy(&up, &uu, sizeof up);
+    double as = fabs(s), mlo = ((double)av + dn) * 0.5, mhi = ((double)av + up) * 0.5;
+    if (as - mlo > 2 * E && mhi - as > 2 * E) {
         *f = v;
         return true;
     }
