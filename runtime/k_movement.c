@@ -37,7 +37,8 @@
  * in cache blocks of one line by one line (TB) of register
  * transposes: 16x16 for bytes, 8x8 for 2- and 4-byte elements, 4x4 for
  * 8-byte and 2x2 for 16-byte ones (AVX2, also used at the AVX-512 level),
- * 16x16 for 4-byte ones at AVX-512, typed scalar loops otherwise. Only
+ * 16x16 for 4-byte and 8x8 for 8-byte ones at AVX-512 (whole lines on
+ * both sides), typed scalar loops otherwise. Only
  * shuffles, loads and stores touch the data, so bits are copied exactly. */
 
 /* Block edge, elements: one 64-byte line of either side per row, so a
@@ -174,6 +175,33 @@ __attribute__((target("avx512f"))) static inline void t16x16_4(const uint32_t *s
     }
 }
 
+/* 8x8 of 8-byte elements: like t16x16_4, whole 64-byte lines on both
+ * sides (a 4x4 tile reads each source line in two halves, a tile apart,
+ * and with power-of-two row strides the lines between share one L1 set).
+ * unpack 64 pairs rows within each 128-bit lane: lane j of t[2k + h]
+ * holds rows 2k, 2k+1 of column 2j + h; two rounds of shuffle_i64x2
+ * gather lane j of t[h], t[2 + h], t[4 + h], t[6 + h] into row 2j + h. */
+__attribute__((target("avx512f"))) static inline void t8x8_8(const uint64_t *s, int64_t sb, uint64_t *d, int64_t da, bool nt)
+{
+    __m512i t[8];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        __m512i r0 = _mm512_loadu_si512((const void *)(s + (2 * k) * sb));
+        __m512i r1 = _mm512_loadu_si512((const void *)(s + (2 * k + 1) * sb));
+        t[2 * k] = _mm512_unpacklo_epi64(r0, r1);
+        t[2 * k + 1] = _mm512_unpackhi_epi64(r0, r1);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        __m512i u = _mm512_shuffle_i64x2(t[h], t[2 + h], 0x88), up = _mm512_shuffle_i64x2(t[h], t[2 + h], 0xdd);
+        __m512i w = _mm512_shuffle_i64x2(t[4 + h], t[6 + h], 0x88), wp = _mm512_shuffle_i64x2(t[4 + h], t[6 + h], 0xdd);
+        ST512(d + (0 + h) * da, _mm512_shuffle_i64x2(u, w, 0x88));
+        ST512(d + (4 + h) * da, _mm512_shuffle_i64x2(u, w, 0xdd));
+        ST512(d + (2 + h) * da, _mm512_shuffle_i64x2(up, wp, 0x88));
+        ST512(d + (6 + h) * da, _mm512_shuffle_i64x2(up, wp, 0xdd));
+    }
+}
+
 /* 16x16 bytes: unpacks of 8-, 16-, 32- and 64-bit units of row pairs,
  * quads and octets; after stage k, x[(i >> k << k) + g] holds columns
  * g·16/2^k .. of rows i..i + 2^k - 1 (each column's 2^k bytes together). */
@@ -254,12 +282,14 @@ TR_AVX2(tr_blk16_avx2, "avx2", tr_u128, 2, t2x2_16)
 TR_AVX2(tr_blk4_avx2, "avx2", uint32_t, 8, t8x8_4)
 TR_AVX2(tr_blk8_avx2, "avx2", uint64_t, 4, t4x4_8)
 TR_AVX2(tr_blk4_avx512, "avx512f", uint32_t, 16, t16x16_4)
+TR_AVX2(tr_blk8_avx512, "avx512f", uint64_t, 8, t8x8_8)
 #endif
 
 static tr_blk_fn tr_pick(size_t es, plumb_isa isa)
 {
 #if RT_X86
     if (isa == PLUMB_ISA_AVX512 && es == 4) return tr_blk4_avx512;
+    if (isa == PLUMB_ISA_AVX512 && es == 8) return tr_blk8_avx512;
     if (isa == PLUMB_ISA_AVX2 || isa == PLUMB_ISA_AVX512) {
         if (es == 1) return tr_blk1_avx2;
         if (es == 2) return tr_blk2_avx2;
