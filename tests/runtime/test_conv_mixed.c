@@ -126,6 +126,37 @@ static void test_int_mixes(void **state)
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) mixed_exact(p[i][0], p[i][1], p[i][2]);
 }
 
+/* dynamic_conv (padding an operand, k_dynconv.c on k_conv.c) with
+ * f8E4M3FN x f32 and bf16 x f16 operands, padding 1 on each side: exact
+ * sums, bit for bit. */
+static void test_dynamic_conv(void **state)
+{
+    (void)state;
+    static const plumb_dtype p[][3] = {{PLUMB_F8E4M3FN, PLUMB_F32, PLUMB_F32}, {PLUMB_BF16, PLUMB_F16, PLUMB_F32}};
+    int64_t l[] = {2, 5, 4, 2}, r[] = {3, 3, 2, 3}, o[] = {2, 5, 4, 3}, pd[] = {2, 2};
+    for (size_t i = 0; i < 2; i++) {
+        char L[96], R[96], O[96], src[2048];
+        rt_ty(L, sizeof L, p[i][0], 4, l);
+        rt_ty(R, sizeof R, p[i][1], 4, r);
+        rt_ty(O, sizeof O, p[i][2], 4, o);
+        snprintf(src, sizeof src,
+                 "func.func @main(%%x: %s, %%w: %s, %%p: tensor<2x2xi64>) -> %s {\n"
+                 "  %%r = \"stablehlo.dynamic_conv\"(%%x, %%w, %%p) <{batch_group_count = 1 : i64, "
+                 "dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, "
+                 "feature_group_count = 1 : i64}> : (%s, %s, tensor<2x2xi64>) -> %s\n"
+                 "  return %%r : %s\n}\n",
+                 L, R, O, L, R, O, O);
+        plumb_diag d;
+        memset(&d, 0, sizeof d);
+        plumb_tensor *in[3] = {small_vals(p[i][0], 4, l), small_vals(p[i][1], 4, r),
+                               plumb_tensor_new(PLUMB_I64, 2, pd, 0, &d)};
+        assert_non_null(in[2]);
+        for (size_t k = 0; k < 4; k++) plumb_store_bits(PLUMB_I64, in[2]->data, k, 1);
+        rt_check_exact(src, in, 3);
+        for (size_t k = 0; k < 3; k++) plumb_tensor_free(in[k]);
+    }
+}
+
 /* bf16 x f32 on random values (rounded sums): within the dot bound of
  * K = 18 terms. */
 static void test_random_bound(void **state)
@@ -145,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_float_mixes),
         cmocka_unit_test(test_int_mixes),
+        cmocka_unit_test(test_dynamic_conv),
         cmocka_unit_test(test_random_bound),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
