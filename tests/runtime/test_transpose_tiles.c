@@ -100,7 +100,8 @@ static void test_large(void **state)
  * far apart, prefetched ahead through an odometer over the outer dims):
  * every element size, row lengths of 1, odd and past a line, odometer
  * carries across several dims, chunks starting mid-row-block on 2 threads,
- * and one result past 8 MiB (streaming stores). */
+ * and results past 8 MiB with short rows (cached stores, prefetched) and
+ * rows past 4 KiB starting at every offset in a line (streaming stores). */
 static void test_outer_permutations(void **state)
 {
     (void)state;
@@ -118,6 +119,8 @@ static void test_outer_permutations(void **state)
     check_transpose(PLUMB_F32, 4, big, p);
     int64_t bigh[4] = {40, 40, 40, 68};
     check_transpose(PLUMB_BF16, 4, bigh, p);
+    int64_t longr[4] = {6, 5, 70, 1031};
+    check_transpose(PLUMB_F32, 4, longr, p);
 }
 
 int main(void)
