@@ -298,16 +298,16 @@ static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
     }
 }
 
-/* f64: everything exact (remainder through f64_rem), and exponential, exponential_minus_one, log,
- * log_plus_one, logistic and tanh (math_f64.h, within their 1, 1, 1, 1, 2
- * and 2 ULP);
+/* f64: everything exact (remainder through f64_rem), and exponential,
+ * exponential_minus_one, log, log_plus_one, logistic, tanh, sine and cosine
+ * (math_f64.h, within their 1, 1, 1, 1, 2, 2, 1 and 1 ULP);
  * the other transcendentals, power, atan2 and remainder stay on the
  * engine's long double paths. */
 static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
     case PLUMB_OP_EXPONENTIAL: case PLUMB_OP_EXPONENTIAL_MINUS_ONE: case PLUMB_OP_LOG: case PLUMB_OP_LOG_PLUS_ONE:
-    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH:
+    case PLUMB_OP_LOGISTIC: case PLUMB_OP_TANH: case PLUMB_OP_SINE: case PLUMB_OP_COSINE:
         if (a->n_in != 1 || a->rt != PLUMB_F64)
             return false;
         f->f64_math(a->code, a->in[0], a->out, a->n);
@@ -640,7 +640,8 @@ TARGET static void N(f64_cmp_float)(ir_cmp_dir dir, const void *in0, const void 
 
 #include "math_f64.h"
 
-/* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, log_plus_one, logistic, tanh */
+/* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, log_plus_one, logistic, tanh,
+ * sine, cosine */
 TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
 {
     if (code == PLUMB_OP_EXPONENTIAL_MINUS_ONE)
@@ -649,6 +650,10 @@ TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, siz
         UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
     else if (code == PLUMB_OP_LOG_PLUS_ONE)
         UNARY_LOOP(vd, double, VD_LANES, N(d_log1pv)(x));
+    else if (code == PLUMB_OP_SINE)
+        UNARY_LOOP(vd, double, VD_LANES, N(d_sinv)(x));
+    else if (code == PLUMB_OP_COSINE)
+        UNARY_LOOP(vd, double, VD_LANES, N(d_cosv)(x));
     else if (code == PLUMB_OP_LOGISTIC)
         UNARY_LOOP(vd, double, VD_LANES, N(d_logisticv)(x));
     else if (code == PLUMB_OP_TANH)

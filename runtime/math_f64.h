@@ -197,6 +197,48 @@ static double f64_log1p_lane(double x)
     return d;
 }
 
+/* sine and cosine: fdlibm's e_rem_pio2.c medium case (|x| <= 2^19 pi/2:
+ * n = trunc(|x| 2/pi + 1/2), |x| - n pi/2 in three 33-bit pieces of pi/2,
+ * the second and third only where the first cancels) and its
+ * __kernel_sin/__kernel_cos (Sun Microsystems, 1993), constants and
+ * operation order as there; fdlibm states sin and cos within 1 ULP. */
+#define SC64_INVPIO2 6.36619772367581382433e-01 /* 0x3FE45F30 6DC9C883 */
+#define SC64_PIO2_1 1.57079632673412561417e+00  /* 0x3FF921FB 54400000 */
+#define SC64_PIO2_1T 6.07710050650619224932e-11 /* 0x3DD0B461 1A626331 */
+#define SC64_PIO2_2 6.07710050630396597660e-11  /* 0x3DD0B461 1A600000 */
+#define SC64_PIO2_2T 2.02226624879595063154e-21 /* 0x3BA3198A 2E037073 */
+#define SC64_PIO2_3 2.02226624871116645580e-21  /* 0x3BA3198A 2E000000 */
+#define SC64_PIO2_3T 8.47842766036889956997e-32 /* 0x397B839A 252049C1 */
+#define SC64_S1 -1.66666666666666324348e-01 /* 0xBFC55555 55555549 */
+#define SC64_S2 8.33333333332248946124e-03  /* 0x3F811111 1110F8A6 */
+#define SC64_S3 -1.98412698298579493134e-04 /* 0xBF2A01A0 19C161D5 */
+#define SC64_S4 2.75573137070700676789e-06  /* 0x3EC71DE3 57B1FE7D */
+#define SC64_S5 -2.50507602534068634195e-08 /* 0xBE5AE5E6 8A2B9CEB */
+#define SC64_S6 1.58969099521155010221e-10  /* 0x3DE5D93A 5ACFD57C */
+#define SC64_C1 4.16666666666666019037e-02  /* 0x3FA55555 5555554C */
+#define SC64_C2 -1.38888888888741095749e-03 /* 0xBF56C16C 16C15177 */
+#define SC64_C3 2.48015872894767294178e-05  /* 0x3EFA01A0 19CB1590 */
+#define SC64_C4 -2.75573143513906633035e-07 /* 0xBE927E4F 809C52AD */
+#define SC64_C5 2.08757232129817482790e-09  /* 0x3E21EE9E BDB4B1C4 */
+#define SC64_C6 -1.13596475577881948265e-11 /* 0xBDA8FAE9 BE8838D4 */
+
+/* Lanes the vector sine/cosine do not take (NaN, infinities, |x| above
+ * 2^19 pi/2, whose reduction needs more of pi): the engine's rule, sinl or
+ * cosl rounded once. */
+static double f64_sincos_lane(plumb_opcode op, double x)
+{
+    uint64_t b;
+    double d;
+    if (x != x)
+        return f64_nan_lane(x);
+    long double r = op == PLUMB_OP_SINE ? sinl(x) : cosl(x);
+    b = isnan(r) ? 0x7FF8000000000000ull : rt_math_narrow_ld(op, r, RT_MATH_LDERR, x, 0);
+    memcpy(&d, &b, 8);
+    return d;
+}
+static double f64_sin_lane(double x) { return f64_sincos_lane(PLUMB_OP_SINE, x); }
+static double f64_cos_lane(double x) { return f64_sincos_lane(PLUMB_OP_COSINE, x); }
+
 #else /* per ISA */
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
@@ -416,6 +458,76 @@ TI vd N(d_log1pv)(vd x)
     vl bad;
     vd r = N(d_log1p)(x, &bad);
     return N(d_fix_lanes)(r, x, bad, f64_log1p_lane);
+}
+
+/* sin (cosine = 0) or cos (cosine = 1) of x, |x| < 0x1.921fcp19 (fdlibm's
+ * high word <= 0x413921fb), as fdlibm's sin/cos on |x| (the sine's sign put
+ * back at the end: both kernels and the reduction are odd or even in
+ * their operands under round-to-nearest). *bad: NaN, infinities, larger
+ * |x|. */
+TI vd N(d_sincos)(vd x, int cosine, vl *bad)
+{
+    vd t = (vd)((vl)x & F64_ABS);
+    vl ok = t < 0x1.921fcp19;
+    *bad = ~ok;
+    t = (vd)((vl)t & ok);
+    /* |x| <= pi/4 (high word <= 0x3fe921fb): no reduction, n = 0 */
+    vd fn = N(d_round)(t * SC64_INVPIO2 + 0.5, R_TRUNC);
+    fn = (vd)((vl)fn & ~(vl)(t < 0x1.921fcp-1));
+    vd r = t - fn * SC64_PIO2_1;   /* exact: 33-bit piece times n < 2^20 */
+    vd w = fn * SC64_PIO2_1T;
+    vd y0 = r - w;
+    vl j = (vl)t >> 52;
+    vl it2 = (j - (((vl)y0 >> 52) & 0x7ff)) > 16;   /* cancellation: a second piece */
+    vd r2 = r - fn * SC64_PIO2_2;
+    vd w2 = fn * SC64_PIO2_2T - ((r - r2) - fn * SC64_PIO2_2);
+    vd y02 = r2 - w2;
+    vl it3 = it2 & ((j - (((vl)y02 >> 52) & 0x7ff)) > 49);   /* and a third */
+    vd r3 = r2 - fn * SC64_PIO2_3;
+    vd w3 = fn * SC64_PIO2_3T - ((r2 - r3) - fn * SC64_PIO2_3);
+    vd y03 = r3 - w3;
+    r = (vd)N(sell)(it3, (vl)r3, N(sell)(it2, (vl)r2, (vl)r));
+    w = (vd)N(sell)(it3, (vl)w3, N(sell)(it2, (vl)w2, (vl)w));
+    y0 = (vd)N(sell)(it3, (vl)y03, N(sell)(it2, (vl)y02, (vl)y0));
+    vd y1 = (r - y0) - w;
+    /* __kernel_sin(y0, y1, iy = y1 != 0) */
+    vd z = y0 * y0, v = z * y0;
+    vd rs = SC64_S2 + z * (SC64_S3 + z * (SC64_S4 + z * (SC64_S5 + z * SC64_S6)));
+    vd ks0 = y0 + v * (SC64_S1 + z * rs);
+    vd ks1 = y0 - ((z * (0.5 * y1 - v * rs) - y1) - v * SC64_S1);
+    vd ks = (vd)N(sell)(y1 == 0.0, (vl)ks0, (vl)ks1);
+    vd ay = (vd)((vl)y0 & F64_ABS);
+    vl tiny = ay < 0x1p-27;
+    ks = (vd)N(sell)(tiny, (vl)y0, (vl)ks);
+    /* __kernel_cos(y0, y1) */
+    vd rc = z * (SC64_C1 + z * (SC64_C2 + z * (SC64_C3 + z * (SC64_C4 + z * (SC64_C5 + z * SC64_C6)))));
+    vd kc_small = 1.0 - (0.5 * z - (z * rc - y0 * y1));
+    vl ix = (vl)ay >> 32;
+    vd qx = (vd)N(sell)(ix > 0x3fe90000, (vl)((vd){0} + 0.28125), (ix - 0x00200000) << 32);
+    vd hz = 0.5 * z - qx;
+    vd kc_big = (1.0 - qx) - (hz - (z * rc - y0 * y1));
+    vd kc = (vd)N(sell)(ay < 0x1.33333p-2, (vl)kc_small, (vl)kc_big);   /* |y0| < 0.3: high word < 0x3FD33333 */
+    kc = (vd)N(sell)(tiny, (vl)((vd){0} + 1.0), (vl)kc);
+    vl q = __builtin_convertvector(fn, vl) + cosine;   /* cos x = sin(x + pi/2) */
+    vd res = (vd)N(sell)((q & 1) != 0, (vl)kc, (vl)ks);
+    res = (vd)((vl)res ^ ((vl)((q & 2) != 0) & F64_SIGN));
+    if (!cosine)
+        res = (vd)((vl)res ^ ((vl)x & F64_SIGN));
+    return res;
+}
+
+TI vd N(d_sinv)(vd x)
+{
+    vl bad;
+    vd r = N(d_sincos)(x, 0, &bad);
+    return N(d_fix_lanes)(r, x, bad, f64_sin_lane);
+}
+
+TI vd N(d_cosv)(vd x)
+{
+    vl bad;
+    vd r = N(d_sincos)(x, 1, &bad);
+    return N(d_fix_lanes)(r, x, bad, f64_cos_lane);
 }
 
 /* log x for positive normal finite lanes; *bad marks the others. */

@@ -1,4 +1,4 @@
-/* The f64 exponential's, expm1's, log's, log1p's, logistic's and tanh's vector paths (runtime/math_f64.h through
+/* The f64 exponential's, expm1's, log's, log1p's, sine's, cosine's, logistic's and tanh's vector paths (runtime/math_f64.h through
  * runtime/k_ew_float.c) against the correctly rounded exponential (MPFR in
  * the test, at double's precision and exponent range, subnormalized), at
  * every ISA level: within the op table's bound (1 ULP; logistic and tanh 2) where the result is normal,
@@ -39,14 +39,15 @@ static uint64_t bits_of(double d)
     return b;
 }
 
-/* e^x, e^x - 1, log x, log(1 + x), 1/(1 + e^-x) or tanh x correctly rounded to double (subnormals and overflow
+/* e^x, e^x - 1, log x, log(1 + x), sin x, cos x, 1/(1 + e^-x) or tanh x correctly rounded to double (subnormals and overflow
  * included), NaN operands quieted with their payload, log of a negative
  * number the positive default NaN. */
 static uint64_t cr_math(plumb_opcode op, double x)
 {
     if (x != x)
         return bits_of(x) | 0x0008000000000000ull;
-    if ((op == PLUMB_OP_LOG && x < 0) || (op == PLUMB_OP_LOG_PLUS_ONE && x < -1))
+    if ((op == PLUMB_OP_LOG && x < 0) || (op == PLUMB_OP_LOG_PLUS_ONE && x < -1) ||
+        ((op == PLUMB_OP_SINE || op == PLUMB_OP_COSINE) && isinf(x)))
         return 0x7FF8000000000000ull;
     mpfr_t r;
     mpfr_init2(r, 53);
@@ -78,6 +79,8 @@ static uint64_t cr_math(plumb_opcode op, double x)
             : op == PLUMB_OP_TANH                  ? mpfr_tanh(r, r, MPFR_RNDN)
             : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? mpfr_expm1(r, r, MPFR_RNDN)
             : op == PLUMB_OP_LOG_PLUS_ONE          ? mpfr_log1p(r, r, MPFR_RNDN)
+            : op == PLUMB_OP_SINE                  ? mpfr_sin(r, r, MPFR_RNDN)
+            : op == PLUMB_OP_COSINE                ? mpfr_cos(r, r, MPFR_RNDN)
                                                    : mpfr_exp(r, r, MPFR_RNDN);
     t = mpfr_subnormalize(r, t, MPFR_RNDN);
     (void)t;
@@ -126,6 +129,25 @@ static size_t specials(double *x)
     for (size_t i = 0; i < sizeof lpts / sizeof lpts[0]; i++)
         for (int d = -3; d <= 3; d++)
             x[n++] = from_bits(bits_of(lpts[i]) + (uint64_t)(int64_t)d);
+    /* the doubles nearest k pi/2 (long double pi: within 2^-63 relative,
+     * so these are the cancelling arguments of the reduction) and their
+     * neighbours, up to past the vector range's end 2^19 pi/2 */
+    for (long k = 1; k <= (1l << 20); k = k < 64 ? k + 1 : k * 3 / 2 + 1)
+        for (int d = -2; d <= 2; d++)
+            x[n++] = from_bits(bits_of((double)(k * 1.5707963267948966192313216916397514L)) + (uint64_t)(int64_t)d);
+    static const double spts[] = {0x1.921fcp19, 0x1.921fbp19, 0x1.921fcp-1, 0x1.921fbp-1, 0x1.33333p-2,
+                                  0x1.9p-1, 0x1.90001p-1, 0x1p-27, 823549.6, 823550.0, 1e6,
+                                  /* the doubles below 2^19 pi/2 closest to a multiple of pi/2 (69 to
+                                   * 72.6 bits of cancellation: the reduction's third piece; found
+                                   * with mpmath at 300 bits over every k < 2^19) */
+                                  0x1.39c6fd67805a7p+19, 0x1.39c6fd67805a7p+18, 0x1.93c05c9ed3cbcp+18,
+                                  0x1.edb9bbd6273d1p+18, 0x1.23d98d86bd573p+19, 0x1.4fb46d48435dbp+19,
+                                  0x1.bf9b3c6059d24p+18, 0x1.bf9b3c6059d24p+17};
+    for (size_t i = 0; i < sizeof spts / sizeof spts[0]; i++)
+        for (int d = -3; d <= 3; d++) {
+            x[n++] = from_bits(bits_of(spts[i]) + (uint64_t)(int64_t)d);
+            x[n++] = -from_bits(bits_of(spts[i]) + (uint64_t)(int64_t)d);
+        }
     for (int j = -2000; j <= 2000; j += 7) {
         double c = (double)j * 0x1.62e42fefa39efp-7 + 0.5 * 0x1.62e42fefa39efp-7;   /* near rounding points of N */
         for (int d = -2; d <= 2; d++)
@@ -138,7 +160,9 @@ static size_t specials(double *x)
  * small magnitude (2^-60 .. 1, both signs), a quarter any bit pattern.
  * For tanh and expm1: a quarter uniform in [-3, 3], the rest as for exp. For log: a quarter near 1 (1 + 2^-e u), a quarter positive with any
  * exponent, half as for exp; for log1p a quarter uniform in [-1, 1], a
- * quarter positive with any exponent, half as for exp. */
+ * quarter positive with any exponent, half as for exp; for sine and
+ * cosine a quarter in [-10, 10], a quarter up to 2^20 in magnitude, the
+ * rest as for exp. */
 static double random_operand(plumb_opcode op)
 {
     uint64_t k = rnd64() & 3;
@@ -146,6 +170,10 @@ static double random_operand(plumb_opcode op)
         return 1.0 + ldexp(rnd_unit() - 0.5, -(int)(rnd64() % 50));
     if (op == PLUMB_OP_LOG && k == 1)
         return from_bits(rnd64() >> 1);
+    if ((op == PLUMB_OP_SINE || op == PLUMB_OP_COSINE) && k == 0)
+        return -10.0 + 20.0 * rnd_unit();
+    if ((op == PLUMB_OP_SINE || op == PLUMB_OP_COSINE) && k == 1)
+        return ldexp(rnd_unit() - 0.5, 2 + (int)(rnd64() % 19));
     if (op == PLUMB_OP_LOG_PLUS_ONE && k == 0)
         return -1.0 + 2.0 * rnd_unit();
     if (op == PLUMB_OP_LOG_PLUS_ONE && k == 1)
@@ -166,6 +194,8 @@ static const char *op_name(plumb_opcode op)
            : op == PLUMB_OP_TANH                  ? "tanh"
            : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? "expm1"
            : op == PLUMB_OP_LOG_PLUS_ONE          ? "log1p"
+           : op == PLUMB_OP_SINE                  ? "sin"
+           : op == PLUMB_OP_COSINE                ? "cos"
                                                   : "exp";
 }
 
@@ -275,6 +305,75 @@ static void test_log1p_f64(void **state)
     check_f64(PLUMB_OP_LOG_PLUS_ONE);
 }
 
+/* sine: see check_f64 (arguments next to k pi/2 for the reduction's
+ * second and third pieces, fdlibm's kernel thresholds, the vector range's
+ * end 2^19 pi/2 and beyond it on the scalar path) */
+static void test_sin_f64(void **state)
+{
+    (void)state;
+    check_f64(PLUMB_OP_SINE);
+}
+
+/* cosine: as sine */
+static void test_cos_f64(void **state)
+{
+    (void)state;
+    check_f64(PLUMB_OP_COSINE);
+}
+
+/* sine and cosine of the doubles below 2^19 pi/2 closest to a multiple
+ * of pi/2 (as in specials), both signs, at every ISA: equal to the
+ * correctly rounded value bit for bit. There the reduced argument y is
+ * below 2^-49 and the three pieces of pi/2 give it to about 2^-100 of its
+ * size, so sin is y and cos is +-1 within y^2/2 < 2^-98 relative:
+ * correctly rounded, where a reduction without the third piece is 1 ULP
+ * off on 0x1.39c6fd67805a7p+19 (found with the third piece disabled). */
+static void test_sincos_worst(void **state)
+{
+    (void)state;
+    static const double w[] = {0x1.39c6fd67805a7p+19, 0x1.39c6fd67805a7p+18, 0x1.93c05c9ed3cbcp+18,
+                               0x1.edb9bbd6273d1p+18, 0x1.23d98d86bd573p+19, 0x1.4fb46d48435dbp+19,
+                               0x1.bf9b3c6059d24p+18, 0x1.bf9b3c6059d24p+17};
+    const size_t nw = sizeof w / sizeof w[0];
+    int64_t len = (int64_t)(2 * nw);
+    plumb_diag d;
+    memset(&d, 0, sizeof d);
+    plumb_tensor *in = plumb_tensor_new(PLUMB_F64, 1, &len, 0, &d);
+    assert_non_null(in);
+    double *xs = in->data;
+    for (size_t i = 0; i < nw; i++) {
+        xs[2 * i] = w[i];
+        xs[2 * i + 1] = -w[i];
+    }
+    static const plumb_opcode ops[] = {PLUMB_OP_SINE, PLUMB_OP_COSINE};
+    static const plumb_isa isas[] = {PLUMB_ISA_PORTABLE, PLUMB_ISA_AVX2, PLUMB_ISA_AVX512};
+    mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
+    for (size_t o = 0; o < 2; o++) {
+        ir_module *m = math_prog(ops[o], len);
+        for (size_t i = 0; i < 3; i++) {
+            if (isas[i] > rt_cpu_best_isa())
+                continue;
+            plumb_tensor **out = run_program(m, 1, 1, isas[i], &in, 1, 1);
+            const uint64_t *got = out[0]->data;
+            mpfr_set_emin(-1073);
+            mpfr_set_emax(1024);
+            for (int64_t e = 0; e < len; e++) {
+                uint64_t want = cr_math(ops[o], xs[e]);
+                if (got[e] != want)
+                    fprintf(stderr, "%s(%a): got 0x%016llx want 0x%016llx\n", op_name(ops[o]), xs[e],
+                            (unsigned long long)got[e], (unsigned long long)want);
+                assert_true(got[e] == want);
+            }
+            mpfr_set_emin(old_min);
+            mpfr_set_emax(old_max);
+            run_free_outs(out, 1);
+        }
+        ir_module_free(m);
+    }
+    mpfr_free_cache();
+    plumb_tensor_free(in);
+}
+
 /* logistic: see check_f64 */
 static void test_logistic_f64(void **state)
 {
@@ -303,6 +402,9 @@ int main(void)
         cmocka_unit_test(test_expm1_f64),
         cmocka_unit_test(test_log_f64),
         cmocka_unit_test(test_log1p_f64),
+        cmocka_unit_test(test_sin_f64),
+        cmocka_unit_test(test_cos_f64),
+        cmocka_unit_test(test_sincos_worst),
         cmocka_unit_test(test_logistic_f64),
         cmocka_unit_test(test_tanh_f64),
     };
