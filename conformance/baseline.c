@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "certify.h"
+#include "plumb/fp8.h"
 
 static void copy_id(char *dst, size_t cap, const char *src)
 {
@@ -97,6 +98,14 @@ void conf_caps_text(plumb_buf *b, const conf_caps *c)
     static const plumb_dtype fl[] = {PLUMB_F16, PLUMB_BF16, PLUMB_F32, PLUMB_F64};
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         plumb_buf_printf(b, " %s", plumb_dtype_name(c->accum[fl[i]]));
+    /* the FP8/FP6/FP4/E8M0 formats' (ABI 1.4 accum_small): the data bound
+     * of their dots and convolutions depends on it, so two runs that
+     * declared different ones did not certify the same thing; the report's
+     * JSON carries them, so a report read back hashes the same */
+    plumb_buf_puts(b, "\naccum_small");
+    for (int t = 0; t < PLUMB_DTYPE_COUNT; t++)
+        if (plumb_dtype_is_small_float((plumb_dtype)t))
+            plumb_buf_printf(b, " %s=%s", plumb_dtype_name((plumb_dtype)t), plumb_dtype_name(c->accum[t]));
     plumb_buf_puts(b, "\n");
 }
 

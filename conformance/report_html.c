@@ -263,6 +263,13 @@ static void cert_section(plumb_buf *b, const conf_run *run)
     plumb_buf_printf(b, "<dt>accumulators</dt><dd>f16&#8594;%s, bf16&#8594;%s, f32&#8594;%s, f64&#8594;%s</dd>\n",
                      plumb_dtype_name(c->accum[PLUMB_F16]), plumb_dtype_name(c->accum[PLUMB_BF16]),
                      plumb_dtype_name(c->accum[PLUMB_F32]), plumb_dtype_name(c->accum[PLUMB_F64]));
+    /* the small formats' (ABI 1.4 accum_small), as the text certificate
+     * words them: one line, a format summed in itself named as a limit */
+    char small[768];
+    conf_caps_small_accum_text(c, small, sizeof small);
+    plumb_buf_puts(b, "<dt>small-format accumulators</dt><dd id=\"accum-small\">");
+    conf_html_esc(b, small);
+    plumb_buf_puts(b, "</dd>\n");
     plumb_buf_printf(b, "<dt>digest</dt><dd><code id=\"digest\">xxh3-128:%016llx%016llx</code></dd>\n",
                      (unsigned long long)run->digest[0], (unsigned long long)run->digest[1]);
     char when[64] = "";

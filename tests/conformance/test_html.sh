@@ -8,16 +8,12 @@
 # never says CERTIFIED for a partial run. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init html
 check() { # $1 = name; the rest is a command that must succeed
     name=$1
     shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
+    if "$@"; then ok "$name"; else fail "$name"; fi
 }
 
 so="$BUILD/plugins/fault_exp_ulp.so"
@@ -87,6 +83,9 @@ check "one row per cache scenario of the JSON ($n_cache)" \
     test "$(grep -c '<tr class="scenario' "$page")" = "$n_cache" -a "$n_cache" -gt 0
 digest=$(jq -r '.certificate.digest' "$tmp/r.json")
 check "the certificate's digest is the JSON's" grep -q "<code id=\"digest\">$digest</code>" "$page"
+acc=$(jq -r '.certificate.capabilities.accumulators.f8E4M3FN' "$tmp/r.json")
+check "the certificate shows the small formats' accumulators (ABI 1.4 accum_small: f8E4M3FN->$acc)" \
+    grep -q "<dd id=\"accum-small\">[^<]*-&gt;$acc" "$page"
 check "a partial run says so and is never CERTIFIED" sh -c \
     "test \"\$(jq .certificate.certified '$tmp/r.json')\" = false &&
      grep -q 'class=\"verdict v-partial\" data-certified=\"false\"' '$page' &&
@@ -107,5 +106,4 @@ rc=$?
 check "--html refuses a symbolic link (exit 2, target untouched)" sh -c \
     "test $rc = 2 && test \"\$(cat '$tmp/target')\" = keep && grep -q 'symbolic link' '$tmp/link.err'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

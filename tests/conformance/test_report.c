@@ -112,6 +112,32 @@ static void test_digest_order_and_shard(void **state)
     free_run(&b);
 }
 
+/* The small formats' accumulators (ABI 1.4 accum_small) are in the digest:
+ * the same verdicts under another declared f8E8M0FNU accumulator are not
+ * the same certificate; and a report read back keeps them, so its digest
+ * still matches. */
+static void test_digest_accum_small(void **state)
+{
+    (void)state;
+    conf_run a, b, l;
+    make_run(&a, "add/f32/odd/normal/0", "add/f32/odd/uniform/0");
+    make_run(&b, "add/f32/odd/normal/0", "add/f32/odd/uniform/0");
+    b.backend.caps.accum[PLUMB_F8E8M0FNU] = PLUMB_F64;
+    conf_run_digest(&b);
+    assert_memory_not_equal(a.digest, b.digest, sizeof a.digest);
+    const char *path = write_json(&b, NULL, NULL);
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    if (!conf_report_load(path, &l, &d))
+        fail_msg("load: %s", d.msg);
+    unlink(path);
+    assert_int_equal(l.backend.caps.accum[PLUMB_F8E8M0FNU], PLUMB_F64);
+    assert_memory_equal(b.digest, l.digest, sizeof b.digest);
+    conf_run_free(&l);
+    free_run(&a);
+    free_run(&b);
+}
+
 /* Written and read back: same terms, counts, records and digest. */
 static void test_round_trip(void **state)
 {
@@ -179,6 +205,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_order_and_shard),
+        cmocka_unit_test(test_digest_accum_small),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_counts_checked),
         cmocka_unit_test(test_unknown_case_refused),

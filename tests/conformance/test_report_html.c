@@ -125,6 +125,10 @@ static void test_certified(void **state)
     assert_null(strstr(p, "a\"b'c"));
     assert_non_null(strstr(p, "/tmp/a&quot;b&#39;c/x.so"));
     assert_non_null(strstr(p, "<h2 id=\"failures\">Failures (0)</h2>"));
+    /* make_run declares every type its own accumulator: the small formats
+     * are listed one by one and named as summed in themselves */
+    assert_non_null(strstr(p, "<dd id=\"accum-small\">f8E4M3FN-&gt;f8E4M3FN f8E5M2-&gt;f8E5M2"));
+    assert_non_null(strstr(p, "; summed in the format itself: f8E4M3FN"));
     take_free(p);
     free(run.cases);
 }
