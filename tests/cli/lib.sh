@@ -40,6 +40,9 @@
 #                    two checks: `plumb fmt GENERIC` prints a line matching
 #                    the grep PATTERN (the pretty form), and formatting that
 #                    output again gives it back unchanged
+#   expect_exit WANT DESC CMD ARG...
+#                    runs the command (as run does) and checks once that
+#                    it exits with status WANT (the conformance tests' form)
 # Everything here must run under /bin/sh (dash).
 
 # lib_init NAME: counters, PLUMB and $tmp (named after NAME).
@@ -134,4 +137,11 @@ expect_pretty() {
     else
         fail "the pretty form reads back to itself"
     fi
+}
+
+expect_exit() {
+    lib_want=$1 lib_desc=$2
+    shift 2
+    run "$@"
+    if [ "$rc" = "$lib_want" ]; then ok "$lib_desc"; else fail "$lib_desc: exit $rc, want $lib_want"; fi
 }

@@ -7,27 +7,16 @@
 # giving no explanations. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init cache_reasons
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 
-# expect_rc WANT DESCRIPTION CMD...: runs CMD, output in $tmp/out and $tmp/err
-expect_rc() {
-    want=$1; what=$2; shift 2
-    "$@" > "$tmp/out" 2> "$tmp/err"
-    rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/err"; fi
-}
 # jq_is FILE FILTER WANT WHAT
 jq_is() {
     got=$(jq -r "$2" "$1" 2>&1)
-    [ "$got" = "$3" ] && ok || bad "$4: got '$got', want '$3'"
+    [ "$got" = "$3" ] && ok || fail "$4: got '$got', want '$3'"
 }
-has() { grep -qF -- "$2" "$1" && ok || bad "$3"; }
+has() { grep -qF -- "$2" "$1" && ok || fail "$3"; }
 
 # The seed scenarios read their programs from the source tree's scenarios/.
 export PLUMB_SCENARIOS_DIR=scenarios
@@ -38,7 +27,7 @@ export PLUMB_SCENARIOS_DIR=scenarios
 # field combinations, capacities 9..13, k in {2,3,5,6,8}, 20 lengths; the
 # fix once), and the runtime names each build's cause.
 r=$tmp/rt
-expect_rc 0 "runtime certifies" "$PLUMB" certify --backend runtime -q --out "$r"
+expect_exit 0 "runtime certifies" "$PLUMB" certify --backend runtime -q --out "$r"
 for s in baked-learning-rate:20 moe-overflow-counter:8 grad-create-accumulate:2 optional-batch-fields:4 \
          moe-capacity-drift:5 topk-varying-k:5 varying-sequence-length:20; do
     n=${s%%:*}; c=${s##*:}
@@ -60,13 +49,13 @@ jq_is "$r/report.json" '[.cache_stability[] | .explanations[0] | test("^step [01
     true "every scenario's first build is its entry's first program"
 jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "new parameter values") | .explanations | length' \
     1 "one program, one build, one reason"
-grep -Eq "^      step 2: .*chlo.top_k.*attribute k 2 became 3" "$r/report.txt" && ok || bad "text report lists the reasons"
+grep -Eq "^      step 2: .*chlo.top_k.*attribute k 2 became 3" "$r/report.txt" && ok || fail "text report lists the reasons"
 has "$r/report.xml" "<system-out>step 0: first program of @main" "JUnit carries the reasons"
 
 # 2. --ops add: the scenarios needing other ops are listed as not run, with
 # the ops, in every report; the ones that fit run.
 r=$tmp/add
-expect_rc 0 "runtime --ops add" "$PLUMB" certify --backend runtime --ops add -q --out "$r"
+expect_exit 0 "runtime --ops add" "$PLUMB" certify --backend runtime --ops add -q --out "$r"
 jq_is "$r/report.json" '[.cache_not_run[] | select(.scenario | startswith("seed "))] | length' 14 "all 14 seed scenarios listed as not run"
 jq_is "$r/report.json" '.cache_not_run[] | select(.scenario == "seed grad-create-accumulate (leak)") | .reason' \
     "not run (ops not selected: stablehlo.dot_general)" "the op not selected is named"
@@ -74,14 +63,14 @@ jq_is "$r/report.json" '.cache_not_run[] | select(.scenario == "op change") | .r
     "not run (ops not selected: stablehlo.subtract f32, stablehlo.multiply f32, stablehlo.maximum f32)" "a built-in scenario left out says why"
 jq_is "$r/report.json" '[.cache_stability[] | .scenario | startswith("seed ")] | any' false "no seed scenario ran"
 jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "new parameter values") | .pass' true "the scenarios that fit ran"
-grep -Eq "^  seed topk-varying-k \(fix\) +not run \(ops not selected: " "$r/report.txt" && ok || bad "text report lists not run"
+grep -Eq "^  seed topk-varying-k \(fix\) +not run \(ops not selected: " "$r/report.txt" && ok || fail "text report lists not run"
 has "$r/report.xml" '<testcase classname="cache" name="seed moe-overflow-counter (leak)" time="0"><skipped message="not run (ops not selected: stablehlo.constant, stablehlo.reduce)"/>' \
     "JUnit: not run is skipped with why"
-xmllint --noout --schema tests/conformance/junit.xsd "$r/report.xml" 2>/dev/null && ok || bad "JUnit with skipped cache scenarios fits the schema"
+xmllint --noout --schema tests/conformance/junit.xsd "$r/report.xml" 2>/dev/null && ok || fail "JUnit with skipped cache scenarios fits the schema"
 
 # 3. The ops of one seed scenario (baked learning rate): it runs, and only it.
 r=$tmp/lr
-expect_rc 0 "runtime, the lr scenario's ops" "$PLUMB" certify --backend runtime --ops add,subtract,multiply,constant,broadcast_in_dim -q --out "$r"
+expect_exit 0 "runtime, the lr scenario's ops" "$PLUMB" certify --backend runtime --ops add,subtract,multiply,constant,broadcast_in_dim -q --out "$r"
 jq_is "$r/report.json" '[.cache_stability[] | select(.scenario | startswith("seed ")) | .scenario] | join(",")' \
     "seed baked-learning-rate (leak),seed baked-learning-rate (fix)" "exactly the scenario whose ops were selected ran"
 jq_is "$r/report.json" '[.cache_not_run[] | select(.scenario | startswith("seed "))] | length' 12 "the other 12 listed"
@@ -107,7 +96,7 @@ jq_is "$r/report.json" '.cache_not_run[] | select(.scenario == "seed moe-overflo
 # 5. A plugin built against ABI 1.1 (no explain) loads, runs the suite, and
 # the reports say it gives no explanations (JSON: null).
 r=$tmp/old
-expect_rc 0 "ABI 1.1 plugin" "$PLUMB" certify --backend "$BUILD/plugins/old_abi_1_1.so" --ops add -q --out "$r"
+expect_exit 0 "ABI 1.1 plugin" "$PLUMB" certify --backend "$BUILD/plugins/old_abi_1_1.so" --ops add -q --out "$r"
 has "$r/report.txt" "reasons: no explanations (the backend's table has no explain" "text: no explanations"
 jq_is "$r/report.json" '[.cache_stability[] | .explanations == null] | all' true "JSON: explanations null"
 jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "return to earlier programs") | "\(.compiles) \(.pass)"' \
@@ -118,11 +107,10 @@ jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "return to earl
 for i in 0 1; do
     "$PLUMB" certify --backend runtime --ops add --shard $i/2 -q --json "$tmp/s$i.json" > /dev/null 2>&1
 done
-expect_rc 0 "merge" "$PLUMB" certify merge -q --json "$tmp/m.json" --text "$tmp/m.txt" "$tmp/s0.json" "$tmp/s1.json"
+expect_exit 0 "merge" "$PLUMB" certify merge -q --json "$tmp/m.json" --text "$tmp/m.txt" "$tmp/s0.json" "$tmp/s1.json"
 jq_is "$tmp/m.json" '.cache_not_run | length' "$(jq '.cache_not_run | length' "$tmp/s0.json")" "merged: the scenarios not run"
 jq_is "$tmp/m.json" '.cache_stability[] | select(.scenario == "return to earlier programs") | "\(.builds_explained) \(.explanations[0])"' \
     "7 step 0: first program of @main" "merged: the reasons of 7 builds"
-grep -Eq "^  seed topk-varying-k \(leak\) +not run \(ops not selected" "$tmp/m.txt" && ok || bad "merged text lists not run"
+grep -Eq "^  seed topk-varying-k \(leak\) +not run \(ops not selected" "$tmp/m.txt" && ok || fail "merged text lists not run"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

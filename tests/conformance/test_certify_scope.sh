@@ -9,10 +9,8 @@
 # Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init certify_scope
 # Absolute paths, then work in $tmp: runs without --out leave their
 # reproducers in ./certify-repro, which must not land in the source tree.
 case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
@@ -20,21 +18,12 @@ case $PLUMB in /*) ;; *) PLUMB=$(pwd)/$PLUMB ;; esac
 cd "$tmp" || exit 1
 command -v jq > /dev/null || { echo "test_certify_scope: jq not found (run ci/deps.sh)"; echo "0 passed, 1 failed"; exit 1; }
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 
-# expect_rc WANT DESCRIPTION CMD...: runs CMD, output in $tmp/out and $tmp/err
-expect_rc() {
-    want=$1; what=$2; shift 2
-    "$@" > "$tmp/out" 2> "$tmp/err"
-    rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/err"; tail -n 3 "$tmp/out"; fi
-}
 # has FILE TEXT DESCRIPTION: FILE contains TEXT (fixed string)
-has() { grep -qF -- "$2" "$1" && ok || { bad "$3: '$2' not in $1"; head -n 5 "$1"; }; }
-hasnt() { grep -qF -- "$2" "$1" && bad "$3: '$2' in $1" || ok; }
+has() { grep -qF -- "$2" "$1" && ok || { fail "$3: '$2' not in $1"; head -n 5 "$1"; }; }
+hasnt() { grep -qF -- "$2" "$1" && fail "$3: '$2' in $1" || ok; }
 # jq_ok FILE FILTER DESCRIPTION: the filter is true on FILE
-jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || bad "$3: jq '$2' on $1"; }
+jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || fail "$3: jq '$2' on $1"; }
 digest() { jq -r .certificate.digest "$1"; }
 
 FAULT=$BUILD/plugins/fault_exp_ulp.so
@@ -43,7 +32,7 @@ CRASH=$BUILD/plugins/run_crash_one.so
 
 # ---- partial runs are never certificates -------------------------------------
 # ref claims every op; --ops add used to print CERTIFIED and "certified": true
-expect_rc 0 "--ops run that passes" "$PLUMB" certify --backend ref --ops add --out "$tmp/ops"
+expect_exit 0 "--ops run that passes" "$PLUMB" certify --backend ref --ops add --out "$tmp/ops"
 has "$tmp/out" "verdict       PARTIAL (ops: add) — not a certificate: every case run passed" "--ops verdict"
 hasnt "$tmp/out" "CERTIFIED" "--ops verdict"
 jq_ok "$tmp/ops/report.json" '.certificate.certified == false and .certificate.gate_ok == true
@@ -52,124 +41,124 @@ jq_ok "$tmp/ops/report.json" '.certificate.certified == false and .certificate.g
 has "$tmp/ops/report.xml" '<property name="certified" value="false"/>' "--ops JUnit"
 has "$tmp/ops/report.xml" '<property name="scope" value="ops: add"/>' "--ops JUnit scope"
 
-expect_rc 0 "--shard run" "$PLUMB" certify --backend ref --ops add --shard 1/4 --json "$tmp/shard.json" -q
+expect_exit 0 "--shard run" "$PLUMB" certify --backend ref --ops add --shard 1/4 --json "$tmp/shard.json" -q
 has "$tmp/out" "verdict: PARTIAL (ops: add; shard 1/4) — not a certificate" "--shard verdict"
 jq_ok "$tmp/shard.json" '.certificate.certified == false and .certificate.scope.shard == {"index": 1, "count": 4}' "--shard JSON"
 
-expect_rc 1 "--limit run" "$PLUMB" certify --backend ref --ops abs --limit 2 --json "$tmp/limit.json" -q
+expect_exit 1 "--limit run" "$PLUMB" certify --backend ref --ops abs --limit 2 --json "$tmp/limit.json" -q
 has "$tmp/out" "PARTIAL (ops: abs; limit 2) — not a certificate: FAILED" "--limit verdict"
 jq_ok "$tmp/limit.json" '.certificate.certified == false and .certificate.scope.limit == 2' "--limit JSON"
 
 # ---- merge: 4 shards of the whole quick suite == the unsharded run ------------
-expect_rc 0 "whole quick suite" "$PLUMB" certify --backend runtime --jobs 2 --out "$tmp/whole" -q
+expect_exit 0 "whole quick suite" "$PLUMB" certify --backend runtime --jobs 2 --out "$tmp/whole" -q
 has "$tmp/out" "verdict: CERTIFIED: every claimed op passed" "whole-suite verdict"
 jq_ok "$tmp/whole/report.json" '.certificate.certified == true and .certificate.scope.complete == true
     and .certificate.scope.ops == "all" and (.cases | length) == (.passed - (.cache_stability | length))' "whole-suite JSON"
 for i in 0 1 2 3; do
-    expect_rc 0 "quick suite shard $i/4" "$PLUMB" certify --backend runtime --jobs 2 --shard $i/4 --json "$tmp/q$i.json" -q
+    expect_exit 0 "quick suite shard $i/4" "$PLUMB" certify --backend runtime --jobs 2 --shard $i/4 --json "$tmp/q$i.json" -q
     jq_ok "$tmp/q$i.json" '.certificate.certified == false' "shard $i is no certificate"
 done
-expect_rc 0 "merge 4 shards" "$PLUMB" certify merge --out "$tmp/merged" "$tmp/q2.json" "$tmp/q0.json" "$tmp/q3.json" "$tmp/q1.json"
+expect_exit 0 "merge 4 shards" "$PLUMB" certify merge --out "$tmp/merged" "$tmp/q2.json" "$tmp/q0.json" "$tmp/q3.json" "$tmp/q1.json"
 has "$tmp/out" "verdict       CERTIFIED: every claimed op passed" "merged verdict"
 [ "$(digest "$tmp/merged/report.json")" = "$(digest "$tmp/whole/report.json")" ] && ok ||
-    bad "merged digest $(digest "$tmp/merged/report.json") != unsharded $(digest "$tmp/whole/report.json")"
+    fail "merged digest $(digest "$tmp/merged/report.json") != unsharded $(digest "$tmp/whole/report.json")"
 jq_ok "$tmp/merged/report.json" '.certificate.certified == true and .certificate.shard_count == 1' "merged JSON"
-[ "$(tail -n 1 "$tmp/out")" = "$(tail -n 1 "$tmp/whole/report.txt")" ] && ok || bad "merged counts differ: $(tail -n 1 "$tmp/out")"
-[ -s "$tmp/merged/report.xml" ] && ok || bad "merge wrote no JUnit"
+[ "$(tail -n 1 "$tmp/out")" = "$(tail -n 1 "$tmp/whole/report.txt")" ] && ok || fail "merged counts differ: $(tail -n 1 "$tmp/out")"
+[ -s "$tmp/merged/report.xml" ] && ok || fail "merge wrote no JUnit"
 
 # shards of an --ops run merge to a partial run with the unsharded digest
-expect_rc 0 "ops run" "$PLUMB" certify --backend ref --ops add,negate --json "$tmp/an.json" -q
+expect_exit 0 "ops run" "$PLUMB" certify --backend ref --ops add,negate --json "$tmp/an.json" -q
 for i in 0 1 2 3; do
     "$PLUMB" certify --backend ref --ops add,negate --shard $i/4 --json "$tmp/an$i.json" -q > /dev/null 2>&1
 done
-expect_rc 0 "merge ops shards" "$PLUMB" certify merge --json "$tmp/anm.json" -q "$tmp/an0.json" "$tmp/an1.json" "$tmp/an2.json" "$tmp/an3.json"
+expect_exit 0 "merge ops shards" "$PLUMB" certify merge --json "$tmp/anm.json" -q "$tmp/an0.json" "$tmp/an1.json" "$tmp/an2.json" "$tmp/an3.json"
 has "$tmp/out" "verdict: PARTIAL (ops: negate,add) — not a certificate" "merged --ops verdict"
-[ "$(digest "$tmp/anm.json")" = "$(digest "$tmp/an.json")" ] && ok || bad "merged --ops digest differs"
+[ "$(digest "$tmp/anm.json")" = "$(digest "$tmp/an.json")" ] && ok || fail "merged --ops digest differs"
 jq_ok "$tmp/anm.json" '.certificate.certified == false and .certificate.scope.shard == null' "merged --ops JSON"
 
 # merge rejects what is not the shards of one run (exit 2, naming the problem)
-expect_rc 2 "missing shard" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/an1.json" "$tmp/an2.json"
+expect_exit 2 "missing shard" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/an1.json" "$tmp/an2.json"
 has "$tmp/err" "shard 3/4 is missing" "missing shard message"
-expect_rc 2 "duplicate shard" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/an1.json" "$tmp/an1.json" "$tmp/an3.json"
+expect_exit 2 "duplicate shard" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/an1.json" "$tmp/an1.json" "$tmp/an3.json"
 has "$tmp/err" "$tmp/an1.json: shard 1/4 is given twice" "duplicate shard message"
 "$PLUMB" certify --backend ref --ops add,negate --shard 1/4 --seed 7 --json "$tmp/seed7.json" -q > /dev/null 2>&1
-expect_rc 2 "other seed" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/seed7.json" "$tmp/an2.json" "$tmp/an3.json"
+expect_exit 2 "other seed" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/seed7.json" "$tmp/an2.json" "$tmp/an3.json"
 has "$tmp/err" "$tmp/seed7.json: disagrees with $tmp/an0.json on the seed" "other seed message"
 "$PLUMB" certify --backend runtime --ops add,negate --shard 1/4 --json "$tmp/rt1.json" -q > /dev/null 2>&1
-expect_rc 2 "other backend" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/rt1.json" "$tmp/an2.json" "$tmp/an3.json"
+expect_exit 2 "other backend" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/rt1.json" "$tmp/an2.json" "$tmp/an3.json"
 has "$tmp/err" "on the backend name" "other backend message"
 "$PLUMB" certify --backend ref --ops add --shard 1/4 --json "$tmp/add1.json" -q > /dev/null 2>&1
-expect_rc 2 "other scope" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/add1.json" "$tmp/an2.json" "$tmp/an3.json"
+expect_exit 2 "other scope" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/add1.json" "$tmp/an2.json" "$tmp/an3.json"
 has "$tmp/err" "on the scope (--ops)" "other scope message"
 "$PLUMB" certify --backend ref --ops add,negate --suite full --shard 1/4 --json "$tmp/full1.json" -q > /dev/null 2>&1
-expect_rc 2 "other suite" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/full1.json" "$tmp/an2.json" "$tmp/an3.json"
+expect_exit 2 "other suite" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/full1.json" "$tmp/an2.json" "$tmp/an3.json"
 has "$tmp/err" "on the suite" "other suite message"
 
 # bad report files: missing, truncated, not a report, edited
-expect_rc 2 "missing report" "$PLUMB" certify merge "$tmp/nosuch.json"
+expect_exit 2 "missing report" "$PLUMB" certify merge "$tmp/nosuch.json"
 has "$tmp/err" "$tmp/nosuch.json" "missing report message"
 head -c 3000 "$tmp/an1.json" > "$tmp/trunc.json"
-expect_rc 2 "truncated report" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/trunc.json"
-grep -Eq "^$tmp/trunc.json:[0-9]+:[0-9]+: error: .*truncated" "$tmp/err" && ok || { bad "truncated report message"; cat "$tmp/err"; }
+expect_exit 2 "truncated report" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/trunc.json"
+grep -Eq "^$tmp/trunc.json:[0-9]+:[0-9]+: error: .*truncated" "$tmp/err" && ok || { fail "truncated report message"; cat "$tmp/err"; }
 echo '{"passed": 1}' > "$tmp/other.json"
-expect_rc 2 "not a report" "$PLUMB" certify merge "$tmp/other.json"
+expect_exit 2 "not a report" "$PLUMB" certify merge "$tmp/other.json"
 has "$tmp/err" "not a plumb certify report" "not-a-report message"
 # one budget changed by hand: the records no longer match the digest
 sed '0,/"pass", 0,/s//"pass", 0.5,/' "$tmp/an2.json" > "$tmp/edited.json"
-cmp -s "$tmp/an2.json" "$tmp/edited.json" && bad "edit did not change the report" || ok
-expect_rc 2 "edited report" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/an1.json" "$tmp/edited.json" "$tmp/an3.json"
+cmp -s "$tmp/an2.json" "$tmp/edited.json" && fail "edit did not change the report" || ok
+expect_exit 2 "edited report" "$PLUMB" certify merge "$tmp/an0.json" "$tmp/an1.json" "$tmp/edited.json" "$tmp/an3.json"
 has "$tmp/err" "does not match the report's terms and case records" "edited report message"
 
 # ---- --case and --rerun-failures replay a planted fault ----------------------
-expect_rc 1 "fault certify fails" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --out "$tmp/fault" -q
+expect_exit 1 "fault certify fails" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --out "$tmp/fault" -q
 nfail=$(jq '[.failures[] | select(.status == "fail")] | length' "$tmp/fault/report.json")
-[ "$nfail" -gt 0 ] && ok || bad "the fault plugin failed no case"
+[ "$nfail" -gt 0 ] && ok || fail "the fault plugin failed no case"
 id=$(jq -r '.failures[0].id' "$tmp/fault/report.json")
-expect_rc 1 "--case reproduces the failure" "$PLUMB" certify --backend "$FAULT" --case "$id" --out "$tmp/case"
+expect_exit 1 "--case reproduces the failure" "$PLUMB" certify --backend "$FAULT" --case "$id" --out "$tmp/case"
 has "$tmp/out" "$id  [fail] " "--case names the case"
 has "$tmp/out" "error 2 ulp, bound 1 ulp" "--case gives the same reason"
 has "$tmp/out" "PARTIAL (case $id) — not a certificate: FAILED" "--case verdict"
-tail -n 1 "$tmp/out" | grep -qx "certify: 0 passed, 1 failed, 0 skipped" && ok || bad "--case ran more than the case: $(tail -n 1 "$tmp/out")"
-ls "$tmp"/case/repro/*/program.mlir > /dev/null 2>&1 && ok || bad "--case saved no reproducer"
-jq -e --arg id "$id" '.certificate.scope.cases == [$id] and .certificate.certified == false' "$tmp/case/report.json" > /dev/null && ok || bad "--case JSON scope"
-expect_rc 0 "--case passes on the reference" "$PLUMB" certify --backend ref --case "$id" -q
+tail -n 1 "$tmp/out" | grep -qx "certify: 0 passed, 1 failed, 0 skipped" && ok || fail "--case ran more than the case: $(tail -n 1 "$tmp/out")"
+ls "$tmp"/case/repro/*/program.mlir > /dev/null 2>&1 && ok || fail "--case saved no reproducer"
+jq -e --arg id "$id" '.certificate.scope.cases == [$id] and .certificate.certified == false' "$tmp/case/report.json" > /dev/null && ok || fail "--case JSON scope"
+expect_exit 0 "--case passes on the reference" "$PLUMB" certify --backend ref --case "$id" -q
 # unknown ids: usage error with the nearest ids
-expect_rc 2 "unknown case id" "$PLUMB" certify --backend ref --case "exponential/f32/odd/nromal/0"
+expect_exit 2 "unknown case id" "$PLUMB" certify --backend ref --case "exponential/f32/odd/nromal/0"
 has "$tmp/err" "'exponential/f32/odd/nromal/0' is no case of the quick suite (seed 1); nearest: exponential/f32/odd/normal/0" "unknown id suggestion"
-expect_rc 2 "misspelt op in a case id" "$PLUMB" certify --backend ref --case "exponentail/f32/odd/normal/0"
+expect_exit 2 "misspelt op in a case id" "$PLUMB" certify --backend ref --case "exponentail/f32/odd/normal/0"
 has "$tmp/err" "nearest: exponential/f32/odd/normal/0" "misspelt op suggestion"
-expect_rc 2 "--case with --ops" "$PLUMB" certify --backend ref --case "$id" --ops add
+expect_exit 2 "--case with --ops" "$PLUMB" certify --backend ref --case "$id" --ops add
 # --rerun-failures: the failed cases of a report, on its backend unless told
-expect_rc 1 "--rerun-failures" "$PLUMB" certify --rerun-failures "$tmp/fault/report.json" -q
-tail -n 1 "$tmp/out" | grep -qx "certify: 0 passed, $nfail failed, 0 skipped" && ok || bad "--rerun-failures: $(tail -n 1 "$tmp/out"), want $nfail failed"
-expect_rc 0 "--rerun-failures on ref" "$PLUMB" certify --rerun-failures "$tmp/fault/report.json" --backend ref -q
-tail -n 1 "$tmp/out" | grep -qx "certify: $nfail passed, 0 failed, 0 skipped" && ok || bad "--rerun-failures on ref: $(tail -n 1 "$tmp/out")"
-expect_rc 0 "--rerun-failures, nothing failed" "$PLUMB" certify --rerun-failures "$tmp/an.json"
+expect_exit 1 "--rerun-failures" "$PLUMB" certify --rerun-failures "$tmp/fault/report.json" -q
+tail -n 1 "$tmp/out" | grep -qx "certify: 0 passed, $nfail failed, 0 skipped" && ok || fail "--rerun-failures: $(tail -n 1 "$tmp/out"), want $nfail failed"
+expect_exit 0 "--rerun-failures on ref" "$PLUMB" certify --rerun-failures "$tmp/fault/report.json" --backend ref -q
+tail -n 1 "$tmp/out" | grep -qx "certify: $nfail passed, 0 failed, 0 skipped" && ok || fail "--rerun-failures on ref: $(tail -n 1 "$tmp/out")"
+expect_exit 0 "--rerun-failures, nothing failed" "$PLUMB" certify --rerun-failures "$tmp/an.json"
 has "$tmp/out" "has no failed case to rerun" "nothing to rerun message"
-expect_rc 2 "--rerun-failures, missing report" "$PLUMB" certify --rerun-failures "$tmp/nosuch.json"
+expect_exit 2 "--rerun-failures, missing report" "$PLUMB" certify --rerun-failures "$tmp/nosuch.json"
 has "$tmp/err" "$tmp/nosuch.json" "missing rerun report message"
-expect_rc 2 "--rerun-failures, other seed" "$PLUMB" certify --rerun-failures "$tmp/fault/report.json" --seed 9
+expect_exit 2 "--rerun-failures, other seed" "$PLUMB" certify --rerun-failures "$tmp/fault/report.json" --seed 9
 has "$tmp/err" "--seed disagrees with $tmp/fault/report.json" "rerun seed message"
 
 # ---- baselines ------------------------------------------------------------------
 { echo "# known failures of fault_exp_ulp"; echo "# suite: quick"; echo "# seed: 1"
   jq -r '.failures[].id' "$tmp/fault/report.json"; echo "negate/f32/odd/normal/0"; } > "$tmp/base.txt"
-expect_rc 0 "baseline excuses known failures" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --baseline "$tmp/base.txt" --out "$tmp/bl"
+expect_exit 0 "baseline excuses known failures" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --baseline "$tmp/base.txt" --out "$tmp/bl"
 has "$tmp/out" "negate/f32/odd/normal/0  fixed — remove it from the baseline" "fixed entry"
 has "$tmp/out" "[fail] (known failure, in the baseline)" "excused failure shown"
 has "$tmp/out" "passed with $nfail known failures excused by $tmp/base.txt" "baseline verdict"
 jq_ok "$tmp/bl/report.json" ".baseline.excused == $nfail and .baseline.fixed == [\"negate/f32/odd/normal/0\"] and .certificate.gate_ok == true" "baseline JSON"
 # a failure the baseline does not list still fails
 grep -v "$id" "$tmp/base.txt" > "$tmp/base2.txt"
-expect_rc 1 "new failure fails despite the baseline" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --baseline "$tmp/base2.txt" -q
+expect_exit 1 "new failure fails despite the baseline" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --baseline "$tmp/base2.txt" -q
 has "$tmp/out" "$id [fail] output" "new failure named"
 # the whole suite with its known failures: a certificate that says so
-expect_rc 0 "whole suite with a baseline" "$PLUMB" certify --backend "$FAULT" --jobs 2 --baseline "$tmp/base.txt" --json "$tmp/blw.json" -q
+expect_exit 0 "whole suite with a baseline" "$PLUMB" certify --backend "$FAULT" --jobs 2 --baseline "$tmp/base.txt" --json "$tmp/blw.json" -q
 has "$tmp/out" "verdict: CERTIFIED WITH BASELINE ($nfail known failures excused by $tmp/base.txt)" "baseline certificate"
 jq_ok "$tmp/blw.json" '.certificate.certified == true and (.certificate.verdict | startswith("CERTIFIED WITH BASELINE"))' "baseline certificate JSON"
 # bad baselines: exit 2, naming the file and the problem
 bl_bad() { # $1 description, $2 expected message; the baseline is $tmp/b.txt
-    expect_rc 2 "baseline: $1" "$PLUMB" certify --backend ref --ops add --baseline "$tmp/b.txt"
+    expect_exit 2 "baseline: $1" "$PLUMB" certify --backend ref --ops add --baseline "$tmp/b.txt"
     has "$tmp/err" "$2" "baseline: $1"
     has "$tmp/err" "$tmp/b.txt" "baseline: $1 names the file"
 }
@@ -189,22 +178,21 @@ printf 'add/f32/odd/normal/0\nadd/f32/odd/normal/0\n' > "$tmp/b.txt"
 bl_bad "duplicate" "'add/f32/odd/normal/0' is listed twice"
 printf 'add/f32/odd/normal/0 add/f32/odd/uniform/0\n' > "$tmp/b.txt"
 bl_bad "two ids on a line" "is not one case id"
-expect_rc 2 "merge with a bad baseline" "$PLUMB" certify merge --baseline "$tmp/b.txt" "$tmp/an.json"
+expect_exit 2 "merge with a bad baseline" "$PLUMB" certify merge --baseline "$tmp/b.txt" "$tmp/an.json"
 has "$tmp/err" "$tmp/b.txt" "merge baseline message"
 
 # ---- retries: a crash that passes on a retry is flaky, not failing --------------
 PLUMB_TEST_FLAKY_MARKER="$tmp/marker"
 export PLUMB_TEST_FLAKY_MARKER
-expect_rc 1 "flaky crash without --retry fails" "$PLUMB" certify --backend "$FLAKY" --ops exponential,add -q
+expect_exit 1 "flaky crash without --retry fails" "$PLUMB" certify --backend "$FLAKY" --ops exponential,add -q
 has "$tmp/out" "[crash] worker died of signal 11" "flaky crash reported"
 rm -f "$tmp/marker"
-expect_rc 0 "flaky crash with --retry passes" "$PLUMB" certify --backend "$FLAKY" --ops exponential,add --retry 2 --out "$tmp/flaky"
+expect_exit 0 "flaky crash with --retry passes" "$PLUMB" certify --backend "$FLAKY" --ops exponential,add --retry 2 --out "$tmp/flaky"
 has "$tmp/out" "passed on attempt 2; first: worker died of signal 11" "flaky case listed"
 has "$tmp/out" "1 flaky case (passed on retry)" "flaky in the verdict"
 jq_ok "$tmp/flaky/report.json" '.flaky == 1 and ([.failures[] | select(.status == "flaky" and .attempts == 2)] | length) == 1 and .failed == 0' "flaky JSON"
 unset PLUMB_TEST_FLAKY_MARKER
-expect_rc 1 "a crash on every attempt fails" "$PLUMB" certify --backend "$CRASH" --ops exponential,add --retry 2
+expect_exit 1 "a crash on every attempt fails" "$PLUMB" certify --backend "$CRASH" --ops exponential,add --retry 2
 has "$tmp/out" "attempts: 3" "attempts counted"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -7,24 +7,14 @@
 # Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init coverage
 case $PLUMB in /*) ;; *) PLUMB=$(pwd)/$PLUMB ;; esac
 cd "$tmp" || exit 1
 command -v jq > /dev/null || { echo "test_coverage: jq not found (run ci/deps.sh)"; echo "0 passed, 1 failed"; exit 1; }
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
-expect_rc() {
-    want=$1; what=$2; shift 2
-    "$@" > "$tmp/out" 2> "$tmp/err"
-    rc=$?
-    if [ "$rc" = "$want" ]; then ok; else bad "$what: exit $rc, want $want"; cat "$tmp/err"; tail -n 3 "$tmp/out"; fi
-}
-has() { grep -qF -- "$2" "$1" && ok || { bad "$3: '$2' not in $1"; head -n 5 "$1"; }; }
-jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || bad "$3: jq '$2' on $1"; }
+has() { grep -qF -- "$2" "$1" && ok || { fail "$3: '$2' not in $1"; head -n 5 "$1"; }; }
+jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || fail "$3: jq '$2' on $1"; }
 
 # The promised forms, counted by hand from the issue's list (docs/conformance.md):
 # transpose 1!+2!+3!+4! = 33; reverse 2+4+8+16 = 30; broadcast_in_dim maps into
@@ -36,7 +26,7 @@ jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || bad "$3: jq '$2' on $1"; }
 PROMISED=372
 
 # 1. A complete quick run on the reference: every promised form exercised.
-expect_rc 0 "quick run on ref with --coverage" "$PLUMB" certify --backend ref --jobs 2 --coverage --json "$tmp/r.json"
+expect_exit 0 "quick run on ref with --coverage" "$PLUMB" certify --backend ref --jobs 2 --coverage --json "$tmp/r.json"
 has "$tmp/out" "$PROMISED attribute forms promised, 0 missing" "coverage summary"
 jq_ok "$tmp/r.json" ".coverage.forms_promised == $PROMISED and .coverage.forms_missing == [] and .coverage.forms_missing_count == 0" "JSON: nothing promised is empty"
 jq_ok "$tmp/r.json" '[.coverage.cells[] | select(.[4] != "-")] | length == '"$PROMISED" "JSON: one cell per form"
@@ -70,19 +60,18 @@ has "$tmp/out" "coverage (op, element type, value class, shape class, attribute 
 jq_ok "$tmp/r.json" '[.coverage.cells[] | select(.[4] == "-" and .[3] == "odd" and (.[1] | test("^(f16|bf16|f32|f64)(_to_|$)")) and .[0] != "stablehlo.iota" and .[0] != "stablehlo.rng_bit_generator")] | group_by([.[0], .[1]]) | length >= 270 and all(map(.[2]) | contains(["special", "subnormal", "boundary", "normal", "uniform", "loguniform"]))' "every float op x type: the primary shape x every value class"
 
 # 2. Without --coverage the reports have no coverage section.
-expect_rc 0 "run without --coverage" "$PLUMB" certify --backend ref --ops clamp --no-cache-suite --json "$tmp/n.json"
+expect_exit 0 "run without --coverage" "$PLUMB" certify --backend ref --ops clamp --no-cache-suite --json "$tmp/n.json"
 jq_ok "$tmp/n.json" 'has("coverage") | not' "JSON without --coverage"
-if grep -qF "attribute forms promised" "$tmp/out"; then bad "text without --coverage has a coverage section"; else ok; fi
+if grep -qF "attribute forms promised" "$tmp/out"; then fail "text without --coverage has a coverage section"; else ok; fi
 
 # 3. A run that leaves promised cells empty says which: --limit 5 runs 5 of
 # transpose's cases, none of them a form (the forms come last).
-expect_rc 1 "a limited run" "$PLUMB" certify --backend ref --ops transpose --limit 5 --no-cache-suite --coverage --json "$tmp/l.json"
+expect_exit 1 "a limited run" "$PLUMB" certify --backend ref --ops transpose --limit 5 --no-cache-suite --coverage --json "$tmp/l.json"
 has "$tmp/out" "33 attribute forms promised, 33 missing (a partial run)" "limited run: every transpose form missing"
 has "$tmp/out" "missing: stablehlo.transpose f32 form perm_1_0" "limited run names a missing form"
 jq_ok "$tmp/l.json" '.coverage.forms_missing_count == 33 and any(.coverage.forms_missing[]; . == ["stablehlo.transpose", "f32", "perm_2_0_1"])' "JSON: missing forms listed"
 
 # 4. The report with coverage still merges (the section is ignored on reading).
-expect_rc 0 "merge of a report with coverage" "$PLUMB" certify merge -q "$tmp/r.json"
+expect_exit 0 "merge of a report with coverage" "$PLUMB" certify merge -q "$tmp/r.json"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

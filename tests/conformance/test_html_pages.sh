@@ -6,16 +6,12 @@
 # outside; a replayed fuzz finding shows again. Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init html_pages
 check() { # $1 = name; the rest is a command that must succeed
     name=$1
     shift
-    if "$@"; then ok "$name"; else bad "$name"; fi
+    if "$@"; then ok "$name"; else fail "$name"; fi
 }
 self_contained() { # $1 = page
     grep -o '<[^>]*>' "$1" | sed 's/="[^"]*"/=""/g' > "$1.tags"
@@ -105,5 +101,4 @@ check "the total row has the stats' counts" \
 "$PLUMB" run --html "$tmp/x.html" $L/step01.mlir > /dev/null 2>&1
 check "run --html without --stats is a usage error" test $? = 2
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

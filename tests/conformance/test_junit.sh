@@ -9,10 +9,8 @@
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
 XSD=tests/conformance/junit.xsd
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init junit
 # Absolute paths, then work in $tmp: runs without --out leave their
 # reproducers in ./certify-repro, which must not land in the source tree.
 case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
@@ -25,8 +23,6 @@ if ! command -v xmllint > /dev/null; then
     exit 1
 fi
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
 
 # counts_ok FILE: each <testsuite> line's counts (and the <testsuites>
 # totals) equal the <testcase>, <failure>, <error> and <skipped> elements
@@ -54,16 +50,16 @@ counts_ok() {
 
 # check FILE DESCRIPTION: schema-valid, counts match, time and timestamp
 check() {
-    if xmllint --noout --schema "$XSD" "$1" > "$tmp/xl" 2>&1; then ok; else bad "$2: does not validate"; head -n 5 "$tmp/xl"; fi
-    if counts_ok "$1" > "$tmp/cnt"; then ok; else bad "$2: counts disagree with elements"; head -n 5 "$tmp/cnt"; fi
-    grep -Eq '<testsuites [^>]*time="[0-9.]+" timestamp="[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}"' "$1" && ok || bad "$2: no time/timestamp on testsuites"
+    if xmllint --noout --schema "$XSD" "$1" > "$tmp/xl" 2>&1; then ok; else fail "$2: does not validate"; head -n 5 "$tmp/xl"; fi
+    if counts_ok "$1" > "$tmp/cnt"; then ok; else fail "$2: counts disagree with elements"; head -n 5 "$tmp/cnt"; fi
+    grep -Eq '<testsuites [^>]*time="[0-9.]+" timestamp="[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}"' "$1" && ok || fail "$2: no time/timestamp on testsuites"
 }
 
 # every failure has a message attribute and a body
 failures_described() {
     n=$(grep -c '<failure ' "$1")
     d=$(grep -Ec '<failure [^>]*message="[^"]+">[^<]' "$1")
-    [ "$n" -gt 0 ] && [ "$n" = "$d" ] && ok || bad "$2: $n failures, $d with message and body"
+    [ "$n" -gt 0 ] && [ "$n" = "$d" ] && ok || fail "$2: $n failures, $d with message and body"
 }
 
 FAULT=$BUILD/plugins/fault_exp_ulp.so
@@ -71,32 +67,32 @@ MINI=$BUILD/backends/minicpu.so
 
 # the schema is live: it rejects a failure without a message and a count that is not a number
 printf '<?xml version="1.0"?>\n<testsuites tests="1" failures="1" errors="0" skipped="0" time="0">\n  <testsuite name="s" tests="1" failures="1" errors="0" skipped="0" time="0" timestamp="2026-01-01T00:00:00">\n    <testcase classname="c" name="n" time="0"><failure>body</failure></testcase>\n  </testsuite>\n</testsuites>\n' > "$tmp/nomsg.xml"
-xmllint --noout --schema "$XSD" "$tmp/nomsg.xml" > /dev/null 2>&1 && bad "schema accepts a failure without message" || ok
+xmllint --noout --schema "$XSD" "$tmp/nomsg.xml" > /dev/null 2>&1 && fail "schema accepts a failure without message" || ok
 sed 's/failures="1" errors="0" skipped="0" time="0" timestamp/failures="x" errors="0" skipped="0" time="0" timestamp/; s/<failure>/<failure message="m">/' "$tmp/nomsg.xml" > "$tmp/nan.xml"
-xmllint --noout --schema "$XSD" "$tmp/nan.xml" > /dev/null 2>&1 && bad "schema accepts a non-numeric count" || ok
+xmllint --noout --schema "$XSD" "$tmp/nan.xml" > /dev/null 2>&1 && fail "schema accepts a non-numeric count" || ok
 # ... and the count check catches a report whose attributes disagree
 sed 's/<testsuites tests="1"/<testsuites tests="6246"/' "$tmp/nomsg.xml" > "$tmp/miscount.xml"
-counts_ok "$tmp/miscount.xml" > /dev/null && bad "count check accepts tests=6246 for one testcase" || ok
+counts_ok "$tmp/miscount.xml" > /dev/null && fail "count check accepts tests=6246 for one testcase" || ok
 
 # a passing run; the example backend (most ops unsupported, non-f32 types unclaimed)
 "$PLUMB" certify --backend ref --ops add,negate --junit "$tmp/pass.xml" -q > /dev/null 2>&1
 check "$tmp/pass.xml" "passing run"
 "$PLUMB" certify --backend "$MINI" --junit "$tmp/mini.xml" -q > /dev/null 2>&1
 check "$tmp/mini.xml" "example backend"
-grep -q '<skipped message="not claimed by the backend' "$tmp/mini.xml" && ok || bad "unsupported ops not skipped"
+grep -q '<skipped message="not claimed by the backend' "$tmp/mini.xml" && ok || fail "unsupported ops not skipped"
 # failures with reproducers, and a manifest failure
 "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --out "$tmp/fault" -q > /dev/null 2>&1
 check "$tmp/fault/report.xml" "failing run"
 failures_described "$tmp/fault/report.xml" "failing run"
-grep -q 'reproducer: ' "$tmp/fault/report.xml" && ok || bad "failure body has no reproducer"
+grep -q 'reproducer: ' "$tmp/fault/report.xml" && ok || fail "failure body has no reproducer"
 "$PLUMB" certify --backend ref --ops abs --limit 2 --junit "$tmp/limit.xml" -q > /dev/null 2>&1
 check "$tmp/limit.xml" "manifest failure"
-grep -q 'name="manifest"' "$tmp/limit.xml" && ok || bad "manifest testcase missing"
+grep -q 'name="manifest"' "$tmp/limit.xml" && ok || fail "manifest testcase missing"
 # crashes, retried: flaky (passes) and persistent (fails)
 PLUMB_TEST_FLAKY_MARKER="$tmp/marker" "$PLUMB" certify --backend "$BUILD/plugins/run_crash_flaky.so" --ops exponential \
     --retry 1 --junit "$tmp/flaky.xml" -q > /dev/null 2>&1
 check "$tmp/flaky.xml" "flaky run"
-grep -q '<system-out>flaky: passed on attempt 2' "$tmp/flaky.xml" && ok || bad "flaky case not noted"
+grep -q '<system-out>flaky: passed on attempt 2' "$tmp/flaky.xml" && ok || fail "flaky case not noted"
 "$PLUMB" certify --backend "$BUILD/plugins/run_crash_one.so" --ops exponential --junit "$tmp/crash.xml" -q > /dev/null 2>&1
 check "$tmp/crash.xml" "crash"
 failures_described "$tmp/crash.xml" "crash"
@@ -104,13 +100,12 @@ failures_described "$tmp/crash.xml" "crash"
 jq -r '.failures[].id' "$tmp/fault/report.json" > "$tmp/base.txt"
 "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --baseline "$tmp/base.txt" --junit "$tmp/base.xml" -q > /dev/null 2>&1
 check "$tmp/base.xml" "baseline run"
-[ "$(grep -c '<failure ' "$tmp/base.xml")" = 0 ] && ok || bad "baseline failures still <failure>"
-grep -q '<skipped message="known failure (baseline)' "$tmp/base.xml" && ok || bad "known failures not reported"
+[ "$(grep -c '<failure ' "$tmp/base.xml")" = 0 ] && ok || fail "baseline failures still <failure>"
+grep -q '<skipped message="known failure (baseline)' "$tmp/base.xml" && ok || fail "known failures not reported"
 # a merged run
 for i in 0 1; do "$PLUMB" certify --backend ref --ops add,negate --shard $i/2 --json "$tmp/s$i.json" -q > /dev/null 2>&1; done
 "$PLUMB" certify merge --junit "$tmp/merged.xml" -q "$tmp/s0.json" "$tmp/s1.json" > /dev/null 2>&1
 check "$tmp/merged.xml" "merged run"
-grep -q '<property name="certified" value="false"/>' "$tmp/merged.xml" && ok || bad "merged partial run certified"
+grep -q '<property name="certified" value="false"/>' "$tmp/merged.xml" && ok || fail "merged partial run certified"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
