@@ -86,7 +86,7 @@ static ir_module *b_scatter_add(const broad_work *w, bool small, plumb_diag *d)
 
 /* nn-built programs: one parameter of w->t, shape [a, b] (or [a*b]). */
 typedef enum nn_kind { NN_SOFTMAX, NN_LAYER_NORM, NN_GELU_ERF, NN_EXP, NN_REDUCE_MAX0, NN_REDUCE_SUM1,
-                       NN_TRANSPOSE, NN_LOG_ABS, NN_LOGISTIC, NN_TANH, NN_EXPM1, NN_LOG1P_ABS } nn_kind;
+                       NN_TRANSPOSE, NN_LOG_ABS, NN_LOGISTIC, NN_TANH, NN_EXPM1, NN_LOG1P_ABS, NN_SINE, NN_COSINE } nn_kind;
 
 static ir_module *b_nn(const broad_work *w, bool small, plumb_diag *d, nn_kind k, uint32_t rank,
                        const int64_t *dims, const int64_t *perm)
@@ -112,6 +112,8 @@ static ir_module *b_nn(const broad_work *w, bool small, plumb_diag *d, nn_kind k
     case NN_LOGISTIC: y = plumb_nn_unary(&nn, PLUMB_OP_LOGISTIC, x); break;
     case NN_TANH: y = plumb_nn_unary(&nn, PLUMB_OP_TANH, x); break;
     case NN_EXPM1: y = plumb_nn_unary(&nn, PLUMB_OP_EXPONENTIAL_MINUS_ONE, x); break;
+    case NN_SINE: y = plumb_nn_unary(&nn, PLUMB_OP_SINE, x); break;
+    case NN_COSINE: y = plumb_nn_unary(&nn, PLUMB_OP_COSINE, x); break;
     case NN_LOG1P_ABS: y = plumb_nn_unary(&nn, PLUMB_OP_LOG_PLUS_ONE, plumb_nn_unary(&nn, PLUMB_OP_ABS, x)); break;
     }
     if (!y || !plumb_nn_return(&nn, &y, 1) || !plumb_nn_ok(&nn) || !ir_verify(m, NULL, d)) {
@@ -145,6 +147,8 @@ static ir_module *b_logistic(const broad_work *w, bool s, plumb_diag *d) { retur
 static ir_module *b_tanh(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_TANH); }
 static ir_module *b_expm1(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_EXPM1); }
 static ir_module *b_log1p(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_LOG1P_ABS); }
+static ir_module *b_sine(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_SINE); }
+static ir_module *b_cosine(const broad_work *w, bool s, plumb_diag *d) { return b_flat(w, s, d, NN_COSINE); }
 
 /* remainder of two parameters of w->t, shape [a] */
 static ir_module *b_remainder(const broad_work *w, bool small, plumb_diag *d)
@@ -340,6 +344,10 @@ static const broad_work works[] = {
      NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.expm1(x)", NULL},
     {"log1p_f64", "log1p of |x|, 8M f64", FLOOR_STREAM, false, 0, b_log1p, 8 << 20, 0, 0, 0, PLUMB_F64,
      NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.log1p(np.abs(x))", NULL},
+    {"sine_f64", "sine of 8M f64", FLOOR_STREAM, false, 0, b_sine, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.sin(x)", NULL},
+    {"cosine_f64", "cosine of 8M f64", FLOOR_STREAM, false, 0, b_cosine, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64"), "o = np.cos(x)", NULL},
     {"remainder_f64", "remainder of 8M f64 pairs", FLOOR_STREAM, true, 0, b_remainder, 8 << 20, 0, 0, 0,
      PLUMB_F64, NP_RNG "x = " NP_F("8 << 20", "float64") "; y = " NP_F("8 << 20", "float64"), "o = np.fmod(x, y)",
      NULL},
