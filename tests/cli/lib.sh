@@ -43,6 +43,9 @@
 #   expect_exit WANT DESC CMD ARG...
 #                    runs the command (as run does) and checks once that
 #                    it exits with status WANT (the conformance tests' form)
+#   expect_err DESC TEXT
+#                    one check: $tmp/err (of the last run) holds TEXT
+#                    (a fixed string)
 # Everything here must run under /bin/sh (dash).
 
 # lib_init NAME: counters, PLUMB and $tmp (named after NAME).
@@ -144,4 +147,8 @@ expect_exit() {
     shift 2
     run "$@"
     if [ "$rc" = "$lib_want" ]; then ok "$lib_desc"; else fail "$lib_desc: exit $rc, want $lib_want"; fi
+}
+
+expect_err() {
+    if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi
 }

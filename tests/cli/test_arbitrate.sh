@@ -16,9 +16,6 @@ lib_init arb
 skipped=0
 
 # expect_err DESCRIPTION TEXT: the last run's stderr contains TEXT.
-expect_err() {
-    if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi
-}
 expect_no_err() {
     if grep -F -q -- "$2" "$tmp/err"; then fail "$1 ('$2' on stderr)"; else ok "$1"; fi
 }

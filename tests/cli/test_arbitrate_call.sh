@@ -15,7 +15,6 @@ lib_init arbcall
 need_plumb
 FIX=$(cd "$(dirname "$0")" && pwd)/arbitrate
 
-expect_err() { if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi; }
 
 f=$FIX/call_cumsum_f32.mlir
 for be in ref runtime; do

@@ -12,9 +12,6 @@
 lib_init arbc
 need_plumb
 FIX=$(cd "$(dirname "$0")" && pwd)/arbitrate
-expect_err() {
-    if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi
-}
 
 f=$FIX/dot_general_c64_cancel.mlir
 for be in ref runtime; do

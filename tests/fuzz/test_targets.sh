@@ -11,18 +11,8 @@
 # "N passed, N failed".
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-fuzzt.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL - $1"
-    if [ -s "$tmp/err" ]; then tail -n 8 "$tmp/err" | sed 's/^/    stderr: /'; fi
-}
-run() { "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?; }
+. "$(dirname "$0")/../cli/lib.sh"
+lib_init fuzzt
 
 targets=""
 for src in "$ROOT"/fuzz/targets/*.c; do
@@ -116,5 +106,4 @@ if [ "$missing" = 0 ]; then ok "parse.dict names every op of ir/ops.def"; else f
 bad=$(grep -v '^#' "$ROOT"/fuzz/dict/*.dict | grep -v '^[^:]*:$' | grep -vc '^[^:]*:[a-z_0-9]*="\([^"\\]\|\\.\)*"$')
 if [ "$bad" = 0 ]; then ok "dictionaries are in libFuzzer's name=\"value\" form"; else fail "$bad dictionary lines are not name=\"value\""; fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
