@@ -21,10 +21,6 @@ expect_out() {
     fi
 }
 # expect_err DESCRIPTION TEXT: stderr of the last run contains TEXT.
-expect_err() {
-    if grep -qF -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (stderr lacks: $2)"; fi
-}
-
 if [ ! -x "$PLUMB" ]; then
     fail "the plumb binary '$PLUMB' exists and is executable"
     finish
