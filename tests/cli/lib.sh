@@ -46,6 +46,9 @@
 #   expect_err DESC TEXT
 #                    one check: $tmp/err (of the last run) holds TEXT
 #                    (a fixed string)
+#   expect_refused DESC PROGRAM TEXT...
+#                    one check: `plumb verify PROGRAM` fails and its stderr
+#                    holds every TEXT (grep patterns)
 # Everything here must run under /bin/sh (dash).
 
 # lib_init NAME: counters, PLUMB and $tmp (named after NAME).
@@ -151,4 +154,17 @@ expect_exit() {
 
 expect_err() {
     if grep -F -q -- "$2" "$tmp/err"; then ok "$1"; else fail "$1 (no '$2' on stderr)"; fi
+}
+
+expect_refused() {
+    lib_desc=$1 lib_prog=$2
+    shift 2
+    if "$PLUMB" verify "$lib_prog" > "$tmp/out" 2> "$tmp/err"; then
+        fail "$lib_desc (verify accepted it)"
+        return
+    fi
+    for lib_text in "$@"; do
+        if ! grep -q -- "$lib_text" "$tmp/err"; then fail "$lib_desc (no '$lib_text' on stderr)"; return; fi
+    done
+    ok "$lib_desc"
 }
