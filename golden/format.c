@@ -29,11 +29,18 @@ static const char *kind_word(plumb_golden_kind k)
 void plumb_golden_file_name(const plumb_golden_spec *s, char *buf, size_t cap)
 {
     const char *dash = s->attr[0] ? "-" : "";
+    /* a CHLO op whose short name a StableHLO op has too (chlo.tan) is
+     * prefixed, or the two would write one file */
+    char full[64];
+    plumb_opcode other;
+    const char *sn = plumb_op_short_name(s->op), *pre = "";
+    snprintf(full, sizeof full, "stablehlo.%s", sn);
+    if (!strncmp(plumb_op_name(s->op), "chlo.", 5) && plumb_op_lookup(full, strlen(full), &other) && other != s->op)
+        pre = "chlo_";
     if (s->kind == PLUMB_GOLDEN_ELEMENTWISE)
-        snprintf(buf, cap, "%s-%s%s%s.gold", plumb_op_short_name(s->op), plumb_dtype_name(s->dtype), dash, s->attr);
+        snprintf(buf, cap, "%s%s-%s%s%s.gold", pre, sn, plumb_dtype_name(s->dtype), dash, s->attr);
     else
-        snprintf(buf, cap, "%s-%s-n%u%s%s.gold", plumb_op_short_name(s->op), plumb_dtype_name(s->dtype), s->length,
-                 dash, s->attr);
+        snprintf(buf, cap, "%s%s-%s-n%u%s%s.gold", pre, sn, plumb_dtype_name(s->dtype), s->length, dash, s->attr);
 }
 
 uint32_t plumb_golden_spec_crc(uint64_t seed, const plumb_golden_spec *s)

@@ -31,6 +31,10 @@ uint32_t golden_ew_arity(plumb_opcode op)
     case PLUMB_OP_ACOS: case PLUMB_OP_ASIN: case PLUMB_OP_ATAN: case PLUMB_OP_ACOSH: case PLUMB_OP_ASINH:
     case PLUMB_OP_ATANH: case PLUMB_OP_COSH: case PLUMB_OP_SINH: case PLUMB_OP_ERFC: case PLUMB_OP_SQUARE:
     case PLUMB_OP_LGAMMA: case PLUMB_OP_DIGAMMA:
+    /* chlo.tan is stablehlo.tan under its CHLO name; chlo.conj on a real
+     * float is the identity (docs/spec/complex.md), both checked here so a
+     * backend lowering them on its own is held to the same values */
+    case PLUMB_OP_CHLO_TAN: case PLUMB_OP_CONJ:
         return 1;
     case PLUMB_OP_ADD: case PLUMB_OP_SUBTRACT: case PLUMB_OP_MULTIPLY: case PLUMB_OP_DIVIDE:
     case PLUMB_OP_REMAINDER: case PLUMB_OP_POWER: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
@@ -187,7 +191,8 @@ static long eval_op(plumb_opcode op, mpfr_t y, mpfr_t *x)
     case PLUMB_OP_TANH: inex = mpfr_tanh(y, x[0], MPFR_RNDN); break;
     case PLUMB_OP_SINE: inex = mpfr_sin(y, x[0], MPFR_RNDN); break;
     case PLUMB_OP_COSINE: inex = mpfr_cos(y, x[0], MPFR_RNDN); break;
-    case PLUMB_OP_TAN: inex = mpfr_tan(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_TAN: case PLUMB_OP_CHLO_TAN: inex = mpfr_tan(y, x[0], MPFR_RNDN); break;
+    case PLUMB_OP_CONJ: inex = mpfr_set(y, x[0], MPFR_RNDN); break;   /* a real x: x itself, NaN kept */
     case PLUMB_OP_ERF: inex = mpfr_erf(y, x[0], MPFR_RNDN); break;
     /* CHLO's math: MPFR's correctly rounded functions, whose special
      * values are C99 Annex F's (docs/ops.md): lgamma is log|gamma| (+inf at
