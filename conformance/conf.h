@@ -261,6 +261,8 @@ bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t);
  * bitcast_convert, map, reduce_window (maximum) and dot, atan2 away
  * from its pole, real x complex dot_general and reduce-multiply (gen.c) */
 uint32_t conf_complex_more_cases(plumb_opcode op);
+/* convert between complex<f32> and complex<f64> (gen_cconvert.c) */
+uint32_t conf_cconvert_cases(plumb_opcode op);
 /* complex atan2 inputs kept by the atan2 family (gen_types.c): away from
  * the pole x = +-iy and from cancellation in x + iy and log q */
 bool conf_catan2_accept(double yr, double yi, double xr, double xi);

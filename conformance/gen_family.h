@@ -131,6 +131,7 @@ bool conf_gen_complex(gen *g);
 bool conf_gen_complex_sum(gen *g);
 bool conf_gen_complex_ops(gen *g);
 bool conf_gen_complex_more(gen *g);
+bool conf_gen_cconvert(gen *g);
 /* gen_lowp.c */
 bool conf_gen_lowp(gen *g);
 bool conf_gen_lowp_ops(gen *g);

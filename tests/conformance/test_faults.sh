@@ -151,5 +151,9 @@ expect fault_fp8_conv_accum   convolution         "convolution/f8E4M3FN/odd/fini
 # nearest, outside the roundings of the wide result's enclosure
 # (conformance/e8m0_judge.h) wherever its significand is 1.5 or more.
 expect fault_e8m0_bn_truncate batch_norm_inference "batch_norm_inference/f8E8M0FNU/r2_f0/patterns/" "rounds once to f8E8M0FNU patterns"
+# complex<f64> -> complex<f32> convert (gen_cconvert.c) with the imaginary
+# part truncated toward zero: the special values' inf becomes the largest
+# finite f32, exact class.
+expect fault_cconvert_trunc   convert             "convert/complex<f64>_to_complex<f32>/odd/special/" "got 0x7f7fffff"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
