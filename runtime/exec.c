@@ -14,6 +14,7 @@
 
 #include "plumb/complex.h"
 #include "plumb/lowp.h"
+#include "plumb/shape.h"
 #include "rt_lowp.h"
 #include "rt_complex.h"
 #include "rt_math.h"
@@ -552,16 +553,39 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                 break;
             }
         }
+        /* A result with a `?` (a loop or branch over a polymorphic batch)
+         * gets its size from the op's run-time shape rule on the operands
+         * at hand, each evaluation: the body's values may differ in size
+         * from one evaluation to the next (another caller's operands), so
+         * a kept tensor of other dims is replaced. Static results skip
+         * this, as before. */
+        ir_type dyn_small[8], *dyn_types = NULL;
+        for (uint32_t i = 0; ok && i < op->n_results && !dyn_types; i++)
+            if (!ir_type_is_static(&op->results[i]->type)) {
+                plumb_diag sd = {.code = PLUMB_OK};
+                dyn_types = op->n_results <= 8 ? dyn_small : plumb_calloc(op->n_results, sizeof *dyn_types);
+                if (!dyn_types)
+                    ok = rt_fail(x, op, PLUMB_ERR_NOMEM, "out of memory for %u result shapes", op->n_results);
+                else if (!ir_shape_infer(op, (const plumb_tensor *const *)in_small, dyn_types, x->max_bytes, &sd)) {
+                    ok = false;   /* sd names the op already */
+                    if (x->d && x->d->code == PLUMB_OK) {
+                        *x->d = sd;
+                        x->d->file = x->m ? x->m->filename : NULL;
+                    }
+                }
+            }
         for (uint32_t i = 0; ok && i < op->n_results; i++) {
             const ir_value *v = op->results[i];
             plumb_tensor *t = region_value(x, v);
+            const ir_type *want = dyn_types ? &dyn_types[i] : &v->type;
+            if (t && dyn_types && v->id < x->n_env && x->env[v->id] == t &&
+                (t->rank != want->rank || memcmp(t->dims, want->dims, want->rank * sizeof want->dims[0]))) {
+                plumb_tensor_free(t);
+                x->env[v->id] = t = NULL;
+            }
             if (!t) {
                 plumb_diag sd = {.code = PLUMB_OK};
-                if (!ir_type_is_static(&v->type)) {
-                    ok = rt_fail(x, op, PLUMB_ERR_UNSUPPORTED, "a region value has a dynamic dimension");
-                    break;
-                }
-                t = plumb_tensor_new(v->type.dtype, v->type.rank, v->type.dims, x->max_bytes, &sd);
+                t = plumb_tensor_new(want->dtype, want->rank, want->dims, x->max_bytes, &sd);
                 if (!t) {
                     ok = rt_fail(x, op, sd.code ? sd.code : PLUMB_ERR_NOMEM, "%s", sd.msg);
                     break;
@@ -586,6 +610,8 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                 ok = rt_check_deadline(x, op);
         }
         scratch_release(x, mk);
+        if (dyn_types && dyn_types != dyn_small)
+            plumb_free(dyn_types, op->n_results * sizeof *dyn_types);
         if (in_small != io_small)
             free(in_small);
     }
