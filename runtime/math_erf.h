@@ -32,8 +32,10 @@
  * in [2^-126, 4.5] against glibc's erfl (long double) found the result at
  * most 0.81 ULP from the exact value (at a = 0x1.bb8d7ap-1 = 0.866, the
  * top of the first piece), so never more than 1 ULP from the correctly
- * rounded result, the op table's bound; tools/ulp_sweep's run over all
- * 2^32 inputs against MPFR is in docs/runtime-math.md.
+ * rounded result, the op table's bound. `nice build/erf/tools/ulp_sweep
+ * --op chlo.erf --isa avx512 --threads 2` (all 2^32 inputs against the
+ * reference's correctly rounded erf): worst 1 ULP, 29,250,586 inputs at
+ * 1 ULP, 0 over the bound, 0 special-value mismatches.
  *
  * Flagged for the exact path (math_impl.h's dv_erf, rounded once): NaN
  * and subnormal inputs, whose subnormal results the contract wants
