@@ -246,10 +246,6 @@ __attribute__((target("avx2"))) static inline void t2x2_16(const tr_u128 *s, int
  * alternated runs) they were 10-20% slower streamed, where 16- and 64-byte
  * rows were 10-25% faster. */
 #define TR_NT_WIDTH_OK(w) ((w) != 32)
-/* source prefetch of the next block (copy_rows) */
-#ifndef TR_PF
-#define TR_PF 1
-#endif
 /* Register tiles over the block, scalar edges. */
 #define TR_AVX2(NAME, TGT, T, W, TILE_FN)                                                                         \
     __attribute__((target(TGT))) static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_,    \
@@ -354,6 +350,10 @@ static void row_offsets(const copy_job *j, uint64_t row, uint32_t inner, int64_t
 #endif
 /* Rows ahead whose sources are prefetched, and the longest row that gets
  * it (longer rows keep the hardware prefetcher on one stream long enough). */
+/* source prefetch of the next block (copy_rows) */
+#ifndef TR_PF
+#define TR_PF 1
+#endif
 #ifndef TR_PF_ROWS
 #define TR_PF_ROWS 8
 #endif

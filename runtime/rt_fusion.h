@@ -17,15 +17,6 @@
 #include "math_x16.h"
 #else
 #define RT_X86 0
-/* Shared by the pass and the lowering (fusion_pass.c). */
-bool rt_fusion_same_dims(const ir_type *a, const ir_type *b);
-int rt_fusion_space_in(const ir_type *t, const ir_type *s, bool rows);
-skind rt_fusion_row_reduce_kind(const ir_op *op);
-bool rt_fusion_nomem(plumb_diag *d, const ir_func *f);
-/* fusion_build.c: F's numel, rows, rows per unit and slot bytes for a space
- * of dims[0..rank) (a dynamic group calls it per run). */
-void rt_fusion_extents(rt_fused *F, uint32_t rank, const int64_t *dims);
-
 #endif
 
 /* Rows longer than this are not fused with their reductions: the per-row
