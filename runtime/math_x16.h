@@ -1,7 +1,7 @@
 /* The 16-lane f32 exp, logistic, tanh and erf of the AVX-512 level, as inline
  * functions on one register: math_avx512.c wraps them into array functions
  * (with the exact path for the lanes they flag), and the fused executor
- * (fusion.c) evaluates them inside its register loops. Include only from
+ * (fusion_exec.c) evaluates them inside its register loops. Include only from
  * code that runs after rt_isa chose AVX-512; the functions carry their own
  * target so the includer needs no pragma. */
 #ifndef PLUMB_RT_MATH_X16_H
@@ -264,7 +264,7 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
  * every lane it does not flag has the bits of the portable and AVX2 levels.
  * Flagged (NaN and subnormal inputs) lanes need the exact path, which the
  * caller runs: math_avx512.c's array function, and the fused executor's
- * register loops (fusion.c), where gelu's erf form runs. The coefficient
+ * register loops (fusion_exec.c), where gelu's erf form runs. The coefficient
  * tables are rows of 16 floats, looked up by the piece index with one
  * vpermps each. */
 X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
