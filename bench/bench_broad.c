@@ -169,6 +169,31 @@ static ir_module *b_remainder(const broad_work *w, bool small, plumb_diag *d)
     return m;
 }
 
+/* power(|x|, y) (a positive base: uniform inputs would give NaN on half
+ * the lanes) or atan2(x, y) of two parameters of w->t, shape [a]. */
+static ir_module *b_binary_math(const broad_work *w, bool small, plumb_diag *d, bool power)
+{
+    long long n = sz(w->a, small, 1024);
+    const char *ty = w->t == PLUMB_F32 ? "f32" : "f64";
+    char s[1024];
+    if (power)
+        snprintf(s, sizeof s,
+                 "func.func @main(%%x: tensor<%lldx%s>, %%y: tensor<%lldx%s>) -> tensor<%lldx%s> {\n"
+                 "  %%a = stablehlo.abs %%x : tensor<%lldx%s>\n"
+                 "  %%r = stablehlo.power %%a, %%y : tensor<%lldx%s>\n"
+                 "  func.return %%r : tensor<%lldx%s>\n}\n",
+                 n, ty, n, ty, n, ty, n, ty, n, ty, n, ty);
+    else
+        snprintf(s, sizeof s,
+                 "func.func @main(%%x: tensor<%lldx%s>, %%y: tensor<%lldx%s>) -> tensor<%lldx%s> {\n"
+                 "  %%r = stablehlo.atan2 %%x, %%y : tensor<%lldx%s>\n"
+                 "  func.return %%r : tensor<%lldx%s>\n}\n",
+                 n, ty, n, ty, n, ty, n, ty, n, ty);
+    return parse_text(s, d);
+}
+static ir_module *b_power(const broad_work *w, bool s, plumb_diag *d) { return b_binary_math(w, s, d, true); }
+static ir_module *b_atan2(const broad_work *w, bool s, plumb_diag *d) { return b_binary_math(w, s, d, false); }
+
 /* Transposes: a = rank, dims all b (the validation instance: all c). */
 static ir_module *b_transpose(const broad_work *w, bool small, plumb_diag *d)
 {
@@ -351,6 +376,11 @@ static const broad_work works[] = {
     {"remainder_f64", "remainder of 8M f64 pairs", FLOOR_STREAM, true, 0, b_remainder, 8 << 20, 0, 0, 0,
      PLUMB_F64, NP_RNG "x = " NP_F("8 << 20", "float64") "; y = " NP_F("8 << 20", "float64"), "o = np.fmod(x, y)",
      NULL},
+    {"power_f64", "power(|x|, y) of 8M f64 pairs", FLOOR_STREAM, false, 0, b_power, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64") "; y = " NP_F("8 << 20", "float64"), "o = np.power(np.abs(x), y)",
+     NULL},
+    {"atan2_f64", "atan2 of 8M f64 pairs", FLOOR_STREAM, false, 0, b_atan2, 8 << 20, 0, 0, 0, PLUMB_F64,
+     NP_RNG "x = " NP_F("8 << 20", "float64") "; y = " NP_F("8 << 20", "float64"), "o = np.arctan2(x, y)", NULL},
     {"remainder_f32", "remainder of 16M f32 pairs", FLOOR_STREAM, true, 0, b_remainder, 16 << 20, 0, 0, 0,
      PLUMB_F32, NP_RNG "x = " NP_F("16 << 20", "float32") "; y = " NP_F("16 << 20", "float32"), "o = np.fmod(x, y)",
      NULL},

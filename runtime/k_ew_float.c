@@ -198,6 +198,7 @@ typedef struct ewf_impl {
     void (*f64_unary)(plumb_opcode, const void *, void *, size_t);
     void (*f64_binary)(plumb_opcode, const void *, const void *, void *, size_t);
     void (*f64_math)(plumb_opcode, const void *, void *, size_t);   /* transcendentals (math_f64.h) */
+    void (*f64_math2)(plumb_opcode, const void *, const void *, void *, size_t);   /* power, atan2 (math_f64.h) */
     void (*f32_rem)(const void *, const void *, void *, size_t);
     void (*f64_rem)(const void *, const void *, void *, size_t);
     void (*f32_clamp)(const void *, const void *, const void *, void *, size_t);
@@ -299,10 +300,10 @@ static bool f32_ops(const rt_ew_args *a, const ewf_impl *f)
 }
 
 /* f64: everything exact (remainder through f64_rem), and exponential,
- * exponential_minus_one, log, log_plus_one, logistic, tanh, sine and cosine
- * (math_f64.h, within their 1, 1, 1, 1, 2, 2, 1 and 1 ULP);
- * the other transcendentals, power, atan2 and remainder stay on the
- * engine's long double paths. */
+ * exponential_minus_one, log, log_plus_one, logistic, tanh, sine, cosine,
+ * power and atan2 (math_f64.h, within their 1, 1, 1, 1, 2, 2, 1, 1, 1 and
+ * 2 ULP); the other transcendentals stay on the engine's long double
+ * paths. */
 static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
 {
     switch (a->code) {
@@ -328,6 +329,11 @@ static bool f64_ops(const rt_ew_args *a, const ewf_impl *f)
         if (a->n_in != 2 || a->rt != PLUMB_F64)
             return false;
         f->f64_rem(a->in[0], a->in[1], a->out, a->n);
+        return true;
+    case PLUMB_OP_POWER: case PLUMB_OP_ATAN2:
+        if (a->n_in != 2 || a->rt != PLUMB_F64)
+            return false;
+        f->f64_math2(a->code, a->in[0], a->in[1], a->out, a->n);
         return true;
     case PLUMB_OP_IS_FINITE:
         if (a->n_in != 1 || a->rt != PLUMB_I1)
@@ -662,6 +668,15 @@ TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, siz
         UNARY_LOOP(vd, double, VD_LANES, N(d_expv)(x));
 }
 
+/* power and atan2 (math_f64.h): in0 is power's base and atan2's y */
+TARGET static void N(f64_math2)(plumb_opcode code, const void *in0, const void *in1, void *out, size_t n)
+{
+    if (code == PLUMB_OP_POWER)
+        BINARY_LOOP(vd, double, VD_LANES, N(d_powv)(x, y));
+    else
+        BINARY_LOOP(vd, double, VD_LANES, N(d_atan2v)(x, y));
+}
+
 /* f32 remainder x - trunc(x/y) y, exact, in double on |x|, |y| < 2^28 |y|:
  * n = trunc(RN(|x|/|y|)) is the true quotient's integer part. |x|/|y| =
  * mx 2^e / my (24-bit integers mx, my) is an integer or at least
@@ -737,7 +752,7 @@ TARGET static void N(f64_rem)(const void *in0, const void *in1, void *out, size_
     }
 }
 
-static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f32_rem), N(f64_rem), N(f32_clamp), N(f64_clamp),
+static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f64_math), N(f64_math2), N(f32_rem), N(f64_rem), N(f32_clamp), N(f64_clamp),
                                  N(f32_finite), N(f64_finite), N(f32_cmp_total), N(f64_cmp_total),
                                  N(f64_cmp_float)};
 

@@ -239,6 +239,97 @@ static double f64_sincos_lane(plumb_opcode op, double x)
 static double f64_sin_lane(double x) { return f64_sincos_lane(PLUMB_OP_SINE, x); }
 static double f64_cos_lane(double x) { return f64_sincos_lane(PLUMB_OP_COSINE, x); }
 
+/* power and atan2: the lanes the vector paths do not take, by the
+ * engine's per-element rule (k_elementwise.c's f64_binary): pow(x, +-0) =
+ * pow(+1, y) = 1 even for NaN (IEEE 754-2019 9.2.1), else a NaN operand
+ * quieted (x's first), else powl/atan2l rounded once (exact where the
+ * result is subnormal, zero or at the overflow threshold), a NaN value the
+ * positive default NaN. */
+static double f64_binary_lane(plumb_opcode op, double x, double y)
+{
+    uint64_t b;
+    double d;
+    if (op == PLUMB_OP_POWER && ((y == y && y == 0) || x == 1.0))
+        return 1.0;
+    if (x != x)
+        return f64_nan_lane(x);
+    if (y != y)
+        return f64_nan_lane(y);
+    long double r = op == PLUMB_OP_POWER ? powl(x, y) : atan2l(x, y);
+    b = isnan(r) ? 0x7FF8000000000000ull : rt_math_narrow_ld(op, r, RT_MATH_LDERR, x, y);
+    memcpy(&d, &b, 8);
+    return d;
+}
+static double f64_pow_lane(double x, double y) { return f64_binary_lane(PLUMB_OP_POWER, x, y); }
+static double f64_atan2_lane(double y, double x) { return f64_binary_lane(PLUMB_OP_ATAN2, y, x); }
+
+/* power: fdlibm's e_pow.c (Sun Microsystems, 1993) main path, lane by
+ * lane: log2|x| = t1 + t2 in extra precision (t1 with 29 trailing zero
+ * bits) from s = (x - bp)/(x + bp), bp = 1 or 1.5, and the polynomial in
+ * s^2 below; y log2|x| = p_h + p_l (y split into 21 + 32 bits, so p_h =
+ * y1 t1 is exact); 2^(p_h + p_l) = 2^n 2^r, |r| <= 1/2, its tail carried
+ * into the exp2 polynomial (P1..P5, fdlibm's exp kernel). fdlibm states
+ * the result "nearly rounded"; Java's StrictMath.pow is this code and
+ * Math.pow's contract (within 1 ULP of the exact value) is met by it:
+ * within 1 ULP of the correctly rounded value, the table's bound, which
+ * the test checks on 10^7 operands against MPFR. Constants as fdlibm
+ * prints them (hex in its comments). */
+#define POW64_DP_H 5.84962487220764160156e-01  /* 0x3FE2B803 40000000: log2(1.5) high */
+#define POW64_DP_L 1.35003920212974897128e-08  /* 0x3E4CFDEB 43CFD006 */
+#define POW64_L1 5.99999999999994648725e-01 /* 0x3FE33333 33333303 */
+#define POW64_L2 4.28571428578550184252e-01 /* 0x3FDB6DB6 DB6FABFF */
+#define POW64_L3 3.33333329818377432918e-01 /* 0x3FD55555 518F264D */
+#define POW64_L4 2.72728123808534006489e-01 /* 0x3FD17460 A91D4101 */
+#define POW64_L5 2.30660745775561754067e-01 /* 0x3FCD864A 93C9DB65 */
+#define POW64_L6 2.06975017800338417784e-01 /* 0x3FCA7E28 4A454EEF */
+#define POW64_P1 1.66666666666666019037e-01  /* 0x3FC55555 5555553E */
+#define POW64_P2 -2.77777777770155933842e-03 /* 0xBF66C16C 16BEBD93 */
+#define POW64_P3 6.61375632143793436117e-05  /* 0x3F11566A AF25DE2C */
+#define POW64_P4 -1.65339022054652515390e-06 /* 0xBEBBBD41 C5D26BF1 */
+#define POW64_P5 4.13813679705723846039e-08  /* 0x3E663769 72BEA4D0 */
+#define POW64_LG2 6.93147180559945286227e-01   /* 0x3FE62E42 FEFA39EF */
+#define POW64_LG2_H 6.93147182464599609375e-01 /* 0x3FE62E43 00000000 */
+#define POW64_LG2_L -1.90465429995776804525e-09 /* 0xBE205C61 0CA86C39 */
+#define POW64_CP 9.61796693925975554329e-01   /* 0x3FEEC709 DC3A03FD: 2/(3 ln2) */
+#define POW64_CP_H 9.61796700954437255859e-01 /* 0x3FEEC709 E0000000 */
+#define POW64_CP_L -7.02846165095275826516e-09 /* 0xBE3E2FE0 145B01F5 */
+
+/* atan2: fdlibm's e_atan2.c and s_atan.c (Sun Microsystems, 1993), lane
+ * by lane: atan of q = |y/x| by the argument reduction to |t| < 7/16
+ * around 0, 1/2, 1, 3/2 or infinity (atan(c) in two parts ATAN64_HI/LO)
+ * and the odd polynomial aT; the quadrant from the signs, pi - atan with
+ * pi's tail. fdlibm states atan within 1 ULP; q's rounding adds at most
+ * half an ULP (atan's condition number q/((1 + q^2) atan q) is below 1),
+ * inside the table's 2 ULP. */
+#define ATAN64_PI 3.1415926535897931160e+00      /* 0x400921FB 54442D18 */
+#define ATAN64_PI_LO 1.2246467991473531772e-16   /* 0x3CA1A626 33145C07 */
+#define ATAN64_PIO2 1.5707963267948965580e+00    /* 0x3FF921FB 54442D18 */
+static const double ATAN64_HI[4] = {
+    4.63647609000806093515e-01, /* atan(0.5)hi 0x3FDDAC67 0561BB4F */
+    7.85398163397448278999e-01, /* atan(1.0)hi 0x3FE921FB 54442D18 */
+    9.82793723247329054082e-01, /* atan(1.5)hi 0x3FEF730B D281F69B */
+    1.57079632679489655800e+00, /* atan(inf)hi 0x3FF921FB 54442D18 */
+};
+static const double ATAN64_LO[4] = {
+    2.26987774529616870924e-17, /* 0x3C7A2B7F 222F65E2 */
+    3.06161699786838301793e-17, /* 0x3C81A626 33145C07 */
+    1.39033110312309984516e-17, /* 0x3C700788 7AF0CBBD */
+    6.12323399573676603587e-17, /* 0x3C91A626 33145C07 */
+};
+static const double ATAN64_T[11] = {
+    3.33333333333329318027e-01,  /* 0x3FD55555 5555550D */
+    -1.99999999998764832476e-01, /* 0xBFC99999 9998EBC4 */
+    1.42857142725034663711e-01,  /* 0x3FC24924 920083FF */
+    -1.11111104054623557880e-01, /* 0xBFBC71C6 FE231671 */
+    9.09088713343650656196e-02,  /* 0x3FB745CD C54C206E */
+    -7.69187620504482999495e-02, /* 0xBFB3B0F2 AF749A6D */
+    6.66107313738753120669e-02,  /* 0x3FB10D66 A0D03D51 */
+    -5.83357013379057348645e-02, /* 0xBFADDE2D 52DEFD9A */
+    4.97687799461593236017e-02,  /* 0x3FA97B4B 24760DEB */
+    -3.65315727442169155270e-02, /* 0xBFA2B444 2C6A6C2F */
+    1.62858201153657823623e-02,  /* 0x3F90AD3A E322DA11 */
+};
+
 #else /* per ISA */
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
@@ -604,6 +695,169 @@ TI vd N(d_tanhv)(vd x)
     vl bad;
     vd r = N(d_tanh)(x, &bad);
     return N(d_fix_lanes)(r, x, bad, f64_nan_lane);
+}
+
+/* r with its *bad lanes replaced by the binary scalar rule lane(x, y). */
+TI vd N(d_fix_lanes2)(vd r, vd x, vd y, vl bad, double (*lane)(double, double))
+{
+    vl zero = {0};
+    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+        for (int l = 0; l < VD_LANES; l++)
+            if (bad[l])
+                r[l] = lane(x[l], y[l]);
+    return r;
+}
+
+/* x with its low 32 bits cleared (fdlibm's __LO(x) = 0) */
+TI vd N(d_lo0)(vd x) { return (vd)((vl)x & (int64_t)0xFFFFFFFF00000000ull); }
+
+/* pow(x, y), fdlibm's main path (see POW64_*), on the lanes with x
+ * normal and finite, y finite, nonzero and |y| <= 2^31, x > 0 or y an
+ * integer (the sign of |x|^y then from y's parity), and y log2|x| in
+ * (-1021, 1023): a normal result, no overflow. y = 1, 2, -1 (any finite
+ * nonzero x) and 1/2 (x > 0) are x, x*x, 1/x and sqrt x, correctly
+ * rounded; x < 0 finite with a non-integral finite y is the default NaN.
+ * *bad marks the rest (zeros, infinities, NaN, subnormal x, x = 1,
+ * y = 0, huge |y|, overflow and underflow), for the scalar rule. */
+TI vd N(d_pow)(vd x, vd y, vl *bad)
+{
+    vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
+    vl xfin = ax <= 0x1.fffffffffffffp1023, yfin = ay <= 0x1.fffffffffffffp1023;   /* false for NaN */
+    vd yt = N(d_round)((vd)N(sell)(yfin, (vl)y, (vl)((vd){0})), R_TRUNC);
+    vl yint = yt == y;
+    vl xneg = x < 0.0;
+    vl nanres = xneg & xfin & yfin & ~yint;
+    vl ok = (ax >= 0x1p-1022) & xfin & (ay <= 0x1p31) & (y != 0.0) & (x != 1.0) & (~xneg | yint);
+    vl yodd = yint & ((__builtin_convertvector((vd)N(sell)(ok, (vl)yt, (vl)((vd){0})), vl) & 1) != 0);
+    vd xs = (vd)N(sell)(ok, (vl)ax, (vl)((vd){0} + 1.5));
+    vd ys = (vd)N(sell)(ok, (vl)y, (vl)((vd){0} + 1.0));
+    /* log2|x| = n + log2(axn), axn in [1, 2) or [0.75, 1.5) around bp */
+    vl ix = (vl)xs >> 32;
+    vl n = (ix >> 20) - 0x3ff;
+    vl j = ix & 0x000fffff;
+    ix = j | 0x3ff00000;
+    vl k1 = (j > 0x3988E) & (j < 0xBB67A);   /* sqrt(3/2) <= axn < sqrt(3): bp = 1.5 */
+    vl kup = j >= 0xBB67A;                   /* axn >= sqrt(3): halve it */
+    n -= kup;
+    ix -= kup & 0x00100000;
+    vd axn = (vd)((ix << 32) | ((vl)xs & 0xFFFFFFFFll));
+    vd bp = (vd)N(sell)(k1, (vl)((vd){0} + 1.5), (vl)((vd){0} + 1.0));
+    vd dph = (vd)((vl)((vd){0} + POW64_DP_H) & k1);
+    vd dpl = (vd)((vl)((vd){0} + POW64_DP_L) & k1);
+    /* ss = s_h + s_l = (axn - bp)/(axn + bp) */
+    vd u = axn - bp;
+    vd v = 1.0 / (axn + bp);
+    vd ss = u * v;
+    vd s_h = N(d_lo0)(ss);
+    vd t_h = (vd)((((ix >> 1) | 0x20000000) + 0x00080000 + (k1 & (1 << 18))) << 32);   /* axn + bp, high part */
+    vd t_l = axn - (t_h - bp);
+    vd s_l = v * ((u - s_h * t_h) - s_h * t_l);
+    vd s2 = ss * ss;
+    vd r = s2 * s2 * (POW64_L1 + s2 * (POW64_L2 + s2 * (POW64_L3 + s2 * (POW64_L4 + s2 * (POW64_L5 + s2 * POW64_L6)))));
+    r += s_l * (s_h + ss);
+    s2 = s_h * s_h;
+    t_h = N(d_lo0)(3.0 + s2 + r);
+    t_l = r - ((t_h - 3.0) - s2);
+    u = s_h * t_h;
+    v = s_l * t_h + t_l * ss;
+    vd p_h = N(d_lo0)(u + v);
+    vd p_l = v - (p_h - u);
+    vd z_h = POW64_CP_H * p_h;
+    vd z_l = POW64_CP_L * p_h + p_l * POW64_CP + dpl;
+    vd t = __builtin_convertvector(n, vd);
+    vd t1 = N(d_lo0)(((z_h + z_l) + dph) + t);
+    vd t2 = z_l - (((t1 - t) - dph) - z_h);
+    /* y log2|x| = p_h + p_l, p_h exact (21 by 24 bits) */
+    vd y1 = N(d_lo0)(ys);
+    p_l = (ys - y1) * t1 + ys * t2;
+    p_h = y1 * t1;
+    vd z = p_l + p_h;
+    ok &= (z > -1021.0) & (z < 1023.0);
+    /* 2^z = 2^nd 2^(p_h - nd + p_l), nd the nearest integer (|z| < 2^41
+     * here: the 1.5 2^52 trick is exact); p_h - nd is exact (Sterbenz, or
+     * nd = 0) */
+    vd nd = (z + 0x1.8p52) - 0x1.8p52;
+    nd = (vd)((vl)nd & ok);
+    p_h -= nd;
+    t = N(d_lo0)(p_l + p_h);
+    u = t * POW64_LG2_H;
+    v = (p_l - (t - p_h)) * POW64_LG2 + t * POW64_LG2_L;
+    z = u + v;
+    vd w = v - (z - u);
+    t = z * z;
+    t1 = z - t * (POW64_P1 + t * (POW64_P2 + t * (POW64_P3 + t * (POW64_P4 + t * POW64_P5))));
+    r = (z * t1) / (t1 - 2.0) - (w + z * w);
+    z = 1.0 - (r - z);
+    vd res = z * N(d_pow2)(__builtin_convertvector(nd, vl));   /* exact: normal result */
+    res = (vd)((vl)res ^ (xneg & yodd & F64_SIGN));
+    /* the correctly rounded special exponents */
+    vl xnz = xfin & (x != 0.0);
+    vl e1 = xnz & (y == 1.0), e2 = xnz & (y == 2.0), em1 = xnz & (y == -1.0), eh = xfin & (x > 0.0) & (y == 0.5);
+    vd xe = (vd)N(sell)(xnz, (vl)x, (vl)((vd){0} + 1.0));
+    res = (vd)N(sell)(e2, (vl)(xe * xe), (vl)res);
+    res = (vd)N(sell)(em1, (vl)(1.0 / xe), (vl)res);
+    res = (vd)N(sell)(eh, (vl)N(d_sqrt)((vd)N(sell)(eh, (vl)x, (vl)((vd){0} + 1.0))), (vl)res);
+    res = (vd)N(sell)(e1, (vl)x, (vl)res);
+    res = (vd)N(sell)(nanres, (vl){0} + F64_DNAN, (vl)res);
+    *bad = ~(ok | e1 | e2 | em1 | eh | nanres);
+    return res;
+}
+
+TI vd N(d_powv)(vd x, vd y)
+{
+    vl bad;
+    vd r = N(d_pow)(x, y, &bad);
+    return N(d_fix_lanes2)(r, x, y, bad, f64_pow_lane);
+}
+
+/* atan2(y, x) (see ATAN64_*) on the lanes with x and y finite and
+ * nonzero whose result is not below 2^-1020 in magnitude (a subnormal
+ * result must be exact: those go to the scalar rule with the zeros,
+ * infinities and NaNs, *bad). */
+TI vd N(d_atan2)(vd y, vd x, vl *bad)
+{
+    vd a = (vd)((vl)y & F64_ABS), b = (vd)((vl)x & F64_ABS);
+    vl ok = (a <= 0x1.fffffffffffffp1023) & (b <= 0x1.fffffffffffffp1023) & (a != 0.0) & (b != 0.0);
+    a = (vd)N(sell)(ok, (vl)a, (vl)((vd){0} + 1.0));
+    b = (vd)N(sell)(ok, (vl)b, (vl)((vd){0} + 1.0));
+    vl xneg = x < 0.0;
+    vl k = (((vl)a >> 32) - ((vl)b >> 32)) >> 20;   /* fdlibm's exponent difference */
+    vl huge = k > 60;                             /* |y/x| > 2^60: pi/2 */
+    vl zero = xneg & (k < -60);                   /* x < 0, |y/x| < 2^-60: pi */
+    vd q = a / b;
+    ok &= huge | xneg | (q >= 0x1p-1020);
+    q = (vd)N(sell)(huge, (vl)((vd){0} + 1.0), (vl)q);
+    /* s_atan.c on q > 0: t = (num)/(den) around c = 0, 1/2, 1, 3/2, inf */
+    vl id0 = q >= 0.4375, id1 = q >= 0.6875, id2 = q >= 1.1875, id3 = q >= 2.4375;
+    vd num = (vd)N(sell)(id3, (vl)((vd){0} - 1.0),
+                         N(sell)(id2, (vl)(q - 1.5), N(sell)(id1, (vl)(q - 1.0), N(sell)(id0, (vl)(2.0 * q - 1.0), (vl)q))));
+    vd den = (vd)N(sell)(id3, (vl)q,
+                         N(sell)(id2, (vl)(1.0 + 1.5 * q), N(sell)(id1, (vl)(q + 1.0), N(sell)(id0, (vl)(2.0 + q), (vl)((vd){0} + 1.0)))));
+    vd t = num / den;
+    vd z = t * t, w = z * z;
+    vd s1 = z * (ATAN64_T[0] + w * (ATAN64_T[2] + w * (ATAN64_T[4] + w * (ATAN64_T[6] + w * (ATAN64_T[8] + w * ATAN64_T[10])))));
+    vd s2 = w * (ATAN64_T[1] + w * (ATAN64_T[3] + w * (ATAN64_T[5] + w * (ATAN64_T[7] + w * ATAN64_T[9]))));
+    vd hi = (vd)N(sell)(id3, (vl)((vd){0} + ATAN64_HI[3]),
+                        N(sell)(id2, (vl)((vd){0} + ATAN64_HI[2]), N(sell)(id1, (vl)((vd){0} + ATAN64_HI[1]), (vl)((vd){0} + ATAN64_HI[0]))));
+    vd lo = (vd)N(sell)(id3, (vl)((vd){0} + ATAN64_LO[3]),
+                        N(sell)(id2, (vl)((vd){0} + ATAN64_LO[2]), N(sell)(id1, (vl)((vd){0} + ATAN64_LO[1]), (vl)((vd){0} + ATAN64_LO[0]))));
+    vd at_red = hi - ((t * (s1 + s2) - lo) - t);
+    vd at_small = t - t * (s1 + s2);
+    vd at = (vd)N(sell)(id0, (vl)at_red, (vl)at_small);
+    at = (vd)N(sell)(q < 0x1p-27, (vl)q, (vl)at);   /* atan q = q within q^3/3: under a quarter ULP */
+    at = (vd)N(sell)(huge, (vl)((vd){0} + (ATAN64_PIO2 + 0.5 * ATAN64_PI_LO)), (vl)at);
+    at = (vd)((vl)at & ~zero);
+    vl left = xneg & ~huge;   /* x < 0: pi - atan, pi's tail first */
+    vd res = (vd)N(sell)(left, (vl)(ATAN64_PI - (at - ATAN64_PI_LO)), (vl)at);
+    *bad = ~ok;
+    return (vd)((vl)res ^ ((vl)y & F64_SIGN));
+}
+
+TI vd N(d_atan2v)(vd y, vd x)
+{
+    vl bad;
+    vd r = N(d_atan2)(y, x, &bad);
+    return N(d_fix_lanes2)(r, y, x, bad, f64_atan2_lane);
 }
 
 #endif
