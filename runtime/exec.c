@@ -483,6 +483,8 @@ static plumb_tensor *region_value(rt_exec *x, const ir_value *v)
     return b && !b->parent ? &x->outer[v->id] : NULL;
 }
 
+const plumb_tensor *rt_region_value(rt_exec *x, const ir_value *v) { return region_value(x, v); }
+
 /* Charges units of region work; every RT_POLL_UNITS units the clock is
  * read. Under region_mu. */
 static bool region_work(rt_exec *x, const ir_op *op, uint64_t units)
@@ -493,6 +495,50 @@ static bool region_work(rt_exec *x, const ir_op *op, uint64_t units)
     }
     x->work_left = RT_POLL_UNITS;
     return rt_check_deadline(x, op);
+}
+
+/* An if/case inside a region whose branch taken returns a value with a `?`
+ * of its own: its results' sizes are known only once that branch has run
+ * (runtime/plan.c run_branch_first does the same for the function body).
+ * *taken false: not such an op, nothing done (the shape rule decides).
+ * Otherwise the branch runs now, each returned value is checked against
+ * the declared result (ir_shape_check_result, as the reference does) and a
+ * copy of it becomes the result's tensor in the environment. */
+static bool region_branch(rt_exec *x, const ir_op *op, const plumb_tensor *sel, bool *taken)
+{
+    *taken = false;
+    if ((op->code != PLUMB_OP_IF && op->code != PLUMB_OP_CASE) || !sel->data || plumb_tensor_numel(sel) != 1)
+        return true;
+    uint32_t r = ir_branch_select(op, sel->data);
+    const ir_op *ret = r < op->n_regions ? op->regions[r].last : NULL;
+    if (!ret || ret->n_operands != op->n_results)
+        return true;
+    bool dyn = false;
+    for (uint32_t j = 0; j < ret->n_operands; j++)
+        dyn |= !ir_type_is_static(&ret->operands[j]->type);
+    if (!dyn)
+        return true;
+    *taken = true;
+    if (!rt_eval_region(x, &op->regions[r], NULL, NULL))
+        return false;
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        const plumb_tensor *t = region_value(x, ret->operands[j]);
+        const ir_value *v = op->results[j];
+        plumb_diag sd = {.code = PLUMB_OK};
+        if (!t || v->id >= x->n_env)
+            return rt_fail(x, op, PLUMB_ERR_INVALID, "branch %u's value %u has no tensor", r, j);
+        plumb_tensor *c = NULL;
+        if (!ir_shape_check_result(op, j, t, &sd) || !(c = plumb_tensor_clone(t, &sd))) {
+            if (x->d && x->d->code == PLUMB_OK) {
+                *x->d = sd;
+                x->d->file = x->m ? x->m->filename : NULL;
+            }
+            return false;
+        }
+        plumb_tensor_free(x->env[v->id]);
+        x->env[v->id] = c;
+    }
+    return true;
 }
 
 /* Runs the ops of a region like the reference does: values defined in the
@@ -553,6 +599,9 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                 break;
             }
         }
+        bool taken = false;
+        if (ok && op->n_operands)
+            ok = region_branch(x, op, in_small[0], &taken);
         /* A result with a `?` (a loop or branch over a polymorphic batch)
          * gets its size from the op's run-time shape rule on the operands
          * at hand, each evaluation: the body's values may differ in size
@@ -560,7 +609,7 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
          * a kept tensor of other dims is replaced. Static results skip
          * this, as before. */
         ir_type dyn_small[8], *dyn_types = NULL;
-        for (uint32_t i = 0; ok && i < op->n_results && !dyn_types; i++)
+        for (uint32_t i = 0; ok && !taken && i < op->n_results && !dyn_types; i++)
             if (!ir_type_is_static(&op->results[i]->type)) {
                 plumb_diag sd = {.code = PLUMB_OK};
                 dyn_types = op->n_results <= 8 ? dyn_small : plumb_calloc(op->n_results, sizeof *dyn_types);
@@ -574,7 +623,7 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                     }
                 }
             }
-        for (uint32_t i = 0; ok && i < op->n_results; i++) {
+        for (uint32_t i = 0; ok && !taken && i < op->n_results; i++) {
             const ir_value *v = op->results[i];
             plumb_tensor *t = region_value(x, v);
             const ir_type *want = dyn_types ? &dyn_types[i] : &v->type;
@@ -594,7 +643,7 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
             }
             out_small[i] = t;
         }
-        if (ok) {
+        if (ok && !taken) {
             uint64_t units = 1;
             for (uint32_t i = 0; i < op->n_operands; i++)
                 units += plumb_tensor_numel(in_small[i]);
@@ -602,7 +651,7 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
                 units += plumb_tensor_numel(out_small[i]);
             ok = region_work(x, op, units);
         }
-        if (ok) {
+        if (ok && !taken) {
             ok = rt_run_kernel(x, op, in_small, out_small);
             /* a kernel whose chunks were skipped at the deadline
              * returns without an error of its own */
@@ -617,7 +666,7 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
     }
     if (ok && !op)
         ok = rt_fail(x, region->parent, PLUMB_ERR_INVALID, "region has no return");
-    for (uint32_t i = 0; ok && i < op->n_operands; i++) {
+    for (uint32_t i = 0; ok && results && i < op->n_operands; i++) {
         const plumb_tensor *src = region_value(x, op->operands[i]);
         if (!src || src->nbytes != results[i]->nbytes || src->dtype != results[i]->dtype) {
             ok = rt_fail(x, op, PLUMB_ERR_INVALID, "returned value %u does not match the type its caller expects", i);

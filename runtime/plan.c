@@ -1484,6 +1484,61 @@ static bool run_unfused(rt_program *p, const rt_step *st)
     return ok;
 }
 
+/* Whether step op is an if or case whose branch taken (by the selector's
+ * value, computed by an earlier step) returns a value with a `?` of its
+ * own: its results' sizes are known only once the branch has run
+ * (ir/shape.c branch_shapes cannot give them beforehand). */
+static bool branch_runs_first(const rt_program *p, const ir_op *op)
+{
+    if (op->code != PLUMB_OP_IF && op->code != PLUMB_OP_CASE)
+        return false;
+    const plumb_tensor *sel = &p->hdr[op->operands[0]->id];
+    if (!sel->data || plumb_tensor_numel(sel) != 1)
+        return false;
+    uint32_t r = ir_branch_select(op, sel->data);
+    const ir_op *ret = r < op->n_regions ? op->regions[r].last : NULL;
+    if (!ret || ret->n_operands != op->n_results)
+        return false;   /* the shape rule words it */
+    for (uint32_t j = 0; j < ret->n_operands; j++)
+        if (!ir_type_is_static(&ret->operands[j]->type))
+            return true;
+    return false;
+}
+
+/* Runs that branch (its ops sized by their run-time rules as they run,
+ * rt_eval_region), checks each returned value against the declared result
+ * (element type, static sizes, bounds: ir_shape_check_result, as the
+ * reference does), sets the result headers to their shapes and keeps a copy
+ * of each in taken[]: a returned value may be a captured one whose buffer
+ * the step's own outputs take over (and may grow) before they are
+ * written. */
+static bool run_branch_first(rt_program *p, const ir_op *op, plumb_tensor **taken, plumb_diag *d)
+{
+    rt_exec *x = &p->x;
+    uint32_t r = ir_branch_select(op, p->hdr[op->operands[0]->id].data);
+    if (!rt_eval_region(x, &op->regions[r], NULL, NULL))
+        return false;
+    const ir_op *ret = op->regions[r].last;
+    for (uint32_t j = 0; j < op->n_results; j++) {
+        const plumb_tensor *t = rt_region_value(x, ret->operands[j]);
+        if (!t) {
+            plumb_diag_set(d, PLUMB_ERR_INVALID, op->loc, "%s: branch %u's value %u has no tensor",
+                           plumb_op_name(op->code), r, j);
+            return false;
+        }
+        if (!ir_shape_check_result(op, j, t, d))
+            return false;
+        plumb_diag sd = {.code = PLUMB_OK};
+        if (!(taken[j] = plumb_tensor_clone(t, &sd))) {
+            plumb_diag_set(d, sd.code ? sd.code : PLUMB_ERR_NOMEM, op->loc, "%s: %s", plumb_op_name(op->code), sd.msg);
+            return false;
+        }
+        ir_type ty = ir_shape_of(t);
+        set_shape(&p->hdr[op->results[j]->id], &ty);
+    }
+    return true;
+}
+
 /* Runs a program with `?` dimensions. Before each step the shapes of its
  * ops' results (inside a fused group too) are derived from their operands'
  * actual shapes by ir_shape_infer, which also checks everything a `?`
@@ -1512,8 +1567,23 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
     for (uint32_t s = 0; s < p->n_steps && ok; s++) {
         rt_step *st = &p->steps[s];
         ok = rt_check_deadline(x, st->op);
-        bool again = ok && !st->all_fixed && step_key(st);
-        for (uint32_t k = 0; ok && !again && !st->all_fixed && k < st->n_ops; k++) {
+        /* an if/case sized by its branch: the branch runs here, its values
+         * are copied into the outputs below (neither the key nor the memo
+         * hold: the sizes depend on values the step does not read) */
+        plumb_tensor **taken = NULL;
+        if (ok && !st->fused && st->n_ops == 1 && !st->all_fixed && branch_runs_first(p, st->op)) {
+            if (!(taken = plumb_calloc(st->op->n_results ? st->op->n_results : 1, sizeof *taken))) {
+                plumb_diag_set(d, PLUMB_ERR_NOMEM, st->op->loc, "out of memory for %u branch results", st->op->n_results);
+                ok = false;
+            } else {
+                ok = run_branch_first(p, st->op, taken, d);
+            }
+            if (!ok)
+                d->file = p->m->filename;
+            st->skey_valid = false;
+        }
+        bool again = ok && !taken && !st->all_fixed && step_key(st);
+        for (uint32_t k = 0; ok && !again && !taken && !st->all_fixed && k < st->n_ops; k++) {
             const ir_op *op = st->ops[k];
             if (p->memo[st->memo0 + k].fixed)
                 continue;
@@ -1526,7 +1596,7 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
             }
         }
         /* the key just built now describes the headers (or nothing) */
-        st->skey_valid = ok && st->skey_cap > 0;
+        st->skey_valid = ok && !taken && st->skey_cap > 0;
         for (uint32_t i = 0; ok && i < st->n_out; i++) {
             uint32_t id = st->out_vals[i]->id;
             plumb_tensor *h = &p->hdr[id];
@@ -1555,13 +1625,24 @@ static bool run_dyn(rt_program *p, const char *entry, plumb_tensor *const *input
                 h->data = NULL;   /* a static value of no bytes */
             }
         }
-        if (ok) {
+        if (ok && taken) {
+            for (uint32_t j = 0; j < st->op->n_results; j++) {
+                plumb_tensor *h = &p->hdr[st->op->results[j]->id];
+                if (h->data && h->nbytes)
+                    memcpy(h->data, taken[j]->data, h->nbytes);
+            }
+        } else if (ok) {
             const rt_fused *g = st->fused;
             const plumb_tensor *space = g && rt_fused_dynamic(g) ? &p->hdr[rt_fused_space(g)->id] : NULL;
             if (space && !fused_consistent(p, st, space))
                 ok = run_unfused(p, st);
             else
                 ok = g ? rt_fused_run(x, g, st->in, st->out, space) : rt_run_kernel(x, st->op, st->in, st->out);
+        }
+        if (taken) {
+            for (uint32_t j = 0; j < st->op->n_results; j++)
+                plumb_tensor_free(taken[j]);
+            plumb_free(taken, (st->op->n_results ? st->op->n_results : 1) * sizeof *taken);
         }
         if (ok)
             ok = rt_check_deadline(x, st->op);

@@ -53,9 +53,15 @@ void *rt_scratch(rt_exec *x, const ir_op *op, size_t bytes);
 
 /* Evaluates a single-block region (reduce body, sort comparator, scatter
  * update) on scalar tensors, like the reference does; for bodies the kernels
- * do not recognise. results are preallocated by the caller. */
+ * do not recognise. results are preallocated by the caller; NULL leaves the
+ * returned values where rt_region_value finds them (an if/case branch whose
+ * results are sized only once it has run, runtime/plan.c). */
 bool rt_eval_region(rt_exec *x, const ir_block *region,
                     plumb_tensor *const *args, plumb_tensor *const *results);
+/* The tensor a value has during and after region evaluation: one the
+ * region defined (kept until the region runs again) or a captured value of
+ * the function body; NULL if it has none. */
+const plumb_tensor *rt_region_value(rt_exec *x, const ir_value *v);
 
 /* Where check ops describe failures; counts a check and its outcome. */
 FILE *rt_check_log(const rt_exec *x);
