@@ -27,7 +27,8 @@
  * one type) take the same im2col and kernel packing (an element is copied
  * whole; padding holds (+0, +0)) and then, instead of the GEMM,
  * rt_cconv_f32 (k_cconv.c: vector double sums with the reference's bits)
- * for complex<f32> and cgemm_range below for complex<f64>. */
+ * for complex<f32> and rt_cconv_f64 (k_cconv_f64.c: vector fma sums with
+ * an error bound, the reference's bits) for complex<f64>. */
 #include <string.h>
 
 #include "plumb/complex.h"
@@ -154,47 +155,6 @@ static void scatter_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
         else
             for (int64_t n = 0; n < g->Nn; n++)
                 memcpy(g->out + (size_t)(off + n * fstr) * es, src + (size_t)n * es, es);
-    }
-}
-
-/* complex<f64>: C[g] = A[g] · B[g] on complex elements, one result row (g, m) per
- * index: each component accumulated in long double, the products formed
- * there too (exact for complex<f32>: 24-bit significands give 48-bit
- * products, within long double's 64), the textbook product
- * (ar·br - ai·bi, ar·bi + ai·br: Annex G's infinity recovery is for single
- * products, and a convolution is a sum of them as dot_general's is), and
- * each component rounded once to f32 or f64 at the end. The bound per
- * component is dot_general's complex one (docs/spec/complex.md, "Sums and
- * dots"). Rows are independent, so results do not depend on the split. */
-typedef struct cgemm_job {
-    plumb_dtype t;
-    const unsigned char *A, *B;
-    unsigned char *C;
-    int64_t M, K, N;
-} cgemm_job;
-
-static void cgemm_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
-{
-    (void)chunk;
-    const cgemm_job *j = ctx;
-    for (uint64_t r = begin; r < end; r++) {
-        uint64_t grp = r / (uint64_t)j->M;
-        uint64_t arow = r * (uint64_t)j->K, bbase = grp * (uint64_t)j->K * (uint64_t)j->N;
-        for (int64_t n = 0; n < j->N; n++) {
-            long double re = 0, im = 0;
-            for (int64_t k = 0; k < j->K; k++) {
-                double ar, ai, br, bi;
-                plumb_complex_load(j->t, j->A, (size_t)(arow + (uint64_t)k), &ar, &ai);
-                plumb_complex_load(j->t, j->B, (size_t)(bbase + (uint64_t)k * (uint64_t)j->N + (uint64_t)n), &br, &bi);
-                re += (long double)ar * br - (long double)ai * bi;
-                im += (long double)ar * bi + (long double)ai * br;
-            }
-            size_t o = (size_t)(r * (uint64_t)j->N + (uint64_t)n);
-            if (j->t == PLUMB_C64)
-                plumb_complex_store(j->t, j->C, o, (double)(float)re, (double)(float)im);
-            else
-                plumb_complex_store(j->t, j->C, o, (double)re, (double)im);
-        }
     }
 }
 
@@ -354,10 +314,7 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
     } else if (res->dtype == PLUMB_C64) {
         if (!rt_cconv_f32(x, op, g.A, g.Bm, g.C, g.G, g.M, g.K, g.Nn, g.KI)) return false;
     } else if (cplx) {
-        /* long double work per row: a few rows per chunk already pay for the split */
-        cgemm_job cj = {res->dtype, g.A, g.Bm, g.C, g.M, g.K, g.Nn};
-        uint64_t per = (uint64_t)(g.K * g.Nn), grain = per >= 4096 ? 1 : 4096 / (per ? per : 1);
-        rt_parallel_for(x, (uint64_t)(g.G * g.M), grain, cgemm_range, &cj);
+        if (!rt_cconv_f64(x, op, g.A, g.Bm, g.C, g.G, g.M, g.K, g.Nn)) return false;
     } else if (!rt_dot_batched(x, op, &a, &b, &c)) {
         return false;
     }

@@ -20,4 +20,10 @@ bool rt_dot_batched(rt_exec *x, const ir_op *op, const plumb_tensor *a, const pl
 bool rt_cconv_f32(rt_exec *x, const ir_op *op, const void *A, const void *B, void *C, int64_t G, int64_t M, int64_t K,
                   int64_t N, int64_t KI);
 
+/* k_cconv_f64.c: the same product on complex<f64> elements (A [G·M, K],
+ * B [G, K, N], C [G·M, N]); each result component is the reference's
+ * exact sum rounded once to f64, bit for bit. */
+bool rt_cconv_f64(rt_exec *x, const ir_op *op, const void *A, const void *B, void *C, int64_t G, int64_t M, int64_t K,
+                  int64_t N);
+
 #endif
