@@ -450,33 +450,45 @@ static inline __m512 half16_to_ps(el_kind k, __m256i h)
     return k == EL_F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
-/* 32 terms per step into 8 double accumulators; the tail is loaded
- * masked with -0 (0x8000, the sum's identity and neutral for the stats) */
+/* 64 terms per step into two sets of 4 double accumulators (8 adds in
+ * flight), then 32 more if left, then the tail loaded masked with -0
+ * (0x8000, the sum's identity and neutral for the stats). The two sets are
+ * named registers: an earlier form picked the set through a pointer per
+ * step, which kept all eight in memory (perf annotate of layer_norm_bf16:
+ * the accumulator stores and the adds waiting on them were half of this
+ * loop's samples). The sum is used only when half_exact_ok holds, when
+ * every partial sum is exact, so the grouping of the terms is free. */
+__attribute__((target("avx512f,avx512bw,f16c"), always_inline))
+static inline void half_xsum_step32(el_kind k, __m512i h, __m512d *acc, __m512i *vmx, __m512i *vmn)
+{
+    __m512i mg = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
+    *vmx = _mm512_max_epu16(*vmx, mg);
+    *vmn = _mm512_min_epu16(*vmn, _mm512_sub_epi16(mg, _mm512_set1_epi16(1)));
+    __m512 f0 = half16_to_ps(k, _mm512_castsi512_si256(h)), f1 = half16_to_ps(k, _mm512_extracti64x4_epi64(h, 1));
+    acc[0] = _mm512_add_pd(acc[0], _mm512_cvtps_pd(_mm512_castps512_ps256(f0)));
+    acc[1] = _mm512_add_pd(acc[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f0), 1))));
+    acc[2] = _mm512_add_pd(acc[2], _mm512_cvtps_pd(_mm512_castps512_ps256(f1)));
+    acc[3] = _mm512_add_pd(acc[3], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f1), 1))));
+}
+
 __attribute__((target("avx512f,avx512bw,f16c")))
 static double half_xsum_avx512(el_kind k, const uint16_t *p, size_t n, half_stats *st)
 {
     __m512d a[4], b[4];
     for (unsigned q = 0; q < 4; q++) a[q] = b[q] = _mm512_set1_pd(-0.0);
-    const __m512i mag = _mm512_set1_epi16(0x7fff), one = _mm512_set1_epi16(1), negz = _mm512_set1_epi16((short)0x8000);
     __m512i vmx = _mm512_setzero_si512(), vmn = _mm512_set1_epi16(-1);
     size_t i = 0;
-    for (; i < n; i += 32) {
-        __m512i h;
-        if (i + 32 <= n) {
-            h = _mm512_loadu_si512((const void *)(p + i));
-        } else {
-            __mmask32 m = (__mmask32)((1ull << (n - i)) - 1);
-            h = _mm512_mask_loadu_epi16(negz, m, p + i);
-        }
-        __m512i mg = _mm512_and_si512(h, mag);
-        vmx = _mm512_max_epu16(vmx, mg);
-        vmn = _mm512_min_epu16(vmn, _mm512_sub_epi16(mg, one));
-        __m512 f0 = half16_to_ps(k, _mm512_castsi512_si256(h)), f1 = half16_to_ps(k, _mm512_extracti64x4_epi64(h, 1));
-        __m512d *acc = (i / 32) & 1 ? b : a;   /* two sets: twice the adds in flight */
-        acc[0] = _mm512_add_pd(acc[0], _mm512_cvtps_pd(_mm512_castps512_ps256(f0)));
-        acc[1] = _mm512_add_pd(acc[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f0), 1))));
-        acc[2] = _mm512_add_pd(acc[2], _mm512_cvtps_pd(_mm512_castps512_ps256(f1)));
-        acc[3] = _mm512_add_pd(acc[3], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f1), 1))));
+    for (; i + 64 <= n; i += 64) {
+        half_xsum_step32(k, _mm512_loadu_si512((const void *)(p + i)), a, &vmx, &vmn);
+        half_xsum_step32(k, _mm512_loadu_si512((const void *)(p + i + 32)), b, &vmx, &vmn);
+    }
+    if (i + 32 <= n) {
+        half_xsum_step32(k, _mm512_loadu_si512((const void *)(p + i)), a, &vmx, &vmn);
+        i += 32;
+    }
+    if (i < n) {
+        __mmask32 m = (__mmask32)((1ull << (n - i)) - 1);
+        half_xsum_step32(k, _mm512_mask_loadu_epi16(_mm512_set1_epi16((short)0x8000), m, p + i), b, &vmx, &vmn);
     }
     uint16_t mx[32], mn[32];
     _mm512_storeu_si512((void *)mx, vmx);

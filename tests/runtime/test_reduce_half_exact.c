@@ -79,12 +79,12 @@ static void check_case(plumb_dtype t, uint32_t rank, const int64_t *dims, int64_
     plumb_tensor_free(in[1]);
 }
 
-/* Rows of every tail length around the 16- and 32-wide vector steps and
+/* Rows of every tail length around the 16-, 32- and 64-wide vector steps and
  * longer ones, each value family, zero and nonzero inits. */
 static void test_rows_against_reference(void **state)
 {
     (void)state;
-    static const int64_t lens[] = {1, 7, 15, 16, 17, 31, 32, 33, 63, 100, 1024, 1029};
+    static const int64_t lens[] = {1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 95, 96, 97, 100, 127, 128, 1024, 1029};
     plumb_dtype ts[] = {PLUMB_BF16, PLUMB_F16};
     for (unsigned ti = 0; ti < 2; ti++)
         for (unsigned li = 0; li < sizeof lens / sizeof lens[0]; li++)
