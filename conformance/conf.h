@@ -263,6 +263,12 @@ bool conf_lowp_ops_op(plumb_opcode op, plumb_dtype t);
 uint32_t conf_complex_more_cases(plumb_opcode op);
 /* convert between complex<f32> and complex<f64> (gen_cconvert.c) */
 uint32_t conf_cconvert_cases(plumb_opcode op);
+/* the sweeps family (gen_sweeps.c): the second-operand quarters of zeta
+ * and polygamma on the 8-bit formats (full suite), reduce_precision with
+ * no mantissa bit on the small float formats, the integer unary ops on
+ * 8/16-bit integers, the is_* predicates on FP8/FP6/FP4 and convert from
+ * f16, bf16, i8, ui8, i16 and ui16, each over every pattern */
+uint32_t conf_sweeps_cases(plumb_opcode op, conf_suite suite);
 /* complex atan2 inputs kept by the atan2 family (gen_types.c): away from
  * the pole x = +-iy and from cancellation in x + iy and log q */
 bool conf_catan2_accept(double yr, double yi, double xr, double xi);

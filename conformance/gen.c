@@ -983,6 +983,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = conf_gen_lowp_ops(&g);
     if (ok) ok = conf_gen_complex_more(&g);
     if (ok) ok = conf_gen_cconvert(&g);   /* complex<f32> <-> complex<f64> (gen_cconvert.c) */
+    if (ok) ok = conf_gen_sweeps(&g);     /* every pattern where no family had it (gen_sweeps.c) */
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

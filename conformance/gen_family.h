@@ -135,5 +135,7 @@ bool conf_gen_cconvert(gen *g);
 /* gen_lowp.c */
 bool conf_gen_lowp(gen *g);
 bool conf_gen_lowp_ops(gen *g);
+/* gen_sweeps.c */
+bool conf_gen_sweeps(gen *g);
 
 #endif

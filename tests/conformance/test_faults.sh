@@ -102,6 +102,9 @@ expect fault_fft_noscale      fft                 "fft/f32/ifft1/"             "
 expect fault_fp8_truncate     convert             "convert/f32_to_f8E4M3FN/odd/midpoint/"  "want 0x01 (0.001953125)"
 expect fault_fnuz_negzero     convert             "convert/f32_to_f8E5M2FNUZ/odd/midpoint/" "got 0x80 (nan), want 0x00 (0)"
 expect fault_fp8_fn_top       convert             "convert/f32_to_f8E4M3FN/"               "want 0x7"
+# reduce_precision with no mantissa bit on an FNUZ format: a tie rounded on
+# the pattern (even bias) instead of the f32 value (gen_sweeps.c's every_e5m0)
+expect fault_rp_fnuz_tie      reduce_precision    "reduce_precision/f8E4M3FNUZ/odd/every_e5m0/" "got 0x10 (0.015625), want 0x08"
 # Batch norm (docs/spec/batchnorm.md): the unbiased variance (divided by
 # N - 1) in batch_norm_training's batch_var, outside the two-pass bound in
 # every class but the constant one (variance 0).
