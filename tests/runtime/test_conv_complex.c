@@ -328,29 +328,35 @@ static void hand_1d(int n, const double *x, const double *w, double re, double i
     plumb_tensor_free(wt);
 }
 
-/* Sums at and near f64 midpoints, worked out by hand (kernel all 1, so
- * the real part is the sum of x's real parts; x's imaginary parts are 0
- * and the imaginary part is the sum of 0·1 and 0·0 products, +0):
+/* Sums at and near f64 midpoints, worked out by hand. The kernel is all
+ * 1, so the real part is the sum of x's real parts and the imaginary part
+ * that of x's imaginary parts, here 1 (a component that settles on the
+ * fast path, so that the real part is judged on its own):
  * 1 + 2^-53 + 2^-200 lies just above the midpoint 1 + 2^-53 and rounds
  * up to 1 + 2^-52 (a double-double sum rounded once gets it, a double sum
  * does not); 1 + 2^-53 exactly is a tie and goes to even, 1; 1 + 2^-52 +
  * 2^-53 is a tie going up to even 1 + 2^-51; 1 + 2^-53 - 2^-300 is just
  * below the midpoint: 1. Plus 2^-100·(1 + 2^-53) + 2^-400: the same
- * pattern 100 binades down. */
+ * pattern 100 binades down. And below a power of two, where the gap
+ * halves: 1 - 2^-54 - 2^-200 lies just below the midpoint 1 - 2^-54
+ * between 1 - 2^-53 and 1, so it rounds down to 1 - 2^-53 (a sum that
+ * drops the 2^-200 lands on the tie, whose even side is 1). */
 static void test_f64_midpoints(void **state)
 {
     (void)state;
     double w[6] = {1, 0, 1, 0, 1, 0};
-    double x1[6] = {1, 0, 0x1p-53, 0, 0x1p-200, 0};
-    hand_1d(3, x1, w, 1 + 0x1p-52, 0);
-    double x2[6] = {1, 0, 0x1p-53, 0, 0, 0};
-    hand_1d(3, x2, w, 1, 0);
-    double x3[6] = {1 + 0x1p-52, 0, 0x1p-53, 0, 0, 0};
-    hand_1d(3, x3, w, 1 + 0x1p-51, 0);
-    double x4[6] = {1, 0, 0x1p-53, 0, -0x1p-300, 0};
-    hand_1d(3, x4, w, 1, 0);
-    double x5[6] = {0x1p-100, 0, 0x1p-153, 0, 0x1p-400, 0};
-    hand_1d(3, x5, w, 0x1p-100 + 0x1p-152, 0);
+    double x1[6] = {1, 1, 0x1p-53, 0, 0x1p-200, 0};
+    hand_1d(3, x1, w, 1 + 0x1p-52, 1);
+    double x2[6] = {1, 1, 0x1p-53, 0, 0, 0};
+    hand_1d(3, x2, w, 1, 1);
+    double x3[6] = {1 + 0x1p-52, 1, 0x1p-53, 0, 0, 0};
+    hand_1d(3, x3, w, 1 + 0x1p-51, 1);
+    double x4[6] = {1, 1, 0x1p-53, 0, -0x1p-300, 0};
+    hand_1d(3, x4, w, 1, 1);
+    double x5[6] = {0x1p-100, 1, 0x1p-153, 0, 0x1p-400, 0};
+    hand_1d(3, x5, w, 0x1p-100 + 0x1p-152, 1);
+    double x6[6] = {1, 1, -0x1p-54, 0, -0x1p-200, 0};
+    hand_1d(3, x6, w, 1 - 0x1p-53, 1);
 }
 
 /* Massive cancellation: (2^500 + 3i)·1 + (-2^500)·1 + (5 - 2^400 i)·1 +
