@@ -805,11 +805,31 @@ static bool branch_shapes(const ir_op *op, const plumb_tensor *const *in, ir_typ
     if (op->n_operands < 1 || op->n_regions < 1)
         return BAD("needs a selector operand and at least one branch");
     /* no data: a caller that knows shapes only (refinement, with the
-     * selector depending on a parameter's value) */
-    if (!in[0]->data || plumb_tensor_numel(in[0]) != 1)
+     * selector depending on a parameter's value). When every branch
+     * returns values of one static type per result, that is the result
+     * whichever branch runs. */
+    if (!in[0]->data || plumb_tensor_numel(in[0]) != 1) {
+        bool same = true;
+        for (uint32_t k = 0; k < op->n_regions && same; k++) {
+            const ir_op *rk = op->regions[k].last, *r0 = op->regions[0].last;
+            same = rk && r0 && rk->n_operands == op->n_results && r0->n_operands == op->n_results;
+            for (uint32_t j = 0; same && j < op->n_results; j++)
+                same = ir_type_is_static(&rk->operands[j]->type) &&
+                       ir_type_equal(&rk->operands[j]->type, &r0->operands[j]->type);
+        }
+        for (uint32_t j = 0; same && j < op->n_results; j++) {
+            out[j] = op->regions[0].last->operands[j]->type;
+            for (uint32_t k = 0; k < PLUMB_MAX_RANK; k++)
+                out[j].bounds[k] = PLUMB_NO_BOUND;
+            if (!check_declared(op, j, &out[j], d))
+                return false;
+        }
+        if (same)
+            return true;
         return sfail(d, op, PLUMB_ERR_UNSUPPORTED,
                      "the sizes of its '?' results come from the branch taken, and the %s that selects "
                      "it is not known here", op->code == PLUMB_OP_IF ? "predicate" : "index");
+    }
     uint32_t r = ir_branch_select(op, in[0]->data);
     const ir_op *ret = r < op->n_regions ? op->regions[r].last : NULL;
     if (!ret || (ret->code != PLUMB_OP_RETURN && ret->code != PLUMB_OP_FUNC_RETURN) ||

@@ -304,6 +304,59 @@ static bool assertion_known(rf *r, ir_op *op, ir_block *b, plumb_tensor *const *
     return false;
 }
 
+static bool refine_op(rf *r, ir_func *f, ir_op *op, bool *removed);
+
+/* The ops of region b, in order, up to its return. */
+static bool refine_block(rf *r, ir_func *f, ir_block *b)
+{
+    ir_op *op = b->first;
+    while (op) {
+        ir_op *next = op->next;
+        if (op->code == PLUMB_OP_RETURN || op->code == PLUMB_OP_FUNC_RETURN)
+            return true;
+        bool removed;
+        if (!refine_op(r, f, op, &removed))
+            return false;
+        op = next;
+    }
+    return true;
+}
+
+/* The regions of a while, if or case get static types too. A while's cond
+ * and body take the loop's operand types (already refined) as their
+ * argument types, and the body must give back values of those types (C2):
+ * a loop whose value changes size cannot be refined. A branch of an if or
+ * case refines on its own; the op's results then follow from the branches
+ * (ir/shape.c). Values computed in a while's regions never become known
+ * constants: only the region arguments' types are fixed, not their
+ * values. */
+static bool refine_regions(rf *r, ir_func *f, ir_op *op)
+{
+    if (op->code == PLUMB_OP_WHILE && op->n_regions == 2) {
+        for (uint32_t k = 0; k < 2; k++)
+            for (uint32_t i = 0; i < op->regions[k].n_args && i < op->n_operands; i++)
+                op->regions[k].args[i]->type = op->operands[i]->type;
+        if (!refine_block(r, f, &op->regions[0]) || !refine_block(r, f, &op->regions[1]))
+            return false;
+        const ir_op *ret = op->regions[1].last;
+        for (uint32_t i = 0; ret && i < ret->n_operands && i < op->n_operands; i++)
+            if (!ir_type_equal(&ret->operands[i]->type, &op->operands[i]->type)) {
+                char a[256], b[256];
+                type_text(a, sizeof a, &ret->operands[i]->type);
+                type_text(b, sizeof b, &op->operands[i]->type);
+                return rf_fail(r, PLUMB_ERR_INVALID, op->loc,
+                               "stablehlo.while: for these shapes the body returns %s as value %u but the loop carries %s, so the program cannot be refined",
+                               a, i, b);
+            }
+        return true;
+    }
+    if (op->code == PLUMB_OP_IF || op->code == PLUMB_OP_CASE)
+        for (uint32_t k = 0; k < op->n_regions; k++)
+            if (!refine_block(r, f, &op->regions[k]))
+                return false;
+    return true;
+}
+
 static bool refine_op(rf *r, ir_func *f, ir_op *op, bool *removed)
 {
     *removed = false;
@@ -336,9 +389,11 @@ static bool refine_op(rf *r, ir_func *f, ir_op *op, bool *removed)
         }
     }
     if (op->code == PLUMB_OP_SHAPE_ASSERTION) {
-        ok = r->known[op->operands[0]->id] ? assertion_known(r, op, &f->body, in, removed) : true;
+        ok = r->known[op->operands[0]->id] ? assertion_known(r, op, op->parent ? op->parent : &f->body, in, removed) : true;
         goto out;
     }
+    if (!refine_regions(r, f, op))
+        goto out;
     plumb_diag sd;
     memset(&sd, 0, sizeof sd);
     /* The operands' types here are already the refined ones. An op whose
