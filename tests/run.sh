@@ -73,13 +73,36 @@ esac
 [ "$jobs" -le 8 ] || jobs=8
 dir=$(mktemp -d "${TMPDIR:-/tmp}/plumb-check.XXXXXX") || exit 2
 trap 'rm -rf "$dir"' EXIT
-# The cmocka binaries first: the longest suites are among them, and starting
-# them early keeps every lane busy to the end.
 {
     find "$BUILD/tests" -type f -name 'test_*' -perm -u+x 2>/dev/null | sort
     ls tests/*/test_*.sh 2>/dev/null | sort
 } > "$dir/list"
-xargs -P "$jobs" -n 1 sh tests/run.sh --one "$dir" < "$dir/list"
+# Longest first, so that no long suite starts near the end and runs alone
+# while the other lanes idle (in name order the ~110 s certify_scope
+# started after some 200 short suites and ended the run alone). The order
+# comes from the seconds each suite took in this build folder's last run
+# ($BUILD/tests/suite-times, written below); a suite without a time (a
+# fresh build, as in CI) gets its typical seconds from the list below
+# (make check on the 2-core machine, 2026-11-26), else 1. The order
+# changes when suites start, never what runs or the totals.
+times=$BUILD/tests/suite-times
+{
+    [ -f "$times" ] && cat "$times"
+    cat <<'LIST'
+110 tests/conformance/test_certify_scope.sh
+40 tests/conformance/test_faults.sh
+40 tests/conformance/test_coverage.sh
+37 tests/conformance/test_cache_reasons.sh
+20 BUILD/tests/ref/test_crmath
+18 BUILD/tests/runtime/test_reduce_cols
+16 BUILD/tests/conformance/test_gen
+12 BUILD/tests/runtime/test_ew_convert
+12 tests/fuzz/test_fuzz.sh
+LIST
+} | sed "s|^\([0-9]*\) BUILD/|\1 $BUILD/|" > "$dir/known"
+awk 'NR == FNR { if (!($2 in t)) t[$2] = $1; next } { print (($0 in t) ? t[$0] : 1), FNR, $0 }' \
+    "$dir/known" "$dir/list" | sort -k1,1nr -k2,2n | cut -d' ' -f3- > "$dir/order"
+xargs -P "$jobs" -n 1 sh tests/run.sh --one "$dir" < "$dir/order"
 
 passed=0
 failed=0
@@ -101,6 +124,9 @@ done < "$dir/list"
 [ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
 # Where the wall time went (seconds, while sharing the machine with the
 # other lanes): the list to start from when the whole run grows too long.
+# This run's seconds order the next run in this build folder.
+cat "$dir"/*.t 2>/dev/null | sort -rn > "$dir/times" && mkdir -p "$BUILD/tests" &&
+    cp "$dir/times" "$times" 2>/dev/null
 echo "slowest suites (s): $(cat "$dir"/*.t 2>/dev/null | sort -rn | head -n 8 | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')"
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
