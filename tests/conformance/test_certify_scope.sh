@@ -6,6 +6,9 @@
 # replay failures of a planted fault; --baseline and --retry (known
 # failures, flaky crashes); bad baseline and report files are rejected
 # naming the file and the problem. Needs jq (ci/deps.sh installs it).
+# Also the cache suite's reasons on the whole quick suite (section 1 of
+# test_cache_reasons.sh until 2026-11-26): they are read from this test's
+# whole runtime run, which make check used to run a second time there.
 # Ends with "N passed, N failed".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
@@ -15,6 +18,10 @@ lib_init certify_scope
 # reproducers in ./certify-repro, which must not land in the source tree.
 case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
 case $PLUMB in /*) ;; *) PLUMB=$(pwd)/$PLUMB ;; esac
+# The whole runtime run and its shards run the seed scenarios of the source
+# tree's scenarios/ (the cache reasons below need them); only they get it,
+# so the fault plugin's whole run below stays as cheap as before.
+SCENARIOS=$(pwd)/scenarios
 cd "$tmp" || exit 1
 command -v jq > /dev/null || { echo "test_certify_scope: jq not found (run ci/deps.sh)"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -25,6 +32,11 @@ hasnt() { grep -qF -- "$2" "$1" && fail "$3: '$2' in $1" || ok; }
 # jq_ok FILE FILTER DESCRIPTION: the filter is true on FILE
 jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || fail "$3: jq '$2' on $1"; }
 digest() { jq -r .certificate.digest "$1"; }
+# jq_is FILE FILTER WANT WHAT: the filter's raw output on FILE is WANT
+jq_is() {
+    got=$(jq -r "$2" "$1" 2>&1)
+    [ "$got" = "$3" ] && ok || fail "$4: got '$got', want '$3'"
+}
 
 FAULT=$BUILD/plugins/fault_exp_ulp.so
 FLAKY=$BUILD/plugins/run_crash_flaky.so
@@ -50,12 +62,12 @@ has "$tmp/out" "PARTIAL (ops: abs; limit 2) — not a certificate: FAILED" "--li
 jq_ok "$tmp/limit.json" '.certificate.certified == false and .certificate.scope.limit == 2' "--limit JSON"
 
 # ---- merge: 4 shards of the whole quick suite == the unsharded run ------------
-expect_exit 0 "whole quick suite" "$PLUMB" certify --backend runtime --jobs 2 --out "$tmp/whole" -q
+expect_exit 0 "whole quick suite" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --out "$tmp/whole" -q
 has "$tmp/out" "verdict: CERTIFIED: every claimed op passed" "whole-suite verdict"
 jq_ok "$tmp/whole/report.json" '.certificate.certified == true and .certificate.scope.complete == true
     and .certificate.scope.ops == "all" and (.cases | length) == (.passed - (.cache_stability | length))' "whole-suite JSON"
 for i in 0 1 2 3; do
-    expect_exit 0 "quick suite shard $i/4" "$PLUMB" certify --backend runtime --jobs 2 --shard $i/4 --json "$tmp/q$i.json" -q
+    expect_exit 0 "quick suite shard $i/4" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --shard $i/4 --json "$tmp/q$i.json" -q
     jq_ok "$tmp/q$i.json" '.certificate.certified == false' "shard $i is no certificate"
 done
 expect_exit 0 "merge 4 shards" "$PLUMB" certify merge --out "$tmp/merged" "$tmp/q2.json" "$tmp/q0.json" "$tmp/q3.json" "$tmp/q1.json"
@@ -65,6 +77,37 @@ has "$tmp/out" "verdict       CERTIFIED: every claimed op passed" "merged verdic
 jq_ok "$tmp/merged/report.json" '.certificate.certified == true and .certificate.shard_count == 1' "merged JSON"
 [ "$(tail -n 1 "$tmp/out")" = "$(tail -n 1 "$tmp/whole/report.txt")" ] && ok || fail "merged counts differ: $(tail -n 1 "$tmp/out")"
 [ -s "$tmp/merged/report.xml" ] && ok || fail "merge wrote no JUnit"
+
+# ---- the cache suite's reasons, from the whole runtime run ---------------------
+# Every seed scenario runs, leak and fix, with the builds docs/scenarios.md
+# states (one per distinct program of the leak: 20 learning rates, 8 counter
+# totals, create and accumulate, 4 field combinations, capacities 9..13, k in
+# {2,3,5,6,8}, 20 lengths; the fix once), and the runtime names each build's
+# cause (ABI 1.2 explain) in the text, JSON and JUnit reports.
+r=$tmp/whole
+for s in baked-learning-rate:20 moe-overflow-counter:8 grad-create-accumulate:2 optional-batch-fields:4 \
+         moe-capacity-drift:5 topk-varying-k:5 varying-sequence-length:20; do
+    n=${s%%:*}; c=${s##*:}
+    jq_is "$r/report.json" ".cache_stability[] | select(.scenario == \"seed $n (leak)\") | \"\(.compiles) \(.pass) \(.builds_explained)\"" \
+        "$c true $c" "$n leak: $c builds, each explained"
+    jq_is "$r/report.json" ".cache_stability[] | select(.scenario == \"seed $n (fix)\") | \"\(.compiles) \(.pass)\"" \
+        "1 true" "$n fix: one build"
+done
+jq_is "$r/report.json" '.cache_not_run | length' 0 "nothing left out on the runtime"
+# The reasons are the runtime's: lr 0.001 became 0.002 at step 2, named at
+# the front end's location written in the program (train.py:41:10); k 2
+# became 3 at chlo.top_k; the first build of each scenario is its entry's
+# first program.
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "seed baked-learning-rate (leak)") | .explanations[1] | test("^step 2: .*constant 1.000000e-03 became 2.000000e-03.*train.py:41:10")' \
+    true "baked lr: step 2's reason names the constant and its location"
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "seed topk-varying-k (leak)") | .explanations[1] | test("^step 2: .*chlo.top_k.*attribute k 2 became 3")' \
+    true "top_k: step 2's reason names the attribute"
+jq_is "$r/report.json" '[.cache_stability[] | .explanations[0] | test("^step [01]: first program of @main$")] | all' \
+    true "every scenario's first build is its entry's first program"
+jq_is "$r/report.json" '.cache_stability[] | select(.scenario == "new parameter values") | .explanations | length' \
+    1 "one program, one build, one reason"
+grep -Eq "^      step 2: .*chlo.top_k.*attribute k 2 became 3" "$r/report.txt" && ok || fail "text report lists the reasons"
+has "$r/report.xml" "<system-out>step 0: first program of @main" "JUnit carries the reasons"
 
 # shards of an --ops run merge to a partial run with the unsharded digest
 expect_exit 0 "ops run" "$PLUMB" certify --backend ref --ops add,negate --json "$tmp/an.json" -q
