@@ -96,6 +96,28 @@ static void test_large(void **state)
     check_transpose(PLUMB_C128, 2, c2, p2);
 }
 
+/* Blocks of 64 source rows and panels of 1 KiB along the source rows,
+ * shifted to start where each side is 64-byte aligned: per element size,
+ * source rows of a whole number of lines (1216 bytes: the panel start
+ * moves to the first aligned element, a narrow head panel before it) and
+ * of 1024 bytes + 13 elements (no shift, a 13-element tail panel), and
+ * destination rows of 448 bytes (7 lines, blocks shifted by the output's
+ * offset in its line, a narrow head block). Inputs and outputs past
+ * 128 KiB come from mmap, 16 bytes past a page, so the shifts are not 0.
+ * An outer dim of 3 moves the bases between blocks. */
+static void test_panel_edges(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+        int64_t es = (int64_t)plumb_dtype_size(types[k]);
+        int64_t nb = 448 / es, a_lines = 1216 / es, a_odd = 1024 / es + 13;
+        int64_t p[3] = {0, 2, 1};
+        int64_t d1[3] = {3, nb, a_lines}, d2[3] = {3, nb, a_odd};
+        check_transpose(types[k], 3, d1, p);
+        check_transpose(types[k], 3, d2, p);
+    }
+}
+
 /* Permutations that keep the innermost dim (row copies whose sources are
  * far apart, prefetched ahead through an odometer over the outer dims):
  * every element size, row lengths of 1, odd and past a line, odometer
@@ -129,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_small_shapes),
         cmocka_unit_test(test_higher_ranks),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_panel_edges),
         cmocka_unit_test(test_outer_permutations),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
