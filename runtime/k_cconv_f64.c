@@ -30,15 +30,16 @@
  * rt_cconv_f64). With h + l = T (TwoSum), h is the result when X's whole
  * interval [T - E, T + E] lies strictly between the midpoints around h.
  * Otherwise (a sum near a midpoint, a result below 2^-1000 or an exact
- * zero, σ outside [2^-900, 2^1000], a NaN or infinity in the row or the
- * column) the element is computed by cf_exact, the reference's own
+ * zero, σ outside [2^-900, 2^1000], a component above 2^995 or a NaN
+ * or infinity in the row or the column) the component is computed by
+ * cf_exact, the reference's own
  * method. Four floating-point operations per product, two of them fmas.
  *
  * Every accepted result is the correctly rounded exact sum, so the
  * vector width, blocking and term order may differ between ISA levels
  * (AVX-512: 8 lanes, 32 features a block; AVX2: 4 lanes, 8 features;
- * portable: 2 lanes, 8 features, the C library's fma) and between
- * thread splits without changing a bit. */
+ * portable: 2 lanes, 8 features, Dekker's products instead of fma, see
+ * cf_p_*) and between thread splits without changing a bit. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -208,7 +209,8 @@ static double cf_row_bound(const cf_job *j, int64_t r)
         fin &= v <= DBL_MAX;   /* false for inf and NaN */
         mx = v > mx ? v : mx;
     }
-    return fin ? cf_pow2_ceil(mx) : 0;
+    /* above 2^995 the portable path's Veltkamp split overflows */
+    return fin && mx <= 0x1p995 ? cf_pow2_ceil(mx) : 0;
 }
 
 /* One block of nv (<= 4) vectors of W lanes: the accumulation (see the
@@ -292,7 +294,16 @@ static double cf_row_bound(const cf_job *j, int64_t r)
         }                                                                                                           \
     }
 
-/* portable: 2-lane vectors, the C library's fma lane by lane */
+/* portable: 2-lane vectors (the baseline ABI's), and no fma: where the
+ * CPU lacks it (x86 before AVX2) the C library's fma is a slow software
+ * routine. Each product is split exactly by Dekker's TwoProduct,
+ * x·y = p + e (Veltkamp halves; exact for |x|, |y| <= 2^995, which the
+ * row and column bounds ensure, and without underflow), then
+ * S' = S + p, q = S' - S (exact: Sterbenz), r = (p - q) + e, R += r:
+ * p - q is the exact error of S + p (|S| >= |p|), so x·y - q is again
+ * below 2^-53·σ(1 + 2^-L-2) and r is it to a relative 2^-53. The bound's
+ * c grows by 1/4 for the larger r's; underflow in the split's partial
+ * products costs at most 2^-1017 per product, which d covers. */
 static inline cf_v2 cf_p_loadu(const double *p)
 {
     cf_v2 v;
@@ -301,14 +312,38 @@ static inline cf_v2 cf_p_loadu(const double *p)
 }
 static inline void cf_p_storeu(double *p, cf_v2 v) { memcpy(p, &v, sizeof v); }
 static inline cf_v2 cf_p_set1(double x) { return (cf_v2){x, x}; }
-static inline cf_v2 cf_p_fma(cf_v2 x, cf_v2 y, cf_v2 z) { return (cf_v2){fma(x[0], y[0], z[0]), fma(x[1], y[1], z[1])}; }
-static inline cf_v2 cf_p_fms(cf_v2 x, cf_v2 y, cf_v2 z) { return cf_p_fma(x, y, -z); }
 
+#define CF_SPLIT(y, yh, yl)                                                                                         \
+    cf_v2 yh, yl;                                                                                                   \
+    {                                                                                                               \
+        cf_v2 c_ = (y) * 134217729.0; /* 2^27 + 1 */                                                                \
+        yh = c_ - (c_ - (y));                                                                                       \
+        yl = (y) - yh;                                                                                              \
+    }
+#define CF_DEKKER(S, R, x, xh, xl, y, yh, yl)                                                                       \
+    {                                                                                                               \
+        cf_v2 p_ = (x) * (y);                                                                                       \
+        cf_v2 e_ = (((xh) * (yh) - p_) + (xh) * (yl) + (xl) * (yh)) + (xl) * (yl);                                  \
+        cf_v2 s_ = S + p_, q_ = s_ - S;                                                                             \
+        R += (p_ - q_) + e_;                                                                                        \
+        S = s_;                                                                                                     \
+    }
 #define CF_INIT_2(v) CF_INIT(v, 2, cf_p_loadu, cf_p_set1)
-#define CF_STEP_2(v) CF_STEP(v, 2, cf_v2, cf_p_loadu, cf_p_fma, cf_p_fms)
+#define CF_STEP_2(v)                                                                                                \
+    if (v < nv) {                                                                                                   \
+        cf_v2 vbr = cf_p_loadu(br + v * 2), vbi = cf_p_loadu(bi + v * 2);                                           \
+        CF_SPLIT(ar, arh, arl)                                                                                      \
+        CF_SPLIT(ai, aih, ail)                                                                                      \
+        CF_SPLIT(nai, naih, nail)                                                                                   \
+        CF_SPLIT(vbr, brh, brl)                                                                                     \
+        CF_SPLIT(vbi, bih, bil)                                                                                     \
+        CF_DEKKER(Sre[v], Rre[v], ar, arh, arl, vbr, brh, brl)                                                      \
+        CF_DEKKER(Sre[v], Rre[v], nai, naih, nail, vbi, bih, bil)                                                   \
+        CF_DEKKER(Sim[v], Rim[v], ar, arh, arl, vbi, bih, bil)                                                      \
+        CF_DEKKER(Sim[v], Rim[v], ai, aih, ail, vbr, brh, brl)                                                      \
+    }
 #define CF_OUT_2(v) CF_OUT(v, 2, cf_p_storeu)
-CF_BLOCK(cf_block_base, __attribute__((always_inline)), cf_v2, 2, cf_p_loadu, cf_p_storeu, cf_p_set1, cf_p_fma,
-         cf_p_fms)
+CF_BLOCK(cf_block_base, __attribute__((always_inline)), cf_v2, 2, cf_p_loadu, cf_p_storeu, cf_p_set1, , )
 CF_ROW(cf_row_base, , cf_block_base, 2, 8)
 
 #if CF_X86
@@ -402,7 +437,7 @@ bool rt_cconv_f64(rt_exec *x, const ir_op *op, const void *A, const void *B, voi
                 mx = vr > mx ? vr : mx;
                 mx = vi > mx ? vi : mx;
             }
-            double v = fin ? cf_pow2_ceil(mx) * lscale : 0;
+            double v = fin && mx <= 0x1p995 ? cf_pow2_ceil(mx) * lscale : 0;
             bs[g * Np + c] = v <= DBL_MAX ? v : 0;
         }
     /* E = n·2^-106·σ + γ(n)·n·2^-53·σ·(1 + u) + n·2^-1075, with
@@ -415,6 +450,12 @@ bool rt_cconv_f64(rt_exec *x, const ir_op *op, const void *A, const void *B, voi
     j.d = (double)(n + 1) * 0x1p-1074;
     plumb_isa isa = rt_isa(x);
     j.isa = isa >= PLUMB_ISA_AVX512 ? 2 : isa >= PLUMB_ISA_AVX2 ? 1 : 0;
+    if (j.isa == 0) {
+        /* the portable path's Dekker products: r up to 1 + 2^-L-2 larger, and
+         * underflowed partial products (see cf_p_*) */
+        j.c *= 1.25;
+        j.d = (double)(n + 1) * 0x1p-1010;
+    }
     uint64_t per = (uint64_t)(K * N), grain = per >= 4096 ? 1 : 4096 / (per ? per : 1);
     rt_parallel_for(x, (uint64_t)(G * M), grain, cf_range, &j);
     return true;
