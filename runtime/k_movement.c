@@ -256,14 +256,15 @@ __attribute__((target("avx2"))) static inline void t2x2_16(const tr_u128 *s, int
     ST256(d + da, _mm256_permute2x128_si256(r0, r1, 0x31));
 }
 
-/* Tile rows that stream when the output is large (>= RT_STREAM_MIN_BYTES):
- * 64-byte rows (16x16 f32 at AVX-512) are whole lines; 16-byte ones
- * (bytes, 2-byte elements) complete a line in four consecutive tiles.
- * 32-byte rows (8x8 f32 at AVX2, 4x4 f64, 2x2 of 16 bytes) do not stream:
- * on this machine's Zen 4 (plumb bench --no-reference, 4096x4096,
- * alternated runs) they were 10-20% slower streamed, where 16- and 64-byte
- * rows were 10-25% faster. */
-#define TR_NT_WIDTH_OK(w) ((w) != 32)
+/* Tile rows stream when the output is large (>= RT_STREAM_MIN_BYTES) and
+ * aligned: 64-byte rows (16x16 f32 and 8x8 f64 at AVX-512) are whole
+ * lines; shorter ones complete their lines in the next tiles along b,
+ * which copy_rows's order runs next. 32-byte rows (8x8 f32 at AVX2, 4x4
+ * f64, 2x2 of 16 bytes) used to stay cached, measured 10-20% slower
+ * streamed under the earlier order; under this one, streamed, 4096x4096
+ * f32 at AVX2 took 0.76-0.87x the time, 4096x2048 f64 at AVX2 0.96-0.98x
+ * and 2048^2 complex<f64> about the same (CPU time, alternated, median
+ * of 20 each). */
 /* Register tiles over the block, scalar edges. */
 #define TR_AVX2(NAME, TGT, T, W, TILE_FN)                                                                         \
     __attribute__((target(TGT))) static void NAME(const unsigned char *s_, int64_t sb, unsigned char *d_,    \
@@ -276,7 +277,7 @@ __attribute__((target("avx2"))) static inline void t2x2_16(const tr_u128 *s, int
          * the first is and da is a multiple of W */                                                           \
         const uintptr_t al = (uintptr_t)(W * sizeof(T) - 1);                                                    \
         const int64_t pfd = (int64_t)(TR_PF_A_BYTES / sizeof(T));                                              \
-        nt = nt && da % W == 0 && TR_NT_WIDTH_OK(W * sizeof(T));                                              \
+        nt = nt && da % W == 0;                                                                                 \
         int64_t a = a0;                                                                                         \
         for (; a + W <= a1; a += W) {                                                                           \
             bool pf = a + pfd < apf;                                                                            \
