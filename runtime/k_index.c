@@ -183,7 +183,9 @@ static int64_t gather_row_src(const gather_rows_job *rj, uint64_t r)
     int64_t bidx[PLUMB_MAX_RANK], start[PLUMB_MAX_RANK], oidx[PLUMB_MAX_RANK];
     unravel(r, rj->nb, rj->bdims, bidx);
     read_start(j->idx, a->index_vector_dim, bidx, j->nvec, start);
-    memset(oidx, 0, sizeof oidx);
+    /* only the operand's dims: memset of the whole array compiled to
+     * rep stos, whose start-up was 15% of gather_embed's samples (perf) */
+    for (uint32_t d = 0; d < opnd->rank; d++) oidx[d] = 0;
     for (uint32_t k = 0; k < j->nvec; k++) {
         int64_t d = a->start_index_map.v[k];
         int64_t hi = opnd->dims[d] - a->sizes.v[d];
