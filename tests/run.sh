@@ -19,6 +19,16 @@ BUILD=${BUILD:-build}
 SHARED=${SHARED:-../shared}
 export BUILD SHARED PLUMB="$BUILD/plumb"
 if [ -n "${STABLEHLO_TESTDATA:-}" ]; then export STABLEHLO_TESTDATA; fi
+# Under the sanitizers (make asan sets SANITIZED=yes) the suites whose point
+# is many cases of one check run their quick counts (PLUMB_TEST_QUICK, read
+# by tests/ref/test_crmath.c: a tenth of its random cases and sweep
+# points); make check, with the full counts, runs on every CI run as well.
+# Suites read SANITIZED themselves for the checks make check alone makes
+# (tests/conformance/test_certify_scope.sh, tests/install/test_install.sh).
+if [ "${SANITIZED:-no}" = yes ]; then
+    PLUMB_TEST_QUICK=1
+    export SANITIZED PLUMB_TEST_QUICK
+fi
 count() { # $1 = suite name, $2 = exit status, $3 = its log; prints the result, writes "p f s" to $4
     log=$3
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
