@@ -102,7 +102,6 @@ times=$BUILD/tests/suite-times
 110 tests/conformance/test_certify_scope.sh
 40 tests/conformance/test_faults.sh
 40 tests/conformance/test_coverage.sh
-37 tests/conformance/test_cache_reasons.sh
 20 BUILD/tests/ref/test_crmath
 18 BUILD/tests/runtime/test_reduce_cols
 16 BUILD/tests/conformance/test_gen
