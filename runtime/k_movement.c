@@ -58,6 +58,12 @@
 #ifndef TR_PANEL_BYTES
 #define TR_PANEL_BYTES 1024
 #endif
+/* 1- and 2-byte elements: 256 / es rows and panels of 256 elements, so a
+ * block's destination rows get 256 bytes (64-row blocks gave them one
+ * line: each 16-byte tile row touched a page the item left after four
+ * tiles, 16 pages a tile) while the source block stays 64 KiB. */
+#define TR_ROWS(es) ((es) >= 4 ? (int64_t)TR_BROWS : (int64_t)(TR_BROWS * 4 / (es)))
+#define TR_PANEL(es) ((es) >= 4 ? (int64_t)(TR_PANEL_BYTES / (es)) : (int64_t)(TR_PANEL_BYTES / 4))
 /* Tiles prefetch the source line this many bytes further along a of the
  * rows they read: the run's next lines, a few tile columns ahead (the
  * panel of 64 rows makes the distance 4 x 64 tiles at 16 bytes a row). */
@@ -438,8 +444,8 @@ static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     if (j->tp >= 0) {
         uint32_t r = j->rank, p = (uint32_t)j->tp;
         int64_t na = j->shape[p], nb = j->shape[r - 1], da = j->ds[p], sb = j->ss[r - 1];
-        int64_t pa = (int64_t)(TR_PANEL_BYTES / es);
-        /* item it: TR_BROWS rows of b at one outer index (see TR_BROWS) */
+        int64_t pa = TR_PANEL(es), nr = TR_ROWS(es);
+        /* item it: TR_ROWS(es) rows of b at one outer index (see TR_BROWS) */
         for (uint64_t it = begin; it < end; it++) {
             uint64_t q = it / j->bblocks;
             int64_t so = 0, dof = 0;
@@ -463,7 +469,7 @@ static void copy_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
              * harness of TR_BROWS with buffers 16 bytes off). */
             int64_t aoff = tr_align_off(sp, sb, es, na), boff = tr_align_off(dp, da, es, nb);
             int64_t bk = (int64_t)(it % j->bblocks);
-            int64_t b0 = (bk - 1) * TR_BROWS + boff, b1 = b0 + TR_BROWS;
+            int64_t b0 = (bk - 1) * nr + boff, b1 = b0 + nr;
             b0 = b0 < 0 ? 0 : b0;
             b1 = b1 < nb ? b1 : nb;
             for (int64_t a0 = 0; a0 < na && b0 < b1;) {
@@ -576,8 +582,9 @@ static void strided_copy(rt_exec *x, uint32_t rank, const int64_t *shape, const 
         uint64_t outer = 1;
         for (uint32_t k = 0; k + 1 < r; k++)
             if (k != (uint32_t)j.tp) outer *= (uint64_t)j.shape[k];
-        j.bblocks = ((uint64_t)j.shape[r - 1] + TR_BROWS - 1) / TR_BROWS + 1;   /* + the head (copy_rows) */
-        uint64_t per = (uint64_t)TR_BROWS * (uint64_t)j.shape[j.tp];
+        uint64_t nr = (uint64_t)TR_ROWS(es);
+        j.bblocks = ((uint64_t)j.shape[r - 1] + nr - 1) / nr + 1;   /* + the head (copy_rows) */
+        uint64_t per = nr * (uint64_t)j.shape[j.tp];
         j.isa = rt_isa(x);
         j.stream = total * es >= RT_STREAM_MIN_BYTES;
         rt_parallel_for(x, outer * j.bblocks, per >= 16384 ? 1 : 16384 / per, copy_rows, &j);

@@ -96,7 +96,8 @@ static void test_large(void **state)
     check_transpose(PLUMB_C128, 2, c2, p2);
 }
 
-/* Blocks of 64 source rows and panels of 1 KiB along the source rows,
+/* Blocks of 64 source rows and panels of 1 KiB along the source rows
+ * (256 / es rows and 256-element panels for 1- and 2-byte elements),
  * shifted to start where each side is 64-byte aligned: per element size,
  * source rows of a whole number of lines (1216 bytes: the panel start
  * moves to the first aligned element, a narrow head panel before it) and
