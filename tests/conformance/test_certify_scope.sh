@@ -42,6 +42,11 @@ digest() { jq -r .certificate.digest "$1"; }
 # --ops runs below; they cost make asan about two whole suites each time.
 # asan_skip N WHAT: counts N checks as skipped, saying why.
 SANITIZED=${SANITIZED:-no}
+# The whole-suite runs get a generous per-case limit: the slowest quick case
+# (chlo.zeta on f8E8M0FNU, an MPFR oracle) takes 7-15 s alone and came near
+# the default 60 s on a loaded 2-core machine under ASan. The limit itself is
+# checked by the runner's own tests, not here.
+WHOLE_TIMEOUT=300
 asan_skip() {
     skipped=$((${skipped:-0} + $1))
     echo "skipped: $2 ($1 checks) runs in make check only, not under the sanitizers"
@@ -76,7 +81,7 @@ has "$tmp/out" "PARTIAL (ops: abs; limit 2) — not a certificate: FAILED" "--li
 jq_ok "$tmp/limit.json" '.certificate.certified == false and .certificate.scope.limit == 2' "--limit JSON"
 
 # ---- merge: 4 shards of the whole quick suite == the unsharded run ------------
-expect_exit 0 "whole quick suite" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --out "$tmp/whole" -q
+expect_exit 0 "whole quick suite" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --timeout $WHOLE_TIMEOUT --out "$tmp/whole" -q
 has "$tmp/out" "verdict: CERTIFIED: every claimed op passed" "whole-suite verdict"
 jq_ok "$tmp/whole/report.json" '.certificate.certified == true and .certificate.scope.complete == true
     and .certificate.scope.ops == "all" and (.cases | length) == (.passed - (.cache_stability | length))' "whole-suite JSON"
@@ -84,7 +89,7 @@ if [ "$SANITIZED" = yes ]; then
     asan_skip 14 "the merge of the whole quick suite's 4 shards"
 else
     for i in 0 1 2 3; do
-        expect_exit 0 "quick suite shard $i/4" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --shard $i/4 --json "$tmp/q$i.json" -q
+        expect_exit 0 "quick suite shard $i/4" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --timeout $WHOLE_TIMEOUT --shard $i/4 --json "$tmp/q$i.json" -q
         jq_ok "$tmp/q$i.json" '.certificate.certified == false' "shard $i is no certificate"
     done
     expect_exit 0 "merge 4 shards" "$PLUMB" certify merge --out "$tmp/merged" "$tmp/q2.json" "$tmp/q0.json" "$tmp/q3.json" "$tmp/q1.json"
@@ -217,7 +222,7 @@ has "$tmp/out" "$id [fail] output" "new failure named"
 if [ "$SANITIZED" = yes ]; then
     asan_skip 3 "the fault plugin's whole quick suite with a baseline"
 else
-    expect_exit 0 "whole suite with a baseline" "$PLUMB" certify --backend "$FAULT" --jobs 2 --baseline "$tmp/base.txt" --json "$tmp/blw.json" -q
+    expect_exit 0 "whole suite with a baseline" "$PLUMB" certify --backend "$FAULT" --jobs 2 --timeout $WHOLE_TIMEOUT --baseline "$tmp/base.txt" --json "$tmp/blw.json" -q
     has "$tmp/out" "verdict: CERTIFIED WITH BASELINE ($nfail known failures excused by $tmp/base.txt)" "baseline certificate"
     jq_ok "$tmp/blw.json" '.certificate.certified == true and (.certificate.verdict | startswith("CERTIFIED WITH BASELINE"))' "baseline certificate JSON"
 fi

@@ -26,7 +26,7 @@ jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || fail "$3: jq '$2' on $1"; }
 PROMISED=372
 
 # 1. A complete quick run on the reference: every promised form exercised.
-expect_exit 0 "quick run on ref with --coverage" "$PLUMB" certify --backend ref --jobs 2 --coverage --json "$tmp/r.json"
+expect_exit 0 "quick run on ref with --coverage" "$PLUMB" certify --backend ref --jobs 2 --timeout 300 --coverage --json "$tmp/r.json"
 has "$tmp/out" "$PROMISED attribute forms promised, 0 missing" "coverage summary"
 jq_ok "$tmp/r.json" ".coverage.forms_promised == $PROMISED and .coverage.forms_missing == [] and .coverage.forms_missing_count == 0" "JSON: nothing promised is empty"
 jq_ok "$tmp/r.json" '[.coverage.cells[] | select(.[4] != "-")] | length == '"$PROMISED" "JSON: one cell per form"
