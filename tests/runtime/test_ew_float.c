@@ -283,9 +283,10 @@ static void test_declined_exact(void **state)
 
 /* The transcendentals (f32 vector math, f64 long double paths), power and
  * atan2 are declined in both types: their paths stay the engine's; except
- * f64 exponential, exponential_minus_one, log, log_plus_one, logistic, tanh, sine and cosine, which
- * runtime/math_f64.h takes here
- * (tests/runtime/test_math_f64.c checks them against MPFR). */
+ * f64 exponential, exponential_minus_one, log, log_plus_one, logistic, tanh,
+ * sine, cosine, power and atan2, which runtime/math_f64.h takes here
+ * (tests/runtime/test_math_f64.c and test_math_f64_pow.c check them against
+ * MPFR). */
 static void test_declined_math(void **state)
 {
     harness *h = *state;
@@ -306,7 +307,8 @@ static void test_declined_math(void **state)
                                                  ops[i] == PLUMB_OP_LOGISTIC || ops[i] == PLUMB_OP_TANH ||
                                                  ops[i] == PLUMB_OP_EXPONENTIAL_MINUS_ONE ||
                                                  ops[i] == PLUMB_OP_LOG_PLUS_ONE || ops[i] == PLUMB_OP_SINE ||
-                                                 ops[i] == PLUMB_OP_COSINE);
+                                                 ops[i] == PLUMB_OP_COSINE || ops[i] == PLUMB_OP_POWER ||
+                                                 ops[i] == PLUMB_OP_ATAN2);
                 assert_int_equal(rt_ew_float(&a), taken);
             }
 }
