@@ -41,6 +41,30 @@ static inline plumb_tensor **run_program(const ir_module *m, uint32_t level, uin
     return out;
 }
 
+/* Runs m (one result of `bytes` bytes) at the portable, AVX2 and AVX-512
+ * kernel levels up to best, fails the test unless every level gives the
+ * same bits, and returns the portable level's outputs (free with
+ * run_free_outs): a vector path must not depend on the level it runs at. */
+static inline plumb_tensor **run_levels_same(const ir_module *m, plumb_isa best, plumb_tensor *const *in,
+                                             uint32_t n_in, size_t bytes)
+{
+    static const plumb_isa isas[] = {PLUMB_ISA_PORTABLE, PLUMB_ISA_AVX2, PLUMB_ISA_AVX512};
+    plumb_tensor **first = NULL;
+    for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+        if (isas[i] > best)
+            continue;
+        plumb_tensor **o = run_program(m, 1, 1, isas[i], in, n_in, 1);
+        if (!first) {
+            first = o;
+            continue;
+        }
+        assert_memory_equal(first[0]->data, o[0]->data, bytes);
+        plumb_tensor_free(o[0]);
+        free(o);
+    }
+    return first;
+}
+
 /* m verifies; fails the test (printing the error) when not. Returns m. */
 static inline ir_module *verify_ok(ir_module *m)
 {

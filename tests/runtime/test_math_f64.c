@@ -231,19 +231,7 @@ static void check_f64(plumb_opcode op)
     plumb_tensor *in = plumb_tensor_new(PLUMB_F64, 1, &len, 0, &d);
     assert_non_null(in);
     memcpy(in->data, xs, n * sizeof *xs);
-    static const plumb_isa isas[] = {PLUMB_ISA_PORTABLE, PLUMB_ISA_AVX2, PLUMB_ISA_AVX512};
-    plumb_tensor **first = NULL;
-    for (size_t i = 0; i < 3; i++) {
-        if (isas[i] > rt_cpu_best_isa())
-            continue;
-        plumb_tensor **o = run_program(m, 1, 1, isas[i], &in, 1, 1);
-        if (!first) {
-            first = o;
-            continue;
-        }
-        assert_memory_equal(first[0]->data, o[0]->data, n * sizeof(double));
-        run_free_outs(o, 1);
-    }
+    plumb_tensor **first = run_levels_same(m, rt_cpu_best_isa(), &in, 1, n * sizeof(double));
     /* double's exponent range for the oracle only: restored below, since
      * the runtime's slow path (in this thread) works from the range it finds */
     mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();

@@ -246,19 +246,7 @@ static void check_binary(plumb_opcode op, const char *name, uint64_t bound)
     assert_non_null(in[1]);
     memcpy(in[0]->data, xs, n * sizeof *xs);
     memcpy(in[1]->data, ys, n * sizeof *ys);
-    static const plumb_isa isas[] = {PLUMB_ISA_PORTABLE, PLUMB_ISA_AVX2, PLUMB_ISA_AVX512};
-    plumb_tensor **first = NULL;
-    for (size_t i = 0; i < 3; i++) {
-        if (isas[i] > rt_cpu_best_isa())
-            continue;
-        plumb_tensor **o = run_program(m, 1, 1, isas[i], in, 2, 1);
-        if (!first) {
-            first = o;
-            continue;
-        }
-        assert_memory_equal(first[0]->data, o[0]->data, n * sizeof(double));
-        run_free_outs(o, 1);
-    }
+    plumb_tensor **first = run_levels_same(m, rt_cpu_best_isa(), in, 2, n * sizeof(double));
     /* double's exponent range for the oracle only: restored below, since
      * the runtime's slow path (in this thread) works from the range it finds */
     mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
