@@ -231,13 +231,8 @@ static void cc_pack_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
     (void)chunk;
     const cc_pack *p = ctx;
     for (uint64_t r = begin; r < end; r++) {
-        const float *b = p->B + (size_t)r * (size_t)p->N * 2;
-        double *br = p->Br + (size_t)r * (size_t)p->Np, *bi = p->Bi + (size_t)r * (size_t)p->Np;
-        for (int64_t n = 0; n < p->N; n++) {
-            br[n] = b[2 * n];
-            bi[n] = b[2 * n + 1];
-        }
-        for (int64_t n = p->N; n < p->Np; n++) br[n] = bi[n] = 0.0;
+        rt_cplanar_row(p->B + (size_t)r * (size_t)p->N * 2, false, p->N, p->Np, p->Br + (size_t)r * (size_t)p->Np,
+                       p->Bi + (size_t)r * (size_t)p->Np);
     }
 }
 

@@ -26,4 +26,26 @@ bool rt_cconv_f32(rt_exec *x, const ir_op *op, const void *A, const void *B, voi
 bool rt_cconv_f64(rt_exec *x, const ir_op *op, const void *A, const void *B, void *C, int64_t G, int64_t M, int64_t K,
                   int64_t N);
 
+/* One row of a complex kernel, interleaved (re, im) pairs of float (f64
+ * false) or double elements, split into planar double rows br and bi of
+ * np >= n elements, zero past n: the packing both complex products use. */
+static inline void rt_cplanar_row(const void *src, bool f64, int64_t n, int64_t np, double *br, double *bi)
+{
+    if (f64) {
+        const double *b = src;
+        for (int64_t i = 0; i < n; i++) {
+            br[i] = b[2 * i];
+            bi[i] = b[2 * i + 1];
+        }
+    } else {
+        const float *b = src;
+        for (int64_t i = 0; i < n; i++) {
+            br[i] = b[2 * i];
+            bi[i] = b[2 * i + 1];
+        }
+    }
+    for (int64_t i = n; i < np; i++)
+        br[i] = bi[i] = 0.0;
+}
+
 #endif
