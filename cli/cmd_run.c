@@ -251,6 +251,7 @@ typedef struct run_state {
     bool split;               /* --split-input-file */
     const char *args;         /* --args '[dense<...> : tensor<...>, ...]' */
     bool interp_format;       /* --interpreter-format */
+    bool print_dense;         /* with it: a RUN line's --interpreter-print-dense */
     plumb_buf *capture;       /* results go here instead of stdout (RUN lines) */
     bool npy;                 /* --npy: --output-dir writes NumPy .npy files */
     cli_gen_opts gen;         /* --random-inputs, --dim-size, --shape */
@@ -446,6 +447,8 @@ static int emit_one(const run_state *s, uint32_t r, const ir_type *t, plumb_tens
         ir_type_print(&b, t);
         plumb_buf_puts(&b, " ");
         print_tuple_value(s, &b, t, outs, n, &at);
+    } else if (s->interp_format && s->print_dense) {
+        cli_interp_print_dense(&b, outs[0]);
     } else if (s->interp_format) {
         cli_interp_print(&b, outs[0]);
     } else {
@@ -1077,6 +1080,7 @@ static int run_one_line(const run_state *s, const cli_run_line *l, const char *t
     run_state t = *s;
     t.args = l->args;
     t.interp_format = true;
+    t.print_dense = l->print_dense;
     t.capture = out;
     plumb_diag d = {.code = PLUMB_OK};
     ir_parse_options po = {sizeof po, 0, s->max_bytes};
@@ -1092,6 +1096,78 @@ static int run_one_line(const run_state *s, const cli_run_line *l, const char *t
     if (rc != CLI_EXIT_OK && !why[0])
         snprintf(why, why_size, "exit %d", rc);
     return rc;
+}
+
+/* A -split-input-file RUN line piped into FileCheck: every chunk runs as
+ * its own module, its results printed in the interpreter's format into
+ * out, and the chunks' outputs are joined as MLIR's splitAndProcessBuffer
+ * joins them for stablehlo-translate (mlir-translate's output split marker
+ * is empty: a bare newline between two chunks). Returns the exit code of
+ * the first chunk that failed (why says what failed), else CLI_EXIT_OK;
+ * the later chunks still run, so that their output is there too. */
+static int run_split_capture(const run_state *s, const cli_run_line *l, const char *text, size_t len,
+                             const char *name, plumb_buf *out, char *why, size_t why_size)
+{
+    run_state t = *s;
+    t.interp_format = true;
+    t.print_dense = l->print_dense;
+    t.capture = out;
+    t.split = true;
+    int first_rc = CLI_EXIT_OK;
+    const char *end = text + len, *start = text;
+    uint32_t start_line = 1, line = 1;
+    bool first = true;
+    for (const char *p = text; p <= end; line++) {
+        size_t n = p < end ? line_len(p, end) : 0;
+        bool marker = p < end && is_split_marker(p, n);
+        if (marker || p == end) {
+            size_t cn = (size_t)(p - start);
+            if (!first)
+                plumb_buf_puts(out, "\n");
+            first = false;
+            if (first_code_line(start, p, start_line)) {
+                /* parsed behind start_line - 1 newlines: diagnostics name
+                 * the line of the whole file (as run_chunk does) */
+                size_t pad = start_line - 1;
+                char *buf = plumb_malloc(pad + cn + 1);
+                if (!buf) {
+                    snprintf(why, why_size, "out of memory");
+                    return CLI_EXIT_USAGE;
+                }
+                memset(buf, '\n', pad);
+                memcpy(buf + pad, start, cn);
+                buf[pad + cn] = 0;
+                plumb_diag d = {.code = PLUMB_OK};
+                ir_parse_options po = {sizeof po, 0, s->max_bytes};
+                ir_module *m = ir_parse(buf, pad + cn, name, &po, &d);
+                plumb_free(buf, pad + cn + 1);
+                char w[1200] = "";
+                int rc;
+                if (!m) {
+                    if (!d.file)
+                        d.file = name;
+                    cli_print_diag(s->cmd, &d);
+                    diag_verdict(&d, w, sizeof w);
+                    rc = cli_program_exit(d.code);
+                } else {
+                    rc = run_module(&t, m, name, w, sizeof w);
+                }
+                if (rc != CLI_EXIT_OK && first_rc == CLI_EXIT_OK) {
+                    first_rc = rc;
+                    snprintf(why, why_size, "%s%s(case at line %u)", w, w[0] ? " " : "",
+                             first_code_line(start, p, start_line));
+                }
+            }
+            start = p + n + (p + n < end);
+            start_line = line + 1;
+        }
+        if (p == end)
+            break;
+        p += n + 1;
+        if (p > end)
+            p = end;
+    }
+    return first_rc;
 }
 
 /* One verdict per RUN line (a -split-input-file line without inputs or
@@ -1113,13 +1189,14 @@ static int run_lines(const run_state *s, const cli_run_line *l, size_t n, const 
             if (rc != CLI_EXIT_OK)
                 return rc;
             continue;
-        } else if (l[i].split) {
-            snprintf(why, sizeof why, "unsupported: FileCheck, --args or 'not' on -split-input-file output");
+        } else if (l[i].split && (l[i].args || l[i].expect_error)) {
+            snprintf(why, sizeof why, "unsupported: --args or 'not' on -split-input-file output");
             verdict = 2;
         } else {
             plumb_buf out;
             plumb_buf_init(&out);
-            int rc = run_one_line(s, &l[i], text, len, name, &out, why, sizeof why);
+            int rc = l[i].split ? run_split_capture(s, &l[i], text, len, name, &out, why, sizeof why)
+                                : run_one_line(s, &l[i], text, len, name, &out, why, sizeof why);
             fflush(stderr);
             if (l[i].expect_error) {
                 /* upstream's message is not plumb's: only the failure itself is compared */

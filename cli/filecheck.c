@@ -4,6 +4,8 @@
  * library only, so tests/cli/test_filecheck.c compiles it in. */
 #include "filecheck.h"
 
+#include "plumb/fp8.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,9 +53,13 @@ static size_t fc_canon(char *s, size_t n)
 
 /* The directive on one line of the check file, if any: *kind and the
  * pattern's span; returns 1 when found, 0 when not, -1 for a directive
- * plumb does not check (its suffix in *pat). */
+ * plumb does not check (its suffix in *pat). *literal is set for the
+ * {LITERAL} modifier (PREFIX{LITERAL}:, PREFIX-NEXT{LITERAL}:, ...): the
+ * pattern is matched as written, {{ and [[ included. Without it,
+ * "CHECK-NEXT{LITERAL}:" would be no directive at all and be skipped
+ * silently, where FileCheck checks it. */
 static int fc_directive(const char *p, size_t n, const char *prefix, fc_kind *kind, const char **pat,
-                        size_t *pat_len)
+                        size_t *pat_len, bool *literal)
 {
     size_t pl = strlen(prefix);
     for (size_t i = 0; i + pl <= n; i++) {
@@ -63,11 +69,18 @@ static int fc_directive(const char *p, size_t n, const char *prefix, fc_kind *ki
         size_t rest = n - i - pl;
         static const struct { const char *s; int kind; } sfx[] = {
             {":", FC_PLAIN}, {"-NEXT:", FC_NEXT}, {"-SAME:", FC_SAME}, {"-NOT:", FC_NOT},
-            {"-EMPTY:", FC_EMPTY}, {"-LABEL:", -1}, {"-DAG:", -1}, {"-COUNT-", -1}, {"{LITERAL}", -1},
+            {"-EMPTY:", FC_EMPTY}, {"-LABEL:", -1}, {"-DAG:", -1}, {"-COUNT-", -1},
         };
         for (size_t k = 0; k < sizeof sfx / sizeof sfx[0]; k++) {
             size_t sl = strlen(sfx[k].s);
-            if (rest < sl || memcmp(r, sfx[k].s, sl) != 0)
+            /* the modifier sits between the kind and its colon */
+            static const char lit[] = "{LITERAL}:";
+            size_t kl = sl - (sfx[k].s[sl - 1] == ':');   /* the kind without its colon */
+            *literal = sfx[k].s[sl - 1] == ':' && rest >= kl + sizeof lit - 1 && memcmp(r, sfx[k].s, kl) == 0 &&
+                       memcmp(r + kl, lit, sizeof lit - 1) == 0;
+            if (*literal)
+                sl = kl + sizeof lit - 1;
+            else if (rest < sl || memcmp(r, sfx[k].s, sl) != 0)
                 continue;
             if (sfx[k].kind < 0) {
                 *pat = sfx[k].s;
@@ -123,7 +136,8 @@ cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *
         fc_kind kind = FC_PLAIN;
         const char *pat;
         size_t pat_len;
-        int r = fc_directive(p, n, prefix, &kind, &pat, &pat_len);
+        bool literal = false;
+        int r = fc_directive(p, n, prefix, &kind, &pat, &pat_len, &literal);
         p += n + 1;
         if (r == 0)
             continue;
@@ -133,7 +147,7 @@ cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *
             v = CLI_FC_UNSUPPORTED;
             goto out;
         }
-        if (fc_find(pat, pat_len, "{{") || fc_find(pat, pat_len, "[[")) {
+        if (!literal && (fc_find(pat, pat_len, "{{") || fc_find(pat, pat_len, "[["))) {
             snprintf(why, why_size, "unsupported: FileCheck %s on line %u",
                      fc_find(pat, pat_len, "{{") ? "regex" : "variable", line);
             v = CLI_FC_UNSUPPORTED;
@@ -255,8 +269,15 @@ static uint64_t fp_parse_bits(plumb_dtype t, const char *s)
         return plumb_f32_bits(strtof(s, NULL));
     case PLUMB_F16:
         return plumb_f64_to_f16(strtod(s, NULL));
-    default:
+    case PLUMB_BF16:
         return plumb_f64_to_bf16(strtod(s, NULL));
+    default: {
+        /* the FP8, FP6 and FP4 formats (f8E3M4, f6E2M3FN, ...): read back
+         * in their own format, not bf16's, so that a value such as 2.0
+         * prints as 2.000000e+00 there too and not as its bit pattern */
+        const plumb_fpfmt *f = plumb_fpfmt_get(t);
+        return f ? plumb_f64_to_small(f, strtod(s, NULL)) : plumb_f64_to_bf16(strtod(s, NULL));
+    }
     }
 }
 
@@ -370,34 +391,47 @@ static void apfloat_string(char *out, size_t out_size, plumb_dtype t, double v, 
 #undef PUT
 }
 
-/* One element as mlir::FloatAttr / IntegerAttr print it with the type
- * elided (printFloatValue in MLIR's AsmPrinter). */
+/* A float as mlir::FloatAttr prints it with the type elided
+ * (printFloatValue in MLIR's AsmPrinter): bits and value v of type dt. */
+static void interp_float(plumb_buf *b, plumb_dtype dt, uint64_t bits, double v)
+{
+    char s[900];
+    if (isfinite(v)) {
+        apfloat_string(s, sizeof s, dt, v, 6, 0, false);
+        if (fp_parse_bits(dt, s) == bits) {
+            plumb_buf_puts(b, s);
+            return;
+        }
+        apfloat_string(s, sizeof s, dt, v, 0, 3, true);
+        if (strchr(s, '.')) {
+            plumb_buf_puts(b, s);
+            return;
+        }
+    }
+    plumb_buf_printf(b, "0x%llX", (unsigned long long)bits);
+}
+
+/* One element as StableHLO's Element::print writes it: integers and floats
+ * as their attributes print with the type elided, a complex element as the
+ * list [real, imaginary] of its two float components. */
 static void interp_element(plumb_buf *b, const plumb_tensor *t, size_t i)
 {
     plumb_dtype dt = t->dtype;
-    if (plumb_dtype_is_bool(dt)) {
+    if (plumb_dtype_is_complex(dt)) {
+        plumb_dtype c = plumb_dtype_component(dt);
+        plumb_buf_puts(b, "[");
+        interp_float(b, c, plumb_load_bits(c, t->data, 2 * i), plumb_load_f64(c, t->data, 2 * i));
+        plumb_buf_puts(b, ", ");
+        interp_float(b, c, plumb_load_bits(c, t->data, 2 * i + 1), plumb_load_f64(c, t->data, 2 * i + 1));
+        plumb_buf_puts(b, "]");
+    } else if (plumb_dtype_is_bool(dt)) {
         plumb_buf_puts(b, plumb_load_u64(dt, t->data, i) ? "true" : "false");
     } else if (plumb_dtype_is_signed(dt)) {
         plumb_buf_printf(b, "%lld", (long long)plumb_load_i64(dt, t->data, i));
     } else if (plumb_dtype_is_unsigned(dt)) {
         plumb_buf_printf(b, "%llu", (unsigned long long)plumb_load_u64(dt, t->data, i));
     } else {
-        uint64_t bits = plumb_load_bits(dt, t->data, i);
-        double v = plumb_load_f64(dt, t->data, i);
-        char s[900];
-        if (isfinite(v)) {
-            apfloat_string(s, sizeof s, dt, v, 6, 0, false);
-            if (fp_parse_bits(dt, s) == bits) {
-                plumb_buf_puts(b, s);
-                return;
-            }
-            apfloat_string(s, sizeof s, dt, v, 0, 3, true);
-            if (strchr(s, '.')) {
-                plumb_buf_puts(b, s);
-                return;
-            }
-        }
-        plumb_buf_printf(b, "0x%llX", (unsigned long long)bits);
+        interp_float(b, dt, plumb_load_bits(dt, t->data, i), plumb_load_f64(dt, t->data, i));
     }
 }
 
@@ -429,6 +463,59 @@ static void interp_level(plumb_buf *b, const plumb_tensor *t, uint32_t dim, size
         plumb_buf_puts(b, ",");
     else
         interp_indent(b, indent - 1);
+}
+
+/* Element i in a DenseElementsAttr: a complex element is "(re,im)" (MLIR's
+ * printDenseElementsAttr), anything else as interp_element prints it. */
+static void dense_element(plumb_buf *b, const plumb_tensor *t, size_t i)
+{
+    plumb_dtype dt = t->dtype;
+    if (!plumb_dtype_is_complex(dt)) {
+        interp_element(b, t, i);
+        return;
+    }
+    plumb_dtype c = plumb_dtype_component(dt);
+    plumb_buf_puts(b, "(");
+    interp_float(b, c, plumb_load_bits(c, t->data, 2 * i), plumb_load_f64(c, t->data, 2 * i));
+    plumb_buf_puts(b, ",");
+    interp_float(b, c, plumb_load_bits(c, t->data, 2 * i + 1), plumb_load_f64(c, t->data, 2 * i + 1));
+    plumb_buf_puts(b, ")");
+}
+
+static void dense_level(plumb_buf *b, const plumb_tensor *t, uint32_t dim, size_t offset)
+{
+    if (dim == t->rank) {
+        dense_element(b, t, offset);
+        return;
+    }
+    plumb_buf_puts(b, "[");
+    for (int64_t k = 0; k < t->dims[dim]; k++) {
+        if (k)
+            plumb_buf_puts(b, ", ");
+        dense_level(b, t, dim + 1, offset * (size_t)t->dims[dim] + (size_t)k);
+    }
+    plumb_buf_puts(b, "]");
+}
+
+void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t)
+{
+    size_t n = plumb_tensor_numel(t);
+    size_t es = plumb_dtype_is_complex(t->dtype) ? 2 : 1;
+    plumb_dtype ct = plumb_dtype_is_complex(t->dtype) ? plumb_dtype_component(t->dtype) : t->dtype;
+    bool splat = n > 0;
+    /* a splat: every element has the first one's bits (MLIR stores such an
+     * attribute as one value and prints it alone) */
+    for (size_t i = 1; splat && i < n; i++)
+        for (size_t c = 0; c < es; c++)
+            if (plumb_load_bits(ct, t->data, es * i + c) != plumb_load_bits(ct, t->data, c))
+                splat = false;
+    plumb_buf_puts(b, "dense<");
+    if (splat)
+        dense_element(b, t, 0);
+    else if (n)
+        dense_level(b, t, 0, 0);
+    plumb_buf_puts(b, "> : ");
+    plumb_tensor_type_print(b, t);
 }
 
 void cli_interp_print(plumb_buf *b, const plumb_tensor *t)
@@ -526,6 +613,8 @@ static void run_parse(cli_run_line *r, const char *cmd)
                     interpret = true;
                 else if (strcmp(t, "-split-input-file") == 0 || strcmp(t, "--split-input-file") == 0)
                     r->split = true;
+                else if (strcmp(t, "--interpreter-print-dense") == 0 || strcmp(t, "-interpreter-print-dense") == 0)
+                    r->print_dense = true;
                 else if (strncmp(t, "--args=", 7) == 0 || strncmp(t, "-args=", 6) == 0) {
                     const char *v = strchr(t, '=') + 1;
                     if (v[0] == '@') {

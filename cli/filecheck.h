@@ -37,11 +37,19 @@ cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *
  * infinities and NaNs) the bit pattern in hexadecimal. */
 void cli_interp_print(plumb_buf *b, const plumb_tensor *t);
 
+/* Appends t as stablehlo-translate --interpret --interpreter-print-dense
+ * prints a result: the DenseElementsAttr "dense<...> : TYPE", elements as
+ * in cli_interp_print but a complex one as "(re,im)", nested lists without
+ * line breaks, "dense<v>" when every element is the same (a splat),
+ * "dense<>" when there is none. */
+void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t);
+
 
 /* ---- RUN lines ----------------------------------------------------------------
  * How upstream runs a test file: its '// RUN:' commands (a trailing '\'
  * continues one on the next RUN: line). plumb runs the ones of the form
  *   [not] stablehlo-translate [--interpret] [-split-input-file] [--args="[...]"]
+ *       [--interpreter-print-dense]
  *       [%s] [2>&1] [| FileCheck %s [--check-prefix(es)=PREFIX]]
  * and says why it does not run any other. */
 typedef struct cli_run_line {
@@ -51,6 +59,7 @@ typedef struct cli_run_line {
     bool expect_error;        /* 'not': upstream expects the command to fail */
     bool split;               /* -split-input-file */
     bool filecheck;           /* piped into FileCheck %s */
+    bool print_dense;         /* --interpreter-print-dense */
     char prefix[64];          /* FileCheck's check prefix (default CHECK) */
     char *args;               /* --args value (quotes removed), or NULL */
     char unsupported[256];    /* why plumb does not run it; "" when it does */

@@ -114,6 +114,29 @@ static void test_unsupported(void **state)
     assert_int_equal(fc("// CHECK-DAG: f\n", "CHECK", "f\n"), CLI_FC_UNSUPPORTED);
 }
 
+/* {LITERAL} after a directive's kind: the pattern is matched as written
+ * ([[ and {{ included), on every kind; LABEL stays unsupported with it, and
+ * another prefix's {LITERAL} line is no directive of this one. */
+static void test_literal(void **state)
+{
+    (void)state;
+    const char *in = "tensor<4xcomplex<f32>> {\n  [[3.140000e+00, 1.000000e+00]]\n}\n";
+    assert_int_equal(fc("// CHECK: tensor<4xcomplex<f32>> {\n// CHECK-NEXT{LITERAL}: [[3.140000e+00, 1.000000e+00]]\n"
+                        "// CHECK-NEXT: }\n", "CHECK", in),
+                     CLI_FC_PASS);
+    /* the same pattern one line too far: NEXT still holds with the modifier */
+    assert_int_equal(fc("// CHECK: tensor\n// CHECK-NEXT: [[\n", "CHECK", in), CLI_FC_UNSUPPORTED);
+    assert_int_equal(fc("// CHECK: {\n// CHECK-NEXT{LITERAL}: }\n", "CHECK", in), CLI_FC_FAIL);
+    assert_non_null(strstr(why, "line 2: CHECK-NEXT: '}' is not on the line after"));
+    assert_int_equal(fc("// CHECK{LITERAL}: {{x}}\n", "CHECK", "a {{x}} b\n"), CLI_FC_PASS);
+    assert_int_equal(fc("// CHECK{LITERAL}: {{x}}\n", "CHECK", "a x b\n"), CLI_FC_FAIL);
+    assert_int_equal(fc("// CHECK-NOT{LITERAL}: [[1]]\n// CHECK: b\n", "CHECK", "[[1]] b\n"), CLI_FC_FAIL);
+    assert_int_equal(fc("// CHECK-LABEL{LITERAL}: f\n", "CHECK", "f\n"), CLI_FC_UNSUPPORTED);
+    /* CHECK-DENSE{LITERAL}: belongs to prefix CHECK-DENSE only */
+    assert_int_equal(fc("// CHECK-DENSE{LITERAL}: [[9]]\n// CHECK: a\n", "CHECK", "a\n"), CLI_FC_PASS);
+    assert_int_equal(fc("// CHECK-DENSE{LITERAL}: [[9]]\n", "CHECK-DENSE", "[[9]]\n"), CLI_FC_PASS);
+}
+
 static plumb_tensor *mk(plumb_dtype t, uint32_t rank, const int64_t *dims)
 {
     plumb_diag d = {0};
@@ -240,6 +263,100 @@ static void test_print_floats(void **state)
     plumb_tensor_free(t);
 }
 
+/* FP8 and FP6 elements print in MLIR's 6-digit form like the wider floats
+ * (read back in their own format), complex elements as [re, im]:
+ * printing.mlir's test_sub_byte and test_complex. Bit patterns by hand:
+ * f8E3M4 (bias 3, 4 fraction bits) 1 = 0 011 0000, 2 = 0 100 0000,
+ * -3 = 1 100 1000, -4 = 1 101 0000; f6E2M3FN (bias 1, 3 fraction bits)
+ * 1 = 0 01 000, 2 = 0 10 000, -3 = 1 10 100, -4 = 1 11 000. */
+static void test_print_small_and_complex(void **state)
+{
+    (void)state;
+    int64_t d4 = 4, d2 = 2;
+    plumb_tensor *t = mk(PLUMB_F8E3M4, 1, &d4);
+    memcpy(t->data, (uint8_t[]){0x30, 0x40, 0xC8, 0xD0}, 4);
+    expect_print(t, "tensor<4xf8E3M4> {\n  [1.000000e+00, 2.000000e+00, -3.000000e+00, -4.000000e+00]\n}");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_F6E2M3FN, 1, &d4);
+    for (size_t i = 0; i < 4; i++)
+        plumb_store_bits(PLUMB_F6E2M3FN, t->data, i, (uint64_t[]){0x08, 0x10, 0x34, 0x38}[i]);
+    expect_print(t, "tensor<4xf6E2M3FN> {\n  [1.000000e+00, 2.000000e+00, -3.000000e+00, -4.000000e+00]\n}");
+    plumb_tensor_free(t);
+    /* f8E4M3FN 0x7F is NaN (no infinity): hex, as for the other types */
+    t = mk(PLUMB_F8E4M3FN, 0, NULL);
+    ((uint8_t *)t->data)[0] = 0x7F;
+    expect_print(t, "tensor<f8E4M3FN> {0x7F}");
+    plumb_tensor_free(t);
+
+    /* complex<f32> (3.14f, 1), (-0.5, 1/3f): 3.14f = 0x4048F5C3 reads back
+     * from 3.140000e+00; 1/3f needs 9 digits (test_print_floats) */
+    t = mk(PLUMB_C64, 1, &d2);
+    uint32_t c[4] = {0x4048F5C3, 0x3F800000, 0xBF000000, 0x3EAAAAAB};
+    memcpy(t->data, c, sizeof c);
+    expect_print(t, "tensor<2xcomplex<f32>> {\n  [[3.140000e+00, 1.000000e+00], [-5.000000e-01, 0.333333343]]\n}");
+    plumb_tensor_free(t);
+    /* complex<f64> (0.1, -inf) */
+    t = mk(PLUMB_C128, 0, NULL);
+    uint64_t z[2] = {0x3FB999999999999AULL, 0xFFF0000000000000ULL};
+    memcpy(t->data, z, sizeof z);
+    expect_print(t, "tensor<complex<f64>> {[1.000000e-01, 0xFFF0000000000000]}");
+    plumb_tensor_free(t);
+}
+
+static void expect_dense(const plumb_tensor *t, const char *want)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    cli_interp_print_dense(&b, t);
+    assert_false(b.failed);
+    assert_string_equal(b.data, want);
+    plumb_buf_free(&b);
+}
+
+/* --interpreter-print-dense: MLIR's DenseElementsAttr form, a splat (all
+ * elements bitwise equal) as its one value, complex as (re,im), empty as
+ * dense<>: printing.mlir's CHECK-DENSE lines, and -0 against +0. */
+static void test_print_dense(void **state)
+{
+    (void)state;
+    int64_t d4 = 4, d1 = 1, d2 = 2, d22[2] = {2, 2}, d20[2] = {2, 0};
+    plumb_tensor *t = mk(PLUMB_I8, 1, &d4);
+    memcpy(t->data, (int8_t[]){1, 2, -3, -4}, 4);
+    expect_dense(t, "dense<[1, 2, -3, -4]> : tensor<4xi8>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_I8, 1, &d1);
+    ((int8_t *)t->data)[0] = 1;
+    expect_dense(t, "dense<1> : tensor<1xi8>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_UI8, 0, NULL);
+    ((uint8_t *)t->data)[0] = 1;
+    expect_dense(t, "dense<1> : tensor<ui8>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_I8, 2, d22);
+    memcpy(t->data, (int8_t[]){1, 2, 3, 4}, 4);
+    expect_dense(t, "dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_I8, 2, d20);
+    expect_dense(t, "dense<> : tensor<2x0xi8>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_I1, 1, &d2);
+    ((uint8_t *)t->data)[0] = 1;
+    expect_dense(t, "dense<[true, false]> : tensor<2xi1>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_C64, 1, &d4);
+    for (int i = 0; i < 4; i++)
+        memcpy((uint32_t *)t->data + 2 * i, (uint32_t[]){0x4048F5C3, 0x3F800000}, 8);
+    expect_dense(t, "dense<(3.140000e+00,1.000000e+00)> : tensor<4xcomplex<f32>>");
+    ((uint32_t *)t->data)[7] = 0x40000000;   /* last imaginary part 2: no splat */
+    expect_dense(t, "dense<[(3.140000e+00,1.000000e+00), (3.140000e+00,1.000000e+00), "
+                    "(3.140000e+00,1.000000e+00), (3.140000e+00,2.000000e+00)]> : tensor<4xcomplex<f32>>");
+    plumb_tensor_free(t);
+    t = mk(PLUMB_F32, 1, &d2);
+    memcpy(t->data, (uint32_t[]){0x00000000, 0x80000000}, 8);
+    expect_dense(t, "dense<[0.000000e+00, -0.000000e+00]> : tensor<2xf32>");
+    plumb_tensor_free(t);
+}
+
 /* RUN lines: the commands plumb runs, continuations, and why it skips others. */
 static void test_run_lines(void **state)
 {
@@ -252,11 +369,19 @@ static void test_run_lines(void **state)
         "// RUN:   FileCheck %s --check-prefixes=CHECK-ERROR\n"
         "// RUN: stablehlo-opt --chlo-legalize-to-stablehlo %s | stablehlo-translate --interpret\n"
         "// RUN: stablehlo-translate --interpret -split-input-file %s\n"
-        "// RUN: stablehlo-translate --interpret %s | FileCheck %s --check-prefixes=A,B\n";
+        "// RUN: stablehlo-translate --interpret %s | FileCheck %s --check-prefixes=A,B\n"
+        "// RUN: stablehlo-translate --interpret --interpreter-print-dense --split-input-file %s | "
+        "FileCheck %s --check-prefix=CHECK-DENSE\n";
     size_t n;
     cli_run_line *l = cli_run_lines(f, strlen(f), &n);
     assert_non_null(l);
-    assert_int_equal(n, 5);
+    assert_int_equal(n, 6);
+    assert_false(l[0].print_dense);
+    assert_string_equal(l[5].unsupported, "");
+    assert_true(l[5].print_dense);
+    assert_true(l[5].split);
+    assert_true(l[5].filecheck);
+    assert_string_equal(l[5].prefix, "CHECK-DENSE");
     assert_int_equal(l[0].line, 1);
     assert_string_equal(l[0].unsupported, "");
     assert_true(l[0].filecheck);
@@ -308,8 +433,11 @@ int main(void)
         cmocka_unit_test(test_blanks),
         cmocka_unit_test(test_prefix_words),
         cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_literal),
         cmocka_unit_test(test_print_layout),
         cmocka_unit_test(test_print_floats),
+        cmocka_unit_test(test_print_small_and_complex),
+        cmocka_unit_test(test_print_dense),
         cmocka_unit_test(test_run_lines),
         cmocka_unit_test(test_args_split),
     };
