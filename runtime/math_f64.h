@@ -460,58 +460,45 @@ TI vd N(d_expm1v)(vd x)
     return N(d_fix_lanes)(r, x, bad, f64_expm1_lane);
 }
 
-/* log1p: fdlibm's s_log1p.c (Sun Microsystems, 1993), its operations in
- * its order, lane by lane; fdlibm states the error below 1 ULP.
- * |x| < 2^-29: x - x^2/2 (x itself below 2^-54 in fdlibm: the same bits,
- * x^2/2 is then under a quarter ULP of x). -0.2929 < x < 0.41422: k = 0,
- * f = x, log(1 + f) as in log (the same LG polynomial, here in one Horner
- * chain). Otherwise u = RN(1 + x) (x itself from 2^53 on), c = the
- * rounding error of u divided by u, u = 2^k (1 + f) normalized into
- * [sqrt(2)/2, sqrt(2)) and c joins k ln2's low part. *bad: NaN, x <= -1,
- * +infinity. */
+/* log1p: fdlibm's s_log1p.c (Sun Microsystems, 1993), its general
+ * formula on every lane; fdlibm states the error below 1 ULP.
+ * -0.2929 < x < 0.41422 (fdlibm's bounds on the high word, here as
+ * double comparisons): k = 0, c = 0, f = x. Otherwise u = RN(1 + x) (x
+ * itself from 2^53 on), c = the rounding error of u divided by u (0 from
+ * 2^53 on), u = 2^k (1 + f) normalized into about [sqrt(2)/2, sqrt(2))
+ * as log does. Then log(1 + f) + c + k ln2 = k LN2_HI - ((hfsq - (s (hfsq
+ * + R) + (k LN2_LO + c))) - f), s = f/(2 + f). fdlibm's shortcuts (x
+ * below 2^-29: x - x^2/2; |f| < 2^-20: a shorter series; f = 0) only
+ * save time in scalar code: the general formula is the one fdlibm's
+ * analysis covers (R holds on the whole interval of s) and a vector
+ * computes every branch, so they are gone; only x = -0 is kept apart (the
+ * formula gives +0). *bad: NaN, x <= -1, +infinity. */
 TI vd N(d_log1p)(vd x, vl *bad)
 {
     vl ok = (x > -1.0) & (x <= 0x1.fffffffffffffp1023);
     *bad = ~ok;
     x = (vd)((vl)x & ok);   /* the other lanes run on 0 */
-    vl hx = (vl)x >> 32;    /* the high word, sign-extended as fdlibm's int32 */
-    vd ax = (vd)((vl)x & F64_ABS);
-    vl tiny = ax < 0x1p-29;
-    vl k0 = (hx < 0x3FDA827All) & ((hx > 0) | (hx <= (int64_t)(int32_t)0xbfd2bec3u));
+    vl k0 = (x < 0x1.a827ap-2) & (x > -0x1.2bec4p-2);
     vd u1 = 1.0 + x;
-    vl huge = hx >= 0x43400000ll;   /* x >= 2^53: 1 + x would lose x's bits, c = 0 */
-    vd u = (vd)N(sell)(huge, (vl)x, (vl)u1);
-    vl ui = (vl)u;
+    vl huge = x >= 0x1p53;   /* 1 + x would lose x's bits: c = 0 */
+    vl ui = N(sell)(huge, (vl)x, (vl)u1);
     vl hu = ui >> 32;
     vl k = (hu >> 20) - 1023;
     vd c = (vd)N(sell)(k > 0, (vl)(1.0 - (u1 - x)), (vl)(x - (u1 - 1.0))) / u1;
-    c = (vd)((vl)c & ~huge);
+    c = (vd)((vl)c & ~(huge | k0));
     hu &= 0x000fffff;
-    vl lowh = hu < 0x6a09e;
-    vl uh = (vl)N(sell)(lowh, hu | 0x3ff00000, hu | 0x3fe00000);
-    k = (vl)N(sell)(lowh, k, k + 1);
-    hu = (vl)N(sell)(lowh, hu, (0x00100000 - hu) >> 2);
-    vd un = (vd)((uh << 32) | (ui & 0xffffffffll));
+    vl i = (hu + 0x95f64) & 0x100000;   /* normalize u or u/2, as d_log */
+    vd un = (vd)(((hu | (i ^ 0x3ff00000)) << 32) | (ui & 0xffffffffll));
+    k += i >> 20;
     vd f = (vd)N(sell)(k0, (vl)x, (vl)(un - 1.0));
-    k = (vl)((vl)k & ~k0);
-    c = (vd)((vl)c & ~k0);
-    hu = (vl)N(sell)(k0, (vl){0} + 1, hu);
-    vd dk = __builtin_convertvector(k, vd);
+    vd dk = (vd)((vl)__builtin_convertvector(k, vd) & ~k0);
     vd hfsq = 0.5 * f * f;
-    /* hu == 0: |f| < 2^-20 (k != 0 here) */
-    vd r_f0 = dk * LOG64_LN2_HI + (c + dk * LOG64_LN2_LO);
-    vd Rs = hfsq * (1.0 - 0.66666666666666666 * f);
-    vd r_fs = dk * LOG64_LN2_HI - ((Rs - (dk * LOG64_LN2_LO + c)) - f);
-    vd r_hu0 = (vd)N(sell)(f == 0.0, (vl)r_f0, (vl)r_fs);
     vd s = f / (2.0 + f);
     vd z = s * s;
     vd R = z * (LOG64_LG1 +
                 z * (LOG64_LG2 + z * (LOG64_LG3 + z * (LOG64_LG4 + z * (LOG64_LG5 + z * (LOG64_LG6 + z * LOG64_LG7))))));
-    vd r_k0 = f - (hfsq - s * (hfsq + R));
-    vd r_k = dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + (dk * LOG64_LN2_LO + c))) - f);
-    vd r = (vd)N(sell)(k0, (vl)r_k0, (vl)r_k);
-    r = (vd)N(sell)(hu == 0, (vl)r_hu0, (vl)r);
-    return (vd)N(sell)(tiny, (vl)(x - x * x * 0.5), (vl)r);
+    vd r = dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + (dk * LOG64_LN2_LO + c))) - f);
+    return (vd)N(sell)(x == 0.0, (vl)x, (vl)r);
 }
 
 TI vd N(d_log1pv)(vd x)
@@ -577,19 +564,75 @@ TI vd N(d_sincos)(vd x, int cosine, vl *bad)
     return res;
 }
 
-TI vd N(d_sinv)(vd x)
+/* sin (cosine = 0) or cos (cosine = 1) of the lanes with |x| <
+ * SC64_FAST_MAX (*fast marks them; the others hold an unspecified value).
+ * The cheap path of docs/runtime-math.md ("f64 sine and cosine"): about
+ * 55 vector operations where d_sincos takes over 100 (its three
+ * reductions and both kernels' branches all run on every lane).
+ * n = RN(x 2/pi) by the 1.5 2^52 shift (n's low bits are then in t's
+ * low bits, two's complement for x < 0), y + y1 = x - n pi/2 with pi/2 in
+ * three pieces (SC64_PIO2_1 + SC64_PIO2_2 + SC64_PIO2_2T, 2^-122.9 from
+ * pi/2): x - n PIO2_1 is exact (Sterbenz: x is within a factor 2 of
+ * n PIO2_1 for n >= 1), n PIO2_2 is exact (33 bits times 5), the
+ * subtraction's error e is recovered exactly (Fast2Sum, or exact
+ * subtraction where |a| < |n PIO2_2|: both are then multiples of 2^-66
+ * within 38 bits), and y + y1 is the rounded b - (n PIO2_2T - e) with its
+ * error (Fast2Sum). With n <= 20 and |x - n pi/2| >= 2^-53.86 (the nearest
+ * double to each n pi/2, mpmath at 300 bits), y + y1 is within 2^-65
+ * relative of the exact reduced argument. The kernels are fdlibm's
+ * __kernel_sin and __kernel_cos with y1, the latter without its qx split
+ * (1 - 0.5 z rounded once instead: at most 0.57 ULP before the last
+ * rounding at |y| = pi/4, 1.07 ULP in all, inside the table's 1 ULP of
+ * the correctly rounded value); both run on every lane and each lane
+ * takes the one its quadrant wants. The operations are odd in x under
+ * round-to-nearest, so the sign of the sine needs no separate step. */
+#define SC64_FAST_MAX 32.0
+TI vd N(d_sincos_fast)(vd x, int cosine, vl *fast)
 {
-    vl bad;
-    vd r = N(d_sincos)(x, 0, &bad);
-    return N(d_fix_lanes)(r, x, bad, f64_sin_lane);
+    *fast = (vd)((vl)x & F64_ABS) < SC64_FAST_MAX;   /* false for NaN */
+    vd t = x * SC64_INVPIO2 + 0x1.8p52;
+    vd fn = t - 0x1.8p52;
+    vd a = x - fn * SC64_PIO2_1;
+    vd p2 = fn * SC64_PIO2_2;
+    vd b = a - p2;
+    vd e = (a - b) - p2;
+    vd tail = fn * SC64_PIO2_2T - e;
+    vd y = b - tail;
+    vd y1 = (b - y) - tail;
+    vd z = y * y, v = z * y;
+    /* __kernel_sin(y, y1, 1) */
+    vd rs = SC64_S2 + z * (SC64_S3 + z * (SC64_S4 + z * (SC64_S5 + z * SC64_S6)));
+    vd ks = y - ((z * (0.5 * y1 - v * rs) - y1) - v * SC64_S1);
+    /* __kernel_cos(y, y1), qx = 0 */
+    vd rc = z * (SC64_C1 + z * (SC64_C2 + z * (SC64_C3 + z * (SC64_C4 + z * (SC64_C5 + z * SC64_C6)))));
+    vd kc = 1.0 - (0.5 * z - (z * rc - y * y1));
+    vl q = (vl)t + cosine;   /* n mod 4 in the low bits; cos x = sin(x + pi/2) */
+    vd res = (vd)N(sell)((q & 1) != 0, (vl)kc, (vl)ks);
+    return (vd)((vl)res ^ ((vl)((q & 2) != 0) & F64_SIGN));
 }
 
-TI vd N(d_cosv)(vd x)
+/* sin or cos: the cheap path where every lane has |x| < SC64_FAST_MAX,
+ * else d_sincos for the others too (each lane's bits depend only on its
+ * own operand, so every vector width gives the same bits), the scalar
+ * rule for NaN, infinities and |x| above 2^19 pi/2. */
+TI vd N(d_sincosv)(vd x, int cosine)
 {
-    vl bad;
-    vd r = N(d_sincos)(x, 1, &bad);
-    return N(d_fix_lanes)(r, x, bad, f64_cos_lane);
+    vl fast;
+    vd r = N(d_sincos_fast)(x, cosine, &fast);
+    vl zero = {0};
+    vl slow = ~fast;
+    if (__builtin_expect(memcmp(&slow, &zero, sizeof slow) != 0, 0)) {
+        vl bad;
+        vd r2 = N(d_sincos)(x, cosine, &bad);
+        r = (vd)N(sell)(fast, (vl)r, (vl)r2);
+        r = N(d_fix_lanes)(r, x, bad & slow, cosine ? f64_cos_lane : f64_sin_lane);
+    }
+    return r;
 }
+
+TI vd N(d_sinv)(vd x) { return N(d_sincosv)(x, 0); }
+
+TI vd N(d_cosv)(vd x) { return N(d_sincosv)(x, 1); }
 
 /* log x for positive normal finite lanes; *bad marks the others. */
 TI vd N(d_log)(vd x, vl *bad)
