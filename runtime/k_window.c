@@ -66,6 +66,11 @@
 #define WIN_X86 0
 #endif
 
+/* Outputs at least this large are written with streaming stores (no read
+ * for ownership, no eviction of the input's lines): they would leave the
+ * caches before a consumer reads them anyway. */
+#define WIN_STREAM_BYTES ((uint64_t)16 << 20)
+
 typedef ir_window win_geom;
 
 static bool geom_init(rt_exec *x, const ir_op *op, const plumb_tensor *t, bool dilations, win_geom *g)
@@ -247,20 +252,86 @@ static void f32_row_avx512(bool is_max, float *acc, const float *src, int64_t n)
     }
 }
 
+/* The channels-last kernels' software prefetch distance: the window rows
+ * are read as several streams (one per window row), each moving a few
+ * hundred bytes per output row, and the hardware prefetchers alone left
+ * the 2x2 and 3x3 NHWC pools at under a quarter of STREAM (issue 17); a
+ * prefetch 2 KiB ahead of every load measured best among 1, 2 and 4 KiB
+ * (docs/runtime-window.md). A prefetch never faults, so running past the
+ * tensor's end is harmless; the address is formed as an integer so no
+ * out-of-bounds pointer is made. */
+#define WIN_PF_BYTES 2048
+#define WIN_PREFETCH(p) _mm_prefetch((const char *)((uintptr_t)(p) + WIN_PF_BYTES), _MM_HINT_T0)
+
+/* The channels-last kernels' blocks of sixteen lanes start on the 64-byte
+ * lines of `base` (tensors come from calloc, 16 bytes past a line: every
+ * unaligned 64-byte load spans two lines and doubles the L1 traffic, which
+ * measured about twice the time): a masked head block up to the first
+ * line, whole blocks, a masked tail. */
+static inline int64_t win_head(const void *base, int64_t elem, int64_t n)
+{
+    int64_t h = (int64_t)(((uintptr_t)0 - (uintptr_t)base) & 63) / elem;
+    return h < n ? h : n;
+}
+
+static inline __mmask16 win_mask16(int64_t k)
+{
+    return k >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << k) - 1);
+}
+
+/* A store of a block: streamed when asked for and the block is a whole
+ * aligned line, else masked. */
+WIN_AVX512
+static inline void win_store16(float *p, __mmask16 m, __m512 v, bool nt)
+{
+    if (nt && m == 0xFFFF && ((uintptr_t)p & 63) == 0) _mm512_stream_ps(p, v);
+    else _mm512_mask_storeu_ps(p, m, v);
+}
+
 /* A whole channels-last output row: for each block of sixteen channels the
  * accumulator stays in a register through init and every window position
- * (offsets wofs from src), the same fold order as f32_row_avx512. */
+ * (offsets wofs from src), each input element read once per output row it
+ * feeds. The fold is VRANGEPS (imm 5: maximum, 4: minimum, the sign from
+ * the comparison), one instruction where mm16 takes seven: on non-NaN
+ * operands it is IEEE maximum/minimum with -0 < +0, so the same bits as
+ * mm16 in any order (max and min of a total order are associative); it
+ * drops a NaN operand instead of propagating it, so a block whose init or
+ * terms hold a NaN (tracked with one compare per load) is folded again by
+ * mm16 in the reference's order. */
+WIN_AVX512 __attribute__((always_inline))
+static inline void f32_rowwin_k(const bool is_max, float *dst, float init, const float *src, const int64_t *wofs,
+                                uint64_t wc, int64_t n, bool nt)
+{
+    int64_t head = win_head(src + wofs[0], 4, n);
+    __m512 vi = _mm512_set1_ps(init);
+    __mmask16 init_nan = _mm512_cmp_ps_mask(vi, vi, _CMP_UNORD_Q);
+    for (int64_t c = 0; c < n;) {
+        int64_t len = c == 0 && head > 0 ? head : n - c;
+        __mmask16 m = win_mask16(len), nan = init_nan;
+        __m512 a = vi;
+        for (uint64_t wi = 0; wi < wc; wi++) {
+            const float *p = src + wofs[wi] + c;
+            WIN_PREFETCH(p);
+            __m512 v = _mm512_maskz_loadu_ps(m, p);
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            a = is_max ? _mm512_range_ps(a, v, 5) : _mm512_range_ps(a, v, 4);
+        }
+        if (__builtin_expect(nan != 0, 0)) {
+            a = vi;
+            for (uint64_t wi = 0; wi < wc; wi++)
+                a = mm16(a, _mm512_maskz_loadu_ps(m, src + wofs[wi] + c), is_max);
+        }
+        win_store16(dst + c, m, a, nt);
+        c += len < 16 ? len : 16;
+    }
+}
+
 WIN_AVX512
 static void f32_rowwin_avx512(bool is_max, float *dst, float init, const float *src, const int64_t *wofs, uint64_t wc,
-                              int64_t n)
+                              int64_t n, bool nt)
 {
-    for (int64_t c = 0; c < n; c += 16) {
-        __mmask16 m = n - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - c)) - 1);
-        __m512 a = _mm512_set1_ps(init);
-        for (uint64_t wi = 0; wi < wc; wi++)
-            a = mm16(a, _mm512_maskz_loadu_ps(m, src + wofs[wi] + c), is_max);
-        _mm512_mask_storeu_ps(dst + c, m, a);
-    }
+    if (is_max) f32_rowwin_k(true, dst, init, src, wofs, wc, n, nt);
+    else f32_rowwin_k(false, dst, init, src, wofs, wc, n, nt);
 }
 
 WIN_AVX512
@@ -396,6 +467,7 @@ typedef struct rw_job {
     bool isf;
     bool comp;                 /* f16/bf16 add: compensated sum (f_add2, half_sum) */
     int isa;
+    bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
     const void *src;
     void *dst;
     double init_f;
@@ -412,7 +484,7 @@ static ir_window_body bool_kind(ir_window_body k)
     return k == IR_WB_ADD || k == IR_WB_MAX || k == IR_WB_OR ? IR_WB_MAX : IR_WB_MIN;
 }
 
-static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     rw_job *j = ctx;
     const win_geom *g = j->g;
@@ -462,7 +534,7 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             float *dr = (float *)j->dst + (int64_t)row * n, fi = (float)j->init_f;
             bool mx = j->k == IR_WB_MAX;
             if (j->isa >= PLUMB_ISA_AVX512) {
-                f32_rowwin_avx512(mx, dr, fi, (const float *)j->src + origin, j->wofs, g->wcount, n);
+                f32_rowwin_avx512(mx, dr, fi, (const float *)j->src + origin, j->wofs, g->wcount, n, j->nt);
                 continue;
             }
             for (int64_t q = 0; q < n; q++) dr[q] = fi;
@@ -558,6 +630,15 @@ static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
 }
 
+static void rw_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    rw_rows_body(ctx, begin, end, chunk);
+#if WIN_X86
+    /* this thread's streamed stores are visible before the range ends */
+    if (((rw_job *)ctx)->nt) _mm_sfence();
+#endif
+}
+
 static void scalar_view(plumb_tensor *t, plumb_dtype dt, void *buf)
 {
     memset(t, 0, sizeof *t);
@@ -651,6 +732,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
                 .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = in[0]->data, .dst = out[0]->data,
                 .row = g.out[g.rank - 1]};
     j.comp = (t == PLUMB_F16 || t == PLUMB_BF16) && j.k == IR_WB_ADD;
+    j.nt = j.isa >= PLUMB_ISA_AVX512 && out[0]->nbytes >= WIN_STREAM_BYTES;
     if (j.isf) j.init_f = f_load(t, in[1]->data, 0);
     else j.init_i = plumb_dtype_is_bool(t) ? (int64_t)(((const uint8_t *)in[1]->data)[0] & 1) : i_load(t, in[1]->data, 0);
     uint64_t rows = ocount / (uint64_t)j.row;
