@@ -113,6 +113,7 @@ check: all tests
 	@rc=0; gold=$$(mktemp) || exit 1; \
 	$(MAKE) --no-print-directory BUILD=$(BUILD) check-golden > "$$gold" 2>&1 & gpid=$$!; \
 	BUILD=$(BUILD) SHARED=$(SHARED) SANITIZED=$(if $(findstring -fsanitize,$(EXTRA_CFLAGS)),yes,no) \
+	  SANITIZER=$(if $(findstring -fsanitize,$(EXTRA_CFLAGS)),$(if $(findstring clang,$(notdir $(CC))),clang,gcc),) \
 	  sh tests/run.sh || rc=1; \
 	$(MAKE) --no-print-directory BUILD=$(BUILD) check-docs || rc=1; \
 	wait $$gpid || rc=1; cat "$$gold"; rm -f "$$gold"; \

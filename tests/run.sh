@@ -24,10 +24,14 @@ if [ -n "${STABLEHLO_TESTDATA:-}" ]; then export STABLEHLO_TESTDATA; fi
 # by tests/ref/test_crmath.c: a tenth of its random cases and sweep
 # points); make check, with the full counts, runs on every CI run as well.
 # Suites read SANITIZED themselves for the checks make check alone makes
-# (tests/conformance/test_certify_scope.sh, tests/install/test_install.sh).
+# (tests/conformance/test_certify_scope.sh, tests/install/test_install.sh),
+# and SANITIZER (gcc or clang, set by make asan) for the runs made under one
+# of the two sanitizers only (tests/conformance/test_coverage.sh,
+# tests/conformance/test_faults.sh; docs/ci.md says which and why).
 if [ "${SANITIZED:-no}" = yes ]; then
     PLUMB_TEST_QUICK=1
-    export SANITIZED PLUMB_TEST_QUICK
+    SANITIZER=${SANITIZER:-}
+    export SANITIZED SANITIZER PLUMB_TEST_QUICK
 fi
 count() { # $1 = suite name, $2 = exit status, $3 = its log; prints the result, writes "p f s" to $4
     log=$3
