@@ -810,7 +810,24 @@ typedef struct sas_job {
     const int64_t *wofs;       /* per window position: offset from the window's origin */
     uint64_t per0;             /* sources per index of dimension 0 */
     int isa;
+    bool tile;                 /* the windows tile the operand (sas_tiles): every element written once */
+    bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
+    const void *init;          /* init_value's element */
 } sas_job;
+
+/* The windows cover every operand element exactly once (no window
+ * dilation, window = stride and no low padding on every dimension, and
+ * the windows reach the operand's end): each element's result is init,
+ * plus the one source whose window selected it. The tile rows write that
+ * once instead of filling the result with init and adding into it, a
+ * full pass over the result less (the 2x2 stride 2 pooling gradient). */
+static bool sas_tiles(const win_geom *g)
+{
+    for (uint32_t d = 0; d < g->rank; d++)
+        if (g->wd[d] != 1 || g->w[d] != g->s[d] || g->lo[d] != 0 || g->out[d] * g->s[d] != g->in[d])
+            return false;
+    return true;
+}
 
 static inline bool keeps_f32(int sel, float a, float b) { return sel == 1 ? a >= b : a > b; }
 
@@ -852,7 +869,50 @@ static void sas_row_avx512(const sas_job *j, int64_t origin, uint64_t si, int64_
 }
 #endif
 
-static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+#if WIN_X86
+/* The tile form of sas_row_avx512: the selection the same, then each
+ * window position's block written once, init where the lane did not
+ * select it and init + source where it did (an f32 add, correctly rounded
+ * as the reference's double add rounded to f32 is). Blocks are aligned to
+ * the result's lines, so the streamed stores take whole lines. */
+WIN_AVX512
+static void sas_tile_avx512(const sas_job *j, int64_t origin, uint64_t si, int64_t n)
+{
+    const float *x = (const float *)j->opd + origin, *sv = (const float *)j->src + si;
+    float *out = (float *)j->dst + origin;
+    const int64_t *wofs = j->wofs;
+    uint32_t wc = (uint32_t)j->g->wcount;
+    float init;
+    memcpy(&init, j->init, sizeof init);
+    __m512 vi = _mm512_set1_ps(init);
+    int64_t head = win_head(out + wofs[0], 4, n);
+    for (int64_t c = 0; c < n;) {
+        int64_t len = c == 0 && head > 0 ? head : n - c;
+        __mmask16 m = win_mask16(len);
+        WIN_PREFETCH(x + wofs[0] + c);
+        __m512 best = _mm512_maskz_loadu_ps(m, x + wofs[0] + c);
+        __m512i idx = _mm512_setzero_si512();
+        for (uint32_t k = 1; k < wc; k++) {
+            const float *p = x + wofs[k] + c;
+            WIN_PREFETCH(p);
+            __m512 v = _mm512_maskz_loadu_ps(m, p);
+            __mmask16 keep = j->sel == 1 ? _mm512_cmp_ps_mask(best, v, _CMP_GE_OQ) : _mm512_cmp_ps_mask(best, v, _CMP_GT_OQ);
+            __mmask16 take = (__mmask16)~keep;
+            best = _mm512_mask_mov_ps(best, take, v);
+            idx = _mm512_mask_mov_epi32(idx, take, _mm512_set1_epi32((int)k));
+        }
+        WIN_PREFETCH(sv + c);
+        __m512 sum = _mm512_add_ps(vi, _mm512_maskz_loadu_ps(m, sv + c));
+        for (uint32_t k = 0; k < wc; k++) {
+            __mmask16 e = _mm512_cmpeq_epi32_mask(idx, _mm512_set1_epi32((int)k));
+            win_store16(out + wofs[k] + c, m, _mm512_mask_blend_ps(e, vi, sum), j->nt);
+        }
+        c += len < 16 ? len : 16;
+    }
+}
+#endif
+
+static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     sas_job *j = ctx;
@@ -883,7 +943,8 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
                 origin += p * g->istride[d];
             }
             if (in_) {
-                sas_row_avx512(j, origin, si, nch);
+                if (j->tile) sas_tile_avx512(j, origin, si, nch);
+                else sas_row_avx512(j, origin, si, nch);
                 /* the loop's step moves past the row */
                 si += (uint64_t)nch - 1;
                 o[r - 1] = nch - 1;
@@ -919,6 +980,13 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             if (chosen < 0)
                 continue;
         }
+        if (j->tile) {
+            /* every element of this window is written here and nowhere
+             * else: init, the selected one init + source */
+            size_t sz = plumb_dtype_size(j->t);
+            for (uint64_t wi = 0; wi < g->wcount; wi++)
+                memcpy((char *)j->dst + (size_t)(base + j->wofs[wi]) * sz, j->init, sz);
+        }
         if (f32)
             ((float *)j->dst)[chosen] = (float)((double)((float *)j->dst)[chosen] + (double)((const float *)j->src)[si]);
         else if (plumb_dtype_is_float(j->t))
@@ -929,8 +997,17 @@ static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
 }
 
+static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    sas_rows_body(ctx, begin, end, chunk);
+#if WIN_X86
+    /* this thread's streamed stores are visible before the range ends */
+    if (((sas_job *)ctx)->nt) _mm_sfence();
+#endif
+}
+
 static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, plumb_dtype t, const plumb_tensor *opd,
-                     const plumb_tensor *src, plumb_tensor *out)
+                     const plumb_tensor *src, const plumb_tensor *init, plumb_tensor *out)
 {
     uint64_t scount = plumb_tensor_numel(src);
     if (scount == 0)
@@ -945,7 +1022,9 @@ static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, pl
             wofs[wi] += kw[d] * g->wd[d] * g->istride[d];
     }
     sas_job j = {.x = x, .g = g, .sel = sel, .t = t, .opd = opd->data, .src = src->data, .dst = out->data,
-                 .wofs = wofs, .per0 = scount / (uint64_t)g->out[0], .isa = (int)rt_isa(x)};
+                 .wofs = wofs, .per0 = scount / (uint64_t)g->out[0], .isa = (int)rt_isa(x), .tile = sas_tiles(g),
+                 .init = init->data};
+    j.nt = j.tile && j.isa >= PLUMB_ISA_AVX512 && out->nbytes >= WIN_STREAM_BYTES;
     bool disjoint = (g->w[0] - 1) * g->wd[0] + 1 <= g->s[0];
     if (disjoint) {
         uint64_t grain = j.per0 * g->wcount >= 4096 ? 1 : 4096 / (j.per0 * g->wcount);
@@ -984,13 +1063,16 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
     const char *xd = opd->data, *sd = src->data;
     uint64_t numel = plumb_tensor_numel(out[0]);
     static const unsigned char zero16[16];
+    bool fast = fast_sel && fast_add && g.rank > 0;
+    if (fast && sas_tiles(&g))
+        return sas_fast(x, op, &g, fast_sel, t, opd, src, init, out[0]);   /* writes every element */
     if (sz <= sizeof zero16 && memcmp(init->data, zero16, sz) == 0)
         memset(out[0]->data, 0, out[0]->nbytes);
     else
         for (uint64_t i = 0; i < numel; i++)
             memcpy(od + (size_t)i * sz, init->data, sz);
-    if (fast_sel && fast_add && g.rank > 0)
-        return sas_fast(x, op, &g, fast_sel, t, opd, src, out[0]);
+    if (fast)
+        return sas_fast(x, op, &g, fast_sel, t, opd, src, init, out[0]);
     uint64_t a0[2] = {0, 0}, a1[2] = {0, 0}, r0[2] = {0, 0}, pb = 0;
     plumb_tensor ta0, ta1, tr, tp;
     scalar_view(&ta0, t, a0);

@@ -1,0 +1,326 @@
+/* reduce_window (maximum, minimum, integer and float add) and the pooling
+ * gradient (select_and_scatter GE/GT + add) on random geometries: ranks 2
+ * to 4, windows, strides, padding, window and base dilations, the
+ * innermost dimension not windowed (channels-last: the vector row
+ * kernels, runtime/k_window.c) or windowed (channels-first), every
+ * element type the fast paths take, operands full of ties, signed zeros,
+ * infinities and NaNs (also as init). Bit for bit against the reference
+ * interpreter (NaNs equal, as for every compute op; float sums within the
+ * data-dependent bound) at every ISA level the CPU has, on 1 and 2
+ * threads (rt_test.h). The channel counts give the aligned row kernels a
+ * head block, whole blocks and a masked tail. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rt_test.h"
+
+typedef struct pool_geom {
+    uint32_t rank;
+    int64_t in[4], out[4], w[4], s[4], wd[4], b[4], lo[4], hi[4];
+} pool_geom;
+
+static int64_t pick(const int64_t *v, size_t n) { return v[rt_rand() % n]; }
+
+/* The result extent of one dimension (docs/spec/window.md): the base
+ * dilated and padded operand, windows of extent (w - 1) * wd + 1 every s. */
+static int64_t pool_out(int64_t in, int64_t w, int64_t s, int64_t wd, int64_t b, int64_t lo, int64_t hi)
+{
+    int64_t padded = (in - 1) * b + 1 + lo + hi, ext = (w - 1) * wd + 1;
+    return padded < ext ? 0 : (padded - ext) / s + 1;
+}
+
+/* A random geometry with at least one window per dimension; channels_last:
+ * the innermost dimension has window 1, stride 1, no padding or dilation
+ * (the NHWC pooling case), else it is windowed like the others. tile: the
+ * windows cover the operand exactly once (window = stride, no padding or
+ * dilation; the select_and_scatter tile rows). sas: no base dilation
+ * (select_and_scatter has none). */
+static void pool_geom_rand(pool_geom *g, bool channels_last, bool tile, bool sas)
+{
+    static const int64_t chans[] = {1, 5, 16, 21, 37, 70};
+    g->rank = 2 + (uint32_t)(rt_rand() % 3);
+    for (uint32_t d = 0; d < g->rank; d++) {
+        bool inner = d + 1 == g->rank;
+        for (;;) {
+            if (inner && channels_last) {
+                g->in[d] = pick(chans, 6);
+                g->w[d] = g->s[d] = g->wd[d] = g->b[d] = 1;
+                g->lo[d] = g->hi[d] = 0;
+            } else if (tile) {
+                g->w[d] = g->s[d] = 1 + (int64_t)(rt_rand() % 3);
+                g->in[d] = g->w[d] * (1 + (int64_t)(rt_rand() % 4));
+                g->wd[d] = g->b[d] = 1;
+                g->lo[d] = g->hi[d] = 0;
+            } else {
+                g->in[d] = 1 + (int64_t)(rt_rand() % 9);
+                g->w[d] = 1 + (int64_t)(rt_rand() % 3);
+                g->s[d] = 1 + (int64_t)(rt_rand() % 3);
+                g->wd[d] = !sas && rt_rand() % 4 == 0 ? 2 : 1;
+                g->b[d] = !sas && rt_rand() % 5 == 0 ? 2 : 1;
+                g->lo[d] = (int64_t)(rt_rand() % 3);
+                g->hi[d] = (int64_t)(rt_rand() % 3);
+            }
+            g->out[d] = pool_out(g->in[d], g->w[d], g->s[d], g->wd[d], g->b[d], g->lo[d], g->hi[d]);
+            if (g->out[d] > 0)
+                break;
+        }
+    }
+}
+
+static void arr(char *buf, size_t n, const int64_t *v, uint32_t rank)
+{
+    size_t k = (size_t)snprintf(buf, n, "array<i64: ");
+    for (uint32_t d = 0; d < rank; d++)
+        k += (size_t)snprintf(buf + k, n - k, "%lld%s", (long long)v[d], d + 1 < rank ? ", " : ">");
+}
+
+static void attrs(char *buf, size_t n, const pool_geom *g, bool sas)
+{
+    char w[96], s[96], wd[96], b[96], pad[160];
+    arr(w, sizeof w, g->w, g->rank);
+    arr(s, sizeof s, g->s, g->rank);
+    arr(wd, sizeof wd, g->wd, g->rank);
+    arr(b, sizeof b, g->b, g->rank);
+    size_t k = (size_t)snprintf(pad, sizeof pad, "dense<[");
+    for (uint32_t d = 0; d < g->rank; d++)
+        k += (size_t)snprintf(pad + k, sizeof pad - k, "[%lld, %lld]%s", (long long)g->lo[d], (long long)g->hi[d],
+                              d + 1 < g->rank ? ", " : "");
+    snprintf(pad + k, sizeof pad - k, "]> : tensor<%ux2xi64>", g->rank);
+    if (sas)
+        snprintf(buf, n, "padding = %s, window_dimensions = %s, window_strides = %s", pad, w, s);
+    else
+        snprintf(buf, n, "base_dilations = %s, padding = %s, window_dilations = %s, window_dimensions = %s, "
+                         "window_strides = %s", b, pad, wd, w, s);
+}
+
+/* The bits of the double v (exact in t, or a NaN) in float type t. */
+static uint64_t fbits(plumb_dtype t, double v)
+{
+    switch (t) {
+    case PLUMB_F32: return plumb_f32_bits((float)v);
+    case PLUMB_F64: return plumb_f64_bits(v);
+    case PLUMB_F16: return plumb_f64_to_f16(v);
+    default: return plumb_f64_to_bf16(v);
+    }
+}
+
+/* The bits of a small value v (ties in most windows) in type t. */
+static uint64_t small_bits(plumb_dtype t, int64_t v)
+{
+    return plumb_dtype_is_float(t) ? fbits(t, (double)v) : (uint64_t)v;
+}
+
+/* Overwrites some elements of x: ties (small values), signed zeros,
+ * infinities and, with nans, a few NaNs. */
+static void salt(plumb_tensor *x, bool nans)
+{
+    plumb_dtype t = x->dtype;
+    bool f = plumb_dtype_is_float(t);
+    uint64_t n = plumb_tensor_numel(x);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = rt_rand() % 64;
+        if (r < 16)
+            plumb_store_bits(t, x->data, i, small_bits(t, (int64_t)(r % 4) - 1));
+        else if (f && r < 24)
+            plumb_store_bits(t, x->data, i, fbits(t, r < 20 ? -0.0 : 0.0));
+        else if (f && r < 26)
+            plumb_store_bits(t, x->data, i, fbits(t, r == 24 ? INFINITY : -INFINITY));
+        else if (f && nans && r == 26)
+            plumb_store_bits(t, x->data, i, fbits(t, NAN));
+    }
+}
+
+static void dims_text(char *buf, size_t n, const int64_t *d, uint32_t rank, plumb_dtype t)
+{
+    rt_ty(buf, n, t, rank, d);
+}
+
+static const plumb_dtype rw_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16, PLUMB_I8,
+                                       PLUMB_UI8, PLUMB_I16, PLUMB_UI32, PLUMB_I64, PLUMB_UI64};
+
+/* One random reduce_window case: type t, body max/min/add, the layout;
+ * init: the body's identity, or (init_salt) a random element, NaN at
+ * times (a NaN init propagates through every max/min window). */
+static void rw_case(plumb_dtype t, const char *body, bool channels_last, bool init_salt)
+{
+    pool_geom g;
+    pool_geom_rand(&g, channels_last, false, false);
+    char a[1024], it[128], ot[128], src[4096];
+    attrs(a, sizeof a, &g, false);
+    dims_text(it, sizeof it, g.in, g.rank, t);
+    dims_text(ot, sizeof ot, g.out, g.rank, t);
+    const char *e = plumb_dtype_name(t);
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s, %%c: tensor<%s>) -> %s {\n"
+             "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{%s}> ({\n"
+             "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+             "    %%m = stablehlo.%s %%a, %%b : tensor<%s>\n"
+             "    stablehlo.return %%m : tensor<%s>\n"
+             "  }) : (%s, tensor<%s>) -> %s\n"
+             "  return %%r : %s\n}\n",
+             it, e, ot, a, e, e, body, e, e, it, e, ot, ot);
+    plumb_tensor *in[2] = {rt_rand_tensor(t, g.rank, g.in, true), rt_rand_tensor(t, 0, NULL, true)};
+    bool add = strcmp(body, "add") == 0, fl = plumb_dtype_is_float(t);
+    salt(in[0], !add);
+    if (init_salt && !add)
+        salt(in[1], true);
+    else if (add)
+        plumb_store_bits(t, in[1]->data, 0, 0);
+    uint64_t wcount = 1;
+    for (uint32_t d = 0; d < g.rank; d++)
+        wcount *= (uint64_t)g.w[d];
+    if (add && fl)
+        rt_check_bound(src, in, 2, wcount + 1, true);
+    else
+        rt_check_exact_nan(src, in, 2);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
+/* reduce_window max and min on every type, both layouts, random
+ * geometries with padding and both dilations: bitwise. */
+static void test_pool_maxmin_random(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 3; rep++)
+        for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++)
+            for (int layout = 0; layout < 2; layout++) {
+                rw_case(rw_types[ti], "maximum", layout == 0, rep == 2);
+                rw_case(rw_types[ti], "minimum", layout == 0, rep == 1);
+            }
+}
+
+/* reduce_window add: integers bitwise (wrapping sums), floats within the
+ * data-dependent bound, both layouts. */
+static void test_pool_add_random(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 2; rep++)
+        for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++)
+            for (int layout = 0; layout < 2; layout++)
+                rw_case(rw_types[ti], "add", layout == 0, false);
+}
+
+/* Channels-last f32 max/min with a NaN in only one lane of one block, and
+ * a NaN init: the VRANGEPS fold drops NaNs, so such blocks must be
+ * refolded; every other block keeps the fast fold. */
+static void test_pool_nan_blocks(void **state)
+{
+    (void)state;
+    int64_t d[4] = {2, 6, 6, 70}, o[4] = {2, 3, 3, 70};
+    static const char *const bodies[] = {"maximum", "minimum"};
+    for (int b = 0; b < 2; b++)
+        for (int where = 0; where < 4; where++) {
+            plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_F32, 4, d, true), rt_scalar_bits(PLUMB_F32, b ? 0x7F800000u : 0xFF800000u)};
+            uint64_t n = plumb_tensor_numel(in[0]);
+            if (where < 3)   /* first lane of the first block, a mid lane, the tail's last lane */
+                plumb_store_bits(PLUMB_F32, in[0]->data, where == 0 ? 0 : where == 1 ? n / 2 + 7 : n - 1, 0x7FC00000u);
+            else
+                plumb_store_bits(PLUMB_F32, in[1]->data, 0, 0xFFC00001u);
+            char src[2000];
+            snprintf(src, sizeof src,
+                     "func.func @main(%%x: tensor<2x6x6x70xf32>, %%c: tensor<f32>) -> tensor<2x3x3x70xf32> {\n"
+                     "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{window_dimensions = array<i64: 1, 2, 2, 1>, "
+                     "window_strides = array<i64: 1, 2, 2, 1>}> ({\n"
+                     "  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+                     "    %%m = stablehlo.%s %%a, %%b : tensor<f32>\n"
+                     "    stablehlo.return %%m : tensor<f32>\n"
+                     "  }) : (tensor<2x6x6x70xf32>, tensor<f32>) -> tensor<2x3x3x70xf32>\n"
+                     "  return %%r : tensor<2x3x3x70xf32>\n}\n",
+                     bodies[b]);
+            (void)o;
+            rt_check_exact_nan(src, in, 2);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+        }
+}
+
+static const plumb_dtype sas_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16, PLUMB_I32, PLUMB_UI8, PLUMB_I64};
+
+/* One random pooling gradient: select GE or GT, scatter add, a random
+ * init (zero at times); tile: windows covering the operand exactly once
+ * (the rows that write each element once), else random padding and
+ * overlapping windows. */
+static void sas_case(plumb_dtype t, const char *cmp, bool channels_last, bool tile, bool zero_init)
+{
+    pool_geom g;
+    pool_geom_rand(&g, channels_last, tile, true);
+    char a[1024], it[128], st[128], src[4096];
+    attrs(a, sizeof a, &g, true);
+    dims_text(it, sizeof it, g.in, g.rank, t);
+    dims_text(st, sizeof st, g.out, g.rank, t);
+    const char *e = plumb_dtype_name(t);
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s, %%s: %s, %%c: tensor<%s>) -> %s {\n"
+             "  %%r = \"stablehlo.select_and_scatter\"(%%x, %%s, %%c) <{%s}> ({\n"
+             "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+             "    %%p = stablehlo.compare %s, %%a, %%b : (tensor<%s>, tensor<%s>) -> tensor<i1>\n"
+             "    stablehlo.return %%p : tensor<i1>\n"
+             "  }, {\n"
+             "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+             "    %%m = stablehlo.add %%a, %%b : tensor<%s>\n"
+             "    stablehlo.return %%m : tensor<%s>\n"
+             "  }) : (%s, %s, tensor<%s>) -> %s\n"
+             "  return %%r : %s\n}\n",
+             it, st, e, it, a, e, e, cmp, e, e, e, e, e, e, it, st, e, it, it);
+    plumb_tensor *in[3] = {rt_rand_tensor(t, g.rank, g.in, true), rt_rand_tensor(t, g.rank, g.out, true),
+                           rt_rand_tensor(t, 0, NULL, true)};
+    salt(in[0], true);
+    salt(in[1], true);
+    if (zero_init)
+        plumb_store_bits(t, in[2]->data, 0, 0);
+    rt_check_exact_nan(src, in, 3);
+    for (int k = 0; k < 3; k++)
+        plumb_tensor_free(in[k]);
+}
+
+/* The pooling gradient on windows that tile the operand (each element
+ * written once: init, or init + source where selected), both layouts,
+ * GE and GT, zero and random init: bitwise. */
+static void test_sas_tile_random(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 2; rep++)
+        for (size_t ti = 0; ti < sizeof sas_types / sizeof sas_types[0]; ti++)
+            for (int layout = 0; layout < 2; layout++) {
+                sas_case(sas_types[ti], "GE", layout == 0, true, rep == 0);
+                sas_case(sas_types[ti], "GT", layout == 0, true, rep == 1);
+            }
+}
+
+/* The pooling gradient on random windows with padding and overlaps (the
+ * fill-then-add rows): bitwise. */
+static void test_sas_overlap_random(void **state)
+{
+    (void)state;
+    for (size_t ti = 0; ti < sizeof sas_types / sizeof sas_types[0]; ti++)
+        for (int layout = 0; layout < 2; layout++) {
+            sas_case(sas_types[ti], "GE", layout == 0, false, true);
+            sas_case(sas_types[ti], "GT", layout == 0, false, false);
+        }
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rt_free_all();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pool_maxmin_random),
+        cmocka_unit_test(test_pool_add_random),
+        cmocka_unit_test(test_pool_nan_blocks),
+        cmocka_unit_test(test_sas_tile_random),
+        cmocka_unit_test(test_sas_overlap_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}
