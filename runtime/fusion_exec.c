@@ -843,19 +843,25 @@ HS_TARGET static inline __m256i hs_narrow(bool f16, __m512 r)
  * any is flagged. Inlined with constant code and type, so each op's loop
  * is compiled on its own (a loop that switched per vector ran at a third
  * of the speed). */
-HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_opcode code, bool f16,
+HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_opcode code, bool f16, bool cbc,
                                                                           const uint16_t *pa, const uint16_t *pc,
                                                                           uint16_t *o, size_t m, __mmask16 *fl)
 {
     __mmask16 any = 0;
+    /* cbc: every pc[i] is pc[0] (a row broadcast), widened once here */
+    const __m512 cw = cbc ? hs_widen(f16, _mm256_set1_epi16((short)pc[0])) : _mm512_setzero_ps();
     unsigned nv = (unsigned)((m + 15) / 16);
     for (unsigned k = 0; k < nv; k++) {
         __mmask16 lm = (size_t)16 * (k + 1) <= m ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - 16 * k)) - 1u);
-        __m256i ha = _mm256_maskz_loadu_epi16(lm, pa + 16 * k), hc = ha, h;
+        /* plain loads for whole vectors (all of them in whole blocks,
+         * where m is a constant): masked 16-bit loads cost more */
+        bool whole = (size_t)16 * (k + 1) <= m;
+        __m256i ha = whole ? _mm256_loadu_si256((const __m256i *)(pa + 16 * k)) : _mm256_maskz_loadu_epi16(lm, pa + 16 * k);
+        __m256i hc = ha, h;
         __mmask16 f = 0;
-        if (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY ||
-            code == PLUMB_OP_DIVIDE)
-            hc = _mm256_maskz_loadu_epi16(lm, pc + 16 * k);
+        if (!cbc && (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY ||
+                     code == PLUMB_OP_DIVIDE))
+            hc = whole ? _mm256_loadu_si256((const __m256i *)(pc + 16 * k)) : _mm256_maskz_loadu_epi16(lm, pc + 16 * k);
         if (code == PLUMB_OP_NEGATE) {
             h = _mm256_xor_si256(ha, _mm256_set1_epi16((short)0x8000));
         } else if (code == PLUMB_OP_ABS) {
@@ -876,7 +882,7 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
             f |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(ab, mn), _mm512_sub_epi32(mx, mn));
             h = hs_narrow(f16, v);
         } else {
-            __m512 a = hs_widen(f16, ha), c = hs_widen(f16, hc), v;
+            __m512 a = hs_widen(f16, ha), c = cbc ? cw : hs_widen(f16, hc), v;
             switch (code) {
             case PLUMB_OP_ADD: v = _mm512_add_ps(a, c); break;
             case PLUMB_OP_SUBTRACT: v = _mm512_sub_ps(a, c); break;
@@ -887,36 +893,138 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
             f = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
             h = hs_narrow(f16, v);
         }
-        _mm256_store_si256((__m256i *)(o + 16 * k), h);
+        /* o may be the stored value's memory (run_hseg), not 32-byte aligned */
+        _mm256_storeu_si256((__m256i *)(o + 16 * k), h);
         fl[k] = f & lm;
         any |= fl[k];
     }
     return any;
 }
 
-/* whole blocks (the common case, unrolled) and partial ones, per type */
-#define HS_LOOP(C)                                                                                 \
-    (m == HS_BLOCK ? (f16 ? hs_loop(C, true, pa, pc, o, HS_BLOCK, fl) : hs_loop(C, false, pa, pc, o, HS_BLOCK, fl)) \
-                   : (f16 ? hs_loop(C, true, pa, pc, o, m, fl) : hs_loop(C, false, pa, pc, o, m, fl)))
+/* The bf16 lanes of one f32 vector after hs_widen2 (below), in element
+ * order: the 16 flags of a vector holding elements {8L..8L+3} (lo) or
+ * {8L+4..8L+7} (hi) of each 128-bit lane L, spread to their positions in
+ * the 32 elements. Nibble j of x goes to bits 8j..8j+3. */
+static inline uint32_t hs_spread4(uint32_t x)
+{
+    x = (x | (x << 8)) & 0x00FF00FFu;
+    return (x | (x << 4)) & 0x0F0F0F0Fu;
+}
 
-/* The register step of op code on a block; false when code is not one. */
-HS_TARGET static bool hs_step(plumb_opcode code, bool f16, const uint16_t *pa, const uint16_t *pc, uint16_t *o,
-                              size_t m, __mmask16 *fl, __mmask16 *any)
+/* Round the f32 lanes of r to nearest even at bit 16 (the integer form of
+ * hs_narrow), as 32-bit lanes holding the bf16 pattern in their low half
+ * (0..0xffff, so packus_epi32 below passes them unchanged). NaN lanes are
+ * flagged by the callers and their patterns replaced. */
+HS_TARGET static inline __m512i hs_rne16(__m512 r)
+{
+    __m512i v = _mm512_castps_si512(r);
+    v = _mm512_add_epi32(v, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF),
+                                             _mm512_and_si512(_mm512_srli_epi32(v, 16), _mm512_set1_epi32(1))));
+    return _mm512_srli_epi32(v, 16);
+}
+
+/* hs_loop for bf16 and the ops that compute in f32, 32 elements per
+ * step. Widening by unpacking with zero words puts each pattern in the
+ * high half of a 32-bit lane (exactly its f32 value, as hs_widen's shift),
+ * elements {8L..8L+3} of 128-bit lane L in lo and {8L+4..8L+7} in hi;
+ * packus_epi32(lo', hi') packs them back in element order, lane by lane.
+ * That is 2 unpacks and 1 pack per 32 elements instead of 2 zero-extends,
+ * 2 shifts, 2 narrowing moves (2 uops each) and 2 more loads and stores;
+ * every lane gets the same f32 operation and the same rounding as in
+ * hs_loop, so the same bits. Flags are found per vector in the unpacked
+ * order and spread back to element order (rare: only when some lane is
+ * flagged). */
+HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(plumb_opcode code, bool cbc,
+                                                                               const uint16_t *pa,
+                                                                               const uint16_t *pc, uint16_t *o,
+                                                                               size_t m, __mmask16 *fl)
+{
+    uint32_t any = 0;
+    const __m512i z = _mm512_setzero_si512();
+    const __m512 cw = cbc ? _mm512_castsi512_ps(_mm512_set1_epi32((int)((uint32_t)pc[0] << 16))) : _mm512_setzero_ps();
+    for (size_t i = 0; i < m; i += 32) {
+        __mmask32 lm = m - i >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << (m - i)) - 1u);
+        bool whole = m - i >= 32;
+        __m512i ha = whole ? _mm512_loadu_si512((const void *)(pa + i)) : _mm512_maskz_loadu_epi16(lm, pa + i), hc = ha;
+        if (!cbc && (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY ||
+                     code == PLUMB_OP_DIVIDE))
+            hc = whole ? _mm512_loadu_si512((const void *)(pc + i)) : _mm512_maskz_loadu_epi16(lm, pc + i);
+        __m512 a0 = _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, ha));
+        __m512 a1 = _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, ha));
+        __m512 v0, v1;
+        __mmask16 f0 = 0, f1 = 0;
+        if (code == PLUMB_OP_EXPONENTIAL || code == PLUMB_OP_LOGISTIC || code == PLUMB_OP_TANH) {
+            v0 = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a0, &f0)
+                 : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a0, &f0)
+                                              : x16_tanh(a0, &f0);
+            v1 = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a1, &f1)
+                 : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a1, &f1)
+                                              : x16_tanh(a1, &f1);
+            /* hs_loop's screen for bf16 (flag32 and infinity) */
+            const __m512i mn = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(0x7F7F0000 - 0x00800000);
+            const __m512i ab = _mm512_set1_epi32(0x7FFFFFFF);
+            f0 |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(v0), ab), mn), span);
+            f1 |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(v1), ab), mn), span);
+        } else {
+            __m512 c0 = cbc ? cw : _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, hc));
+            __m512 c1 = cbc ? cw : _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, hc));
+            switch (code) {
+            case PLUMB_OP_ADD: v0 = _mm512_add_ps(a0, c0); v1 = _mm512_add_ps(a1, c1); break;
+            case PLUMB_OP_SUBTRACT: v0 = _mm512_sub_ps(a0, c0); v1 = _mm512_sub_ps(a1, c1); break;
+            case PLUMB_OP_MULTIPLY: v0 = _mm512_mul_ps(a0, c0); v1 = _mm512_mul_ps(a1, c1); break;
+            case PLUMB_OP_DIVIDE: v0 = _mm512_div_ps(a0, c0); v1 = _mm512_div_ps(a1, c1); break;
+            default: v0 = _mm512_sqrt_ps(a0); v1 = _mm512_sqrt_ps(a1); break;
+            }
+            f0 = _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q);
+            f1 = _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q);
+        }
+        _mm512_storeu_si512((void *)(o + i), _mm512_packus_epi32(hs_rne16(v0), hs_rne16(v1)));
+        uint32_t f = 0;
+        if (f0 | f1)
+            f = (hs_spread4(f0) | (hs_spread4(f1) << 4)) & lm;
+        fl[i / 16] = (__mmask16)f;
+        if (m - i > 16)
+            fl[i / 16 + 1] = (__mmask16)(f >> 16);
+        any |= f;
+    }
+    return (__mmask16)(any | (any >> 16));
+}
+
+/* whole blocks (the common case, unrolled) and partial ones, per type;
+ * bf16 by pairs of vectors except for the sign ops, which stay on the
+ * patterns */
+#define HS_LOOP(C, CB)                                                                                       \
+    (!f16 && (C) != PLUMB_OP_NEGATE && (C) != PLUMB_OP_ABS                                                   \
+         ? (m == HS_BLOCK ? hs_loop_bf16(C, CB, pa, pc, o, HS_BLOCK, fl) : hs_loop_bf16(C, CB, pa, pc, o, m, fl)) \
+     : m == HS_BLOCK ? (f16 ? hs_loop(C, true, CB, pa, pc, o, HS_BLOCK, fl)                                  \
+                            : hs_loop(C, false, CB, pa, pc, o, HS_BLOCK, fl))                                \
+                     : (f16 ? hs_loop(C, true, CB, pa, pc, o, m, fl) : hs_loop(C, false, CB, pa, pc, o, m, fl)))
+/* the binary ops, with a row-broadcast second operand apart */
+#define HS_LOOP2(C) (cb ? HS_LOOP(C, true) : HS_LOOP(C, false))
+
+/* The register step of op code on a block; false when code is not one.
+ * cb: pc is a row broadcast's block (every pattern pc[0]), so the loop
+ * widens it once instead of loading and widening it per vector (the
+ * binary steps of softmax and layer_norm all have one); the same values
+ * reach the same operation, so the same bits. */
+HS_TARGET static bool hs_step(plumb_opcode code, bool f16, const uint16_t *pa, const uint16_t *pc, bool cb,
+                              uint16_t *o, size_t m, __mmask16 *fl, __mmask16 *any)
 {
     switch (code) {
-    case PLUMB_OP_ADD: *any = HS_LOOP(PLUMB_OP_ADD); return true;
-    case PLUMB_OP_SUBTRACT: *any = HS_LOOP(PLUMB_OP_SUBTRACT); return true;
-    case PLUMB_OP_MULTIPLY: *any = HS_LOOP(PLUMB_OP_MULTIPLY); return true;
-    case PLUMB_OP_DIVIDE: *any = HS_LOOP(PLUMB_OP_DIVIDE); return true;
-    case PLUMB_OP_SQRT: *any = HS_LOOP(PLUMB_OP_SQRT); return true;
-    case PLUMB_OP_NEGATE: *any = HS_LOOP(PLUMB_OP_NEGATE); return true;
-    case PLUMB_OP_ABS: *any = HS_LOOP(PLUMB_OP_ABS); return true;
-    case PLUMB_OP_EXPONENTIAL: *any = HS_LOOP(PLUMB_OP_EXPONENTIAL); return true;
-    case PLUMB_OP_LOGISTIC: *any = HS_LOOP(PLUMB_OP_LOGISTIC); return true;
-    case PLUMB_OP_TANH: *any = HS_LOOP(PLUMB_OP_TANH); return true;
+    case PLUMB_OP_ADD: *any = HS_LOOP2(PLUMB_OP_ADD); return true;
+    case PLUMB_OP_SUBTRACT: *any = HS_LOOP2(PLUMB_OP_SUBTRACT); return true;
+    case PLUMB_OP_MULTIPLY: *any = HS_LOOP2(PLUMB_OP_MULTIPLY); return true;
+    case PLUMB_OP_DIVIDE: *any = HS_LOOP2(PLUMB_OP_DIVIDE); return true;
+    case PLUMB_OP_SQRT: *any = HS_LOOP(PLUMB_OP_SQRT, false); return true;
+    case PLUMB_OP_NEGATE: *any = HS_LOOP(PLUMB_OP_NEGATE, false); return true;
+    case PLUMB_OP_ABS: *any = HS_LOOP(PLUMB_OP_ABS, false); return true;
+    case PLUMB_OP_EXPONENTIAL: *any = HS_LOOP(PLUMB_OP_EXPONENTIAL, false); return true;
+    case PLUMB_OP_LOGISTIC: *any = HS_LOOP(PLUMB_OP_LOGISTIC, false); return true;
+    case PLUMB_OP_TANH: *any = HS_LOOP(PLUMB_OP_TANH, false); return true;
     default: return false;
     }
 }
+#undef HS_LOOP2
 #undef HS_LOOP
 
 /* The flagged lanes of a register step: the kernel on their own operand
@@ -953,7 +1061,7 @@ HS_TARGET static bool hs_rows(rt_exec *x, const fstep *st, const void *const *in
     uint16_t o[HS_BLOCK] __attribute__((aligned(64)));
     __mmask16 fl[HS_BLOCK / 16], any = 0;
     const uint16_t *p0 = ins[0], *p1 = st->n_in > 1 ? ins[1] : p0;
-    if (!hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p0, p1, o, m, fl, &any))
+    if (!hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p0, p1, false, o, m, fl, &any))
         return false;
     *ok = !any || hs_fix(x, st, p0, p1, o, fl, (unsigned)((m + 15) / 16));
     memcpy(dst, o, m * 2);
@@ -980,6 +1088,17 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
         dst[j] = g->steps[s0 + j].hstore ? step_dst(fr, slots, off, &g->steps[s0 + j]) : NULL;
     size_t rows = g->rows ? cnt[1] : 1, L = g->rows ? (size_t)g->row_len : cnt[0];
     uint16_t hb[RT_HSEG_MAX][HS_BLOCK] __attribute__((aligned(64)));
+    /* vp[j]: where step j's block is, hb[j] or, for a stored value in a
+     * whole block, its memory (written there by the step itself: a copy
+     * of the block afterwards was a fifth of run_hseg's own samples in
+     * softmax_bf16). Slot planning keeps every operand the segment reads
+     * live to its last step, so that memory is no operand's. bv[j]: the
+     * pattern a row broadcast's hb[j] holds in all its HS_BLOCK lanes
+     * (refilled only when it changes, not per block), or none (> 0xffff). */
+    const uint16_t *vp[RT_HSEG_MAX];
+    uint32_t bv[RT_HSEG_MAX];
+    for (uint32_t j = 0; j < n; j++)
+        bv[j] = 0x10000u;
     size_t nblk = rows * ((L + HS_BLOCK - 1) / HS_BLOCK), blk = 0;
     for (size_t r = 0; r < rows; r++)
         for (size_t e = 0; e < L; e += HS_BLOCK) {
@@ -989,25 +1108,33 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
             for (uint32_t j = 0; j < n; j++) {
                 const fstep *st = &g->steps[s0 + j];
                 uint16_t *o = hb[j];
+                bool direct = dst[j] && !st->hstream && m == HS_BLOCK && st->kind != S_ROWB;
+                if (direct)
+                    o = (uint16_t *)dst[j] + base;
+                vp[j] = o;
                 if (st->kind == S_ROWB) {
                     uint16_t c = ((const uint16_t *)li[j][0])[r];
-                    __m256i cv = _mm256_set1_epi16((short)c);
-                    for (unsigned k = 0; k < nv; k++)
-                        _mm256_store_si256((__m256i *)(o + 16 * k), cv);
+                    if (bv[j] != c) {
+                        __m512i cv = _mm512_set1_epi16((short)c);
+                        for (unsigned k = 0; k < HS_BLOCK / 32; k++)
+                            _mm512_store_si512((__m512i *)(o + 32 * k), cv);
+                        bv[j] = c;
+                    }
                 } else {
                     /* each operand apart: filling an array of them in a loop
                      * and reading it back whole stalled on store forwarding */
-                    const uint16_t *p0 = st->hsrc[0] >= 0 ? hb[st->hsrc[0]] : (const uint16_t *)li[j][0] + base;
+                    const uint16_t *p0 = st->hsrc[0] >= 0 ? vp[st->hsrc[0]] : (const uint16_t *)li[j][0] + base;
                     const uint16_t *p1 = st->n_in < 2       ? p0
-                                         : st->hsrc[1] >= 0 ? hb[st->hsrc[1]]
+                                         : st->hsrc[1] >= 0 ? vp[st->hsrc[1]]
                                                             : (const uint16_t *)li[j][1] + base;
                     const uint16_t *p2 = st->n_in < 3       ? p0
-                                         : st->hsrc[2] >= 0 ? hb[st->hsrc[2]]
+                                         : st->hsrc[2] >= 0 ? vp[st->hsrc[2]]
                                                             : (const uint16_t *)li[j][2] + base;
                     const uint16_t *p[3] = {p0, p1, p2};
                     __mmask16 fl[HS_BLOCK / 16], any = 0;
-                    bool reg = hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p[0], p[1], o, m,
-                                       fl, &any);
+                    bool cb = st->n_in == 2 && st->hsrc[1] >= 0 && g->steps[s0 + (uint32_t)st->hsrc[1]].kind == S_ROWB;
+                    bool reg = hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p[0], p[1], cb, o,
+                                       m, fl, &any);
                     if (!reg) {
                         /* not a register op: the kernel on the block */
                         const void *pin[3] = {p[0], p[1], p[2]};
@@ -1017,7 +1144,7 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
                         return false;
                     }
                 }
-                if (!dst[j])
+                if (!dst[j] || direct)
                     continue;
                 uint16_t *d = (uint16_t *)dst[j] + base;
                 if (st->hstream && m == HS_BLOCK && ((uintptr_t)d & 63) == 0) {
