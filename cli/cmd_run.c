@@ -1179,26 +1179,63 @@ static int run_lines(const run_state *s, const cli_run_line *l, size_t n, const 
     for (size_t i = 0; i < n; i++) {
         char why[1400] = "";
         int verdict;   /* 0 ok, 1 failed, 2 unsupported */
-        if (l[i].unsupported[0]) {
-            snprintf(why, sizeof why, "unsupported: %s", l[i].unsupported);
+        cli_run_line li = l[i];
+        if (!li.unsupported[0] && li.echo_file[0]) {
+            /* setup, not a check: later lines read what it wrote */
+            printf("%s:%u: RUN %zu: setup: writes %s\n", name, li.line, i + 1, li.echo_file);
+            continue;
+        }
+        if (!li.unsupported[0] && li.args_file[0]) {
+            /* --args=@%t.NAME: the text of the latest earlier echo into
+             * it; several files (@a,@b) are .npy inputs upstream, which
+             * stablehlo-translate refuses for its text form, and so does plumb */
+            char *text_of = NULL;
+            if (!strchr(li.args_file, ','))
+                for (size_t k = i; k-- > 0;)
+                    if (!l[k].unsupported[0] && strcmp(l[k].echo_file, li.args_file) == 0) {
+                        text_of = l[k].echo_text;
+                        break;
+                    }
+            if (!text_of) {
+                if (strchr(li.args_file, ','))
+                    snprintf(why, sizeof why, "--args=@%s: one args file is read, not several", li.args_file);
+                else
+                    snprintf(why, sizeof why, "--args=@%s: no earlier RUN line writes %s", li.args_file,
+                             li.args_file);
+                fprintf(stderr, "plumb %s: error: %s\n", s->cmd, why);
+                if (li.expect_error) {
+                    char tmp[1400];
+                    snprintf(tmp, sizeof tmp, "unsupported: error-message check (plumb's messages differ; plumb "
+                             "also rejects it: %.1250s)", why);
+                    snprintf(why, sizeof why, "%s", tmp);
+                    verdict = 2;
+                } else {
+                    verdict = 1;
+                }
+                goto report;
+            }
+            li.args = text_of;
+        }
+        if (li.unsupported[0]) {
+            snprintf(why, sizeof why, "unsupported: %s", li.unsupported);
             verdict = 2;
-        } else if (l[i].split && !l[i].filecheck && !l[i].args && !l[i].expect_error) {
+        } else if (li.split && !li.filecheck && !li.args && !li.expect_error) {
             run_state t = *s;
             t.split = true;
             int rc = run_split_cases(&t, text, len, name, &c);
             if (rc != CLI_EXIT_OK)
                 return rc;
             continue;
-        } else if (l[i].split && (l[i].args || l[i].expect_error)) {
+        } else if (li.split && (li.args || li.expect_error)) {
             snprintf(why, sizeof why, "unsupported: --args or 'not' on -split-input-file output");
             verdict = 2;
         } else {
             plumb_buf out;
             plumb_buf_init(&out);
-            int rc = l[i].split ? run_split_capture(s, &l[i], text, len, name, &out, why, sizeof why)
-                                : run_one_line(s, &l[i], text, len, name, &out, why, sizeof why);
+            int rc = li.split ? run_split_capture(s, &li, text, len, name, &out, why, sizeof why)
+                                : run_one_line(s, &li, text, len, name, &out, why, sizeof why);
             fflush(stderr);
-            if (l[i].expect_error) {
+            if (li.expect_error) {
                 /* upstream's message is not plumb's: only the failure itself is compared */
                 if (rc == CLI_EXIT_OK) {
                     snprintf(why, sizeof why, "upstream expects an error; plumb ran it");
@@ -1215,17 +1252,18 @@ static int run_lines(const run_state *s, const cli_run_line *l, size_t n, const 
                 verdict = 1;
             } else if (rc != CLI_EXIT_OK) {
                 verdict = strncmp(why, "unsupported: ", 13) == 0 ? 2 : 1;
-            } else if (l[i].filecheck) {
-                cli_fc_verdict v = cli_filecheck(text, len, l[i].prefix, out.data ? out.data : "", out.len, why,
+            } else if (li.filecheck) {
+                cli_fc_verdict v = cli_filecheck(text, len, li.prefix, out.data ? out.data : "", out.len, why,
                                                  sizeof why);
                 verdict = v == CLI_FC_PASS ? 0 : v == CLI_FC_UNSUPPORTED ? 2 : 1;
                 if (v != CLI_FC_PASS && out.len)
-                    fprintf(stderr, "plumb %s: output of RUN line %u:\n%s", s->cmd, l[i].line, out.data);
+                    fprintf(stderr, "plumb %s: output of RUN line %u:\n%s", s->cmd, li.line, out.data);
             } else {
                 verdict = 0;
             }
             plumb_buf_free(&out);
         }
+report:
         c.cases++;
         if (verdict == 0) {
             c.passed++;

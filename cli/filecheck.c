@@ -600,6 +600,17 @@ static void run_parse(cli_run_line *r, const char *cmd)
                 r->expect_error = true;
                 start++;
             }
+            /* 'echo "TEXT" > %t.NAME': a file a later line reads with
+             * --args=@%t.NAME (api_input_arguments_from_file.mlir); kept
+             * in memory, nothing is written */
+            if (!r->expect_error && end - start == 4 && strcmp(tok[start], "echo") == 0 &&
+                strcmp(tok[start + 2], ">") == 0 && strncmp(tok[start + 3], "%t.", 3) == 0 &&
+                strlen(tok[start + 3]) < sizeof r->echo_file && i >= n) {
+                snprintf(r->echo_file, sizeof r->echo_file, "%s", tok[start + 3]);
+                if (!(r->echo_text = strdup(tok[start + 1])))
+                    snprintf(r->unsupported, sizeof r->unsupported, "out of memory reading the RUN line");
+                goto out;
+            }
             if (start == end || strcmp(tok[start], "stablehlo-translate") != 0) {
                 snprintf(r->unsupported, sizeof r->unsupported, "RUN line runs '%s'",
                          start < end ? tok[start] : "");
@@ -618,8 +629,17 @@ static void run_parse(cli_run_line *r, const char *cmd)
                 else if (strncmp(t, "--args=", 7) == 0 || strncmp(t, "-args=", 6) == 0) {
                     const char *v = strchr(t, '=') + 1;
                     if (v[0] == '@') {
-                        snprintf(r->unsupported, sizeof r->unsupported, "--args read from files ('%.100s')", v);
-                        goto out;
+                        /* only files an earlier RUN line can have written
+                         * with echo (%t.NAME); .npy inputs and other paths
+                         * (%t/probe1.npy, written by --probe-output-dir)
+                         * are not */
+                        if (strncmp(v + 1, "%t.", 3) != 0 || strchr(v, '/') || strstr(v, ".npy") ||
+                            strlen(v + 1) >= sizeof r->args_file) {
+                            snprintf(r->unsupported, sizeof r->unsupported, "--args read from files ('%.100s')", v);
+                            goto out;
+                        }
+                        snprintf(r->args_file, sizeof r->args_file, "%s", v + 1);
+                        continue;
                     }
                     free(r->args);
                     if (!(r->args = strdup(v))) {
@@ -736,8 +756,10 @@ fail:
 
 void cli_run_lines_free(cli_run_line *l, size_t n)
 {
-    for (size_t i = 0; l && i < n; i++)
+    for (size_t i = 0; l && i < n; i++) {
         free(l[i].args);
+        free(l[i].echo_text);
+    }
     free(l);
 }
 

@@ -50,6 +50,8 @@ void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t);
  * continues one on the next RUN: line). plumb runs the ones of the form
  *   [not] stablehlo-translate [--interpret] [-split-input-file] [--args="[...]"]
  *       [--interpreter-print-dense]
+ * (--args=@%t.NAME taking the text an earlier 'echo "TEXT" > %t.NAME' line
+ * wrote), and says why it does not run any other.
  *       [%s] [2>&1] [| FileCheck %s [--check-prefix(es)=PREFIX]]
  * and says why it does not run any other. */
 typedef struct cli_run_line {
@@ -62,6 +64,10 @@ typedef struct cli_run_line {
     bool print_dense;         /* --interpreter-print-dense */
     char prefix[64];          /* FileCheck's check prefix (default CHECK) */
     char *args;               /* --args value (quotes removed), or NULL */
+    char args_file[128];      /* --args=@%t.NAME...: the value after '@' (a file an
+                                 earlier RUN line wrote), or "" */
+    char echo_file[64];       /* 'echo TEXT > %t.NAME': the file it writes, or "" */
+    char *echo_text;          /* and TEXT (quotes removed) */
     char unsupported[256];    /* why plumb does not run it; "" when it does */
 } cli_run_line;
 

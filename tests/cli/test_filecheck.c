@@ -371,11 +371,26 @@ static void test_run_lines(void **state)
         "// RUN: stablehlo-translate --interpret -split-input-file %s\n"
         "// RUN: stablehlo-translate --interpret %s | FileCheck %s --check-prefixes=A,B\n"
         "// RUN: stablehlo-translate --interpret --interpreter-print-dense --split-input-file %s | "
-        "FileCheck %s --check-prefix=CHECK-DENSE\n";
+        "FileCheck %s --check-prefix=CHECK-DENSE\n"
+        "// RUN: echo \"[dense<1> : tensor<i32>]\" > %t.args\n"
+        "// RUN: stablehlo-translate %s --interpret --args=@%t.args | FileCheck %s\n"
+        "// RUN: echo \"x\" > out.txt\n";
     size_t n;
     cli_run_line *l = cli_run_lines(f, strlen(f), &n);
     assert_non_null(l);
-    assert_int_equal(n, 6);
+    assert_int_equal(n, 9);
+    /* echo into a %t file: setup a later --args=@%t line reads */
+    assert_string_equal(l[6].unsupported, "");
+    assert_string_equal(l[6].echo_file, "%t.args");
+    assert_string_equal(l[6].echo_text, "[dense<1> : tensor<i32>]");
+    assert_false(l[6].asks);
+    assert_string_equal(l[7].unsupported, "");
+    assert_string_equal(l[7].args_file, "%t.args");
+    assert_null(l[7].args);
+    assert_true(l[7].asks);
+    /* echo anywhere else is another command plumb does not run */
+    assert_string_equal(l[8].unsupported, "RUN line runs 'echo'");
+    assert_string_equal(l[8].echo_file, "");
     assert_false(l[0].print_dense);
     assert_string_equal(l[5].unsupported, "");
     assert_true(l[5].print_dense);
