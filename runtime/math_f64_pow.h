@@ -219,13 +219,17 @@ static const double POW64_LOG_T[512] = {
 #if EWF_PASS == 3
 TI void N(pow_log_rows)(vl i, vd *a, vd *b, vd *c)
 {
-    __m512d z[4];
-    for (int l = 0; l < 4; l++)
-        z[l] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(POW64_LOG_T + 4 * i[l])),
-                                  _mm256_loadu_pd(POW64_LOG_T + 4 * i[l + 4]), 1);
-    /* z[l] = rows l and l+4: (a b c pad) (a b c pad) */
-    __m512d lo01 = _mm512_unpacklo_pd(z[0], z[1]), hi01 = _mm512_unpackhi_pd(z[0], z[1]);
-    __m512d lo23 = _mm512_unpacklo_pd(z[2], z[3]), hi23 = _mm512_unpackhi_pd(z[2], z[3]);
+    vl o = i << 5;   /* byte offsets of the rows: no scalar shift per lane */
+    const char *t = (const char *)POW64_LOG_T;
+#define POW_ROWS(l) \
+    _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd((const double *)(t + o[l]))), \
+                       _mm256_loadu_pd((const double *)(t + o[l + 4])), 1)
+    /* z_l = rows l and l+4: (a b c pad) (a b c pad); named values, not an
+     * array, which the compiler kept in memory */
+    __m512d z0 = POW_ROWS(0), z1 = POW_ROWS(1), z2 = POW_ROWS(2), z3 = POW_ROWS(3);
+#undef POW_ROWS
+    __m512d lo01 = _mm512_unpacklo_pd(z0, z1), hi01 = _mm512_unpackhi_pd(z0, z1);
+    __m512d lo23 = _mm512_unpacklo_pd(z2, z3), hi23 = _mm512_unpackhi_pd(z2, z3);
     /* lo01 = a0 a1 c0 c1 a4 a5 c4 c5, lo23 = a2 a3 c2 c3 a6 a7 c6 c7 */
     const __m512i ia = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), ic = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
     *a = (vd)_mm512_permutex2var_pd(lo01, ia, lo23);
@@ -235,7 +239,9 @@ TI void N(pow_log_rows)(vl i, vd *a, vd *b, vd *c)
 TI void N(pow_exp_pairs)(vl j, vd *th, vd *tl)
 {
     /* e = pairs 0 2 4 6, o = pairs 1 3 5 7: unpacklo/hi give value, tail */
-#define POW_PAIR(l) _mm_loadu_pd(EXP64_T + 2 * j[l])
+    vl off = j << 4;
+    const char *t = (const char *)EXP64_T;
+#define POW_PAIR(l) _mm_loadu_pd((const double *)(t + off[l]))
     __m512d e = _mm512_castpd128_pd512(POW_PAIR(0)), o = _mm512_castpd128_pd512(POW_PAIR(1));
     e = _mm512_insertf64x2(_mm512_insertf64x2(_mm512_insertf64x2(e, POW_PAIR(2), 1), POW_PAIR(4), 2), POW_PAIR(6), 3);
     o = _mm512_insertf64x2(_mm512_insertf64x2(_mm512_insertf64x2(o, POW_PAIR(3), 1), POW_PAIR(5), 2), POW_PAIR(7), 3);
