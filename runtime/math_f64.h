@@ -495,8 +495,14 @@ TI vd N(d_log1p)(vd x, vl *bad)
     vd hfsq = 0.5 * f * f;
     vd s = f / (2.0 + f);
     vd z = s * s;
-    vd R = z * (LOG64_LG1 +
-                z * (LOG64_LG2 + z * (LOG64_LG3 + z * (LOG64_LG4 + z * (LOG64_LG5 + z * (LOG64_LG6 + z * LOG64_LG7))))));
+    /* R in fdlibm log's two halves (odd and even powers of z, w = z^2):
+     * a dependency chain of 4 steps instead of Horner's 7, which kept
+     * the loop waiting on the division (perf: the samples sat on the
+     * chain's additions) */
+    vd w = z * z;
+    vd t1 = w * (LOG64_LG2 + w * (LOG64_LG4 + w * LOG64_LG6));
+    vd t2 = z * (LOG64_LG1 + w * (LOG64_LG3 + w * (LOG64_LG5 + w * LOG64_LG7)));
+    vd R = t2 + t1;
     vd r = dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + (dk * LOG64_LN2_LO + c))) - f);
     return (vd)N(sell)(x == 0.0, (vl)x, (vl)r);
 }
@@ -634,7 +640,14 @@ TI vd N(d_sinv)(vd x) { return N(d_sincosv)(x, 0); }
 
 TI vd N(d_cosv)(vd x) { return N(d_sincosv)(x, 1); }
 
-/* log x for positive normal finite lanes; *bad marks the others. */
+/* log x for positive normal finite lanes; *bad marks the others.
+ * fdlibm's e_log.c: x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2)) by the
+ * high-word trick, s = f/(2 + f), k LN2_HI - ((hfsq - (s (hfsq + R) +
+ * k LN2_LO)) - f) on every lane: the formula fdlibm's log1p uses on its
+ * whole interval (the same R). fdlibm's log also has a |f| < 2^-20
+ * shortcut and an s (f - R) form for small f, which save time in scalar
+ * code only: a vector computed all three on every lane and selected, 20
+ * operations of about 60. */
 TI vd N(d_log)(vd x, vl *bad)
 {
     vl ok = (x >= 0x1p-1022) & (x <= 0x1.fffffffffffffp1023);
@@ -649,22 +662,14 @@ TI vd N(d_log)(vd x, vl *bad)
     k += i >> 20;
     vd f = m - 1.0;
     vd dk = __builtin_convertvector(k, vd);
-    /* -2^-20 <= f < 2^-20 (f == 0 included: it gives k ln2) */
-    vl small = ((2 + hx) & 0x000fffff) < 3;
-    vd rs = f * f * (0.5 - 0.33333333333333333 * f);
-    vd r_small = dk * LOG64_LN2_HI - ((rs - dk * LOG64_LN2_LO) - f);
     vd s = f / (2.0 + f);
     vd z = s * s;
     vd w = z * z;
     vd t1 = w * (LOG64_LG2 + w * (LOG64_LG4 + w * LOG64_LG6));
     vd t2 = z * (LOG64_LG1 + w * (LOG64_LG3 + w * (LOG64_LG5 + w * LOG64_LG7)));
     vd R = t2 + t1;
-    vl big = ((hx - 0x6147a) | (0x6b851 - hx)) > 0;
     vd hfsq = 0.5 * f * f;
-    vd r_big = dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + dk * LOG64_LN2_LO)) - f);
-    vd r_mid = dk * LOG64_LN2_HI - ((s * (f - R) - dk * LOG64_LN2_LO) - f);
-    vd r = (vd)N(sell)(big, (vl)r_big, (vl)r_mid);
-    return (vd)N(sell)(small, (vl)r_small, (vl)r);
+    return dk * LOG64_LN2_HI - ((hfsq - (s * (hfsq + R) + dk * LOG64_LN2_LO)) - f);
 }
 
 TI vd N(d_logv)(vd x)
