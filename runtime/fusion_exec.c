@@ -895,8 +895,15 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
         }
         /* o may be the stored value's memory (run_hseg), not 32-byte aligned */
         _mm256_storeu_si256((__m256i *)(o + 16 * k), h);
-        fl[k] = f & lm;
-        any |= fl[k];
+        f &= lm;
+        if (f) {
+            /* fl is written only once a lane is flagged (rare): zeroed
+             * whole then, so the vectors without flags need no store */
+            if (!any)
+                memset(fl, 0, HS_BLOCK / 16 * sizeof *fl);
+            fl[k] = f;
+            any |= f;
+        }
     }
     return any;
 }
@@ -979,13 +986,17 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(pl
             f1 = _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q);
         }
         _mm512_storeu_si512((void *)(o + i), _mm512_packus_epi32(hs_rne16(v0), hs_rne16(v1)));
-        uint32_t f = 0;
-        if (f0 | f1)
-            f = (hs_spread4(f0) | (hs_spread4(f1) << 4)) & lm;
-        fl[i / 16] = (__mmask16)f;
-        if (m - i > 16)
-            fl[i / 16 + 1] = (__mmask16)(f >> 16);
-        any |= f;
+        if (__builtin_expect((f0 | f1) != 0, 0)) {
+            uint32_t f = (hs_spread4(f0) | (hs_spread4(f1) << 4)) & lm;
+            if (f) {
+                /* as in hs_loop: fl zeroed at the first flagged lane */
+                if (!any)
+                    memset(fl, 0, HS_BLOCK / 16 * sizeof *fl);
+                fl[i / 16] = (__mmask16)f;
+                fl[i / 16 + 1] = (__mmask16)(f >> 16);
+                any |= f;
+            }
+        }
     }
     return (__mmask16)(any | (any >> 16));
 }

@@ -464,7 +464,13 @@ static inline void half_xsum_step32(el_kind k, __m512i h, __m512d *acc, __m512i 
     __m512i mg = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
     *vmx = _mm512_max_epu16(*vmx, mg);
     *vmn = _mm512_min_epu16(*vmn, _mm512_sub_epi16(mg, _mm512_set1_epi16(1)));
-    __m512 f0 = half16_to_ps(k, _mm512_castsi512_si256(h)), f1 = half16_to_ps(k, _mm512_extracti64x4_epi64(h, 1));
+    /* bf16: unpacking with zero words gives each term's f32 value (its
+     * pattern in the high half) in two instructions for the 32 terms,
+     * in an interleaved order, which the exact sum does not see */
+    __m512 f0 = k == EL_BF16 ? _mm512_castsi512_ps(_mm512_unpacklo_epi16(_mm512_setzero_si512(), h))
+                             : half16_to_ps(k, _mm512_castsi512_si256(h));
+    __m512 f1 = k == EL_BF16 ? _mm512_castsi512_ps(_mm512_unpackhi_epi16(_mm512_setzero_si512(), h))
+                             : half16_to_ps(k, _mm512_extracti64x4_epi64(h, 1));
     acc[0] = _mm512_add_pd(acc[0], _mm512_cvtps_pd(_mm512_castps512_ps256(f0)));
     acc[1] = _mm512_add_pd(acc[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f0), 1))));
     acc[2] = _mm512_add_pd(acc[2], _mm512_cvtps_pd(_mm512_castps512_ps256(f1)));
