@@ -334,6 +334,153 @@ static void f32_rowwin_avx512(bool is_max, float *dst, float init, const float *
     else f32_rowwin_k(false, dst, init, src, wofs, wc, n, nt);
 }
 
+/* The f64 form of mm16: eight lanes, the same choices. */
+WIN_AVX512
+static inline __m512d mm8(__m512d a, __m512d b, bool is_max)
+{
+    __mmask8 win = is_max ? _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ) : _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ);
+    __m512d r = _mm512_mask_blend_pd(win, b, a);
+    r = _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ), is_max ? _mm512_and_pd(a, b) : _mm512_or_pd(a, b));
+    return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), a);
+}
+
+/* Channels-last rows of the other exact folds (the f32 rows' loop, 64
+ * bytes = 64 / size lanes a block, byte masks serving every width):
+ *   f64 maximum/minimum: VRANGEPD, a block with a NaN refolded by mm8 in
+ *        the reference's order (as f32_rowwin_k);
+ *   integers: maximum/minimum by signedness, add (wrapping: any order is
+ *        the reference's bits), and, or; i1 folds as ui8 max/min of 0/1.
+ * init is the element's bytes. */
+typedef void (*win_rowwin_fn)(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
+                              int64_t n, bool nt);
+
+#define WIN_ROWWIN(name, expr)                                                                              \
+    WIN_AVX512                                                                                              \
+    static void name(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc, \
+                     int64_t n, bool nt)                                                                    \
+    {                                                                                                       \
+        _Alignas(64) unsigned char ib[64];                                                                  \
+        for (size_t i = 0; i < 64; i += es) memcpy(ib + i, init, es);                                       \
+        const __m512i vi = _mm512_load_si512((const void *)ib);                                             \
+        const char *s = src;                                                                                \
+        char *d = dst;                                                                                      \
+        int64_t bytes = n * (int64_t)es, head = win_head(s + wofs[0] * (int64_t)es, 1, bytes);              \
+        for (int64_t c = 0; c < bytes;) {                                                                   \
+            int64_t len = c == 0 && head > 0 ? head : bytes - c;                                            \
+            __mmask64 m = len >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << len) - 1);                          \
+            __m512i a = vi;                                                                                 \
+            for (uint64_t wi = 0; wi < wc; wi++) {                                                          \
+                const char *p = s + wofs[wi] * (int64_t)es + c;                                             \
+                WIN_PREFETCH(p);                                                                            \
+                __m512i v = _mm512_maskz_loadu_epi8(m, p);                                                  \
+                a = expr;                                                                                   \
+            }                                                                                               \
+            if (nt && len >= 64 && ((uintptr_t)(d + c) & 63) == 0) _mm512_stream_si512((void *)(d + c), a); \
+            else _mm512_mask_storeu_epi8(d + c, m, a);                                                      \
+            c += len < 64 ? len : 64;                                                                       \
+        }                                                                                                   \
+    }
+
+WIN_ROWWIN(rw_max_i8, _mm512_max_epi8(a, v))
+WIN_ROWWIN(rw_max_u8, _mm512_max_epu8(a, v))
+WIN_ROWWIN(rw_max_i16, _mm512_max_epi16(a, v))
+WIN_ROWWIN(rw_max_u16, _mm512_max_epu16(a, v))
+WIN_ROWWIN(rw_max_i32, _mm512_max_epi32(a, v))
+WIN_ROWWIN(rw_max_u32, _mm512_max_epu32(a, v))
+WIN_ROWWIN(rw_max_i64, _mm512_max_epi64(a, v))
+WIN_ROWWIN(rw_max_u64, _mm512_max_epu64(a, v))
+WIN_ROWWIN(rw_min_i8, _mm512_min_epi8(a, v))
+WIN_ROWWIN(rw_min_u8, _mm512_min_epu8(a, v))
+WIN_ROWWIN(rw_min_i16, _mm512_min_epi16(a, v))
+WIN_ROWWIN(rw_min_u16, _mm512_min_epu16(a, v))
+WIN_ROWWIN(rw_min_i32, _mm512_min_epi32(a, v))
+WIN_ROWWIN(rw_min_u32, _mm512_min_epu32(a, v))
+WIN_ROWWIN(rw_min_i64, _mm512_min_epi64(a, v))
+WIN_ROWWIN(rw_min_u64, _mm512_min_epu64(a, v))
+WIN_ROWWIN(rw_add_8, _mm512_add_epi8(a, v))
+WIN_ROWWIN(rw_add_16, _mm512_add_epi16(a, v))
+WIN_ROWWIN(rw_add_32, _mm512_add_epi32(a, v))
+WIN_ROWWIN(rw_add_64, _mm512_add_epi64(a, v))
+WIN_ROWWIN(rw_and, _mm512_and_si512(a, v))
+WIN_ROWWIN(rw_or, _mm512_or_si512(a, v))
+#undef WIN_ROWWIN
+
+WIN_AVX512 __attribute__((always_inline))
+static inline void f64_rowwin_k(const bool is_max, double *dst, double init, const double *src, const int64_t *wofs,
+                                uint64_t wc, int64_t n, bool nt)
+{
+    int64_t head = win_head(src + wofs[0], 8, n);
+    __m512d vi = _mm512_set1_pd(init);
+    __mmask8 init_nan = _mm512_cmp_pd_mask(vi, vi, _CMP_UNORD_Q);
+    for (int64_t c = 0; c < n;) {
+        int64_t len = c == 0 && head > 0 ? head : n - c;
+        __mmask8 m = len >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << len) - 1), nan = init_nan;
+        __m512d a = vi;
+        for (uint64_t wi = 0; wi < wc; wi++) {
+            const double *p = src + wofs[wi] + c;
+            WIN_PREFETCH(p);
+            __m512d v = _mm512_maskz_loadu_pd(m, p);
+            nan |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
+            a = is_max ? _mm512_range_pd(a, v, 5) : _mm512_range_pd(a, v, 4);
+        }
+        if (__builtin_expect(nan != 0, 0)) {
+            a = vi;
+            for (uint64_t wi = 0; wi < wc; wi++)
+                a = mm8(a, _mm512_maskz_loadu_pd(m, src + wofs[wi] + c), is_max);
+        }
+        if (nt && m == 0xFF && ((uintptr_t)(dst + c) & 63) == 0) _mm512_stream_pd(dst + c, a);
+        else _mm512_mask_storeu_pd(dst + c, m, a);
+        c += len < 8 ? len : 8;
+    }
+}
+
+WIN_AVX512
+static void rw_max_f64(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
+                       int64_t n, bool nt)
+{
+    double i;
+    memcpy(&i, init, sizeof i);
+    (void)es;
+    f64_rowwin_k(true, dst, i, src, wofs, wc, n, nt);
+}
+
+WIN_AVX512
+static void rw_min_f64(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
+                       int64_t n, bool nt)
+{
+    double i;
+    memcpy(&i, init, sizeof i);
+    (void)es;
+    f64_rowwin_k(false, dst, i, src, wofs, wc, n, nt);
+}
+
+/* The row kernel of (type, fold) above, NULL for the others. */
+static win_rowwin_fn win_rowwin_pick(plumb_dtype t, ir_window_body k)
+{
+    if (t == PLUMB_F64)
+        return k == IR_WB_MAX ? rw_max_f64 : k == IR_WB_MIN ? rw_min_f64 : NULL;
+    if (plumb_dtype_is_float(t))
+        return NULL;
+    bool sg = plumb_dtype_is_signed(t) && t != PLUMB_I1;
+    size_t es = plumb_dtype_size(t);
+    static const win_rowwin_fn mx[2][4] = {{rw_max_u8, rw_max_u16, rw_max_u32, rw_max_u64},
+                                           {rw_max_i8, rw_max_i16, rw_max_i32, rw_max_i64}};
+    static const win_rowwin_fn mn[2][4] = {{rw_min_u8, rw_min_u16, rw_min_u32, rw_min_u64},
+                                           {rw_min_i8, rw_min_i16, rw_min_i32, rw_min_i64}};
+    static const win_rowwin_fn ad[4] = {rw_add_8, rw_add_16, rw_add_32, rw_add_64};
+    int w = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : -1;
+    if (w < 0)
+        return NULL;
+    switch (k) {
+    case IR_WB_MAX: return mx[sg][w];
+    case IR_WB_MIN: return mn[sg][w];
+    case IR_WB_ADD: return t == PLUMB_I1 ? NULL : ad[w];
+    case IR_WB_AND: return rw_and;
+    case IR_WB_OR: return rw_or;
+    default: return NULL;
+    }
+}
+
 WIN_AVX512
 static void f_row_avx512(ir_window_body k, plumb_dtype t, double *acc, const void *src, int64_t off, int64_t n)
 {
@@ -468,6 +615,10 @@ typedef struct rw_job {
     bool comp;                 /* f16/bf16 add: compensated sum (f_add2, half_sum) */
     int isa;
     bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
+#if WIN_X86
+    win_rowwin_fn rowwin;      /* channels-last rows of f64 and integer exact folds (AVX-512), or NULL */
+#endif
+    unsigned char init_b[8];   /* init's element bytes (i1: 0 or 1) */
     const void *src;
     void *dst;
     double init_f;
@@ -504,7 +655,10 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
 #endif
     float *f32a = j->scratch[chunk];
     bool chan = f32mm && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
+    /* the other exact folds' channels-last rows (win_rowwin_pick) */
+    bool chan_any = g->s[last] == 1 && g->b[last] == 1 && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
     (void)chan;   /* read only by the x86 rows */
+    (void)chan_any;
     for (uint64_t row = begin; row < end; row++) {
         if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
@@ -527,6 +681,12 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
             origin += p * g->istride[d];
         }
 #if WIN_X86
+        if (inside && chan_any && j->rowwin) {
+            size_t es = plumb_dtype_size(j->t);
+            j->rowwin((char *)j->dst + (size_t)row * (size_t)n * es, j->init_b, es,
+                      (const char *)j->src + (size_t)origin * es, j->wofs, g->wcount, n, j->nt);
+            continue;
+        }
         if (inside && chan) {
             /* channels-last rows (innermost window 1, stride 1, no padding
              * there): each window position's input row folds whole into the
@@ -733,6 +893,11 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
                 .row = g.out[g.rank - 1]};
     j.comp = (t == PLUMB_F16 || t == PLUMB_BF16) && j.k == IR_WB_ADD;
     j.nt = j.isa >= PLUMB_ISA_AVX512 && out[0]->nbytes >= WIN_STREAM_BYTES;
+    memcpy(j.init_b, in[1]->data, plumb_dtype_size(t) <= 8 ? plumb_dtype_size(t) : 8);
+    if (t == PLUMB_I1) j.init_b[0] &= 1;
+#if WIN_X86
+    j.rowwin = j.isa >= PLUMB_ISA_AVX512 ? win_rowwin_pick(t, j.k) : NULL;
+#endif
     if (j.isf) j.init_f = f_load(t, in[1]->data, 0);
     else j.init_i = plumb_dtype_is_bool(t) ? (int64_t)(((const uint8_t *)in[1]->data)[0] & 1) : i_load(t, in[1]->data, 0);
     uint64_t rows = ocount / (uint64_t)j.row;
