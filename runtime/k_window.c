@@ -39,6 +39,14 @@
  * (terms spanning more than about 2 x 53 binades). Where no add rounds in
  * double the result is the plain double sum's, bit for bit.
  *
+ * Channels-last rows (innermost window 1, stride 1, no padding there, the
+ * window inside the operand on the outer dimensions: NHWC pooling) of the
+ * exact folds (f32/f64 maximum/minimum, integer maximum/minimum/add/and/or)
+ * at AVX-512 keep each block's accumulator in a register through every
+ * window position and write the result once: blocks aligned to 64-byte
+ * lines, a software prefetch per window row, streaming stores for large
+ * results (docs/runtime-window.md has the measurements).
+ *
  * Any other body (several inputs, argmax pairs, promoted types) runs
  * through the program's compiled region (rt_eval_region), per element in the
  * reference's order, so it matches the reference bit for bit.
@@ -49,7 +57,9 @@
  * add), which is evaluated directly: the same comparisons and the same
  * additions in the same order (adds in double, rounded to the element type
  * at every step, correctly rounded for every float type since double has
- * more than 2p + 2 bits), so bit for bit the reference's result. */
+ * more than 2p + 2 bits), so bit for bit the reference's result. Windows
+ * that tile the operand (sas_tiles) skip the init fill: each element is
+ * written once, init or init + its one source. */
 #include <math.h>
 #include <string.h>
 
