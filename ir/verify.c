@@ -2751,7 +2751,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_ATAN2: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:
     case PLUMB_OP_SHIFT_LEFT: case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC:
     case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_COMPARE: case PLUMB_OP_NEXT_AFTER:
-    case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:
+    case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA: case PLUMB_OP_MULHI:
         return v_binary(V, op);
     case PLUMB_OP_SELECT: return v_select(V, op);
     case PLUMB_OP_CLAMP: return v_clamp(V, op);

@@ -699,6 +699,57 @@ bool ref_op_NEXT_AFTER(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plu
     return map2(c, op, in, out, s_next_after);
 }
 
+/* ---- chlo.mulhi ------------------------------------------------------------------------
+ * Integers only (i8..i64, ui8..ui64), exact: the high W bits of the 2W-bit
+ * product of the operands, both read as signed for a signed type (two's
+ * complement: mulhi(-64, 4) on i8 = -256 >> 8 = -1) and as unsigned for an
+ * unsigned type (mulhi(240, 16) on ui8 = 3840 >> 8 = 15). The high half is
+ * floor(x * y / 2^W), so a negative product rounds toward -inf. It never
+ * overflows: |x * y| < 2^(2W-2) except INT_MIN * INT_MIN = 2^(2W-2), whose
+ * high half 2^(W-2) fits. Widths up to 32 take the product exactly in
+ * int64_t/uint64_t; 64-bit ones assemble the 128-bit unsigned product from
+ * four 32x32-bit partial products, then correct it to the signed one by
+ * hi_s = hi_u - (x < 0 ? y : 0) - (y < 0 ? x : 0) mod 2^64 (reading a
+ * negative x as unsigned adds 2^64 * y to the product, and likewise y). */
+static uint64_t umulhi64(uint64_t x, uint64_t y)
+{
+    uint64_t xl = x & 0xffffffffu, xh = x >> 32, yl = y & 0xffffffffu, yh = y >> 32;
+    uint64_t ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+    /* carry out of bits 32..63: the sum of three values below 2^32 each */
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+static uint64_t s_mulhi(plumb_dtype t, uint64_t a, uint64_t b, const ir_op *op)
+{
+    (void)op;
+    unsigned w = width(t);
+    if (w == 64) {
+        uint64_t hi = umulhi64(a, b);
+        if (is_sint(t)) {
+            if (a >> 63)
+                hi -= b;
+            if (b >> 63)
+                hi -= a;
+        }
+        return hi;
+    }
+    if (is_sint(t)) {
+        /* exact in int64_t (|product| <= 2^62); the shift of its unsigned
+         * bits keeps the two's complement pattern, the store truncates */
+        uint64_t p = (uint64_t)(sext(t, a) * sext(t, b));
+        return (p >> w) & mask_of(t);
+    }
+    return (((a & mask_of(t)) * (b & mask_of(t))) >> w) & mask_of(t);
+}
+
+bool ref_op_MULHI(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
+{
+    if (!plumb_dtype_is_int(in[0]->dtype))
+        return bad_type(c, op, in[0]->dtype);
+    return map2(c, op, in, out, s_mulhi);
+}
+
 /* ---- maximum, minimum ---------------------------------------------------------------------
  * Floats: IEEE 754-2019 maximum/minimum: a NaN operand propagates (the
  * first NaN, quieted), -0 < +0. Integers: signed or unsigned order. i1:

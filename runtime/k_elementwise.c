@@ -686,6 +686,7 @@ static uint64_t elem(const ew *e, uint64_t a, uint64_t b, uint64_t c)
     case PLUMB_OP_IS_NEG_INF: return f_inf_or_nan(t, a) && !f_isnan(t, a) && (a & sign_bit(t));
     case PLUMB_OP_SQUARE: return farith(PLUMB_OP_MULTIPLY, t, a, a);
     case PLUMB_OP_NEXT_AFTER: return next_after(t, a, b);
+    case PLUMB_OP_MULHI: return rt_mulhi(t, a, b);   /* k_ew_int.c */
     case PLUMB_OP_BESSEL_I1E: case PLUMB_OP_ZETA: case PLUMB_OP_POLYGAMMA:
         return rt_special2(e->code, t, a, b);   /* runtime/math_special2.c */
     case PLUMB_OP_NOT: return is_bool(t) ? (a & 1) == 0 : ~a;
@@ -1443,7 +1444,7 @@ static bool type_ok(plumb_opcode c, plumb_dtype t)
     case PLUMB_OP_NOT: case PLUMB_OP_AND: case PLUMB_OP_OR: case PLUMB_OP_XOR:
         return !is_float(t);
     case PLUMB_OP_POPCNT: case PLUMB_OP_COUNT_LEADING_ZEROS: case PLUMB_OP_SHIFT_LEFT:
-    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_SHIFT_RIGHT_LOGICAL:
+    case PLUMB_OP_SHIFT_RIGHT_ARITHMETIC: case PLUMB_OP_SHIFT_RIGHT_LOGICAL: case PLUMB_OP_MULHI:
         return plumb_dtype_is_int(t);
     case PLUMB_OP_ADD: case PLUMB_OP_MULTIPLY: case PLUMB_OP_MAXIMUM: case PLUMB_OP_MINIMUM:
     case PLUMB_OP_COMPARE: case PLUMB_OP_SELECT: case PLUMB_OP_CLAMP: case PLUMB_OP_CONVERT:
@@ -1604,4 +1605,4 @@ EW_KERNEL(SELECT) EW_KERNEL(CLAMP) EW_KERNEL(CONVERT)
 EW_KERNEL(ACOS) EW_KERNEL(ASIN) EW_KERNEL(ATAN) EW_KERNEL(ACOSH) EW_KERNEL(ASINH) EW_KERNEL(ATANH)
 EW_KERNEL(COSH) EW_KERNEL(SINH) EW_KERNEL(ERFC) EW_KERNEL(SQUARE) EW_KERNEL(IS_INF) EW_KERNEL(IS_POS_INF)
 EW_KERNEL(IS_NEG_INF) EW_KERNEL(LGAMMA) EW_KERNEL(DIGAMMA) EW_KERNEL(NEXT_AFTER) EW_KERNEL(ERF_INV)
-EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA) EW_KERNEL(CONJ) EW_KERNEL(CHLO_TAN)
+EW_KERNEL(BESSEL_I1E) EW_KERNEL(ZETA) EW_KERNEL(POLYGAMMA) EW_KERNEL(CONJ) EW_KERNEL(CHLO_TAN) EW_KERNEL(MULHI)

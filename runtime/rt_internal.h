@@ -100,6 +100,9 @@ typedef struct rt_ew_args {
 } rt_ew_args;
 bool rt_ew_half(const rt_ew_args *a);    /* k_ew_half.c: f16, bf16 */
 bool rt_ew_int(const rt_ew_args *a);     /* k_ew_int.c: integer and i1 types */
+/* chlo.mulhi of one element pair of integer type t (bit patterns), as
+ * ref/elementwise.c: the high half of the double-width product. */
+uint64_t rt_mulhi(plumb_dtype t, uint64_t a, uint64_t b);
 bool rt_ew_float(const rt_ew_args *a);   /* k_ew_float.c: f32 ops outside the vector math, f64 */
 bool rt_ew_convert(const rt_ew_args *a); /* k_ew_convert.c: convert between element types */
 

@@ -278,6 +278,22 @@ static void test_clamp(void **state)
     run_ops(state, ops, 1);
 }
 
+/* chlo.mulhi: every pair of the specials (MIN * MIN, MIN * MAX, -1 * 1,
+ * all-ones squares, limb-straddling patterns) and random values on each
+ * integer type (i1 is not one mulhi takes: check skips what the verifier
+ * rejects), then 20000 mostly random pairs per type for the widening
+ * multiplies of the 8- to 32-bit vector loops and the 64-bit products. */
+static void test_mulhi(void **state)
+{
+    static const plumb_opcode ops[] = {PLUMB_OP_MULHI};
+    run_ops(state, ops, 1);
+    ctx c = {.h = *state};
+    for (size_t j = 1; j < sizeof int_types / sizeof int_types[0]; j++)
+        check(&c, PLUMB_OP_MULHI, int_types[j], 20000, IR_CMP_EQ, IR_CMP_TYPE_NONE);
+    assert_int_equal(c.failures, 0);
+    assert_int_equal(c.ran, 8);
+}
+
 /* What the loops do not take goes back to the engine: float types, ops
  * outside the set (atan2), mismatched result types. */
 static void test_declines(void **state)
@@ -311,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_shifts),        cmocka_unit_test(test_divide_remainder),
         cmocka_unit_test(test_divide_dense),  cmocka_unit_test(test_compare),
         cmocka_unit_test(test_clamp),         cmocka_unit_test(test_declines),
+        cmocka_unit_test(test_mulhi),
     };
     return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }
