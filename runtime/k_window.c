@@ -41,7 +41,7 @@
  *
  * Channels-last rows (innermost window 1, stride 1, no padding there, the
  * window inside the operand on the outer dimensions: NHWC pooling) of the
- * exact folds (f32/f64 maximum/minimum, integer maximum/minimum/add/and/or)
+ * exact folds (f16/bf16/f32/f64 maximum/minimum, integer max/min/add/and/or)
  * at AVX-512 keep each block's accumulator in a register through every
  * window position and write the result once: blocks aligned to 64-byte
  * lines, a software prefetch per window row, streaming stores for large
@@ -464,11 +464,79 @@ static void rw_min_f64(void *dst, const void *init, size_t es, const void *src, 
     f64_rowwin_k(false, dst, i, src, wofs, wc, n, nt);
 }
 
+/* f16 and bf16 maximum/minimum rows: sixteen elements widened to f32
+ * (exactly: VCVTPH2PS, or the bf16 bits shifted up), folded as
+ * f32_rowwin_k does, narrowed back exactly (the result is the init or one
+ * of the terms, so VCVTPS2PH rounds nothing and the bf16 low half is 0). */
+WIN_AVX512
+static inline __m512 win_h2f(__m256i h, bool bf)
+{
+    return bf ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
+}
+
+WIN_AVX512
+static inline __m256i win_f2h(__m512 f, bool bf)
+{
+    return bf ? _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_castps_si512(f), 16))
+              : _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+WIN_AVX512 __attribute__((always_inline))
+static inline void h_rowwin_k(const bool is_max, const bool bf, uint16_t *dst, const void *initp, const uint16_t *src,
+                              const int64_t *wofs, uint64_t wc, int64_t n)
+{
+    uint16_t init;
+    memcpy(&init, initp, sizeof init);
+    /* 32-byte blocks: the head runs to the first window row's 32-byte boundary */
+    int64_t head = (int64_t)(((uintptr_t)0 - (uintptr_t)(src + wofs[0])) & 31) / 2;
+    if (head > n) head = n;
+    __m512 vi = win_h2f(_mm256_set1_epi16((short)init), bf);
+    __mmask16 init_nan = _mm512_cmp_ps_mask(vi, vi, _CMP_UNORD_Q);
+    for (int64_t c = 0; c < n;) {
+        int64_t len = c == 0 && head > 0 ? head : n - c;
+        __mmask16 m = win_mask16(len), nan = init_nan;
+        __m512 a = vi;
+        for (uint64_t wi = 0; wi < wc; wi++) {
+            const uint16_t *p = src + wofs[wi] + c;
+            WIN_PREFETCH(p);
+            __m512 v = win_h2f(_mm256_maskz_loadu_epi16(m, p), bf);
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            a = is_max ? _mm512_range_ps(a, v, 5) : _mm512_range_ps(a, v, 4);
+        }
+        if (__builtin_expect(nan != 0, 0)) {
+            a = vi;
+            for (uint64_t wi = 0; wi < wc; wi++)
+                a = mm16(a, win_h2f(_mm256_maskz_loadu_epi16(m, src + wofs[wi] + c), bf), is_max);
+        }
+        _mm256_mask_storeu_epi16(dst + c, m, win_f2h(a, bf));
+        c += len < 16 ? len : 16;
+    }
+}
+
+#define WIN_HROW(name, mx, bf)                                                                                 \
+    WIN_AVX512                                                                                                 \
+    static void name(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc, \
+                     int64_t n, bool nt)                                                                       \
+    {                                                                                                          \
+        (void)es;                                                                                              \
+        (void)nt;                                                                                              \
+        h_rowwin_k(mx, bf, dst, init, src, wofs, wc, n);                                                       \
+    }
+WIN_HROW(rw_max_f16, true, false)
+WIN_HROW(rw_min_f16, false, false)
+WIN_HROW(rw_max_bf16, true, true)
+WIN_HROW(rw_min_bf16, false, true)
+#undef WIN_HROW
+
 /* The row kernel of (type, fold) above, NULL for the others. */
 static win_rowwin_fn win_rowwin_pick(plumb_dtype t, ir_window_body k)
 {
     if (t == PLUMB_F64)
         return k == IR_WB_MAX ? rw_max_f64 : k == IR_WB_MIN ? rw_min_f64 : NULL;
+    if (t == PLUMB_F16)
+        return k == IR_WB_MAX ? rw_max_f16 : k == IR_WB_MIN ? rw_min_f16 : NULL;
+    if (t == PLUMB_BF16)
+        return k == IR_WB_MAX ? rw_max_bf16 : k == IR_WB_MIN ? rw_min_bf16 : NULL;
     if (plumb_dtype_is_float(t))
         return NULL;
     bool sg = plumb_dtype_is_signed(t) && t != PLUMB_I1;
