@@ -21,7 +21,9 @@
  *     XLA decides it on the f32 value (its HLO evaluator widens every FP8
  *     type to float), whose bias is odd, not on the FNUZ formats' own
  *     patterns, whose even bias (f8E4M3FNUZ 8, f8E5M2FNUZ 16) would tie
- *     the other way (docs/spec/types.md, "reduce_precision").
+ *     the other way (docs/spec/types.md, "reduce_precision");
+ *   - chlo.mulhi on i8 and ui8: every pair of patterns (in both suites:
+ *     65536 elements).
  * Expected values are the reference's (exact for the integer ops, convert
  * and reduce_precision, MPFR for zeta and polygamma). The family runs
  * after every other one, so no earlier case's ordinal (and seed) moves.
@@ -82,6 +84,13 @@ static bool pred_apply(plumb_opcode op, plumb_dtype t)
     return conf_gen_pred_op(op) && plumb_fpfmt_get(t) && ir_lowp_accepts(op, t);
 }
 
+/* chlo.mulhi on i8 and ui8: every pair of patterns (its own cases, the
+ * op's last, so no other op's ordinals move) */
+static bool mulhi_pairs_apply(plumb_opcode op, plumb_dtype t)
+{
+    return op == PLUMB_OP_MULHI && (t == PLUMB_I8 || t == PLUMB_UI8);
+}
+
 uint32_t conf_sweeps_cases(plumb_opcode op, conf_suite suite)
 {
     uint32_t n = 0;
@@ -91,6 +100,7 @@ uint32_t conf_sweeps_cases(plumb_opcode op, conf_suite suite)
         if (rp_m0_apply(op, t)) n += LEN(rp_classes);
         if (int_unary_apply(op, t) || pred_apply(op, t)) n++;
         for (int u = 0; u < PLUMB_DTYPE_COUNT; u++) n += convert_apply(op, t, (plumb_dtype)u);
+        n += mulhi_pairs_apply(op, t);
     }
     return n;
 }
@@ -169,6 +179,25 @@ static bool convert_case(gen *g)
     return conf_gen_push_case(g, "%r");
 }
 
+/* x meets y = every pattern with every pattern: element i is (i mod 256,
+ * i / 256) */
+static bool mulhi_pairs_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t n = 65536;
+    plumb_tensor *x = conf_gen_param(g, "x", t, 1, &n, NULL, 0, 0);
+    plumb_tensor *y = conf_gen_param(g, "y", t, 1, &n, NULL, 0, 0);
+    if (!x || !y) return conf_gen_push_case(g, "%r");
+    for (uint64_t i = 0; i < (uint64_t)n; i++) {
+        plumb_store_bits(t, x->data, i, i % 256);
+        plumb_store_bits(t, y->data, i, i / 256);
+    }
+    const char *T = conf_gen_tys(g, t, 1, &n);
+    plumb_buf_printf(&g->body, "  %%r = %s %%x, %%y : %s\n", plumb_op_get(g->op)->name, T);
+    g->ret_types = T;
+    return conf_gen_push_case(g, "%r");
+}
+
 bool conf_gen_sweeps(gen *g)
 {
     bool ok = true;
@@ -182,6 +211,7 @@ bool conf_gen_sweeps(gen *g)
         if (ok && pred_apply(g->op, t)) ok = conf_gen_depth_case(g, t, t, "exhaustive", pred_case);
         for (int u = 0; ok && u < PLUMB_DTYPE_COUNT; u++)
             if (convert_apply(g->op, t, (plumb_dtype)u)) ok = conf_gen_depth_case(g, t, (plumb_dtype)u, "exhaustive", convert_case);
+        if (ok && mulhi_pairs_apply(g->op, t)) ok = conf_gen_depth_case(g, t, t, "every_pair", mulhi_pairs_case);
     }
     return ok;
 }
