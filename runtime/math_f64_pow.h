@@ -210,6 +210,9 @@ static const double POW64_LOG_T[512] = {
 
 #else /* per ISA */
 
+/* unsigned 64-bit lanes, for wrapping integer arithmetic */
+typedef uint64_t N(vul) __attribute__((vector_size(VBYTES)));
+
 /* The table lookups: lane l's row of POW64_LOG_T (invc, logc, logctail)
  * and its pair of EXP64_T (2^(j/64) value and tail), each one load per
  * lane and a transpose in registers. Hardware gathers cost 40% of power
@@ -356,7 +359,10 @@ TI vd N(d_pow)(vd x, vd y, vl *bad)
      * reduction, with elo carried into er) */
     vd tt = ehi * EXP64_INV + 0x1.8p52;
     vd nd = tt - 0x1.8p52;
-    vl nl = (vl)tt - (vl)((vd){0} + 0x1.8p52);
+    /* in unsigned lanes: on the lanes ok leaves out, ehi may be huge or
+     * NaN and the difference out of int64_t's range (signed overflow is
+     * undefined; gcc's UBSan reports it); their ke is discarded below */
+    vl nl = (vl)((N(vul))tt - (N(vul))((vd){0} + 0x1.8p52));
     vl j = nl & 63, ke = nl >> 6;
     vd er = (ehi - nd * EXP64_L1) + (elo - nd * EXP64_L2);
     vd er2 = er * er;
