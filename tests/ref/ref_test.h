@@ -34,6 +34,27 @@ static inline plumb_ref_result run_inputs(const char *src, plumb_tensor *const *
 
 static inline plumb_ref_result run(const char *src) { return run_inputs(src, NULL, 0); }
 
+/* Runs `text`, whose @main returns (%r, %e): the result under test and
+ * its expected value written as a constant; asserts the two are equal bit
+ * for bit, printing both and the program when they are not. */
+static inline void expect_outputs_equal(const char *text)
+{
+    plumb_ref_result res = run(text);
+    assert_int_equal(res.n_outputs, 2);
+    bool eq = plumb_tensor_equal(res.outputs[0], res.outputs[1]);
+    if (!eq) {
+        plumb_buf b;
+        plumb_buf_init(&b);
+        plumb_dense_print(&b, res.outputs[0], true);
+        plumb_buf_puts(&b, " != ");
+        plumb_dense_print(&b, res.outputs[1], true);
+        fprintf(stderr, "%s\n%s\n", b.data, text);
+        plumb_buf_free(&b);
+    }
+    plumb_ref_result_free(&res);
+    assert_true(eq);
+}
+
 /* Asserts element i of output k has the bit pattern bits. */
 static inline void expect_bits(const plumb_ref_result *r, uint32_t k, size_t i, uint64_t bits)
 {

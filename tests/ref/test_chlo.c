@@ -21,6 +21,7 @@
 
 #include "plumb/ir.h"
 #include "plumb/ref.h"
+#include "ref_test.h"
 
 /* Runs `body` (ops computing %r, with the expected constant %e of type RT)
  * and asserts bitwise equality of the two results. */
@@ -29,29 +30,7 @@ static void expect_prog(const char *rt, const char *body)
     char text[8192];
     snprintf(text, sizeof text, "func.func @main() -> (%s, %s) {\n%s\n  return %%r, %%e : %s, %s\n}\n", rt, rt,
              body, rt, rt);
-    plumb_diag d = {0};
-    ir_module *m = ir_parse(text, strlen(text), "t.mlir", NULL, &d);
-    if (!m)
-        fail_msg("parse: %s\n%s", d.msg, text);
-    if (!ir_verify(m, NULL, &d))
-        fail_msg("verify: %s\n%s", d.msg, text);
-    plumb_ref_result res = {0};
-    if (!plumb_ref_run(m, NULL, NULL, 0, NULL, &res, &d))
-        fail_msg("run: %s\n%s", d.msg, text);
-    assert_int_equal(res.n_outputs, 2);
-    bool eq = plumb_tensor_equal(res.outputs[0], res.outputs[1]);
-    if (!eq) {
-        plumb_buf b;
-        plumb_buf_init(&b);
-        plumb_dense_print(&b, res.outputs[0], true);
-        plumb_buf_puts(&b, " != ");
-        plumb_dense_print(&b, res.outputs[1], true);
-        print_error("%s\n%s\n", b.data, text);
-        plumb_buf_free(&b);
-    }
-    plumb_ref_result_free(&res);
-    ir_module_free(m);
-    assert_true(eq);
+    expect_outputs_equal(text);
 }
 
 /* chlo.<op> of the constant a (type T) in the pretty form, result type RT. */

@@ -17,6 +17,7 @@
 
 #include "plumb/ir.h"
 #include "plumb/ref.h"
+#include "ref_test.h"
 
 /* Runs chlo.mulhi of constants a and b (type T) in the form given by
  * `generic` and asserts the result equals the constant want bit for bit. */
@@ -34,27 +35,7 @@ static void expect_mulhi(const char *T, const char *a, const char *b, const char
              "  %%e = stablehlo.constant dense<%s> : %s\n%s\n"
              "  return %%r, %%e : %s, %s\n}\n",
              T, T, a, T, b, T, want, T, op, T, T);
-    plumb_diag d = {0};
-    ir_module *m = ir_parse(text, strlen(text), "t.mlir", NULL, &d);
-    if (!m)
-        fail_msg("parse: %s\n%s", d.msg, text);
-    if (!ir_verify(m, NULL, &d))
-        fail_msg("verify: %s\n%s", d.msg, text);
-    plumb_ref_result res = {0};
-    if (!plumb_ref_run(m, NULL, NULL, 0, NULL, &res, &d))
-        fail_msg("run: %s\n%s", d.msg, text);
-    assert_int_equal(res.n_outputs, 2);
-    bool eq = plumb_tensor_equal(res.outputs[0], res.outputs[1]);
-    if (!eq) {
-        plumb_buf buf;
-        plumb_buf_init(&buf);
-        plumb_dense_print(&buf, res.outputs[0], true);
-        print_error("got %s\n%s\n", buf.data, text);
-        plumb_buf_free(&buf);
-    }
-    plumb_ref_result_free(&res);
-    ir_module_free(m);
-    assert_true(eq);
+    expect_outputs_equal(text);
 }
 
 /* 8 and 16 bits: signs of the high half (a negative product rounds toward
