@@ -259,6 +259,27 @@ typedef struct run_state {
 
 /* One --input value: an inline literal 'dense<...> : tensor<...>', a NumPy
  * .npy file, or a tensor file (binary or text). */
+/* Parses the n bytes at p, one case of a file, as if they stood at line
+ * `line` of it (newlines before them), so that diagnostics name the
+ * file's own line and column. NULL with *oom set when the copy cannot be
+ * allocated, NULL with d filled on a parse error. */
+static ir_module *parse_at_line(const run_state *s, const char *name, const char *p, size_t n, size_t line,
+                                plumb_diag *d, bool *oom)
+{
+    size_t pad = line - 1;
+    char *buf = plumb_malloc(pad + n + 1);
+    *oom = !buf;
+    if (!buf)
+        return NULL;
+    memset(buf, '\n', pad);
+    memcpy(buf + pad, p, n);
+    buf[pad + n] = 0;
+    ir_parse_options po = {sizeof po, 0, s->max_bytes};
+    ir_module *m = ir_parse(buf, pad + n, name, &po, d);
+    plumb_free(buf, pad + n + 1);
+    return m;
+}
+
 static plumb_tensor *load_input_value(const run_state *s, const char *v, plumb_diag *d)
 {
     const char *b = v;
@@ -965,19 +986,13 @@ static int run_chunk(const run_state *s, const char *name, const char *p, size_t
     if (!code_line)
         return CLI_EXIT_OK;   /* only comments: not a case */
     c->cases++;
-    size_t pad = line - 1;
-    char *buf = plumb_malloc(pad + n + 1);
-    if (!buf) {
+    plumb_diag d = {.code = PLUMB_OK};
+    bool oom;
+    ir_module *m = parse_at_line(s, name, p, n, line, &d, &oom);
+    if (oom) {
         fprintf(stderr, "plumb %s: error: out of memory\n", s->cmd);
         return CLI_EXIT_USAGE;
     }
-    memset(buf, '\n', pad);
-    memcpy(buf + pad, p, n);
-    buf[pad + n] = 0;
-    plumb_diag d = {.code = PLUMB_OK};
-    ir_parse_options po = {sizeof po, 0, s->max_bytes};
-    ir_module *m = ir_parse(buf, pad + n, name, &po, &d);
-    plumb_free(buf, pad + n + 1);
     char why[1200] = "";
     char entry[256] = "";
     int rc;
@@ -1128,19 +1143,13 @@ static int run_split_capture(const run_state *s, const cli_run_line *l, const ch
             if (first_code_line(start, p, start_line)) {
                 /* parsed behind start_line - 1 newlines: diagnostics name
                  * the line of the whole file (as run_chunk does) */
-                size_t pad = start_line - 1;
-                char *buf = plumb_malloc(pad + cn + 1);
-                if (!buf) {
+                plumb_diag d = {.code = PLUMB_OK};
+                bool oom;
+                ir_module *m = parse_at_line(s, name, start, cn, start_line, &d, &oom);
+                if (oom) {
                     snprintf(why, why_size, "out of memory");
                     return CLI_EXIT_USAGE;
                 }
-                memset(buf, '\n', pad);
-                memcpy(buf + pad, start, cn);
-                buf[pad + cn] = 0;
-                plumb_diag d = {.code = PLUMB_OK};
-                ir_parse_options po = {sizeof po, 0, s->max_bytes};
-                ir_module *m = ir_parse(buf, pad + cn, name, &po, &d);
-                plumb_free(buf, pad + cn + 1);
                 char w[1200] = "";
                 int rc;
                 if (!m) {
