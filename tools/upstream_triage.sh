@@ -94,8 +94,11 @@ while IFS= read -r f; do
     # StableHLO's dynamic/ programs take their inputs as @main's parameters
     # and carry no checks: they run on generated inputs (as
     # tests/cli/test_testdata_dynamic.sh runs them) unless a RUN line gives
-    # --args
-    elif grep -q 'func.func public @main(%' "$f" && ! grep -q -- '--args' "$f"; then
+    # --args; in the generic form (SHerLOC's copies) @main's function_type
+    # then starts with a parameter type instead of '()'
+    elif { grep -q 'func.func public @main(%' "$f" ||
+        grep '"func\.func"()' "$f" | grep 'sym_name = "main"' | grep -q 'function_type = ([^)]'; } &&
+        ! grep -q -- '--args' "$f"; then
         split="--random-inputs 1"
     fi
     # A module with no @main and several public functions without
