@@ -47,13 +47,20 @@ const char *plumb_op_short_name(plumb_opcode op)
 }
 
 /* Other spellings of an op of the table. StableHLO's interpreter tests run
- * `stablehlo.square`, the same x*x as CHLO's square (square.mlir); the
- * canonical printer writes the table's name. */
+ * `stablehlo.square`, the same x*x as CHLO's square (square.mlir). The
+ * older generation of those tests (stablehlo/tests/interpret_*.mlir, run by
+ * `stablehlo-interpreter`) writes the check dialect's first names,
+ * `check.eq %x, dense<...>` and `check.almost_eq %x, dense<...>`: the
+ * same operand, constant and form as check.expect_eq_const and
+ * check.expect_almost_eq_const, which the dialect later renamed them to.
+ * The canonical printer writes the table's name. */
 static const struct {
     const char *name;
     plumb_opcode op;
 } op_aliases[] = {
     {"stablehlo.square", PLUMB_OP_SQUARE},
+    {"check.eq", PLUMB_OP_EXPECT_EQ_CONST},
+    {"check.almost_eq", PLUMB_OP_EXPECT_ALMOST_EQ_CONST},
 };
 
 bool plumb_op_lookup(const char *name, size_t len, plumb_opcode *out)
