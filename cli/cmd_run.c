@@ -252,6 +252,8 @@ typedef struct run_state {
     const char *args;         /* --args '[dense<...> : tensor<...>, ...]' */
     bool interp_format;       /* --interpreter-format */
     bool print_dense;         /* with it: a RUN line's --interpreter-print-dense */
+    bool legacy_print;        /* with it: a RUN line run by stablehlo-interpreter,
+                                 printed in that driver's format */
     plumb_buf *capture;       /* results go here instead of stdout (RUN lines) */
     bool npy;                 /* --npy: --output-dir writes NumPy .npy files */
     cli_gen_opts gen;         /* --random-inputs, --dim-size, --shape */
@@ -468,6 +470,8 @@ static int emit_one(const run_state *s, uint32_t r, const ir_type *t, plumb_tens
         ir_type_print(&b, t);
         plumb_buf_puts(&b, " ");
         print_tuple_value(s, &b, t, outs, n, &at);
+    } else if (s->interp_format && s->legacy_print) {
+        cli_interp_print_legacy(&b, outs[0]);
     } else if (s->interp_format && s->print_dense) {
         cli_interp_print_dense(&b, outs[0]);
     } else if (s->interp_format) {
@@ -518,6 +522,9 @@ static int emit_results(const run_state *s, const ir_func *f, const plumb_ref_re
             return CLI_EXIT_USAGE;
         }
     }
+    /* stablehlo-interpreter named the function before its results */
+    if (s->interp_format && s->legacy_print && s->capture)
+        plumb_buf_printf(s->capture, "\nEvaluated results of function: %s\n", f->name);
     uint32_t at = 0;
     for (uint32_t r = 0; r < f->n_results; r++) {
         uint64_t k = ir_type_leaf_count(&f->result_types[r]);
@@ -1096,6 +1103,7 @@ static int run_one_line(const run_state *s, const cli_run_line *l, const char *t
     t.args = l->args;
     t.interp_format = true;
     t.print_dense = l->print_dense;
+    t.legacy_print = l->legacy_print;
     t.capture = out;
     plumb_diag d = {.code = PLUMB_OK};
     ir_parse_options po = {sizeof po, 0, s->max_bytes};
@@ -1126,6 +1134,7 @@ static int run_split_capture(const run_state *s, const cli_run_line *l, const ch
     run_state t = *s;
     t.interp_format = true;
     t.print_dense = l->print_dense;
+    t.legacy_print = l->legacy_print;
     t.capture = out;
     t.split = true;
     int first_rc = CLI_EXIT_OK;

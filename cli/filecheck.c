@@ -14,7 +14,7 @@
 
 /* ---- FileCheck --------------------------------------------------------------- */
 
-typedef enum fc_kind { FC_PLAIN, FC_NEXT, FC_SAME, FC_NOT, FC_EMPTY } fc_kind;
+typedef enum fc_kind { FC_PLAIN, FC_NEXT, FC_SAME, FC_NOT, FC_EMPTY, FC_LABEL } fc_kind;
 
 typedef struct fc_dir {
     fc_kind kind;
@@ -22,7 +22,7 @@ typedef struct fc_dir {
     unsigned line;   /* in the check file */
 } fc_dir;
 
-static const char *const fc_names[] = {"", "-NEXT", "-SAME", "-NOT", "-EMPTY"};
+static const char *const fc_names[] = {"", "-NEXT", "-SAME", "-NOT", "-EMPTY", "-LABEL"};
 
 /* FileCheck does not take a prefix that continues a word (IsPartOfWord). */
 static bool fc_word_char(char c)
@@ -69,7 +69,7 @@ static int fc_directive(const char *p, size_t n, const char *prefix, fc_kind *ki
         size_t rest = n - i - pl;
         static const struct { const char *s; int kind; } sfx[] = {
             {":", FC_PLAIN}, {"-NEXT:", FC_NEXT}, {"-SAME:", FC_SAME}, {"-NOT:", FC_NOT},
-            {"-EMPTY:", FC_EMPTY}, {"-LABEL:", -1}, {"-DAG:", -1}, {"-COUNT-", -1},
+            {"-EMPTY:", FC_EMPTY}, {"-LABEL:", FC_LABEL}, {"-DAG:", -1}, {"-COUNT-", -1},
         };
         for (size_t k = 0; k < sizeof sfx / sizeof sfx[0]; k++) {
             size_t sl = strlen(sfx[k].s);
@@ -124,6 +124,7 @@ cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *
                              size_t input_len, char *why, size_t why_size)
 {
     cli_fc_verdict v = CLI_FC_PASS;
+    const char **lab = NULL;   /* per directive: where its LABEL matched */
     fc_dir *dirs = NULL;
     size_t n_dirs = 0, cap = 0;
     char *in = NULL;
@@ -184,6 +185,24 @@ cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *
     memcpy(in, input, input_len);
     size_t len = fc_canon(in, input_len);
     const char *end = in + len;
+    /* LABEL directives match first, in order (FileCheck's first pass):
+     * they cut the output into blocks, and every other directive matches
+     * inside the block between the labels around it in the check file. */
+    if (!(lab = calloc(n_dirs, sizeof *lab)))
+        goto nomem;
+    const char *lpos = in;
+    for (size_t k = 0; k < n_dirs; k++) {
+        if (dirs[k].kind != FC_LABEL)
+            continue;
+        lab[k] = fc_find(lpos, (size_t)(end - lpos), dirs[k].pat);
+        if (!lab[k]) {
+            snprintf(why, why_size, "line %u: %s-LABEL: '%s' not found in the output", dirs[k].line, prefix,
+                     dirs[k].pat);
+            v = CLI_FC_FAIL;
+            goto out;
+        }
+        lpos = lab[k] + strlen(dirs[k].pat);
+    }
     const char *pos = in;            /* end of the previous match */
     bool matched = false;            /* a positive directive has matched */
     size_t not_from = 0;             /* pending NOT directives: dirs[not_from, k) */
@@ -207,8 +226,18 @@ cli_fc_verdict cli_filecheck(const char *checks, size_t checks_len, const char *
                 goto out;
             }
             ms = me = eol + 1;
+        } else if (d && d->kind == FC_LABEL) {
+            ms = lab[k];
+            me = ms + strlen(d->pat);
         } else if (d) {
-            ms = fc_find(pos, (size_t)(end - pos), d->pat);
+            /* the block ends where the next label matched */
+            const char *bend = end;
+            for (size_t j = k + 1; j < n_dirs; j++)
+                if (dirs[j].kind == FC_LABEL) {
+                    bend = lab[j];
+                    break;
+                }
+            ms = bend >= pos ? fc_find(pos, (size_t)(bend - pos), d->pat) : NULL;
             if (!ms) {
                 snprintf(why, why_size, "line %u: %s%s: '%s' not found in the output", d->line, prefix,
                          fc_names[d->kind], d->pat);
@@ -253,6 +282,7 @@ out:
     for (size_t k = 0; k < n_dirs; k++)
         free(dirs[k].pat);
     free(dirs);
+    free(lab);
     free(in);
     return v;
 }
@@ -518,6 +548,44 @@ void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t)
     plumb_tensor_type_print(b, t);
 }
 
+/* One element of the first driver's format: the attribute with its type;
+ * in_list is the complex parts' list, where MLIR's printer elides f64. */
+static void legacy_scalar(plumb_buf *b, plumb_dtype dt, const void *data, size_t i, bool in_list)
+{
+    if (plumb_dtype_is_bool(dt)) {
+        plumb_buf_puts(b, plumb_load_u64(dt, data, i) ? "true" : "false");
+        return;
+    }
+    if (plumb_dtype_is_signed(dt))
+        plumb_buf_printf(b, "%lld", (long long)plumb_load_i64(dt, data, i));
+    else if (plumb_dtype_is_unsigned(dt))
+        plumb_buf_printf(b, "%llu", (unsigned long long)plumb_load_u64(dt, data, i));
+    else
+        interp_float(b, dt, plumb_load_bits(dt, data, i), plumb_load_f64(dt, data, i));
+    if (!(in_list && dt == PLUMB_F64))
+        plumb_buf_printf(b, " : %s", plumb_dtype_name(dt));
+}
+
+void cli_interp_print_legacy(plumb_buf *b, const plumb_tensor *t)
+{
+    plumb_tensor_type_print(b, t);
+    size_t n = (size_t)plumb_tensor_numel(t);
+    plumb_dtype dt = t->dtype;
+    for (size_t i = 0; i < n; i++) {
+        plumb_buf_puts(b, "\n  ");
+        if (plumb_dtype_is_complex(dt)) {
+            plumb_dtype c = plumb_dtype_component(dt);
+            plumb_buf_puts(b, "[");
+            legacy_scalar(b, c, t->data, 2 * i, true);
+            plumb_buf_puts(b, ", ");
+            legacy_scalar(b, c, t->data, 2 * i + 1, true);
+            plumb_buf_puts(b, "]");
+        } else {
+            legacy_scalar(b, dt, t->data, i, false);
+        }
+    }
+}
+
 void cli_interp_print(plumb_buf *b, const plumb_tensor *t)
 {
     plumb_tensor_type_print(b, t);
@@ -611,7 +679,12 @@ static void run_parse(cli_run_line *r, const char *cmd)
                     snprintf(r->unsupported, sizeof r->unsupported, "out of memory reading the RUN line");
                 goto out;
             }
-            if (start == end || strcmp(tok[start], "stablehlo-translate") != 0) {
+            /* stablehlo-interpreter: the driver's first name, run by the
+             * older interpreter tests (stablehlo/tests/interpret_*.mlir),
+             * which printed results in its own format */
+            if (start < end && strcmp(tok[start], "stablehlo-interpreter") == 0)
+                r->legacy_print = true;
+            else if (start == end || strcmp(tok[start], "stablehlo-translate") != 0) {
                 snprintf(r->unsupported, sizeof r->unsupported, "RUN line runs '%s'",
                          start < end ? tok[start] : "");
                 goto out;

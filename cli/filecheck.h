@@ -44,12 +44,23 @@ void cli_interp_print(plumb_buf *b, const plumb_tensor *t);
  * "dense<>" when there is none. */
 void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t);
 
+/* Appends t as the interpreter's first driver, stablehlo-interpreter,
+ * printed a result (the older interpreter tests check it with FileCheck):
+ * its type, then one line per element, indented by two blanks, each
+ * element an attribute with its type, `-8 : i4`, `6.28318548 : f32`,
+ * `0x7FC00000 : f32` (digits as in cli_interp_print); i1 as true/false; a
+ * complex element as the list of its parts, in which MLIR elides the type
+ * f64 but not f32: `[3.000000e+00 : f32, 5.000000e+00 : f32]`,
+ * `[3.000000e+00, 5.000000e+00]`. No trailing newline. */
+void cli_interp_print_legacy(plumb_buf *b, const plumb_tensor *t);
+
 
 /* ---- RUN lines ----------------------------------------------------------------
  * How upstream runs a test file: its '// RUN:' commands (a trailing '\'
  * continues one on the next RUN: line). plumb runs the ones of the form
  *   [not] stablehlo-translate [--interpret] [-split-input-file] [--args="[...]"]
  *       [--interpreter-print-dense]
+ * (stablehlo-interpreter --interpret, the first name of the driver, too)
  * (--args=@%t.NAME taking the text an earlier 'echo "TEXT" > %t.NAME' line
  * wrote), and says why it does not run any other.
  *       [%s] [2>&1] [| FileCheck %s [--check-prefix(es)=PREFIX]]
@@ -62,6 +73,10 @@ typedef struct cli_run_line {
     bool split;               /* -split-input-file */
     bool filecheck;           /* piped into FileCheck %s */
     bool print_dense;         /* --interpreter-print-dense */
+    bool legacy_print;        /* run by stablehlo-interpreter, the first driver:
+                                 its print format (cli_interp_print_legacy),
+                                 each function's results after the line
+                                 "Evaluated results of function: NAME" */
     char prefix[64];          /* FileCheck's check prefix (default CHECK) */
     char *args;               /* --args value (quotes removed), or NULL */
     char args_file[128];      /* --args=@%t.NAME...: the value after '@' (a file an

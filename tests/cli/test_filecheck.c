@@ -103,20 +103,49 @@ static void test_prefix_words(void **state)
     assert_int_equal(fc(f, "CHECK-ERROR-NOT-ARRAY", "other\n"), CLI_FC_FAIL);
 }
 
-/* What plumb does not check is reported, never passed: regex, variables, LABEL, DAG. */
+/* What plumb does not check is reported, never passed: regex, variables, DAG. */
 static void test_unsupported(void **state)
 {
     (void)state;
     assert_int_equal(fc("// CHECK: {{[0-9]+}}\n", "CHECK", "12\n"), CLI_FC_UNSUPPORTED);
     assert_non_null(strstr(why, "unsupported: FileCheck regex on line 1"));
     assert_int_equal(fc("// CHECK: [[X:.*]]\n", "CHECK", "12\n"), CLI_FC_UNSUPPORTED);
-    assert_int_equal(fc("// CHECK-LABEL: f\n", "CHECK", "f\n"), CLI_FC_UNSUPPORTED);
     assert_int_equal(fc("// CHECK-DAG: f\n", "CHECK", "f\n"), CLI_FC_UNSUPPORTED);
 }
 
+/* CHECK-LABEL as LLVM documents it: labels match first, in order, and cut
+ * the output into blocks; the other directives match inside the block of
+ * the labels around them. Each verdict is the documented rule applied by
+ * hand to a few lines. */
+static void test_label(void **state)
+{
+    (void)state;
+    assert_int_equal(fc("// CHECK-LABEL: fa\n", "CHECK", "fa\n"), CLI_FC_PASS);
+    assert_int_equal(fc("// CHECK-LABEL: fa\n", "CHECK", "fb\n"), CLI_FC_FAIL);
+    assert_non_null(strstr(why, "line 1: CHECK-LABEL: 'fa' not found"));
+    /* '7' is in the output, but only in fb's block: the CHECK between the
+     * labels fails; as a plain CHECK pair (no labels) it would pass */
+    const char *in = "fa\n1\nfb\n7\n";
+    assert_int_equal(fc("// CHECK-LABEL: fa\n// CHECK: 7\n// CHECK-LABEL: fb\n", "CHECK", in), CLI_FC_FAIL);
+    assert_non_null(strstr(why, "line 2: CHECK: '7' not found"));
+    assert_int_equal(fc("// CHECK: fa\n// CHECK: 7\n// CHECK: fb\n", "CHECK", "fa\n7\nfb\n"), CLI_FC_PASS);
+    assert_int_equal(fc("// CHECK-LABEL: fa\n// CHECK-NEXT: 1\n// CHECK-LABEL: fb\n// CHECK-NEXT: 7\n", "CHECK", in),
+                     CLI_FC_PASS);
+    /* NEXT after a label is the line after the label's match */
+    assert_int_equal(fc("// CHECK-LABEL: fa\n// CHECK-NEXT: 1\n", "CHECK", "fa\n\n1\n"), CLI_FC_FAIL);
+    /* labels are found in their order */
+    assert_int_equal(fc("// CHECK-LABEL: fb\n// CHECK-LABEL: fa\n", "CHECK", "fa\nfb\n"), CLI_FC_FAIL);
+    /* NOT is confined to its block too */
+    assert_int_equal(fc("// CHECK-LABEL: fa\n// CHECK-NOT: bad\n// CHECK-LABEL: fb\n", "CHECK", "fa\nok\nfb\nbad\n"),
+                     CLI_FC_PASS);
+    assert_int_equal(fc("// CHECK-LABEL: fa\n// CHECK-NOT: bad\n// CHECK-LABEL: fb\n", "CHECK", "fa\nbad\nfb\n"),
+                     CLI_FC_FAIL);
+    assert_int_equal(fc("// CHECK-LABEL{LITERAL}: [[f]]\n", "CHECK", "[[f]]\n"), CLI_FC_PASS);
+}
+
 /* {LITERAL} after a directive's kind: the pattern is matched as written
- * ([[ and {{ included), on every kind; LABEL stays unsupported with it, and
- * another prefix's {LITERAL} line is no directive of this one. */
+ * ([[ and {{ included), on every kind, and another prefix's {LITERAL}
+ * line is no directive of this one. */
 static void test_literal(void **state)
 {
     (void)state;
@@ -131,7 +160,6 @@ static void test_literal(void **state)
     assert_int_equal(fc("// CHECK{LITERAL}: {{x}}\n", "CHECK", "a {{x}} b\n"), CLI_FC_PASS);
     assert_int_equal(fc("// CHECK{LITERAL}: {{x}}\n", "CHECK", "a x b\n"), CLI_FC_FAIL);
     assert_int_equal(fc("// CHECK-NOT{LITERAL}: [[1]]\n// CHECK: b\n", "CHECK", "[[1]] b\n"), CLI_FC_FAIL);
-    assert_int_equal(fc("// CHECK-LABEL{LITERAL}: f\n", "CHECK", "f\n"), CLI_FC_UNSUPPORTED);
     /* CHECK-DENSE{LITERAL}: belongs to prefix CHECK-DENSE only */
     assert_int_equal(fc("// CHECK-DENSE{LITERAL}: [[9]]\n// CHECK: a\n", "CHECK", "a\n"), CLI_FC_PASS);
     assert_int_equal(fc("// CHECK-DENSE{LITERAL}: [[9]]\n", "CHECK-DENSE", "[[9]]\n"), CLI_FC_PASS);
@@ -145,6 +173,16 @@ static plumb_tensor *mk(plumb_dtype t, uint32_t rank, const int64_t *dims)
     return x;
 }
 
+static void expect_legacy(const plumb_tensor *t, const char *want)
+{
+    plumb_buf b;
+    plumb_buf_init(&b);
+    cli_interp_print_legacy(&b, t);
+    assert_false(b.failed);
+    assert_string_equal(b.data, want);
+    plumb_buf_free(&b);
+}
+
 static void expect_print(const plumb_tensor *t, const char *want)
 {
     plumb_buf b;
@@ -153,6 +191,51 @@ static void expect_print(const plumb_tensor *t, const char *want)
     assert_false(b.failed);
     assert_string_equal(b.data, want);
     plumb_buf_free(&b);
+}
+
+/* stablehlo-interpreter's format (the older interpreter tests' CHECK lines,
+ * interpret_add.mlir): the type, then each element on its own line with its
+ * type; in a complex element's list f64 is elided, f32 is not. The digits
+ * are worked out by hand: 2pi in f32 (0x40C90FDB) needs 9 digits to read
+ * back, 1/4 takes the 6-digit form, a NaN prints its bits. */
+static void test_print_legacy(void **state)
+{
+    (void)state;
+    int64_t d2 = 2, d3 = 3;
+    plumb_tensor *t = mk(PLUMB_I8, 1, &d2);
+    memcpy(t->data, (int8_t[]){-128, 7}, 2);
+    expect_legacy(t, "tensor<2xi8>\n  -128 : i8\n  7 : i8");
+    plumb_tensor_free(t);
+
+    t = mk(PLUMB_UI64, 1, &d2);
+    memcpy(t->data, (uint64_t[]){UINT64_MAX, 0}, 16);
+    expect_legacy(t, "tensor<2xui64>\n  18446744073709551615 : ui64\n  0 : ui64");
+    plumb_tensor_free(t);
+
+    t = mk(PLUMB_F32, 1, &d3);
+    memcpy(t->data, (uint32_t[]){0x40C90FDBu, 0x3E800000u, 0x7FC00000u}, 12);
+    expect_legacy(t, "tensor<3xf32>\n  6.28318548 : f32\n  2.500000e-01 : f32\n  0x7FC00000 : f32");
+    plumb_tensor_free(t);
+
+    t = mk(PLUMB_I1, 1, &d2);
+    memcpy(t->data, (uint8_t[]){1, 0}, 2);
+    expect_legacy(t, "tensor<2xi1>\n  true\n  false");
+    plumb_tensor_free(t);
+
+    t = mk(PLUMB_C64, 0, NULL);
+    memcpy(t->data, (float[]){3.0f, 5.0f}, 8);
+    expect_legacy(t, "tensor<complex<f32>>\n  [3.000000e+00 : f32, 5.000000e+00 : f32]");
+    plumb_tensor_free(t);
+
+    t = mk(PLUMB_C128, 1, &d2);
+    memcpy(t->data, (double[]){3.0, 5.0, 15.0, -0.0}, 32);
+    expect_legacy(t, "tensor<2xcomplex<f64>>\n  [3.000000e+00, 5.000000e+00]\n  [1.500000e+01, -0.000000e+00]");
+    plumb_tensor_free(t);
+
+    t = mk(PLUMB_F64, 0, NULL);
+    memcpy(t->data, (double[]){0.5}, 8);
+    expect_legacy(t, "tensor<f64>\n  5.000000e-01 : f64");
+    plumb_tensor_free(t);
 }
 
 /* printing.mlir's CHECK lines: nesting, indentation, empty and scalar tensors. */
@@ -417,6 +500,25 @@ static void test_run_lines(void **state)
     assert_false(l[3].filecheck);
     assert_null(l[3].args);
     assert_non_null(strstr(l[4].unsupported, "FileCheck prefixes 'A,B'"));
+    assert_false(l[0].legacy_print);
+    cli_run_lines_free(l, n);
+
+    /* stablehlo-interpreter, the driver's first name: run, in its own
+     * print format; another tool is still not run */
+    const char *g = "// RUN: stablehlo-interpreter --interpret -split-input-file %s | FileCheck %s\n"
+                    "// RUN: stablehlo-interpreter --interpret -split-input-file %s\n"
+                    "// RUN: stablehlo-interpreter-x --interpret %s\n";
+    l = cli_run_lines(g, strlen(g), &n);
+    assert_non_null(l);
+    assert_int_equal(n, 3);
+    assert_string_equal(l[0].unsupported, "");
+    assert_true(l[0].legacy_print);
+    assert_true(l[0].filecheck);
+    assert_true(l[0].split);
+    assert_string_equal(l[1].unsupported, "");
+    assert_true(l[1].legacy_print);
+    assert_false(l[1].asks);
+    assert_string_equal(l[2].unsupported, "RUN line runs 'stablehlo-interpreter-x'");
     cli_run_lines_free(l, n);
 }
 
@@ -453,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_print_floats),
         cmocka_unit_test(test_print_small_and_complex),
         cmocka_unit_test(test_print_dense),
+        cmocka_unit_test(test_print_legacy),
+        cmocka_unit_test(test_label),
         cmocka_unit_test(test_run_lines),
         cmocka_unit_test(test_args_split),
     };
