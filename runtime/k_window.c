@@ -298,43 +298,52 @@ static inline void win_store16(float *p, __mmask16 m, __m512 v, bool nt)
     else _mm512_mask_storeu_ps(p, m, v);
 }
 
-/* A whole channels-last output row: for each block of sixteen channels the
- * accumulator stays in a register through init and every window position
- * (offsets wofs from src), each input element read once per output row it
- * feeds. The fold is VRANGEPS (imm 5: maximum, 4: minimum, the sign from
- * the comparison), one instruction where mm16 takes seven: on non-NaN
- * operands it is IEEE maximum/minimum with -0 < +0, so the same bits as
- * mm16 in any order (max and min of a total order are associative); it
- * drops a NaN operand instead of propagating it, so a block whose init or
- * terms hold a NaN (tracked with one compare per load) is folded again by
- * mm16 in the reference's order. */
-WIN_AVX512 __attribute__((always_inline))
-static inline void f32_rowwin_k(const bool is_max, float *dst, float init, const float *src, const int64_t *wofs,
-                                uint64_t wc, int64_t n, bool nt)
-{
-    int64_t head = win_head(src + wofs[0], 4, n);
-    __m512 vi = _mm512_set1_ps(init);
-    __mmask16 init_nan = _mm512_cmp_ps_mask(vi, vi, _CMP_UNORD_Q);
-    for (int64_t c = 0; c < n;) {
-        int64_t len = c == 0 && head > 0 ? head : n - c;
-        __mmask16 m = win_mask16(len), nan = init_nan;
-        __m512 a = vi;
-        for (uint64_t wi = 0; wi < wc; wi++) {
-            const float *p = src + wofs[wi] + c;
-            WIN_PREFETCH(p);
-            __m512 v = _mm512_maskz_loadu_ps(m, p);
-            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-            a = is_max ? _mm512_range_ps(a, v, 5) : _mm512_range_ps(a, v, 4);
-        }
-        if (__builtin_expect(nan != 0, 0)) {
-            a = vi;
-            for (uint64_t wi = 0; wi < wc; wi++)
-                a = mm16(a, _mm512_maskz_loadu_ps(m, src + wofs[wi] + c), is_max);
-        }
-        win_store16(dst + c, m, a, nt);
-        c += len < 16 ? len : 16;
+/* A whole channels-last output row of f32 (f64): for each block of 16 (8)
+ * channels the accumulator stays in a register through init and every
+ * window position (offsets wofs from src), each input element read once
+ * per output row it feeds. The fold is VRANGEPS/VRANGEPD (imm 5: maximum,
+ * 4: minimum, the sign from the comparison), one instruction where
+ * mm16/mm8 take seven: on non-NaN operands it is IEEE maximum/minimum
+ * with -0 < +0, so the same bits as mm16/mm8 in any order (max and min of
+ * a total order are associative); it drops a NaN operand instead of
+ * propagating it, so a block whose init or terms hold a NaN (tracked with
+ * one compare per load) is folded again by mm16/mm8 in the reference's
+ * order. One body for both widths (the intrinsics named per width): T the
+ * element, V the vector, M its lane mask, L the lanes, X the suffix
+ * (ps/pd), MM the seven-instruction fold. */
+#define WIN_FROWWIN_K(name, T, V, M, L, X, MM)                                                              \
+    WIN_AVX512 __attribute__((always_inline))                                                               \
+    static inline void name(const bool is_max, T *dst, T init, const T *src, const int64_t *wofs,            \
+                            uint64_t wc, int64_t n, bool nt)                                                \
+    {                                                                                                       \
+        int64_t head = win_head(src + wofs[0], (int64_t)sizeof(T), n);                                      \
+        V vi = _mm512_set1_##X(init);                                                                       \
+        M init_nan = _mm512_cmp_##X##_mask(vi, vi, _CMP_UNORD_Q);                                           \
+        for (int64_t c = 0; c < n;) {                                                                       \
+            int64_t len = c == 0 && head > 0 ? head : n - c;                                                \
+            M m = (M)(len >= L ? (1u << L) - 1 : (1u << len) - 1), nan = init_nan;                          \
+            V a = vi;                                                                                       \
+            for (uint64_t wi = 0; wi < wc; wi++) {                                                          \
+                const T *p = src + wofs[wi] + c;                                                            \
+                WIN_PREFETCH(p);                                                                            \
+                V v = _mm512_maskz_loadu_##X(m, p);                                                         \
+                nan |= _mm512_cmp_##X##_mask(v, v, _CMP_UNORD_Q);                                          \
+                a = is_max ? _mm512_range_##X(a, v, 5) : _mm512_range_##X(a, v, 4);                        \
+            }                                                                                               \
+            if (__builtin_expect(nan != 0, 0)) {                                                            \
+                a = vi;                                                                                     \
+                for (uint64_t wi = 0; wi < wc; wi++)                                                        \
+                    a = MM(a, _mm512_maskz_loadu_##X(m, src + wofs[wi] + c), is_max);                       \
+            }                                                                                               \
+            if (nt && m == (M)((1u << L) - 1) && ((uintptr_t)(dst + c) & 63) == 0)                          \
+                _mm512_stream_##X(dst + c, a);                                                              \
+            else                                                                                            \
+                _mm512_mask_storeu_##X(dst + c, m, a);                                                      \
+            c += len < L ? len : L;                                                                         \
+        }                                                                                                   \
     }
-}
+
+WIN_FROWWIN_K(f32_rowwin_k, float, __m512, __mmask16, 16, ps, mm16)
 
 WIN_AVX512
 static void f32_rowwin_avx512(bool is_max, float *dst, float init, const float *src, const int64_t *wofs, uint64_t wc,
@@ -415,34 +424,8 @@ WIN_ROWWIN(rw_and, _mm512_and_si512(a, v))
 WIN_ROWWIN(rw_or, _mm512_or_si512(a, v))
 #undef WIN_ROWWIN
 
-WIN_AVX512 __attribute__((always_inline))
-static inline void f64_rowwin_k(const bool is_max, double *dst, double init, const double *src, const int64_t *wofs,
-                                uint64_t wc, int64_t n, bool nt)
-{
-    int64_t head = win_head(src + wofs[0], 8, n);
-    __m512d vi = _mm512_set1_pd(init);
-    __mmask8 init_nan = _mm512_cmp_pd_mask(vi, vi, _CMP_UNORD_Q);
-    for (int64_t c = 0; c < n;) {
-        int64_t len = c == 0 && head > 0 ? head : n - c;
-        __mmask8 m = len >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << len) - 1), nan = init_nan;
-        __m512d a = vi;
-        for (uint64_t wi = 0; wi < wc; wi++) {
-            const double *p = src + wofs[wi] + c;
-            WIN_PREFETCH(p);
-            __m512d v = _mm512_maskz_loadu_pd(m, p);
-            nan |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
-            a = is_max ? _mm512_range_pd(a, v, 5) : _mm512_range_pd(a, v, 4);
-        }
-        if (__builtin_expect(nan != 0, 0)) {
-            a = vi;
-            for (uint64_t wi = 0; wi < wc; wi++)
-                a = mm8(a, _mm512_maskz_loadu_pd(m, src + wofs[wi] + c), is_max);
-        }
-        if (nt && m == 0xFF && ((uintptr_t)(dst + c) & 63) == 0) _mm512_stream_pd(dst + c, a);
-        else _mm512_mask_storeu_pd(dst + c, m, a);
-        c += len < 8 ? len : 8;
-    }
-}
+WIN_FROWWIN_K(f64_rowwin_k, double, __m512d, __mmask8, 8, pd, mm8)
+#undef WIN_FROWWIN_K
 
 WIN_AVX512
 static void rw_max_f64(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
