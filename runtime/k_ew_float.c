@@ -689,21 +689,37 @@ TARGET static void N(f64_math2)(plumb_opcode code, const void *in0, const void *
  * f32_rem_lane. */
 TARGET static void N(f32_rem)(const void *in0, const void *in1, void *out, size_t n)
 {
+    typedef float vfh __attribute__((vector_size(VD_LANES * 4)));
     const float *xs = in0, *ys = in1;
     float *o = out;
     for (size_t i = 0; i < n; i += VD_LANES) {
         size_t m = n - i < VD_LANES ? n - i : VD_LANES;
         vd x = {0}, y = {0};
-        for (size_t l = 0; l < VD_LANES; l++) {
-            x[l] = l < m ? xs[i + l] : 0.0f;
-            y[l] = l < m ? ys[i + l] : 1.0f;
-        }
+        if (m == VD_LANES) {
+            /* whole vectors loaded and widened at once: the lane-by-lane
+             * loads (and stores below) were most of the loop's cost */
+            vfh xf, yf;
+            memcpy(&xf, xs + i, sizeof xf);
+            memcpy(&yf, ys + i, sizeof yf);
+            x = __builtin_convertvector(xf, vd);
+            y = __builtin_convertvector(yf, vd);
+        } else
+            for (size_t l = 0; l < VD_LANES; l++) {
+                x[l] = l < m ? xs[i + l] : 0.0f;
+                y[l] = l < m ? ys[i + l] : 1.0f;
+            }
         vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
         vl ok = (ax < ay * 0x1p28) & (ay < (vd)((vl){0} + F64_INF));
         vd q = ax / ay;
         q = N(d_round)((vd)N(sell)(ok, (vl)q, (vl)((vd){0})), R_TRUNC);
         vd r = ax - q * ay;
         r = (vd)((vl)r | ((vl)x & F64_SIGN));
+        vl all = ~(vl){0};
+        if (m == VD_LANES && memcmp(&ok, &all, sizeof ok) == 0) {
+            vfh rf = __builtin_convertvector(r, vfh);   /* exact: r is a float's value */
+            memcpy(o + i, &rf, sizeof rf);
+            continue;
+        }
         for (size_t l = 0; l < m; l++)
             o[i + l] = ok[l] ? (float)r[l] : f32_rem_lane(xs[i + l], ys[i + l]);
     }
@@ -729,10 +745,14 @@ TARGET static void N(f64_rem)(const void *in0, const void *in1, void *out, size_
     for (size_t i = 0; i < n; i += VD_LANES) {
         size_t m = n - i < VD_LANES ? n - i : VD_LANES;
         vd x = {0}, y = {0};
-        for (size_t l = 0; l < VD_LANES; l++) {
-            x[l] = l < m ? xs[i + l] : 0.0;
-            y[l] = l < m ? ys[i + l] : 1.0;
-        }
+        if (m == VD_LANES) {   /* whole vectors at once, as f32_rem */
+            memcpy(&x, xs + i, sizeof x);
+            memcpy(&y, ys + i, sizeof y);
+        } else
+            for (size_t l = 0; l < VD_LANES; l++) {
+                x[l] = l < m ? xs[i + l] : 0.0;
+                y[l] = l < m ? ys[i + l] : 1.0;
+            }
         vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
         vl ok = (ay >= 0x1p-960) & (ay <= 0x1p960) & (ax < ay * 0x1p51);   /* false for NaN */
         ax = (vd)N(sell)(ok, (vl)ax, (vl)((vd){0}));
@@ -747,6 +767,11 @@ TARGET static void N(f64_rem)(const void *in0, const void *in1, void *out, size_
         vd r = (ax - p) - e;
         r = (vd)N(sell)(r < 0.0, (vl)(r + ay), (vl)r);
         r = (vd)((vl)r | ((vl)x & F64_SIGN));
+        vl all = ~(vl){0};
+        if (m == VD_LANES && memcmp(&ok, &all, sizeof ok) == 0) {
+            memcpy(o + i, &r, sizeof r);
+            continue;
+        }
         for (size_t l = 0; l < m; l++)
             o[i + l] = ok[l] ? r[l] : f64_rem_lane(xs[i + l], ys[i + l]);
     }
