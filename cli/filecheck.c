@@ -548,9 +548,8 @@ void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t)
     plumb_tensor_type_print(b, t);
 }
 
-/* One element of the first driver's format: the attribute with its type;
- * in_list is the complex parts' list, where MLIR's printer elides f64. */
-static void legacy_scalar(plumb_buf *b, plumb_dtype dt, const void *data, size_t i, bool in_list)
+/* One element of the first driver's format: the attribute with its type. */
+static void legacy_scalar(plumb_buf *b, plumb_dtype dt, const void *data, size_t i)
 {
     if (plumb_dtype_is_bool(dt)) {
         plumb_buf_puts(b, plumb_load_u64(dt, data, i) ? "true" : "false");
@@ -562,13 +561,13 @@ static void legacy_scalar(plumb_buf *b, plumb_dtype dt, const void *data, size_t
         plumb_buf_printf(b, "%llu", (unsigned long long)plumb_load_u64(dt, data, i));
     else
         interp_float(b, dt, plumb_load_bits(dt, data, i), plumb_load_f64(dt, data, i));
-    if (!(in_list && dt == PLUMB_F64))
-        plumb_buf_printf(b, " : %s", plumb_dtype_name(dt));
+    plumb_buf_printf(b, " : %s", plumb_dtype_name(dt));
 }
 
 void cli_interp_print_legacy(plumb_buf *b, const plumb_tensor *t)
 {
     plumb_tensor_type_print(b, t);
+    plumb_buf_puts(b, " {");
     size_t n = (size_t)plumb_tensor_numel(t);
     plumb_dtype dt = t->dtype;
     for (size_t i = 0; i < n; i++) {
@@ -576,12 +575,12 @@ void cli_interp_print_legacy(plumb_buf *b, const plumb_tensor *t)
         if (plumb_dtype_is_complex(dt)) {
             plumb_dtype c = plumb_dtype_component(dt);
             plumb_buf_puts(b, "[");
-            legacy_scalar(b, c, t->data, 2 * i, true);
+            legacy_scalar(b, c, t->data, 2 * i);
             plumb_buf_puts(b, ", ");
-            legacy_scalar(b, c, t->data, 2 * i + 1, true);
+            legacy_scalar(b, c, t->data, 2 * i + 1);
             plumb_buf_puts(b, "]");
         } else {
-            legacy_scalar(b, dt, t->data, i, false);
+            legacy_scalar(b, dt, t->data, i);
         }
     }
 }

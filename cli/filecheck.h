@@ -46,12 +46,16 @@ void cli_interp_print_dense(plumb_buf *b, const plumb_tensor *t);
 
 /* Appends t as the interpreter's first driver, stablehlo-interpreter,
  * printed a result (the older interpreter tests check it with FileCheck):
- * its type, then one line per element, indented by two blanks, each
- * element an attribute with its type, `-8 : i4`, `6.28318548 : f32`,
- * `0x7FC00000 : f32` (digits as in cli_interp_print); i1 as true/false; a
- * complex element as the list of its parts, in which MLIR elides the type
- * f64 but not f32: `[3.000000e+00 : f32, 5.000000e+00 : f32]`,
- * `[3.000000e+00, 5.000000e+00]`. No trailing newline. */
+ * its type and " {", then one line per element, indented by two blanks,
+ * each element an attribute with its type, `-8 : i4`, `6.28318548 : f32`,
+ * `0x7FC00000 : f32` (digits as in cli_interp_print), i1 as true/false, a
+ * complex element as the list of its typed parts `[3.000000e+00 : f64,
+ * 5.000000e+00 : f64]`; no closing line (the next result's type line is
+ * the line after the last element), no trailing newline. That driver's
+ * versions differed (the brace came later; one version left out the f64 of
+ * complex parts): the brace is kept, since a type line without it is a
+ * substring of this one, and the typed parts are those of most of the
+ * tests seen (docs/testdata-coverage.md, seventh sweep). */
 void cli_interp_print_legacy(plumb_buf *b, const plumb_tensor *t);
 
 

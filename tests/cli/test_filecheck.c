@@ -194,47 +194,47 @@ static void expect_print(const plumb_tensor *t, const char *want)
 }
 
 /* stablehlo-interpreter's format (the older interpreter tests' CHECK lines,
- * interpret_add.mlir): the type, then each element on its own line with its
- * type; in a complex element's list f64 is elided, f32 is not. The digits
- * are worked out by hand: 2pi in f32 (0x40C90FDB) needs 9 digits to read
- * back, 1/4 takes the 6-digit form, a NaN prints its bits. */
+ * interpret_minimum.mlir): the type and " {", then each element on its own
+ * line with its type, complex parts typed too. The digits are worked out
+ * by hand: 2pi in f32 (0x40C90FDB) needs 9 digits to read back, 1/4 takes
+ * the 6-digit form, a NaN prints its bits. */
 static void test_print_legacy(void **state)
 {
     (void)state;
     int64_t d2 = 2, d3 = 3;
     plumb_tensor *t = mk(PLUMB_I8, 1, &d2);
     memcpy(t->data, (int8_t[]){-128, 7}, 2);
-    expect_legacy(t, "tensor<2xi8>\n  -128 : i8\n  7 : i8");
+    expect_legacy(t, "tensor<2xi8> {\n  -128 : i8\n  7 : i8");
     plumb_tensor_free(t);
 
     t = mk(PLUMB_UI64, 1, &d2);
     memcpy(t->data, (uint64_t[]){UINT64_MAX, 0}, 16);
-    expect_legacy(t, "tensor<2xui64>\n  18446744073709551615 : ui64\n  0 : ui64");
+    expect_legacy(t, "tensor<2xui64> {\n  18446744073709551615 : ui64\n  0 : ui64");
     plumb_tensor_free(t);
 
     t = mk(PLUMB_F32, 1, &d3);
     memcpy(t->data, (uint32_t[]){0x40C90FDBu, 0x3E800000u, 0x7FC00000u}, 12);
-    expect_legacy(t, "tensor<3xf32>\n  6.28318548 : f32\n  2.500000e-01 : f32\n  0x7FC00000 : f32");
+    expect_legacy(t, "tensor<3xf32> {\n  6.28318548 : f32\n  2.500000e-01 : f32\n  0x7FC00000 : f32");
     plumb_tensor_free(t);
 
     t = mk(PLUMB_I1, 1, &d2);
     memcpy(t->data, (uint8_t[]){1, 0}, 2);
-    expect_legacy(t, "tensor<2xi1>\n  true\n  false");
+    expect_legacy(t, "tensor<2xi1> {\n  true\n  false");
     plumb_tensor_free(t);
 
     t = mk(PLUMB_C64, 0, NULL);
     memcpy(t->data, (float[]){3.0f, 5.0f}, 8);
-    expect_legacy(t, "tensor<complex<f32>>\n  [3.000000e+00 : f32, 5.000000e+00 : f32]");
+    expect_legacy(t, "tensor<complex<f32>> {\n  [3.000000e+00 : f32, 5.000000e+00 : f32]");
     plumb_tensor_free(t);
 
     t = mk(PLUMB_C128, 1, &d2);
     memcpy(t->data, (double[]){3.0, 5.0, 15.0, -0.0}, 32);
-    expect_legacy(t, "tensor<2xcomplex<f64>>\n  [3.000000e+00, 5.000000e+00]\n  [1.500000e+01, -0.000000e+00]");
+    expect_legacy(t, "tensor<2xcomplex<f64>> {\n  [3.000000e+00 : f64, 5.000000e+00 : f64]\n  [1.500000e+01 : f64, -0.000000e+00 : f64]");
     plumb_tensor_free(t);
 
     t = mk(PLUMB_F64, 0, NULL);
     memcpy(t->data, (double[]){0.5}, 8);
-    expect_legacy(t, "tensor<f64>\n  5.000000e-01 : f64");
+    expect_legacy(t, "tensor<f64> {\n  5.000000e-01 : f64");
     plumb_tensor_free(t);
 }
 

@@ -3,8 +3,8 @@
 # interpret_*.mlir as interpret_add.mlir was written): `stablehlo-interpreter
 # --interpret -split-input-file %s | FileCheck %s`, each case's results
 # printed after "Evaluated results of function: NAME" as the type, then one
-# element per line with its type (f64 elided inside a complex element's
-# list), matched with CHECK-LABEL and CHECK-NEXT. plumb runs such a line and
+# element per line with its type (complex parts typed too), matched with
+# CHECK-LABEL and CHECK-NEXT. plumb runs such a line and
 # prints that format (cli_interp_print_legacy). Every expected line below is
 # worked out by hand: 7 + 1 wraps to -8 in i4; 2^24 + 1 is not an f32, the
 # sum rounds to 2^24 = 16777216, whose 6-digit form 1.677722e+07 reads back
@@ -52,8 +52,8 @@ func.func @floats() -> (tensor<2xf32>, tensor<complex<f64>>, tensor<complex<f32>
   // CHECK-NEXT: 0x4B800000 : f32
   // CHECK-NEXT: 0.333333343 : f32
   // CHECK-NEXT: tensor<complex<f64>>
-  // CHECK-NEXT: [1.500000e+00, 0.000000e+00]
-  // CHECK-NEXT: tensor<complex<f32>>
+  // CHECK-NEXT: [1.500000e+00 : f64, 0.000000e+00 : f64]
+  // CHECK-NEXT: tensor<complex<f32>> {
   // CHECK-NEXT: [1.000000e+00 : f32, 2.000000e+00 : f32]
 }
 EOM
