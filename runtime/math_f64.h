@@ -132,43 +132,17 @@ static double f64_logistic_lane(double x)
     return d;
 }
 
-/* tanh x = x + sum a_k x^(2k+1): the Taylor coefficients, from
- * (2k+1) a_k = -sum_{i+j=k-1} a_i a_j (tanh' = 1 - tanh^2, a_0 = 1), in
- * MPFR at 300 bits, rounded to double. For |x| < TANH64_SMALL the omitted
- * a_20 x^40 is below 2^-60.9 |x|. */
-#define TANH64_SMALL 0.55
-#define TANH64_BIG 22.0   /* tanh is 1 in double from 19.1 on */
-static const double TANH64_A[19] = {
-    -0x1.5555555555555p-2, /* a_1 */
-    0x1.1111111111111p-3, /* a_2 */
-    -0x1.ba1ba1ba1ba1cp-5, /* a_3 */
-    0x1.664f4882c10fap-6, /* a_4 */
-    -0x1.226e355e6c23dp-7, /* a_5 */
-    0x1.d6d3d0e157dep-9, /* a_6 */
-    -0x1.7da36452b75e3p-10, /* a_7 */
-    0x1.3558248036744p-11, /* a_8 */
-    -0x1.f57d7734d1664p-13, /* a_9 */
-    0x1.967e18afcafadp-14, /* a_10 */
-    -0x1.497d8eea25259p-15, /* a_11 */
-    0x1.0b132d39a605p-16, /* a_12 */
-    -0x1.b0f72d3ee24e9p-18, /* a_13 */
-    0x1.5ef2da474e5b7p-19, /* a_14 */
-    -0x1.1c77df95c1c0dp-20, /* a_15 */
-    0x1.cd299de4ae6bbp-22, /* a_16 */
-    -0x1.75cde6563fed9p-23, /* a_17 */
-    0x1.2efe8db3aff1fp-24, /* a_18 */
-    -0x1.eb3229047434cp-26, /* a_19 */
+/* e^f - 1 = f + f^2/2 + f^3 Q(f), Q = sum_{n=3}^{14} f^(n-3)/n!: the
+ * 1/n! rounded to double (exact rationals, Python's fractions), for the
+ * pair of d_expm1_pair, |f| <= ln2/2 + 2^-40: the omitted f^15/15! is
+ * below 2^-61.6 |f|. */
+static const double EM64_C[12] = {
+    0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7, 0x1.6c16c16c16c17p-10,
+    0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22,
+    0x1.ae64567f544e4p-26, 0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33, 0x1.93974a8c07c9dp-37,
 };
-
-/* expm1: 1/n! for n = 2 .. 13, rounded to double (exact rationals,
- * Python's fractions). For |x| < EXPM1_64_SMALL the omitted x^14/14! is
- * below 2^-62.3 |x|. */
-#define EXPM1_64_SMALL 0.25
-static const double EXPM1_64_C[12] = {
-    0x1p-1, 0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7,
-    0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19,
-    0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26, 0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33,
-};
+#define EM64_INVLN2 0x1.71547652b82fep+0 /* 1/ln2 rounded */
+#define TANH64_BIG 22.0   /* tanh is 1 in double from 19.07 on */
 
 /* Lanes the vector expm1 does not take (NaN, x > EXP64_HI: overflow and
  * its neighbourhood): the engine's rule, expm1l rounded once. */
@@ -359,6 +333,58 @@ TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
     return r;
 }
 
+/* e^t - 1 = *s + *l (not normalized: |*l| < 0.03 |*s|), t in [-46, 709]
+ * (no NaN), for expm1 and tanh; docs/runtime-math.md ("f64 expm1 and
+ * tanh: one formula") has the budget. No table: k = RN(t/ln2) (|k| <=
+ * 1023), f = t - k ln2 = fh + fl with fh = t - k LN2_HI exact (k LN2_HI
+ * has at most 40 significant bits; Sterbenz for k != 0, fh = t for
+ * k = 0) and fl = -k LN2_LO (|fl| < 2^-36.9 |k|); |fh| <= ln2/2 + 2^-40.
+ * e^t - 1 = (2^k - 1) + 2^k (fh + fh^2/2 + fh^3 Q(fh)) + 2^k e^fh (e^fl -
+ * 1), each piece exact or small: A = RN(2^k - 1) and its error A_lo
+ * (exact, either formula by the sign of k), B = 2^k fh and H = 2^k f2/2
+ * (fh^2 = f2 + f2e exactly; the scalings exact) added by two Fast2Sums
+ * (|A| >= |B| or A = 0, |s1| >= |H|), their errors e1, e2 exact; the rest
+ * (f2e/2, c3 = fh^3 Q, the fl term e^fh (e^fl - 1), A_lo) summed into *l:
+ * within 0.36 2^-53 of e^t - 1 relative. So for k = 0 (|t| <
+ * ln2/2) the pair is t + t^2/2 + ... relative to e^t - 1 (no cancelling
+ * subtraction: the reason for not using exp's table, whose absolute
+ * 2^-58 errors cancel into relative ones as t -> 0). Q by Estrin (the
+ * chain 5 deep instead of 11). */
+TI void N(d_expm1_pair)(vd t, vd *s_out, vd *l_out)
+{
+    vd sh = t * EM64_INVLN2 + 0x1.8p52;   /* k in the low bits */
+    vd kd = sh - 0x1.8p52;
+    vl k = (vl)sh - (vl)((vd){0} + 0x1.8p52);
+    vd fh = t - kd * LOG64_LN2_HI;
+    vd fl = (vd){0} - kd * LOG64_LN2_LO;
+    vd f2 = fh * fh, f4 = f2 * f2, f8 = f4 * f4;
+    vd q0 = (EM64_C[0] + EM64_C[1] * fh) + (EM64_C[2] + EM64_C[3] * fh) * f2;
+    vd q1 = (EM64_C[4] + EM64_C[5] * fh) + (EM64_C[6] + EM64_C[7] * fh) * f2;
+    vd q2 = (EM64_C[8] + EM64_C[9] * fh) + (EM64_C[10] + EM64_C[11] * fh) * f2;
+    vd Q = (q0 + q1 * f4) + q2 * f8;
+    vd hf2 = 0.5 * f2;
+    /* fh^2 - f2 exactly (Dekker's product, Veltkamp's split): f2's rounding
+     * would be the pair's largest error (0.29 2^-53 of the result at
+     * t = ln2/2) */
+    vd ch = fh * 134217729.0;
+    vd fhh = ch - (ch - fh), fhl = fh - fhh;
+    vd f2e = ((fhh * fhh - f2) + 2.0 * fhh * fhl) + fhl * fhl;
+    vd c3 = (f2 * fh) * Q;
+    vd g = fl + 0.5 * fl * fl;   /* e^fl - 1, the omitted fl^3/6 < 2^-69 */
+    vd flt = g + g * (fh + (hf2 + c3));   /* e^fh (e^fl - 1) */
+    vd p2 = N(d_pow2)(k);
+    vd A = p2 - 1.0;
+    vd A_lo = (vd)N(sell)(k > 0, (vl)((p2 - A) - 1.0), (vl)(p2 - (1.0 + A)));
+    vd B = p2 * fh;
+    vd s1 = A + B;
+    vd e1 = (A - s1) + B;
+    vd H = p2 * hf2;
+    vd s = s1 + H;
+    vd e2 = (s1 - s) + H;
+    *s_out = s;
+    *l_out = ((e1 + e2) + A_lo) + p2 * ((0.5 * f2e + c3) + flt);
+}
+
 /* e^x on the lanes of x in [EXP64_LO, EXP64_HI]; *bad marks the others
  * (NaN included), whose lanes hold an unspecified value. */
 TI vd N(d_exp)(vd x, vl *bad)
@@ -415,41 +441,22 @@ TI vd N(d_expv)(vd x)
     return N(d_fix_lanes)(r, x, bad, f64_exp_lane);
 }
 
-/* expm1 x, the error budget: |x| < EXPM1_64_SMALL:
- * x + x^2 P(x), P the Taylor polynomial 1/2 + x/6 + ... + x^11/13!
- * (omitted < 2^-62.3 |x|); the correction is at most 0.13 |y| (x = -0.25)
- * and carries about 3.2 roundings of 2^-53 (x^2, Horner's last step, the
- * product): <= 0.42 + 0.5 ULP. EXPM1_64_SMALL <= |x|, x in [-40,
- * EXP64_HI]: e^x = 2^k (th + u) (d_exp_parts, within 2^-57.2 relative), E =
- * 2^k th and El = 2^k u exact scalings, E - 1 = s + e exactly (TwoSum),
- * y = RN(s + RN(e + El)): the pair's error relative to |e^x - 1| is at
- * most e^x/|e^x - 1| <= 4.52 times 2^-57.2 (x = 0.25), 2^-55.0, e + El's
- * rounding adds < 2^-57: <= 0.31 + 0.5 ULP. x < -40: -1 (e^x < 2^-57.7,
- * under half an ULP of 1 - 2^-53). Both within the table's 1 ULP of the
- * correctly rounded value. -0 and +0 return x. *bad: NaN and x > EXP64_HI. */
+/* expm1 x = RN(s + l), the pair of d_expm1_pair on x clamped to [-40,
+ * EXP64_HI] (below -40 the result is -1: e^x < 2^-57.7, under half an
+ * ULP of 1 - 2^-53), one formula for every lane (the Taylor series below
+ * 0.25 and exp's table branch both ran on every lane before). Budget
+ * (docs/runtime-math.md): the pair within 0.36 2^-53 of e^x - 1 relative,
+ * then the one rounding: <= 0.86 ULP from the exact value, inside the
+ * table's 1 ULP of the correctly rounded one. -0 and +0 return x. *bad:
+ * NaN and x > EXP64_HI. */
 TI vd N(d_expm1)(vd x, vl *bad)
 {
     vl ok = x <= EXP64_HI;   /* false for NaN */
     *bad = ~ok;
-    vd a = (vd)((vl)x & F64_ABS);
-    vl small = a < EXPM1_64_SMALL;
-    vl neg1 = x < -40.0;
-    vd xs = (vd)((vl)x & ~neg1 & ok);   /* the lanes that are not computed here run on 0 */
-    vd p = (vd){0} + EXPM1_64_C[11];
-    for (int i = 10; i >= 0; i--)
-        p = p * xs + EXPM1_64_C[i];
-    vd r_small = xs + (xs * xs) * p;
-    vd th, u;
-    vl k;
-    N(d_exp_parts)(xs, &th, &u, &k);
-    vd s2 = N(d_pow2)(k);
-    vd E = th * s2, El = u * s2;
-    vd s = E - 1.0;   /* TwoSum(E, -1) */
-    vd bb = s - E;
-    vd e = (E - (s - bb)) + (-1.0 - bb);
-    vd r_big = s + (e + El);
-    vd r = (vd)N(sell)(small, (vl)r_small, (vl)r_big);
-    r = (vd)N(sell)(neg1, (vl)((vd){0} - 1.0), (vl)r);
+    vd xc = (vd)N(sell)(x < -40.0, (vl)((vd){0} - 40.0), (vl)x & ok);   /* the lanes left out run on 0 */
+    vd s, l;
+    N(d_expm1_pair)(xc, &s, &l);
+    vd r = s + l;
     return (vd)N(sell)(x == 0.0, (vl)x, (vl)r);
 }
 
@@ -679,33 +686,48 @@ TI vd N(d_logv)(vd x)
     return N(d_fix_lanes)(r, x, bad, f64_log_lane);
 }
 
-/* tanh x, a = |x|, sign put back at the end (docs/runtime-math.md):
- * a < 2^-27: a (tanh a is within a^3/3 < 2^-55.6 a of a, under half an
- * ULP even below a power of two: a is the correctly rounded value); a < TANH64_SMALL: a + (a z) P(z), z = a^2, P the
- * Taylor polynomial to a_19 (the correction is at most 0.1 a, its
- * roundings about 4 units of 2^-53 of it: <= 0.44 + 0.5 ULP); else
- * 1 - 2/(1 + e^(2a)), a clamped to TANH64_BIG: e^(2a) within 0.554 ULP,
- * d = RN(1 + E) carries <= 2.108 2^-53 relative, y = RN(2/d) <= 0.5 is
- * then within 1.054 2^-53 + its own 2^-55, and RN(1 - y) >= 0.5: <= 1.8
- * ULP from the exact value, inside the table's 2 ULP. *bad: NaN lanes. */
+/* tanh x = -m/(2 + m), m = e^(-2a) - 1 (d_expm1_pair, a = |x| clamped to
+ * TANH64_BIG), the sign put back at the end; one formula for every lane
+ * (the Taylor series below 0.55 and exp's branch above both ran on every
+ * lane before). The pair normalized (Fast2Sum) to n + nl = -m, d + dl =
+ * 2 - n - nl (Fast2Sum, 2 >= n), q = RN(n/d), y = RN(q + ((n - q d) +
+ * nl - q dl)/d),
+ * 1/d there by one Newton step from 24/17 - 8d/17 (within 2^-8: the
+ * correction is below 2^-51.8 q). a < 2^-27: a (tanh a is within a^3/3 <
+ * 2^-55.6 a of a, under half an ULP even below a power of two: a is the
+ * correctly rounded value; exact for subnormal a). Budget
+ * (docs/runtime-math.md): the pair's error times tanh's sensitivity
+ * 2/(2 + m) within 0.30 2^-53 relative, the correction's roundings
+ * < 0.01, the last rounding 0.5 (q's own rounding is corrected through
+ * the exact n - q d): <= 0.81 ULP from the exact value, inside the
+ * table's 2 ULP. *bad: NaN lanes. */
 TI vd N(d_tanh)(vd x, vl *bad)
 {
     *bad = N(d_isnan)(x);
     vl sign = (vl)x & F64_SIGN;
     vd a = (vd)((vl)x & F64_ABS);
-    a = (vd)N(sell)(*bad, (vl)((vd){0} + 1.0), (vl)a);
-    vd z = a * a;
-    vd p = (vd){0} + TANH64_A[18];
-    for (int i = 17; i >= 0; i--)
-        p = p * z + TANH64_A[i];
-    vd r_small = a + (a * z) * p;
-    vd ab = (vd)N(sell)(a > TANH64_BIG, (vl)((vd){0} + TANH64_BIG), (vl)a);
-    vd t = ab + ab;
-    vd E = N(d_exp_in_range)((vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + 0.0), (vl)t));
-    vd r_big = 1.0 - 2.0 / (1.0 + E);
-    vd r = (vd)N(sell)(a < TANH64_SMALL, (vl)r_small, (vl)r_big);
-    r = (vd)N(sell)(a < 0x1p-27, (vl)a, (vl)r);
-    return (vd)((vl)r | sign);
+    vd ac = (vd)N(sell)(a <= TANH64_BIG, (vl)a, (vl)((vd){0} + TANH64_BIG));   /* NaN too */
+    vd s, l;
+    N(d_expm1_pair)((vd){0} - (ac + ac), &s, &l);
+    vd u = s + l;
+    vd nl = (u - s) - l;   /* -(the error of u): n + nl = -(s + l) */
+    vd n = (vd){0} - u;
+    vd d = 2.0 - n;
+    vd dl = ((2.0 - d) - n) - nl;
+    vd q = n / d;
+    /* n - q d exactly: q d = p + pe by Dekker's product (Veltkamp's
+     * splits), n - p exact (Sterbenz) */
+    vd cq = q * 134217729.0, cd = d * 134217729.0;
+    vd qh = cq - (cq - q), ql = q - qh;
+    vd dh = cd - (cd - d), dlo = d - dh;
+    vd p = q * d;
+    vd pe = ((qh * dh - p) + qh * dlo + ql * dh) + ql * dlo;
+    vd rem = (n - p) - pe;
+    vd r = (24.0 / 17) - (8.0 / 17) * d;   /* 1/d within 2^-8.2 (one Newton step from within 1/17) */
+    r = r * (2.0 - d * r);
+    vd y = q + ((rem + nl) - q * dl) * r;
+    y = (vd)N(sell)(a < 0x1p-27, (vl)a, (vl)y);
+    return (vd)((vl)y | sign);
 }
 
 TI vd N(d_tanhv)(vd x)
