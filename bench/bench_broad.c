@@ -281,6 +281,32 @@ static ir_module *b_maxpool(const broad_work *w, bool small, plumb_diag *d)
     return parse_text(src, d);
 }
 
+/* b_maxpool's pools on the channels-first (NCHW) layout, a x c x b x b: the
+ * window on the two innermost dimensions, so a result row is a stride-2
+ * walk along W (the strided row kernels, docs/runtime-window.md). */
+static ir_module *b_maxpool_nchw(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long n = sz(w->a, small, 16), h = small ? 16 : w->b, c = sz(w->c, small, 8);
+    long long o = w->d == 2 ? h / 2 : (h - 1) / 2 + 1;
+    const char *attrs = w->d == 2 ? "window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>"
+                                  : "padding = dense<[[0, 0], [0, 0], [1, 1], [1, 1]]> : tensor<4x2xi64>, "
+                                    "window_dimensions = array<i64: 1, 1, 3, 3>, window_strides = array<i64: 1, 1, 2, 2>";
+    char it[96], ot[96], src[1400];
+    snprintf(it, sizeof it, "tensor<%lldx%lldx%lldx%lldxf32>", n, c, h, h);
+    snprintf(ot, sizeof ot, "tensor<%lldx%lldx%lldx%lldxf32>", n, c, o, o);
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: %s) -> %s {\n"
+             "  %%c = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+             "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{%s}> ({\n"
+             "  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "    %%m = stablehlo.maximum %%a, %%b : tensor<f32>\n"
+             "    stablehlo.return %%m : tensor<f32>\n"
+             "  }) : (%s, tensor<f32>) -> %s\n"
+             "  return %%r : %s\n}\n",
+             it, ot, attrs, it, ot, ot);
+    return parse_text(src, d);
+}
+
 /* The max-pool gradient of b_maxpool's 2x2 stride 2 case: select_and_scatter
  * routing each of the a x b/2 x b/2 x c source values to its window's first
  * maximum (select GE, scatter add, init 0), as a CNN's backward pass does. */
@@ -400,6 +426,13 @@ static const broad_work works[] = {
      0, b_maxpool, 32, 112, 64, 3, PLUMB_F32, NP_RNG "x = " NP_F("(32, 112, 112, 64)", "float32"),
      "p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf); "
      "o = np.lib.stride_tricks.sliding_window_view(p, (3, 3), axis=(1, 2))[:, ::2, ::2].max(axis=(-2, -1))", NULL},
+    {"maxpool_2x2_nchw", "max-pool 2x2 stride 2 of NCHW 32x64x112x112 f32 (reduce_window)", FLOOR_STREAM, true, 0,
+     b_maxpool_nchw, 32, 112, 64, 2, PLUMB_F32, NP_RNG "x = " NP_F("(32, 64, 112, 112)", "float32"),
+     "o = x.reshape(32, 64, 56, 2, 56, 2).max(axis=(3, 5))", NULL},
+    {"maxpool_3x3s2_nchw", "max-pool 3x3 stride 2 padding 1 of NCHW 32x64x112x112 f32 (reduce_window)", FLOOR_STREAM,
+     true, 0, b_maxpool_nchw, 32, 112, 64, 3, PLUMB_F32, NP_RNG "x = " NP_F("(32, 64, 112, 112)", "float32"),
+     "p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf); "
+     "o = np.lib.stride_tricks.sliding_window_view(p, (3, 3), axis=(2, 3))[:, :, ::2, ::2].max(axis=(-2, -1))", NULL},
     {"maxpool_grad_2x2", "max-pool 2x2 stride 2 gradient of NHWC 32x112x112x64 f32 (select_and_scatter)",
      FLOOR_STREAM, true, 0, b_maxpool_grad, 32, 112, 64, 2, PLUMB_F32,
      NP_RNG "x = " NP_F("(32, 112, 112, 64)", "float32") "; s = " NP_F("(32, 56, 56, 64)", "float32"),

@@ -45,7 +45,14 @@
  * at AVX-512 keep each block's accumulator in a register through every
  * window position and write the result once: blocks aligned to 64-byte
  * lines, a software prefetch per window row, streaming stores for large
- * results (docs/runtime-window.md has the measurements).
+ * results (docs/runtime-window.md has the measurements). Border windows
+ * (on padding or base-dilation holes of the outer dimensions) of the
+ * idempotent folds (max, min, and, or) take the same kernels on their
+ * positions inside the operand: init is folded first, so its repeats on
+ * the padded positions change nothing. Channels-first rows (the innermost
+ * dimension windowed) of f32 maximum/minimum fold each window position's
+ * input row into f32 accumulators, at AVX-512 also for stride 2 (two
+ * loads and a VPERMT2PS per sixteen results), prefetched.
  *
  * Any other body (several inputs, argmax pairs, promoted types) runs
  * through the program's compiled region (rt_eval_region), per element in the
@@ -248,12 +255,27 @@ static inline __m512 mm16(__m512 a, __m512 b, bool is_max)
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
 }
 
+/* The channels-last kernels' software prefetch distance: the window rows
+ * are read as several streams (one per window row), each moving a few
+ * hundred bytes per output row, and the hardware prefetchers alone left
+ * the 2x2 and 3x3 NHWC pools at under a quarter of STREAM (issue 17); a
+ * prefetch 2 KiB ahead of every load measured best among 1, 2 and 4 KiB
+ * (docs/runtime-window.md). The per-position rows (f32_row_avx512,
+ * f32_row_s2_avx512: channels-first pools) were as latency-bound without
+ * it (3.5x the time on the NCHW 2x2 pool). A prefetch never faults, so running past the
+ * tensor's end is harmless; the address is formed as an integer so no
+ * out-of-bounds pointer is made. */
+#define WIN_PF_BYTES 2048
+#define WIN_PREFETCH(p) _mm_prefetch((const char *)((uintptr_t)(p) + WIN_PF_BYTES), _MM_HINT_T0)
+
 WIN_AVX512
 static void f32_row_avx512(bool is_max, float *acc, const float *src, int64_t n)
 {
     int64_t j = 0;
-    for (; j + 16 <= n; j += 16)
+    for (; j + 16 <= n; j += 16) {
+        WIN_PREFETCH(src + j);
         _mm512_storeu_ps(acc + j, mm16(_mm512_loadu_ps(acc + j), _mm512_loadu_ps(src + j), is_max));
+    }
     if (j < n) {
         /* the tail under a mask: lanes past n are neither read nor written */
         __mmask16 m = (__mmask16)((1u << (n - j)) - 1);
@@ -262,16 +284,6 @@ static void f32_row_avx512(bool is_max, float *acc, const float *src, int64_t n)
     }
 }
 
-/* The channels-last kernels' software prefetch distance: the window rows
- * are read as several streams (one per window row), each moving a few
- * hundred bytes per output row, and the hardware prefetchers alone left
- * the 2x2 and 3x3 NHWC pools at under a quarter of STREAM (issue 17); a
- * prefetch 2 KiB ahead of every load measured best among 1, 2 and 4 KiB
- * (docs/runtime-window.md). A prefetch never faults, so running past the
- * tensor's end is harmless; the address is formed as an integer so no
- * out-of-bounds pointer is made. */
-#define WIN_PF_BYTES 2048
-#define WIN_PREFETCH(p) _mm_prefetch((const char *)((uintptr_t)(p) + WIN_PF_BYTES), _MM_HINT_T0)
 
 /* The channels-last kernels' blocks of sixteen lanes start on the 64-byte
  * lines of `base` (tensors come from calloc, 16 bytes past a line: every
@@ -287,6 +299,31 @@ static inline int64_t win_head(const void *base, int64_t elem, int64_t n)
 static inline __mmask16 win_mask16(int64_t k)
 {
     return k >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << k) - 1);
+}
+
+/* f32_row_avx512 on a stride-2 walk (channels-first pooling, stride 2
+ * along W): acc[j] folds src[2 j]. Sixteen results take 31 consecutive
+ * elements, two loads whose even lanes VPERMT2PS gathers; the second load
+ * is masked to its 15 lanes in use and the tail's to the elements the
+ * last result reads, so nothing past src[2 (n - 1)] is touched. */
+WIN_AVX512
+static void f32_row_s2_avx512(bool is_max, float *acc, const float *src, int64_t n)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    for (int64_t j = 0; j < n; j += 16) {
+        int64_t len = n - j < 16 ? n - j : 16, used = 2 * len - 1;   /* elements read: 2j .. 2j + used - 1 */
+        __mmask16 m = win_mask16(len);
+        const float *p = src + 2 * j;
+        WIN_PREFETCH(p);
+        __m512 lo = _mm512_maskz_loadu_ps(win_mask16(used), p);
+        __m512 hi = _mm512_maskz_loadu_ps(win_mask16(used > 16 ? used - 16 : 0), p + 16);
+        __m512 v = _mm512_permutex2var_ps(lo, even, hi);
+        /* whole blocks unmasked: the next window position reloads them,
+         * and a masked store does not forward to that load (it waits for
+         * the store to retire: it measured most of the row's time) */
+        if (len == 16) _mm512_storeu_ps(acc + j, mm16(_mm512_loadu_ps(acc + j), v, is_max));
+        else _mm512_mask_storeu_ps(acc + j, m, mm16(_mm512_maskz_loadu_ps(m, acc + j), v, is_max));
+    }
 }
 
 /* A store of a block: streamed when asked for and the block is a whole
@@ -676,6 +713,7 @@ typedef struct rw_job {
     bool comp;                 /* f16/bf16 add: compensated sum (f_add2, half_sum) */
     int isa;
     bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
+    bool idem;                 /* max, min, and, or: a padded position's init folds to no change */
 #if WIN_X86
     win_rowwin_fn rowwin;      /* channels-last rows of f64 and integer exact folds (AVX-512), or NULL */
 #endif
@@ -685,7 +723,8 @@ typedef struct rw_job {
     double init_f;
     int64_t init_i;
     int64_t row;               /* output elements per row (innermost dimension) */
-    void **scratch;            /* per chunk: row accumulators (comp: then their errors) */
+    void **scratch;            /* per chunk: row accumulators (comp: then their errors), then
+                                  wcount + 1 window offsets (a border row's positions) */
     const int64_t *wofs;       /* per window position: offset on the outer dimensions from the window's origin */
 } rw_job;
 
@@ -710,26 +749,30 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
 #if WIN_X86
     /* f32 maximum/minimum on contiguous rows: f32 accumulators, 8 lanes */
     bool f32mm = j->t == PLUMB_F32 && (j->k == IR_WB_MAX || j->k == IR_WB_MIN) && j->isa >= PLUMB_ISA_AVX2 &&
-                 g->s[last] == 1 && g->b[last] == 1;
+                 (g->s[last] == 1 || (g->s[last] == 2 && j->isa >= PLUMB_ISA_AVX512)) && g->b[last] == 1;
 #else
     bool f32mm = false;
 #endif
     float *f32a = j->scratch[chunk];
-    bool chan = f32mm && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
+    bool chan = f32mm && g->s[last] == 1 && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
     /* the other exact folds' channels-last rows (win_rowwin_pick) */
     bool chan_any = g->s[last] == 1 && g->b[last] == 1 && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
     (void)chan;   /* read only by the x86 rows */
     (void)chan_any;
-    for (uint64_t row = begin; row < end; row++) {
+    /* the first row's output index on the outer dimensions; each later row
+     * steps it (a division per dimension and row measured a visible share
+     * of the 64-channel NHWC pools' rows) */
+    uint64_t rem = begin;
+    for (uint32_t d = last; d-- > 0;) {
+        o[d] = (int64_t)(rem % (uint64_t)g->out[d]);
+        rem /= (uint64_t)g->out[d];
+    }
+    o[last] = 0;
+    int64_t *sub = (int64_t *)((char *)j->scratch[chunk] + (size_t)n * (j->comp ? 16 : 8));
+    (void)sub;   /* read only by the x86 rows */
+    for (uint64_t row = begin; row < end; row++, ir_window_next_index(o, g->out, last)) {
         if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
-        /* the row's output index on the outer dimensions */
-        uint64_t rem = row;
-        for (uint32_t d = last; d-- > 0;) {
-            o[d] = (int64_t)(rem % (uint64_t)g->out[d]);
-            rem /= (uint64_t)g->out[d];
-        }
-        o[last] = 0;
         /* a window wholly inside the operand on the outer dimensions (no
          * padding, no base dilation there: every pooling window but the
          * border ones) takes its positions' offsets from j->wofs instead of
@@ -742,10 +785,35 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
             origin += p * g->istride[d];
         }
 #if WIN_X86
+        /* A border window (on padding or base-dilation holes) of an
+         * idempotent fold (max, min, and, or: folding init again changes
+         * nothing, and init comes first) takes the same row kernels on
+         * its positions inside the operand alone (sub, absolute offsets,
+         * in the window's order, so a NaN block's refold keeps the
+         * reference's order); padded positions of an add would each add
+         * init, so those rows stay on the general loop below. */
+        const int64_t *wo = j->wofs;
+        uint64_t wc = g->wcount;
+        if (!inside && j->idem && (chan || (chan_any && j->rowwin))) {
+            memset(kw, 0, sizeof kw);
+            wc = 0;
+            origin = 0;
+            for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, last)) {
+                int64_t at = 0;
+                for (uint32_t d = 0; d < last && at >= 0; d++) {
+                    int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
+                    at = i < 0 ? -1 : at + i * g->istride[d];
+                }
+                if (at >= 0) sub[wc++] = at;
+            }
+            if (wc == 0) sub[0] = 0;   /* the kernels align on wofs[0]; nothing is read */
+            wo = sub;
+            inside = true;
+        }
         if (inside && chan_any && j->rowwin) {
             size_t es = plumb_dtype_size(j->t);
             j->rowwin((char *)j->dst + (size_t)row * (size_t)n * es, j->init_b, es,
-                      (const char *)j->src + (size_t)origin * es, j->wofs, g->wcount, n, j->nt);
+                      (const char *)j->src + (size_t)origin * es, wo, wc, n, j->nt);
             continue;
         }
         if (inside && chan) {
@@ -755,12 +823,12 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
             float *dr = (float *)j->dst + (int64_t)row * n, fi = (float)j->init_f;
             bool mx = j->k == IR_WB_MAX;
             if (j->isa >= PLUMB_ISA_AVX512) {
-                f32_rowwin_avx512(mx, dr, fi, (const float *)j->src + origin, j->wofs, g->wcount, n, j->nt);
+                f32_rowwin_avx512(mx, dr, fi, (const float *)j->src + origin, wo, wc, n, j->nt);
                 continue;
             }
             for (int64_t q = 0; q < n; q++) dr[q] = fi;
-            for (uint64_t wi = 0; wi < g->wcount; wi++) {
-                const float *sr = (const float *)j->src + origin + j->wofs[wi];
+            for (uint64_t wi = 0; wi < wc; wi++) {
+                const float *sr = (const float *)j->src + origin + wo[wi];
                 if (j->isa >= PLUMB_ISA_AVX512) f32_row_avx512(mx, dr, sr, n);
                 else f32_row_avx2(mx, dr, sr, n);
             }
@@ -813,7 +881,9 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
                 float fi = (float)j->init_f;
                 bool mx = j->k == IR_WB_MAX;
                 for (int64_t q = 0; q < q0; q++) f32a[q] = (float)(mx ? f_max(f32a[q], fi) : f_min(f32a[q], fi));
-                if (q1 > q0 && j->isa >= PLUMB_ISA_AVX512)
+                if (q1 > q0 && s == 2)
+                    f32_row_s2_avx512(mx, f32a + q0, (const float *)j->src + base + 2 * q0 + c, q1 - q0);
+                else if (q1 > q0 && j->isa >= PLUMB_ISA_AVX512)
                     f32_row_avx512(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
                 else if (q1 > q0)
                     f32_row_avx2(mx, f32a + q0, (const float *)j->src + base + q0 + c, q1 - q0);
@@ -953,6 +1023,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
                 .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = in[0]->data, .dst = out[0]->data,
                 .row = g.out[g.rank - 1]};
     j.comp = (t == PLUMB_F16 || t == PLUMB_BF16) && j.k == IR_WB_ADD;
+    j.idem = j.k == IR_WB_MAX || j.k == IR_WB_MIN || j.k == IR_WB_AND || j.k == IR_WB_OR;
     j.nt = j.isa >= PLUMB_ISA_AVX512 && out[0]->nbytes >= WIN_STREAM_BYTES;
     memcpy(j.init_b, in[1]->data, plumb_dtype_size(t) <= 8 ? plumb_dtype_size(t) : 8);
     if (t == PLUMB_I1) j.init_b[0] &= 1;
@@ -969,7 +1040,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
     if (!scr)
         return false;
     for (uint32_t c = 0; c < chunks; c++)
-        if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * (j.comp ? 16 : 8))))
+        if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * (j.comp ? 16 : 8) + (g.wcount + 1) * sizeof(int64_t))))
             return false;
     j.scratch = scr;
     int64_t *wofs = rt_scratch(x, op, g.wcount * sizeof *wofs);

@@ -144,13 +144,12 @@ static void dims_text(char *buf, size_t n, const int64_t *d, uint32_t rank, plum
 static const plumb_dtype rw_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16, PLUMB_I8,
                                        PLUMB_UI8, PLUMB_I16, PLUMB_UI32, PLUMB_I64, PLUMB_UI64};
 
-/* One random reduce_window case: type t, body max/min/add, the layout;
- * init: the body's identity, or (init_salt) a random element, NaN at
- * times (a NaN init propagates through every max/min window). */
-static void rw_case(plumb_dtype t, const char *body, bool channels_last, bool init_salt)
+/* One reduce_window case on geometry g: type t, body max/min/add/and/or;
+ * init: the body's identity (add), or (init_salt) a random element, NaN
+ * at times (a NaN init propagates through every max/min window). */
+static void rw_case_on(const pool_geom *gp, plumb_dtype t, const char *body, bool init_salt)
 {
-    pool_geom g;
-    pool_geom_rand(&g, channels_last, false, false);
+    pool_geom g = *gp;
     char a[1024], it[128], ot[128], src[4096];
     attrs(a, sizeof a, &g, false);
     dims_text(it, sizeof it, g.in, g.rank, t);
@@ -181,6 +180,111 @@ static void rw_case(plumb_dtype t, const char *body, bool channels_last, bool in
         rt_check_exact_nan(src, in, 2);
     plumb_tensor_free(in[0]);
     plumb_tensor_free(in[1]);
+}
+
+/* One random reduce_window case of the layout (rw_case_on). */
+static void rw_case(plumb_dtype t, const char *body, bool channels_last, bool init_salt)
+{
+    pool_geom g;
+    pool_geom_rand(&g, channels_last, false, false);
+    rw_case_on(&g, t, body, init_salt);
+}
+
+/* Sets dimension d of g and its result extent (pool_out). */
+static void geom_dim(pool_geom *g, uint32_t d, int64_t in, int64_t w, int64_t s, int64_t wd, int64_t b, int64_t lo,
+                     int64_t hi)
+{
+    g->in[d] = in;
+    g->w[d] = w;
+    g->s[d] = s;
+    g->wd[d] = wd;
+    g->b[d] = b;
+    g->lo[d] = lo;
+    g->hi[d] = hi;
+    g->out[d] = pool_out(in, w, s, wd, b, lo, hi);
+}
+
+/* A channels-first pool (NCHW): ranks 2 to 4, the leading dimensions not
+ * windowed, the last two windowed with stride 2 (the stride-2 row kernel
+ * along the innermost one: rows long enough for whole blocks, a masked
+ * tail, the last result at the row's last element or one short of it),
+ * padding 0 or 1 and window dilation 1 or 2 on both. */
+static void nchw_geom(pool_geom *g)
+{
+    static const int64_t widths[] = {7, 31, 32, 33, 64, 69, 112};
+    g->rank = 2 + (uint32_t)(rt_rand() % 3);
+    for (uint32_t d = 0; d + 2 < g->rank; d++)
+        geom_dim(g, d, 1 + (int64_t)(rt_rand() % 3), 1, 1, 1, 1, 0, 0);
+    for (uint32_t d = g->rank - 2; d < g->rank; d++) {
+        bool inner = d + 1 == g->rank;
+        do
+            geom_dim(g, d, inner ? pick(widths, 7) : 3 + (int64_t)(rt_rand() % 6), 2 + (int64_t)(rt_rand() % 2), 2,
+                     rt_rand() % 3 == 0 ? 2 : 1, 1, (int64_t)(rt_rand() % 2), (int64_t)(rt_rand() % 2));
+        while (g->out[d] <= 0);
+    }
+}
+
+/* Channels-first max/min pools with stride 2 along the innermost
+ * dimension (the stride-2 f32 row kernel at AVX-512; every other type and
+ * level on the general rows): every type, NaNs in the operand and init,
+ * bitwise. */
+static void test_pool_nchw_stride2(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 2; rep++)
+        for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++) {
+            pool_geom g;
+            nchw_geom(&g);
+            rw_case_on(&g, rw_types[ti], "maximum", rep == 1);
+            nchw_geom(&g);
+            rw_case_on(&g, rw_types[ti], "minimum", rep == 0);
+        }
+    /* f32 at the pooling shape itself, many rows */
+    pool_geom g = {.rank = 4};
+    geom_dim(&g, 0, 2, 1, 1, 1, 1, 0, 0);
+    geom_dim(&g, 1, 3, 1, 1, 1, 1, 0, 0);
+    geom_dim(&g, 2, 16, 3, 2, 1, 1, 1, 1);
+    geom_dim(&g, 3, 112, 3, 2, 1, 1, 1, 1);
+    rw_case_on(&g, PLUMB_F32, "maximum", false);
+    rw_case_on(&g, PLUMB_F32, "minimum", true);
+}
+
+/* A channels-last pool whose outer windows run onto padding or base
+ * dilation holes (the border rows the row kernels take for max, min, and,
+ * or on the positions inside the operand): ranks 2 to 4, windows 1 to 3,
+ * strides 1 to 3, padding 0 to 2, dilations 1 or 2. */
+static void border_geom(pool_geom *g)
+{
+    static const int64_t chans[] = {1, 5, 16, 21, 37, 70};
+    g->rank = 2 + (uint32_t)(rt_rand() % 3);
+    for (uint32_t d = 0; d + 1 < g->rank; d++)
+        do
+            geom_dim(g, d, 1 + (int64_t)(rt_rand() % 6), 1 + (int64_t)(rt_rand() % 3), 1 + (int64_t)(rt_rand() % 3),
+                     rt_rand() % 3 == 0 ? 2 : 1, rt_rand() % 3 == 0 ? 2 : 1, (int64_t)(rt_rand() % 3),
+                     (int64_t)(rt_rand() % 3));
+        while (g->out[d] <= 0);
+    geom_dim(g, g->rank - 1, pick(chans, 6), 1, 1, 1, 1, 0, 0);
+}
+
+/* Channels-last border rows of the idempotent folds: max and min on every
+ * type, and and or on the integers, random (NaN at times) init, bitwise;
+ * integer add on the same geometries keeps folding init once per padded
+ * position (the general rows). */
+static void test_pool_border_rows(void **state)
+{
+    (void)state;
+    static const char *const ibodies[] = {"and", "or", "add"};
+    for (int rep = 0; rep < 2; rep++)
+        for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++) {
+            plumb_dtype t = rw_types[ti];
+            pool_geom g;
+            border_geom(&g);
+            rw_case_on(&g, t, rep ? "minimum" : "maximum", true);
+            if (!plumb_dtype_is_float(t)) {
+                border_geom(&g);
+                rw_case_on(&g, t, ibodies[(rep + ti) % 3], true);
+            }
+        }
 }
 
 /* reduce_window max and min on every type, both layouts, random
@@ -319,6 +423,8 @@ int main(void)
         cmocka_unit_test(test_pool_maxmin_random),
         cmocka_unit_test(test_pool_add_random),
         cmocka_unit_test(test_pool_nan_blocks),
+        cmocka_unit_test(test_pool_nchw_stride2),
+        cmocka_unit_test(test_pool_border_rows),
         cmocka_unit_test(test_sas_tile_random),
         cmocka_unit_test(test_sas_overlap_random),
     };
