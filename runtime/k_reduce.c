@@ -793,6 +793,115 @@ static uint64_t round_to(plumb_dtype t, double v)
     }
 }
 
+/* ---- certified half sums in f32 ----------------------------------------------------
+ * Every path above gives the half-type rounding of init + the row, r(S),
+ * S the exact sum: half_xsum's exact double sum (half_exact_ok), row_sum's
+ * f16 sums (exact in double below 8192 terms), or half_csum, whose
+ * hi + lo is within E = 2^-60 Σ|x| of S (TwoSum pairs are exact; only the
+ * double sums of their errors round, each error at most 2^-53 of a
+ * partial sum, so for n < 2^20 terms the lost part is below n^2 2^-106
+ * Σ|x|) and is rounded once (round to odd, then to the half type).
+ * Those double loops convert every term to double: half_xsum was a fifth
+ * of layer_norm_bf16 (two row sums per row). This pass sums the terms in
+ * f32 instead, s and also A = Σ|x| in f32, in any tree of depth at most d
+ * (adds along any term's path), so |s - S| <= γ_d/(1 - γ_d) A with γ_d =
+ * d u/(1 - d u), u = 2^-24 (Higham, "Accuracy and Stability of Numerical
+ * Algorithms", 2nd ed., 4.2: each term is multiplied by at most d factors
+ * (1 + δ); adds whose result is subnormal are exact, and every half value
+ * is a multiple of f32's smallest subnormal). With n <= 2^17 (d u < 2^-13) that is
+ * below R0 = d 2^-24 (1 + 2^-10) A. If the half rounding is the same at
+ * both ends of [s - R, s + R], R = R0 + E plus the double rounding of the
+ * ends, then (rounding to nearest is monotone) it is r(S), and also the
+ * rounding of half_csum's hi + lo, which lies within E of S: the same
+ * bits as the double paths, whatever the order of this pass's adds. Rows
+ * near a rounding boundary (by about d 2^-24 A), with inf or NaN, or
+ * whose f32 sums overflow, take the double paths. */
+#if RT_X86
+/* 64 terms per step into four pairs of 16-lane f32 accumulators (sum, and
+ * |x| by clearing the sign), then 32, then a tail loaded masked with -0
+ * (the sum's identity). *d: the depth bound: n/64 steps, the 32-step and
+ * the tail, three folds of the four pairs, four of the 16 lanes. */
+__attribute__((target("avx512f,avx512bw,f16c")))
+static void half_fsum_avx512(el_kind k, const uint16_t *p, size_t n, float *s, float *a, size_t *d)
+{
+    const __m512 nz = _mm512_set1_ps(-0.0f), z = _mm512_castsi512_ps(_mm512_setzero_si512());
+    __m512 s0 = nz, s1 = nz, s2 = nz, s3 = nz, a0 = z, a1 = z, a2 = z, a3 = z;
+#define HF_TERMS(h, f0, f1)                                                                                     \
+    __m512 f0 = k == EL_BF16 ? _mm512_castsi512_ps(_mm512_unpacklo_epi16(_mm512_setzero_si512(), h))             \
+                             : _mm512_cvtph_ps(_mm512_castsi512_si256(h));                                     \
+    __m512 f1 = k == EL_BF16 ? _mm512_castsi512_ps(_mm512_unpackhi_epi16(_mm512_setzero_si512(), h))             \
+                             : _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1))
+#define HF_ABS(f) _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32(0x7fffffff)))
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i h0 = _mm512_loadu_si512((const void *)(p + i)), h1 = _mm512_loadu_si512((const void *)(p + i + 32));
+        HF_TERMS(h0, f0, f1);
+        HF_TERMS(h1, f2, f3);
+        s0 = _mm512_add_ps(s0, f0), a0 = _mm512_add_ps(a0, HF_ABS(f0));
+        s1 = _mm512_add_ps(s1, f1), a1 = _mm512_add_ps(a1, HF_ABS(f1));
+        s2 = _mm512_add_ps(s2, f2), a2 = _mm512_add_ps(a2, HF_ABS(f2));
+        s3 = _mm512_add_ps(s3, f3), a3 = _mm512_add_ps(a3, HF_ABS(f3));
+    }
+    if (i + 32 <= n) {
+        __m512i h0 = _mm512_loadu_si512((const void *)(p + i));
+        HF_TERMS(h0, f0, f1);
+        s0 = _mm512_add_ps(s0, f0), a0 = _mm512_add_ps(a0, HF_ABS(f0));
+        s1 = _mm512_add_ps(s1, f1), a1 = _mm512_add_ps(a1, HF_ABS(f1));
+        i += 32;
+    }
+    if (i < n) {
+        __mmask32 m = (__mmask32)((1ull << (n - i)) - 1);
+        __m512i h0 = _mm512_mask_loadu_epi16(_mm512_set1_epi16((short)0x8000), m, p + i);
+        HF_TERMS(h0, f2, f3);
+        s2 = _mm512_add_ps(s2, f2), a2 = _mm512_add_ps(a2, HF_ABS(f2));
+        s3 = _mm512_add_ps(s3, f3), a3 = _mm512_add_ps(a3, HF_ABS(f3));
+    }
+#undef HF_TERMS
+#undef HF_ABS
+    __m512 sv = _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3));
+    __m512 av = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
+    float sl[16], al[16];
+    _mm512_storeu_ps(sl, sv);
+    _mm512_storeu_ps(al, av);
+    /* the 16 lanes as a tree of depth 4 (a fixed order: the compiler
+     * keeps it, no reassociation without -ffast-math) */
+    for (unsigned w = 8; w; w /= 2)
+        for (unsigned j = 0; j < w; j++) sl[j] += sl[j + w], al[j] += al[j + w];
+    *s = sl[0];
+    *a = al[0];
+    *d = n / 64 + 2 + 2 + 4;
+}
+#endif
+
+/* The half-type bits of init + the n terms when the f32 pass certifies
+ * them (above); false sends the caller to the double paths. */
+static bool half_cert_sum(el_kind k, const uint16_t *p, size_t n, uint16_t init_bits, int isa, uint16_t *out)
+{
+#if RT_X86
+    if ((k != EL_F16 && k != EL_BF16) || n == 0 || n > ((size_t)1 << 17) || vec_level(isa) != PLUMB_ISA_AVX512)
+        return false;
+    float s, a;
+    size_t d;
+    half_fsum_avx512(k, p, n, &s, &a, &d);
+    double init = ld(k, &init_bits, 0);
+    if (!isfinite(s) || !isfinite(a) || !isfinite(init))
+        return false;
+    d += 1;   /* init's add, in double below: also within the bound */
+    double A = (double)a + fabs(init), S = (double)s + init;
+    double R = A * (double)d * 0x1p-24 * (1.0 + 0x1p-10) + A * 0x1p-60;
+    R += (fabs(S) + R) * 0x1p-50;   /* the double roundings of S, R and the ends */
+    plumb_dtype t = k == EL_F16 ? PLUMB_F16 : PLUMB_BF16;
+    uint64_t lo = round_to(t, S - R), hi = round_to(t, S + R);
+    if (lo != hi)
+        return false;
+    *out = (uint16_t)lo;
+    return true;
+#else
+    (void)k, (void)p, (void)n, (void)init_bits, (void)isa, (void)out;
+    return false;
+#endif
+}
+
 #if RT_X86
 /* ---- exact folds as vector loops ---------------------------------------------------- */
 
@@ -1141,6 +1250,9 @@ uint16_t rt_fold_half_row(plumb_dtype t, plumb_opcode body, const uint16_t *v, s
 {
     el_kind k = t == PLUMB_F16 ? EL_F16 : EL_BF16;
     double r = ld(k, &init, 0);
+    uint16_t cb;
+    if (body == PLUMB_OP_ADD && half_cert_sum(k, v, n, init, (int)isa, &cb))
+        return cb;
     if (body == PLUMB_OP_ADD)
         return (uint16_t)round_to(t, half_comp(k, n) ? half_row_sum(k, v, n, init, (int)isa) : r + row_sum(k, v, n, (int)isa));
 #if RT_X86
@@ -1194,6 +1306,12 @@ static void reduce_row(red_plan *p, uint64_t o, int isa)
     if (plumb_dtype_is_float(p->t)) {
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
         double r;
+        uint16_t cb;
+        if (p->kind == RK_ADD && (p->ek == EL_F16 || p->ek == EL_BF16) &&
+            half_cert_sum(p->ek, (const uint16_t *)row, (size_t)n, (uint16_t)p->init_bits, isa, &cb)) {
+            plumb_store_bits(p->t, p->dst, (size_t)o, cb);
+            return;
+        }
         if (p->kind == RK_ADD && half_comp(p->ek, n)) {
             r = half_row_sum(p->ek, row, (size_t)n, (unsigned)p->init_bits, isa);
         } else if (p->kind == RK_ADD) {
