@@ -276,6 +276,12 @@ static const double ATAN64_T[11] = {
 #include "math_f64_pow.h"
 #else /* per ISA */
 
+/* math_f64_pow.h (included at the end): the EXP64_T pair of each lane by
+ * one 16-byte load per lane and a transpose in registers, and whether
+ * any lane of a mask is set, tested in registers */
+TI void N(pow_exp_pairs)(vl j, vd *th, vd *tl);
+TI bool N(pow_any)(vl m);
+
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
  * 2^-57.2 relative (docs/runtime-math.md), |*u| < 2^-6 |*th|. */
 TI void N(d_exp_parts)(vd x, vd *th_out, vd *u_out, vl *k_out)
@@ -295,10 +301,7 @@ TI void N(d_exp_parts)(vd x, vd *th_out, vd *u_out, vl *k_out)
     q = q * r + 0.5;
     vd p = r + (r * r) * q;
     vd th, tl;
-    for (int l = 0; l < VD_LANES; l++) {
-        th[l] = EXP64_T[2 * j[l]];
-        tl[l] = EXP64_T[2 * j[l] + 1];
-    }
+    N(pow_exp_pairs)(j, &th, &tl);   /* lane by lane, GCC inserted each value through memory */
     *th_out = th;
     *u_out = th * p + tl;
     *k_out = k;
@@ -325,8 +328,7 @@ TI vd N(d_exp_in_range)(vd x)
  * paths' one exit for the lanes they cannot guarantee. */
 TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
 {
-    vl zero = {0};
-    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+    if (__builtin_expect(N(pow_any)(bad), 0))
         for (int l = 0; l < VD_LANES; l++)
             if (bad[l])
                 r[l] = lane(x[l]);
@@ -632,9 +634,8 @@ TI vd N(d_sincosv)(vd x, int cosine)
 {
     vl fast;
     vd r = N(d_sincos_fast)(x, cosine, &fast);
-    vl zero = {0};
     vl slow = ~fast;
-    if (__builtin_expect(memcmp(&slow, &zero, sizeof slow) != 0, 0)) {
+    if (__builtin_expect(N(pow_any)(slow), 0)) {
         vl bad;
         vd r2 = N(d_sincos)(x, cosine, &bad);
         r = (vd)N(sell)(fast, (vl)r, (vl)r2);
@@ -740,8 +741,7 @@ TI vd N(d_tanhv)(vd x)
 /* r with its *bad lanes replaced by the binary scalar rule lane(x, y). */
 TI vd N(d_fix_lanes2)(vd r, vd x, vd y, vl bad, double (*lane)(double, double))
 {
-    vl zero = {0};
-    if (__builtin_expect(memcmp(&bad, &zero, sizeof bad) != 0, 0))
+    if (__builtin_expect(N(pow_any)(bad), 0))
         for (int l = 0; l < VD_LANES; l++)
             if (bad[l])
                 r[l] = lane(x[l], y[l]);
