@@ -329,6 +329,12 @@ typedef struct conf_run_options {
     /* Compile contract the cache suite's scenarios are gated on (each
      * scenario one run of a model: docs/contracts.md); NULL = none. */
     const char *contract_file;
+    /* How many processes the runner forks (conformance/runner.c): false,
+     * a worker per batch of one element type and one case in 16 rerun in a
+     * process of its own; true, batches that mix an op's element types and
+     * one such rerun per batch (its last case). conf_run_options_init sets
+     * it in sanitized builds, where a fork costs ~20 ms (docs/ci.md). */
+    bool few_forks;
 } conf_run_options;
 
 void conf_run_options_init(conf_run_options *o);

@@ -23,6 +23,22 @@
 
 #include "certify.h"
 
+/* Built with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__; clang 14
+ * answers only __has_feature): make asan's builds, where a fork copies the
+ * page tables of ASan's shadow and quarantine and the child's writes fault
+ * on copy-on-write pages, ~20 ms a fork (docs/ci.md). Such a build forks
+ * less by default (conf_run_options.few_forks). */
+#if defined(__SANITIZE_ADDRESS__)
+#define CONF_SANITIZED_BUILD true
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CONF_SANITIZED_BUILD true
+#endif
+#endif
+#ifndef CONF_SANITIZED_BUILD
+#define CONF_SANITIZED_BUILD false
+#endif
+
 /* Copies src into dst[cap], truncating: reasons are one line and may be cut. */
 static void copy_str(char *dst, size_t cap, const char *src)
 {
@@ -58,6 +74,7 @@ void conf_run_options_init(conf_run_options *o)
     o->batch = 64;
     o->max_repros = 50;
     o->cache_suite = true;
+    o->few_forks = CONF_SANITIZED_BUILD;
 }
 
 /* ---- the record a worker sends per case ----------------------------------- */
@@ -654,7 +671,8 @@ static void worker_init(conf_guard *g)
 }
 
 /* One case in this many (by index in its op's list) is also run in a
- * separate process when the backend declares determinism. */
+ * separate process when the backend declares determinism; with few_forks,
+ * the last case of every batch instead. */
 #define RUN_ISOLATED_EVERY 16
 
 /* The body of a worker process: positions [lo, hi) of the op's order. */
@@ -675,9 +693,16 @@ static void batch_worker(conf_run *run, const op_state *st, batch bt, int fd)
             /* A backend that declares determinism runs every case twice, and
              * one case in RUN_ISOLATED_EVERY a third time in a process of
              * its own (a fork and a fresh instance each: a sample keeps the
-             * quick suite within its time). */
-            conf_repeat rep = {b->caps.deterministic, b->caps.deterministic && r.index % RUN_ISOLATED_EVERY == 0,
-                               run->opts.options, run->opts.n_options, run->opts.timeout_s};
+             * quick suite within its time). With few_forks (sanitized
+             * builds: make check runs the same suites with the full sample)
+             * the batch's last case only: the one with the most cases run
+             * before it in the worker's instance, so state that one case
+             * leaves behind for the next still shows; the quick suite's
+             * batches are ~64 cases then, so one rerun per batch is about a
+             * quarter of one in 16. */
+            bool sampled = run->opts.few_forks ? k + 1 == bt.hi : r.index % RUN_ISOLATED_EVERY == 0;
+            conf_repeat rep = {b->caps.deterministic, b->caps.deterministic && sampled, run->opts.options,
+                               run->opts.n_options, run->opts.timeout_s};
             run_one(b, &st->cs.v[r.index], &rep, &r);
         } else {
             /* Without an instance no case can run; each says why. */
@@ -839,12 +864,17 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
                 break;
             }
             op_state *st = &states[op];
-            /* Batches never mix element types. */
+            /* Batches never mix element types (a worker then exercises one
+             * kernel family; the quick suite's batches are ~10 cases, as
+             * many ops have a few cases per type), except with few_forks:
+             * an op's cases, still in element type order, fill batches of
+             * up to opts.batch, some 5 times fewer worker forks. */
             uint32_t lo = 0;
             while (lo < st->n_order) {
                 plumb_dtype t = st->cs.v[st->order[lo]].dtype;
                 uint32_t hi = lo;
-                while (hi < st->n_order && hi - lo < o->batch && st->cs.v[st->order[hi]].dtype == t)
+                while (hi < st->n_order && hi - lo < o->batch &&
+                       (o->few_forks || st->cs.v[st->order[hi]].dtype == t))
                     hi++;
                 if (qtail == qcap) {
                     uint32_t nc = qcap * 2;

@@ -17,7 +17,9 @@ skip=0
 # run in test_certify_scope.sh's fault_exp_ulp runs; so each plugin and each
 # fault's own failure lines are checked by one sanitizer, not two. Under
 # ASan these runs cost 1-17 CPU-s each (the 7 convert faults ~17: a fork
-# per 16 cases to rerun it in a fresh process, ~20 ms each under ASan).
+# per 16 cases to rerun it in a fresh process, ~20 ms each under ASan;
+# sanitized builds now fork about 5 times less, conformance/runner.c's
+# few_forks). fault_fresh_instance runs under both (expect_always).
 n=0
 share=
 if [ "${SANITIZED:-no}" = yes ]; then
@@ -53,6 +55,16 @@ expect() { # $1 fault, $2 ops, $3 case id prefix, $4 reason text, $5 suite (defa
     fi
     echo "ok   $1: $last"
     pass=$((pass + 1))
+}
+# expect_always: as expect, under both sanitizers too (the alternation of
+# the other faults is unchanged). For fault_fresh_instance: sanitized builds
+# sample the fresh-instance rerun differently (conformance/runner.c,
+# few_forks), so each sanitizer checks that its sample still catches it.
+expect_always() {
+    keep=$share
+    share=
+    expect "$@"
+    share=$keep
 }
 expect fault_exp_ulp    exponential,negate   "exponential/f32/"        "error 2 ulp, bound 1 ulp"
 expect fault_ftz        add,negate           "add/f32/odd/subnormal/"  "flushed to zero"
@@ -96,7 +108,7 @@ expect fault_add_overflow_tie add                 "add/f32/odd/threshold/"      
 # executable (docs/certify.md).
 expect fault_writes_input     multiply,negate     "multiply/"                  "modified input 0"
 expect fault_nondeterministic multiply,negate     "multiply/"                  "not deterministic: output 0"
-expect fault_fresh_instance   multiply,negate     "multiply/"                  "a fresh instance in a separate process"
+expect_always fault_fresh_instance multiply,negate     "multiply/"                  "a fresh instance in a separate process"
 expect fault_cache_stale_const add,negate         "constant value (scalar)"    "got 0x3fc00000 (1.5), want 0xc0100000 (-2.25)"
 expect fault_cache_evict      add,negate          "return to earlier programs" "got 0x43960000 (300), want 0x42c80000 (100)"
 # Polymorphic results with the right bytes but the dims swapped (the dyn_* and dynamic-op cases).
@@ -180,6 +192,10 @@ expect fault_cconvert_trunc   convert             "convert/complex<f64>_to_compl
 # chlo.mulhi (docs/spec/elementwise.md) on signed types computed as the
 # unsigned high half: the crossed classes' negative operands show it.
 expect fault_mulhi_unsigned   mulhi               "chlo.mulhi/i8/odd/cross/"               "exact class"
+# chlo.scan (docs/spec/control.md "scan") with is_reverse writing each
+# step's output in step order: the reverse class's output comes out
+# reversed along the scan dimension.
+expect fault_scan_reverse_order scan              "chlo.scan/i1/reverse/"                  "exact class"
 if [ "$skip" != 0 ]; then
     echo "skipped: $skip of the planted faults run under the other sanitizer ($SANITIZER runs every other one) and in make check"
     echo "$pass passed, $fail failed, $skip skipped"

@@ -556,10 +556,19 @@ static void test_runtime_poly_certified(void **state)
     conf_run_free(&run);
 }
 
+/* Counts the cases whose reason contains what. */
+static uint32_t count_reason(const conf_run *r, const char *what)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->n_cases; i++)
+        n += strstr(r->cases[i].reason, what) != NULL;
+    return n;
+}
+
 /* A backend whose first execution on a new instance differs: runs in one
  * warm instance agree, so only the rerun on a fresh instance in a separate
- * process (one case in 16) names it, for sampled cases past each worker's
- * first. */
+ * process (one case in 16, the plain build's default) names it, for sampled
+ * cases past each worker's first. */
 static void test_fresh_instance_rerun(void **state)
 {
     (void)state;
@@ -567,15 +576,65 @@ static void test_fresh_instance_rerun(void **state)
     conf_run_options o;
     opts_for(&o, plugin_path("fault_fresh_instance", p, sizeof p), PLUMB_OP_MULTIPLY);
     o.repro_dir = NULL;
+    o.few_forks = false;
     conf_run run;
     plumb_diag d;
     plumb_diag_clear(&d);
     assert_true(conf_run_certify(&o, &run, &d));
     assert_false(run.ok);
-    uint32_t isolated = 0;
-    for (uint32_t i = 0; i < run.n_cases; i++)
-        isolated += strstr(run.cases[i].reason, "not deterministic: a fresh instance in a separate process") != NULL;
-    assert_true(isolated >= 2);
+    assert_true(count_reason(&run, "not deterministic: a fresh instance in a separate process") >= 2);
+    conf_run_free(&run);
+}
+
+/* The same backend with few_forks (the sanitized builds' default): batches
+ * of up to 64 cases mixing multiply's element types, each one's last case
+ * rerun in a fresh process. By hand: with B = ceil(n / 64) batches of n
+ * cases, each batch's first case fails (the worker's new instance flips a
+ * bit of its first run, which the checker or the repeat sees) and its last
+ * case fails in the fresh-instance rerun, and no other case fails: 2B
+ * failures, B of them from the rerun (one less each when the last batch
+ * has a single case, n mod 64 = 1: its first case is its last), with B
+ * below the number of element types run (batches of one type each would
+ * need at least one batch per type). */
+static void test_fresh_instance_rerun_few_forks(void **state)
+{
+    (void)state;
+    char p[512];
+    conf_run_options o;
+    opts_for(&o, plugin_path("fault_fresh_instance", p, sizeof p), PLUMB_OP_MULTIPLY);
+    o.repro_dir = NULL;
+    o.few_forks = true;
+    conf_run run;
+    plumb_diag d;
+    plumb_diag_clear(&d);
+    assert_true(conf_run_certify(&o, &run, &d));
+    assert_false(run.ok);
+    uint32_t n = run.n_cases;
+    assert_true(n > 64);
+    uint32_t batches = (n + 63) / 64, single = n % 64 == 1;
+    assert_int_equal(count_reason(&run, "not deterministic: a fresh instance in a separate process"),
+                     batches - single);
+    assert_int_equal(run.failed, 2 * batches - single);
+    assert_int_equal(run.passed, n - (2 * batches - single));
+    /* the element types run: the second field of the ids "multiply/TYPE/..." */
+    char types[64][48];
+    uint32_t n_types = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *t = strchr(run.cases[i].id, '/');
+        assert_non_null(t);
+        t++;
+        size_t len = strcspn(t, "/");
+        assert_true(len < sizeof types[0]);
+        uint32_t k = 0;
+        while (k < n_types && !(strlen(types[k]) == len && memcmp(types[k], t, len) == 0))
+            k++;
+        if (k == n_types) {
+            assert_true(n_types < 64);
+            memcpy(types[n_types], t, len);
+            types[n_types++][len] = 0;
+        }
+    }
+    assert_true(batches < n_types);
     conf_run_free(&run);
 }
 
@@ -596,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_cache_poly_refined),
         cmocka_unit_test(test_runtime_poly_certified),
         cmocka_unit_test(test_fresh_instance_rerun),
+        cmocka_unit_test(test_fresh_instance_rerun_few_forks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
