@@ -11,7 +11,10 @@
 # $SHARED/stablehlo-testdata (skipped when missing).
 #
 # Suites run PLUMB_TEST_JOBS at a time (default: the online CPUs, at most 8;
-# 1 runs them one after another). Every suite keeps its files in its own
+# 1 runs them one after another). PLUMB_TEST_ONLY, an extended regular
+# expression (grep -E), runs only the suites whose path it matches (e.g.
+# 'test_runner$|test_faults' after a change to those); a pattern that
+# matches none fails. Every suite keeps its files in its own
 # temporary folder and none is timed, so they may share the machine; a
 # suite's result lines print when it ends, failures with their log. The
 # totals are the same whatever the order.
@@ -90,7 +93,13 @@ trap 'rm -rf "$dir"' EXIT
 {
     find "$BUILD/tests" -type f -name 'test_*' -perm -u+x 2>/dev/null | sort
     ls tests/*/test_*.sh 2>/dev/null | sort
-} > "$dir/list"
+} > "$dir/all"
+if [ -n "${PLUMB_TEST_ONLY:-}" ]; then
+    grep -E -- "$PLUMB_TEST_ONLY" "$dir/all" > "$dir/list" ||
+        { echo "tests/run.sh: PLUMB_TEST_ONLY '$PLUMB_TEST_ONLY' matches no suite" >&2; exit 2; }
+else
+    cp "$dir/all" "$dir/list"
+fi
 # Longest first, so that no long suite starts near the end and runs alone
 # while the other lanes idle (in name order the ~110 s certify_scope
 # started after some 200 short suites and ended the run alone). The order
@@ -137,9 +146,15 @@ done < "$dir/list"
 [ -n "$failed_suites" ] && echo "failed suites:$failed_suites"
 # Where the wall time went (seconds, while sharing the machine with the
 # other lanes): the list to start from when the whole run grows too long.
-# This run's seconds order the next run in this build folder.
+# This run's seconds order the next run in this build folder (a
+# PLUMB_TEST_ONLY run keeps the others' seconds).
 cat "$dir"/*.t 2>/dev/null | sort -rn > "$dir/times" && mkdir -p "$BUILD/tests" &&
-    cp "$dir/times" "$times" 2>/dev/null
-echo "slowest suites (s): $(cat "$dir"/*.t 2>/dev/null | sort -rn | head -n 8 | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')"
+    if [ -n "${PLUMB_TEST_ONLY:-}" ] && [ -f "$times" ]; then
+        awk 'NR == FNR { new[$2] = 1; print; next } !($2 in new)' "$dir/times" "$times" | sort -rn > "$dir/merged" &&
+            cp "$dir/merged" "$times" 2>/dev/null
+    else
+        cp "$dir/times" "$times" 2>/dev/null
+    fi
+echo "slowest suites (s): $(cat "$dir"/*.t 2>/dev/null | sort -rn | head -n 10 | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')"
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
