@@ -793,6 +793,11 @@ typedef struct opb {
     uint32_t n_defs;
     uint32_t seen;              /* bit i: simple_attrs[i] was written */
     bool check_eq;              /* written as the older custom_call @check.eq (legacy_check_eq) */
+    /* chlo.scan's generic form: operandSegmentSizes (inputs, inits) and
+     * resultSegmentSizes (outputs, carries), checked against each other
+     * and the operand count once the op is read (scan_segments) */
+    int64_t seg_ops[2], seg_res[2];
+    bool has_seg_ops, has_seg_res;
 } opb;
 
 static void attrs_default(ir_attrs *a)
@@ -1532,6 +1537,23 @@ static bool conv_apply_attr(P *p, opb *ob, const char *name, bool *known);
 
 /* Interprets one attribute `name = value` (value spans v) of op code, or
  * keeps it verbatim. has_value is false for unit attributes. */
+/* `array<i32: a, b>`: the two segment sizes of chlo.scan's generic form
+ * (inputs and inits, or outputs and carries), each >= 0. */
+static bool segment_sizes(P *p, int64_t v[2])
+{
+    if (!expect_kw(p, "array") || !expect(p, '<') || !expect_kw(p, "i32") || !expect(p, ':'))
+        return false;
+    for (int i = 0; i < 2; i++) {
+        ws(p);
+        size_t off = p->pos;
+        if ((i && !expect(p, ',')) || !parse_i64(p, &v[i]))
+            return false;
+        if (v[i] < 0 || v[i] > 65536)
+            return err_at(p, off, PLUMB_ERR_PARSE, "segment size %lld is out of range", (long long)v[i]);
+    }
+    return expect(p, '>');
+}
+
 static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
 {
     ir_attrs *a = &ob->a;
@@ -1656,6 +1678,17 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                 ok = nomem(p);
         }
         (void)st;
+    } else if (c == PLUMB_OP_SCAN && IS("dimension")) {
+        ok = attr_int(p, &a->dimension);
+    } else if (c == PLUMB_OP_SCAN && IS("is_reverse")) {
+        ok = attr_bool(p, &a->is_reverse);
+    } else if (c == PLUMB_OP_SCAN && IS("is_associative")) {
+        ok = attr_bool(p, &a->is_associative);
+        a->has_is_associative = true;
+    } else if (c == PLUMB_OP_SCAN && (IS("operandSegmentSizes") || IS("resultSegmentSizes"))) {
+        bool ops = IS("operandSegmentSizes");
+        ok = segment_sizes(p, ops ? ob->seg_ops : ob->seg_res);
+        *(ops ? &ob->has_seg_ops : &ob->has_seg_res) = true;
     } else if (c == PLUMB_OP_SHAPE_ASSERTION && IS("error_message")) {
         ok = string_value(p, &a->message);
     } else if ((c == PLUMB_OP_EXPECT_ALMOST_EQ || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) && IS("tolerance")) {
@@ -2870,6 +2903,50 @@ static bool conv_pretty(P *p, opb *ob)
     return opt_attr_dict(p, ob) && expect(p, ':') && sig_functional(p, ob);
 }
 
+/* chlo.scan's assembly format (StableHLO's ChloOps.td, written as
+ * stablehlo/tests/interpret/chlo/scan.mlir writes it):
+ * `chlo.scan(%in, ...) inits(%init, ...) dimension=N [attributes {...}]
+ * { ^bb0(...): ... } : (T, ...) -> (R, ...)`. The inits list gives M
+ * (attrs.n_inits); is_reverse and is_associative are in the dictionary. */
+static bool scan_pretty(P *p, opb *ob)
+{
+    if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
+        return false;
+    uint32_t n_in = ob->n_ops;
+    if (!expect_kw(p, "inits") || !expect(p, '(') || !parse_operand_list(p, ob, ')'))
+        return false;
+    ob->a.n_inits = ob->n_ops - n_in;
+    if (!kwarg(p, "dimension") || !parse_i64(p, &ob->a.dimension))
+        return false;
+    if (eat_kw(p, "attributes") && !attr_dict(p, ob))
+        return false;
+    ws(p);
+    ob->regs_off = p->pos;
+    ir_block *b = new_region(p, ob);
+    return b && parse_region(p, b) && expect(p, ':') && sig_functional(p, ob);
+}
+
+/* The generic form's segment sizes must describe the op as written: inputs
+ * + inits = the operands, the same number of carries as inits (and the
+ * outputs the rest of the results, which finish_op checks against the
+ * names bound). operandSegmentSizes is required: nothing else says where
+ * the inputs end. */
+static bool scan_segments(P *p, opb *ob)
+{
+    if (!ob->has_seg_ops)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE,
+                      "op 'chlo.scan' needs attribute 'operandSegmentSizes' (array<i32: inputs, inits>)");
+    if (ob->seg_ops[0] + ob->seg_ops[1] != (int64_t)ob->n_ops)
+        return err_at(p, ob->off, PLUMB_ERR_PARSE, "operandSegmentSizes says %lld inputs and %lld inits, but the op has %u operands",
+                      (long long)ob->seg_ops[0], (long long)ob->seg_ops[1], ob->n_ops);
+    if (ob->has_seg_res && (ob->seg_res[1] != ob->seg_ops[1] || ob->seg_res[0] + ob->seg_res[1] != (int64_t)ob->n_rt))
+        return err_at(p, ob->off, PLUMB_ERR_PARSE,
+                      "resultSegmentSizes says %lld outputs and %lld carries, but the op has %lld inits and %u results",
+                      (long long)ob->seg_res[0], (long long)ob->seg_res[1], (long long)ob->seg_ops[1], ob->n_rt);
+    ob->a.n_inits = (uint32_t)ob->seg_ops[1];
+    return true;
+}
+
 static bool reduce_pretty(P *p, opb *ob)
 {
     /* (%in init: %init), ... */
@@ -3296,6 +3373,8 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
     case PLUMB_OP_CONVOLUTION:
     case PLUMB_OP_DYNAMIC_CONV:   /* (%lhs, %rhs, %d_padding) and convolution's attributes */
         return conv_pretty(p, ob);
+    case PLUMB_OP_SCAN:
+        return scan_pretty(p, ob);
     case PLUMB_OP_TOP_K:
         if (!expect(p, '(') || !add_operand(p, ob) || !expect(p, ',') || !kwarg(p, "k") || !parse_i64(p, &ob->a.k) ||
             !expect(p, ')'))
@@ -3524,7 +3603,8 @@ static bool generic_regions(P *p, opb *ob)
     const char *what = ob->code == PLUMB_OP_REDUCE || ob->code == PLUMB_OP_REDUCE_WINDOW ? "body"
                      : ob->code == PLUMB_OP_SORT ? "comparator"
                      : ob->code == PLUMB_OP_SCATTER ? "update_computation"
-                     : ob->code == PLUMB_OP_MAP ? "computation" : NULL;
+                     : ob->code == PLUMB_OP_MAP ? "computation"
+                     : ob->code == PLUMB_OP_SCAN ? "body" : NULL;
     if (!what && ob->n_regs)
         return err_at(p, ob->regs_off, PLUMB_ERR_PARSE, "op '%s' takes no regions, found %u", name, ob->n_regs);
     if (what && ob->n_regs != 1)
@@ -3572,7 +3652,7 @@ static bool generic(P *p, opb *ob)
     }
     if (!generic_regions(p, ob) || !opt_attr_dict(p, ob) || !generic_required(p, ob) || !expect(p, ':'))
         return false;
-    return sig_functional(p, ob);
+    return sig_functional(p, ob) && (ob->code != PLUMB_OP_SCAN || scan_segments(p, ob));
 }
 
 /* The target of a custom call: the check ops by their own names, JAX's

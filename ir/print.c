@@ -626,6 +626,13 @@ static void generic_props(pr *q, const ir_op *op)
     case PLUMB_OP_CONCATENATE:
         plumb_buf_printf(q->b, " <{dimension = %lld : i64}>", (long long)a->dimension);
         break;
+    case PLUMB_OP_SCAN:   /* only an invalid scan prints generic (pretty_fits) */
+        plumb_buf_printf(q->b, " <{dimension = %lld : i64%s%s%s, operandSegmentSizes = array<i32: %lld, %u>}>",
+                         (long long)a->dimension, a->has_is_associative ? ", is_associative = " : "",
+                         a->has_is_associative ? (a->is_associative ? "true" : "false") : "",
+                         a->is_reverse ? ", is_reverse = true" : "",
+                         (long long)op->n_operands - (long long)a->n_inits, a->n_inits);
+        break;
     case PLUMB_OP_TRIANGULAR_SOLVE:
         plumb_buf_printf(q->b, " <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
                          a->left_side ? "true" : "false", a->lower ? "true" : "false",
@@ -902,6 +909,9 @@ static bool pretty_fits(const ir_op *op)
     case PLUMB_OP_DYNAMIC_IOTA:
     case PLUMB_OP_DYNAMIC_BROADCAST_IN_DIM:
         return op->n_operands > 0;    /* `concatenate , dim = 0` would not parse */
+    case PLUMB_OP_SCAN:
+        /* the inits list and one body with its block header */
+        return op->n_regions == 1 && op->a.n_inits <= op->n_operands && op->a.n_inits <= op->n_results;
     case PLUMB_OP_WHILE:
         /* one list of names and types for operands, both regions' arguments
          * and the results */
@@ -1183,6 +1193,44 @@ static void print_op(pr *q, const ir_op *op, int ind)
         extra_dict(q, a);
         sig_functional(q, op);
         break;
+    case PLUMB_OP_SCAN: {
+        /* ChloOps.td's form: `(%in, ...) inits(%init, ...) dimension=N
+         * attributes {...} { ^bb0(...): ... } : (T, ...) -> (R, ...)` */
+        uint32_t n_in = op->n_operands - a->n_inits;
+        const ir_block *blk = &op->regions[0];
+        puts_(q, info->name);
+        puts_(q, "(");
+        values(q, op->operands, n_in);
+        puts_(q, ") inits(");
+        values(q, op->operands + n_in, a->n_inits);
+        plumb_buf_printf(q->b, ") dimension=%lld", (long long)a->dimension);
+        if (a->is_reverse || a->has_is_associative || a->n_extra) {
+            bool first = true;
+            puts_(q, " attributes {");
+            if (a->has_is_associative) {
+                plumb_buf_printf(q->b, "is_associative = %s", a->is_associative ? "true" : "false");
+                first = false;
+            }
+            if (a->is_reverse) {
+                puts_(q, first ? "is_reverse = true" : ", is_reverse = true");
+                first = false;
+            }
+            extra_entries(q, a, first);
+            puts_(q, "}");
+        }
+        puts_(q, " {\n");
+        if (blk->n_args) {
+            indent(q, ind);
+            puts_(q, "^bb0(");
+            block_args(q, blk, 0, 1, blk->n_args);
+            puts_(q, "):\n");
+        }
+        print_ops(q, blk, ind + 2);
+        indent(q, ind);
+        puts_(q, "}");
+        sig_functional(q, op);
+        break;
+    }
     case PLUMB_OP_WHILE: {
         /* StableHLO's form: `(%iter = %init, ...) : T, ... cond {...} do
          * {...}`, both regions without block headers, their arguments

@@ -1926,6 +1926,102 @@ static bool v_while(vctx *V, const ir_op *op)
     return true;
 }
 
+/* chlo.scan (docs/spec/control.md, rules S1-S6): N inputs then M inits
+ * (M = attrs.n_inits), K outputs then M carries. S1: M <= operands, M <=
+ * results, N + K > 0. S2: 0 <= dimension < rank of every input and every
+ * input has one size L along it. S3: one body of N + M arguments: input i's
+ * type without the scan dimension, then init j's type. S4: the body returns
+ * K + M values, the last M of init j's type. S5: output i is body value i
+ * with L inserted at `dimension`. S6: carry j has init j's type. Types are
+ * compared as compatible (a `?` meets a size), as while's are. */
+static void drop_dim(ir_type *t, uint32_t d)
+{
+    for (uint32_t i = d; i + 1 < t->rank; i++) {
+        t->dims[i] = t->dims[i + 1];
+        t->bounds[i] = t->bounds[i + 1];
+    }
+    t->rank--;
+    t->dims[t->rank] = 0;
+    t->bounds[t->rank] = PLUMB_NO_BOUND;
+}
+
+static bool v_scan(vctx *V, const ir_op *op)
+{
+    uint32_t m = op->a.n_inits;
+    if (m > op->n_operands || m > op->n_results)
+        return BAD("has %u inits but %u operands and %u results; each init needs an operand and a final carry (S1)", m,
+                   op->n_operands, op->n_results);
+    uint32_t n = op->n_operands - m, k = op->n_results - m;
+    if (n + k == 0)
+        return BAD("needs at least one input or one output: nothing gives the length of the scan (S1)");
+    if (op->n_regions != 1)
+        return BAD("needs exactly one body region, has %u", op->n_regions);
+    int64_t dim = op->a.dimension;
+    char ts[TSTR], ws_[TSTR], nb[160];
+    int64_t len = PLUMB_DIM_DYN;
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_type *t = &op->operands[i]->type;
+        if (dim < 0 || (uint64_t)dim >= t->rank)
+            return BAD("dimension %lld is out of range for input %u%s of rank %u (S2: 0 <= dimension < rank)",
+                       (long long)dim, i, vname(op->operands[i], nb, sizeof nb), t->rank);
+        int64_t l = t->dims[dim];
+        if (len != PLUMB_DIM_DYN && l != PLUMB_DIM_DYN && l != len)
+            return BAD("input %u%s has size %lld along dimension %lld, input 0 has %lld (S2: one scan length)", i,
+                       vname(op->operands[i], nb, sizeof nb), (long long)l, (long long)dim, (long long)len);
+        if (len == PLUMB_DIM_DYN)
+            len = l;
+    }
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != n + m)
+        return BAD("body takes %u arguments, expected %u: one per input then one per init (S3)", b->n_args, n + m);
+    for (uint32_t i = 0; i < n + m; i++) {
+        ir_type want = op->operands[i]->type;
+        if (i < n)
+            drop_dim(&want, (uint32_t)dim);
+        if (!type_compat(&b->args[i]->type, &want)) {
+            type_str(&b->args[i]->type, ts, sizeof ts);
+            type_str(&want, ws_, sizeof ws_);
+            return BAD("body argument %u%s has type %s, expected %s (S3: %s)", i, vname(b->args[i], nb, sizeof nb), ts,
+                       ws_, i < n ? "the input's type without the scan dimension" : "the init's type");
+        }
+    }
+    const ir_op *ret = b->last;
+    if (!ret || ret->code != PLUMB_OP_RETURN)
+        return BAD("body must end in stablehlo.return");
+    if (ret->n_operands != k + m)
+        return BAD("body returns %u values, expected %u: one per output then one per carry (S4)", ret->n_operands, k + m);
+    for (uint32_t j = 0; j < m; j++) {
+        const ir_type *got = &ret->operands[k + j]->type, *want = &op->operands[n + j]->type;
+        if (!type_compat(got, want)) {
+            type_str(got, ts, sizeof ts);
+            type_str(want, ws_, sizeof ws_);
+            return BAD("body returns %s as carry %u, but init %u has type %s (S4)", ts, j, j, ws_);
+        }
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        const ir_type *bt = &ret->operands[i]->type;
+        if (bt->tuple || dim < 0 || (uint64_t)dim > bt->rank || bt->rank + 1 > PLUMB_MAX_RANK)
+            return BAD("body output %u of rank %u cannot take the scan dimension at %lld (S5)", i, bt->tuple ? 0 : bt->rank,
+                       (long long)dim);
+        if (i == 0 && n == 0)
+            len = op->results[0]->type.rank > (uint64_t)dim ? op->results[0]->type.dims[dim] : PLUMB_DIM_DYN;
+        ir_type want = *bt;
+        for (uint32_t d = want.rank; d > (uint32_t)dim; d--) {
+            want.dims[d] = want.dims[d - 1];
+            want.bounds[d] = want.bounds[d - 1];
+        }
+        want.dims[dim] = len;
+        want.bounds[dim] = PLUMB_NO_BOUND;
+        want.rank++;
+        if (!expect_result(V, op, i, &want, "scan S5: output = body output stacked along dimension"))
+            return false;
+    }
+    for (uint32_t j = 0; j < m; j++)
+        if (!expect_result(V, op, k + j, &op->operands[n + j]->type, "scan S6: carry = init's type"))
+            return false;
+    return true;
+}
+
 /* map (docs/spec/control.md): N >= 1 inputs of one shape, the result of
  * that shape (C1, C2); dimensions is every dimension in order (C3); the
  * computation takes one scalar per input of the input's element type and
@@ -2626,6 +2722,7 @@ static int primary_operand(const ir_op *op)
     case PLUMB_OP_CASE:
     case PLUMB_OP_TUPLE:  /* any values, tuples too (v_tuple) */
     case PLUMB_OP_GET_TUPLE_ELEMENT:
+    case PLUMB_OP_SCAN:   /* any values; the body's ops check theirs (v_scan) */
         return -2;
     default:
         return op->n_operands ? 0 : -2;
@@ -2644,7 +2741,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     bool wants_region = op->code == PLUMB_OP_REDUCE || op->code == PLUMB_OP_SORT ||
                         op->code == PLUMB_OP_REDUCE_WINDOW || op->code == PLUMB_OP_SELECT_AND_SCATTER ||
                         op->code == PLUMB_OP_SCATTER || op->code == PLUMB_OP_WHILE || op->code == PLUMB_OP_IF ||
-                        op->code == PLUMB_OP_CASE || op->code == PLUMB_OP_MAP;
+                        op->code == PLUMB_OP_CASE || op->code == PLUMB_OP_MAP || op->code == PLUMB_OP_SCAN;
     if (!wants_region && op->n_regions)
         return BAD("takes no regions, has %u", op->n_regions);
     char what[200];
@@ -2786,6 +2883,7 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_TUPLE: return v_tuple(V, op);
     case PLUMB_OP_GET_TUPLE_ELEMENT: return v_get_tuple_element(V, op);
     case PLUMB_OP_MAP: return v_map(V, op);
+    case PLUMB_OP_SCAN: return v_scan(V, op);
     case PLUMB_OP_TRIANGULAR_SOLVE: return v_triangular_solve(V, op);
     case PLUMB_OP_CHOLESKY: return v_cholesky(V, op);
     case PLUMB_OP_BATCH_NORM_INFERENCE:

@@ -40,7 +40,7 @@ static const char *const attr_names[] = {
     "window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding",
     "left_side", "lower", "unit_diagonal", "transpose_a", "convolution",
     "fft_type", "fft_length",
-    "epsilon", "feature_index", "algorithm",
+    "epsilon", "feature_index", "algorithm", "n_inits", "is_reverse",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -50,7 +50,7 @@ enum {
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
     A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE,
     A_WINDOW_DIMS, A_WINDOW_STRIDES, A_BASE_DILATIONS, A_WINDOW_DILATIONS, A_PADDING,
-    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_FFT_TYPE, A_FFT_LENGTH, A_EPSILON, A_FEATURE_INDEX, A_ALGORITHM, A_COUNT
+    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_FFT_TYPE, A_FFT_LENGTH, A_EPSILON, A_FEATURE_INDEX, A_ALGORITHM, A_N_INITS, A_IS_REVERSE, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -443,6 +443,11 @@ static void put_attrs(ser *s, const ir_op *op)
     }
     case PLUMB_OP_TOP_K:
         attr_int(c, &n, A_K, a->k);
+        break;
+    case PLUMB_OP_SCAN:   /* is_associative is a hint: the same program either way */
+        attr_int(c, &n, A_DIMENSION, a->dimension);
+        attr_int(c, &n, A_N_INITS, a->n_inits);
+        attr_int(c, &n, A_IS_REVERSE, a->is_reverse);
         break;
     case PLUMB_OP_RNG_BIT_GENERATOR:
         attr_int(c, &n, A_RNG, a->rng_alg);

@@ -695,7 +695,9 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
         x->exponent_bits != y->exponent_bits || x->mantissa_bits != y->mantissa_bits || x->k != y->k ||
         x->min_ulp != y->min_ulp || x->max_ulp != y->max_ulp ||
         memcmp(&x->tolerance, &y->tolerance, sizeof x->tolerance) != 0 || !str_eq(x->callee, y->callee) ||
-        !str_eq(x->message, y->message) || x->fft_type != y->fft_type)
+        !str_eq(x->message, y->message) || x->fft_type != y->fft_type || x->n_inits != y->n_inits ||
+        x->is_reverse != y->is_reverse || x->is_associative != y->is_associative ||
+        x->has_is_associative != y->has_is_associative)
         return false;
     if ((x->value == NULL) != (y->value == NULL) || (x->value && !plumb_tensor_equal(x->value, y->value)))
         return false;

@@ -159,6 +159,13 @@ typedef struct ir_attrs {
     ir_fft_type fft_type;
     ir_ints fft_length;
     int64_t tuple_index;                  /* get_tuple_element: index (docs/spec/tuple.md) */
+    /* chlo.scan (docs/spec/control.md): dimension is the scan dimension;
+     * n_inits is M, the number of inits (the last M operands) and of final
+     * carries (the last M results); is_reverse walks the dimension from its
+     * end; is_associative is a hint kept to print it back (has_is_associative:
+     * it was written), the reference's sequential order being the semantics */
+    uint32_t n_inits;
+    bool is_reverse, is_associative, has_is_associative;
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;
