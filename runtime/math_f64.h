@@ -343,7 +343,7 @@ TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
  * k = 0) and fl = -k LN2_LO (|fl| < 2^-36.9 |k|); |fh| <= ln2/2 + 2^-40.
  * e^t - 1 = (2^k - 1) + 2^k (fh + fh^2/2 + fh^3 Q(fh)) + 2^k e^fh (e^fl -
  * 1), each piece exact or small: A = RN(2^k - 1) and its error A_lo
- * (exact, either formula by the sign of k), B = 2^k fh and H = 2^k f2/2
+ * (exact, either formula by the sign of k; kpos = 0 when t <= 0), B = 2^k fh and H = 2^k f2/2
  * (fh^2 = f2 + f2e exactly; the scalings exact) added by two Fast2Sums
  * (|A| >= |B| or A = 0, |s1| >= |H|), their errors e1, e2 exact; the rest
  * (f2e/2, c3 = fh^3 Q, the fl term e^fh (e^fl - 1), A_lo) summed into *l:
@@ -352,7 +352,7 @@ TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
  * subtraction: the reason for not using exp's table, whose absolute
  * 2^-58 errors cancel into relative ones as t -> 0). Q by Estrin (the
  * chain 5 deep instead of 11). */
-TI void N(d_expm1_pair)(vd t, vd *s_out, vd *l_out)
+TI void N(d_expm1_pair)(vd t, int kpos, vd *s_out, vd *l_out)
 {
     vd sh = t * EM64_INVLN2 + 0x1.8p52;   /* k in the low bits */
     vd kd = sh - 0x1.8p52;
@@ -376,7 +376,9 @@ TI void N(d_expm1_pair)(vd t, vd *s_out, vd *l_out)
     vd flt = g + g * (fh + (hf2 + c3));   /* e^fh (e^fl - 1) */
     vd p2 = N(d_pow2)(k);
     vd A = p2 - 1.0;
-    vd A_lo = (vd)N(sell)(k > 0, (vl)((p2 - A) - 1.0), (vl)(p2 - (1.0 + A)));
+    vd A_lo = p2 - (1.0 + A);
+    if (kpos)   /* t may be positive (expm1; tanh's t <= 0 never is) */
+        A_lo = (vd)N(sell)(k > 0, (vl)((p2 - A) - 1.0), (vl)A_lo);
     vd B = p2 * fh;
     vd s1 = A + B;
     vd e1 = (A - s1) + B;
@@ -457,7 +459,7 @@ TI vd N(d_expm1)(vd x, vl *bad)
     *bad = ~ok;
     vd xc = (vd)N(sell)(x < -40.0, (vl)((vd){0} - 40.0), (vl)x & ok);   /* the lanes left out run on 0 */
     vd s, l;
-    N(d_expm1_pair)(xc, &s, &l);
+    N(d_expm1_pair)(xc, 1, &s, &l);
     vd r = s + l;
     return (vd)N(sell)(x == 0.0, (vl)x, (vl)r);
 }
@@ -709,7 +711,7 @@ TI vd N(d_tanh)(vd x, vl *bad)
     vd a = (vd)((vl)x & F64_ABS);
     vd ac = (vd)N(sell)(a <= TANH64_BIG, (vl)a, (vl)((vd){0} + TANH64_BIG));   /* NaN too */
     vd s, l;
-    N(d_expm1_pair)((vd){0} - (ac + ac), &s, &l);
+    N(d_expm1_pair)((vd){0} - (ac + ac), 0, &s, &l);
     vd u = s + l;
     vd nl = (u - s) - l;   /* -(the error of u): n + nl = -(s + l) */
     vd n = (vd){0} - u;
