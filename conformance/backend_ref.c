@@ -258,7 +258,7 @@ size_t conf_bk_table_ops(plumb_backend_op_cap *ops)
          * control-flow ops of op set v2 that compute results */
         if ((oi->kind == PLUMB_KIND_FUNC || oi->kind == PLUMB_KIND_CHECK) && op != PLUMB_OP_OPTIMIZATION_BARRIER &&
             op != PLUMB_OP_WHILE && op != PLUMB_OP_IF && op != PLUMB_OP_CASE && op != PLUMB_OP_MAP &&
-            op != PLUMB_OP_COMPOSITE && op != PLUMB_OP_TUPLE && op != PLUMB_OP_GET_TUPLE_ELEMENT)
+            op != PLUMB_OP_COMPOSITE && op != PLUMB_OP_TUPLE && op != PLUMB_OP_GET_TUPLE_ELEMENT && op != PLUMB_OP_SCAN)
             continue;
         /* complex is outside the rows' masks: an op takes it when
          * ir_complex_accepts says so (docs/spec/complex.md) */

@@ -62,6 +62,8 @@ static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_r
  * tiles) shape, and an odd shape whose body reads a scalar of the function
  * (captured: the per-element path) */
 static const char *const SH_MAP[] = {"odd", "scalar", "empty", "wide", "captured"};
+/* chlo.scan: 7x13 along 0 and 1, along 0 reversed, 0x5, two inputs and carries (conf_gen_scan) */
+static const char *const SH_SCAN[] = {"dim0", "dim1", "reverse", "empty", "multi"};
 /* composite: its decomposition over the case's shape: odd, scalar, empty, wide */
 static const char *const SH_COMPOSITE[] = {"odd", "scalar", "empty", "wide"};
 /* tuple, get_tuple_element: a nested tuple of the case's shape (conf_gen_tuple) */
@@ -156,7 +158,8 @@ char *conf_poly_concretize(plumb_arena *a, const char *program, int64_t size)
 bool conf_op_generated(plumb_opcode op)
 {
     if (op == PLUMB_OP_OPTIMIZATION_BARRIER || op == PLUMB_OP_WHILE || op == PLUMB_OP_IF || op == PLUMB_OP_CASE ||
-        op == PLUMB_OP_MAP || op == PLUMB_OP_COMPOSITE || op == PLUMB_OP_TUPLE || op == PLUMB_OP_GET_TUPLE_ELEMENT)
+        op == PLUMB_OP_MAP || op == PLUMB_OP_COMPOSITE || op == PLUMB_OP_TUPLE || op == PLUMB_OP_GET_TUPLE_ELEMENT ||
+        op == PLUMB_OP_SCAN)
         return true;
     if (op == PLUMB_OP_COMPLEX)   /* complex types are not generated yet (docs/spec/complex.md) */
         return false;
@@ -186,6 +189,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_IF: *n = LEN(SH_IF); return SH_IF;
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
+    case PLUMB_OP_SCAN: *n = LEN(SH_SCAN); return SH_SCAN;
     case PLUMB_OP_COMPOSITE: *n = LEN(SH_COMPOSITE); return SH_COMPOSITE;
     case PLUMB_OP_TUPLE: case PLUMB_OP_GET_TUPLE_ELEMENT: *n = LEN(SH_TUPLE); return SH_TUPLE;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
@@ -829,6 +833,7 @@ bool conf_gen_one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, ui
     if (g->op == PLUMB_OP_REDUCE_WINDOW || g->op == PLUMB_OP_SELECT_AND_SCATTER) return conf_gen_window(g);
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return conf_gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return conf_gen_map(g);
+    if (g->op == PLUMB_OP_SCAN) return conf_gen_scan(g);
     if (g->op == PLUMB_OP_COMPOSITE) return conf_gen_composite(g);
     if (g->op == PLUMB_OP_TUPLE || g->op == PLUMB_OP_GET_TUPLE_ELEMENT) return conf_gen_tuple(g);
     if (conf_op_batch_norm(g->op)) return gen_batch_norm(g);

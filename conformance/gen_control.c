@@ -1,5 +1,5 @@
 /* Control flow and structure: optimization_barrier, while, if and case,
- * map, composite, tuple and get_tuple_element (conformance/gen.c is the plan and the driver,
+ * map, chlo.scan, composite, tuple and get_tuple_element (conformance/gen.c is the plan and the driver,
  * conformance/gen_family.h what the families share). */
 #include "gen_family.h"
 
@@ -213,4 +213,63 @@ bool conf_gen_tuple(gen *g)
                          X, X, X, X, X, X, X, X, X, X, X, X);
     conf_gen_set_ret_types2(g, X, X);
     return conf_gen_push_case(g, "%r0, %r1");
+}
+
+/* chlo.scan (SH_SCAN, docs/spec/control.md "scan") over x of the case's
+ * type and value class with an init c of the same class: the body adds
+ * the carry and the slice (the new carry) and outputs select(x < c, c + x,
+ * x), so each output depends on the slice, the carry and their order, and
+ * the carry on every earlier step. "dim0" scans 7x13 along 0, "dim1" along
+ * 1, "reverse" along 0 from the end (a backend that ignores is_reverse
+ * differs), "empty" a 0x5 input (outputs empty, carry = init); "multi"
+ * (the generic form) scans x and y of 3x4x5 along 1 with two carries c and
+ * d: outputs select(x < y, c + x, d + y) and d before the step (an
+ * exclusive scan), carries c + x and d + y. add, compare and select exist
+ * on every element type (i1 included). */
+bool conf_gen_scan(gen *g)
+{
+    plumb_dtype t = g->t;
+    plumb_buf *b = &g->body;
+    if (!strcmp(g->shape, "multi")) {
+        int64_t dims[3] = {3, 4, 5}, cd[2] = {3, 5};
+        conf_gen_param(g, "x", t, 3, dims, g->value, 0, 0);
+        conf_gen_param(g, "y", t, 3, dims, g->value, 0, 0);
+        conf_gen_param(g, "c", t, 2, cd, g->value, 0, 0);
+        conf_gen_param(g, "d", t, 2, cd, g->value, 0, 0);
+        const char *X = conf_gen_tys(g, t, 3, dims), *C = conf_gen_tys(g, t, 2, cd);
+        const char *P = conf_gen_tys(g, PLUMB_I1, 2, cd);
+        plumb_buf_printf(b, "  %%r:4 = \"chlo.scan\"(%%x, %%y, %%c, %%d) <{dimension = 1 : i64, "
+                            "operandSegmentSizes = array<i32: 2, 2>, resultSegmentSizes = array<i32: 2, 2>}> ({\n"
+                            "  ^bb0(%%a: %s, %%e: %s, %%u: %s, %%v: %s):\n"
+                            "    %%s = stablehlo.add %%u, %%a : %s\n"
+                            "    %%w = stablehlo.add %%v, %%e : %s\n"
+                            "    %%p = stablehlo.compare LT, %%a, %%e : (%s, %s) -> %s\n"
+                            "    %%o = stablehlo.select %%p, %%s, %%w : %s, %s\n"
+                            "    stablehlo.return %%o, %%v, %%s, %%w : %s, %s, %s, %s\n"
+                            "  }) : (%s, %s, %s, %s) -> (%s, %s, %s, %s)\n",
+                         C, C, C, C, C, C, C, C, P, P, C, C, C, C, C, X, X, C, C, X, X, C, C);
+        char *rt = plumb_arena_array(g->out->arena, 2 * strlen(X) + 2 * strlen(C) + 7, 1);
+        if (!rt)
+            return g->failed = true, false;
+        sprintf(rt, "%s, %s, %s, %s", X, X, C, C);
+        g->ret_types = rt;
+        return conf_gen_push_case(g, "%r#0, %r#1, %r#2, %r#3");
+    }
+    bool empty = !strcmp(g->shape, "empty"), dim1 = !strcmp(g->shape, "dim1");
+    bool rev = !strcmp(g->shape, "reverse");
+    int64_t dims[2] = {empty ? 0 : 7, empty ? 5 : 13}, cd[1] = {dim1 ? dims[0] : dims[1]};
+    conf_gen_param(g, "x", t, 2, dims, g->value, 0, 0);
+    conf_gen_param(g, "c", t, 1, cd, g->value, 0, 0);
+    const char *X = conf_gen_tys(g, t, 2, dims), *C = conf_gen_tys(g, t, 1, cd), *P = conf_gen_tys(g, PLUMB_I1, 1, cd);
+    plumb_buf_printf(b, "  %%r:2 = chlo.scan(%%x) inits(%%c) dimension=%d%s {\n"
+                        "  ^bb0(%%a: %s, %%u: %s):\n"
+                        "    %%s = stablehlo.add %%u, %%a : %s\n"
+                        "    %%p = stablehlo.compare LT, %%a, %%u : (%s, %s) -> %s\n"
+                        "    %%o = stablehlo.select %%p, %%s, %%a : %s, %s\n"
+                        "    stablehlo.return %%o, %%s : %s, %s\n"
+                        "  } : (%s, %s) -> (%s, %s)\n",
+                     dim1 ? 1 : 0, rev ? " attributes {is_reverse = true}" : "", C, C, C, C, C, P, P, C, C, C, X, C,
+                     X, C);
+    conf_gen_set_ret_types2(g, X, C);
+    return conf_gen_push_case(g, "%r#0, %r#1");
 }

@@ -117,6 +117,7 @@ bool conf_gen_barrier(gen *g);
 bool conf_gen_while(gen *g);
 bool conf_gen_branches(gen *g);
 bool conf_gen_map(gen *g);
+bool conf_gen_scan(gen *g);
 bool conf_gen_composite(gen *g);
 bool conf_gen_tuple(gen *g);
 /* gen_depth.c */

@@ -27,6 +27,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_IF: return 3;                    /* taken_true taken_false nested */
     case PLUMB_OP_CASE: return 4;                  /* branch0 branch1 branch2 out_of_range */
     case PLUMB_OP_MAP: return 5;                   /* odd scalar empty wide captured */
+    case PLUMB_OP_SCAN: return 5;                  /* dim0 dim1 reverse empty multi */
     case PLUMB_OP_COMPOSITE: return 4;             /* odd scalar empty wide */
     case PLUMB_OP_TUPLE: case PLUMB_OP_GET_TUPLE_ELEMENT: return 4;   /* odd scalar empty wide */
     case PLUMB_OP_REDUCE_WINDOW: return 5;         /* pool2 pool3 dilated r1 r3 */
