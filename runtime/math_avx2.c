@@ -207,23 +207,37 @@ X8I __m256 x8_erf(__m256 x, __m256 *bad)
                          _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_UQ));
     a = _mm256_min_ps(a, x8_set(RT_ERF_CLAMP));   /* NaN lanes: 4, flagged */
     __m256 z = _mm256_mul_ps(a, a);
-    __m256 q = x8_set(rt_erf_q[6]);
-    for (int j = 5; j >= 0; j--)
-        q = _mm256_fmadd_ps(q, z, x8_set(rt_erf_q[j]));
-    __m256 r = _mm256_fmadd_ps(a, q, a);
     __m256 big = _mm256_cmp_ps(a, x8_set(RT_ERF_SPLIT), _CMP_GE_OQ);
-    if (x8_any(big)) {
-        /* the piece index 0..3: minus the sum of the all-ones compares */
+    __m256 r;
+    if (!x8_any(big)) {
+        /* every lane in the Q piece: its chain alone (the table's lane 0) */
+        __m256 q = x8_set(rt_erf_q[6]);
+        for (int j = 5; j >= 0; j--)
+            q = _mm256_fmadd_ps(q, z, x8_set(rt_erf_q[j]));
+        r = _mm256_fmadd_ps(a, q, a);
+    } else {
+        /* one chain with each lane's own piece (math_erf.h): the piece
+         * index 0..4 is minus the sum of the all-ones compares */
         __m256i i = _mm256_sub_epi32(
             _mm256_setzero_si256(),
-            _mm256_add_epi32(_mm256_add_epi32(_mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B1), _CMP_GE_OQ)),
-                                              _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B2), _CMP_GE_OQ))),
-                             _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B3), _CMP_GE_OQ))));
-        __m256 s = _mm256_sub_ps(a, _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[0]), i));
-        __m256 e = _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[9]), i);
-        for (int j = 7; j >= 0; j--)
-            e = _mm256_fmadd_ps(e, s, _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[1 + j]), i));
-        r = _mm256_blendv_ps(r, _mm256_sub_ps(x8_set(1.0f), e), big);
+            _mm256_add_epi32(
+                _mm256_add_epi32(_mm256_castps_si256(big),
+                                 _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B1), _CMP_GE_OQ))),
+                _mm256_add_epi32(_mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B2), _CMP_GE_OQ)),
+                                 _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B3), _CMP_GE_OQ)))));
+#define X8_ERF_ROW(k) _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[k]), i)
+        __m256 v = _mm256_blendv_ps(z, _mm256_sub_ps(a, X8_ERF_ROW(0)), big);
+        __m256 e = X8_ERF_ROW(9);
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(8));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(7));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(6));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(5));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(4));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(3));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(2));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(1));
+#undef X8_ERF_ROW
+        r = _mm256_blendv_ps(_mm256_fmadd_ps(a, e, a), _mm256_sub_ps(x8_set(1.0f), e), big);
     }
     return _mm256_or_ps(r, _mm256_and_ps(x, x8_set(-0.0f)));
 }

@@ -50,27 +50,39 @@
 #define RT_ERF_SPLIT 0.875f   /* below: the Q form; above: 1 - E */
 #define RT_ERF_CLAMP 4.0f
 
-/* Q(z) = erf(a)/a - 1, z = a^2 in [0, 0.766]: coefficients of z^0 .. z^6 */
+/* Q(z) = erf(a)/a - 1, z = a^2 in [0, 0.766]: coefficients of z^0 .. z^6
+ * (lane 0 of rt_erf_tail below; the vector forms use this copy when no lane
+ * of a vector leaves the Q piece) */
 static const float rt_erf_q[7] __attribute__((unused)) = {
     0x1.06eba8p-3f, -0x1.812742p-2f, 0x1.ce2dfep-4f, -0x1.b80f9p-6f,
     0x1.54deeep-8f, -0x1.ab694ap-11f, 0x1.61bc42p-14f,
 };
 
-/* Row 0: the pieces' midpoints m_i; row 1 + j: the coefficient of s^j of
- * each piece's E. Each row holds the 4 pieces in lanes 0-3 and is padded
- * to 16 floats so that a row is one 512-bit (or the first 256 bits) table
- * for a lane-wise permute by the piece index. */
+/* Row 0: the pieces' variable offsets; row 1 + j: the coefficient of the
+ * variable^j of each piece's polynomial. Lane 0 is the Q piece (variable
+ * z, offset unused, degree 6: rows 8 and 9 zero), lanes 1-4 the four E
+ * pieces (variable s = a - m_i). Each row is padded to 16 floats so that a
+ * row is one 512-bit (or the first 256 bits) table for a lane-wise permute
+ * by the piece index 0..4.
+ *
+ * Why one table with the Q piece in it (issue 17): a vector holding lanes
+ * of both kinds evaluates one Horner chain on every lane, with the
+ * coefficients of each lane's own piece, instead of the Q chain on all
+ * lanes and the E chain on all lanes. The bits are those of the two
+ * chains: on a Q lane the chain starts e = 0, fma(0, z, 0) = +0,
+ * fma(0, z, q6) = q6 exactly, and then runs Q's own Horner steps; the
+ * result fma(a, e, a) is Q's; on an E lane it is E's chain and 1 - e. */
 static const float rt_erf_tail[10][16] __attribute__((aligned(64), unused)) = {
-    {1.1875f, 1.875f, 2.625f, 3.5f},
-    {0x1.7d3fa6p-4f, 0x1.067844p-7f, 0x1.aeb442p-13f, 0x1.8ef3cap-21f},
-    {-0x1.1a0dc6p-2f, -0x1.12cebp-5f, -0x1.2ce8bep-10f, -0x1.6a34dp-18f},
-    {0x1.4ef06ep-2f, 0x1.01a1c8p-4f, 0x1.8af15ap-9f, 0x1.3d073p-16f},
-    {-0x1.56485p-3f, -0x1.143dbp-4f, -0x1.407c4ep-8f, -0x1.63c0fep-15f},
-    {-0x1.415952p-7f, 0x1.5a325cp-5f, 0x1.62d276p-8f, 0x1.1c405cp-14f},
-    {0x1.c0c458p-5f, -0x1.772b6p-7f, -0x1.14c3ap-8f, -0x1.519044p-14f},
-    {-0x1.35e5b8p-6f, -0x1.0de1acp-8f, 0x1.26e1d4p-9f, 0x1.4392aep-14f},
-    {-0x1.ad733cp-8f, 0x1.3b07b4p-8f, -0x1.4b4596p-11f, -0x1.188f5ep-14f},
-    {0x1.52277ep-8f, -0x1.56c6f6p-10f, -0x1.f3830ap-15f, 0x1.36b0e6p-15f},
+    {0.0f, 1.1875f, 1.875f, 2.625f, 3.5f},
+    {0x1.06eba8p-3f, 0x1.7d3fa6p-4f, 0x1.067844p-7f, 0x1.aeb442p-13f, 0x1.8ef3cap-21f},
+    {-0x1.812742p-2f, -0x1.1a0dc6p-2f, -0x1.12cebp-5f, -0x1.2ce8bep-10f, -0x1.6a34dp-18f},
+    {0x1.ce2dfep-4f, 0x1.4ef06ep-2f, 0x1.01a1c8p-4f, 0x1.8af15ap-9f, 0x1.3d073p-16f},
+    {-0x1.b80f9p-6f, -0x1.56485p-3f, -0x1.143dbp-4f, -0x1.407c4ep-8f, -0x1.63c0fep-15f},
+    {0x1.54deeep-8f, -0x1.415952p-7f, 0x1.5a325cp-5f, 0x1.62d276p-8f, 0x1.1c405cp-14f},
+    {-0x1.ab694ap-11f, 0x1.c0c458p-5f, -0x1.772b6p-7f, -0x1.14c3ap-8f, -0x1.519044p-14f},
+    {0x1.61bc42p-14f, -0x1.35e5b8p-6f, -0x1.0de1acp-8f, 0x1.26e1d4p-9f, 0x1.4392aep-14f},
+    {0.0f, -0x1.ad733cp-8f, 0x1.3b07b4p-8f, -0x1.4b4596p-11f, -0x1.188f5ep-14f},
+    {0.0f, 0x1.52277ep-8f, -0x1.56c6f6p-10f, -0x1.f3830ap-15f, 0x1.36b0e6p-15f},
 };
 
 /* The piece boundaries above the first */
@@ -86,17 +98,13 @@ static inline __attribute__((unused)) float rt_erf_f32_lane(float x, int *bad)
     float a = fabsf(x);
     *bad = !(a >= 0x1p-126f) && a != 0.0f;   /* NaN, or subnormal */
     a = a < RT_ERF_CLAMP ? a : RT_ERF_CLAMP;  /* NaN: 4, flagged */
-    float z = a * a, q = rt_erf_q[6];
-    for (int j = 5; j >= 0; j--)
-        q = fmaf(q, z, rt_erf_q[j]);
-    float r = fmaf(a, q, a);
-    if (a >= RT_ERF_SPLIT) {
-        int i = (a >= RT_ERF_B1) + (a >= RT_ERF_B2) + (a >= RT_ERF_B3);
-        float s = a - rt_erf_tail[0][i], e = rt_erf_tail[9][i];
-        for (int j = 7; j >= 0; j--)
-            e = fmaf(e, s, rt_erf_tail[1 + j][i]);
-        r = 1.0f - e;
-    }
+    float z = a * a;
+    /* the piece: 0 (Q) below the split, else 1 + how many boundaries a reaches */
+    int i = (a >= RT_ERF_SPLIT) + (a >= RT_ERF_B1) + (a >= RT_ERF_B2) + (a >= RT_ERF_B3);
+    float v = i ? a - rt_erf_tail[0][i] : z, e = rt_erf_tail[9][i];
+    for (int j = 7; j >= 0; j--)
+        e = fmaf(e, v, rt_erf_tail[1 + j][i]);
+    float r = i ? 1.0f - e : fmaf(a, e, a);
     return copysignf(r, x);
 }
 

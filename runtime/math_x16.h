@@ -273,22 +273,39 @@ X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
     *bad = _mm512_fpclass_ps_mask(x, 0xA1);
     __m512 a = _mm512_range_ps(x, x16_set(RT_ERF_CLAMP), 0x0A);   /* min(|x|, 4) */
     __m512 z = _mm512_mul_ps(a, a);
-    __m512 q = x16_set(rt_erf_q[6]);
-    for (int j = 5; j >= 0; j--)
-        q = _mm512_fmadd_ps(q, z, x16_set(rt_erf_q[j]));
-    __m512 r = _mm512_fmadd_ps(a, q, a);
     __mmask16 big = _mm512_cmp_ps_mask(a, x16_set(RT_ERF_SPLIT), _CMP_GE_OQ);
-    if (big) {
-        /* the piece index 0..3: how many of the boundaries a reaches */
-        __m512i one = _mm512_set1_epi32(1), i = _mm512_setzero_si512();
+    __m512 r;
+    if (!big) {
+        /* every lane in the Q piece: its chain alone, with broadcast
+         * coefficients (the bits of the table's lane 0) */
+        __m512 q = x16_set(rt_erf_q[6]);
+        for (int j = 5; j >= 0; j--)
+            q = _mm512_fmadd_ps(q, z, x16_set(rt_erf_q[j]));
+        r = _mm512_fmadd_ps(a, q, a);
+    } else {
+        /* one chain on every lane with its own piece's coefficients
+         * (math_erf.h): the piece index 0..4 counts the boundaries a
+         * reaches, the variable is z on piece 0 and a - m_i above. No
+         * branch and no second chain for vectors that mix the pieces. */
+        __m512i one = _mm512_set1_epi32(1);
+        __m512i i = _mm512_maskz_mov_epi32(big, one);
         i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B1), _CMP_GE_OQ), i, one);
         i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B2), _CMP_GE_OQ), i, one);
         i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B3), _CMP_GE_OQ), i, one);
-        __m512 s = _mm512_sub_ps(a, _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[0])));
-        __m512 e = _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[9]));
-        for (int j = 7; j >= 0; j--)
-            e = _mm512_fmadd_ps(e, s, _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[1 + j])));
-        r = _mm512_mask_sub_ps(r, big, x16_set(1.0f), e);
+#define X16_ERF_ROW(k) _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[k]))
+        __m512 v = _mm512_mask_sub_ps(z, big, a, X16_ERF_ROW(0));
+        /* written out: the loop form was left rolled by gcc, reloading a row per step */
+        __m512 e = X16_ERF_ROW(9);
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(8));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(7));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(6));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(5));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(4));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(3));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(2));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(1));
+#undef X16_ERF_ROW
+        r = _mm512_mask_sub_ps(_mm512_fmadd_ps(a, e, a), big, x16_set(1.0f), e);
     }
     /* r | (x & sign) */
     return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), _mm512_castps_si512(x),

@@ -152,6 +152,32 @@ static void test_boundaries(void **state)
     free(x);
 }
 
+/* Dense sweep of the region where the pieces meet: every 127th float of
+ * |x| in [0.5, 4.25) (about 200,000, signs alternating), placed in a
+ * scrambled order so that the 16- and 8-lane vectors mix pieces 0..4 in
+ * one vector (the one-chain form with each lane's own coefficients) as
+ * well as in the sorted runs of the boundary test (vectors of one piece,
+ * among them all-Q vectors, which take the broadcast chain). */
+static void test_dense_pieces(void **state)
+{
+    (void)state;
+    uint32_t lo = fb(0.5f), hi = fb(4.25f), step = 127;
+    size_t n = (hi - lo) / step;
+    float *sw = malloc(n * sizeof *sw), *x = malloc(n * sizeof *x);
+    assert_non_null(sw);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        sw[i] = bf((lo + (uint32_t)i * step) | (i & 1 ? 0x80000000u : 0));
+    /* 7919 is prime and does not divide n, so i -> i * 7919 mod n is a
+     * permutation */
+    assert_true(n % 7919 != 0);
+    for (size_t i = 0; i < n; i++)
+        x[i] = sw[(i * 7919) % n];
+    check_all(x, n);
+    free(sw);
+    free(x);
+}
+
 /* Special operands: +-0 keep their sign, +-inf and the largest finite give
  * +-1, subnormals the correctly rounded (subnormal) result, NaN payloads
  * quieted and kept: by the oracle, and spelled out for the zeros and
@@ -205,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_boundaries),
+        cmocka_unit_test(test_dense_pieces),
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_lengths),
     };
