@@ -1006,6 +1006,16 @@ typedef int64_t rv32_s64 __attribute__((vector_size(32)));
             a0 = OPV(a0, x0);                                                              \
         }                                                                                  \
         a0 = OPV(a0, a1); a2 = OPV(a2, a3); a0 = OPV(a0, a2);                              \
+        /* the L lanes halved in the vector (lane j with lane j + h) down to    \
+         * lane 0: the scalar fold of each lane through w_fold's switch was a   \
+         * tenth of softmax_bf16's row max (perf). Exact ops: any order. */     \
+        for (unsigned h_ = L / 2; h_; h_ /= 2) {                                           \
+            T t_[L];                                                                       \
+            memcpy(t_, &a0, sizeof(VU));                                                   \
+            memmove(t_, t_ + h_, h_ * sizeof(T));                                          \
+            memcpy(&x0, t_, sizeof(VU));                                                   \
+            a0 = OPV(a0, x0);                                                              \
+        }                                                                                  \
         memcpy(lanes, &a0, sizeof(VU));                                                            \
     } while (0)
 
@@ -1080,13 +1090,11 @@ typedef int64_t rv32_s64 __attribute__((vector_size(32)));
         size_t i = 0;                                                                      \
         RV_SWITCH(RV_ROW)                                                                  \
         bool fl = op == VO_FMAX || op == VO_FMIN;                                          \
-        T nl[L];                                                                           \
+        uint64_t nl[sizeof(VU) / 8], nany = 0;                                             \
         memcpy(nl, &nanv, sizeof(VU));                                                             \
-        uint64_t acc = id;                                                                 \
-        for (unsigned k = 0; k < L; k++) {                                                 \
-            if (nl[k]) return false;                                                       \
-            acc = w_fold(op, W, acc, lanes[k]);                                            \
-        }                                                                                  \
+        for (unsigned k = 0; k < sizeof(VU) / 8; k++) nany |= nl[k];                       \
+        if (nany) return false;                                                            \
+        uint64_t acc = w_fold(op, W, id, lanes[0]);   /* lane 0 holds every lane's fold */  \
         for (; i < n; i++) {                                                               \
             uint64_t v = s[i];                                                             \
             if (fl) {                                                                      \
