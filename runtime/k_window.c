@@ -66,7 +66,10 @@
  * at every step, correctly rounded for every float type since double has
  * more than 2p + 2 bits), so bit for bit the reference's result. Windows
  * that tile the operand (sas_tiles) skip the init fill: each element is
- * written once, init or init + its one source. */
+ * written once, init or init + its one source. Overlapping windows over
+ * an unwindowed batch dimension 0 (sas_lazy) fill each slab along
+ * dimension 1 just before the first window reaching it, which keeps every
+ * element's sequence (init, then its sources in source order). */
 #include <math.h>
 #include <string.h>
 
@@ -1109,6 +1112,7 @@ typedef struct sas_job {
     int isa;
     bool tile;                 /* the windows tile the operand (sas_tiles): every element written once */
     bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
+    bool lazy;                 /* sas_lazy: each dimension-1 slab filled with init just before its first use */
     const void *init;          /* init_value's element */
 } sas_job;
 
@@ -1126,6 +1130,44 @@ static bool sas_tiles(const win_geom *g)
     return true;
 }
 
+/* Overlapping windows over a batch dimension 0 that is not windowed
+ * (window 1, stride 1, no padding: every NHWC pooling gradient), rank 3
+ * or more: instead of a pass filling the whole result with init before
+ * the adds, each slab along dimension 1 of an image is filled just before
+ * the first source whose window reaches it. The sources of an image run in
+ * row-major order and the window of a source at o1 reaches slabs below
+ * o1 s1 - lo1 + (w1 - 1) wd1 + 1, which never decreases, so every element
+ * still gets init before any of its additions and then its sources in the
+ * source order: the reference's sequence, bit for bit. The slab is filled
+ * while its lines are about to be read again (a 3x3 window spans three
+ * rows of an image), so the init pass no longer goes to memory on its
+ * own. */
+static bool sas_lazy(const win_geom *g)
+{
+    return g->rank >= 3 && g->w[0] == 1 && g->s[0] == 1 && g->lo[0] == 0 && g->out[0] == g->in[0];
+}
+
+/* Fills slabs [*filled, upto) of dimension 1 of image i with init. */
+static void sas_fill_slabs(const sas_job *j, int64_t i, int64_t *filled, int64_t upto)
+{
+    const win_geom *g = j->g;
+    if (upto > g->in[1]) upto = g->in[1];
+    if (upto <= *filled) return;
+    size_t sz = plumb_dtype_size(j->t);
+    size_t at = (size_t)(i * g->istride[0] + *filled * g->istride[1]), cnt = (size_t)((upto - *filled) * g->istride[1]);
+    char *d = (char *)j->dst + at * sz;
+    static const unsigned char zero8[8];
+    if (sz <= sizeof zero8 && memcmp(j->init, zero8, sz) == 0)
+        memset(d, 0, cnt * sz);
+    else
+        for (size_t k = 0; k < cnt; k++) memcpy(d + k * sz, j->init, sz);
+    *filled = upto;
+}
+
+/* Border windows of at most this many positions take the vector rows on a
+ * stack list of their positions inside the operand. */
+#define SAS_SUB_MAX 64
+
 static inline bool keeps_f32(int sel, float a, float b) { return sel == 1 ? a >= b : a > b; }
 
 #if WIN_X86
@@ -1138,28 +1180,32 @@ static inline bool keeps_f32(int sel, float a, float b) { return sel == 1 ? a >=
  * element's additions keep the source order. An f32 add is the double
  * add rounded once (double has more than 2p + 2 bits). */
 WIN_AVX512
-static void sas_row_avx512(const sas_job *j, int64_t origin, uint64_t si, int64_t n)
+static void sas_row_avx512(const sas_job *j, int64_t origin, const int64_t *wofs, uint32_t wc, uint64_t si, int64_t n)
 {
     const float *x = j->opd, *sv = (const float *)j->src + si;
     float *out = j->dst;
-    uint32_t wc = (uint32_t)j->g->wcount;
     for (int64_t c = 0; c < n; c += 16) {
         __mmask16 m = n - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - c)) - 1);
-        __m512 best = _mm512_maskz_loadu_ps(m, x + origin + j->wofs[0] + c);
+        /* prefetched as the tile rows are (the hardware prefetchers left
+         * these window rows latency-bound: perf, 3x3 stride 2 gradient) */
+        WIN_PREFETCH(x + origin + wofs[0] + c);
+        __m512 best = _mm512_maskz_loadu_ps(m, x + origin + wofs[0] + c);
         __m512i idx = _mm512_setzero_si512();
         for (uint32_t k = 1; k < wc; k++) {
-            __m512 v = _mm512_maskz_loadu_ps(m, x + origin + j->wofs[k] + c);
+            WIN_PREFETCH(x + origin + wofs[k] + c);
+            __m512 v = _mm512_maskz_loadu_ps(m, x + origin + wofs[k] + c);
             __mmask16 keep = j->sel == 1 ? _mm512_cmp_ps_mask(best, v, _CMP_GE_OQ) : _mm512_cmp_ps_mask(best, v, _CMP_GT_OQ);
             __mmask16 take = (__mmask16)~keep;
             best = _mm512_mask_mov_ps(best, take, v);
             idx = _mm512_mask_mov_epi32(idx, take, _mm512_set1_epi32((int)k));
         }
+        WIN_PREFETCH(sv + c);
         __m512 src = _mm512_maskz_loadu_ps(m, sv + c);
         for (uint32_t k = 0; k < wc; k++) {
             __mmask16 e = _mm512_mask_cmpeq_epi32_mask(m, idx, _mm512_set1_epi32((int)k));
             if (!e)
                 continue;
-            float *op = out + origin + j->wofs[k] + c;
+            float *op = out + origin + wofs[k] + c;
             _mm512_mask_storeu_ps(op, e, _mm512_add_ps(_mm512_maskz_loadu_ps(e, op), src));
         }
     }
@@ -1227,9 +1273,19 @@ static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
     bool vec = f32 && j->isa >= PLUMB_ISA_AVX512 && r >= 2 && g->w[r - 1] == 1 && g->s[r - 1] == 1 &&
                g->lo[r - 1] == 0 && nch <= g->in[r - 1] && g->wcount < (1u << 30);
     (void)vec;   /* read only by the x86 rows */
+    /* sas_lazy: the image in progress and its slabs along dimension 1 filled so far */
+    int64_t img = -1, filled = 0, ext1 = (g->w[1] - 1) * g->wd[1] + 1;
     for (uint64_t si = begin * j->per0; si < end * j->per0; si++, ir_window_next_index(o, g->out, r)) {
         if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
+        if (j->lazy) {
+            if (o[0] != img) {
+                if (img >= 0) sas_fill_slabs(j, img, &filled, g->in[1]);
+                img = o[0];
+                filled = 0;
+            }
+            sas_fill_slabs(j, img, &filled, o[1] * g->s[1] - g->lo[1] + ext1);
+        }
 #if WIN_X86
         if (vec && o[r - 1] == 0) {
             int64_t origin = 0;
@@ -1241,8 +1297,29 @@ static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
             }
             if (in_) {
                 if (j->tile) sas_tile_avx512(j, origin, si, nch);
-                else sas_row_avx512(j, origin, si, nch);
+                else sas_row_avx512(j, origin, j->wofs, (uint32_t)g->wcount, si, nch);
                 /* the loop's step moves past the row */
+                si += (uint64_t)nch - 1;
+                o[r - 1] = nch - 1;
+                continue;
+            }
+            if (!j->tile && g->wcount <= SAS_SUB_MAX) {
+                /* a border window (on padding): the reference skips the
+                 * padded positions, so the row kernel runs on the positions
+                 * inside the operand, in the window's order (absolute
+                 * offsets); none inside: no selection, nothing added */
+                int64_t sub[SAS_SUB_MAX];
+                uint32_t wc = 0;
+                memset(kw, 0, sizeof kw);
+                for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r - 1)) {
+                    int64_t at = 0;
+                    for (uint32_t d = 0; d + 1 < r && at >= 0; d++) {
+                        int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
+                        at = i < 0 ? -1 : at + i * g->istride[d];
+                    }
+                    if (at >= 0) sub[wc++] = at;
+                }
+                if (wc > 0) sas_row_avx512(j, 0, sub, wc, si, nch);
                 si += (uint64_t)nch - 1;
                 o[r - 1] = nch - 1;
                 continue;
@@ -1292,6 +1369,8 @@ static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
             i_store(j->t, j->dst, chosen, (int64_t)((uint64_t)i_load(j->t, j->dst, chosen) +
                                                     (uint64_t)i_load(j->t, j->src, (int64_t)si)));
     }
+    if (img >= 0)
+        sas_fill_slabs(j, img, &filled, g->in[1]);
 }
 
 static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -1321,6 +1400,7 @@ static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, pl
     sas_job j = {.x = x, .g = g, .sel = sel, .t = t, .opd = opd->data, .src = src->data, .dst = out->data,
                  .wofs = wofs, .per0 = scount / (uint64_t)g->out[0], .isa = (int)rt_isa(x), .tile = sas_tiles(g),
                  .init = init->data};
+    j.lazy = !j.tile && sas_lazy(g);   /* the caller skipped the init fill (scount > 0: every image has sources) */
     j.nt = j.tile && j.isa >= PLUMB_ISA_AVX512 && out->nbytes >= WIN_STREAM_BYTES;
     bool disjoint = (g->w[0] - 1) * g->wd[0] + 1 <= g->s[0];
     if (disjoint) {
@@ -1361,7 +1441,7 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
     uint64_t numel = plumb_tensor_numel(out[0]);
     static const unsigned char zero16[16];
     bool fast = fast_sel && fast_add && g.rank > 0;
-    if (fast && sas_tiles(&g))
+    if (fast && (sas_tiles(&g) || (sas_lazy(&g) && plumb_tensor_numel(src) > 0)))
         return sas_fast(x, op, &g, fast_sel, t, opd, src, init, out[0]);   /* writes every element */
     if (sz <= sizeof zero16 && memcmp(init->data, zero16, sz) == 0)
         memset(out[0]->data, 0, out[0]->nbytes);

@@ -351,10 +351,9 @@ static const plumb_dtype sas_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_B
  * init (zero at times); tile: windows covering the operand exactly once
  * (the rows that write each element once), else random padding and
  * overlapping windows. */
-static void sas_case(plumb_dtype t, const char *cmp, bool channels_last, bool tile, bool zero_init)
+static void sas_case_on(const pool_geom *gp, plumb_dtype t, const char *cmp, bool zero_init)
 {
-    pool_geom g;
-    pool_geom_rand(&g, channels_last, tile, true);
+    pool_geom g = *gp;
     char a[1024], it[128], st[128], src[4096];
     attrs(a, sizeof a, &g, true);
     dims_text(it, sizeof it, g.in, g.rank, t);
@@ -384,6 +383,14 @@ static void sas_case(plumb_dtype t, const char *cmp, bool channels_last, bool ti
         plumb_tensor_free(in[k]);
 }
 
+/* One random pooling gradient of the layout (sas_case_on). */
+static void sas_case(plumb_dtype t, const char *cmp, bool channels_last, bool tile, bool zero_init)
+{
+    pool_geom g;
+    pool_geom_rand(&g, channels_last, tile, true);
+    sas_case_on(&g, t, cmp, zero_init);
+}
+
 /* The pooling gradient on windows that tile the operand (each element
  * written once: init, or init + source where selected), both layouts,
  * GE and GT, zero and random init: bitwise. */
@@ -410,6 +417,34 @@ static void test_sas_overlap_random(void **state)
         }
 }
 
+/* The pooling gradient over a batch dimension with overlapping windows on
+ * the others (each slab along dimension 1 filled with init just before
+ * the first window that reaches it, k_window.c sas_lazy): ranks 3 and 4,
+ * batch 1 to 3, windows 1 to 3 with strides 1 to 3 and padding 0 to 2 on
+ * the middle dimensions, channels-last or windowed innermost, every type,
+ * GE and GT, zero and random init: bitwise. */
+static void test_sas_lazy_fill(void **state)
+{
+    (void)state;
+    static const int64_t chans[] = {1, 5, 16, 21, 37};
+    for (int rep = 0; rep < 2; rep++)
+        for (size_t ti = 0; ti < sizeof sas_types / sizeof sas_types[0]; ti++)
+            for (int layout = 0; layout < 2; layout++) {
+                pool_geom g = {.rank = 3 + (uint32_t)(rt_rand() % 2)};
+                geom_dim(&g, 0, 1 + (int64_t)(rt_rand() % 3), 1, 1, 1, 1, 0, 0);
+                for (uint32_t d = 1; d < g.rank; d++)
+                    if (layout == 0 && d + 1 == g.rank)
+                        geom_dim(&g, d, pick(chans, 5), 1, 1, 1, 1, 0, 0);
+                    else
+                        do
+                            geom_dim(&g, d, 1 + (int64_t)(rt_rand() % 8), 1 + (int64_t)(rt_rand() % 3),
+                                     1 + (int64_t)(rt_rand() % 3), 1, 1, (int64_t)(rt_rand() % 3),
+                                     (int64_t)(rt_rand() % 3));
+                        while (g.out[d] <= 0);
+                sas_case_on(&g, sas_types[ti], rep ? "GT" : "GE", rep == layout);
+            }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -427,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_pool_border_rows),
         cmocka_unit_test(test_sas_tile_random),
         cmocka_unit_test(test_sas_overlap_random),
+        cmocka_unit_test(test_sas_lazy_fill),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
