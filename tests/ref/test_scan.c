@@ -238,6 +238,39 @@ static void test_float_body(void **state)
     plumb_ref_result_free(&r);
 }
 
+/* The small and complex types pass through a scan as any other: i4
+ * prefix sums of [1, 2, 3, -4] wrap at 8: 1, 3, 6, 6 + -4 = 2, carry 2;
+ * f8E4M3FN suffix sums of [1, 2, 0.5] (exact in the format): 3.5, 2.5,
+ * 0.5; complex<f32> prefix sums of [1+2i, 3-1i]: 1+2i, 4+1i. */
+static void test_small_and_complex_types(void **state)
+{
+    (void)state;
+    expect_outputs_equal(
+        "func.func @main() -> (tensor<4xi4>, tensor<4xi4>) {\n"
+        "  %a = stablehlo.constant dense<[1, 2, 3, -4]> : tensor<4xi4>\n"
+        "  %z = stablehlo.constant dense<0> : tensor<i4>\n"
+        "  %r:2 = chlo.scan(%a) inits(%z) dimension=0 {\n" SUM_BODY("tensor<i4>")
+        "  } : (tensor<4xi4>, tensor<i4>) -> (tensor<4xi4>, tensor<i4>)\n"
+        "  %e = stablehlo.constant dense<[1, 3, 6, 2]> : tensor<4xi4>\n"
+        "  return %r#0, %e : tensor<4xi4>, tensor<4xi4>\n}\n");
+    expect_outputs_equal(
+        "func.func @main() -> (tensor<3xf8E4M3FN>, tensor<3xf8E4M3FN>) {\n"
+        "  %a = stablehlo.constant dense<[1.0, 2.0, 0.5]> : tensor<3xf8E4M3FN>\n"
+        "  %z = stablehlo.constant dense<0.0> : tensor<f8E4M3FN>\n"
+        "  %r:2 = chlo.scan(%a) inits(%z) dimension=0 attributes {is_reverse = true} {\n" SUM_BODY("tensor<f8E4M3FN>")
+        "  } : (tensor<3xf8E4M3FN>, tensor<f8E4M3FN>) -> (tensor<3xf8E4M3FN>, tensor<f8E4M3FN>)\n"
+        "  %e = stablehlo.constant dense<[3.5, 2.5, 0.5]> : tensor<3xf8E4M3FN>\n"
+        "  return %r#0, %e : tensor<3xf8E4M3FN>, tensor<3xf8E4M3FN>\n}\n");
+    expect_outputs_equal(
+        "func.func @main() -> (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) {\n"
+        "  %a = stablehlo.constant dense<[(1.0, 2.0), (3.0, -1.0)]> : tensor<2xcomplex<f32>>\n"
+        "  %z = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>\n"
+        "  %r:2 = chlo.scan(%a) inits(%z) dimension=0 {\n" SUM_BODY("tensor<complex<f32>>")
+        "  } : (tensor<2xcomplex<f32>>, tensor<complex<f32>>) -> (tensor<2xcomplex<f32>>, tensor<complex<f32>>)\n"
+        "  %e = stablehlo.constant dense<[(1.0, 2.0), (4.0, 1.0)]> : tensor<2xcomplex<f32>>\n"
+        "  return %r#0, %e : tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>\n}\n");
+}
+
 /* Invalid scans are rejected with an error naming what is wrong. */
 static void test_verify(void **state)
 {
@@ -347,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_reverse),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_float_body),
+        cmocka_unit_test(test_small_and_complex_types),
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_print_roundtrip),
     };

@@ -176,6 +176,31 @@ static void test_edges(void **state)
     rt_outs_free(in, 7);
 }
 
+/* The small types (i4 wrapping, f8E4M3FN with specials, reversed) and
+ * complex<f64> through a scan: runtime == reference bit for bit. */
+static void test_small_and_complex_types(void **state)
+{
+    (void)state;
+    static const plumb_dtype types[] = {PLUMB_I4, PLUMB_F8E4M3FN, PLUMB_C64};
+    static const char *const names[] = {"i4", "f8E4M3FN", "complex<f32>"};
+    for (size_t t = 0; t < 3; t++) {
+        static const char *tmpl =
+            "func.func @main(%a: tensor<5x9x$>, %c: tensor<5x$>) -> (tensor<5x9x$>, tensor<5x$>) {\n"
+            "  %r:2 = chlo.scan(%a) inits(%c) dimension=1 attributes {is_reverse = true} {\n"
+            "  ^bb0(%x: tensor<5x$>, %u: tensor<5x$>):\n"
+            "    %s = stablehlo.add %u, %x : tensor<5x$>\n"
+            "    stablehlo.return %s, %s : tensor<5x$>, tensor<5x$>\n"
+            "  } : (tensor<5x9x$>, tensor<5x$>) -> (tensor<5x9x$>, tensor<5x$>)\n"
+            "  return %r#0, %r#1 : tensor<5x9x$>, tensor<5x$>\n}\n";
+        char src[4096];
+        subst(src, sizeof src, tmpl, names[t]);
+        static const int64_t full[2] = {5, 9}, row[1] = {5};
+        plumb_tensor *in[2] = {rt_rand_tensor(types[t], 2, full, true), rt_rand_tensor(types[t], 1, row, true)};
+        rt_check_exact_nan(src, in, 2);
+        rt_outs_free(in, 2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_float_every_dim),
         cmocka_unit_test(test_int_multi),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_small_and_complex_types),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rt_free_all();
