@@ -494,8 +494,13 @@ void rt_fusion_extents(rt_fused *F, uint32_t rank, const int64_t *dims)
         F->n_rows = 1;
         for (uint32_t i = 0; i + 1 < rank; i++)
             F->n_rows *= (uint64_t)dims[i];
-        if (F->row_len && F->row_len < RT_ROW_UNIT)
-            F->rpu = RT_ROW_UNIT / F->row_len;
+        /* a unit of RT_ROW_UNIT f32 elements' bytes: twice the rows for
+         * 2-byte types, so the per-unit steps (step_ins, the per-row
+         * kernels such as layer_norm's rsqrt) run half as often per byte;
+         * wider types keep RT_ROW_UNIT elements */
+        uint64_t unit = F->unit_es == 2 ? 2 * (uint64_t)RT_ROW_UNIT : RT_ROW_UNIT;
+        if (F->row_len && F->row_len < unit)
+            F->rpu = unit / F->row_len;
         if (F->rpu > RT_RPU_MAX)
             F->rpu = RT_RPU_MAX;
         if (F->rpu > F->n_rows)
@@ -522,6 +527,7 @@ bool rt_fusion_build(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, con
     const ir_type *S = z->space[root];
     F->rows = z->rows[root];
     F->dyn = !ir_type_is_static(S);
+    F->unit_es = (uint32_t)plumb_dtype_size(S->dtype);
     if (!F->dyn) {
         rt_fusion_extents(F, S->rank, S->dims);
     } else {

@@ -116,6 +116,8 @@ struct rt_fused {
     uint64_t n_rows;          /* numel / L (rows mode) */
     uint64_t rpu;             /* rows mode: rows per unit (consecutive rows run step by step
                                * together, so per-row steps run once per rpu rows); 1 else */
+    uint32_t unit_es;         /* rows mode: bytes per element of S; rows per unit count bytes
+                               * (RT_ROW_UNIT f32 elements) for f16/bf16 rows */
     fval *vals;
     uint32_t n_vals;
     fstep *steps;
