@@ -329,6 +329,71 @@ static void f32_row_s2_avx512(bool is_max, float *acc, const float *src, int64_t
     }
 }
 
+/* A whole channels-first f32 maximum/minimum row (the innermost dimension
+ * windowed: wl positions, stride s of 1 or 2, window dilation wd, low
+ * padding lo, extent in): the results whose every window element lies in
+ * the row ([qa, qb)) keep their block's accumulator in a register through
+ * init and every window position, in wofs order (wofs[wi] the outer
+ * offset, the innermost position wi mod wl), folded as f32_rowwin_k does
+ * (VRANGEPS, a block with a NaN refolded by mm16 in the reference's order);
+ * stride 2 gathers even lanes as f32_row_s2_avx512. The few results at the
+ * row's ends fold init for their padded positions, one by one in the
+ * reference's order. */
+WIN_AVX512
+static void f32_rowwin_cf_avx512(bool is_max, float *dst, float init, const float *src, const int64_t *wofs,
+                                 uint64_t wc, int64_t wl, int64_t s, int64_t wd, int64_t lo, int64_t in, int64_t n)
+{
+    int64_t c1 = (wl - 1) * wd - lo;
+    int64_t qa = lo <= 0 ? 0 : (lo + s - 1) / s, qb = in - 1 - c1 < 0 ? 0 : (in - 1 - c1) / s + 1;
+    if (qb > n) qb = n;
+    if (qa > qb) qa = qb;
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    __m512 vi = _mm512_set1_ps(init);
+    __mmask16 init_nan = _mm512_cmp_ps_mask(vi, vi, _CMP_UNORD_Q);
+    for (int64_t q = qa; q < qb; q += 16) {
+        int64_t len = qb - q < 16 ? qb - q : 16, used = 2 * len - 1;
+        __mmask16 m = win_mask16(len), nan = init_nan;
+        __m512 a = vi;
+        int64_t k = 0;
+        for (uint64_t wi = 0; wi < wc; wi++) {
+            const float *p = src + wofs[wi] + q * s + k * wd - lo;
+            k = k + 1 == wl ? 0 : k + 1;
+            WIN_PREFETCH(p);
+            __m512 v = s == 1 ? _mm512_maskz_loadu_ps(m, p)
+                              : _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(win_mask16(used), p), even,
+                                                       _mm512_maskz_loadu_ps(win_mask16(used > 16 ? used - 16 : 0), p + 16));
+            nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            a = is_max ? _mm512_range_ps(a, v, 5) : _mm512_range_ps(a, v, 4);
+        }
+        if (__builtin_expect(nan != 0, 0)) {
+            a = vi;
+            k = 0;
+            for (uint64_t wi = 0; wi < wc; wi++) {
+                const float *p = src + wofs[wi] + q * s + k * wd - lo;
+                k = k + 1 == wl ? 0 : k + 1;
+                __m512 v = s == 1 ? _mm512_maskz_loadu_ps(m, p)
+                                  : _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(win_mask16(used), p), even,
+                                                           _mm512_maskz_loadu_ps(win_mask16(used > 16 ? used - 16 : 0), p + 16));
+                a = mm16(a, v, is_max);
+            }
+        }
+        _mm512_mask_storeu_ps(dst + q, m, a);
+    }
+    for (int64_t q = 0; q < n; q++) {
+        if (q == qa) q = qb;
+        if (q >= n) break;
+        double acc = init;
+        int64_t k = 0;
+        for (uint64_t wi = 0; wi < wc; wi++) {
+            int64_t i = q * s + k * wd - lo;
+            k = k + 1 == wl ? 0 : k + 1;
+            double v = i >= 0 && i < in ? (double)src[wofs[wi] + i] : (double)init;
+            acc = is_max ? f_max(acc, v) : f_min(acc, v);
+        }
+        dst[q] = (float)acc;
+    }
+}
+
 /* A store of a block: streamed when asked for and the block is a whole
  * aligned line, else masked. */
 WIN_AVX512
@@ -758,9 +823,12 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
 #endif
     float *f32a = j->scratch[chunk];
     bool chan = f32mm && g->s[last] == 1 && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
+    /* channels-first f32 max/min rows (f32_rowwin_cf_avx512) */
+    bool cf = f32mm && !chan && j->isa >= PLUMB_ISA_AVX512;
     /* the other exact folds' channels-last rows (win_rowwin_pick) */
     bool chan_any = g->s[last] == 1 && g->b[last] == 1 && g->w[last] == 1 && g->lo[last] == 0 && n <= g->in[last];
     (void)chan;   /* read only by the x86 rows */
+    (void)cf;
     (void)chan_any;
     /* the first row's output index on the outer dimensions; each later row
      * steps it (a division per dimension and row measured a visible share
@@ -797,11 +865,14 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
          * init, so those rows stay on the general loop below. */
         const int64_t *wo = j->wofs;
         uint64_t wc = g->wcount;
-        if (!inside && j->idem && (chan || (chan_any && j->rowwin))) {
+        if (!inside && j->idem && (chan || cf || (chan_any && j->rowwin))) {
             memset(kw, 0, sizeof kw);
             wc = 0;
             origin = 0;
-            for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, last)) {
+            /* every position, the innermost one too (channels-first rows
+             * window it: a valid outer position keeps all its innermost
+             * ones, so the kernels' position mod w[last] still holds) */
+            for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r)) {
                 int64_t at = 0;
                 for (uint32_t d = 0; d < last && at >= 0; d++) {
                     int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
@@ -812,6 +883,11 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
             if (wc == 0) sub[0] = 0;   /* the kernels align on wofs[0]; nothing is read */
             wo = sub;
             inside = true;
+        }
+        if (inside && cf) {
+            f32_rowwin_cf_avx512(j->k == IR_WB_MAX, (float *)j->dst + (int64_t)row * n, (float)j->init_f,
+                                 (const float *)j->src + origin, wo, wc, g->w[last], s, wdl, lo, g->dil[last], n);
+            continue;
         }
         if (inside && chan_any && j->rowwin) {
             size_t es = plumb_dtype_size(j->t);
