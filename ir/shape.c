@@ -413,6 +413,48 @@ static bool infer_static_rules(const ir_op *op, const plumb_tensor *const *in, i
             }
         }
         return true;
+    /* chlo.scan (docs/spec/control.md "scan"): carry j has init j's
+     * dims; output i has body value i's declared dims with the scan length
+     * L inserted at `dimension`, a `?` of the body value taken from input
+     * i's actual dims when input i has the output's rank (the body keeps
+     * the slice's shape, as JAX's scans do); any other `?` is refused. */
+    case PLUMB_OP_SCAN: {
+        uint32_t m = a->n_inits, n = op->n_operands - m, k = op->n_results - m;
+        const ir_op *ret = op->n_regions == 1 ? op->regions[0].last : NULL;
+        if (m > op->n_operands || m > op->n_results || !ret || ret->n_operands != k + m || a->dimension < 0 ||
+            (n == 0 && k > 0))
+            return BAD("has no run-time shape rule for this scan (no inputs to give its length, or an invalid body)");
+        uint32_t dm = (uint32_t)a->dimension;
+        if (n && dm >= in[0]->rank)
+            return BAD("dimension %u is out of range for input 0 of rank %u", dm, in[0]->rank);
+        int64_t len = n ? in[0]->dims[dm] : 0;
+        for (uint32_t i = 0; i < k; i++) {
+            const ir_type *bt = &ret->operands[i]->type;
+            if (bt->tuple || dm > bt->rank || bt->rank + 1 > PLUMB_MAX_RANK)
+                return BAD("body output %u cannot take the scan dimension", i);
+            out[i] = result_blank(op, i);
+            out[i].rank = bt->rank + 1;
+            for (uint32_t q = 0, e = 0; q < out[i].rank; q++) {
+                if (q == dm) {
+                    out[i].dims[q] = len;
+                    continue;
+                }
+                int64_t v = bt->dims[e++];
+                if (v == PLUMB_DIM_DYN) {
+                    if (i >= n || in[i]->rank != out[i].rank)
+                        return BAD("body output %u has a '?' dimension no input gives", i);
+                    v = in[i]->dims[q];
+                }
+                out[i].dims[q] = v;
+            }
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            out[k + j] = result_blank(op, k + j);
+            out[k + j].rank = in[n + j]->rank;
+            memcpy(out[k + j].dims, in[n + j]->dims, sizeof out[k + j].dims[0] * in[n + j]->rank);
+        }
+        return true;
+    }
     case PLUMB_OP_TOP_K:
         for (uint32_t j = 0; j < 2; j++) {
             out[j] = result_blank(op, j);

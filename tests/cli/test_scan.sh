@@ -38,6 +38,21 @@ tensor<2xi32> dense<[6, 15]>
 OUT
 args='[dense<[3, 1, 4, 1, 5]> : tensor<5xi32>, dense<[0, 1, 2, 3, 4]> : tensor<5xi32>, dense<-2147483648> : tensor<i32>, dense<0> : tensor<i32>, dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>, dense<0> : tensor<2xi32>]'
 expect_both_file "chlo.scan gives the hand-derived running maxima and suffix sums" "$tmp/want" "$tmp/p.mlir" --args "$args"
+# a '?' batch dimension (not the scan dimension) sized by the arguments:
+# suffix sums of [1, 2, 3] from 10 are 13+3 ... by hand: 10+3 = 13,
+# 13+2 = 15, 15+1 = 16; of [4, 5, 6] from 20: 26, 31, 35
+cat > "$tmp/dyn.mlir" <<'MLIR'
+func.func @main(%a: tensor<?x3xi32>, %i: tensor<?xi32>) -> (tensor<?x3xi32>, tensor<?xi32>) {
+  %r:2 = chlo.scan(%a) inits(%i) dimension=1 attributes {is_reverse = true} {
+  ^bb0(%x: tensor<?xi32>, %c: tensor<?xi32>):
+    %s = stablehlo.add %x, %c : tensor<?xi32>
+    stablehlo.return %s, %s : tensor<?xi32>, tensor<?xi32>
+  } : (tensor<?x3xi32>, tensor<?xi32>) -> (tensor<?x3xi32>, tensor<?xi32>)
+  return %r#0, %r#1 : tensor<?x3xi32>, tensor<?xi32>
+}
+MLIR
+printf 'tensor<2x3xi32> dense<[[16, 15, 13], [35, 31, 26]]>\ntensor<2xi32> dense<[16, 35]>\n' > "$tmp/want_dyn"
+expect_both_file "chlo.scan over a '?' batch dimension gives the hand-derived suffix sums" "$tmp/want_dyn" "$tmp/dyn.mlir" --args '[dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>, dense<[10, 20]> : tensor<2xi32>]'
 # dimension 1 of a rank-1 input is refused with a message naming the op and the dimension
 cat > "$tmp/bad.mlir" <<'MLIR'
 func.func @main(%a: tensor<4xi32>, %i: tensor<i32>) -> tensor<i32> {

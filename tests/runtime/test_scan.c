@@ -201,6 +201,25 @@ static void test_small_and_complex_types(void **state)
     }
 }
 
+/* A '?' batch dimension (ir_shape_infer's scan rule sizes the results):
+ * f32 running sums of 6x11 (the '?' is 6) along 1, runtime == reference. */
+static void test_polymorphic_batch(void **state)
+{
+    (void)state;
+    const char *src =
+        "func.func @main(%a: tensor<?x11xf32>, %i: tensor<?xf32>) -> (tensor<?x11xf32>, tensor<?xf32>) {\n"
+        "  %r:2 = chlo.scan(%a) inits(%i) dimension=1 {\n"
+        "  ^bb0(%x: tensor<?xf32>, %c: tensor<?xf32>):\n"
+        "    %s = stablehlo.add %c, %x : tensor<?xf32>\n"
+        "    stablehlo.return %s, %s : tensor<?xf32>, tensor<?xf32>\n"
+        "  } : (tensor<?x11xf32>, tensor<?xf32>) -> (tensor<?x11xf32>, tensor<?xf32>)\n"
+        "  return %r#0, %r#1 : tensor<?x11xf32>, tensor<?xf32>\n}\n";
+    static const int64_t full[2] = {6, 11}, row[1] = {6};
+    plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_F32, 2, full, true), rt_rand_tensor(PLUMB_F32, 1, row, true)};
+    rt_check_exact_nan(src, in, 2);
+    rt_outs_free(in, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_int_multi),
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_small_and_complex_types),
+        cmocka_unit_test(test_polymorphic_batch),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rt_free_all();
