@@ -50,9 +50,11 @@
  * idempotent folds (max, min, and, or) take the same kernels on their
  * positions inside the operand: init is folded first, so its repeats on
  * the padded positions change nothing. Channels-first rows (the innermost
- * dimension windowed) of f32 maximum/minimum fold each window position's
- * input row into f32 accumulators, at AVX-512 also for stride 2 (two
- * loads and a VPERMT2PS per sixteen results), prefetched.
+ * dimension windowed) of f32 maximum/minimum: at AVX-512 with stride 1 or
+ * 2, a register per block of sixteen results through every window
+ * position (f32_rowwin_cf_avx512; stride 2 gathers even lanes with
+ * VPERMT2PS); at AVX2, each window position's input row folded into f32
+ * accumulators, prefetched.
  *
  * Any other body (several inputs, argmax pairs, promoted types) runs
  * through the program's compiled region (rt_eval_region), per element in the
