@@ -1,6 +1,7 @@
 /* chlo.scan on the reference (op set v2, docs/spec/control.md "scan"). */
 #include <string.h>
 
+#include "plumb/scan.h"
 #include "ref_internal.h"
 
 /* scan: operands are N inputs then M inits (M = attrs.n_inits), results K
@@ -24,49 +25,11 @@
  * the carries alone); rank-0 slices; element bits (NaN payloads, signed
  * zeros) reach the body and the results unchanged. */
 
-/* Bytes per element of a tensor: its payload over its element count (the
- * interpreter's storage), or the type's size when it is empty. */
-static size_t elem_bytes(const plumb_tensor *t)
-{
-    uint64_t n = plumb_tensor_numel(t);
-    return n ? (size_t)(t->nbytes / n) : plumb_dtype_size(t->dtype);
-}
-
-/* A tensor of rank r laid out row-major, seen along dimension d as
- * [outer][L][inner]: the slice at t is `outer` runs of `inner` bytes. */
-typedef struct scan_view {
-    uint64_t outer, inner, len;
-} scan_view;
-
-static scan_view view_of(const plumb_tensor *t, uint32_t d)
-{
-    scan_view v = {1, elem_bytes(t), (uint64_t)t->dims[d]};
-    for (uint32_t i = 0; i < d; i++)
-        v.outer *= (uint64_t)t->dims[i];
-    for (uint32_t i = d + 1; i < t->rank; i++)
-        v.inner *= (uint64_t)t->dims[i];
-    return v;
-}
-
-/* dst (the slice) <- src's position t, or src's position t <- the slice. */
-static void slice_copy(const scan_view *v, char *full, char *slice, uint64_t t, bool to_full)
-{
-    for (uint64_t o = 0; o < v->outer; o++) {
-        char *f = full + (o * v->len + t) * v->inner, *s = slice + o * v->inner;
-        if (to_full)
-            memcpy(f, s, v->inner);
-        else
-            memcpy(s, f, v->inner);
-    }
-}
-
 /* t's type with dimension d removed (static dims: a run-time tensor's). */
 static ir_type slice_type(const plumb_tensor *t, uint32_t d)
 {
-    ir_type r = {.dtype = t->dtype, .rank = 0};
-    for (uint32_t i = 0; i < t->rank; i++)
-        if (i != d)
-            r.dims[r.rank++] = t->dims[i];
+    ir_type r = {.dtype = t->dtype};
+    r.rank = ir_scan_slice_dims(t, d, r.dims);
     for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
         r.bounds[i] = PLUMB_NO_BOUND;
     return r;
@@ -74,40 +37,22 @@ static ir_type slice_type(const plumb_tensor *t, uint32_t d)
 
 bool ref_op_SCAN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
-    uint32_t m = op->a.n_inits;
-    if (op->n_regions != 1 || m > op->n_operands || m > op->n_results)
-        return ref_fail(c, op, PLUMB_ERR_INVALID, "needs one body region and %u inits with as many carries", m);
-    uint32_t n = op->n_operands - m, k = op->n_results - m, nio = n + k;
-    int64_t dim = op->a.dimension;
-    if (nio == 0 || op->regions[0].n_args != n + m)
-        return ref_fail(c, op, PLUMB_ERR_INVALID, "needs an input or an output, and a body of %u arguments", n + m);
-    for (uint32_t i = 0; i < nio; i++) {
-        const plumb_tensor *t = i < n ? in[i] : out[i - n];
-        if (dim < 0 || (uint64_t)dim >= t->rank)
-            return ref_fail(c, op, PLUMB_ERR_INVALID, "dimension %lld is out of range for rank %u", (long long)dim, t->rank);
-    }
-    uint32_t d = (uint32_t)dim;
-    uint64_t len = (uint64_t)(n ? in[0] : out[0])->dims[d];
-    for (uint32_t i = 0; i < nio; i++) {
-        const plumb_tensor *t = i < n ? in[i] : out[i - n];
-        if ((uint64_t)t->dims[d] != len)
-            return ref_fail(c, op, PLUMB_ERR_INVALID, "%s %u has %lld positions along dimension %u, expected %llu",
-                            i < n ? "input" : "output", i < n ? i : i - n, (long long)t->dims[d], d,
-                            (unsigned long long)len);
-    }
+    ir_scan s;
+    char why[160];
+    if (!ir_scan_init(&s, op, in, out, why, sizeof why))
+        return ref_fail(c, op, PLUMB_ERR_INVALID, "%s", why);
+    uint32_t n = s.n, m = s.m, k = s.k, nio = n + k, d = s.dim;
+    uint64_t len = s.len;
     /* the carries live in the carry results from the start */
-    for (uint32_t j = 0; j < m; j++) {
-        if (in[n + j]->nbytes != out[k + j]->nbytes || in[n + j]->dtype != out[k + j]->dtype)
-            return ref_fail(c, op, PLUMB_ERR_INVALID, "init %u and carry %u differ in element type or size", j, j);
+    for (uint32_t j = 0; j < m; j++)
         if (in[n + j]->nbytes)
             memcpy(out[k + j]->data, in[n + j]->data, in[n + j]->nbytes);
-    }
     if (len == 0)
         return true;
     bool ok = false;
     uint32_t nt = n + m + k + m;   /* body arguments, then body results */
     plumb_tensor **t = plumb_calloc(nt, sizeof *t);
-    scan_view *v = plumb_calloc(nio, sizeof *v);
+    ir_scan_view *v = plumb_calloc(nio, sizeof *v);
     const ir_op *prev_loop;
     uint64_t prev_iter;
     if (!t || !v) {
@@ -117,7 +62,7 @@ bool ref_op_SCAN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
     plumb_tensor **args = t, **res = t + n + m;
     for (uint32_t i = 0; i < nio; i++) {
         const plumb_tensor *full = i < n ? in[i] : out[i - n];
-        v[i] = view_of(full, d);
+        v[i] = ir_scan_view_of(full, d);
         ir_type st = slice_type(full, d);
         if (!(t[i < n ? i : n + m + (i - n)] = ref_tensor_new(c, op, &st)))
             goto out_free;
@@ -133,11 +78,11 @@ bool ref_op_SCAN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_ten
         uint64_t pos = op->a.is_reverse ? len - 1 - step : step;
         ref_loop_set(c, op, step, NULL, NULL);
         for (uint32_t i = 0; i < n; i++)
-            slice_copy(&v[i], in[i]->data, args[i]->data, pos, false);
+            ir_scan_slice_copy(&v[i], in[i]->data, args[i]->data, pos, false);
         if (!ref_eval_region(c, &op->regions[0], args, res))
             goto out_loop;
         for (uint32_t i = 0; i < k; i++)
-            slice_copy(&v[n + i], out[i]->data, res[i]->data, pos, true);
+            ir_scan_slice_copy(&v[n + i], out[i]->data, res[i]->data, pos, true);
         for (uint32_t j = 0; j < m; j++)
             if (res[k + j]->nbytes)
                 memcpy(out[k + j]->data, res[k + j]->data, res[k + j]->nbytes);
