@@ -55,6 +55,42 @@ static inline void expect_outputs_equal(const char *text)
     assert_true(eq);
 }
 
+/* Parses and verifies text, a whole module; fails unless it is refused
+ * with a message containing want (printing the message and the text). */
+static inline void expect_refused(const char *text, const char *want)
+{
+    plumb_diag d = {0};
+    ir_module *m = ir_parse(text, strlen(text), "t.mlir", NULL, &d);
+    bool ok = m && ir_verify(m, NULL, &d);
+    if (ok || !strstr(d.msg, want))
+        fail_msg("expected an error naming '%s', got %s: %s\n%s", want, ok ? "success" : "error", d.msg, text);
+    ir_module_free(m);
+}
+
+/* Parses and verifies src, prints it into b1 (initialized here, freed by
+ * the caller, who checks what the print must hold), then parses, verifies
+ * and prints that print: the two prints must be equal, so the canonical
+ * form reads back as itself. */
+static inline void expect_print_fixpoint(const char *src, plumb_buf *b1)
+{
+    plumb_diag d = {0};
+    ir_module *m = ir_parse(src, strlen(src), "t.mlir", NULL, &d);
+    if (!m || !ir_verify(m, NULL, &d))
+        fail_msg("%s", d.msg);
+    plumb_buf b2;
+    plumb_buf_init(b1);
+    plumb_buf_init(&b2);
+    ir_print(b1, m);
+    ir_module *m2 = ir_parse(b1->data, b1->len, "t2.mlir", NULL, &d);
+    if (!m2 || !ir_verify(m2, NULL, &d))
+        fail_msg("%s\n%s", d.msg, b1->data);
+    ir_print(&b2, m2);
+    assert_string_equal(b1->data, b2.data);
+    plumb_buf_free(&b2);
+    ir_module_free(m);
+    ir_module_free(m2);
+}
+
 /* Asserts element i of output k has the bit pattern bits. */
 static inline void expect_bits(const plumb_ref_result *r, uint32_t k, size_t i, uint64_t bits)
 {
