@@ -345,6 +345,22 @@ static void block_args(pr *q, const ir_block *blk, uint32_t from, uint32_t step,
     }
 }
 
+/* A region in braces, its block's arguments (if any) in a ^bb0 header:
+ * the generic form's regions and the body of chlo.scan's pretty form. */
+static void region_body(pr *q, const ir_block *blk, int ind)
+{
+    puts_(q, "{\n");
+    if (blk->n_args) {
+        indent(q, ind);
+        puts_(q, "^bb0(");
+        block_args(q, blk, 0, 1, blk->n_args);
+        puts_(q, "):\n");
+    }
+    print_ops(q, blk, ind + 2);
+    indent(q, ind);
+    puts_(q, "}");
+}
+
 /* The `applies OP` shorthand fits a one-input reduce whose body is one
  * binary elementwise op over the two arguments, returned as is. */
 static bool reduce_compact(const ir_op *op, plumb_opcode *body)
@@ -749,16 +765,8 @@ static void print_generic(pr *q, const ir_op *op, int ind)
         puts_(q, " (");
         for (uint32_t r = 0; r < op->n_regions; r++) {
             const ir_block *blk = &op->regions[r];
-            puts_(q, r ? ", {\n" : "{\n");
-            if (blk->n_args) {
-                indent(q, ind);
-                puts_(q, "^bb0(");
-                block_args(q, blk, 0, 1, blk->n_args);
-                puts_(q, "):\n");
-            }
-            print_ops(q, blk, ind + 2);
-            indent(q, ind);
-            puts_(q, "}");
+            puts_(q, r ? ", " : "");
+            region_body(q, blk, ind);
         }
         puts_(q, ")");
     }
@@ -1218,16 +1226,8 @@ static void print_op(pr *q, const ir_op *op, int ind)
             extra_entries(q, a, first);
             puts_(q, "}");
         }
-        puts_(q, " {\n");
-        if (blk->n_args) {
-            indent(q, ind);
-            puts_(q, "^bb0(");
-            block_args(q, blk, 0, 1, blk->n_args);
-            puts_(q, "):\n");
-        }
-        print_ops(q, blk, ind + 2);
-        indent(q, ind);
-        puts_(q, "}");
+        puts_(q, " ");
+        region_body(q, blk, ind);
         sig_functional(q, op);
         break;
     }
