@@ -66,6 +66,10 @@ ir_scan_view ir_scan_view_of(const plumb_tensor *t, uint32_t d)
 
 void ir_scan_slice_copy(const ir_scan_view *v, char *full, char *slice, uint64_t pos, bool to_full)
 {
+    /* slices without elements (a 5x0 input along dimension 0) copy
+     * nothing, and their tensors may have no buffer: NULL + 0 is undefined */
+    if (v->inner == 0)
+        return;
     for (uint64_t o = 0; o < v->outer; o++) {
         char *f = full + (o * v->len + pos) * v->inner, *sl = slice + o * v->inner;
         if (to_full)

@@ -200,6 +200,35 @@ static void test_empty(void **state)
     plumb_ref_result_free(&r);
 }
 
+/* A scan dimension of 5 over slices with no elements (a 5x0 input along
+ * dimension 0, whose buffer may be absent): the body still runs five
+ * times, its carry counting the steps 0 -> 1 -> ... -> 5, and the output
+ * is empty; forward and reverse alike (by hand: five +1 steps). */
+static void test_empty_slices(void **state)
+{
+    (void)state;
+    for (int rev = 0; rev < 2; rev++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "func.func @main() -> (tensor<5x0xi32>, tensor<i32>) {\n"
+                 "  %%a = stablehlo.constant dense<> : tensor<5x0xi32>\n"
+                 "  %%i = stablehlo.constant dense<0> : tensor<i32>\n"
+                 "  %%r:2 = chlo.scan(%%a) inits(%%i) dimension=0%s {\n"
+                 "  ^bb0(%%x: tensor<0xi32>, %%c: tensor<i32>):\n"
+                 "    %%o = stablehlo.constant dense<1> : tensor<i32>\n"
+                 "    %%s = stablehlo.add %%c, %%o : tensor<i32>\n"
+                 "    stablehlo.return %%x, %%s : tensor<0xi32>, tensor<i32>\n"
+                 "  } : (tensor<5x0xi32>, tensor<i32>) -> (tensor<5x0xi32>, tensor<i32>)\n"
+                 "  return %%r#0, %%r#1 : tensor<5x0xi32>, tensor<i32>\n}\n",
+                 rev ? " attributes {is_reverse = true}" : "");
+        plumb_ref_result r = run(text);
+        assert_int_equal(r.n_outputs, 2);
+        assert_int_equal(plumb_tensor_numel(r.outputs[0]), 0);
+        expect_int(&r, 1, 0, 5);
+        plumb_ref_result_free(&r);
+    }
+}
+
 /* Float bodies run in the scan's order, each step rounded: f32 sums of
  * [1, 2^-24, 2^-24] forward: 1 + 2^-24 is a tie between 1 and 1 + 2^-23
  * and rounds to even, 1, twice: [1, 1, 1]. In reverse: 2^-24, then 2^-24 +
@@ -359,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_multi_input_multi_carry),
         cmocka_unit_test(test_reverse),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_empty_slices),
         cmocka_unit_test(test_float_body),
         cmocka_unit_test(test_small_and_complex_types),
         cmocka_unit_test(test_verify),

@@ -176,6 +176,39 @@ static void test_edges(void **state)
     rt_outs_free(in, 7);
 }
 
+/* Five steps over slices with no elements (a 5x0 input along dimension
+ * 0, whose buffer may be absent; forward and reverse): the body runs five
+ * times, its carry counting them (by hand: 0 + 1 + 1 + 1 + 1 + 1 = 5),
+ * the output is empty; then runtime == reference. */
+static void test_empty_slices(void **state)
+{
+    (void)state;
+    for (int rev = 0; rev < 2; rev++) {
+        char src[2048];
+        snprintf(src, sizeof src,
+                 "func.func @main(%%a: tensor<5x0xi32>, %%i: tensor<i32>) -> (tensor<5x0xi32>, tensor<i32>) {\n"
+                 "  %%r:2 = chlo.scan(%%a) inits(%%i) dimension=0%s {\n"
+                 "  ^bb0(%%x: tensor<0xi32>, %%c: tensor<i32>):\n"
+                 "    %%o = stablehlo.constant dense<1> : tensor<i32>\n"
+                 "    %%s = stablehlo.add %%c, %%o : tensor<i32>\n"
+                 "    stablehlo.return %%x, %%s : tensor<0xi32>, tensor<i32>\n"
+                 "  } : (tensor<5x0xi32>, tensor<i32>) -> (tensor<5x0xi32>, tensor<i32>)\n"
+                 "  return %%r#0, %%r#1 : tensor<5x0xi32>, tensor<i32>\n}\n",
+                 rev ? " attributes {is_reverse = true}" : "");
+        static const int64_t e[2] = {5, 0};
+        plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_I32, 2, e, false), rt_scalar_bits(PLUMB_I32, 0)};
+        ir_module *m = rt_parse(src);
+        plumb_tensor *out[2] = {NULL, NULL};
+        rt_exec_on(m, PLUMB_ISA_PORTABLE, 1, in, 2, out, 2);
+        assert_int_equal(plumb_tensor_numel(out[0]), 0);
+        assert_int_equal(plumb_load_i64(PLUMB_I32, out[1]->data, 0), 5);
+        rt_outs_free(out, 2);
+        ir_module_free(m);
+        rt_check_exact(src, in, 2);
+        rt_outs_free(in, 2);
+    }
+}
+
 /* The small types (i4 wrapping, f8E4M3FN with specials, reversed) and
  * complex<f64> through a scan: runtime == reference bit for bit. */
 static void test_small_and_complex_types(void **state)
@@ -227,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_float_every_dim),
         cmocka_unit_test(test_int_multi),
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_empty_slices),
         cmocka_unit_test(test_small_and_complex_types),
         cmocka_unit_test(test_polymorphic_batch),
     };
