@@ -528,7 +528,12 @@ bool ref_eval_region(ref_ctx *c, const ir_block *region,
     if (ok) {
         for (uint32_t i = 0; i < op->n_operands; i++) {
             const plumb_tensor *src = c->env[op->operands[i]->id];
-            if (!src || src->nbytes != results[i]->nbytes || src->dtype != results[i]->dtype) {
+            /* the shape too, not only the size: a `?` body value whose
+             * caller's shape came from a run-time rule (scan's output
+             * slice) may hold as many elements in another shape */
+            if (!src || src->nbytes != results[i]->nbytes || src->dtype != results[i]->dtype ||
+                src->rank != results[i]->rank ||
+                (src->rank && memcmp(src->dims, results[i]->dims, src->rank * sizeof src->dims[0]))) {
                 ok = ref_fail(c, op, PLUMB_ERR_INVALID,
                               "returned value %u does not match the type its caller expects", i);
                 break;

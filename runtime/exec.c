@@ -668,7 +668,10 @@ bool rt_eval_region(rt_exec *x, const ir_block *region, plumb_tensor *const *arg
         ok = rt_fail(x, region->parent, PLUMB_ERR_INVALID, "region has no return");
     for (uint32_t i = 0; ok && results && i < op->n_operands; i++) {
         const plumb_tensor *src = region_value(x, op->operands[i]);
-        if (!src || src->nbytes != results[i]->nbytes || src->dtype != results[i]->dtype) {
+        /* the shape too, not only the size (ref_eval_region's rule) */
+        if (!src || src->nbytes != results[i]->nbytes || src->dtype != results[i]->dtype ||
+            src->rank != results[i]->rank ||
+            (src->rank && memcmp(src->dims, results[i]->dims, src->rank * sizeof src->dims[0]))) {
             ok = rt_fail(x, op, PLUMB_ERR_INVALID, "returned value %u does not match the type its caller expects", i);
             break;
         }

@@ -53,6 +53,27 @@ func.func @main(%a: tensor<?x3xi32>, %i: tensor<?xi32>) -> (tensor<?x3xi32>, ten
 MLIR
 printf 'tensor<2x3xi32> dense<[[16, 15, 13], [35, 31, 26]]>\ntensor<2xi32> dense<[16, 35]>\n' > "$tmp/want_dyn"
 expect_both_file "chlo.scan over a '?' batch dimension gives the hand-derived suffix sums" "$tmp/want_dyn" "$tmp/dyn.mlir" --args '[dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>, dense<[10, 20]> : tensor<2xi32>]'
+# a body whose output has the slice's size but not its shape (a transpose
+# of each 2x3 slice, 3x2, both typed tensor<?x?xi32>): the run-time shape
+# rule takes the output's '?' dims from the input (2x2x3), so the result
+# would be 2x2x3 holding 2x3x2's elements; both backends must refuse it
+# (the returned value does not match its caller's shape), never print it
+cat > "$tmp/tr.mlir" <<'MLIR'
+func.func @main(%a: tensor<2x?x?xi32>) -> tensor<2x?x?xi32> {
+  %r:1 = "chlo.scan"(%a) ({
+  ^bb0(%x: tensor<?x?xi32>):
+    %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<?x?xi32>) -> tensor<?x?xi32>
+    stablehlo.return %t : tensor<?x?xi32>
+  }) {dimension = 0 : i64, operandSegmentSizes = array<i32: 1, 0>} : (tensor<2x?x?xi32>) -> tensor<2x?x?xi32>
+  return %r#0 : tensor<2x?x?xi32>
+}
+MLIR
+for be in ref runtime; do
+    run "$PLUMB" run --backend $be "$tmp/tr.mlir" --args '[dense<[[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]> : tensor<2x2x3xi32>]'
+    if [ "$rc" != 0 ] && grep -q "returned value 0 does not match" "$tmp/err" && ! grep -q "dense" "$tmp/out"; then
+        ok "a scan body changing its slice's shape is refused on $be"
+    else fail "a scan body changing its slice's shape is refused on $be (exit $rc)"; cat "$tmp/out" "$tmp/err"; fi
+done
 # dimension 1 of a rank-1 input is refused with a message naming the op and the dimension
 cat > "$tmp/bad.mlir" <<'MLIR'
 func.func @main(%a: tensor<4xi32>, %i: tensor<i32>) -> tensor<i32> {
