@@ -15,6 +15,14 @@ bool ir_window_init(ir_window *g, const ir_attrs *a, uint32_t rank, const int64_
         snprintf(why, why_len, "window attributes do not match the input's rank %u", rank);
         return false;
     }
+    /* the dimensions past the rank hold a size-1 window of stride 1, so a
+     * kernel reading one (a rank-1 operand's dimension 1) reads defined
+     * values that change nothing */
+    for (uint32_t d = rank; d < PLUMB_MAX_RANK; d++) {
+        g->in[d] = g->w[d] = g->s[d] = g->b[d] = g->wd[d] = g->dil[d] = g->out[d] = 1;
+        g->lo[d] = 0;
+        g->istride[d] = 1;
+    }
     g->rank = rank;
     g->wcount = 1;
     int64_t st = 1;

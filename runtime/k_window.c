@@ -1352,7 +1352,7 @@ static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
                g->lo[r - 1] == 0 && nch <= g->in[r - 1] && g->wcount < (1u << 30);
     (void)vec;   /* read only by the x86 rows */
     /* sas_lazy: the image in progress and its slabs along dimension 1 filled so far */
-    int64_t img = -1, filled = 0, ext1 = (g->w[1] - 1) * g->wd[1] + 1;
+    int64_t img = -1, filled = 0, ext1 = r >= 2 ? (g->w[1] - 1) * g->wd[1] + 1 : 1;
     for (uint64_t si = begin * j->per0; si < end * j->per0; si++, ir_window_next_index(o, g->out, r)) {
         if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;

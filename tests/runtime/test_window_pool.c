@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "plumb/window.h"
 #include "rt_test.h"
 
 typedef struct pool_geom {
@@ -445,6 +446,42 @@ static void test_sas_lazy_fill(void **state)
             }
 }
 
+/* Rank-1 operands: the geometry's dimensions past the rank hold a size-1
+ * window of stride 1 (kernels that look at dimension 1 read defined
+ * values; a rank-1 gradient read garbage there and overflowed under
+ * UBSan), and rank-1 pools and pooling gradients with overlapping,
+ * padded windows agree with the reference bit for bit on every type. */
+static void test_rank1(void **state)
+{
+    (void)state;
+    ir_window g;
+    memset(&g, 0x5a, sizeof g);
+    int64_t w[1] = {3}, st[1] = {2}, pad[2] = {1, 1}, dims[1] = {9};
+    ir_attrs a;
+    memset(&a, 0, sizeof a);
+    a.window_dims = (ir_ints){w, 1};
+    a.window_strides = (ir_ints){st, 1};
+    a.padding = (ir_ints){pad, 2};
+    char why[128];
+    assert_true(ir_window_init(&g, &a, 1, dims, true, why, sizeof why));
+    assert_int_equal(g.out[0], 5);   /* (1 + 9 + 1 - 3) / 2 + 1 */
+    for (uint32_t d = 1; d < PLUMB_MAX_RANK; d++) {
+        assert_int_equal(g.w[d], 1);
+        assert_int_equal(g.s[d], 1);
+        assert_int_equal(g.wd[d], 1);
+        assert_int_equal(g.lo[d], 0);
+    }
+    for (int rep = 0; rep < 3; rep++)
+        for (size_t ti = 0; ti < sizeof sas_types / sizeof sas_types[0]; ti++) {
+            pool_geom pg = {.rank = 1};
+            do
+                geom_dim(&pg, 0, 1 + (int64_t)(rt_rand() % 40), 1 + (int64_t)(rt_rand() % 4),
+                         1 + (int64_t)(rt_rand() % 3), 1, 1, (int64_t)(rt_rand() % 3), (int64_t)(rt_rand() % 3));
+            while (pg.out[0] <= 0);
+            sas_case_on(&pg, sas_types[ti], rep == 1 ? "GT" : "GE", rep == 2);
+        }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -463,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_sas_tile_random),
         cmocka_unit_test(test_sas_overlap_random),
         cmocka_unit_test(test_sas_lazy_fill),
+        cmocka_unit_test(test_rank1),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
