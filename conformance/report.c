@@ -108,6 +108,9 @@ void conf_report_text(plumb_buf *b, const conf_run *run)
     }
     plumb_buf_printf(b, "; NaN payloads %s; %s\n", c->preserves_nan_payload ? "preserved" : "not preserved",
                      c->deterministic ? "deterministic" : "not deterministic");
+    if (c->deterministic && run->opts.few_forks)
+        plumb_buf_puts(b, "  isolation     sanitized build: batches mix element types and only each batch's last case "
+                          "reruns in a fresh process (a release build reruns one case in 16 of every type)\n");
     if (c->poly == PLUMB_BACKEND_POLY_NONE)
         plumb_buf_printf(b, "  polymorphism  none: certified on refined (static) programs; %llu polymorphic cases "
                             "unsupported\n", (unsigned long long)run->skipped_poly);
@@ -431,6 +434,8 @@ void conf_report_json_coverage(plumb_buf *b, const conf_run *run, bool coverage)
                      (unsigned long long)run->digest[0], (unsigned long long)run->digest[1], (long long)run->started);
     json_num(b, run->seconds);
     plumb_buf_printf(b, ", \"retry\": %u", o->retry);
+    /* which cases reran on a fresh instance: a sanitized build samples less */
+    plumb_buf_printf(b, ", \"fresh_instance_rerun\": \"%s\"", o->few_forks ? "batch_last" : "one_in_16");
     plumb_buf_printf(b, ",\n    \"capabilities\": {\"polymorphic_shapes\": \"%s\", \"flush_subnormals\": ",
                      conf_poly_name(c->poly));
     json_types(b, c->flush_subnormals);

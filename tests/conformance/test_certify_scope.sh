@@ -69,6 +69,15 @@ hasnt "$tmp/out" "CERTIFIED" "--ops verdict"
 jq_ok "$tmp/ops/report.json" '.certificate.certified == false and .certificate.gate_ok == true
     and .certificate.scope == {"ops": ["stablehlo.add"], "limit": null, "shard": null, "cases": null, "contract": null,
                                "cache_suite": true, "complete": false}' "--ops JSON scope"
+# which cases reran on a fresh instance is reported: a sanitized plumb
+# (make asan) samples fewer and its text report says so on its own line
+if [ "$SANITIZED" = yes ]; then
+    jq_ok "$tmp/ops/report.json" '.certificate.fresh_instance_rerun == "batch_last"' "sanitized rerun sampling JSON"
+    has "$tmp/out" "isolation     sanitized build: batches mix element types" "sanitized rerun sampling text"
+else
+    jq_ok "$tmp/ops/report.json" '.certificate.fresh_instance_rerun == "one_in_16"' "rerun sampling JSON"
+    hasnt "$tmp/out" "isolation" "rerun sampling text"
+fi
 has "$tmp/ops/report.xml" '<property name="certified" value="false"/>' "--ops JUnit"
 has "$tmp/ops/report.xml" '<property name="scope" value="ops: add"/>' "--ops JUnit scope"
 
