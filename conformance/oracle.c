@@ -26,6 +26,20 @@ static bool body_only_selects(const ir_op *op)
     return true;
 }
 
+static uint8_t op_class(const ir_op *op);
+
+/* A region op the switch below does not bound itself (while, if, case,
+ * map, sort, chlo.scan) computes with its bodies' ops: exact when every
+ * one of them is, else composite, as a call is. */
+static uint8_t regions_class(const ir_op *op)
+{
+    uint8_t c = 0;
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const ir_op *b = op->regions[r].first; b; b = b->next)
+            c |= op_class(b);
+    return c ? CONE_OTHER : 0;
+}
+
 /* The agreement class of one op on its result types. */
 static uint8_t op_class(const ir_op *op)
 {
@@ -45,6 +59,8 @@ static uint8_t op_class(const ir_op *op)
     case PLUMB_OP_DYNAMIC_CONV:
         return flt ? CONE_DATA : 0;
     default:
+        if (op->n_regions)
+            return regions_class(op);
         return plumb_op_get(op->code)->agree == PLUMB_AGREE_ULP && flt ? CONE_ULP : 0;
     }
 }
