@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plumb/core.h"
 #include "plumb/scan.h"
 
 bool ir_scan_init(ir_scan *s, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out, char *why,
@@ -86,4 +87,63 @@ uint32_t ir_scan_slice_dims(const plumb_tensor *t, uint32_t d, int64_t dims[PLUM
         if (i != d)
             dims[r++] = t->dims[i];
     return r;
+}
+
+bool ir_scan_run(const ir_scan *s, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out,
+                 const ir_scan_hooks *h)
+{
+    uint32_t n = s->n, m = s->m, k = s->k, nio = n + k;
+    /* the carries live in the carry results from the start */
+    for (uint32_t j = 0; j < m; j++)
+        if (in[n + j]->nbytes && in[n + j]->data != out[k + j]->data)
+            memcpy(out[k + j]->data, in[n + j]->data, in[n + j]->nbytes);
+    if (s->len == 0)
+        return true;
+    bool ok = false;
+    uint32_t nt = n + m + k + m;   /* body arguments, then body results */
+    plumb_tensor **t = plumb_calloc(nt, sizeof *t);
+    ir_scan_view *v = plumb_calloc(nio, sizeof *v);
+    if (!t || !v) {
+        h->nomem(h->ctx, op, nt);
+        goto out_free;
+    }
+    plumb_tensor **args = t, **res = t + n + m;
+    for (uint32_t i = 0; i < nio; i++) {
+        const plumb_tensor *full = i < n ? in[i] : out[i - n];
+        v[i] = ir_scan_view_of(full, s->dim);
+        if (!(t[i < n ? i : n + m + (i - n)] = h->slice_new(h->ctx, op, full, s->dim)))
+            goto out_free;
+    }
+    for (uint32_t j = 0; j < m; j++) {
+        args[n + j] = out[k + j];
+        if (!(res[k + j] = h->slice_new(h->ctx, op, out[k + j], PLUMB_MAX_RANK)))   /* nothing removed */
+            goto out_free;
+    }
+    h->at_step(h->ctx, op, 0, true, false);
+    for (uint64_t step = 0; step < s->len; step++) {
+        uint64_t pos = op->a.is_reverse ? s->len - 1 - step : step;
+        h->at_step(h->ctx, op, step, false, false);
+        for (uint32_t i = 0; i < n; i++)
+            ir_scan_slice_copy(&v[i], in[i]->data, args[i]->data, pos, false);
+        if (!h->eval(h->ctx, op, args, res))
+            goto out_loop;
+        for (uint32_t i = 0; i < k; i++)
+            ir_scan_slice_copy(&v[n + i], out[i]->data, res[i]->data, pos, true);
+        for (uint32_t j = 0; j < m; j++)
+            if (res[k + j]->nbytes)
+                memcpy(out[k + j]->data, res[k + j]->data, res[k + j]->nbytes);
+    }
+    ok = true;
+out_loop:
+    h->at_step(h->ctx, op, 0, false, true);
+out_free:
+    if (t) {
+        for (uint32_t i = 0; i < nt; i++)
+            if (i < n || i >= n + m)   /* the carry arguments are the results' */
+                plumb_tensor_free(t[i]);
+        plumb_free(t, nt * sizeof *t);
+    }
+    if (v)
+        plumb_free(v, nio * sizeof *v);
+    return ok;
 }

@@ -35,69 +35,47 @@ static ir_type slice_type(const plumb_tensor *t, uint32_t d)
     return r;
 }
 
+/* The reference's hooks for the shared step loop (ir_scan_run). */
+typedef struct ref_scan {
+    ref_ctx *c;
+    const ir_op *prev_loop;   /* the enclosing loop, restored at the end */
+    uint64_t prev_iter;
+} ref_scan;
+
+static plumb_tensor *ref_scan_slice_new(void *ctx, const ir_op *op, const plumb_tensor *t, uint32_t d)
+{
+    ir_type st = slice_type(t, d);
+    return ref_tensor_new(((ref_scan *)ctx)->c, op, &st);
+}
+
+static bool ref_scan_eval(void *ctx, const ir_op *op, plumb_tensor **args, plumb_tensor **res)
+{
+    return ref_eval_region(((ref_scan *)ctx)->c, &op->regions[0], args, res);
+}
+
+static void ref_scan_at_step(void *ctx, const ir_op *op, uint64_t step, bool begin, bool done)
+{
+    ref_scan *r = ctx;
+    if (begin)
+        ref_loop_set(r->c, op, 0, &r->prev_loop, &r->prev_iter);
+    else if (done)
+        ref_loop_set(r->c, r->prev_loop, r->prev_iter, NULL, NULL);
+    else
+        ref_loop_set(r->c, op, step, NULL, NULL);
+}
+
+static void ref_scan_nomem(void *ctx, const ir_op *op, uint32_t n)
+{
+    ref_fail(((ref_scan *)ctx)->c, op, PLUMB_ERR_NOMEM, "out of memory for %u body values", n);
+}
+
 bool ref_op_SCAN(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     ir_scan s;
     char why[160];
     if (!ir_scan_init(&s, op, in, out, why, sizeof why))
         return ref_fail(c, op, PLUMB_ERR_INVALID, "%s", why);
-    uint32_t n = s.n, m = s.m, k = s.k, nio = n + k, d = s.dim;
-    uint64_t len = s.len;
-    /* the carries live in the carry results from the start */
-    for (uint32_t j = 0; j < m; j++)
-        if (in[n + j]->nbytes)
-            memcpy(out[k + j]->data, in[n + j]->data, in[n + j]->nbytes);
-    if (len == 0)
-        return true;
-    bool ok = false;
-    uint32_t nt = n + m + k + m;   /* body arguments, then body results */
-    plumb_tensor **t = plumb_calloc(nt, sizeof *t);
-    ir_scan_view *v = plumb_calloc(nio, sizeof *v);
-    const ir_op *prev_loop;
-    uint64_t prev_iter;
-    if (!t || !v) {
-        ok = ref_fail(c, op, PLUMB_ERR_NOMEM, "out of memory for %u body values", nt);
-        goto out_free;
-    }
-    plumb_tensor **args = t, **res = t + n + m;
-    for (uint32_t i = 0; i < nio; i++) {
-        const plumb_tensor *full = i < n ? in[i] : out[i - n];
-        v[i] = ir_scan_view_of(full, d);
-        ir_type st = slice_type(full, d);
-        if (!(t[i < n ? i : n + m + (i - n)] = ref_tensor_new(c, op, &st)))
-            goto out_free;
-    }
-    for (uint32_t j = 0; j < m; j++) {
-        args[n + j] = out[k + j];
-        ir_type ct = slice_type(out[k + j], PLUMB_MAX_RANK);   /* nothing removed */
-        if (!(res[k + j] = ref_tensor_new(c, op, &ct)))
-            goto out_free;
-    }
-    ref_loop_set(c, op, 0, &prev_loop, &prev_iter);
-    for (uint64_t step = 0; step < len; step++) {
-        uint64_t pos = op->a.is_reverse ? len - 1 - step : step;
-        ref_loop_set(c, op, step, NULL, NULL);
-        for (uint32_t i = 0; i < n; i++)
-            ir_scan_slice_copy(&v[i], in[i]->data, args[i]->data, pos, false);
-        if (!ref_eval_region(c, &op->regions[0], args, res))
-            goto out_loop;
-        for (uint32_t i = 0; i < k; i++)
-            ir_scan_slice_copy(&v[n + i], out[i]->data, res[i]->data, pos, true);
-        for (uint32_t j = 0; j < m; j++)
-            if (res[k + j]->nbytes)
-                memcpy(out[k + j]->data, res[k + j]->data, res[k + j]->nbytes);
-    }
-    ok = true;
-out_loop:
-    ref_loop_set(c, prev_loop, prev_iter, NULL, NULL);
-out_free:
-    if (t) {
-        for (uint32_t i = 0; i < nt; i++)
-            if (i < n || i >= n + m)   /* the carry arguments are the results' */
-                plumb_tensor_free(t[i]);
-        plumb_free(t, nt * sizeof *t);
-    }
-    if (v)
-        plumb_free(v, nio * sizeof *v);
-    return ok;
+    ref_scan r = {.c = c};
+    ir_scan_hooks h = {&r, ref_scan_slice_new, ref_scan_eval, ref_scan_at_step, ref_scan_nomem};
+    return ir_scan_run(&s, op, in, out, &h);
 }

@@ -46,4 +46,30 @@ void ir_scan_slice_copy(const ir_scan_view *v, char *full, char *slice, uint64_t
  * dims; returns the rank left. */
 uint32_t ir_scan_slice_dims(const plumb_tensor *t, uint32_t d, int64_t dims[PLUMB_MAX_RANK]);
 
+/* What a backend's scan kernel supplies to the shared step loop
+ * (ir_scan_run); each hook that fails has already reported why. */
+typedef struct ir_scan_hooks {
+    void *ctx;
+    /* a tensor of t's element type and dimensions with dimension d
+     * removed (d >= rank: none), to hold one body value; NULL on failure */
+    plumb_tensor *(*slice_new)(void *ctx, const ir_op *op, const plumb_tensor *t, uint32_t d);
+    /* the body on args (slices, then carries) into res (outputs' slices,
+     * then new carries); false on failure */
+    bool (*eval)(void *ctx, const ir_op *op, plumb_tensor **args, plumb_tensor **res);
+    /* the loop is at step (timeouts and limits name it); called with
+     * begin true once before the first step, and done true once after
+     * the last (or a failure) to restore what begin saved */
+    void (*at_step)(void *ctx, const ir_op *op, uint64_t step, bool begin, bool done);
+    /* out of memory for n body values */
+    void (*nomem)(void *ctx, const ir_op *op, uint32_t n);
+} ir_scan_hooks;
+
+/* Runs scan s of op (ir_scan_init's) on its tensors: the carry results
+ * start as the inits; then per position (from the last when is_reverse)
+ * gathers each input's slice, runs the body, scatters the outputs' slices
+ * and moves the new carries into the carry results. The reference and
+ * the runtime differ only in their hooks. False after a hook's failure. */
+bool ir_scan_run(const ir_scan *s, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out,
+                 const ir_scan_hooks *h);
+
 #endif
