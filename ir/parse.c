@@ -90,7 +90,18 @@ typedef struct P {
     /* start of the innermost statement being parsed + 1 (0 = none): after
      * an error there, its trailing loc(...) is looked up for the message */
     size_t stmt_off;
+    /* the builtin blobs of the `{-# ... #-}` block, read once, at the first
+     * dense_resource (a model's block can be hundreds of MB) */
+    struct res_blob *blobs;
+    uint32_t n_blobs, cap_blobs;
+    bool blobs_read;
 } P;
+
+typedef struct res_blob {
+    const char *key;        /* into the source text */
+    size_t key_len;
+    size_t hex, nhex;       /* the hex digits after "0x" */
+} res_blob;
 
 static plumb_loc loc_at(P *p, size_t off)
 {
@@ -1721,13 +1732,19 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
  * whose struct and payload live in the module's arena. */
 static void type_str(const ir_type *t, char *out, size_t cap);
 
+static bool dense_resource_literal(P *p, plumb_tensor **out, ir_type *ty);
+static bool literal_tensor(P *p, const ir_type *ty, size_t toff, plumb_tensor **out);
+
 static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
 {
     ws(p);
     size_t st = p->pos;
     if (!eat_kw(p, "dense")) {
-        if (peek_kw(p, "sparse") || peek_kw(p, "dense_resource"))
-            return err_at(p, st, PLUMB_ERR_UNSUPPORTED, "unsupported: plumb reads dense<...> literals only");
+        if (peek_kw(p, "dense_resource"))
+            return dense_resource_literal(p, out, ty);
+        if (peek_kw(p, "sparse"))
+            return err_at(p, st, PLUMB_ERR_UNSUPPORTED,
+                          "unsupported: plumb reads dense<...> and dense_resource<...> literals only");
         return expected(p, "'dense<...>'");
     }
     if (p->pos >= p->len || p->src[p->pos] != '<')
@@ -1756,10 +1773,26 @@ static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
     size_t toff = p->pos;
     if (!parse_type(p, ty))
         return false;
+    plumb_tensor *t;
+    if (!literal_tensor(p, ty, toff, &t))
+        return false;
+    if (!plumb_dense_decode(p->src + body, body_end - body, loc_at(p, body), t, p->d)) {
+        if (p->d && p->d->code == PLUMB_OK)
+            plumb_diag_set(p->d, PLUMB_ERR_PARSE, loc_at(p, body), "invalid dense literal");
+        p->failed = true;
+        return false;
+    }
+    *out = t;
+    return true;
+}
+
+/* The tensor a literal of type ty decodes into, its payload in the module's
+ * arena. The size is checked (overflow-safe, against the caller's limit)
+ * before the payload is allocated: a short text can name a huge tensor. */
+static bool literal_tensor(P *p, const ir_type *ty, size_t toff, plumb_tensor **out)
+{
     if (!ir_type_is_static(ty))
         return err_at(p, toff, PLUMB_ERR_PARSE, "a literal's type must have static dimensions");
-    /* The size is checked (overflow-safe, against the caller's limit) before
-     * the payload is allocated: a short text can name a huge tensor. */
     uint64_t numel, nbytes;
     plumb_diag sd;
     memset(&sd, 0, sizeof sd);
@@ -1777,16 +1810,279 @@ static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
         t->dims[i] = ty->dims[i];
     t->nbytes = (size_t)nbytes;
     t->owned = false;
+    t->data = NULL;
     if (nbytes) {
         t->data = plumb_arena_alloc(p->m->arena, (size_t)nbytes);
         if (!t->data)
             return nomem(p);
     }
-    if (!plumb_dense_decode(p->src + body, body_end - body, loc_at(p, body), t, p->d)) {
-        if (p->d && p->d->code == PLUMB_OK)
-            plumb_diag_set(p->d, PLUMB_ERR_PARSE, loc_at(p, body), "invalid dense literal");
-        p->failed = true;
+    *out = t;
+    return true;
+}
+
+/* ---- dense_resource ---------------------------------------------------------
+ * MLIR keeps large constants out of line (torch-mlir's and JAX's exports,
+ * mlir-tensorrt's materialization pass): `dense_resource<KEY> : T` names a
+ * blob of the file metadata block MLIR prints after the module,
+ *   {-# dialect_resources: { builtin: { KEY: "0xAAAAAAAA<data>" } } #-}
+ * whose first four bytes are the blob's alignment (little-endian) and whose
+ * data are the elements in the layout of a raw dense<"0x..."> literal: one
+ * byte per i1 and sub-byte element, complex real part first
+ * (docs/format.md, "dense_resource"). */
+
+static bool at_meta_block(P *p)
+{
+    return peek(p) == '{' && p->pos + 2 < p->len && p->src[p->pos + 1] == '-' && p->src[p->pos + 2] == '#';
+}
+
+/* Steps over the metadata block at p->pos; its content is read only when a
+ * dense_resource names one of its blobs. */
+static bool skip_meta_block(P *p)
+{
+    size_t st = p->pos;
+    for (size_t i = st + 3; i + 3 <= p->len; i++)
+        if (memcmp(p->src + i, "#-}", 3) == 0) {
+            p->pos = i + 3;
+            return true;
+        }
+    return err_at(p, st, PLUMB_ERR_PARSE, "unterminated '{-#' metadata block (no closing '#-}')");
+}
+
+/* Offset of the metadata block: the first "{-#" that starts a line (after
+ * blanks), so that a comment or a string holding the three characters is
+ * not taken for it; p->len when there is none. */
+static size_t meta_block_start(const P *p)
+{
+    for (size_t i = 0; i + 3 <= p->len; i++) {
+        if (p->src[i] != '{' || p->src[i + 1] != '-' || p->src[i + 2] != '#')
+            continue;
+        size_t j = i;
+        while (j > 0 && (p->src[j - 1] == ' ' || p->src[j - 1] == '\t'))
+            j--;
+        if (j == 0 || p->src[j - 1] == '\n' || p->src[j - 1] == '\r')
+            return i;
+    }
+    return p->len;
+}
+
+/* A resource key or a section name: a bare identifier (MLIR's keys also hold
+ * '.', '$' and '-') or a quoted string without escapes. */
+static bool res_key(P *p, const char **s, size_t *n)
+{
+    ws(p);
+    size_t st = p->pos;
+    if (st < p->len && p->src[st] == '"') {
+        size_t i = st + 1;
+        while (i < p->len && p->src[i] != '"' && p->src[i] != '\n' && p->src[i] != '\\')
+            i++;
+        if (i >= p->len || p->src[i] != '"')
+            return err_at(p, st, PLUMB_ERR_PARSE, "unterminated or escaped resource name");
+        *s = p->src + st + 1;
+        *n = i - st - 1;
+        p->pos = i + 1;
+        return true;
+    }
+    if (st >= p->len || !is_id_start((unsigned char)p->src[st]))
+        return expected(p, "a resource name");
+    while (p->pos < p->len && (is_id_char((unsigned char)p->src[p->pos]) || p->src[p->pos] == '-'))
+        p->pos++;
+    *s = p->src + st;
+    *n = p->pos - st;
+    return true;
+}
+
+/* Reads the metadata block once and keeps the builtin dialect's blobs:
+ * their keys and the offsets of their hex digits after "0x". Errors name the
+ * position in the block. */
+static bool read_blobs(P *p)
+{
+    size_t save = p->pos;
+    p->blobs_read = true;
+    size_t b = meta_block_start(p);
+    if (b >= p->len)
+        return true;
+    p->pos = b + 3;
+    for (;;) {
+        ws(p);
+        if (p->pos + 3 <= p->len && memcmp(p->src + p->pos, "#-}", 3) == 0)
+            break;
+        const char *sec;
+        size_t sn;
+        if (!res_key(p, &sec, &sn) || !expect(p, ':'))
+            return false;
+        if (!(sn == 17 && memcmp(sec, "dialect_resources", 17) == 0)) {
+            const char *ignored;   /* external_resources and any other section */
+            if (!raw_group(p, &ignored))
+                return false;
+        } else {
+            if (!expect(p, '{'))
+                return false;
+            if (!eat(p, '}')) {
+                do {
+                    const char *dn;
+                    size_t dl;
+                    if (!res_key(p, &dn, &dl) || !expect(p, ':') || !expect(p, '{'))
+                        return false;
+                    bool builtin = dl == 7 && memcmp(dn, "builtin", 7) == 0;
+                    if (!eat(p, '}')) {
+                        do {
+                            const char *k;
+                            size_t kl;
+                            if (!res_key(p, &k, &kl) || !expect(p, ':'))
+                                return false;
+                            ws(p);
+                            size_t vst = p->pos;
+                            if (vst < p->len && p->src[vst] == '"') {
+                                size_t i = vst + 1;
+                                while (i < p->len && p->src[i] != '"' && p->src[i] != '\n')
+                                    i++;
+                                if (i >= p->len || p->src[i] != '"')
+                                    return err_at(p, vst, PLUMB_ERR_PARSE, "unterminated resource string");
+                                p->pos = i + 1;
+                                if (!builtin)
+                                    continue;
+                                if (i - vst < 3 || p->src[vst + 1] != '0' ||
+                                    (p->src[vst + 2] != 'x' && p->src[vst + 2] != 'X'))
+                                    return err_at(p, vst, PLUMB_ERR_PARSE,
+                                                  "resource '%.*s' is not a hex blob (\"0x...\")", (int)kl, k);
+                                if (p->n_blobs == p->cap_blobs) {
+                                    uint32_t nc = p->cap_blobs ? p->cap_blobs * 2 : 8;
+                                    res_blob *nb = plumb_realloc(p->blobs, (size_t)p->cap_blobs * sizeof *nb,
+                                                                 (size_t)nc * sizeof *nb);
+                                    if (!nb)
+                                        return nomem(p);
+                                    p->blobs = nb;
+                                    p->cap_blobs = nc;
+                                }
+                                res_blob *r = &p->blobs[p->n_blobs++];
+                                r->key = k;
+                                r->key_len = kl;
+                                r->hex = vst + 3;
+                                r->nhex = i - vst - 3;
+                            } else {
+                                const char *v;
+                                size_t vl;
+                                if (!ident(p, &v, &vl))   /* true/false: a bool resource */
+                                    return expected(p, "a resource value");
+                            }
+                        } while (eat(p, ','));
+                        if (!expect(p, '}'))
+                            return false;
+                    }
+                } while (eat(p, ','));
+                if (!expect(p, '}'))
+                    return false;
+            }
+        }
+        if (!eat(p, ','))
+            break;
+    }
+    ws(p);
+    if (!(p->pos + 3 <= p->len && memcmp(p->src + p->pos, "#-}", 3) == 0))
+        return expected(p, "'#-}'");
+    p->pos = save;
+    return true;
+}
+
+/* Finds KEY among the builtin blobs: *hex is the offset of the blob's first
+ * hex digit after "0x", *nhex the number of digits. A missing block or key
+ * is reported at the dense_resource's key (use_off). */
+static bool resource_blob(P *p, size_t use_off, const char *key, size_t kn, size_t *hex, size_t *nhex)
+{
+    if (!p->blobs_read) {
+        if (meta_block_start(p) >= p->len)
+            return err_at(p, use_off, PLUMB_ERR_PARSE,
+                          "dense_resource<%.*s>: the file has no '{-# dialect_resources: ... #-}' block with its data",
+                          (int)kn, key);
+        if (!read_blobs(p))
+            return false;
+    }
+    for (uint32_t i = 0; i < p->n_blobs; i++)
+        if (p->blobs[i].key_len == kn && memcmp(p->blobs[i].key, key, kn) == 0) {
+            *hex = p->blobs[i].hex;
+            *nhex = p->blobs[i].nhex;
+            return true;
+        }
+    if (meta_block_start(p) >= p->len)
+        return err_at(p, use_off, PLUMB_ERR_PARSE,
+                      "dense_resource<%.*s>: the file has no '{-# dialect_resources: ... #-}' block with its data",
+                      (int)kn, key);
+    return err_at(p, use_off, PLUMB_ERR_PARSE,
+                  "dense_resource<%.*s>: no blob of that name in the file's 'dialect_resources: builtin' block",
+                  (int)kn, key);
+}
+
+/* `dense_resource<KEY> : T`, decoded as the raw literal dense<"0x<data>">
+ * would be, so both forms check the same things (i1 bytes 0 or 1, sub-byte
+ * values in their low bits). A resource is never a splat: its data must hold
+ * every element. */
+static bool dense_resource_literal(P *p, plumb_tensor **out, ir_type *ty)
+{
+    if (!eat_kw(p, "dense_resource") || !expect(p, '<'))
         return false;
+    ws(p);
+    size_t koff = p->pos;
+    const char *key;
+    size_t kn;
+    if (!res_key(p, &key, &kn) || !expect(p, '>') || !expect(p, ':'))
+        return false;
+    ws(p);
+    size_t toff = p->pos;
+    if (!parse_type(p, ty))
+        return false;
+    plumb_tensor *t;
+    if (!literal_tensor(p, ty, toff, &t))
+        return false;
+    /* MLIR's printer writes this key when it leaves a constant's data out
+     * (--mlir-elide-resource-strings-if-larger); there is nothing to run. */
+    if (kn == 10 && memcmp(key, "__elided__", 10) == 0)
+        return err_at(p, koff, PLUMB_ERR_UNSUPPORTED,
+                      "unsupported: dense_resource<__elided__> holds no data (the printer left the constant out)");
+    size_t hex = 0, nhex = 0;
+    if (!resource_blob(p, koff, key, kn, &hex, &nhex))
+        return false;
+    if (nhex % 2 || nhex < 8)
+        return err_at(p, hex, PLUMB_ERR_PARSE,
+                      "resource '%.*s': a blob is an even number of hex digits, four bytes of alignment first",
+                      (int)kn, key);
+    for (size_t i = 0; i < nhex; i++)
+        if (hex_digit((unsigned char)p->src[hex + i]) < 0)
+            return err_at(p, hex + i, PLUMB_ERR_PARSE, "resource '%.*s': '%c' is not a hex digit", (int)kn, key,
+                          p->src[hex + i]);
+    uint32_t align = 0;
+    for (int i = 3; i >= 0; i--)
+        align = align << 8 | (uint32_t)(hex_digit((unsigned char)p->src[hex + 2 * i]) * 16 +
+                                    hex_digit((unsigned char)p->src[hex + 2 * i + 1]));
+    if (align == 0 || (align & (align - 1)))
+        return err_at(p, hex, PLUMB_ERR_PARSE,
+                      "resource '%.*s': alignment %u (the blob's first four bytes) is not a power of two", (int)kn,
+                      key, align);
+    size_t nb = (nhex - 8) / 2;
+    if (nb != t->nbytes) {
+        char ts[256];
+        type_str(ty, ts, sizeof ts);
+        return err_at(p, koff, PLUMB_ERR_INVALID,
+                      "dense_resource<%.*s> : %s: the blob holds %zu bytes of data, the type needs %zu", (int)kn, key,
+                      ts, nb, t->nbytes);
+    }
+    if (nb) {
+        /* `"0x` + data + `"`: a raw literal for the shared decoder, whose
+         * diagnostics then point into the blob (the copy is freed here). */
+        size_t blen = nb * 2 + 4;
+        char *body = plumb_malloc(blen);
+        if (!body)
+            return nomem(p);
+        memcpy(body, "\"0x", 3);
+        memcpy(body + 3, p->src + hex + 8, nb * 2);
+        body[blen - 1] = '"';
+        bool ok = plumb_dense_decode(body, blen, loc_at(p, hex + 8 - 3), t, p->d);
+        plumb_free(body, blen);
+        if (!ok) {
+            if (p->d && p->d->code == PLUMB_OK)
+                plumb_diag_set(p->d, PLUMB_ERR_PARSE, loc_at(p, hex), "invalid dense_resource blob");
+            p->failed = true;
+            return false;
+        }
     }
     *out = t;
     return true;
@@ -4239,6 +4535,11 @@ static bool parse_funcs(P *p, bool in_module)
                 return false;
             continue;
         }
+        if (!in_module && at_meta_block(p)) {
+            if (!skip_meta_block(p))
+                return false;
+            continue;
+        }
         if (eat_kw(p, "func.func") || eat_kw(p, "func")) {
             if (!parse_func(p))
                 return false;
@@ -4296,6 +4597,23 @@ static bool check_text(P *p)
     return true;
 }
 
+/* What MLIR prints after a module: location aliases, then the file
+ * metadata block of resources. */
+static bool trailing_defs(P *p)
+{
+    for (;;) {
+        if (peek(p) == '#') {
+            if (!alias_def(p))
+                return false;
+        } else if (at_meta_block(p)) {
+            if (!skip_meta_block(p))
+                return false;
+        } else {
+            return true;
+        }
+    }
+}
+
 static bool parse_top(P *p)
 {
     if (!check_text(p))
@@ -4325,9 +4643,8 @@ static bool parse_top(P *p)
         lnode *ml;
         if (!opt_loc(p, &ml) || !want_loc(p, &p->m->dloc, ml))
             return false;
-        while (peek(p) == '#')
-            if (!alias_def(p))
-                return false;
+        if (!trailing_defs(p))
+            return false;
         if (!at_end(p)) {
             /* MLIR wraps several top-level modules in an implicit one, and
              * StableHLO's interpreter tests separate them with `// -----`;
@@ -4344,9 +4661,8 @@ static bool parse_top(P *p)
         if (!parse_generic_module(p) || !opt_loc(p, &ml) || !want_loc(p, &p->m->dloc, ml))
             return false;
         /* MLIR prints location aliases after the module */
-        while (peek(p) == '#')
-            if (!alias_def(p))
-                return false;
+        if (!trailing_defs(p))
+            return false;
         if (!at_end(p))
             return expected(p, "end of input after the module");
     } else if (!parse_funcs(p, false)) {
@@ -4402,6 +4718,7 @@ ir_module *ir_parse(const char *text, size_t len, const char *filename,
     plumb_free(p.buckets, (size_t)p.n_buckets * sizeof *p.buckets);
     plumb_free(p.scopes, (size_t)p.cap_scopes * sizeof *p.scopes);
     plumb_free(p.calls, (size_t)p.cap_calls * sizeof *p.calls);
+    plumb_free(p.blobs, (size_t)p.cap_blobs * sizeof *p.blobs);
     if (!ok && p.stmt_off && d->code != PLUMB_OK && d->code != PLUMB_ERR_NOMEM) {
         char origin[700];
         stmt_origin(&p, p.stmt_off - 1, origin, sizeof origin);
