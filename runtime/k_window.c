@@ -421,7 +421,7 @@ static inline void win_store16(float *p, __mmask16 m, __m512 v, bool nt)
 #define WIN_FROWWIN_K(name, T, V, M, L, X, MM)                                                              \
     WIN_AVX512 __attribute__((always_inline))                                                               \
     static inline void name(const bool is_max, T *dst, T init, const T *src, const int64_t *wofs,            \
-                            uint64_t wc, int64_t n, bool nt)                                                \
+                            uint64_t wc, int64_t n, bool nt, bool *seen)                                    \
     {                                                                                                       \
         int64_t head = win_head(src + wofs[0], (int64_t)sizeof(T), n);                                      \
         V vi = _mm512_set1_##X(init);                                                                       \
@@ -438,12 +438,17 @@ static inline void win_store16(float *p, __mmask16 m, __m512 v, bool nt)
                 a = is_max ? _mm512_range_##X(a, v, 5) : _mm512_range_##X(a, v, 4);                        \
             }                                                                                               \
             if (__builtin_expect(nan != 0, 0)) {                                                            \
+                if (seen) *seen = true;                                                                     \
                 a = vi;                                                                                     \
                 for (uint64_t wi = 0; wi < wc; wi++)                                                        \
                     a = MM(a, _mm512_maskz_loadu_##X(m, src + wofs[wi] + c), is_max);                       \
             }                                                                                               \
+            /* whole blocks unmasked: a masked store does not forward to a                                  \
+             * later load (the separable lines' passes reread these) */                                    \
             if (nt && m == (M)((1u << L) - 1) && ((uintptr_t)(dst + c) & 63) == 0)                          \
                 _mm512_stream_##X(dst + c, a);                                                              \
+            else if (m == (M)((1u << L) - 1))                                                               \
+                _mm512_storeu_##X(dst + c, a);                                                              \
             else                                                                                            \
                 _mm512_mask_storeu_##X(dst + c, m, a);                                                      \
             c += len < L ? len : L;                                                                         \
@@ -456,8 +461,8 @@ WIN_AVX512
 static void f32_rowwin_avx512(bool is_max, float *dst, float init, const float *src, const int64_t *wofs, uint64_t wc,
                               int64_t n, bool nt)
 {
-    if (is_max) f32_rowwin_k(true, dst, init, src, wofs, wc, n, nt);
-    else f32_rowwin_k(false, dst, init, src, wofs, wc, n, nt);
+    if (is_max) f32_rowwin_k(true, dst, init, src, wofs, wc, n, nt, NULL);
+    else f32_rowwin_k(false, dst, init, src, wofs, wc, n, nt, NULL);
 }
 
 /* The f64 form of mm16: eight lanes, the same choices. */
@@ -478,13 +483,14 @@ static inline __m512d mm8(__m512d a, __m512d b, bool is_max)
  *        the reference's bits), and, or; i1 folds as ui8 max/min of 0/1.
  * init is the element's bytes. */
 typedef void (*win_rowwin_fn)(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
-                              int64_t n, bool nt);
+                              int64_t n, bool nt, bool *seen);
 
 #define WIN_ROWWIN(name, expr)                                                                              \
     WIN_AVX512                                                                                              \
     static void name(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc, \
-                     int64_t n, bool nt)                                                                    \
+                     int64_t n, bool nt, bool *seen)                                                        \
     {                                                                                                       \
+        (void)seen;                                                                                         \
         _Alignas(64) unsigned char ib[64];                                                                  \
         for (size_t i = 0; i < 64; i += es) memcpy(ib + i, init, es);                                       \
         const __m512i vi = _mm512_load_si512((const void *)ib);                                             \
@@ -502,6 +508,7 @@ typedef void (*win_rowwin_fn)(void *dst, const void *init, size_t es, const void
                 a = expr;                                                                                   \
             }                                                                                               \
             if (nt && len >= 64 && ((uintptr_t)(d + c) & 63) == 0) _mm512_stream_si512((void *)(d + c), a); \
+            else if (len >= 64) _mm512_storeu_si512((void *)(d + c), a);                                    \
             else _mm512_mask_storeu_epi8(d + c, m, a);                                                      \
             c += len < 64 ? len : 64;                                                                       \
         }                                                                                                   \
@@ -536,22 +543,22 @@ WIN_FROWWIN_K(f64_rowwin_k, double, __m512d, __mmask8, 8, pd, mm8)
 
 WIN_AVX512
 static void rw_max_f64(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
-                       int64_t n, bool nt)
+                       int64_t n, bool nt, bool *seen)
 {
     double i;
     memcpy(&i, init, sizeof i);
     (void)es;
-    f64_rowwin_k(true, dst, i, src, wofs, wc, n, nt);
+    f64_rowwin_k(true, dst, i, src, wofs, wc, n, nt, seen);
 }
 
 WIN_AVX512
 static void rw_min_f64(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
-                       int64_t n, bool nt)
+                       int64_t n, bool nt, bool *seen)
 {
     double i;
     memcpy(&i, init, sizeof i);
     (void)es;
-    f64_rowwin_k(false, dst, i, src, wofs, wc, n, nt);
+    f64_rowwin_k(false, dst, i, src, wofs, wc, n, nt, seen);
 }
 
 /* f16 and bf16 maximum/minimum rows: sixteen elements widened to f32
@@ -573,7 +580,7 @@ static inline __m256i win_f2h(__m512 f, bool bf)
 
 WIN_AVX512 __attribute__((always_inline))
 static inline void h_rowwin_k(const bool is_max, const bool bf, uint16_t *dst, const void *initp, const uint16_t *src,
-                              const int64_t *wofs, uint64_t wc, int64_t n)
+                              const int64_t *wofs, uint64_t wc, int64_t n, bool *seen)
 {
     uint16_t init;
     memcpy(&init, initp, sizeof init);
@@ -594,11 +601,13 @@ static inline void h_rowwin_k(const bool is_max, const bool bf, uint16_t *dst, c
             a = is_max ? _mm512_range_ps(a, v, 5) : _mm512_range_ps(a, v, 4);
         }
         if (__builtin_expect(nan != 0, 0)) {
+            if (seen) *seen = true;
             a = vi;
             for (uint64_t wi = 0; wi < wc; wi++)
                 a = mm16(a, win_h2f(_mm256_maskz_loadu_epi16(m, src + wofs[wi] + c), bf), is_max);
         }
-        _mm256_mask_storeu_epi16(dst + c, m, win_f2h(a, bf));
+        if (m == 0xFFFF) _mm256_storeu_si256((__m256i *)(dst + c), win_f2h(a, bf));
+        else _mm256_mask_storeu_epi16(dst + c, m, win_f2h(a, bf));
         c += len < 16 ? len : 16;
     }
 }
@@ -606,11 +615,11 @@ static inline void h_rowwin_k(const bool is_max, const bool bf, uint16_t *dst, c
 #define WIN_HROW(name, mx, bf)                                                                                 \
     WIN_AVX512                                                                                                 \
     static void name(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc, \
-                     int64_t n, bool nt)                                                                       \
+                     int64_t n, bool nt, bool *seen)                                                           \
     {                                                                                                          \
         (void)es;                                                                                              \
         (void)nt;                                                                                              \
-        h_rowwin_k(mx, bf, dst, init, src, wofs, wc, n);                                                       \
+        h_rowwin_k(mx, bf, dst, init, src, wofs, wc, n, seen);                                                 \
     }
 WIN_HROW(rw_max_f16, true, false)
 WIN_HROW(rw_min_f16, false, false)
@@ -647,6 +656,138 @@ static win_rowwin_fn win_rowwin_pick(plumb_dtype t, ir_window_body k)
     case IR_WB_OR: return rw_or;
     default: return NULL;
     }
+}
+
+/* ---- separable lines (overlapping windows: each input read once) ----------------
+ *
+ * An idempotent, order-free fold (integer max/min/and/or; float max/min
+ * on operands without NaN) over a window is the fold over one dimension p
+ * of the folds over the others: line = every result along p (the others'
+ * indices fixed); first the column pass folds init and the window's
+ * positions off p (position p = 0) for every input column along p
+ * (colbuf, one column = the C channels of a channels-last row, or one
+ * element channels-first), each input element read once; then the result
+ * pass folds the w[p] columns each result's window spans. Overlapping
+ * windows (3x3 stride 2) read each input row up to three times in the
+ * per-result rows; here once, the result pass reading colbuf from L1.
+ * Padding along p is columns of init (folding init again changes nothing),
+ * padding off p the positions inside the operand (the border rows' rule).
+ * Both passes are the row kernels above, so every element type with one.
+ * A float NaN anywhere in colbuf sends the line back to the per-result
+ * rows, which keep the reference's order, so a NaN's payload is the
+ * reference's (the separable order would pick another NaN first). */
+
+/* f32 on the win_rowwin_fn signature (the column and result passes) */
+WIN_AVX512
+static void rw_max_f32(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
+                       int64_t n, bool nt, bool *seen)
+{
+    float i;
+    memcpy(&i, init, sizeof i);
+    (void)es;
+    f32_rowwin_k(true, dst, i, src, wofs, wc, n, nt, seen);
+}
+
+WIN_AVX512
+static void rw_min_f32(void *dst, const void *init, size_t es, const void *src, const int64_t *wofs, uint64_t wc,
+                       int64_t n, bool nt, bool *seen)
+{
+    float i;
+    memcpy(&i, init, sizeof i);
+    (void)es;
+    f32_rowwin_k(false, dst, i, src, wofs, wc, n, nt, seen);
+}
+
+/* dst[r * L + i] = src[i * s + r] for i * s + r < X: the s phases of a
+ * channels-first colbuf, so the result pass at stride s reads each
+ * window position's terms contiguously (phase m mod s, from m / s). */
+static void win_deinterleave(void *dst, const void *src, size_t es, int64_t X, int64_t s, int64_t L)
+{
+#define WIN_DI(T)                                                                                \
+    do {                                                                                         \
+        const T *a_ = src;                                                                       \
+        T *b_ = dst;                                                                             \
+        for (int64_t r = 0; r < s; r++)                                                          \
+            for (int64_t i = 0; i * s + r < X; i++) b_[r * L + i] = a_[i * s + r];               \
+    } while (0)
+    switch (es) {
+    case 1: WIN_DI(uint8_t); break;
+    case 2: WIN_DI(uint16_t); break;
+    case 4: WIN_DI(uint32_t); break;
+    default: WIN_DI(uint64_t); break;
+    }
+#undef WIN_DI
+}
+
+/* f32 stride 2: the even and odd lanes of 32 elements (VPERMT2PS), the
+ * deinterleave of the channels-first max pools' colbuf. */
+WIN_AVX512
+static void win_deinterleave2_f32(float *dst, const float *src, int64_t X, int64_t L)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    int64_t i = 0;
+    for (; 2 * i + 32 <= X; i += 16) {
+        __m512 lo = _mm512_loadu_ps(src + 2 * i), hi = _mm512_loadu_ps(src + 2 * i + 16);
+        _mm512_storeu_ps(dst + i, _mm512_permutex2var_ps(lo, even, hi));
+        _mm512_storeu_ps(dst + L + i, _mm512_permutex2var_ps(lo, odd, hi));
+    }
+    for (; 2 * i < X; i++) {
+        dst[i] = src[2 * i];
+        if (2 * i + 1 < X) dst[L + i] = src[2 * i + 1];
+    }
+}
+
+/* The separable line of a channels-first f32 maximum/minimum with stride
+ * 2, window 3 and dilation 1 along the row (the 3x3 stride 2 pools), in
+ * registers: column x (input column x - lo) folds init and the vc rows
+ * at vofs (columns off the row are init: padding), result q folds columns
+ * 2q, 2q + 1, 2q + 2. Per sixteen results two column blocks of sixteen
+ * (the next block's first column carried over), the even, odd and next
+ * even lanes gathered by VPERMT2PS, each input element loaded once;
+ * VRANGEPS folds (exact without NaNs, any order). false, the row partly
+ * written, when a loaded element is a NaN (the caller refolds the whole
+ * row in the reference's order). */
+WIN_AVX512
+static inline __m512 win_sep_col16(const bool is_max, __m512 vi, const float *src, const int64_t *vofs, uint64_t vc,
+                                   int64_t i0, int64_t in, __mmask16 *nan)
+{
+    int64_t a = i0 < 0 ? -i0 : 0, b = in - i0 < 16 ? in - i0 : 16;
+    __mmask16 m = b <= a ? 0 : (__mmask16)(((1u << b) - 1) & ~((1u << a) - 1));
+    __m512 acc = vi;
+    for (uint64_t v = 0; v < vc; v++) {
+        /* the address as an integer: lanes before the row's start are masked off, no pointer is formed there */
+        const float *p = (const float *)((uintptr_t)src + (uintptr_t)((vofs[v] + i0) * (int64_t)sizeof(float)));
+        WIN_PREFETCH(p);
+        __m512 x = _mm512_mask_loadu_ps(vi, m, p);
+        *nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        acc = is_max ? _mm512_range_ps(acc, x, 5) : _mm512_range_ps(acc, x, 4);
+    }
+    return acc;
+}
+
+WIN_AVX512
+static bool f32_sep_s2w3_avx512(bool is_max, float *dst, float init, const float *src, const int64_t *vofs, uint64_t vc,
+                                int64_t lo, int64_t in, int64_t n)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512i even1 = _mm512_add_epi32(even, _mm512_set1_epi32(2));   /* lane 15 (32) taken from the next block */
+    __m512 vi = _mm512_set1_ps(init);
+    __mmask16 nan = 0;
+    __m512 na = win_sep_col16(is_max, vi, src, vofs, vc, -lo, in, &nan);
+    for (int64_t q = 0; q < n; q += 16) {
+        __m512 a = na, b = win_sep_col16(is_max, vi, src, vofs, vc, 2 * q + 16 - lo, in, &nan);
+        na = win_sep_col16(is_max, vi, src, vofs, vc, 2 * q + 32 - lo, in, &nan);
+        __m512 e = _mm512_permutex2var_ps(a, even, b), o = _mm512_permutex2var_ps(a, odd, b);
+        __m512 e1 = _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(a, even1, b), (__mmask16)0x8000,
+                                               _mm512_setzero_si512(), na);
+        __m512 r = is_max ? _mm512_range_ps(_mm512_range_ps(e, o, 5), e1, 5)
+                          : _mm512_range_ps(_mm512_range_ps(e, o, 4), e1, 4);
+        if (n - q >= 16) _mm512_storeu_ps(dst + q, r);
+        else _mm512_mask_storeu_ps(dst + q, win_mask16(n - q), r);
+    }
+    return nan == 0;
 }
 
 WIN_AVX512
@@ -786,7 +927,12 @@ typedef struct rw_job {
     bool idem;                 /* max, min, and, or: a padded position's init folds to no change */
 #if WIN_X86
     win_rowwin_fn rowwin;      /* channels-last rows of f64 and integer exact folds (AVX-512), or NULL */
+    win_rowwin_fn seprow;      /* separable lines' row kernel (f32 too; rw_sep_line), or NULL: none */
 #endif
+    uint32_t sep_p;            /* the separable lines' dimension: last - 1 channels-last, last channels-first */
+    size_t sep_off;            /* their scratch's byte offset in a chunk's scratch */
+    const int64_t *vofs;       /* the window's positions off sep_p: offsets from the window's origin */
+    uint64_t vc;               /* their count */
     unsigned char init_b[8];   /* init's element bytes (i1: 0 or 1) */
     const void *src;
     void *dst;
@@ -797,6 +943,97 @@ typedef struct rw_job {
                                   wcount + 1 window offsets (a border row's positions) */
     const int64_t *wofs;       /* per window position: offset on the outer dimensions from the window's origin */
 } rw_job;
+
+#if WIN_X86
+/* One separable line (see above win_any_nan): the results along j->sep_p
+ * with the other result indices o (row: the line's first row); false,
+ * nothing written, when colbuf holds a NaN (the per-result rows then take
+ * the line in the reference's order). */
+static bool rw_sep_line(const rw_job *j, const int64_t *o, uint64_t row, uint32_t chunk)
+{
+    const win_geom *g = j->g;
+    uint32_t r = g->rank, last = r - 1, p = j->sep_p;
+    size_t es = plumb_dtype_size(j->t);
+    bool cl = p != last;   /* channels-last: a column is a row of C channels */
+    int64_t C = cl ? j->row : 1, np = g->out[p], s = g->s[p], wd = g->wd[p], lo = g->lo[p], w = g->w[p];
+    int64_t X = (np - 1) * s + (w - 1) * wd + 1;   /* colbuf's columns: padded positions 0 .. X - 1 along p */
+    char *col = (char *)(((uintptr_t)j->scratch[chunk] + j->sep_off + 63) & ~(uintptr_t)63);
+    char *ph = col + (((size_t)(X * C) * es + 63) & ~(size_t)63);
+    int64_t *vsub = (int64_t *)(ph + (((size_t)(X + s) * es + 63) & ~(size_t)63)), *hofs = vsub + g->wcount + 1;
+    /* the window's positions off p (position 0 along p, and along the
+     * unwindowed channels), inside the operand, in the window's order:
+     * j->vofs from the window's origin when the window lies inside on
+     * every dimension off p, else absolute offsets at column 0 */
+    bool inside = true;
+    int64_t origin = 0;
+    for (uint32_t d = 0; d < last; d++) {
+        if (d == p)
+            continue;
+        int64_t pd = o[d] * g->s[d] - g->lo[d];
+        inside = inside && g->b[d] == 1 && pd >= 0 && pd + (g->w[d] - 1) * g->wd[d] < g->in[d];
+        origin += pd * g->istride[d];
+    }
+    const int64_t *vs = j->vofs;
+    uint64_t vc = j->vc;
+    if (!inside) {
+        int64_t kw[PLUMB_MAX_RANK];
+        memset(kw, 0, sizeof kw);
+        vc = 0;
+        origin = 0;
+        for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r)) {
+            if (kw[p] != 0 || kw[last] != 0)
+                continue;
+            int64_t at = 0;
+            for (uint32_t d = 0; d < last && at >= 0; d++) {
+                if (d == p)
+                    continue;
+                int64_t i = ir_window_dim_at(g, d, o[d], kw[d]);
+                at = i < 0 ? -1 : at + i * g->istride[d];
+            }
+            if (at >= 0) vsub[vc++] = at;
+        }
+        if (vc == 0) vsub[0] = 0;   /* the kernels align on wofs[0]; nothing is read */
+        vs = vsub;
+    }
+    const char *sbase = (const char *)j->src + (size_t)origin * es;
+    if (!cl && j->t == PLUMB_F32 && s == 2 && w == 3 && wd == 1) {
+        float fi;
+        memcpy(&fi, j->init_b, sizeof fi);
+        return f32_sep_s2w3_avx512(j->k == IR_WB_MAX, (float *)j->dst + (int64_t)row * np, fi, (const float *)sbase, vs,
+                                   vc, lo, g->in[p], np);
+    }
+    /* colbuf column x is input column x - lo along p: [a, b) inside */
+    int64_t i0 = lo < 0 ? -lo : 0, i1 = X - lo < g->in[p] ? X - lo : g->in[p];
+    int64_t a = i1 > i0 ? i0 + lo : X, b = i1 > i0 ? i1 + lo : X;
+    for (int64_t e = 0; e < a * C; e++) memcpy(col + (size_t)e * es, j->init_b, es);
+    for (int64_t e = b * C; e < X * C; e++) memcpy(col + (size_t)e * es, j->init_b, es);
+    bool nan = false;
+    if (b > a)
+        j->seprow(col + (size_t)(a * C) * es, j->init_b, es, sbase + (size_t)(i0 * g->istride[p]) * es, vs, vc,
+                  (b - a) * C, false, &nan);
+    if (nan)
+        return false;
+    if (cl) {
+        for (int64_t k = 0; k < w; k++) hofs[k] = k * wd * C;
+        for (int64_t q = 0; q < np; q++)
+            j->seprow((char *)j->dst + (size_t)((int64_t)(row + (uint64_t)q) * C) * es, j->init_b, es,
+                      col + (size_t)(q * s * C) * es, hofs, (uint64_t)w, C, j->nt, NULL);
+        return true;
+    }
+    const char *hs = col;
+    if (s > 1) {
+        int64_t L = (X + s - 1) / s;
+        if (es == 4 && s == 2) win_deinterleave2_f32((float *)ph, (const float *)col, X, L);
+        else win_deinterleave(ph, col, es, X, s, L);
+        for (int64_t k = 0; k < w; k++) hofs[k] = (k * wd % s) * L + k * wd / s;
+        hs = ph;
+    } else {
+        for (int64_t k = 0; k < w; k++) hofs[k] = k * wd;
+    }
+    j->seprow((char *)j->dst + (size_t)((int64_t)row * np) * es, j->init_b, es, hs, hofs, (uint64_t)w, np, j->nt, NULL);
+    return true;
+}
+#endif
 
 /* i1 folds as unsigned maximum (add, max, or) or minimum (multiply, min,
  * and) of 0 and 1. */
@@ -846,6 +1083,20 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
     for (uint64_t row = begin; row < end; row++, ir_window_next_index(o, g->out, last)) {
         if (atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
+#if WIN_X86
+        /* a separable line: channels-first the row itself, channels-last
+         * the rows along dimension last - 1 when this range holds them all */
+        if (j->seprow) {
+            uint32_t p = j->sep_p;
+            if (p == last) {
+                if (rw_sep_line(j, o, row, chunk)) continue;
+            } else if (o[p] == 0 && row + (uint64_t)g->out[p] <= end && rw_sep_line(j, o, row, chunk)) {
+                row += (uint64_t)g->out[p] - 1;
+                o[p] = g->out[p] - 1;
+                continue;
+            }
+        }
+#endif
         /* a window wholly inside the operand on the outer dimensions (no
          * padding, no base dilation there: every pooling window but the
          * border ones) takes its positions' offsets from j->wofs instead of
@@ -894,7 +1145,7 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
         if (inside && chan_any && j->rowwin) {
             size_t es = plumb_dtype_size(j->t);
             j->rowwin((char *)j->dst + (size_t)row * (size_t)n * es, j->init_b, es,
-                      (const char *)j->src + (size_t)origin * es, wo, wc, n, j->nt);
+                      (const char *)j->src + (size_t)origin * es, wo, wc, n, j->nt, NULL);
             continue;
         }
         if (inside && chan) {
@@ -1072,6 +1323,58 @@ static bool rw_generic(rt_exec *x, const ir_op *op, const win_geom *g, uint32_t 
     return true;
 }
 
+/* Whether j takes separable lines (rw_sep_line) and along which dimension;
+ * sets j->seprow, j->sep_p and j->sep_off (after the row accumulators and
+ * the border rows' positions) and returns the lines' scratch bytes (0:
+ * none). Channels-last (the rows' kernels' shape, the row the whole
+ * channel extent) along dimension last - 1 when its windows overlap
+ * (extent above the stride: 3x3 stride 2; tiling windows read each input
+ * once already); channels-first (the innermost dimension windowed, no
+ * base dilation there) along the innermost dimension, f32 only where
+ * f32_rowwin_cf_avx512 does not apply or the windows overlap. At most
+ * 512 KiB of columns (they are to stay in L2). */
+static size_t win_sep_pick(rw_job *j, const win_geom *g)
+{
+    j->sep_off = (size_t)j->row * (j->comp ? 16 : 8) + (g->wcount + 1) * sizeof(int64_t);
+#if WIN_X86
+    uint32_t last = g->rank - 1;
+    j->seprow = NULL;
+    if (j->isa < PLUMB_ISA_AVX512 || !j->idem)
+        return 0;
+    win_rowwin_fn f = j->t != PLUMB_F32 ? j->rowwin : j->k == IR_WB_MAX ? rw_max_f32 : j->k == IR_WB_MIN ? rw_min_f32 : NULL;
+    /* a NaN init: every line holds it (padding columns, every fold) */
+    if (!f || (j->isf && j->init_f != j->init_f))
+        return 0;
+    bool chan = g->s[last] == 1 && g->b[last] == 1 && g->w[last] == 1 && g->lo[last] == 0 && j->row <= g->in[last];
+    uint32_t p;
+    if (chan) {
+        if (g->rank < 2 || j->row != g->in[last])
+            return 0;
+        p = last - 1;
+        if ((g->w[p] - 1) * g->wd[p] + 1 <= g->s[p])
+            return 0;
+    } else {
+        p = last;
+        bool overlap = (g->w[p] - 1) * g->wd[p] + 1 > g->s[p];
+        if (j->t == PLUMB_F32 && !overlap && g->s[p] <= 2)
+            return 0;
+    }
+    if (g->b[p] != 1)
+        return 0;
+    int64_t C = p == last ? 1 : j->row, X = (g->out[p] - 1) * g->s[p] + (g->w[p] - 1) * g->wd[p] + 1;
+    size_t es = plumb_dtype_size(j->t), colb = (size_t)(X * C) * es;
+    if (colb > ((size_t)512 << 10))
+        return 0;
+    j->seprow = f;
+    j->sep_p = p;
+    return 64 + ((colb + 63) & ~(size_t)63) + (((size_t)(X + g->s[p]) * es + 63) & ~(size_t)63) +
+           (g->wcount + 1 + (size_t)g->w[p]) * sizeof(int64_t);
+#else
+    (void)g;
+    return 0;
+#endif
+}
+
 bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     uint32_t n = op->n_operands / 2;
@@ -1111,6 +1414,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
 #if WIN_X86
     j.rowwin = j.isa >= PLUMB_ISA_AVX512 ? win_rowwin_pick(t, j.k) : NULL;
 #endif
+    size_t sep_bytes = win_sep_pick(&j, &g);
     if (j.isf) j.init_f = f_load(t, in[1]->data, 0);
     else j.init_i = plumb_dtype_is_bool(t) ? (int64_t)(((const uint8_t *)in[1]->data)[0] & 1) : i_load(t, in[1]->data, 0);
     uint64_t rows = ocount / (uint64_t)j.row;
@@ -1121,7 +1425,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
     if (!scr)
         return false;
     for (uint32_t c = 0; c < chunks; c++)
-        if (!(scr[c] = rt_scratch(x, op, (size_t)j.row * (j.comp ? 16 : 8) + (g.wcount + 1) * sizeof(int64_t))))
+        if (!(scr[c] = rt_scratch(x, op, j.sep_off + sep_bytes)))
             return false;
     j.scratch = scr;
     int64_t *wofs = rt_scratch(x, op, g.wcount * sizeof *wofs);
@@ -1134,6 +1438,23 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
             wofs[wi] += kw[d] * g.wd[d] * g.istride[d];
     }
     j.wofs = wofs;
+    if (sep_bytes) {
+        int64_t *vofs = rt_scratch(x, op, g.wcount * sizeof *vofs);
+        if (!vofs)
+            return false;
+        uint32_t last = g.rank - 1;
+        memset(kw, 0, sizeof kw);
+        j.vc = 0;
+        for (uint64_t wi = 0; wi < g.wcount; wi++, ir_window_next_index(kw, g.w, g.rank)) {
+            if (kw[j.sep_p] != 0 || kw[last] != 0)
+                continue;
+            vofs[j.vc] = 0;
+            for (uint32_t d = 0; d < last; d++)
+                vofs[j.vc] += kw[d] * g.wd[d] * g.istride[d];
+            j.vc++;
+        }
+        j.vofs = vofs;
+    }
     rt_parallel_for(x, rows, grain, rw_rows, &j);
     return rt_check_deadline(x, op);
 }

@@ -148,7 +148,17 @@ static const plumb_dtype rw_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF
 /* One reduce_window case on geometry g: type t, body max/min/add/and/or;
  * init: the body's identity (add), or (init_salt) a random element, NaN
  * at times (a NaN init propagates through every max/min window). */
+static void rw_case_nan(const pool_geom *gp, plumb_dtype t, const char *body, bool init_salt, bool nans);
+
 static void rw_case_on(const pool_geom *gp, plumb_dtype t, const char *body, bool init_salt)
+{
+    rw_case_nan(gp, t, body, init_salt, strcmp(body, "add") != 0);
+}
+
+/* rw_case_on with NaNs in the operand (nans) or not: a NaN anywhere in a
+ * separable line's columns sends it to the per-result rows, so lines
+ * without one are the only ones that take the separable passes. */
+static void rw_case_nan(const pool_geom *gp, plumb_dtype t, const char *body, bool init_salt, bool nans)
 {
     pool_geom g = *gp;
     char a[1024], it[128], ot[128], src[4096];
@@ -167,9 +177,9 @@ static void rw_case_on(const pool_geom *gp, plumb_dtype t, const char *body, boo
              it, e, ot, a, e, e, body, e, e, it, e, ot, ot);
     plumb_tensor *in[2] = {rt_rand_tensor(t, g.rank, g.in, true), rt_rand_tensor(t, 0, NULL, true)};
     bool add = strcmp(body, "add") == 0, fl = plumb_dtype_is_float(t);
-    salt(in[0], !add);
+    salt(in[0], nans);
     if (init_salt && !add)
-        salt(in[1], true);
+        salt(in[1], nans);
     else if (add)
         plumb_store_bits(t, in[1]->data, 0, 0);
     uint64_t wcount = 1;
@@ -346,6 +356,174 @@ static void test_pool_nan_blocks(void **state)
         }
 }
 
+static const char *const idem_bodies[] = {"maximum", "minimum", "and", "or"};
+
+/* An idempotent body for type t: max or min on floats, any of the four
+ * on integers. */
+static const char *idem_body(plumb_dtype t, unsigned pick_)
+{
+    return idem_bodies[plumb_dtype_is_float(t) ? pick_ % 2 : pick_ % 4];
+}
+
+/* A channels-last pool with overlapping windows along dimension last - 1
+ * (the separable lines: column pass, then the result pass; k_window.c
+ * rw_sep_line): ranks 2 to 4, windows 2 to 4 with strides 1 to 3 below
+ * the extent, window dilation 1 or 2, padding 0 to 2 there; the outer
+ * dimensions windowed 1 to 3 with padding, strides and base dilation (the
+ * border lines' positions). */
+static void sep_cl_geom(pool_geom *g)
+{
+    static const int64_t chans[] = {1, 5, 16, 21, 37, 70};
+    g->rank = 2 + (uint32_t)(rt_rand() % 3);
+    for (uint32_t d = 0; d + 2 < g->rank; d++)
+        do
+            geom_dim(g, d, 1 + (int64_t)(rt_rand() % 6), 1 + (int64_t)(rt_rand() % 3), 1 + (int64_t)(rt_rand() % 3),
+                     rt_rand() % 3 == 0 ? 2 : 1, rt_rand() % 4 == 0 ? 2 : 1, (int64_t)(rt_rand() % 3),
+                     (int64_t)(rt_rand() % 3));
+        while (g->out[d] <= 0);
+    uint32_t p = g->rank - 2;
+    do {
+        int64_t w = 2 + (int64_t)(rt_rand() % 3), wd = rt_rand() % 3 == 0 ? 2 : 1;
+        int64_t s = 1 + (int64_t)(rt_rand() % ((w - 1) * wd < 3 ? (w - 1) * wd : 3));
+        geom_dim(g, p, 2 + (int64_t)(rt_rand() % 14), w, s, wd, 1, (int64_t)(rt_rand() % 3), (int64_t)(rt_rand() % 3));
+    } while (g->out[p] <= 0);
+    geom_dim(g, g->rank - 1, pick(chans, 6), 1, 1, 1, 1, 0, 0);
+}
+
+/* Channels-last separable lines: every type, max/min (and/or on the
+ * integers), operands with ties and signed zeros and without NaNs (the
+ * separable passes), then with NaNs (lines sent back to the per-result
+ * rows), random init (NaN at times): bitwise, every ISA, 1 and 2 threads
+ * (two threads split some lines between ranges: those take the rows). */
+static void test_sep_channels_last(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 4; rep++)
+        for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++) {
+            pool_geom g;
+            sep_cl_geom(&g);
+            rw_case_nan(&g, rw_types[ti], idem_body(rw_types[ti], (unsigned)(rep + ti)), rep == 1, rep == 3);
+        }
+    /* the 3x3 stride 2 padding 1 pool, 64 channels */
+    pool_geom g = {.rank = 4};
+    geom_dim(&g, 0, 2, 1, 1, 1, 1, 0, 0);
+    geom_dim(&g, 1, 9, 3, 2, 1, 1, 1, 1);
+    geom_dim(&g, 2, 14, 3, 2, 1, 1, 1, 1);
+    geom_dim(&g, 3, 64, 1, 1, 1, 1, 0, 0);
+    for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++)
+        rw_case_nan(&g, rw_types[ti], ti % 2 ? "minimum" : "maximum", false, false);
+}
+
+/* A channels-first pool (the innermost dimension windowed: the separable
+ * lines along it, colbuf deinterleaved by stride): ranks 2 to 4, the
+ * leading dimensions windowed 1 to 3 (padding, strides, base dilation),
+ * the innermost window 1 to 4, stride 1 to 4, dilation 1 or 2, padding 0
+ * to 2, widths around the 16- and 32-lane blocks. */
+static void sep_cf_geom(pool_geom *g)
+{
+    static const int64_t widths[] = {1, 3, 7, 16, 31, 32, 33, 63, 64, 65, 112};
+    g->rank = 2 + (uint32_t)(rt_rand() % 3);
+    for (uint32_t d = 0; d + 1 < g->rank; d++)
+        do
+            geom_dim(g, d, 1 + (int64_t)(rt_rand() % 6), 1 + (int64_t)(rt_rand() % 3), 1 + (int64_t)(rt_rand() % 3),
+                     rt_rand() % 3 == 0 ? 2 : 1, rt_rand() % 4 == 0 ? 2 : 1, (int64_t)(rt_rand() % 3),
+                     (int64_t)(rt_rand() % 3));
+        while (g->out[d] <= 0);
+    uint32_t l = g->rank - 1;
+    do
+        geom_dim(g, l, pick(widths, 11), 1 + (int64_t)(rt_rand() % 4), 1 + (int64_t)(rt_rand() % 4),
+                 rt_rand() % 3 == 0 ? 2 : 1, 1, (int64_t)(rt_rand() % 3), (int64_t)(rt_rand() % 3));
+    while (g->out[l] <= 0);
+}
+
+/* Channels-first separable lines: every type, the idempotent bodies,
+ * without NaNs (the separable passes, strides 1 to 4 deinterleaved) and
+ * with them (the rows), random init: bitwise, every ISA, 1 and 2 threads;
+ * then the NCHW 3x3 stride 2 padding 1 pool on every type. */
+static void test_sep_channels_first(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 4; rep++)
+        for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++) {
+            pool_geom g;
+            sep_cf_geom(&g);
+            rw_case_nan(&g, rw_types[ti], idem_body(rw_types[ti], (unsigned)(rep + 3 * ti)), rep == 2, rep == 3);
+        }
+    pool_geom g = {.rank = 4};
+    geom_dim(&g, 0, 2, 1, 1, 1, 1, 0, 0);
+    geom_dim(&g, 1, 3, 1, 1, 1, 1, 0, 0);
+    geom_dim(&g, 2, 11, 3, 2, 1, 1, 1, 1);
+    geom_dim(&g, 3, 112, 3, 2, 1, 1, 1, 1);
+    for (size_t ti = 0; ti < sizeof rw_types / sizeof rw_types[0]; ti++)
+        rw_case_nan(&g, rw_types[ti], ti % 2 ? "maximum" : "minimum", ti % 3 == 0, false);
+    /* one NaN in one line of an otherwise NaN-free f32 operand: that line
+     * alone goes to the rows, the others stay separable */
+    plumb_tensor *in[2] = {rt_rand_tensor(PLUMB_F32, g.rank, g.in, true), rt_scalar_bits(PLUMB_F32, 0xFF800000u)};
+    plumb_store_bits(PLUMB_F32, in[0]->data, 3 * 112 + 57, 0x7FC00123u);
+    char src[2000];
+    snprintf(src, sizeof src,
+             "func.func @main(%%x: tensor<2x3x11x112xf32>, %%c: tensor<f32>) -> tensor<2x3x6x56xf32> {\n"
+             "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{padding = dense<[[0, 0], [0, 0], [1, 1], [1, 1]]> : "
+             "tensor<4x2xi64>, window_dimensions = array<i64: 1, 1, 3, 3>, "
+             "window_strides = array<i64: 1, 1, 2, 2>}> ({\n"
+             "  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "    %%m = stablehlo.maximum %%a, %%b : tensor<f32>\n"
+             "    stablehlo.return %%m : tensor<f32>\n"
+             "  }) : (tensor<2x3x11x112xf32>, tensor<f32>) -> tensor<2x3x6x56xf32>\n"
+             "  return %%r : tensor<2x3x6x56xf32>\n}\n");
+    rt_check_exact_nan(src, in, 2);
+    plumb_tensor_free(in[0]);
+    plumb_tensor_free(in[1]);
+}
+
+/* NaN payloads: two NaNs in one window, the one first in the window's
+ * row-major order (position (0, 1)) is not the one the separable passes
+ * meet first (column 0 folds row 1's NaN): the result carries the first
+ * one's payload, bitwise, as the reference does, so a line with a NaN
+ * must leave the separable passes (f32 and f64; channels-last along
+ * dimension last - 1 and channels-first along the last, 2x2 windows of
+ * stride 1). */
+static void test_sep_nan_payload(void **state)
+{
+    (void)state;
+    static const plumb_dtype ts[] = {PLUMB_F32, PLUMB_F64};
+    for (int cf = 0; cf < 2; cf++)
+        for (size_t ti = 0; ti < 2; ti++) {
+            plumb_dtype t = ts[ti];
+            const char *e = plumb_dtype_name(t);
+            int64_t dims[3] = {3, 4, 5}, outd[3] = {2, 3, 5};
+            if (cf) outd[2] = 4;
+            plumb_tensor *in[2] = {rt_rand_tensor(t, cf ? 2 : 3, cf ? (int64_t[]){3, 5} : dims, true),
+                                   rt_scalar_bits(t, t == PLUMB_F32 ? 0xFF800000u : 0xFFF0000000000000ull)};
+            /* row 0 column 1 holds payload A, row 1 column 0 payload B */
+            uint64_t qa = t == PLUMB_F32 ? 0x7FC00A0Au : 0x7FF80000000A0A0Aull;
+            uint64_t qb = t == PLUMB_F32 ? 0x7FC00B0Bu : 0x7FF80000000B0B0Bull;
+            int64_t rs = cf ? 5 : 4 * 5, cs = cf ? 1 : 5;
+            plumb_store_bits(t, in[0]->data, (uint64_t)(0 * rs + 1 * cs + (cf ? 0 : 2)), qa);
+            plumb_store_bits(t, in[0]->data, (uint64_t)(1 * rs + 0 * cs + (cf ? 0 : 2)), qb);
+            char it[64], ot[64], src[2000];
+            if (cf) {
+                rt_ty(it, sizeof it, t, 2, (int64_t[]){3, 5});
+                rt_ty(ot, sizeof ot, t, 2, (int64_t[]){2, 4});
+            } else {
+                rt_ty(it, sizeof it, t, 3, dims);
+                rt_ty(ot, sizeof ot, t, 3, outd);
+            }
+            snprintf(src, sizeof src,
+                     "func.func @main(%%x: %s, %%c: tensor<%s>) -> %s {\n"
+                     "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{window_dimensions = array<i64: %s>}> ({\n"
+                     "  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+                     "    %%m = stablehlo.maximum %%a, %%b : tensor<%s>\n"
+                     "    stablehlo.return %%m : tensor<%s>\n"
+                     "  }) : (%s, tensor<%s>) -> %s\n"
+                     "  return %%r : %s\n}\n",
+                     it, e, ot, cf ? "2, 2" : "2, 2, 1", e, e, e, e, it, e, ot, ot);
+            rt_check_exact(src, in, 2);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+        }
+}
+
 static const plumb_dtype sas_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16, PLUMB_I32, PLUMB_UI8, PLUMB_I64};
 
 /* One random pooling gradient: select GE or GT, scatter add, a random
@@ -497,6 +675,9 @@ int main(void)
         cmocka_unit_test(test_pool_nan_blocks),
         cmocka_unit_test(test_pool_nchw_stride2),
         cmocka_unit_test(test_pool_border_rows),
+        cmocka_unit_test(test_sep_channels_last),
+        cmocka_unit_test(test_sep_channels_first),
+        cmocka_unit_test(test_sep_nan_payload),
         cmocka_unit_test(test_sas_tile_random),
         cmocka_unit_test(test_sas_overlap_random),
         cmocka_unit_test(test_sas_lazy_fill),
