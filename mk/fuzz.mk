@@ -30,9 +30,9 @@ tests: $(FUZZ_REPLAY)
 # -MMD would be named after the temporary objects, so they are left out and
 # every header under fuzz/targets/ and include/ is listed instead.
 $(BUILD)/fuzz/replay/%: fuzz/targets/%.c $(FUZZ_HELPERS) fuzz/targets/target.h $(wildcard include/plumb/*.h) \
-                        $(LIB) | deps
+                        $(TESTLIB) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(FUZZ_INC) -o $@ $< $(FUZZ_HELPERS) $(LIB) $(LDLIBS)
+	$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(FUZZ_INC) -o $@ $< $(FUZZ_HELPERS) $(TESTLIB_LINK) $(LDLIBS)
 
 .PHONY: fuzz-targets
 fuzz-targets: | deps
