@@ -144,6 +144,47 @@ static const double EM64_C[12] = {
 #define EM64_INVLN2 0x1.71547652b82fep+0 /* 1/ln2 rounded */
 #define TANH64_BIG 22.0   /* tanh is 1 in double from 19.07 on */
 
+/* tanh x = -m/(2 + m), m = e^t - 1, t = -2a (a = |x| clamped to
+ * TANH64_BIG), the sign put back at the end. Two methods, both computed
+ * on every lane (each lane's bits depend on its own operand only, so
+ * every vector width agrees), the lane taking one by a < 1/16:
+ *
+ * a >= 1/16: m from exp's table (d_exp_parts' reduction, N = RN(t 64/ln2)
+ * = 64K + j, r = t - N ln2/64, p = e^r - 1 by its degree-6 polynomial),
+ * e^t = S (1 + p) + Sl (1 + p), S = 2^K T_hi and Sl = 2^K T_lo exact
+ * (K <= -1: t <= -1/8 gives N <= -11; 2^K >= 2^-64, normal). m = A + l:
+ * A = RN(S - 1) with its error A_lo = S - (A + 1) exact (Fast2Sum, 1 >=
+ * S), l = S p + ((A_lo + Sl) + Sl p). Error of m, absolute: the roundings
+ * of r, p, S p and l, each half an ULP of a value below 2^-7 (|r| <=
+ * 0.005417), so <= 2^-61 each (and proportional to S), p's truncation
+ * 2^-65: <= 2^-59 in all; relative to |m| >= 0.1175 (a >= 1/16) <=
+ * 2^-55.9 = 0.134 2^-53, times tanh's sensitivity 2/(2 + m) <= 1.06
+ * there (at larger a, S and the errors shrink as |m| grows).
+ * Then, as the pair method before: Fast2Sum to n + nl = -m (|A| >= 0.11
+ * > |l|), d + dl = 2 - n - nl (Fast2Sum, 2 >= n), q = RN(n/d), y = RN(q
+ * + ((n - q d) + nl - q dl)/d) with n - q d within 2^-76 q d (Dekker's
+ * product on halves cut by masks, Sterbenz; the correction is below
+ * 2^-52 q, its roundings < 0.01 ULP). <= 0.5 + 0.15 + 0.01 = 0.66 ULP.
+ *
+ * a < 1/16: tanh a = a + a z P(z), z = a^2, P = Taylor's -1/3 + 2/15 z -
+ * ... to z^5 (a^13; the coefficients 2^2n (2^2n - 1) B_2n/(2n)! rounded
+ * to double from exact rationals): the omitted a^15 term is below
+ * 2^-65.4 a; a z P < a/768, so its few roundings are below 0.01 ULP of
+ * the result: <= 0.51 ULP. a below 2^-27 (subnormal too) gives a
+ * exactly (a z P under half an ULP of a).
+ *
+ * Budget <= 0.66 ULP from the exact value (was 0.81 with d_expm1_pair's
+ * pair on every lane), inside the table's 2 ULP. *bad: NaN lanes. */
+#define TANH64_SMALL 0.0625
+/* sign, exponent and the top 25 stored bits: x & F64_HI26 and the rest
+ * split a double into two parts of 26 and 27 significant bits (Dekker's
+ * product without Veltkamp's three operations per split) */
+#define F64_HI26 ((int64_t)0xFFFFFFFFF8000000ull)
+static const double TANH64_P[6] = {
+    -0x1.5555555555555p-2, 0x1.1111111111111p-3, -0x1.ba1ba1ba1ba1cp-5,
+    0x1.664f4882c10fap-6, -0x1.226e355e6c23dp-7, 0x1.d6d3d0e157de0p-9,
+};
+
 /* Lanes the vector expm1 does not take (NaN, x > EXP64_HI: overflow and
  * its neighbourhood): the engine's rule, expm1l rounded once. */
 static double f64_expm1_lane(double x)
@@ -689,47 +730,64 @@ TI vd N(d_logv)(vd x)
     return N(d_fix_lanes)(r, x, bad, f64_log_lane);
 }
 
-/* tanh x = -m/(2 + m), m = e^(-2a) - 1 (d_expm1_pair, a = |x| clamped to
- * TANH64_BIG), the sign put back at the end; one formula for every lane
- * (the Taylor series below 0.55 and exp's branch above both ran on every
- * lane before). The pair normalized (Fast2Sum) to n + nl = -m, d + dl =
- * 2 - n - nl (Fast2Sum, 2 >= n), q = RN(n/d), y = RN(q + ((n - q d) +
- * nl - q dl)/d),
- * 1/d there by one Newton step from 24/17 - 8d/17 (within 2^-8: the
- * correction is below 2^-51.8 q). a < 2^-27: a (tanh a is within a^3/3 <
- * 2^-55.6 a of a, under half an ULP even below a power of two: a is the
- * correctly rounded value; exact for subnormal a). Budget
- * (docs/runtime-math.md): the pair's error times tanh's sensitivity
- * 2/(2 + m) within 0.30 2^-53 relative, the correction's roundings
- * < 0.01, the last rounding 0.5 (q's own rounding is corrected through
- * the exact n - q d): <= 0.81 ULP from the exact value, inside the
- * table's 2 ULP. *bad: NaN lanes. */
+/* tanh: TANH64_* (the shared part above) has the method and its budget. */
 TI vd N(d_tanh)(vd x, vl *bad)
 {
     *bad = N(d_isnan)(x);
     vl sign = (vl)x & F64_SIGN;
     vd a = (vd)((vl)x & F64_ABS);
     vd ac = (vd)N(sell)(a <= TANH64_BIG, (vl)a, (vl)((vd){0} + TANH64_BIG));   /* NaN too */
-    vd s, l;
-    N(d_expm1_pair)((vd){0} - (ac + ac), 0, &s, &l);
-    vd u = s + l;
-    vd nl = (u - s) - l;   /* -(the error of u): n + nl = -(s + l) */
+    vd ab = (vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + TANH64_SMALL), (vl)ac);   /* the table lanes' range */
+    vd t = (vd){0} - (ab + ab);
+    vd sh = t * EXP64_INV + 0x1.8p52;   /* N in the low bits */
+    vd nd = sh - 0x1.8p52;
+    vl ni = (vl)sh - (vl)((vd){0} + 0x1.8p52);
+    vd r = (t - nd * EXP64_L1) - nd * EXP64_L2;   /* t - N L1 exact, as in d_exp_parts */
+    vd pq = r * (1.0 / 720) + 1.0 / 120;
+    pq = pq * r + 1.0 / 24;
+    pq = pq * r + 1.0 / 6;
+    pq = pq * r + 0.5;
+    vd p = r + (r * r) * pq;
+    vd th, tl;
+    N(pow_exp_pairs)(ni & 63, &th, &tl);
+    vd p2 = N(d_pow2)(ni >> 6);
+    vd S = th * p2, Sl = tl * p2;
+    vd A = S - 1.0;
+    vd A_lo = S - (A + 1.0);
+    vd l = S * p + ((A_lo + Sl) + Sl * p);
+    vd u = A + l;
+    vd nl = (u - A) - l;   /* -(the error of u): n + nl = -(A + l) */
     vd n = (vd){0} - u;
     vd d = 2.0 - n;
     vd dl = ((2.0 - d) - n) - nl;
     vd q = n / d;
-    /* n - q d exactly: q d = p + pe by Dekker's product (Veltkamp's
-     * splits), n - p exact (Sterbenz) */
-    vd cq = q * 134217729.0, cd = d * 134217729.0;
-    vd qh = cq - (cq - q), ql = q - qh;
-    vd dh = cd - (cd - d), dlo = d - dh;
-    vd p = q * d;
-    vd pe = ((qh * dh - p) + qh * dlo + ql * dh) + ql * dlo;
-    vd rem = (n - p) - pe;
-    vd r = (24.0 / 17) - (8.0 / 17) * d;   /* 1/d within 2^-8.2 (one Newton step from within 1/17) */
-    r = r * (2.0 - d * r);
-    vd y = q + ((rem + nl) - q * dl) * r;
-    y = (vd)N(sell)(a < 0x1p-27, (vl)a, (vl)y);
+    /* n - q d: q d = pr + pe by Dekker's product on halves cut by
+     * F64_HI26 (qh dh, qh dlo, ql dh exact; the 27-bit low halves, one bit
+     * more than Veltkamp's, let ql dlo and the partial sums round, within
+     * 2^-76 q d in all: < 2^-23 ULP of the result), n - pr exact
+     * (Sterbenz) */
+    vd qh = (vd)((vl)q & F64_HI26), ql = q - qh;
+    vd dh = (vd)((vl)d & F64_HI26), dlo = d - dh;
+    vd pr = q * d;
+    vd pe = ((qh * dh - pr) + qh * dlo + ql * dh) + ql * dlo;
+    vd rem = (n - pr) - pe;
+    /* the correction divided by d (a second division: these loops are
+     * bound by their operation count and the divider idles; one Newton
+     * step for 1/d took five operations and was 4% slower) */
+    vd y = q + ((rem + nl) - q * dl) / d;
+    /* the small lanes, computed only for a vector that has one: a + a z
+     * P(z) by Horner */
+    vl small = a < TANH64_SMALL;
+    if (N(pow_any)(small)) {
+        vd z = a * a;
+        vd P = TANH64_P[4] + TANH64_P[5] * z;
+        P = TANH64_P[3] + P * z;
+        P = TANH64_P[2] + P * z;
+        P = TANH64_P[1] + P * z;
+        P = TANH64_P[0] + P * z;
+        vd ys = a + a * (z * P);
+        y = (vd)N(sell)(small, (vl)ys, (vl)y);
+    }
     return (vd)((vl)y | sign);
 }
 
