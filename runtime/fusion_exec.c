@@ -817,6 +817,32 @@ static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_
 
 #if RT_X86
 #define HS_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+/* hs_step and the bf16 loops also carry AVX512-BF16 for vcvtne2ps2bf16,
+ * executed only where rt_hseg_bf16cvt() says the CPU has it (no other code
+ * here is written with bf16 types, so the compiler has nothing else to
+ * emit it for) */
+#define HS_TARGET_BF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,avx512bf16")))
+#endif
+
+/* Whether the bf16 register steps round with vcvtne2ps2bf16: when the CPU
+ * has AVX512-BF16, unless a test turned it off (set 0) to run the integer
+ * rounding (same bits); set < 0 only asks. */
+static int hs_bf16cvt_state = -1;   /* -1 not yet probed, else 0/1 */
+bool rt_hseg_bf16cvt(int set)
+{
+#if RT_X86
+    bool hw = __builtin_cpu_supports("avx512bf16");
+#else
+    bool hw = false;
+#endif
+    if (set >= 0)
+        __atomic_store_n(&hs_bf16cvt_state, set > 0 && hw, __ATOMIC_RELAXED);
+    else if (__atomic_load_n(&hs_bf16cvt_state, __ATOMIC_RELAXED) < 0)
+        __atomic_store_n(&hs_bf16cvt_state, (int)hw, __ATOMIC_RELAXED);
+    return __atomic_load_n(&hs_bf16cvt_state, __ATOMIC_RELAXED) > 0;
+}
+
+#if RT_X86
 
 HS_TARGET static inline __m512 hs_widen(bool f16, __m256i h)
 {
@@ -866,6 +892,19 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
             h = _mm256_xor_si256(ha, _mm256_set1_epi16((short)0x8000));
         } else if (code == PLUMB_OP_ABS) {
             h = _mm256_and_si256(ha, _mm256_set1_epi16(0x7FFF));
+        } else if (f16 && code == PLUMB_OP_EXPONENTIAL) {
+            /* f16 exp: the operands whose results could leave f16's
+             * normal range flagged up front, in x16_exp's own range test,
+             * instead of screening each result (5 instructions per 16).
+             * e^-9.703125 = 2^-14 (1 + 9.4e-4) and e^11.0859375 = 65504
+             * (1 - 3.9e-3) (both f16 values; ln 2^-14 = -9.70406, ln 65504
+             * = 11.08987), so with x16_exp's error below 2^-23 every
+             * unflagged result lies in [2^-14, 65504): normal, finite,
+             * below the largest finite value, as flag32 requires; the
+             * kernel leaves such a lane unflagged too, so it has its bits.
+             * A lane flagged here that the screen would have passed only
+             * goes to the kernel, whose bits it then gets. */
+            h = hs_narrow(true, x16_exp_in(hs_widen(true, ha), -9.703125f, 11.0859375f, &f));
         } else if (code == PLUMB_OP_EXPONENTIAL || code == PLUMB_OP_LOGISTIC || code == PLUMB_OP_TANH) {
             __m512 a = hs_widen(f16, ha), v;
             v = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &f)
@@ -941,14 +980,32 @@ HS_TARGET static inline __m512i hs_rne16(__m512 r)
  * hs_loop, so the same bits. Flags are found per vector in the unpacked
  * order and spread back to element order (rare: only when some lane is
  * flagged). */
-HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(plumb_opcode code, bool cbc,
-                                                                               const uint16_t *pa,
-                                                                               const uint16_t *pc, uint16_t *o,
-                                                                               size_t m, __mmask16 *fl)
+HS_TARGET_BF static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(plumb_opcode code, bool cbc,
+                                                                                  bool rcp, bool nebf,
+                                                                                  const uint16_t *pa,
+                                                                                  const uint16_t *pc, uint16_t *o,
+                                                                                  size_t m, __mmask16 *fl)
 {
+    /* nebf: vcvtne2ps2bf16 rounds the 32 lanes to nearest even at once
+     * (2 instructions with the reordering below, where hs_rne16 and the
+     * pack take 11). It flushes f32 subnormals to zero (whatever MXCSR
+     * says), so those lanes are flagged too: the functions' screen flags
+     * them already (exp: its results are 2^-125..2^127), the arithmetic
+     * flags them with NaN (one vfpclassps, as the NaN compare). On every
+     * other lane (normal or infinite f32 values) it is the same rounding
+     * to nearest even as hs_rne16, overflow to infinity included; its NaN
+     * rule only touches flagged lanes, whose patterns hs_fix replaces. It converts v0 then v1 lane by lane, so
+     * element 8L + j (j < 4) of the unpacked order sits in word 4L + j and
+     * element 8L + 4 + j in word 16 + 4L + j: hs_ord undoes that. */
+    const __m512i hs_ord = _mm512_set_epi16(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8, 23, 22,
+                                            21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
     uint32_t any = 0;
     const __m512i z = _mm512_setzero_si512();
-    const __m512 cw = cbc ? _mm512_castsi512_ps(_mm512_set1_epi32((int)((uint32_t)pc[0] << 16))) : _mm512_setzero_ps();
+    __m512 cw = cbc ? _mm512_castsi512_ps(_mm512_set1_epi32((int)((uint32_t)pc[0] << 16))) : _mm512_setzero_ps();
+    /* rcp (a division by a row broadcast c with 2^-126 <= |c| <= 2^126,
+     * hs_rcp_ok): multiply by r = RN(1/c) instead, same bits (see there) */
+    if (rcp)
+        cw = _mm512_div_ps(_mm512_set1_ps(1.0f), cw);
     for (size_t i = 0; i < m; i += 32) {
         __mmask32 lm = m - i >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << (m - i)) - 1u);
         bool whole = m - i >= 32;
@@ -967,11 +1024,18 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(pl
             v1 = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a1, &f1)
                  : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a1, &f1)
                                               : x16_tanh(a1, &f1);
-            /* hs_loop's screen for bf16 (flag32 and infinity) */
-            const __m512i mn = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(0x7F7F0000 - 0x00800000);
-            const __m512i ab = _mm512_set1_epi32(0x7FFFFFFF);
-            f0 |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(v0), ab), mn), span);
-            f1 |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(v1), ab), mn), span);
+            /* hs_loop's screen for bf16 (flag32 and infinity). Not for
+             * exp: x16_exp flags every operand outside [-86.5, 88], so an
+             * unflagged result lies in [2^-125, 2^127) (math_x16.h), where
+             * the screen (below 2^-126 or from 0x7F7F0000 up) never fires. */
+            if (code != PLUMB_OP_EXPONENTIAL) {
+                const __m512i mn = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(0x7F7F0000 - 0x00800000);
+                const __m512i ab = _mm512_set1_epi32(0x7FFFFFFF);
+                f0 |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(v0), ab), mn),
+                                              span);
+                f1 |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(v1), ab), mn),
+                                              span);
+            }
         } else {
             __m512 c0 = cbc ? cw : _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, hc));
             __m512 c1 = cbc ? cw : _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, hc));
@@ -979,13 +1043,30 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(pl
             case PLUMB_OP_ADD: v0 = _mm512_add_ps(a0, c0); v1 = _mm512_add_ps(a1, c1); break;
             case PLUMB_OP_SUBTRACT: v0 = _mm512_sub_ps(a0, c0); v1 = _mm512_sub_ps(a1, c1); break;
             case PLUMB_OP_MULTIPLY: v0 = _mm512_mul_ps(a0, c0); v1 = _mm512_mul_ps(a1, c1); break;
-            case PLUMB_OP_DIVIDE: v0 = _mm512_div_ps(a0, c0); v1 = _mm512_div_ps(a1, c1); break;
+            case PLUMB_OP_DIVIDE:
+                if (rcp) {
+                    v0 = _mm512_mul_ps(a0, c0), v1 = _mm512_mul_ps(a1, c1);
+                } else {
+                    v0 = _mm512_div_ps(a0, c0), v1 = _mm512_div_ps(a1, c1);
+                }
+                break;
             default: v0 = _mm512_sqrt_ps(a0); v1 = _mm512_sqrt_ps(a1); break;
             }
-            f0 = _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q);
-            f1 = _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q);
+            if (nebf) {
+                /* NaN and also f32-subnormal results, which the
+                 * conversion flushes to zero (the integer rounding
+                 * rounds them right): one classification each */
+                f0 = _mm512_fpclass_ps_mask(v0, 0xA1);
+                f1 = _mm512_fpclass_ps_mask(v1, 0xA1);
+            } else {
+                f0 = _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q);
+                f1 = _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q);
+            }
         }
-        _mm512_storeu_si512((void *)(o + i), _mm512_packus_epi32(hs_rne16(v0), hs_rne16(v1)));
+        if (nebf)
+            _mm512_storeu_si512((void *)(o + i), _mm512_permutexvar_epi16(hs_ord, (__m512i)_mm512_cvtne2ps_pbh(v1, v0)));
+        else
+            _mm512_storeu_si512((void *)(o + i), _mm512_packus_epi32(hs_rne16(v0), hs_rne16(v1)));
         if (__builtin_expect((f0 | f1) != 0, 0)) {
             uint32_t f = (hs_spread4(f0) | (hs_spread4(f1) << 4)) & lm;
             if (f) {
@@ -1001,15 +1082,43 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(pl
     return (__mmask16)(any | (any >> 16));
 }
 
+/* A bf16 division by a row broadcast c may multiply by r = RN(1/c)
+ * instead when 2^-126 <= |c| <= 2^126 (r is then a normal f32), with the
+ * same bits: the kernel rounds a/c to f32 and then to bf16, which is one
+ * rounding of a/c (docs/runtime-ew-half.md); here a r = (a/c)(1 + t),
+ * |t| <= 2^-23 + 2^-48 (two f32 roundings; an f32-subnormal product adds
+ * at most 2^-150 absolute). If c is a power of two, r = 1/c exactly and
+ * RN(a r) = RN(a/c), the division's f32 value itself. Otherwise a/c is
+ * never a bf16 midpoint m and stays far from one: with a = A 2^ea, c =
+ * C 2^ec (A, C < 2^8 integers) and m = M 2^(e-8) in a binade [2^e,
+ * 2^(e+1)) of a/c, a - m c is a nonzero multiple of 2^min(ea, e-8+ec), and
+ * a/c >= 2^e gives ea - ec >= e - 1, so |a/c - m| > 2^(e-16) > 2^-17 a/c
+ * (in bf16's subnormal range, midpoints are multiples of 2^-134 and the
+ * same count gives > 2^-142, against an error below 2^-149). So no
+ * midpoint lies between a r and a/c, a r is none, and both round to the
+ * same bf16 value; overflow agrees too (a r overflows f32 only when a/c
+ * exceeds bf16's overflow threshold by far more than t). Zeros, infinities
+ * and NaN operands give what the division gives (NaN lanes are flagged
+ * as before). f16 (11 bits) has only a > 2^-23 margin against the same
+ * 2^-23 error, so it keeps the division. */
+HS_TARGET_BF static inline bool hs_rcp_ok(const uint16_t *pc)
+{
+    uint32_t ab = pc[0] & 0x7FFFu;
+    return ab >= 0x0080u && ab <= 0x7E80u;
+}
+
 /* whole blocks (the common case, unrolled) and partial ones, per type;
  * bf16 by pairs of vectors except for the sign ops, which stay on the
  * patterns */
-#define HS_LOOP(C, CB)                                                                                       \
+#define HS_LOOP_R(C, CB, R)                                                                                  \
     (!f16 && (C) != PLUMB_OP_NEGATE && (C) != PLUMB_OP_ABS                                                   \
-         ? (m == HS_BLOCK ? hs_loop_bf16(C, CB, pa, pc, o, HS_BLOCK, fl) : hs_loop_bf16(C, CB, pa, pc, o, m, fl)) \
+         ? (m == HS_BLOCK ? (nebf ? hs_loop_bf16(C, CB, R, true, pa, pc, o, HS_BLOCK, fl)                    \
+                                  : hs_loop_bf16(C, CB, R, false, pa, pc, o, HS_BLOCK, fl))                  \
+                          : hs_loop_bf16(C, CB, R, false, pa, pc, o, m, fl))                                 \
      : m == HS_BLOCK ? (f16 ? hs_loop(C, true, CB, pa, pc, o, HS_BLOCK, fl)                                  \
                             : hs_loop(C, false, CB, pa, pc, o, HS_BLOCK, fl))                                \
                      : (f16 ? hs_loop(C, true, CB, pa, pc, o, m, fl) : hs_loop(C, false, CB, pa, pc, o, m, fl)))
+#define HS_LOOP(C, CB) HS_LOOP_R(C, CB, false)
 /* the binary ops, with a row-broadcast second operand apart */
 #define HS_LOOP2(C) (cb ? HS_LOOP(C, true) : HS_LOOP(C, false))
 
@@ -1018,14 +1127,16 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(pl
  * widens it once instead of loading and widening it per vector (the
  * binary steps of softmax and layer_norm all have one); the same values
  * reach the same operation, so the same bits. */
-HS_TARGET static bool hs_step(plumb_opcode code, bool f16, const uint16_t *pa, const uint16_t *pc, bool cb,
-                              uint16_t *o, size_t m, __mmask16 *fl, __mmask16 *any)
+HS_TARGET_BF static bool hs_step(plumb_opcode code, bool f16, bool nebf, const uint16_t *pa, const uint16_t *pc,
+                                 bool cb, uint16_t *o, size_t m, __mmask16 *fl, __mmask16 *any)
 {
     switch (code) {
     case PLUMB_OP_ADD: *any = HS_LOOP2(PLUMB_OP_ADD); return true;
     case PLUMB_OP_SUBTRACT: *any = HS_LOOP2(PLUMB_OP_SUBTRACT); return true;
     case PLUMB_OP_MULTIPLY: *any = HS_LOOP2(PLUMB_OP_MULTIPLY); return true;
-    case PLUMB_OP_DIVIDE: *any = HS_LOOP2(PLUMB_OP_DIVIDE); return true;
+    case PLUMB_OP_DIVIDE:
+        *any = cb && !f16 && hs_rcp_ok(pc) ? HS_LOOP_R(PLUMB_OP_DIVIDE, true, true) : HS_LOOP2(PLUMB_OP_DIVIDE);
+        return true;
     case PLUMB_OP_SQRT: *any = HS_LOOP(PLUMB_OP_SQRT, false); return true;
     case PLUMB_OP_NEGATE: *any = HS_LOOP(PLUMB_OP_NEGATE, false); return true;
     case PLUMB_OP_ABS: *any = HS_LOOP(PLUMB_OP_ABS, false); return true;
@@ -1037,6 +1148,7 @@ HS_TARGET static bool hs_step(plumb_opcode code, bool f16, const uint16_t *pa, c
 }
 #undef HS_LOOP2
 #undef HS_LOOP
+#undef HS_LOOP_R
 
 /* The flagged lanes of a register step: the kernel on their own operand
  * patterns (gathered), the results scattered back into o. */
@@ -1072,7 +1184,7 @@ HS_TARGET static bool hs_rows(rt_exec *x, const fstep *st, const void *const *in
     uint16_t o[HS_BLOCK] __attribute__((aligned(64)));
     __mmask16 fl[HS_BLOCK / 16], any = 0;
     const uint16_t *p0 = ins[0], *p1 = st->n_in > 1 ? ins[1] : p0;
-    if (!hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p0, p1, false, o, m, fl, &any))
+    if (!hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, false, p0, p1, false, o, m, fl, &any))
         return false;
     *ok = !any || hs_fix(x, st, p0, p1, o, fl, (unsigned)((m + 15) / 16));
     memcpy(dst, o, m * 2);
@@ -1098,6 +1210,7 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
     for (uint32_t j = 0; j < n; j++)
         dst[j] = g->steps[s0 + j].hstore ? step_dst(fr, slots, off, &g->steps[s0 + j]) : NULL;
     size_t rows = g->rows ? cnt[1] : 1, L = g->rows ? (size_t)g->row_len : cnt[0];
+    bool nebf = rt_hseg_bf16cvt(-1);
     uint16_t hb[RT_HSEG_MAX][HS_BLOCK] __attribute__((aligned(64)));
     /* vp[j]: where step j's block is, hb[j] or, for a stored value in a
      * whole block, its memory (written there by the step itself: a copy
@@ -1144,8 +1257,8 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
                     const uint16_t *p[3] = {p0, p1, p2};
                     __mmask16 fl[HS_BLOCK / 16], any = 0;
                     bool cb = st->n_in == 2 && st->hsrc[1] >= 0 && g->steps[s0 + (uint32_t)st->hsrc[1]].kind == S_ROWB;
-                    bool reg = hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, p[0], p[1], cb, o,
-                                       m, fl, &any);
+                    bool reg = hs_step(st->op->code, st->op->results[0]->type.dtype == PLUMB_F16, nebf, p[0], p[1],
+                                       cb, o, m, fl, &any);
                     if (!reg) {
                         /* not a register op: the kernel on the block */
                         const void *pin[3] = {p[0], p[1], p[2]};
@@ -1161,6 +1274,15 @@ HS_TARGET static bool run_hseg(frun *fr, uint8_t *slots, const uint64_t *off, co
                 if (st->hstream && m == HS_BLOCK && ((uintptr_t)d & 63) == 0) {
                     for (unsigned k = 0; k < HS_BLOCK / 32; k++)
                         _mm512_stream_si512((__m512i *)(d + 32 * k), _mm512_load_si512(o + 32 * k));
+                } else if (st->hstream && m == HS_BLOCK) {
+                    /* a group output not 64-byte aligned (large tensors
+                     * come from calloc, 16 bytes past a page): its whole
+                     * lines streamed too, the two partial ones, shared with
+                     * the neighbouring blocks, through the cache. Plain
+                     * copies here read each output line for ownership
+                     * first: a third of run_hseg's samples in softmax_bf16
+                     * (perf annotate), 8% of the program. */
+                    stream_copy_avx512((uint8_t *)d, (const uint8_t *)o, HS_BLOCK * 2);
                 } else if (m == HS_BLOCK) {
                     /* a whole block by vectors: memcpy of the 512 bytes
                      * compiled to rep movsq, 62% of run_hseg's own samples

@@ -147,17 +147,26 @@ X16I __m512 x16_pow2(__m512i k)
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k, _mm512_set1_epi32(127)), 23));
 }
 
-X16I __m512 x16_exp(__m512 x, __mmask16 *bad)
+/* e^x with the lanes outside [lo, hi] (and NaN) flagged, for
+ * -86.5 <= lo <= hi <= 88: a caller that rounds the result to a narrower
+ * type flags there the operands whose results leave that type's normal
+ * range, instead of testing each result (fusion_exec.c, f16) */
+X16I __m512 x16_exp_in(__m512 x, float lo, float hi, __mmask16 *bad)
 {
-    /* e^-86.5 > 1.1 * 2^-125 and e^88 < 2^127: every unflagged result
-     * (within 1 ULP) is normal, at least 2^-125 and at most 2^127 */
-    *bad = ~(_mm512_cmp_ps_mask(x, x16_set(-86.5f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, x16_set(88.0f), _CMP_LE_OQ));
-    __m512 xc = _mm512_min_ps(_mm512_max_ps(x, x16_set(-86.5f)), x16_set(88.0f));
+    *bad = ~(_mm512_cmp_ps_mask(x, x16_set(lo), _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, x16_set(hi), _CMP_LE_OQ));
+    __m512 xc = _mm512_min_ps(_mm512_max_ps(x, x16_set(lo)), x16_set(hi));
     __m512 thi, u;
     __m512i k;
     x16_exp_parts(xc, &thi, &u, &k);
     __m512 p = _mm512_add_ps(thi, u);
     return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(k, 23)));
+}
+
+X16I __m512 x16_exp(__m512 x, __mmask16 *bad)
+{
+    /* e^-86.5 > 1.1 * 2^-125 and e^88 < 2^127: every unflagged result
+     * (within 1 ULP) is normal, at least 2^-125 and at most 2^127 */
+    return x16_exp_in(x, -86.5f, 88.0f, bad);
 }
 
 /* 2^(j/32) rounded to 12 significant bits (a multiple of 2^-11), so that

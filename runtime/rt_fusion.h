@@ -178,4 +178,10 @@ bool rt_fusion_nomem(plumb_diag *d, const ir_func *f);
  * of dims[0..rank) (a dynamic group calls it per run). */
 void rt_fusion_extents(rt_fused *F, uint32_t rank, const int64_t *dims);
 
+/* fusion_exec.c: whether bf16 register steps round with the AVX512-BF16
+ * conversion (the CPU has it and no test turned it off); set 0 or 1 turns
+ * it off or back on (on only where the CPU has it), set < 0 only asks.
+ * Either way the bits are the same: tests run both. */
+bool rt_hseg_bf16cvt(int set);
+
 #endif

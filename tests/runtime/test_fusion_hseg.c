@@ -25,6 +25,7 @@
 #include "plumb/ref.h"
 #include "plumb/runtime.h"
 #include "../../runtime/rt_passes.h"
+#include "../../runtime/rt_fusion.h"
 
 static const plumb_dtype HALVES[2] = {PLUMB_F16, PLUMB_BF16};
 
@@ -395,6 +396,80 @@ static void test_hseg_bcast_operand(void **state)
             }
 }
 
+/* A division by a row broadcast (bf16 segments multiply by the f32
+ * reciprocal when 2^-126 <= |c| <= 2^126, runtime/fusion_exec.c
+ * hs_rcp_ok): each row's divisor one of the values around that range's
+ * ends (2^-126 and the next ones, 2^126 and the next ones, where the
+ * reciprocal would be subnormal), subnormals, powers of two, ones, threes,
+ * the largest finite value, and random patterns, both signs; the dividend
+ * runs through every pattern in rows of 4099 (whole and partial blocks):
+ * fused == unfused at every level and thread count, and == the reference
+ * (division is correctly rounded), for bf16 and f16. */
+static void test_hseg_bcast_divide(void **state)
+{
+    (void)state;
+    static const uint16_t DIV_BF16[] = {0x0080, 0x0081, 0x00FF, 0x0100, 0x007F, 0x0001, 0x3F80, 0x4040, 0x3FAB,
+                                        0x7E80, 0x7E7F, 0x7E81, 0x7EFF, 0x7F00, 0x7F7F, 0x4B7F, 0x3401, 0x0C35};
+    static const uint16_t DIV_F16[] = {0x0400, 0x0401, 0x07FF, 0x0800, 0x03FF, 0x0001, 0x3C00, 0x4200, 0x3D55,
+                                       0x7800, 0x77FF, 0x7801, 0x7BFF, 0x5BFF, 0x1001, 0x2E35, 0x4A9B, 0x0235};
+    /* rows of 4099 (RT_ROW_UNIT-sized rows and longer would not keep the
+     * broadcast in a register): row r divides patterns 4096 (r / 2nd) + k
+     * by divisor r % nd, negated in the second nd rows of each 2nd */
+    const int64_t nd = (int64_t)(sizeof DIV_BF16 / sizeof DIV_BF16[0]), R = 2 * nd * 16, L = 4099;
+    for (int ti = 0; ti < 2; ti++) {
+        const char *tn = ti ? "bf16" : "f16";
+        char ty[64], ry[64], src[2048];
+        snprintf(ty, sizeof ty, "tensor<%lldx%lldx%s>", (long long)R, (long long)L, tn);
+        snprintf(ry, sizeof ry, "tensor<%lldx%s>", (long long)R, tn);
+        snprintf(src, sizeof src,
+                 "func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {\n"
+                 "  %%ni = stablehlo.constant dense<0x%s> : tensor<%s>\n"
+                 "  %%m = stablehlo.reduce(%%y init: %%ni) applies stablehlo.maximum across dimensions = [1]"
+                 " : (%s, tensor<%s>) -> %s\n"
+                 "  %%b = stablehlo.broadcast_in_dim %%m, dims = [0] : (%s) -> %s\n"
+                 "  %%a = stablehlo.divide %%x, %%b : %s\n"
+                 "  %%e = stablehlo.negate %%a : %s\n"
+                 "  return %%a, %%e : %s, %s\n"
+                 "}\n",
+                 ty, ty, ty, ty, ti ? "FF80" : "FC00", tn, ty, tn, ry, ry, ty, ty, ty, ty, ty);
+        ir_module *m = parse_ok(src);
+        uint32_t steps, groups;
+        assert_true(plan_hsegs(m, &steps, &groups) >= 1);
+        snprintf(ctx, sizeof ctx, "broadcast divisor %s %lldx%lld:", tn, (long long)R, (long long)L);
+        int64_t dims[2] = {R, L};
+        plumb_tensor *in[2] = {new_tensor(HALVES[ti], 2, dims), new_tensor(HALVES[ti], 2, dims)};
+        const uint16_t *dv = ti ? DIV_BF16 : DIV_F16;
+        uint16_t *px = in[0]->data, *py = in[1]->data;
+        for (int64_t r = 0; r < R; r++)
+            for (int64_t k = 0; k < L; k++) {
+                px[r * L + k] = (uint16_t)(4096 * (r / (2 * nd)) + k);
+                py[r * L + k] = (uint16_t)(dv[r % nd] | (r % (2 * nd) >= nd ? 0x8000u : 0u));
+            }
+        check_levels(m, in, 2, 2);
+        check_ref(m, in, 2, 2, 2);
+        plumb_tensor_free(in[0]);
+        plumb_tensor_free(in[1]);
+        ir_module_free(m);
+    }
+}
+
+/* The bf16 segment tests again with the integer rounding where the CPU
+ * would round with the AVX512-BF16 conversion (rt_hseg_bf16cvt): both
+ * give the same bits, so fused == unfused and == the reference hold for
+ * either. */
+static void test_hseg_intround(void **state)
+{
+    bool had = rt_hseg_bf16cvt(-1);
+    rt_hseg_bf16cvt(0);
+    assert_false(rt_hseg_bf16cvt(-1));
+    test_hseg_ops_all_patterns(state);
+    test_hseg_row_group(state);
+    test_hseg_bcast_operand(state);
+    test_hseg_bcast_divide(state);
+    rt_hseg_bf16cvt(had);
+    assert_true(rt_hseg_bf16cvt(-1) == had);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +478,8 @@ int main(void)
         cmocka_unit_test(test_hseg_ops_all_patterns),
         cmocka_unit_test(test_hseg_row_group),
         cmocka_unit_test(test_hseg_bcast_operand),
+        cmocka_unit_test(test_hseg_bcast_divide),
+        cmocka_unit_test(test_hseg_intround),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
