@@ -491,9 +491,14 @@ typedef void (*win_rowwin_fn)(void *dst, const void *init, size_t es, const void
                      int64_t n, bool nt, bool *seen)                                                        \
     {                                                                                                       \
         (void)seen;                                                                                         \
-        _Alignas(64) unsigned char ib[64];                                                                  \
-        for (size_t i = 0; i < 64; i += es) memcpy(ib + i, init, es);                                       \
-        const __m512i vi = _mm512_load_si512((const void *)ib);                                             \
+        /* init broadcast by width (a memcpy per lane was a libc call each: */                             \
+        /* most of a short channels-first i8 row's time) */                                                 \
+        uint64_t ib = 0;                                                                                    \
+        memcpy(&ib, init, es);                                                                              \
+        const __m512i vi = es == 1   ? _mm512_set1_epi8((char)ib)                                           \
+                           : es == 2 ? _mm512_set1_epi16((short)ib)                                         \
+                           : es == 4 ? _mm512_set1_epi32((int)ib)                                           \
+                                     : _mm512_set1_epi64((long long)ib);                                    \
         const char *s = src;                                                                                \
         char *d = dst;                                                                                      \
         int64_t bytes = n * (int64_t)es, head = win_head(s + wofs[0] * (int64_t)es, 1, bytes);              \
@@ -696,6 +701,20 @@ static void rw_min_f32(void *dst, const void *init, size_t es, const void *src, 
     memcpy(&i, init, sizeof i);
     (void)es;
     f32_rowwin_k(false, dst, i, src, wofs, wc, n, nt, seen);
+}
+
+/* n elements of es bytes at p set to the element at init. */
+static void win_fill(void *p, const void *init, size_t es, int64_t n)
+{
+    if (n <= 0)
+        return;
+    memcpy(p, init, es);
+    /* doubling copies: log2(n) memcpy calls */
+    for (int64_t k = 1; k < n;) {
+        int64_t c = k < n - k ? k : n - k;
+        memcpy((char *)p + (size_t)k * es, p, (size_t)c * es);
+        k += c;
+    }
 }
 
 /* dst[r * L + i] = src[i * s + r] for i * s + r < X: the s phases of a
@@ -1005,8 +1024,8 @@ static bool rw_sep_line(const rw_job *j, const int64_t *o, uint64_t row, uint32_
     /* colbuf column x is input column x - lo along p: [a, b) inside */
     int64_t i0 = lo < 0 ? -lo : 0, i1 = X - lo < g->in[p] ? X - lo : g->in[p];
     int64_t a = i1 > i0 ? i0 + lo : X, b = i1 > i0 ? i1 + lo : X;
-    for (int64_t e = 0; e < a * C; e++) memcpy(col + (size_t)e * es, j->init_b, es);
-    for (int64_t e = b * C; e < X * C; e++) memcpy(col + (size_t)e * es, j->init_b, es);
+    win_fill(col, j->init_b, es, a * C);
+    win_fill(col + (size_t)(b * C) * es, j->init_b, es, (X - b) * C);
     bool nan = false;
     if (b > a)
         j->seprow(col + (size_t)(a * C) * es, j->init_b, es, sbase + (size_t)(i0 * g->istride[p]) * es, vs, vc,
