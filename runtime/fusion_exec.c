@@ -813,7 +813,13 @@ static bool run_chain(frun *fr, uint8_t *slots, const uint64_t *off, const size_
  * included. Other ops run rt_ew_tile on the block. So a segment gives the
  * step-by-step bits at every lane, and the other levels, which run the
  * steps one by one, agree with it. */
-#define HS_BLOCK 256u
+/* 1024 (was 256): the per-block, per-step work of run_hseg (operand
+ * pointers, the hs_step call and its dispatch, the flag bookkeeping) was
+ * paid four times per row of 1024; at 1024 a step's block buffers are 2 KiB
+ * each, still L1 for a segment's steps (RT_HSEG_MAX of them is 32 KiB of
+ * stack at most). Blocking does not change any value: each lane's steps
+ * are the same. Measured in docs/runtime-passes.md. */
+#define HS_BLOCK 1024u
 
 #if RT_X86
 #define HS_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))

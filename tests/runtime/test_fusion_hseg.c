@@ -341,15 +341,15 @@ static void test_hseg_row_group(void **state)
  * it once per block) and whose result is stored in whole blocks straight
  * into its memory: every row's broadcast value is one of the specials
  * (NaN payloads, signaling NaNs, infinities, zeros, subnormals, extremes),
- * x runs through every pattern, rows of 1000 (three whole blocks and a
- * partial one) and 512 (whole blocks only), each of add, subtract,
+ * x runs through every pattern, rows of 2500 (two whole blocks of 1024 and
+ * a partial one) and 1024 (whole blocks only), each of add, subtract,
  * multiply and divide; fused == unfused at every level and thread count,
  * and == the reference. */
 static void test_hseg_bcast_operand(void **state)
 {
     (void)state;
     static const char *const ops[] = {"add", "subtract", "multiply", "divide"};
-    static const int64_t lens[] = {1000, 512};
+    static const int64_t lens[] = {2500, 1024};
     const int64_t R = (int64_t)(sizeof SP_F16 / sizeof SP_F16[0]);
     for (int ti = 0; ti < 2; ti++)
         for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++)
