@@ -71,7 +71,14 @@
  * written once, init or init + its one source. Overlapping windows over
  * an unwindowed batch dimension 0 (sas_lazy) fill each slab along
  * dimension 1 just before the first window reaching it, which keeps every
- * element's sequence (init, then its sources in source order). */
+ * element's sequence (init, then its sources in source order); windows
+ * overlapping along dimension 0 itself (sas_lazy0) the slabs along
+ * dimension 0 likewise.
+ *
+ * Overlapping pools of the idempotent folds at AVX-512 take separable
+ * lines (rw_sep_line: the folds off one dimension per input column, then
+ * along it), channels-last along dimension last - 1 and channels-first
+ * along the innermost dimension; docs/runtime-window.md. */
 #include <math.h>
 #include <string.h>
 
@@ -1531,6 +1538,7 @@ typedef struct sas_job {
     bool tile;                 /* the windows tile the operand (sas_tiles): every element written once */
     bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
     bool lazy;                 /* sas_lazy: each dimension-1 slab filled with init just before its first use */
+    bool lazy0;                /* sas_lazy0: each dimension-0 slab likewise */
     const void *init;          /* init_value's element */
 } sas_job;
 
@@ -1566,13 +1574,24 @@ static bool sas_lazy(const win_geom *g)
 }
 
 /* Fills slabs [*filled, upto) of dimension 1 of image i with init. */
-static void sas_fill_slabs(const sas_job *j, int64_t i, int64_t *filled, int64_t upto)
+/* Overlapping windows along dimension 0 itself (sas_lazy0: one range
+ * runs every source, dimension 0 not split between threads): the same
+ * rule one level up, the slabs along dimension 0 of the whole result;
+ * the last slab a source at o0 reaches, o0 s0 - lo0 + (w0 - 1) wd0,
+ * never decreases in source order. */
+static bool sas_lazy0(const win_geom *g)
+{
+    return g->rank >= 1 && (g->w[0] - 1) * g->wd[0] + 1 > g->s[0];
+}
+
+static void sas_fill_slabs(const sas_job *j, uint32_t dim, int64_t i, int64_t *filled, int64_t upto)
 {
     const win_geom *g = j->g;
-    if (upto > g->in[1]) upto = g->in[1];
+    if (upto > g->in[dim]) upto = g->in[dim];
     if (upto <= *filled) return;
     size_t sz = plumb_dtype_size(j->t);
-    size_t at = (size_t)(i * g->istride[0] + *filled * g->istride[1]), cnt = (size_t)((upto - *filled) * g->istride[1]);
+    size_t at = (size_t)((dim ? i * g->istride[0] : 0) + *filled * g->istride[dim]);
+    size_t cnt = (size_t)((upto - *filled) * g->istride[dim]);
     char *d = (char *)j->dst + at * sz;
     static const unsigned char zero8[8];
     if (sz <= sizeof zero8 && memcmp(j->init, zero8, sz) == 0)
@@ -1692,17 +1711,19 @@ static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
                g->lo[r - 1] == 0 && nch <= g->in[r - 1] && g->wcount < (1u << 30);
     (void)vec;   /* read only by the x86 rows */
     /* sas_lazy: the image in progress and its slabs along dimension 1 filled so far */
-    int64_t img = -1, filled = 0, ext1 = r >= 2 ? (g->w[1] - 1) * g->wd[1] + 1 : 1;
+    int64_t img = -1, filled = 0, ext1 = r >= 2 ? (g->w[1] - 1) * g->wd[1] + 1 : 1, ext0 = (g->w[0] - 1) * g->wd[0] + 1;
     for (uint64_t si = begin * j->per0; si < end * j->per0; si++, ir_window_next_index(o, g->out, r)) {
         if ((si & 1023) == 0 && atomic_load_explicit(&j->x->timed_out, memory_order_relaxed))
             return;
         if (j->lazy) {
             if (o[0] != img) {
-                if (img >= 0) sas_fill_slabs(j, img, &filled, g->in[1]);
+                if (img >= 0) sas_fill_slabs(j, 1, img, &filled, g->in[1]);
                 img = o[0];
                 filled = 0;
             }
-            sas_fill_slabs(j, img, &filled, o[1] * g->s[1] - g->lo[1] + ext1);
+            sas_fill_slabs(j, 1, img, &filled, o[1] * g->s[1] - g->lo[1] + ext1);
+        } else if (j->lazy0) {
+            sas_fill_slabs(j, 0, 0, &filled, o[0] * g->s[0] - g->lo[0] + ext0);
         }
 #if WIN_X86
         if (vec && o[r - 1] == 0) {
@@ -1788,7 +1809,9 @@ static void sas_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chun
                                                     (uint64_t)i_load(j->t, j->src, (int64_t)si)));
     }
     if (img >= 0)
-        sas_fill_slabs(j, img, &filled, g->in[1]);
+        sas_fill_slabs(j, 1, img, &filled, g->in[1]);
+    if (j->lazy0)
+        sas_fill_slabs(j, 0, 0, &filled, g->in[0]);   /* the slabs no window reaches */
 }
 
 static void sas_rows(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -1819,6 +1842,7 @@ static bool sas_fast(rt_exec *x, const ir_op *op, const win_geom *g, int sel, pl
                  .wofs = wofs, .per0 = scount / (uint64_t)g->out[0], .isa = (int)rt_isa(x), .tile = sas_tiles(g),
                  .init = init->data};
     j.lazy = !j.tile && sas_lazy(g);   /* the caller skipped the init fill (scount > 0: every image has sources) */
+    j.lazy0 = !j.tile && !j.lazy && sas_lazy0(g);   /* likewise; one range (the windows overlap along dimension 0) */
     j.nt = j.tile && j.isa >= PLUMB_ISA_AVX512 && out->nbytes >= WIN_STREAM_BYTES;
     bool disjoint = (g->w[0] - 1) * g->wd[0] + 1 <= g->s[0];
     if (disjoint) {
@@ -1859,7 +1883,7 @@ bool rt_op_SELECT_AND_SCATTER(rt_exec *x, const ir_op *op, plumb_tensor *const *
     uint64_t numel = plumb_tensor_numel(out[0]);
     static const unsigned char zero16[16];
     bool fast = fast_sel && fast_add && g.rank > 0;
-    if (fast && (sas_tiles(&g) || (sas_lazy(&g) && plumb_tensor_numel(src) > 0)))
+    if (fast && (sas_tiles(&g) || ((sas_lazy(&g) || sas_lazy0(&g)) && plumb_tensor_numel(src) > 0)))
         return sas_fast(x, op, &g, fast_sel, t, opd, src, init, out[0]);   /* writes every element */
     if (sz <= sizeof zero16 && memcmp(init->data, zero16, sz) == 0)
         memset(out[0]->data, 0, out[0]->nbytes);

@@ -624,6 +624,41 @@ static void test_sas_lazy_fill(void **state)
             }
 }
 
+/* The pooling gradient with overlapping windows along dimension 0 itself
+ * (no batch dimension: each slab along dimension 0 filled with init just
+ * before the first window reaching it, k_window.c sas_lazy0): ranks 1 to
+ * 4, dimension 0 windows 2 to 4 with strides below the extent (and gaps
+ * between windows' reach elsewhere: strides above the window on the other
+ * dimensions, padding 0 to 2, so some slabs are reached by no window and
+ * filled at the end), every type, GE and GT, zero and random init:
+ * bitwise. */
+static void test_sas_lazy_dim0(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 3; rep++)
+        for (size_t ti = 0; ti < sizeof sas_types / sizeof sas_types[0]; ti++) {
+            pool_geom g = {.rank = 1 + (uint32_t)(rt_rand() % 4)};
+            do {
+                int64_t w = 2 + (int64_t)(rt_rand() % 3);
+                geom_dim(&g, 0, 1 + (int64_t)(rt_rand() % 9), w, 1 + (int64_t)(rt_rand() % (uint64_t)(w - 1)), 1, 1,
+                         (int64_t)(rt_rand() % 3), (int64_t)(rt_rand() % 3));
+            } while (g.out[0] <= 0);
+            for (uint32_t d = 1; d < g.rank; d++)
+                do
+                    geom_dim(&g, d, 1 + (int64_t)(rt_rand() % 7), 1 + (int64_t)(rt_rand() % 3),
+                             1 + (int64_t)(rt_rand() % 4), 1, 1, (int64_t)(rt_rand() % 3), (int64_t)(rt_rand() % 3));
+                while (g.out[d] <= 0);
+            sas_case_on(&g, sas_types[ti], rep == 1 ? "GT" : "GE", rep != 2);
+        }
+    /* windows of 3 every 2 over 8 rows: row 7 is in no window (filled at
+     * the end), random init */
+    pool_geom g = {.rank = 2};
+    geom_dim(&g, 0, 8, 3, 2, 1, 1, 0, 0);
+    geom_dim(&g, 1, 21, 1, 1, 1, 1, 0, 0);
+    for (size_t ti = 0; ti < sizeof sas_types / sizeof sas_types[0]; ti++)
+        sas_case_on(&g, sas_types[ti], "GE", false);
+}
+
 /* Rank-1 operands: the geometry's dimensions past the rank hold a size-1
  * window of stride 1 (kernels that look at dimension 1 read defined
  * values; a rank-1 gradient read garbage there and overflowed under
@@ -681,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_sas_tile_random),
         cmocka_unit_test(test_sas_overlap_random),
         cmocka_unit_test(test_sas_lazy_fill),
+        cmocka_unit_test(test_sas_lazy_dim0),
         cmocka_unit_test(test_rank1),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
