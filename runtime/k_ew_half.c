@@ -29,6 +29,7 @@
 
 #include "rt_internal.h"
 #include "rt_math.h"
+#include "rt_fusion.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -438,6 +439,9 @@ HALF_LOOPS(_portable, , 16)
 #if EWH_X86
 #define T_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define T_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+/* vm32_loop's bf16 exp rounds with vcvtneps2bf16 where rt_hseg_bf16cvt
+ * says the CPU has it; nothing else here uses bf16 types */
+#define T_AVX512BF __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c,avx512bf16")))
 HALF_LOOPS(_avx2, T_AVX2, 32)
 HALF_LOOPS(_avx512, T_AVX512, 64)
 
@@ -632,9 +636,9 @@ T_AVX512 static inline __attribute__((always_inline)) __mmask16 vm32_vec(plumb_o
     (void)code;
     return f;
 }
-T_AVX512 static inline __attribute__((always_inline)) bool vm32_loop(const hjob *j, plumb_opcode code, bool f16,
-                                                                     const uint16_t *x, uint16_t *o, uint16_t *fm,
-                                                                     size_t n)
+T_AVX512BF static inline __attribute__((always_inline)) bool vm32_loop(const hjob *j, plumb_opcode code, bool f16,
+                                                                       bool nebf, const uint16_t *x, uint16_t *o,
+                                                                       uint16_t *fm, size_t n)
 {
     const __m512i mn = _mm512_set1_epi32((int)j->h->min_normal32), mx = _mm512_set1_epi32((int)j->h->max_finite32);
     uint32_t redo[HB / 16 / 32 + 1] = {0};
@@ -646,7 +650,23 @@ T_AVX512 static inline __attribute__((always_inline)) bool vm32_loop(const hjob 
         __m512 v = code == PLUMB_OP_EXPONENTIAL ? x16_exp(a, &bad)
                    : code == PLUMB_OP_LOGISTIC  ? x16_logistic(a, &bad)
                                                 : x16_tanh(a, &bad);
-        __mmask16 f = vm32_vec(code, f16, v, mn, mx, o + i);
+        __mmask16 f;
+        if (!f16 && code == PLUMB_OP_EXPONENTIAL) {
+            /* bf16 exp: a vector without a lane x16_exp flags has every
+             * result in [2^-125, 2^127) (operands in [-86.5, 88],
+             * math_x16.h), where flag32's screen never fires, so it is not
+             * run; nebf rounds them with vcvtneps2bf16, the same rounding
+             * to nearest even on such normal values (its subnormal flush
+             * and NaN rule never apply). A vector with a flagged lane is
+             * redone below with the screen and the integer rounding. */
+            f = 0;
+            if (nebf)
+                _mm256_storeu_si256((__m256i *)(o + i), (__m256i)_mm512_cvtneps_pbh(v));
+            else
+                vm32_vec(code, false, v, mn, mx, o + i);
+        } else {
+            f = vm32_vec(code, f16, v, mn, mx, o + i);
+        }
         fm[i / 16] = f;
         any |= f != 0;
         if (__builtin_expect(bad != 0, 0)) {
@@ -669,18 +689,20 @@ T_AVX512 static inline __attribute__((always_inline)) bool vm32_loop(const hjob 
         }
     return any;
 }
-T_AVX512 static bool vm32_avx512(const hjob *j, const uint16_t *x, uint16_t *o, uint16_t *fm, size_t n)
+T_AVX512BF static bool vm32_avx512(const hjob *j, const uint16_t *x, uint16_t *o, uint16_t *fm, size_t n)
 {
     bool f16 = j->t == PLUMB_F16;
     switch (j->code) {
     case PLUMB_OP_EXPONENTIAL:
-        return f16 ? vm32_loop(j, PLUMB_OP_EXPONENTIAL, true, x, o, fm, n)
-                   : vm32_loop(j, PLUMB_OP_EXPONENTIAL, false, x, o, fm, n);
+        return f16                    ? vm32_loop(j, PLUMB_OP_EXPONENTIAL, true, false, x, o, fm, n)
+               : rt_hseg_bf16cvt(-1) ? vm32_loop(j, PLUMB_OP_EXPONENTIAL, false, true, x, o, fm, n)
+                                     : vm32_loop(j, PLUMB_OP_EXPONENTIAL, false, false, x, o, fm, n);
     case PLUMB_OP_LOGISTIC:
-        return f16 ? vm32_loop(j, PLUMB_OP_LOGISTIC, true, x, o, fm, n)
-                   : vm32_loop(j, PLUMB_OP_LOGISTIC, false, x, o, fm, n);
+        return f16 ? vm32_loop(j, PLUMB_OP_LOGISTIC, true, false, x, o, fm, n)
+                   : vm32_loop(j, PLUMB_OP_LOGISTIC, false, false, x, o, fm, n);
     default:
-        return f16 ? vm32_loop(j, PLUMB_OP_TANH, true, x, o, fm, n) : vm32_loop(j, PLUMB_OP_TANH, false, x, o, fm, n);
+        return f16 ? vm32_loop(j, PLUMB_OP_TANH, true, false, x, o, fm, n)
+                   : vm32_loop(j, PLUMB_OP_TANH, false, false, x, o, fm, n);
     }
 }
 

@@ -27,6 +27,7 @@
 #include "../../runtime/rt_math.h"
 #include "../../runtime/rt_internal.h"
 #include "../../runtime/rt_pipeline.h"
+#include "../../runtime/rt_fusion.h"
 #include "ew_harness.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -499,6 +500,21 @@ static void test_vmath_f32_recipe(void **state)
         assert_true(ran >= 12);
 }
 
+/* The recipe check and the in-place runs again with the integer bf16
+ * rounding where the CPU would round bf16 exp with the AVX512-BF16
+ * conversion (rt_hseg_bf16cvt, k_ew_half.c vm32_loop): both give the
+ * recipe's bits. */
+static void test_vmath_f32_recipe_intround(void **state)
+{
+    bool had = rt_hseg_bf16cvt(-1);
+    rt_hseg_bf16cvt(0);
+    assert_false(rt_hseg_bf16cvt(-1));
+    test_vmath_f32_recipe(state);
+    test_vmath_in_place(state);
+    rt_hseg_bf16cvt(had);
+    assert_true(rt_hseg_bf16cvt(-1) == had);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -510,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_lengths_and_offsets),
         cmocka_unit_test(test_vmath_in_place),
         cmocka_unit_test(test_vmath_f32_recipe),
+        cmocka_unit_test(test_vmath_f32_recipe_intround),
     };
     return cmocka_run_group_tests(tests, ew_setup, ew_teardown);
 }
