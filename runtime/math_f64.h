@@ -385,7 +385,7 @@ TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
  * e^t - 1 = (2^k - 1) + 2^k (fh + fh^2/2 + fh^3 Q(fh)) + 2^k e^fh (e^fl -
  * 1), each piece exact or small: A = RN(2^k - 1) and its error A_lo
  * (exact, either formula by the sign of k; kpos = 0 when t <= 0), B = 2^k fh and H = 2^k f2/2
- * (fh^2 = f2 + f2e exactly; the scalings exact) added by two Fast2Sums
+ * (fh^2 = f2 + f2e within 2^-103 fh^2; the scalings exact) added by two Fast2Sums
  * (|A| >= |B| or A = 0, |s1| >= |H|), their errors e1, e2 exact; the rest
  * (f2e/2, c3 = fh^3 Q, the fl term e^fh (e^fl - 1), A_lo) summed into *l:
  * within 0.36 2^-53 of e^t - 1 relative. So for k = 0 (|t| <
@@ -406,11 +406,12 @@ TI void N(d_expm1_pair)(vd t, int kpos, vd *s_out, vd *l_out)
     vd q2 = (EM64_C[8] + EM64_C[9] * fh) + (EM64_C[10] + EM64_C[11] * fh) * f2;
     vd Q = (q0 + q1 * f4) + q2 * f8;
     vd hf2 = 0.5 * f2;
-    /* fh^2 - f2 exactly (Dekker's product, Veltkamp's split): f2's rounding
-     * would be the pair's largest error (0.29 2^-53 of the result at
-     * t = ln2/2) */
-    vd ch = fh * 134217729.0;
-    vd fhh = ch - (ch - fh), fhl = fh - fhh;
+    /* fh^2 - f2 (Dekker's product): f2's rounding would be the pair's
+     * largest error (0.29 2^-53 of the result at t = ln2/2). fh split by
+     * F64_HI26 (two operations, Veltkamp's split four): fhh^2 and 2 fhh fhl
+     * exact, fhl^2 (27 bits squared) rounded, so f2e is within 2^-103 fh^2
+     * of fh^2 - f2 instead of exact */
+    vd fhh = (vd)((vl)fh & F64_HI26), fhl = fh - fhh;
     vd f2e = ((fhh * fhh - f2) + 2.0 * fhh * fhl) + fhl * fhl;
     vd c3 = (f2 * fh) * Q;
     vd g = fl + 0.5 * fl * fl;   /* e^fl - 1, the omitted fl^3/6 < 2^-69 */
@@ -515,10 +516,11 @@ TI vd N(d_expm1v)(vd x)
 /* log1p: fdlibm's s_log1p.c (Sun Microsystems, 1993), its general
  * formula on every lane; fdlibm states the error below 1 ULP.
  * -0.2929 < x < 0.41422 (fdlibm's bounds on the high word, here as
- * double comparisons): k = 0, c = 0, f = x. Otherwise u = RN(1 + x) (x
- * itself from 2^53 on), c = the rounding error of u divided by u (0 from
- * 2^53 on), u = 2^k (1 + f) normalized into about [sqrt(2)/2, sqrt(2))
- * as log does. Then log(1 + f) + c + k ln2 = k LN2_HI - ((hfsq - (s (hfsq
+ * double comparisons): k = 0, c = 0, f = x. Otherwise u = RN(1 + x) (also
+ * from 2^53 on, where fdlibm takes x), c = the rounding error of u divided
+ * by u (also from 2^53 on, where fdlibm takes 0: the term it drops there
+ * is below 2^-53, 2^-58 of the result), u = 2^k (1 + f) normalized
+ * into about [sqrt(2)/2, sqrt(2)) as log does. Then log(1 + f) + c + k ln2 = k LN2_HI - ((hfsq - (s (hfsq
  * + R) + (k LN2_LO + c))) - f), s = f/(2 + f). fdlibm's shortcuts (x
  * below 2^-29: x - x^2/2; |f| < 2^-20: a shorter series; f = 0) only
  * save time in scalar code: the general formula is the one fdlibm's
@@ -532,12 +534,15 @@ TI vd N(d_log1p)(vd x, vl *bad)
     x = (vd)((vl)x & ok);   /* the other lanes run on 0 */
     vl k0 = (x < 0x1.a827ap-2) & (x > -0x1.2bec4p-2);
     vd u1 = 1.0 + x;
-    vl huge = x >= 0x1p53;   /* 1 + x would lose x's bits: c = 0 */
-    vl ui = N(sell)(huge, (vl)x, (vl)u1);
+    /* from 2^53 on too (fdlibm takes u = x and c = 0 there): u1 is x, or
+     * x + 2 on ties to even in [2^53, 2^54), 1 - (u1 - x) is exact and c
+     * the true correction (1 + x - u1)/u1 rounded, |c| <= 2^-53; three
+     * operations fewer than the separate case (log1p 8% faster in cache) */
+    vl ui = (vl)u1;
     vl hu = ui >> 32;
     vl k = (hu >> 20) - 1023;
     vd c = (vd)N(sell)(k > 0, (vl)(1.0 - (u1 - x)), (vl)(x - (u1 - 1.0))) / u1;
-    c = (vd)((vl)c & ~(huge | k0));
+    c = (vd)((vl)c & ~k0);
     hu &= 0x000fffff;
     vl i = (hu + 0x95f64) & 0x100000;   /* normalize u or u/2, as d_log */
     vd un = (vd)(((hu | (i ^ 0x3ff00000)) << 32) | (ui & 0xffffffffll));
