@@ -1031,11 +1031,23 @@ static bool rw_sep_line(const rw_job *j, const int64_t *o, uint64_t row, uint32_
     /* colbuf column x is input column x - lo along p: [a, b) inside */
     int64_t i0 = lo < 0 ? -lo : 0, i1 = X - lo < g->in[p] ? X - lo : g->in[p];
     int64_t a = i1 > i0 ? i0 + lo : X, b = i1 > i0 ? i1 + lo : X;
-    win_fill(col, j->init_b, es, a * C);
-    win_fill(col + (size_t)(b * C) * es, j->init_b, es, (X - b) * C);
+    /* integer add (wrapping, so any order is the reference's sum): each
+     * padded position adds init once, so an inside column starts from
+     * init times the line's padded positions off p, a padding column is
+     * init times all of them, and the result pass adds init once */
+    uint64_t cinit = 0, ginit = 0;
+    memcpy(&cinit, j->init_b, es);
+    memcpy(&ginit, j->init_b, es);
+    if (j->k == IR_WB_ADD) {
+        uint64_t wp = g->wcount / (uint64_t)w;
+        cinit = (uint64_t)j->init_i * (wp - vc);
+        ginit = (uint64_t)j->init_i * wp;
+    }
+    win_fill(col, &ginit, es, a * C);   /* little-endian: the element's bytes come first */
+    win_fill(col + (size_t)(b * C) * es, &ginit, es, (X - b) * C);
     bool nan = false;
     if (b > a)
-        j->seprow(col + (size_t)(a * C) * es, j->init_b, es, sbase + (size_t)(i0 * g->istride[p]) * es, vs, vc,
+        j->seprow(col + (size_t)(a * C) * es, &cinit, es, sbase + (size_t)(i0 * g->istride[p]) * es, vs, vc,
                   (b - a) * C, false, &nan);
     if (nan)
         return false;
@@ -1365,7 +1377,7 @@ static size_t win_sep_pick(rw_job *j, const win_geom *g)
 #if WIN_X86
     uint32_t last = g->rank - 1;
     j->seprow = NULL;
-    if (j->isa < PLUMB_ISA_AVX512 || !j->idem)
+    if (j->isa < PLUMB_ISA_AVX512 || !(j->idem || (j->k == IR_WB_ADD && !j->isf)))
         return 0;
     win_rowwin_fn f = j->t != PLUMB_F32 ? j->rowwin : j->k == IR_WB_MAX ? rw_max_f32 : j->k == IR_WB_MIN ? rw_min_f32 : NULL;
     /* a NaN init: every line holds it (padding columns, every fold) */

@@ -180,8 +180,8 @@ static void rw_case_nan(const pool_geom *gp, plumb_dtype t, const char *body, bo
     salt(in[0], nans);
     if (init_salt && !add)
         salt(in[1], nans);
-    else if (add)
-        plumb_store_bits(t, in[1]->data, 0, 0);
+    else if (add && fl)
+        plumb_store_bits(t, in[1]->data, 0, 0);   /* integer sums: any init (wrapping, bitwise) */
     uint64_t wcount = 1;
     for (uint32_t d = 0; d < g.rank; d++)
         wcount *= (uint64_t)g.w[d];
@@ -356,13 +356,14 @@ static void test_pool_nan_blocks(void **state)
         }
 }
 
-static const char *const idem_bodies[] = {"maximum", "minimum", "and", "or"};
+static const char *const idem_bodies[] = {"maximum", "minimum", "and", "or", "add"};
 
-/* An idempotent body for type t: max or min on floats, any of the four
- * on integers. */
+/* A body the separable lines take for type t: max or min on floats, any
+ * of the four idempotent ones or (wrapping, exact in any order) add on
+ * integers. */
 static const char *idem_body(plumb_dtype t, unsigned pick_)
 {
-    return idem_bodies[plumb_dtype_is_float(t) ? pick_ % 2 : pick_ % 4];
+    return idem_bodies[plumb_dtype_is_float(t) ? pick_ % 2 : pick_ % 5];
 }
 
 /* A channels-last pool with overlapping windows along dimension last - 1
