@@ -75,8 +75,8 @@
  * overlapping along dimension 0 itself (sas_lazy0) the slabs along
  * dimension 0 likewise.
  *
- * Overlapping pools of the idempotent folds at AVX-512 take separable
- * lines (rw_sep_line: the folds off one dimension per input column, then
+ * Overlapping pools of the idempotent folds (and of integer add) at
+ * AVX-512 take separable lines (rw_sep_line: the folds off one dimension per input column, then
  * along it), channels-last along dimension last - 1 and channels-first
  * along the innermost dimension; docs/runtime-window.md. */
 #include <math.h>
