@@ -1786,21 +1786,31 @@ static bool dense_literal(P *p, plumb_tensor **out, ir_type *ty)
     return true;
 }
 
-/* The tensor a literal of type ty decodes into, its payload in the module's
- * arena. The size is checked (overflow-safe, against the caller's limit)
- * before the payload is allocated: a short text can name a huge tensor. */
-static bool literal_tensor(P *p, const ir_type *ty, size_t toff, plumb_tensor **out)
+/* The byte size of a literal of type ty, checked (overflow-safe, against
+ * the caller's limit) before any payload is allocated: a short text can
+ * name a huge tensor. */
+static bool literal_size(P *p, const ir_type *ty, size_t toff, uint64_t *nbytes)
 {
     if (!ir_type_is_static(ty))
         return err_at(p, toff, PLUMB_ERR_PARSE, "a literal's type must have static dimensions");
-    uint64_t numel, nbytes;
+    uint64_t numel;
     plumb_diag sd;
     memset(&sd, 0, sizeof sd);
-    if (!plumb_shape_size(ty->dtype, ty->rank, ty->dims, p->max_bytes, &numel, &nbytes, &sd)) {
+    if (!plumb_shape_size(ty->dtype, ty->rank, ty->dims, p->max_bytes, &numel, nbytes, &sd)) {
         char ts[256];
         type_str(ty, ts, sizeof ts);
         return err_at(p, toff, sd.code ? sd.code : PLUMB_ERR_LIMIT, "dense literal of type %s: %s", ts, sd.msg);
     }
+    return true;
+}
+
+/* The tensor a literal of type ty decodes into, its payload in the module's
+ * arena once literal_size has accepted its size. */
+static bool literal_tensor(P *p, const ir_type *ty, size_t toff, plumb_tensor **out)
+{
+    uint64_t nbytes;
+    if (!literal_size(p, ty, toff, &nbytes))
+        return false;
     plumb_tensor *t = plumb_arena_alloc(p->m->arena, sizeof *t);
     if (!t)
         return nomem(p);
@@ -1835,12 +1845,43 @@ static bool at_meta_block(P *p)
     return peek(p) == '{' && p->pos + 2 < p->len && p->src[p->pos + 1] == '-' && p->src[p->pos + 2] == '#';
 }
 
+/* The offset of the closing quote of the string that starts at i (its
+ * escapes skipped), p->len when the line or the text ends first. */
+static size_t string_end(const P *p, size_t i)
+{
+    for (size_t j = i + 1; j < p->len && p->src[j] != '\n'; j++) {
+        if (p->src[j] == '"')
+            return j;
+        if (p->src[j] == '\\' && j + 1 < p->len && p->src[j + 1] != '\n')
+            j++;
+    }
+    return p->len;
+}
+
+/* The offset of the last character of the string or "//" comment that
+ * starts at i (an unterminated string: up to its line's end), i itself
+ * when none does: text the scans for "{-#" and "#-}" must not look into. */
+static size_t lex_skip(const P *p, size_t i)
+{
+    size_t j = i;
+    if (p->src[i] == '"') {
+        size_t e = string_end(p, i);
+        if (e < p->len)
+            return e;
+    } else if (!(p->src[i] == '/' && i + 1 < p->len && p->src[i + 1] == '/')) {
+        return i;
+    }
+    while (j + 1 < p->len && p->src[j + 1] != '\n')
+        j++;
+    return j;
+}
+
 /* Steps over the metadata block at p->pos; its content is read only when a
  * dense_resource names one of its blobs. */
 static bool skip_meta_block(P *p)
 {
     size_t st = p->pos;
-    for (size_t i = st + 3; i + 3 <= p->len; i++)
+    for (size_t i = st + 3; i + 3 <= p->len; i = lex_skip(p, i) + 1)
         if (memcmp(p->src + i, "#-}", 3) == 0) {
             p->pos = i + 3;
             return true;
@@ -1848,20 +1889,15 @@ static bool skip_meta_block(P *p)
     return err_at(p, st, PLUMB_ERR_PARSE, "unterminated '{-#' metadata block (no closing '#-}')");
 }
 
-/* Offset of the metadata block: the first "{-#" that starts a line (after
- * blanks), so that a comment or a string holding the three characters is
- * not taken for it; p->len when there is none. */
+/* Offset of the metadata block: the first "{-#" outside a string and a
+ * "//" comment (which may hold the three characters), wherever it stands
+ * (parse_funcs and trailing_defs accept it after a '}' on the same line
+ * too); p->len when there is none. */
 static size_t meta_block_start(const P *p)
 {
-    for (size_t i = 0; i + 3 <= p->len; i++) {
-        if (p->src[i] != '{' || p->src[i + 1] != '-' || p->src[i + 2] != '#')
-            continue;
-        size_t j = i;
-        while (j > 0 && (p->src[j - 1] == ' ' || p->src[j - 1] == '\t'))
-            j--;
-        if (j == 0 || p->src[j - 1] == '\n' || p->src[j - 1] == '\r')
+    for (size_t i = 0; i + 3 <= p->len; i = lex_skip(p, i) + 1)
+        if (p->src[i] == '{' && p->src[i + 1] == '-' && p->src[i + 2] == '#')
             return i;
-    }
     return p->len;
 }
 
@@ -1933,10 +1969,8 @@ static bool read_blobs(P *p)
                             ws(p);
                             size_t vst = p->pos;
                             if (vst < p->len && p->src[vst] == '"') {
-                                size_t i = vst + 1;
-                                while (i < p->len && p->src[i] != '"' && p->src[i] != '\n')
-                                    i++;
-                                if (i >= p->len || p->src[i] != '"')
+                                size_t i = string_end(p, vst);   /* escapes too: other dialects' strings */
+                                if (i >= p->len)
                                     return err_at(p, vst, PLUMB_ERR_PARSE, "unterminated resource string");
                                 p->pos = i + 1;
                                 if (!builtin)
@@ -2030,8 +2064,11 @@ static bool dense_resource_literal(P *p, plumb_tensor **out, ir_type *ty)
     size_t toff = p->pos;
     if (!parse_type(p, ty))
         return false;
-    plumb_tensor *t;
-    if (!literal_tensor(p, ty, toff, &t))
+    /* The payload is allocated only once the blob is known to fill it: a
+     * few bytes of text can declare a tensor of gigabytes, and unlike a
+     * splat a resource's size is known before anything is allocated. */
+    uint64_t need;
+    if (!literal_size(p, ty, toff, &need))
         return false;
     /* MLIR's printer writes this key when it leaves a constant's data out
      * (--mlir-elide-resource-strings-if-larger); there is nothing to run. */
@@ -2058,13 +2095,16 @@ static bool dense_resource_literal(P *p, plumb_tensor **out, ir_type *ty)
                       "resource '%.*s': alignment %u (the blob's first four bytes) is not a power of two", (int)kn,
                       key, align);
     size_t nb = (nhex - 8) / 2;
-    if (nb != t->nbytes) {
+    if (nb != need) {
         char ts[256];
         type_str(ty, ts, sizeof ts);
         return err_at(p, koff, PLUMB_ERR_INVALID,
-                      "dense_resource<%.*s> : %s: the blob holds %zu bytes of data, the type needs %zu", (int)kn, key,
-                      ts, nb, t->nbytes);
+                      "dense_resource<%.*s> : %s: the blob holds %zu bytes of data, the type needs %llu", (int)kn, key,
+                      ts, nb, (unsigned long long)need);
     }
+    plumb_tensor *t;
+    if (!literal_tensor(p, ty, toff, &t))
+        return false;
     if (nb) {
         /* `"0x` + data + `"`: a raw literal for the shared decoder, whose
          * diagnostics then point into the blob (the copy is freed here). */

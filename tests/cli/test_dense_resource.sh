@@ -115,6 +115,20 @@ else
     fail "split chunks read their own blocks"
 fi
 
+# The block where the lookup must still find it: on the closing brace's
+# line (as the parser accepts it), after a comment and a location that hold
+# "{-#", and behind another dialect's strings holding "#-}" and an escaped
+# quote. Blob 01000000 02000000 (little-endian) = [1, 2].
+cat > "$tmp/w.mlir" <<'EOF'
+// a comment naming {-# is not the block
+func.func @main() {
+  %0 = stablehlo.constant dense_resource<k> : tensor<2xi32> loc("{-#")
+  check.expect_eq_const %0, dense<[1, 2]> : tensor<2xi32>
+  func.return
+} {-# dialect_resources: { other: { s: "#-}", t: "a\"b" }, builtin: { k: "0x040000000100000002000000" } } #-}
+EOF
+both_pass "a block after the closing brace, behind strings and comments that hold its delimiters" "$tmp/w.mlir"
+
 # refused PROGRAM_BODY_FILE DESC TEXT...: plumb verify fails naming TEXT.
 prog() {
     cat <<EOF

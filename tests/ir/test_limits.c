@@ -1,5 +1,6 @@
 /* Limits and scale of the text front end: a dense<...> literal is checked
- * against the caller's byte limit before its payload is allocated, a UTF-8
+ * against the caller's byte limit before its payload is allocated (a
+ * dense_resource also against its blob's size), a UTF-8
  * byte-order mark is skipped, function lookups stay O(1) (counted probes,
  * not timings), and ops whose state no pretty form can carry print in the
  * generic form so that formatting never changes the program. */
@@ -73,6 +74,48 @@ static void test_literal_limit_checked_before_allocation(void **state)
     assert_string_equal(d.file, "t.mlir");
     assert_non_null(strstr(d.msg, "2147483648"));
     assert_non_null(strstr(d.msg, "1048576"));
+    assert_true(largest < (1u << 20));
+}
+
+/* An allocator that refuses any request above 64 MiB (so that a test of
+ * a missing size check fails with an error instead of taking gigabytes of
+ * a shared machine) and records the largest request. */
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    if (nsize > ((size_t)64 << 20))
+        return NULL;
+    return tracking_alloc(ud, ptr, osize, nsize);
+}
+
+/* A dense_resource whose type declares 4 GiB (under the limit) but whose
+ * blob holds 4 bytes is refused for the size mismatch, naming both sizes
+ * (4 and 1073741824 * 4 = 4294967296), before the payload is allocated:
+ * the blob's size is known from the text, so a 200-byte file must not make
+ * the parser ask for gigabytes. */
+static void test_resource_size_checked_before_allocation(void **state)
+{
+    (void)state;
+    const char *src = "func.func @main() -> tensor<f32> {\n"
+                      "  %0 = stablehlo.constant dense_resource<k> : tensor<1073741824xf32>\n"
+                      "  %1 = stablehlo.constant dense<1.0> : tensor<f32>\n"
+                      "  return %1 : tensor<f32>\n"
+                      "}\n"
+                      "{-#\n"
+                      "  dialect_resources: { builtin: { k: \"0x0400000001000000\" } }\n"
+                      "#-}\n";
+    plumb_alloc_fn old_fn;
+    void *old_ud;
+    plumb_get_allocator(&old_fn, &old_ud);
+    largest = 0;
+    plumb_set_allocator(capped_alloc, NULL);
+    plumb_diag d;
+    ir_module *m = parse_opts(src, (uint64_t)1 << 40, &d);
+    plumb_set_allocator(old_fn, old_ud);
+    assert_null(m);
+    assert_int_equal(d.code, PLUMB_ERR_INVALID);
+    assert_int_equal(d.loc.line, 2);
+    assert_int_equal(d.loc.col, 42);   /* the key k */
+    assert_non_null(strstr(d.msg, "the blob holds 4 bytes of data, the type needs 4294967296"));
     assert_true(largest < (1u << 20));
 }
 
@@ -289,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_literal_limit_checked_before_allocation),
         cmocka_unit_test(test_literal_limit_boundary_and_env),
+        cmocka_unit_test(test_resource_size_checked_before_allocation),
         cmocka_unit_test(test_byte_order_mark),
         cmocka_unit_test(test_function_lookup_is_linear),
         cmocka_unit_test(test_duplicate_function_names),
