@@ -215,6 +215,24 @@ X8I __m256 x8_erf(__m256 x, __m256 *bad)
         for (int j = 5; j >= 0; j--)
             q = _mm256_fmadd_ps(q, z, x8_set(rt_erf_q[j]));
         r = _mm256_fmadd_ps(a, q, a);
+    } else if (!x8_any(_mm256_cmp_ps(a, x8_set(RT_ERF_B1), _CMP_GE_OQ))) {
+        /* every lane in piece 0 or 1 (|x| < 1.5, gelu's usual erf operands):
+         * each step's coefficient by a blend of the two pieces' broadcast
+         * constants instead of a vpermps (as rt_x16_erf; same values, same
+         * bits) */
+#define X8_ERF_BL(k) _mm256_blendv_ps(x8_set(rt_erf_tail[k][0]), x8_set(rt_erf_tail[k][1]), big)
+        __m256 v = _mm256_blendv_ps(z, _mm256_sub_ps(a, x8_set(rt_erf_tail[0][1])), big);
+        __m256 e = X8_ERF_BL(9);
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(8));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(7));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(6));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(5));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(4));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(3));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(2));
+        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(1));
+#undef X8_ERF_BL
+        r = _mm256_blendv_ps(_mm256_fmadd_ps(a, e, a), _mm256_sub_ps(x8_set(1.0f), e), big);
     } else {
         /* one chain with each lane's own piece (math_erf.h): the piece
          * index 0..4 is minus the sum of the all-ones compares */

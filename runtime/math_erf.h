@@ -1,7 +1,10 @@
 /* f32 erf in f32 arithmetic, the same IEEE operations at every level: the
  * tables and the one-lane form (the portable level), which the 16-lane
  * (math_x16.h, rt_x16_erf) and 8-lane (math_avx2.c, x8_erf) versions
- * repeat operation for operation, so all three give the same bits.
+ * repeat operation for operation, so all three give the same bits. (The
+ * vector forms fetch a lane's coefficients by a permute of the table rows
+ * below, or, when every lane lies in pieces 0 and 1, by a blend of those
+ * two pieces' constants: the same values either way.)
  *
  * With a = min(|x|, 4) and the sign of x put back at the end (erf is odd;
  * erf(+-0) = +-0 falls out):

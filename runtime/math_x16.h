@@ -291,6 +291,27 @@ X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
         for (int j = 5; j >= 0; j--)
             q = _mm512_fmadd_ps(q, z, x16_set(rt_erf_q[j]));
         r = _mm512_fmadd_ps(a, q, a);
+    } else if (!_mm512_cmp_ps_mask(a, x16_set(RT_ERF_B1), _CMP_GE_OQ)) {
+        /* every lane in piece 0 or 1 (|x| < 1.5: gelu's erf operand x/sqrt 2
+         * for |x| < 2.12, most vectors of N(0,1) data): the same chain with
+         * each step's coefficient picked by a masked blend of the two
+         * pieces' broadcast constants instead of a vpermps from the table.
+         * Same operations on the same values, so the same bits; the
+         * permutes were half of erf's cost (issue 17, in-cache
+         * 0.258 -> 0.195 ns/element on |x| < 1.41, docs/runtime-math.md) */
+#define X16_ERF_BL(k) _mm512_mask_blend_ps(big, x16_set(rt_erf_tail[k][0]), x16_set(rt_erf_tail[k][1]))
+        __m512 v = _mm512_mask_sub_ps(z, big, a, x16_set(rt_erf_tail[0][1]));
+        __m512 e = X16_ERF_BL(9);
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(8));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(7));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(6));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(5));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(4));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(3));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(2));
+        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(1));
+#undef X16_ERF_BL
+        r = _mm512_mask_sub_ps(_mm512_fmadd_ps(a, e, a), big, x16_set(1.0f), e);
     } else {
         /* one chain on every lane with its own piece's coefficients
          * (math_erf.h): the piece index 0..4 counts the boundaries a
