@@ -220,17 +220,24 @@ X8I __m256 x8_erf(__m256 x, __m256 *bad)
          * each step's coefficient by a blend of the two pieces' broadcast
          * constants instead of a vpermps (as rt_x16_erf; same values, same
          * bits) */
+/* erf's degree-9 Horner chain in v, its coefficients from C(k) (a blend
+ * of two pieces' constants or a per-lane table row): one text for both
+ * branches, so they run the same operations in the same order */
+#define X8_ERF_CHAIN(e, v, C) do { \
+        e = C(9); \
+        e = _mm256_fmadd_ps(e, v, C(8)); \
+        e = _mm256_fmadd_ps(e, v, C(7)); \
+        e = _mm256_fmadd_ps(e, v, C(6)); \
+        e = _mm256_fmadd_ps(e, v, C(5)); \
+        e = _mm256_fmadd_ps(e, v, C(4)); \
+        e = _mm256_fmadd_ps(e, v, C(3)); \
+        e = _mm256_fmadd_ps(e, v, C(2)); \
+        e = _mm256_fmadd_ps(e, v, C(1)); \
+    } while (0)
 #define X8_ERF_BL(k) _mm256_blendv_ps(x8_set(rt_erf_tail[k][0]), x8_set(rt_erf_tail[k][1]), big)
         __m256 v = _mm256_blendv_ps(z, _mm256_sub_ps(a, x8_set(rt_erf_tail[0][1])), big);
-        __m256 e = X8_ERF_BL(9);
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(8));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(7));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(6));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(5));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(4));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(3));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(2));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_BL(1));
+        __m256 e;
+        X8_ERF_CHAIN(e, v, X8_ERF_BL);
 #undef X8_ERF_BL
         r = _mm256_blendv_ps(_mm256_fmadd_ps(a, e, a), _mm256_sub_ps(x8_set(1.0f), e), big);
     } else {
@@ -245,16 +252,10 @@ X8I __m256 x8_erf(__m256 x, __m256 *bad)
                                  _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B3), _CMP_GE_OQ)))));
 #define X8_ERF_ROW(k) _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[k]), i)
         __m256 v = _mm256_blendv_ps(z, _mm256_sub_ps(a, X8_ERF_ROW(0)), big);
-        __m256 e = X8_ERF_ROW(9);
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(8));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(7));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(6));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(5));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(4));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(3));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(2));
-        e = _mm256_fmadd_ps(e, v, X8_ERF_ROW(1));
+        __m256 e;
+        X8_ERF_CHAIN(e, v, X8_ERF_ROW);
 #undef X8_ERF_ROW
+#undef X8_ERF_CHAIN
         r = _mm256_blendv_ps(_mm256_fmadd_ps(a, e, a), _mm256_sub_ps(x8_set(1.0f), e), big);
     }
     return _mm256_or_ps(r, _mm256_and_ps(x, x8_set(-0.0f)));

@@ -299,17 +299,24 @@ X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
          * Same operations on the same values, so the same bits; the
          * permutes were half of erf's cost (issue 17, in-cache
          * 0.258 -> 0.195 ns/element on |x| < 1.41, docs/runtime-math.md) */
+/* erf's degree-9 Horner chain in v, its coefficients from C(k) (a blend
+ * of two pieces' constants or a per-lane table row): one text for both
+ * branches, so they run the same operations in the same order */
+#define X16_ERF_CHAIN(e, v, C) do { \
+        e = C(9); \
+        e = _mm512_fmadd_ps(e, v, C(8)); \
+        e = _mm512_fmadd_ps(e, v, C(7)); \
+        e = _mm512_fmadd_ps(e, v, C(6)); \
+        e = _mm512_fmadd_ps(e, v, C(5)); \
+        e = _mm512_fmadd_ps(e, v, C(4)); \
+        e = _mm512_fmadd_ps(e, v, C(3)); \
+        e = _mm512_fmadd_ps(e, v, C(2)); \
+        e = _mm512_fmadd_ps(e, v, C(1)); \
+    } while (0)
 #define X16_ERF_BL(k) _mm512_mask_blend_ps(big, x16_set(rt_erf_tail[k][0]), x16_set(rt_erf_tail[k][1]))
         __m512 v = _mm512_mask_sub_ps(z, big, a, x16_set(rt_erf_tail[0][1]));
-        __m512 e = X16_ERF_BL(9);
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(8));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(7));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(6));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(5));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(4));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(3));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(2));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_BL(1));
+        __m512 e;
+        X16_ERF_CHAIN(e, v, X16_ERF_BL);
 #undef X16_ERF_BL
         r = _mm512_mask_sub_ps(_mm512_fmadd_ps(a, e, a), big, x16_set(1.0f), e);
     } else {
@@ -325,16 +332,10 @@ X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
 #define X16_ERF_ROW(k) _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[k]))
         __m512 v = _mm512_mask_sub_ps(z, big, a, X16_ERF_ROW(0));
         /* written out: the loop form was left rolled by gcc, reloading a row per step */
-        __m512 e = X16_ERF_ROW(9);
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(8));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(7));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(6));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(5));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(4));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(3));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(2));
-        e = _mm512_fmadd_ps(e, v, X16_ERF_ROW(1));
+        __m512 e;
+        X16_ERF_CHAIN(e, v, X16_ERF_ROW);
 #undef X16_ERF_ROW
+#undef X16_ERF_CHAIN
         r = _mm512_mask_sub_ps(_mm512_fmadd_ps(a, e, a), big, x16_set(1.0f), e);
     }
     /* r | (x & sign) */
