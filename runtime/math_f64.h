@@ -325,6 +325,18 @@ TI bool N(pow_any)(vl m);
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
  * 2^-57.2 relative (docs/runtime-math.md), |*u| < 2^-6 |*th|. */
+/* e^r - 1 on exp's reduced argument (|r| <= 0.005417): r + r^2 (1/2 +
+ * r/6 + r^2/24 + r^3/120 + r^4/720), Horner; the omitted r^7/5040 is
+ * below 2^-65. Shared by exp's parts and tanh's table path. */
+TI vd N(d_exp_r_m1)(vd r)
+{
+    vd q = r * (1.0 / 720) + 1.0 / 120;
+    q = q * r + 1.0 / 24;
+    q = q * r + 1.0 / 6;
+    q = q * r + 0.5;
+    return r + (r * r) * q;
+}
+
 TI void N(d_exp_parts)(vd x, vd *th_out, vd *u_out, vl *k_out)
 {
     vd t = x * EXP64_INV + 0x1.8p52;   /* N in the low bits (|N| < 2^51) */
@@ -334,13 +346,7 @@ TI void N(d_exp_parts)(vd x, vd *th_out, vd *u_out, vl *k_out)
     /* x - N L1 is exact: both are multiples of 2^-59 (or N = 0), the
      * difference is below 2^-7.4 */
     vd r = (x - nd * EXP64_L1) - nd * EXP64_L2;
-    /* e^r - 1 = r + r^2 (1/2 + r/6 + r^2/24 + r^3/120 + r^4/720): |r| <=
-     * 0.005417, the omitted r^7/5040 < 2^-65 */
-    vd q = r * (1.0 / 720) + 1.0 / 120;
-    q = q * r + 1.0 / 24;
-    q = q * r + 1.0 / 6;
-    q = q * r + 0.5;
-    vd p = r + (r * r) * q;
+    vd p = N(d_exp_r_m1)(r);   /* e^r - 1 */
     vd th, tl;
     N(pow_exp_pairs)(j, &th, &tl);   /* lane by lane, GCC inserted each value through memory */
     *th_out = th;
@@ -748,11 +754,7 @@ TI vd N(d_tanh)(vd x, vl *bad)
     vd nd = sh - 0x1.8p52;
     vl ni = (vl)sh - (vl)((vd){0} + 0x1.8p52);
     vd r = (t - nd * EXP64_L1) - nd * EXP64_L2;   /* t - N L1 exact, as in d_exp_parts */
-    vd pq = r * (1.0 / 720) + 1.0 / 120;
-    pq = pq * r + 1.0 / 24;
-    pq = pq * r + 1.0 / 6;
-    pq = pq * r + 0.5;
-    vd p = r + (r * r) * pq;
+    vd p = N(d_exp_r_m1)(r);
     vd th, tl;
     N(pow_exp_pairs)(ni & 63, &th, &tl);
     vd p2 = N(d_pow2)(ni >> 6);
