@@ -53,12 +53,17 @@ const char *plumb_op_short_name(plumb_opcode op)
  * `check.eq %x, dense<...>` and `check.almost_eq %x, dense<...>`: the
  * same operand, constant and form as check.expect_eq_const and
  * check.expect_almost_eq_const, which the dialect later renamed them to.
+ * One generation of StableHLO's math tests (stablehlo/tests/math/
+ * log1p_complex64.mlir at openxla/stablehlo 27f35fc) writes the op under
+ * test as "chlo.log1p"; later generations of the same file write
+ * stablehlo.log_plus_one on the same samples, so it is that op.
  * The canonical printer writes the table's name. */
 static const struct {
     const char *name;
     plumb_opcode op;
 } op_aliases[] = {
     {"stablehlo.square", PLUMB_OP_SQUARE},
+    {"chlo.log1p", PLUMB_OP_LOG_PLUS_ONE},
     {"check.eq", PLUMB_OP_EXPECT_EQ_CONST},
     {"check.almost_eq", PLUMB_OP_EXPECT_ALMOST_EQ_CONST},
 };

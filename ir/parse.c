@@ -3538,6 +3538,151 @@ static bool legacy_check_eq(P *p, opb *ob, ir_block *blk, def_name *defs, uint32
     return finish_op(p, &cb, blk, defs, n_defs, cst);
 }
 
+/* One op of is_close_check's reading, appended to blk; its result, or NULL
+ * (out of memory, reported). */
+static ir_value *is_close_step(P *p, ir_block *blk, plumb_opcode code, ir_value *x, ir_value *y, const ir_type *t,
+                               ir_cmp_dir dir, plumb_loc loc)
+{
+    ir_value *ins[2] = {x, y};
+    ir_op *op = ir_op_new(p->m, code, ins, y ? 2 : 1, t, 1);
+    if (!op) {
+        nomem(p);
+        return NULL;
+    }
+    attrs_default(&op->a);
+    if (code == PLUMB_OP_COMPARE)
+        op->a.cmp_dir = dir;
+    op->loc = loc;
+    ir_block_append(blk, op);
+    return op->results[0];
+}
+
+/* check.expect_is_close %actual, %expected, %abs_error, %samples : T, T, E, S
+ * (generic: "check.expect_is_close"(...) : (T, T, E, S) -> ()): the check
+ * of one generation of StableHLO's math tests (stablehlo/tests/math/
+ * asin_*.mlir at openxla/stablehlo 22a1351, written by its
+ * generate_tests.py). Each element of actual must lie within abs_error of
+ * expected; generate_tests.py computes abs_error as atol * scale + rtol *
+ * |expected| and sets it to 0 where expected is not finite, so there only
+ * the value itself (an equal infinity, or a NaN for a NaN) passes. samples,
+ * the op's input, serves upstream's report only. plumb has no op of its
+ * own for this check: it reads it as the ops that decide it, per element
+ *   ok = |actual - expected| <= abs_error  or  actual == expected
+ *        or  (actual != actual and expected != expected)
+ * (|.| the modulus for complex elements, abs_error of the component type),
+ * followed by check.expect_eq_const(ok, true), all at this op's position,
+ * so a failing element is counted and reported at its index like any
+ * check's (docs/format.md, "check.expect_is_close"). */
+static bool is_close_check(P *p, ir_block *blk, size_t off, bool generic_form, uint32_t n_defs, ir_op **last)
+{
+    static const char nm[] = "check.expect_is_close";
+    if (n_defs)
+        return err_at(p, off, PLUMB_ERR_PARSE, "'%s' has no results, but %u value%s defined", nm, n_defs,
+                      n_defs == 1 ? " is" : "s are");
+    opb ob;
+    memset(&ob, 0, sizeof ob);
+    attrs_default(&ob.a);
+    ob.code = PLUMB_OP_EXPECT_EQ_CONST;
+    ob.off = off;
+    if (generic_form) {
+        if (!expect(p, '(') || !parse_operand_list(p, &ob, ')'))
+            return false;
+        if (!opt_attr_dict(p, &ob) || !expect(p, ':') || !sig_functional(p, &ob))
+            return false;
+        if (ob.n_rt)
+            return err_at(p, ob.ot_off, PLUMB_ERR_PARSE, "'%s' has no results, but its signature declares %u", nm, ob.n_rt);
+    } else {
+        do {
+            if (!add_operand(p, &ob))
+                return false;
+        } while (eat(p, ','));
+        if (!opt_attr_dict(p, &ob) || !expect(p, ':'))
+            return false;
+        ws(p);
+        ob.ot_off = p->pos;
+        if (!parse_types(p, &ob.ot, &ob.n_ot, false))
+            return false;
+    }
+    if (ob.n_ops != 4)
+        return err_at(p, off, PLUMB_ERR_PARSE, "'%s' takes 4 operands (actual, expected, abs_error, samples), found %u", nm,
+                      ob.n_ops);
+    if (ob.n_ot != 4)
+        return err_at(p, ob.ot_off, PLUMB_ERR_PARSE, "'%s' has 4 operands but its signature lists %u type%s", nm, ob.n_ot,
+                      ob.n_ot == 1 ? "" : "s");
+    for (uint32_t i = 0; i < 4; i++)
+        if (!ir_type_equal(&ob.ops[i]->type, &ob.ot[i])) {
+            char want[256], got[256];
+            type_str(&ob.ot[i], want, sizeof want);
+            type_str(&ob.ops[i]->type, got, sizeof got);
+            return err_at(p, ob.op_offs[i], PLUMB_ERR_PARSE, "operand %u of '%s' has type %s but the signature says %s", i, nm,
+                          got, want);
+        }
+    const ir_type *ta = &ob.ops[0]->type, *te = &ob.ops[2]->type, *ts = &ob.ops[3]->type;
+    plumb_dtype dt = ta->dtype;
+    bool cplx = plumb_dtype_is_complex(dt);
+    if (ta->tuple || !(plumb_dtype_is_float(dt) || cplx))
+        return err_at(p, ob.op_offs[0], PLUMB_ERR_PARSE, "operand 0 (actual) of '%s' needs a floating-point or complex element type",
+                      nm);
+    if (!ir_type_equal(ta, &ob.ops[1]->type))
+        return err_at(p, ob.op_offs[1], PLUMB_ERR_PARSE, "operand 1 (expected) of '%s' needs the type of operand 0 (actual)", nm);
+    for (uint32_t d = 0; d < ta->rank; d++)
+        if (ta->dims[d] < 0)
+            return err_at(p, ob.op_offs[0], PLUMB_ERR_PARSE, "operand 0 (actual) of '%s' needs a static shape", nm);
+    ir_type rt = *ta;   /* |actual - expected| and abs_error: the component type */
+    rt.dtype = cplx ? plumb_dtype_component(dt) : dt;
+    if (!ir_type_equal(te, &rt)) {
+        char want[256];
+        type_str(&rt, want, sizeof want);
+        return err_at(p, ob.op_offs[2], PLUMB_ERR_PARSE, "operand 2 (abs_error) of '%s' needs type %s", nm, want);
+    }
+    bool same_shape = !ts->tuple && ts->rank == ta->rank;
+    for (uint32_t d = 0; same_shape && d < ta->rank; d++)
+        same_shape = ts->dims[d] == ta->dims[d];
+    if (!same_shape)
+        return err_at(p, ob.op_offs[3], PLUMB_ERR_PARSE, "operand 3 (samples) of '%s' needs the shape of operand 0 (actual)", nm);
+    ir_type bt = *ta;
+    bt.dtype = PLUMB_I1;
+    ir_value *a = ob.ops[0], *e = ob.ops[1];
+    plumb_loc loc = loc_at(p, off);
+    ir_value *diff, *ad, *within, *eq, *na, *ne, *both, *ok;
+    if (!(diff = is_close_step(p, blk, PLUMB_OP_SUBTRACT, a, e, ta, IR_CMP_EQ, loc)) ||
+        !(ad = is_close_step(p, blk, PLUMB_OP_ABS, diff, NULL, &rt, IR_CMP_EQ, loc)) ||
+        !(within = is_close_step(p, blk, PLUMB_OP_COMPARE, ad, ob.ops[2], &bt, IR_CMP_LE, loc)) ||
+        !(eq = is_close_step(p, blk, PLUMB_OP_COMPARE, a, e, &bt, IR_CMP_EQ, loc)) ||
+        !(na = is_close_step(p, blk, PLUMB_OP_COMPARE, a, a, &bt, IR_CMP_NE, loc)) ||
+        !(ne = is_close_step(p, blk, PLUMB_OP_COMPARE, e, e, &bt, IR_CMP_NE, loc)) ||
+        !(both = is_close_step(p, blk, PLUMB_OP_AND, na, ne, &bt, IR_CMP_EQ, loc)) ||
+        !(ok = is_close_step(p, blk, PLUMB_OP_OR, within, eq, &bt, IR_CMP_EQ, loc)) ||
+        !(ok = is_close_step(p, blk, PLUMB_OP_OR, ok, both, &bt, IR_CMP_EQ, loc)))
+        return false;
+    int64_t n = 1;
+    for (uint32_t d = 0; d < bt.rank; d++)
+        n *= bt.dims[d];
+    plumb_tensor *t = plumb_arena_alloc(p->m->arena, sizeof *t);
+    unsigned char *ones = plumb_arena_alloc(p->m->arena, n ? (size_t)n : 1);
+    if (!t || !ones)
+        return nomem(p);
+    memset(t, 0, sizeof *t);
+    memset(ones, 1, n ? (size_t)n : 1);
+    t->dtype = PLUMB_I1;
+    t->rank = bt.rank;
+    for (uint32_t d = 0; d < bt.rank; d++)
+        t->dims[d] = bt.dims[d];
+    t->nbytes = (size_t)n;
+    t->data = ones;
+    t->owned = false;
+    ir_op *chk = ir_op_new(p->m, PLUMB_OP_EXPECT_EQ_CONST, &ok, 1, NULL, 0);
+    if (!chk)
+        return nomem(p);
+    chk->a = ob.a;
+    chk->a.value = t;
+    ir_attrs_note_splat(&chk->a);
+    chk->loc = loc;
+    ir_block_append(blk, chk);
+    *last = chk;
+    return true;
+}
+
 static bool custom_call(P *p, opb *ob)
 {
     ws(p);
@@ -4132,6 +4277,13 @@ static bool parse_stmt(P *p, ir_block *blk)
         p->pos++;
         if (n == 21 && memcmp(s, "stablehlo.custom_call", 21) == 0) {
             ok = generic_custom_call(p, &ob);
+        } else if (n == 21 && memcmp(s, "check.expect_is_close", 21) == 0) {
+            ir_op *last;
+            lnode *dl;
+            if (!is_close_check(p, blk, ob.off, true, total, &last) || !opt_loc(p, &dl))
+                return false;
+            p->stmt_off = outer_stmt;
+            return want_loc(p, &last->dloc, dl);
         } else {
             if (!plumb_op_lookup(s, n, &ob.code))
                 return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in plumb's op set",
@@ -4145,6 +4297,13 @@ static bool parse_stmt(P *p, ir_block *blk)
             return expected(p, "an op");
         if ((n == 21 && memcmp(s, "stablehlo.custom_call", 21) == 0) || (n == 11 && memcmp(s, "custom_call", 11) == 0)) {
             ok = custom_call(p, &ob);
+        } else if (n == 21 && memcmp(s, "check.expect_is_close", 21) == 0) {
+            ir_op *last;
+            lnode *dl;
+            if (!is_close_check(p, blk, ob.off, false, total, &last) || !opt_loc(p, &dl))
+                return false;
+            p->stmt_off = outer_stmt;
+            return want_loc(p, &last->dloc, dl);
         } else {
             if (!plumb_op_lookup(s, n, &ob.code))
                 return err_at(p, ob.off, PLUMB_ERR_UNSUPPORTED, "unsupported: op '%.*s' is not in plumb's op set", (int)(n > 80 ? 80 : n), s);
