@@ -197,68 +197,35 @@ X8I __m256 x8_tanh(__m256 x, __m256 *bad)
 
 /* erf in f32 (math_erf.h has the method and its error analysis): the
  * operations of rt_erf_f32_lane in the same order, so the same bits as the
- * portable and AVX-512 levels; the piece's coefficients by one vpermps
- * from the first 8 floats of each table row. Flags NaN and subnormal
- * inputs; every other result is normal or a zero of x's sign. */
+ * portable and AVX-512 levels. A coefficient is two vpermps (the 8-float
+ * halves of its 16-float table row, indexed by the piece's low 3 bits)
+ * and a blendv on bit 3 of the piece. Flags NaN and subnormal inputs;
+ * every other result is normal or a zero of x's sign. */
 X8I __m256 x8_erf(__m256 x, __m256 *bad)
 {
+    __m256 sgn = _mm256_and_ps(x, x8_set(-0.0f));
     __m256 a = _mm256_andnot_ps(x8_set(-0.0f), x);
     *bad = _mm256_and_ps(_mm256_cmp_ps(a, x8_set(0x1p-126f), _CMP_NGE_UQ),
                          _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_UQ));
-    a = _mm256_min_ps(a, x8_set(RT_ERF_CLAMP));   /* NaN lanes: 4, flagged */
-    __m256 z = _mm256_mul_ps(a, a);
-    __m256 big = _mm256_cmp_ps(a, x8_set(RT_ERF_SPLIT), _CMP_GE_OQ);
-    __m256 r;
-    if (!x8_any(big)) {
-        /* every lane in the Q piece: its chain alone (the table's lane 0) */
-        __m256 q = x8_set(rt_erf_q[6]);
-        for (int j = 5; j >= 0; j--)
-            q = _mm256_fmadd_ps(q, z, x8_set(rt_erf_q[j]));
-        r = _mm256_fmadd_ps(a, q, a);
-    } else if (!x8_any(_mm256_cmp_ps(a, x8_set(RT_ERF_B1), _CMP_GE_OQ))) {
-        /* every lane in piece 0 or 1 (|x| < 1.5, gelu's usual erf operands):
-         * each step's coefficient by a blend of the two pieces' broadcast
-         * constants instead of a vpermps (as rt_x16_erf; same values, same
-         * bits) */
-/* erf's degree-9 Horner chain in v, its coefficients from C(k) (a blend
- * of two pieces' constants or a per-lane table row): one text for both
- * branches, so they run the same operations in the same order */
-#define X8_ERF_CHAIN(e, v, C) do { \
-        e = C(9); \
-        e = _mm256_fmadd_ps(e, v, C(8)); \
-        e = _mm256_fmadd_ps(e, v, C(7)); \
-        e = _mm256_fmadd_ps(e, v, C(6)); \
-        e = _mm256_fmadd_ps(e, v, C(5)); \
-        e = _mm256_fmadd_ps(e, v, C(4)); \
-        e = _mm256_fmadd_ps(e, v, C(3)); \
-        e = _mm256_fmadd_ps(e, v, C(2)); \
-        e = _mm256_fmadd_ps(e, v, C(1)); \
-    } while (0)
-#define X8_ERF_BL(k) _mm256_blendv_ps(x8_set(rt_erf_tail[k][0]), x8_set(rt_erf_tail[k][1]), big)
-        __m256 v = _mm256_blendv_ps(z, _mm256_sub_ps(a, x8_set(rt_erf_tail[0][1])), big);
-        __m256 e;
-        X8_ERF_CHAIN(e, v, X8_ERF_BL);
-#undef X8_ERF_BL
-        r = _mm256_blendv_ps(_mm256_fmadd_ps(a, e, a), _mm256_sub_ps(x8_set(1.0f), e), big);
-    } else {
-        /* one chain with each lane's own piece (math_erf.h): the piece
-         * index 0..4 is minus the sum of the all-ones compares */
-        __m256i i = _mm256_sub_epi32(
-            _mm256_setzero_si256(),
-            _mm256_add_epi32(
-                _mm256_add_epi32(_mm256_castps_si256(big),
-                                 _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B1), _CMP_GE_OQ))),
-                _mm256_add_epi32(_mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B2), _CMP_GE_OQ)),
-                                 _mm256_castps_si256(_mm256_cmp_ps(a, x8_set(RT_ERF_B3), _CMP_GE_OQ)))));
-#define X8_ERF_ROW(k) _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tail[k]), i)
-        __m256 v = _mm256_blendv_ps(z, _mm256_sub_ps(a, X8_ERF_ROW(0)), big);
-        __m256 e;
-        X8_ERF_CHAIN(e, v, X8_ERF_ROW);
+    a = _mm256_min_ps(a, x8_set(RT_ERF_CLAMP));   /* NaN lanes: the clamp, flagged */
+    __m256 t = _mm256_mul_ps(a, x8_set(RT_ERF_SCALE));
+    /* t - floor(t), exact: the lane form's t - k */
+    __m256 u = _mm256_sub_ps(t, _mm256_round_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+    __m256i k = _mm256_cvttps_epi32(t);
+    __m256 hi = _mm256_castsi256_ps(_mm256_slli_epi32(k, 28));   /* bit 3 of k in the sign */
+#define X8_ERF_ROW(j) _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tab[j]), k), \
+                                       _mm256_permutevar8x32_ps(_mm256_load_ps(rt_erf_tab[j] + 8), k), hi)
+    __m256 e = X8_ERF_ROW(5);
+    e = _mm256_fmadd_ps(e, u, X8_ERF_ROW(4));
+    e = _mm256_fmadd_ps(e, u, X8_ERF_ROW(3));
+    e = _mm256_fmadd_ps(e, u, X8_ERF_ROW(2));
+    e = _mm256_fmadd_ps(e, u, X8_ERF_ROW(1));
+    e = _mm256_fmadd_ps(e, u, X8_ERF_ROW(0));
 #undef X8_ERF_ROW
-#undef X8_ERF_CHAIN
-        r = _mm256_blendv_ps(_mm256_fmadd_ps(a, e, a), _mm256_sub_ps(x8_set(1.0f), e), big);
-    }
-    return _mm256_or_ps(r, _mm256_and_ps(x, x8_set(-0.0f)));
+    /* A = min(|x|, 1) with the sign of x: fma(e, A, A) is a + a Q or 1 - E
+     * with the sign */
+    __m256 A = _mm256_or_ps(_mm256_min_ps(a, x8_set(1.0f)), sgn);
+    return _mm256_fmadd_ps(e, A, A);
 }
 
 /* One block of 8: the fast value where it is safe, else the exact path's

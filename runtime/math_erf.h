@@ -1,44 +1,52 @@
 /* f32 erf in f32 arithmetic, the same IEEE operations at every level: the
- * tables and the one-lane form (the portable level), which the 16-lane
+ * table and the one-lane form (the portable level), which the 16-lane
  * (math_x16.h, rt_x16_erf) and 8-lane (math_avx2.c, x8_erf) versions
  * repeat operation for operation, so all three give the same bits. (The
  * vector forms fetch a lane's coefficients by a permute of the table rows
- * below, or, when every lane lies in pieces 0 and 1, by a blend of those
- * two pieces' constants: the same values either way.)
+ * below: the same values.)
  *
- * With a = min(|x|, 4) and the sign of x put back at the end (erf is odd;
- * erf(+-0) = +-0 falls out):
+ * With a = min(|x|, 4^-) (4^- = 0x1.fffffep1, the largest float below 4),
+ * t = 4a, the piece k = floor(t) in 0..15 (a in [k/4, (k+1)/4)) and the
+ * variable u = t - k in [0, 1): t is exact (a power of 2 times a; a is
+ * normal or 0, t < 16), and so is u (k <= t < k + 1, both multiples of
+ * t's ULP: no rounding). Each piece is a degree-5 polynomial P_k(u),
+ * evaluated by Horner (fma per step), and the result is
  *
- * a < 0.875: erf a = a + a Q(z), z = a^2, Q(z) = erf(a)/a - 1 in [-0.105,
- * 0.129], Q of degree 6 (Horner, fma per step), the result fma(a, Q, a)
- * rounded once. The product a Q is small against a (|Q| <= 0.129), so the
- * roundings inside Q (z's, each Horner step's) reach the result damped by
- * |Q| and z: the last Horner step's rounding is <= 2^-28 a, the ones
- * before it <= 2^-26 z a, the approximation error 2^-29.9 a.
+ *     fma(P, A, A),   A = min(|x|, 1) with the sign of x
  *
- * a >= 0.875: erf a = 1 - E, E a degree-8 polynomial in s = a - m_i
- * approximating erfc a on four pieces [0.875, 1.5), [1.5, 2.25), [2.25,
- * 3), [3, 4] with midpoints m_i = 1.1875, 1.875, 2.625, 3.5: s is exact
- * (Sterbenz: m_i / 2 <= a <= 2 m_i), and erfc a <= 0.2167 here, so an
- * absolute error of E is an absolute error of the result, which lies in
- * [0.78, 1) where one ULP is 2^-24: E's approximation errors are 2^-28.7,
- * 2^-31.3, 2^-33.3, 2^-32.9 (each piece), its Horner roundings a few
- * 2^-27 at most (E < 0.22). Every |x| >= 3.92 gives 1 (erfc < 2^-25), and
- * a clamped at 4 keeps that for infinities.
+ * which is one rounding of both forms of the method:
  *
- * Coefficients: weighted least squares on 600 Chebyshev nodes in long
- * double against erfl/erfcl, then fixed to f32 one at a time from the
- * constant term up with the rest refitted (a throwaway program; the
- * errors above are its maxima on 20,001 points of each interval).
+ * pieces 0..3 (a < 1, A = +-a): P approximates Q = erf(a)/a - 1 in
+ * [-0.16, 0.129], so the result is a + a Q rounded once. a Q is small
+ * against a, so Q's own errors reach the result damped by |Q|: P's last
+ * Horner step rounds by <= 2^-27 |a|, the approximation error of each
+ * piece is below 2^-27.
  *
- * Measured: a throwaway program running this lane form on every f32 a
- * in [2^-126, 4.5] against glibc's erfl (long double) found the result at
- * most 0.81 ULP from the exact value (at a = 0x1.bb8d7ap-1 = 0.866, the
- * top of the first piece), so never more than 1 ULP from the correctly
- * rounded result, the op table's bound. `nice build/erf/tools/ulp_sweep
- * --op chlo.erf --isa avx512 --threads 2` (all 2^32 inputs against the
- * reference's correctly rounded erf): worst 1 ULP, 29,250,586 inputs at
- * 1 ULP, 0 over the bound, 0 special-value mismatches.
+ * pieces 4..15 (a >= 1, A = +-1): P approximates -erfc a (the table holds
+ * -E), so the result is RN(1 - E) (the product by 1 exact), with sign:
+ * erfc a <= 0.158 here, so an absolute error of E is an absolute error of
+ * the result, which lies in [0.84, 1) where one ULP is 2^-24; E's Horner
+ * roundings are below 2^-27. Every |x| >= 3.92 gives +-1 (erfc < 2^-25),
+ * and the clamp at 4^- (piece 15) keeps that up to infinity.
+ *
+ * The sign needs no separate step: A carries it and erf is odd
+ * (erf(+-0) = fma(P, +-0, +-0) = +-0).
+ *
+ * Coefficients (tools/gen_erf_coeffs.c, `gen_erf_coeffs table 4 5 1`):
+ * weighted least squares on 600 Chebyshev nodes per piece in long double
+ * against erfl/erfcl (Q: relative weight a/erf(a); E: absolute), then
+ * fixed to f32 one at a time from the constant term up with the rest
+ * refitted.
+ *
+ * Measured (the proof): `gen_erf_coeffs sweep` runs rt_erf_f32_lane below
+ * on every f32 a from 2^-126 to +inf against glibc's erfl (64-bit
+ * significand): at most 0.703 ULP from the exact value (at a =
+ * 0x1.f7ca58p-1, piece 3), 0 results more than 1 ULP from the correctly
+ * rounded one (the op table's bound); erf is odd and the form works on |x|
+ * and puts the sign back exactly, so the negative half is the mirror
+ * image. (The previous table, pieces of 0.875-0.75 at degrees 6 and 8:
+ * 0.809 ULP; per piece now: 0.663, 0.597, 0.574, 0.703, 0.676, 0.613,
+ * then falling to 0.500.)
  *
  * Flagged for the exact path (math_impl.h's dv_erf, rounded once): NaN
  * and subnormal inputs, whose subnormal results the contract wants
@@ -50,65 +58,61 @@
 
 #include <math.h>
 
-#define RT_ERF_SPLIT 0.875f   /* below: the Q form; above: 1 - E */
-#define RT_ERF_CLAMP 4.0f
+#define RT_ERF_CLAMP 0x1.fffffep1f   /* the largest float below 4: t = 4a < 16, piece <= 15 */
+#define RT_ERF_SCALE 4.0f            /* pieces per unit of a */
+#define RT_ERF_DEG 5
 
-/* Q(z) = erf(a)/a - 1, z = a^2 in [0, 0.766]: coefficients of z^0 .. z^6
- * (lane 0 of rt_erf_tail below; the vector forms use this copy when no lane
- * of a vector leaves the Q piece) */
-static const float rt_erf_q[7] __attribute__((unused)) = {
-    0x1.06eba8p-3f, -0x1.812742p-2f, 0x1.ce2dfep-4f, -0x1.b80f9p-6f,
-    0x1.54deeep-8f, -0x1.ab694ap-11f, 0x1.61bc42p-14f,
+/* Row j: the coefficient of u^j of each piece's polynomial, pieces 0..15
+ * (a in [k/4, (k+1)/4)) in lanes 0..15: pieces 0..3 Q, pieces 4..15 -E
+ * (above). One row is one 512-bit register for a lane-wise vpermps by the
+ * piece index (two 256-bit halves at the AVX2 level). Why narrow pieces
+ * of low degree (issue 17): the vector forms' cost was the permutes, one
+ * per coefficient (ten for the old table of degree 8 plus offsets); now
+ * six, and no offset row (u comes from t by its fraction). */
+static const float rt_erf_tab[RT_ERF_DEG + 1][16] __attribute__((aligned(64), unused)) = {
+    {0x1.06eba8p-3f, 0x1.af54e2p-4f, 0x1.4fdeb8p-5f, -0x1.a848bap-5f,
+     -0x1.422616p-3f, -0x1.3bcd14p-4f, -0x1.15aaaap-5f, -0x1.b4be22p-7f,
+     -0x1.328f5ep-8f, -0x1.7f713ap-10f, -0x1.aab846p-12f, -0x1.a609dp-14f,
+     -0x1.729db8p-16f, -0x1.20c0ep-18f, -0x1.8ef1f8p-21f, -0x1.e8732ap-24f},
+    {-0x1.2406c4p-23f, -0x1.73072p-5f, -0x1.4c3876p-4f, -0x1.a0cdaep-4f,
+     0x1.a91202p-4f, 0x1.e46598p-5f, 0x1.e72402p-6f, 0x1.b05594p-7f,
+     0x1.529b64p-8f, 0x1.d4128p-10f, 0x1.1d8066p-11f, 0x1.335b4ap-13f,
+     0x1.24001p-15f, 0x1.e99ecap-18f, 0x1.6a400ep-20f, 0x1.d90834p-23f},
+    {-0x1.811e94p-6f, -0x1.5762a4p-6f, -0x1.d6e2ep-7f, -0x1.9a9bdep-8f,
+     -0x1.a91686p-6f, -0x1.2ec8a4p-6f, -0x1.6d678ep-7f, -0x1.7a533p-8f,
+     -0x1.529674p-9f, -0x1.0736dcp-10f, -0x1.64a4f4p-12f, -0x1.a622fap-14f,
+     -0x1.b53b2p-16f, -0x1.8ccf7ap-18f, -0x1.3bde66p-20f, -0x1.b97038p-23f},
+    {-0x1.485d1ep-17f, 0x1.abcbe2p-10f, 0x1.563088p-9f, 0x1.5bcb3cp-9f,
+     0x1.1c0c44p-9f, 0x1.585c64p-9f, 0x1.1d0938p-9f, 0x1.71de14p-10f,
+     0x1.8ab882p-11f, 0x1.628edep-12f, 0x1.0f7f5ap-13f, 0x1.6561cap-15f,
+     0x1.9682ccp-17f, 0x1.911bfap-19f, 0x1.58458cp-21f, 0x1.019ae8p-23f},
+    {0x1.e32b82p-12f, 0x1.76aedap-12f, 0x1.fcdfe8p-14f, -0x1.d29ccap-14f,
+     0x1.11228p-12f, -0x1.635c3ep-15f, -0x1.88e822p-13f, -0x1.9398cap-13f,
+     -0x1.180196p-13f, -0x1.2e05eep-14f, -0x1.09deb4p-15f, -0x1.87ab7cp-17f,
+     -0x1.e9592cp-19f, -0x1.059616p-20f, -0x1.e16c2ep-23f, -0x1.7f0a04p-25f},
+    {-0x1.38c09cp-16f, -0x1.7957bcp-15f, -0x1.7d1636p-15f, -0x1.a16b18p-16f,
+     -0x1.f6676ep-15f, -0x1.f5bc0ep-16f, -0x1.29f1a6p-19f, 0x1.745974p-17f,
+     0x1.97c2fep-17f, 0x1.1216aap-17f, 0x1.158ae8p-18f, 0x1.c4d9d4p-20f,
+     0x1.324cap-21f, 0x1.5d61b8p-23f, 0x1.53639cp-25f, 0x1.1ae0a2p-27f},
 };
-
-/* Row 0: the pieces' variable offsets; row 1 + j: the coefficient of the
- * variable^j of each piece's polynomial. Lane 0 is the Q piece (variable
- * z, offset unused, degree 6: rows 8 and 9 zero), lanes 1-4 the four E
- * pieces (variable s = a - m_i). Each row is padded to 16 floats so that a
- * row is one 512-bit (or the first 256 bits) table for a lane-wise permute
- * by the piece index 0..4.
- *
- * Why one table with the Q piece in it (issue 17): a vector holding lanes
- * of both kinds evaluates one Horner chain on every lane, with the
- * coefficients of each lane's own piece, instead of the Q chain on all
- * lanes and the E chain on all lanes. The bits are those of the two
- * chains: on a Q lane the chain starts e = 0, fma(0, z, 0) = +0,
- * fma(0, z, q6) = q6 exactly, and then runs Q's own Horner steps; the
- * result fma(a, e, a) is Q's; on an E lane it is E's chain and 1 - e. */
-static const float rt_erf_tail[10][16] __attribute__((aligned(64), unused)) = {
-    {0.0f, 1.1875f, 1.875f, 2.625f, 3.5f},
-    {0x1.06eba8p-3f, 0x1.7d3fa6p-4f, 0x1.067844p-7f, 0x1.aeb442p-13f, 0x1.8ef3cap-21f},
-    {-0x1.812742p-2f, -0x1.1a0dc6p-2f, -0x1.12cebp-5f, -0x1.2ce8bep-10f, -0x1.6a34dp-18f},
-    {0x1.ce2dfep-4f, 0x1.4ef06ep-2f, 0x1.01a1c8p-4f, 0x1.8af15ap-9f, 0x1.3d073p-16f},
-    {-0x1.b80f9p-6f, -0x1.56485p-3f, -0x1.143dbp-4f, -0x1.407c4ep-8f, -0x1.63c0fep-15f},
-    {0x1.54deeep-8f, -0x1.415952p-7f, 0x1.5a325cp-5f, 0x1.62d276p-8f, 0x1.1c405cp-14f},
-    {-0x1.ab694ap-11f, 0x1.c0c458p-5f, -0x1.772b6p-7f, -0x1.14c3ap-8f, -0x1.519044p-14f},
-    {0x1.61bc42p-14f, -0x1.35e5b8p-6f, -0x1.0de1acp-8f, 0x1.26e1d4p-9f, 0x1.4392aep-14f},
-    {0.0f, -0x1.ad733cp-8f, 0x1.3b07b4p-8f, -0x1.4b4596p-11f, -0x1.188f5ep-14f},
-    {0.0f, 0x1.52277ep-8f, -0x1.56c6f6p-10f, -0x1.f3830ap-15f, 0x1.36b0e6p-15f},
-};
-
-/* The piece boundaries above the first */
-#define RT_ERF_B1 1.5f
-#define RT_ERF_B2 2.25f
-#define RT_ERF_B3 3.0f
 
 /* One lane: erf x, and *bad set when x is NaN or subnormal (the caller
  * takes those from the exact path). fmaf is the one rounding of a*b + c
- * (a library call or one instruction), the rest plain f32 operations. */
+ * (a library call or one instruction), the rest plain f32 operations
+ * (t - k exact, so the same value as the vector forms' t - floor(t)). */
 static inline __attribute__((unused)) float rt_erf_f32_lane(float x, int *bad)
 {
     float a = fabsf(x);
     *bad = !(a >= 0x1p-126f) && a != 0.0f;   /* NaN, or subnormal */
-    a = a < RT_ERF_CLAMP ? a : RT_ERF_CLAMP;  /* NaN: 4, flagged */
-    float z = a * a;
-    /* the piece: 0 (Q) below the split, else 1 + how many boundaries a reaches */
-    int i = (a >= RT_ERF_SPLIT) + (a >= RT_ERF_B1) + (a >= RT_ERF_B2) + (a >= RT_ERF_B3);
-    float v = i ? a - rt_erf_tail[0][i] : z, e = rt_erf_tail[9][i];
-    for (int j = 7; j >= 0; j--)
-        e = fmaf(e, v, rt_erf_tail[1 + j][i]);
-    float r = i ? 1.0f - e : fmaf(a, e, a);
-    return copysignf(r, x);
+    a = a < RT_ERF_CLAMP ? a : RT_ERF_CLAMP;  /* NaN: the clamp, flagged */
+    float t = a * RT_ERF_SCALE;
+    int k = (int)t;                           /* 0..15 */
+    float u = t - (float)k;
+    float e = rt_erf_tab[RT_ERF_DEG][k];
+    for (int j = RT_ERF_DEG - 1; j >= 0; j--)
+        e = fmaf(e, u, rt_erf_tab[j][k]);
+    float A = copysignf(a < 1.0f ? a : 1.0f, x);
+    return fmaf(e, A, A);
 }
 
 #endif

@@ -273,74 +273,32 @@ X16I __m512 x16_tanh(__m512 x, __mmask16 *bad)
  * every lane it does not flag has the bits of the portable and AVX2 levels.
  * Flagged (NaN and subnormal inputs) lanes need the exact path, which the
  * caller runs: math_avx512.c's array function, and the fused executor's
- * register loops (fusion_exec.c), where gelu's erf form runs. The coefficient
- * tables are rows of 16 floats, looked up by the piece index with one
- * vpermps each. */
+ * register loops (fusion_exec.c), where gelu's erf form runs. Each of the
+ * six coefficients is one vpermps of a 16-float table row by the piece
+ * index; no branch on the operands (the old table's blend branch for
+ * |x| < 1.5 saved permutes the new one no longer has). */
 X16I __m512 rt_x16_erf(__m512 x, __mmask16 *bad)
 {
     /* fpclass: QNaN, denormal, SNaN */
     *bad = _mm512_fpclass_ps_mask(x, 0xA1);
-    __m512 a = _mm512_range_ps(x, x16_set(RT_ERF_CLAMP), 0x0A);   /* min(|x|, 4) */
-    __m512 z = _mm512_mul_ps(a, a);
-    __mmask16 big = _mm512_cmp_ps_mask(a, x16_set(RT_ERF_SPLIT), _CMP_GE_OQ);
-    __m512 r;
-    if (!big) {
-        /* every lane in the Q piece: its chain alone, with broadcast
-         * coefficients (the bits of the table's lane 0) */
-        __m512 q = x16_set(rt_erf_q[6]);
-        for (int j = 5; j >= 0; j--)
-            q = _mm512_fmadd_ps(q, z, x16_set(rt_erf_q[j]));
-        r = _mm512_fmadd_ps(a, q, a);
-    } else if (!_mm512_cmp_ps_mask(a, x16_set(RT_ERF_B1), _CMP_GE_OQ)) {
-        /* every lane in piece 0 or 1 (|x| < 1.5: gelu's erf operand x/sqrt 2
-         * for |x| < 2.12, most vectors of N(0,1) data): the same chain with
-         * each step's coefficient picked by a masked blend of the two
-         * pieces' broadcast constants instead of a vpermps from the table.
-         * Same operations on the same values, so the same bits; the
-         * permutes were half of erf's cost (issue 17, in-cache
-         * 0.258 -> 0.195 ns/element on |x| < 1.41, docs/runtime-math.md) */
-/* erf's degree-9 Horner chain in v, its coefficients from C(k) (a blend
- * of two pieces' constants or a per-lane table row): one text for both
- * branches, so they run the same operations in the same order */
-#define X16_ERF_CHAIN(e, v, C) do { \
-        e = C(9); \
-        e = _mm512_fmadd_ps(e, v, C(8)); \
-        e = _mm512_fmadd_ps(e, v, C(7)); \
-        e = _mm512_fmadd_ps(e, v, C(6)); \
-        e = _mm512_fmadd_ps(e, v, C(5)); \
-        e = _mm512_fmadd_ps(e, v, C(4)); \
-        e = _mm512_fmadd_ps(e, v, C(3)); \
-        e = _mm512_fmadd_ps(e, v, C(2)); \
-        e = _mm512_fmadd_ps(e, v, C(1)); \
-    } while (0)
-#define X16_ERF_BL(k) _mm512_mask_blend_ps(big, x16_set(rt_erf_tail[k][0]), x16_set(rt_erf_tail[k][1]))
-        __m512 v = _mm512_mask_sub_ps(z, big, a, x16_set(rt_erf_tail[0][1]));
-        __m512 e;
-        X16_ERF_CHAIN(e, v, X16_ERF_BL);
-#undef X16_ERF_BL
-        r = _mm512_mask_sub_ps(_mm512_fmadd_ps(a, e, a), big, x16_set(1.0f), e);
-    } else {
-        /* one chain on every lane with its own piece's coefficients
-         * (math_erf.h): the piece index 0..4 counts the boundaries a
-         * reaches, the variable is z on piece 0 and a - m_i above. No
-         * branch and no second chain for vectors that mix the pieces. */
-        __m512i one = _mm512_set1_epi32(1);
-        __m512i i = _mm512_maskz_mov_epi32(big, one);
-        i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B1), _CMP_GE_OQ), i, one);
-        i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B2), _CMP_GE_OQ), i, one);
-        i = _mm512_mask_add_epi32(i, _mm512_cmp_ps_mask(a, x16_set(RT_ERF_B3), _CMP_GE_OQ), i, one);
-#define X16_ERF_ROW(k) _mm512_permutexvar_ps(i, _mm512_load_ps(rt_erf_tail[k]))
-        __m512 v = _mm512_mask_sub_ps(z, big, a, X16_ERF_ROW(0));
-        /* written out: the loop form was left rolled by gcc, reloading a row per step */
-        __m512 e;
-        X16_ERF_CHAIN(e, v, X16_ERF_ROW);
+    __m512 a = _mm512_range_ps(x, x16_set(RT_ERF_CLAMP), 0x0A);   /* min(|x|, 4^-), sign cleared */
+    __m512 t = _mm512_mul_ps(a, x16_set(RT_ERF_SCALE));
+    /* t - floor(t), exact: the lane form's t - k */
+    __m512 u = _mm512_reduce_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512i k = _mm512_cvttps_epi32(t);
+#define X16_ERF_ROW(j) _mm512_permutexvar_ps(k, _mm512_load_ps(rt_erf_tab[j]))
+    /* written out: a rolled loop would reload the rows */
+    __m512 e = X16_ERF_ROW(5);
+    e = _mm512_fmadd_ps(e, u, X16_ERF_ROW(4));
+    e = _mm512_fmadd_ps(e, u, X16_ERF_ROW(3));
+    e = _mm512_fmadd_ps(e, u, X16_ERF_ROW(2));
+    e = _mm512_fmadd_ps(e, u, X16_ERF_ROW(1));
+    e = _mm512_fmadd_ps(e, u, X16_ERF_ROW(0));
 #undef X16_ERF_ROW
-#undef X16_ERF_CHAIN
-        r = _mm512_mask_sub_ps(_mm512_fmadd_ps(a, e, a), big, x16_set(1.0f), e);
-    }
-    /* r | (x & sign) */
-    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), _mm512_castps_si512(x),
-                                                         _mm512_set1_epi32(INT32_MIN), 0xF8));
+    /* A = min(|x|, 1) with the sign of x (range: min of magnitudes, sign of
+     * the first operand); fma(e, A, A) is a + a Q or 1 - E with the sign */
+    __m512 A = _mm512_range_ps(x, x16_set(1.0f), 0x02);
+    return _mm512_fmadd_ps(e, A, A);
 }
 
 RT_TARGET_POP

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/math_erf.h"
+
 #define NODES 600
 #define MAXD 16
 
@@ -36,6 +38,9 @@ typedef struct piece {
     long double lo, hi; /* interval of a */
     long double mid;    /* E: the offset */
     int deg;
+    int scaled;         /* 1: the variable is v = S a - K in [0, 1) (modes s, table) */
+    int k;              /* scaled: the piece index K, a in [K/S, (K+1)/S) */
+    float s;            /* scaled: S, a power of 2 */
 } piece;
 
 static long double target(const piece *p, long double a, long double *w)
@@ -58,7 +63,7 @@ static void fit(const piece *p, long double *c, int from)
         long double u = cosl(acosl(-1) * (k + 0.5L) / NODES);   /* Chebyshev node in (-1, 1) */
         long double a = (p->lo + p->hi) / 2 + u * (p->hi - p->lo) / 2, w;
         long double t = target(p, a, &w);
-        long double v = p->q ? a * a - p->mid : a - p->mid;
+        long double v = p->scaled ? a * p->s - p->k : p->q ? a * a - p->mid : a - p->mid;
         long double vj = 1;
         for (int j = 0; j <= p->deg; j++) {
             if (j < from)
@@ -106,7 +111,14 @@ static void fit(const piece *p, long double *c, int from)
 
 static float eval(const piece *p, const float *c, float a)
 {
-    float v = p->q ? a * a - (float)p->mid : a - (float)p->mid;
+    float v;
+    if (p->scaled) {
+        /* as math_erf.h: t = S a and t - floor(t) exact */
+        float t = a * p->s;
+        v = t - floorf(t);
+    } else {
+        v = p->q ? a * a - (float)p->mid : a - (float)p->mid;
+    }
     float e = c[p->deg];
     for (int j = p->deg - 1; j >= 0; j--)
         e = fmaf(e, v, c[j]);
@@ -120,6 +132,13 @@ static uint32_t fbits(float f)
     return u;
 }
 
+static float bf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 /* worst error in ULPs of the exact value, and the count more than 1 ULP
  * from the correctly rounded value, over every f32 a in [lo, hi) */
 static double measure(const piece *p, const float *c, float *worst_at, long *over)
@@ -127,7 +146,11 @@ static double measure(const piece *p, const float *c, float *worst_at, long *ove
     double worst = 0;
     *over = 0;
     float a = p->lo == 0 ? 0x1p-126f : (float)p->lo;
-    for (; a < (float)p->hi; a = nextafterf(a, INFINITY)) {
+    /* GEN_ERF_STEP=N: every Nth operand only (a quick look while exploring;
+     * the proof is the default, every operand) */
+    const char *st = getenv("GEN_ERF_STEP");
+    uint32_t step = st && atoi(st) > 1 ? (uint32_t)atoi(st) : 1;
+    for (; a < (float)p->hi; a = bf(fbits(a) + step)) {
         float r = eval(p, c, a);
         long double y = erfl(a);
         int ex;
@@ -146,12 +169,133 @@ static double measure(const piece *p, const float *c, float *worst_at, long *ove
     return worst;
 }
 
+/* fits p's coefficients into cf[0..deg]: least squares, then fixed to
+ * f32 one at a time from the constant term up with the rest refitted */
+static void fit_f32(const piece *p, float *cf)
+{
+    long double c[MAXD];
+    fit(p, c, 0);
+    for (int j = 0; j <= p->deg; j++) {
+        cf[j] = (float)c[j];
+        c[j] = cf[j];
+        if (j < p->deg)
+            fit(p, c, j + 1);
+    }
+}
+
+/* piece K of scale S: a in [K/S, (K+1)/S), the Q form below QMAX */
+static void scaled_piece(piece *p, float sc, int k, int deg, long double qmax)
+{
+    memset(p, 0, sizeof *p);
+    p->scaled = 1;
+    p->s = sc;
+    p->k = k;
+    p->lo = (long double)k / sc;
+    p->hi = (long double)(k + 1) / sc;
+    p->q = p->hi <= qmax;
+    p->deg = deg;
+}
+
+/* Sweep of runtime/math_erf.h's rt_erf_f32_lane itself: every f32 a from
+ * 2^-126 to +inf (erf is odd and the lane form works on |x| and puts the
+ * sign back, so the negative half is the mirror image), against erfl:
+ * the worst error in ULPs of the exact value per piece of 1/4 and
+ * overall, and how many results are more than 1 ULP from the correctly
+ * rounded value (must be none) or flagged. */
+static int sweep_lane(void)
+{
+    double worst[17] = {0};
+    float at[17] = {0};
+    long over = 0, flagged = 0, n = 0;
+    for (uint32_t b = 0x00800000u; b <= 0x7F800000u; b++) {
+        float a;
+        memcpy(&a, &b, 4);
+        int bad;
+        float r = rt_erf_f32_lane(a, &bad);
+        n++;
+        if (bad) {
+            flagged++;
+            continue;
+        }
+        long double y = erfl(a);
+        int ex;
+        frexpl(y, &ex);
+        long double ulp = ldexpl(1, ex - 24);
+        double e = (double)(fabsl((long double)r - y) / ulp);
+        int k = a < 4 ? (int)(a * 4) : 16;
+        if (e > worst[k]) {
+            worst[k] = e;
+            at[k] = a;
+        }
+        float cr = (float)y;
+        long d = (long)fbits(r) - (long)fbits(cr);
+        if (d > 1 || d < -1)
+            over++;
+    }
+    double w = 0;
+    float wa = 0;
+    for (int k = 0; k <= 16; k++) {
+        printf("a in [%g, %g): worst %.4f ULP at %a\n", k / 4.0, k < 16 ? (k + 1) / 4.0 : INFINITY, worst[k],
+               (double)at[k]);
+        if (worst[k] > w) {
+            w = worst[k];
+            wa = at[k];
+        }
+    }
+    printf("rt_erf_f32_lane on %ld operands [2^-126, inf]: worst %.4f ULP of the exact value at %a, %ld over 1 ULP "
+           "from CR, %ld flagged\n",
+           n, w, (double)wa, over, flagged);
+    return over || flagged ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     piece p;
     memset(&p, 0, sizeof p);
-    if (argc == 6 && !strcmp(argv[1], "q")) {
-        p.q = 1;
+    if (argc == 2 && !strcmp(argv[1], "sweep"))
+        return sweep_lane();
+    if (argc == 5 && !strcmp(argv[1], "table")) {
+        /* every piece of scale S over [0, 4) at degree DEG, Q form below
+         * QMAX: the rows of math_erf.h's table (coefficient j of every
+         * piece; the E pieces' negated, the runtime evaluating -E and
+         * then fma(-E, 1, 1) = RN(1 - E)) */
+        float sc = strtof(argv[2], NULL);
+        int deg = atoi(argv[3]);
+        long double qmax = strtold(argv[4], NULL);
+        int np = (int)(4 * sc);
+        if (!(sc >= 1 && sc <= 8 && (sc == 1 || sc == 2 || sc == 4 || sc == 8)) || deg < 1 || deg >= MAXD) {
+            fprintf(stderr, "gen_erf_coeffs: S in 1, 2, 4, 8 and DEG in 1..%d\n", MAXD - 1);
+            return 2;
+        }
+        static float tab[32][MAXD];
+        int bad = 0, nq = 0;
+        for (int k = 0; k < np; k++) {
+            scaled_piece(&p, sc, k, deg, qmax);
+            nq += p.q;
+            fit_f32(&p, tab[k]);
+            float at = 0;
+            long over;
+            double w = measure(&p, tab[k], &at, &over);
+            printf("/* piece %d [%Lg, %Lg) %s: worst %.3f ULP at %a, %ld over */\n", k, p.lo, p.hi, p.q ? "Q" : "E",
+                   w, (double)at, over);
+            bad |= over != 0;
+        }
+        for (int j = 0; j <= deg; j++) {
+            printf("{");
+            for (int k = 0; k < np; k++)
+                printf("%a%s%s", (double)(k < nq ? tab[k][j] : -tab[k][j]), k + 1 < np ? "," : "", k % 4 == 3 && k + 1 < np ? "\n " : " ");
+            printf("},\n");
+        }
+        return bad;
+    }
+    if (argc == 6 && !strcmp(argv[1], "s")) {
+        float sc = strtof(argv[2], NULL);
+        scaled_piece(&p, sc, atoi(argv[3]), atoi(argv[4]), strtold(argv[5], NULL));
+        if (!(sc == 1 || sc == 2 || sc == 4 || sc == 8) || p.k < 0 || p.k >= 4 * sc) {
+            fprintf(stderr, "gen_erf_coeffs: S in 1, 2, 4, 8 and K in 0..4S-1\n");
+            return 2;
+        }
+    } else if (argc == 6 && !strcmp(argv[1], "q")) {        p.q = 1;
         p.lo = strtold(argv[2], NULL);
         p.hi = strtold(argv[3], NULL);
         p.mid = strtold(argv[4], NULL);
@@ -178,15 +322,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gen_erf_coeffs: DEG in 1..%d and LO < HI\n", MAXD - 1);
         return 2;
     }
-    long double c[MAXD];
     float cf[MAXD];
-    fit(&p, c, 0);
-    for (int j = 0; j <= p.deg; j++) {
-        cf[j] = (float)c[j];
-        c[j] = cf[j];
-        if (j < p.deg)
-            fit(&p, c, j + 1);
-    }
+    fit_f32(&p, cf);
     float at = 0;
     long over;
     double w = measure(&p, cf, &at, &over);

@@ -130,13 +130,24 @@ static void test_random(void **state)
 }
 
 /* 1024 consecutive floats around each point where the method changes
- * (the pieces' boundaries 0.875, 1.5, 2.25, 3, the clamp at 4, where erf
- * reaches 1 near 3.92, the smallest normal, 0), both signs. */
+ * (every piece boundary k/4 for k = 1..16, among them the switch from the
+ * Q form to 1 - E at 1 and the clamp at 4, the largest float below 4,
+ * where erf reaches 1 near 3.92, the smallest normal, 0), both signs: the
+ * last operands of one piece and the first of the next, so a piece index
+ * off by one at a boundary (or a variable t - k outside [0, 1)) fails. */
 static void test_boundaries(void **state)
 {
     (void)state;
-    static const float pts[] = {0.875f, 1.5f, 2.25f, 3.0f, 4.0f, 3.9192f, 0x1p-126f, 0.0f, 1.0f, 0.5f};
-    size_t np = sizeof pts / sizeof pts[0], n = np * 2 * 1024;
+    float pts[16 + 5];
+    size_t np = 0;
+    for (int k = 1; k <= 16; k++)
+        pts[np++] = (float)k / 4;
+    pts[np++] = 0x1.fffffep1f;
+    pts[np++] = 3.9192f;
+    pts[np++] = 0x1p-126f;
+    pts[np++] = 0.0f;
+    pts[np++] = 0.875f;   /* the old table's split (kept: a point to probe) */
+    size_t n = np * 2 * 1024;
     float *x = malloc(n * sizeof *x);
     assert_non_null(x);
     size_t k = 0;
@@ -152,12 +163,12 @@ static void test_boundaries(void **state)
     free(x);
 }
 
-/* Dense sweep of the region where the pieces meet: every 127th float of
- * |x| in [0.5, 4.25) (about 200,000, signs alternating), placed in a
- * scrambled order so that the 16- and 8-lane vectors mix pieces 0..4 in
- * one vector (the one-chain form with each lane's own coefficients) as
- * well as in the sorted runs of the boundary test (vectors of one piece,
- * among them all-Q vectors, which take the broadcast chain). */
+/* Dense sweep of the region where erf is neither linear nor 1: every
+ * 127th float of |x| in [0.5, 4.25) (about 200,000, signs alternating),
+ * placed in a scrambled order so that the 16- and 8-lane vectors mix
+ * pieces 2..15 in one vector (each lane's coefficients by its own
+ * permute index; at the AVX2 level from both 8-float halves of a row) as
+ * well as in the sorted runs of the boundary test. */
 static void test_dense_pieces(void **state)
 {
     (void)state;
@@ -178,13 +189,13 @@ static void test_dense_pieces(void **state)
     free(x);
 }
 
-/* Operands with |x| < 1.5 only (pieces 0 and 1; gelu's erf operands):
- * 200,000 of them, uniform in magnitude, random signs, so that nearly every
- * 16- and 8-lane vector mixes the Q piece and the first E piece and takes
- * the AVX-512 two-piece branch (coefficients by masked blend, not by
- * permute); against MPFR and, at every level, bit for bit the portable
+/* Operands with |x| < 1.5 only (gelu's erf operands x/sqrt 2 for |x| <
+ * 2.12; pieces 0..5, both forms): 200,000 of them, uniform in magnitude,
+ * random signs, so that nearly every vector mixes Q and E lanes and both
+ * signs (the sign carried by A = min(|x|, 1) with x's sign, not put back
+ * afterwards); against MPFR and, at every level, bit for bit the portable
  * level's lane form. */
-static void test_two_pieces(void **state)
+static void test_gelu_range(void **state)
 {
     (void)state;
     size_t n = 200000;
@@ -253,7 +264,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_dense_pieces),
-        cmocka_unit_test(test_two_pieces),
+        cmocka_unit_test(test_gelu_range),
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_lengths),
     };
