@@ -63,13 +63,30 @@
  * test_math_f64_pow checks 0.55 against MPFR at 256 bits on random and
  * hard pairs (x at the subintervals' ends and near 1, |y ln x| in [600,
  * 709]); measured worst: see docs/runtime-math.md. The log table lookup
- * is one load per lane and a transpose in registers (pow_log_rows;
+ * is one load per lane, at an offset computed in integer registers from
+ * the base's bits in memory, and a transpose in registers (pow_log_rows;
  * hardware gathers cost 40% of the time). */
 #ifdef MATH_F64_SHARED
 
 /* the subintervals of z start at this bit pattern (0x1.6b8p-1); the one of
  * pattern 0x3FF0000000000000 (1.0) is [1 - 2^-10, 1 + 2^-9) */
 #define POW64_OFF 0x3FE6B80000000000ll
+/* The byte offset of the POW64_LOG_T row of the base at *xp: i = bits 44
+ * to 51 of |x| - POW64_OFF (the subinterval of z, |x| = 2^k z), times 32.
+ * In general-purpose registers from the base's high 32 bits in memory,
+ * shifted left once to drop the sign (|x|): the vector levels ran out of
+ * floating-point issue slots, not integer ones, and extracting eight
+ * offsets from a vector register cost about 14 instructions there (perf
+ * annotate; this saved 14% of power's time at AVX-512, 11% at AVX2 and
+ * 10% portable). POW64_OFF's low 32 bits are
+ * zero, so the subtraction on the high word borrows nothing. */
+static inline uint32_t pow_row_off(const double *xp)
+{
+    uint64_t b;
+    memcpy(&b, xp, sizeof b);
+    return ((((uint32_t)(b >> 32) << 1) - (uint32_t)(POW64_OFF >> 31)) >> 8) & (255u << 5);
+}
+
 /* ln 2 = HI + LO, HI a multiple of 2^-43 (tools/gen_pow_log_table.c) */
 #define POW64_LN2_HI 0x1.62e42fefa38p-1
 #define POW64_LN2_LO 0x1.ef35793c7673p-45
@@ -403,16 +420,18 @@ typedef uint64_t N(vul) __attribute__((vector_size(VBYTES)));
 /* The table lookups: lane l's row of POW64_LOG_T (invc, logc, logctail)
  * and its pair of EXP64_T (2^(j/64) value and tail), each one load per
  * lane and a transpose in registers. Hardware gathers cost 40% of power
- * (five per vector: measured) and lane-by-lane inserts through memory
+ * (five per vector: measured; three for the log rows alone, 20% on the
+ * Zen 5 machine of issue 17) and lane-by-lane inserts through memory
  * stall store forwarding; the loads are exact, so every level gets the
- * same values. */
+ * same values. The log rows' offsets come from the bases in memory
+ * (pow_row_off, integer registers), not from a vector. */
 #if EWF_PASS == 3
-TI void N(pow_log_rows)(vl o, vd *a, vd *b, vd *c)
+TI void N(pow_log_rows)(const double *xp, vd *a, vd *b, vd *c)
 {
     const char *t = (const char *)POW64_LOG_T;
 #define POW_ROWS(l) \
-    _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd((const double *)(t + o[l]))), \
-                       _mm256_loadu_pd((const double *)(t + o[l + 4])), 1)
+    _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd((const double *)(t + pow_row_off(xp + l)))), \
+                       _mm256_loadu_pd((const double *)(t + pow_row_off(xp + l + 4))), 1)
     /* z_l = rows l and l+4: (a b c pad) (a b c pad); named values, not an
      * array, which the compiler kept in memory */
     __m512d z0 = POW_ROWS(0), z1 = POW_ROWS(1), z2 = POW_ROWS(2), z3 = POW_ROWS(3);
@@ -462,11 +481,11 @@ TI void N(pow_exp32)(vl j, vd *th, vd *tl)
     *tl = (vd)_mm512_mask_blend_pd(up, _mm512_permutex2var_pd(l0, jj, l1), _mm512_permutex2var_pd(l2, jj, l3));
 }
 #elif EWF_PASS == 2
-TI void N(pow_log_rows)(vl o, vd *a, vd *b, vd *c)
+TI void N(pow_log_rows)(const double *xp, vd *a, vd *b, vd *c)
 {
     const char *t = (const char *)POW64_LOG_T;
-    __m256d r0 = _mm256_loadu_pd((const double *)(t + o[0])), r1 = _mm256_loadu_pd((const double *)(t + o[1]));
-    __m256d r2 = _mm256_loadu_pd((const double *)(t + o[2])), r3 = _mm256_loadu_pd((const double *)(t + o[3]));
+    __m256d r0 = _mm256_loadu_pd((const double *)(t + pow_row_off(xp))), r1 = _mm256_loadu_pd((const double *)(t + pow_row_off(xp + 1)));
+    __m256d r2 = _mm256_loadu_pd((const double *)(t + pow_row_off(xp + 2))), r3 = _mm256_loadu_pd((const double *)(t + pow_row_off(xp + 3)));
     __m256d lo01 = _mm256_unpacklo_pd(r0, r1), hi01 = _mm256_unpackhi_pd(r0, r1);   /* a0 a1 c0 c1, b0 b1 pad */
     __m256d lo23 = _mm256_unpacklo_pd(r2, r3), hi23 = _mm256_unpackhi_pd(r2, r3);
     *a = (vd)_mm256_permute2f128_pd(lo01, lo23, 0x20);
@@ -493,9 +512,9 @@ TI void N(pow_exp32)(vl jb, vd *th, vd *tl)
     *tl = (vd)_mm256_unpackhi_pd(e, o);
 }
 #else
-TI void N(pow_log_rows)(vl o, vd *a, vd *b, vd *c)
+TI void N(pow_log_rows)(const double *xp, vd *a, vd *b, vd *c)
 {
-    const double *r0 = POW64_LOG_T + o[0] / 8, *r1 = POW64_LOG_T + o[1] / 8;
+    const double *r0 = POW64_LOG_T + pow_row_off(xp) / 8, *r1 = POW64_LOG_T + pow_row_off(xp + 1) / 8;
     *a = (vd){r0[0], r1[0]};
     *b = (vd){r0[1], r1[1]};
     *c = (vd){r0[2], r1[2]};
@@ -546,8 +565,9 @@ TI bool N(pow_rare)(vd x, vd y)
  * are x, x*x, 1/x and sqrt x, correctly rounded; x < 0 finite with a
  * non-integral finite y is the default NaN. *bad marks the rest (zeros,
  * infinities, NaN, subnormal x, huge |y|, overflow and underflow), for
- * the scalar rule. */
-TI vd N(d_pow)(vd x, vd y, vl *bad)
+ * the scalar rule. xp holds x's lanes in memory (the log rows' offsets
+ * are read from there). */
+TI vd N(d_pow)(vd x, vd y, const double *xp, vl *bad)
 {
     vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
     /* the lanes of a normal x and a finite y that the main path takes
@@ -557,16 +577,15 @@ TI vd N(d_pow)(vd x, vd y, vl *bad)
      * lanes' values (from zeros, infinities, NaN) are replaced; waiting
      * for ok here would put the tests of y on the path's latency */
     vd xs = ax, ys = y;
-    /* |x| = 2^k z, z in [0x1.6b8p-1, 0x1.6b8p0), subinterval i = bits 44
-     * to 51 of tmp, its row at byte offset 32 i */
+    /* |x| = 2^k z, z in [0x1.6b8p-1, 0x1.6b8p0); the subinterval's row
+     * comes from xp (pow_row_off: the same bits 44 to 51 of tmp) */
     vl ix = (vl)xs;
     vl tmp = ix - (int64_t)POW64_OFF;
-    vl i32 = (tmp >> 39) & (255 << 5);
     vl iz = ix - (tmp & (int64_t)0xFFF0000000000000ull);
     vd kd = __builtin_convertvector(tmp >> 52, vd);
     vd z = (vd)iz;
     vd invc, logc, logctail;
-    N(pow_log_rows)(i32, &invc, &logc, &logctail);
+    N(pow_log_rows)(xp, &invc, &logc, &logctail);
     /* r = z*invc - 1 exactly: zhi = z rounded to a multiple of 2^-20 (at
      * most 21 bits: z < 2), by adding and subtracting 1.5 2^32 (whose ULP
      * is 2^-20; floating-point operands from memory, where the integer
@@ -666,15 +685,48 @@ TI vd N(d_pow)(vd x, vd y, vl *bad)
     return res;
 }
 
-TI vd N(d_powv)(vd x, vd y)
+/* power of 2 VD_LANES pairs at xs, ys into out: two independent chains
+ * for f64_pow_loop's scheduling (see there); the scalar lanes from the
+ * copies, as in d_powv */
+TI void N(d_powv2)(const double *xs, const double *ys, double *out)
 {
+    vd x0, y0, x1, y1;
+    memcpy(&x0, xs, sizeof x0);
+    memcpy(&y0, ys, sizeof y0);
+    memcpy(&x1, xs + VD_LANES, sizeof x1);
+    memcpy(&y1, ys + VD_LANES, sizeof y1);
+    vl bad0, bad1;
+    vd r0 = N(d_pow)(x0, y0, xs, &bad0);
+    vd r1 = N(d_pow)(x1, y1, xs + VD_LANES, &bad1);
+    if (__builtin_expect(N(pow_any)(bad0 | bad1), 0))
+        for (int l = 0; l < VD_LANES; l++) {
+            if (bad0[l])
+                r0[l] = f64_pow_lane(x0[l], y0[l]);
+            if (bad1[l])
+                r1[l] = f64_pow_lane(x1[l], y1[l]);
+        }
+    memcpy(out, &r0, sizeof r0);
+    memcpy(out + VD_LANES, &r1, sizeof r1);
+}
+
+/* power of VD_LANES pairs at xs, ys into out: the bases are read from
+ * memory twice, as a vector and as scalars for the log table's rows
+ * (pow_row_off), so xs must be the caller's array, not a copy just stored
+ * (store forwarding from a vector store to scalar loads cost back all the
+ * gain: measured) */
+TI void N(d_powv)(const double *xs, const double *ys, double *out)
+{
+    vd x, y;
+    memcpy(&x, xs, sizeof x);
+    memcpy(&y, ys, sizeof y);
     vl bad;
-    vd r = N(d_pow)(x, y, &bad);
+    vd r = N(d_pow)(x, y, xs, &bad);
+    /* the scalar lanes from the copies x, y: out may be xs or ys (in place) */
     if (__builtin_expect(N(pow_any)(bad), 0))
         for (int l = 0; l < VD_LANES; l++)
             if (bad[l])
                 r[l] = f64_pow_lane(x[l], y[l]);
-    return r;
+    memcpy(out, &r, sizeof r);
 }
 
 #endif

@@ -403,12 +403,61 @@ static void test_pow_exact_cases(void **state)
     ir_module_free(m);
 }
 
+/* The power loop (k_ew_float.c f64_math2) on every length 1..41 at
+ * offsets 0..2, into a separate result and in place over x and over y, at
+ * every level: each result is its hand-known value (exact powers, whose
+ * double the vector path must hit; the rarer lanes: 0^5 = 0, (-3)^3 =
+ * -27, 4^0.5 = 2, 0^0 = 1, inf^-1 = 0) and the bytes after the range stay
+ * untouched. The vector path reads the bases from memory twice (the log
+ * rows' offsets as scalars) and the scalar lanes are redone: in place, a
+ * loop that stored a vector's results before redoing its scalar lanes
+ * from the arrays would read results as operands. */
+static void test_pow_lengths_in_place(void **state)
+{
+    (void)state;
+    static const double px[] = {3, 5, 0.5, 1.5, 7, 0, -3, 4, 0, INFINITY, 4, 2, 10, 0.75, 9, 6, 1};
+    static const double py[] = {4, 3, 3, 2, 3, 5, 3, 0.5, 0, -1, -2, -10, 5, 2, 0.5, 3, 1e300};
+    static const double pw[] = {81, 125, 0.125, 2.25, 343, 0, -27, 2, 1, 0, 0.0625, 0x1p-10, 1e5, 0.5625, 3, 216, 1};
+    enum { NP = sizeof px / sizeof px[0], MAXN = 41, GUARD = 24 };
+    double x[3 + MAXN + GUARD], y[3 + MAXN + GUARD], o[3 + MAXN + GUARD], want[3 + MAXN];
+    ir_op op;
+    memset(&op, 0, sizeof op);
+    for (plumb_isa isa = PLUMB_ISA_PORTABLE; isa <= rt_cpu_best_isa(); isa++)
+        for (size_t n = 1; n <= MAXN; n++)
+            for (size_t off = 0; off < 3; off++)
+                for (int mode = 0; mode < 3; mode++) {   /* 0: separate result, 1: over x, 2: over y */
+                    for (size_t i = 0; i < 3 + MAXN + GUARD; i++) {
+                        size_t k = (i * 7 + n + off) % NP;
+                        x[i] = px[k], y[i] = py[k], o[i] = -1234.5;
+                        if (i < 3 + MAXN)
+                            want[i] = pw[k];
+                    }
+                    double *out = mode == 0 ? o : mode == 1 ? x : y;
+                    rt_ew_args a = {.op = &op, .code = PLUMB_OP_POWER, .isa = isa, .t = PLUMB_F64, .rt = PLUMB_F64,
+                                    .n_in = 2, .in = {x + off, y + off}, .out = out + off, .n = n};
+                    assert_true(rt_ew_float(&a));
+                    for (size_t i = off; i < off + n; i++) {
+                        if (bits_of(out[i]) != bits_of(want[i]))
+                            fprintf(stderr, "isa %s n %zu off %zu mode %d: pow element %zu got %a want %a\n",
+                                    rt_isa_name(isa), n, off, mode, i - off, out[i], want[i]);
+                        assert_true(bits_of(out[i]) == bits_of(want[i]));
+                    }
+                    /* past the range: the inputs' pattern, or o's filler */
+                    for (size_t i = off + n; i < 3 + MAXN + GUARD; i++) {
+                        size_t k = (i * 7 + n + off) % NP;
+                        double keep = mode == 0 ? -1234.5 : mode == 1 ? px[k] : py[k];
+                        assert_true(bits_of(out[i]) == bits_of(keep));
+                    }
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pow_f64),
         cmocka_unit_test(test_atan2_f64),
         cmocka_unit_test(test_pow_exact_cases),
+        cmocka_unit_test(test_pow_lengths_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
