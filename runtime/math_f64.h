@@ -452,12 +452,14 @@ TI vd N(d_exp)(vd x, vl *bad)
  * as E + El (the pair of d_exp_parts, Fast2Sum, both scaled by 2^k:
  * within 2^-57.2 relative, El's underflow below e^-671 costs < 2^-65);
  * d = RN(1 + E), dl = ((1 - d) + E) + El (Fast2Sum: 1 + E = d + dl within
- * 2^-105 plus E's error). y1 = RN(1/d); x >= 0: y = RN(y1 - y1 (y1 dl))
- * (1/(d + dl) = 1/d - dl/d^2 + O(2^-106)); x < 0: q = RN(E/d),
- * y = RN(q + (El - q dl) y1). Each is y1's or q's rounding (0.5 ULP), the
- * pair's 2^-57.2 (< 0.06 ULP) and the correction's few 2^-105 before the
- * last rounding: within 1.06 + 0.5 ULP of the exact value, inside the
- * table's 2 ULP of the correctly rounded one. */
+ * 2^-105 plus E's error). q = RN(n/d), n = 1 (x >= 0) or E (x < 0),
+ * and y = RN(q + (nl - q dl) y1), nl = 0 or El, y1 ~ 1/d (x >= 0: y1 = q
+ * = RN(1/d), 1/(d + dl) = 1/d - dl/d^2 + O(2^-106); x < 0: y1 = RN(1 -
+ * q), within 2^-52 of 1/d, on a correction below 2^-52 of y). Each is
+ * q's rounding (0.5 ULP), the pair's 2^-57.2 (< 0.06 ULP) and the
+ * correction's few 2^-104 before the last rounding: within 1.06 + 0.5
+ * ULP of the exact value, inside the table's 2 ULP of the correctly
+ * rounded one. */
 TI vd N(d_logistic)(vd x, vl *bad)
 {
     vd a = (vd)((vl)x & F64_ABS);
@@ -472,11 +474,15 @@ TI vd N(d_logistic)(vd x, vl *bad)
     vd E = hi * s, El = lo * s;
     vd d = 1.0 + E;
     vd dl = ((1.0 - d) + E) + El;
-    vd y1 = 1.0 / d;
-    vd ypos = y1 - y1 * (y1 * dl);
-    vd q = E / d;
-    vd yneg = q + (El - q * dl) * y1;
-    return (vd)N(sell)(x >= 0.0, (vl)ypos, (vl)yneg);
+    /* one division for both signs (two before, 1/d and E/d): for x >= 0
+     * the same operations as the former y1 - y1 (y1 dl), the same bits;
+     * for x < 0 y1 = 1 - E/d = 1/d from q instead of its own division */
+    vl pos = x >= 0.0;
+    vd n = (vd)N(sell)(pos, (vl)((vd){0} + 1.0), (vl)E);
+    vd nl = (vd)((vl)El & ~pos);
+    vd q = n / d;
+    vd y1 = (vd)N(sell)(pos, (vl)q, (vl)(1.0 - q));
+    return q + (nl - q * dl) * y1;
 }
 
 TI vd N(d_logisticv)(vd x)
@@ -780,7 +786,8 @@ TI vd N(d_tanh)(vd x, vl *bad)
     vd rem = (n - pr) - pe;
     /* the correction divided by d (a second division: these loops are
      * bound by their operation count and the divider idles; one Newton
-     * step for 1/d took five operations and was 4% slower) */
+     * step for 1/d took five operations and was 4% slower; 1/d = (1 +
+     * q)/2, two operations, was 2% slower too) */
     vd y = q + ((rem + nl) - q * dl) / d;
     /* the small lanes, computed only for a vector that has one: a + a z
      * P(z) by Horner */
@@ -815,30 +822,41 @@ TI vd N(d_fix_lanes2)(vd r, vd x, vd y, vl bad, double (*lane)(double, double))
     return r;
 }
 
-/* atan2(y, x) (see ATAN64_*) on the lanes with x and y finite and
- * nonzero whose result is not below 2^-1020 in magnitude (a subnormal
- * result must be exact: those go to the scalar rule with the zeros,
- * infinities and NaNs, *bad). */
+/* atan2(y, x) (see ATAN64_*) on the lanes with y finite and nonzero,
+ * |x| in [2^-968, 2^1020] and a result not below 2^-1020 in magnitude (a
+ * subnormal result must be exact); *bad marks the others (zeros,
+ * infinities, NaNs, the far ends of |x|) for the scalar rule. One
+ * division: fdlibm's t = num(q)/den(q), q = |y/x|, is formed from a = |y|
+ * and b = |x| directly (the reductions' numerators and denominators
+ * multiplied by b), so q is never rounded: t = a/b (q < 7/16), (2a -
+ * b)/(2b + a), (a - b)/(a + b), ((a - 2b) + b/2)/(b + 1.5a), -b/a (q >=
+ * 39/16). The numerators are exact (Sterbenz: 2a within a factor 2 of b,
+ * a of b, a of 2b on the respective intervals; the last sum may round
+ * once for q > 2), the denominators round once or twice: t within
+ * 2^-51.4 relative, |t| <= 0.21 on the reduced intervals, where fdlibm's
+ * q rounded first cost about as much (docs/runtime-math.md, "f64 power and
+ * atan2"). The interval tests compare a with b times 7/16, 11/16, 19/16,
+ * 39/16 (rounded products: a q within an ULP of a switch point may take
+ * either side, both valid there). |x| in [2^-968, 2^1020] keeps the sums
+ * finite and normal (a within 2.5 b on the reduced intervals). */
 TI vd N(d_atan2)(vd y, vd x, vl *bad)
 {
     vd a = (vd)((vl)y & F64_ABS), b = (vd)((vl)x & F64_ABS);
-    vl ok = (a <= 0x1.fffffffffffffp1023) & (b <= 0x1.fffffffffffffp1023) & (a != 0.0) & (b != 0.0);
+    vl ok = (a <= 0x1.fffffffffffffp1023) & (a != 0.0) & (b >= 0x1p-968) & (b <= 0x1p1020);
     a = (vd)N(sell)(ok, (vl)a, (vl)((vd){0} + 1.0));
     b = (vd)N(sell)(ok, (vl)b, (vl)((vd){0} + 1.0));
     vl xneg = x < 0.0;
     vl k = (((vl)a >> 32) - ((vl)b >> 32)) >> 20;   /* fdlibm's exponent difference */
     vl huge = k > 60;                             /* |y/x| > 2^60: pi/2 */
     vl zero = xneg & (k < -60);                   /* x < 0, |y/x| < 2^-60: pi */
-    vd q = a / b;
-    ok &= huge | xneg | (q >= 0x1p-1020);
-    q = (vd)N(sell)(huge, (vl)((vd){0} + 1.0), (vl)q);
-    /* s_atan.c on q > 0: t = (num)/(den) around c = 0, 1/2, 1, 3/2, inf */
-    vl id0 = q >= 0.4375, id1 = q >= 0.6875, id2 = q >= 1.1875, id3 = q >= 2.4375;
-    vd num = (vd)N(sell)(id3, (vl)((vd){0} - 1.0),
-                         N(sell)(id2, (vl)(q - 1.5), N(sell)(id1, (vl)(q - 1.0), N(sell)(id0, (vl)(2.0 * q - 1.0), (vl)q))));
-    vd den = (vd)N(sell)(id3, (vl)q,
-                         N(sell)(id2, (vl)(1.0 + 1.5 * q), N(sell)(id1, (vl)(q + 1.0), N(sell)(id0, (vl)(2.0 + q), (vl)((vd){0} + 1.0)))));
+    /* s_atan.c's intervals of q around c = 0, 1/2, 1, 3/2, inf */
+    vl id0 = a >= 0.4375 * b, id1 = a >= 0.6875 * b, id2 = a >= 1.1875 * b, id3 = a >= 2.4375 * b;
+    vd b2 = b + b;
+    vd num = (vd)N(sell)(id3, (vl)((vd){0} - b),
+                         N(sell)(id2, (vl)((a - b2) + 0.5 * b), N(sell)(id1, (vl)(a - b), N(sell)(id0, (vl)((a + a) - b), (vl)a))));
+    vd den = (vd)N(sell)(id3, (vl)a, N(sell)(id2, (vl)(b + 1.5 * a), N(sell)(id1, (vl)(a + b), N(sell)(id0, (vl)(b2 + a), (vl)b))));
     vd t = num / den;
+    ok &= huge | xneg | id0 | (t >= 0x1p-1020);   /* t = q below 7/16 */
     vd z = t * t, w = z * z;
     vd s1 = z * (ATAN64_T[0] + w * (ATAN64_T[2] + w * (ATAN64_T[4] + w * (ATAN64_T[6] + w * (ATAN64_T[8] + w * ATAN64_T[10])))));
     vd s2 = w * (ATAN64_T[1] + w * (ATAN64_T[3] + w * (ATAN64_T[5] + w * (ATAN64_T[7] + w * ATAN64_T[9]))));
@@ -848,8 +866,8 @@ TI vd N(d_atan2)(vd y, vd x, vl *bad)
                         N(sell)(id2, (vl)((vd){0} + ATAN64_LO[2]), N(sell)(id1, (vl)((vd){0} + ATAN64_LO[1]), (vl)((vd){0} + ATAN64_LO[0]))));
     vd at_red = hi - ((t * (s1 + s2) - lo) - t);
     vd at_small = t - t * (s1 + s2);
+    at_small = (vd)N(sell)(t < 0x1p-27, (vl)t, (vl)at_small);   /* atan q = q within q^3/3: under a quarter ULP */
     vd at = (vd)N(sell)(id0, (vl)at_red, (vl)at_small);
-    at = (vd)N(sell)(q < 0x1p-27, (vl)q, (vl)at);   /* atan q = q within q^3/3: under a quarter ULP */
     at = (vd)N(sell)(huge, (vl)((vd){0} + (ATAN64_PIO2 + 0.5 * ATAN64_PI_LO)), (vl)at);
     at = (vd)((vl)at & ~zero);
     vl left = xneg & ~huge;   /* x < 0: pi - atan, pi's tail first */
