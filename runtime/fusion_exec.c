@@ -876,7 +876,8 @@ HS_TARGET static inline __m256i hs_narrow(bool f16, __m512 r)
  * is compiled on its own (a loop that switched per vector ran at a third
  * of the speed). */
 HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_opcode code, bool f16, bool cbc,
-                                                                          const uint16_t *pa, const uint16_t *pc,
+                                                                          bool sq, const uint16_t *pa,
+                                                                          const uint16_t *pc,
                                                                           uint16_t *o, size_t m, __mmask16 *fl)
 {
     __mmask16 any = 0;
@@ -891,8 +892,8 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
         __m256i ha = whole ? _mm256_loadu_si256((const __m256i *)(pa + 16 * k)) : _mm256_maskz_loadu_epi16(lm, pa + 16 * k);
         __m256i hc = ha, h;
         __mmask16 f = 0;
-        if (!cbc && (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY ||
-                     code == PLUMB_OP_DIVIDE))
+        if (!cbc && !sq &&
+            (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY || code == PLUMB_OP_DIVIDE))
             hc = whole ? _mm256_loadu_si256((const __m256i *)(pc + 16 * k)) : _mm256_maskz_loadu_epi16(lm, pc + 16 * k);
         if (code == PLUMB_OP_NEGATE) {
             h = _mm256_xor_si256(ha, _mm256_set1_epi16((short)0x8000));
@@ -927,7 +928,8 @@ HS_TARGET static inline __attribute__((always_inline)) __mmask16 hs_loop(plumb_o
             f |= _mm512_cmpge_epu32_mask(_mm512_sub_epi32(ab, mn), _mm512_sub_epi32(mx, mn));
             h = hs_narrow(f16, v);
         } else {
-            __m512 a = hs_widen(f16, ha), c = cbc ? cw : hs_widen(f16, hc), v;
+            /* sq: both operands the same value (x * x): widened once */
+            __m512 a = hs_widen(f16, ha), c = cbc ? cw : sq ? a : hs_widen(f16, hc), v;
             switch (code) {
             case PLUMB_OP_ADD: v = _mm512_add_ps(a, c); break;
             case PLUMB_OP_SUBTRACT: v = _mm512_sub_ps(a, c); break;
@@ -987,7 +989,7 @@ HS_TARGET static inline __m512i hs_rne16(__m512 r)
  * order and spread back to element order (rare: only when some lane is
  * flagged). */
 HS_TARGET_BF static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16(plumb_opcode code, bool cbc,
-                                                                                  bool rcp, bool nebf,
+                                                                                  bool sq, bool rcp, bool nebf,
                                                                                   const uint16_t *pa,
                                                                                   const uint16_t *pc, uint16_t *o,
                                                                                   size_t m, __mmask16 *fl)
@@ -1016,8 +1018,8 @@ HS_TARGET_BF static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16
         __mmask32 lm = m - i >= 32 ? (__mmask32)0xFFFFFFFFu : (__mmask32)((1u << (m - i)) - 1u);
         bool whole = m - i >= 32;
         __m512i ha = whole ? _mm512_loadu_si512((const void *)(pa + i)) : _mm512_maskz_loadu_epi16(lm, pa + i), hc = ha;
-        if (!cbc && (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY ||
-                     code == PLUMB_OP_DIVIDE))
+        if (!cbc && !sq &&
+            (code == PLUMB_OP_ADD || code == PLUMB_OP_SUBTRACT || code == PLUMB_OP_MULTIPLY || code == PLUMB_OP_DIVIDE))
             hc = whole ? _mm512_loadu_si512((const void *)(pc + i)) : _mm512_maskz_loadu_epi16(lm, pc + i);
         __m512 a0 = _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, ha));
         __m512 a1 = _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, ha));
@@ -1043,8 +1045,8 @@ HS_TARGET_BF static inline __attribute__((always_inline)) __mmask16 hs_loop_bf16
                                               span);
             }
         } else {
-            __m512 c0 = cbc ? cw : _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, hc));
-            __m512 c1 = cbc ? cw : _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, hc));
+            __m512 c0 = cbc ? cw : sq ? a0 : _mm512_castsi512_ps(_mm512_unpacklo_epi16(z, hc));
+            __m512 c1 = cbc ? cw : sq ? a1 : _mm512_castsi512_ps(_mm512_unpackhi_epi16(z, hc));
             switch (code) {
             case PLUMB_OP_ADD: v0 = _mm512_add_ps(a0, c0); v1 = _mm512_add_ps(a1, c1); break;
             case PLUMB_OP_SUBTRACT: v0 = _mm512_sub_ps(a0, c0); v1 = _mm512_sub_ps(a1, c1); break;
@@ -1116,15 +1118,15 @@ HS_TARGET_BF static inline bool hs_rcp_ok(const uint16_t *pc)
 /* whole blocks (the common case, unrolled) and partial ones, per type;
  * bf16 by pairs of vectors except for the sign ops, which stay on the
  * patterns */
-#define HS_LOOP_R(C, CB, R)                                                                                  \
+#define HS_LOOP_R(C, CB, R, SQ)                                                                              \
     (!f16 && (C) != PLUMB_OP_NEGATE && (C) != PLUMB_OP_ABS                                                   \
-         ? (m == HS_BLOCK ? (nebf ? hs_loop_bf16(C, CB, R, true, pa, pc, o, HS_BLOCK, fl)                    \
-                                  : hs_loop_bf16(C, CB, R, false, pa, pc, o, HS_BLOCK, fl))                  \
-                          : hs_loop_bf16(C, CB, R, false, pa, pc, o, m, fl))                                 \
-     : m == HS_BLOCK ? (f16 ? hs_loop(C, true, CB, pa, pc, o, HS_BLOCK, fl)                                  \
-                            : hs_loop(C, false, CB, pa, pc, o, HS_BLOCK, fl))                                \
-                     : (f16 ? hs_loop(C, true, CB, pa, pc, o, m, fl) : hs_loop(C, false, CB, pa, pc, o, m, fl)))
-#define HS_LOOP(C, CB) HS_LOOP_R(C, CB, false)
+         ? (m == HS_BLOCK ? (nebf ? hs_loop_bf16(C, CB, SQ, R, true, pa, pc, o, HS_BLOCK, fl)                \
+                                  : hs_loop_bf16(C, CB, SQ, R, false, pa, pc, o, HS_BLOCK, fl))              \
+                          : hs_loop_bf16(C, CB, SQ, R, false, pa, pc, o, m, fl))                             \
+     : m == HS_BLOCK ? (f16 ? hs_loop(C, true, CB, SQ, pa, pc, o, HS_BLOCK, fl)                              \
+                            : hs_loop(C, false, CB, SQ, pa, pc, o, HS_BLOCK, fl))                            \
+                     : (f16 ? hs_loop(C, true, CB, SQ, pa, pc, o, m, fl) : hs_loop(C, false, CB, SQ, pa, pc, o, m, fl)))
+#define HS_LOOP(C, CB) HS_LOOP_R(C, CB, false, false)
 /* the binary ops, with a row-broadcast second operand apart */
 #define HS_LOOP2(C) (cb ? HS_LOOP(C, true) : HS_LOOP(C, false))
 
@@ -1139,9 +1141,14 @@ HS_TARGET_BF static bool hs_step(plumb_opcode code, bool f16, bool nebf, const u
     switch (code) {
     case PLUMB_OP_ADD: *any = HS_LOOP2(PLUMB_OP_ADD); return true;
     case PLUMB_OP_SUBTRACT: *any = HS_LOOP2(PLUMB_OP_SUBTRACT); return true;
-    case PLUMB_OP_MULTIPLY: *any = HS_LOOP2(PLUMB_OP_MULTIPLY); return true;
+    case PLUMB_OP_MULTIPLY:
+        /* a square (both operands one block: variance, rms_norm) loads
+         * and widens its operand once; the same values reach the same
+         * multiply, so the same bits */
+        *any = !cb && pa == pc ? HS_LOOP_R(PLUMB_OP_MULTIPLY, false, false, true) : HS_LOOP2(PLUMB_OP_MULTIPLY);
+        return true;
     case PLUMB_OP_DIVIDE:
-        *any = cb && !f16 && hs_rcp_ok(pc) ? HS_LOOP_R(PLUMB_OP_DIVIDE, true, true) : HS_LOOP2(PLUMB_OP_DIVIDE);
+        *any = cb && !f16 && hs_rcp_ok(pc) ? HS_LOOP_R(PLUMB_OP_DIVIDE, true, true, false) : HS_LOOP2(PLUMB_OP_DIVIDE);
         return true;
     case PLUMB_OP_SQRT: *any = HS_LOOP(PLUMB_OP_SQRT, false); return true;
     case PLUMB_OP_NEGATE: *any = HS_LOOP(PLUMB_OP_NEGATE, false); return true;
@@ -1528,41 +1535,50 @@ static bool run_unit(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
  * a flagged lane, is recomputed by the tile path's steps (run_unit), which
  * gives exactly the unfused bits. The chunk's last partial block takes the
  * same path. */
-#define RG_VECS 8u
-#define RG_BLOCK (16u * RG_VECS)
+#define RG_VECS 8u                    /* vectors per unrolled group */
+#define RG_BLOCK (4u * 16u * RG_VECS)  /* 512 elements: four groups per step and block */
 
 #if RT_X86
 #define RG_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")))
 
-/* Where a register-run value lives for the block loops (run_regs fills
- * one per value per chunk). */
-typedef struct rg_val {
-    const float *src;         /* group input read in place, else NULL */
-    float *dst;               /* group result: its tensor, else NULL */
-    bool stream;              /* dst is written with streaming stores when 64-byte aligned */
-    bool scalar;              /* a scalar broadcast: every element is c */
-    bool kept;                /* read by a later step: also kept in the block buffer */
-    float c;
-} rg_val;
+/* One step of a register run as the block loop needs it, resolved once
+ * per chunk by run_regs (regs_steps): everything but the block's element
+ * offset e. Reading it from the fstep/fval/op structures per block and
+ * step (operand kinds, result type, buffers, the stream and alignment
+ * tests) was the largest part of run_regs' own work besides the
+ * arithmetic: about a sixth of gelu's erf form (perf annotate). */
+typedef struct rg_step {
+    plumb_opcode code;
+    bool fl;                  /* f32 result: NaN-checked when stored; else 32-bit integer */
+    bool sg;                  /* i32 (signed max/min) */
+    bool xsc, ysc;            /* operand a scalar broadcast: every element xc / yc */
+    bool keep;                /* result read by a later step: kept in its block buffer */
+    bool nt;                  /* stored with streaming stores (the tensor is 64-byte aligned) */
+    float xc, yc;
+    const float *xsrc, *ysrc; /* operand read in place from a group input (+ e), else NULL */
+    const float *xb, *yb;     /* else the operand's block buffer */
+    float *o;                 /* the result's block buffer */
+    float *d;                 /* the result's tensor (+ e): a group result, else NULL */
+} rg_step;
 
 /* One block of RG_BLOCK elements from element e: every step over the
  * block's vectors; results stored to their tensors as they are computed
- * (with the NaN check), temporaries and results read later into buf. */
-RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*buf)[RG_BLOCK], size_t e,
-                                 __mmask16 *bad)
+ * (with the NaN check), temporaries and results read later into their
+ * buffers. The loops are unswitched on whether the step stores a group
+ * result: a temporary (most steps) is one store per vector, with no
+ * per-vector tests of the result's kind (those tests were a fifth of the
+ * arithmetic steps' instructions). */
+RG_TARGET static void regs_block(const rg_step *sd, uint32_t n_steps, size_t e, __mmask16 *bad)
 {
     __mmask16 b = 0;
-    for (uint32_t s = 0; s < g->n_steps; s++) {
-        const fstep *st = &g->steps[s];
-        const rg_val *xv = &rv[st->in[0]], *yv = &rv[st->in[st->n_in > 1 ? 1 : 0]], *ov = &rv[st->out];
-        const float *x = xv->src ? xv->src + e : buf[st->in[0]];
-        const float *y = yv->src ? yv->src + e : buf[st->in[st->n_in > 1 ? 1 : 0]];
-        __m512 xs = _mm512_set1_ps(xv->c), ys = _mm512_set1_ps(yv->c);
-        bool xsc = xv->scalar, ysc = yv->scalar;
-        float *o = buf[st->out], *d = ov->dst ? ov->dst + e : NULL;
-        bool keep = ov->kept || !d, nt = d && ov->stream && ((uintptr_t)d & 63) == 0;
-        plumb_dtype rty = st->op->results[0]->type.dtype;
-        bool fl = rty == PLUMB_F32, sg = rty == PLUMB_I32;   /* integers: no NaN check */
+    for (uint32_t s = 0; s < n_steps; s++) {
+        const rg_step *q = &sd[s];
+        const float *x = q->xsrc ? q->xsrc + e : q->xb;
+        const float *y = q->ysrc ? q->ysrc + e : q->yb;
+        __m512 xs = _mm512_set1_ps(q->xc), ys = _mm512_set1_ps(q->yc);
+        bool xsc = q->xsc, ysc = q->ysc, fl = q->fl, sg = q->sg;
+        float *o = q->o, *d = q->d ? q->d + e : NULL;
+        bool keep = q->keep, nt = q->nt;
         /* each result vector r of vector k: kept, and/or stored with the
          * NaN check */
 #define RG_PUT(k, r)                                                                               \
@@ -1570,34 +1586,50 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         __m512 r_ = (r);                                                                           \
         if (keep)                                                                                  \
             _mm512_store_ps(o + 16 * (k), r_);                                                     \
-        if (d) {                                                                                   \
-            if (fl)                                                                                \
-                b |= _mm512_cmp_ps_mask(r_, r_, _CMP_UNORD_Q);                                     \
-            if (nt)                                                                                \
-                _mm512_stream_ps(d + 16 * (k), r_);                                                \
-            else                                                                                   \
-                _mm512_storeu_ps(d + 16 * (k), r_);                                                \
-        }                                                                                          \
+        if (fl)                                                                                    \
+            b |= _mm512_cmp_ps_mask(r_, r_, _CMP_UNORD_Q);                                         \
+        if (nt)                                                                                    \
+            _mm512_stream_ps(d + 16 * (k), r_);                                                    \
+        else                                                                                       \
+            _mm512_storeu_ps(d + 16 * (k), r_);                                                    \
     } while (0)
+#define RG_TMP(k, r) _mm512_store_ps(o + 16 * (k), (r))
+#define RG_LOOP_P(expr, PUT)                                                                       \
+    for (unsigned k0 = 0; k0 < RG_BLOCK / 16; k0 += RG_VECS)                                       \
+        _Pragma("GCC unroll 8") for (unsigned k = k0; k < k0 + RG_VECS; k++)                       \
+        {                                                                                          \
+            __m512 a = xsc ? xs : _mm512_loadu_ps(x + 16 * k), c = ysc ? ys : _mm512_loadu_ps(y + 16 * k); \
+            (void)c;                                                                               \
+            PUT(k, (expr));                                                                        \
+        }
 #define RG_LOOP(expr)                                                                              \
-    _Pragma("GCC unroll 8") for (unsigned k = 0; k < RG_VECS; k++)                                \
-    {                                                                                              \
-        __m512 a = xsc ? xs : _mm512_loadu_ps(x + 16 * k), c = ysc ? ys : _mm512_loadu_ps(y + 16 * k); \
-        (void)c;                                                                                   \
-        RG_PUT(k, (expr));                                                                         \
-    }
-#define RG_FLAGGED(fn)                                                                             \
+    do {                                                                                           \
+        if (!d) {                                                                                  \
+            RG_LOOP_P(expr, RG_TMP)                                                                \
+        } else {                                                                                   \
+            RG_LOOP_P(expr, RG_PUT)                                                                \
+        }                                                                                          \
+    } while (0);
+#define RG_FLAGGED_P(fn, PUT)                                                                      \
     _Pragma("GCC unroll 1") /* one vector a trip: unrolled by 2 or 4 measured 1-2% slower */       \
-    for (unsigned k = 0; k < RG_VECS; k++) {                                                       \
+    for (unsigned k = 0; k < RG_BLOCK / 16; k++) {                                                 \
         __mmask16 f;                                                                               \
-        RG_PUT(k, fn(xsc ? xs : _mm512_loadu_ps(x + 16 * k), &f));                                 \
+        PUT(k, fn(xsc ? xs : _mm512_loadu_ps(x + 16 * k), &f));                                    \
         b |= f;                                                                                    \
     }
+#define RG_FLAGGED(fn)                                                                             \
+    do {                                                                                           \
+        if (!d) {                                                                                  \
+            RG_FLAGGED_P(fn, RG_TMP)                                                               \
+        } else {                                                                                   \
+            RG_FLAGGED_P(fn, RG_PUT)                                                               \
+        }                                                                                          \
+    } while (0);
 #define RG_I(e) _mm512_castsi512_ps(e)
 #define RG_A _mm512_castps_si512(a)
 #define RG_C _mm512_castps_si512(c)
         if (!fl) {
-            switch (st->op->code) {
+            switch (q->code) {
             case PLUMB_OP_ADD: RG_LOOP(RG_I(_mm512_add_epi32(RG_A, RG_C))) break;
             case PLUMB_OP_SUBTRACT: RG_LOOP(RG_I(_mm512_sub_epi32(RG_A, RG_C))) break;
             case PLUMB_OP_MULTIPLY: RG_LOOP(RG_I(_mm512_mullo_epi32(RG_A, RG_C))) break;
@@ -1631,7 +1663,7 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
 #undef RG_I
 #undef RG_A
 #undef RG_C
-        switch (st->op->code) {
+        switch (q->code) {
         case PLUMB_OP_ADD: RG_LOOP(_mm512_add_ps(a, c)) break;
         case PLUMB_OP_SUBTRACT: RG_LOOP(_mm512_sub_ps(a, c)) break;
         case PLUMB_OP_MULTIPLY: RG_LOOP(_mm512_mul_ps(a, c)) break;
@@ -1644,7 +1676,10 @@ RG_TARGET static void regs_block(const rt_fused *g, const rg_val *rv, float (*bu
         default: RG_FLAGGED(x16_exp) break;   /* regs_op admits no other */
         }
 #undef RG_PUT
+#undef RG_TMP
+#undef RG_LOOP_P
 #undef RG_LOOP
+#undef RG_FLAGGED_P
 #undef RG_FLAGGED
     }
     *bad = b;
@@ -1656,31 +1691,55 @@ RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e
 {
     const rt_fused *g = fr->g;
     float buf[RT_REG_VALS][RG_BLOCK] __attribute__((aligned(64)));
-    rg_val rv[RT_REG_VALS];
-    memset(rv, 0, sizeof rv);
+    const float *src[RT_REG_VALS];
+    float *dst[RT_REG_VALS], cv[RT_REG_VALS];
+    bool scalar[RT_REG_VALS], kept[RT_REG_VALS];
+    rg_step sd[RT_REG_VALS];
+    if (g->n_steps > RT_REG_VALS)
+        return false;   /* regs_ok admits no such group (each step makes a value) */
+    memset(kept, 0, sizeof kept);
     for (uint32_t v = 0; v < g->n_vals; v++) {
         const fval *fv = &g->vals[v];
-        if (fv->kind == FV_IN) {
-            rv[v].src = (const float *)fr->in[fv->io]->data;
-        } else if (fv->kind == FV_BCAST) {
-            rv[v].scalar = true;
-            memcpy(&rv[v].c, fr->in[fv->io]->data, 4);
-        } else if (fv->kind == FV_OUT) {
-            rv[v].dst = (float *)fr->out[fv->io]->data;
-        }
+        src[v] = fv->kind == FV_IN ? (const float *)fr->in[fv->io]->data : NULL;
+        dst[v] = fv->kind == FV_OUT ? (float *)fr->out[fv->io]->data : NULL;
+        scalar[v] = fv->kind == FV_BCAST;
+        cv[v] = 0.0f;
+        if (scalar[v])
+            memcpy(&cv[v], fr->in[fv->io]->data, 4);
     }
+    for (uint32_t s = 0; s < g->n_steps; s++)
+        for (uint32_t i = 0; i < g->steps[s].n_in; i++)
+            kept[g->steps[s].in[i]] = true;   /* read by a step after its own */
     for (uint32_t s = 0; s < g->n_steps; s++) {
         const fstep *st = &g->steps[s];
-        rv[st->out].stream = st->stream && fr->stream;
-        for (uint32_t i = 0; i < st->n_in; i++)
-            rv[st->in[i]].kept = true;   /* read by a step after its own */
+        uint32_t xi = st->in[0], yi = st->in[st->n_in > 1 ? 1 : 0], oi = st->out;
+        plumb_dtype rty = st->op->results[0]->type.dtype;
+        sd[s] = (rg_step){
+            .code = st->op->code,
+            .fl = rty == PLUMB_F32,
+            .sg = rty == PLUMB_I32,
+            .xsc = scalar[xi],
+            .ysc = scalar[yi],
+            .keep = kept[oi] || !dst[oi],
+            /* e advances by whole blocks (multiples of 64 bytes), so
+             * the alignment of d + e is that of d */
+            .nt = dst[oi] && st->stream && fr->stream && ((uintptr_t)(dst[oi] + e0) & 63) == 0,
+            .xc = cv[xi],
+            .yc = cv[yi],
+            .xsrc = src[xi],
+            .ysrc = src[yi],
+            .xb = buf[xi],
+            .yb = buf[yi],
+            .o = buf[oi],
+            .d = dst[oi],
+        };
     }
     /* a bad block is stored first and rewritten after: that needs the
      * caller's promise that results and inputs do not share memory
      * (runtime/plan.c); checked, not assumed */
     for (uint32_t v = 0; v < g->n_vals; v++)
-        for (uint32_t w = 0; rv[v].dst && w < g->n_vals; w++)
-            if (rv[w].src && rt_f32_overlap(rv[w].src + e0, rv[v].dst + e0, (size_t)(e1 - e0))) {
+        for (uint32_t w = 0; dst[v] && w < g->n_vals; w++)
+            if (src[w] && rt_f32_overlap(src[w] + e0, dst[v] + e0, (size_t)(e1 - e0))) {
                 /* tile by tile, as run_chunk would (the slots hold one tile) */
                 for (uint64_t t = e0; t < e1; t += RT_TILE) {
                     uint64_t off[2] = {t, 0};
@@ -1694,9 +1753,10 @@ RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e
     uint64_t e = e0;
     for (; e + RG_BLOCK <= e1; e += RG_BLOCK) {
         __mmask16 bad;
-        regs_block(g, rv, buf, (size_t)e, &bad);
+        regs_block(sd, g->n_steps, (size_t)e, &bad);
         if (__builtin_expect(bad != 0, 0)) {
-            /* rewritten whole by the tile steps */
+            /* rewritten whole by the tile steps (RG_BLOCK <= RT_TILE:
+             * the slots hold it) */
             uint64_t off[2] = {e, 0};
             size_t cnt[2] = {RG_BLOCK, 0};
             if (!run_unit(fr, slots, off, cnt, !materialized, 0))
@@ -1712,6 +1772,7 @@ RG_TARGET static bool run_regs(frun *fr, uint8_t *slots, uint64_t e0, uint64_t e
     }
     return true;
 }
+_Static_assert(RG_BLOCK <= RT_TILE && RG_BLOCK % 16 == 0, "a recomputed block fits the tile slots");
 #endif
 
 static void run_chunk(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)

@@ -422,6 +422,51 @@ static void test_regs_shared_operands(void **state)
         }
 }
 
+/* Register-run blocks (RG_BLOCK, 512 elements) and their per-chunk step
+ * descriptors: lengths around whole blocks (511, 512, 513, three blocks
+ * and a tail, several tiles and chunks) with ordinary values, and with one
+ * quiet NaN planted at the first element, in the middle or at the last
+ * one (a whole block or the tail), whose block alone is recomputed by the
+ * tile path while the blocks around it keep the register results. Every
+ * program kind: results that are also read later (which 1), scalar
+ * operands, the flagged functions. fused == unfused bitwise, and the
+ * exact-op program == the reference. */
+static void test_regs_block_edges(void **state)
+{
+    (void)state;
+    static const int64_t lens[] = {511, 512, 513, 3 * 512 + 7, 10 * 512 + 100};
+    for (int which = 0; which < 3; which++)
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+            for (int plant = 0; plant < 4; plant++) {
+                int64_t n = lens[k];
+                uint32_t n_in, n_out;
+                ir_module *m = regs_prog(which, n, &n_in, &n_out);
+                plumb_tensor *in[3];
+                for (uint32_t i = 0; i < n_in; i++) {
+                    bool full = i == 0 || (which == 1 && i == 1);
+                    in[i] = full ? new_tensor(1, &n) : new_tensor(0, NULL);
+                    fill_special(in[i], 31 + i);
+                    float *f = in[i]->data;
+                    if (!full) {
+                        f[0] = i == 1 ? 0.75f : 0.25f;
+                        continue;
+                    }
+                    for (int64_t e = 0; e < n; e++)
+                        if (!(f[e] > -4.0f && f[e] < 4.0f) || (f[e] > -1e-3f && f[e] < 1e-3f))
+                            f[e] = 0.5f + (float)(e % 7) * 0.25f;
+                    if (i == 0 && plant > 0) {
+                        int64_t at = plant == 1 ? 0 : plant == 2 ? n / 2 : n - 1;
+                        uint32_t qn = 0x7fc01234u;
+                        memcpy(&f[at], &qn, 4);
+                    }
+                }
+                check_exec(m, in, n_in, n_out, which == 1);
+                for (uint32_t i = 0; i < n_in; i++)
+                    plumb_tensor_free(in[i]);
+                ir_module_free(m);
+            }
+}
+
 /* ---- generated chains ------------------------------------------------------------- */
 
 static const char *const op_name[4] = {"add", "subtract", "multiply", "divide"};
@@ -654,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_regs_exec),
         cmocka_unit_test(test_regs_exp_small_results),
         cmocka_unit_test(test_regs_shared_operands),
+        cmocka_unit_test(test_regs_block_edges),
         cmocka_unit_test(test_chains_of_two),
         cmocka_unit_test(test_chains_of_four),
         cmocka_unit_test(test_chain_of_five_cut),

@@ -278,6 +278,49 @@ static void test_hseg_ops_all_patterns(void **state)
             }
 }
 
+/* Squares in a segment (run_hseg passes one block as both operands; the
+ * step loads and widens it once): a group input squared (x * x), a
+ * segment value squared ((x + x)^2) and a product of two different
+ * operands (x * (x + x), not a square), on every pattern of f16 and bf16, in
+ * whole and partial blocks: fused == unfused at every level and thread
+ * count, and == the reference (an exact op). */
+static void test_hseg_square_all_patterns(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{64, 1024}, {5, 13109}};
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t s = 0; s < 2; s++) {
+            const int64_t *dims = shapes[s];
+            const char *tn = ti ? "bf16" : "f16";
+            char ty[64], src[1024];
+            snprintf(ty, sizeof ty, "tensor<%lldx%lldx%s>", (long long)dims[0], (long long)dims[1], tn);
+            snprintf(src, sizeof src,
+                     "func.func @main(%%x: %s) -> (%s, %s, %s) {\n"
+                     "  %%n = stablehlo.add %%x, %%x : %s\n"
+                     "  %%a = stablehlo.multiply %%x, %%x : %s\n"
+                     "  %%b = stablehlo.multiply %%n, %%n : %s\n"
+                     "  %%c = stablehlo.multiply %%x, %%n : %s\n"
+                     "  %%d = stablehlo.add %%b, %%c : %s\n"
+                     "  return %%a, %%b, %%d : %s, %s, %s\n"
+                     "}\n",
+                     ty, ty, ty, ty, ty, ty, ty, ty, ty, ty, ty, ty);
+            ir_module *pm = parse_ok(src);
+            uint32_t steps = 0, groups = 0;
+            assert_true(plan_hsegs(pm, &steps, &groups) >= 1);
+            assert_true(steps >= 4);   /* of x + x, the three multiplies and the add */
+            ir_module_free(pm);
+            ir_module *m = parse_ok(src);
+            snprintf(ctx, sizeof ctx, "square %s %lldx%lld:", tn, (long long)dims[0], (long long)dims[1]);
+            plumb_tensor *in[2] = {new_tensor(HALVES[ti], 2, dims), new_tensor(HALVES[ti], 2, dims)};
+            fill_pair(in[0], in[1], 0x1234u, (uint32_t)s);
+            check_levels(m, in, 1, 3);
+            check_ref(m, in, 1, 3, 3);
+            plumb_tensor_free(in[0]);
+            plumb_tensor_free(in[1]);
+            ir_module_free(m);
+        }
+}
+
 /* A row group whose segment starts with the row broadcast of a row max
  * and mixes register and kernel ops, stores a value the group returns and
  * one a later row fold reads, with a per-row sqrt of the row maxima (run
@@ -476,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_hseg_planned),
         cmocka_unit_test(test_hseg_norms_planned),
         cmocka_unit_test(test_hseg_ops_all_patterns),
+        cmocka_unit_test(test_hseg_square_all_patterns),
         cmocka_unit_test(test_hseg_row_group),
         cmocka_unit_test(test_hseg_bcast_operand),
         cmocka_unit_test(test_hseg_bcast_divide),
