@@ -3655,20 +3655,29 @@ static bool is_close_check(P *p, ir_block *blk, size_t off, bool generic_form, u
         !(ok = is_close_step(p, blk, PLUMB_OP_OR, within, eq, &bt, IR_CMP_EQ, loc)) ||
         !(ok = is_close_step(p, blk, PLUMB_OP_OR, ok, both, &bt, IR_CMP_EQ, loc)))
         return false;
-    int64_t n = 1;
-    for (uint32_t d = 0; d < bt.rank; d++)
-        n *= bt.dims[d];
+    /* The all-true constant is materialized like the literal dense<true>
+     * of that type would be, so its size is checked the same way (overflow-
+     * safe, against the per-literal limit) before anything is allocated: a
+     * short text can name a huge shape, e.g. a callee's argument type. */
+    uint64_t n, nbytes;
+    plumb_diag sd;
+    memset(&sd, 0, sizeof sd);
+    if (!plumb_shape_size(PLUMB_I1, bt.rank, bt.dims, p->max_bytes, &n, &nbytes, &sd)) {
+        char tn[256];
+        type_str(ta, tn, sizeof tn);
+        return err_at(p, ob.op_offs[0], sd.code ? sd.code : PLUMB_ERR_LIMIT, "'%s' on %s: its per-element verdict (i1, one byte each): %s", nm, tn, sd.msg);
+    }
     plumb_tensor *t = plumb_arena_alloc(p->m->arena, sizeof *t);
-    unsigned char *ones = plumb_arena_alloc(p->m->arena, n ? (size_t)n : 1);
+    unsigned char *ones = plumb_arena_alloc(p->m->arena, nbytes ? (size_t)nbytes : 1);
     if (!t || !ones)
         return nomem(p);
     memset(t, 0, sizeof *t);
-    memset(ones, 1, n ? (size_t)n : 1);
+    memset(ones, 1, nbytes ? (size_t)nbytes : 1);
     t->dtype = PLUMB_I1;
     t->rank = bt.rank;
     for (uint32_t d = 0; d < bt.rank; d++)
         t->dims[d] = bt.dims[d];
-    t->nbytes = (size_t)n;
+    t->nbytes = (size_t)nbytes;
     t->data = ones;
     t->owned = false;
     ir_op *chk = ir_op_new(p->m, PLUMB_OP_EXPECT_EQ_CONST, &ok, 1, NULL, 0);

@@ -96,4 +96,20 @@ refuse "integer elements refused" "check.expect_is_close %i, %i, %a, %i : tensor
     "r.mlir:5:25: error: operand 0 (actual) of 'check.expect_is_close' needs a floating-point or complex element type"
 refuse "a result refused" "%r = check.expect_is_close %a, %a, %a, %a : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>" \
     "'check.expect_is_close' has no results, but 1 value is defined"
+# A short text can name a huge shape (here a callee's argument type): the
+# per-element verdict is sized like the literal dense<true> of that shape,
+# overflow-safe and against the per-literal limit (16 GiB by default),
+# before anything is allocated; before, 10^11 elements were allocated and a
+# product past 2^63 overflowed int64 (clang UBSan, ir/parse.c).
+huge() {
+    printf 'func.func @f(%%a: %s) {\n  check.expect_is_close %%a, %%a, %%a, %%a : %s, %s, %s, %s\n  func.return\n}\nfunc.func @main() {\n  func.return\n}\n' \
+        "$2" "$2" "$2" "$2" "$2" > "$tmp/h.mlir"
+    run "$PLUMB" verify "$tmp/h.mlir"
+    if [ "$rc" != 0 ] && grep -qF "$3" "$tmp/err" && ! grep -qF "Sanitizer" "$tmp/err"; then ok "$1"
+    else fail "$1: exit $rc, want an error with '$3'"; fi
+}
+huge "10^11 elements refused before allocation" "tensor<100000000000xf32>" \
+    "h.mlir:2:25: error: 'check.expect_is_close' on tensor<100000000000xf32>: its per-element verdict (i1, one byte each): tensor of 100000000000 bytes exceeds the limit"
+huge "an element count past 2^64 refused" "tensor<4294967296x4294967296x4294967296xf32>" \
+    "h.mlir:2:25: error: 'check.expect_is_close' on tensor<4294967296x4294967296x4294967296xf32>: its per-element verdict (i1, one byte each): element count overflows 64 bits"
 finish
