@@ -563,16 +563,26 @@ TI bool N(pow_rare)(vd x, vd y)
  * method above; x = 1 or y = 0 give exactly 1 on this path: log 1 = 0
  * exactly, e^0 = 1). y = 1, 2, -1 (any finite nonzero x) and 1/2 (x > 0)
  * are x, x*x, 1/x and sqrt x, correctly rounded; x < 0 finite with a
- * non-integral finite y is the default NaN. *bad marks the rest (zeros,
+ * non-integral finite y is the default NaN. The results go to *out; the
+ * return is true when every lane is done (the common case: one test and
+ * branch, *bad not written), else *bad marks the rest (zeros,
  * infinities, NaN, subnormal x, huge |y|, overflow and underflow), for
  * the scalar rule. xp holds x's lanes in memory (the log rows' offsets
  * are read from there). */
-TI vd N(d_pow)(vd x, vd y, const double *xp, vl *bad)
+TI bool N(d_pow)(vd x, vd y, const double *xp, vd *out, vl *bad)
 {
     vd ax = (vd)((vl)x & F64_ABS), ay = (vd)((vl)y & F64_ABS);
     /* the lanes of a normal x and a finite y that the main path takes
      * (false for NaN); a negative x also needs an integral y (below) */
+#if EWF_PASS == 3
+    /* in mask registers: as vectors, GCC built all-ones and masked moves
+     * to and from the masks (about five instructions per vector) */
+    __mmask8 okm = _mm512_cmp_pd_mask((__m512d)ax, _mm512_set1_pd(0x1p-1022), _CMP_GE_OQ) &
+                   _mm512_cmp_pd_mask((__m512d)ax, _mm512_set1_pd(0x1.fffffffffffffp1023), _CMP_LE_OQ) &
+                   _mm512_cmp_pd_mask((__m512d)ay, _mm512_set1_pd(0x1p31), _CMP_LE_OQ);
+#else
     vl ok = (ax >= 0x1p-1022) & (ax <= 0x1.fffffffffffffp1023) & (ay <= 0x1p31);
+#endif
     /* the main path runs on every lane, |x| and y as they are: the other
      * lanes' values (from zeros, infinities, NaN) are replaced; waiting
      * for ok here would put the tests of y on the path's latency */
@@ -617,7 +627,12 @@ TI vd N(d_pow)(vd x, vd y, const double *xp, vl *bad)
     vd lhh = (vd)((vl)lh & cut), llo = (lh - lhh) + ll;
     vd ehi = yhi * lhh;
     vd elo = ylo * lhh + ys * llo;
+#if EWF_PASS == 3
+    okm &= _mm512_cmp_pd_mask((__m512d)ehi, _mm512_set1_pd(EXP64_LO), _CMP_GT_OQ) &
+           _mm512_cmp_pd_mask((__m512d)ehi, _mm512_set1_pd(EXP64_HI), _CMP_LT_OQ);
+#else
     ok &= (ehi > EXP64_LO) & (ehi < EXP64_HI);
+#endif
     /* e^(ehi + elo) = 2^ke 2^(j/32) e^(er + erl), N = 32 ke + j = round(ehi 32/ln2) */
     vd tt = ehi * POW64_EINV + 0x1.8p52;
     vd nd = tt - 0x1.8p52;
@@ -660,8 +675,21 @@ TI vd N(d_pow)(vd x, vd y, const double *xp, vl *bad)
      * gives the sign of |x|^y by its parity, else the default NaN) and
      * the correctly rounded special exponents (pow_rare: one cheap test
      * for them) */
+    bool rare = N(pow_rare)(x, y);
+#if EWF_PASS == 3
+    if (__builtin_expect(!rare && okm == 0xFF, 1)) {
+        *out = res;
+        return true;
+    }
+    vl ok = (vl)_mm512_movm_epi64(okm);
+#else
+    if (__builtin_expect(!rare && !N(pow_any)(~ok), 1)) {
+        *out = res;
+        return true;
+    }
+#endif
     vl spec = {0};
-    if (__builtin_expect(N(pow_rare)(x, y), 0)) {
+    if (rare) {
         vl xneg = x < 0.0;
         vl xfin = ax <= 0x1.fffffffffffffp1023, yfin = ay <= 0x1.fffffffffffffp1023;   /* false for NaN */
         vd yt = N(d_round)((vd)N(sell)(yfin, (vl)y, (vl)((vd){0})), R_TRUNC);
@@ -682,7 +710,8 @@ TI vd N(d_pow)(vd x, vd y, const double *xp, vl *bad)
         spec = e1 | e2 | em1 | eh | nanres;
     }
     *bad = ~(ok | spec);
-    return res;
+    *out = res;
+    return !N(pow_any)(*bad);
 }
 
 /* power of 2 VD_LANES pairs at xs, ys into out: two independent chains
@@ -696,15 +725,17 @@ TI void N(d_powv2)(const double *xs, const double *ys, double *out)
     memcpy(&x1, xs + VD_LANES, sizeof x1);
     memcpy(&y1, ys + VD_LANES, sizeof y1);
     vl bad0, bad1;
-    vd r0 = N(d_pow)(x0, y0, xs, &bad0);
-    vd r1 = N(d_pow)(x1, y1, xs + VD_LANES, &bad1);
-    if (__builtin_expect(N(pow_any)(bad0 | bad1), 0))
-        for (int l = 0; l < VD_LANES; l++) {
+    vd r0, r1;
+    bool done0 = N(d_pow)(x0, y0, xs, &r0, &bad0);
+    bool done1 = N(d_pow)(x1, y1, xs + VD_LANES, &r1, &bad1);
+    if (__builtin_expect(!done0, 0))
+        for (int l = 0; l < VD_LANES; l++)
             if (bad0[l])
                 r0[l] = f64_pow_lane(x0[l], y0[l]);
+    if (__builtin_expect(!done1, 0))
+        for (int l = 0; l < VD_LANES; l++)
             if (bad1[l])
                 r1[l] = f64_pow_lane(x1[l], y1[l]);
-        }
     memcpy(out, &r0, sizeof r0);
     memcpy(out + VD_LANES, &r1, sizeof r1);
 }
@@ -720,9 +751,10 @@ TI void N(d_powv)(const double *xs, const double *ys, double *out)
     memcpy(&x, xs, sizeof x);
     memcpy(&y, ys, sizeof y);
     vl bad;
-    vd r = N(d_pow)(x, y, xs, &bad);
+    vd r;
+    bool done = N(d_pow)(x, y, xs, &r, &bad);
     /* the scalar lanes from the copies x, y: out may be xs or ys (in place) */
-    if (__builtin_expect(N(pow_any)(bad), 0))
+    if (__builtin_expect(!done, 0))
         for (int l = 0; l < VD_LANES; l++)
             if (bad[l])
                 r[l] = f64_pow_lane(x[l], y[l]);
