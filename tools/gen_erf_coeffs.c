@@ -1,10 +1,26 @@
-/* gen_erf_coeffs: fits the f32 coefficients of runtime/math_erf.h's pieces
- * and measures each piece's error over every f32 operand in it.
+/* gen_erf_coeffs: fits the f32 coefficients of runtime/math_erf.h's pieces,
+ * measures each piece's error over every f32 operand in it, and sweeps the
+ * runtime's own lane form.
  *
- *   gen_erf_coeffs q LO HI ZMID DEG    Q piece: erf a = fma(a, Q(a^2 - ZMID), a)
+ *   gen_erf_coeffs table S DEG QMAX    the table math_erf.h holds (S = 4,
+ *                                      DEG = 5, QMAX = 1): pieces
+ *                                      k = floor(S a) of width 1/S over
+ *                                      [0, 4), each a polynomial of degree
+ *                                      DEG in u = S a - k, the Q form below
+ *                                      QMAX, else E; prints each piece's
+ *                                      sweep and the rows (E negated)
+ *   gen_erf_coeffs s S K DEG QMAX      one such piece K
+ *   gen_erf_coeffs sweep               rt_erf_f32_lane (math_erf.h, the
+ *                                      portable level, whose bits every
+ *                                      level has) on every f32 from 2^-126
+ *                                      to +inf: the proof of the bound
+ *   gen_erf_coeffs q LO HI ZMID DEG    (the old table's forms) Q piece:
+ *                                      erf a = fma(a, Q(a^2 - ZMID), a)
  *                                      on a in [LO, HI), Q of degree DEG
  *   gen_erf_coeffs e LO HI MID DEG     E piece: erf a = 1 - E(a - MID) on
  *                                      a in [LO, HI), E of degree DEG
+ *
+ * GEN_ERF_STEP=N measures every Nth operand of a piece only (exploring).
  *
  * Built by make as $(BUILD)/tools/gen_erf_coeffs, never run by it (a
  * developer tool; a full piece's sweep takes seconds to a minute).
@@ -16,8 +32,8 @@
  * weighted Vandermonde matrix. The coefficients are then fixed to f32 one
  * at a time from the constant term up, the rest refitted each time. The
  * piece is then run in f32 arithmetic exactly as rt_erf_f32_lane runs it
- * (fmaf per Horner step, a - MID exact) on every f32 in the interval, and
- * the worst error is printed in ULPs of the exact value (erfl, 64-bit
+ * (fmaf per Horner step, u or a - MID exact) on every f32 in the interval,
+ * and the worst error is printed in ULPs of the exact value (erfl, 64-bit
  * significand: its own error is far below what this resolves) together
  * with how many results differ from the correctly rounded one by more
  * than one ULP (which must be zero). The printed coefficients are the
@@ -315,7 +331,8 @@ int main(int argc, char **argv)
             return 2;
         }
     } else {
-        fprintf(stderr, "usage: gen_erf_coeffs q LO HI ZMID DEG | e LO HI MID DEG\n");
+        fprintf(stderr, "usage: gen_erf_coeffs table S DEG QMAX | s S K DEG QMAX | sweep | q LO HI ZMID DEG | "
+                        "e LO HI MID DEG\n");
         return 2;
     }
     if (p.deg < 1 || p.deg >= MAXD || !(p.hi > p.lo)) {
