@@ -835,6 +835,18 @@ static void mark_uses(const ir_op *op, bool *live, uint32_t n)
             mark_uses(o, live, n);
 }
 
+/* Whether one of op's regions, at any depth, holds a check op. A while,
+ * if or case whose results are unused still runs the checks in its body:
+ * removing it would turn a failing check into a silent pass. */
+static bool holds_check(const ir_op *op)
+{
+    for (uint32_t r = 0; r < op->n_regions; r++)
+        for (const ir_op *o = op->regions[r].first; o; o = o->next)
+            if (plumb_op_get(o->code)->kind == PLUMB_KIND_CHECK || holds_check(o))
+                return true;
+    return false;
+}
+
 static bool dce(pass_ctx *c)
 {
     uint32_t n = c->m->next_value_id;
@@ -844,7 +856,8 @@ static bool dce(pass_ctx *c)
     for (ir_op *op = c->f->body.last, *prev; op; op = prev) {
         prev = op->prev;
         plumb_kind k = plumb_op_get(op->code)->kind;
-        bool keep = k == PLUMB_KIND_CHECK || op->code == PLUMB_OP_FUNC_RETURN || op->code == PLUMB_OP_RETURN;
+        bool keep = k == PLUMB_KIND_CHECK || op->code == PLUMB_OP_FUNC_RETURN || op->code == PLUMB_OP_RETURN ||
+                    holds_check(op);
         for (uint32_t i = 0; i < op->n_results && !keep; i++)
             keep = op->results[i]->id < n && live[op->results[i]->id];
         if (keep) {
