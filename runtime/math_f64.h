@@ -554,14 +554,14 @@ TI vd N(d_log1p)(vd x, vl *bad)
      * the true correction (1 + x - u1)/u1 rounded, |c| <= 2^-53; three
      * operations fewer than the separate case (log1p 8% faster in cache) */
     vl ui = (vl)u1;
-    vl hu = ui >> 32;
-    vl k = (hu >> 20) - 1023;
+    vl k = (ui >> 52) - 1023;   /* u1 > 0 */
     vd c = (vd)N(sell)(k > 0, (vl)(1.0 - (u1 - x)), (vl)(x - (u1 - 1.0))) / u1;
     c = (vd)((vl)c & ~k0);
-    hu &= 0x000fffff;
-    vl i = (hu + 0x95f64) & 0x100000;   /* normalize u or u/2, as d_log */
-    vd un = (vd)(((hu | (i ^ 0x3ff00000)) << 32) | (ui & 0xffffffffll));
-    k += i >> 20;
+    /* normalize u or u/2, as d_log */
+    vd m1 = (vd)((ui & 0x000FFFFFFFFFFFFFll) | 0x3FF0000000000000ll);
+    vl big = m1 >= 0x1.6a09cp0;
+    vd un = (vd)N(sell)(big, (vl)(0.5 * m1), (vl)m1);
+    k -= big;   /* all ones: k + 1 */
     vd f = (vd)N(sell)(k0, (vl)x, (vl)(un - 1.0));
     vd dk = (vd)((vl)__builtin_convertvector(k, vd) & ~k0);
     vd hfsq = 0.5 * f * f;
@@ -712,25 +712,27 @@ TI vd N(d_sinv)(vd x) { return N(d_sincosv)(x, 0); }
 TI vd N(d_cosv)(vd x) { return N(d_sincosv)(x, 1); }
 
 /* log x for positive normal finite lanes; *bad marks the others.
- * fdlibm's e_log.c: x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2)) by the
- * high-word trick, s = f/(2 + f), k LN2_HI - ((hfsq - (s (hfsq + R) +
- * k LN2_LO)) - f) on every lane: the formula fdlibm's log1p uses on its
- * whole interval (the same R). fdlibm's log also has a |f| < 2^-20
- * shortcut and an s (f - R) form for small f, which save time in scalar
- * code only: a vector computed all three on every lane and selected, 20
- * operations of about 60. */
+ * fdlibm's e_log.c: x = 2^k (1 + f), 1 + f in [sqrt(2)/2, sqrt(2)) by
+ * the high word's test (here on the mantissa), s = f/(2 + f), k LN2_HI -
+ * ((hfsq - (s (hfsq + R) + k LN2_LO)) - f) on every lane: the formula
+ * fdlibm's log1p uses on its whole interval (the same R). fdlibm's log
+ * also has a |f| < 2^-20 shortcut and an s (f - R) form for small f,
+ * which save time in scalar code only: a vector computed all three on
+ * every lane and selected, 20 operations of about 60. */
 TI vd N(d_log)(vd x, vl *bad)
 {
     vl ok = (x >= 0x1p-1022) & (x <= 0x1.fffffffffffffp1023);
     *bad = ~ok;
     vl xi = (vl)N(sell)(ok, (vl)x, (vl)((vd){0} + 1.0));
-    vl hx = xi >> 32;   /* the high word, as fdlibm reads it */
-    vl k = (hx >> 20) - 1023;
-    hx &= 0x000fffff;
-    vl i = (hx + 0x95f64) & 0x100000;
-    /* normalize x or x/2: 1 + f in [sqrt(2)/2, sqrt(2)) */
-    vd m = (vd)(((hx | (i ^ 0x3ff00000)) << 32) | (xi & 0xffffffffll));
-    k += i >> 20;
+    /* normalize x or x/2: 1 + f in [sqrt(2)/2, sqrt(2)). fdlibm's test on
+     * the high word ((hx & 0xfffff) + 0x95f64 reaching 2^20) is m1 >=
+     * 0x1.6a09cp0 for the mantissa m1 in [1, 2), and its x/2 is 0.5 m1
+     * (exact): the same m and k in about half the operations (the
+     * exponent step as an integer subtraction was slower at AVX-512) */
+    vd m1 = (vd)((xi & 0x000FFFFFFFFFFFFFll) | 0x3FF0000000000000ll);
+    vl big = m1 >= 0x1.6a09cp0;
+    vd m = (vd)N(sell)(big, (vl)(0.5 * m1), (vl)m1);
+    vl k = (xi >> 52) - N(sell)(big, (vl){0} + 1022, (vl){0} + 1023);
     vd f = m - 1.0;
     vd dk = __builtin_convertvector(k, vd);
     vd s = f / (2.0 + f);
