@@ -686,7 +686,9 @@ TI vd N(d_sincos_fast)(vd x, int cosine, vl *fast)
     vd kc = 1.0 - (0.5 * z - (z * rc - y * y1));
     vl q = (vl)t + cosine;   /* n mod 4 in the low bits; cos x = sin(x + pi/2) */
     vd res = (vd)N(sell)((q & 1) != 0, (vl)kc, (vl)ks);
-    return (vd)((vl)res ^ ((vl)((q & 2) != 0) & F64_SIGN));
+    /* the sign flip from bit 1 of n, shifted to the sign (unsigned lanes: no signed overflow) */
+    typedef uint64_t N(vu64) __attribute__((vector_size(VBYTES)));
+    return (vd)((vl)res ^ (vl)(((N(vu64))q << 62) & 0x8000000000000000ull));
 }
 
 /* sin or cos: the cheap path where every lane has |x| < SC64_FAST_MAX,
