@@ -132,6 +132,16 @@ both_pass() {
     done
 }
 
+# expect_fail DESC FILE TEXT: the program fails its checks (exit 1) on
+# both backends, and stderr holds TEXT
+expect_fail() {
+    for lib_be in ref runtime; do
+        run "$PLUMB" run --backend "$lib_be" "$2"
+        if [ "$rc" = 1 ] && grep -qF "$3" "$tmp/err"; then ok "$1 ($lib_be)"
+        else fail "$1 ($lib_be): exit $rc, want 1 and '$3'"; fi
+    done
+}
+
 expect_pretty() {
     if "$PLUMB" fmt "$1" > "$tmp/out" 2> "$tmp/err" && grep -q -- "$2" "$tmp/out"; then
         ok "the generic form prints in the pretty form"

@@ -56,14 +56,6 @@ func.func public @main() -> tensor<i1> {
 }
 EOM
 }
-# expect_fail DESC FILE TEXT: exit 1 on both backends, stderr holds TEXT
-expect_fail() {
-    for be in ref runtime; do
-        run "$PLUMB" run --backend "$be" "$2"
-        if [ "$rc" = 1 ] && grep -qF "$3" "$tmp/err"; then ok "$1 ($be)"
-        else fail "$1 ($be): exit $rc, want 1 and '$3'"; fi
-    done
-}
 
 # f32: 1.00011 is 1.0001100301742554, 1.1e-4 > 1e-4 from 1; 1e-5 and -1e-5
 # are 2e-5 apart but of opposite signs; an infinity matches only itself

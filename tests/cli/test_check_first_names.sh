@@ -37,14 +37,6 @@ for be in ref runtime; do
     else fail "check.eq and check.almost_eq that hold pass ($be): exit $rc"; fi
 done
 
-# expect_fail DESC FILE TEXT: exit 1 on both backends, stderr holds TEXT
-expect_fail() {
-    for be in ref runtime; do
-        run "$PLUMB" run --backend "$be" "$2"
-        if [ "$rc" = 1 ] && grep -qF "$3" "$tmp/err"; then ok "$1 ($be)"
-        else fail "$1 ($be): exit $rc, want 1 and '$3'"; fi
-    done
-}
 # i64: 2 + 3 is 5, not 6; exact, so one element differs
 cat > "$tmp/eq_fails.mlir" <<'EOM'
 func.func @main() {

@@ -27,14 +27,6 @@ func.func @main() {
 EOM
 both_pass "f64: within the bound, equal, equal infinities, NaN for NaN, +0 for -0" "$tmp/pass.mlir"
 
-# expect_fail DESC FILE TEXT: exit 1 on both backends, stderr holds TEXT
-expect_fail() {
-    for be in ref runtime; do
-        run "$PLUMB" run --backend "$be" "$2"
-        if [ "$rc" = 1 ] && grep -qF "$3" "$tmp/err"; then ok "$1 ($be)"
-        else fail "$1 ($be): exit $rc, want 1 and '$3'"; fi
-    done
-}
 # 0.05 > 0.04; |inf - (-inf)| = inf > 0 and they differ; NaN against 1.0
 # fails whatever the bound (1e300); 0.75 and +0/-0 still hold: 3 of 5.
 cat > "$tmp/fail.mlir" <<'EOM'
