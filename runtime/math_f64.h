@@ -133,14 +133,15 @@ static double f64_logistic_lane(double x)
 }
 
 /* e^f - 1 = f + f^2/2 + f^3 Q(f), Q = sum_{n=3}^{14} f^(n-3)/n!: the
- * 1/n! rounded to double (exact rationals, Python's fractions), for
- * d_expm1's small lanes (|f| < 1/16; written for |f| <= ln2/2 + 2^-40,
- * where the omitted f^15/15! is below 2^-61.6 |f|). */
+ * 1/n! rounded to double (exact rationals, Python's fractions), for the
+ * pair of d_expm1_pair, |f| <= ln2/2 + 2^-40: the omitted f^15/15! is
+ * below 2^-61.6 |f|. */
 static const double EM64_C[12] = {
     0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7, 0x1.6c16c16c16c17p-10,
     0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22,
     0x1.ae64567f544e4p-26, 0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33, 0x1.93974a8c07c9dp-37,
 };
+#define EM64_INVLN2 0x1.71547652b82fep+0 /* 1/ln2 rounded */
 #define TANH64_BIG 22.0   /* tanh is 1 in double from 19.07 on */
 
 /* tanh x = -m/(2 + m), m = e^t - 1, t = -2a (a = |x| clamped to
@@ -172,8 +173,8 @@ static const double EM64_C[12] = {
  * the result: <= 0.51 ULP. a below 2^-27 (subnormal too) gives a
  * exactly (a z P under half an ULP of a).
  *
- * Budget <= 0.66 ULP from the exact value (was 0.81 with the former
- * expm1 pair on every lane), inside the table's 2 ULP. *bad: NaN lanes. */
+ * Budget <= 0.66 ULP from the exact value (was 0.81 with d_expm1_pair's
+ * pair on every lane), inside the table's 2 ULP. *bad: NaN lanes. */
 #define TANH64_SMALL 0.0625
 /* sign, exponent and the top 25 stored bits: x & F64_HI26 and the rest
  * split a double into two parts of 26 and 27 significant bits (Dekker's
@@ -381,16 +382,71 @@ TI vd N(d_fix_lanes)(vd r, vd x, vl bad, double (*lane)(double))
     return r;
 }
 
-/* e^t - 1 = *A + *l (not normalized) from exp's reduction and table, t
- * in [-46, 709]: N = RN(t 64/ln2) = 64k + j, r = t - N ln2/64, p = e^r -
- * 1 (d_exp_r_m1), S = 2^k T_hi and Sl = 2^k T_lo exact, A = RN(S - 1)
- * and its error A_lo (exact: Fast2Sum with -1 first where S <= 1, A + 1
- * being exact there; with S first where S > 1, only when t may be
- * positive, tpos), *l = S p + ((A_lo + Sl) + Sl p). The roundings of r,
- * p, S p and *l are each at most half an ULP of a value below 2^-7 S,
- * p's truncation 2^-65 S: *A + *l is within 2^-59 S of e^t - 1. For
- * tanh (t <= -1/8) and expm1 (|t| >= 1/16). */
-TI void N(d_em1_table)(vd t, int tpos, vd *A_out, vd *l_out)
+/* e^t - 1 = *s + *l (not normalized: |*l| < 0.03 |*s|), t in [-46, 709]
+ * (no NaN), for expm1 and tanh; docs/runtime-math.md ("f64 expm1 and
+ * tanh: one formula") has the budget. No table: k = RN(t/ln2) (|k| <=
+ * 1023), f = t - k ln2 = fh + fl with fh = t - k LN2_HI exact (k LN2_HI
+ * has at most 40 significant bits; Sterbenz for k != 0, fh = t for
+ * k = 0) and fl = -k LN2_LO (|fl| < 2^-36.9 |k|); |fh| <= ln2/2 + 2^-40.
+ * e^t - 1 = (2^k - 1) + 2^k (fh + fh^2/2 + fh^3 Q(fh)) + 2^k e^fh (e^fl -
+ * 1), each piece exact or small: A = RN(2^k - 1) and its error A_lo
+ * (exact, either formula by the sign of k; kpos = 0 when t <= 0), B = 2^k fh and H = 2^k f2/2
+ * (fh^2 = f2 + f2e within 2^-103 fh^2; the scalings exact) added by two Fast2Sums
+ * (|A| >= |B| or A = 0, |s1| >= |H|), their errors e1, e2 exact; the rest
+ * (f2e/2, c3 = fh^3 Q, the fl term e^fh (e^fl - 1), A_lo) summed into *l:
+ * within 0.36 2^-53 of e^t - 1 relative. So for k = 0 (|t| <
+ * ln2/2) the pair is t + t^2/2 + ... relative to e^t - 1 (no cancelling
+ * subtraction: the reason for not using exp's table, whose absolute
+ * 2^-58 errors cancel into relative ones as t -> 0). Q by Estrin (the
+ * chain 5 deep instead of 11). */
+TI void N(d_expm1_pair)(vd t, int kpos, vd *s_out, vd *l_out)
+{
+    vd sh = t * EM64_INVLN2 + 0x1.8p52;   /* k in the low bits */
+    vd kd = sh - 0x1.8p52;
+    vl k = (vl)sh - (vl)((vd){0} + 0x1.8p52);
+    vd fh = t - kd * LOG64_LN2_HI;
+    vd fl = (vd){0} - kd * LOG64_LN2_LO;
+    vd f2 = fh * fh, f4 = f2 * f2, f8 = f4 * f4;
+    vd q0 = (EM64_C[0] + EM64_C[1] * fh) + (EM64_C[2] + EM64_C[3] * fh) * f2;
+    vd q1 = (EM64_C[4] + EM64_C[5] * fh) + (EM64_C[6] + EM64_C[7] * fh) * f2;
+    vd q2 = (EM64_C[8] + EM64_C[9] * fh) + (EM64_C[10] + EM64_C[11] * fh) * f2;
+    vd Q = (q0 + q1 * f4) + q2 * f8;
+    vd hf2 = 0.5 * f2;
+    /* fh^2 - f2 (Dekker's product): f2's rounding would be the pair's
+     * largest error (0.29 2^-53 of the result at t = ln2/2). fh split by
+     * F64_HI26 (two operations, Veltkamp's split four): fhh^2 and 2 fhh fhl
+     * exact, fhl^2 (27 bits squared) rounded, so f2e is within 2^-103 fh^2
+     * of fh^2 - f2 instead of exact */
+    vd fhh = (vd)((vl)fh & F64_HI26), fhl = fh - fhh;
+    vd f2e = ((fhh * fhh - f2) + 2.0 * fhh * fhl) + fhl * fhl;
+    vd c3 = (f2 * fh) * Q;
+    vd g = fl + 0.5 * fl * fl;   /* e^fl - 1, the omitted fl^3/6 < 2^-69 */
+    vd flt = g + g * (fh + (hf2 + c3));   /* e^fh (e^fl - 1) */
+    vd p2 = N(d_pow2)(k);
+    vd A = p2 - 1.0;
+    vd A_lo = p2 - (1.0 + A);
+    if (kpos)   /* t may be positive (expm1; tanh's t <= 0 never is) */
+        A_lo = (vd)N(sell)(k > 0, (vl)((p2 - A) - 1.0), (vl)A_lo);
+    vd B = p2 * fh;
+    vd s1 = A + B;
+    vd e1 = (A - s1) + B;
+    vd H = p2 * hf2;
+    vd s = s1 + H;
+    vd e2 = (s1 - s) + H;
+    *s_out = s;
+    *l_out = ((e1 + e2) + A_lo) + p2 * ((0.5 * f2e + c3) + flt);
+}
+
+/* e^t - 1 = *A + *l (not normalized) from exp's reduction and table,
+ * t in [-46, -1/8] (tanh's): N = RN(t 64/ln2) = 64k + j, r = t - N
+ * ln2/64, p = e^r - 1 (d_exp_r_m1), S = 2^k T_hi and Sl = 2^k T_lo
+ * exact, A = RN(S - 1) and its error A_lo (exact: Fast2Sum with -1 first,
+ * S <= 1, A + 1 exact), *l = S p + ((A_lo + Sl) + Sl p). The roundings
+ * of r, p, S p and *l are each at most half an ULP of a value below 2^-7
+ * S, p's truncation 2^-65 S: *A + *l is within 2^-59 S of e^t - 1. (Also
+ * tried for expm1 with |t| >= 1/16: docs/runtime-math.md, "expm1 by
+ * exp's table, tried".) */
+TI void N(d_em1_table)(vd t, vd *A_out, vd *l_out)
 {
     vd sh = t * EXP64_INV + 0x1.8p52;   /* N in the low bits */
     vd nd = sh - 0x1.8p52;
@@ -399,12 +455,10 @@ TI void N(d_em1_table)(vd t, int tpos, vd *A_out, vd *l_out)
     vd p = N(d_exp_r_m1)(r);
     vd th, tl;
     N(pow_exp_pairs)(ni & 63, &th, &tl);
-    vd p2 = N(d_pow2)(ni >> 6);   /* -67 <= k <= 1022 */
+    vd p2 = N(d_pow2)(ni >> 6);
     vd S = th * p2, Sl = tl * p2;
     vd A = S - 1.0;
     vd A_lo = S - (A + 1.0);
-    if (tpos)
-        A_lo = (vd)N(sell)(S > 1.0, (vl)((S - A) - 1.0), (vl)A_lo);
     *A_out = A;
     *l_out = S * p + ((A_lo + Sl) + Sl * p);
 }
@@ -471,54 +525,23 @@ TI vd N(d_expv)(vd x)
     return N(d_fix_lanes)(r, x, bad, f64_exp_lane);
 }
 
-/* expm1 x on x clamped to [-40, EXP64_HI] (below -40 the result is -1:
- * e^x < 2^-57.7, under half an ULP of 1 - 2^-53). Two methods, the lane
- * taking one by |x| < EM64_SMALL (docs/runtime-math.md, "f64 expm1 by
- * exp's table"):
- * - |x| >= 1/16: y = RN(A + l) from d_em1_table (as tanh's m): within
- *   2^-59 S of e^x - 1, S <= 1.0055 e^x, and S/|e^x - 1| <= 16.6 for
- *   |x| >= 1/16, so at most 2^-6 16.6 = 0.26 ULP of the result (an ULP
- *   of y is above 2^-53 |y|) before the one rounding: <= 0.76 ULP from
- *   the exact value (the op table's bound is 1 ULP of the correctly
- *   rounded one; this function's budget 0.86).
- * - |x| < 1/16: x + x^2/2 + x^3 Q(x) (EM64_C) as a pair: s = RN(x +
- *   x^2/2) with its error e (Fast2Sum, |x| >= x^2/2), x^2 = f2 + f2e
- *   (f2e by Dekker's product on halves cut by F64_HI26: the 27-bit low
- *   half squared rounds, within 2^-103 x^2), y = RN(s + (e + (f2e/2 +
- *   x^3 Q))): no cancelling subtraction, within 0.36 2^-53 relative
- *   before the last rounding, <= 0.86 ULP from the exact value (the
- *   operations and bits of the former one-formula pair, d_expm1_pair, at
- *   k = 0, which ran on every lane with its 2^k terms). Computed only for
- *   a vector holding such a lane (each lane's bits depend on its own
- *   operand, so every width agrees).
- * -0 and +0 return x. *bad: NaN and x > EXP64_HI. */
-#define EM64_SMALL 0.0625
+/* expm1 x = RN(s + l), the pair of d_expm1_pair on x clamped to [-40,
+ * EXP64_HI] (below -40 the result is -1: e^x < 2^-57.7, under half an
+ * ULP of 1 - 2^-53), one formula for every lane (the Taylor series below
+ * 0.25 and exp's table branch both ran on every lane before). Budget
+ * (docs/runtime-math.md): the pair within 0.36 2^-53 of e^x - 1 relative,
+ * then the one rounding: <= 0.86 ULP from the exact value, inside the
+ * table's 1 ULP of the correctly rounded one. -0 and +0 return x. *bad:
+ * NaN and x > EXP64_HI. */
 TI vd N(d_expm1)(vd x, vl *bad)
 {
     vl ok = x <= EXP64_HI;   /* false for NaN */
     *bad = ~ok;
     vd xc = (vd)N(sell)(x < -40.0, (vl)((vd){0} - 40.0), (vl)x & ok);   /* the lanes left out run on 0 */
-    vd A, l;
-    N(d_em1_table)(xc, 1, &A, &l);
-    vd y = A + l;
-    vl small = (vd)((vl)xc & F64_ABS) < EM64_SMALL;
-    if (N(pow_any)(small)) {
-        vd fh = xc;
-        vd f2 = fh * fh, f4 = f2 * f2, f8 = f4 * f4;
-        vd q0 = (EM64_C[0] + EM64_C[1] * fh) + (EM64_C[2] + EM64_C[3] * fh) * f2;
-        vd q1 = (EM64_C[4] + EM64_C[5] * fh) + (EM64_C[6] + EM64_C[7] * fh) * f2;
-        vd q2 = (EM64_C[8] + EM64_C[9] * fh) + (EM64_C[10] + EM64_C[11] * fh) * f2;
-        vd Q = (q0 + q1 * f4) + q2 * f8;
-        vd hf2 = 0.5 * f2;
-        vd fhh = (vd)((vl)fh & F64_HI26), fhl = fh - fhh;
-        vd f2e = ((fhh * fhh - f2) + 2.0 * fhh * fhl) + fhl * fhl;
-        vd c3 = (f2 * fh) * Q;
-        vd s = fh + hf2;
-        vd e2 = (fh - s) + hf2;
-        vd ys = s + (e2 + (0.5 * f2e + c3));
-        y = (vd)N(sell)(small, (vl)ys, (vl)y);
-    }
-    return (vd)N(sell)(x == 0.0, (vl)x, (vl)y);
+    vd s, l;
+    N(d_expm1_pair)(xc, 1, &s, &l);
+    vd r = s + l;
+    return (vd)N(sell)(x == 0.0, (vl)x, (vl)r);
 }
 
 TI vd N(d_expm1v)(vd x)
@@ -764,7 +787,7 @@ TI vd N(d_tanh)(vd x, vl *bad)
     vd ab = (vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + TANH64_SMALL), (vl)ac);   /* the table lanes' range */
     vd t = (vd){0} - (ab + ab);
     vd A, l;
-    N(d_em1_table)(t, 0, &A, &l);   /* t <= -1/8 */
+    N(d_em1_table)(t, &A, &l);   /* t <= -1/8 */
     vd u = A + l;
     vd nl = (u - A) - l;   /* -(the error of u): n + nl = -(A + l) */
     vd n = (vd){0} - u;
