@@ -707,11 +707,14 @@ TI vd N(d_sincos_fast)(vd x, int cosine, vl *fast)
     /* __kernel_cos(y, y1), qx = 0 */
     vd rc = z * (SC64_C1 + z * (SC64_C2 + z * (SC64_C3 + z * (SC64_C4 + z * (SC64_C5 + z * SC64_C6)))));
     vd kc = 1.0 - (0.5 * z - (z * rc - y * y1));
-    vl q = (vl)t + cosine;   /* n mod 4 in the low bits; cos x = sin(x + pi/2) */
-    vd res = (vd)N(sell)((q & 1) != 0, (vl)kc, (vl)ks);
-    /* the sign flip from bit 1 of n, shifted to the sign (unsigned lanes: no signed overflow) */
+    /* n mod 4 in the low bits; cos x = sin(x + pi/2). In unsigned lanes:
+     * a NaN lane's t (0x7FFF...F) plus 1 would overflow a signed one (its
+     * result is replaced later, but the addition must still be defined). */
     typedef uint64_t N(vu64) __attribute__((vector_size(VBYTES)));
-    return (vd)((vl)res ^ (vl)(((N(vu64))q << 62) & 0x8000000000000000ull));
+    N(vu64) q = (N(vu64))t + (uint64_t)cosine;
+    vd res = (vd)N(sell)((vl)(q & 1) != 0, (vl)kc, (vl)ks);
+    /* the sign flip from bit 1 of n, shifted to the sign */
+    return (vd)((vl)res ^ (vl)((q << 62) & 0x8000000000000000ull));
 }
 
 /* sin or cos: the cheap path where every lane has |x| < SC64_FAST_MAX,
