@@ -646,26 +646,105 @@ TARGET static void N(f64_cmp_float)(ir_cmp_dir dir, const void *in0, const void 
 
 #include "math_f64.h"
 
-/* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, log_plus_one, logistic, tanh,
- * sine, cosine */
-TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
+/* GCC scheduling attribute: see f64_pow_loop */
+#if defined(__GNUC__) && !defined(__clang__)
+#define EWF_POW_SCHED __attribute__((optimize("schedule-insns")))
+#else
+#define EWF_POW_SCHED
+#endif
+/* Two vectors per step (EWF_MATH_X2: AVX-512 and portable), for the same
+ * reason as power's loop below: each function is one long dependency
+ * chain (log's division and polynomial, exp's table and scaling, ...), and
+ * GCC's scheduling pass (EWF_POW_SCHED) interleaves two independent ones.
+ * Both cores run before either vector's rare lanes are redone by the scalar
+ * rule (a branch between them would end the scheduled block), from the
+ * copies x0, x1 in registers, and both loads come before both stores, so a
+ * result written over its operand (in place) stays correct. Every lane
+ * takes the same operations as one vector per step: the same bits. */
+#if EWF_PASS != 2
+#define EWF_MATH_X2 1
+#else
+#define EWF_MATH_X2 0
+#endif
+#define MATH_X2_STEPS(CORE, FINISH, LANE)                                                      \
+    do {                                                                                \
+        size_t i_ = 0;                                                                  \
+        const double *xs_ = in;                                                         \
+        double *o_ = out;                                                               \
+        for (; EWF_MATH_X2 && i_ + 2 * VD_LANES <= n; i_ += 2 * VD_LANES) {             \
+            vd x0, x1;                                                                  \
+            vl b0, b1;                                                                  \
+            memcpy(&x0, xs_ + i_, sizeof x0);                                           \
+            memcpy(&x1, xs_ + i_ + VD_LANES, sizeof x1);                                \
+            vd r0 = CORE(x0, &b0);                                                      \
+            vd r1 = CORE(x1, &b1);                                                      \
+            r0 = FINISH(r0, x0);                                                        \
+            r1 = FINISH(r1, x1);                                                        \
+            r0 = N(d_fix_lanes)(r0, x0, b0, LANE);                                      \
+            r1 = N(d_fix_lanes)(r1, x1, b1, LANE);                                      \
+            memcpy(o_ + i_, &r0, sizeof r0);                                            \
+            memcpy(o_ + i_ + VD_LANES, &r1, sizeof r1);                                 \
+        }                                                                               \
+        in = xs_ + i_;                                                                  \
+        out = o_ + i_;                                                                  \
+        n -= i_;                                                                        \
+    } while (0)
+
+#define MATH_X2_ID(r, x) (r)
+
+/* sine (cosine = 0) or cosine: both cheap paths first, then each
+ * vector's other lanes (d_sincos_slow) */
+TARGET EWF_POW_SCHED static void N(f64_sincos_loop)(const double *xs, double *o, size_t n, int cosine)
 {
-    if (code == PLUMB_OP_EXPONENTIAL_MINUS_ONE)
+    size_t i = 0;
+#if EWF_MATH_X2
+    for (; i + 2 * VD_LANES <= n; i += 2 * VD_LANES) {
+        vd x0, x1;
+        vl f0, f1;
+        memcpy(&x0, xs + i, sizeof x0);
+        memcpy(&x1, xs + i + VD_LANES, sizeof x1);
+        vd r0 = N(d_sincos_fast)(x0, cosine, &f0);
+        vd r1 = N(d_sincos_fast)(x1, cosine, &f1);
+        r0 = N(d_sincos_slow)(r0, x0, cosine, f0);
+        r1 = N(d_sincos_slow)(r1, x1, cosine, f1);
+        memcpy(o + i, &r0, sizeof r0);
+        memcpy(o + i + VD_LANES, &r1, sizeof r1);
+    }
+#endif
+    const void *in = xs + i;
+    void *out = o + i;
+    n -= i;
+    UNARY_LOOP(vd, double, VD_LANES, N(d_sincosv)(x, cosine));
+}
+
+/* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, log_plus_one, logistic, tanh,
+ * sine, cosine; two vectors per step (MATH_X2_STEPS), the rest (fewer than
+ * two vectors) one vector at a time */
+TARGET EWF_POW_SCHED static void N(f64_math)(plumb_opcode code, const void *in, void *out, size_t n)
+{
+    if (code == PLUMB_OP_EXPONENTIAL_MINUS_ONE) {
+        MATH_X2_STEPS(N(d_expm1), MATH_X2_ID, f64_expm1_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_expm1v)(x));
-    else if (code == PLUMB_OP_LOG)
+    } else if (code == PLUMB_OP_LOG) {
+        MATH_X2_STEPS(N(d_log), MATH_X2_ID, f64_log_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
-    else if (code == PLUMB_OP_LOG_PLUS_ONE)
+    } else if (code == PLUMB_OP_LOG_PLUS_ONE) {
+        MATH_X2_STEPS(N(d_log1p), MATH_X2_ID, f64_log1p_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_log1pv)(x));
-    else if (code == PLUMB_OP_SINE)
-        UNARY_LOOP(vd, double, VD_LANES, N(d_sinv)(x));
+    } else if (code == PLUMB_OP_SINE)
+        N(f64_sincos_loop)(in, out, n, 0);
     else if (code == PLUMB_OP_COSINE)
-        UNARY_LOOP(vd, double, VD_LANES, N(d_cosv)(x));
-    else if (code == PLUMB_OP_LOGISTIC)
+        N(f64_sincos_loop)(in, out, n, 1);
+    else if (code == PLUMB_OP_LOGISTIC) {
+        MATH_X2_STEPS(N(d_logistic), MATH_X2_ID, f64_logistic_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_logisticv)(x));
-    else if (code == PLUMB_OP_TANH)
+    } else if (code == PLUMB_OP_TANH) {
+        MATH_X2_STEPS(N(d_tanh_core), N(d_tanh_finish), f64_nan_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_tanhv)(x));
-    else
+    } else {
+        MATH_X2_STEPS(N(d_exp), MATH_X2_ID, f64_exp_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_expv)(x));
+    }
 }
 
 /* power (math_f64_pow.h), two vectors per step. d_pow is one long
@@ -681,11 +760,6 @@ TARGET static void N(f64_math)(plumb_opcode code, const void *in, void *out, siz
  * reorders: every operation
  * and its rounding stay (no contraction: -ffp-contract=off holds, no fma
  * in the object, tested bit for bit against the other levels). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define EWF_POW_SCHED __attribute__((optimize("schedule-insns")))
-#else
-#define EWF_POW_SCHED
-#endif
 TARGET EWF_POW_SCHED static void N(f64_pow_loop)(const double *xs, const double *ys, double *o, size_t n)
 {
     size_t i = 0;
@@ -707,12 +781,40 @@ TARGET EWF_POW_SCHED static void N(f64_pow_loop)(const double *xs, const double 
 }
 
 /* power and atan2 (math_f64.h): in0 is power's base and atan2's y */
-TARGET static void N(f64_math2)(plumb_opcode code, const void *in0, const void *in1, void *out, size_t n)
+TARGET EWF_POW_SCHED static void N(f64_math2)(plumb_opcode code, const void *in0, const void *in1, void *out, size_t n)
 {
     if (code == PLUMB_OP_POWER)
         N(f64_pow_loop)(in0, in1, out, n);
-    else
+    else {
+        size_t i = 0;
+        const double *ys = in0, *xs = in1;
+        double *o = out;
+#if EWF_PASS == 3
+        /* two vectors per step at AVX-512, as f64_math: both cores, then
+         * the rare lanes from the copies, then the stores (portable
+         * measured slower with two: 285-314 -> 391-508 ms on the broad
+         * suite's atan2_f64, a loaded machine) */
+        for (; i + 2 * VD_LANES <= n; i += 2 * VD_LANES) {
+            vd y0, y1, x0, x1;
+            vl b0, b1;
+            memcpy(&y0, ys + i, sizeof y0);
+            memcpy(&y1, ys + i + VD_LANES, sizeof y1);
+            memcpy(&x0, xs + i, sizeof x0);
+            memcpy(&x1, xs + i + VD_LANES, sizeof x1);
+            vd r0 = N(d_atan2)(y0, x0, &b0);
+            vd r1 = N(d_atan2)(y1, x1, &b1);
+            r0 = N(d_fix_lanes2)(r0, y0, x0, b0, f64_atan2_lane);
+            r1 = N(d_fix_lanes2)(r1, y1, x1, b1, f64_atan2_lane);
+            memcpy(o + i, &r0, sizeof r0);
+            memcpy(o + i + VD_LANES, &r1, sizeof r1);
+        }
+#endif
+        in0 = ys + i;
+        in1 = xs + i;
+        out = o + i;
+        n -= i;
         BINARY_LOOP(vd, double, VD_LANES, N(d_atan2v)(x, y));
+    }
 }
 
 /* f32 remainder x - trunc(x/y) y, exact, in double on |x|, |y| < 2^28 |y|:
@@ -827,5 +929,8 @@ static const ewf_impl N(impl) = {N(f32_unary), N(f64_unary), N(f64_binary), N(f6
 #undef VF_LANES
 #undef VD_LANES
 #undef EWF_POW_SCHED
+#undef EWF_MATH_X2
+#undef MATH_X2_STEPS
+#undef MATH_X2_ID
 
 #endif /* EWF_BODY */

@@ -720,11 +720,11 @@ TI vd N(d_sincos_fast)(vd x, int cosine, vl *fast)
 /* sin or cos: the cheap path where every lane has |x| < SC64_FAST_MAX,
  * else d_sincos for the others too (each lane's bits depend only on its
  * own operand, so every vector width gives the same bits), the scalar
- * rule for NaN, infinities and |x| above 2^19 pi/2. */
-TI vd N(d_sincosv)(vd x, int cosine)
+ * rule for NaN, infinities and |x| above 2^19 pi/2. d_sincos_slow is
+ * the part after the cheap path (r its result, fast its lanes), apart so
+ * that f64_math's two-vector loop runs both cheap paths first. */
+TI vd N(d_sincos_slow)(vd r, vd x, int cosine, vl fast)
 {
-    vl fast;
-    vd r = N(d_sincos_fast)(x, cosine, &fast);
     vl slow = ~fast;
     if (__builtin_expect(N(pow_any)(slow), 0)) {
         vl bad;
@@ -733,6 +733,13 @@ TI vd N(d_sincosv)(vd x, int cosine)
         r = N(d_fix_lanes)(r, x, bad & slow, cosine ? f64_cos_lane : f64_sin_lane);
     }
     return r;
+}
+
+TI vd N(d_sincosv)(vd x, int cosine)
+{
+    vl fast;
+    vd r = N(d_sincos_fast)(x, cosine, &fast);
+    return N(d_sincos_slow)(r, x, cosine, fast);
 }
 
 TI vd N(d_sinv)(vd x) { return N(d_sincosv)(x, 0); }
@@ -781,10 +788,9 @@ TI vd N(d_logv)(vd x)
 }
 
 /* tanh: TANH64_* (the shared part above) has the method and its budget. */
-TI vd N(d_tanh)(vd x, vl *bad)
+TI vd N(d_tanh_core)(vd x, vl *bad)
 {
     *bad = N(d_isnan)(x);
-    vl sign = (vl)x & F64_SIGN;
     vd a = (vd)((vl)x & F64_ABS);
     vd ac = (vd)N(sell)(a <= TANH64_BIG, (vl)a, (vl)((vd){0} + TANH64_BIG));   /* NaN too */
     vd ab = (vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + TANH64_SMALL), (vl)ac);   /* the table lanes' range */
@@ -811,9 +817,17 @@ TI vd N(d_tanh)(vd x, vl *bad)
      * bound by their operation count and the divider idles; one Newton
      * step for 1/d took five operations and was 4% slower; 1/d = (1 +
      * q)/2, two operations, was 2% slower too) */
-    vd y = q + ((rem + nl) - q * dl) / d;
-    /* the small lanes, computed only for a vector that has one: a + a z
-     * P(z) by Horner */
+    return q + ((rem + nl) - q * dl) / d;
+}
+
+/* tanh's small lanes (computed only for a vector that has one) and the
+ * sign put back, on y = d_tanh_core(x): apart so that f64_math's
+ * two-vector loop runs both cores before either branch */
+TI vd N(d_tanh_finish)(vd y, vd x)
+{
+    vl sign = (vl)x & F64_SIGN;
+    vd a = (vd)((vl)x & F64_ABS);
+    /* the small lanes: a + a z P(z) by Horner */
     vl small = a < TANH64_SMALL;
     if (N(pow_any)(small)) {
         vd z = a * a;
@@ -827,6 +841,8 @@ TI vd N(d_tanh)(vd x, vl *bad)
     }
     return (vd)((vl)y | sign);
 }
+
+TI vd N(d_tanh)(vd x, vl *bad) { return N(d_tanh_finish)(N(d_tanh_core)(x, bad), x); }
 
 TI vd N(d_tanhv)(vd x)
 {
