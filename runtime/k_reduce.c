@@ -803,24 +803,34 @@ static uint64_t round_to(plumb_dtype t, double v)
  * Σ|x|) and is rounded once (round to odd, then to the half type).
  * Those double loops convert every term to double: half_xsum was a fifth
  * of layer_norm_bf16 (two row sums per row). This pass sums the terms in
- * f32 instead, s and also A = Σ|x| in f32, in any tree of depth at most d
- * (adds along any term's path), so |s - S| <= γ_d/(1 - γ_d) A with γ_d =
- * d u/(1 - d u), u = 2^-24 (Higham, "Accuracy and Stability of Numerical
- * Algorithms", 2nd ed., 4.2: each term is multiplied by at most d factors
- * (1 + δ); adds whose result is subnormal are exact, and every half value
- * is a multiple of f32's smallest subnormal). With n <= 2^17 (d u < 2^-13) that is
- * below R0 = d 2^-24 (1 + 2^-10) A. If the half rounding is the same at
- * both ends of [s - R, s + R], R = R0 + E plus the double rounding of the
- * ends, then (rounding to nearest is monotone) it is r(S), and also the
- * rounding of half_csum's hi + lo, which lies within E of S: the same
- * bits as the double paths, whatever the order of this pass's adds. Rows
- * near a rounding boundary (by about d 2^-24 A), with inf or NaN, or
- * whose f32 sums overflow, take the double paths. */
+ * f32 instead, s, and with it an a-posteriori bound on its error: every
+ * add's rounding error is at most u |r| (u = 2^-24, r the add's computed
+ * result: half an ulp of a normal r is at most u |r|; an add whose exact
+ * result is below 2^-126 is exact, every half value being a multiple of
+ * f32's smallest subnormal), so |s - S| <= u B, B the sum of |r| over
+ * the adds (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd
+ * ed., 4.2, the bound before it is weakened to (n - 1) u Σ|x|). B is
+ * summed in f32 too, of nonnegative terms in a tree of depth at most
+ * n/64 + 11, each add rounding down by at most a factor (1 - u), so for
+ * n <= 2^17 the true B is below B' (1 + 2^-12) (B' the computed one) and
+ * R0 = u B' (1 + 2^-10) bounds |s - S|. This replaces the a-priori d u
+ * Σ|x| (d the tree depth, n/64 + 9): for zero-mean rows the partial sums
+ * stay near sqrt(k) times a term where d u Σ|x| counts every term d
+ * times, so it was about ten times wider and refused about a quarter of
+ * layer_norm's normal-distributed row sums (docs/runtime-passes.md,
+ * "A tighter certificate"). If the half rounding is the same at both
+ * ends of [s - R, s + R], R = R0 + E plus the double rounding of the
+ * ends (E = 2^-60 Σ|x| covers half_csum's hi + lo; each term is at most
+ * (1 + u)|r| + |r'| of the two partials around its add, so Σ|x| <=
+ * (2 + u) B), then (rounding to nearest is monotone) it is r(S), and
+ * also the rounding of half_csum's hi + lo, which lies within E of S:
+ * the same bits as the double paths, whatever the order of this pass's
+ * adds. Rows near a rounding boundary (by about u B), with inf or NaN,
+ * or whose f32 sums overflow, take the double paths. */
 #if RT_X86
-/* 64 terms per step into four pairs of 16-lane f32 accumulators (sum, and
- * |x| by clearing the sign), then 32, then a tail loaded masked with -0
- * (the sum's identity). *d: the depth bound: n/64 steps, the 32-step and
- * the tail, three folds of the four pairs, four of the 16 lanes. */
+/* 64 terms per step into four pairs of 16-lane f32 accumulators (the sum,
+ * and the bound: |r| of each add's result r), then 32, then a tail loaded
+ * masked with -0 (the sum's identity). */
 /* Lane 0 of the tree sum of v's 16 lanes: lane j + lane j + w for w = 8,
  * 4, 2, 1 (each the same IEEE add of the same two values as a loop over
  * the stored lanes would do). */
@@ -834,7 +844,7 @@ __attribute__((target("avx512f,avx512dq"))) static inline float hf_fold16(__m512
 }
 
 __attribute__((target("avx512f,avx512bw,avx512dq,f16c"))) static inline __attribute__((always_inline)) void
-half_fsum_body(el_kind k, const uint16_t *p, size_t n, float *s, float *a, size_t *d)
+half_fsum_body(el_kind k, const uint16_t *p, size_t n, float *s, float *a)
 {
     const __m512 nz = _mm512_set1_ps(-0.0f), z = _mm512_castsi512_ps(_mm512_setzero_si512());
     __m512 s0 = nz, s1 = nz, s2 = nz, s3 = nz, a0 = z, a1 = z, a2 = z, a3 = z;
@@ -844,52 +854,62 @@ half_fsum_body(el_kind k, const uint16_t *p, size_t n, float *s, float *a, size_
     __m512 f1 = k == EL_BF16 ? _mm512_castsi512_ps(_mm512_unpackhi_epi16(_mm512_setzero_si512(), h))             \
                              : _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1))
 #define HF_ABS(f) _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(f), _mm512_set1_epi32(0x7fffffff)))
+    /* the add to the sum, then its result's magnitude to the bound (a
+     * separate chain: the bound's add waits for the sum's, but neither
+     * waits for the other's previous iteration beyond its own) */
+#define HF_ADD(sx, ax, f) (sx = _mm512_add_ps(sx, f), ax = _mm512_add_ps(ax, HF_ABS(sx)))
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
         __m512i h0 = _mm512_loadu_si512((const void *)(p + i)), h1 = _mm512_loadu_si512((const void *)(p + i + 32));
         HF_TERMS(h0, f0, f1);
         HF_TERMS(h1, f2, f3);
-        s0 = _mm512_add_ps(s0, f0), a0 = _mm512_add_ps(a0, HF_ABS(f0));
-        s1 = _mm512_add_ps(s1, f1), a1 = _mm512_add_ps(a1, HF_ABS(f1));
-        s2 = _mm512_add_ps(s2, f2), a2 = _mm512_add_ps(a2, HF_ABS(f2));
-        s3 = _mm512_add_ps(s3, f3), a3 = _mm512_add_ps(a3, HF_ABS(f3));
+        HF_ADD(s0, a0, f0);
+        HF_ADD(s1, a1, f1);
+        HF_ADD(s2, a2, f2);
+        HF_ADD(s3, a3, f3);
     }
     if (i + 32 <= n) {
         __m512i h0 = _mm512_loadu_si512((const void *)(p + i));
         HF_TERMS(h0, f0, f1);
-        s0 = _mm512_add_ps(s0, f0), a0 = _mm512_add_ps(a0, HF_ABS(f0));
-        s1 = _mm512_add_ps(s1, f1), a1 = _mm512_add_ps(a1, HF_ABS(f1));
+        HF_ADD(s0, a0, f0);
+        HF_ADD(s1, a1, f1);
         i += 32;
     }
     if (i < n) {
         __mmask32 m = (__mmask32)((1ull << (n - i)) - 1);
         __m512i h0 = _mm512_mask_loadu_epi16(_mm512_set1_epi16((short)0x8000), m, p + i);
         HF_TERMS(h0, f2, f3);
-        s2 = _mm512_add_ps(s2, f2), a2 = _mm512_add_ps(a2, HF_ABS(f2));
-        s3 = _mm512_add_ps(s3, f3), a3 = _mm512_add_ps(a3, HF_ABS(f3));
+        HF_ADD(s2, a2, f2);
+        HF_ADD(s3, a3, f3);
     }
 #undef HF_TERMS
+#undef HF_ADD
+    __m512 s01 = _mm512_add_ps(s0, s1), s23 = _mm512_add_ps(s2, s3), sv = _mm512_add_ps(s01, s23);
+    /* the fold adds' results: s01, s23 and sv lane by lane, and the four
+     * levels of hf_fold16 below, whose results sum (per level) to at most
+     * (1 + u)^4 Σ|sv lanes|: 8 |sv| covers sv and those (5.0001 |sv|);
+     * the factor 8 is exact (f32 overflow gives inf: refused) */
+    __m512 av = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                              _mm512_add_ps(_mm512_add_ps(HF_ABS(s01), HF_ABS(s23)),
+                                            _mm512_mul_ps(HF_ABS(sv), _mm512_set1_ps(8.0f))));
 #undef HF_ABS
-    __m512 sv = _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3));
-    __m512 av = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
     /* the 16 lanes as a tree of depth 4, lane j += lane j + w for w = 8,
      * 4, 2, 1, halved in the registers: the stores and the scalar loop
      * over them (a store-forwarding stall and 30 dependent scalar adds)
      * were a third of this function in layer_norm_f16 (perf annotate) */
     *s = hf_fold16(sv);
     *a = hf_fold16(av);
-    *d = n / 64 + 2 + 2 + 4;
 }
 
 /* The loop compiled once per type (k a constant inside): GCC kept the
  * type test in the loop, a compare and a branch per 64 terms. */
 __attribute__((target("avx512f,avx512bw,avx512dq,f16c")))
-static void half_fsum_avx512(el_kind k, const uint16_t *p, size_t n, float *s, float *a, size_t *d)
+static void half_fsum_avx512(el_kind k, const uint16_t *p, size_t n, float *s, float *a)
 {
     if (k == EL_BF16)
-        half_fsum_body(EL_BF16, p, n, s, a, d);
+        half_fsum_body(EL_BF16, p, n, s, a);
     else
-        half_fsum_body(EL_F16, p, n, s, a, d);
+        half_fsum_body(EL_F16, p, n, s, a);
 }
 #endif
 
@@ -990,15 +1010,15 @@ static bool half_cert_sum(el_kind k, const uint16_t *p, size_t n, uint16_t init_
 #if RT_X86
     if ((k != EL_F16 && k != EL_BF16) || n == 0 || n > ((size_t)1 << 17) || vec_level(isa) != PLUMB_ISA_AVX512)
         return false;
-    float s, a;
-    size_t d;
-    half_fsum_avx512(k, p, n, &s, &a, &d);
+    float s, b;
+    half_fsum_avx512(k, p, n, &s, &b);
     double init = ld(k, &init_bits, 0);
-    if (!isfinite(s) || !isfinite(a) || !isfinite(init))
+    if (!isfinite(s) || !isfinite(b) || !isfinite(init))
         return false;
-    d += 1;   /* init's add, in double below: also within the bound */
-    double A = (double)a + fabs(init), S = (double)s + init;
-    double R = A * (double)d * 0x1p-24 * (1.0 + 0x1p-10) + A * 0x1p-60;
+    /* R0 = u B (1 + 2^-10); E = 2^-60 (Σ|x| + |init|) with Σ|x| <= 2.0001 B
+     * (above); init's add is in double, its rounding in the last term */
+    double B = (double)b, S = (double)s + init;
+    double R = B * 0x1p-24 * (1.0 + 0x1p-10) + B * 0x1p-57 + fabs(init) * 0x1p-60;
     R += (fabs(S) + R) * 0x1p-50;   /* the double roundings of S, R and the ends */
     int hr = half_round_span(k == EL_F16, S, R, out);
     if (hr != HR_OTHER)

@@ -175,11 +175,82 @@ static void test_near_midpoints_hand_derived(void **state)
                 }
 }
 
+static double to_val(plumb_dtype t, uint64_t b)
+{
+    return t == PLUMB_F16 ? plumb_f16_to_f64((uint16_t)b) : plumb_bf16_to_f64((uint16_t)b);
+}
+
+/* The certificate's hard cases at scale: random rows whose exact sum is
+ * moved next to a half-type rounding boundary (the midpoint m between the
+ * rounding of the row's sum and its neighbour away from zero) by
+ * correction terms at random positions: m - 2^-24, m, m + 2^-24 for f16
+ * (2^-24: f16's smallest subnormal, below the f32 sum's resolution for
+ * sums past 1), m ± 2^-12 ulp(m) and m for bf16. The terms are
+ * layer_norm-like (zero-mean, ±2^-8..2^3 with full mantissas, so the f32
+ * partial sums round), or positive (every partial sum large). A bound
+ * that misses part of the f32 sum's rounding error certifies a rounding
+ * onto the wrong side of m for some of them; the reference (exact) is
+ * the oracle, at every ISA level, plain and fused. */
+static void test_rows_next_to_boundaries(void **state)
+{
+    (void)state;
+    static const int64_t lens[] = {33, 64, 1024, 1029, 4099};
+    const plumb_dtype ts[] = {PLUMB_F16, PLUMB_BF16};
+    for (unsigned ti = 0; ti < 2; ti++)
+        for (unsigned li = 0; li < sizeof lens / sizeof lens[0]; li++)
+            for (int pos = 0; pos < 2; pos++)
+                for (int neg = 0; neg < 2; neg++) {
+                    plumb_dtype t = ts[ti];
+                    int64_t n = lens[li], rows = n > 1000 ? 24 : 60;
+                    int64_t dims[2] = {rows, n};
+                    plumb_tensor *x = rt_rand_tensor(t, 2, dims, false);
+                    for (int64_t r = 0; r < rows; r++) {
+                        int64_t slots[6];
+                        unsigned ns = t == PLUMB_F16 ? 4 : 6;
+                        for (unsigned k = 0; k < ns; k++)
+                            slots[k] = (int64_t)(rt_rand() % (uint64_t)n);
+                        double rest = 0.0;   /* exact: multiples of 2^-24 below 2^20 */
+                        for (int64_t i = 0; i < n; i++) {
+                            uint64_t q = rt_rand();
+                            double u = (double)(q >> 11) * 0x1p-53;
+                            double v = pos ? ldexp(1.0 + u, (int)(q % 12) - 8) : (2 * u - 1) * ldexp(1.0, (int)(q % 12) - 8);
+                            uint64_t b = to_bits(t, v);
+                            for (unsigned k = 0; k < ns; k++)
+                                if (slots[k] == i)
+                                    b = 0;
+                            plumb_store_bits(t, x->data, (uint64_t)(r * n + i), b);
+                            rest += to_val(t, b);
+                        }
+                        /* the boundary above |rest|'s rounding, with rest's sign */
+                        uint64_t h = to_bits(t, fabs(rest));
+                        double m = (to_val(t, h) + to_val(t, h + 1)) / 2, ulp = to_val(t, h + 1) - to_val(t, h);
+                        if (rest < 0)
+                            m = -m;
+                        double off = t == PLUMB_F16 ? 0x1p-24 : ldexp(ulp, -12);
+                        double want = m + (double)((int)(rt_rand() % 3) - 1) * off;
+                        double c = want - rest;   /* split into half values, largest first */
+                        for (unsigned k = 0; k < ns; k++) {
+                            uint64_t b = to_bits(t, c);
+                            c -= to_val(t, b);
+                            /* a slot drawn twice keeps its last value: the row's sum just lands elsewhere */
+                            plumb_store_bits(t, x->data, (uint64_t)(r * n + slots[k]), b);
+                        }
+                    }
+                    char src[2048];
+                    make_src(src, sizeof src, t, rows, n, neg);
+                    plumb_tensor *in[2] = {x, rt_scalar_bits(t, 0)};
+                    rt_check_exact_nan(src, in, 2);
+                    plumb_tensor_free(in[0]);
+                    plumb_tensor_free(in[1]);
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_against_reference),
         cmocka_unit_test(test_near_midpoints_hand_derived),
+        cmocka_unit_test(test_rows_next_to_boundaries),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rt_free_all();
