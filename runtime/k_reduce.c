@@ -942,13 +942,21 @@ static int half_round_span(bool f16, double S, double R, uint16_t *out)
     double lo = S - R, hi = S + R;
     if (!(lo > 0.0) && !(hi < 0.0))
         return HR_OTHER;
-    double a = lo > 0.0 ? lo : -hi, b = lo > 0.0 ? hi : -lo;   /* 0 < a <= b, both finite */
+    /* a = |lo|, b = |hi| for a positive interval, the other way round for
+     * a negative one (0 < a <= b, both finite), chosen by masks: a branch
+     * on the sum's sign mispredicts on zero-mean rows (layer_norm's Σx)
+     * half the time, and so did one on the parity of the result below */
+    uint64_t neg = hi < 0.0, lb, hb;
+    memcpy(&lb, &lo, sizeof lb);
+    memcpy(&hb, &hi, sizeof hb);
+    lb &= ~(1ull << 63), hb &= ~(1ull << 63);
+    uint64_t m = 0 - neg, ab = (lb & ~m) | (hb & m), bb = (hb & ~m) | (lb & m);
+    double a, b;
+    memcpy(&a, &ab, sizeof a);
+    memcpy(&b, &bb, sizeof b);
     int emin = f16 ? -14 : -126, p = f16 ? 11 : 8;
     /* binade exponents from the bits (a call to ilogb, ldexp or fmod per
      * end cost more than the conversions this replaces) */
-    uint64_t ab, bb;
-    memcpy(&ab, &a, sizeof ab);
-    memcpy(&bb, &b, sizeof bb);
     int ea = (int)(ab >> 52) - 1023, eb = (int)(bb >> 52) - 1023;
     ea = ea < emin ? emin : ea;
     eb = eb < emin ? emin : eb;
@@ -960,22 +968,19 @@ static int half_round_span(bool f16, double S, double R, uint16_t *out)
     memcpy(&iu, &ib, sizeof iu);   /* 1/u: both powers of two, normal */
     double x1 = ceil(a * iu), x2 = floor(b * iu);   /* exact: below 2^(p+1) */
     int64_t i1 = (int64_t)x1, i2 = (int64_t)x2;
-    double v;
-    if (i1 == i2 && (i1 & 1) == 0)
-        v = x1;
-    else if (i1 == i2 + 1)
-        v = (i1 & 1) == 0 ? x1 : x2;
-    else
+    /* one even multiple x1 = x2 inside, or none between x2 and x1 = x2 + 1:
+     * the value is the even one of x2 and x2 + 1, x2 + (i2 & 1) (exact) */
+    if (!(i1 == i2 + 1 || (i1 == i2 && (i1 & 1) == 0)))
         return HR_SPLIT;   /* a boundary (odd multiple of u) in [a, b] */
+    double v = x2 + (double)(i2 & 1);
     float fv = (float)(v * u);   /* exact, or infinity past f32 (bf16) */
-    if (lo < 0.0)
-        fv = -fv;
+    uint16_t sign = (uint16_t)(neg << 15);   /* both conversions are odd functions */
     if (f16) {
-        *out = (uint16_t)_cvtss_sh(fv, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);   /* exact */
+        *out = (uint16_t)(_cvtss_sh(fv, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) | sign);   /* exact */
     } else {
         uint32_t w;
         memcpy(&w, &fv, sizeof w);
-        *out = (uint16_t)(w >> 16);   /* v is a bf16 value: the low half is zero */
+        *out = (uint16_t)((w >> 16) | sign);   /* v is a bf16 value: the low half is zero */
     }
     return HR_DONE;
 }
