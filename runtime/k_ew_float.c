@@ -792,11 +792,12 @@ TARGET EWF_POW_SCHED static void N(f64_math2)(plumb_opcode code, const void *in0
         size_t i = 0;
         const double *ys = in0, *xs = in1;
         double *o = out;
-#if EWF_PASS == 3
-        /* two vectors per step at AVX-512, as f64_math: both cores, then
-         * the rare lanes from the copies, then the stores (portable
-         * measured slower with two: 285-314 -> 391-508 ms on the broad
-         * suite's atan2_f64, a loaded machine) */
+#if EWF_MATH_X2
+        /* two vectors per step, as f64_math: both cores, then the rare
+         * lanes from the copies, then the stores. In cache (8,192 pairs in
+         * uniform(-2, 2), CPU time, alternated 3x): AVX2 3.20 -> 2.97
+         * ns/pair, portable 15.8 -> 11.8 (an earlier portable figure from
+         * the broad suite on a loaded machine had it slower: noise) */
         for (; i + 2 * VD_LANES <= n; i += 2 * VD_LANES) {
             vd y0, y1, x0, x1;
             vl b0, b1;
