@@ -24,13 +24,7 @@
 #include "plumb/ir.h"
 #include "plumb/runtime.h"
 #include "../../runtime/rt_internal.h"
-
-static uint64_t bits_of(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, 8);
-    return b;
-}
+#include "f64_bits.h"
 
 /* op(x) (atan2: op(x, y)) by MPFR at 200 bits, rounded to double (mpfr_get_d
  * rounds once, into the subnormals too) */

@@ -30,19 +30,8 @@
 #include "plumb/nn.h"
 #include "plumb/runtime.h"
 #include "../../runtime/rt_internal.h"
+#include "f64_bits.h"
 
-static double from_bits(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, 8);
-    return d;
-}
-static uint64_t bits_of(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, 8);
-    return b;
-}
 
 /* pow(x, y) or atan2(x, y) correctly rounded to double (the caller set
  * MPFR's exponent range to double's), with the engine's rules for NaN. */
@@ -67,14 +56,7 @@ static uint64_t cr_binary(plumb_opcode op, double x, double y)
 }
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd64(void)
-{
-    /* splitmix64 */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd64(void) { return splitmix64(&rng_state); }
 static double rnd_unit(void) { return (double)(rnd64() >> 11) * 0x1p-53; }
 static double rnd_sign(void) { return (rnd64() & 1) ? -1.0 : 1.0; }
 
