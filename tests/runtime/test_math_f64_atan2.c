@@ -30,38 +30,27 @@
 #include "plumb/runtime.h"
 #include "../../runtime/rt_internal.h"
 #include "f64_bits.h"
+#include "f64_err.h"
 
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 static uint64_t rnd64(void) { return splitmix64(&rng_state); }
 static double rnd_unit(void) { return (double)(rnd64() >> 11) * 0x1p-53; }
 
-/* atan2(y, x) at 256 bits in MPFR's widest exponent range: *cr the value
- * rounded once to double (subnormalized in double's range: every pair
- * here has a normal result, so no double rounding below 2^-1022), the
- * return value |got - atan2(y, x)| in ULPs of cr's binade. */
+/* atan2(y, x) rounded once to double in *cr (every pair here has a normal
+ * result, |atan2| >= 2^-1000), and |got - atan2(y, x)| in ULPs of cr's
+ * binade (f64_err.h) */
 static double atan2_err(double y, double x, double got, uint64_t *cr)
 {
-    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    mpfr_set_emin(mpfr_get_emin_min());
-    mpfr_set_emax(mpfr_get_emax_max());
     mpfr_t r, a, b;
     mpfr_inits2(256, r, a, b, (mpfr_ptr)0);
     mpfr_set_d(a, y, MPFR_RNDN);
     mpfr_set_d(b, x, MPFR_RNDN);
     mpfr_atan2(r, a, b, MPFR_RNDN);
-    double c = mpfr_get_d(r, MPFR_RNDN);   /* |atan2| >= 2^-1000 here: one rounding, normal */
-    *cr = bits_of(c);
-    mpfr_set_d(a, got, MPFR_RNDN);
-    mpfr_sub(r, r, a, MPFR_RNDN);
-    int ex;
-    frexp(c, &ex);   /* c = m 2^ex, m in [1/2, 1): its ULP is 2^(ex - 53) */
-    mpfr_mul_2si(r, r, 53 - ex, MPFR_RNDN);
-    double e = fabs(mpfr_get_d(r, MPFR_RNDU));
+    double c = mpfr_get_d(r, MPFR_RNDN);
     mpfr_clears(r, a, b, (mpfr_ptr)0);
-    mpfr_set_emin(emin);
-    mpfr_set_emax(emax);
-    return e;
+    *cr = bits_of(c);
+    return err_ulps(PLUMB_OP_ATAN2, y, x, got, c);
 }
 
 static ir_module *atan2_prog(int64_t n)
