@@ -1217,7 +1217,7 @@ static bool parse_enum(P *p, const enum_name *tab, const char *what, int *out)
 /* `#stablehlo<KIND VALUE>` or the bare VALUE. */
 static bool attr_enum(P *p, const char *kind, const enum_name *tab, const char *what, int *out)
 {
-    if (eat_kw(p, "#stablehlo")) {
+    if (eat_kw(p, "#stablehlo") || eat_kw(p, "#chlo")) {   /* #chlo<precision ...>: chlo.ragged_dot */
         if (!expect(p, '<') || !expect_kw(p, kind) || !parse_enum(p, tab, what, out) || !expect(p, '>'))
             return false;
         return true;
@@ -1613,7 +1613,13 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                      {"lhs_contracting_dimensions", &a->lhs_contract, NULL}, {"rhs_contracting_dimensions", &a->rhs_contract, NULL},
                      {NULL, NULL, NULL}};
         ok = struct_attr(p, "#stablehlo.dot", f);
-    } else if ((c == PLUMB_OP_DOT_GENERAL || c == PLUMB_OP_DOT) && IS("precision_config")) {
+    } else if (c == PLUMB_OP_RAGGED_DOT && IS("ragged_dot_dimension_numbers")) {
+        field f[] = {{"lhs_batching_dimensions", &a->lhs_batch, NULL}, {"rhs_batching_dimensions", &a->rhs_batch, NULL},
+                     {"lhs_contracting_dimensions", &a->lhs_contract, NULL}, {"rhs_contracting_dimensions", &a->rhs_contract, NULL},
+                     {"lhs_ragged_dimensions", &a->lhs_ragged, NULL}, {"rhs_group_dimensions", &a->rhs_group, NULL},
+                     {NULL, NULL, NULL}};
+        ok = struct_attr(p, "#chlo.ragged_dot", f);
+    } else if ((c == PLUMB_OP_DOT_GENERAL || c == PLUMB_OP_DOT || c == PLUMB_OP_RAGGED_DOT) && IS("precision_config")) {
         ok = precision_list(p, a);
     } else if (c == PLUMB_OP_DOT_GENERAL && IS("algorithm")) {
         ok = expect_kw(p, "#stablehlo.dot_algorithm") && dot_algorithm_body(p, &a->algorithm);
@@ -4129,9 +4135,21 @@ static bool generic(P *p, opb *ob)
             return false;
     }
     ws(p);
-    if (p->pos + 1 < p->len && p->src[p->pos] == '(' && p->src[p->pos + 1] == '{') {
-        ob->regs_off = p->pos;
+    /* The region list. Older MLIR printed it as `( {` (a blank, sometimes a
+     * line break, before the first region: mhlo-era generic text such as
+     * IREE's and XLA's tests), so blanks and comments may separate the two;
+     * after the operands and properties a '(' can only open the regions. */
+    size_t regs_at = p->pos;
+    bool has_regs = false;
+    if (p->pos < p->len && p->src[p->pos] == '(') {
         p->pos++;
+        ws(p);
+        has_regs = p->pos < p->len && p->src[p->pos] == '{';
+        if (!has_regs)
+            p->pos = regs_at;
+    }
+    if (has_regs) {
+        ob->regs_off = regs_at;
         do {
             ir_block *b = new_region(p, ob);
             if (!b || !parse_region(p, b))
