@@ -272,6 +272,7 @@ static judge judge_case(const conf_case *c, const ir_module *m)
         return j;
     }
     case PLUMB_OP_DOT_GENERAL:
+    case PLUMB_OP_RAGGED_DOT:   /* a group's terms are some of dot_general's: its bound */
     case PLUMB_OP_DOT: {
         const ir_type *l = &op->operands[0]->type;
         uint64_t len = 1;

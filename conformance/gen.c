@@ -64,6 +64,8 @@ static const char *const SH_CASE[] = {"branch0", "branch1", "branch2", "out_of_r
 static const char *const SH_MAP[] = {"odd", "scalar", "empty", "wide", "captured"};
 /* chlo.scan: 7x13 along 0 and 1, along 0 reversed, 0x5, two inputs and carries (conf_gen_scan) */
 static const char *const SH_SCAN[] = {"dim0", "dim1", "reverse", "empty", "multi"};
+/* chlo.ragged_dot (gen_ragged.c) */
+static const char *const SH_RAGGED[] = {"noncontract", "contract", "batch", "batched", "prefix", "empty"};
 /* composite: its decomposition over the case's shape: odd, scalar, empty, wide */
 static const char *const SH_COMPOSITE[] = {"odd", "scalar", "empty", "wide"};
 /* tuple, get_tuple_element: a nested tuple of the case's shape (conf_gen_tuple) */
@@ -122,6 +124,7 @@ bool conf_op_poly(plumb_opcode op)
     /* convolution takes static operands only (dynamic_conv is not in plumb) */
     if (op == PLUMB_OP_CONVOLUTION) return false;
     if (op == PLUMB_OP_DYNAMIC_CONV) return false;   /* its own shape classes only */
+    if (op == PLUMB_OP_RAGGED_DOT) return false;     /* static shapes only (docs/spec/ragged_dot.md) */
     switch (plumb_op_get(op)->kind) {
     case PLUMB_KIND_ELEMENTWISE: case PLUMB_KIND_REDUCTION: case PLUMB_KIND_CONTRACTION: return true;
     case PLUMB_KIND_MOVEMENT:
@@ -190,6 +193,7 @@ const char *const *conf_shape_classes(plumb_opcode op, uint32_t *n)
     case PLUMB_OP_CASE: *n = LEN(SH_CASE); return SH_CASE;
     case PLUMB_OP_MAP: *n = LEN(SH_MAP); return SH_MAP;
     case PLUMB_OP_SCAN: *n = LEN(SH_SCAN); return SH_SCAN;
+    case PLUMB_OP_RAGGED_DOT: *n = LEN(SH_RAGGED); return SH_RAGGED;
     case PLUMB_OP_COMPOSITE: *n = LEN(SH_COMPOSITE); return SH_COMPOSITE;
     case PLUMB_OP_TUPLE: case PLUMB_OP_GET_TUPLE_ELEMENT: *n = LEN(SH_TUPLE); return SH_TUPLE;
     case PLUMB_OP_CONVOLUTION: *n = LEN(SH_CONV); return SH_CONV;
@@ -834,6 +838,7 @@ bool conf_gen_one_case(gen *g, plumb_dtype t, const char *sc, const char *vc, ui
     if (g->op == PLUMB_OP_IF || g->op == PLUMB_OP_CASE) return conf_gen_branches(g);
     if (g->op == PLUMB_OP_MAP) return conf_gen_map(g);
     if (g->op == PLUMB_OP_SCAN) return conf_gen_scan(g);
+    if (g->op == PLUMB_OP_RAGGED_DOT) return conf_gen_ragged(g);
     if (g->op == PLUMB_OP_COMPOSITE) return conf_gen_composite(g);
     if (g->op == PLUMB_OP_TUPLE || g->op == PLUMB_OP_GET_TUPLE_ELEMENT) return conf_gen_tuple(g);
     if (conf_op_batch_norm(g->op)) return gen_batch_norm(g);

@@ -769,7 +769,7 @@ bool conf_gen_depth(gen *g)
         if (ok && g->op == PLUMB_OP_SCATTER) ok = conf_gen_depth_case(g, t, t, "cross", gen_cross_scatter);
         if (ok && ((oi->kind == PLUMB_KIND_CONTRACTION && g->op != PLUMB_OP_TRIANGULAR_SOLVE &&
                     g->op != PLUMB_OP_CHOLESKY && g->op != PLUMB_OP_CONVOLUTION && g->op != PLUMB_OP_FFT &&
-                    g->op != PLUMB_OP_DYNAMIC_CONV) ||
+                    g->op != PLUMB_OP_DYNAMIC_CONV && g->op != PLUMB_OP_RAGGED_DOT) ||
                    g->op == PLUMB_OP_REDUCE))
             ok = conf_gen_depth_case(g, t, t, "cross", gen_cross_contract);
         if (ok && threshold_op(g->op, t)) ok = conf_gen_depth_case(g, t, t, "threshold", gen_thresholds);

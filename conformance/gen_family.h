@@ -118,6 +118,8 @@ bool conf_gen_while(gen *g);
 bool conf_gen_branches(gen *g);
 bool conf_gen_map(gen *g);
 bool conf_gen_scan(gen *g);
+/* gen_ragged.c */
+bool conf_gen_ragged(gen *g);
 bool conf_gen_composite(gen *g);
 bool conf_gen_tuple(gen *g);
 /* gen_depth.c */

@@ -39,6 +39,7 @@ static uint32_t shape_count(plumb_opcode op)
     case PLUMB_OP_FFT: return 10;              /* fft1 ifft1 rfft1 irfft1 fft2 ifft3 rfft2 irfft3 prime empty */
     case PLUMB_OP_CONVOLUTION: return 9;       /* odd empty one wide nchw groups batch_groups dilated layout */
     case PLUMB_OP_DYNAMIC_CONV: return 4;      /* same crop asym dilated */
+    case PLUMB_OP_RAGGED_DOT: return 6;        /* noncontract contract batch batched prefix empty */
     default: break;
     }
     switch (plumb_op_get(op)->kind) {
@@ -94,6 +95,7 @@ static uint32_t depth_count(plumb_opcode op, plumb_dtype t)
     bool linalg = op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY;   /* no "cross" case */
     linalg |= op == PLUMB_OP_CONVOLUTION || op == PLUMB_OP_DYNAMIC_CONV;        /* nor for convolution */
     linalg |= op == PLUMB_OP_FFT;                                               /* nor for fft */
+    linalg |= op == PLUMB_OP_RAGGED_DOT;                                        /* nor for ragged_dot */
     if ((oi->kind == PLUMB_KIND_CONTRACTION && !linalg) || op == PLUMB_OP_REDUCE || op == PLUMB_OP_PAD ||
         op == PLUMB_OP_SCATTER)
         n++;
@@ -140,6 +142,7 @@ static uint32_t poly_count(plumb_opcode op)
     }
     if (op == PLUMB_OP_CONVOLUTION) return 0;   /* static operands only */
     if (op == PLUMB_OP_DYNAMIC_CONV) return 0;  /* its padding is the dynamic part: its own classes */
+    if (op == PLUMB_OP_RAGGED_DOT) return 0;    /* static shapes only */
     plumb_kind k = plumb_op_get(op)->kind;
     if (op == PLUMB_OP_REDUCE_WINDOW) return 0;   /* no "dyn_*" family */
     if (op == PLUMB_OP_TRIANGULAR_SOLVE || op == PLUMB_OP_CHOLESKY) return 0;

@@ -649,6 +649,24 @@ static void generic_props(pr *q, const ir_op *op)
                          a->is_reverse ? ", is_reverse = true" : "",
                          (long long)op->n_operands - (long long)a->n_inits, a->n_inits);
         break;
+    case PLUMB_OP_RAGGED_DOT: {
+        /* every field, empty ones too, as upstream's tests write it */
+        const char *names[6] = {"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                                "rhs_contracting_dimensions", "lhs_ragged_dimensions", "rhs_group_dimensions"};
+        const ir_ints *lists[6] = {&a->lhs_batch, &a->rhs_batch, &a->lhs_contract, &a->rhs_contract, &a->lhs_ragged,
+                                   &a->rhs_group};
+        puts_(q, " <{");
+        if (a->has_precision)
+            plumb_buf_printf(q->b, "precision_config = [#chlo<precision %s>, #chlo<precision %s>], ",
+                             precision_name(a->precision[0]), precision_name(a->precision[1]));
+        puts_(q, "ragged_dot_dimension_numbers = #chlo.ragged_dot<");
+        for (int i = 0; i < 6; i++) {
+            plumb_buf_printf(q->b, "%s%s = ", i ? ", " : "", names[i]);
+            ints(q, *lists[i]);
+        }
+        puts_(q, ">}>");
+        break;
+    }
     case PLUMB_OP_TRIANGULAR_SOLVE:
         plumb_buf_printf(q->b, " <{left_side = %s, lower = %s, transpose_a = #stablehlo<transpose %s>, unit_diagonal = %s}>",
                          a->left_side ? "true" : "false", a->lower ? "true" : "false",

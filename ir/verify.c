@@ -17,6 +17,7 @@
 #include "plumb/complex.h"
 #include "plumb/dotalg.h"
 #include "plumb/fft.h"
+#include "plumb/ragged_dot.h"
 #include "plumb/ir.h"
 
 typedef struct vctx {
@@ -2890,6 +2891,11 @@ static bool verify_op(vctx *V, const ir_op *op)
     case PLUMB_OP_BATCH_NORM_TRAINING:
     case PLUMB_OP_BATCH_NORM_GRAD:
         return v_batch_norm(V, op);
+    case PLUMB_OP_RAGGED_DOT: {   /* ir/ragged_dot.c */
+        char rb[320];
+        plumb_code rc = ir_ragged_dot_check(op, rb, sizeof rb);
+        return rc == PLUMB_OK || op_fail(V, op, rc, "%s", rb);
+    }
     case PLUMB_OP_FFT: {
         char fb[240];
         plumb_code fc = ir_fft_check(op, fb, sizeof fb);

@@ -40,7 +40,7 @@ static const char *const attr_names[] = {
     "window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding",
     "left_side", "lower", "unit_diagonal", "transpose_a", "convolution",
     "fft_type", "fft_length",
-    "epsilon", "feature_index", "algorithm", "n_inits", "is_reverse",
+    "epsilon", "feature_index", "algorithm", "n_inits", "is_reverse", "lhs_ragged_dims", "rhs_group_dims",
 };
 enum {
     A_DIMS = 1, A_DIMENSION, A_START, A_LIMIT, A_STRIDES, A_SIZES, A_TOLERANCE, A_LOW, A_HIGH,
@@ -50,7 +50,7 @@ enum {
     A_SCATTER_BATCHING, A_SCATTER_TO_OPERAND, A_UNIQUE, A_STABLE, A_RNG, A_EXP_BITS, A_MANT_BITS,
     A_K, A_CALLEE, A_MIN_ULP, A_MAX_ULP, A_KNOWN_EXPANDING, A_KNOWN_NONEXPANDING, A_MESSAGE,
     A_WINDOW_DIMS, A_WINDOW_STRIDES, A_BASE_DILATIONS, A_WINDOW_DILATIONS, A_PADDING,
-    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_FFT_TYPE, A_FFT_LENGTH, A_EPSILON, A_FEATURE_INDEX, A_ALGORITHM, A_N_INITS, A_IS_REVERSE, A_COUNT
+    A_LEFT_SIDE, A_LOWER, A_UNIT_DIAGONAL, A_TRANSPOSE_A, A_CONV, A_FFT_TYPE, A_FFT_LENGTH, A_EPSILON, A_FEATURE_INDEX, A_ALGORITHM, A_N_INITS, A_IS_REVERSE, A_LHS_RAGGED, A_RHS_GROUP, A_COUNT
 };
 _Static_assert((int)A_TOLERANCE == (int)RT_A_TOLERANCE_BITS, "tolerance tag");
 _Static_assert(sizeof attr_names / sizeof attr_names[0] == A_COUNT, "attribute names");
@@ -372,7 +372,16 @@ static void put_attrs(ser *s, const ir_op *op)
             attr_ints(c, &n, A_ALGORITHM, v, 7);
         }
         /* fall through */
-    case PLUMB_OP_DOT: {
+    case PLUMB_OP_DOT:
+    case PLUMB_OP_RAGGED_DOT: {   /* its dimension numbers: below (the group ones) and above */
+        if (op->code == PLUMB_OP_RAGGED_DOT) {
+            attr_list(c, &n, A_LHS_BATCH, a->lhs_batch);
+            attr_list(c, &n, A_RHS_BATCH, a->rhs_batch);
+            attr_list(c, &n, A_LHS_CONTRACT, a->lhs_contract);
+            attr_list(c, &n, A_RHS_CONTRACT, a->rhs_contract);
+            attr_list(c, &n, A_LHS_RAGGED, a->lhs_ragged);
+            attr_list(c, &n, A_RHS_GROUP, a->rhs_group);
+        }
         int64_t p[2] = {a->has_precision ? a->precision[0] : IR_PREC_DEFAULT,
                         a->has_precision ? a->precision[1] : IR_PREC_DEFAULT};
         attr_ints(c, &n, A_PRECISION, p, 2);

@@ -674,7 +674,7 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
                            &x->scatter_indices_batching_dims, &x->scatter_dims_to_operand_dims,
                            &x->known_expanding, &x->known_nonexpanding, &x->window_dims,
                            &x->window_strides, &x->base_dilations, &x->window_dilations, &x->padding,
-                           &x->fft_length};
+                           &x->fft_length, &x->lhs_ragged, &x->rhs_group};
     const ir_ints *iy[] = {&y->dims, &y->start, &y->limit, &y->strides, &y->sizes, &y->low, &y->high,
                            &y->interior, &y->lhs_batch, &y->rhs_batch, &y->lhs_contract, &y->rhs_contract,
                            &y->offset_dims, &y->collapsed_slice_dims, &y->operand_batching_dims,
@@ -683,7 +683,7 @@ static bool attrs_eq(const ir_attrs *x, const ir_attrs *y)
                            &y->scatter_indices_batching_dims, &y->scatter_dims_to_operand_dims,
                            &y->known_expanding, &y->known_nonexpanding, &y->window_dims,
                            &y->window_strides, &y->base_dilations, &y->window_dilations, &y->padding,
-                           &y->fft_length};
+                           &y->fft_length, &y->lhs_ragged, &y->rhs_group};
     for (size_t i = 0; i < sizeof ix / sizeof ix[0]; i++)
         if (!ints_eq(ix[i], iy[i]))
             return false;

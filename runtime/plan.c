@@ -70,7 +70,7 @@ static bool copy_attrs(cloner *c, ir_attrs *dst, const ir_attrs *src)
                           &dst->scatter_indices_batching_dims, &dst->scatter_dims_to_operand_dims,
                           &dst->known_expanding, &dst->known_nonexpanding, &dst->window_dims,
                           &dst->window_strides, &dst->base_dilations, &dst->window_dilations, &dst->padding,
-                          &dst->fft_length};
+                          &dst->fft_length, &dst->lhs_ragged, &dst->rhs_group};
     const ir_ints *s_lists[] = {&src->dims, &src->start, &src->limit, &src->strides, &src->sizes, &src->low,
                                 &src->high, &src->interior, &src->lhs_batch, &src->rhs_batch, &src->lhs_contract,
                                 &src->rhs_contract, &src->offset_dims, &src->collapsed_slice_dims,
@@ -79,7 +79,8 @@ static bool copy_attrs(cloner *c, ir_attrs *dst, const ir_attrs *src)
                                 &src->input_batching_dims, &src->scatter_indices_batching_dims,
                                 &src->scatter_dims_to_operand_dims, &src->known_expanding,
                                 &src->known_nonexpanding, &src->window_dims, &src->window_strides,
-                                &src->base_dilations, &src->window_dilations, &src->padding, &src->fft_length};
+                                &src->base_dilations, &src->window_dilations, &src->padding, &src->fft_length,
+                                &src->lhs_ragged, &src->rhs_group};
     for (size_t i = 0; i < sizeof d_lists / sizeof d_lists[0]; i++)
         if (!copy_ints(c, d_lists[i], *s_lists[i]))
             return false;

@@ -166,6 +166,10 @@ typedef struct ir_attrs {
      * it was written), the reference's sequential order being the semantics */
     uint32_t n_inits;
     bool is_reverse, is_associative, has_is_associative;
+    /* chlo.ragged_dot (docs/spec/ragged_dot.md): its dot dimension numbers
+     * are lhs_batch ... rhs_contract above; these are the rest of
+     * #chlo.ragged_dot<...> */
+    ir_ints lhs_ragged, rhs_group;
     ir_named_attr *extra;                 /* uninterpreted attributes */
     uint32_t n_extra;
 } ir_attrs;

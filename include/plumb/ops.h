@@ -65,7 +65,7 @@ typedef enum plumb_opcode {
 /* Trips when ir/ops.def gains or loses a row: every hand-written switch over
  * opcodes (verifier rules, reference kernels, runtime lowering) must be
  * revisited, and this count updated with them. */
-static_assert(PLUMB_OP_COUNT == 126, "ir/ops.def changed: revisit every per-op table, then update this count");
+static_assert(PLUMB_OP_COUNT == 127, "ir/ops.def changed: revisit every per-op table, then update this count");
 
 /* The opcode whose kernels compute op c: chlo.tan is stablehlo.tan under its
  * CHLO name, so the runtime's engines, which key their math, error bounds and
