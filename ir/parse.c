@@ -1323,11 +1323,17 @@ typedef struct field {
 } field;
 
 /* `name = value, ...>`: one or more fields of tag's attribute, through
- * the closing '>'. */
+ * the closing '>'. A comma may follow the last field, as StableHLO's
+ * parseStruct allows (it reads a '>' after any comma): IREE's and other
+ * hand-written tests put each field on its own line, each with a comma. */
 static bool struct_fields(P *p, const char *tag, field *fields)
 {
+    bool first = true;
     do {
         ws(p);
+        if (!first && p->pos < p->len && p->src[p->pos] == '>')
+            break;
+        first = false;
         size_t off = p->pos;
         const char *s;
         size_t n;
