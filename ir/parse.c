@@ -640,9 +640,10 @@ static bool parse_type(P *p, ir_type *t)
         p->pos = st;
         return expected(p, "a tensor type");
     }
-    if (p->pos >= p->len || p->src[p->pos] != '<')
+    /* `tensor <2x3xf32>`: MLIR's lexer lets blanks separate the keyword
+     * and '<' (IREE's e2e tests write it so). */
+    if (!eat(p, '<'))
         return expected(p, "'<' after 'tensor'");
-    p->pos++;
     memset(t, 0, sizeof *t);
     for (uint32_t i = 0; i < PLUMB_MAX_RANK; i++)
         t->bounds[i] = PLUMB_NO_BOUND;
