@@ -269,6 +269,10 @@ uint32_t conf_cconvert_cases(plumb_opcode op);
  * 8/16-bit integers, the is_* predicates on FP8/FP6/FP4 and convert from
  * f16, bf16, i8, ui8, i16 and ui16, each over every pattern */
 uint32_t conf_sweeps_cases(plumb_opcode op, conf_suite suite);
+/* the sizes family (gen_sizes.c): 1031x1031 add, transpose and reduce,
+ * 131x300 . 300x67 dots, select on a scalar predicate, concatenate with
+ * size-0 operands, a 4099-long f16 iota, bitcast_convert across widths */
+uint32_t conf_sizes_cases(plumb_opcode op);
 /* complex atan2 inputs kept by the atan2 family (gen_types.c): away from
  * the pole x = +-iy and from cancellation in x + iy and log q */
 bool conf_catan2_accept(double yr, double yi, double xr, double xi);

@@ -994,6 +994,7 @@ bool conf_generate(plumb_opcode op, conf_suite suite, uint64_t seed, uint32_t sh
     if (ok) ok = conf_gen_complex_more(&g);
     if (ok) ok = conf_gen_cconvert(&g);   /* complex<f32> <-> complex<f64> (gen_cconvert.c) */
     if (ok) ok = conf_gen_sweeps(&g);     /* every pattern where no family had it (gen_sweeps.c) */
+    if (ok) ok = conf_gen_sizes(&g);      /* sizes where backends change strategy (gen_sizes.c) */
     reset_case(&g);
     plumb_buf_free(&g.params);
     plumb_buf_free(&g.body);

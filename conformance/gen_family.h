@@ -140,5 +140,7 @@ bool conf_gen_lowp(gen *g);
 bool conf_gen_lowp_ops(gen *g);
 /* gen_sweeps.c */
 bool conf_gen_sweeps(gen *g);
+/* gen_sizes.c */
+bool conf_gen_sizes(gen *g);
 
 #endif

@@ -198,6 +198,7 @@ uint32_t conf_manifest_count(plumb_opcode op, conf_suite suite)
     total += conf_complex_more_cases(op);
     total += conf_cconvert_cases(op);   /* complex<f32> <-> complex<f64> convert */
     total += conf_sweeps_cases(op, suite);   /* every pattern where no family had it (gen_sweeps.c) */
+    total += conf_sizes_cases(op);   /* sizes where backends change strategy (gen_sizes.c) */
     /* dot_general's algorithm family (docs/spec/dotalg.md): 15 algorithms
      * on f32 operands (f64 for f64/f64/f64), 2 on bf16 and 1 on f16 */
     if (op == PLUMB_OP_DOT_GENERAL) total += 15 + 2 + 1;
