@@ -3705,6 +3705,96 @@ static bool is_close_check(P *p, ir_block *blk, size_t off, bool generic_form, u
     return true;
 }
 
+/* `stablehlo.custom_call @mhlo.NAME(...) {mhlo.attributes = {...},
+ * mhlo.version = 1 : i64}`: how XLA's MHLO-to-StableHLO legalization
+ * writes an MHLO op that StableHLO has no op for (rewriteMhloOpAsCustomCall
+ * in xla's hlo_legalize_to_stablehlo), so JAX and torch-xla exports carry
+ * GELU's erf as `@mhlo.erf` and top-k as `@mhlo.topk`. plumb reads such a
+ * call as the op of the same meaning it has: an elementwise op without
+ * attributes under its chlo or stablehlo name (mhlo.erf is chlo.erf), and
+ * mhlo.topk as chlo.top_k (its `k`; `largest = false` has no chlo form and
+ * is refused). Any other target stays unsupported. */
+static bool mhlo_target(const char *s, size_t n, plumb_opcode *c)
+{
+    if (n <= 5 || memcmp(s, "mhlo.", 5) != 0 || n - 5 > 48)
+        return false;
+    const char *name = s + 5;
+    size_t len = n - 5;
+    if (len == 4 && memcmp(name, "topk", 4) == 0) {
+        *c = PLUMB_OP_TOP_K;
+        return true;
+    }
+    char buf[64];
+    static const char *const dialects[] = {"chlo.", "stablehlo."};
+    for (size_t i = 0; i < 2; i++) {
+        size_t dl = strlen(dialects[i]);
+        memcpy(buf, dialects[i], dl);
+        memcpy(buf + dl, name, len);
+        if (plumb_op_lookup(buf, dl + len, c) && plumb_op_get(*c)->syntax == PLUMB_SYN_EW &&
+            plumb_op_get(*c)->kind == PLUMB_KIND_ELEMENTWISE)
+            return true;
+    }
+    return false;
+}
+
+/* After an @mhlo.NAME call's attributes are read: `mhlo.attributes` gives
+ * the op's own attributes (top_k's k and largest; none for an elementwise
+ * op), `mhlo.version` and an empty `backend_config` say nothing about the
+ * value; all three are dropped so that the op prints as itself. */
+static bool mhlo_attrs(P *p, opb *ob, size_t off, const char *s, size_t n)
+{
+    bool have_k = false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < ob->a.n_extra; i++) {
+        const char *nm = ob->a.extra[i].name, *tx = ob->a.extra[i].text;
+        if (strcmp(nm, "mhlo.version") == 0 || (strcmp(nm, "backend_config") == 0 && strcmp(tx, "\"\"") == 0))
+            continue;
+        if (strcmp(nm, "mhlo.attributes") != 0) {
+            ob->a.extra[k++] = ob->a.extra[i];
+            continue;
+        }
+        /* `{}`, or for topk `{k = 2 : i64[, largest = true]}` */
+        const char *q = tx;
+        while (*q == ' ' || *q == '{')
+            q++;
+        while (*q && *q != '}') {
+            const char *key = q;
+            while (*q && *q != ' ' && *q != '=')
+                q++;
+            size_t kl = (size_t)(q - key);
+            while (*q == ' ' || *q == '=')
+                q++;
+            if (ob->code == PLUMB_OP_TOP_K && kl == 1 && key[0] == 'k') {
+                char *end;
+                long long v = strtoll(q, &end, 10);
+                if (end == q || v < 0)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s': mhlo.attributes k is not a count", (int)n, s);
+                ob->a.k = (int64_t)v;
+                have_k = true;
+                q = end;
+            } else if (ob->code == PLUMB_OP_TOP_K && kl == 7 && memcmp(key, "largest", 7) == 0) {
+                if (strncmp(q, "false", 5) == 0)
+                    return err_at(p, off, PLUMB_ERR_UNSUPPORTED,
+                                  "unsupported: '@%.*s' with largest = false (chlo.top_k takes the largest)", (int)n, s);
+                if (strncmp(q, "true", 4) != 0)
+                    return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s': mhlo.attributes largest is not a boolean", (int)n, s);
+                q += 4;
+            } else {
+                return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: mhlo.attributes '%.*s' of '@%.*s'",
+                              (int)(kl > 40 ? 40 : kl), key, (int)n, s);
+            }
+            while (*q && *q != ',' && *q != '}')   /* a type such as `: i64` */
+                q++;
+            while (*q == ',' || *q == ' ')
+                q++;
+        }
+    }
+    ob->a.n_extra = k;
+    if (ob->code == PLUMB_OP_TOP_K && !have_k)
+        return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s' needs mhlo.attributes = {k = N : i64}", (int)n, s);
+    return true;
+}
+
 static bool custom_call(P *p, opb *ob)
 {
     ws(p);
@@ -3714,16 +3804,19 @@ static bool custom_call(P *p, opb *ob)
     if (!symbol_ref(p, &s, &n))
         return false;
     plumb_opcode c;
+    bool mhlo = false;
     if (n == 8 && memcmp(s, "check.eq", 8) == 0) {
         c = PLUMB_OP_EXPECT_EQ;   /* until its operand types are known: legacy_check_eq */
         ob->check_eq = true;
+    } else if (mhlo_target(s, n, &c)) {
+        mhlo = true;
     } else if (!custom_call_target(s, n, &c))
         return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in plumb's op set",
                       (int)(n > 80 ? 80 : n), s);
     ob->code = c;
     if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
         return false;
-    if (!opt_attr_dict(p, ob) || !expect(p, ':') || !sig_functional(p, ob))
+    if (!opt_attr_dict(p, ob) || (mhlo && !mhlo_attrs(p, ob, off, s, n)) || !expect(p, ':') || !sig_functional(p, ob))
         return false;
     bool is_const = c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
     if (is_const && !ob->a.value)
@@ -4215,9 +4308,12 @@ static bool generic_custom_call(P *p, opb *ob)
     if (!target || tn < 2 || target[0] != '"' || target[tn - 1] != '"')
         return err_at(p, ob->off, PLUMB_ERR_PARSE, "'stablehlo.custom_call' needs a call_target_name = \"...\" attribute");
     plumb_opcode c;
+    bool mhlo = false;
     if (tn - 2 == 8 && memcmp(target + 1, "check.eq", 8) == 0) {
         c = PLUMB_OP_EXPECT_EQ;   /* until its operand types are known: legacy_check_eq */
         ob->check_eq = true;
+    } else if (mhlo_target(target + 1, tn - 2, &c)) {
+        mhlo = true;
     } else if (!custom_call_target(target + 1, tn - 2, &c))
         return err_at(p, ob->off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in plumb's op set",
                       (int)(tn - 2 > 80 ? 80 : tn - 2), target + 1);
@@ -4232,6 +4328,14 @@ static bool generic_custom_call(P *p, opb *ob)
         if (strcmp(ob->a.extra[i].name, "call_target_name") != 0)
             ob->a.extra[k++] = ob->a.extra[i];
     ob->a.n_extra = k;
+    if (mhlo) {
+        /* the target's text outlives the attribute list it came from */
+        char name[64];
+        size_t nl = tn - 2 < sizeof name ? tn - 2 : sizeof name - 1;
+        memcpy(name, target + 1, nl);
+        if (!mhlo_attrs(p, ob, ob->off, name, nl))
+            return false;
+    }
     if (!expect(p, ':') || !sig_functional(p, ob))
         return false;
     bool is_const = c == PLUMB_OP_EXPECT_EQ_CONST || c == PLUMB_OP_EXPECT_CLOSE_CONST || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST;
