@@ -196,6 +196,25 @@ expect fault_mulhi_unsigned   mulhi               "chlo.mulhi/i8/odd/cross/"    
 # step's output in step order: the reverse class's output comes out
 # reversed along the scan dimension.
 expect fault_scan_reverse_order scan              "chlo.scan/i1/reverse/"                  "exact class"
+# The sizes family (conformance/gen_sizes.c, docs/certify.md "What certify
+# catches"): a parallel split that leaves the last partial 65,536-element
+# chunk of a result past 2^20 elements unwritten; a parallel add-reduce
+# that adds its init once per chunk; a blocked GEMM that skips its last
+# partial 64-row panel; select reading a scalar predicate as false;
+# concatenate stopping at a size-0 operand; f16 iota counted in f16
+# (sticks at 2048); bitcast_convert across widths in big-endian lane order.
+expect fault_par_tail           add,transpose     "add/f32/big2d/"                      "got 0x00000000 (0)"
+expect fault_reduce_init_chunks reduce            "reduce/f32/big2d_all/"               "f32 accumulator"
+expect fault_gemm_edge_rows     dot_general       "dot_general/f32/blocked/"            "f32 accumulator"
+expect fault_select_scalar_pred select            "select/f32/scalar_pred/pred_true/"   "exact class"
+expect fault_concat_empty_stop  concatenate       "concatenate/f32/empty_mid/"          "exact class"
+expect fault_iota_f16_count     iota              "iota/f16/long/"                      "got 0x6800 (2048), want 0x6801 (2050)"
+expect fault_bitcast_lanes      bitcast_convert   "bitcast_convert/f32_to_ui16/widths/" "exact class"
+# Regression guards for classes the older families already catch and no
+# planted fault had: i1 results as 0xFF masks (the ABI's i1 is one byte, 0
+# or 1), and a compile cache whose key leaves out compare's direction.
+expect fault_i1_mask            compare           "compare/f32/odd/"                    "got 255, want 1"
+expect fault_cache_cmp_dir      compare           "compare/f32/odd/"                    "exact class"
 # chlo.ragged_dot (docs/spec/ragged_dot.md) with the first group's end one
 # index late (every later group starting a row late): the noncontract
 # class's row 3 comes from group 0's rhs instead of group 2's.
