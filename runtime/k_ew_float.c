@@ -720,6 +720,39 @@ TARGET EWF_POW_SCHED static void N(f64_sincos_loop)(const double *xs, double *o,
     UNARY_LOOP(vd, double, VD_LANES, N(d_sincosv)(x, cosine));
 }
 
+/* log: d_log reads its table rows' offsets from the operands in memory
+ * (pow_log_rows), so the loop hands it pointers; two vectors per step as
+ * MATH_X2_STEPS (both cores, both loads before both stores: in place is
+ * fine), the last partial vector from a copy padded with 1 */
+TARGET EWF_POW_SCHED static void N(f64_log_loop)(const double *xs, double *o, size_t n)
+{
+    size_t i = 0;
+#if EWF_MATH_X2
+    for (; i + 2 * VD_LANES <= n; i += 2 * VD_LANES) {
+        vd x0, x1;
+        vl b0, b1;
+        memcpy(&x0, xs + i, sizeof x0);
+        memcpy(&x1, xs + i + VD_LANES, sizeof x1);
+        vd r0 = N(d_log)(x0, xs + i, &b0);
+        vd r1 = N(d_log)(x1, xs + i + VD_LANES, &b1);
+        r0 = N(d_fix_lanes)(r0, x0, b0, f64_log_lane);
+        r1 = N(d_fix_lanes)(r1, x1, b1, f64_log_lane);
+        memcpy(o + i, &r0, sizeof r0);
+        memcpy(o + i + VD_LANES, &r1, sizeof r1);
+    }
+#endif
+    for (; i + VD_LANES <= n; i += VD_LANES)
+        N(d_logv)(xs + i, o + i);
+    if (i < n) {
+        double xt[VD_LANES], rt[VD_LANES];
+        for (int l = 0; l < VD_LANES; l++)
+            xt[l] = 1.0;
+        memcpy(xt, xs + i, (n - i) * sizeof *xt);
+        N(d_logv)(xt, rt);
+        memcpy(o + i, rt, (n - i) * sizeof *rt);
+    }
+}
+
 /* the transcendentals f64_ops hands here: exponential, exponential_minus_one, log, log_plus_one, logistic, tanh,
  * sine, cosine; two vectors per step (MATH_X2_STEPS), the rest (fewer than
  * two vectors) one vector at a time */
@@ -728,10 +761,9 @@ TARGET EWF_POW_SCHED static void N(f64_math)(plumb_opcode code, const void *in, 
     if (code == PLUMB_OP_EXPONENTIAL_MINUS_ONE) {
         MATH_X2_STEPS(N(d_expm1), MATH_X2_ID, f64_expm1_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_expm1v)(x));
-    } else if (code == PLUMB_OP_LOG) {
-        MATH_X2_STEPS(N(d_log), MATH_X2_ID, f64_log_lane);
-        UNARY_LOOP(vd, double, VD_LANES, N(d_logv)(x));
-    } else if (code == PLUMB_OP_LOG_PLUS_ONE) {
+    } else if (code == PLUMB_OP_LOG)
+        N(f64_log_loop)(in, out, n);
+    else if (code == PLUMB_OP_LOG_PLUS_ONE) {
         MATH_X2_STEPS(N(d_log1p), MATH_X2_ID, f64_log1p_lane);
         UNARY_LOOP(vd, double, VD_LANES, N(d_log1pv)(x));
     } else if (code == PLUMB_OP_SINE)

@@ -86,8 +86,8 @@ static uint64_t cr_math(plumb_opcode op, double x)
 /* |g - op(x)| in ULPs of the exact value (MPFR at 256 bits; the ULP of
  * the binade of op(x), 2^(e - 53) for op(x) in [2^(e-1), 2^e)), for the
  * functions whose budget from the exact value is tighter than the op
- * table's bound from the correctly rounded one (tanh, expm1 and
- * logistic): g is a normal result. */
+ * table's bound from the correctly rounded one (tanh, expm1, logistic
+ * and log): g is a normal result. */
 static double exact_err_ulp(plumb_opcode op, double x, double g)
 {
     mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
@@ -105,7 +105,9 @@ static double exact_err_ulp(plumb_opcode op, double x, double g)
         mpfr_exp(v, v, MPFR_RNDN);
         mpfr_add_ui(v, v, 1, MPFR_RNDN);
         mpfr_ui_div(v, 1, v, MPFR_RNDN);
-    } else
+    } else if (op == PLUMB_OP_LOG)
+        mpfr_log(v, v, MPFR_RNDN);
+    else
         mpfr_expm1(v, v, MPFR_RNDN);
     mpfr_sub_d(d, v, g, MPFR_RNDN);
     mpfr_abs(d, d, MPFR_RNDN);
@@ -150,7 +152,9 @@ static size_t specials(double *x)
             x[n++] = from_bits(bits_of(pts[i]) + (uint64_t)(int64_t)d);
     static const double lpts[] = {1.0, 0x1.6a09e667f3bcdp-1, 0x1.6a09e667f3bcdp+0, 2.0, 0.5, 0x1p-1022,
                                   0x1.fffffffffffffp1023, 1.0 + 0x1p-20, 1.0 - 0x1p-20, 0x1.95f64p0, 0x1.6147ap0,
-                                  0x1.6b851p0, 2.718281828459045, 10.0};
+                                  0x1.6b851p0, 2.718281828459045, 10.0,
+                                  /* d_log's subinterval of 1 and the ends of its z range */
+                                  1.0 - 0x1p-10, 1.0 + 0x1p-9, 0x1.6b8p-1, 0x1.6b8p0, 0x1.6b8p1000, 0x1.6b8p-1000};
     for (size_t i = 0; i < sizeof lpts / sizeof lpts[0]; i++)
         for (int d = -3; d <= 3; d++)
             x[n++] = from_bits(bits_of(lpts[i]) + (uint64_t)(int64_t)d);
@@ -213,6 +217,17 @@ static double random_operand(plumb_opcode op)
         }
         if (op == PLUMB_OP_LOG_PLUS_ONE)
             return (rnd64() & 1) ? -1.0 + ldexp(rnd_unit(), -e) : s * ldexp(u, -e);
+        /* log: next to 1, or (half of them) within 64 ULP of an end of
+         * one of the 256 table subintervals of z (math_f64.h's d_log: the
+         * patterns 0x3FE6B80000000000 + i 2^44, any exponent), where |r|
+         * and the chosen row's error are largest */
+        if (op == PLUMB_OP_LOG && (rnd64() & 1)) {
+            uint64_t b = 0x3FE6B80000000000ull + ((rnd64() & 255) << 44);
+            int64_t sh = (int64_t)(rnd64() % 2045) - 1021;   /* the exponent moved, kept normal */
+            b = (uint64_t)((int64_t)b + sh * (int64_t)(1ull << 52)) + (rnd64() % 129) - 64;
+            double v = from_bits(b);
+            return isnormal(v) && v > 0 ? v : 1.0 + ldexp(u, -e);
+        }
         if (op == PLUMB_OP_LOG)
             return 1.0 + ldexp(u, -e);
         /* tanh and expm1 (one formula, math_f64.h's d_expm1_pair): next to
@@ -350,11 +365,12 @@ static void check_f64(plumb_opcode op)
     const uint64_t *got = first[0]->data;
     size_t bad = 0, at1 = 0, by_mpfr = 0, over_budget = 0;
     uint64_t worst = 0;
-    /* tanh's, expm1's and logistic's budgets from the exact value
-     * (math_f64.h's d_tanh, d_expm1 and d_logistic): every result off
+    /* tanh's, expm1's, logistic's and log's budgets from the exact value
+     * (math_f64.h's d_tanh, d_expm1, d_logistic and d_log): every result off
      * the correctly rounded one is measured against them */
     const double budget = op == PLUMB_OP_TANH                    ? 0.66
                           : op == PLUMB_OP_EXPONENTIAL_MINUS_ONE ? 0.86
+                          : op == PLUMB_OP_LOG                   ? 0.55
                           : op == PLUMB_OP_LOGISTIC              ? 1.56
                                                                  : 0;
     double worst_exact = 0;
