@@ -1413,6 +1413,107 @@ static size_t win_sep_pick(rw_job *j, const win_geom *g)
 #endif
 }
 
+/* ---- prefix windows: scans ---------------------------------------------------- */
+
+/* A cumulative sum (max, product, ...) written as reduce_window, as
+ * jax.lax.cumsum lowers it: one dimension p whose every window runs from
+ * the padding before index 0 to an index that grows by one per result
+ * (stride, base and window dilation 1, low padding >= results - 1, no
+ * padding after the last element), every other dimension untouched
+ * (window 1, stride 1, no padding). Result o then folds init, init again
+ * per leading pad, then elements 0 .. o + c in order (c = w - 1 - lo). When
+ * fold(init, init) is init (0 for add, 1 for multiply, anything for
+ * max/min, all ones for and, 0 for or), the pads leave init as it was, so
+ * result o's accumulator is result o-1's folded with one more element: a
+ * running fold gives every result with the same operations, in the same
+ * order and precision (double for floats, 64-bit wrapping integers), as
+ * the row loop's window-by-window fold, so the same bits; O(n) instead of
+ * O(n w) (a 1024x1024 f32 cumsum along rows: 419 ms, numpy 3.3). f16/bf16
+ * sums (compensated, see the top) and i1 keep the row loop. */
+typedef struct scan_job {
+    ir_window_body k;
+    plumb_dtype t;
+    bool isf;
+    double init_f;
+    int64_t init_i;
+    const void *src;
+    void *dst;
+    int64_t len, c, inner, nres;   /* along p: input length, elements before result 0's last, results */
+    int64_t blk, nblk;             /* inner columns per work item */
+} scan_job;
+
+#define SCAN_BLK 256
+
+static void scan_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const scan_job *j = ctx;
+    double fa[SCAN_BLK];
+    int64_t ia[SCAN_BLK];
+    bool u64 = j->t == PLUMB_UI64;
+    for (uint64_t it = begin; it < end; it++) {
+        int64_t ob = (int64_t)(it / (uint64_t)j->nblk), i0 = (int64_t)(it % (uint64_t)j->nblk) * j->blk;
+        int64_t nb = j->inner - i0 < j->blk ? j->inner - i0 : j->blk;
+        int64_t sb = ob * j->len * j->inner + i0, db = ob * j->nres * j->inner + i0;
+        for (int64_t q = 0; q < nb; q++) {
+            fa[q] = j->init_f;
+            ia[q] = j->init_i;
+        }
+        /* the elements before result 0's last one; then one element per result */
+        for (int64_t e = 0; e < j->c + j->nres; e++) {
+            int64_t so = sb + e * j->inner;
+            if (j->isf)
+                for (int64_t q = 0; q < nb; q++) fa[q] = f_fold(j->k, fa[q], f_load(j->t, j->src, so + q));
+            else
+                for (int64_t q = 0; q < nb; q++) ia[q] = i_fold(j->k, u64, ia[q], i_load(j->t, j->src, so + q));
+            if (e < j->c) continue;
+            int64_t d = db + (e - j->c) * j->inner;
+            if (j->isf)
+                for (int64_t q = 0; q < nb; q++) f_store(j->t, j->dst, d + q, fa[q]);
+            else
+                for (int64_t q = 0; q < nb; q++) i_store(j->t, j->dst, d + q, ia[q]);
+        }
+    }
+}
+
+/* Runs the scan when g is one (true); false leaves the op to the row loop. */
+static bool rw_scan(rt_exec *x, const win_geom *g, ir_window_body k, plumb_dtype t, const plumb_tensor *init,
+                    const void *src, void *dst)
+{
+    if (t == PLUMB_I1 || ((t == PLUMB_F16 || t == PLUMB_BF16) && k != IR_WB_MAX && k != IR_WB_MIN))
+        return false;
+    int p = -1;
+    for (uint32_t d = 0; d < g->rank; d++) {
+        if (g->b[d] != 1 || g->s[d] != 1) return false;
+        if (g->w[d] == 1 && g->lo[d] == 0 && g->out[d] == g->in[d]) continue;
+        if (p >= 0 || g->wd[d] != 1) return false;
+        p = (int)d;
+    }
+    if (p < 0) return false;
+    int64_t w = g->w[p], lo = g->lo[p], nres = g->out[p], len = g->in[p], c = w - 1 - lo;
+    /* every window starts at or before index 0, the last one ends inside */
+    if (nres < 1 || w < 2 || lo < nres - 1 || c < 0 || nres - 1 + c > len - 1) return false;
+    scan_job j = {.k = k, .t = t, .isf = plumb_dtype_is_float(t), .src = src, .dst = dst, .len = len, .c = c,
+                  .nres = nres, .inner = 1};
+    if (j.isf) {
+        j.init_f = f_load(t, init->data, 0);
+        double ff = f_fold(k, j.init_f, j.init_f);
+        if (memcmp(&ff, &j.init_f, sizeof ff) != 0) return false;
+    } else {
+        j.init_i = i_load(t, init->data, 0);
+        if (i_fold(k, t == PLUMB_UI64, j.init_i, j.init_i) != j.init_i) return false;
+    }
+    uint64_t outer = 1;
+    for (int d = 0; d < p; d++) outer *= (uint64_t)g->in[d];
+    for (uint32_t d = (uint32_t)p + 1; d < g->rank; d++) j.inner *= g->in[d];
+    if (outer == 0 || j.inner == 0) return true;
+    j.blk = j.inner < SCAN_BLK ? j.inner : SCAN_BLK;
+    j.nblk = (j.inner + j.blk - 1) / j.blk;
+    uint64_t per = (uint64_t)(len * j.blk), grain = per >= 16384 ? 1 : 16384 / per;
+    rt_parallel_for(x, outer * (uint64_t)j.nblk, grain, scan_range, &j);
+    return true;
+}
+
 bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     uint32_t n = op->n_operands / 2;
@@ -1441,6 +1542,8 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
     uint64_t ocount = plumb_tensor_numel(out[0]);
     if (ocount == 0)
         return true;
+    if (rw_scan(x, &g, plumb_dtype_is_bool(t) ? bool_kind(k) : k, t, in[1], in[0]->data, out[0]->data))
+        return rt_check_deadline(x, op);
     rw_job j = {.x = x, .op = op, .g = &g, .k = plumb_dtype_is_bool(t) ? bool_kind(k) : k, .t = t,
                 .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = in[0]->data, .dst = out[0]->data,
                 .row = g.out[g.rank - 1]};
