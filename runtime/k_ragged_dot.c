@@ -90,6 +90,10 @@ typedef struct rg {
     uint64_t B, M, K, N;             /* batch, lhs free, contracting, rhs free counts */
     int64_t *lb, *lf, *lk, *rb, *rk, *rn;   /* element offsets per batch / free / contracting index */
     unsigned char *A, *Bm;           /* gather buffers: [M, K] and [K, N] */
+    /* lhs is row-major [B, M, K] and rhs [B, K, N] (plus the group
+     * dimension's offset) in these lists' order: a group's rows and its
+     * rhs slice are read in place, not gathered */
+    bool lhs_direct, rhs_direct;
     int64_t *kl;                     /* contracting indices of one group (contracting mode) */
 } rg;
 
@@ -100,15 +104,24 @@ static bool gemm_rows(rg *r, uint64_t b, uint64_t f0, uint64_t rows, int64_t rhs
     if (rows == 0 || r->N == 0) return true;
     const unsigned char *L = r->lhs->data, *R = r->rhs->data;
     size_t es = r->es;
-    for (uint64_t i = 0; i < rows; i++)
+    unsigned char *A = r->A, *Bm = r->Bm;
+    if (r->K && r->lhs_direct) {
+        A = (unsigned char *)L + (size_t)(r->lb[b] + r->lf[f0]) * es;   /* read only */
+    } else {
+        for (uint64_t i = 0; i < rows; i++)
+            for (uint64_t k = 0; k < r->K; k++)
+                memcpy(A + (i * r->K + k) * es, L + (size_t)(r->lb[b] + r->lf[f0 + i] + r->lk[k]) * es, es);
+    }
+    if (r->K && r->rhs_direct) {
+        Bm = (unsigned char *)R + (size_t)(r->rb[b] + rhs_extra) * es;   /* read only */
+    } else {
         for (uint64_t k = 0; k < r->K; k++)
-            memcpy(r->A + (i * r->K + k) * es, L + (size_t)(r->lb[b] + r->lf[f0 + i] + r->lk[k]) * es, es);
-    for (uint64_t k = 0; k < r->K; k++)
-        for (uint64_t n = 0; n < r->N; n++)
-            memcpy(r->Bm + (k * r->N + n) * es, R + (size_t)(r->rb[b] + rhs_extra + r->rk[k] + r->rn[n]) * es, es);
+            for (uint64_t n = 0; n < r->N; n++)
+                memcpy(Bm + (k * r->N + n) * es, R + (size_t)(r->rb[b] + rhs_extra + r->rk[k] + r->rn[n]) * es, es);
+    }
     plumb_dtype t = r->res->dtype;
-    plumb_tensor a = view3(t, 1, (int64_t)rows, (int64_t)r->K, r->K ? r->A : NULL),
-                 bm = view3(t, 1, (int64_t)r->K, (int64_t)r->N, r->K ? r->Bm : NULL),
+    plumb_tensor a = view3(t, 1, (int64_t)rows, (int64_t)r->K, r->K ? A : NULL),
+                 bm = view3(t, 1, (int64_t)r->K, (int64_t)r->N, r->K ? Bm : NULL),
                  c = view3(t, 1, (int64_t)rows, (int64_t)r->N, (unsigned char *)r->res->data + out_el * es);
     return rt_dot_batched(r->x, r->op, &a, &bm, &c);
 }
@@ -194,6 +207,19 @@ bool rt_op_RAGGED_DOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plum
         !(r.rk = offsets(x, op, kd, krs, nk, &r.K)) || !(r.rn = offsets(x, op, nd, nrs, nn, &r.N)))
         return false;
     if (r.B * r.M * r.N == 0) return true;   /* an empty result */
+    /* in place when the offsets are those of row-major [B, M, K] and
+     * [B, K, N] (plus the group offset): f0 + i, k and n step by K, 1, N, 1 */
+    r.lhs_direct = r.rhs_direct = true;
+    for (uint64_t b = 0; b < r.B; b++) {
+        r.lhs_direct = r.lhs_direct && r.lb[b] == (int64_t)(b * r.M * r.K);
+        r.rhs_direct = r.rhs_direct && r.rb[b] == (int64_t)(b * r.K * r.N);
+    }
+    for (uint64_t i = 0; i < r.M; i++) r.lhs_direct = r.lhs_direct && r.lf[i] == (int64_t)(i * r.K);
+    for (uint64_t k = 0; k < r.K; k++) {
+        r.lhs_direct = r.lhs_direct && r.lk[k] == (int64_t)k;
+        r.rhs_direct = r.rhs_direct && r.rk[k] == (int64_t)(k * r.N);
+    }
+    for (uint64_t n = 0; n < r.N; n++) r.rhs_direct = r.rhs_direct && r.rn[n] == (int64_t)n;
     uint64_t asz = r.M * r.K, bsz = r.K * r.N;
     if (!(r.A = rt_scratch(x, op, (size_t)(asz ? asz : 1) * r.es)) ||
         !(r.Bm = rt_scratch(x, op, (size_t)(bsz ? bsz : 1) * r.es)))

@@ -31,6 +31,8 @@ static const rcase CASES[] = {
     /* upstream's batched mode 1 (rhs batch dimension 1) with rank-2 sizes, row 1 past the rows */
     {"mode1_batched", 3, 4, 2, 3, {2, 11, 5}, {3, 2, 5, 7}, {2, 3}, {2, 11, 7},
      DN("[0]", "[1]", "[2]", "[2]", "[1]", "[0]"), {4, 4, 3, 0, 9, 7}, 5},
+    /* mode 1 with lhs [k, m] and rhs [k, g, n]: neither read in place, both gathered */
+    {"mode1_gathered", 2, 3, 1, 2, {5, 11}, {5, 3, 7}, {3}, {11, 7}, DN("[]", "[]", "[0]", "[0]", "[1]", "[1]"), {4, 4, 3}, 5},
     /* mode 1 with a free dimension after the ragged one (groups cover row blocks) */
     {"mode1_trailing", 3, 3, 1, 3, {6, 3, 4}, {2, 4, 5}, {2}, {6, 3, 5}, DN("[]", "[]", "[2]", "[1]", "[0]", "[0]"),
      {2, 3}, 4},
