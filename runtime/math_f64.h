@@ -325,6 +325,23 @@ TI bool N(pow_any)(vl m);
 /* and the POW64_LOG_T rows of the values at xp (d_log) */
 TI void N(pow_log_rows)(const double *xp, vd *a, vd *b, vd *c);
 
+/* min(x, c) and max(x, c) for a constant c: a NaN x gives c (as the
+ * selects sel(x <= c, x, c) and sel(x >= c, x, c), which the portable
+ * level uses). AVX2's and AVX-512's min/max return their second operand
+ * when either is NaN or both are equal, so the same values in one
+ * instruction, where GCC made each select a comparison and two masked
+ * XORs. */
+#if EWF_PASS == 3
+TI vd N(d_minc)(vd x, double c) { return (vd)_mm512_min_pd((__m512d)x, _mm512_set1_pd(c)); }
+TI vd N(d_maxc)(vd x, double c) { return (vd)_mm512_max_pd((__m512d)x, _mm512_set1_pd(c)); }
+#elif EWF_PASS == 2
+TI vd N(d_minc)(vd x, double c) { return (vd)_mm256_min_pd((__m256d)x, _mm256_set1_pd(c)); }
+TI vd N(d_maxc)(vd x, double c) { return (vd)_mm256_max_pd((__m256d)x, _mm256_set1_pd(c)); }
+#else
+TI vd N(d_minc)(vd x, double c) { return (vd)N(sell)(x <= c, (vl)x, (vl)((vd){0} + c)); }
+TI vd N(d_maxc)(vd x, double c) { return (vd)N(sell)(x >= c, (vl)x, (vl)((vd){0} + c)); }
+#endif
+
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
  * 2^-57.2 relative (docs/runtime-math.md), |*u| < 2^-6 |*th|. */
 /* e^r - 1 on exp's reduced argument (|r| <= 0.005417): r + r^2 (1/2 +
@@ -539,7 +556,7 @@ TI vd N(d_expm1)(vd x, vl *bad)
 {
     vl ok = x <= EXP64_HI;   /* false for NaN */
     *bad = ~ok;
-    vd xc = (vd)N(sell)(x < -40.0, (vl)((vd){0} - 40.0), (vl)x & ok);   /* the lanes left out run on 0 */
+    vd xc = N(d_maxc)((vd)((vl)x & ok), -40.0);   /* the lanes left out run on 0 */
     vd s, l;
     N(d_expm1_pair)(xc, 1, &s, &l);
     vd r = s + l;
@@ -818,8 +835,8 @@ TI vd N(d_tanh_core)(vd x, vl *bad)
 {
     *bad = N(d_isnan)(x);
     vd a = (vd)((vl)x & F64_ABS);
-    vd ac = (vd)N(sell)(a <= TANH64_BIG, (vl)a, (vl)((vd){0} + TANH64_BIG));   /* NaN too */
-    vd ab = (vd)N(sell)(a < TANH64_SMALL, (vl)((vd){0} + TANH64_SMALL), (vl)ac);   /* the table lanes' range */
+    vd ac = N(d_minc)(a, TANH64_BIG);   /* NaN too */
+    vd ab = N(d_maxc)(ac, TANH64_SMALL);   /* the table lanes' range */
     vd t = (vd){0} - (ab + ab);
     vd A, l;
     N(d_em1_table)(t, &A, &l);   /* t <= -1/8 */
