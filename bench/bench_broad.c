@@ -252,6 +252,135 @@ static ir_module *b_concat_slice_pad(const broad_work *w, bool small, plumb_diag
     return parse_text(s, d);
 }
 
+/* ---- the probe's workloads (docs/bench.md "Probe: workloads never tuned
+ * on"): op classes that ran 3-800x slower than numpy before their general
+ * paths, and ones still slow ---------------------------------------------- */
+
+/* argmax over dim 1 of a x b f32: reduce of (value, iota index) pairs,
+ * ties to the lower index (a body no fast path recognises). */
+static ir_module *b_argmax(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long r = sz(w->a, small, 64), c = w->b;
+    char s[2400];
+    snprintf(s, sizeof s,
+             "func.func @main(%%x: tensor<%lldx%lldxf32>) -> tensor<%lldxi32> {\n"
+             "  %%i = stablehlo.iota dim = 1 : tensor<%lldx%lldxi32>\n"
+             "  %%ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+             "  %%z = stablehlo.constant dense<0> : tensor<i32>\n"
+             "  %%v, %%k = stablehlo.reduce(%%x init: %%ninf), (%%i init: %%z) across dimensions = [1] :"
+             " (tensor<%lldx%lldxf32>, tensor<%lldx%lldxi32>, tensor<f32>, tensor<i32>) -> (tensor<%lldxf32>, tensor<%lldxi32>)\n"
+             "   reducer(%%a: tensor<f32>, %%c: tensor<f32>) (%%b: tensor<i32>, %%e: tensor<i32>) {\n"
+             "    %%gt = stablehlo.compare GT, %%a, %%c : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+             "    %%eq = stablehlo.compare EQ, %%a, %%c : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+             "    %%lt = stablehlo.compare LT, %%b, %%e : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+             "    %%tie = stablehlo.and %%eq, %%lt : tensor<i1>\n"
+             "    %%take = stablehlo.or %%gt, %%tie : tensor<i1>\n"
+             "    %%v2 = stablehlo.select %%take, %%a, %%c : tensor<i1>, tensor<f32>\n"
+             "    %%k2 = stablehlo.select %%take, %%b, %%e : tensor<i1>, tensor<i32>\n"
+             "    stablehlo.return %%v2, %%k2 : tensor<f32>, tensor<i32>\n"
+             "  }\n"
+             "  func.return %%k : tensor<%lldxi32>\n}\n",
+             r, c, r, r, c, r, c, r, c, r, r, r);
+    return parse_text(s, d);
+}
+
+/* cumulative sum along dim 1 of a x b f32 as jax.lax.cumsum lowers it:
+ * reduce_window, window b, low padding b - 1. */
+static ir_module *b_cumsum(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long r = sz(w->a, small, 16), c = sz(w->b, small, 8);
+    char s[1400];
+    snprintf(s, sizeof s,
+             "func.func @main(%%x: tensor<%lldx%lldxf32>) -> tensor<%lldx%lldxf32> {\n"
+             "  %%c = stablehlo.constant dense<0.0> : tensor<f32>\n"
+             "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{window_dimensions = array<i64: 1, %lld>,"
+             " padding = dense<[[0, 0], [%lld, 0]]> : tensor<2x2xi64>}> ({\n"
+             "    ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "      %%s = stablehlo.add %%a, %%b : tensor<f32>\n"
+             "      stablehlo.return %%s : tensor<f32>\n"
+             "  }) : (tensor<%lldx%lldxf32>, tensor<f32>) -> tensor<%lldx%lldxf32>\n"
+             "  func.return %%r : tensor<%lldx%lldxf32>\n}\n",
+             r, c, r, c, c, c - 1, r, c, r, c, r, c);
+    return parse_text(s, d);
+}
+
+/* causal mask of an a x a f32 matrix: two iotas, compare GE, select -inf. */
+static ir_module *b_causal(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long n = sz(w->a, small, 16);
+    char s[1400];
+    snprintf(s, sizeof s,
+             "func.func @main(%%x: tensor<%lldx%lldxf32>) -> tensor<%lldx%lldxf32> {\n"
+             "  %%r = stablehlo.iota dim = 0 : tensor<%lldx%lldxi32>\n"
+             "  %%c = stablehlo.iota dim = 1 : tensor<%lldx%lldxi32>\n"
+             "  %%m = stablehlo.compare GE, %%r, %%c : (tensor<%lldx%lldxi32>, tensor<%lldx%lldxi32>) -> tensor<%lldx%lldxi1>\n"
+             "  %%ninf = stablehlo.constant dense<0xFF800000> : tensor<%lldx%lldxf32>\n"
+             "  %%o = stablehlo.select %%m, %%x, %%ninf : tensor<%lldx%lldxi1>, tensor<%lldx%lldxf32>\n"
+             "  func.return %%o : tensor<%lldx%lldxf32>\n}\n",
+             n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n);
+    return parse_text(s, d);
+}
+
+/* reverse of the last dim of a x b f32. */
+static ir_module *b_reverse(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long r = sz(w->a, small, 16), c = sz(w->b, small, 16);
+    char s[512];
+    snprintf(s, sizeof s,
+             "func.func @main(%%x: tensor<%lldx%lldxf32>) -> tensor<%lldx%lldxf32> {\n"
+             "  %%r = stablehlo.reverse %%x, dims = [1] : tensor<%lldx%lldxf32>\n"
+             "  func.return %%r : tensor<%lldx%lldxf32>\n}\n",
+             r, c, r, c, r, c, r, c);
+    return parse_text(s, d);
+}
+
+/* b scalars gathered from an a-element f32 table (numpy's take). */
+static ir_module *b_take(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long t = w->a, k = sz(w->b, small, 1024);
+    char s[1024];
+    snprintf(s, sizeof s,
+             "func.func @main(%%t: tensor<%lldxf32>, %%i: tensor<%lldx1xi32>) -> tensor<%lldxf32> {\n"
+             "  %%g = \"stablehlo.gather\"(%%t, %%i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0],"
+             " start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>}> :"
+             " (tensor<%lldxf32>, tensor<%lldx1xi32>) -> tensor<%lldxf32>\n"
+             "  func.return %%g : tensor<%lldxf32>\n}\n",
+             t, k, k, t, k, k, k);
+    return parse_text(s, d);
+}
+
+/* sort of a f32 values (one row, total order). */
+static ir_module *b_sort(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long n = sz(w->a, small, 256);
+    char s[1024];
+    snprintf(s, sizeof s,
+             "func.func @main(%%x: tensor<%lldxf32>) -> tensor<%lldxf32> {\n"
+             "  %%r = \"stablehlo.sort\"(%%x) <{dimension = 0 : i64, is_stable = false}> ({\n"
+             "    ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):\n"
+             "      %%c = stablehlo.compare LT, %%a, %%b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+             "      stablehlo.return %%c : tensor<i1>\n"
+             "  }) : (tensor<%lldxf32>) -> tensor<%lldxf32>\n"
+             "  func.return %%r : tensor<%lldxf32>\n}\n",
+             n, n, n, n, n);
+    return parse_text(s, d);
+}
+
+/* sum over dim 0 of a x b x c f32 (a short leading dim: columns of b*c). */
+static ir_module *b_sum_dim0(const broad_work *w, bool small, plumb_diag *d)
+{
+    long long a = w->a, b = sz(w->b, small, 16), c = sz(w->c, small, 16);
+    char s[1024];
+    snprintf(s, sizeof s,
+             "func.func @main(%%x: tensor<%lldx%lldx%lldxf32>) -> tensor<%lldx%lldxf32> {\n"
+             "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+             "  %%r = stablehlo.reduce(%%x init: %%z) applies stablehlo.add across dimensions = [0] :"
+             " (tensor<%lldx%lldx%lldxf32>, tensor<f32>) -> tensor<%lldx%lldxf32>\n"
+             "  func.return %%r : tensor<%lldx%lldxf32>\n}\n",
+             a, b, c, b, c, a, b, c, b, c, b, c);
+    return parse_text(s, d);
+}
+
 /* ---- the workloads ----------------------------------------------------------- */
 
 #define NP_RNG "r = np.random.default_rng(1)\n"
@@ -443,6 +572,27 @@ static const broad_work works[] = {
      b_concat_slice_pad, 2048, 4096, 0, 0, PLUMB_F32,
      NP_RNG "x = " NP_F("(2048, 4096)", "float32") "; y = " NP_F("(2048, 4096)", "float32"),
      "o = np.pad(np.concatenate([x, y])[1:-1, 1:-1], 1)", NULL},
+    /* the probe's (docs/bench.md "Probe: workloads never tuned on") */
+    {"argmax_rows", "argmax over dimension 1 of 4096x1024 f32 (reduce of value, index pairs)", FLOOR_STREAM, true, 0,
+     b_argmax, 4096, 1024, 0, 0, PLUMB_F32, NP_RNG "x = " NP_F("(4096, 1024)", "float32"), "o = x.argmax(axis=1)",
+     NULL},
+    {"cumsum_rows", "cumulative sum along dimension 1 of 1024x1024 f32 (reduce_window, window 1024, low padding 1023)",
+     FLOOR_STREAM, false, 0, b_cumsum, 1024, 1024, 0, 0, PLUMB_F32, NP_RNG "x = " NP_F("(1024, 1024)", "float32"),
+     "o = np.cumsum(x, axis=1)", "numpy adds in f32; plumb in double, rounded once per result"},
+    {"causal_mask", "causal mask of 4096x4096 f32 (two iotas, compare GE, select -inf)", FLOOR_STREAM, true, 0,
+     b_causal, 4096, 0, 0, 0, PLUMB_F32, NP_RNG "x = " NP_F("(4096, 4096)", "float32"),
+     "o = np.where(np.tri(4096, 4096, dtype=bool), x, np.float32(-np.inf))", NULL},
+    {"reverse_cols", "reverse of dimension 1 of 4096x4096 f32", FLOOR_STREAM, true, 0, b_reverse, 4096, 4096, 0, 0,
+     PLUMB_F32, NP_RNG "x = " NP_F("(4096, 4096)", "float32"), "o = x[:, ::-1].copy()", NULL},
+    {"take_scalars", "gather 4M scalars from a 1M-element f32 table (numpy take)", FLOOR_STREAM, true, 1 << 20, b_take,
+     1 << 20, 4 << 20, 0, 0, PLUMB_F32,
+     NP_RNG "t = " NP_F("(1 << 20,)", "float32") "; i = r.integers(0, 1 << 20, (4 << 20, 1)).astype(np.int32)",
+     "o = np.take(t, i[:, 0])", NULL},
+    {"sort_1m", "sort of 1M f32 (total order)", FLOOR_STREAM, true, 0, b_sort, 1 << 20, 0, 0, 0, PLUMB_F32,
+     NP_RNG "x = " NP_F("(1 << 20,)", "float32"), "o = np.sort(x)", NULL},
+    {"reduce_dim0_r3", "sum over dimension 0 of 64x512x512 f32 (64 rows of 262144 columns)", FLOOR_STREAM, false, 0,
+     b_sum_dim0, 64, 512, 512, 0, PLUMB_F32, NP_RNG "x = " NP_F("(64, 512, 512)", "float32"), "o = x.sum(axis=0)",
+     "numpy adds in f32 (pairwise); plumb in double, rounded once"},
 };
 #define N_WORKS (sizeof works / sizeof works[0])
 
