@@ -271,7 +271,8 @@ uint32_t conf_cconvert_cases(plumb_opcode op);
 uint32_t conf_sweeps_cases(plumb_opcode op, conf_suite suite);
 /* the sizes family (gen_sizes.c): 1031x1031 add, transpose and reduce,
  * 131x300 . 300x67 dots, select on a scalar predicate, concatenate with
- * size-0 operands, a 4099-long f16 iota, bitcast_convert across widths */
+ * size-0 operands, a 4099-long f16 iota, bitcast_convert across widths,
+ * then transpose and reverse layouts on the types the forms family skips */
 uint32_t conf_sizes_cases(plumb_opcode op);
 /* complex atan2 inputs kept by the atan2 family (gen_types.c): away from
  * the pole x = +-iy and from cancellation in x + iy and log q */

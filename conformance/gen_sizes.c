@@ -28,6 +28,14 @@
  *     unsigned integer of each other width (a wider source gains a last
  *     dim of the ratio, a narrower one loses it), lanes in little-endian
  *     order (docs/spec: the first result element holds the lowest bits).
+ *   - layout (a second pass over the types, after the cases above, so
+ *     their ordinals do not move): transpose by every non-identity
+ *     permutation of rank 3 and 4 (2x3x4, 2x3x4x5) and reverse of every
+ *     non-empty dimension set of rank 3, on every wide real type but f32
+ *     (the forms family has f32's): before, those types were transposed
+ *     only by [1, 0] and [2, 0, 1] and reversed along [1] of rank 2 and
+ *     one rank-3 set, so a per-element-size kernel wrong for, e.g., the
+ *     batched transpose [0, 2, 1] of 16-bit elements was certified.
  * Expected values are the reference's (exact classes but the dots and the
  * reduce, which the agreement checker bounds as it does every dot and
  * sum). The family runs after every other one (conformance/gen.c), so no
@@ -51,6 +59,12 @@ static const char *const reduce_shapes[] = {"big2d_all", "big2d_cols"};
 static const char *const pred_values[] = {"pred_true", "pred_false"};
 static const char *const concat_shapes[] = {"empty_mid", "empty_ends"};
 static const plumb_dtype bitcast_targets[] = {PLUMB_UI8, PLUMB_UI16, PLUMB_UI32, PLUMB_UI64};
+static const char *const layout_perms[] = {
+    "perm_0_2_1", "perm_1_0_2", "perm_1_2_0", "perm_2_0_1", "perm_2_1_0", "perm_0_1_3_2", "perm_0_2_1_3",
+    "perm_0_2_3_1", "perm_0_3_1_2", "perm_0_3_2_1", "perm_1_0_2_3", "perm_1_0_3_2", "perm_1_2_0_3", "perm_1_2_3_0",
+    "perm_1_3_0_2", "perm_1_3_2_0", "perm_2_0_1_3", "perm_2_0_3_1", "perm_2_1_0_3", "perm_2_1_3_0", "perm_2_3_0_1",
+    "perm_2_3_1_0", "perm_3_0_1_2", "perm_3_0_2_1", "perm_3_1_0_2", "perm_3_1_2_0", "perm_3_2_0_1", "perm_3_2_1_0"};
+static const char *const layout_revs[] = {"dims_0", "dims_1", "dims_2", "dims_0_1", "dims_0_2", "dims_1_2", "dims_0_1_2"};
 
 /* the bitcast targets of t: the unsigned integer of each other width */
 static bool bitcast_width_pair(plumb_opcode op, plumb_dtype t, plumb_dtype u)
@@ -88,11 +102,27 @@ static uint32_t sz_cases(plumb_opcode op, plumb_dtype t, sz_case *out)
     return n;
 }
 
+/* the second pass: transpose and reverse layouts on the types the forms
+ * family leaves out */
+static uint32_t sz_layout_cases(plumb_opcode op, plumb_dtype t, sz_case *out)
+{
+    uint32_t n = 0;
+    if (!accepts(op, t) || !wide_real(t) || t == PLUMB_F32) return 0;
+    if (op == PLUMB_OP_TRANSPOSE)
+        for (uint32_t i = 0; i < LEN(layout_perms); i++) out[n++] = (sz_case){"layout", layout_perms[i], t};
+    if (op == PLUMB_OP_REVERSE)
+        for (uint32_t i = 0; i < LEN(layout_revs); i++) out[n++] = (sz_case){"layout", layout_revs[i], t};
+    return n;
+}
+
+#define SZ_MAX 64
+
 uint32_t conf_sizes_cases(plumb_opcode op)
 {
     uint32_t n = 0;
-    sz_case v[16];
+    sz_case v[SZ_MAX];
     for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) n += sz_cases(op, (plumb_dtype)ti, v);
+    for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) n += sz_layout_cases(op, (plumb_dtype)ti, v);
     return n;
 }
 
@@ -215,6 +245,35 @@ static bool widths_case(gen *g)
     return conf_gen_push_case(g, "%r");
 }
 
+/* transpose by the permutation "perm_a_b_c[_d]" of 2x3x4[x5], or reverse
+ * of "dims_a[_b[_c]]" of 2x3x4; distinct random values (uniform), so a
+ * misplaced element shows */
+static bool layout_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    const char *v = g->value + 5;
+    int64_t list[4], s[4] = {2, 3, 4, 5}, o[4];
+    uint32_t k = 0;
+    for (; *v && k < 4; v++)
+        if (*v >= '0' && *v <= '9') list[k++] = *v - '0';
+    bool tr = g->op == PLUMB_OP_TRANSPOSE;
+    uint32_t rank = tr ? k : 3;
+    plumb_buf l;
+    plumb_buf_init(&l);
+    for (uint32_t i = 0; i < k; i++) plumb_buf_printf(&l, "%s%lld", i ? ", " : "", (long long)list[i]);
+    for (uint32_t i = 0; i < rank; i++) o[i] = tr ? s[list[i]] : s[i];
+    conf_gen_param(g, "x", t, rank, s, "uniform", 0, 0);
+    const char *T = conf_gen_tys(g, t, rank, s), *O = conf_gen_tys(g, t, rank, o);
+    if (l.failed || !l.data) g->failed = true;
+    else if (tr)
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.transpose %%x, dims = [%s] : (%s) -> %s\n", l.data, T, O);
+    else
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.reverse %%x, dims = [%s] : %s\n", l.data, T);
+    plumb_buf_free(&l);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
 /* one case of the family, seeded like every case from (seed, op, dtype, ordinal) */
 static bool sz_one(gen *g, plumb_dtype t, const sz_case *c)
 {
@@ -227,15 +286,20 @@ static bool sz_one(gen *g, plumb_dtype t, const sz_case *c)
     if (!strcmp(c->shape, "scalar_pred")) return scalar_pred_case(g);
     if (!strncmp(c->shape, "empty_", 6)) return concat_case(g);
     if (!strcmp(c->shape, "long")) return long_iota_case(g);
+    if (!strcmp(c->shape, "layout")) return layout_case(g);
     return widths_case(g);
 }
 
 bool conf_gen_sizes(gen *g)
 {
     bool ok = true;
-    sz_case v[16];
+    sz_case v[SZ_MAX];
     for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
         uint32_t n = sz_cases(g->op, (plumb_dtype)ti, v);
+        for (uint32_t i = 0; ok && i < n; i++) ok = sz_one(g, (plumb_dtype)ti, &v[i]);
+    }
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        uint32_t n = sz_layout_cases(g->op, (plumb_dtype)ti, v);
         for (uint32_t i = 0; ok && i < n; i++) ok = sz_one(g, (plumb_dtype)ti, &v[i]);
     }
     return ok;

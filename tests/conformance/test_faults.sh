@@ -210,6 +210,9 @@ expect fault_select_scalar_pred select            "select/f32/scalar_pred/pred_t
 expect fault_concat_empty_stop  concatenate       "concatenate/f32/empty_mid/"          "exact class"
 expect fault_iota_f16_count     iota              "iota/f16/long/"                      "got 0x6800 (2048), want 0x6801 (2050)"
 expect fault_bitcast_lanes      bitcast_convert   "bitcast_convert/f32_to_ui16/widths/" "exact class"
+# ... and its layout cases: a batched transpose of 16-bit elements ([0, 2, 1],
+# [0, 1, 3, 2]) that writes batch 0 into every batch.
+expect fault_transpose_batched16 transpose        "transpose/f16/layout/perm_0_2_1/"    "exact class"
 # Regression guards for classes the older families already catch and no
 # planted fault had: i1 results as 0xFF masks (the ABI's i1 is one byte, 0
 # or 1), and a compile cache whose key leaves out compare's direction.
