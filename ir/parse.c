@@ -687,9 +687,34 @@ static bool parse_type(P *p, ir_type *t)
     t->rank = rank;
     size_t eoff = p->pos;
     if (!ident(p, &s, &n)) {
-        if (peek(p) == '!')
-            return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED, "unsupported: element type '%.*s' (plumb runs no quantized or custom element types)",
-                          (int)(p->len - eoff > 24 ? 24 : p->len - eoff), p->src + eoff);
+        if (peek(p) == '!') {
+            /* Name the whole type, through its matching '>': a quantized
+             * type's parameters hold commas and braces
+             * (!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>), and a name cut
+             * at a fixed width or at the first comma hides which scales
+             * the file asked for. Capped so a runaway '<' stays one line. */
+            size_t e = eoff, cap = eoff + 96 < p->len ? eoff + 96 : p->len;
+            int depth = 0;
+            while (e < cap && p->src[e] != '\n') {
+                char c = p->src[e++];
+                if (c == '<') {
+                    depth++;
+                } else if (c == '>') {
+                    if (depth == 0) { /* the tensor's own '>' */
+                        e--;
+                        break;
+                    }
+                    if (--depth == 0)
+                        break;
+                } else if (depth == 0 && (c == ',' || c == ' ' || c == ')')) {
+                    e--;
+                    break;
+                }
+            }
+            return err_at(p, eoff, PLUMB_ERR_UNSUPPORTED,
+                          "unsupported: element type '%.*s%s' (plumb runs no quantized or custom element types)",
+                          (int)(e - eoff), p->src + eoff, depth > 0 ? "..." : "");
+        }
         return expected(p, "an element type");
     }
     /* complex<f32>: the spelling runs through its closing '>' */
