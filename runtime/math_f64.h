@@ -488,7 +488,9 @@ TI vd N(d_exp)(vd x, vl *bad)
 {
     vl ok = (x >= EXP64_LO) & (x <= EXP64_HI);
     *bad = ~ok;
-    x = (vd)((vl)x & ok);   /* bad lanes computed on 0: the index stays in the table */
+    /* the other lanes run on x clamped to [LO, HI] (NaN: LO), as min and
+     * max off the comparisons' path (the mask was on it) */
+    x = N(d_minc)(N(d_maxc)(x, EXP64_LO), EXP64_HI);
     return N(d_exp_in_range)(x);   /* th + u the one rounding that matters; the scaling is exact (normal result) */
 }
 
@@ -510,7 +512,7 @@ TI vd N(d_logistic)(vd x, vl *bad)
     vd a = (vd)((vl)x & F64_ABS);
     vl ok = a <= LOGI64_MAX;
     *bad = ~ok;
-    vd t = (vd)((vl)(-a) & ok);
+    vd t = -N(d_minc)(a, LOGI64_MAX);   /* NaN: -LOGI64_MAX; off the comparison's path */
     vd th, u;
     vl k;
     N(d_exp_parts)(t, &th, &u, &k);
@@ -556,7 +558,7 @@ TI vd N(d_expm1)(vd x, vl *bad)
 {
     vl ok = x <= EXP64_HI;   /* false for NaN */
     *bad = ~ok;
-    vd xc = N(d_maxc)((vd)((vl)x & ok), -40.0);   /* the lanes left out run on 0 */
+    vd xc = N(d_minc)(N(d_maxc)(x, -40.0), EXP64_HI);   /* NaN: -40; the lanes left out are replaced */
     vd s, l;
     N(d_expm1_pair)(xc, 1, &s, &l);
     vd r = s + l;
@@ -588,7 +590,8 @@ TI vd N(d_log1p)(vd x, vl *bad)
 {
     vl ok = (x > -1.0) & (x <= 0x1.fffffffffffffp1023);
     *bad = ~ok;
-    x = (vd)((vl)x & ok);   /* the other lanes run on 0 */
+    /* the other lanes run on their own x (their results are replaced; no
+     * integer step below can overflow on any pattern) */
     vl k0 = (x < 0x1.a827ap-2) & (x > -0x1.2bec4p-2);
     vd u1 = 1.0 + x;
     /* from 2^53 on too (fdlibm takes u = x and c = 0 there): u1 is x, or
@@ -933,8 +936,10 @@ TI vd N(d_atan2)(vd y, vd x, vl *bad)
 {
     vd a = (vd)((vl)y & F64_ABS), b = (vd)((vl)x & F64_ABS);
     vl ok = (a <= 0x1.fffffffffffffp1023) & (a != 0.0) & (b >= 0x1p-968) & (b <= 0x1p1020);
-    a = (vd)N(sell)(ok, (vl)a, (vl)((vd){0} + 1.0));
-    b = (vd)N(sell)(ok, (vl)b, (vl)((vd){0} + 1.0));
+    /* the other lanes run on their own a and b (zeros, infinities, NaN,
+     * extreme ratios: floating-point operations have no undefined
+     * behaviour, and the integer steps below take patterns without the
+     * sign bit): their results are replaced */
     vl xneg = x < 0.0;
     vl k = (((vl)a >> 32) - ((vl)b >> 32)) >> 20;   /* fdlibm's exponent difference */
     vl huge = k > 60;                             /* |y/x| > 2^60: pi/2 */
@@ -955,8 +960,11 @@ TI vd N(d_atan2)(vd y, vd x, vl *bad)
     vd lo = (vd)N(sell)(id3, (vl)((vd){0} + ATAN64_LO[3]),
                         N(sell)(id2, (vl)((vd){0} + ATAN64_LO[2]), N(sell)(id1, (vl)((vd){0} + ATAN64_LO[1]), (vl)((vd){0} + ATAN64_LO[0]))));
     vd at_red = hi - ((t * (s1 + s2) - lo) - t);
+    /* below 2^-27 (fdlibm returns t there) this is t too: t (s1 + s2) <
+     * t 2^-55.5 is under half an ULP of t on either side (2^-54 t below a
+     * power of two), so the subtraction rounds back to t; the select that
+     * returned t there is gone */
     vd at_small = t - t * (s1 + s2);
-    at_small = (vd)N(sell)(t < 0x1p-27, (vl)t, (vl)at_small);   /* atan q = q within q^3/3: under a quarter ULP */
     vd at = (vd)N(sell)(id0, (vl)at_red, (vl)at_small);
     at = (vd)N(sell)(huge, (vl)((vd){0} + (ATAN64_PIO2 + 0.5 * ATAN64_PI_LO)), (vl)at);
     at = (vd)((vl)at & ~zero);
