@@ -835,6 +835,10 @@ typedef struct opb {
      * and the operand count once the op is read (scan_segments) */
     int64_t seg_ops[2], seg_res[2];
     bool has_seg_ops, has_seg_res;
+    /* a custom_call @mhlo.NAME (mhlo_target): its `mhlo.attributes` dict is
+     * read as the op's attributes (mhlo_attr_dict); mhlo_dict: it was
+     * written, mhlo_k: it gave top-k's k */
+    bool mhlo, mhlo_dict, mhlo_k;
 } opb;
 
 static void attrs_default(ir_attrs *a)
@@ -1597,6 +1601,87 @@ static bool segment_sizes(P *p, int64_t v[2])
     return expect(p, '>');
 }
 
+/* MLIR's integer types: iN, siN, uiN (N >= 1 decimal digits). */
+static bool is_int_type_name(const char *s, size_t n)
+{
+    size_t i = s[0] == 'i' ? 1 : (n > 2 && (s[0] == 's' || s[0] == 'u') && s[1] == 'i') ? 2 : n;
+    if (i >= n)
+        return false;
+    for (; i < n; i++)
+        if (!is_digit((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* The `mhlo.attributes = {...}` of a custom_call @mhlo.NAME, read as
+ * tokens so that nothing is skipped unread: `{}`, or for mhlo.topk
+ * `{k = N[ : iN], largest = true}` with each key at most once, k an MLIR
+ * integer (decimal or 0x hex) >= 0 and largest exactly true or false
+ * (false has no chlo.top_k form and is refused). Any other key is
+ * unsupported: plumb would not know what it changes. */
+static bool mhlo_attr_dict(P *p, opb *ob)
+{
+    bool seen_largest = false;
+    if (ob->mhlo_dict)
+        return err_at(p, p->pos, PLUMB_ERR_PARSE, "mhlo.attributes is written twice");
+    ob->mhlo_dict = true;
+    if (!expect(p, '{') || !enter(p))
+        return false;
+    if (eat(p, '}')) {
+        leave(p);
+        return true;
+    }
+    do {
+        ws(p);
+        size_t off = p->pos;
+        const char *s;
+        size_t n;
+        if (!ident(p, &s, &n))
+            return expected(p, "an attribute name");
+        bool is_k = ob->code == PLUMB_OP_TOP_K && n == 1 && s[0] == 'k';
+        bool is_largest = ob->code == PLUMB_OP_TOP_K && n == 7 && memcmp(s, "largest", 7) == 0;
+        if (!is_k && !is_largest)
+            return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: mhlo.attributes '%.*s' (of a custom_call read as '%s')",
+                          (int)(n > 40 ? 40 : n), s, plumb_op_name(ob->code));
+        if (is_k ? ob->mhlo_k : seen_largest)
+            return err_at(p, off, PLUMB_ERR_PARSE, "mhlo.attributes has '%.*s' twice", (int)n, s);
+        if (!expect(p, '='))
+            return false;
+        ws(p);
+        size_t voff = p->pos;
+        if (is_k) {
+            int64_t v;
+            if (!parse_i64(p, &v))
+                return false;
+            if ((p->pos < p->len && (is_id_char((unsigned char)p->src[p->pos]) || p->src[p->pos] == '.')) || v < 0)
+                return err_at(p, voff, PLUMB_ERR_PARSE, "mhlo.attributes k is not a count (an integer >= 0)");
+            if (eat(p, ':')) {
+                ws(p);
+                size_t toff = p->pos;
+                if (!ident(p, &s, &n))
+                    return expected(p, "an integer type");
+                if (!is_int_type_name(s, n))
+                    return err_at(p, toff, PLUMB_ERR_PARSE, "mhlo.attributes k must be an integer, found type '%.*s'",
+                                  (int)(n > 40 ? 40 : n), s);
+            }
+            ob->a.k = v;
+            ob->mhlo_k = true;
+        } else {
+            bool b;
+            if (!attr_bool(p, &b))
+                return false;
+            if (!b)
+                return err_at(p, voff, PLUMB_ERR_UNSUPPORTED,
+                              "unsupported: '@mhlo.topk' with largest = false (chlo.top_k takes the largest)");
+            seen_largest = true;
+        }
+    } while (eat(p, ','));
+    if (!expect(p, '}'))
+        return false;
+    leave(p);
+    return true;
+}
+
 static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
 {
     ir_attrs *a = &ob->a;
@@ -1738,6 +1823,8 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         bool ops = IS("operandSegmentSizes");
         ok = segment_sizes(p, ops ? ob->seg_ops : ob->seg_res);
         *(ops ? &ob->has_seg_ops : &ob->has_seg_res) = true;
+    } else if (ob->mhlo && IS("mhlo.attributes")) {
+        ok = mhlo_attr_dict(p, ob);
     } else if (c == PLUMB_OP_SHAPE_ASSERTION && IS("error_message")) {
         ok = string_value(p, &a->message);
     } else if ((c == PLUMB_OP_EXPECT_ALMOST_EQ || c == PLUMB_OP_EXPECT_ALMOST_EQ_CONST) && IS("tolerance")) {
@@ -3762,60 +3849,21 @@ static bool mhlo_target(const char *s, size_t n, plumb_opcode *c)
     return false;
 }
 
-/* After an @mhlo.NAME call's attributes are read: `mhlo.attributes` gives
- * the op's own attributes (top_k's k and largest; none for an elementwise
- * op), `mhlo.version` and an empty `backend_config` say nothing about the
- * value; all three are dropped so that the op prints as itself. */
+/* After an @mhlo.NAME call's attributes are read (mhlo.attributes by
+ * mhlo_attr_dict while the dict was read): `mhlo.version` and an empty
+ * `backend_config` say nothing about the value; both are dropped so that
+ * the op prints as itself. */
 static bool mhlo_attrs(P *p, opb *ob, size_t off, const char *s, size_t n)
 {
-    bool have_k = false;
     uint32_t k = 0;
     for (uint32_t i = 0; i < ob->a.n_extra; i++) {
         const char *nm = ob->a.extra[i].name, *tx = ob->a.extra[i].text;
         if (strcmp(nm, "mhlo.version") == 0 || (strcmp(nm, "backend_config") == 0 && strcmp(tx, "\"\"") == 0))
             continue;
-        if (strcmp(nm, "mhlo.attributes") != 0) {
-            ob->a.extra[k++] = ob->a.extra[i];
-            continue;
-        }
-        /* `{}`, or for topk `{k = 2 : i64[, largest = true]}` */
-        const char *q = tx;
-        while (*q == ' ' || *q == '{')
-            q++;
-        while (*q && *q != '}') {
-            const char *key = q;
-            while (*q && *q != ' ' && *q != '=')
-                q++;
-            size_t kl = (size_t)(q - key);
-            while (*q == ' ' || *q == '=')
-                q++;
-            if (ob->code == PLUMB_OP_TOP_K && kl == 1 && key[0] == 'k') {
-                char *end;
-                long long v = strtoll(q, &end, 10);
-                if (end == q || v < 0)
-                    return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s': mhlo.attributes k is not a count", (int)n, s);
-                ob->a.k = (int64_t)v;
-                have_k = true;
-                q = end;
-            } else if (ob->code == PLUMB_OP_TOP_K && kl == 7 && memcmp(key, "largest", 7) == 0) {
-                if (strncmp(q, "false", 5) == 0)
-                    return err_at(p, off, PLUMB_ERR_UNSUPPORTED,
-                                  "unsupported: '@%.*s' with largest = false (chlo.top_k takes the largest)", (int)n, s);
-                if (strncmp(q, "true", 4) != 0)
-                    return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s': mhlo.attributes largest is not a boolean", (int)n, s);
-                q += 4;
-            } else {
-                return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: mhlo.attributes '%.*s' of '@%.*s'",
-                              (int)(kl > 40 ? 40 : kl), key, (int)n, s);
-            }
-            while (*q && *q != ',' && *q != '}')   /* a type such as `: i64` */
-                q++;
-            while (*q == ',' || *q == ' ')
-                q++;
-        }
+        ob->a.extra[k++] = ob->a.extra[i];
     }
     ob->a.n_extra = k;
-    if (ob->code == PLUMB_OP_TOP_K && !have_k)
+    if (ob->code == PLUMB_OP_TOP_K && !ob->mhlo_k)
         return err_at(p, off, PLUMB_ERR_PARSE, "'@%.*s' needs mhlo.attributes = {k = N : i64}", (int)n, s);
     return true;
 }
@@ -3839,6 +3887,7 @@ static bool custom_call(P *p, opb *ob)
         return err_at(p, off, PLUMB_ERR_UNSUPPORTED, "unsupported: custom_call target '@%.*s' is not in plumb's op set",
                       (int)(n > 80 ? 80 : n), s);
     ob->code = c;
+    ob->mhlo = mhlo;
     if (!expect(p, '(') || !parse_operand_list(p, ob, ')'))
         return false;
     if (!opt_attr_dict(p, ob) || (mhlo && !mhlo_attrs(p, ob, off, s, n)) || !expect(p, ':') || !sig_functional(p, ob))
@@ -4346,6 +4395,8 @@ static bool generic_custom_call(P *p, opb *ob)
     attrs_default(&ob->a);
     ob->seen = 0;
     ob->code = c;
+    ob->mhlo = mhlo;
+    ob->mhlo_dict = ob->mhlo_k = false;
     if (!generic_attrs(p, ob))
         return false;
     uint32_t k = 0;   /* the target is the op itself now: not an extra attribute */

@@ -55,4 +55,28 @@ sed 's/@mhlo.erf(%x) {mhlo.attributes = {}/@mhlo.erf(%x) {mhlo.attributes = {foo
 expect_refused "an attribute erf does not take" "$tmp/b3.mlir" "b3.mlir:3:" "mhlo.attributes 'foo'"
 sed 's/@mhlo.erf/@mhlo.fusion/' "$tmp/m.mlir" > "$tmp/b4.mlir"
 expect_refused "an MHLO op plumb does not have" "$tmp/b4.mlir" "b4.mlir:3:" "custom_call target '@mhlo.fusion'"
+# mhlo.attributes is read token by token (review5): nothing after a value is
+# skipped unread. Each broken dict is refused at the column of the first
+# token that does not fit; the column is found here by awk in the text, and
+# the values of the accepted forms are the hand values above.
+col5() { awk -v p="$2" 'NR == 5 { print index($0, p) }' "$1"; }
+sed 's/k = 2 : i64, largest = true/k = 2 : i64 largest = false/' "$tmp/m.mlir" > "$tmp/c1.mlir"
+expect_refused "a missing comma (largest = false was dropped)" "$tmp/c1.mlir" "c1.mlir:5:$(col5 "$tmp/c1.mlir" 'largest'):" "expected '}'"
+sed 's/k = 2 : i64/k = 2.9 : i64/' "$tmp/m.mlir" > "$tmp/c2.mlir"
+expect_refused "a fractional k" "$tmp/c2.mlir" "c2.mlir:5:$(col5 "$tmp/c2.mlir" '2.9'):" "k is not a count"
+sed 's/k = 2 : i64/k = 5 : i64, k = 2 : i64/' "$tmp/m.mlir" > "$tmp/c3.mlir"
+expect_refused "k written twice" "$tmp/c3.mlir" "c3.mlir:5:$(col5 "$tmp/c3.mlir" 'k = 2'):" "'k' twice"
+sed 's/largest = true/largest = trueish/' "$tmp/m.mlir" > "$tmp/c4.mlir"
+expect_refused "largest = trueish" "$tmp/c4.mlir" "c4.mlir:5:$(col5 "$tmp/c4.mlir" 'trueish'):" "'true' or 'false'"
+sed 's/k = 2 : i64/k = 2 : f32/' "$tmp/m.mlir" > "$tmp/c5.mlir"
+expect_refused "k of a float type" "$tmp/c5.mlir" "c5.mlir:5:$(col5 "$tmp/c5.mlir" 'f32'):" "found type 'f32'"
+sed 's/largest = true}/largest = true, largest = true}/' "$tmp/m.mlir" > "$tmp/c6.mlir"
+expect_refused "largest written twice" "$tmp/c6.mlir" "c6.mlir:5:$(col5 "$tmp/c6.mlir" 'largest = true}'):" "'largest' twice"
+sed 's/k = 2 : i64/k = -1 : i64/' "$tmp/m.mlir" > "$tmp/c7.mlir"
+expect_refused "a negative k" "$tmp/c7.mlir" "c7.mlir:5:$(col5 "$tmp/c7.mlir" '-1'):" "k is not a count"
+# MLIR's hex integer 0x2 is 2; a dict split over lines reads as on one line.
+sed 's/k = 2 : i64/k = 0x2 : ui64/' "$tmp/m.mlir" > "$tmp/h.mlir"
+expect_both "hex k = 0x2 : ui64" "$want" "$tmp/h.mlir"
+sed 's/k = 2 : i64, largest = true}/k = 2 : i64,\n      largest = true}/' "$tmp/m.mlir" > "$tmp/ml.mlir"
+expect_both "a dict over two lines" "$want" "$tmp/ml.mlir"
 finish
