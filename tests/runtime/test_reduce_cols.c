@@ -185,7 +185,11 @@ static void test_float_maxmin_cols(void **state)
 static void test_sum_cols_order(void **state)
 {
     (void)state;
-    static const int64_t dims[][2] = {{5, 700}, {2100, 259}, {4099, 33}, {9, 1}};
+    /* also rows below, at and past the 32 lanes of a block (lanes that get
+     * no term, lanes with one or two terms) and kept widths around 128
+     * columns and the 4096-column strips of sums */
+    static const int64_t dims[][2] = {{5, 700},  {2100, 259}, {4099, 33}, {9, 1},   {1, 257},
+                                      {31, 129}, {32, 4095},  {33, 4097}, {64, 130}, {65, 4096}};
     char src[2048];
     for (size_t ti = 0; ti < sizeof float_types / sizeof float_types[0]; ti++)
         for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++) {
