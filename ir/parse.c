@@ -692,10 +692,20 @@ static bool parse_type(P *p, ir_type *t)
              * type's parameters hold commas and braces
              * (!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>), and a name cut
              * at a fixed width or at the first comma hides which scales
-             * the file asked for. Capped so a runaway '<' stays one line. */
+             * the file asked for. Capped so a runaway '<' stays one line;
+             * inside the brackets a character no type holds (a signature's
+             * ')' or '->', an SSA name, '=') means the '<' was never closed:
+             * the name stops there, marked '...' (a later '>' is someone
+             * else's). */
             size_t e = eoff, cap = eoff + 96 < p->len ? eoff + 96 : p->len;
             int depth = 0;
             while (e < cap && p->src[e] != '\n') {
+                if (depth > 0 && (strchr("()%@=\"", p->src[e]) ||
+                                  (p->src[e] == '-' && e + 1 < p->len && p->src[e + 1] == '>'))) {
+                    while (e > eoff && p->src[e - 1] == ' ')
+                        e--;
+                    break;
+                }
                 char c = p->src[e++];
                 if (c == '<') {
                     depth++;
@@ -1244,18 +1254,27 @@ static bool parse_enum(P *p, const enum_name *tab, const char *what, int *out)
     return expected(p, what);
 }
 
-/* `#stablehlo<KIND VALUE>` or the bare VALUE. */
-static bool attr_enum(P *p, const char *kind, const enum_name *tab, const char *what, int *out)
+/* `DIALECT<KIND VALUE>` or the bare VALUE. DIALECT is the op's own:
+ * #stablehlo on stablehlo ops, #chlo on chlo ops (chlo.ragged_dot's
+ * precision_config is #chlo<precision ...>); StableHLO's parser refuses
+ * the other dialect's attribute, and so does plumb, at its position. */
+static bool attr_enum(P *p, const char *dialect, const char *kind, const enum_name *tab, const char *what, int *out)
 {
-    if (eat_kw(p, "#stablehlo") || eat_kw(p, "#chlo")) {   /* #chlo<precision ...>: chlo.ragged_dot */
+    ws(p);
+    size_t off = p->pos;
+    if (eat_kw(p, dialect)) {
         if (!expect(p, '<') || !expect_kw(p, kind) || !parse_enum(p, tab, what, out) || !expect(p, '>'))
             return false;
         return true;
     }
+    const char *other = strcmp(dialect, "#chlo") == 0 ? "#stablehlo" : "#chlo";
+    if (peek_kw(p, other))
+        return err_at(p, off, PLUMB_ERR_PARSE, "expected %s (%s<%s ...>), found a %s attribute: this op is a %s op",
+                      what, dialect, kind, other, dialect + 1);
     return parse_enum(p, tab, what, out);
 }
 
-static bool precision_list(P *p, ir_attrs *a)
+static bool precision_list(P *p, const char *dialect, ir_attrs *a)
 {
     if (!expect(p, '['))
         return false;
@@ -1263,7 +1282,7 @@ static bool precision_list(P *p, ir_attrs *a)
     if (!eat(p, ']')) {
         do {
             int v;
-            if (!attr_enum(p, "precision", precisions, "a precision (DEFAULT, HIGH or HIGHEST)", &v))
+            if (!attr_enum(p, dialect, "precision", precisions, "a precision (DEFAULT, HIGH or HIGHEST)", &v))
                 return false;
             if (n < 2)
                 a->precision[n] = (ir_precision)v;
@@ -1719,11 +1738,11 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         ok = conv_apply_attr(p, ob, name, &known);
     } else if (c == PLUMB_OP_COMPARE && IS("comparison_direction")) {
         int e;
-        ok = attr_enum(p, "comparison_direction", cmp_dirs, "a comparison direction", &e);
+        ok = attr_enum(p, "#stablehlo", "comparison_direction", cmp_dirs, "a comparison direction", &e);
         a->cmp_dir = (ir_cmp_dir)e;
     } else if (c == PLUMB_OP_COMPARE && IS("compare_type")) {
         int e;
-        ok = attr_enum(p, "comparison_type", cmp_types, "a comparison type", &e);
+        ok = attr_enum(p, "#stablehlo", "comparison_type", cmp_types, "a comparison type", &e);
         a->cmp_type = (ir_cmp_type)e;
     } else if (c == PLUMB_OP_DOT_GENERAL && IS("dot_dimension_numbers")) {
         field f[] = {{"lhs_batching_dimensions", &a->lhs_batch, NULL}, {"rhs_batching_dimensions", &a->rhs_batch, NULL},
@@ -1737,7 +1756,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                      {NULL, NULL, NULL}};
         ok = struct_attr(p, "#chlo.ragged_dot", f);
     } else if ((c == PLUMB_OP_DOT_GENERAL || c == PLUMB_OP_DOT || c == PLUMB_OP_RAGGED_DOT) && IS("precision_config")) {
-        ok = precision_list(p, a);
+        ok = precision_list(p, c == PLUMB_OP_RAGGED_DOT ? "#chlo" : "#stablehlo", a);
     } else if (c == PLUMB_OP_DOT_GENERAL && IS("algorithm")) {
         ok = expect_kw(p, "#stablehlo.dot_algorithm") && dot_algorithm_body(p, &a->algorithm);
     } else if ((c == PLUMB_OP_GATHER || c == PLUMB_OP_DYNAMIC_GATHER) && IS("dimension_numbers")) {
@@ -1766,13 +1785,13 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
                               : IS("base_dilations") ? &a->base_dilations : &a->window_dilations);
     } else if (c == PLUMB_OP_RNG_BIT_GENERATOR && IS("rng_algorithm")) {
         int e;
-        ok = attr_enum(p, "rng_algorithm", rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e);
+        ok = attr_enum(p, "#stablehlo", "rng_algorithm", rng_algs, "an rng algorithm (DEFAULT, THREE_FRY or PHILOX)", &e);
         a->rng_alg = (ir_rng_alg)e;
     } else if (c == PLUMB_OP_TRIANGULAR_SOLVE && (IS("left_side") || IS("lower") || IS("unit_diagonal"))) {
         ok = attr_bool(p, IS("left_side") ? &a->left_side : IS("lower") ? &a->lower : &a->unit_diagonal);
     } else if (c == PLUMB_OP_TRIANGULAR_SOLVE && IS("transpose_a")) {
         int e;
-        ok = attr_enum(p, "transpose", transposes, "a transpose mode (NO_TRANSPOSE, TRANSPOSE or ADJOINT)", &e);
+        ok = attr_enum(p, "#stablehlo", "transpose", transposes, "a transpose mode (NO_TRANSPOSE, TRANSPOSE or ADJOINT)", &e);
         a->transpose_a = (ir_transpose)e;
     } else if (c == PLUMB_OP_CHOLESKY && IS("lower")) {
         ok = attr_bool(p, &a->lower);
@@ -1784,7 +1803,7 @@ static bool apply_attr(P *p, opb *ob, const char *name, span v, bool has_value)
         ok = attr_f32(p, &a->epsilon);
     } else if (c == PLUMB_OP_FFT && IS("fft_type")) {
         int e;
-        ok = attr_enum(p, "fft_type", fft_types, "an fft type (FFT, IFFT, RFFT or IRFFT)", &e);
+        ok = attr_enum(p, "#stablehlo", "fft_type", fft_types, "an fft type (FFT, IFFT, RFFT or IRFFT)", &e);
         a->fft_type = (ir_fft_type)e;
     } else if (c == PLUMB_OP_FFT && IS("fft_length")) {
         ok = attr_ints(p, &a->fft_length);
@@ -3316,7 +3335,7 @@ static bool conv_apply_attr(P *p, opb *ob, const char *name, bool *known)
     if (IS("batch_group_count"))
         return attr_int(p, &cv->batch_group_count);
     if (IS("precision_config"))
-        return precision_list(p, &ob->a);
+        return precision_list(p, "#stablehlo", &ob->a);
 #undef IS
     *known = false;
     return true;
@@ -4024,7 +4043,7 @@ static bool pretty(P *p, opb *ob, bool *has_sig)
                 if (!expect(p, '=') || !dims_x_dims(p, &ob->a.lhs_contract, &ob->a.rhs_contract))
                     return false;
             } else if (eat_kw(p, "precision")) {
-                if (!expect(p, '=') || !precision_list(p, &ob->a))
+                if (!expect(p, '=') || !precision_list(p, "#stablehlo", &ob->a))
                     return false;
             } else if (c == PLUMB_OP_DOT_GENERAL && eat_kw(p, "algorithm")) {
                 if (!expect(p, '='))

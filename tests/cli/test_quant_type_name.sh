@@ -30,13 +30,25 @@ want_name "per-tensor quantized type named whole" '!quant.uniform<i8:f32, 0.1:-3
 want_name "bare dialect type ends before the tensor's '>'" '!foo.bar' 1:30
 
 # Nested brackets that never close: the name stops at the end of the line
+# or (here) at the first character no type holds,
 # (marked with ...), the message stays one line.
 printf 'func.func @main(%%a: tensor<2x!quant.uniform<i8<f32) {\n  return\n}\n' > "$tmp/open.mlir"
 run "$PLUMB" verify "$tmp/open.mlir"
-if [ "$rc" != 0 ] && grep -qF -- "element type '!quant.uniform<i8<f32) {...'" "$tmp/err" && [ "$(wc -l < "$tmp/err")" -le 2 ]; then
+if [ "$rc" != 0 ] && grep -qF -- "element type '!quant.uniform<i8<f32...'" "$tmp/err" && [ "$(wc -l < "$tmp/err")" -le 2 ]; then
     ok "unclosed type name stops at the line's end"
 else
     fail "unclosed type name stops at the line's end"
+fi
+
+# An unclosed '<' before the signature's ')' (review5): the name stops at
+# the first character no type holds, marked with ..., instead of running on
+# to the next '>' (the '->' of the signature).
+printf 'func.func @main(%%x: tensor<4x!quant.uniform<) -> tensor<4xf32> {\n' > "$tmp/open2.mlir"
+run "$PLUMB" verify "$tmp/open2.mlir"
+if [ "$rc" != 0 ] && grep -qF -- "open2.mlir:1:30: error: unsupported: element type '!quant.uniform<...'" "$tmp/err"; then
+    ok "unclosed type name stops before ')'"
+else
+    fail "unclosed type name stops before ')'"
 fi
 
 # The interpreter-test form: one split case per type, each refused on both
