@@ -134,11 +134,14 @@ plumb_code ir_ragged_dot_layout(const ir_attrs *a, const ir_type *l, const ir_ty
         break;
     }
     if (gs->rank != 1) {
+        const char *mode = lay.mode == IR_RAGGED_BATCH ? "batching" : lay.mode == IR_RAGGED_CONTRACTING ? "contracting" : "non-contracting";
+        /* with no lhs dimension before the ragged one, rank 1 is the only form */
+        if (np == 0)
+            return BAD("group_sizes (operand 2) must have rank 1 (the group count: no lhs dimension comes before a ragged %s dimension here), got rank %u",
+                       mode, gs->rank);
         if (gs->rank != np + 1)
             return BAD("group_sizes (operand 2) must have rank 1 or %u (%u lhs dimension%s, then the group count, for a ragged %s dimension), got rank %u",
-                       np + 1, np, np == 1 ? "" : "s",
-                       lay.mode == IR_RAGGED_BATCH ? "batching" : lay.mode == IR_RAGGED_CONTRACTING ? "contracting" : "non-contracting",
-                       gs->rank);
+                       np + 1, np, np == 1 ? "" : "s", mode, gs->rank);
         for (uint32_t i = 0; i < np; i++)
             if (gs->dims[i] != l->dims[pre[i]])
                 return BAD("group_sizes (operand 2) dimension %u has size %lld but must match lhs dimension %lld (size %lld)", i,

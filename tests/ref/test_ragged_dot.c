@@ -256,6 +256,11 @@ static void test_verifier_errors(void **state)
     expect_refused(BAD_OP("tensor<2x5x2xf32>", "tensor<3x2x2x4xf32>", "tensor<1x2x3xi64>", "tensor<2x5x4xf32>",
                           DN("[0]", "[1]", "[2]", "[2]", "[1]", "[0]")),
                    "group_sizes (operand 2) must have rank 1 or 2");
+    /* ... and with no lhs dimension before the ragged one only rank 1 fits
+     * (review5: the message said "rank 1 or 1") */
+    expect_refused(BAD_OP("tensor<6x4xf32>", "tensor<3x4x5xf32>", "tensor<1x1x3xi64>", "tensor<6x5xf32>",
+                          DN("[]", "[]", "[1]", "[1]", "[0]", "[0]")),
+                   "group_sizes (operand 2) must have rank 1 (the group count: no lhs dimension comes before a ragged non-contracting dimension here), got rank 3");
     /* a contracting ragged dimension with a group dimension */
     expect_refused(BAD_OP("tensor<4x9xf32>", "tensor<3x9x6xf32>", "tensor<3xi64>", "tensor<3x4x6xf32>",
                           DN("[]", "[]", "[1]", "[1]", "[1]", "[0]")),
