@@ -236,6 +236,130 @@ static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t 
     if (rj->stream) rt_copy_fence(rj->isa);
 }
 
+/* Short rows (one element, or a run of at most 16 bytes of a power-of-two
+ * size: take of scalars from a table): the per-row decoding of
+ * gather_row_src (unravel, read_start's ravel per index element, a memcpy
+ * of a variable size) was 78% of take_scalars' samples (perf). Here
+ * everything per-op is hoisted: the index tensor's stride of each batch
+ * dimension and of the index vector dimension, the operand stride and
+ * clamping bound of each start index, the batch position counted up
+ * instead of unravelled, and one typed load/store per row. The start is
+ * clamped exactly as gather_row_src does, so the bits are the same. */
+typedef struct gather_short_job {
+    gather_job *g;
+    uint32_t nb, nvec, nbat;
+    uint32_t bytes;                    /* bytes per row: 1, 2, 4, 8 or 16 */
+    size_t esz;                        /* bytes per element */
+    int64_t bdims[PLUMB_MAX_RANK];     /* the index batch dimensions */
+    int64_t istr[PLUMB_MAX_RANK];      /* index tensor stride of each */
+    int64_t kstr;                      /* index tensor stride of the vector dim */
+    int64_t ostr[PLUMB_MAX_RANK];      /* operand stride (elements) of start_index_map[k] */
+    int64_t hi[PLUMB_MAX_RANK];        /* largest start of start_index_map[k] */
+    uint32_t bpos[PLUMB_MAX_RANK];     /* batch position of batching pair i */
+    int64_t bostr[PLUMB_MAX_RANK];     /* operand stride of batching pair i */
+} gather_short_job;
+
+static inline int64_t gather_short_index(plumb_dtype t, const void *data, size_t i, const plumb_tensor *idx)
+{
+    /* the common index types inline; the others through load_index */
+    switch (t) {
+    case PLUMB_I32: return ((const int32_t *)data)[i];
+    case PLUMB_I64: return ((const int64_t *)data)[i];
+    default: return load_index(idx, i);
+    }
+}
+
+static inline __attribute__((always_inline)) void gather_short_loop(const gather_short_job *sj, uint64_t begin,
+                                                                      uint64_t end, uint32_t bytes)
+{
+    const gather_job *j = sj->g;
+    const plumb_tensor *idx = j->idx;
+    const char *base = j->opnd->data;
+    char *dst = (char *)j->res->data;
+    plumb_dtype it = idx->dtype;
+    int64_t bidx[PLUMB_MAX_RANK];
+    unravel(begin, sj->nb, sj->bdims, bidx);
+    int64_t ibase = 0;
+    for (uint32_t i = 0; i < sj->nb; i++) ibase += bidx[i] * sj->istr[i];
+    for (uint64_t r = begin; r < end; r++) {
+        int64_t src = 0;
+        for (uint32_t k = 0; k < sj->nvec; k++) {
+            int64_t s = gather_short_index(it, idx->data, (size_t)(ibase + (int64_t)k * sj->kstr), idx);
+            src += (s < 0 ? 0 : s > sj->hi[k] ? sj->hi[k] : s) * sj->ostr[k];
+        }
+        for (uint32_t i = 0; i < sj->nbat; i++) src += bidx[sj->bpos[i]] * sj->bostr[i];
+        /* constant-size memcpy: one load and one store */
+        memcpy(dst + r * bytes, base + (size_t)src * sj->esz, bytes);
+        /* the next batch position: count up the last dimension, carry */
+        for (uint32_t i = sj->nb; i-- > 0;) {
+            ibase += sj->istr[i];
+            if (++bidx[i] < sj->bdims[i]) break;
+            ibase -= bidx[i] * sj->istr[i];
+            bidx[i] = 0;
+        }
+    }
+}
+
+static void gather_short_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const gather_short_job *sj = ctx;
+    switch (sj->bytes) {
+    case 1: gather_short_loop(sj, begin, end, 1); break;
+    case 2: gather_short_loop(sj, begin, end, 2); break;
+    case 4: gather_short_loop(sj, begin, end, 4); break;
+    case 8: gather_short_loop(sj, begin, end, 8); break;
+    default: gather_short_loop(sj, begin, end, 16); break;
+    }
+}
+
+/* True (and the copy done) when the rows are short enough for
+ * gather_short_range. Every clamped start stays inside the operand (the
+ * start map names no dimension twice, and no batching dimension: those
+ * take gather_rows_range, which checks), so no row can fail. */
+static bool gather_short(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *ibdims, uint64_t len, uint64_t rows)
+{
+    const ir_attrs *a = j->a;
+    const plumb_tensor *opnd = j->opnd, *idx = j->idx;
+    uint64_t bytes = len * plumb_dtype_size(opnd->dtype);
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) return false;
+    for (uint32_t k = 0; k < j->nvec; k++)
+        if (in_list(&a->operand_batching_dims, a->start_index_map.v[k])) return false;
+    gather_short_job sj;
+    memset(&sj, 0, sizeof sj);
+    sj.g = j;
+    sj.nb = nb;
+    sj.nvec = j->nvec;
+    sj.bytes = (uint32_t)bytes;
+    sj.esz = plumb_dtype_size(opnd->dtype);
+    memcpy(sj.bdims, ibdims, nb * sizeof *ibdims);
+    int64_t ist[PLUMB_MAX_RANK + 1], ost[PLUMB_MAX_RANK + 1];
+    ist[idx->rank] = 1;
+    for (uint32_t d = idx->rank; d-- > 0;) ist[d] = ist[d + 1] * idx->dims[d];
+    ost[opnd->rank] = 1;
+    for (uint32_t d = opnd->rank; d-- > 0;) ost[d] = ost[d + 1] * opnd->dims[d];
+    int64_t ivd = a->index_vector_dim;
+    uint32_t bi = 0;
+    for (uint32_t d = 0; d < idx->rank; d++)
+        if ((int64_t)d != ivd) sj.istr[bi++] = ist[d + 1];
+    sj.kstr = ivd < (int64_t)idx->rank ? ist[ivd + 1] : 0;
+    /* operand strides in elements: a run may start anywhere in its
+     * leading dimension (a window of 2 of a rank-1 operand at any start) */
+    for (uint32_t k = 0; k < j->nvec; k++) {
+        int64_t d = a->start_index_map.v[k];
+        sj.ostr[k] = ost[d + 1];
+        sj.hi[k] = opnd->dims[d] - a->sizes.v[d];
+    }
+    sj.nbat = a->operand_batching_dims.n;
+    for (uint32_t i = 0; i < sj.nbat; i++) {
+        int64_t sd = a->start_indices_batching_dims.v[i];
+        sj.bpos[i] = (uint32_t)(sd < ivd ? sd : sd - 1);
+        sj.bostr[i] = ost[a->operand_batching_dims.v[i] + 1];
+    }
+    rt_parallel_for(x, rows, 16384, gather_short_range, &sj);
+    return true;
+}
+
 /* True (and the copy done) when gather can run as row copies. */
 static bool gather_rows(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *ibdims)
 {
@@ -258,6 +382,7 @@ static bool gather_rows(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *i
     rj.len = len;
     uint64_t rows = 1;
     for (uint32_t i = 0; i < nb; i++) rows *= (uint64_t)ibdims[i];
+    if (gather_short(x, j, nb, ibdims, len, rows)) return true;
     rj.isa = rt_isa(x);
     rj.stream = j->res->nbytes >= RT_STREAM_MIN_BYTES;
     /* chunks of at least ~16k elements, as the element path */

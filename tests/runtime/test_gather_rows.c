@@ -237,6 +237,85 @@ static void test_gather_row_path(void **state)
     }
 }
 
+static const plumb_dtype short_types[] = {PLUMB_F32, PLUMB_F64, PLUMB_F16, PLUMB_BF16, PLUMB_I1, PLUMB_I8,
+                                          PLUMB_UI64, PLUMB_C64, PLUMB_C128, PLUMB_I16};
+static const plumb_dtype short_index_types[] = {PLUMB_I32, PLUMB_I64, PLUMB_UI64, PLUMB_I8, PLUMB_UI8, PLUMB_I16};
+
+/* Rows of at most 16 bytes take the short-row path (take of scalars): every
+ * element size 1/2/4/8/16, windows of 1 and of 2 elements starting anywhere,
+ * index types i8/ui8/i16/i32/i64/ui64 with starts out of range on both sides
+ * (clamped; negative ones become huge unsigned values), rank-3 operands
+ * indexed in one or three dimensions, the index vector dimension leading,
+ * middle, trailing or implicit, several index batch dimensions, batching
+ * dimensions: the reference's bits, on 1 and 2 threads (K past the grain). */
+static void test_gather_short_path(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 42; rep++) {
+        int64_t K = rep % 7 == 6 ? rnd(1, 3) : rnd(1, rep % 3 == 0 ? 40000 : 60);
+        int64_t N = rnd(1, 60), M = rnd(1, 7), P = rnd(1, 5);
+        plumb_dtype t = short_types[rep % NELEM(short_types)];
+        plumb_dtype it = short_index_types[(rep / 2) % NELEM(short_index_types)];
+        gspec g;
+        memset(&g, 0, sizeof g);
+        switch (rep % 6) {
+        case 0:   /* take: rank-1 table, implicit index vector */
+            g.odims = L(1, N);
+            g.sizes = L(1, (int64_t)1);
+            g.collapsed = L(1, (int64_t)0);
+            g.smap = L(1, (int64_t)0);
+            g.idims = L(2, K, (int64_t)2);
+            g.ivd = 2;
+            break;
+        case 1:   /* rank 3, all three indexed, index vector leading */
+            g.odims = L(3, M, N, P);
+            g.sizes = L(3, (int64_t)1, (int64_t)1, (int64_t)1);
+            g.collapsed = L(3, (int64_t)0, (int64_t)1, (int64_t)2);
+            g.smap = L(3, (int64_t)2, (int64_t)0, (int64_t)1);
+            g.idims = L(2, (int64_t)3, K);
+            g.ivd = 0;
+            break;
+        case 2:   /* rank 3, index vector in the middle, two batch dims */
+            g.odims = L(3, M, N, P);
+            g.sizes = L(3, (int64_t)1, (int64_t)1, (int64_t)1);
+            g.collapsed = L(3, (int64_t)0, (int64_t)1, (int64_t)2);
+            g.smap = L(3, (int64_t)0, (int64_t)1, (int64_t)2);
+            g.idims = L(3, (int64_t)3, (int64_t)3, K);
+            g.ivd = 1;
+            break;
+        case 3:   /* rank 3, one indexed dimension, the others of extent 1 kept */
+            g.odims = L(3, (int64_t)1, N, (int64_t)1);
+            g.sizes = L(3, (int64_t)1, (int64_t)1, (int64_t)1);
+            g.collapsed = L(1, (int64_t)1);
+            g.smap = L(1, (int64_t)1);
+            g.idims = L(2, K, (int64_t)1);
+            g.ivd = 1;
+            g.offset = L(2, (int64_t)1, (int64_t)2);
+            break;
+        case 4:   /* batching dimension, scalar rows */
+            g.odims = L(2, M, N);
+            g.sizes = L(2, (int64_t)1, (int64_t)1);
+            g.collapsed = L(1, (int64_t)1);
+            g.obatch = L(1, (int64_t)0);
+            g.sbatch = L(1, (int64_t)1);
+            g.smap = L(1, (int64_t)1);
+            g.idims = L(3, K, M, (int64_t)1);
+            g.ivd = 2;
+            break;
+        default:  /* windows of 2 consecutive elements at any start (8 or 16 bytes) */
+            t = rep % 12 == 5 ? PLUMB_F32 : PLUMB_F64;
+            g.odims = L(1, N + 1);
+            g.sizes = L(1, (int64_t)2);
+            g.smap = L(1, (int64_t)0);
+            g.idims = L(1, K);
+            g.ivd = 1;
+            g.offset = L(1, (int64_t)1);
+            break;
+        }
+        run_gather(&g, t, it);
+    }
+}
+
 /* Layouts the row path must leave to the element path (offset dims leading,
  * a window that is not one run of the operand, a collapsed dimension whose
  * slice size is not 1 is rejected by the verifier, so not here): still the
@@ -483,6 +562,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gather_row_path),
         cmocka_unit_test(test_gather_element_path),
+        cmocka_unit_test(test_gather_short_path),
         cmocka_unit_test(test_scatter_row_path),
         cmocka_unit_test(test_scatter_element_path),
     };
