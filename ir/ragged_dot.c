@@ -26,7 +26,7 @@ static plumb_code say(char *buf, size_t n, plumb_code c, const char *fmt, ...)
 
 #define BAD(...) say(buf, n, PLUMB_ERR_INVALID, __VA_ARGS__)
 
-static bool has(const ir_ints *l, int64_t d)
+bool ir_ragged_has(const ir_ints *l, int64_t d)
 {
     for (uint32_t i = 0; i < l->n; i++)
         if (l->v[i] == d) return true;
@@ -49,7 +49,7 @@ static plumb_code dims_ok(const ir_ints *l, const char *name, uint32_t rank, con
 static plumb_code disjoint(const ir_ints *x, const char *xn, const ir_ints *y, const char *yn, char *buf, size_t n)
 {
     for (uint32_t i = 0; i < x->n; i++)
-        if (has(y, x->v[i]))
+        if (ir_ragged_has(y, x->v[i]))
             return BAD("dimension %lld is in both %s and %s", (long long)x->v[i], xn, yn);
     return PLUMB_OK;
 }
@@ -114,7 +114,7 @@ plumb_code ir_ragged_dot_layout(const ir_attrs *a, const ir_type *l, const ir_ty
     lay.ragged_dim = rd;
     lay.group_dim = -1;
     lay.extent = l->dims[rd];
-    lay.mode = has(&a->lhs_batch, rd) ? IR_RAGGED_BATCH : has(&a->lhs_contract, rd) ? IR_RAGGED_CONTRACTING
+    lay.mode = ir_ragged_has(&a->lhs_batch, rd) ? IR_RAGGED_BATCH : ir_ragged_has(&a->lhs_contract, rd) ? IR_RAGGED_CONTRACTING
                                                                                      : IR_RAGGED_NONCONTRACTING;
     /* group_sizes' expected shape [b..., x..., g] */
     int64_t pre[PLUMB_MAX_RANK];
@@ -130,7 +130,7 @@ plumb_code ir_ragged_dot_layout(const ir_attrs *a, const ir_type *l, const ir_ty
     case IR_RAGGED_NONCONTRACTING:   /* every batching one, then the free ones before it */
         for (uint32_t i = 0; i < a->lhs_batch.n; i++) pre[np++] = a->lhs_batch.v[i];
         for (int64_t d = 0; d < rd; d++)
-            if (!has(&a->lhs_batch, d) && !has(&a->lhs_contract, d)) pre[np++] = d;
+            if (!ir_ragged_has(&a->lhs_batch, d) && !ir_ragged_has(&a->lhs_contract, d)) pre[np++] = d;
         break;
     }
     if (gs->rank != 1) {
@@ -176,9 +176,9 @@ plumb_code ir_ragged_dot_layout(const ir_attrs *a, const ir_type *l, const ir_ty
         if (lay.mode == IR_RAGGED_CONTRACTING) want[k++] = lay.n_groups;
         for (uint32_t i = 0; i < a->lhs_batch.n; i++) want[k++] = l->dims[a->lhs_batch.v[i]];
         for (uint32_t d = 0; d < l->rank; d++)
-            if (!has(&a->lhs_batch, d) && !has(&a->lhs_contract, d)) want[k++] = l->dims[d];
+            if (!ir_ragged_has(&a->lhs_batch, d) && !ir_ragged_has(&a->lhs_contract, d)) want[k++] = l->dims[d];
         for (uint32_t d = 0; d < r->rank; d++)
-            if (!has(&a->rhs_batch, d) && !has(&a->rhs_contract, d) && !has(&a->rhs_group, d)) {
+            if (!ir_ragged_has(&a->rhs_batch, d) && !ir_ragged_has(&a->rhs_contract, d) && !ir_ragged_has(&a->rhs_group, d)) {
                 if (k >= PLUMB_MAX_RANK) return BAD("the result rank exceeds the maximum rank %d", PLUMB_MAX_RANK);
                 want[k++] = r->dims[d];
             }

@@ -35,33 +35,18 @@
 #include <string.h>
 
 #include "plumb/ragged_dot.h"
+#include "plumb/shape.h"
 
 #include "accum.h"
 #include "ref_internal.h"
 
-static ir_type type_of(const plumb_tensor *t)
-{
-    ir_type y;
-    memset(&y, 0, sizeof y);
-    y.dtype = t->dtype;
-    y.rank = t->rank;
-    memcpy(y.dims, t->dims, t->rank * sizeof t->dims[0]);
-    return y;
-}
-
-static bool has(const ir_ints *l, int64_t d)
-{
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->v[i] == d) return true;
-    return false;
-}
 
 bool ref_op_RAGGED_DOT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     const plumb_tensor *lhs = in[0], *rhs = in[1], *gs = in[2];
     plumb_tensor *res = out[0];
     const ir_attrs *a = &op->a;
-    ir_type lt = type_of(lhs), rt = type_of(rhs), gt = type_of(gs), ot = type_of(res);
+    ir_type lt = ir_shape_of(lhs), rt = ir_shape_of(rhs), gt = ir_shape_of(gs), ot = ir_shape_of(res);
     ir_ragged_layout L;
     char msg[320];
     plumb_code code = ir_ragged_dot_layout(a, &lt, &rt, &gt, &ot, &L, msg, sizeof msg);
@@ -100,11 +85,11 @@ bool ref_op_RAGGED_DOT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plu
         olhs[on] = a->lhs_batch.v[i];
     }
     for (uint32_t d = 0; d < lhs->rank; d++)
-        if (!has(&a->lhs_batch, d) && !has(&a->lhs_contract, d)) {
+        if (!ir_ragged_has(&a->lhs_batch, d) && !ir_ragged_has(&a->lhs_contract, d)) {
             odims[on] = lhs->dims[d]; ol[on] = lstr[d]; orr[on] = 0; olhs[on++] = d;
         }
     for (uint32_t d = 0; d < rhs->rank; d++)
-        if (!has(&a->rhs_batch, d) && !has(&a->rhs_contract, d) && !has(&a->rhs_group, d)) {
+        if (!ir_ragged_has(&a->rhs_batch, d) && !ir_ragged_has(&a->rhs_contract, d) && !ir_ragged_has(&a->rhs_group, d)) {
             odims[on] = rhs->dims[d]; ol[on] = 0; orr[on] = rstr[d]; olhs[on++] = -1;
         }
     int64_t cdims[PLUMB_MAX_RANK], cl[PLUMB_MAX_RANK], cr[PLUMB_MAX_RANK];

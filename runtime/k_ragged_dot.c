@@ -23,25 +23,10 @@
 #include <string.h>
 
 #include "plumb/ragged_dot.h"
+#include "plumb/shape.h"
 #include "rt_conv.h"
 #include "rt_internal.h"
 
-static ir_type type_of(const plumb_tensor *t)
-{
-    ir_type y;
-    memset(&y, 0, sizeof y);
-    y.dtype = t->dtype;
-    y.rank = t->rank;
-    memcpy(y.dims, t->dims, t->rank * sizeof t->dims[0]);
-    return y;
-}
-
-static bool has(const ir_ints *l, int64_t d)
-{
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->v[i] == d) return true;
-    return false;
-}
 
 static plumb_tensor view3(plumb_dtype t, int64_t d0, int64_t d1, int64_t d2, void *data)
 {
@@ -151,7 +136,7 @@ bool rt_op_RAGGED_DOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plum
     const plumb_tensor *lhs = in[0], *rhs = in[1], *gs = in[2];
     plumb_tensor *res = out[0];
     const ir_attrs *a = &op->a;
-    ir_type lt = type_of(lhs), rt = type_of(rhs), gt = type_of(gs), ot = type_of(res);
+    ir_type lt = ir_shape_of(lhs), rt = ir_shape_of(rhs), gt = ir_shape_of(gs), ot = ir_shape_of(res);
     ir_ragged_layout Ly;
     char msg[320];
     plumb_code code = ir_ragged_dot_layout(a, &lt, &rt, &gt, &ot, &Ly, msg, sizeof msg);
@@ -178,7 +163,7 @@ bool rt_op_RAGGED_DOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plum
         if (a->lhs_batch.v[i] == Ly.ragged_dim) ragged_pos = i;
     }
     for (uint32_t d = 0; d < lhs->rank; d++)
-        if (!has(&a->lhs_batch, d) && !has(&a->lhs_contract, d)) {
+        if (!ir_ragged_has(&a->lhs_batch, d) && !ir_ragged_has(&a->lhs_contract, d)) {
             if ((int64_t)d == Ly.ragged_dim) ragged_pos = nf;
             fd[nf] = lhs->dims[d];
             fls[nf++] = lstr[d];
@@ -190,7 +175,7 @@ bool rt_op_RAGGED_DOT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plum
         if (a->lhs_contract.v[i] == Ly.ragged_dim) ragged_pos = i;
     }
     for (uint32_t d = 0; d < rhs->rank; d++)
-        if (!has(&a->rhs_batch, d) && !has(&a->rhs_contract, d) && !has(&a->rhs_group, d)) {
+        if (!ir_ragged_has(&a->rhs_batch, d) && !ir_ragged_has(&a->rhs_contract, d) && !ir_ragged_has(&a->rhs_group, d)) {
             nd[nn] = rhs->dims[d];
             nrs[nn++] = rstr[d];
         }

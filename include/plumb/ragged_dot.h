@@ -57,6 +57,10 @@ plumb_code ir_ragged_dot_layout(const ir_attrs *a, const ir_type *lhs, const ir_
 bool ir_ragged_group_bounds(const plumb_tensor *group_sizes, uint64_t row, int64_t n_groups, int64_t extent,
                             int64_t *bounds, char *buf, size_t n);
 
+/* True when dimension d is in the list l (the dimension numbers' lists are
+ * short: a linear scan). */
+bool ir_ragged_has(const ir_ints *l, int64_t d);
+
 /* Every row of group_sizes checked as above (so a kernel can fail before
  * writing anything). */
 bool ir_ragged_check_sizes(const plumb_tensor *group_sizes, char *buf, size_t n);
