@@ -3,19 +3,13 @@
  * one only in a baked constant's value gets the earlier executable (and its
  * constant). Shapes, types and ops are still told apart. */
 #define FAULT_NAME "fault_cache_stale_const"
-#define FAULT_COMPILE
+#define FAULT_KEYED_CACHE 256
 #include "plumb/backend.h"
 static void fault_caps(plumb_backend_capabilities *c) { (void)c; }
-static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o);
 #include "fault_common.h"
 
-#define N_CACHE 256
-static fault_exec *cache[N_CACHE];
-static char *cache_key[N_CACHE];
-static int n_cache;
-
 /* The text with "dense<...>" bodies dropped (nested <> counted). */
-static char *strip_dense(const char *s, size_t n)
+static char *fault_key(const char *s, size_t n)
 {
     char *k = malloc(n + 1), *p = k;
     if (!k) return NULL;
@@ -33,29 +27,4 @@ static char *strip_dense(const char *s, size_t n)
     }
     *p = 0;
     return k;
-}
-
-static plumb_backend_error *fault_compile(plumb_backend_compile_args *a)
-{
-    char *key = strip_dense(a->program, a->program_size);
-    if (!key) return conf_bk_error(PLUMB_BACKEND_ERR_RESOURCE, "out of memory");
-    for (int i = 0; i < n_cache; i++)
-        if (!strcmp(cache_key[i], key)) {
-            free(key);
-            cache[i]->refs++;
-            a->executable = (plumb_backend_executable *)cache[i];
-            return NULL;
-        }
-    fault_exec *fx = NULL;
-    plumb_backend_error *e = fault_compile_plain(a, &fx);
-    if (e) { free(key); return e; }
-    if (n_cache < N_CACHE) { cache[n_cache] = fx; cache_key[n_cache++] = key; fx->refs++; }
-    else free(key);
-    a->executable = (plumb_backend_executable *)fx;
-    return NULL;
-}
-
-static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o)
-{
-    (void)text; (void)in; (void)n_in; (void)o;
 }

@@ -2,7 +2,8 @@
  * reference backend (through the same ABI table it exports) and changes one
  * thing, declared in the fault's own file. A fault file defines
  * FAULT_NAME, and optionally fault_caps(), fault_compile_hook() and
- * fault_after_execute() before including this header. */
+ * fault_after_execute() before including this header (or FAULT_KEYED_CACHE
+ * and fault_key(), below, for a lossy compile cache). */
 #ifndef PLUMB_TESTS_FAULT_COMMON_H
 #define PLUMB_TESTS_FAULT_COMMON_H
 
@@ -45,7 +46,51 @@ static plumb_backend_error *fault_compile_plain(plumb_backend_compile_args *a, f
     return NULL;
 }
 
-#ifdef FAULT_COMPILE
+#if defined FAULT_KEYED_CACHE
+/* A compile cache keyed on a lossy form of the program text: the fault
+ * defines FAULT_KEYED_CACHE (how many entries it keeps) and fault_key(),
+ * which returns a malloc'd key (NULL when out of memory). A program whose
+ * key matches an earlier one's gets the earlier executable, which is what a
+ * backend whose cache key forgets part of the program does. The results are
+ * the inner backend's, unchanged. */
+static char *fault_key(const char *s, size_t n);
+static fault_exec *fault_cache[FAULT_KEYED_CACHE];
+static char *fault_cache_key[FAULT_KEYED_CACHE];
+static int fault_n_cache;
+
+static plumb_backend_error *fault_compile(plumb_backend_compile_args *a)
+{
+    char *key = fault_key(a->program, a->program_size);
+    if (!key) return conf_bk_error(PLUMB_BACKEND_ERR_RESOURCE, "out of memory");
+    for (int i = 0; i < fault_n_cache; i++)
+        if (!strcmp(fault_cache_key[i], key)) {
+            free(key);
+            fault_cache[i]->refs++;
+            a->executable = (plumb_backend_executable *)fault_cache[i];
+            return NULL;
+        }
+    fault_exec *fx = NULL;
+    plumb_backend_error *e = fault_compile_plain(a, &fx);
+    if (e) {
+        free(key);
+        return e;
+    }
+    if (fault_n_cache < FAULT_KEYED_CACHE) {
+        fault_cache[fault_n_cache] = fx;
+        fault_cache_key[fault_n_cache++] = key;
+        fx->refs++;
+    } else {
+        free(key);
+    }
+    a->executable = (plumb_backend_executable *)fx;
+    return NULL;
+}
+
+static void fault_after_execute(const char *text, const plumb_backend_buffer *in, size_t n_in, plumb_backend_outputs *o)
+{
+    (void)text; (void)in; (void)n_in; (void)o;
+}
+#elif defined FAULT_COMPILE
 static plumb_backend_error *fault_compile(plumb_backend_compile_args *a);
 #else
 static plumb_backend_error *fault_compile(plumb_backend_compile_args *a)
