@@ -167,7 +167,7 @@ bool ref_op_CONVOLUTION(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, pl
                 if (++w[k] < W[k]) break;
                 w[k] = 0;
             }
-            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
+            if (!ref_work_step(c, op, &work)) {
                 ok = false;
                 break;
             }

@@ -151,9 +151,7 @@ static bool dot_core(ref_ctx *c, const ir_op *op, const plumb_tensor *lhs, const
                 if (++cidx[i] < cdims[i]) break;
                 cidx[i] = 0;
             }
-            /* charged to the run's counter (ref_work) 256 at a time, the
-             * rest when the kernel ends */
-            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
+            if (!ref_work_step(c, op, &work)) {
                 ok = false;
                 break;
             }

@@ -176,8 +176,7 @@ bool ref_op_RAGGED_DOT(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plu
                 if (++cidx[i] < cdims[i]) break;
                 cidx[i] = 0;
             }
-            /* charged to the run's counter 256 at a time, the rest at the end */
-            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
+            if (!ref_work_step(c, op, &work)) {
                 ok = false;
                 break;
             }

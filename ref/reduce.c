@@ -264,9 +264,7 @@ bool ref_op_REDUCE(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, plumb_t
                 if (++ridx[i] < rdims[i]) break;
                 ridx[i] = 0;
             }
-            /* charged to the run's counter (ref_work) 256 at a time, the
-             * rest when the kernel ends */
-            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
+            if (!ref_work_step(c, op, &work)) {
                 ok = false;
                 break;
             }

@@ -53,6 +53,14 @@ bool ref_poll(ref_ctx *c, const ir_op *op);
  * faster than that (dot, top_k) charge the difference themselves. */
 bool ref_work(ref_ctx *c, const ir_op *op, uint64_t units);
 
+/* One unit of a kernel's inner loop, charged to ref_work 256 at a time
+ * (*work counts the units; the kernel charges what is left when it ends):
+ * false once the deadline has passed, as ref_work. */
+static inline bool ref_work_step(ref_ctx *c, const ir_op *op, uint64_t *work)
+{
+    return (++*work & 255) != 0 || ref_work(c, op, 256);
+}
+
 /* Allocates a zero-filled tensor of type t (static dims), honoring the
  * run's memory limit; NULL after setting the error. */
 plumb_tensor *ref_tensor_new(ref_ctx *c, const ir_op *op, const ir_type *t);

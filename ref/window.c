@@ -201,7 +201,7 @@ bool ref_op_REDUCE_WINDOW(ref_ctx *c, const ir_op *op, plumb_tensor *const *in, 
             } else {
                 iacc = int_fold(kind, t0, iacc, at < 0 ? init_b : plumb_load_bits(t0, in[0]->data, (size_t)at));
             }
-            if ((++work & 255) == 0 && !ref_work(c, op, 256)) {
+            if (!ref_work_step(c, op, &work)) {
                 ok = false;
                 break;
             }
@@ -280,7 +280,7 @@ bool ref_op_SELECT_AND_SCATTER(ref_ctx *c, const ir_op *op, plumb_tensor *const 
             } else {
                 chosen = at;
             }
-            if ((++work & 255) == 0 && !ref_work(c, op, 256))
+            if (!ref_work_step(c, op, &work))
                 return false;
         }
         if (chosen < 0)

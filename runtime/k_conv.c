@@ -176,20 +176,6 @@ static bool bsf_layout(int64_t b, const int64_t *sp, int64_t f, uint32_t S)
     return true;
 }
 
-static plumb_tensor view3(plumb_dtype t, int64_t d0, int64_t d1, int64_t d2, void *data)
-{
-    plumb_tensor v;
-    memset(&v, 0, sizeof v);
-    v.dtype = t;
-    v.rank = 3;
-    v.dims[0] = d0;
-    v.dims[1] = d1;
-    v.dims[2] = d2;
-    v.data = data;
-    v.nbytes = (size_t)(d0 * d1 * d2) * plumb_dtype_size(t);
-    return v;
-}
-
 bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
 {
     const ir_conv *cv = op->a.conv;
@@ -294,12 +280,12 @@ bool rt_op_CONVOLUTION(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plu
     bool in_place = g.G == 1 && bsf_layout(cv->out_batch, cv->out_spatial, cv->out_feature, g.S);
     g.C = in_place ? res->data : rt_scratch(x, op, (size_t)csz);
     if (!g.C) return false;
-    plumb_tensor a = view3(wt, g.G, g.M, g.K, g.A), b = view3(wrt, g.G, g.K, g.Nn, g.Bm),
-                 c = view3(res->dtype, g.G, g.M, g.Nn, g.C);
+    plumb_tensor a = rt_view3(wt, g.G, g.M, g.K, g.A), b = rt_view3(wrt, g.G, g.K, g.Nn, g.Bm),
+                 c = rt_view3(res->dtype, g.G, g.M, g.Nn, g.C);
     if (wide) {
         double *cw = rt_scratch(x, op, (size_t)c64);
         if (!cw) return false;
-        plumb_tensor cd = view3(PLUMB_F64, g.G, g.M, g.Nn, cw);
+        plumb_tensor cd = rt_view3(PLUMB_F64, g.G, g.M, g.Nn, cw);
         if (!rt_dot_batched(x, op, &a, &b, &cd)) return false;
         plumb_dtype ot = res->dtype;
         for (uint64_t i = 0, n = (uint64_t)(g.G * g.M * g.Nn); i < n; i++) {

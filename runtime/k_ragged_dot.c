@@ -27,21 +27,6 @@
 #include "rt_conv.h"
 #include "rt_internal.h"
 
-
-static plumb_tensor view3(plumb_dtype t, int64_t d0, int64_t d1, int64_t d2, void *data)
-{
-    plumb_tensor v;
-    memset(&v, 0, sizeof v);
-    v.dtype = t;
-    v.rank = 3;
-    v.dims[0] = d0;
-    v.dims[1] = d1;
-    v.dims[2] = d2;
-    v.data = data;
-    v.nbytes = (size_t)(d0 * d1 * d2) * plumb_dtype_size(t);
-    return v;
-}
-
 /* Element offsets of every index of a list of dimensions (row-major over
  * the list, in list order) given the tensor's strides: off[i] for i in
  * [0, product of their sizes). */
@@ -105,9 +90,9 @@ static bool gemm_rows(rg *r, uint64_t b, uint64_t f0, uint64_t rows, int64_t rhs
                 memcpy(Bm + (k * r->N + n) * es, R + (size_t)(r->rb[b] + rhs_extra + r->rk[k] + r->rn[n]) * es, es);
     }
     plumb_dtype t = r->res->dtype;
-    plumb_tensor a = view3(t, 1, (int64_t)rows, (int64_t)r->K, r->K ? A : NULL),
-                 bm = view3(t, 1, (int64_t)r->K, (int64_t)r->N, r->K ? Bm : NULL),
-                 c = view3(t, 1, (int64_t)rows, (int64_t)r->N, (unsigned char *)r->res->data + out_el * es);
+    plumb_tensor a = rt_view3(t, 1, (int64_t)rows, (int64_t)r->K, r->K ? A : NULL),
+                 bm = rt_view3(t, 1, (int64_t)r->K, (int64_t)r->N, r->K ? Bm : NULL),
+                 c = rt_view3(t, 1, (int64_t)rows, (int64_t)r->N, (unsigned char *)r->res->data + out_el * es);
     return rt_dot_batched(r->x, r->op, &a, &bm, &c);
 }
 
@@ -125,9 +110,9 @@ static bool gemm_cols(rg *r, uint64_t b, uint64_t nk, uint64_t out_el)
         for (uint64_t n = 0; n < r->N; n++)
             memcpy(r->Bm + (k * r->N + n) * es, R + (size_t)(r->rb[b] + r->rk[r->kl[k]] + r->rn[n]) * es, es);
     plumb_dtype t = r->res->dtype;
-    plumb_tensor a = view3(t, 1, (int64_t)r->M, (int64_t)nk, nk ? r->A : NULL),
-                 bm = view3(t, 1, (int64_t)nk, (int64_t)r->N, nk ? r->Bm : NULL),
-                 c = view3(t, 1, (int64_t)r->M, (int64_t)r->N, (unsigned char *)r->res->data + out_el * es);
+    plumb_tensor a = rt_view3(t, 1, (int64_t)r->M, (int64_t)nk, nk ? r->A : NULL),
+                 bm = rt_view3(t, 1, (int64_t)nk, (int64_t)r->N, nk ? r->Bm : NULL),
+                 c = rt_view3(t, 1, (int64_t)r->M, (int64_t)r->N, (unsigned char *)r->res->data + out_el * es);
     return rt_dot_batched(r->x, r->op, &a, &bm, &c);
 }
 

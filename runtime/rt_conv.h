@@ -4,6 +4,8 @@
 #ifndef PLUMB_RT_CONV_H
 #define PLUMB_RT_CONV_H
 
+#include <string.h>
+
 #include "rt_internal.h"
 
 /* c[g] = a[g] · b[g] for every g: a is [G, M, K], b [G, K, N] and c
@@ -12,6 +14,22 @@
  * as the reference's exact sum rounded once but for the documented
  * data-dependent bound. */
 bool rt_dot_batched(rt_exec *x, const ir_op *op, const plumb_tensor *a, const plumb_tensor *b, plumb_tensor *c);
+
+/* A rank-3 row-major view [d0, d1, d2] of t elements over data, as
+ * rt_dot_batched takes its operands (nothing is copied or owned). */
+static inline plumb_tensor rt_view3(plumb_dtype t, int64_t d0, int64_t d1, int64_t d2, void *data)
+{
+    plumb_tensor v;
+    memset(&v, 0, sizeof v);
+    v.dtype = t;
+    v.rank = 3;
+    v.dims[0] = d0;
+    v.dims[1] = d1;
+    v.dims[2] = d2;
+    v.data = data;
+    v.nbytes = (size_t)(d0 * d1 * d2) * plumb_dtype_size(t);
+    return v;
+}
 
 /* k_cconv.c: C[g] = A[g] · B[g] on complex<f32> elements, A [G·M, K] the
  * im2col'd lhs (columns window-major: column wl·KI + ki), B [G, K, N] the
