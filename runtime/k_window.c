@@ -1434,15 +1434,198 @@ typedef struct scan_job {
     ir_window_body k;
     plumb_dtype t;
     bool isf;
+    int isa;
     double init_f;
     int64_t init_i;
     const void *src;
     void *dst;
     int64_t len, c, inner, nres;   /* along p: input length, elements before result 0's last, results */
     int64_t blk, nblk;             /* inner columns per work item */
+    uint64_t outer;
 } scan_job;
 
 #define SCAN_BLK 256
+#define SCAN_LANES 8   /* lines of a last-dimension scan run together */
+
+/* Lines l0 .. l0 + nl - 1 (nl <= SCAN_LANES) of a scan along the last
+ * dimension (inner 1): each line's running fold as in scan_range, the
+ * lines' folds interleaved element by element so that their dependency
+ * chains (a double add's latency per element) overlap; per line the same
+ * operations in the same order, so the same bits. f32 and f64 with the
+ * fold's kind fixed per loop; other types through f_fold / i_fold. */
+/* e in [e0, e1) of lines l0 .. l0 + nl - 1: the generic fold per lane,
+ * interleaved (f_fold / i_fold, the row loop's operations) */
+static void scan_lines_part(const scan_job *j, int64_t l0, int nl, int64_t e0, int64_t e1, double *fa, int64_t *ia)
+{
+    const int64_t len = j->len, nres = j->nres, c = j->c;
+    bool u64 = j->t == PLUMB_UI64;
+    for (int64_t e = e0; e < e1; e++) {
+        for (int l = 0; l < nl; l++) {
+            int64_t so = (l0 + l) * len + e, d = (l0 + l) * nres + e - c;
+            if (j->isf) {
+                fa[l] = f_fold(j->k, fa[l], f_load(j->t, j->src, so));
+                if (e >= c) f_store(j->t, j->dst, d, fa[l]);
+            } else {
+                ia[l] = i_fold(j->k, u64, ia[l], i_load(j->t, j->src, so));
+                if (e >= c) i_store(j->t, j->dst, d, ia[l]);
+            }
+        }
+    }
+}
+
+#if WIN_X86
+/* 8x8 f32 transpose in registers (rows r[0..7] become columns) */
+__attribute__((target("avx2")))
+static inline void scan_tr8_ps(__m256 *r)
+{
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* 4x4 f64 transpose in registers */
+__attribute__((target("avx2")))
+static inline void scan_tr4_pd(__m256d *r)
+{
+    __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+__attribute__((target("avx2")))
+static inline __m256d scan_fold4(ir_window_body k, __m256d a, __m256d v)
+{
+    return k == IR_WB_ADD ? _mm256_add_pd(a, v) : k == IR_WB_MUL ? _mm256_mul_pd(a, v) : max4(a, v, k == IR_WB_MAX);
+}
+
+/* Eight lines' elements e0 .. e1 - 1 (e0 >= c; 16 f32 or 8 f64 apart) of
+ * an f32 or f64 scan: blocks of 64 bytes per line loaded as rows,
+ * transposed in registers so that a lane holds a line, each column folded
+ * into the lines' double accumulators (four lanes per register: max4 and
+ * the add/multiply of f_fold, the same operations per lane), rounded to
+ * the element type and transposed back. */
+__attribute__((target("avx2")))
+static void scan_lines_avx2(const scan_job *j, int64_t l0, int64_t e0, int64_t e1, double *fa)
+{
+    const int64_t len = j->len, nres = j->nres, c = j->c;
+    ir_window_body k = j->k;
+    __m256d lo = _mm256_loadu_pd(fa), hi = _mm256_loadu_pd(fa + 4);
+    if (j->t == PLUMB_F32) {
+        const float *s = (const float *)j->src + l0 * len;
+        float *d = (float *)j->dst + l0 * nres - c;
+        for (int64_t e = e0; e < e1; e += 16) {
+            /* 16 columns: a whole 64-byte line per row (lines a power of
+             * two apart share a cache set: use each line once) */
+            __m256 r[16];
+            for (int l = 0; l < 8; l++) {
+                r[l] = _mm256_loadu_ps(s + l * len + e);
+                r[8 + l] = _mm256_loadu_ps(s + l * len + e + 8);
+            }
+            scan_tr8_ps(r);
+            scan_tr8_ps(r + 8);
+            for (int q = 0; q < 16; q++) {
+                lo = scan_fold4(k, lo, _mm256_cvtps_pd(_mm256_castps256_ps128(r[q])));
+                hi = scan_fold4(k, hi, _mm256_cvtps_pd(_mm256_extractf128_ps(r[q], 1)));
+                r[q] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
+            }
+            scan_tr8_ps(r);
+            scan_tr8_ps(r + 8);
+            for (int l = 0; l < 8; l++) {
+                _mm256_storeu_ps(d + l * nres + e, r[l]);
+                _mm256_storeu_ps(d + l * nres + e + 8, r[8 + l]);
+            }
+        }
+    } else {
+        const double *s = (const double *)j->src + l0 * len;
+        double *d = (double *)j->dst + l0 * nres - c;
+        for (int64_t e = e0; e < e1; e += 8) {
+            /* r: lines 0-3, u: lines 4-7; columns e .. e + 3 then e + 4 .. e + 7 */
+            __m256d r[8], u[8];
+            for (int l = 0; l < 4; l++) {
+                r[l] = _mm256_loadu_pd(s + l * len + e);
+                r[4 + l] = _mm256_loadu_pd(s + l * len + e + 4);
+                u[l] = _mm256_loadu_pd(s + (l + 4) * len + e);
+                u[4 + l] = _mm256_loadu_pd(s + (l + 4) * len + e + 4);
+            }
+            scan_tr4_pd(r);
+            scan_tr4_pd(r + 4);
+            scan_tr4_pd(u);
+            scan_tr4_pd(u + 4);
+            for (int q = 0; q < 8; q++) {
+                r[q] = lo = scan_fold4(k, lo, r[q]);
+                u[q] = hi = scan_fold4(k, hi, u[q]);
+            }
+            scan_tr4_pd(r);
+            scan_tr4_pd(r + 4);
+            scan_tr4_pd(u);
+            scan_tr4_pd(u + 4);
+            for (int l = 0; l < 4; l++) {
+                _mm256_storeu_pd(d + l * nres + e, r[l]);
+                _mm256_storeu_pd(d + l * nres + e + 4, r[4 + l]);
+                _mm256_storeu_pd(d + (l + 4) * nres + e, u[l]);
+                _mm256_storeu_pd(d + (l + 4) * nres + e + 4, u[4 + l]);
+            }
+        }
+    }
+    _mm256_storeu_pd(fa, lo);
+    _mm256_storeu_pd(fa + 4, hi);
+}
+#endif
+
+/* Lines l0 .. l0 + nl - 1 (nl <= SCAN_LANES) of a scan along the last
+ * dimension (inner 1): each line's running fold as in scan_range, the
+ * lines' folds interleaved element by element so that their dependency
+ * chains (a double add's latency per element) overlap; per line the same
+ * operations in the same order, so the same bits. Eight f32 or f64 lines
+ * at AVX2 and above go through scan_lines_avx2 from the first result on
+ * (whole blocks of 16 or 8 elements); the elements before it, the last
+ * partial block and every other type through scan_lines_part. */
+static void scan_lines(const scan_job *j, int64_t l0, int nl)
+{
+    const int64_t c = j->c, ne = c + j->nres;
+    double fa[SCAN_LANES];
+    int64_t ia[SCAN_LANES];
+    for (int l = 0; l < SCAN_LANES; l++) {
+        fa[l] = j->init_f;
+        ia[l] = j->init_i;
+    }
+    int64_t e = 0;
+#if WIN_X86
+    if (nl == SCAN_LANES && j->isa >= PLUMB_ISA_AVX2 && (j->t == PLUMB_F32 || j->t == PLUMB_F64)) {
+        int64_t blk = j->t == PLUMB_F32 ? 16 : 8, nv = (ne - c) / blk * blk;
+        scan_lines_part(j, l0, nl, 0, c, fa, ia);
+        scan_lines_avx2(j, l0, c, c + nv, fa);
+        e = c + nv;
+    }
+#endif
+    scan_lines_part(j, l0, nl, e, ne, fa, ia);
+}
+
+static void scan_lines_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const scan_job *j = ctx;
+    for (uint64_t it = begin; it < end; it++) {
+        uint64_t l0 = it * SCAN_LANES, nl = j->outer - l0 < SCAN_LANES ? j->outer - l0 : SCAN_LANES;
+        scan_lines(j, (int64_t)l0, (int)nl);
+    }
+}
 
 static void scan_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
@@ -1450,7 +1633,6 @@ static void scan_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     const scan_job *j = ctx;
     double fa[SCAN_BLK];
     int64_t ia[SCAN_BLK];
-    bool u64 = j->t == PLUMB_UI64;
     for (uint64_t it = begin; it < end; it++) {
         int64_t ob = (int64_t)(it / (uint64_t)j->nblk), i0 = (int64_t)(it % (uint64_t)j->nblk) * j->blk;
         int64_t nb = j->inner - i0 < j->blk ? j->inner - i0 : j->blk;
@@ -1459,16 +1641,22 @@ static void scan_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             fa[q] = j->init_f;
             ia[q] = j->init_i;
         }
-        /* the elements before result 0's last one; then one element per result */
+        /* the elements before result 0's last one; then one element per
+         * result: each a contiguous run of nb lanes folded by the row
+         * loop's kernels (f_row, i_row: the same per-lane operations) */
         for (int64_t e = 0; e < j->c + j->nres; e++) {
             int64_t so = sb + e * j->inner;
             if (j->isf)
-                for (int64_t q = 0; q < nb; q++) fa[q] = f_fold(j->k, fa[q], f_load(j->t, j->src, so + q));
+                f_row(j->k, j->t, j->isa, fa, j->src, so, 1, nb);
             else
-                for (int64_t q = 0; q < nb; q++) ia[q] = i_fold(j->k, u64, ia[q], i_load(j->t, j->src, so + q));
+                i_row(j->k, j->t, ia, j->src, so, 1, nb);
             if (e < j->c) continue;
             int64_t d = db + (e - j->c) * j->inner;
-            if (j->isf)
+            if (j->t == PLUMB_F32)
+                for (int64_t q = 0; q < nb; q++) ((float *)j->dst)[d + q] = (float)fa[q];
+            else if (j->t == PLUMB_F64)
+                memcpy((double *)j->dst + d, fa, (size_t)nb * sizeof(double));
+            else if (j->isf)
                 for (int64_t q = 0; q < nb; q++) f_store(j->t, j->dst, d + q, fa[q]);
             else
                 for (int64_t q = 0; q < nb; q++) i_store(j->t, j->dst, d + q, ia[q]);
@@ -1493,8 +1681,8 @@ static bool rw_scan(rt_exec *x, const win_geom *g, ir_window_body k, plumb_dtype
     int64_t w = g->w[p], lo = g->lo[p], nres = g->out[p], len = g->in[p], c = w - 1 - lo;
     /* every window starts at or before index 0, the last one ends inside */
     if (nres < 1 || w < 2 || lo < nres - 1 || c < 0 || nres - 1 + c > len - 1) return false;
-    scan_job j = {.k = k, .t = t, .isf = plumb_dtype_is_float(t), .src = src, .dst = dst, .len = len, .c = c,
-                  .nres = nres, .inner = 1};
+    scan_job j = {.k = k, .t = t, .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = src, .dst = dst,
+                  .len = len, .c = c, .nres = nres, .inner = 1};
     if (j.isf) {
         j.init_f = f_load(t, init->data, 0);
         double ff = f_fold(k, j.init_f, j.init_f);
@@ -1507,6 +1695,12 @@ static bool rw_scan(rt_exec *x, const win_geom *g, ir_window_body k, plumb_dtype
     for (int d = 0; d < p; d++) outer *= (uint64_t)g->in[d];
     for (uint32_t d = (uint32_t)p + 1; d < g->rank; d++) j.inner *= g->in[d];
     if (outer == 0 || j.inner == 0) return true;
+    j.outer = outer;
+    if (j.inner == 1) {
+        uint64_t per = (uint64_t)len * SCAN_LANES, grain = per >= 16384 ? 1 : 16384 / per;
+        rt_parallel_for(x, (outer + SCAN_LANES - 1) / SCAN_LANES, grain, scan_lines_range, &j);
+        return true;
+    }
     j.blk = j.inner < SCAN_BLK ? j.inner : SCAN_BLK;
     j.nblk = (j.inner + j.blk - 1) / j.blk;
     uint64_t per = (uint64_t)(len * j.blk), grain = per >= 16384 ? 1 : 16384 / per;
