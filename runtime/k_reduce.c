@@ -37,6 +37,7 @@
 #include "plumb/fp8.h"
 #include "rt_internal.h"
 #include "rt_lowp.h"
+#include "rt_colsum.h"
 #include "rt_sum.h"
 #include "rt_target.h"
 
@@ -1509,6 +1510,12 @@ static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint
                       double *lanes, double *out, int isa)
 {
     size_t es = el_size(ek);
+#if RT_X86
+    /* each column's lanes in registers, the same adds (k_colsum.c) */
+    if (isa != PLUMB_ISA_PORTABLE && (ek == EL_F32 || ek == EL_F64) &&
+        rt_colsum_block(ek == EL_F64, base, rows, stride, inner, out, vec_level(isa)))
+        return;
+#endif
     for (uint64_t i = 0; i < RT_SUM_LANES * inner; i++) lanes[i] = -0.0;
     if (isa != PLUMB_ISA_PORTABLE) {
         for (uint64_t r = 0; r < rows; r++)
@@ -1650,8 +1657,16 @@ static void reduce_cols(red_plan *p, uint64_t o, uint64_t j0, uint64_t w, double
             for (uint64_t j = 0; j < w; j++)
                 out[j] = f64_checked(out[j], (const double *)base + j, (size_t)n, (size_t)inner);
         double init = plumb_load_f64(p->t, &p->init_bits, 0);
-        for (uint64_t j = 0; j < w; j++)
-            plumb_store_bits(p->t, p->dst, (size_t)(o0 + j), round_to(p->t, init + out[j]));
+        if (p->t == PLUMB_F32) {   /* round_to's conversion, without the per-element switch */
+            float *d = (float *)p->dst + o0;
+            for (uint64_t j = 0; j < w; j++) d[j] = (float)(init + out[j]);
+        } else if (p->t == PLUMB_F64) {
+            double *d = (double *)p->dst + o0;
+            for (uint64_t j = 0; j < w; j++) d[j] = init + out[j];
+        } else {
+            for (uint64_t j = 0; j < w; j++)
+                plumb_store_bits(p->t, p->dst, (size_t)(o0 + j), round_to(p->t, init + out[j]));
+        }
         return;
     }
     for (uint64_t j = 0; j < w; j++) {
