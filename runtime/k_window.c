@@ -1205,6 +1205,21 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
             continue;
         }
 #endif
+        if (inside && chan_any && !fe && !f32mm && (j->t == PLUMB_F32 || j->t == PLUMB_F64)) {
+            /* f32/f64 channels-last rows of a fold the kernels above do
+             * not take (add, multiply; max/min below AVX2): what the loop
+             * below does for them (init, then each window position's
+             * whole input row through f_row, in wofs order, rounded once)
+             * without its per-element type and kind tests */
+            for (int64_t q = 0; q < n; q++) fa[q] = j->init_f;
+            for (uint64_t wi = 0; wi < g->wcount; wi++)
+                f_row(j->k, j->t, j->isa, fa, j->src, origin + j->wofs[wi], 1, n);
+            if (j->t == PLUMB_F32)
+                for (int64_t q = 0; q < n; q++) ((float *)j->dst)[(int64_t)row * n + q] = (float)fa[q];
+            else
+                memcpy((double *)j->dst + (int64_t)row * n, fa, (size_t)n * sizeof(double));
+            continue;
+        }
         for (int64_t q = 0; q < n; q++) {
             if (f32mm) f32a[q] = (float)j->init_f;
             else if (j->isf) fa[q] = j->init_f;

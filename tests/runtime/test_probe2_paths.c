@@ -5,6 +5,8 @@
  *     last dimension several lines run together (scan_lines), along any
  *     other dimension contiguous runs of lanes go through the row loop's
  *     kernels (scan_range);
+ *   - channels-last (NHWC) pooling rows of f32/f64 add and multiply
+ *     (runtime/k_window.c rw_rows_body: whole rows through f_row);
  *   - complex<f32> and complex<f64> elementwise multiply in vector lanes
  *     (runtime/k_complex.c cmul_range).
  * Expected values come from the documented arithmetic computed here, one
@@ -206,6 +208,89 @@ static void test_scan_other(void **state)
         }
 }
 
+/* ---- channels-last pooling of add and multiply ---- */
+
+/* NHWC pooling (window 1 x kh x kw x 1, stride 1 x sh x sw x 1, padding
+ * ph/pw on both sides of H and W) with body op: f32 and f64 add and
+ * multiply, and max/min (at the portable level these rows take the same
+ * path), C = 1, 7, 64 and 67 channels, 2x2 stride 2 (every window inside)
+ * and 3x3 stride 1 padded by 1 (border windows on the general loop), with
+ * and without NaN/inf/-0 terms: bit for bit the documented fold computed
+ * here (init, then the window's positions in row-major order, padding
+ * folding init, in double, rounded once) at every ISA level on 1 and 2
+ * threads; a NaN an add or multiply makes compares as any NaN. */
+static void test_pool_nhwc(void **state)
+{
+    (void)state;
+    static const int64_t chans[] = {1, 7, 64, 67};
+    static const struct { int64_t kh, kw, sh, sw, ph, pw; } geo[] = {{2, 2, 2, 2, 0, 0}, {3, 3, 1, 1, 1, 1}};
+    static const char *const ops[] = {"add", "multiply", "maximum", "minimum"};
+    char src[2048], ti[128], to[128];
+    for (size_t ci = 0; ci < sizeof chans / sizeof chans[0]; ci++)
+        for (int gi = 0; gi < 2; gi++)
+            for (int fi = 0; fi < 2; fi++)
+                for (int oi = 0; oi < 4; oi++)
+                    for (int sp = 0; sp < 2; sp++) {
+                        plumb_dtype t = fi ? PLUMB_F64 : PLUMB_F32;
+                        int64_t C = chans[ci], H = 6, W = 5, kh = geo[gi].kh, kw = geo[gi].kw, sh = geo[gi].sh,
+                                sw = geo[gi].sw, ph = geo[gi].ph, pw = geo[gi].pw;
+                        int64_t dims[4] = {2, H, W, C};
+                        int64_t OH = (H + 2 * ph - kh) / sh + 1, OW = (W + 2 * pw - kw) / sw + 1;
+                        int64_t od[4] = {2, OH, OW, C};
+                        const char *tn = plumb_dtype_name(t);
+                        snprintf(src, sizeof src,
+                                 "func.func @main(%%x: %s, %%i: tensor<%s>) -> %s {\n"
+                                 "  %%r = \"stablehlo.reduce_window\"(%%x, %%i) <{window_dimensions = array<i64: 1, %lld, %lld, 1>,"
+                                 " window_strides = array<i64: 1, %lld, %lld, 1>,"
+                                 " padding = dense<[[0, 0], [%lld, %lld], [%lld, %lld], [0, 0]]> : tensor<4x2xi64>}> ({\n"
+                                 "    ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+                                 "      %%s = stablehlo.%s %%a, %%b : tensor<%s>\n"
+                                 "      stablehlo.return %%s : tensor<%s>\n"
+                                 "  }) : (%s, tensor<%s>) -> %s\n"
+                                 "  func.return %%r : %s\n}\n",
+                                 rt_ty(ti, sizeof ti, t, 4, dims), tn, rt_ty(to, sizeof to, t, 4, od), (long long)kh,
+                                 (long long)kw, (long long)sh, (long long)sw, (long long)ph, (long long)ph, (long long)pw,
+                                 (long long)pw, tn, tn, ops[oi], tn, tn, ti, tn, to, to);
+                        plumb_tensor *x = scan_data(t, 4, dims, sp);
+                        double initv = oi == 0 ? 0.0 : oi == 1 ? 1.0 : oi == 2 ? -INFINITY : INFINITY;
+                        if (oi == 0 && gi == 0) initv = 0.75;   /* any init: not a scan */
+                        plumb_tensor *init = rt_scalar_bits(t, fi ? plumb_f64_bits(initv) : plumb_f32_bits((float)initv));
+                        plumb_tensor *in[2] = {x, init};
+                        ir_module *m = rt_parse(src);
+                        for (int isa = PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+                            for (uint32_t th = 1; th <= 2; th++) {
+                                plumb_tensor *got[RT_MAX_OUT];
+                                rt_exec_on(m, (plumb_isa)isa, th, in, 2, got, 1);
+                                for (int64_t nb = 0; nb < 2; nb++)
+                                    for (int64_t oh = 0; oh < OH; oh++)
+                                        for (int64_t ow = 0; ow < OW; ow++)
+                                            for (int64_t c = 0; c < C; c++) {
+                                                double acc = initv;
+                                                for (int64_t a = 0; a < kh; a++)
+                                                    for (int64_t b = 0; b < kw; b++) {
+                                                        int64_t h = oh * sh + a - ph, w = ow * sw + b - pw;
+                                                        double v = h < 0 || h >= H || w < 0 || w >= W
+                                                                       ? initv
+                                                                       : plumb_load_f64(t, x->data, (size_t)(((nb * H + h) * W + w) * C + c));
+                                                        acc = oi == 0 ? acc + v : oi == 1 ? acc * v : oi == 2 ? ieee_max(acc, v) : ieee_min(acc, v);
+                                                    }
+                                                size_t at = (size_t)(((nb * OH + oh) * OW + ow) * C + c);
+                                                uint64_t want = fi ? plumb_f64_bits(acc) : plumb_f32_bits((float)acc);
+                                                uint64_t g = plumb_load_bits(t, got[0]->data, at);
+                                                bool nan2 = isnan(acc) && isnan(plumb_load_f64(t, got[0]->data, at));
+                                                if (g != want && !(oi < 2 && nan2))
+                                                    fail_msg("%s %s C %lld geo %d specials %d isa %d threads %u at %zu: got 0x%llx want 0x%llx",
+                                                             tn, ops[oi], (long long)C, gi, sp, isa, th, at,
+                                                             (unsigned long long)g, (unsigned long long)want);
+                                            }
+                                plumb_tensor_free(got[0]);
+                            }
+                        ir_module_free(m);
+                        plumb_tensor_free(init);
+                        plumb_tensor_free(x);
+                    }
+}
+
 /* ---- complex multiply ---- */
 
 /* n complex values, one component in five a special (NaN, +-inf, -0,
@@ -334,6 +419,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_float),
         cmocka_unit_test(test_scan_other),
+        cmocka_unit_test(test_pool_nhwc),
         cmocka_unit_test(test_complex_multiply),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
