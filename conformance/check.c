@@ -746,6 +746,17 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
     double ua = conf_unit_roundoff(acc), uo = conf_unit_roundoff(t);
     if (j->alg && j->alg_ua > ua) ua = j->alg_ua;
     double gam = conf_gamma(j->k, ua);
+    /* γ(k) is void once k·u >= 1 (a bf16 dot with a declared bf16
+     * accumulator at K >= 256, f16 at K >= 2048). Summation and inner
+     * products in any order, rounding to nearest, err by at most k·u·Σ|x|
+     * with no restriction on k (Rump, BIT 52 (2012); Jeannerod and Rump,
+     * SIAM J. Matrix Anal. Appl. 34(2) (2013); docs/certify.md), so
+     * k·u is the bound there. Below it γ(k) >= k·u is kept (no earlier
+     * verdict moves). A small float format summed in itself keeps the void
+     * bound its certificate states: the theorem excludes overflow, which
+     * its finite-only formats reach in partial sums. */
+    bool k_u = isinf(gam) && !(c->dtype < PLUMB_DTYPE_COUNT && plumb_dtype_is_small_float(c->dtype));
+    if (k_u) gam = (double)j->k * ua;
     /* a split algorithm sums products p̃ with |p̃ − a·b| <= eps·|a·b|:
      * γ(k)·Σ|p̃| + eps·Σ|a·b| <= (γ(k)·(1 + eps) + eps)·Σ|a·b| */
     if (j->alg_eps > 0) gam = gam * (1.0 + j->alg_eps) + j->alg_eps;
@@ -796,8 +807,8 @@ static void check_data(const conf_case *c, const plumb_tensor *g, const plumb_te
         else budget = err / bound;
         if (budget > ws->budget || (budget > 1.0 && !ws->reason[0])) {
             char what[200];
-            snprintf(what, sizeof what, "error %.3g, bound %.3g = γ(%llu)·Σ|x| (Σ|x| = %.6g, u = 2^%d) + %g·u_out·|want| + underflow %.3g%s",
-                     err, bound, (unsigned long long)j->k, a1 + a2, (int)lround(log2(ua)), out_terms, eta,
+            snprintf(what, sizeof what, "error %.3g, bound %.3g = %s(%llu)·Σ|x| (Σ|x| = %.6g, u = 2^%d) + %g·u_out·|want| + underflow %.3g%s",
+                     err, bound, k_u ? "u·" : "γ", (unsigned long long)j->k, a1 + a2, (int)lround(log2(ua)), out_terms, eta,
                      slack > 0 ? " + flush-to-zero slack" : "");
             note(ws, budget, k, i, t, gb, wb, what);
         }
