@@ -36,6 +36,21 @@
  *     only by [1, 0] and [2, 0, 1] and reversed along [1] of rank 2 and
  *     one rank-3 set, so a per-element-size kernel wrong for, e.g., the
  *     batched transpose [0, 2, 1] of 16-bit elements was certified.
+ *   - round 3 (a third pass, after the layout cases, so no earlier
+ *     ordinal moves), each a class a planted fault showed no case had:
+ *     dot_general with the batch dim in the middle of lhs and last in rhs
+ *     (batch_mid: 3x2x4 . 4x5x2, batching_dims = [1] x [2]); transpose of
+ *     rank 5 and 6 (rank5, rank6); case with a constant branch index past
+ *     the last branch (index_past: 3 and 2^31 - 1 of 3 branches, which
+ *     the spec sends to the last branch); reduce with a maximum / minimum
+ *     body over rows of 1031 whose extreme lies past element 1024
+ *     (wide_max, wide_min); concatenate along dim 0 of rank 3 on the types
+ *     other than f32 (rank3_dim0); reduce_window with strides larger than
+ *     the window (gaps: 8x9, window 2x2, strides 3x4); dynamic_slice and
+ *     dynamic_update_slice with start indices of every integer type other
+ *     than i32, at the type's extremes (index_types, the value class
+ *     naming the index type); gather with operand_batching_dims
+ *     (batching); sort descending (GT) over rows of 1031 (wide_desc).
  * Expected values are the reference's (exact classes but the dots and the
  * reduce, which the agreement checker bounds as it does every dot and
  * sum). The family runs after every other one (conformance/gen.c), so no
@@ -115,6 +130,33 @@ static uint32_t sz_layout_cases(plumb_opcode op, plumb_dtype t, sz_case *out)
     return n;
 }
 
+/* the third pass (round 3): one table entry per class */
+static const char *const r3_transpose[] = {"rank5", "rank6"};
+static const char *const r3_case[] = {"index_3", "index_max"};
+static const char *const r3_reduce[] = {"wide_max", "wide_min"};
+static const char *const r3_index_types[] = {"i8", "i16", "i64", "ui8", "ui16", "ui32", "ui64"};
+
+static uint32_t sz_round3_cases(plumb_opcode op, plumb_dtype t, sz_case *out)
+{
+    uint32_t n = 0;
+    if (!accepts(op, t) || !wide_real(t)) return 0;
+    const char *vc = plumb_dtype_is_float(t) ? "normal" : "uniform";
+    if (op == PLUMB_OP_DOT_GENERAL && t != PLUMB_I1) out[n++] = (sz_case){"batch_mid", vc, t};
+    if (op == PLUMB_OP_TRANSPOSE)
+        for (uint32_t i = 0; i < LEN(r3_transpose); i++) out[n++] = (sz_case){r3_transpose[i], "uniform", t};
+    if (op == PLUMB_OP_CASE && t != PLUMB_I1)
+        for (uint32_t i = 0; i < LEN(r3_case); i++) out[n++] = (sz_case){"index_past", r3_case[i], t};
+    if (op == PLUMB_OP_REDUCE && t != PLUMB_I1)
+        for (uint32_t i = 0; i < LEN(r3_reduce); i++) out[n++] = (sz_case){r3_reduce[i], vc, t};
+    if (op == PLUMB_OP_CONCATENATE && t != PLUMB_F32) out[n++] = (sz_case){"rank3_dim0", "uniform", t};
+    if (op == PLUMB_OP_REDUCE_WINDOW && t != PLUMB_I1) out[n++] = (sz_case){"gaps", vc, t};
+    if ((op == PLUMB_OP_DYNAMIC_SLICE || op == PLUMB_OP_DYNAMIC_UPDATE_SLICE) && t == PLUMB_F32)
+        for (uint32_t i = 0; i < LEN(r3_index_types); i++) out[n++] = (sz_case){"index_types", r3_index_types[i], t};
+    if (op == PLUMB_OP_GATHER && t != PLUMB_I1) out[n++] = (sz_case){"batching", "uniform", t};
+    if (op == PLUMB_OP_SORT && t != PLUMB_I1) out[n++] = (sz_case){"wide_desc", "uniform", t};
+    return n;
+}
+
 #define SZ_MAX 64
 
 uint32_t conf_sizes_cases(plumb_opcode op)
@@ -123,6 +165,7 @@ uint32_t conf_sizes_cases(plumb_opcode op)
     sz_case v[SZ_MAX];
     for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) n += sz_cases(op, (plumb_dtype)ti, v);
     for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) n += sz_layout_cases(op, (plumb_dtype)ti, v);
+    for (int ti = 0; ti < PLUMB_DTYPE_COUNT; ti++) n += sz_round3_cases(op, (plumb_dtype)ti, v);
     return n;
 }
 
@@ -274,6 +317,214 @@ static bool layout_case(gen *g)
     return conf_gen_push_case(g, "%r");
 }
 
+/* ---- round 3 ---- */
+
+/* a value beyond the data on either side: ±10^4 for the floats (finite in
+ * f16 and bf16, far past normal data), max / min for the integers */
+static uint64_t r3_extreme(plumb_dtype t, bool hi)
+{
+    if (plumb_dtype_is_float(t)) return conf_gen_fbits(t, hi ? 1e4 : -1e4);
+    return conf_gen_int_boundary(t, hi ? 4 : 3);
+}
+
+/* dot_general 3x2x4 . 4x5x2, batching_dims = [1] x [2], contracting [2] x [0] -> 2x3x5 */
+static bool batch_mid_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t l[3] = {3, 2, 4}, r[3] = {4, 5, 2}, o[3] = {2, 3, 5};
+    conf_gen_param(g, "x", t, 3, l, g->value, 0, 0);
+    conf_gen_param(g, "y", t, 3, r, g->value, 0, 0);
+    const char *L = conf_gen_tys(g, t, 3, l), *R = conf_gen_tys(g, t, 3, r), *O = conf_gen_tys(g, t, 3, o);
+    plumb_buf_printf(&g->body,
+                     "  %%r = stablehlo.dot_general %%x, %%y, batching_dims = [1] x [2], contracting_dims = [2] x [0] : "
+                     "(%s, %s) -> %s\n", L, R, O);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* transpose of 2x3x2x4x3 by [4, 2, 0, 3, 1], of 2x1x3x2x2x3 by [5, 3, 1, 0, 2, 4] */
+static bool rank56_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    bool r5 = !strcmp(g->shape, "rank5");
+    int64_t s5[5] = {2, 3, 2, 4, 3}, s6[6] = {2, 1, 3, 2, 2, 3}, o[6];
+    const int64_t p5[5] = {4, 2, 0, 3, 1}, p6[6] = {5, 3, 1, 0, 2, 4};
+    uint32_t rank = r5 ? 5 : 6;
+    const int64_t *s = r5 ? s5 : s6, *p = r5 ? p5 : p6;
+    for (uint32_t i = 0; i < rank; i++) o[i] = s[p[i]];
+    /* parameters have rank 4 at most (gen.c): a reshape of the same
+     * elements gives the rank-5/6 operand */
+    int64_t flat[4] = {s[0], s[1], s[2], 1};
+    for (uint32_t i = 3; i < rank; i++) flat[3] *= s[i];
+    conf_gen_param(g, "x", t, 4, flat, "uniform", 0, 0);
+    const char *F = conf_gen_tys(g, t, 4, flat), *T = conf_gen_tys(g, t, rank, s), *O = conf_gen_tys(g, t, rank, o);
+    plumb_buf_printf(&g->body, "  %%y = stablehlo.reshape %%x : (%s) -> %s\n", F, T);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.transpose %%y, dims = [%s] : (%s) -> %s\n",
+                     r5 ? "4, 2, 0, 3, 1" : "5, 3, 1, 0, 2, 4", T, O);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* case with 3 branches (x, x + x, x + x + x) and a constant index past them */
+static bool index_past_case(gen *g)
+{
+    int64_t d[2] = {7, 13};
+    const char *X = conf_gen_tys(g, g->t, 2, d);
+    conf_gen_param(g, "x", g->t, 2, d, plumb_dtype_is_float(g->t) ? "normal" : "uniform", 0, 0);
+    plumb_buf_printf(&g->body,
+                     "  %%k = stablehlo.constant dense<%s> : tensor<i32>\n"
+                     "  %%r = \"stablehlo.case\"(%%k) ({\n"
+                     "    stablehlo.return %%x : %s\n"
+                     "  }, {\n"
+                     "    %%a = stablehlo.add %%x, %%x : %s\n"
+                     "    stablehlo.return %%a : %s\n"
+                     "  }, {\n"
+                     "    %%c = stablehlo.add %%x, %%x : %s\n"
+                     "    %%c2 = stablehlo.add %%c, %%x : %s\n"
+                     "    stablehlo.return %%c2 : %s\n"
+                     "  }) : (tensor<i32>) -> %s\n",
+                     !strcmp(g->value, "index_3") ? "3" : "2147483647", X, X, X, X, X, X, X);
+    g->ret_types = X;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* reduce max / min over dim 1 of 2x1031, the init the type's other
+ * extreme, each row's extreme placed past element 1024 (1030 and 1025) */
+static bool wide_extreme_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    bool mx = !strcmp(g->shape, "wide_max");
+    int64_t d[2] = {2, 1031}, o = 2;
+    plumb_tensor *x = conf_gen_param(g, "x", t, 2, d, g->value, 0, 0);
+    plumb_tensor *c = conf_gen_param(g, "c", t, 0, NULL, g->value, 0, 0);
+    if (x && c) {
+        plumb_store_bits(t, c->data, 0, r3_extreme(t, !mx));
+        plumb_store_bits(t, x->data, 1030, r3_extreme(t, mx));
+        plumb_store_bits(t, x->data, 1031 + 1025, r3_extreme(t, mx));
+    }
+    const char *T = conf_gen_tys(g, t, 2, d), *S = conf_gen_tys(g, t, 0, NULL), *O = conf_gen_tys(g, t, 1, &o);
+    plumb_buf_printf(&g->body,
+                     "  %%r = stablehlo.reduce(%%x init: %%c) applies stablehlo.%s across dimensions = [1] : (%s, %s) -> %s\n",
+                     mx ? "maximum" : "minimum", T, S, O);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* concatenate 2x3x4, 1x3x4, 3x3x4 along dim 0 */
+static bool rank3_concat_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t a[3] = {2, 3, 4}, b[3] = {1, 3, 4}, c[3] = {3, 3, 4}, o[3] = {6, 3, 4};
+    conf_gen_param(g, "x0", t, 3, a, g->value, 0, 0);
+    conf_gen_param(g, "x1", t, 3, b, g->value, 0, 0);
+    conf_gen_param(g, "x2", t, 3, c, g->value, 0, 0);
+    const char *A = conf_gen_tys(g, t, 3, a), *B = conf_gen_tys(g, t, 3, b), *C = conf_gen_tys(g, t, 3, c),
+               *O = conf_gen_tys(g, t, 3, o);
+    plumb_buf_printf(&g->body, "  %%r = stablehlo.concatenate %%x0, %%x1, %%x2, dim = 0 : (%s, %s, %s) -> %s\n", A, B, C, O);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* reduce_window max over 8x9, window 2x2, strides 3x4 (gaps between windows) -> 3x2 */
+static bool gaps_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t d[2] = {8, 9}, o[2] = {3, 2};
+    conf_gen_param(g, "x", t, 2, d, g->value, 0, 0);
+    plumb_tensor *c = conf_gen_param(g, "c", t, 0, NULL, g->value, 0, 0);
+    if (c) plumb_store_bits(t, c->data, 0, r3_extreme(t, false));
+    const char *T = conf_gen_tys(g, t, 2, d), *S = conf_gen_tys(g, t, 0, NULL), *O = conf_gen_tys(g, t, 2, o);
+    plumb_buf_printf(&g->body,
+                     "  %%r = \"stablehlo.reduce_window\"(%%x, %%c) <{window_dimensions = array<i64: 2, 2>, "
+                     "window_strides = array<i64: 3, 4>}> ({\n"
+                     "  ^bb0(%%a: %s, %%b: %s):\n"
+                     "    %%m = stablehlo.maximum %%a, %%b : %s\n"
+                     "    stablehlo.return %%m : %s\n"
+                     "  }) : (%s, %s) -> %s\n",
+                     S, S, S, S, T, S, O);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* dynamic_slice (sizes 3x6) / dynamic_update_slice (a 3x6 update) of
+ * 7x13 f32 with start indices of the value class's integer type: the
+ * type's max (past the end: clamped to 4 and 7) and its min (clamped to
+ * 0; 0 for the unsigned types) */
+static bool index_types_case(gen *g)
+{
+    plumb_dtype t = g->t, it = PLUMB_I32;
+    plumb_dtype_parse(g->value, strlen(g->value), &it);
+    int64_t d[2] = {7, 13}, u[2] = {3, 6};
+    conf_gen_param(g, "x", t, 2, d, "normal", 0, 0);
+    bool upd = g->op == PLUMB_OP_DYNAMIC_UPDATE_SLICE;
+    if (upd) conf_gen_param(g, "u", t, 2, u, "normal", 0, 0);
+    plumb_tensor *i0 = conf_gen_param(g, "i0", it, 0, NULL, NULL, 0, 0);
+    plumb_tensor *i1 = conf_gen_param(g, "i1", it, 0, NULL, NULL, 0, 0);
+    if (i0) plumb_store_bits(it, i0->data, 0, conf_gen_int_boundary(it, 4));
+    if (i1) plumb_store_bits(it, i1->data, 0, conf_gen_int_boundary(it, 3));
+    const char *X = conf_gen_tys(g, t, 2, d), *U = conf_gen_tys(g, t, 2, u), *I = conf_gen_tys(g, it, 0, NULL);
+    if (upd)
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.dynamic_update_slice %%x, %%u, %%i0, %%i1 : (%s, %s, %s, %s) -> %s\n",
+                         X, U, I, I, X);
+    else
+        plumb_buf_printf(&g->body, "  %%r = stablehlo.dynamic_slice %%x, %%i0, %%i1, sizes = [3, 6] : (%s, %s, %s) -> %s\n",
+                         X, I, I, U);
+    g->ret_types = upd ? X : U;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* gather with a batch dim: operand 3x5x4 (batch 0), indices 3x2x1 (batch
+ * 0) into operand dim 1, slices 1x1x4 -> 3x2x4; one index past the end
+ * (clamped) */
+static bool batching_gather_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t d[3] = {3, 5, 4}, id[3] = {3, 2, 1}, o[3] = {3, 2, 4};
+    conf_gen_param(g, "x", t, 3, d, g->value, 0, 0);
+    plumb_tensor *ix = conf_gen_param(g, "i", PLUMB_I32, 3, id, NULL, 0, 4);
+    if (ix) plumb_store_bits(PLUMB_I32, ix->data, 5, 9);
+    const char *X = conf_gen_tys(g, t, 3, d), *I = conf_gen_tys(g, PLUMB_I32, 3, id), *O = conf_gen_tys(g, t, 3, o);
+    plumb_buf_printf(&g->body,
+                     "  %%r = \"stablehlo.gather\"(%%x, %%i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+                     "collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], "
+                     "start_index_map = [1], index_vector_dim = 2>, slice_sizes = array<i64: 1, 1, 4>}> : (%s, %s) -> %s\n",
+                     X, I, O);
+    g->ret_types = O;
+    return conf_gen_push_case(g, "%r");
+}
+
+/* sort of 2x1031 along dim 1, descending (GT) */
+static bool wide_desc_case(gen *g)
+{
+    plumb_dtype t = g->t;
+    int64_t d[2] = {2, 1031};
+    conf_gen_param(g, "x", t, 2, d, g->value, 0, 0);
+    const char *T = conf_gen_tys(g, t, 2, d), *S = conf_gen_tys(g, t, 0, NULL);
+    plumb_buf_printf(&g->body,
+                     "  %%r = \"stablehlo.sort\"(%%x) <{dimension = 1 : i64, is_stable = true}> ({\n"
+                     "  ^bb0(%%a: %s, %%b: %s):\n"
+                     "    %%p = stablehlo.compare GT, %%a, %%b : (%s, %s) -> tensor<i1>\n"
+                     "    stablehlo.return %%p : tensor<i1>\n"
+                     "  }) : (%s) -> %s\n",
+                     S, S, S, S, T, T);
+    g->ret_types = T;
+    return conf_gen_push_case(g, "%r");
+}
+
+static bool round3_case(gen *g)
+{
+    const char *s = g->shape;
+    if (!strcmp(s, "batch_mid")) return batch_mid_case(g);
+    if (!strncmp(s, "rank", 4) && strcmp(s, "rank3_dim0")) return rank56_case(g);
+    if (!strcmp(s, "index_past")) return index_past_case(g);
+    if (!strncmp(s, "wide_m", 6)) return wide_extreme_case(g);
+    if (!strcmp(s, "rank3_dim0")) return rank3_concat_case(g);
+    if (!strcmp(s, "gaps")) return gaps_case(g);
+    if (!strcmp(s, "index_types")) return index_types_case(g);
+    if (!strcmp(s, "batching")) return batching_gather_case(g);
+    return wide_desc_case(g);
+}
+
 /* one case of the family, seeded like every case from (seed, op, dtype, ordinal) */
 static bool sz_one(gen *g, plumb_dtype t, const sz_case *c)
 {
@@ -287,7 +538,8 @@ static bool sz_one(gen *g, plumb_dtype t, const sz_case *c)
     if (!strncmp(c->shape, "empty_", 6)) return concat_case(g);
     if (!strcmp(c->shape, "long")) return long_iota_case(g);
     if (!strcmp(c->shape, "layout")) return layout_case(g);
-    return widths_case(g);
+    if (!strcmp(c->shape, "widths")) return widths_case(g);
+    return round3_case(g);
 }
 
 bool conf_gen_sizes(gen *g)
@@ -300,6 +552,10 @@ bool conf_gen_sizes(gen *g)
     }
     for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
         uint32_t n = sz_layout_cases(g->op, (plumb_dtype)ti, v);
+        for (uint32_t i = 0; ok && i < n; i++) ok = sz_one(g, (plumb_dtype)ti, &v[i]);
+    }
+    for (int ti = 0; ok && ti < PLUMB_DTYPE_COUNT; ti++) {
+        uint32_t n = sz_round3_cases(g->op, (plumb_dtype)ti, v);
         for (uint32_t i = 0; ok && i < n; i++) ok = sz_one(g, (plumb_dtype)ti, &v[i]);
     }
     return ok;

@@ -222,6 +222,23 @@ expect fault_cache_cmp_dir      compare           "compare/f32/odd/"            
 # index late (every later group starting a row late): the noncontract
 # class's row 3 comes from group 0's rhs instead of group 2's.
 expect fault_ragged_boundary ragged_dot           "chlo.ragged_dot/i32/noncontract/"        "exact class"
+# The sizes family's third pass (conformance/gen_sizes.c, docs/certify.md):
+# dot_general with lhs's batch dim in the middle read batch-major; rank 5/6
+# transposes done as a copy; a case index past the last branch taken modulo
+# the branch count; max/min reduces of rows past 1024 dropping the tail;
+# rank-3 concatenate along dim 0 placing operands at k times the first's
+# rows; reduce_window windows stepped by the window instead of a larger
+# stride; 64-bit and ui32 start indices read as i32; gather ignoring
+# operand_batching_dims; descending sorts of long rows off by one at the end.
+expect fault_dot_batch_mid      dot_general       "dot_general/i32/batch_mid/"          "exact class"
+expect fault_transpose_rank5    transpose         "transpose/f32/rank5/"                "exact class"
+expect fault_case_index_wrap    case              "case/f32/index_past/index_3/"        "exact class"
+expect fault_reduce_max_tail    reduce            "reduce/f32/wide_max/"                "want 0x461c4000 (10000)"
+expect fault_concat_rank3       concatenate       "concatenate/i16/rank3_dim0/"         "exact class"
+expect fault_window_stride_gap  reduce_window     "reduce_window/f32/gaps/"             "exact class"
+expect fault_dyn_index_i32      dynamic_slice,dynamic_update_slice "dynamic_slice/f32/index_types/ui32/" "exact class"
+expect fault_gather_batch0      gather            "gather/f32/batching/"                "exact class"
+expect fault_sort_desc_wide     sort              "sort/i32/wide_desc/"                 "exact class"
 if [ "$skip" != 0 ]; then
     echo "skipped: $skip of the planted faults run under the other sanitizer ($SANITIZER runs every other one) and in make check"
     echo "$pass passed, $fail failed, $skip skipped"
