@@ -1,8 +1,10 @@
 /* gather, scatter, sort, top_k with plumb's semantics (docs/spec/indexing.md):
  * gather clamps starts; scatter applies updates in row-major order of the
- * updates and skips windows that leave the input; sort is the same stable
- * bottom-up merge sort as the reference, so even a comparator that is not a
- * strict weak order yields the reference's permutation; top_k orders floats
+ * updates and skips windows that leave the input; sort yields the
+ * reference's permutation (its stable bottom-up merge sort, or for a
+ * single-compare comparator the typed key sort of k_sort_keys.c that gives
+ * the same one), so even a comparator that is not a strict weak order
+ * yields the reference's permutation; top_k orders floats
  * by totalOrder with ties to the lower index.
  *
  * Row copies: a gather or scatter whose window is one contiguous run of
@@ -24,6 +26,7 @@
 #include "rt_internal.h"
 #include "rt_copy.h"
 #include "rt_pipeline.h"
+#include "rt_sort.h"
 
 static bool in_list(const ir_ints *v, int64_t d)
 {
@@ -996,15 +999,20 @@ typedef struct sort_job {
     sort_env proto;
     plumb_tensor *const *out;
     int64_t len;
-    int64_t *perm;   /* per chunk: 2 * len */
+    bool keyed;          /* the typed key sort (k_sort_keys.c) applies */
+    rt_sort_keys keys;
+    char *scratch;       /* per chunk: chunk_bytes (2 * len positions, or the key sort's) */
+    size_t chunk_bytes;
 } sort_job;
 
-static void sort_slices(sort_job *j, sort_env *e, int64_t *perm, uint64_t begin, uint64_t end)
+static void sort_slices(sort_job *j, sort_env *e, void *scratch, uint64_t begin, uint64_t end)
 {
-    int64_t len = j->len, stride = e->stride, *tmp = perm + len;
+    int64_t len = j->len, stride = e->stride, *perm = scratch, *tmp = perm + len;
     for (uint64_t s = begin; s < end && !e->failed; s++) {
         int64_t outer = (int64_t)(s / (uint64_t)stride), inner = (int64_t)(s % (uint64_t)stride);
         e->base = outer * len * stride + inner;
+        /* FLOAT with a NaN in the slice: the merge sort, comparison for comparison */
+        if (j->keyed && rt_sort_keys_slice(&j->keys, e->in, j->out, e->n, e->base, stride, len, scratch)) continue;
         for (int64_t p = 0; p < len; p++) perm[p] = p;
         merge_sort(perm, tmp, len, e->nc.ok ? native_less : generic_less, e, &e->failed);
         if (e->failed) return;
@@ -1021,7 +1029,7 @@ static void sort_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     sort_job *j = ctx;
     sort_env e = j->proto;
-    sort_slices(j, &e, j->perm + (size_t)chunk * 2 * (size_t)j->len, begin, end);
+    sort_slices(j, &e, j->scratch + (size_t)chunk * j->chunk_bytes, begin, end);
 }
 
 bool rt_op_SORT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out)
@@ -1063,12 +1071,20 @@ bool rt_op_SORT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tens
     e->n = n;
     e->stride = stride;
     e->nc = recognise_cmp(body, in);
+    if (e->nc.ok)
+        j.keyed = rt_sort_keys_plan(&j.keys, e->nc.operand, e->nc.dir, e->nc.swapped, e->nc.type,
+                                    in[e->nc.operand]->dtype, n, len);
     uint32_t chunks = e->nc.ok ? rt_parallel_chunks(x, slices, 1) : 1;
-    uint64_t bytes;
-    if (plumb_mul_overflow_u64((uint64_t)len, 2 * sizeof(int64_t) * (chunks ? chunks : 1), &bytes) || bytes > SIZE_MAX)
+    uint64_t per, bytes;
+    if (plumb_mul_overflow_u64((uint64_t)len, 2 * sizeof(int64_t), &per))
         return rt_fail(x, op, PLUMB_ERR_LIMIT, "scratch for slices of %lld elements is too large", (long long)len);
-    j.perm = rt_scratch(x, op, (size_t)bytes);
-    if (!j.perm) return false;
+    if (j.keyed && rt_sort_keys_scratch(&j.keys, len) > per) per = rt_sort_keys_scratch(&j.keys, len);
+    per = (per + 63) & ~(uint64_t)63;   /* each chunk's scratch 64-byte aligned */
+    if (plumb_mul_overflow_u64(per, chunks ? chunks : 1, &bytes) || bytes > SIZE_MAX)
+        return rt_fail(x, op, PLUMB_ERR_LIMIT, "scratch for slices of %lld elements is too large", (long long)len);
+    j.chunk_bytes = (size_t)per;
+    j.scratch = rt_scratch(x, op, (size_t)bytes);
+    if (!j.scratch) return false;
     if (e->nc.ok) {
         rt_parallel_for(x, slices, 1, sort_range, &j);
         return true;
@@ -1078,7 +1094,7 @@ bool rt_op_SORT(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tens
         e->argp[k] = &e->args[k];
     }
     scalar_view(&e->resv, PLUMB_I1, &e->rbuf);
-    sort_slices(&j, e, j.perm, 0, slices);
+    sort_slices(&j, e, j.scratch, 0, slices);
     return !e->failed;
 }
 
