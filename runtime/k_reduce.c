@@ -35,6 +35,7 @@
 
 #include "plumb/dtype.h"
 #include "plumb/fp8.h"
+#include "rt_argfold.h"
 #include "rt_internal.h"
 #include "rt_lowp.h"
 #include "rt_colsum.h"
@@ -2193,7 +2194,10 @@ bool rt_op_REDUCE(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_te
     if (kind != RK_GENERIC && plumb_dtype_is_lowp(a0->dtype))   /* FP8/FP6/FP4, i2/i4/ui2/ui4 */
         return rt_lowp_reduce(x, op, in, out, red);                /* runtime/k_lowp_reduce.c */
     if (kind == RK_GENERIC) {
-        bool done;
+        bool done = false;
+        /* (value, index) selections: argmax, argmin (runtime/k_argfold.c) */
+        if (n == 2 && !rt_argfold(x, op, in, out, red, &done)) return false;
+        if (done) return true;
         if (!reduce_lanes(x, op, in, out, n, red, &done)) return false;
         return done || reduce_generic(x, op, in, out, n, red);
     }
