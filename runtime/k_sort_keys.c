@@ -25,8 +25,12 @@
  * digits, 11-bit from 64K elements; one histogram pass counts every digit
  * and a digit that every key shares is skipped); from MSD_MIN elements the
  * top 11 key bits go first (one pass over memory) and each bucket is then
- * sorted by LSD while it is in cache; shorter slices take a merge sort
- * over insertion-sorted runs of 16. The items:
+ * sorted by LSD while it is in cache (for keys alone, the top bits are
+ * counted while the keys are made and each sorted bucket is written out
+ * as bits at once: msd_src_u32/u64); shorter slices take a merge sort
+ * over insertion-sorted runs of 16. Every distribution pass is one helper
+ * (offsets, then scatter_u32/u64). Contiguous 32-bit keys without FLOAT's
+ * checks are made and mapped back four to a vector. The items:
  *   - one operand whose key maps its bits one to one (8/16/32/64-bit
  *     integers and floats): the keys alone, mapped back to bits on the way
  *     out; under FLOAT the keys are the totalOrder ones and the zeros'
@@ -211,19 +215,82 @@ UNKEY(unkey16, uint16_t, uint32_t)
 UNKEY(unkey32, uint32_t, uint32_t)
 UNKEY(unkey64, uint64_t, uint64_t)
 
-static void extract(const rt_sort_keys *p, const char *src, int64_t base, int64_t stride, int64_t len, int form,
-                    void *dst, uint64_t flip, slice_stats *st)
+/* 32-bit elements read or written in order, four per 16-byte vector (the
+ * baseline's registers): the maps of EXTRACT and UNKEY without FLOAT's
+ * checks, the same xors. The scalar loops made keys at about 15
+ * instructions an element (a fifth of a 1M f32 sort, `perf`). */
+typedef uint32_t sk_v4u32 __attribute__((vector_size(16)));
+
+static void keys32_contig(const rt_sort_keys *p, const uint32_t *s, size_t n, uint32_t *d, uint64_t flip)
+{
+    uint64_t xp, xn;
+    key_xors(p, &xp, &xn);
+    xp ^= flip;
+    xn ^= flip;
+    uint32_t p32 = (uint32_t)xp, d32 = (uint32_t)(xp ^ xn);
+    const sk_v4u32 vp = {p32, p32, p32, p32}, vd = {d32, d32, d32, d32}, zero = {0, 0, 0, 0};
+    size_t q = 0;
+    for (; q + 4 <= n; q += 4) {
+        sk_v4u32 b;
+        memcpy(&b, s + q, 16);
+        sk_v4u32 k = b ^ vp ^ (vd & (zero - (b >> 31)));
+        memcpy(d + q, &k, 16);
+    }
+    for (; q < n; q++) d[q] = s[q] ^ p32 ^ (d32 & (0u - (s[q] >> 31)));
+}
+
+static void bits32_contig(const rt_sort_keys *p, uint32_t *d, size_t n, const uint32_t *k, uint64_t flip)
+{
+    uint64_t xp, xn;
+    key_xors(p, &xp, &xn);
+    uint32_t f32 = (uint32_t)flip, n32 = (uint32_t)xn, d32 = (uint32_t)(xp ^ xn);
+    const sk_v4u32 vf = {f32, f32, f32, f32}, vn = {n32, n32, n32, n32}, vd = {d32, d32, d32, d32},
+                   zero = {0, 0, 0, 0};
+    size_t q = 0;
+    for (; q + 4 <= n; q += 4) {
+        sk_v4u32 v;
+        memcpy(&v, k + q, 16);
+        v ^= vf;
+        sk_v4u32 b = v ^ vn ^ (vd & (zero - (v >> 31)));
+        memcpy(d + q, &b, 16);
+    }
+    for (; q < n; q++) {
+        uint32_t v = k[q] ^ f32;
+        d[q] = v ^ n32 ^ (d32 & (0u - (v >> 31)));
+    }
+}
+
+/* unkey32, in order when the stride is 1. */
+static void unkey32s(const rt_sort_keys *p, uint32_t *d, int64_t stride, size_t n, const uint32_t *k, uint64_t flip)
+{
+    if (stride == 1) bits32_contig(p, d, n, k, flip);
+    else unkey32(p, d, stride, n, k, flip);
+}
+
+/* The keys of slice elements [q0, q0 + n) in sort order. */
+static void extract_part(const rt_sort_keys *p, const char *src, int64_t base, int64_t stride, int64_t len,
+                         size_t q0, size_t n, int form, void *dst, uint64_t flip, slice_stats *st)
 {
     /* LE/GE read the slice backwards */
-    int64_t start = p->ties_rev ? base + (len - 1) * stride : base, step = p->ties_rev ? -stride : stride;
-    size_t n = (size_t)len;
+    int64_t first = p->ties_rev ? len - 1 - (int64_t)q0 : (int64_t)q0;
+    int64_t start = base + first * stride, step = p->ties_rev ? -stride : stride;
     memset(st, 0, sizeof *st);
+    if (p->esz == 4 && step == 1 && form == FORM_K32 && !p->nan_check && !p->zero_merge) {
+        keys32_contig(p, (const uint32_t *)(const void *)src + start, n, dst, flip);
+        return;
+    }
     switch (p->esz) {
     case 1: extract8(p, (const uint8_t *)src + start, step, n, form, dst, flip, st); break;
     case 2: extract16(p, (const uint16_t *)(const void *)src + start, step, n, form, dst, flip, st); break;
     case 4: extract32(p, (const uint32_t *)(const void *)src + start, step, n, form, dst, flip, st); break;
     default: extract64(p, (const uint64_t *)(const void *)src + start, step, n, form, dst, flip, st); break;
     }
+}
+
+static void extract(const rt_sort_keys *p, const char *src, int64_t base, int64_t stride, int64_t len, int form,
+                    void *dst, uint64_t flip, slice_stats *st)
+{
+    extract_part(p, src, base, stride, len, 0, (size_t)len, form, dst, flip, st);
 }
 
 /* Element q of the slice in sort order (LE/GE read it backwards). */
@@ -270,9 +337,34 @@ static inline size_t at(const rt_sort_keys *p, int64_t base, int64_t stride, int
 MSORT(msort_u32, uint32_t)
 MSORT(msort_u64, uint64_t)
 
+/* Counts to starting offsets (off may be cnt). */
+static void offsets(const uint32_t *cnt, uint32_t *off, size_t nb)
+{
+    uint32_t s = 0;
+    for (size_t k = 0; k < nb; k++) {
+        uint32_t t = cnt[k];
+        off[k] = s;
+        s += t;
+    }
+}
+
+/* One stable distribution pass: a[i] to b[off[digit]++], the digit being
+ * bits [sh, sh + log2(m + 1)) of the item. */
+#define SCATTER(NAME, T)                                                                                 \
+    static void NAME(const T *a, T *b, size_t n, uint32_t *off, unsigned sh, T m)                        \
+    {                                                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                                 \
+            T v = a[i];                                                                                  \
+            b[off[(v >> sh) & m]++] = v;                                                                 \
+        }                                                                                                \
+    }
+
+SCATTER(scatter_u32, uint32_t)
+SCATTER(scatter_u64, uint64_t)
+
 /* LSD radix sort of a[0..n) by bits [lo, lo + nbits) of each item, stable;
  * b is scratch of n items; returns the buffer holding the result. */
-#define RADIX(NAME, T)                                                                                   \
+#define RADIX(NAME, T, SCAT)                                                                             \
     static T *NAME(T *a, T *b, size_t n, unsigned lo, unsigned nbits)                                   \
     {                                                                                                    \
         unsigned db = n >= DIGIT11_MIN ? 11 : 8, nd = (nbits + db - 1) / db;                                   \
@@ -311,16 +403,8 @@ MSORT(msort_u64, uint64_t)
             uint32_t *c = cnt + d * nb;                                                                  \
             unsigned sh = lo + d * db;                                                                   \
             if (c[(a[0] >> sh) & m] == n) continue;                                                      \
-            uint32_t s = 0;                                                                              \
-            for (size_t k = 0; k < nb; k++) {                                                            \
-                uint32_t t = c[k];                                                                       \
-                c[k] = s;                                                                                \
-                s += t;                                                                                  \
-            }                                                                                            \
-            for (size_t i = 0; i < n; i++) {                                                             \
-                T v = a[i];                                                                              \
-                b[c[(v >> sh) & m]++] = v;                                                               \
-            }                                                                                            \
+            offsets(c, c, nb);                                                                           \
+            SCAT(a, b, n, c, sh, m);                                                                     \
             T *t = a;                                                                                    \
             a = b;                                                                                       \
             b = t;                                                                                       \
@@ -328,12 +412,12 @@ MSORT(msort_u64, uint64_t)
         return a;                                                                                        \
     }
 
-RADIX(lsd_u32, uint32_t)
-RADIX(lsd_u64, uint64_t)
+RADIX(lsd_u32, uint32_t, scatter_u32)
+RADIX(lsd_u64, uint64_t, scatter_u64)
 
 /* Long slices: the top 11 key bits first (one pass over memory), then each
  * bucket by LSD radix while it sits in cache; stable throughout. */
-#define MSD(NAME, LSD, MS, T)                                                                            \
+#define MSD(NAME, LSD, MS, T, SCAT)                                                                      \
     static T *NAME(T *a, T *b, size_t n, unsigned lo, unsigned nbits)                                   \
     {                                                                                                    \
         if (n < MSD_MIN || nbits <= 16) return LSD(a, b, n, lo, nbits);                                  \
@@ -342,15 +426,8 @@ RADIX(lsd_u64, uint64_t)
         memset(tc, 0, sizeof tc);                                                                        \
         for (size_t i = 0; i < n; i++) tc[(a[i] >> tsh) & 2047]++;                                       \
         if (tc[(a[0] >> tsh) & 2047] == n) return LSD(a, b, n, lo, nbits);                               \
-        uint32_t s0 = 0;                                                                                 \
-        for (size_t k = 0; k < 2048; k++) {                                                              \
-            to[k] = s0;                                                                                  \
-            s0 += tc[k];                                                                                 \
-        }                                                                                                \
-        for (size_t i = 0; i < n; i++) {                                                                 \
-            T v = a[i];                                                                                  \
-            b[to[(v >> tsh) & 2047]++] = v;                                                              \
-        }                                                                                                \
+        offsets(tc, to, 2048);                                                                           \
+        SCAT(a, b, n, to, tsh, 2047);                                                                    \
         size_t s1 = 0;                                                                                   \
         for (size_t k = 0; k < 2048; k++) {                                                              \
             size_t cn = tc[k];                                                                           \
@@ -363,8 +440,67 @@ RADIX(lsd_u64, uint64_t)
         return b;                                                                                        \
     }
 
-MSD(radix_u32, lsd_u32, msort_u32, uint32_t)
-MSD(radix_u64, lsd_u64, msort_u64, uint64_t)
+MSD(radix_u32, lsd_u32, msort_u32, uint32_t, scatter_u32)
+MSD(radix_u64, lsd_u64, msort_u64, uint64_t, scatter_u64)
+
+/* Keys k[0..n) back to bits at slice positions [q0, q0 + n) of dst. */
+static void unkey_part(const rt_sort_keys *p, char *dst, int64_t base, int64_t stride, size_t q0, size_t n,
+                       const void *k, uint64_t flip)
+{
+    int64_t o = base + (int64_t)q0 * stride;
+    switch (p->esz) {
+    case 1: unkey8(p, (uint8_t *)dst + o, stride, n, k, flip); break;
+    case 2: unkey16(p, (uint16_t *)(void *)dst + o, stride, n, k, flip); break;
+    case 4: unkey32s(p, (uint32_t *)(void *)dst + o, stride, n, k, flip); break;
+    default: unkey64(p, (uint64_t *)(void *)dst + o, stride, n, k, flip); break;
+    }
+}
+
+/* Long slices of keys alone: the keys are made into a SRC_CHUNK elements
+ * at a time and their top 11 bits counted while the chunk is in L1 (and
+ * the FLOAT counts summed in st), then scattered by those bits into b;
+ * each bucket is sorted while it is in cache (a as scratch) and written
+ * back as bits into dst at once. Against radix_u32/u64 between extract
+ * and unkey, that saves the count pass's read of the keys and the final
+ * read of the sorted keys; the buckets and their sorts are theirs, so the
+ * result is too. False, with nothing written, when st->nan is set. */
+#define SRC_CHUNK 1024
+#define MSD_SRC(NAME, T, FORM, LSD, MS, SCAT)                                                            \
+    static bool NAME(const rt_sort_keys *p, const char *src, char *dst, int64_t base, int64_t stride,    \
+                     int64_t len, T *a, T *b, uint64_t flip, slice_stats *st)                            \
+    {                                                                                                    \
+        size_t n = (size_t)len;                                                                          \
+        unsigned nbits = p->kbits, tsh = nbits - 11;                                                     \
+        uint32_t tc[2048], to[2048];                                                                     \
+        memset(tc, 0, sizeof tc);                                                                        \
+        memset(st, 0, sizeof *st);                                                                       \
+        for (size_t q0 = 0; q0 < n; q0 += SRC_CHUNK) {                                                   \
+            size_t cn = n - q0 < SRC_CHUNK ? n - q0 : SRC_CHUNK;                                         \
+            slice_stats cs;                                                                              \
+            extract_part(p, src, base, stride, len, q0, cn, FORM, a + q0, flip, &cs);                    \
+            st->nneg += cs.nneg;                                                                         \
+            st->nzero += cs.nzero;                                                                       \
+            st->nan |= cs.nan;                                                                           \
+            for (size_t i = q0; i < q0 + cn; i++) tc[(a[i] >> tsh) & 2047]++;                            \
+        }                                                                                                \
+        if (st->nan) return false;                                                                       \
+        offsets(tc, to, 2048);                                                                           \
+        SCAT(a, b, n, to, tsh, 2047);                                                                    \
+        size_t s1 = 0;                                                                                   \
+        for (size_t k = 0; k < 2048; k++) {                                                              \
+            size_t cn = tc[k];                                                                           \
+            if (cn == 0) continue;                                                                       \
+            const T *r = b + s1;                                                                         \
+            if (cn >= 2)                                                                                 \
+                r = cn >= RADIX_MIN ? LSD(b + s1, a + s1, cn, 0, nbits - 11) : MS(b + s1, a + s1, cn);   \
+            unkey_part(p, dst, base, stride, s1, cn, r, flip);                                           \
+            s1 += cn;                                                                                    \
+        }                                                                                                \
+        return true;                                                                                     \
+    }
+
+MSD_SRC(msd_src_u32, uint32_t, FORM_K32, lsd_u32, msort_u32, scatter_u32)
+MSD_SRC(msd_src_u64, uint64_t, FORM_K64, lsd_u64, msort_u64, scatter_u64)
 
 
 /* 64-bit keys k with positions i, stably: k and i hold the result on
@@ -385,12 +521,7 @@ static void sort_kv64(uint64_t *k, uint32_t *i, uint64_t *tk, uint32_t *ti, size
             uint32_t *c = cnt + d * nb;
             unsigned sh = d * db;
             if (c[(ka[0] >> sh) & m] == n) continue;
-            uint32_t s = 0;
-            for (size_t x = 0; x < nb; x++) {
-                uint32_t t = c[x];
-                c[x] = s;
-                s += t;
-            }
+            offsets(c, c, nb);
             for (size_t x = 0; x < n; x++) {
                 uint32_t o = c[(ka[x] >> sh) & m]++;
                 kb[o] = ka[x];
@@ -480,7 +611,11 @@ bool rt_sort_keys_slice(const rt_sort_keys *p, plumb_tensor *const *in, plumb_te
     if (len == 0) return true;
     if (p->keys_only) {
         char *dst = out[0]->data;
-        if (p->kbits <= 32) {
+        if (ln >= MSD_MIN && p->kbits > 16) {
+            bool ok = p->kbits <= 32 ? msd_src_u32(p, src, dst, base, stride, len, scratch, (uint32_t *)scratch + ln, flip, &st)
+                                     : msd_src_u64(p, src, dst, base, stride, len, scratch, (uint64_t *)scratch + ln, flip, &st);
+            if (!ok) return false;
+        } else if (p->kbits <= 32) {
             uint32_t *a = scratch, *b = a + ln;
             extract(p, src, base, stride, len, FORM_K32, a, flip, &st);
             if (st.nan) return false;
@@ -488,7 +623,7 @@ bool rt_sort_keys_slice(const rt_sort_keys *p, plumb_tensor *const *in, plumb_te
             switch (p->esz) {
             case 1: unkey8(p, (uint8_t *)dst + base, stride, ln, r, flip); break;
             case 2: unkey16(p, (uint16_t *)(void *)dst + base, stride, ln, r, flip); break;
-            default: unkey32(p, (uint32_t *)(void *)dst + base, stride, ln, r, flip); break;
+            default: unkey32s(p, (uint32_t *)(void *)dst + base, stride, ln, r, flip); break;
             }
         } else {
             uint64_t *a = scratch, *b = a + ln;

@@ -508,6 +508,120 @@ static void test_1m_f64(void **state)
     plumb_tensor_free(x);
 }
 
+/* An element of an expected order: its key in the compare's order, a tie
+ * rank (position, or minus it for LE/GE) and its position. */
+typedef struct kpos {
+    uint64_t key;
+    int64_t tie, pos;
+} kpos;
+
+static int cmp_kpos(const void *a, const void *b)
+{
+    const kpos *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->tie > y->tie) - (x->tie < y->tie);
+}
+
+/* Slices long enough for the MSD pass made from the source (300000 keys
+ * alone, from 2^18), in layouts and directions test_1m does not take:
+ * f32 FLOAT LE along dim 0 of a 300000x2 tensor (stride 2, read backwards,
+ * -0 and +0 equal: the zeros in decreasing position order), i32 GE along
+ * the last dim of 2x300000 (descending, contiguous), f32 TOTALORDER GT
+ * along dim 0 of 300000x3. The expected slice is written here from the
+ * comparator's definition (keys from the bits, ties by position, qsort),
+ * at every ISA level on 1 and 2 threads. A NaN under FLOAT makes the slice
+ * leave this path for the merge sort: a permutation of the input, with the
+ * NaN-free other slice as expected. */
+static void test_msd_source_layouts(void **state)
+{
+    (void)state;
+    const int64_t L = 300000;
+    static const struct {
+        plumb_dtype t;
+        const char *dir, *type;
+        int64_t d0, d1, dim;
+        bool nan;
+    } cs[] = {
+        {PLUMB_F32, "LE", "FLOAT", 300000, 2, 0, false},
+        {PLUMB_I32, "GE", "SIGNED", 2, 300000, 1, false},
+        {PLUMB_F32, "GT", "TOTALORDER", 300000, 3, 0, false},
+        {PLUMB_F32, "LT", "FLOAT", 2, 300000, 1, true},
+    };
+    for (size_t ci = 0; ci < NELEM(cs); ci++) {
+        sort_case c;
+        memset(&c, 0, sizeof c);
+        c.t = cs[ci].t;
+        c.dir = cs[ci].dir;
+        c.type = cs[ci].type;
+        c.rank = 2;
+        c.dims[0] = cs[ci].d0;
+        c.dims[1] = cs[ci].d1;
+        c.dim = cs[ci].dim;
+        char src[2048];
+        sort_src(src, sizeof src, &c);
+        plumb_tensor *x = new_tensor(c.t, 2, c.dims);
+        uint32_t *xv = x->data;
+        int64_t n = c.dims[0] * c.dims[1], nsl = n / L;
+        int64_t stride = c.dim == 0 ? c.dims[1] : 1, outer = c.dim == 0 ? 1 : L;
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t r = (uint32_t)rt_rand();
+            /* ties: a few hundred values, zeros of both signs, some arbitrary patterns */
+            xv[i] = r % 7 == 0 ? (r & 0x100 ? 0x80000000u : 0u) : r % 3 ? (r % 300) * 0x00400000u + 0x3f000000u : r;
+            if (c.t == PLUMB_F32 && (xv[i] & 0x7f800000u) == 0x7f800000u) xv[i] &= 0xbfffffffu;   /* no NaN/inf */
+        }
+        if (cs[ci].nan) xv[12345] = 0x7fc00000u;   /* slice 0 (dim 1: slices are rows) */
+        bool desc = c.dir[0] == 'G', rev = c.dir[1] == 'E';
+        kpos *e = malloc((size_t)L * sizeof *e);
+        uint32_t *want = malloc((size_t)n * sizeof *want);
+        assert_non_null(e);
+        assert_non_null(want);
+        for (int64_t s = 0; s < nsl; s++) {
+            int64_t base = s * outer;
+            for (int64_t q = 0; q < L; q++) {
+                uint32_t b = xv[base + q * stride];
+                uint64_t k;
+                if (c.t == PLUMB_I32) k = b ^ 0x80000000u;
+                else if (!strcmp(c.type, "FLOAT") && (b & 0x7fffffffu) == 0) k = 0x80000000u;   /* -0 == +0 */
+                else k = total_key32(b);
+                e[q].key = desc ? ~k & 0xffffffffu : k;
+                e[q].tie = rev ? -q : q;
+                e[q].pos = q;
+            }
+            qsort(e, (size_t)L, sizeof *e, cmp_kpos);
+            for (int64_t q = 0; q < L; q++) want[base + q * stride] = xv[base + e[q].pos * stride];
+        }
+        ir_module *m = rt_parse(src);
+        plumb_tensor *in[1] = {x};
+        for (int isa = (int)PLUMB_ISA_PORTABLE; isa <= (int)rt_hw_isa(); isa++)
+            for (uint32_t th = 1; th <= 2; th++) {
+                plumb_tensor *got[RT_MAX_OUT];
+                rt_exec_at(m, 0, (plumb_isa)isa, th, in, 1, got, 1, NULL);
+                const uint32_t *g = got[0]->data;
+                if (!cs[ci].nan) {
+                    assert_memory_equal(want, g, (size_t)n * sizeof *g);
+                } else {
+                    /* slice 1 as expected; slice 0 (the NaN's) a permutation */
+                    assert_memory_equal(want + L, g + L, (size_t)L * sizeof *g);
+                    uint32_t *a = malloc((size_t)L * sizeof *a), *b = malloc((size_t)L * sizeof *b);
+                    assert_non_null(a);
+                    assert_non_null(b);
+                    memcpy(a, xv, (size_t)L * sizeof *a);
+                    memcpy(b, g, (size_t)L * sizeof *b);
+                    qsort(a, (size_t)L, sizeof *a, cmp_total);
+                    qsort(b, (size_t)L, sizeof *b, cmp_total);
+                    assert_memory_equal(a, b, (size_t)L * sizeof *a);
+                    free(a);
+                    free(b);
+                }
+                rt_outs_free(got, 1);
+            }
+        ir_module_free(m);
+        free(e);
+        free(want);
+        plumb_tensor_free(x);
+    }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -525,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_long_slices),
         cmocka_unit_test(test_1m),
         cmocka_unit_test(test_1m_f64),
+        cmocka_unit_test(test_msd_source_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
