@@ -132,9 +132,11 @@ void rt_gemm_bf16(rt_exec *x, size_t m, size_t n, size_t k,
 /* The in-place path for a small f32 product (k_gemm.c, "small products"),
  * on the calling thread: the bits of rt_gemm_f32. False, with nothing
  * written, when the path does not apply (level, sizes, an empty side). For
- * callers that spread many small products over the threads themselves. */
+ * callers that spread many small products over the threads themselves.
+ * *nonfinite is set when some element of C may be NaN or infinite (false:
+ * none is). */
 bool rt_gemm_f32_small(plumb_isa isa, size_t m, size_t n, size_t k, const float *a, size_t lda, const float *b,
-                       size_t ldb, float *c, size_t ldc);
+                       size_t ldb, float *c, size_t ldc, bool *nonfinite);
 void rt_gemm_f16(rt_exec *x, size_t m, size_t n, size_t k,
                  const uint16_t *a, size_t lda, const uint16_t *b, size_t ldb, float *c, size_t ldc);
 
