@@ -1,5 +1,6 @@
-/* Float column sums of one row block with each column's lanes in registers
- * (runtime/k_colsum.c), for k_reduce.c's column paths. */
+/* Float column sums of one row block in strips of columns, each row of a
+ * strip read in one run (runtime/k_colsum.c), for k_reduce.c's column
+ * paths. */
 #ifndef PLUMB_RT_COLSUM_H
 #define PLUMB_RT_COLSUM_H
 

@@ -1,5 +1,5 @@
-/* runtime/k_colsum.c: float column sums with each column's lanes in
- * registers, checked bit for bit, before the final rounding, against
+/* runtime/k_colsum.c: float column sums in strips of columns, each lane's
+ * rows read a strip row at a time, checked bit for bit, before the final rounding, against
  * sum_model.h's model of the documented order (written from the docs, not
  * from the kernels), at every vector level the CPU has. The terms have
  * random signs and exponents over 2^-40..2^40, so any other lane
@@ -110,6 +110,27 @@ static void test_colsum_matches_model(void **state)
                 }
 }
 
+/* The strips of 256 columns: widths just below, at and past one and two
+ * strips and the 16- and 8-column chunks inside them (so the last strip is
+ * whole, partial, or only scalar columns), rows that leave lanes empty,
+ * give each lane one, two or three rows (a visit of two rows then one) or
+ * fill a block, and rows much wider than the summed columns. */
+static void test_colsum_strips(void **state)
+{
+    (void)state;
+    static const uint64_t rows[] = {1, 2, 63, 64, 65, 2048};
+    static const uint64_t cols[] = {255, 256, 257, 264, 271, 272, 511, 512, 520, 527};
+    for (int lv = PLUMB_ISA_AVX2; lv <= hw_level(); lv++)
+        for (int f = 0; f < 2; f++)
+            for (size_t ri = 0; ri < sizeof rows / sizeof rows[0]; ri++)
+                for (size_t ci = 0; ci < sizeof cols / sizeof cols[0]; ci++) {
+                    if (rows[ri] == 2048 && cols[ci] != 257 && cols[ci] != 520)
+                        continue;   /* a full block at two widths keeps the test short */
+                    uint64_t stride = cols[ci] + 300 + ci * 16;
+                    assert_int_equal(check_block(f == 1, rows[ri], cols[ci], stride, lv, NULL, 0), 0);
+                }
+}
+
 /* NaN, infinities of both signs, -0 and +0 mixed in: the same adds give the
  * same NaN-ness, the same infinities and the same zero signs; a column of
  * -0 only stays -0. */
@@ -121,6 +142,7 @@ static void test_colsum_specials(void **state)
         for (int f = 0; f < 2; f++) {
             assert_int_equal(check_block(f == 1, 64, 40, 40, lv, sp, sizeof sp / sizeof sp[0]), 0);
             assert_int_equal(check_block(f == 1, 5, 17, 20, lv, sp + 3, 2), 0);
+            assert_int_equal(check_block(f == 1, 65, 280, 300, lv, sp, sizeof sp / sizeof sp[0]), 0);
             double zeros[24 * 18];
             for (size_t i = 0; i < 24 * 18; i++) zeros[i] = -0.0;
             double out[18];
@@ -159,6 +181,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_colsum_matches_model),
+        cmocka_unit_test(test_colsum_strips),
         cmocka_unit_test(test_colsum_specials),
         cmocka_unit_test(test_colsum_order_is_visible),
         cmocka_unit_test(test_colsum_refuses),
