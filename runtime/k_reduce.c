@@ -1512,7 +1512,7 @@ static void col_block(el_kind ek, const unsigned char *base, uint64_t rows, uint
 {
     size_t es = el_size(ek);
 #if RT_X86
-    /* each column's lanes in registers, the same adds (k_colsum.c) */
+    /* strips of columns, each row read in runs, the same adds (k_colsum.c) */
     if (isa != PLUMB_ISA_PORTABLE && (ek == EL_F32 || ek == EL_F64) &&
         rt_colsum_block(ek == EL_F64, base, rows, stride, inner, out, vec_level(isa)))
         return;
