@@ -387,7 +387,7 @@ static bool regs_ok(const rt_fused *F)
             return false;
         /* in a loop group an invariant broadcast has every stride 0: it is
          * its source's first element everywhere */
-        if (fv->kind == FV_BCAST && !fv->invariant)
+        if (fv->kind == FV_BCAST && (!fv->invariant || fv->iota))
             return false;
     }
     return true;
@@ -559,8 +559,41 @@ bool rt_fusion_build(plumb_arena *a, fz *z, const int32_t *mem, uint32_t nm, con
     for (uint32_t k = 0; k < nm; k++) {
         const ir_op *op = z->ops[mem[k]];
         mrole role = z->role[mem[k]];
-        if (!F->anchor && role != R_BCAST)
+        if (!F->anchor && role != R_BCAST && role != R_IOTA)
             F->anchor = op;
+        if (role == R_IOTA) {
+            /* Generated where read: a broadcast of the index sequence
+             * 0, 1, ... along iota_dimension (stride 1 there, 0 along the
+             * other dims), each index converted to the element type. */
+            if (vm->n >= RT_MAX_VALS)
+                goto toobig;
+            const ir_type *rt = &op->results[0]->type;
+            fval *fv = &vals[vm->n];
+            fv->kind = FV_BCAST;
+            fv->space = 0;
+            fv->es = (uint8_t)plumb_dtype_size(rt->dtype);
+            fv->io = UINT32_MAX;
+            fv->bop = NULL;
+            fv->iota = true;
+            fv->dtype = rt->dtype;
+            fv->rank = rt->rank;
+            for (uint32_t j = 0; j < rt->rank; j++) {
+                fv->dims[j] = rt->dims[j];
+                fv->stride[j] = (int64_t)j == op->a.dimension && rt->dims[j] != 1 ? 1 : 0;
+            }
+            bool inv = true;
+            uint32_t lim = F->rows ? fv->rank - 1 : fv->rank;
+            for (uint32_t j = 0; j < lim; j++)
+                inv &= fv->stride[j] == 0;
+            if (!F->rows)
+                inv &= fv->rank == 0 || fv->stride[fv->rank - 1] == 0;
+            fv->invariant = inv;
+            fv->slot = -1;
+            def_step[vm->n] = -1;
+            last_use[vm->n] = -1;
+            vm->v[vm->n++] = op->results[0];
+            continue;
+        }
         if (role == R_BCAST) {
             /* The result is read through the operand: a BCAST value. */
             if (vm->n >= RT_MAX_VALS)

@@ -2,6 +2,9 @@
  * AVX-512 chain, segment and register loops. fusion_build.c builds the
  * step programs run here. */
 #include "rt_fusion.h"
+#include "rt_iota.h"
+
+#include "plumb/fp8.h"
 
 /* ---- execution ------------------------------------------------------------------------ */
 
@@ -40,7 +43,105 @@ static void fill(void *dst, const void *src, size_t es, size_t n)
     }
 }
 
-/* Elements [off, off + n) of a broadcast value, by index arithmetic. */
+/* ---- iotas generated where read ------------------------------------------------------ */
+
+static uint64_t iota_runs_n;
+
+uint64_t rt_fused_iota_runs(void) { return __atomic_load_n(&iota_runs_n, __ATOMIC_RELAXED); }
+
+uint32_t rt_fused_iotas(const rt_fused *g)
+{
+    uint32_t n = 0;
+    for (uint32_t v = 0; g && v < g->n_vals; v++)
+        n += g->vals[v].kind == FV_BCAST && g->vals[v].iota;
+    return n;
+}
+
+/* The bits of index value i in element type t: the iota kernels' and the
+ * reference's conversion (ref/movement.c, ref_op_IOTA): floats round the
+ * exact index once to nearest even (f16/bf16 and the small formats from
+ * the exact double, with their overflow rules), integers keep the low bits
+ * (the store truncates to the width), i1 the lowest. */
+static uint64_t iota_bits(plumb_dtype t, uint64_t i)
+{
+    switch (t) {
+    case PLUMB_F16: return plumb_f64_to_f16((double)i);
+    case PLUMB_BF16: return plumb_f64_to_bf16((double)i);
+    case PLUMB_F32: return plumb_f32_bits((float)(double)i);
+    case PLUMB_F64: return plumb_f64_bits((double)i);
+    case PLUMB_I1: return i & 1;
+    case PLUMB_I8: case PLUMB_I16: case PLUMB_I32: case PLUMB_I64:
+    case PLUMB_UI8: case PLUMB_UI16: case PLUMB_UI32: case PLUMB_UI64: return i;
+    default: return plumb_fpfmt_get(t) ? plumb_f64_to_small(plumb_fpfmt_get(t), (double)i) : i;
+    }
+}
+
+/* n elements of iota value v at dst: all index i0 (step 0), or the
+ * indices i0, i0 + 1, ... (step 1). The common types convert in a loop the
+ * compiler vectorizes; below 2^31 an index is exact as an int32_t, and
+ * int32 -> float rounds once, as the exact double -> float does. */
+static void iota_gen(const fval *v, uint64_t i0, int64_t step, size_t n, uint8_t *dst)
+{
+    if (step == 0 || n == 1) {
+        uint8_t e[8];
+        plumb_store_bits(v->dtype, e, 0, iota_bits(v->dtype, i0));
+        fill(dst, e, v->es, n);
+        return;
+    }
+    bool small = i0 + n <= 0x7fffffffu;
+    switch (v->dtype) {
+    case PLUMB_I32: case PLUMB_UI32: {
+        /* 8 lanes a step, a fixed-count loop the compiler vectorizes */
+        uint32_t b = (uint32_t)i0, *d = (uint32_t *)(void *)dst, w[8];
+        size_t k = 0;
+        for (unsigned j = 0; j < 8; j++) w[j] = b + j;
+        for (; k + 8 <= n; k += 8) {
+            memcpy(d + k, w, sizeof w);
+            for (unsigned j = 0; j < 8; j++) w[j] += 8u;
+        }
+        for (; k < n; k++) d[k] = b + (uint32_t)k;
+        return;
+    }
+    case PLUMB_I64: case PLUMB_UI64: {
+        uint64_t *d = (uint64_t *)(void *)dst;
+        for (size_t k = 0; k < n; k++) d[k] = i0 + k;
+        return;
+    }
+    case PLUMB_F32:
+        if (small) {
+            /* unsigned lanes (no overflow past the last block); every
+             * value stored is below 2^31, so exact as an int32_t */
+            uint32_t b = (uint32_t)i0, w[8];
+            float *d = (float *)(void *)dst, f[8];
+            size_t k = 0;
+            for (unsigned j = 0; j < 8; j++) w[j] = b + j;
+            for (; k + 8 <= n; k += 8) {
+                for (unsigned j = 0; j < 8; j++) f[j] = (float)(int32_t)w[j];
+                memcpy(d + k, f, sizeof f);
+                for (unsigned j = 0; j < 8; j++) w[j] += 8u;
+            }
+            for (; k < n; k++) d[k] = (float)(int32_t)(b + (uint32_t)k);
+            return;
+        }
+        break;
+    case PLUMB_F64:
+        if (small) {
+            int32_t b = (int32_t)i0;
+            double *d = (double *)(void *)dst;
+            for (size_t k = 0; k < n; k++) d[k] = (double)(b + (int32_t)k);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    for (size_t k = 0; k < n; k++)
+        plumb_store_bits(v->dtype, dst, k, iota_bits(v->dtype, i0 + k));
+}
+
+/* Elements [off, off + n) of a broadcast value, by index arithmetic (an
+ * iota's "source" is its index sequence: src is unused, iota_gen computes
+ * what would be read). */
 static void materialize(const fval *v, const uint8_t *src, uint64_t off, size_t n, uint8_t *dst)
 {
     size_t es = v->es;
@@ -49,7 +150,10 @@ static void materialize(const fval *v, const uint8_t *src, uint64_t off, size_t 
     for (uint32_t j = 0; j < R; j++)
         zero &= v->stride[j] == 0;
     if (zero) {
-        fill(dst, src, es, n);
+        if (v->iota)
+            iota_gen(v, 0, 0, n, dst);
+        else
+            fill(dst, src, es, n);
         return;
     }
     uint64_t idx[PLUMB_MAX_RANK];
@@ -68,7 +172,9 @@ static void materialize(const fval *v, const uint8_t *src, uint64_t off, size_t 
         if (run > n - done)
             run = n - done;
         uint8_t *o = dst + done * es;
-        if (s == 0)
+        if (v->iota)
+            iota_gen(v, (uint64_t)so, s, run, o);
+        else if (s == 0)
             fill(o, src + so * (int64_t)es, es, run);
         else if (s == 1)
             memcpy(o, src + so * (int64_t)es, run * es);
@@ -699,7 +805,7 @@ static bool step_ins(frun *fr, uint8_t *slots, const uint64_t *off, const size_t
                 if (v->invariant)
                     nn = v->space ? (size_t)g->rpu : g->rows ? (size_t)(g->row_len * g->rpu) : RT_TILE;
                 if (nn)
-                    materialize(v, fr->in[v->io]->data, v->invariant ? 0 : o, nn, buf);
+                    materialize(v, v->iota ? NULL : fr->in[v->io]->data, v->invariant ? 0 : o, nn, buf);
             }
             break;
         }
@@ -1967,6 +2073,8 @@ bool rt_fused_run(rt_exec *x, const rt_fused *g, plumb_tensor *const *in, plumb_
             return false;
     }
     rt_parallel_for(x, units, grain, run_chunk, &fr);
+    if (rt_fused_iotas(g))
+        __atomic_fetch_add(&iota_runs_n, 1, __ATOMIC_RELAXED);
     if (atomic_load(&fr.failed))
         return rt_fail(x, g->anchor, PLUMB_ERR_UNSUPPORTED, "an op of a fused group has no tile kernel");
     return true;

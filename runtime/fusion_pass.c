@@ -131,6 +131,19 @@ static bool bcast_ok(const ir_op *op)
            op->n_results == 1 && op->a.dims.n == op->operands[0]->type.rank;
 }
 
+/* An iota a group can generate instead of reading: a static result of any
+ * real element type (complex iotas keep their kernel), its iota_dimension
+ * one of the result's dims. Its elements are functions of their
+ * coordinates alone, so a tile of it is computed where it is read. */
+static bool iota_ok(const ir_op *op)
+{
+    if (op->code != PLUMB_OP_IOTA || op->n_operands != 0 || op->n_results != 1 || op->n_regions)
+        return false;
+    const ir_type *t = &op->results[0]->type;
+    return ir_type_is_static(t) && t->rank >= 1 && op->a.dimension >= 0 &&
+           (uint64_t)op->a.dimension < t->rank && !plumb_dtype_is_complex(t->dtype);
+}
+
 /* Appends to out (when not NULL) from index n the positions of the ops
  * whose results op reads: its operands, and the values of the function
  * body read inside its regions (an if, case, while, map, reduce body,
@@ -313,6 +326,12 @@ static void classify(fz *z, int32_t p, int32_t *stack)
         /* Otherwise an input read through index arithmetic: a group of its
          * own until a consumer joins it. */
         join(z, p, NULL, 0, rt, false, R_BCAST);
+        return;
+    }
+    if (iota_ok(op)) {
+        /* generated from coordinates where read: a group of its own until
+         * a consumer joins it, as a broadcast */
+        join(z, p, NULL, 0, &op->results[0]->type, false, R_IOTA);
         return;
     }
     skind rk = rt_fusion_row_reduce_kind(op);
@@ -541,9 +560,12 @@ bool rt_fuse(plumb_arena *a, const ir_func *f, uint32_t opt_level,
         used_out[i] = -1;
     for (uint32_t p = 0; p < n; p++)
         note_uses(z.ops[p], (int32_t)p, &z, used_out, multi, gid);
-    /* A broadcast read by index arithmetic must not be needed outside. */
+    /* A broadcast read by index arithmetic, or an iota generated where it
+     * is read, must not be needed outside (the iota then runs its kernel
+     * and every group reads the tensor it writes). */
     for (uint32_t p = 0; p < n; p++)
-        if (gid[p] >= 0 && z.role[p] == R_BCAST && used_out[z.ops[p]->results[0]->id] >= 0)
+        if (gid[p] >= 0 && (z.role[p] == R_BCAST || z.role[p] == R_IOTA) &&
+            used_out[z.ops[p]->results[0]->id] >= 0)
             gid[p] = -1;
     /* Keep groups with >= 2 members of which one computes. */
     {

@@ -73,6 +73,10 @@ typedef struct fval {
     int64_t stride[PLUMB_MAX_RANK];  /* BCAST: source elements per step of each dim (0: broadcast) */
     const ir_op *bop;         /* BCAST of a broadcast_in_dim: the op (a dynamic group derives dims
                                * and strides from the actual operand each run) */
+    bool iota;                /* BCAST of an iota: no input; the "source" is the index sequence
+                               * 0, 1, 2, ... of its iota_dimension (stride 1 there, 0 elsewhere),
+                               * each element generated from its index (fusion_exec.c, iota_gen) */
+    plumb_dtype dtype;        /* iota: the element type the indices are converted to */
 } fval;
 
 typedef enum skind { S_EW, S_SUM32, S_SUM64, S_MAX32, S_FOLDH, S_ROWB } skind;
@@ -142,7 +146,9 @@ struct rt_fused {
 
 /* ---- grouping state (fusion_pass.c; rt_fusion_build reads it) ------------------- */
 
-typedef enum mrole { R_NONE, R_EW, R_BCAST, R_REDUCE, R_ROWB } mrole;
+/* R_IOTA: an iota whose every consumer is in its group: never materialized,
+ * its values generated per tile from the elements' coordinates. */
+typedef enum mrole { R_NONE, R_EW, R_BCAST, R_REDUCE, R_ROWB, R_IOTA } mrole;
 
 typedef struct fz {
     plumb_arena *a;
