@@ -240,66 +240,114 @@ static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t 
 }
 
 /* Short rows (one element, or a run of at most 16 bytes of a power-of-two
- * size: take of scalars from a table): the per-row decoding of
- * gather_row_src (unravel, read_start's ravel per index element, a memcpy
- * of a variable size) was 78% of take_scalars' samples (perf). Here
- * everything per-op is hoisted: the index tensor's stride of each batch
- * dimension and of the index vector dimension, the operand stride and
+ * size: take of scalars from a table). Two phases per block of
+ * GATHER_BLOCK rows. Decode: each row's operand byte offset into a small
+ * array, with everything per-op hoisted (the index tensor's stride of each
+ * batch dimension and of the index vector dimension, the operand stride and
  * clamping bound of each start index, the batch position counted up
- * instead of unravelled, and one typed load/store per row. The start is
- * clamped exactly as gather_row_src does, so the bits are the same. */
+ * instead of unravelled); when the rows' index vectors are one element
+ * each, evenly spaced in the index tensor and no batching dimensions are
+ * paired, a typed loop of one load, clamp and multiply per row. Copy: the
+ * rows, one typed load and store each. The random reads of the copy are
+ * what the time goes to (take_scalars: 82% of the kernel's samples on the
+ * one load, perf); with the decoding out of the copy loop, a few
+ * instructions per row let many more reads be in flight at once (hardware
+ * gathers, vpgatherqd/qq at 8 or 4 rows each, and a software prefetch 16
+ * or 64 rows ahead were measured no faster: docs/bench.md). The start is clamped exactly
+ * as gather_row_src does, so the bits are the same. */
+#define GATHER_BLOCK 512
+
 typedef struct gather_short_job {
     gather_job *g;
     uint32_t nb, nvec, nbat;
     uint32_t bytes;                    /* bytes per row: 1, 2, 4, 8 or 16 */
     size_t esz;                        /* bytes per element */
+    bool even;                         /* one index element per row, rows evenly spaced, no batching pairs */
+    int64_t step;                      /* when even: the index tensor stride from row to row */
     int64_t bdims[PLUMB_MAX_RANK];     /* the index batch dimensions */
     int64_t istr[PLUMB_MAX_RANK];      /* index tensor stride of each */
     int64_t kstr;                      /* index tensor stride of the vector dim */
-    int64_t ostr[PLUMB_MAX_RANK];      /* operand stride (elements) of start_index_map[k] */
+    int64_t ostr[PLUMB_MAX_RANK];      /* operand stride (bytes) of start_index_map[k] */
     int64_t hi[PLUMB_MAX_RANK];        /* largest start of start_index_map[k] */
     uint32_t bpos[PLUMB_MAX_RANK];     /* batch position of batching pair i */
-    int64_t bostr[PLUMB_MAX_RANK];     /* operand stride of batching pair i */
+    int64_t bostr[PLUMB_MAX_RANK];     /* operand stride (bytes) of batching pair i */
 } gather_short_job;
 
-static inline int64_t gather_short_index(plumb_dtype t, const void *data, size_t i, const plumb_tensor *idx)
+static inline int64_t clamp_start(int64_t s, int64_t hi)
 {
-    /* the common index types inline; the others through load_index */
-    switch (t) {
-    case PLUMB_I32: return ((const int32_t *)data)[i];
-    case PLUMB_I64: return ((const int64_t *)data)[i];
-    default: return load_index(idx, i);
+    return s < 0 ? 0 : s > hi ? hi : s;
+}
+
+/* off[0, n) = byte offsets of rows r0.. when sj->even: row r's index is
+ * element r * step of the index tensor. One loop per index type. */
+#define GATHER_EVEN_LOOP(T, CONV)                                                       \
+    do {                                                                                \
+        const T *p = (const T *)idx->data + r0 * step;                                  \
+        for (size_t i = 0; i < n; i++, p += step) off[i] = clamp_start(CONV(*p), hi) * ostr; \
+    } while (0)
+#define GATHER_SIGNED(v) ((int64_t)(v))
+#define GATHER_U64(v) ((v) > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(v))
+
+static void gather_decode_even(const gather_short_job *sj, uint64_t r0, size_t n, int64_t *off)
+{
+    const plumb_tensor *idx = sj->g->idx;
+    int64_t step = sj->step, hi = sj->hi[0], ostr = sj->ostr[0];
+    switch (idx->dtype) {
+    case PLUMB_I8: GATHER_EVEN_LOOP(int8_t, GATHER_SIGNED); break;
+    case PLUMB_I16: GATHER_EVEN_LOOP(int16_t, GATHER_SIGNED); break;
+    case PLUMB_I32: GATHER_EVEN_LOOP(int32_t, GATHER_SIGNED); break;
+    case PLUMB_I64: GATHER_EVEN_LOOP(int64_t, GATHER_SIGNED); break;
+    case PLUMB_UI8: GATHER_EVEN_LOOP(uint8_t, GATHER_SIGNED); break;
+    case PLUMB_UI16: GATHER_EVEN_LOOP(uint16_t, GATHER_SIGNED); break;
+    case PLUMB_UI32: GATHER_EVEN_LOOP(uint32_t, GATHER_SIGNED); break;
+    case PLUMB_UI64: GATHER_EVEN_LOOP(uint64_t, GATHER_U64); break;
+    default:
+        for (size_t i = 0; i < n; i++)
+            off[i] = clamp_start(load_index(idx, (size_t)((int64_t)(r0 + i) * step)), hi) * ostr;
+        break;
     }
 }
 
-static inline __attribute__((always_inline)) void gather_short_loop(const gather_short_job *sj, uint64_t begin,
-                                                                      uint64_t end, uint32_t bytes)
+/* off[0, n) = byte offsets of rows r0.., any layout: the batch position
+ * bidx (of row r0, updated to row r0 + n) and its index tensor offset
+ * *ibase are counted up. */
+static void gather_decode_any(const gather_short_job *sj, size_t n, int64_t *bidx, int64_t *ibase, int64_t *off)
 {
-    const gather_job *j = sj->g;
-    const plumb_tensor *idx = j->idx;
-    const char *base = j->opnd->data;
-    char *dst = (char *)j->res->data;
-    plumb_dtype it = idx->dtype;
-    int64_t bidx[PLUMB_MAX_RANK];
-    unravel(begin, sj->nb, sj->bdims, bidx);
-    int64_t ibase = 0;
-    for (uint32_t i = 0; i < sj->nb; i++) ibase += bidx[i] * sj->istr[i];
-    for (uint64_t r = begin; r < end; r++) {
+    const plumb_tensor *idx = sj->g->idx;
+    int64_t ib = *ibase;
+    for (size_t r = 0; r < n; r++) {
         int64_t src = 0;
-        for (uint32_t k = 0; k < sj->nvec; k++) {
-            int64_t s = gather_short_index(it, idx->data, (size_t)(ibase + (int64_t)k * sj->kstr), idx);
-            src += (s < 0 ? 0 : s > sj->hi[k] ? sj->hi[k] : s) * sj->ostr[k];
-        }
+        for (uint32_t k = 0; k < sj->nvec; k++)
+            src += clamp_start(load_index(idx, (size_t)(ib + (int64_t)k * sj->kstr)), sj->hi[k]) * sj->ostr[k];
         for (uint32_t i = 0; i < sj->nbat; i++) src += bidx[sj->bpos[i]] * sj->bostr[i];
-        /* constant-size memcpy: one load and one store */
-        memcpy(dst + r * bytes, base + (size_t)src * sj->esz, bytes);
+        off[r] = src;
         /* the next batch position: count up the last dimension, carry */
         for (uint32_t i = sj->nb; i-- > 0;) {
-            ibase += sj->istr[i];
+            ib += sj->istr[i];
             if (++bidx[i] < sj->bdims[i]) break;
-            ibase -= bidx[i] * sj->istr[i];
+            ib -= bidx[i] * sj->istr[i];
             bidx[i] = 0;
         }
+    }
+    *ibase = ib;
+}
+
+/* dst[i] = the `bytes` bytes at base + off[i]: constant-size memcpy, one
+ * load and one store per row. */
+static inline __attribute__((always_inline)) void gather_copy_loop(char *dst, const char *base, const int64_t *off,
+                                                                     size_t n, uint32_t bytes)
+{
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * bytes, base + off[i], bytes);
+}
+
+static void gather_copy(const gather_short_job *sj, char *dst, const char *base, const int64_t *off, size_t n)
+{
+    switch (sj->bytes) {
+    case 1: gather_copy_loop(dst, base, off, n, 1); break;
+    case 2: gather_copy_loop(dst, base, off, n, 2); break;
+    case 4: gather_copy_loop(dst, base, off, n, 4); break;
+    case 8: gather_copy_loop(dst, base, off, n, 8); break;
+    default: gather_copy_loop(dst, base, off, n, 16); break;
     }
 }
 
@@ -307,12 +355,19 @@ static void gather_short_range(void *ctx, uint64_t begin, uint64_t end, uint32_t
 {
     (void)chunk;
     const gather_short_job *sj = ctx;
-    switch (sj->bytes) {
-    case 1: gather_short_loop(sj, begin, end, 1); break;
-    case 2: gather_short_loop(sj, begin, end, 2); break;
-    case 4: gather_short_loop(sj, begin, end, 4); break;
-    case 8: gather_short_loop(sj, begin, end, 8); break;
-    default: gather_short_loop(sj, begin, end, 16); break;
+    const char *base = sj->g->opnd->data;
+    char *dst = (char *)sj->g->res->data;
+    int64_t off[GATHER_BLOCK];
+    int64_t bidx[PLUMB_MAX_RANK], ibase = 0;
+    if (!sj->even) {
+        unravel(begin, sj->nb, sj->bdims, bidx);
+        for (uint32_t i = 0; i < sj->nb; i++) ibase += bidx[i] * sj->istr[i];
+    }
+    for (uint64_t r = begin; r < end; r += GATHER_BLOCK) {
+        size_t n = (size_t)(end - r < GATHER_BLOCK ? end - r : GATHER_BLOCK);
+        if (sj->even) gather_decode_even(sj, r, n, off);
+        else gather_decode_any(sj, n, bidx, &ibase, off);
+        gather_copy(sj, dst + r * sj->bytes, base, off, n);
     }
 }
 
@@ -348,16 +403,26 @@ static bool gather_short(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *
     sj.kstr = ivd < (int64_t)idx->rank ? ist[ivd + 1] : 0;
     /* operand strides in elements: a run may start anywhere in its
      * leading dimension (a window of 2 of a rank-1 operand at any start) */
+    int64_t esz = (int64_t)sj.esz;
     for (uint32_t k = 0; k < j->nvec; k++) {
         int64_t d = a->start_index_map.v[k];
-        sj.ostr[k] = ost[d + 1];
+        sj.ostr[k] = ost[d + 1] * esz;
         sj.hi[k] = opnd->dims[d] - a->sizes.v[d];
     }
     sj.nbat = a->operand_batching_dims.n;
     for (uint32_t i = 0; i < sj.nbat; i++) {
         int64_t sd = a->start_indices_batching_dims.v[i];
         sj.bpos[i] = (uint32_t)(sd < ivd ? sd : sd - 1);
-        sj.bostr[i] = ost[a->operand_batching_dims.v[i] + 1];
+        sj.bostr[i] = ost[a->operand_batching_dims.v[i] + 1] * esz;
+    }
+    /* even: row r's one index element sits at r * step (the batch
+     * dimensions' strides are step times the row-major strides of bdims) */
+    sj.step = nb ? sj.istr[nb - 1] : 0;
+    sj.even = j->nvec == 1 && sj.nbat == 0;
+    int64_t inner = 1;
+    for (uint32_t i = nb; i-- > 0 && sj.even;) {
+        sj.even = sj.istr[i] == sj.step * inner;
+        inner *= ibdims[i];
     }
     rt_parallel_for(x, rows, 16384, gather_short_range, &sj);
     return true;
