@@ -4,9 +4,12 @@
  * vector code does not take) and once inside it for each ISA (portable,
  * AVX2, AVX-512; its vd/vl vector types, N() names and TI qualifiers).
  *
- * Plain IEEE double operations only (no fused multiply-add: the portable
- * level has none, and the library builds with -ffp-contract=off), so every
- * ISA gives the same bits. docs/runtime-math.md ("f64 exponential") has
+ * Plain IEEE double operations (the library builds with
+ * -ffp-contract=off) and, at AVX2 and AVX-512, explicit fused
+ * multiply-adds only where their one rounding gives an exact value
+ * (d_mul_err, d_sq_err, d_rem_exact, d_zinv_m1) that the portable level,
+ * which has no fused multiply-add, computes exactly too: so every ISA
+ * gives the same bits. docs/runtime-math.md ("f64 exponential") has
  * the error budget: before its one rounding the value is within 2^-57.2
  * relative of e^x, so the result is within 0.554 ULP of the exact value,
  * inside the op table's 1 ULP of the correctly rounded one. */
@@ -162,9 +165,10 @@ static const double EM64_C[12] = {
  * there (at larger a, S and the errors shrink as |m| grows).
  * Then, as the pair method before: Fast2Sum to n + nl = -m (|A| >= 0.11
  * > |l|), d + dl = 2 - n - nl (Fast2Sum, 2 >= n), q = RN(n/d), y = RN(q
- * + ((n - q d) + nl - q dl)/d) with n - q d within 2^-76 q d (Dekker's
- * product on halves cut by masks, Sterbenz; the correction is below
- * 2^-52 q, its roundings < 0.01 ULP). <= 0.5 + 0.15 + 0.01 = 0.66 ULP.
+ * + ((n - q d) + nl - q dl)/d) with n - q d exact (d_rem_exact; until
+ * issue 17's sixth round within 2^-76 q d by Dekker's product on halves
+ * cut by masks; the correction is below 2^-52 q, its roundings < 0.01
+ * ULP). <= 0.5 + 0.15 + 0.01 = 0.66 ULP.
  *
  * a < 1/16: tanh a = a + a z P(z), z = a^2, P = Taylor's -1/3 + 2/15 z -
  * ... to z^5 (a^13; the coefficients 2^2n (2^2n - 1) B_2n/(2n)! rounded
@@ -341,6 +345,72 @@ TI vd N(d_maxc)(vd x, double c) { return (vd)_mm256_max_pd((__m256d)x, _mm256_se
 TI vd N(d_minc)(vd x, double c) { return (vd)N(sell)(x <= c, (vl)x, (vl)((vd){0} + c)); }
 TI vd N(d_maxc)(vd x, double c) { return (vd)N(sell)(x >= c, (vl)x, (vl)((vd){0} + c)); }
 #endif
+
+/* Exact error terms, the same values at every level (issue 17, the f64
+ * transcendentals' shared step): d_mul_err(a, b, p) = a*b - p exactly for
+ * p = RN(a*b), and d_rem_exact(n, q, d) = n - q*d exactly when that value
+ * is a double (q = RN(n/d), the remainder of a correctly rounded
+ * quotient). Both need no underflow in the products' halves (every
+ * |a*b| >= 2^-969 is enough) and no overflow. AVX2 and AVX-512 have fused
+ * multiply-add, which rounds the exact a*b - p (a double) once: exactly
+ * it. The portable level, which has none, uses Dekker's product
+ * (Dekker, Numer. Math. 18, 1971) with Veltkamp's split: a = ah + al with
+ * ah = (C a) - ((C a) - a), C = 2^27 + 1, so ah and al have at most 26
+ * significant bits each (al's sign carries the 27th) and every partial
+ * product is exact; the sum ((ah bh - p) + ah bl + al bh) + al bl is
+ * exact. d_sq_err(a, p) = a*a - p likewise. So the vector levels compute
+ * the same bits as the portable one with one instruction where the
+ * splits took 2 to 11 operations. */
+#if EWF_PASS == 3
+TI vd N(d_mul_err)(vd a, vd b, vd p) { return (vd)_mm512_fmsub_pd((__m512d)a, (__m512d)b, (__m512d)p); }
+TI vd N(d_rem_exact)(vd n, vd q, vd d) { return (vd)_mm512_fnmadd_pd((__m512d)q, (__m512d)d, (__m512d)n); }
+TI vd N(d_sq_err)(vd a, vd p) { return (vd)_mm512_fmsub_pd((__m512d)a, (__m512d)a, (__m512d)p); }
+#elif EWF_PASS == 2
+TI vd N(d_mul_err)(vd a, vd b, vd p) { return (vd)_mm256_fmsub_pd((__m256d)a, (__m256d)b, (__m256d)p); }
+TI vd N(d_rem_exact)(vd n, vd q, vd d) { return (vd)_mm256_fnmadd_pd((__m256d)q, (__m256d)d, (__m256d)n); }
+TI vd N(d_sq_err)(vd a, vd p) { return (vd)_mm256_fmsub_pd((__m256d)a, (__m256d)a, (__m256d)p); }
+#else
+TI vd N(d_mul_err)(vd a, vd b, vd p)
+{
+    vd ca = a * 134217729.0, cb = b * 134217729.0;   /* 2^27 + 1 */
+    vd ah = ca - (ca - a), bh = cb - (cb - b);
+    vd al = a - ah, bl = b - bh;
+    return (((ah * bh - p) + ah * bl) + al * bh) + al * bl;
+}
+/* the square: one split, the two middle products as one exact 2 ah al
+ * (their sum is Dekker's second partial sum, a double) */
+TI vd N(d_sq_err)(vd a, vd p)
+{
+    vd ca = a * 134217729.0;
+    vd ah = ca - (ca - a), al = a - ah;
+    return ((ah * ah - p) + 2.0 * ah * al) + al * al;
+}
+/* n - p exact (Sterbenz: q d within a factor 2 of n), and the exact
+ * remainder minus the exact product's error: a double, so exact */
+TI vd N(d_rem_exact)(vd n, vd q, vd d)
+{
+    vd p = q * d;
+    return (n - p) - N(d_mul_err)(q, d, p);
+}
+#endif
+
+/* r = z invc - 1 for log's and power's table step (z in [0x1.6b8p-1,
+ * 0x1.6b8p0), invc of 9 significant bits from POW64_LOG_T): the exact
+ * value is a double (math_f64_pow.h, step 1), so one fused multiply-add
+ * at AVX2 and AVX-512 gives it; the portable level cuts z into zhi (a
+ * multiple of 2^-20, by adding and subtracting 1.5 2^32) and zlo, whose
+ * products with invc are exact, zhi invc - 1 exact (Sterbenz) and the sum
+ * exact: the same value in five operations. */
+TI vd N(d_zinv_m1)(vd z, vd invc)
+{
+#if EWF_PASS >= 2
+    return N(d_mul_err)(z, invc, (vd){0} + 1.0);
+#else
+    vd zhi = (z + 0x1.8p32) - 0x1.8p32;
+    vd zlo = z - zhi;
+    return (zhi * invc - 1.0) + zlo * invc;
+#endif
+}
 
 /* e^x = 2^k (*th + *u) for x in [EXP64_LO, EXP64_HI], the pair within
  * 2^-57.2 relative (docs/runtime-math.md), |*u| < 2^-6 |*th|. */
@@ -773,7 +843,7 @@ TI vd N(d_cosv)(vd x) { return N(d_sincosv)(x, 1); }
  * checked properties) with a shorter polynomial: x = 2^k z, z in
  * [0x1.6b8p-1, 0x1.6b8p0), the row of z's subinterval in POW64_LOG_T
  * (invc of 9 significant bits, log c = logc + logctail), r = z invc - 1
- * exact without FMA (z cut into zhi + zlo), |r| < 2^-8.4; log x = k ln2 +
+ * exact (d_zinv_m1), |r| < 2^-8.4; log x = k ln2 +
  * log c + log1p(r). t1 = k LN2_HI + logc is exact and t2 + lo2 = t1 + r
  * too (Fast2Sum: |logc| >= |r| or logc = 0); log1p(r) - r = r^2 P(r), P
  * Taylor's -1/2 + r/3 - ... + r^5/7 (the omitted r^8/8 below 2^-70.2),
@@ -804,11 +874,7 @@ TI vd N(d_log)(vd x, const double *xp, vl *bad)
     vd z = (vd)iz;
     vd invc, logc, logctail;
     N(pow_log_rows)(xp, &invc, &logc, &logctail);
-    vd zhi = (z + 0x1.8p32) - 0x1.8p32;
-    vd zlo = z - zhi;
-    vd rhi = zhi * invc - 1.0;
-    vd rlo = zlo * invc;
-    vd r = rhi + rlo;
+    vd r = N(d_zinv_m1)(z, invc);   /* exact */
     vd t1 = kd * POW64_LN2_HI + logc;
     vd t2 = t1 + r;
     vd lo1 = kd * POW64_LN2_LO + logctail;
@@ -849,16 +915,12 @@ TI vd N(d_tanh_core)(vd x, vl *bad)
     vd d = 2.0 - n;
     vd dl = ((2.0 - d) - n) - nl;
     vd q = n / d;
-    /* n - q d: q d = pr + pe by Dekker's product on halves cut by
-     * F64_HI26 (qh dh, qh dlo, ql dh exact; the 27-bit low halves, one bit
-     * more than Veltkamp's, let ql dlo and the partial sums round, within
-     * 2^-76 q d in all: < 2^-23 ULP of the result), n - pr exact
-     * (Sterbenz) */
-    vd qh = (vd)((vl)q & F64_HI26), ql = q - qh;
-    vd dh = (vd)((vl)d & F64_HI26), dlo = d - dh;
-    vd pr = q * d;
-    vd pe = ((qh * dh - pr) + qh * dlo + ql * dh) + ql * dlo;
-    vd rem = (n - pr) - pe;
+    /* n - q d exactly (d_rem_exact: one fused multiply-add at AVX2 and
+     * AVX-512, Dekker's product at the portable level; q >= 0.0587 and d
+     * < 3, so no underflow nor overflow). Until issue 17's sixth round:
+     * Dekker's product on halves cut by F64_HI26 at every level, within
+     * 2^-76 q d, 13 operations */
+    vd rem = N(d_rem_exact)(n, q, d);
     /* the correction divided by d (a second division: these loops are
      * bound by their operation count and the divider idles; one Newton
      * step for 1/d took five operations and was 4% slower; 1/d = (1 +

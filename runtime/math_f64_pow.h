@@ -4,8 +4,9 @@
  * using math_f64.h's EXP64_* table and constants and its helpers d_pow2,
  * d_round, d_sqrt, f64_pow_lane). Kept apart from math_f64.h
  * so that power's method can change without touching the other f64
- * functions. Same rules as math_f64.h: plain IEEE double operations, no
- * fused multiply-add, the same bits at every ISA level.
+ * functions. Same rules as math_f64.h: plain IEEE double operations, fused
+ * multiply-add only where it gives an exact value the portable level
+ * computes too (d_mul_err and its kin), the same bits at every ISA level.
  *
  * Method (the table-driven scheme of ARM's optimized-routines pow,
  * Szabolcs Nagy 2018, in its variant without fused multiply-add; the
@@ -21,14 +22,17 @@
  *    below 2^-8: a double. It is computed exactly without FMA from z =
  *    zhi + zlo, zhi = z rounded to a multiple of 2^-20 (21 bits at most):
  *    zhi*invc (30 bits) and zlo*invc (32 + 9 bits) are exact, zhi*invc - 1
- *    is exact (Sterbenz) and so is their sum. logc and POW64_LN2_HI are
+ *    is exact (Sterbenz) and so is their sum (at AVX2 and AVX-512 one
+ *    fused multiply-add gives the same r: d_zinv_m1). logc and POW64_LN2_HI are
  *    multiples of 2^-43, so t1 = k ln2hi + logc is exact; the subinterval
  *    holding 1 ([1 - 2^-10, 1 + 2^-9)) has invc = 1 and logc = 0 (log x =
  *    log1p(x - 1) near 1 keeps its relative precision), elsewhere |logc|
  *    >= |r| (the generator checks both), so t2 = t1 + r and hi = t2 -
- *    rhi^2/2 are Fast2Sums with their errors kept (lo2, lo4); r^2/2 =
- *    rhi^2/2 (exact: rhi, a multiple of 2^-29 below 2^-8, has at most 21
- *    bits) + rlo (r + rhi)/2 (lo3). The rest, log1p(r) - r + r^2/2 = p,
+ *    RN(r^2)/2 are Fast2Sums with their errors kept (lo2, lo4); r^2/2 =
+ *    RN(r^2)/2 + its exact error/2 (lo3; d_sq_err: one fused
+ *    multiply-add at AVX2 and AVX-512, Dekker's square at the portable
+ *    level; until issue 17's sixth round rhi^2/2 + rlo (r + rhi)/2, the
+ *    last term rounded). The rest, log1p(r) - r + r^2/2 = p,
  *    is Taylor's series to r^8 (truncation below |r|^9/9 < 2^-78.8), by
  *    Estrin's scheme. Absolute error of hi + lo below 2^-77: the roundings
  *    of the low parts' sum, each below 2^-53 of |lo| ~ |p| <= |r|^3/3 <
@@ -36,10 +40,12 @@
  *    subinterval but the one of 1), and in the one of 1 every term scales
  *    with r. (128 subintervals, the previous table, needed r^9 and gave
  *    2^-65: the larger table costs no more loads, one row per lane.)
- * 2. y log|x| = ehi + elo by Dekker's exact product without FMA: y and
- *    lh = hi + lo (rounded; ll its exact tail) cut to 26 bits (yhi, lhh),
- *    ehi = yhi*lhh exact, elo = ylo*lhh (27 by 26 bits: exact) + y*((lh -
- *    lhh) + ll): within 2^-77 relative.
+ * 2. y log|x| = ehi + elo: lh = hi + lo (rounded; ll its exact tail),
+ *    ehi = RN(y lh) and its exact error (d_mul_err: one fused
+ *    multiply-add at AVX2 and AVX-512, Dekker's product with Veltkamp's
+ *    split at the portable level, the same value) plus y ll: within
+ *    2^-104 relative. (Until issue 17's sixth round: y and lh cut to 26
+ *    bits by masks, ehi = yhi*lhh, elo = ylo*lhh + y*((lh - lhh) + ll).)
  * 3. e^(ehi + elo) = 2^(N/32) e^(er + erl), N = round(ehi 32/ln2), ea =
  *    ehi - N L1 exact (L1 has 36 bits; Sterbenz), er + erl = ea + (elo -
  *    N L2) by Fast2Sum, |er| < 2^-6.5; e^(er + erl) - 1 = pe = er + w, w =
@@ -596,37 +602,39 @@ TI bool N(d_pow)(vd x, vd y, const double *xp, vd *out, vl *bad)
     vd z = (vd)iz;
     vd invc, logc, logctail;
     N(pow_log_rows)(xp, &invc, &logc, &logctail);
-    /* r = z*invc - 1 exactly: zhi = z rounded to a multiple of 2^-20 (at
-     * most 21 bits: z < 2), by adding and subtracting 1.5 2^32 (whose ULP
-     * is 2^-20; floating-point operands from memory, where the integer
+    /* r = z*invc - 1 exactly (d_zinv_m1: one fused multiply-add, or at
+     * the portable level z cut at 2^-20 by adding and subtracting 1.5
+     * 2^32, floating-point operands from memory, where the integer
      * rounding and mask needed two more constants built in registers) */
-    vd zhi = (z + 0x1.8p32) - 0x1.8p32;
-    vd zlo = z - zhi;
-    vd rhi = zhi * invc - 1.0;
-    vd rlo = zlo * invc;
-    vd r = rhi + rlo;
+    vd r = N(d_zinv_m1)(z, invc);
     /* log|x| = k ln2 + log c + log1p(r) = hi + lo */
     vd t1 = kd * POW64_LN2_HI + logc;
     vd t2 = t1 + r;
     vd lo1 = kd * POW64_LN2_LO + logctail;
     vd lo2 = (t1 - t2) + r;
-    vd ar = -0.5 * r, ar2 = r * ar, ar3 = r * ar2;
-    vd arhi = -0.5 * rhi, arhi2 = rhi * arhi;
-    vd hi = t2 + arhi2;
-    vd lo3 = rlo * (ar + arhi);
-    vd lo4 = (t2 - hi) + arhi2;
-    /* Estrin's scheme: the loop is bound by this path's latency */
+    /* -r^2/2 = ar2 + lo3 exactly: r2 = RN(r^2) and its exact error
+     * (d_sq_err: one fused multiply-add at AVX2 and AVX-512, Dekker's
+     * square at the portable level; r is a multiple of 2^-61, so r^2 is 0
+     * or above 2^-122: no underflow), both halved exactly. Until issue
+     * 17's sixth round: rhi^2/2 (exact, rhi = r cut at 2^-29) + rlo (r +
+     * rhi)/2 (rounded), which needed r in two parts */
     vd r2 = r * r, r4 = r2 * r2;
+    vd ar2 = -0.5 * r2, ar3 = r * ar2;
+    vd hi = t2 + ar2;
+    vd lo3 = -0.5 * N(d_sq_err)(r, r2);
+    vd lo4 = (t2 - hi) + ar2;
+    /* Estrin's scheme: the loop is bound by this path's latency */
     vd p = ar3 * (((POW64_C3 + r * POW64_C4) + r2 * (POW64_C5 + r * POW64_C6)) + r4 * (POW64_C7 + r * POW64_C8));
     vd lo = (((lo1 + lo3) + lo4) + lo2) + p;
     vd lh = hi + lo;
     vd ll = (hi - lh) + lo;
-    /* y log|x| = ehi + elo: Dekker's product of y and lh (26-bit halves) */
-    const vl cut = (vl){0} + (int64_t)0xFFFFFFFFF8000000ull;
-    vd yhi = (vd)((vl)ys & cut), ylo = ys - yhi;
-    vd lhh = (vd)((vl)lh & cut), llo = (lh - lhh) + ll;
-    vd ehi = yhi * lhh;
-    vd elo = ylo * lhh + ys * llo;
+    /* y log|x| = ehi + elo: ehi = RN(y lh) and its exact error
+     * (d_mul_err; |y lh| below 2^-960 gives a result of 1 whatever elo
+     * is), elo = that error + y ll (within 2^-104 |ehi|). Until issue
+     * 17's sixth round: Dekker's product on 26-bit halves cut by a mask,
+     * eight operations */
+    vd ehi = ys * lh;
+    vd elo = N(d_mul_err)(ys, lh, ehi) + ys * ll;
 #if EWF_PASS == 3
     okm &= _mm512_cmp_pd_mask((__m512d)ehi, _mm512_set1_pd(EXP64_LO), _CMP_GT_OQ) &
            _mm512_cmp_pd_mask((__m512d)ehi, _mm512_set1_pd(EXP64_HI), _CMP_LT_OQ);
@@ -660,6 +668,7 @@ TI bool N(d_pow)(vd x, vd y, const double *xp, vd *out, vl *bad)
      * 1 + pe's rounding costs it 2^-79): the result's only large rounding
      * is its last one */
     vd w = er2 * q + erl;
+    const vl cut = (vl){0} + (int64_t)0xFFFFFFFFF8000000ull;
     vd erh = (vd)((vl)er & cut);
     vd rest = (er - erh) + w;
     vd ph = th * erh;
