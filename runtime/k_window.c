@@ -10,7 +10,9 @@
  * position by window position in row-major order, init first:
  *   floats   accumulator double (f16, bf16, f32 and f64 terms); add and
  *            multiply round in double at each step and once more to the
- *            element type at the end (f16 and bf16 adds: see below);
+ *            element type at the end (f16 and bf16 adds: see below; f64
+ *            sums and products of any float type whose double fold left
+ *            double's range are computed again exactly: win_exact);
  *            maximum/minimum are exact (IEEE
  *            754-2019: NaN propagates, -0 < +0), bitwise the reference's
  *   integers accumulator 64 bits, add/multiply wrapping (truncated to the
@@ -79,6 +81,7 @@
  * AVX-512 take separable lines (rw_sep_line: the folds off one dimension per input column, then
  * along it), channels-last along dimension last - 1 and channels-first
  * along the innermost dimension; docs/runtime-window.md. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -196,6 +199,257 @@ static void f_row_comp(plumb_dtype t, double *acc, double *lo, const void *src, 
 {
     for (int64_t j = 0; j < n; j++)
         f_add2(&acc[j], &lo[j], f_load(t, src, off + j * step));
+}
+
+/* ---- exact recomputation of the windows the double fold got wrong -----------
+ *
+ * An f64 add in double overflows where the exact sum need not (the
+ * cumulative sum of [1.7e308, 1.7e308, -1.7e308] is +inf, the reference's
+ * exact sum 1.7e308), and a product in double overflows or underflows
+ * where the exact product need not (of any float type: 18 f32 factors
+ * reach 2^1024; [1e300, 1e300, 1e-300] gives inf, [1e-300, 1e-300, 1e300]
+ * 0, [1e-300, 1e-20, 1e300] a 1e-20 short of 14 bits). Such windows are
+ * computed again here, the way the reference (ref/accum.c) does:
+ *
+ *   f64 add   an exact fixed-point sum (xsum: 32-bit digits in signed
+ *             64-bit limbs covering 2^-1074 .. 2^1165), rounded once to
+ *             nearest even: the reference's bits, whatever the order.
+ *   multiply  the magnitude as a double-double times a separate binary
+ *             exponent (xprod: frexp-normalised, each factor by an FMA
+ *             TwoProduct, relative error below about k 2^-104 for k
+ *             factors), rounded once to the element type (f64: to nearest
+ *             even, subnormals included; narrower types through the value
+ *             rounded to odd in double): the reference's correctly rounded
+ *             product except within k 2^-104 of a midpoint.
+ *
+ * Special values combine as the reference's: any NaN, or +inf with -inf
+ * (0 with inf for products), gives NaN; else an infinity wins; an exact
+ * zero sum is -0 only when every term is -0, a product's sign is the
+ * product of the signs. A sum that has a NaN term or both infinities is
+ * NaN in double too and keeps the double fold's NaN. When the recompute
+ * runs: an f64 sum whose double result is not finite (a finite
+ * intermediate never leaves the double range once it is infinite, so
+ * finite results saw no overflow); a product any of whose double
+ * intermediates was zero, subnormal, infinite or NaN (row loop:
+ * win_mul_mark; scans: the line's results). On ordinary data neither
+ * happens and the results are the double fold's, bit for bit. */
+
+#define XS_LIMBS 72   /* 72 x 32 bits: 2^-1074 .. 2^1230, carries of 2^62 terms */
+
+typedef struct xsum {
+    int64_t d[XS_LIMBS];   /* digit i weighs 2^(32 i - 1074) */
+    uint32_t adds;         /* adds since the last carry pass */
+    bool nan, pinf, ninf, all_negzero;
+} xsum;
+
+static void xs_reset(xsum *a)
+{
+    memset(a->d, 0, sizeof a->d);
+    a->adds = 0;
+    a->nan = a->pinf = a->ninf = false;
+    a->all_negzero = true;
+}
+
+/* Every digit but the top one into [0, 2^32); the top digit keeps the
+ * sign. Exact integer arithmetic (limbs stay below 2^62 in magnitude). */
+static void xs_carry(xsum *a)
+{
+    for (int i = 0; i + 1 < XS_LIMBS; i++) {
+        int64_t v = a->d[i], lo = (int64_t)((uint64_t)v & 0xffffffffu);
+        a->d[i] = lo;
+        a->d[i + 1] += (v - lo) / ((int64_t)1 << 32);
+    }
+    a->adds = 0;
+}
+
+static void xs_add(xsum *a, double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    unsigned ex = (unsigned)(b >> 52) & 0x7ff;
+    if (ex == 0x7ff) {
+        if (b & 0xfffffffffffffull) a->nan = true;
+        else if (b >> 63) a->ninf = true;
+        else a->pinf = true;
+        return;
+    }
+    if (b != 0x8000000000000000ull) a->all_negzero = false;
+    uint64_t m = b & 0xfffffffffffffull;
+    if (ex) m |= 1ull << 52;
+    if (m == 0) return;
+    /* x = m 2^(p - 1074), p = max(ex, 1) - 1 in [0, 2045] */
+    unsigned p = ex ? ex - 1 : 0, li = p / 32, off = p % 32;
+    int64_t d0 = (int64_t)((m << off) & 0xffffffffu);
+    int64_t d1 = (int64_t)((off ? m >> (32 - off) : m >> 32) & 0xffffffffu);
+    int64_t d2 = (int64_t)(off ? m >> (64 - off) : 0);
+    if (b >> 63) d0 = -d0, d1 = -d1, d2 = -d2;
+    a->d[li] += d0;
+    a->d[li + 1] += d1;
+    a->d[li + 2] += d2;
+    if (++a->adds >= (1u << 29)) xs_carry(a);
+}
+
+/* Bit b (>= 0) of the magnitude held in d (every digit in [0, 2^32)). */
+static inline unsigned xs_bit(const int64_t *d, int b) { return (unsigned)((uint64_t)d[b / 32] >> (b % 32)) & 1u; }
+
+/* The sum rounded once to double, to nearest even; does not change a's value. */
+static double xs_round(const xsum *a)
+{
+    if (a->nan || (a->pinf && a->ninf)) return NAN;
+    if (a->pinf) return INFINITY;
+    if (a->ninf) return -INFINITY;
+    xsum t = *a;
+    xs_carry(&t);
+    bool neg = t.d[XS_LIMBS - 1] < 0;
+    if (neg) {
+        for (int i = 0; i < XS_LIMBS; i++) t.d[i] = -t.d[i];
+        xs_carry(&t);
+    }
+    int h = XS_LIMBS - 1;
+    while (h >= 0 && t.d[h] == 0) h--;
+    if (h < 0) return a->all_negzero ? -0.0 : 0.0;
+    int top = 63 - __builtin_clzll((unsigned long long)t.d[h]) + 32 * h;   /* the leading bit */
+    double r;
+    if (top < 53) {   /* below 2^-1021: the value itself, a multiple of 2^-1074 */
+        uint64_t v = (uint64_t)t.d[0] | (h > 0 ? (uint64_t)t.d[1] << 32 : 0);
+        r = ldexp((double)v, -1074);
+    } else {
+        /* 53 bits from the leading one, then the rounding bit and the sticky rest */
+        uint64_t mant = 0;
+        for (int b = top; b > top - 53; b--) mant = mant << 1 | xs_bit(t.d, b);
+        int rb = top - 53;
+        bool half = xs_bit(t.d, rb), sticky = false;
+        for (int b = rb - 1; b >= 0 && !sticky; b--) {
+            if (b % 32 == 31 && t.d[b / 32] == 0) {   /* a whole zero digit */
+                b -= 31;
+                continue;
+            }
+            sticky = xs_bit(t.d, b);
+        }
+        if (half && (sticky || (mant & 1))) mant++;
+        r = ldexp((double)mant, top - 52 - 1074);   /* 2^53 after the carry is exact; overflow gives inf */
+    }
+    return neg ? -r : r;
+}
+
+typedef struct xprod {
+    double h, l;   /* magnitude (h + l) 2^e, h in [0.5, 1), |l| <= ulp(h) / 2 */
+    int64_t e;
+    bool nan, inf, zero, neg;
+} xprod;
+
+static void xp_reset(xprod *p)
+{
+    p->h = 0.5, p->l = 0, p->e = 1;
+    p->nan = p->inf = p->zero = p->neg = false;
+}
+
+static void xp_mul(xprod *p, double x)
+{
+    if (x != x) {
+        p->nan = true;
+        return;
+    }
+    if (signbit(x)) p->neg = !p->neg;
+    if (isinf(x)) {
+        p->inf = true;
+        return;
+    }
+    if (x == 0) {
+        p->zero = true;
+        return;
+    }
+    int ex, eh;
+    double m = frexp(fabs(x), &ex);
+    double ph = p->h * m, pe = fma(p->h, m, -ph), pl = fma(p->l, m, pe);
+    double s = ph + pl, sl = pl - (s - ph);   /* |ph| >= |pl|: Fast2Sum */
+    s = frexp(s, &eh);
+    p->h = s;
+    p->l = ldexp(sl, -eh);
+    p->e += ex + eh;
+}
+
+/* The product rounded once to t, as a double that f_store stores as that
+ * rounding (t f64: the rounded value itself; narrower: the value rounded to
+ * odd in double, which f_store's one rounding to a format of <= 24 bits
+ * rounds correctly). */
+static double xp_round(const xprod *p, plumb_dtype t)
+{
+    if (p->nan || (p->inf && p->zero)) return NAN;
+    double sg = p->neg ? -1.0 : 1.0;
+    if (p->inf) return sg * INFINITY;
+    if (p->zero) return sg * 0.0;
+    /* the value lies in [2^(e-1), 2^e] */
+    if (p->e > 1025) return sg * INFINITY;
+    if (t != PLUMB_F64) {
+        if (p->e < -1020) return sg * 0.0;   /* far below every narrow type's half smallest subnormal */
+        return sg * ldexp(half_sum(p->h, p->l), (int)p->e);
+    }
+    if (p->e - 1 >= -1022) return sg * ldexp(p->h, (int)p->e);   /* h is (h + l) rounded; overflow gives inf */
+    if (p->e + 1074 < 0) return sg * 0.0;                          /* below 2^-1075 */
+    /* subnormal: round (h + l) 2^(e + 1074) to an integer, ties to even */
+    double hs = ldexp(p->h, (int)(p->e + 1074)), ls = ldexp(p->l, (int)(p->e + 1074));
+    double f = floor(hs), rem = hs - f;
+    bool up = rem > 0.5 || (rem == 0.5 && (ls > 0 || (ls == 0 && fmod(f, 2.0) != 0)));
+    return sg * ldexp(f + (up ? 1.0 : 0.0), -1074);
+}
+
+/* The window of output index o (all rank entries) of an f64 add or any
+ * float multiply, computed exactly as above. */
+static double win_exact(const win_geom *g, ir_window_body k, plumb_dtype t, const void *src, double init, const int64_t *o)
+{
+    int64_t kw[PLUMB_MAX_RANK] = {0};
+    if (k == IR_WB_ADD) {
+        xsum a;
+        xs_reset(&a);
+        xs_add(&a, init);
+        for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, g->rank)) {
+            int64_t at = ir_window_at(g, o, kw);
+            xs_add(&a, at < 0 ? init : f_load(t, src, at));
+        }
+        return xs_round(&a);
+    }
+    xprod p;
+    xp_reset(&p);
+    xp_mul(&p, init);
+    for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, g->rank)) {
+        int64_t at = ir_window_at(g, o, kw);
+        xp_mul(&p, at < 0 ? init : f_load(t, src, at));
+    }
+    return xp_round(&p, t);
+}
+
+/* A product intermediate outside double's normal range (zero, subnormal,
+ * infinite, NaN) has lost or may lose what the exact product keeps: it is
+ * set to NaN, which every later factor keeps, and the result recomputed
+ * (win_exact). */
+static inline void win_mul_mark(double *acc, int64_t n)
+{
+    for (int64_t q = 0; q < n; q++) {
+        double a = fabs(acc[q]);
+        if (!(a >= DBL_MIN && a <= DBL_MAX)) acc[q] = NAN;
+    }
+}
+
+/* Whether any of the n double-fold results needs win_redo's recompute:
+ * an exponent field of all ones (infinite or NaN), tested on the bits so
+ * that the loop vectorises and costs next to nothing on ordinary rows. */
+static bool win_row_redo(ir_window_body k, plumb_dtype t, const double *acc, int64_t n)
+{
+    if (k != IR_WB_MUL && (k != IR_WB_ADD || t != PLUMB_F64)) return false;
+    uint64_t any = 0;
+    for (int64_t q = 0; q < n; q++) {
+        uint64_t b;
+        memcpy(&b, &acc[q], sizeof b);
+        any |= (b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
+    }
+    return any != 0;
+}
+
+/* A double-fold result: a value to store as it is, or a recomputed one. */
+static inline bool win_redo(ir_window_body k, plumb_dtype t, double v)
+{
+    return k == IR_WB_MUL ? v != v : k == IR_WB_ADD && t == PLUMB_F64 && !isfinite(v);
 }
 
 #if WIN_X86
@@ -951,6 +1205,7 @@ typedef struct rw_job {
     int isa;
     bool nt;                   /* streaming stores (a large result; WIN_STREAM_BYTES) */
     bool idem;                 /* max, min, and, or: a padded position's init folds to no change */
+    bool fix;                  /* f64 add, float multiply: results the double fold may get wrong are recomputed (win_final) */
 #if WIN_X86
     win_rowwin_fn rowwin;      /* channels-last rows of f64 and integer exact folds (AVX-512), or NULL */
     win_rowwin_fn seprow;      /* separable lines' row kernel (f32 too; rw_sep_line), or NULL: none */
@@ -1078,6 +1333,21 @@ static bool rw_sep_line(const rw_job *j, const int64_t *o, uint64_t row, uint32_
 static ir_window_body bool_kind(ir_window_body k)
 {
     return k == IR_WB_ADD || k == IR_WB_MAX || k == IR_WB_OR ? IR_WB_MAX : IR_WB_MIN;
+}
+
+/* Output q of the row at outer indices o (o[last] ignored): the double
+ * fold's v, or the window recomputed exactly when v may be wrong (f64 add
+ * not finite, product marked by win_mul_mark). A recomputed sum that is
+ * NaN (a NaN term, or both infinities) keeps the fold's NaN. */
+static double win_final(const rw_job *j, const int64_t *o, int64_t q, double v)
+{
+    if (!win_redo(j->k, j->t, v)) return v;
+    int64_t oo[PLUMB_MAX_RANK];
+    uint32_t last = j->g->rank - 1;
+    memcpy(oo, o, (size_t)last * sizeof *oo);
+    oo[last] = q;
+    double r = win_exact(j->g, j->k, j->t, j->src, j->init_f, oo);
+    return j->k == IR_WB_ADD && r != r ? v : r;
 }
 
 static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -1211,9 +1481,15 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
              * below does for them (init, then each window position's
              * whole input row through f_row, in wofs order, rounded once)
              * without its per-element type and kind tests */
+            bool mul = j->k == IR_WB_MUL;
             for (int64_t q = 0; q < n; q++) fa[q] = j->init_f;
-            for (uint64_t wi = 0; wi < g->wcount; wi++)
+            for (uint64_t wi = 0; wi < g->wcount; wi++) {
+                if (mul) win_mul_mark(fa, n);
                 f_row(j->k, j->t, j->isa, fa, j->src, origin + j->wofs[wi], 1, n);
+            }
+            if (mul) win_mul_mark(fa, n);
+            if (j->fix && win_row_redo(j->k, j->t, fa, n))
+                for (int64_t q = 0; q < n; q++) fa[q] = win_final(j, o, q, fa[q]);
             if (j->t == PLUMB_F32)
                 for (int64_t q = 0; q < n; q++) ((float *)j->dst)[(int64_t)row * n + q] = (float)fa[q];
             else
@@ -1228,6 +1504,7 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
         }
         memset(kw, 0, sizeof kw);
         for (uint64_t wi = 0; wi < g->wcount; wi++, ir_window_next_index(kw, g->w, r)) {
+            if (j->isf && j->k == IR_WB_MUL) win_mul_mark(fa, n);
             int64_t base = inside ? origin + j->wofs[wi] : 0;
             bool pad = false;
             for (uint32_t d = 0; d < last && !pad && !inside; d++) {
@@ -1298,6 +1575,9 @@ static void rw_rows_body(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk
             memcpy((float *)j->dst + ob, f32a, (size_t)n * sizeof(float));
             continue;
         }
+        if (j->isf && j->k == IR_WB_MUL) win_mul_mark(fa, n);
+        if (j->fix && win_row_redo(j->k, j->t, fa, n))
+            for (int64_t q = 0; q < n; q++) fa[q] = win_final(j, o, q, fa[q]);
         for (int64_t q = 0; q < n; q++) {
             if (fe) f_store(j->t, j->dst, ob + q, half_sum(fa[q], fe[q]));
             else if (j->isf) f_store(j->t, j->dst, ob + q, fa[q]);
@@ -1457,7 +1737,63 @@ typedef struct scan_job {
     int64_t len, c, inner, nres;   /* along p: input length, elements before result 0's last, results */
     int64_t blk, nblk;             /* inner columns per work item */
     uint64_t outer;
+    bool fix;                      /* f64 add, float multiply: lines the double fold may get wrong are redone (scan_fix) */
 } scan_job;
+
+/* The line of results d0, d0 + ds, ... over elements so, so + ss, ...
+ * whose double fold left the range (win_redo's cases): the double fold
+ * again, the same operations, and the exact one (xsum, xprod) beside it;
+ * results up to the first double intermediate outside the range (f64 add:
+ * not finite; multiply: zero, subnormal, infinite or NaN) keep the fold's
+ * bits, every later one is the exact fold's rounding (a sum that is NaN
+ * keeps the fold's NaN): what the row loop (win_final) gives each window. */
+static void scan_fix(const scan_job *j, int64_t so, int64_t ss, int64_t d0, int64_t ds)
+{
+    bool add = j->k == IR_WB_ADD;
+    double f = j->init_f;
+    xsum a;
+    xprod p;
+    if (add) xs_reset(&a), xs_add(&a, f);
+    else xp_reset(&p), xp_mul(&p, f);
+    bool gone = !add && !(fabs(f) >= DBL_MIN && fabs(f) <= DBL_MAX);
+    for (int64_t e = 0; e < j->c + j->nres; e++) {
+        double v = f_load(j->t, j->src, so + e * ss);
+        f = f_fold(j->k, f, v);
+        if (add) xs_add(&a, v);
+        else xp_mul(&p, v);
+        gone = gone || (add ? !isfinite(f) : !(fabs(f) >= DBL_MIN && fabs(f) <= DBL_MAX));
+        if (e < j->c || !gone) continue;
+        int64_t d = d0 + (e - j->c) * ds;
+        if (!add) {
+            f_store(j->t, j->dst, d, xp_round(&p, j->t));
+        } else {
+            double r = xs_round(&a);
+            if (r == r) f_store(j->t, j->dst, d, r);
+        }
+    }
+}
+
+/* Whether line l of a last-dimension scan, its double fold ending at fa,
+ * needs scan_fix: an f64 sum that is not finite; a product whose fold was
+ * marked (scan_lines_part) or left a result that an intermediate outside
+ * double's normal range would leave (f64: the result itself outside it;
+ * f32: zero, infinite or NaN; scan_fix then finds the first such
+ * intermediate). */
+static bool scan_line_bad(const scan_job *j, int64_t l, double fa)
+{
+    if (j->k == IR_WB_ADD) return !isfinite(fa);
+    if (fa != fa) return true;
+    if (j->t == PLUMB_F64) {
+        const double *d = (const double *)j->dst + l * j->nres;
+        for (int64_t i = 0; i < j->nres; i++)
+            if (!(fabs(d[i]) >= DBL_MIN && fabs(d[i]) <= DBL_MAX)) return true;
+    } else {
+        const float *d = (const float *)j->dst + l * j->nres;
+        for (int64_t i = 0; i < j->nres; i++)
+            if (d[i] == 0 || !isfinite(d[i])) return true;
+    }
+    return false;
+}
 
 #define SCAN_BLK 256
 #define SCAN_LANES 8   /* lines of a last-dimension scan run together */
@@ -1479,6 +1815,7 @@ static void scan_lines_part(const scan_job *j, int64_t l0, int nl, int64_t e0, i
             int64_t so = (l0 + l) * len + e, d = (l0 + l) * nres + e - c;
             if (j->isf) {
                 fa[l] = f_fold(j->k, fa[l], f_load(j->t, j->src, so));
+                if (j->k == IR_WB_MUL) win_mul_mark(&fa[l], 1);
                 if (e >= c) f_store(j->t, j->dst, d, fa[l]);
             } else {
                 ia[l] = i_fold(j->k, u64, ia[l], i_load(j->t, j->src, so));
@@ -1630,6 +1967,9 @@ static void scan_lines(const scan_job *j, int64_t l0, int nl)
     }
 #endif
     scan_lines_part(j, l0, nl, e, ne, fa, ia);
+    if (j->fix)
+        for (int l = 0; l < nl; l++)
+            if (scan_line_bad(j, l0 + l, fa[l])) scan_fix(j, (l0 + l) * j->len, 1, (l0 + l) * j->nres, 1);
 }
 
 static void scan_lines_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
@@ -1656,14 +1996,17 @@ static void scan_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             fa[q] = j->init_f;
             ia[q] = j->init_i;
         }
+        bool mul = j->isf && j->k == IR_WB_MUL;
+        if (mul) win_mul_mark(fa, nb);
         /* the elements before result 0's last one; then one element per
          * result: each a contiguous run of nb lanes folded by the row
          * loop's kernels (f_row, i_row: the same per-lane operations) */
         for (int64_t e = 0; e < j->c + j->nres; e++) {
             int64_t so = sb + e * j->inner;
-            if (j->isf)
+            if (j->isf) {
                 f_row(j->k, j->t, j->isa, fa, j->src, so, 1, nb);
-            else
+                if (mul) win_mul_mark(fa, nb);
+            } else
                 i_row(j->k, j->t, ia, j->src, so, 1, nb);
             if (e < j->c) continue;
             int64_t d = db + (e - j->c) * j->inner;
@@ -1676,6 +2019,9 @@ static void scan_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
             else
                 for (int64_t q = 0; q < nb; q++) i_store(j->t, j->dst, d + q, ia[q]);
         }
+        if (j->fix)
+            for (int64_t q = 0; q < nb; q++)
+                if (win_redo(j->k, j->t, fa[q])) scan_fix(j, sb + q, j->inner, db + q, j->inner);
     }
 }
 
@@ -1709,6 +2055,7 @@ static bool rw_scan(rt_exec *x, const win_geom *g, ir_window_body k, plumb_dtype
     uint64_t outer = 1;
     for (int d = 0; d < p; d++) outer *= (uint64_t)g->in[d];
     for (uint32_t d = (uint32_t)p + 1; d < g->rank; d++) j.inner *= g->in[d];
+    j.fix = j.isf && (k == IR_WB_MUL || (k == IR_WB_ADD && t == PLUMB_F64));
     if (outer == 0 || j.inner == 0) return true;
     j.outer = outer;
     if (j.inner == 1) {
@@ -1757,6 +2104,7 @@ bool rt_op_REDUCE_WINDOW(rt_exec *x, const ir_op *op, plumb_tensor *const *in, p
                 .isf = plumb_dtype_is_float(t), .isa = (int)rt_isa(x), .src = in[0]->data, .dst = out[0]->data,
                 .row = g.out[g.rank - 1]};
     j.comp = (t == PLUMB_F16 || t == PLUMB_BF16) && j.k == IR_WB_ADD;
+    j.fix = j.isf && (j.k == IR_WB_MUL || (j.k == IR_WB_ADD && t == PLUMB_F64));
     j.idem = j.k == IR_WB_MAX || j.k == IR_WB_MIN || j.k == IR_WB_AND || j.k == IR_WB_OR;
     j.nt = j.isa >= PLUMB_ISA_AVX512 && out[0]->nbytes >= WIN_STREAM_BYTES;
     memcpy(j.init_b, in[1]->data, plumb_dtype_size(t) <= 8 ? plumb_dtype_size(t) : 8);
