@@ -63,6 +63,22 @@ bool conf_gen_while(gen *g)
     return conf_gen_push_case(g, "%r#0, %r#1");
 }
 
+void conf_gen_case3_text(plumb_buf *b, const char *index, const char *X)
+{
+    plumb_buf_printf(b, "  %%k = stablehlo.constant dense<%s> : tensor<i32>\n"
+                        "  %%r = \"stablehlo.case\"(%%k) ({\n"
+                        "    stablehlo.return %%x : %s\n"
+                        "  }, {\n"
+                        "    %%a = stablehlo.add %%x, %%x : %s\n"
+                        "    stablehlo.return %%a : %s\n"
+                        "  }, {\n"
+                        "    %%c = stablehlo.add %%x, %%x : %s\n"
+                        "    %%c2 = stablehlo.add %%c, %%x : %s\n"
+                        "    stablehlo.return %%c2 : %s\n"
+                        "  }) : (tensor<i32>) -> %s\n",
+                     index, X, X, X, X, X, X, X);
+}
+
 /* if and case over x (7x13 of the case's type and value class), the
  * selector a constant: branch k returns x with k additions of x to it
  * (branch 0 returns x itself), so every branch gives its own result; a
@@ -97,20 +113,9 @@ bool conf_gen_branches(gen *g)
                             "  }) : (tensor<i1>) -> %s\n",
                          X, X, X, X);
     } else {
-        int index = !strcmp(g->shape, "branch0") ? 0 : !strcmp(g->shape, "branch1") ? 1
-                  : !strcmp(g->shape, "branch2") ? 2 : -1;
-        plumb_buf_printf(b, "  %%k = stablehlo.constant dense<%d> : tensor<i32>\n"
-                            "  %%r = \"stablehlo.case\"(%%k) ({\n"
-                            "    stablehlo.return %%x : %s\n"
-                            "  }, {\n"
-                            "    %%a = stablehlo.add %%x, %%x : %s\n"
-                            "    stablehlo.return %%a : %s\n"
-                            "  }, {\n"
-                            "    %%c = stablehlo.add %%x, %%x : %s\n"
-                            "    %%c2 = stablehlo.add %%c, %%x : %s\n"
-                            "    stablehlo.return %%c2 : %s\n"
-                            "  }) : (tensor<i32>) -> %s\n",
-                         index, X, X, X, X, X, X, X);
+        const char *index = !strcmp(g->shape, "branch0") ? "0" : !strcmp(g->shape, "branch1") ? "1"
+                          : !strcmp(g->shape, "branch2") ? "2" : "-1";
+        conf_gen_case3_text(b, index, X);
     }
     g->ret_types = X;
     return conf_gen_push_case(g, "%r");

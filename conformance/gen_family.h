@@ -118,6 +118,9 @@ bool conf_gen_while(gen *g);
 bool conf_gen_branches(gen *g);
 bool conf_gen_map(gen *g);
 bool conf_gen_scan(gen *g);
+/* the case op over x (type text X) with selector constant `index` (text):
+ * branch k returns x plus k additions of x (also gen_sizes.c's index_past) */
+void conf_gen_case3_text(plumb_buf *b, const char *index, const char *X);
 /* gen_ragged.c */
 bool conf_gen_ragged(gen *g);
 bool conf_gen_composite(gen *g);

@@ -371,19 +371,7 @@ static bool index_past_case(gen *g)
     int64_t d[2] = {7, 13};
     const char *X = conf_gen_tys(g, g->t, 2, d);
     conf_gen_param(g, "x", g->t, 2, d, plumb_dtype_is_float(g->t) ? "normal" : "uniform", 0, 0);
-    plumb_buf_printf(&g->body,
-                     "  %%k = stablehlo.constant dense<%s> : tensor<i32>\n"
-                     "  %%r = \"stablehlo.case\"(%%k) ({\n"
-                     "    stablehlo.return %%x : %s\n"
-                     "  }, {\n"
-                     "    %%a = stablehlo.add %%x, %%x : %s\n"
-                     "    stablehlo.return %%a : %s\n"
-                     "  }, {\n"
-                     "    %%c = stablehlo.add %%x, %%x : %s\n"
-                     "    %%c2 = stablehlo.add %%c, %%x : %s\n"
-                     "    stablehlo.return %%c2 : %s\n"
-                     "  }) : (tensor<i32>) -> %s\n",
-                     !strcmp(g->value, "index_3") ? "3" : "2147483647", X, X, X, X, X, X, X);
+    conf_gen_case3_text(&g->body, !strcmp(g->value, "index_3") ? "3" : "2147483647", X);
     g->ret_types = X;
     return conf_gen_push_case(g, "%r");
 }
