@@ -100,28 +100,74 @@ if [ -n "${PLUMB_TEST_ONLY:-}" ]; then
 else
     cp "$dir/all" "$dir/list"
 fi
+# PLUMB_TEST_PART=K/N runs part K (1-based) of N disjoint parts whose union
+# is every suite: CI runs gcc's sanitizers on part 1/2 and clang's on 2/2,
+# so that each suite runs under one sanitizer instead of two (docs/ci.md).
+# The parts depend only on the suites' paths below $BUILD and on the fixed
+# weights of the typical slow suites (the list further down, not this
+# build folder's own times), so two build folders of one tree split the same
+# way. Each part takes the next suite, heaviest first, while it is the
+# lighter one. A suite that runs once must run whole: SANITIZER is cleared
+# (test_coverage.sh and test_faults.sh otherwise leave half of their runs
+# to the other sanitizer).
+part=${PLUMB_TEST_PART:-}
+if [ -n "$part" ]; then
+    bad_part() { echo "tests/run.sh: PLUMB_TEST_PART must be K/N with 1 <= K <= N (got '$part')" >&2; exit 2; }
+    case "$part" in
+        */*/*|/*|*/|*[!0-9/]*) bad_part ;;
+        */*) ;;
+        *) bad_part ;;
+    esac
+    pk=${part%/*}
+    pn=${part#*/}
+    [ "$pk" -ge 1 ] && [ "$pk" -le "$pn" ] || bad_part
+    SANITIZER=
+    export SANITIZER
+fi
 # Longest first, so that no long suite starts near the end and runs alone
 # while the other lanes idle (in name order the ~110 s certify_scope
 # started after some 200 short suites and ended the run alone). The order
 # comes from the seconds each suite took in this build folder's last run
 # ($BUILD/tests/suite-times, written below); a suite without a time (a
-# fresh build, as in CI) gets its typical seconds from the list below
-# (make check on the 2-core machine, 2026-11-26), else 1. The order
+# fresh build, as in CI) gets its typical seconds from the list below, else
+# 1: the first column in make check (2-core machine, 2026-11-28, lightly
+# loaded), the second under the sanitizers when the suite runs whole
+# (estimated from the sanitized runs of 2026-11-27; the certify runs,
+# test_faults.sh above all, run their whole share there). The order
 # changes when suites start, never what runs or the totals.
 times=$BUILD/tests/suite-times
-{
-    [ -f "$times" ] && cat "$times"
-    cat <<'LIST'
-110 tests/conformance/test_certify_scope.sh
-40 tests/conformance/test_faults.sh
-40 tests/conformance/test_coverage.sh
-20 BUILD/tests/ref/test_crmath
-18 BUILD/tests/runtime/test_reduce_cols
-16 BUILD/tests/conformance/test_gen
-12 BUILD/tests/runtime/test_ew_convert
-12 tests/fuzz/test_fuzz.sh
+col=1
+[ "${SANITIZED:-no}" = yes ] && col=2
+awk -v c="$col" -v b="$BUILD/" '{ p = $3; sub(/^BUILD\//, b, p); print $c, p }' > "$dir/fixed" <<'LIST'
+236 110 tests/conformance/test_certify_scope.sh
+145 150 tests/conformance/test_faults.sh
+95 120 tests/conformance/test_coverage.sh
+81 10 BUILD/tests/ref/test_crmath
+66 56 BUILD/tests/runtime/test_reduce_cols
+51 28 BUILD/tests/conformance/test_gen
+40 5 BUILD/tests/runtime/test_math_f64
+36 5 BUILD/tests/runtime/test_math_f64_atan2
+33 15 BUILD/tests/runtime/test_ew_convert
+16 28 tests/fuzz/test_fuzz.sh
+14 24 tests/runtime/test_forced_isa.sh
+5 40 tests/ir/test_fmt_roundtrip.sh
+7 30 tests/cli/test_testdata.sh
+6 20 tests/golden/test_golden.sh
 LIST
-} | sed "s|^\([0-9]*\) BUILD/|\1 $BUILD/|" > "$dir/known"
+{ [ -f "$times" ] && cat "$times"; cat "$dir/fixed"; } > "$dir/known"
+if [ -n "$part" ]; then
+    awk -v b="$BUILD/" '
+        NR == FNR { w[$2] = $1; next }
+        { name = $0; if (index(name, b) == 1) name = substr(name, length(b) + 1)
+          print (($0 in w) ? w[$0] : 1), name, $0 }' "$dir/fixed" "$dir/list" |
+        sort -k1,1nr -k2,2 |
+        awk -v k="$pk" -v n="$pn" '
+            { best = 1; for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
+              load[best] += $1; if (best == k) print $3 }' | sort > "$dir/part"
+    [ -s "$dir/part" ] || { echo "tests/run.sh: part $part of these suites is empty" >&2; exit 2; }
+    cp "$dir/part" "$dir/list"
+    echo "part $part: $(wc -l < "$dir/list") of $(wc -l < "$dir/all") suites"
+fi
 awk 'NR == FNR { if (!($2 in t)) t[$2] = $1; next } { print (($0 in t) ? t[$0] : 1), FNR, $0 }' \
     "$dir/known" "$dir/list" | sort -k1,1nr -k2,2n | cut -d' ' -f3- > "$dir/order"
 xargs -P "$jobs" -n 1 sh tests/run.sh --one "$dir" < "$dir/order"
@@ -147,9 +193,9 @@ done < "$dir/list"
 # Where the wall time went (seconds, while sharing the machine with the
 # other lanes): the list to start from when the whole run grows too long.
 # This run's seconds order the next run in this build folder (a
-# PLUMB_TEST_ONLY run keeps the others' seconds).
+# PLUMB_TEST_ONLY or PLUMB_TEST_PART run keeps the others' seconds).
 cat "$dir"/*.t 2>/dev/null | sort -rn > "$dir/times" && mkdir -p "$BUILD/tests" &&
-    if [ -n "${PLUMB_TEST_ONLY:-}" ] && [ -f "$times" ]; then
+    if [ -n "${PLUMB_TEST_ONLY:-}$part" ] && [ -f "$times" ]; then
         awk 'NR == FNR { new[$2] = 1; print; next } !($2 in new)' "$dir/times" "$times" | sort -rn > "$dir/merged" &&
             cp "$dir/merged" "$times" 2>/dev/null
     else
