@@ -600,17 +600,18 @@ static int32_t bf16_min_exp(const uint16_t *a, size_t rows, size_t cols, size_t 
  * A product whose k fits one KC block and whose operands stay in L2 spends
  * more time packing (and, batched, dispatching per GEMM) than multiplying:
  * in 64 x (128x64 . 64x128) the packing of A alone (scalar, strided) and
- * of B took a third of the time. Here full 8 x 32 tiles read A's rows and
- * B's rows where they are, running the same fused multiply-adds in the same
- * order as ukern_f32_avx512 on packed panels (one chain per element from
- * -0, k ascending), so the bits are those of the packed path; edge tiles
- * are packed into a tile-sized buffer and run by the packed kernel. */
+ * of B took a third of the time. Here 8-row tiles read A's rows where they
+ * are and B from panels copied once per call (small_rows_run), running the
+ * same fused multiply-adds in the same order as ukern_f32_avx512 on packed
+ * panels (one chain per element from -0, k ascending), so the bits are
+ * those of the packed path; the last, shorter row block is packed into a
+ * tile-sized buffer and run by the packed kernel. */
 #if RT_X86
 /* Returns whether some result is NaN or infinite: x - x is NaN exactly
  * for those, and a sum of such differences is NaN when any is (0 + NaN),
  * so 16 subtractions, 15 additions and one compare per 8 x 32 tile (1024
  * fused multiply-adds at k = 64) replace a scan of the stored tile. */
-__attribute__((target("avx512f")))
+__attribute__((target("avx512f,prfchw")))
 static bool ukern_f32_avx512_direct(size_t kc, const float *a, size_t lda, const float *b, size_t ldb, float *c,
                                     size_t ldc)
 {
@@ -619,18 +620,31 @@ static bool ukern_f32_avx512_direct(size_t kc, const float *a, size_t lda, const
            r61 = r00, r70 = r00, r71 = r00;
     const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda,
                 *a5 = a + 5 * lda, *a6 = a + 6 * lda, *a7 = a + 7 * lda;
-    for (size_t p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(b + p * ldb), b1 = _mm512_loadu_ps(b + p * ldb + 16);
-        __m512 x;
-        x = _mm512_set1_ps(a0[p]); r00 = _mm512_fmadd_ps(x, b0, r00); r01 = _mm512_fmadd_ps(x, b1, r01);
-        x = _mm512_set1_ps(a1[p]); r10 = _mm512_fmadd_ps(x, b0, r10); r11 = _mm512_fmadd_ps(x, b1, r11);
-        x = _mm512_set1_ps(a2[p]); r20 = _mm512_fmadd_ps(x, b0, r20); r21 = _mm512_fmadd_ps(x, b1, r21);
-        x = _mm512_set1_ps(a3[p]); r30 = _mm512_fmadd_ps(x, b0, r30); r31 = _mm512_fmadd_ps(x, b1, r31);
-        x = _mm512_set1_ps(a4[p]); r40 = _mm512_fmadd_ps(x, b0, r40); r41 = _mm512_fmadd_ps(x, b1, r41);
-        x = _mm512_set1_ps(a5[p]); r50 = _mm512_fmadd_ps(x, b0, r50); r51 = _mm512_fmadd_ps(x, b1, r51);
-        x = _mm512_set1_ps(a6[p]); r60 = _mm512_fmadd_ps(x, b0, r60); r61 = _mm512_fmadd_ps(x, b1, r61);
-        x = _mm512_set1_ps(a7[p]); r70 = _mm512_fmadd_ps(x, b0, r70); r71 = _mm512_fmadd_ps(x, b1, r71);
+#define STEP(p)                                                                                                     \
+    do {                                                                                                            \
+        __m512 b0 = _mm512_loadu_ps(b + (p) * ldb), b1 = _mm512_loadu_ps(b + (p) * ldb + 16);                       \
+        __m512 x;                                                                                                   \
+        x = _mm512_set1_ps(a0[p]); r00 = _mm512_fmadd_ps(x, b0, r00); r01 = _mm512_fmadd_ps(x, b1, r01);           \
+        x = _mm512_set1_ps(a1[p]); r10 = _mm512_fmadd_ps(x, b0, r10); r11 = _mm512_fmadd_ps(x, b1, r11);           \
+        x = _mm512_set1_ps(a2[p]); r20 = _mm512_fmadd_ps(x, b0, r20); r21 = _mm512_fmadd_ps(x, b1, r21);           \
+        x = _mm512_set1_ps(a3[p]); r30 = _mm512_fmadd_ps(x, b0, r30); r31 = _mm512_fmadd_ps(x, b1, r31);           \
+        x = _mm512_set1_ps(a4[p]); r40 = _mm512_fmadd_ps(x, b0, r40); r41 = _mm512_fmadd_ps(x, b1, r41);           \
+        x = _mm512_set1_ps(a5[p]); r50 = _mm512_fmadd_ps(x, b0, r50); r51 = _mm512_fmadd_ps(x, b1, r51);           \
+        x = _mm512_set1_ps(a6[p]); r60 = _mm512_fmadd_ps(x, b0, r60); r61 = _mm512_fmadd_ps(x, b1, r61);           \
+        x = _mm512_set1_ps(a7[p]); r70 = _mm512_fmadd_ps(x, b0, r70); r71 = _mm512_fmadd_ps(x, b1, r71);           \
+    } while (0)
+    /* The tile's 16 lines of C are usually in no cache yet (a batch's C is
+     * written once): each of the first 16 steps asks for one of them for
+     * writing, so they arrive while the fused multiply-adds run instead of
+     * stalling the stores (all 16 at once stall on the line fill buffers). */
+    size_t p = 0;
+    for (; p < kc && p < 16; p++) {
+        __builtin_prefetch(c + (p >> 1) * ldc + (p & 1) * 16, 1, 3);
+        STEP(p);
     }
+    for (; p < kc; p++)
+        STEP(p);
+#undef STEP
 #define ST(i, x0, x1)                                                                  \
     do {                                                                               \
         _mm512_storeu_ps(c + (i) * ldc, x0);                                           \
@@ -657,40 +671,85 @@ typedef struct small_job {
     float *c;
 } small_job;
 
+/* One tile: rows [8 ib, 8 ib + 8) x columns [j0, j0 + cols) from B's panel
+ * pb; whether some result is NaN or infinite. pa holds the packed rows of
+ * row block *pa_ib (only the last row block, shorter than 8, is packed:
+ * once, whatever the number of panels). */
+static bool small_tile(const small_job *j, uint64_t ib, size_t j0, size_t cols, const float *pb, float *pa,
+                       uint64_t *pa_ib, float *tile)
+{
+    size_t k = j->k, i0 = (size_t)ib * 8, rows = j->m - i0 < 8 ? j->m - i0 : 8;
+    const float *a = j->a + i0 * j->lda;
+    float *c = j->c + i0 * j->ldc + j0;
+    bool nf = false;
+#if RT_X86
+    if (rows == 8 && cols == 32)
+        return ukern_f32_avx512_direct(k, a, j->lda, pb, 32, c, j->ldc);
+    if (rows == 8)
+        (void)ukern_f32_avx512_direct(k, a, j->lda, pb, 32, tile, 32);
+    else
+#endif
+    {
+        /* the last row block: packed, zero padded, as gemm_items runs
+         * edge tiles */
+        if (*pa_ib != ib) {
+            pack_a(j->g, SRC_F32, pa, a, j->lda, rows, k);
+            *pa_ib = ib;
+        }
+        j->g->kern(k, pa, pb, tile, 32, false);
+    }
+    /* an edge tile: its stored elements tested (the padding columns may
+     * hold 0 * inf) */
+    for (size_t r = 0; r < rows; r++) {
+        memcpy(c + r * j->ldc, tile + r * 32, cols * sizeof(float));
+        for (size_t q = 0; q < cols; q++) nf |= !isfinite(tile[r * 32 + q]);
+    }
+    return nf;
+}
+
 /* Row blocks of 8 [begin, end) over every column; whether some result is
- * NaN or infinite. */
+ * NaN or infinite. Column panel first: B's k x 32 slices are copied into
+ * the packed kernel's panel order (k rows of 32 contiguous, 64-byte
+ * aligned floats, zero columns past n), each stays in L1 while the row
+ * blocks run over it, and every tile reads its panel sequentially. Read in
+ * place, a row of B lies 4n bytes past the previous one: for n = 128 the
+ * 64 rows of a 32-column slice fall on 16 of L1's 64 sets, eight lines
+ * each, which fills those sets, and A's rows streaming past evict the
+ * slice. When all of B's panels fit the buffer (k * 32 * panels <= 8192
+ * floats, 32 KiB) they are copied at once, B read row by row (sequential,
+ * as the hardware prefetchers like it: a batch's B is usually in no cache
+ * yet), else one panel at a time. Tiles with 8 rows read A in place; the
+ * last, shorter row block packs its rows (zero padded) and runs the
+ * packed kernel. Every element is one chain from -0, k ascending,
+ * whichever kernel runs it, so the bits are the packed path's. */
 static bool small_rows_run(const small_job *j, uint64_t begin, uint64_t end)
 {
     bool nf = false;
-    const gemm_impl *g = j->g;
     size_t k = j->k;
-    _Alignas(64) float pa[8 * 256], pb[256 * 32], tile[8 * 32];
-    for (uint64_t ib = begin; ib < end; ib++) {
-        size_t i0 = (size_t)ib * 8, rows = j->m - i0 < 8 ? j->m - i0 : 8;
-        const float *a = j->a + i0 * j->lda;
-        bool packed_a = false;
-        for (size_t j0 = 0; j0 < j->n; j0 += 32) {
-            size_t cols = j->n - j0 < 32 ? j->n - j0 : 32;
-            float *c = j->c + i0 * j->ldc + j0;
-#if RT_X86
-            if (rows == 8 && cols == 32) {
-                nf |= ukern_f32_avx512_direct(k, a, j->lda, j->b + j0, j->ldb, c, j->ldc);
-                continue;
+    _Alignas(64) float pa[8 * 256], pbuf[256 * 32], tile[8 * 32];
+    size_t npan = (j->n + 31) / 32;
+    uint64_t pa_ib = UINT64_MAX;
+    bool whole = k * npan * 32 <= sizeof pbuf / sizeof *pbuf;
+    if (whole)
+        for (size_t p = 0; p < k; p++)
+            for (size_t jp = 0; jp < npan; jp++) {
+                size_t cols = j->n - jp * 32 < 32 ? j->n - jp * 32 : 32;
+                float *d = pbuf + (jp * k + p) * 32;
+                const float *src = j->b + p * j->ldb + jp * 32;
+                if (cols == 32) {
+                    memcpy(d, src, 32 * sizeof(float));
+                    continue;
+                }
+                memcpy(d, src, cols * sizeof(float));
+                for (size_t q = cols; q < 32; q++) d[q] = 0.0f;
             }
-#endif
-            /* an edge: the packed kernel on this tile, zero padded, as
-             * gemm_items runs edge tiles */
-            if (!packed_a) {
-                pack_a(g, SRC_F32, pa, a, j->lda, rows, k);
-                packed_a = true;
-            }
-            pack_b(g, SRC_F32, pb, j->b + j0, j->ldb, k, cols);
-            g->kern(k, pa, pb, tile, 32, false);
-            for (size_t r = 0; r < rows; r++) {
-                memcpy(c + r * j->ldc, tile + r * 32, cols * sizeof(float));
-                for (size_t q = 0; q < cols; q++) nf |= !isfinite(tile[r * 32 + q]);
-            }
-        }
+    for (size_t j0 = 0; j0 < j->n; j0 += 32) {
+        size_t cols = j->n - j0 < 32 ? j->n - j0 : 32;
+        float *pb = pbuf + (whole ? j0 * k : 0);
+        if (!whole)
+            pack_b(j->g, SRC_F32, pb, j->b + j0, j->ldb, k, cols);
+        for (uint64_t ib = begin; ib < end; ib++)
+            nf |= small_tile(j, ib, j0, cols, pb, pa, &pa_ib, tile);
     }
     return nf;
 }
@@ -755,8 +814,15 @@ static void gemm_run(rt_exec *x, src_kind s, size_t m, size_t n, size_t k, const
     gemm_impl g = pick(isa, kind);
     if (small_ok(&g, s, m, n, k)) {
         small_job sj = {&g, m, n, k, lda, ldb, ldc, a, b, c};
-        uint64_t per = (uint64_t)8 * n * k;   /* multiply-adds per block of 8 rows */
-        rt_parallel_for(x, (m + 7) / 8, per >= 65536 ? 1 : 65536 / per, small_rows, &sj);
+        /* per: multiply-adds per block of 8 rows. Each chunk packs B, so
+         * a chunk takes up to 4 blocks (a quarter of the blocks when there
+         * are fewer than 16, so that two threads still share them), and
+         * more when a block is small. Every element is one chain however
+         * the blocks are split: the bits do not depend on the chunks. */
+        uint64_t per = (uint64_t)8 * n * k, nblk = (m + 7) / 8, grain = (nblk + 3) / 4;
+        if (grain > 4) grain = 4;
+        if (per < 65536 && 65536 / per > grain) grain = 65536 / per;
+        rt_parallel_for(x, nblk, grain, small_rows, &sj);
         return;
     }
     gemm_job j;
