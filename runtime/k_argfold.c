@@ -72,10 +72,12 @@
 #define AF_STRIP 256u
 #define AF_MAX_VALS 48u
 
-static uint64_t af_runs_n, af_seq_n;
+static uint64_t af_runs_n, af_seq_n, af_gen_n, af_genfb_n;
 
 uint64_t rt_argfold_runs(void) { return __atomic_load_n(&af_runs_n, __ATOMIC_RELAXED); }
 uint64_t rt_argfold_sequential(void) { return __atomic_load_n(&af_seq_n, __ATOMIC_RELAXED); }
+uint64_t rt_argfold_generated(void) { return __atomic_load_n(&af_gen_n, __ATOMIC_RELAXED); }
+uint64_t rt_argfold_materialized(void) { return __atomic_load_n(&af_genfb_n, __ATOMIC_RELAXED); }
 
 typedef enum af_vk { AV_F32, AV_F64, AV_F16, AV_BF16, AV_S8, AV_S16, AV_S32, AV_S64, AV_U8, AV_U16, AV_U32, AV_U64 } af_vk;
 
@@ -91,6 +93,12 @@ typedef struct af_plan {
     unsigned char vinit_raw[8];
     bool init_nan;
     uint64_t O, L, I, nstrip;
+    /* gen: the indices are an iota's, generated: the index of flat
+     * element off is (off / gs) % gd in the index type (low bits kept);
+     * gmono: non-decreasing in the reduced order of every slice, so the
+     * first position holding the best has the least index */
+    bool gen, gmono;
+    uint64_t gs, gd;
     plumb_isa isa;
     bool failed;
 } af_plan;
@@ -370,12 +378,22 @@ static int af_tabulate(rt_exec *x, const ir_op *op, af_plan *p)
 
 /* ---- the sequential fold (the table in the reference's order) ------------------------ */
 
+/* The bits of index element off: read, or generated from its coordinate
+ * along the iota's dimension (ref_op_IOTA's integer conversion keeps the
+ * low bits: a ui8 iota wraps at 256). */
+static inline uint64_t af_ix_bits(const af_plan *p, size_t off)
+{
+    if (p->gen)
+        return ((uint64_t)off / p->gs % p->gd) & af_mask(p->ibits);
+    return plumb_load_bits(p->it, p->ix, off);
+}
+
 static void af_seq(af_plan *p, uint64_t o, uint64_t j, uint64_t oi)
 {
     uint64_t av = p->vinit, ai = p->iinit;
     for (uint64_t r = 0; r < p->L; r++) {
         size_t off = (size_t)((o * p->L + r) * p->I + j);
-        uint64_t cv = plumb_load_bits(p->vt, p->v, off), ce = plumb_load_bits(p->it, p->ix, off);
+        uint64_t cv = plumb_load_bits(p->vt, p->v, off), ce = af_ix_bits(p, off);
         uint8_t t = p->tab[af_vcode(p, av, cv)][af_icode(p, ai, ce)];
         if (!(t & AF_SEEN)) {
             __atomic_store_n(&p->failed, true, __ATOMIC_RELAXED);
@@ -398,6 +416,7 @@ static inline uint64_t af_ikey(const af_plan *p, uint64_t bits)
  * hits of a row with many ties load one each). */
 static inline uint64_t af_ikey_at(const af_plan *p, size_t off)
 {
+    if (p->gen) return af_ikey(p, af_ix_bits(p, off));
     switch (p->ibits) {
     case 8: return af_ikey(p, p->ix[off]);
     case 16: { uint16_t v; memcpy(&v, p->ix + off * 2, 2); return af_ikey(p, v); }
@@ -642,6 +661,57 @@ static bool af_col_p1_f32(plumb_isa isa, const float *s, uint64_t L, uint64_t I,
     return false;
 }
 
+#if AF_X86
+/* The index pass of a strip of nj f32 columns at AVX-512: per row and 16
+ * columns, the lanes equal to their column's best (columns with a NaN
+ * excluded) by one compare; each hit's key as in the scalar pass. With
+ * p->gmono a column leaves the pass at its first hit, and the pass ends
+ * when none is left. */
+AF_512 static void af_col_hits_f32_avx512(af_plan *p, const float *s, uint64_t base, uint64_t nj, const float *acc,
+                                          const uint8_t *nan, int64_t *pos, uint64_t *key)
+{
+    const uint64_t L = p->L, I = p->I, nb = (nj + 15) / 16;
+    __mmask16 live[AF_STRIP / 16];
+    __m512 av[AF_STRIP / 16];
+    for (uint64_t b = 0; b < nb; b++) {
+        unsigned m = 0;
+        for (unsigned q = 0; q < 16 && b * 16 + q < nj; q++) m |= nan[b * 16 + q] ? 0u : 1u << q;
+        live[b] = (__mmask16)m;
+        av[b] = _mm512_maskz_loadu_ps(live[b], acc + b * 16);
+    }
+    for (uint64_t r = 0; r < L; r++) {
+        const float *row = s + r * I;
+        unsigned any = 0;
+        for (uint64_t b = 0; b < nb; b++) {
+            if (!live[b]) continue;
+            any = 1;
+            __mmask16 k = _mm512_mask_cmp_ps_mask(live[b], _mm512_maskz_loadu_ps(live[b], row + b * 16), av[b],
+                                                  _CMP_EQ_OQ);
+            while (k) {
+                unsigned q = (unsigned)__builtin_ctz(k);
+                k = (__mmask16)(k & (k - 1));
+                uint64_t j = b * 16 + q;
+                uint64_t kk = af_ikey_at(p, (size_t)(base + r * I + j));
+                if (pos[j] == -2 || kk < key[j]) { key[j] = kk; pos[j] = (int64_t)r; }
+                if (p->gmono) live[b] = (__mmask16)(live[b] & ~(1u << q));
+            }
+        }
+        if (!any) break;
+    }
+}
+#endif
+
+/* true when a vector level did the strip's index pass */
+static bool af_col_hits_f32(af_plan *p, const float *s, uint64_t base, uint64_t nj, const float *acc,
+                            const uint8_t *nan, int64_t *pos, uint64_t *key)
+{
+#if AF_X86
+    if (p->isa >= PLUMB_ISA_AVX512) { af_col_hits_f32_avx512(p, s, base, nj, acc, nan, pos, key); return true; }
+#endif
+    (void)p; (void)s; (void)base; (void)nj; (void)acc; (void)nan; (void)pos; (void)key;
+    return false;
+}
+
 /* ---- strips: one row (inner = 1) or up to AF_STRIP columns of one slice -------------- */
 
 static inline float af_f16(uint16_t h) { return (float)plumb_f16_to_f64(h); }
@@ -656,11 +726,11 @@ static inline void af_store(af_plan *p, uint64_t oi, int64_t pos, size_t voff)
         plumb_store_bits(p->it, p->oi, (size_t)oi, p->iinit);
     } else {
         plumb_store_bits(p->vt, p->ov, (size_t)oi, plumb_load_bits(p->vt, p->v, voff));
-        plumb_store_bits(p->it, p->oi, (size_t)oi, plumb_load_bits(p->it, p->ix, voff));
+        plumb_store_bits(p->it, p->oi, (size_t)oi, af_ix_bits(p, voff));
     }
 }
 
-#define AF_STRIP_FN(NAME, T, C, CV, FL, ROWP1, ROWEQ, ROWFAST, COLP1)                                        \
+#define AF_STRIP_FN(NAME, T, C, CV, FL, ROWP1, ROWEQ, ROWFAST, COLP1, COLHITS)                               \
     static void af_strip_##NAME(af_plan *p, uint64_t o, uint64_t j0, uint64_t nj)                \
     {                                                                                            \
         const uint64_t L = p->L, I = p->I;                                                       \
@@ -680,8 +750,9 @@ static inline void af_store(af_plan *p, uint64_t oi, int64_t pos, size_t voff)
             uint64_t key = 0;                                                                    \
             if (init == m) { pos = -1; key = ikey0; }                                            \
             for (uint64_t r = ROWEQ(0); r < L; r = ROWEQ(r + 1)) {                               \
-                uint64_t k = af_ikey_at(p, (size_t)(base + r));      \
+                uint64_t k = af_ikey_at(p, (size_t)(base + r));                                  \
                 if (pos == -2 || k < key) { key = k; pos = (int64_t)r; }                         \
+                if (p->gmono) break;   /* later hits have no lower index */                      \
             }                                                                                    \
             af_store(p, o, pos, (size_t)(base + (uint64_t)(pos < 0 ? 0 : pos)));                  \
             return;                                                                              \
@@ -708,16 +779,21 @@ static inline void af_store(af_plan *p, uint64_t oi, int64_t pos, size_t voff)
                     acc[j] = v < acc[j] ? v : acc[j];                                            \
                 }                                                                                \
         }                                                                                        \
+        uint8_t done[AF_STRIP];   /* gmono: the column's first hit seen */                    \
         for (uint64_t j = 0; j < nj; j++) {                                                      \
             pos[j] = init == acc[j] ? -1 : -2;                                                   \
             key[j] = ikey0;                                                                      \
+            done[j] = nan[j];                                                                    \
         }                                                                                        \
-        for (uint64_t r = 0; r < L; r++) {                                                       \
+        bool colh = false;                                                                       \
+        COLHITS;                                                                                 \
+        for (uint64_t r = 0; r < L && !colh; r++) {                                              \
             const T *row = s + r * I;                                                            \
             for (uint64_t j = 0; j < nj; j++)                                                    \
-                if (CV(row[j]) == acc[j] && !nan[j]) {                                           \
-                    uint64_t k = af_ikey_at(p, (size_t)(base + r * I + j));                 \
+                if (!done[j] && CV(row[j]) == acc[j]) {                                          \
+                    uint64_t k = af_ikey_at(p, (size_t)(base + r * I + j));                      \
                     if (pos[j] == -2 || k < key[j]) { key[j] = k; pos[j] = (int64_t)r; }         \
+                    done[j] = p->gmono;   /* later hits have no lower index */                   \
                 }                                                                                \
         }                                                                                        \
         for (uint64_t j = 0; j < nj; j++) {                                                      \
@@ -749,7 +825,7 @@ static inline void af_store(af_plan *p, uint64_t oi, int64_t pos, size_t voff)
                     typedef af_c_##NAME C_;                                                    \
                     AF_ROWP1_SCALAR(CV);                                                       \
                 } while (0),                                                                   \
-                NEXT_##NAME, (void)0, (void)colv)
+                NEXT_##NAME, (void)0, (void)colv, (void)colh)
 
 #define NEXT_f64(r) af_next_f64(s, (r), L, m)
 #define NEXT_f16(r) af_next_f16(s, (r), L, m)
@@ -780,7 +856,7 @@ AF_GEN(u64, uint64_t, uint64_t, AF_ID, false)
 #if AF_X86
 #define AF_F32_FAST                                                                            \
     do {                                                                                       \
-        if (p->isa >= PLUMB_ISA_AVX512 && p->ibits == 32) {                                    \
+        if (p->isa >= PLUMB_ISA_AVX512 && p->ibits == 32 && !p->gen) {                                    \
             af_row_f32_i32_avx512(p, s, base, o, m, init == m);                                    \
             return;                                                                            \
         }                                                                                      \
@@ -789,7 +865,8 @@ AF_GEN(u64, uint64_t, uint64_t, AF_ID, false)
 #define AF_F32_FAST (void)0
 #endif
 AF_STRIP_FN(f32, float, float, AF_ID, true, nan |= af_p1_f32(p->isa, s, (size_t)L, p->max, &m), NEXT_f32,
-            AF_F32_FAST, colv = af_col_p1_f32(p->isa, s, L, I, nj, p->max, acc, nan))
+            AF_F32_FAST, colv = af_col_p1_f32(p->isa, s, L, I, nj, p->max, acc, nan),
+            colh = af_col_hits_f32(p, s, base, nj, acc, nan, pos, key))
 
 static void af_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
@@ -815,8 +892,8 @@ static void af_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
     }
 }
 
-bool rt_argfold(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out, const bool *red,
-                bool *done)
+static bool af_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out, const bool *red,
+                   bool gen, bool *done)
 {
     *done = false;
     if (op->n_results != 2 || op->n_operands != 4 || op->n_regions != 1) return true;
@@ -871,6 +948,23 @@ bool rt_argfold(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tens
         return true;
     }
     if (k < nruns || p->O * p->I != nout) return true;
+    if (gen) {
+        /* the iota's dimension: stride gs and size gd in flat offsets */
+        const plumb_tensor *t = in[1];
+        uint32_t dim = (uint32_t)op->operands[1]->def->a.dimension;
+        p->gen = true;
+        p->gs = 1;
+        for (uint32_t d = dim + 1; d < t->rank; d++) p->gs *= (uint64_t)t->dims[d];
+        p->gd = (uint64_t)t->dims[dim];
+        /* along a kept dim (or of size 1) an index is the same for every
+         * element of a slice; along the reduced run it is (r / s) % gd of
+         * the slice position r, non-decreasing when the dim is the run's
+         * outermost (gs * gd = L * I) and every index fits the type's
+         * positive range */
+        bool in_run = p->gd > 1 && p->gs >= p->I && p->gs < p->L * p->I;
+        uint64_t top = p->isig ? af_mask(p->ibits - 1) : af_mask(p->ibits);
+        p->gmono = !in_run || (p->gs * p->gd == p->L * p->I && p->gd - 1 <= top);
+    }
     p->init_nan = p->fl && isnan(af_fval(p->vk, p->vinit));
     p->v = in[0]->data;
     p->ix = in[1]->data;
@@ -883,6 +977,84 @@ bool rt_argfold(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tens
     rt_parallel_for(x, items, grain, af_range, p);
     if (p->failed) return true;   /* a code the table lacks: the generic path recomputes everything */
     __atomic_fetch_add(&af_runs_n, 1, __ATOMIC_RELAXED);
+    if (gen) __atomic_fetch_add(&af_gen_n, 1, __ATOMIC_RELAXED);
+    *done = true;
+    return true;
+}
+
+bool rt_argfold_takes_iota(const ir_op *op)
+{
+    if (op->code != PLUMB_OP_REDUCE || op->n_results != 2 || op->n_operands != 4 || op->n_regions != 1)
+        return false;
+    const ir_op *io = op->operands[1]->def;
+    const ir_type *vt = &op->operands[0]->type, *it = &op->operands[1]->type;
+    af_vk vk;
+    if (!io || io->code != PLUMB_OP_IOTA || io->n_operands != 0 || io->n_regions || !ir_type_is_static(it) ||
+        !ir_type_is_static(vt) || it->rank < 1 || vt->rank != it->rank || io->a.dimension < 0 ||
+        (uint64_t)io->a.dimension >= it->rank || !af_index_type(it->dtype) || !af_value_kind(vt->dtype, &vk))
+        return false;
+    for (uint32_t d = 0; d < it->rank; d++)
+        if (vt->dims[d] != it->dims[d]) return false;
+    const ir_block *b = &op->regions[0];
+    if (b->n_args != 4 || op->operands[2]->type.dtype != vt->dtype || op->operands[3]->type.dtype != it->dtype ||
+        op->results[0]->type.dtype != vt->dtype || op->results[1]->type.dtype != it->dtype ||
+        b->args[0]->type.dtype != vt->dtype || b->args[2]->type.dtype != vt->dtype ||
+        b->args[1]->type.dtype != it->dtype || b->args[3]->type.dtype != it->dtype || !af_shape(b))
+        return false;
+    /* the [outer, len, inner] layout */
+    bool red[PLUMB_MAX_RANK] = {false};
+    for (uint32_t i = 0; i < op->a.dims.n; i++) {
+        int64_t d = op->a.dims.v[i];
+        if (d < 0 || (uint64_t)d >= it->rank || red[d]) return false;
+        red[d] = true;
+    }
+    int pattern[PLUMB_MAX_RANK];
+    uint32_t nruns = 0;
+    for (uint32_t d = 0; d < it->rank; d++) {
+        if (it->dims[d] == 1) continue;
+        int r = red[d] ? 1 : 0;
+        if (!nruns || pattern[nruns - 1] != r) pattern[nruns++] = r;
+    }
+    uint32_t k = 0;
+    if (k < nruns && pattern[k] == 0) k++;
+    if (k < nruns && pattern[k] == 1) k++;
+    if (k < nruns && pattern[k] == 0) k++;
+    return k == nruns;
+}
+
+/* Whether input 1 is an iota the plan did not materialize (plan.c,
+ * gen_iotas): its header has no data though it has elements. */
+static bool af_gen_input(const ir_op *op, plumb_tensor *const *in)
+{
+    const ir_op *d = op->n_operands == 4 ? op->operands[1]->def : NULL;
+    return d && d->code == PLUMB_OP_IOTA && !in[1]->data && plumb_tensor_numel(in[1]) > 0;
+}
+
+bool rt_argfold(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out, const bool *red,
+                bool *done)
+{
+    bool gen = af_gen_input(op, in);
+    if (gen) {
+        const ir_op *io = op->operands[1]->def;
+        if (io->a.dimension < 0 || (uint64_t)io->a.dimension >= in[1]->rank)
+            return rt_fail(x, io, PLUMB_ERR_INVALID, "iota_dimension %lld is not a dimension of the result",
+                           (long long)io->a.dimension);
+    }
+    if (!af_run(x, op, in, out, red, gen, done)) return false;
+    if (*done || !gen) return true;
+    /* The fold does not apply after all: the iota's kernel writes its
+     * tensor into scratch and the reduce runs on it, as unplanned. */
+    const ir_op *io = op->operands[1]->def;
+    plumb_tensor t = *in[1];
+    size_t nb = t.nbytes ? t.nbytes : (size_t)plumb_tensor_numel(&t) * plumb_dtype_size(t.dtype);
+    t.owned = false;
+    t.nbytes = nb;
+    if (!(t.data = rt_scratch(x, op, nb))) return false;
+    plumb_tensor *to[1] = {&t};
+    if (!rt_op_IOTA(x, io, NULL, to)) return false;
+    plumb_tensor *in2[4] = {in[0], &t, in[2], in[3]};
+    if (!rt_op_REDUCE(x, op, in2, out)) return false;
+    __atomic_fetch_add(&af_genfb_n, 1, __ATOMIC_RELAXED);
     *done = true;
     return true;
 }

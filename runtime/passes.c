@@ -437,6 +437,21 @@ static ir_value *simplify(pass_ctx *c, ir_op *op)
     case PLUMB_OP_BROADCAST_IN_DIM:
         if (ir_type_equal(&a->type, rt) && is_identity_perm(&op->a.dims))
             return a;
+        if (a->def && a->def->code == PLUMB_OP_IOTA && a->def->n_operands == 0 && ir_type_is_static(rt) &&
+            ir_type_is_static(&a->type) && op->a.dims.n == a->type.rank && a->type.dtype == rt->dtype &&
+            a->def->a.dimension >= 0 && (uint64_t)a->def->a.dimension < a->type.rank) {
+            /* broadcast of an iota along k, k not stretched: element i is
+             * i[dims[k]] converted, an iota along dims[k] (of which a
+             * reduce or a group then generates the indices) */
+            int64_t k = a->def->a.dimension, to = op->a.dims.v[k];
+            if (to >= 0 && (uint64_t)to < rt->rank && a->type.dims[k] == rt->dims[to]) {
+                ir_op *n = new_before(c, op, PLUMB_OP_IOTA, NULL, 0, rt);
+                if (!n)
+                    return NULL;
+                n->a.dimension = to;
+                return n->results[0];
+            }
+        }
         if (a->def && a->def->code == PLUMB_OP_BROADCAST_IN_DIM && ir_type_is_static(rt)) {
             /* x dim i -> y dim d1[i] -> z dim d2[d1[i]]; a size-1 dim may
              * stretch at either step, which the composed map still allows. */

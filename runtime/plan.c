@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "plumb/shape.h"
+#include "rt_argfold.h"
 #include "rt_pipeline.h"
 #include "rt_view.h"
 
@@ -566,6 +567,59 @@ static bool build_steps(rt_program *p, const rt_group *groups, uint32_t n_groups
     return true;
 }
 
+/* ---- iotas a reduce generates --------------------------------------------------------- */
+
+/* Uses of v as an operand in blk and its nested regions (a return counts). */
+static uint32_t uses_of(const ir_block *blk, const ir_value *v)
+{
+    uint32_t n = 0;
+    for (const ir_op *o = blk->first; o; o = o->next) {
+        for (uint32_t i = 0; i < o->n_operands; i++)
+            n += o->operands[i] == v;
+        for (uint32_t r = 0; r < o->n_regions; r++)
+            n += uses_of(&o->regions[r], v);
+    }
+    return n;
+}
+
+/* A reduce taken by the pair fold (runtime/k_argfold.c) reads its index
+ * iota nowhere but where it generates it, so an iota that is the reduce's
+ * input 1 and read by nothing else (not returned, not captured) gets no
+ * step and no buffer: its group is emptied (build_steps skips it) and
+ * plan_buffers gives it a header without data, which tells the kernel to
+ * generate it (or materialize it in scratch, if the fold does not apply
+ * at run time). opt_level 2, programs without `?` dimensions. */
+static void gen_iotas(const ir_func *f, uint32_t opt_level, rt_group *groups, uint32_t n_groups,
+                      rt_view *const *views)
+{
+    if (opt_level < 2)
+        return;
+    for (uint32_t i = 0; i < f->body.n_args; i++)
+        if (f->body.args[i]->type.tuple || !ir_type_is_static(&f->body.args[i]->type))
+            return;
+    for (const ir_op *o = f->body.first; o; o = o->next)
+        for (uint32_t i = 0; i < o->n_results; i++)
+            if (o->results[i]->type.tuple || !ir_type_is_static(&o->results[i]->type))
+                return;
+    for (uint32_t g = 0; g < n_groups; g++) {
+        const rt_group *gr = &groups[g];
+        if (gr->fused || gr->n_ops != 1 || (views && views[g]) || !rt_argfold_takes_iota(gr->ops[0]))
+            continue;
+        const ir_value *iv = gr->ops[0]->operands[1];
+        if (iv->def->parent != &f->body || uses_of(&f->body, iv) != 1)
+            continue;
+        for (uint32_t h = 0; h < n_groups; h++)
+            if (!groups[h].fused && groups[h].n_ops == 1 && groups[h].ops[0] == iv->def && !(views && views[h]))
+                groups[h].n_ops = 0;
+    }
+}
+
+/* Whether input i of step st is an iota gen_iotas left unplanned. */
+static bool gen_iota_input(const rt_step *st, uint32_t i)
+{
+    return st->op && !st->fused && !st->view && i == 1 && st->n_in == 4 && rt_argfold_takes_iota(st->op);
+}
+
 #define NEVER_READ 0xFFFFFFFEu
 #define LIVE_TO_END 0xFFFFFFFFu
 
@@ -645,6 +699,14 @@ static bool plan_buffers(rt_program *p, uint64_t max_bytes, plumb_diag *d)
         rt_step *st = &p->steps[s];
         for (uint32_t i = 0; i < st->n_in; i++) {
             uint32_t id = (uint32_t)(st->in[i] - p->hdr);
+            if (!avail[id] && gen_iota_input(st, i)) {
+                /* a header without data: generated where read (gen_iotas) */
+                uint64_t nb;
+                bool per_run;
+                if (!header_for(p, st->op->operands[1], max_bytes, &nb, &per_run, d))
+                    goto out;
+                avail[id] = 1;
+            }
             if (!avail[id]) {
                 const ir_op *op = st->op;
                 plan_fail(d, PLUMB_ERR_INVALID, op ? op->loc : (plumb_loc){0, 0},
@@ -910,6 +972,7 @@ static rt_program *finish(ir_module *m, ir_func *f, const rt_compile_opts *o, pl
     rt_view **views = NULL;
     if (!rt_view_plan(p->arena, f, o->opt_level, groups, n_groups, &views, d))
         goto fail;
+    gen_iotas(f, o->opt_level, groups, n_groups, views);
     if (!build_steps(p, groups, n_groups, views, d) || !prepare_dynamic(p, d) || !plan_buffers(p, o->max_bytes, d))
         goto fail;
     if (!rt_exec_init(&p->x, o->pool, o->isa, m, o->max_bytes, d))
