@@ -204,9 +204,18 @@ static int64_t gather_row_src(const gather_rows_job *rj, uint64_t r)
     return (int64_t)ravel(opnd->rank, opnd->dims, oidx);
 }
 
-/* Rows are read in index order, i.e. at random: the row GATHER_AHEAD rows
- * on is prefetched (its first 4 KiB) while this one is copied. */
+/* Rows are read in index order, i.e. at random: the first GATHER_PF_BYTES
+ * of the row GATHER_AHEAD rows on are prefetched while this one is copied;
+ * the rest of a long row the hardware's streaming prefetch brings once the
+ * copy reads its first lines. Prefetching whole rows (up to 4 KiB) took
+ * 32 prefetches per 2 KiB row of gather_embed and was slower: per run, one
+ * thread, thread CPU time at load 9 (medians of 40 runs, 3 alternations),
+ * 4 KiB pages 7.2-8.2 ms whole rows, 5.9-6.1 ms the first 256 bytes; huge
+ * pages 6.1-6.3 ms, 4.8-5.2 ms. No prefetch at all was nearly as fast for 2 KiB
+ * rows but 1.1-1.7x slower for rows of 32 and 256 bytes (docs/bench.md,
+ * "Huge pages"). */
 #define GATHER_AHEAD 4
+#define GATHER_PF_BYTES 256
 
 static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
@@ -214,7 +223,7 @@ static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t 
     gather_rows_job *rj = ctx;
     gather_job *j = rj->g;
     size_t esz = plumb_dtype_size(j->opnd->dtype), bytes = (size_t)rj->len * esz;
-    size_t pf = bytes < 4096 ? bytes : 4096;
+    size_t pf = bytes < GATHER_PF_BYTES ? bytes : GATHER_PF_BYTES;
     const char *base = j->opnd->data;
     int64_t src[GATHER_AHEAD];
     for (uint64_t r = begin; r < end && r < begin + GATHER_AHEAD; r++) src[r % GATHER_AHEAD] = gather_row_src(rj, r);
