@@ -163,8 +163,8 @@ check-portable: $(BUILD)/gen/rt_build_id.h | deps
 	done; echo "check-portable: $$n sources compile for $(CROSS_CC)"
 
 # Sanitizers of the compiler in CC: gcc's by default, clang's with
-# `make asan CC=clang` (its UBSan also checks pointer arithmetic, which gcc's
-# does not), each in its own build folder. The portability check is skipped:
+# `make asan CC=clang` (its UBSan also flags offsets applied to a null
+# pointer, NULL + 0 included, which gcc's does not), each in its own build folder. The portability check is skipped:
 # it compiles for another target and runs nothing.
 ASAN_BUILD := build/asan$(if $(findstring clang,$(notdir $(CC))),-clang,)
 asan:

@@ -101,13 +101,14 @@ else
     cp "$dir/all" "$dir/list"
 fi
 # PLUMB_TEST_PART=K/N runs part K (1-based) of N disjoint parts whose union
-# is every suite: CI runs gcc's sanitizers on part 1/2 and clang's on 2/2,
-# so that each suite runs under one sanitizer instead of two (docs/ci.md).
-# The parts depend only on the suites' paths below $BUILD and on the fixed
-# weights of the typical slow suites (the list further down, not this
-# build folder's own times), so two build folders of one tree split the same
-# way. Each part takes the next suite, heaviest first, while it is the
-# lighter one. A suite that runs once must run whole: SANITIZER is cleared
+# is every suite, e.g. gcc's sanitizers on part 1/2 and clang's on 2/2 so
+# that each suite runs under one of them (docs/ci.md; CI runs 1/1 under
+# clang's: every suite, each whole).
+# A suite's part depends only on its path below $BUILD: the typical slow
+# suites (the fixed list further down, not this build folder's own times)
+# are spread by weight, every other suite goes by a hash of its path, so two
+# build folders split alike even when one holds a suite the other lacks.
+# A suite that runs once must run whole: SANITIZER is cleared
 # (test_coverage.sh and test_faults.sh otherwise leave half of their runs
 # to the other sanitizer).
 part=${PLUMB_TEST_PART:-}
@@ -156,14 +157,21 @@ awk -v c="$col" -v b="$BUILD/" '{ p = $3; sub(/^BUILD\//, b, p); print $c, p }' 
 LIST
 { [ -f "$times" ] && cat "$times"; cat "$dir/fixed"; } > "$dir/known"
 if [ -n "$part" ]; then
-    awk -v b="$BUILD/" '
-        NR == FNR { w[$2] = $1; next }
+    # The suites of the fixed list go, heaviest first, each to the lighter
+    # part so far (by the list alone, whether or not a folder has them); every
+    # other suite to the part its path's hash names. A suite's part thus
+    # never depends on which other suites a build folder holds.
+    awk -v b="$BUILD/" '{ p = $2; if (index(p, b) == 1) p = substr(p, length(b) + 1); print $1, p }' \
+        "$dir/fixed" | sort -k1,1nr -k2,2 > "$dir/fixedrel"
+    awk -v k="$pk" -v n="$pn" -v b="$BUILD/" '
+        BEGIN { for (i = 1; i < 128; i++) ord[sprintf("%c", i)] = i }
+        NR == FNR { best = 1; for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
+                    load[best] += $1; fixed[$2] = best; next }
         { name = $0; if (index(name, b) == 1) name = substr(name, length(b) + 1)
-          print (($0 in w) ? w[$0] : 1), name, $0 }' "$dir/fixed" "$dir/list" |
-        sort -k1,1nr -k2,2 |
-        awk -v k="$pk" -v n="$pn" '
-            { best = 1; for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
-              load[best] += $1; if (best == k) print $3 }' | sort > "$dir/part"
+          if (name in fixed) q = fixed[name]
+          else { h = 0; for (i = 1; i <= length(name); i++) h = (h * 31 + ord[substr(name, i, 1)]) % 1000003
+                 q = h % n + 1 }
+          if (q == k) print $0 }' "$dir/fixedrel" "$dir/list" | sort > "$dir/part"
     [ -s "$dir/part" ] || { echo "tests/run.sh: part $part of these suites is empty" >&2; exit 2; }
     cp "$dir/part" "$dir/list"
     echo "part $part: $(wc -l < "$dir/list") of $(wc -l < "$dir/all") suites"
