@@ -44,8 +44,11 @@ expect() { # $1 fault, $2 ops, $3 case id prefix, $4 reason text, $5 suite (defa
     if [ -n "$share" ] && [ $((n % 2)) != "$share" ]; then skip=$((skip + 1)); return; fi
     so=$(plugin "$1") || { echo "FAIL $1: cannot build"; fail=$((fail + 1)); return; }
     out="$tmp/$1.txt"
+    t0=$(date +%s)
     "$PLUMB" certify --backend "$so" --ops "$2" --suite "${5:-quick}" --jobs 1 --timeout 20 --out "$tmp/$1" > "$out" 2>&1
     rc=$?
+    secs=$(($(date +%s) - t0))
+    echo "$secs $1 ($2)" >> "$tmp/seconds"
     if [ "$rc" = 0 ]; then echo "FAIL $1: certify passed"; fail=$((fail + 1)); return; fi
     if ! grep -q "$3.*$4" "$out"; then
         echo "FAIL $1: no line naming case '$3' and reason '$4'"; tail -20 "$out"; fail=$((fail + 1)); return
@@ -55,7 +58,7 @@ expect() { # $1 fault, $2 ops, $3 case id prefix, $4 reason text, $5 suite (defa
     if [ -z "$passed" ] || [ "$passed" = 0 ]; then
         echo "FAIL $1: other cases not reported: $last"; fail=$((fail + 1)); return
     fi
-    echo "ok   $1: $last"
+    echo "ok   $1: $last ($secs s)"
     pass=$((pass + 1))
 }
 # expect_always: as expect, under both sanitizers too (the alternation of
@@ -241,6 +244,12 @@ expect fault_window_stride_gap  reduce_window     "reduce_window/f32/gaps/"     
 expect fault_dyn_index_i32      dynamic_slice,dynamic_update_slice "dynamic_slice/f32/index_types/ui32/" "exact class"
 expect fault_gather_batch0      gather            "gather/f32/batching/"                "exact class"
 expect fault_sort_desc_wide     sort              "sort/i32/wide_desc/"                 "exact class"
+# Where the time goes: a fault's run is every quick case of its op(s), so
+# the faults of the ops with the most (and dearest) cases lead: convert
+# (8,765 cases, 7 faults) and dot_general (6 faults; the reference's dot
+# runs twice a case, as the backend and for the checker, with MPFR error
+# bounds), about two thirds of the CPU time (docs/ci.md).
+[ -f "$tmp/seconds" ] && echo "slowest faults (s): $(sort -rn "$tmp/seconds" | head -n 8 | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}')"
 if [ "$skip" != 0 ]; then
     echo "skipped: $skip of the planted faults are the other sanitizer's share ($SANITIZER runs every other one); make check runs them all"
     echo "$pass passed, $fail failed, $skip skipped"
