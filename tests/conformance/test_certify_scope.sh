@@ -9,7 +9,7 @@
 # Also the cache suite's reasons on the whole quick suite (section 1 of
 # test_cache_reasons.sh until 2026-11-26): they are read from this test's
 # whole runtime run, which make check used to run a second time there.
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped".
 BUILD=${BUILD:-build}
 PLUMB=${PLUMB:-$BUILD/plumb}
 . "$(dirname "$0")/../cli/lib.sh"
@@ -32,14 +32,23 @@ hasnt() { grep -qF -- "$2" "$1" && fail "$3: '$2' in $1" || ok; }
 # jq_ok FILE FILTER DESCRIPTION: the filter is true on FILE
 jq_ok() { jq -e "$2" "$1" > /dev/null 2>&1 && ok || fail "$3: jq '$2' on $1"; }
 digest() { jq -r .certificate.digest "$1"; }
-# Under the sanitizers (make asan sets SANITIZED=yes), two of this test's
-# three whole quick-suite runs are left to make check, which makes their
-# 17 checks on every CI run: the runtime suite's 4 shards and their merge,
-# and the fault plugin's suite with a baseline. Under a sanitizer they
-# would repeat code the rest already runs there: the whole runtime run
-# below (every generator, judge and runtime kernel), test_coverage's whole
-# ref run (the reference's), and the shard-merge and baseline code on the
-# --ops runs below; they cost make asan about two whole suites each time.
+# The runtime's whole quick suite runs once here, one way in make check
+# and the other under the sanitizers (make asan sets SANITIZED=yes); CI
+# runs both, so every check below is made on every CI run:
+#  - make check runs it as 4 shards and merges them: the shards are no
+#    certificates, the merge is one (JSON, JUnit), and the whole-suite and
+#    cache-reason checks read the merged report;
+#  - make asan runs it unsharded (the -q verdict of a whole run, 2 checks
+#    make check skips) and makes the same whole-suite and cache-reason
+#    checks on that report (the 4 shards and their merge, 12 checks, are
+#    skipped there: they would cost a second whole suite under ASan).
+# That merging the shards gives the unsharded run's digest and counts, and
+# that a complete run with known failures is a certificate with a baseline,
+# are checked on a backend that claims few ops (fault_exp_ulp_few_ops: the
+# fault of fault_exp_ulp; a complete run of a few CPU-seconds) instead of
+# on the whole suite of ops (until 2026-11-28 the runtime's whole suite ran
+# twice here, unsharded and sharded, and the fault plugin's once more, about
+# 130 CPU-s of make check's).
 # asan_skip N WHAT: counts N checks as skipped, saying why.
 SANITIZED=${SANITIZED:-no}
 # The whole-suite runs get a generous per-case limit: the slowest quick case
@@ -51,6 +60,7 @@ asan_skip() {
     skipped=$((${skipped:-0} + $1))
     echo "skipped: $2 ($1 checks) runs in make check only, not under the sanitizers"
 }
+skipped=0
 # jq_is FILE FILTER WANT WHAT: the filter's raw output on FILE is WANT
 jq_is() {
     got=$(jq -r "$2" "$1" 2>&1)
@@ -58,6 +68,7 @@ jq_is() {
 }
 
 FAULT=$BUILD/plugins/fault_exp_ulp.so
+FEW=$BUILD/plugins/fault_exp_ulp_few_ops.so
 FLAKY=$BUILD/plugins/run_crash_flaky.so
 CRASH=$BUILD/plugins/run_crash_one.so
 
@@ -89,34 +100,35 @@ expect_exit 1 "--limit run" "$PLUMB" certify --backend ref --ops abs --limit 2 -
 has "$tmp/out" "PARTIAL (ops: abs; limit 2) — not a certificate: FAILED" "--limit verdict"
 jq_ok "$tmp/limit.json" '.certificate.certified == false and .certificate.scope.limit == 2' "--limit JSON"
 
-# ---- merge: 4 shards of the whole quick suite == the unsharded run ------------
-expect_exit 0 "whole quick suite" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --timeout $WHOLE_TIMEOUT --out "$tmp/whole" -q
-has "$tmp/out" "verdict: CERTIFIED: every claimed op passed" "whole-suite verdict"
-jq_ok "$tmp/whole/report.json" '.certificate.certified == true and .certificate.scope.complete == true
-    and .certificate.scope.ops == "all" and (.cases | length) == (.passed - (.cache_stability | length))' "whole-suite JSON"
+# ---- the whole quick suite: 4 shards merged (make check), unsharded (make asan)
 if [ "$SANITIZED" = yes ]; then
-    asan_skip 14 "the merge of the whole quick suite's 4 shards"
+    expect_exit 0 "whole quick suite" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --timeout $WHOLE_TIMEOUT --out "$tmp/whole" -q
+    has "$tmp/out" "verdict: CERTIFIED: every claimed op passed" "whole-suite verdict"
+    asan_skip 12 "the whole quick suite as 4 shards and their merge"
+    r=$tmp/whole
 else
+    skipped=$((skipped + 2))
+    echo "skipped: the whole quick suite unsharded (2 checks: its exit status and -q verdict) runs under the sanitizers (make asan); make check runs it as 4 shards and checks their merge"
     for i in 0 1 2 3; do
         expect_exit 0 "quick suite shard $i/4" env PLUMB_SCENARIOS_DIR="$SCENARIOS" "$PLUMB" certify --backend runtime --jobs 2 --timeout $WHOLE_TIMEOUT --shard $i/4 --json "$tmp/q$i.json" -q
         jq_ok "$tmp/q$i.json" '.certificate.certified == false' "shard $i is no certificate"
     done
     expect_exit 0 "merge 4 shards" "$PLUMB" certify merge --out "$tmp/merged" "$tmp/q2.json" "$tmp/q0.json" "$tmp/q3.json" "$tmp/q1.json"
     has "$tmp/out" "verdict       CERTIFIED: every claimed op passed" "merged verdict"
-    [ "$(digest "$tmp/merged/report.json")" = "$(digest "$tmp/whole/report.json")" ] && ok ||
-        fail "merged digest $(digest "$tmp/merged/report.json") != unsharded $(digest "$tmp/whole/report.json")"
-    jq_ok "$tmp/merged/report.json" '.certificate.certified == true and .certificate.shard_count == 1' "merged JSON"
-    [ "$(tail -n 1 "$tmp/out")" = "$(tail -n 1 "$tmp/whole/report.txt")" ] && ok || fail "merged counts differ: $(tail -n 1 "$tmp/out")"
+    jq_ok "$tmp/merged/report.json" '.certificate.shard_count == 1 and .certificate.scope.shard == null' "merged JSON"
     [ -s "$tmp/merged/report.xml" ] && ok || fail "merge wrote no JUnit"
+    r=$tmp/merged
 fi
+jq_ok "$r/report.json" '.certificate.certified == true and .certificate.scope.complete == true
+    and .certificate.scope.ops == "all" and (.cases | length) == (.passed - (.cache_stability | length))' "whole-suite JSON"
 
 # ---- the cache suite's reasons, from the whole runtime run ---------------------
 # Every seed scenario runs, leak and fix, with the builds docs/scenarios.md
 # states (one per distinct program of the leak: 20 learning rates, 8 counter
 # totals, create and accumulate, 4 field combinations, capacities 9..13, k in
 # {2,3,5,6,8}, 20 lengths; the fix once), and the runtime names each build's
-# cause (ABI 1.2 explain) in the text, JSON and JUnit reports.
-r=$tmp/whole
+# cause (ABI 1.2 explain) in the text, JSON and JUnit reports ($r: the
+# merged report in make check, the unsharded one under the sanitizers).
 for s in baked-learning-rate:20 moe-overflow-counter:8 grad-create-accumulate:2 optional-batch-fields:4 \
          moe-capacity-drift:5 topk-varying-k:5 varying-sequence-length:20; do
     n=${s%%:*}; c=${s##*:}
@@ -227,13 +239,29 @@ jq_ok "$tmp/bl/report.json" ".baseline.excused == $nfail and .baseline.fixed == 
 grep -v "$id" "$tmp/base.txt" > "$tmp/base2.txt"
 expect_exit 1 "new failure fails despite the baseline" "$PLUMB" certify --backend "$FAULT" --ops exponential,negate --baseline "$tmp/base2.txt" -q
 has "$tmp/out" "$id [fail] output" "new failure named"
-# the whole suite with its known failures: a certificate that says so
+# a complete run with its known failures: a certificate that says so. The
+# backend claims few ops (exponential with fault_exp_ulp's fault, negate,
+# and the ops of the cache suite's built-in scenarios, which run), so its
+# complete run is cheap; until 2026-11-28 this was fault_exp_ulp's whole
+# suite (every op, about 40 CPU-s).
+expect_exit 0 "complete run with a baseline" "$PLUMB" certify --backend "$FEW" --jobs 2 --baseline "$tmp/base.txt" --out "$tmp/few" -q
+has "$tmp/out" "verdict: CERTIFIED WITH BASELINE ($nfail known failures excused by $tmp/base.txt)" "baseline certificate"
+jq_ok "$tmp/few/report.json" '.certificate.certified == true and (.certificate.verdict | startswith("CERTIFIED WITH BASELINE"))
+    and .certificate.scope.complete == true and .certificate.scope.ops == "all" and (.cache_stability | length) > 0' "baseline certificate JSON"
+# merge: the 4 shards of a complete run give the unsharded run's digest
+# and counts (with the cache suite, which shard 0 runs, and the baseline)
 if [ "$SANITIZED" = yes ]; then
-    asan_skip 3 "the fault plugin's whole quick suite with a baseline"
+    asan_skip 12 "the 4 shards of fault_exp_ulp_few_ops' complete run and their merge"
 else
-    expect_exit 0 "whole suite with a baseline" "$PLUMB" certify --backend "$FAULT" --jobs 2 --timeout $WHOLE_TIMEOUT --baseline "$tmp/base.txt" --json "$tmp/blw.json" -q
-    has "$tmp/out" "verdict: CERTIFIED WITH BASELINE ($nfail known failures excused by $tmp/base.txt)" "baseline certificate"
-    jq_ok "$tmp/blw.json" '.certificate.certified == true and (.certificate.verdict | startswith("CERTIFIED WITH BASELINE"))' "baseline certificate JSON"
+    for i in 0 1 2 3; do
+        expect_exit 0 "few-ops shard $i/4" "$PLUMB" certify --backend "$FEW" --jobs 2 --shard $i/4 --baseline "$tmp/base.txt" --json "$tmp/f$i.json" -q
+        jq_ok "$tmp/f$i.json" '.certificate.certified == false' "few-ops shard $i is no certificate"
+    done
+    expect_exit 0 "merge 4 few-ops shards" "$PLUMB" certify merge --baseline "$tmp/base.txt" --out "$tmp/fm" "$tmp/f2.json" "$tmp/f0.json" "$tmp/f3.json" "$tmp/f1.json"
+    has "$tmp/out" "verdict       CERTIFIED WITH BASELINE ($nfail known failures excused by $tmp/base.txt)" "merged baseline verdict"
+    [ "$(digest "$tmp/fm/report.json")" = "$(digest "$tmp/few/report.json")" ] && ok ||
+        fail "merged digest $(digest "$tmp/fm/report.json") != unsharded $(digest "$tmp/few/report.json")"
+    [ "$(tail -n 1 "$tmp/out")" = "$(tail -n 1 "$tmp/few/report.txt")" ] && ok || fail "merged counts differ: $(tail -n 1 "$tmp/out")"
 fi
 # bad baselines: exit 2, naming the file and the problem
 bl_bad() { # $1 description, $2 expected message; the baseline is $tmp/b.txt
