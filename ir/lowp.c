@@ -1,5 +1,6 @@
 /* Which ops take the small float formats and sub-byte integers
  * (include/plumb/lowp.h, docs/spec/types.md). */
+#include <float.h>
 #include <math.h>
 #include <mpfr.h>
 #include <string.h>
@@ -125,6 +126,31 @@ static uint32_t lowp_quiet(const plumb_fpfmt *f, uint32_t x)
     return f->nan == PLUMB_FPNAN_IEEE ? x | (1u << (f->mant - 1)) : x;
 }
 
+/* The decoded value set of one format: v[p] = the value of pattern p, nan[p]
+ * whether p is a NaN. next_after used to decode every pattern of the format
+ * for every element (2^bits decodes per element); the table holds the same
+ * doubles, decoded once per format and thread (the last format used), so
+ * the scan below compares exactly the values it compared before. */
+typedef struct lowp_values {
+    const plumb_fpfmt *f;
+    double v[256];
+    bool nan[256];
+} lowp_values;
+
+static const lowp_values *lowp_values_of(const plumb_fpfmt *f)
+{
+    static _Thread_local lowp_values tab;
+    if (tab.f != f) {
+        uint32_t n = 1u << f->bits;
+        for (uint32_t p = 0; p < n; p++) {
+            tab.nan[p] = plumb_small_is_nan(f, p);
+            tab.v[p] = tab.nan[p] ? 0 : plumb_small_to_f64(f, p);
+        }
+        tab.f = f;
+    }
+    return &tab;
+}
+
 uint32_t ir_lowp_next_after(const plumb_fpfmt *f, uint32_t x, uint32_t y)
 {
     if (plumb_small_is_nan(f, x))
@@ -138,12 +164,13 @@ uint32_t ir_lowp_next_after(const plumb_fpfmt *f, uint32_t x, uint32_t y)
     uint32_t n = 1u << f->bits, best = 0;
     bool found = false;
     double bv = 0;
+    const lowp_values *tab = f->bits <= 8 ? lowp_values_of(f) : NULL;   /* every small format has <= 8 bits */
     /* the nearest value beyond a in the direction of b; of the two zeros,
      * the one on a's side (IEEE: nextafter(-tiny, +1) is -0) */
     for (uint32_t p = 0; p < n; p++) {
-        if (plumb_small_is_nan(f, p))
+        if (tab ? tab->nan[p] : plumb_small_is_nan(f, p))
             continue;
-        double v = plumb_small_to_f64(f, p);
+        double v = tab ? tab->v[p] : plumb_small_to_f64(f, p);
         if (up ? !(v > a) : !(v < a))
             continue;
         bool better = !found || (up ? v < bv : v > bv);
@@ -161,9 +188,20 @@ uint32_t ir_lowp_next_after(const plumb_fpfmt *f, uint32_t x, uint32_t y)
 }
 
 /* erf(m) < x, with erf(m) at 200 bits (x has at most 5 significant bits,
- * erf(m) for a double m != 0 is not a dyadic rational: never equal). */
+ * erf(m) for a double m != 0 is not a dyadic rational: never equal).
+ * Shortcut: erfl(m) (m is exact in long double) is taken to lie within 16
+ * ulps of erf(m), the bound ref/crmath.c's fast path assumes of the C
+ * library; the comparison is decided by it when erfl(m) and x are more
+ * than 128 of its ulps apart (then erf(m) and its 200-bit rounding lie on
+ * the same side of x as erfl(m)), and by MPFR otherwise. */
 static bool erf_below(double m, double x, mpfr_t t)
 {
+    long double el = erfl((long double)m);
+    long double e = ldexpl(fabsl(el), 7 - LDBL_MANT_DIG);
+    if (el + e < x)
+        return true;
+    if (el - e > x)
+        return false;
     mpfr_set_d(t, m, MPFR_RNDN);
     mpfr_erf(t, t, MPFR_RNDN);
     return mpfr_cmp_d(t, x) < 0;

@@ -20,6 +20,7 @@
  * closed form refined by Newton steps on erf or erfc); when a comparison
  * says y lies beyond a midpoint, r steps to that neighbour and the test is
  * repeated, so the estimate only decides the speed, never the result. */
+#include <float.h>
 #include <math.h>
 #include <mpfr.h>
 
@@ -37,6 +38,21 @@ static int erf_cmp(const mpfr_t m, double x, bool tail)
 {
     double q = tail ? 1.0 - x : x;
     int res = 0;
+    /* Shortcut: m (<= 55 bits) is exact in a long double of >= 55 bits;
+     * erfl/erfcl are taken to lie within 16 ulps of the exact value, the
+     * bound ref/crmath.c's fast path assumes of the C library. When the
+     * long double value and q are more than 128 of its ulps apart, the
+     * exact value lies on the same side of q, which is the sign the loop
+     * below would return at 64 bits; otherwise the loop decides. */
+    if (LDBL_MANT_DIG >= 55) {
+        long double ml = mpfr_get_ld(m, MPFR_RNDN);
+        long double el = tail ? erfcl(ml) : erfl(ml);
+        long double d = ldexpl(fabsl(el), 7 - LDBL_MANT_DIG);
+        if (el - d > q)
+            return tail ? -1 : 1;
+        if (el + d < q)
+            return tail ? 1 : -1;
+    }
     mpfr_t e;
     mpfr_init2(e, 64);
     for (mpfr_prec_t w = 64; w <= (1 << 15); w *= 2) {
