@@ -376,6 +376,122 @@ static uint64_t mpfr_binary(cr_binary_fn f, plumb_dtype t, double xa, double xb)
     return r;
 }
 
+/* ---- digamma and lgamma in double, with a rigorous error bound ----------------
+ *
+ * Used for the targets of at most 24 significant bits (f16, bf16, f32 and
+ * the small formats; not f64). Each returns y and a bound E with the exact
+ * result in [y - E, y + E], or false where it does not apply (zero, a pole,
+ * a non-finite x); the caller takes y only when both ends round to the same
+ * target value (decide_abs), else MPFR decides, so the result is the
+ * correctly rounded one either way.
+ *
+ * Method. For x > 0: shift X = x + n >= 16 by the recurrences
+ * psi(x) = psi(X) - sum 1/(x+k) and lgamma(x) = lgamma(X) - log prod (x+k),
+ * then the asymptotic series at X: psi(X) = ln X - 1/(2X) - 1/(12X^2) +
+ * 1/(120X^4) - 1/(252X^6) + 1/(240X^8) - ..., and Stirling's
+ * lgamma(X) = (X-1/2) ln X - X + ln(2 pi)/2 + 1/(12X) - 1/(360X^3) +
+ * 1/(1260X^5) - 1/(1680X^7) + ...; for real X > 0 both series' remainders
+ * are bounded by their first omitted term (DLMF 5.11.10 and 5.15.8),
+ * 1/(132X^10) and 1/(1188X^9), added to E twice over. For x < 0 (not an
+ * integer): psi(x) = psi(1-x) - pi cot(pi x) and
+ * lgamma(x) = ln(pi / |sin(pi x)|) - lgamma(1-x) (DLMF 5.5.4, 5.5.3), with
+ * r = x - nearest integer (exact) so the trigonometric argument lies in
+ * (0, pi/2] or (0, pi/4], where it is well conditioned.
+ *
+ * Error. Every double operation rounds with relative error 2^-53; log, tan
+ * and sin are taken within 16 ulps (CR_WIDE_ULPS, the assumption of the
+ * fast path above). Each computed quantity q then carries an error below a
+ * small multiple (< 100) of 2^-53 |q|, and so the result one below 2^-40
+ * times the sum of the magnitudes of the quantities combined (mag below),
+ * plus 2^-40 for the rounding of the shifted arguments (x + k, 1 - x, whose
+ * effect on psi and lgamma is below 2 ulps of 1 and of (X-1/2) ln X). 2^-40
+ * is 8192 times 2^-53: a margin far above the sum of the constants. Near a
+ * zero of the result, or an exact result (lgamma(1) = lgamma(2) = 0), the
+ * interval straddles a rounding boundary (or zero, whose two signs differ)
+ * and MPFR decides. */
+
+#define SF_TOL 0x1p-40
+
+static bool fast_digamma(double x, double *y, double *err)
+{
+    if (!isfinite(x) || x == 0 || (x < 0 && x == nearbyint(x)))
+        return false;
+    double c = 0, cmag = 0;
+    double z = x;
+    if (x < 0) {
+        /* psi(x) = psi(1 - x) - pi cot(pi x); cot has period pi */
+        double r = x - nearbyint(x);   /* exact, 0 < |r| <= 1/2 */
+        double ar = fabs(r), ct;
+        if (ar <= 0.25)
+            ct = 1.0 / tan(M_PI * ar);
+        else
+            ct = tan(M_PI * (0.5 - ar));   /* 0.5 - ar exact (Sterbenz) */
+        c = copysign(M_PI * ct, r);
+        cmag = fabs(c);
+        z = 1.0 - x;
+    }
+    double s = 0;
+    while (z < 16) {
+        s += 1.0 / z;
+        z += 1.0;
+    }
+    double X = z, i2 = 1.0 / (X * X);
+    double l = log(X);
+    double ser = 1.0 / (2 * X) + i2 * (1.0 / 12 - i2 * (1.0 / 120 - i2 * (1.0 / 252 - i2 * (1.0 / 240))));
+    double i10 = i2 * i2 * i2 * i2 * i2;
+    *y = (l - ser) - s - c;
+    double mag = fabs(l) + fabs(ser) + s + cmag + 1.0;
+    *err = SF_TOL * mag + 2.0 * i10 / 132;
+    return true;
+}
+
+static bool fast_lgamma(double x, double *y, double *err)
+{
+    if (!isfinite(x) || x == 0 || (x < 0 && x == nearbyint(x)))
+        return false;
+    double c = 0, cmag = 0;
+    double z = x;
+    if (x < 0) {
+        /* lgamma(x) = ln(pi / |sin(pi x)|) - lgamma(1 - x) */
+        double r = x - nearbyint(x);   /* exact, 0 < |r| <= 1/2 */
+        double sn = sin(M_PI * fabs(r));
+        c = log(M_PI / sn);
+        cmag = fabs(c) + 1.0;
+        z = 1.0 - x;
+    }
+    double prod = 1, lp = 0;
+    int n = 0;
+    while (z < 16) {
+        prod *= z;
+        z += 1.0;
+        n++;
+    }
+    if (n)
+        lp = log(prod);   /* prod >= x * 15! / 1: finite, and normal for every x here */
+    double X = z, i1 = 1.0 / X, i2 = i1 * i1;
+    double l = log(X);
+    double a = (X - 0.5) * l;
+    double ser = i1 * (1.0 / 12 - i2 * (1.0 / 360 - i2 * (1.0 / 1260 - i2 * (1.0 / 1680))));
+    double st = ((a - X) + 0.91893853320467274178) + ser;
+    double i9 = i2 * i2 * i2 * i2 * i1;
+    double res = st - lp;
+    *y = x < 0 ? c - res : res;
+    double mag = fabs(a) + X + 1.0 + fabs(ser) + fabs(lp) + n + cmag + 1.0;
+    *err = SF_TOL * mag + 2.0 * i9 / 1188;
+    return true;
+}
+
+/* [y - e, y + e] holds the exact result: true (with *out) when both ends
+ * round to the same value of t (the target's own rounding, as decide_d). */
+static bool decide_abs(plumb_dtype t, double y, double e, uint64_t *out)
+{
+    uint64_t lo = cr_from_double(t, y - e), hi = cr_from_double(t, y + e);
+    if (lo != hi)
+        return false;
+    *out = lo;
+    return true;
+}
+
 /* ---- public entry points ------------------------------------------------------ */
 
 /* Rounds the exact value hi + lo (lo: only its sign matters; 0 when hi is
@@ -449,9 +565,17 @@ uint64_t cr_unary(cr_unary_fn f, plumb_dtype t, uint64_t xb)
     if (f == CR_RSQRT && x == 0)
         return cr_from_double(t, signbit(x) ? -INFINITY : INFINITY);
     uint64_t r;
-    /* lgamma and digamma always take MPFR: near the zeros of lgamma and of
-     * digamma the C library's error relative to the result is not bounded
-     * by a few ULP in every implementation (and C has no digamma). */
+    /* lgamma and digamma take no C library function: near the zeros of
+     * lgamma and of digamma the C library's error relative to the result is
+     * not bounded by a few ULP in every implementation (and C has no
+     * digamma). Targets of <= 24 bits evaluate them in double with a
+     * rigorous absolute bound (fast_digamma, fast_lgamma); MPFR decides
+     * what that leaves open, and every f64 result. */
+    if (!g_force_mpfr && t != PLUMB_F64 && (f == CR_LGAMMA || f == CR_DIGAMMA)) {
+        double y, e;
+        if ((f == CR_LGAMMA ? fast_lgamma(x, &y, &e) : fast_digamma(x, &y, &e)) && decide_abs(t, y, e, &r))
+            return r;
+    }
     bool fast = f != CR_LGAMMA && f != CR_DIGAMMA;
     if (!g_force_mpfr && fast) {
         if (t == PLUMB_F64) {
