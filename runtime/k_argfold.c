@@ -49,6 +49,7 @@
  * rows (inner = 1) take the vector loops, columns (inner > 1) fold strips
  * of AF_STRIP columns row after row. Other layouts keep the generic path. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "plumb/dtype.h"
@@ -72,12 +73,13 @@
 #define AF_STRIP 256u
 #define AF_MAX_VALS 48u
 
-static uint64_t af_runs_n, af_seq_n, af_gen_n, af_genfb_n;
+static uint64_t af_runs_n, af_seq_n, af_gen_n, af_genfb_n, af_one_n;
 
 uint64_t rt_argfold_runs(void) { return __atomic_load_n(&af_runs_n, __ATOMIC_RELAXED); }
 uint64_t rt_argfold_sequential(void) { return __atomic_load_n(&af_seq_n, __ATOMIC_RELAXED); }
 uint64_t rt_argfold_generated(void) { return __atomic_load_n(&af_gen_n, __ATOMIC_RELAXED); }
 uint64_t rt_argfold_materialized(void) { return __atomic_load_n(&af_genfb_n, __ATOMIC_RELAXED); }
+uint64_t rt_argfold_onepass(void) { return __atomic_load_n(&af_one_n, __ATOMIC_RELAXED); }
 
 typedef enum af_vk { AV_F32, AV_F64, AV_F16, AV_BF16, AV_S8, AV_S16, AV_S32, AV_S64, AV_U8, AV_U16, AV_U32, AV_U64 } af_vk;
 
@@ -376,6 +378,95 @@ static int af_tabulate(rt_exec *x, const ir_op *op, af_plan *p)
     return 1;
 }
 
+/* ---- the table, remembered ------------------------------------------------------------
+ * Tabulating runs the body over 2,500 lanes through the elementwise
+ * kernels: 0.17 ms, every run (an argmax of one row of 8 took 0.17 ms, a
+ * plain row max 1 us). The table is a function of the body's structure
+ * alone: the value and index types, and per op its opcode, operands (as
+ * positions among the block's arguments and earlier results), result type
+ * and compare attributes (af_shape admits no other op). So the outcome
+ * (a table with its direction, or "not of the class") is kept in a small
+ * process-wide memo under that signature, compared word for word. */
+#define AF_SIG_WORDS 512u
+#define AF_MEMO 8u
+
+typedef struct af_memo {
+    uint32_t n;          /* signature words; 0 = empty slot */
+    uint32_t sig[AF_SIG_WORDS];
+    int res;             /* af_tabulate's 1 or 0 */
+    bool max;
+    uint8_t tab[AF_VCODES][AF_ICODES];
+} af_memo;
+
+static af_memo af_memos[AF_MEMO];
+static unsigned af_memo_next;
+static pthread_mutex_t af_memo_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t af_tab_n;
+
+uint64_t rt_argfold_tabulations(void) { return __atomic_load_n(&af_tab_n, __ATOMIC_RELAXED); }
+
+/* The body's signature into sig; its length, 0 when it does not fit. */
+static uint32_t af_signature(const ir_op *op, const af_plan *p, uint32_t *sig)
+{
+    const ir_block *b = &op->regions[0];
+    const ir_value *vals[AF_MAX_VALS];
+    uint32_t nv = 0, n = 0;
+    for (uint32_t i = 0; i < 4; i++) vals[nv++] = b->args[i];
+    sig[n++] = (uint32_t)p->vt;
+    sig[n++] = (uint32_t)p->it;
+    for (const ir_op *o = b->first; o; o = o->next) {
+        if (n + 8 > AF_SIG_WORDS || o->n_operands > 3) return 0;
+        sig[n++] = (uint32_t)o->code;
+        sig[n++] = o->n_operands;
+        for (uint32_t k = 0; k < o->n_operands; k++) {
+            uint32_t q = nv;
+            for (uint32_t v = 0; v < nv; v++)
+                if (vals[v] == o->operands[k]) q = v;
+            if (q == nv) return 0;
+            sig[n++] = q;
+        }
+        if (o->code == PLUMB_OP_RETURN) return n;
+        if (o->n_results != 1 || nv >= AF_MAX_VALS) return 0;
+        sig[n++] = (uint32_t)o->results[0]->type.dtype;
+        sig[n++] = o->code == PLUMB_OP_COMPARE ? (uint32_t)o->a.cmp_dir : 0;
+        sig[n++] = o->code == PLUMB_OP_COMPARE ? (uint32_t)o->a.cmp_type : 0;
+        vals[nv++] = o->results[0];
+    }
+    return 0;
+}
+
+/* af_tabulate through the memo: 1 (p->tab and p->max set), 0, or -1. */
+static int af_table(rt_exec *x, const ir_op *op, af_plan *p)
+{
+    uint32_t sig[AF_SIG_WORDS];
+    uint32_t n = af_signature(op, p, sig);
+    if (n) {
+        pthread_mutex_lock(&af_memo_mu);
+        for (unsigned i = 0; i < AF_MEMO; i++) {
+            af_memo *e = &af_memos[i];
+            if (e->n != n || memcmp(e->sig, sig, n * sizeof *sig) != 0) continue;
+            int res = e->res;
+            p->max = e->max;
+            memcpy(p->tab, e->tab, sizeof p->tab);
+            pthread_mutex_unlock(&af_memo_mu);
+            return res;
+        }
+        pthread_mutex_unlock(&af_memo_mu);
+    }
+    int res = af_tabulate(x, op, p);
+    __atomic_fetch_add(&af_tab_n, 1, __ATOMIC_RELAXED);
+    if (res < 0 || !n) return res;
+    pthread_mutex_lock(&af_memo_mu);
+    af_memo *e = &af_memos[af_memo_next++ % AF_MEMO];
+    e->n = n;
+    memcpy(e->sig, sig, n * sizeof *sig);
+    e->res = res;
+    e->max = p->max;
+    memcpy(e->tab, p->tab, sizeof p->tab);
+    pthread_mutex_unlock(&af_memo_mu);
+    return res;
+}
+
 /* ---- the sequential fold (the table in the reference's order) ------------------------ */
 
 /* The bits of index element off: read, or generated from its coordinate
@@ -539,6 +630,148 @@ AF_256 static size_t af_eq_f32_avx2(const float *s, size_t i, size_t n, float m)
     return n;
 }
 #endif
+
+#if AF_X86
+/* One pass over s[0..n): *m the best of s and *m under max or min, *pos
+ * the first position of a value equal to the best (meaningful only when
+ * the best differs from *m's value on entry, i.e. some element beats it);
+ * true if any s[i] is NaN (the rest is then meaningless). Each lane keeps
+ * its best and where it was first reached: a strictly better element
+ * replaces both, so a lane's position is its first holding the lane's
+ * best; the least such position among the lanes holding the overall best
+ * is the first in the row (a lane's best itself by a plain maximum or
+ * minimum: the same value unless a NaN is met, and a NaN sends the row to
+ * the sequential fold). Positions are 32-bit (n < 2^32 - 64). */
+#define AF_P1I_512(CMP)                                                                                 \
+    do {                                                                                                \
+        for (; i + 64 <= n; i += 64) {                                                                  \
+            __m512 x0 = _mm512_loadu_ps(s + i), x1 = _mm512_loadu_ps(s + i + 16);                       \
+            __m512 x2 = _mm512_loadu_ps(s + i + 32), x3 = _mm512_loadu_ps(s + i + 48);                  \
+            nan |= _mm512_cmp_ps_mask(x0, x1, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(x2, x3, _CMP_UNORD_Q);   \
+            __mmask16 k0 = _mm512_cmp_ps_mask(x0, a0, CMP), k1 = _mm512_cmp_ps_mask(x1, a1, CMP);       \
+            __mmask16 k2 = _mm512_cmp_ps_mask(x2, a2, CMP), k3 = _mm512_cmp_ps_mask(x3, a3, CMP);       \
+            __m512i vi = _mm512_set1_epi32((int)i);                                                     \
+            a0 = _mm512_mask_mov_ps(a0, k0, x0); a1 = _mm512_mask_mov_ps(a1, k1, x1);                   \
+            a2 = _mm512_mask_mov_ps(a2, k2, x2); a3 = _mm512_mask_mov_ps(a3, k3, x3);                   \
+            p0 = _mm512_mask_mov_epi32(p0, k0, vi); p1 = _mm512_mask_mov_epi32(p1, k1, vi);             \
+            p2 = _mm512_mask_mov_epi32(p2, k2, vi); p3 = _mm512_mask_mov_epi32(p3, k3, vi);             \
+        }                                                                                               \
+        for (; i < n; i += 16) {                                                                        \
+            __mmask16 kk = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);          \
+            __m512 x0 = _mm512_maskz_loadu_ps(kk, s + i);                                               \
+            nan |= _mm512_mask_cmp_ps_mask(kk, x0, x0, _CMP_UNORD_Q);                                   \
+            __mmask16 k0 = _mm512_mask_cmp_ps_mask(kk, x0, a0, CMP);                                    \
+            a0 = _mm512_mask_mov_ps(a0, k0, x0);                                                        \
+            p0 = _mm512_mask_mov_epi32(p0, k0, _mm512_set1_epi32((int)i));                              \
+        }                                                                                               \
+    } while (0)
+
+AF_512 static bool af_p1i_f32_avx512(const float *s, size_t n, bool max, float *m, size_t *pos)
+{
+    __m512 a0 = _mm512_set1_ps(*m), a1 = a0, a2 = a0, a3 = a0;
+    __m512i p0 = _mm512_setzero_si512(), p1 = p0, p2 = p0, p3 = p0;
+    __mmask16 nan = 0;
+    size_t i = 0;
+    float b;
+    if (max) {
+        AF_P1I_512(_CMP_GT_OQ);
+        b = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(a0, a1), _mm512_max_ps(a2, a3)));
+    } else {
+        AF_P1I_512(_CMP_LT_OQ);
+        b = _mm512_reduce_min_ps(_mm512_min_ps(_mm512_min_ps(a0, a1), _mm512_min_ps(a2, a3)));
+    }
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 bv = _mm512_set1_ps(b);
+    __m512i c = _mm512_set1_epi32(-1);
+    c = _mm512_mask_min_epu32(c, _mm512_cmp_ps_mask(a0, bv, _CMP_EQ_OQ), c, _mm512_add_epi32(p0, lane));
+    c = _mm512_mask_min_epu32(c, _mm512_cmp_ps_mask(a1, bv, _CMP_EQ_OQ), c,
+                              _mm512_add_epi32(p1, _mm512_add_epi32(lane, _mm512_set1_epi32(16))));
+    c = _mm512_mask_min_epu32(c, _mm512_cmp_ps_mask(a2, bv, _CMP_EQ_OQ), c,
+                              _mm512_add_epi32(p2, _mm512_add_epi32(lane, _mm512_set1_epi32(32))));
+    c = _mm512_mask_min_epu32(c, _mm512_cmp_ps_mask(a3, bv, _CMP_EQ_OQ), c,
+                              _mm512_add_epi32(p3, _mm512_add_epi32(lane, _mm512_set1_epi32(48))));
+    *pos = _mm512_reduce_min_epu32(c);
+    *m = b;
+    return nan != 0;
+}
+
+#define AF_P1I_256(CMP, OP, BETTER)                                                                       \
+    do {                                                                                                \
+        for (; i + 32 <= n; i += 32) {                                                                  \
+            __m256 x0 = _mm256_loadu_ps(s + i), x1 = _mm256_loadu_ps(s + i + 8);                        \
+            __m256 x2 = _mm256_loadu_ps(s + i + 16), x3 = _mm256_loadu_ps(s + i + 24);                  \
+            nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(x0, x1, _CMP_UNORD_Q),                   \
+                                                 _mm256_cmp_ps(x2, x3, _CMP_UNORD_Q)));                 \
+            __m256 k0 = _mm256_cmp_ps(x0, a0, CMP), k1 = _mm256_cmp_ps(x1, a1, CMP);                    \
+            __m256 k2 = _mm256_cmp_ps(x2, a2, CMP), k3 = _mm256_cmp_ps(x3, a3, CMP);                    \
+            __m256i vi = _mm256_set1_epi32((int)i);                                                     \
+            a0 = OP(a0, x0); a1 = OP(a1, x1); a2 = OP(a2, x2); a3 = OP(a3, x3);                         \
+            p0 = _mm256_blendv_epi8(p0, vi, _mm256_castps_si256(k0));                                   \
+            p1 = _mm256_blendv_epi8(p1, vi, _mm256_castps_si256(k1));                                   \
+            p2 = _mm256_blendv_epi8(p2, vi, _mm256_castps_si256(k2));                                   \
+            p3 = _mm256_blendv_epi8(p3, vi, _mm256_castps_si256(k3));                                   \
+        }                                                                                               \
+        for (; i + 8 <= n; i += 8) {                                                                    \
+            __m256 x0 = _mm256_loadu_ps(s + i);                                                         \
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps(x0, x0, _CMP_UNORD_Q));                               \
+            __m256 k0 = _mm256_cmp_ps(x0, a0, CMP);                                                     \
+            a0 = OP(a0, x0);                                                                            \
+            p0 = _mm256_blendv_epi8(p0, _mm256_set1_epi32((int)i), _mm256_castps_si256(k0));            \
+        }                                                                                               \
+        for (; i < n; i++) {                                                                            \
+            tn |= s[i] != s[i];                                                                         \
+            if (s[i] BETTER r) { r = s[i]; rp = i; }                                                    \
+        }                                                                                               \
+    } while (0)
+
+AF_256 static bool af_p1i_f32_avx2(const float *s, size_t n, bool max, float *m, size_t *pos)
+{
+    __m256 a0 = _mm256_set1_ps(*m), a1 = a0, a2 = a0, a3 = a0, nan = _mm256_setzero_ps();
+    __m256i p0 = _mm256_setzero_si256(), p1 = p0, p2 = p0, p3 = p0;
+    size_t i = 0, rp = SIZE_MAX;
+    float r = *m;
+    bool tn = false;
+    if (max) AF_P1I_256(_CMP_GT_OQ, _mm256_max_ps, >);
+    else AF_P1I_256(_CMP_LT_OQ, _mm256_min_ps, <);
+    float l[32];
+    uint32_t q[32];
+    _mm256_storeu_ps(l, a0); _mm256_storeu_ps(l + 8, a1); _mm256_storeu_ps(l + 16, a2); _mm256_storeu_ps(l + 24, a3);
+    _mm256_storeu_si256((__m256i *)(void *)q, p0);
+    _mm256_storeu_si256((__m256i *)(void *)(q + 8), p1);
+    _mm256_storeu_si256((__m256i *)(void *)(q + 16), p2);
+    _mm256_storeu_si256((__m256i *)(void *)(q + 24), p3);
+    float b = r;
+    for (unsigned k = 0; k < 32; k++) b = max ? af_max1(b, l[k]) : af_min1(b, l[k]);
+    size_t best = rp != SIZE_MAX && r == b ? rp : SIZE_MAX;
+    for (unsigned k = 0; k < 32; k++) {
+        size_t at = (size_t)q[k] + k;   /* acc k / 8, lane k % 8: (k / 8) * 8 + k % 8 = k */
+        if (l[k] == b && at < best) best = at;
+    }
+    *pos = best;
+    *m = b;
+    return tn || _mm256_movemask_ps(nan) != 0;
+}
+#endif
+
+/* The one-pass best and first position at the run's level (see above). */
+static bool af_p1i_f32(plumb_isa isa, const float *s, size_t n, bool max, float *m, size_t *pos)
+{
+#if AF_X86
+    if (isa >= PLUMB_ISA_AVX512) return af_p1i_f32_avx512(s, n, max, m, pos);
+    if (isa >= PLUMB_ISA_AVX2) return af_p1i_f32_avx2(s, n, max, m, pos);
+#endif
+    (void)isa;
+    float a = *m;
+    size_t at = 0;
+    bool nan = false;
+    if (max)
+        for (size_t i = 0; i < n; i++) { nan |= s[i] != s[i]; if (s[i] > a) { a = s[i]; at = i; } }
+    else
+        for (size_t i = 0; i < n; i++) { nan |= s[i] != s[i]; if (s[i] < a) { a = s[i]; at = i; } }
+    *m = a;
+    *pos = at;
+    return nan;
+}
 
 static bool af_p1_f32(plumb_isa isa, const float *s, size_t n, bool max, float *m)
 {
@@ -868,15 +1101,48 @@ AF_STRIP_FN(f32, float, float, AF_ID, true, nan |= af_p1_f32(p->isa, s, (size_t)
             AF_F32_FAST, colv = af_col_p1_f32(p->isa, s, L, I, nj, p->max, acc, nan),
             colh = af_col_hits_f32(p, s, base, nj, acc, nan, pos, key))
 
+/* An f32 row (inner = 1) whose indices are generated and non-decreasing
+ * along it (p->gmono): the first position of the best is the least
+ * index, found in the same pass as the best (af_p1i_f32), then the index
+ * of that one element (the iota along the row: its position). 1 when
+ * done so, 2 when done by the sequential fold (a NaN, a zero best), 0
+ * when the row is not of that kind or its best equals the init (the
+ * init's index competes: the general row code). */
+static int af_row1_f32(af_plan *p, uint64_t o)
+{
+    const uint64_t L = p->L;
+    if (p->I != 1 || !p->gen || !p->gmono || L >= UINT32_MAX - 64) return 0;
+    const float *s = (const float *)(const void *)p->v + o * L;
+    float init, m;
+    memcpy(&init, p->vinit_raw, sizeof init);
+    m = init;
+    size_t pos = 0;
+    bool nan = af_p1i_f32(p->isa, s, (size_t)L, p->max, &m, &pos) || p->init_nan;
+    if (nan || m == 0) { af_seq(p, o, 0, o); return 2; }
+    if (m == init || pos >= L) return 0;
+    uint64_t off = o * L + pos;
+    uint64_t ix = p->gs == 1 && p->gd == L ? (uint64_t)pos & af_mask(p->ibits) : af_ix_bits(p, (size_t)off);
+    plumb_store_bits(p->vt, p->ov, (size_t)o, plumb_f32_bits(m));
+    plumb_store_bits(p->it, p->oi, (size_t)o, ix);
+    return 1;
+}
+
 static void af_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
 {
     (void)chunk;
     af_plan *p = ctx;
+    uint64_t one = 0;
     for (uint64_t it = begin; it < end; it++) {
         uint64_t o = it / p->nstrip, j0 = it % p->nstrip * AF_STRIP;
         uint64_t nj = p->I - j0 < AF_STRIP ? p->I - j0 : AF_STRIP;
         switch (p->vk) {
-        case AV_F32: af_strip_f32(p, o, j0, nj); break;
+        case AV_F32:
+            switch (af_row1_f32(p, o)) {
+            case 0: af_strip_f32(p, o, j0, nj); break;
+            case 1: one++; break;
+            default: break;
+            }
+            break;
         case AV_F64: af_strip_f64(p, o, j0, nj); break;
         case AV_F16: af_strip_f16(p, o, j0, nj); break;
         case AV_BF16: af_strip_bf16(p, o, j0, nj); break;
@@ -890,6 +1156,7 @@ static void af_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
         case AV_U64: af_strip_u64(p, o, j0, nj); break;
         }
     }
+    if (one) __atomic_fetch_add(&af_one_n, one, __ATOMIC_RELAXED);
 }
 
 static bool af_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_tensor *const *out, const bool *red,
@@ -915,7 +1182,7 @@ static bool af_run(rt_exec *x, const ir_op *op, plumb_tensor *const *in, plumb_t
     p->isig = plumb_dtype_is_signed(p->it);
     p->vbits = plumb_dtype_table[p->vt].bits;
     p->ibits = plumb_dtype_table[p->it].bits;
-    int tab = af_tabulate(x, op, p);
+    int tab = af_table(x, op, p);
     if (tab <= 0) return tab == 0;
     /* [outer, len, inner] */
     const plumb_tensor *a0 = in[0];

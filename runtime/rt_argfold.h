@@ -37,4 +37,10 @@ uint64_t rt_argfold_sequential(void);
 uint64_t rt_argfold_generated(void);
 uint64_t rt_argfold_materialized(void);
 
+/* Bodies tabulated (run over every representative pair): once per body
+ * signature in the process while it stays in the memo of recent ones. */
+uint64_t rt_argfold_tabulations(void);
+/* f32 rows whose best and first position one pass found (af_row1_f32). */
+uint64_t rt_argfold_onepass(void);
+
 #endif
