@@ -269,7 +269,10 @@ static void gather_rows_range(void *ctx, uint64_t begin, uint64_t end, uint32_t 
 typedef struct gather_short_job {
     gather_job *g;
     uint32_t nb, nvec, nbat;
-    uint32_t bytes;                    /* bytes per row: 1, 2, 4, 8 or 16 */
+    uint32_t bytes;                    /* bytes per row: 1, 2, 4, 8 or 16 (short rows) */
+    size_t row_bytes;                  /* bytes per row (long rows, gather_long_range) */
+    plumb_isa isa;                     /* long rows: the run's level, for streaming stores */
+    bool stream;                       /* long rows: the result is large (rt_copy.h) */
     size_t esz;                        /* bytes per element */
     bool even;                         /* one index element per row, rows evenly spaced, no batching pairs */
     int64_t step;                      /* when even: the index tensor stride from row to row */
@@ -384,12 +387,13 @@ static void gather_short_range(void *ctx, uint64_t begin, uint64_t end, uint32_t
  * gather_short_range. Every clamped start stays inside the operand (the
  * start map names no dimension twice, and no batching dimension: those
  * take gather_rows_range, which checks), so no row can fail. */
-static bool gather_short(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *ibdims, uint64_t len, uint64_t rows)
+/* The per-op part of the two-phase decode into sj: false when a start
+ * index maps to a batching dimension (gather_rows_range then decodes and
+ * checks each row). */
+static bool gather_decode_setup(gather_job *j, uint32_t nb, const int64_t *ibdims, gather_short_job *out)
 {
     const ir_attrs *a = j->a;
     const plumb_tensor *opnd = j->opnd, *idx = j->idx;
-    uint64_t bytes = len * plumb_dtype_size(opnd->dtype);
-    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) return false;
     for (uint32_t k = 0; k < j->nvec; k++)
         if (in_list(&a->operand_batching_dims, a->start_index_map.v[k])) return false;
     gather_short_job sj;
@@ -397,7 +401,6 @@ static bool gather_short(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *
     sj.g = j;
     sj.nb = nb;
     sj.nvec = j->nvec;
-    sj.bytes = (uint32_t)bytes;
     sj.esz = plumb_dtype_size(opnd->dtype);
     memcpy(sj.bdims, ibdims, nb * sizeof *ibdims);
     int64_t ist[PLUMB_MAX_RANK + 1], ost[PLUMB_MAX_RANK + 1];
@@ -433,8 +436,57 @@ static bool gather_short(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *
         sj.even = sj.istr[i] == sj.step * inner;
         inner *= ibdims[i];
     }
+    *out = sj;
+    return true;
+}
+
+static bool gather_short(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *ibdims, uint64_t len, uint64_t rows)
+{
+    uint64_t bytes = len * plumb_dtype_size(j->opnd->dtype);
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) return false;
+    gather_short_job sj;
+    if (!gather_decode_setup(j, nb, ibdims, &sj)) return false;
+    sj.bytes = (uint32_t)bytes;
     rt_parallel_for(x, rows, 16384, gather_short_range, &sj);
     return true;
+}
+
+/* Long rows in two phases as well: a block's offsets decoded (and
+ * clamped) by gather_decode_even/any, then its rows copied, the first
+ * GATHER_PF_BYTES of the row GATHER_AHEAD on prefetched. gather_row_src
+ * per row unravelled the row number (two 64-bit divisions), read the start
+ * through the generic index load and rebuilt the operand coordinate
+ * (perf, gather_embed: 31% of the kernel's samples in it). Every clamped
+ * start stays inside the operand (as for gather_short), so no row fails;
+ * the offsets are gather_row_src's, so the bits are the same. */
+static void gather_long_range(void *ctx, uint64_t begin, uint64_t end, uint32_t chunk)
+{
+    (void)chunk;
+    const gather_short_job *sj = ctx;
+    const char *base = sj->g->opnd->data;
+    char *dst = (char *)sj->g->res->data;
+    size_t bytes = sj->row_bytes, pf = bytes < GATHER_PF_BYTES ? bytes : GATHER_PF_BYTES;
+    int64_t off[GATHER_BLOCK];
+    int64_t bidx[PLUMB_MAX_RANK], ibase = 0;
+    if (!sj->even) {
+        unravel(begin, sj->nb, sj->bdims, bidx);
+        for (uint32_t i = 0; i < sj->nb; i++) ibase += bidx[i] * sj->istr[i];
+    }
+    for (uint64_t r = begin; r < end; r += GATHER_BLOCK) {
+        size_t n = (size_t)(end - r < GATHER_BLOCK ? end - r : GATHER_BLOCK);
+        if (sj->even) gather_decode_even(sj, r, n, off);
+        else gather_decode_any(sj, n, bidx, &ibase, off);
+        for (size_t i = 0; i < n && i < GATHER_AHEAD; i++)
+            for (size_t o = 0; o < pf; o += 64) __builtin_prefetch(base + off[i] + o);
+        for (size_t i = 0; i < n; i++) {
+            if (i + GATHER_AHEAD < n)
+                for (size_t o = 0; o < pf; o += 64) __builtin_prefetch(base + off[i + GATHER_AHEAD] + o);
+            char *d = dst + (r + i) * bytes;
+            if (sj->stream) rt_copy_stream(sj->isa, d, base + off[i], bytes);
+            else memcpy(d, base + off[i], bytes);
+        }
+    }
+    if (sj->stream) rt_copy_fence(sj->isa);
 }
 
 /* True (and the copy done) when gather can run as row copies. */
@@ -462,6 +514,14 @@ static bool gather_rows(rt_exec *x, gather_job *j, uint32_t nb, const int64_t *i
     if (gather_short(x, j, nb, ibdims, len, rows)) return true;
     rj.isa = rt_isa(x);
     rj.stream = j->res->nbytes >= RT_STREAM_MIN_BYTES;
+    gather_short_job sj;
+    if (gather_decode_setup(j, nb, ibdims, &sj)) {
+        sj.row_bytes = (size_t)len * sj.esz;
+        sj.isa = rj.isa;
+        sj.stream = rj.stream;
+        rt_parallel_for(x, rows, len >= 16384 ? 1 : 16384 / len, gather_long_range, &sj);
+        return true;
+    }
     /* chunks of at least ~16k elements, as the element path */
     rt_parallel_for(x, rows, len >= 16384 ? 1 : 16384 / len, gather_rows_range, &rj);
     return true;
