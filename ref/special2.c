@@ -17,13 +17,14 @@
  * None of the three is exact at a finite non-special operand (the special
  * cases are handled before the loop), so the loop ends; it stops at
  * SP2_MAX_PREC bits in any case and then returns the value rounded from the
- * last evaluation, counted by cr_special2_undecided() (no test input has
- * reached it).
+ * last evaluation, counted by cr_special2_undecided() (values like
+ * zeta(2^40, 1) = 1 + 2^(-2^40) reached it before lead_dyadic decided them).
  *
  * The exponent range is widened to MPFR's largest for the evaluation, so
  * q^-s, n! and their products do not overflow before the final rounding;
  * where even that range overflows, the result is decided beyond every
  * target's range (the argument is at each such place). */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -107,10 +108,52 @@ static uint64_t small_odd(plumb_dtype t, const mpfr_t y, bool exact)
     return cr_from_double(t, d);
 }
 
+/* A small format's thresholds (small_beyond, small_range): every value of
+ * magnitude >= 2^hi overflows it, every one below 2^lo rounds as a zero. */
+static void small_limits(const plumb_fpfmt *sf, long *hi, long *lo)
+{
+    double minpos = sf->nan == PLUMB_FPNAN_E8M0 ? ldexp(1.0, -sf->bias) : ldexp(1.0, 1 - sf->bias - sf->mant);
+    *hi = (long)ilogb(plumb_small_max(sf)) + 1;
+    *lo = (long)ilogb(minpos) - 1;
+}
+
+/* A small format's result decided by its magnitude alone: y (nonzero,
+ * within f64's range) approximates the exact value v with an error of at
+ * most 2^(E-2), E = EXP(y) (|y| in [2^(E-1), 2^E)), so v has y's sign and
+ * 2^(E-2) <= |v| < 2^(E+1). The format (ir/fp8.c) rounds every |v| >=
+ * 2^hi, hi = ilogb(largest finite) + 1, to its overflow result (the largest
+ * finite value lies below 2^hi by at least an ulp, so 2^hi is beyond it
+ * plus half an ulp), and every |v| below 2^lo, lo = ilogb(smallest positive)
+ * - 1, to its result for a zero of v's sign (below half the smallest
+ * positive value; E8M0, without zero, rounds every positive value below
+ * 2^-127 to 2^-127 and every negative one to NaN). Both results depend on
+ * nothing but v's sign, and the rounding to odd in small_odd keeps a
+ * value's sign and its side of a double such as 2^hi, so the result is the
+ * codec's for the double +-2^hi or +-2^(lo-1): what small_odd would return
+ * once Ziv had decided v's rounding at the format's precision + 1. True with
+ * *res set when v is decided so. */
+static bool small_beyond(plumb_dtype t, const plumb_fpfmt *sf, const mpfr_t y, uint64_t *res)
+{
+    long hi, lo;
+    small_limits(sf, &hi, &lo);
+    long E = (long)mpfr_get_exp(y);
+    double sign = mpfr_sgn(y) > 0 ? 1.0 : -1.0;
+    if (E - 2 >= hi) {
+        *res = cr_from_double(t, sign * ldexp(1.0, (int)hi));
+        return true;
+    }
+    if (E + 1 <= lo) {
+        *res = cr_from_double(t, sign * ldexp(1.0, (int)lo - 1));
+        return true;
+    }
+    return false;
+}
+
 /* Ziv's loop around an evaluation whose result is neither exactly
  * representable in t nor zero. On a small float format the loop decides
  * the rounding toward zero at its precision + 1 (small_odd) and takes f64's range for
- * its early decisions, which lie beyond every small format's range too. */
+ * its early decisions, which lie beyond every small format's range too,
+ * and then the format's own (small_beyond). */
 static uint64_t ziv(plumb_dtype t, sp2_eval_fn f, const void *arg)
 {
     mpfr_exp_t omin = mpfr_get_emin(), omax = mpfr_get_emax();
@@ -164,6 +207,12 @@ static uint64_t ziv(plumb_dtype t, sp2_eval_fn f, const void *arg)
                 res = cr_from_double(t, mpfr_sgn(y) > 0 ? 0.0 : -0.0);
                 break;
             }
+            /* within f64's range but beyond the small format's: see
+             * small_beyond. Without this a result like 2^1016 (1 + 2^-1016)
+             * (zeta(8, 2^-127) in f8E8M0FNU) costs Ziv 2^11 bits to round
+             * at the format's precision, and then overflows it anyway. */
+            if (small && small_beyond(t, sf, y, &res))
+                break;
         }
         if (e == SP2_EXACT || (mpfr_get_exp(y) > e &&
                                   mpfr_can_round(y, mpfr_get_exp(y) - e, MPFR_RNDN, MPFR_RNDZ, p + 1))) {
@@ -516,6 +565,179 @@ static mpfr_exp_t zeta_eval(mpfr_t y, mpfr_prec_t w, const void *argp)
 
 static bool is_int(double x) { return isfinite(x) && x == floor(x); }
 
+/* A small format's result decided before any evaluation, for q > 0 and
+ * s > 1 (s = n + 1 when plus1; n >= 1 for polygamma, else n < 0): the
+ * value sign F q^-s Z of zeta_part, F = n! or 1, has
+ *   1 <= Z <= 1 + r_1 (1 + (q + 1)/(s - 1)) <= 2 + (q + 1)/(s - 1)
+ * (zscaled's integral bound, r_1 <= 1), and for n >= 1 Robbins' bounds
+ * (Amer. Math. Monthly 62, 1955) give
+ *   (n + 1/2) log n - n + log(2 pi)/2 < log n! < the same + 1/(12 n),
+ * so log|V| lies between
+ *   log F_lo - s log q  and  log F_hi - s log q + log(2 + (q + 1)/(s - 1)),
+ * computed at 64 bits in directed rounding (one correctly rounded log each
+ * of q and n, the other direction one ulp away; log Z's bound from its
+ * binary exponent). Beyond small_beyond's thresholds the result is the
+ * codec's for +-2^hi or +-2^(lo-1), as there, which is what the loop
+ * returns after an evaluation (its f64-range decisions included: the codec
+ * takes +-inf and +-0 as it takes those doubles). The one exception is a
+ * negative value on f8E8M0FNU: the loop rounds one below 2^-1076 as -0
+ * (to 2^-127) and a larger one to NaN, so here -0's result is taken below
+ * 2^-1080, NaN above 2^-1070, and the loop decides between.
+ *
+ * q < 0 (not an integer, s an integer >= 2): overflow only. With d the
+ * distance from q to its nearest integer, d <= 1/4, the nearest term
+ * (q + j)^-s has magnitude d^-s, and every other base's magnitude is a
+ * distinct one of i - d or i + d (i >= 1), so the other terms add up to at
+ * most 2 zeta(s, 1 - d) <= 2 (1 - d)^-s (1 + (1 - d)/(s - 1)) <= 4 (d/(1-d))^s
+ * d^-s <= (4/9) d^-s: |V| >= F d^-s / 2 with the nearest term's sign,
+ * negative when q + j < 0 and s is odd. */
+static bool small_range(plumb_dtype t, double s, bool plus1, double q, double n, int sign, uint64_t *res)
+{
+    const plumb_fpfmt *sf = plumb_fpfmt_get(t);
+    long hi, lo;
+    small_limits(sf, &hi, &lo);
+    bool neg_q = q < 0;
+    if (neg_q) {
+        double d = q - nearbyint(q);                  /* exact, in [-1/2, 1/2] */
+        bool s_odd = plus1 ? fmod(n, 2) == 0 : fmod(s, 2) == 1;
+        if (fabs(d) > 0.25)
+            return false;
+        if (d < 0 && s_odd)
+            sign = -sign;
+        q = fabs(d);
+    }
+    mpfr_t s_lo, s_hi, lq_lo, lq_hi, f_lo, f_hi, z, u;
+    mpfr_inits2(64, s_lo, s_hi, lq_lo, lq_hi, f_lo, f_hi, z, u, (mpfr_ptr)0);
+    mpfr_set_d(s_lo, s, MPFR_RNDN);                   /* exact */
+    mpfr_set_d(s_hi, s, MPFR_RNDN);
+    if (plus1) {
+        mpfr_add_ui(s_lo, s_lo, 1, MPFR_RNDD);
+        mpfr_add_ui(s_hi, s_hi, 1, MPFR_RNDU);
+    }
+    mpfr_set_d(u, q, MPFR_RNDN);
+    mpfr_log(lq_lo, u, MPFR_RNDD);
+    mpfr_set(lq_hi, lq_lo, MPFR_RNDN);
+    mpfr_nextabove(lq_hi);
+    /* log F */
+    mpfr_set_ui(f_lo, 0, MPFR_RNDN);
+    mpfr_set_ui(f_hi, 0, MPFR_RNDN);
+    if (n >= 1) {
+        mpfr_set_d(z, n, MPFR_RNDN);                  /* exact: n < 2^1024 */
+        mpfr_log(f_lo, z, MPFR_RNDD);                 /* log n >= 0 */
+        mpfr_set(f_hi, f_lo, MPFR_RNDN);
+        mpfr_nextabove(f_hi);
+        mpfr_add_d(u, z, 0.5, MPFR_RNDD);
+        mpfr_mul(f_lo, f_lo, u, MPFR_RNDD);
+        mpfr_add_d(u, z, 0.5, MPFR_RNDU);
+        mpfr_mul(f_hi, f_hi, u, MPFR_RNDU);
+        mpfr_sub(f_lo, f_lo, z, MPFR_RNDD);
+        mpfr_sub(f_hi, f_hi, z, MPFR_RNDU);
+        mpfr_add_d(f_lo, f_lo, 0.9189385332, MPFR_RNDD);   /* log(2 pi)/2 = 0.91893853320467... */
+        mpfr_add_d(f_hi, f_hi, 0.9189385333 + 1.0 / 12, MPFR_RNDU);
+    }
+    /* log Z < log(2 + (q + 1)/(s - 1)) < EXP of that times log 2 */
+    mpfr_set_d(u, q, MPFR_RNDN);
+    mpfr_add_ui(u, u, 1, MPFR_RNDU);                  /* q + 1, up */
+    mpfr_sub_ui(z, s_lo, 1, MPFR_RNDD);               /* s - 1 > 0, down */
+    mpfr_div(z, u, z, MPFR_RNDU);
+    mpfr_add_ui(z, z, 2, MPFR_RNDU);
+    mpfr_exp_t ez = mpfr_get_exp(z);                  /* the value is below 2^ez */
+    /* the largest and smallest s log q over the intervals */
+    mpfr_mul(u, mpfr_sgn(lq_hi) >= 0 ? s_hi : s_lo, lq_hi, MPFR_RNDU);
+    mpfr_sub(f_lo, f_lo, u, MPFR_RNDD);               /* log|V| >= f_lo */
+    mpfr_mul(u, mpfr_sgn(lq_lo) >= 0 ? s_lo : s_hi, lq_lo, MPFR_RNDD);
+    mpfr_sub(f_hi, f_hi, u, MPFR_RNDU);
+    mpfr_const_log2(u, MPFR_RNDU);
+    mpfr_mul_si(z, u, (long)ez, MPFR_RNDU);           /* > log Z (ez >= 2) */
+    mpfr_add(f_hi, f_hi, z, MPFR_RNDU);               /* log|V| <= f_hi */
+    bool e8m0_neg = sign < 0 && sf->nan == PLUMB_FPNAN_E8M0;
+    bool done = true;
+    if (neg_q)
+        mpfr_sub(f_lo, f_lo, u, MPFR_RNDD);           /* the factor 1/2 */
+    mpfr_mul_si(z, u, hi, MPFR_RNDU);                 /* >= hi log 2 (hi > 0) */
+    if (mpfr_cmp(f_lo, z) >= 0) {
+        *res = cr_from_double(t, sign * ldexp(1.0, (int)hi));
+    } else if (neg_q) {
+        done = false;
+    } else if (mpfr_mul_si(z, u, e8m0_neg ? -1080 : lo, MPFR_RNDD), mpfr_cmp(f_hi, z) < 0) {
+        /* below 2^lo (lo < 0), or below 2^-1080 for E8M0's negative values */
+        *res = cr_from_double(t, e8m0_neg ? -0.0 : sign * ldexp(1.0, (int)lo - 1));
+    } else if (e8m0_neg && (mpfr_mul_si(z, u, lo, MPFR_RNDD), mpfr_cmp(f_hi, z) < 0) &&
+               (mpfr_mul_si(z, u, -1070, MPFR_RNDD), mpfr_cmp(f_lo, z) > 0)) {
+        *res = cr_from_double(t, -ldexp(1.0, (int)lo - 1));
+    } else {
+        done = false;
+    }
+    mpfr_clears(s_lo, s_hi, lq_lo, lq_hi, f_lo, f_hi, z, u, (mpfr_ptr)0);
+    return done;
+}
+
+/* A result decided by its leading term alone: for q > 0 and s > 1,
+ *   F zeta(s, q) = F q^-s (1 + R),  0 < R <= r_1 (1 + (q + 1)/(s - 1)),
+ * r_1 = (q/(q+1))^s (zscaled's integral bound on the terms from k = 1 on),
+ * with F = n! for polygamma (n <= 20) and 1 for zeta. When q = 2^k and k s
+ * is an integer, the leading term L = sign F 2^(-k s) is a double (checked:
+ * normal and exact), and when the bound on R is below 2^-60 the exact value
+ * lies strictly between L and the next double beyond it, 2^-52 |L| or more
+ * away. Ziv's loop can never decide such a value at the target's precision
+ * + 1 before w exceeds k s-like sizes (zeta(2^40, 1) = 1 + 2^(-2^40) + ...),
+ * and it can tell no more than that side of L either:
+ *   - a small format: the rounding to odd at 53 bits of such a value is L
+ *     when L's last significand bit is odd, else the next double beyond L:
+ *     exactly small_odd's result for y = L, inexact;
+ *   - f16, bf16, f32, f64: when L is a value of t, it is the correctly
+ *     rounded result (the value lies within 2^-60 |L| of it, less than half
+ *     of any ulp of t, and on the side away from zero, so no midpoint of t
+ *     lies between them); otherwise no decision.
+ * The bound on R is computed with MPFR in directed rounding: s log1p(1/q)
+ * rounded down, log(1 + (q + 1)/(s - 1)) rounded up. True with *res set
+ * when decided. */
+static bool lead_dyadic(plumb_dtype t, double s, double q, double fact, int sign, uint64_t *res)
+{
+    int ex;
+    if (!(q > 0) || !(s > 1) || frexp(q, &ex) != 0.5)
+        return false;
+    double k = (double)(ex - 1);                      /* q = 2^k, |k| <= 1074 */
+    double ks = k * s;
+    if (!(fabs(ks) <= 2000) || fma(k, s, -ks) != 0 || ks != floor(ks))
+        return false;                                 /* k s not an exact integer of a sane size */
+    double L = ldexp(fact, (int)-ks);
+    if (!(fabs(L) >= DBL_MIN) || isinf(L) || ldexp(L, (int)ks) != fact)
+        return false;                                 /* not a normal double, or rounded */
+    mpfr_t a, b, c;
+    mpfr_inits2(64, a, b, c, (mpfr_ptr)0);
+    mpfr_set_d(a, q, MPFR_RNDN);                      /* exact */
+    mpfr_ui_div(a, 1, a, MPFR_RNDD);                  /* exact too: q = 2^k */
+    mpfr_log1p(a, a, MPFR_RNDD);
+    mpfr_mul_d(a, a, s, MPFR_RNDD);                   /* <= -log r_1 */
+    mpfr_set_d(c, s, MPFR_RNDN);
+    mpfr_sub_ui(c, c, 1, MPFR_RNDD);                  /* s - 1 > 0, rounded down */
+    mpfr_set_d(b, q, MPFR_RNDN);
+    mpfr_add_ui(b, b, 1, MPFR_RNDU);                  /* q + 1, rounded up */
+    mpfr_div(c, b, c, MPFR_RNDU);
+    mpfr_add_ui(c, c, 1, MPFR_RNDU);
+    mpfr_log(c, c, MPFR_RNDU);                        /* >= log(1 + (q+1)/(s-1)) */
+    mpfr_sub(a, a, c, MPFR_RNDD);                     /* <= -log(bound on R) */
+    bool tiny = mpfr_cmp_d(a, 60 * 0.6931471805599453 + 1e-6) >= 0;
+    mpfr_clears(a, b, c, (mpfr_ptr)0);
+    if (!tiny)
+        return false;
+    L = sign < 0 ? -L : L;
+    if (plumb_fpfmt_get(t)) {
+        mpfr_t y;
+        mpfr_init2(y, 64);
+        mpfr_set_d(y, L, MPFR_RNDN);
+        *res = small_odd(t, y, false);
+        mpfr_clear(y);
+        return true;
+    }
+    uint64_t r = cr_from_double(t, L);
+    if (cr_to_double(t, r) != L)
+        return false;
+    *res = r;
+    return true;
+}
+
 /* ---- chlo.zeta ----------------------------------------------------------- */
 uint64_t cr_zeta(plumb_dtype t, uint64_t xb, uint64_t qb)
 {
@@ -538,6 +760,11 @@ uint64_t cr_zeta(plumb_dtype t, uint64_t xb, uint64_t qb)
         return cr_from_double(t, 0.0);                /* every term vanishes */
     if (isinf(x))                                     /* q > 0: q^-inf decides */
         return cr_from_double(t, q < 1 ? INFINITY : q == 1 ? 1.0 : 0.0);
+    uint64_t r;
+    if (plumb_fpfmt_get(t) && small_range(t, x, false, q, -1, 1, &r))
+        return r;
+    if (lead_dyadic(t, x, q, 1.0, 1, &r))
+        return r;
     zarg A = {x, false, q, -1};
     return ziv(t, zeta_eval, &A);
 }
@@ -565,6 +792,16 @@ uint64_t cr_polygamma(plumb_dtype t, uint64_t nb, uint64_t xb)
         return odd ? cr_from_double(t, INFINITY) : cr_default_nan(t);
     if (isinf(x))
         return cr_from_double(t, odd ? 0.0 : -0.0);
+    uint64_t r;
+    if (plumb_fpfmt_get(t) && small_range(t, n, true, x, n, odd ? 1 : -1, &r))
+        return r;
+    if (n <= 20) {                                    /* n! exact in a double */
+        double fact = 1;
+        for (int i = 2; i <= (int)n; i++)
+            fact *= i;
+        if (lead_dyadic(t, n + 1, x, fact, odd ? 1 : -1, &r))
+            return r;
+    }
     zarg A = {n, true, x, n};                         /* s = n + 1, formed exactly in MPFR */
     return ziv(t, zeta_eval, &A);
 }
