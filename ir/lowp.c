@@ -126,15 +126,46 @@ static uint32_t lowp_quiet(const plumb_fpfmt *f, uint32_t x)
     return f->nan == PLUMB_FPNAN_IEEE ? x | (1u << (f->mant - 1)) : x;
 }
 
-/* The decoded value set of one format: v[p] = the value of pattern p, nan[p]
- * whether p is a NaN. next_after used to decode every pattern of the format
- * for every element (2^bits decodes per element); the table holds the same
- * doubles, decoded once per format and thread (the last format used), so
- * the scan below compares exactly the values it compared before. */
+#define LOWP_NONE UINT32_MAX
+
+/* The nearest value beyond v[x] upward (up) or downward in the format's
+ * value set; of the two zeros, the one on x's side (IEEE: nextafter(-tiny,
+ * +1) is -0). LOWP_NONE when there is none. Depends on x and the direction
+ * only, never on the target y. */
+static uint32_t lowp_scan(const double *v, const bool *nan, uint32_t n, uint32_t x, bool up)
+{
+    double a = v[x], bv = 0;
+    bool neg_side = a < 0, found = false;
+    uint32_t best = LOWP_NONE;
+    for (uint32_t p = 0; p < n; p++) {
+        if (nan[p])
+            continue;
+        double w = v[p];
+        if (up ? !(w > a) : !(w < a))
+            continue;
+        bool better = !found || (up ? w < bv : w > bv);
+        if (!better && w == bv && w == 0 && (signbit(w) != 0) == neg_side)
+            better = true;
+        if (better) {
+            best = p;
+            bv = w;
+            found = true;
+        }
+    }
+    return best;
+}
+
+/* The value set of one format, decoded once per format and thread (the
+ * last format used): v[p] the value of pattern p, nan[p] whether it is a
+ * NaN, and each non-NaN pattern's neighbours up[p] and down[p] by
+ * lowp_scan. next_after used to decode all 2^bits patterns and scan them
+ * for every element; the scan is the same, made once per pattern and
+ * direction, so the result is the same. */
 typedef struct lowp_values {
     const plumb_fpfmt *f;
     double v[256];
     bool nan[256];
+    uint32_t up[256], down[256];
 } lowp_values;
 
 static const lowp_values *lowp_values_of(const plumb_fpfmt *f)
@@ -145,6 +176,10 @@ static const lowp_values *lowp_values_of(const plumb_fpfmt *f)
         for (uint32_t p = 0; p < n; p++) {
             tab.nan[p] = plumb_small_is_nan(f, p);
             tab.v[p] = tab.nan[p] ? 0 : plumb_small_to_f64(f, p);
+        }
+        for (uint32_t p = 0; p < n; p++) {
+            tab.up[p] = tab.nan[p] ? LOWP_NONE : lowp_scan(tab.v, tab.nan, n, p, true);
+            tab.down[p] = tab.nan[p] ? LOWP_NONE : lowp_scan(tab.v, tab.nan, n, p, false);
         }
         tab.f = f;
     }
@@ -160,31 +195,12 @@ uint32_t ir_lowp_next_after(const plumb_fpfmt *f, uint32_t x, uint32_t y)
     double a = plumb_small_to_f64(f, x), b = plumb_small_to_f64(f, y);
     if (a == b)
         return y;
-    bool up = b > a, neg_side = a < 0;
-    uint32_t n = 1u << f->bits, best = 0;
-    bool found = false;
-    double bv = 0;
-    const lowp_values *tab = f->bits <= 8 ? lowp_values_of(f) : NULL;   /* every small format has <= 8 bits */
-    /* the nearest value beyond a in the direction of b; of the two zeros,
-     * the one on a's side (IEEE: nextafter(-tiny, +1) is -0) */
-    for (uint32_t p = 0; p < n; p++) {
-        if (tab ? tab->nan[p] : plumb_small_is_nan(f, p))
-            continue;
-        double v = tab ? tab->v[p] : plumb_small_to_f64(f, p);
-        if (up ? !(v > a) : !(v < a))
-            continue;
-        bool better = !found || (up ? v < bv : v > bv);
-        if (!better && v == bv && v == 0 && (signbit(v) != 0) == neg_side)
-            better = true;
-        if (better) {
-            best = p;
-            bv = v;
-            found = true;
-        }
-    }
+    /* every small format has <= 8 bits */
+    const lowp_values *tab = lowp_values_of(f);
+    uint32_t r = b > a ? tab->up[x] : tab->down[x];
     /* y itself lies beyond a, so a value was found: a format's largest
      * value never steps further (y would have to exceed it) */
-    return found ? best : y;
+    return r != LOWP_NONE ? r : y;
 }
 
 /* erf(m) < x, with erf(m) at 200 bits (x has at most 5 significant bits,
