@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -400,18 +401,62 @@ typedef struct worker {
     size_t have;
 } worker;
 
+/* While the workers run, the verdicts (~1 KB each: 137 MB by the end of
+ * the full suite's 146k cases) live in a mapping of their own that no
+ * child inherits (MADV_DONTFORK; no worker, rerun or scenario process
+ * reads them): a fork copies the page table of everything the parent has
+ * mapped, so verdicts on the heap made every fork dearer as the run went
+ * on. results_settle moves them to an ordinary allocation at the end. */
+static size_t results_bytes(uint32_t cap)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (size_t)cap * sizeof(conf_case_result);
+    if (pg == 0 || pg == (size_t)-1)
+        pg = 4096;
+    return (n + pg - 1) / pg * pg;
+}
+
 static bool push_result(conf_run *run, const conf_case_result *r)
 {
     if (run->n_cases == run->cap_cases) {
         uint32_t nc = run->cap_cases ? 2 * run->cap_cases : 1024;
-        conf_case_result *nv = plumb_realloc(run->cases, (size_t)run->cap_cases * sizeof *nv, (size_t)nc * sizeof *nv);
-        if (!nv)
+        if (nc <= run->cap_cases)
             return false;
+        void *nv = mmap(NULL, results_bytes(nc), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (nv == MAP_FAILED)
+            return false;
+#ifdef MADV_DONTFORK
+        (void)madvise(nv, results_bytes(nc), MADV_DONTFORK);
+#endif
+        if (run->cases) {
+            memcpy(nv, run->cases, (size_t)run->n_cases * sizeof *run->cases);
+            munmap(run->cases, results_bytes(run->cap_cases));
+        }
         run->cases = nv;
         run->cap_cases = nc;
     }
     run->cases[run->n_cases++] = *r;
     return true;
+}
+
+/* The verdicts from their mapping into an ordinary allocation (exactly
+ * n_cases), which conf_run_free and the report code expect; false (and no
+ * verdicts) when there is no memory for it. */
+static bool results_settle(conf_run *run)
+{
+    if (!run->cases)
+        return true;
+    conf_case_result *m = run->cases, *v = NULL;
+    uint32_t n = run->n_cases, cap = run->cap_cases;
+    if (n) {
+        v = plumb_malloc((size_t)n * sizeof *v);
+        if (v)
+            memcpy(v, m, (size_t)n * sizeof *v);
+    }
+    munmap(m, results_bytes(cap));
+    run->cases = v;
+    run->n_cases = v ? n : 0;
+    run->cap_cases = v ? n : 0;
+    return v || !n;
 }
 
 static void sanitize(const char *id, char *out, size_t cap)
@@ -994,6 +1039,8 @@ bool conf_run_certify(const conf_run_options *o, conf_run *run, plumb_diag *d)
     plumb_free(states, PLUMB_OP_COUNT * sizeof *states);
     plumb_free(queue, qcap * sizeof *queue);
     plumb_free(ws, o->jobs * sizeof *ws);
+    if (!results_settle(run))
+        run->ok = false;
     if (o->progress)
         fprintf(stderr, "\r%80s\r", "");
     if (fatal) {
